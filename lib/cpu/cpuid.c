@@ -1,0 +1,191 @@
+/* cpuid.c - the CPUID dump container: building, sorted lookup honouring maximum leaves,
+ * and the `cpuid -r` writer. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/cpuid.h"
+
+struct tacho_cpuid_dump *tc_cpuid_dump_new(void)
+{
+	return calloc(1, sizeof(struct tacho_cpuid_dump));
+}
+
+void tacho_cpuid_dump_free(struct tacho_cpuid_dump *d)
+{
+	if (!d)
+		return;
+	for (unsigned i = 0; i < d->ncpus; i++)
+		free(d->cpus[i].leaves);
+	free(d->cpus);
+	free(d);
+}
+
+int tc_cpuid_dump_add_cpu(struct tacho_cpuid_dump *d, int os_cpu)
+{
+	if (d->ncpus == d->alloc) {
+		unsigned n = d->alloc ? d->alloc * 2 : 4;
+		struct tc_cpuid_cpu *p = realloc(d->cpus, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		d->cpus = p;
+		d->alloc = n;
+	}
+	memset(&d->cpus[d->ncpus], 0, sizeof(d->cpus[0]));
+	d->cpus[d->ncpus].os_cpu = os_cpu;
+	return (int)d->ncpus++;
+}
+
+bool tc_cpuid_leaf_indexed(uint32_t leaf)
+{
+	switch (leaf) {
+	case 0x4: case 0x7: case 0xb: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:
+	case 0x17: case 0x18: case 0x1b: case 0x1d: case 0x1e: case 0x1f: case 0x20:
+	case 0x23: case 0x24:
+	case 0x8000001d: case 0x80000020: case 0x80000026:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int tc_cpuid_dump_set(struct tacho_cpuid_dump *d, unsigned idx, uint32_t leaf, uint32_t subleaf,
+		      const struct tacho_cpuid_regs *r)
+{
+	struct tc_cpuid_cpu *c;
+
+	if (idx >= d->ncpus)
+		return -EINVAL;
+	c = &d->cpus[idx];
+	if (!tc_cpuid_leaf_indexed(leaf))
+		subleaf = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->leaves[i].leaf == leaf && c->leaves[i].subleaf == subleaf) {
+			c->leaves[i].r = *r;
+			return 0;
+		}
+	if (c->n == c->alloc) {
+		size_t n = c->alloc ? c->alloc * 2 : 64;
+		struct tc_cpuid_leaf *p = realloc(c->leaves, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		c->leaves = p;
+		c->alloc = n;
+	}
+	c->leaves[c->n].leaf = leaf;
+	c->leaves[c->n].subleaf = subleaf;
+	c->leaves[c->n].r = *r;
+	c->n++;
+	return 0;
+}
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct tc_cpuid_leaf *x = a, *y = b;
+
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->subleaf != y->subleaf)
+		return x->subleaf < y->subleaf ? -1 : 1;
+	return 0;
+}
+
+int tc_cpuid_dump_finish(struct tacho_cpuid_dump *d)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < d->ncpus; i++) {
+		if (d->cpus[i].n == 0) {
+			free(d->cpus[i].leaves);
+			continue;
+		}
+		qsort(d->cpus[i].leaves, d->cpus[i].n, sizeof(d->cpus[i].leaves[0]), cmp_leaf);
+		d->cpus[k++] = d->cpus[i];
+	}
+	d->ncpus = k;
+	return k ? 0 : -TACHO_EEMPTY;
+}
+
+unsigned tacho_cpuid_dump_ncpus(const struct tacho_cpuid_dump *d)
+{
+	return d ? d->ncpus : 0;
+}
+
+int tacho_cpuid_dump_os_cpu(const struct tacho_cpuid_dump *d, unsigned idx)
+{
+	return d && idx < d->ncpus ? d->cpus[idx].os_cpu : -1;
+}
+
+const struct tacho_cpuid_regs *tc_cpuid_raw(const struct tacho_cpuid_dump *d, unsigned idx,
+					    uint32_t leaf, uint32_t subleaf)
+{
+	const struct tc_cpuid_cpu *c;
+	struct tc_cpuid_leaf key = { .leaf = leaf, .subleaf = subleaf };
+	const struct tc_cpuid_leaf *hit;
+
+	if (!d || idx >= d->ncpus)
+		return NULL;
+	c = &d->cpus[idx];
+	if (!tc_cpuid_leaf_indexed(leaf))
+		key.subleaf = 0;
+	hit = bsearch(&key, c->leaves, c->n, sizeof(c->leaves[0]), cmp_leaf);
+	return hit ? &hit->r : NULL;
+}
+
+int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t leaf,
+		      uint32_t subleaf, struct tacho_cpuid_regs *out)
+{
+	const struct tacho_cpuid_regs *r, *base;
+	uint32_t range = leaf & 0xffff0000u;
+
+	/* The hypervisor range is 0x4000_0000-0x4000_00FF (with 0x4000_0100 steps for
+	 * several interfaces); its maximum is in EAX of the range's first leaf. */
+	if (range == 0x40000000u)
+		range = leaf & 0xffffff00u;
+	base = tc_cpuid_raw(d, idx, range, 0);
+	if (!base)
+		return -TACHO_ENODATA;
+	if (leaf != range) {
+		uint32_t max = base->eax;
+		/* A maximum outside its own range means the range does not exist (AMD and
+		 * Intel answer leaves of an unknown range with the highest basic leaf). */
+		if ((max & 0xffff0000u) != (range & 0xffff0000u) || leaf > max)
+			return -TACHO_ENODATA;
+	}
+	r = tc_cpuid_raw(d, idx, leaf, subleaf);
+	if (!r)
+		return -TACHO_ENODATA;
+	*out = *r;
+	return 0;
+}
+
+int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *d, FILE *f)
+{
+	for (unsigned i = 0; i < d->ncpus; i++) {
+		const struct tc_cpuid_cpu *c = &d->cpus[i];
+		fprintf(f, "CPU %d:\n", c->os_cpu >= 0 ? c->os_cpu : (int)i);
+		for (size_t k = 0; k < c->n; k++) {
+			const struct tc_cpuid_leaf *l = &c->leaves[k];
+			fprintf(f, "   0x%08" PRIx32 " 0x%02" PRIx32 ": eax=0x%08" PRIx32
+				   " ebx=0x%08" PRIx32 " ecx=0x%08" PRIx32 " edx=0x%08" PRIx32 "\n",
+				l->leaf, l->subleaf, l->r.eax, l->r.ebx, l->r.ecx, l->r.edx);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("cpuid"
+			 : "=a"(out->eax), "=b"(out->ebx), "=c"(out->ecx), "=d"(out->edx)
+			 : "a"(leaf), "c"(subleaf));
+	return true;
+#else
+	(void)leaf;
+	(void)subleaf;
+	memset(out, 0, sizeof(*out));
+	return false;
+#endif
+}

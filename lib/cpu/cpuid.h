@@ -1,0 +1,50 @@
+/* cpuid.h - internal view of a CPUID dump: the container the loaders fill and the
+ * decoder reads. See tacho.h section 2 for the public contract. */
+#ifndef TACHO_CPU_CPUID_H
+#define TACHO_CPU_CPUID_H
+
+#include "util/util.h"
+
+/* One leaf/subleaf as recorded. `indexed` is false for leaves whose subleaf is
+ * meaningless (recorded under subleaf 0). */
+struct tc_cpuid_leaf {
+	uint32_t leaf, subleaf;
+	struct tacho_cpuid_regs r;
+};
+
+struct tc_cpuid_cpu {
+	int os_cpu;                   /* -1 when unknown */
+	size_t n, alloc;
+	struct tc_cpuid_leaf *leaves; /* kept sorted by (leaf, subleaf) once finished */
+};
+
+struct tacho_cpuid_dump {
+	unsigned ncpus, alloc;
+	struct tc_cpuid_cpu *cpus;
+};
+
+/* Building a dump (cpuid.c). */
+struct tacho_cpuid_dump *tc_cpuid_dump_new(void);
+/* Adds a CPU and returns its index, or -ENOMEM. */
+int tc_cpuid_dump_add_cpu(struct tacho_cpuid_dump *d, int os_cpu);
+/* Records a leaf for CPU idx; a second record of the same (leaf, subleaf) replaces the
+ * first. 0 or -ENOMEM. */
+int tc_cpuid_dump_set(struct tacho_cpuid_dump *d, unsigned idx, uint32_t leaf, uint32_t subleaf,
+		      const struct tacho_cpuid_regs *r);
+/* Sorts the leaves so queries can bisect; call once after loading. Drops CPUs that
+ * hold no leaf at all. Returns 0, or -TACHO_EEMPTY if nothing is left. */
+int tc_cpuid_dump_finish(struct tacho_cpuid_dump *d);
+
+/* The raw lookup, ignoring maximum leaves (for --raw output and tests). */
+const struct tacho_cpuid_regs *tc_cpuid_raw(const struct tacho_cpuid_dump *d, unsigned idx,
+					    uint32_t leaf, uint32_t subleaf);
+
+/* True for the leaves that the SDM/APM define with subleaves (4, 7, 0xB, 0xD, 0xF,
+ * 0x10, 0x12, 0x14, 0x17, 0x18, 0x1D, 0x1F, 0x20, 0x23, 0x24, 0x8000_001D, 0x8000_0020,
+ * 0x8000_0026 ...). */
+bool tc_cpuid_leaf_indexed(uint32_t leaf);
+
+/* Executes CPUID on the calling CPU (x86 only; elsewhere returns false). */
+bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);
+
+#endif

@@ -1,0 +1,105 @@
+/* file.c - reading whole files and the one-value files of sysfs and procfs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+int tc_read_file(const char *path, char **out, size_t *len, size_t max)
+{
+	size_t alloc = 4096, n = 0;
+	char *buf, *p;
+	ssize_t r;
+	int fd, err;
+
+	if (!max)
+		max = (size_t)256 << 20;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(alloc);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (n + 1 >= alloc) {
+			if (alloc >= max + 1) {
+				err = -EFBIG;
+				goto out_err;
+			}
+			alloc = alloc * 2 > max + 1 ? max + 1 : alloc * 2;
+			p = realloc(buf, alloc);
+			if (!p) {
+				err = -ENOMEM;
+				goto out_err;
+			}
+			buf = p;
+		}
+		r = read(fd, buf + n, alloc - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out_err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+
+out_err:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+int tc_read_line_file(const char *path, char *buf, size_t size)
+{
+	ssize_t r;
+	int fd;
+
+	if (size == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		r = read(fd, buf, size - 1);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	close(fd);
+	buf[r] = '\0';
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' '))
+		buf[--r] = '\0';
+	return 0;
+}
+
+int tc_read_int_file(const char *path, long long *out)
+{
+	char buf[64];
+	int64_t v;
+	int err;
+
+	err = tc_read_line_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	err = tc_parse_i64(tc_trim(buf), &v);
+	if (err)
+		return err;
+	*out = v;
+	return 0;
+}

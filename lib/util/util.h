@@ -1,0 +1,92 @@
+/* util.h - internal helpers shared by every module: buffers, parsing, formatting, files.
+ *
+ * Internal names start with tc_ (hidden by -fvisibility=hidden and the version script);
+ * public ones with tacho_. Look here before writing a helper: if it exists, use it; if
+ * two modules need it, it belongs here. */
+#ifndef TACHO_UTIL_H
+#define TACHO_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tacho.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TC_STR_(x) #x
+#define TC_STR(x) TC_STR_(x)
+#define TACHO_VERSION_STRING                                                            \
+	TC_STR(TACHO_VERSION_MAJOR) "." TC_STR(TACHO_VERSION_MINOR) "." TC_STR(TACHO_VERSION_PATCH)
+
+#define TC_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define TC_UNUSED __attribute__((unused))
+#define tc_likely(x) __builtin_expect(!!(x), 1)
+#define tc_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* --- diagnostics (error.c) --- */
+
+/* Fills *d (when d is non-NULL) and returns err, so that parsers can write
+ * `return tc_diag_set(d, file, line, col, -TACHO_EPARSE, "...")`. */
+int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigned column,
+		int err, const char *fmt, ...) TC_PRINTF(6, 7);
+bool tc_log_enabled(enum tacho_log_level level);
+void tc_log(enum tacho_log_level level, const char *fmt, ...) TC_PRINTF(2, 3);
+
+/* --- growable string (strbuf.c), in the manner of git's strbuf ---
+ * Always NUL-terminated; buf is never NULL after tc_sb_init. On allocation failure
+ * the buffer sets .oom and drops further appends: check it once at the end. */
+struct tc_sb {
+	char *buf;
+	size_t len, alloc;
+	bool oom;
+};
+#define TC_SB_INIT { NULL, 0, 0, false }
+void tc_sb_init(struct tc_sb *sb);
+void tc_sb_exit(struct tc_sb *sb);
+void tc_sb_reset(struct tc_sb *sb);
+void tc_sb_add(struct tc_sb *sb, const void *data, size_t len);
+void tc_sb_adds(struct tc_sb *sb, const char *s);
+void tc_sb_addc(struct tc_sb *sb, char c);
+void tc_sb_addf(struct tc_sb *sb, const char *fmt, ...) TC_PRINTF(2, 3);
+void tc_sb_vaddf(struct tc_sb *sb, const char *fmt, va_list ap);
+/* Hands the string to the caller (free() it) and resets sb. NULL if sb.oom. */
+char *tc_sb_detach(struct tc_sb *sb);
+
+/* --- files (file.c) --- */
+
+/* Reads a whole file into a NUL-terminated buffer the caller frees. Returns 0 or
+ * -errno. `max` bounds the size (-EFBIG past it); 0 means 256 MiB. */
+int tc_read_file(const char *path, char **out, size_t *len, size_t max);
+/* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
+int tc_read_line_file(const char *path, char *buf, size_t size);
+/* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
+int tc_read_int_file(const char *path, long long *out);
+
+/* --- numbers (parse.c) --- */
+
+/* Strict parses: the whole of s must be the number (no sign for u64), base 0 rules
+ * (0x hex, 0 octal is NOT accepted: leading zeros mean decimal). 0 or -TACHO_EPARSE /
+ * -TACHO_ERANGE. */
+int tc_parse_u64(const char *s, uint64_t *out);
+int tc_parse_i64(const char *s, int64_t *out);
+int tc_parse_double(const char *s, double *out);
+/* Hex of exactly 1..16 digits without prefix, as in dumps. */
+int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out);
+
+/* --- formatting (format.c) --- */
+
+/* Human-readable binary size: "48 KiB", "2 MiB", "1.5 MiB", "512 B". Returns buf. */
+char *tc_fmt_size(uint64_t bytes, char *buf, size_t size);
+/* Human-readable count with SI suffix: "1.23 M", "950". Returns buf. */
+char *tc_fmt_si(double v, char *buf, size_t size);
+/* Number with thousands separators: "1,234,567". Returns buf. */
+char *tc_fmt_grouped(uint64_t v, char *buf, size_t size);
+
+/* --- small string helpers (parse.c) --- */
+char *tc_strdup(const char *s);     /* NULL-safe strdup */
+char *tc_strndup(const char *s, size_t n);
+char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
+bool tc_starts_with(const char *s, const char *prefix);
+
+#endif /* TACHO_UTIL_H */

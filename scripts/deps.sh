@@ -1,0 +1,52 @@
+#!/bin/sh
+# deps.sh - install the Debian packages tacho needs, or say exactly which are missing.
+#
+#   scripts/deps.sh build   what building libtacho and tacho needs
+#   scripts/deps.sh test    that, plus the test framework and the fuzzing toolchain
+#   scripts/deps.sh bench   that, plus the peer tools the benchmarks compare against
+#
+# On Debian as root, missing packages are installed with apt-get. Anywhere else the
+# script names the packages and stops: it never guesses another package manager.
+set -eu
+
+what=${1:-build}
+
+build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev"
+test="$build libcmocka-dev clang libclang-rt-14-dev"
+bench="$test libpapi-dev linux-perf gzip sqlite3"
+
+case $what in
+build) want=$build ;;
+test)  want=$test ;;
+bench) want=$bench ;;
+*) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 2 ;;
+esac
+
+missing=
+for p in $want; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps.sh: this is not Debian; install the equivalents of these Debian 12 packages:" >&2
+	echo "   $missing" >&2
+	exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages and not root; run as root:" >&2
+	echo "   apt-get install -y$missing" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# An old or absent package list is the usual reason a fresh machine finds nothing.
+apt-get update -qq >&2 || { echo "deps.sh: apt-get update failed" >&2; exit 1; }
+if ! apt-get install -y -qq --no-install-recommends $missing >/tmp/tacho-deps.log 2>&1; then
+	tail -20 /tmp/tacho-deps.log >&2
+	echo "deps.sh: apt-get install failed for:$missing (log: /tmp/tacho-deps.log)" >&2
+	exit 1
+fi

@@ -1,0 +1,192 @@
+/* harness.c - helpers for the cmocka tests: skip reasons, running programs, paths. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+void th_skip_reason(const char *test, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("SKIP: %s: ", test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+void th_run_free(struct th_run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+static void append(char **buf, size_t *len, size_t *alloc, const char *data, size_t n)
+{
+	if (*len + n + 1 > *alloc) {
+		size_t a = *alloc ? *alloc : 4096;
+		while (a < *len + n + 1)
+			a *= 2;
+		*buf = realloc(*buf, a);
+		assert_non_null(*buf);
+		*alloc = a;
+	}
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+void th_runv(struct th_run *r, const char *input, char *const argv[])
+{
+	int po[2], pe[2], pi[2];
+	size_t oa = 0, ea = 0;
+	pid_t pid;
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(pi, O_CLOEXEC), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pi[0], 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	close(pi[0]);
+	if (input) {
+		/* inputs are small: a pipe holds 64 KiB; larger ones would need polling */
+		signal(SIGPIPE, SIG_IGN);
+		ssize_t n = write(pi[1], input, strlen(input));
+		(void)n;
+	}
+	close(pi[1]);
+	append(&r->out, &r->out_len, &oa, "", 0);
+	append(&r->err, &r->err_len, &ea, "", 0);
+	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+	int open_fds = 2;
+	while (open_fds > 0) {
+		char buf[8192];
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail_msg("poll: %s", strerror(errno));
+		}
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+			} else if (i == 0) {
+				append(&r->out, &r->out_len, &oa, buf, (size_t)n);
+			} else {
+				append(&r->err, &r->err_len, &ea, buf, (size_t)n);
+			}
+		}
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void th_tacho(struct th_run *r, ...)
+{
+	char *argv[64];
+	int n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)th_tacho_bin();
+	va_start(ap, r);
+	for (char *a; (a = va_arg(ap, char *)) != NULL && n < 63;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	th_runv(r, NULL, argv);
+}
+
+const char *th_tacho_bin(void)
+{
+	static char path[PATH_MAX];
+	const char *b = getenv("TACHO_BIN");
+
+	if (b)
+		return b;
+	snprintf(path, sizeof(path), "%s/tacho", th_build_dir());
+	return path;
+}
+
+const char *th_build_dir(void)
+{
+	const char *b = getenv("TACHO_BUILD");
+	return b ? b : "build";
+}
+
+const char *th_path(const char *rel)
+{
+	static char path[PATH_MAX * 2];
+	const char *src = getenv("TACHO_SRC");
+	const char *shared = getenv("TACHO_SHARED");
+	char cwd[PATH_MAX];
+
+	if (!src) {
+		if (!getcwd(cwd, sizeof(cwd)))
+			strcpy(cwd, ".");
+		src = cwd;
+	}
+	if (strncmp(rel, "shared/", 7) == 0) {
+		if (shared)
+			snprintf(path, sizeof(path), "%s/%s", shared, rel + 7);
+		else
+			snprintf(path, sizeof(path), "%s/../shared/%s", src, rel + 7);
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", src, rel);
+	}
+	return path;
+}
+
+void th_assert_contains(const char *s, const char *needle, const char *file, int line)
+{
+	if (s && strstr(s, needle))
+		return;
+	print_error("%s:%d: expected to find \"%s\" in:\n%s\n", file, line, needle, s ? s : "(null)");
+	fail();
+}
+
+void th_assert_not_contains(const char *s, const char *needle, const char *file, int line)
+{
+	if (!s || !strstr(s, needle))
+		return;
+	print_error("%s:%d: did not expect \"%s\" in:\n%s\n", file, line, needle, s);
+	fail();
+}
+
+size_t th_count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (const char *p = s; *p; p++)
+		if (*p == '\n')
+			n++;
+	if (*s && s[strlen(s) - 1] != '\n')
+		n++;
+	return n;
+}

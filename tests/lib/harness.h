@@ -1,0 +1,58 @@
+/* harness.h - what tacho's cmocka tests share: skips with a reason, running the tacho
+ * binary and capturing what it prints, paths to the test data. */
+#ifndef TACHO_TEST_HARNESS_H
+#define TACHO_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <cmocka.h>
+
+/* Skips the current test and says why (libuv's RETURN_SKIP): the reason is printed as
+ * "SKIP: <test>: <reason>", which scripts/run-tests.sh collects into its summary. */
+#define TEST_SKIP(...)                                                                  \
+	do {                                                                            \
+		th_skip_reason(__func__, __VA_ARGS__);                                  \
+		skip();                                                                 \
+		return;                                                                 \
+	} while (0)
+void th_skip_reason(const char *test, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The result of running a command: its exit status (128 + signal number when it was
+ * killed, as a shell reports it) and everything it wrote, NUL-terminated. */
+struct th_run {
+	int status;
+	char *out;
+	char *err;
+	size_t out_len, err_len;
+};
+void th_run_free(struct th_run *r);
+
+/* Runs argv (NULL-terminated), with `input` on its stdin (NULL: /dev/null), and waits.
+ * Fails the test if the command cannot be started. */
+void th_runv(struct th_run *r, const char *input, char *const argv[]);
+/* Runs the tacho binary under test with the given arguments, NULL-terminated. */
+void th_tacho(struct th_run *r, ...);
+
+/* The tacho binary under test ($TACHO_BIN, else build/tacho). */
+const char *th_tacho_bin(void);
+/* The build folder the tests belong to ($TACHO_BUILD, else build). */
+const char *th_build_dir(void);
+/* An absolute path to a file under the repository ($TACHO_SRC, else the current
+ * folder) or, for paths starting "shared/", under the shared folder beside it
+ * ($TACHO_SHARED, else ../shared). The string is static storage, overwritten by the
+ * next call. */
+const char *th_path(const char *rel);
+
+/* True if s contains needle; on false the test fails printing both. */
+#define assert_contains(s, needle) th_assert_contains((s), (needle), __FILE__, __LINE__)
+void th_assert_contains(const char *s, const char *needle, const char *file, int line);
+#define assert_not_contains(s, needle) th_assert_not_contains((s), (needle), __FILE__, __LINE__)
+void th_assert_not_contains(const char *s, const char *needle, const char *file, int line);
+/* Number of lines in s (a final line without newline counts). */
+size_t th_count_lines(const char *s);
+
+#endif

@@ -1,0 +1,189 @@
+/* test-util.c - the error model, number parsing, size formatting, the JSON and table writers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "output/output.h"
+#include "util/util.h"
+
+static void test_strerror(void **state)
+{
+	(void)state;
+	assert_string_equal(tacho_strerror(-TACHO_EPARSE), "malformed input");
+	assert_string_equal(tacho_strerror(TACHO_EPARSE), "malformed input");
+	assert_string_equal(tacho_strerror(-ENOENT), strerror(ENOENT));
+	assert_string_equal(tacho_err_name(-TACHO_ENOPMU), "TACHO_ENOPMU");
+	assert_string_equal(tacho_err_name(-EACCES), "EACCES");
+	assert_null(tacho_err_name(-99999));
+	assert_string_equal(tacho_strerror(-99999), "unknown error -99999");
+}
+
+static void test_diag(void **state)
+{
+	struct tacho_diag d;
+	char buf[512];
+	(void)state;
+
+	assert_int_equal(tc_diag_set(&d, "dump.txt", 12, 0, -TACHO_EPARSE, "bad %s", "leaf"),
+			 -TACHO_EPARSE);
+	tacho_diag_format(&d, buf, sizeof(buf));
+	assert_string_equal(buf, "dump.txt:12: bad leaf");
+	tc_diag_set(&d, "cycles:q", 0, 8, -TACHO_EPARSE, "unknown modifier 'q'");
+	tacho_diag_format(&d, buf, sizeof(buf));
+	assert_string_equal(buf, "cycles:q:8: unknown modifier 'q'");
+	assert_int_equal(tc_diag_set(NULL, "x", 1, 1, -EINVAL, "ignored"), -EINVAL);
+}
+
+static const struct {
+	const char *in;
+	int err;
+	uint64_t v;
+} u64_cases[] = {
+	{ "0", 0, 0 },
+	{ "42", 0, 42 },
+	{ "0x2a", 0, 42 },
+	{ "0X2A", 0, 42 },
+	{ "18446744073709551615", 0, UINT64_MAX },
+	{ "18446744073709551616", -TACHO_ERANGE, 0 },
+	{ "0xffffffffffffffff", 0, UINT64_MAX },
+	{ "0x0000ffffffffffffffff", 0, UINT64_MAX },
+	{ "0x1ffffffffffffffff", -TACHO_ERANGE, 0 },
+	{ "", -TACHO_EPARSE, 0 },
+	{ "0x", -TACHO_EPARSE, 0 },
+	{ "12a", -TACHO_EPARSE, 0 },
+	{ "-1", -TACHO_EPARSE, 0 },
+	{ " 1", -TACHO_EPARSE, 0 },
+	{ "010", 0, 10 },
+};
+
+static void test_parse_u64(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(u64_cases); i++) {
+		uint64_t v = 0;
+		int err = tc_parse_u64(u64_cases[i].in, &v);
+		if (err != u64_cases[i].err || (!err && v != u64_cases[i].v))
+			fail_msg("case %zu \"%s\": got err %d value %llu", i, u64_cases[i].in, err,
+				 (unsigned long long)v);
+	}
+}
+
+static void test_parse_i64(void **state)
+{
+	int64_t v;
+	(void)state;
+	assert_int_equal(tc_parse_i64("-9223372036854775808", &v), 0);
+	assert_true(v == INT64_MIN);
+	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_ERANGE);
+	assert_int_equal(tc_parse_i64("+7", &v), 0);
+	assert_int_equal(v, 7);
+}
+
+static const struct {
+	uint64_t bytes;
+	const char *text;
+} size_cases[] = {
+	{ 0, "0 B" },
+	{ 512, "512 B" },
+	{ 1024, "1 KiB" },
+	{ 48 * 1024, "48 KiB" },
+	{ 2u << 20, "2 MiB" },
+	{ 1536u << 10, "1.5 MiB" },
+	{ (uint64_t)22528 << 10, "22 MiB" },
+	{ (uint64_t)23040 << 10, "22.5 MiB" },
+	{ (uint64_t)480 << 20, "480 MiB" },
+	{ 1000, "1000 B" },
+	{ 1100, "1.07 KiB" },
+};
+
+static void test_fmt_size(void **state)
+{
+	char buf[32];
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(size_cases); i++) {
+		tc_fmt_size(size_cases[i].bytes, buf, sizeof(buf));
+		if (strcmp(buf, size_cases[i].text))
+			fail_msg("case %zu: %llu bytes gave \"%s\", want \"%s\"", i,
+				 (unsigned long long)size_cases[i].bytes, buf, size_cases[i].text);
+	}
+	assert_string_equal(tc_fmt_grouped(1234567, buf, sizeof(buf)), "1,234,567");
+	assert_string_equal(tc_fmt_grouped(999, buf, sizeof(buf)), "999");
+}
+
+static void test_json(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct tc_json j;
+	(void)state;
+
+	tc_json_init(&j, f, false);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_str(&j, "s", "a\"b\\c\n\x01");
+	tc_json_null(&j, "n");
+	tc_json_double(&j, "d", 0.0 / 0.0);
+	tc_json_double(&j, "e", 2.0);
+	tc_json_arr_begin(&j, "a");
+	tc_json_uint(&j, NULL, 18446744073709551615ull);
+	tc_json_bool(&j, NULL, true);
+	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "empty");
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	assert_int_equal(tc_json_finish(&j), 0);
+	fclose(f);
+	assert_string_equal(text, "{\"version\":1,\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"n\":null,"
+				  "\"d\":null,\"e\":2.0,\"a\":[18446744073709551615,true],\"empty\":[]}");
+	free(text);
+}
+
+static void test_table(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct tc_table *t = tc_table_new(3);
+	(void)state;
+
+	tc_table_align_right(t, 1, true);
+	assert_int_equal(tc_table_addf(t, "L1d\t48 KiB\t12-way"), 0);
+	assert_int_equal(tc_table_addf(t, "L2\t2 MiB\t"), 0);
+	tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	fclose(f);
+	assert_string_equal(text, "  L1d  48 KiB  12-way\n  L2    2 MiB\n");
+	free(text);
+}
+
+static void test_strbuf(void **state)
+{
+	struct tc_sb sb = TC_SB_INIT;
+	char *s;
+	(void)state;
+
+	tc_sb_init(&sb);
+	assert_string_equal(sb.buf, "");
+	for (int i = 0; i < 1000; i++)
+		tc_sb_addf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_true(tc_starts_with(sb.buf, "0,1,2,"));
+	s = tc_sb_detach(&sb);
+	assert_non_null(s);
+	assert_string_equal(sb.buf, "");
+	free(s);
+	tc_sb_exit(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
+		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
+		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
