@@ -89,4 +89,51 @@ char *tc_strndup(const char *s, size_t n);
 char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
 bool tc_starts_with(const char *s, const char *prefix);
 
+/* --- statistics (stats.c) [owner: stat] ---
+ * Descriptive statistics over doubles; u64 counts go through tc_stats_compute_u64
+ * (converted once to double: exact up to 2^53, never a wrapped integer sum).
+ * Definitions, everywhere in tacho:
+ *  - stddev: the SAMPLE standard deviation (divisor n-1), by the corrected two-pass
+ *    algorithm over shifted values (tc_welford_*: Welford's update);
+ *    0 for n == 1 (no variation observed), NaN for n == 0;
+ *  - median / percentile p (0..100): linear interpolation between the two nearest
+ *    ranks of the sorted data (Hyndman & Fan type 7, numpy's default): h = (n-1)p/100,
+ *    x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]);
+ *  - mode with bin width w > 0: values fall into bins [k w, (k+1) w); the mode is the
+ *    mean of the values in the most populated bin, the lowest bin winning a tie;
+ *    w <= 0: the most frequent exact value (lowest on a tie);
+ *  - mad: median absolute deviation from the median, unscaled (multiply by 1.4826 for
+ *    a stddev estimate under normality);
+ *  - spread_pct: the range relative to the mean, 100 (max - min) / |mean|: how far
+ *    apart the runs were (P5Stat's question); rsd_pct: 100 stddev / |mean| (the
+ *    coefficient of variation; perf's "+-" is this divided by sqrt(n));
+ *    both are 0 when all values are equal and NaN when the mean is 0 otherwise.
+ * Undefined results are NaN (the JSON writer prints null). Thread-safe, no state. */
+struct tc_stats {
+	size_t n;
+	double min, max, mean, stddev, median, mad, spread_pct, rsd_pct;
+};
+/* All fields at once. 0; -EINVAL if a value is NaN or infinite; -ENOMEM. n == 0 gives
+ * n = 0 and NaN everywhere (returns 0). */
+int tc_stats_compute(const double *v, size_t n, struct tc_stats *out);
+int tc_stats_compute_u64(const uint64_t *v, size_t n, struct tc_stats *out);
+/* Percentile / mode of unsorted data (they sort a copy; NaN on n == 0 or no memory),
+ * and of data already sorted ascending (no allocation). */
+double tc_stats_percentile(const double *v, size_t n, double p);
+double tc_stats_percentile_sorted(const double *sorted, size_t n, double p);
+double tc_stats_mode(const double *v, size_t n, double width);
+double tc_stats_mode_sorted(const double *sorted, size_t n, double width);
+void tc_stats_sort(double *v, size_t n);   /* ascending, in place */
+/* Streaming mean / stddev / min / max (Welford), for values that arrive one by one
+ * (intervals) and need no storage. */
+struct tc_welford {
+	uint64_t n;
+	double mean, m2, min, max;
+};
+void tc_welford_init(struct tc_welford *w);
+void tc_welford_add(struct tc_welford *w, double x);
+double tc_welford_mean(const struct tc_welford *w);    /* NaN if n == 0 */
+double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, NaN if 0 */
+/* --- end statistics --- */
+
 #endif /* TACHO_UTIL_H */
