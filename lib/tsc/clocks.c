@@ -1,0 +1,107 @@
+/* clocks.c - a survey of the clocks a program can read: resolution and the cost of one
+ * read, for `tacho doctor` and for choosing a timer (the seeds' "other timers"). */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "tsc/tsc.h"
+
+static const struct {
+	const char *name;
+	int id;
+} clocks[] = {
+	{ "tsc", -1 },
+	{ "CLOCK_MONOTONIC", CLOCK_MONOTONIC },
+	{ "CLOCK_MONOTONIC_RAW", CLOCK_MONOTONIC_RAW },
+	{ "CLOCK_MONOTONIC_COARSE", CLOCK_MONOTONIC_COARSE },
+	{ "CLOCK_REALTIME", CLOCK_REALTIME },
+	{ "CLOCK_PROCESS_CPUTIME_ID", CLOCK_PROCESS_CPUTIME_ID },
+	{ "CLOCK_THREAD_CPUTIME_ID", CLOCK_THREAD_CPUTIME_ID },
+};
+
+#define BATCH 32
+#define BATCHES 201
+
+/* One batch of BATCH reads of the clock; the compiler may not drop them (volatile
+ * sink), and the TSC itself is read through the same inline as regions use. */
+static int read_batch(int id)
+{
+	struct timespec ts;
+	volatile uint64_t sink = 0;
+
+	for (int i = 0; i < BATCH; i++) {
+		if (id < 0) {
+			sink += tacho_tsc_begin();
+		} else {
+			if (clock_gettime((clockid_t)id, &ts))
+				return -errno;
+			sink += (uint64_t)ts.tv_nsec;
+		}
+	}
+	(void)sink;
+	return 0;
+}
+
+/* The median over BATCHES batches of the time of one batch, less the timer's own
+ * begin/end cost, divided by BATCH. Timed with the TSC when its rate is known, else
+ * with CLOCK_MONOTONIC_RAW (then the figure includes that clock's cost / BATCH). */
+static int read_cost(int id, double *ns)
+{
+	const struct tacho_tsc_info *ti = tc_tsc_info();
+	bool tsc = ti->present && ti->rdtscp && ti->hz > 0;
+	uint64_t v[BATCHES];
+	int err;
+
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t t0 = tsc ? tacho_tsc_begin() : tc_mono_raw_ns();
+		err = read_batch(id);
+		uint64_t t1 = tsc ? tacho_tsc_end() : tc_mono_raw_ns();
+		if (err)
+			return err;
+		v[b] = t1 - t0;
+	}
+	double med = tc_tsc_median_u64(v, BATCHES);
+	if (tsc) {
+		med -= ti->pair_ticks;
+		med = med < 0 ? 0 : med;
+		med = med * 1e9 / ti->hz;
+	}
+	*ns = med / BATCH;
+	return 0;
+}
+
+int tacho_clock_survey(struct tacho_clock_info *out, size_t max)
+{
+	const struct tacho_tsc_info *ti = tc_tsc_info();
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(clocks) && n < max; i++, n++) {
+		struct tacho_clock_info *c = &out[n];
+		struct timespec res;
+
+		memset(c, 0, sizeof(*c));
+		c->name = clocks[i].name;
+		c->clock_id = clocks[i].id;
+		if (clocks[i].id < 0) {
+			if (!ti->present) {
+				c->err = -ENODEV;
+				continue;
+			}
+			if (ti->hz <= 0) {
+				c->err = -TACHO_ENODATA;
+				continue;
+			}
+			c->resolution_ns = 1e9 / ti->hz;
+		} else {
+			if (clock_getres((clockid_t)clocks[i].id, &res)) {
+				c->err = -errno;
+				continue;
+			}
+			c->resolution_ns = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+		}
+		c->err = read_cost(clocks[i].id, &c->read_ns);
+		if (c->err)
+			c->read_ns = 0;
+	}
+	return (int)n;
+}

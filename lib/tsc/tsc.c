@@ -1,0 +1,338 @@
+/* tsc.c - the time-stamp counter: fenced reads, invariance, the frequency and where it
+ * came from, and the cost of a begin/end pair. Never executes CPUID in a loop: in a VM
+ * each CPUID is an exit to the hypervisor (~7 us here). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu/cpuid.h"
+#include "perf/perf.h"
+#include "perf/rdpmc.h"
+#include "tsc/tsc.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TC_X86 1
+#else
+#define TC_X86 0
+#endif
+
+uint64_t tc_mono_raw_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t tacho_tsc_read_begin(void)
+{
+#if TC_X86
+	return tacho_tsc_begin();
+#else
+	return tc_mono_raw_ns();
+#endif
+}
+
+#if TC_X86
+/* no RDTSCP: fence on both sides (SDM Vol. 2B, RDTSC) */
+static uint64_t end_fenced(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
+uint64_t tacho_tsc_read_end(void)
+{
+#if TC_X86
+	if (tc_tsc_info()->rdtscp)
+		return tacho_tsc_end();
+	return end_fenced();
+#else
+	return tc_mono_raw_ns();
+#endif
+}
+
+static const char *const source_names[] = {
+	[TACHO_TSC_FREQ_UNKNOWN] = "unknown",
+	[TACHO_TSC_FREQ_CPUID_15] = "cpuid-15h",
+	[TACHO_TSC_FREQ_CPUID_15_16] = "cpuid-15h+16h",
+	[TACHO_TSC_FREQ_HYPERVISOR] = "hypervisor",
+	[TACHO_TSC_FREQ_KERNEL] = "kernel",
+	[TACHO_TSC_FREQ_CPUID_16] = "cpuid-16h",
+	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
+};
+
+const char *tacho_tsc_source_name(enum tacho_tsc_source src)
+{
+	if ((unsigned)src < ARRAY_SIZE(source_names) && source_names[src])
+		return source_names[src];
+	return "unknown";
+}
+
+double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
+{
+	if (time_mult == 0 || time_shift >= 64)
+		return 0;
+	/* ns = (ticks * mult) >> shift, so one second is 1e9 * 2^shift / mult ticks */
+	return 1e9 * (double)((uint64_t)1 << time_shift) / (double)time_mult;
+}
+
+int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, double *hz,
+			 enum tacho_tsc_source *src)
+{
+	struct tacho_cpuid_regs r15, r16, rh;
+	bool have15, have16;
+
+	/* SDM Vol. 3B 19.7.3 (Determining the Processor Base Frequency) and CPUID leaf
+	 * 15h: TSC Hz = ECX (crystal Hz) * EBX / EAX; EBX = 0 means the ratio is not
+	 * enumerated. ECX = 0 (many client parts): the crystal is not enumerated; Linux
+	 * (native_calibrate_tsc) then takes it from leaf 16h's base MHz * EAX / EBX, which
+	 * makes the TSC the base frequency. */
+	have15 = tacho_cpuid_query(dump, idx, 0x15, 0, &r15) == 0 && r15.eax && r15.ebx;
+	have16 = tacho_cpuid_query(dump, idx, 0x16, 0, &r16) == 0 && (r16.eax & 0xffff);
+	if (have15 && r15.ecx) {
+		*hz = (double)r15.ecx * r15.ebx / r15.eax;
+		*src = TACHO_TSC_FREQ_CPUID_15;
+		return 0;
+	}
+	if (have15 && have16) {
+		double crystal = (double)(r16.eax & 0xffff) * 1e6 * r15.eax / r15.ebx;
+		*hz = crystal * r15.ebx / r15.eax;
+		*src = TACHO_TSC_FREQ_CPUID_15_16;
+		return 0;
+	}
+	/* The hypervisor's timing leaf (VMware's convention, also offered by KVM with
+	 * the right options): EAX = TSC kHz. Only if the hypervisor range reaches it. */
+	if (tacho_cpuid_query(dump, idx, 0x40000000, 0, &rh) == 0 && rh.eax >= 0x40000010 &&
+	    tacho_cpuid_query(dump, idx, 0x40000010, 0, &rh) == 0 && rh.eax) {
+		*hz = (double)rh.eax * 1e3;
+		*src = TACHO_TSC_FREQ_HYPERVISOR;
+		return 0;
+	}
+	if (have16) {
+		*hz = (double)(r16.eax & 0xffff) * 1e6;
+		*src = TACHO_TSC_FREQ_CPUID_16;
+		return 0;
+	}
+	return -TACHO_ENODATA;
+}
+
+/* Copies the few leaves the TSC needs into a small dump, so that the live path and
+ * the dump path share tacho_tsc_freq_cpuid. One CPUID per leaf, once. */
+static struct tacho_cpuid_dump *live_leaves(void)
+{
+	static const uint32_t leaves[] = { 0x0, 0x1, 0x15, 0x16, 0x40000000, 0x40000010,
+					   0x80000000, 0x80000001, 0x80000007 };
+	struct tacho_cpuid_dump *d = tc_cpuid_dump_new();
+	struct tacho_cpuid_regs r;
+
+	if (!d || tc_cpuid_dump_add_cpu(d, -1) < 0)
+		goto fail;
+	for (size_t i = 0; i < ARRAY_SIZE(leaves); i++) {
+		if (!tc_cpuid_exec(leaves[i], 0, &r))
+			goto fail;
+		if (tc_cpuid_dump_set(d, 0, leaves[i], 0, &r))
+			goto fail;
+	}
+	if (tc_cpuid_dump_finish(d))
+		goto fail;
+	return d;
+fail:
+	tacho_cpuid_dump_free(d);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+double tc_tsc_median_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
+/* The kernel's TSC->ns conversion, from the mmap page of a dummy software event on
+ * this task (perf_event_paranoid 2 allows it: user-only, own task). */
+static void kernel_conversion(struct tacho_tsc_info *ti)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pg = NULL;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0) {
+		tc_log(TACHO_LOG_DEBUG, "tsc: no perf event for the kernel's TSC rate: %s",
+		       tacho_strerror(fd));
+		return;
+	}
+	if (tc_perf_mmap_page(fd, &pg) == 0) {
+		uint32_t seq;
+		do {
+			seq = pg->lock;
+			__asm__ __volatile__("" : : : "memory");
+			ti->kernel_time = pg->cap_user_time;
+			ti->time_mult = pg->time_mult;
+			ti->time_shift = pg->time_shift;
+			ti->kernel_time_zero = pg->cap_user_time_zero;
+			ti->time_zero = pg->time_zero;
+			__asm__ __volatile__("" : : : "memory");
+		} while (pg->lock != seq);
+		if (ti->kernel_time)
+			ti->kernel_hz = tacho_tsc_kernel_hz(ti->time_mult, ti->time_shift);
+		tc_perf_munmap_page(pg);
+	}
+	close(fd);
+}
+
+/* ~20 ms against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is bracketed by two
+ * TSC reads and the tightest bracket of a few kept, so a preemption between the two
+ * reads does not skew the result. */
+static double calibrate(void)
+{
+	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, best = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = tacho_tsc_begin(), n = tc_mono_raw_ns(), b = tacho_tsc_begin();
+		if (b - a < best) {
+			best = b - a;
+			t0 = a + (b - a) / 2;
+			n0 = n;
+		}
+	}
+	if (!n0)
+		return 0;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	best = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = tacho_tsc_begin(), n = tc_mono_raw_ns(), b = tacho_tsc_begin();
+		if (b - a < best) {
+			best = b - a;
+			t1 = a + (b - a) / 2;
+			n1 = n;
+		}
+	}
+	if (n1 <= n0 || t1 <= t0)
+		return 0;
+	return (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
+}
+
+#define PAIR_SAMPLES 2001
+
+static double pair_cost(bool rdtscp)
+{
+	static uint64_t d[PAIR_SAMPLES];   /* only called under pthread_once */
+
+	for (int i = 0; i < PAIR_SAMPLES; i++) {
+		uint64_t a, b;
+		if (rdtscp) {
+			a = tacho_tsc_begin();
+			b = tacho_tsc_end();
+		} else {
+			a = tacho_tsc_begin();
+			b = end_fenced();
+		}
+		d[i] = b - a;
+	}
+	return tc_tsc_median_u64(d, PAIR_SAMPLES);
+}
+
+static struct tacho_tsc_info info;
+static int info_err;
+static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+
+static void info_init(void)
+{
+	struct tacho_tsc_info *ti = &info;
+	struct tacho_cpuid_dump *d;
+	struct tacho_cpuid_regs r;
+	enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
+	double hz = 0;
+
+	if (!TC_X86) {
+		info_err = -TACHO_ENOTX86;
+		return;
+	}
+	d = live_leaves();
+	if (!d) {
+		info_err = -TACHO_ENOTX86;
+		return;
+	}
+	if (tacho_cpuid_query(d, 0, 1, 0, &r) == 0) {
+		ti->present = r.edx >> 4 & 1;
+		ti->hypervisor = r.ecx >> 31 & 1;
+	}
+	if (tacho_cpuid_query(d, 0, 0x80000001, 0, &r) == 0)
+		ti->rdtscp = r.edx >> 27 & 1;
+	if (tacho_cpuid_query(d, 0, 0x80000007, 0, &r) == 0)
+		ti->invariant = r.edx >> 8 & 1;
+	if (tacho_tsc_freq_cpuid(d, 0, &hz, &src) == 0)
+		ti->cpuid_hz = hz;
+	tacho_cpuid_dump_free(d);
+	if (!ti->present) {
+		info_err = -ENODEV;
+		return;
+	}
+
+	kernel_conversion(ti);
+	ti->calibrated_hz = calibrate();
+
+	/* Order of trust: CPUID 15h (exact by definition), the hypervisor's word, the
+	 * kernel (which calibrated against a reference clock at boot, or took 15h
+	 * itself), 16h alone (a nominal base frequency, which the TSC matches on Intel
+	 * parts but is not defined to), and last our own 20 ms calibration. */
+	if (src == TACHO_TSC_FREQ_CPUID_15 || src == TACHO_TSC_FREQ_CPUID_15_16 ||
+	    src == TACHO_TSC_FREQ_HYPERVISOR) {
+		ti->hz = hz;
+		ti->source = src;
+	} else if (ti->kernel_hz > 0) {
+		ti->hz = ti->kernel_hz;
+		ti->source = TACHO_TSC_FREQ_KERNEL;
+	} else if (src == TACHO_TSC_FREQ_CPUID_16) {
+		ti->hz = hz;
+		ti->source = src;
+	} else if (ti->calibrated_hz > 0) {
+		ti->hz = ti->calibrated_hz;
+		ti->source = TACHO_TSC_FREQ_CALIBRATED;
+	}
+	if (!ti->invariant)
+		tc_log(TACHO_LOG_WARN, "tsc: not invariant (CPUID.8000_0007h:EDX[8] clear): "
+		       "its rate may follow the core clock");
+
+	ti->pair_ticks = pair_cost(ti->rdtscp);
+	ti->pair_ns = ti->hz > 0 ? ti->pair_ticks * 1e9 / ti->hz : 0;
+}
+
+const struct tacho_tsc_info *tc_tsc_info(void)
+{
+	pthread_once(&info_once, info_init);
+	return &info;
+}
+
+int tacho_tsc_info(struct tacho_tsc_info *out)
+{
+	*out = *tc_tsc_info();
+	return info_err;
+}
+
+double tacho_tsc_to_ns(uint64_t ticks)
+{
+	const struct tacho_tsc_info *ti = tc_tsc_info();
+
+	return ti->hz > 0 ? (double)ticks * 1e9 / ti->hz : 0;
+}

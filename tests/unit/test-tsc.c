@@ -1,0 +1,181 @@
+/* test-tsc.c - the TSC module: frequency sources decoded from CPUID data, the kernel's
+ * conversion, the live reads and the clock survey. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "cpu/cpuid.h"
+#include "tsc/tsc.h"
+
+struct leaf {
+	uint32_t leaf, eax, ebx, ecx, edx;
+};
+
+#define MAXL 6
+static const struct {
+	int line;
+	struct leaf leaves[MAXL];
+	int err;
+	double hz;
+	enum tacho_tsc_source src;
+} freq_cases[] = {
+	/* Skylake-SP style: crystal 25 MHz enumerated, ratio 168/2 -> 2.1 GHz */
+	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 168, 25000000 }, { 0x16, 2100 } }, 0, 2.1e9,
+	  TACHO_TSC_FREQ_CPUID_15 },
+	/* client part: 15h without the crystal, 16h base 3400 MHz, ratio 284/2 */
+	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 284, 0 }, { 0x16, 3400 } }, 0, 3.4e9,
+	  TACHO_TSC_FREQ_CPUID_15_16 },
+	/* 15h ratio not enumerated (EBX 0): 16h alone */
+	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 0, 24000000 }, { 0x16, 2600 } }, 0, 2.6e9,
+	  TACHO_TSC_FREQ_CPUID_16 },
+	/* the hypervisor leaf beats 16h */
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 2600 }, { 0x40000000, 0x40000010 },
+		      { 0x40000010, 2596134 } }, 0, 2596134e3, TACHO_TSC_FREQ_HYPERVISOR },
+	/* hypervisor range too short to reach 4000_0010h: the stale value is ignored */
+	{ __LINE__, { { 0, 0xd }, { 0x40000000, 0x40000001 }, { 0x40000010, 2596134 } },
+	  -TACHO_ENODATA, 0, 0 },
+	/* 15h present in the dump but above the maximum basic leaf: ignored */
+	{ __LINE__, { { 0, 0x14 }, { 0x15, 2, 168, 25000000 } }, -TACHO_ENODATA, 0, 0 },
+	/* AMD here: nothing */
+	{ __LINE__, { { 0, 0x1c }, { 0x40000000, 0x40000001 } }, -TACHO_ENODATA, 0, 0 },
+	/* 16h with only the upper bits of EAX set (reserved): no base frequency */
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 0xffff0000 } }, -TACHO_ENODATA, 0, 0 },
+};
+
+static void test_freq_cpuid(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(freq_cases); i++) {
+		struct tacho_cpuid_dump *d = tc_cpuid_dump_new();
+		double hz = -1;
+		enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
+
+		assert_non_null(d);
+		assert_int_equal(tc_cpuid_dump_add_cpu(d, 0), 0);
+		for (int j = 0; j < MAXL; j++) {
+			const struct leaf *l = &freq_cases[i].leaves[j];
+			struct tacho_cpuid_regs r = { l->eax, l->ebx, l->ecx, l->edx };
+			if (j > 0 && l->leaf == 0)
+				break;
+			assert_int_equal(tc_cpuid_dump_set(d, 0, l->leaf, 0, &r), 0);
+		}
+		assert_int_equal(tc_cpuid_dump_finish(d), 0);
+		int err = tacho_tsc_freq_cpuid(d, 0, &hz, &src);
+		if (err != freq_cases[i].err)
+			fail_msg("case at line %d: err %d, want %d", freq_cases[i].line, err,
+				 freq_cases[i].err);
+		if (!err && (hz != freq_cases[i].hz || src != freq_cases[i].src))
+			fail_msg("case at line %d: %.0f Hz from %s, want %.0f from %s",
+				 freq_cases[i].line, hz, tacho_tsc_source_name(src),
+				 freq_cases[i].hz, tacho_tsc_source_name(freq_cases[i].src));
+		tacho_cpuid_dump_free(d);
+	}
+}
+
+static void test_kernel_hz(void **state)
+{
+	(void)state;
+	/* 2 GHz: ns = ticks / 2 = (ticks * 2^31) >> 32 */
+	assert_true(tacho_tsc_kernel_hz(1u << 31, 32) == 2e9);
+	/* 1 GHz: mult 1, shift 0 */
+	assert_true(tacho_tsc_kernel_hz(1, 0) == 1e9);
+	/* what Linux gives for a 2596.134 MHz TSC with shift 31: mult = 2^31 * 1e9 / hz */
+	double hz = tacho_tsc_kernel_hz(827185210u, 31);
+	assert_true(hz > 2596.133e6 && hz < 2596.135e6);
+	assert_true(tacho_tsc_kernel_hz(0, 10) == 0);
+	assert_true(tacho_tsc_kernel_hz(5, 64) == 0);
+}
+
+static void test_source_names(void **state)
+{
+	(void)state;
+	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CPUID_15), "cpuid-15h");
+	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_KERNEL), "kernel");
+	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CALIBRATED), "calibrated");
+	assert_string_equal(tacho_tsc_source_name((enum tacho_tsc_source)99), "unknown");
+}
+
+static void test_live_info(void **state)
+{
+	struct tacho_tsc_info ti;
+	(void)state;
+
+#if !defined(__x86_64__) && !defined(__i386__)
+	TEST_SKIP("not x86: no TSC");
+#endif
+	assert_int_equal(tacho_tsc_info(&ti), 0);
+	assert_true(ti.present);
+	assert_true(ti.hz > 0);
+	assert_int_not_equal(ti.source, TACHO_TSC_FREQ_UNKNOWN);
+	/* the calibration always runs; it is the fallback source */
+	assert_true(ti.calibrated_hz > 0);
+	/* the kernel's figure is there exactly when the page offered cap_user_time */
+	assert_int_equal(ti.kernel_time, ti.kernel_hz > 0);
+	if (ti.source == TACHO_TSC_FREQ_KERNEL)
+		assert_true(ti.hz == ti.kernel_hz);
+	if (ti.source == TACHO_TSC_FREQ_CALIBRATED)
+		assert_true(ti.hz == ti.calibrated_hz && ti.cpuid_hz == 0 && !ti.kernel_time);
+	/* the pair cost is a median of positive differences */
+	assert_true(ti.pair_ticks > 0);
+	assert_true(ti.pair_ns > 0);
+	/* conversion: hz ticks are one second */
+	double ns = tacho_tsc_to_ns((uint64_t)ti.hz);
+	assert_true(ns > 1e9 - 1 && ns < 1e9 + 1);
+	assert_true(tacho_tsc_to_ns(0) == 0);
+	/* a second call gives the cached figures */
+	struct tacho_tsc_info again;
+	tacho_tsc_info(&again);
+	assert_memory_equal(&ti, &again, sizeof(ti));
+}
+
+static void test_reads_ordered(void **state)
+{
+	(void)state;
+#if !defined(__x86_64__) && !defined(__i386__)
+	TEST_SKIP("not x86: no TSC");
+#endif
+	/* an invariant TSC read on one thread never goes backwards */
+	uint64_t a = tacho_tsc_begin(), b = tacho_tsc_end();
+	uint64_t c = tacho_tsc_read_begin(), d = tacho_tsc_read_end();
+	assert_true(a <= b && b <= c && c <= d);
+}
+
+static void test_clock_survey(void **state)
+{
+	static const char *const names[] = {
+		"tsc", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_MONOTONIC_COARSE",
+		"CLOCK_REALTIME", "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
+	};
+	struct tacho_clock_info c[TACHO_CLOCK_SURVEY_MAX];
+	struct timespec res;
+	(void)state;
+
+	assert_int_equal(tacho_clock_survey(c, TACHO_CLOCK_SURVEY_MAX), 7);
+	for (size_t i = 0; i < 7; i++) {
+		assert_string_equal(c[i].name, names[i]);
+		if (c[i].err)
+			fail_msg("%s: %s", c[i].name, tacho_strerror(c[i].err));
+		assert_true(c[i].resolution_ns > 0);
+		assert_true(c[i].read_ns >= 0);
+		if (c[i].clock_id >= 0) {
+			assert_int_equal(clock_getres(c[i].clock_id, &res), 0);
+			assert_true(c[i].resolution_ns == res.tv_sec * 1e9 + res.tv_nsec);
+		}
+	}
+	assert_int_equal(c[0].clock_id, -1);
+	/* a short array is filled as far as it goes */
+	assert_int_equal(tacho_clock_survey(c, 2), 2);
+	assert_string_equal(c[1].name, "CLOCK_MONOTONIC");
+	assert_int_equal(tacho_clock_survey(c, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_freq_cpuid),  cmocka_unit_test(test_kernel_hz),
+		cmocka_unit_test(test_source_names), cmocka_unit_test(test_live_info),
+		cmocka_unit_test(test_reads_ordered), cmocka_unit_test(test_clock_survey),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
