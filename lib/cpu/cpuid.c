@@ -146,11 +146,19 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 	base = tc_cpuid_raw(d, idx, range, 0);
 	if (!base)
 		return -TACHO_ENODATA;
-	if (leaf != range) {
+	{
 		uint32_t max = base->eax;
 		/* A maximum outside its own range means the range does not exist (AMD and
-		 * Intel answer leaves of an unknown range with the highest basic leaf). */
-		if ((max & 0xffff0000u) != (range & 0xffff0000u) || leaf > max)
+		 * Intel answer leaves of an unknown range with the highest basic leaf), and
+		 * then the range's first leaf is no answer either: `cpuid -r` probes
+		 * 0x8086_0000 and 0xC000_0000 on every CPU. One exception: some hypervisors
+		 * answer 0x4000_0000 with EAX = 0 and their signature in EBX-EDX, so that
+		 * leaf stays readable when it holds a signature. */
+		bool exists = (max & 0xffff0000u) == (range & 0xffff0000u) && max >= range;
+		if (!exists && (range & 0xffff0000u) == 0x40000000u && leaf == range && max == 0 &&
+		    (base->ebx | base->ecx | base->edx))
+			exists = true, max = range;
+		if (!exists || leaf > max)
 			return -TACHO_ENODATA;
 	}
 	r = tc_cpuid_raw(d, idx, leaf, subleaf);
@@ -164,7 +172,12 @@ int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *d, FILE *f)
 {
 	for (unsigned i = 0; i < d->ncpus; i++) {
 		const struct tc_cpuid_cpu *c = &d->cpus[i];
-		fprintf(f, "CPU %d:\n", c->os_cpu >= 0 ? c->os_cpu : (int)i);
+		/* `cpuid -r -1` writes "CPU:" for a CPU it does not number; so does tacho,
+		 * so that the dump reads back with the same (unknown) numbers. */
+		if (c->os_cpu >= 0)
+			fprintf(f, "CPU %d:\n", c->os_cpu);
+		else
+			fputs("CPU:\n", f);
 		for (size_t k = 0; k < c->n; k++) {
 			const struct tc_cpuid_leaf *l = &c->leaves[k];
 			fprintf(f, "   0x%08" PRIx32 " 0x%02" PRIx32 ": eax=0x%08" PRIx32
