@@ -1,0 +1,597 @@
+/* recfile.c - writing and reading the record file (docs/record-format.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sample/recfile.h"
+
+/* Payload layouts. Every field is naturally aligned and every struct a multiple of 8
+ * bytes, so the layout is the same for every x86-64 compiler; the file is little-endian
+ * (the byte order of the machines that write it; the magic catches a big-endian reader). */
+struct p_event {
+	uint32_t index, type;
+	uint64_t config, sample_type, period;
+	uint32_t flags, pad;
+};
+struct p_period {
+	uint32_t event, pad;
+	uint64_t period, time;
+};
+struct p_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff, time;
+	uint32_t prot, flags;
+	uint8_t build_id_size, pad[3];
+	uint8_t build_id[TC_BUILD_ID_MAX];
+};
+struct p_comm {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t exec, pad;
+};
+struct p_task {
+	uint32_t kind, pid, ppid, tid, ptid, pad;
+	uint64_t time;
+};
+struct p_sample {
+	uint64_t time, ip, addr, period;
+	uint32_t pid, tid, cpu;
+	uint16_t event, misc;
+	uint32_t nr, pad;
+};
+struct p_lost {
+	uint64_t lost, time;
+	uint32_t cpu, pad;
+};
+struct p_throttle {
+	uint64_t time;
+	uint32_t cpu, throttled;
+};
+struct p_image {
+	uint8_t build_id_size, pad[3];
+	uint8_t build_id[TC_BUILD_ID_MAX];
+	uint32_t name_len, pad2;
+	uint64_t data_len;
+};
+struct p_finish {
+	uint64_t samples, lost, time;
+	int32_t status;
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct p_event) == 40, "p_event layout");
+_Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
+_Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
+_Static_assert(sizeof(struct p_image) == 40, "p_image layout");
+_Static_assert(sizeof(struct p_finish) == 32, "p_finish layout");
+
+/* --- CRC-32 --- */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+uint32_t tc_crc32(uint32_t crc, const void *data, size_t len)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const unsigned char *p = data;
+
+	pthread_once(&once, crc_init);
+	crc = ~crc;
+	while (len--)
+		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* --- writing --- */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int tc_recw_open_fd(struct tc_recw *w, int fd)
+{
+	unsigned char hdr[TC_REC_FILE_HDR] = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	tc_sb_init(&w->buf);
+	w->fd = fd;
+	/* magic, version, header size, 8 reserved bytes, CRC of the 24 bytes before it */
+	memcpy(hdr, TC_REC_MAGIC, 8);
+	put_u32(hdr + 8, TC_REC_VERSION);
+	put_u32(hdr + 12, TC_REC_FILE_HDR);
+	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
+	w->err = write_all(fd, hdr, sizeof(hdr));
+	if (!w->err)
+		w->written = sizeof(hdr);
+	return w->err;
+}
+
+int tc_recw_open(struct tc_recw *w, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err;
+
+	if (fd < 0) {
+		memset(w, 0, sizeof(*w));
+		w->fd = -1;
+		return -errno;
+	}
+	err = tc_recw_open_fd(w, fd);
+	w->fd = fd;
+	if (err) {
+		close(fd);
+		w->fd = -1;
+		tc_sb_exit(&w->buf);
+	}
+	return err;
+}
+
+/* Appends a record made of up to three pieces, each padded to 8 bytes when pad is set
+ * on it; the header (CRC over everything after the CRC field) is filled in last. */
+struct piece {
+	const void *p;
+	size_t len;
+};
+
+static void recw_addv(struct tc_recw *w, enum tc_rec_type type, const struct piece *pc,
+		      unsigned n)
+{
+	static const unsigned char zeros[8];
+	size_t start = w->buf.len, size;
+	unsigned char hdr[TC_REC_HDR] = { 0 };
+
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	for (unsigned i = 0; i < n; i++) {
+		tc_sb_add(&w->buf, pc[i].p, pc[i].len);
+		if (pc[i].len & 7)
+			tc_sb_add(&w->buf, zeros, 8 - (pc[i].len & 7));
+	}
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - start;
+	if (size > TC_REC_MAX) {
+		w->buf.len = start;
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	/* crc u32 | size u32 | type u16 | flags u16 | reserved u32 */
+	put_u32((unsigned char *)w->buf.buf + start + 4, (uint32_t)size);
+	put_u32((unsigned char *)w->buf.buf + start + 8, (uint32_t)type);
+	put_u32((unsigned char *)w->buf.buf + start,
+		tc_crc32(0, w->buf.buf + start + 4, size - 4));
+}
+
+void tc_recw_add(struct tc_recw *w, enum tc_rec_type type, const void *payload, size_t len)
+{
+	struct piece pc = { payload, len };
+
+	recw_addv(w, type, &pc, 1);
+}
+
+void tc_recw_meta(struct tc_recw *w, const char *key, const char *value)
+{
+	struct piece pc[2] = { { key, strlen(key) + 1 }, { value, strlen(value) + 1 } };
+	struct tc_sb sb = TC_SB_INIT;
+
+	/* one pair per record keeps the builder simple; the reader takes any number */
+	tc_sb_init(&sb);
+	tc_sb_add(&sb, pc[0].p, pc[0].len);
+	tc_sb_add(&sb, pc[1].p, pc[1].len);
+	if (sb.oom)
+		w->err = w->err ? w->err : -ENOMEM;
+	else
+		tc_recw_add(w, TC_REC_META, sb.buf, sb.len);
+	tc_sb_exit(&sb);
+}
+
+void tc_recw_event(struct tc_recw *w, uint32_t index, uint32_t type, uint64_t config,
+		   uint64_t sample_type, uint64_t period, uint32_t flags, const char *name)
+{
+	struct p_event e = { .index = index, .type = type, .config = config,
+			     .sample_type = sample_type, .period = period, .flags = flags };
+	struct piece pc[2] = { { &e, sizeof(e) }, { name, strlen(name) + 1 } };
+
+	recw_addv(w, TC_REC_EVENT, pc, 2);
+}
+
+void tc_recw_period(struct tc_recw *w, uint32_t event, uint64_t period, uint64_t time)
+{
+	struct p_period p = { .event = event, .period = period, .time = time };
+
+	tc_recw_add(w, TC_REC_PERIOD, &p, sizeof(p));
+}
+
+void tc_recw_mmap(struct tc_recw *w, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+		  uint64_t pgoff, uint32_t prot, uint64_t time, const uint8_t *build_id,
+		  unsigned build_id_size, const char *filename)
+{
+	struct p_mmap m = { .pid = pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
+			    .time = time, .prot = prot };
+	struct piece pc[2] = { { &m, sizeof(m) }, { filename, strlen(filename) + 1 } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		m.build_id_size = (uint8_t)build_id_size;
+		memcpy(m.build_id, build_id, build_id_size);
+	}
+	recw_addv(w, TC_REC_MMAP, pc, 2);
+}
+
+void tc_recw_comm(struct tc_recw *w, uint32_t pid, uint32_t tid, bool exec, uint64_t time,
+		  const char *comm)
+{
+	struct p_comm c = { .pid = pid, .tid = tid, .time = time, .exec = exec };
+	struct piece pc[2] = { { &c, sizeof(c) }, { comm, strlen(comm) + 1 } };
+
+	recw_addv(w, TC_REC_COMM, pc, 2);
+}
+
+void tc_recw_task(struct tc_recw *w, uint32_t kind, uint32_t pid, uint32_t ppid, uint32_t tid,
+		  uint32_t ptid, uint64_t time)
+{
+	struct p_task t = { .kind = kind, .pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+			    .time = time };
+
+	tc_recw_add(w, TC_REC_TASK, &t, sizeof(t));
+}
+
+void tc_recw_sample(struct tc_recw *w, uint64_t time, uint64_t ip, uint64_t addr,
+		    uint64_t period, uint32_t pid, uint32_t tid, uint32_t cpu, uint16_t event,
+		    uint16_t misc, uint32_t nr, const uint64_t *chain)
+{
+	struct p_sample s = { .time = time, .ip = ip, .addr = addr, .period = period,
+			      .pid = pid, .tid = tid, .cpu = cpu, .event = event, .misc = misc,
+			      .nr = nr };
+	struct piece pc[2] = { { &s, sizeof(s) }, { chain, (size_t)nr * 8 } };
+
+	recw_addv(w, TC_REC_SAMPLE, pc, nr ? 2 : 1);
+}
+
+void tc_recw_lost(struct tc_recw *w, uint64_t lost, uint64_t time, uint32_t cpu)
+{
+	struct p_lost l = { .lost = lost, .time = time, .cpu = cpu };
+
+	tc_recw_add(w, TC_REC_LOST, &l, sizeof(l));
+}
+
+void tc_recw_throttle(struct tc_recw *w, uint64_t time, uint32_t cpu, bool throttled)
+{
+	struct p_throttle t = { .time = time, .cpu = cpu, .throttled = throttled };
+
+	tc_recw_add(w, TC_REC_THROTTLE, &t, sizeof(t));
+}
+
+void tc_recw_image(struct tc_recw *w, const uint8_t *build_id, unsigned build_id_size,
+		   const char *name, const void *data, size_t len)
+{
+	struct p_image im = { .name_len = (uint32_t)strlen(name) + 1, .data_len = len };
+	struct piece pc[3] = { { &im, sizeof(im) }, { name, strlen(name) + 1 }, { data, len } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		im.build_id_size = (uint8_t)build_id_size;
+		memcpy(im.build_id, build_id, build_id_size);
+	}
+	recw_addv(w, TC_REC_IMAGE, pc, 3);
+}
+
+void tc_recw_finish(struct tc_recw *w, uint64_t samples, uint64_t lost, uint64_t time,
+		    int32_t status)
+{
+	struct p_finish f = { .samples = samples, .lost = lost, .time = time, .status = status };
+
+	tc_recw_add(w, TC_REC_FINISH, &f, sizeof(f));
+}
+
+int tc_recw_flush(struct tc_recw *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->buf.len)
+		return 0;
+	/* one write per flush: a reader (or a kill) sees whole records up to here, plus
+	 * at most one partial write the reader detects as truncation */
+	err = write_all(w->fd, w->buf.buf, w->buf.len);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->written += w->buf.len;
+	tc_sb_reset(&w->buf);
+	return 0;
+}
+
+int tc_recw_close(struct tc_recw *w)
+{
+	int err = tc_recw_flush(w);
+
+	if (w->fd >= 0 && close(w->fd) != 0 && !err)
+		err = -errno;
+	w->fd = -1;
+	tc_sb_exit(&w->buf);
+	return err;
+}
+
+/* --- reading --- */
+
+int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *name,
+		 struct tacho_diag *diag)
+{
+	const unsigned char *p = data;
+	uint32_t version, hsize, crc;
+
+	memset(r, 0, sizeof(*r));
+	r->data = data;
+	r->len = len;
+	if (len < 8 || memcmp(p, TC_REC_MAGIC, 8) != 0) {
+		if (len < 8 && memcmp(p, TC_REC_MAGIC, len) == 0)
+			return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC,
+					   "the file ends inside its header (%zu bytes)", len);
+		return tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT,
+				   "not a tacho recording (no TACHOREC magic)");
+	}
+	if (len < TC_REC_FILE_HDR)
+		return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC,
+				   "the file ends inside its header (%zu bytes)", len);
+	memcpy(&version, p + 8, 4);
+	memcpy(&hsize, p + 12, 4);
+	memcpy(&crc, p + 24, 4);
+	if (crc != tc_crc32(0, p, 24))
+		return tc_diag_set(diag, name, 0, 1, -TACHO_ECORRUPT,
+				   "the file header's checksum does not match");
+	if (version != TC_REC_VERSION)
+		return tc_diag_set(diag, name, 0, 9, -TACHO_EVERSION,
+				   "format version %u, this tacho reads version %u", version,
+				   TC_REC_VERSION);
+	if (hsize < TC_REC_FILE_HDR || hsize > len || hsize % 8)
+		return tc_diag_set(diag, name, 0, 13, -TACHO_ECORRUPT,
+				   "bad header size %u", hsize);
+	r->version = version;
+	r->off = hsize;
+	r->good_end = hsize;
+	return 0;
+}
+
+static int corrupt(struct tacho_diag *diag, const char *name, uint64_t off, const char *what)
+{
+	return tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT, "corrupt record at byte %llu: %s",
+			   (unsigned long long)off, what);
+}
+
+/* A NUL-terminated string that starts at p and ends before end, or NULL. */
+static const char *str_in(const unsigned char *p, const unsigned char *end)
+{
+	return p < end && memchr(p, 0, (size_t)(end - p)) ? (const char *)p : NULL;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct tacho_diag *diag)
+{
+	for (;;) {
+		const unsigned char *p = r->data + r->off, *pl, *end;
+		size_t left = r->len - r->off, plen;
+		uint32_t crc, size, type;
+
+		if (left == 0) {
+			if (!r->finished)
+				r->truncated = true;
+			return 0;
+		}
+		if (left < TC_REC_HDR) {
+			r->truncated = true;
+			return 0;
+		}
+		memcpy(&crc, p, 4);
+		memcpy(&size, p + 4, 4);
+		memcpy(&type, p + 8, 4);
+		if (size < TC_REC_HDR || size % 8 || size > TC_REC_MAX)
+			return corrupt(diag, name, r->off, "impossible record size");
+		if (size > left) {
+			/* the file ends inside this record: what came before is good */
+			r->truncated = true;
+			return 0;
+		}
+		if (crc != tc_crc32(0, p + 4, size - 4))
+			return corrupt(diag, name, r->off, "checksum mismatch");
+		memset(out, 0, sizeof(*out));
+		out->type = (enum tc_rec_type)(type & 0xffff);
+		out->offset = r->off;
+		pl = p + TC_REC_HDR;
+		end = p + size;
+		plen = size - TC_REC_HDR;
+		r->off += size;
+		r->good_end = r->off;
+
+#define NEED(T, var)                                                                    \
+	T var;                                                                          \
+	if (plen < sizeof(T))                                                           \
+		return corrupt(diag, name, out->offset, "record shorter than its fields"); \
+	memcpy(&var, pl, sizeof(T))
+
+		switch (type & 0xffff) {
+		case TC_REC_META:
+			if (plen && pl[plen - 1] != 0 && !memchr(pl, 0, plen))
+				return corrupt(diag, name, out->offset, "unterminated string");
+			out->u.meta.data = (const char *)pl;
+			out->u.meta.len = plen;
+			return 1;
+		case TC_REC_EVENT: {
+			NEED(struct p_event, e);
+			out->u.event.index = e.index;
+			out->u.event.type = e.type;
+			out->u.event.flags = e.flags;
+			out->u.event.config = e.config;
+			out->u.event.sample_type = e.sample_type;
+			out->u.event.period = e.period;
+			out->u.event.name = str_in(pl + sizeof(e), end);
+			if (!out->u.event.name)
+				return corrupt(diag, name, out->offset, "event without a name");
+			return 1;
+		}
+		case TC_REC_PERIOD: {
+			NEED(struct p_period, q);
+			out->u.period.event = q.event;
+			out->u.period.period = q.period;
+			out->u.period.time = q.time;
+			return 1;
+		}
+		case TC_REC_MMAP: {
+			NEED(struct p_mmap, m);
+			if (m.build_id_size > TC_BUILD_ID_MAX)
+				return corrupt(diag, name, out->offset, "build-id too long");
+			out->u.mmap.pid = m.pid;
+			out->u.mmap.tid = m.tid;
+			out->u.mmap.prot = m.prot;
+			out->u.mmap.flags = m.flags;
+			out->u.mmap.start = m.start;
+			out->u.mmap.len = m.len;
+			out->u.mmap.pgoff = m.pgoff;
+			out->u.mmap.time = m.time;
+			out->u.mmap.build_id_size = m.build_id_size;
+			memcpy(out->u.mmap.build_id, m.build_id, TC_BUILD_ID_MAX);
+			out->u.mmap.filename = str_in(pl + sizeof(m), end);
+			if (!out->u.mmap.filename)
+				return corrupt(diag, name, out->offset, "mapping without a file name");
+			return 1;
+		}
+		case TC_REC_COMM: {
+			NEED(struct p_comm, c);
+			out->u.comm.pid = c.pid;
+			out->u.comm.tid = c.tid;
+			out->u.comm.exec = c.exec;
+			out->u.comm.time = c.time;
+			out->u.comm.comm = str_in(pl + sizeof(c), end);
+			if (!out->u.comm.comm)
+				return corrupt(diag, name, out->offset, "unterminated thread name");
+			return 1;
+		}
+		case TC_REC_TASK: {
+			NEED(struct p_task, t);
+			if (t.kind != TC_TASK_FORK && t.kind != TC_TASK_EXIT)
+				return corrupt(diag, name, out->offset, "unknown task event");
+			out->u.task.kind = t.kind;
+			out->u.task.pid = t.pid;
+			out->u.task.ppid = t.ppid;
+			out->u.task.tid = t.tid;
+			out->u.task.ptid = t.ptid;
+			out->u.task.time = t.time;
+			return 1;
+		}
+		case TC_REC_SAMPLE: {
+			NEED(struct p_sample, s);
+			if (s.nr > (plen - sizeof(s)) / 8)
+				return corrupt(diag, name, out->offset, "call chain longer than its record");
+			out->u.sample.time = s.time;
+			out->u.sample.ip = s.ip;
+			out->u.sample.addr = s.addr;
+			out->u.sample.period = s.period;
+			out->u.sample.pid = s.pid;
+			out->u.sample.tid = s.tid;
+			out->u.sample.cpu = s.cpu;
+			out->u.sample.event = s.event;
+			out->u.sample.misc = s.misc;
+			out->u.sample.nr = s.nr;
+			/* the file's records are 8-byte aligned and so is the map of the file */
+			out->u.sample.chain = (const uint64_t *)(const void *)(pl + sizeof(s));
+			return 1;
+		}
+		case TC_REC_LOST: {
+			NEED(struct p_lost, l);
+			out->u.lost.lost = l.lost;
+			out->u.lost.time = l.time;
+			out->u.lost.cpu = l.cpu;
+			return 1;
+		}
+		case TC_REC_THROTTLE: {
+			NEED(struct p_throttle, t);
+			out->u.throttle.time = t.time;
+			out->u.throttle.cpu = t.cpu;
+			out->u.throttle.throttled = t.throttled;
+			return 1;
+		}
+		case TC_REC_IMAGE: {
+			NEED(struct p_image, im);
+			size_t need = sizeof(im) + pad8(im.name_len);
+			if (im.build_id_size > TC_BUILD_ID_MAX || im.name_len == 0 ||
+			    im.name_len > plen || need > plen || im.data_len > plen - need)
+				return corrupt(diag, name, out->offset, "bad image sizes");
+			out->u.image.name = (const char *)pl + sizeof(im);
+			if (out->u.image.name[im.name_len - 1] != 0)
+				return corrupt(diag, name, out->offset, "unterminated image name");
+			out->u.image.build_id_size = im.build_id_size;
+			memcpy(out->u.image.build_id, im.build_id, TC_BUILD_ID_MAX);
+			out->u.image.data = pl + need;
+			out->u.image.len = (size_t)im.data_len;
+			return 1;
+		}
+		case TC_REC_FINISH: {
+			NEED(struct p_finish, f);
+			out->u.finish.samples = f.samples;
+			out->u.finish.lost = f.lost;
+			out->u.finish.time = f.time;
+			out->u.finish.status = f.status;
+			r->finished = true;
+			return 1;
+		}
+		default:
+			/* A later writer's record type: self-delimiting and checksummed, so it
+			 * can be stepped over (docs/record-format.md, "compatibility"). */
+			continue;
+		}
+#undef NEED
+	}
+}
+
+bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value)
+{
+	const char *d = rec->u.meta.data;
+	size_t len = rec->u.meta.len, p = *pos, kl, vl;
+
+	if (p >= len || d[p] == 0)
+		return false;
+	kl = strnlen(d + p, len - p);
+	if (p + kl + 1 >= len)
+		return false;
+	vl = strnlen(d + p + kl + 1, len - p - kl - 1);
+	if (p + kl + 1 + vl >= len)
+		return false;
+	*key = d + p;
+	*value = d + p + kl + 1;
+	*pos = p + kl + 1 + vl + 1;
+	return true;
+}

@@ -1,0 +1,149 @@
+/* recfile.h - the record file of `tacho record` (docs/record-format.md): a header, then
+ * self-delimiting, checksummed records, written as the recording goes. */
+#ifndef TACHO_SAMPLE_RECFILE_H
+#define TACHO_SAMPLE_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define TC_REC_MAGIC "TACHOREC"
+#define TC_REC_VERSION 1
+#define TC_REC_FILE_HDR 32          /* bytes of the file header */
+#define TC_REC_HDR 16               /* bytes of a record header */
+#define TC_REC_MAX (16u << 20)      /* no record is larger */
+#define TC_BUILD_ID_MAX 20
+
+enum tc_rec_type {
+	TC_REC_META = 1,       /* key/value strings: command, host, kernel, start time */
+	TC_REC_EVENT = 2,      /* one recorded event: encoding, sample_type, period */
+	TC_REC_PERIOD = 3,     /* the period an event was switched to (calibration) */
+	TC_REC_MMAP = 4,       /* an executable mapping of a process, with its build-id */
+	TC_REC_COMM = 5,       /* a thread's name (and exec) */
+	TC_REC_TASK = 6,       /* fork or exit of a thread */
+	TC_REC_SAMPLE = 7,
+	TC_REC_LOST = 8,       /* samples the kernel dropped (ring full) */
+	TC_REC_THROTTLE = 9,   /* the kernel throttled (1) or unthrottled (0) an event */
+	TC_REC_IMAGE = 10,     /* a copy of an in-memory binary (the vDSO) */
+	TC_REC_FINISH = 11,    /* the recording ended cleanly: totals and exit status */
+	TC_REC_TYPE_MAX = 11,
+};
+
+/* event flags */
+#define TC_EVF_FREQ      0x1u   /* period is a frequency in Hz */
+#define TC_EVF_TRAP      0x2u   /* trap-type: the IP is the instruction AFTER the cause */
+#define TC_EVF_ADDR      0x4u   /* samples carry a data address */
+#define TC_EVF_CALLCHAIN 0x8u
+
+#define TC_TASK_FORK 1u
+#define TC_TASK_EXIT 2u
+
+/* A decoded record. Pointers point into the file's bytes (valid while the reader is). */
+struct tc_rec {
+	enum tc_rec_type type;
+	uint64_t offset;                    /* where it starts in the file */
+	union {
+		struct { const char *data; size_t len; } meta;   /* "k\0v\0k\0v\0" */
+		struct {
+			uint32_t index, type, flags;
+			uint64_t config, sample_type, period;
+			const char *name;
+		} event;
+		struct { uint32_t event; uint64_t period, time; } period;
+		struct {
+			uint32_t pid, tid, prot, flags;
+			uint64_t start, len, pgoff, time;
+			uint8_t build_id_size;
+			uint8_t build_id[TC_BUILD_ID_MAX];
+			const char *filename;
+		} mmap;
+		struct { uint32_t pid, tid, exec; uint64_t time; const char *comm; } comm;
+		struct { uint32_t kind, pid, ppid, tid, ptid; uint64_t time; } task;
+		struct {
+			uint64_t time, ip, addr, period;
+			uint32_t pid, tid, cpu;
+			uint16_t event, misc;
+			uint32_t nr;
+			const uint64_t *chain;       /* may be unaligned-free: file data is 8-aligned */
+		} sample;
+		struct { uint64_t lost, time; uint32_t cpu; } lost;
+		struct { uint64_t time; uint32_t cpu, throttled; } throttle;
+		struct {
+			uint8_t build_id_size;
+			uint8_t build_id[TC_BUILD_ID_MAX];
+			const char *name;
+			const unsigned char *data;
+			size_t len;
+		} image;
+		struct { uint64_t samples, lost, time; int32_t status; } finish;
+	} u;
+};
+
+/* --- writing --- */
+struct tc_recw {
+	int fd;
+	struct tc_sb buf;      /* records not yet written */
+	uint64_t written;      /* bytes in the file */
+	int err;               /* first write error, sticky */
+};
+
+/* Creates (truncates) path and writes the file header. 0 or -errno. */
+int tc_recw_open(struct tc_recw *w, const char *path);
+/* Uses an open fd (not closed by tc_recw_close). */
+int tc_recw_open_fd(struct tc_recw *w, int fd);
+/* Appends one record to the buffer; the payload is copied and padded to 8 bytes. */
+void tc_recw_add(struct tc_recw *w, enum tc_rec_type type, const void *payload, size_t len);
+/* Record builders, one per type. Strings are copied NUL-terminated. */
+void tc_recw_meta(struct tc_recw *w, const char *key, const char *value);
+void tc_recw_event(struct tc_recw *w, uint32_t index, uint32_t type, uint64_t config,
+		   uint64_t sample_type, uint64_t period, uint32_t flags, const char *name);
+void tc_recw_period(struct tc_recw *w, uint32_t event, uint64_t period, uint64_t time);
+void tc_recw_mmap(struct tc_recw *w, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+		  uint64_t pgoff, uint32_t prot, uint64_t time, const uint8_t *build_id,
+		  unsigned build_id_size, const char *filename);
+void tc_recw_comm(struct tc_recw *w, uint32_t pid, uint32_t tid, bool exec, uint64_t time,
+		  const char *comm);
+void tc_recw_task(struct tc_recw *w, uint32_t kind, uint32_t pid, uint32_t ppid, uint32_t tid,
+		  uint32_t ptid, uint64_t time);
+void tc_recw_sample(struct tc_recw *w, uint64_t time, uint64_t ip, uint64_t addr,
+		    uint64_t period, uint32_t pid, uint32_t tid, uint32_t cpu, uint16_t event,
+		    uint16_t misc, uint32_t nr, const uint64_t *chain);
+void tc_recw_lost(struct tc_recw *w, uint64_t lost, uint64_t time, uint32_t cpu);
+void tc_recw_throttle(struct tc_recw *w, uint64_t time, uint32_t cpu, bool throttled);
+void tc_recw_image(struct tc_recw *w, const uint8_t *build_id, unsigned build_id_size,
+		   const char *name, const void *data, size_t len);
+void tc_recw_finish(struct tc_recw *w, uint64_t samples, uint64_t lost, uint64_t time,
+		    int32_t status);
+/* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
+int tc_recw_flush(struct tc_recw *w);
+/* Flushes, closes the file (when opened by path) and frees the buffer. 0 or -errno. */
+int tc_recw_close(struct tc_recw *w);
+
+/* --- reading --- */
+struct tc_recr {
+	const unsigned char *data;
+	size_t len, off;
+	uint32_t version;
+	bool finished;          /* a FINISH record was read */
+	bool truncated;         /* the bytes end inside a record (or before FINISH) */
+	uint64_t good_end;      /* offset just past the last complete record */
+};
+
+/* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
+ * -TACHO_ECORRUPT (not a tacho recording), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the
+ * header) with *diag saying what and where (source = name). */
+int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *name,
+		 struct tacho_diag *diag);
+/* Decodes the next record: 1 and *out, 0 at the end (r->truncated says whether the data
+ * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. */
+int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct tacho_diag *diag);
+
+/* Iterates the key/value pairs of a META record: returns false at the end. */
+bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);
+
+/* CRC-32 (IEEE 802.3 polynomial, as zlib's crc32) of len bytes, continuing from crc. */
+uint32_t tc_crc32(uint32_t crc, const void *data, size_t len);
+
+#endif

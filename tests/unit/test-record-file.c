@@ -1,0 +1,280 @@
+/* test-record-file.c - the record file: every record type written and read back, every
+ * truncation point of a small recording, corruption, bad headers and versions. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sample/recfile.h"
+
+static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
+				 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* A small recording in memory: every record type once, 3 samples, a FINISH. */
+static unsigned char *make_recording(size_t *len, bool finish)
+{
+	struct tc_recw w;
+	int fd = memfd_create("rec", 0);
+	const uint64_t chain[3] = { 0x401010, 0x401200, 0x401300 };
+	static const unsigned char vdso[13] = "\x7f" "ELFfakeimage";
+	unsigned char *buf;
+	off_t size;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
+	tc_recw_meta(&w, "command", "./prog arg");
+	tc_recw_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+		      PERF_SAMPLE_IP | PERF_SAMPLE_ADDR, 4, TC_EVF_ADDR, "page-faults");
+	tc_recw_period(&w, 0, 8, 1000);
+	tc_recw_mmap(&w, 100, 100, 0x400000, 0x2000, 0, 5, 10, bid, 20, "/usr/bin/prog");
+	tc_recw_comm(&w, 100, 100, true, 11, "prog");
+	tc_recw_task(&w, TC_TASK_FORK, 101, 100, 101, 100, 12);
+	tc_recw_sample(&w, 20, 0x401010, 0x7f0000001000, 4, 100, 100, 1, 0, 2, 0, NULL);
+	tc_recw_sample(&w, 21, 0x401010, 0x7f0000002000, 4, 100, 101, 0, 0, 2, 3, chain);
+	tc_recw_flush(&w);   /* two flushes: the file is one stream whatever the flushes */
+	tc_recw_lost(&w, 17, 22, 1);
+	tc_recw_throttle(&w, 23, 0, true);
+	tc_recw_image(&w, bid, 20, "[vdso]", vdso, sizeof(vdso));
+	tc_recw_sample(&w, 24, 0x401020, 0, 4, 100, 100, 0, 0, 2, 0, NULL);
+	tc_recw_task(&w, TC_TASK_EXIT, 101, 100, 101, 100, 25);
+	if (finish)
+		tc_recw_finish(&w, 3, 17, 26, 0);
+	assert_int_equal(tc_recw_flush(&w), 0);
+	size = lseek(fd, 0, SEEK_END);
+	assert_true(size > 0);
+	assert_int_equal((uint64_t)size, w.written);
+	buf = malloc((size_t)size);
+	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+	tc_recw_close(&w);   /* closes fd */
+	*len = (size_t)size;
+	return buf;
+}
+
+struct summary {
+	int records, samples, per_type[TC_REC_TYPE_MAX + 1];
+	uint64_t lost;
+	bool finished, truncated;
+};
+
+/* Reads everything; returns 0 or the reader's error. */
+static int read_all(const unsigned char *buf, size_t len, struct summary *s, struct tacho_diag *d)
+{
+	struct tc_recr r;
+	struct tc_rec rec;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = tc_recr_init(&r, buf, len, "test.rec", d);
+	if (ret)
+		return ret;
+	while ((ret = tc_recr_next(&r, &rec, "test.rec", d)) == 1) {
+		s->records++;
+		s->per_type[rec.type]++;
+		if (rec.type == TC_REC_SAMPLE)
+			s->samples++;
+		if (rec.type == TC_REC_LOST)
+			s->lost += rec.u.lost.lost;
+	}
+	s->finished = r.finished;
+	s->truncated = r.truncated;
+	return ret;
+}
+
+static void test_roundtrip(void **state)
+{
+	size_t len, pos = 0;
+	unsigned char *buf = make_recording(&len, true);
+	struct tc_recr r;
+	struct tc_rec rec;
+	const char *k, *v;
+	int n = 0;
+	(void)state;
+
+	assert_int_equal(tc_recr_init(&r, buf, len, "t", NULL), 0);
+	while (tc_recr_next(&r, &rec, "t", NULL) == 1) {
+		switch (n++) {
+		case 0:
+			assert_int_equal(rec.type, TC_REC_META);
+			assert_true(tc_rec_meta_next(&rec, &pos, &k, &v));
+			assert_string_equal(k, "command");
+			assert_string_equal(v, "./prog arg");
+			assert_false(tc_rec_meta_next(&rec, &pos, &k, &v));
+			break;
+		case 1:
+			assert_int_equal(rec.type, TC_REC_EVENT);
+			assert_string_equal(rec.u.event.name, "page-faults");
+			assert_int_equal(rec.u.event.period, 4);
+			assert_int_equal(rec.u.event.flags, TC_EVF_ADDR);
+			break;
+		case 2:
+			assert_int_equal(rec.u.period.period, 8);
+			break;
+		case 3:
+			assert_int_equal(rec.type, TC_REC_MMAP);
+			assert_string_equal(rec.u.mmap.filename, "/usr/bin/prog");
+			assert_int_equal(rec.u.mmap.start, 0x400000);
+			assert_int_equal(rec.u.mmap.build_id_size, 20);
+			assert_memory_equal(rec.u.mmap.build_id, bid, 20);
+			break;
+		case 4:
+			assert_string_equal(rec.u.comm.comm, "prog");
+			assert_int_equal(rec.u.comm.exec, 1);
+			break;
+		case 5:
+			assert_int_equal(rec.u.task.kind, TC_TASK_FORK);
+			assert_int_equal(rec.u.task.ppid, 100);
+			break;
+		case 7:
+			assert_int_equal(rec.type, TC_REC_SAMPLE);
+			assert_int_equal(rec.u.sample.tid, 101);
+			assert_int_equal(rec.u.sample.addr, 0x7f0000002000);
+			assert_int_equal(rec.u.sample.nr, 3);
+			assert_int_equal(rec.u.sample.chain[2], 0x401300);
+			break;
+		case 8:
+			assert_int_equal(rec.u.lost.lost, 17);
+			break;
+		case 10:
+			assert_int_equal(rec.type, TC_REC_IMAGE);
+			assert_string_equal(rec.u.image.name, "[vdso]");
+			assert_int_equal(rec.u.image.len, 13);
+			assert_memory_equal(rec.u.image.data, "\x7f" "ELF", 4);
+			break;
+		case 13:
+			assert_int_equal(rec.type, TC_REC_FINISH);
+			assert_int_equal(rec.u.finish.samples, 3);
+			break;
+		}
+	}
+	assert_int_equal(n, 14);
+	assert_true(r.finished);
+	assert_false(r.truncated);
+	assert_int_equal(r.good_end, len);
+	free(buf);
+}
+
+/* Every prefix of the file reads cleanly: an error only inside the header, otherwise
+ * the records before the cut, flagged as truncated. */
+static void test_every_truncation(void **state)
+{
+	size_t len;
+	unsigned char *buf = make_recording(&len, true);
+	struct summary full, s;
+	struct tacho_diag d;
+	int prev = 0;
+	(void)state;
+
+	assert_int_equal(read_all(buf, len, &full, NULL), 0);
+	assert_int_equal(full.records, 14);
+	assert_int_equal(full.samples, 3);
+	assert_int_equal(full.lost, 17);
+	assert_true(full.finished);
+	assert_false(full.truncated);
+	for (size_t cut = 0; cut < len; cut++) {
+		unsigned char *p = malloc(cut ? cut : 1);
+		int ret;
+
+		memcpy(p, buf, cut);
+		ret = read_all(p, cut, &s, &d);
+		if (cut < TC_REC_FILE_HDR) {
+			if (ret != -TACHO_ETRUNC && ret != -TACHO_ECORRUPT)
+				fail_msg("cut at %zu: %d", cut, ret);
+		} else {
+			if (ret != 0)
+				fail_msg("cut at %zu: error %d %s", cut, ret, d.message);
+			if (!s.truncated || s.finished)
+				fail_msg("cut at %zu: not flagged as truncated", cut);
+			/* records only ever grow with the cut, one at a time */
+			if (s.records < prev || s.records > prev + 1)
+				fail_msg("cut at %zu: %d records after %d", cut, s.records, prev);
+			prev = s.records;
+		}
+		free(p);
+	}
+	assert_int_equal(prev, 13);  /* all but FINISH */
+	free(buf);
+}
+
+static void test_no_finish_is_truncated(void **state)
+{
+	size_t len;
+	unsigned char *buf = make_recording(&len, false);
+	struct summary s;
+	(void)state;
+
+	assert_int_equal(read_all(buf, len, &s, NULL), 0);
+	assert_int_equal(s.records, 13);
+	assert_true(s.truncated);
+	assert_false(s.finished);
+	free(buf);
+}
+
+static void test_corrupt(void **state)
+{
+	size_t len;
+	unsigned char *buf = make_recording(&len, true);
+	struct summary s;
+	struct tacho_diag d;
+	unsigned char *p = malloc(len);
+	(void)state;
+
+	/* every single flipped byte after the header is an error or a cut-short read,
+	 * never a crash and never a silent success with altered data */
+	for (size_t i = TC_REC_FILE_HDR; i < len; i++) {
+		int ret;
+		memcpy(p, buf, len);
+		p[i] ^= 0x40;
+		ret = read_all(p, len, &s, &d);
+		if (ret == 0 && !s.truncated)
+			fail_msg("flip at %zu read as a complete file", i);
+		if (ret != 0 && ret != -TACHO_ECORRUPT)
+			fail_msg("flip at %zu: error %d", i, ret);
+	}
+	/* a flipped payload byte is a checksum error naming the record's offset */
+	memcpy(p, buf, len);
+	p[TC_REC_FILE_HDR + TC_REC_HDR + 2] ^= 1;
+	assert_int_equal(read_all(p, len, &s, &d), -TACHO_ECORRUPT);
+	assert_string_equal(d.message, "corrupt record at byte 32: checksum mismatch");
+	/* bad magic */
+	memcpy(p, buf, len);
+	p[0] = 'X';
+	assert_int_equal(read_all(p, len, &s, &d), -TACHO_ECORRUPT);
+	assert_contains(d.message, "not a tacho recording");
+	/* another version (with a matching header checksum) */
+	{
+		struct tc_recr r;
+		uint32_t v = 2, crc;
+		memcpy(p, buf, len);
+		memcpy(p + 8, &v, 4);
+		crc = tc_crc32(0, p, 24);
+		memcpy(p + 24, &crc, 4);
+		assert_int_equal(tc_recr_init(&r, p, len, "t", &d), -TACHO_EVERSION);
+		assert_contains(d.message, "format version 2");
+	}
+	/* empty file */
+	assert_int_equal(read_all(p, 0, &s, &d), -TACHO_ETRUNC);
+	free(p);
+	free(buf);
+}
+
+static void test_crc32(void **state)
+{
+	(void)state;
+	/* the standard check value of CRC-32/ISO-HDLC */
+	assert_int_equal(tc_crc32(0, "123456789", 9), 0xcbf43926);
+	assert_int_equal(tc_crc32(tc_crc32(0, "1234", 4), "56789", 5), 0xcbf43926);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_every_truncation),
+		cmocka_unit_test(test_no_finish_is_truncated),
+		cmocka_unit_test(test_corrupt),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
