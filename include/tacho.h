@@ -687,7 +687,196 @@ TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned
 /* ==================================================================================
  * 4. Counters (the perf_event engine)
  * ================================================================================== */
-/* @@section-counters@@ */
+/* A struct tacho_counters is a set of events opened on one target (a program tacho
+ * starts, a process, a thread, or CPUs) in groups. Members of a group are scheduled
+ * on the PMU together and read with one read(2); every value comes back with a status,
+ * so that a caller never mistakes "not counted" for zero.
+ *
+ * Typical use (error checks left out):
+ *
+ *	struct tacho_child *ch;
+ *	tacho_child_start(argv, NULL, &ch);                  // forked, waits before exec
+ *	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
+ *					 .pid = tacho_child_pid(ch) };
+ *	tacho_counters_open(&o, specs, nspecs, &c);          // enable_on_exec + inherit
+ *	tacho_child_exec(ch);                                // counting starts at exec
+ *	tacho_child_wait(ch, &exit);
+ *	tacho_counters_read(c, values, nspecs);
+ *
+ * docs/lib-counters.md tells more: targets, groups, inheritance, the explainer. */
+
+/* --- 4a. Launching a program (lib/run) ---
+ * tacho_child_start forks; the child waits on a pipe until tacho_child_exec releases it,
+ * so that counters can be attached to its pid before it runs a single instruction of
+ * the program. Its stdin, stdout and stderr are those of the caller, untouched. */
+
+struct tacho_child;
+
+struct tacho_child_opts {
+	size_t sz;                  /* sizeof(struct tacho_child_opts) */
+	bool forward_signals;       /* while tacho_child_wait waits: SIGINT, SIGTERM, SIGHUP,
+				       SIGQUIT sent to this process by another process are
+				       passed on to the child; from the terminal (Ctrl-C)
+				       the child gets them itself and this process ignores
+				       them, so that the caller lives to print its counts */
+	const char *cwd;            /* NULL: the caller's */
+};
+
+/* How a program ended. */
+struct tacho_exit {
+	int status;        /* as a shell says it: the exit code, or 128 + the signal */
+	bool exited;       /* it called exit(): code is valid */
+	int code;          /* exit code */
+	int signal;        /* the signal that killed it, else 0 */
+	bool core_dumped;
+	uint64_t user_ns, sys_ns;   /* CPU time of the program and its waited-for children */
+	long max_rss_kb;
+};
+
+/* Forks a child that will run argv[0] (searched in PATH as execvp does) with argv.
+ * Returns 0 and *out, or -errno (fork, pipe). The child has not run the program yet.
+ * The caller owns *out: tacho_child_free. Not thread-safe with respect to other
+ * threads that fork. */
+TACHO_API int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
+				struct tacho_child **out);
+
+/* The child's process id (valid until tacho_child_free). */
+TACHO_API pid_t tacho_child_pid(const struct tacho_child *c);
+
+/* Lets the child run the program and waits until the exec has happened or failed.
+ * Returns 0 once the program runs; -TACHO_ECHILD when it could not be started, with
+ * the reason as *exec_err (e.g. ENOENT: no such program, EACCES: not executable), the
+ * child then already reaped; -EINVAL when called twice. exec_err may be NULL. */
+TACHO_API int tacho_child_exec(struct tacho_child *c, int *exec_err);
+
+/* Waits for the program to end and fills *st (may be NULL). Forwards signals as the
+ * options said. Returns 0, or -errno of wait4, -EINVAL if the child was never
+ * released or already waited for. */
+TACHO_API int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st);
+
+/* Sends sig to the child. 0 or -errno (-ESRCH once it is reaped). */
+TACHO_API int tacho_child_kill(struct tacho_child *c, int sig);
+
+/* Kills (SIGKILL) and reaps a child that was never waited for, then frees. NULL-safe. */
+TACHO_API void tacho_child_free(struct tacho_child *c);
+
+/* Describes an ending in words: "exited with status 3", "killed by signal 11
+ * (SIGSEGV), core dumped". Returns buf. Thread-safe. */
+TACHO_API char *tacho_exit_describe(const struct tacho_exit *st, char *buf, size_t size);
+
+/* Describes why a program could not be started: "cannot run 'frob': no such program
+ * in PATH" (exec_err ENOENT), "... permission denied (not executable?)" and so on. */
+TACHO_API char *tacho_exec_strerror(const char *program, int exec_err, char *buf, size_t size);
+
+/* --- 4b. Counting ---
+ * Targets: what the events watch. */
+enum tacho_target {
+	TACHO_TARGET_THREAD = 0,   /* one thread: pid is its tid, 0 the calling thread */
+	TACHO_TARGET_PROCESS,      /* every thread of process pid (/proc/PID/task when
+				      opened), 0 this process */
+	TACHO_TARGET_CHILD,        /* a child from tacho_child_start, before tacho_child_exec:
+				      counting starts at exec (enable_on_exec) */
+	TACHO_TARGET_CPUS,         /* every task on the CPUs listed (all online ones when
+				      ncpus is 0); needs privilege at paranoid > 0 */
+};
+
+struct tacho_counters_opts {
+	size_t sz;                 /* sizeof(struct tacho_counters_opts) */
+	enum tacho_target target;
+	pid_t pid;                 /* THREAD, PROCESS, CHILD */
+	const int *cpus;           /* CPUS: the CPU numbers; NULL with ncpus 0: all online */
+	size_t ncpus;
+	bool no_inherit;           /* do not follow threads and processes the target creates
+				      after the open (by default tacho does, for task targets) */
+	bool no_group_read;        /* read each event by itself even inside a group */
+};
+
+/* One event to open: its name (for messages), its attributes and its group. Events
+ * with the same group number >= 0 are opened as one group, in order, the first one
+ * the leader; TACHO_GROUP_NONE opens an event alone. The engine sets the attributes
+ * it owns (disabled, inherit, enable_on_exec, read_format counting bits) and keeps
+ * the rest (sampling fields included). */
+#define TACHO_GROUP_NONE (-1)
+struct tacho_counter_spec {
+	const char *name;
+	struct perf_event_attr attr;
+	int group;
+};
+
+/* What became of one event. */
+enum tacho_count_status {
+	TACHO_COUNT_COUNTED = 0,     /* on a counter all the time it was enabled */
+	TACHO_COUNT_MULTIPLEXED,     /* on a counter part of the time: value is scaled,
+					coverage < 1 says how much it ran */
+	TACHO_COUNT_NOT_COUNTED,     /* opened, but never on a counter (time running 0),
+					or never enabled: there is no value */
+	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
+};
+
+/* The stable lowercase name of a status: "counted", "multiplexed", "not counted",
+ * "not supported". */
+TACHO_API const char *tacho_count_status_name(enum tacho_count_status s);
+
+struct tacho_count {
+	const char *name;            /* the spec's name (owned by the counters) */
+	enum tacho_count_status status;
+	uint64_t raw;                /* the sum of the kernel's counts over CPUs / threads */
+	double value;                /* raw for COUNTED, raw * enabled / running summed per
+					CPU / thread for MULTIPLEXED, NAN when there is none */
+	uint64_t enabled_ns, running_ns;
+	double coverage;             /* running / enabled (1.0 when counted, 0 when not) */
+	int err;                     /* NOT_SUPPORTED: -errno of perf_event_open or
+					-TACHO_E...; else 0 */
+	const char *why;             /* NOT_SUPPORTED / NOT_COUNTED: a sentence saying why
+					and what to do (owned by the counters); else NULL */
+};
+
+struct tacho_counters;
+
+/* Opens the n events of specs on the target. Events that cannot be opened do not fail
+ * the call: they read back as NOT_SUPPORTED with the error and its explanation
+ * (tacho_counters_explain). A member that cannot join its group is reported that way
+ * too, never dropped silently; the rest of the group stays. Counters start disabled,
+ * except for TACHO_TARGET_CHILD, where the program's exec enables them.
+ * Returns 0 and *out (even when every event failed: read them for the reasons);
+ * -EINVAL for bad options, -ESRCH when the target does not exist, -ENOMEM. The caller
+ * owns *out (tacho_counters_free). One object must not be used by two threads at once;
+ * separate objects are independent. */
+TACHO_API int tacho_counters_open(const struct tacho_counters_opts *opts,
+				  const struct tacho_counter_spec *specs, size_t n,
+				  struct tacho_counters **out);
+
+/* Closes every fd and frees. NULL-safe. */
+TACHO_API void tacho_counters_free(struct tacho_counters *c);
+
+/* Number of events (as given to open, failed ones included). */
+TACHO_API size_t tacho_counters_count(const struct tacho_counters *c);
+
+/* Number of events that opened on at least one CPU or thread. */
+TACHO_API size_t tacho_counters_opened(const struct tacho_counters *c);
+
+/* Enable, disable, zero every opened event (one ioctl per group and CPU/thread, with
+ * PERF_IOC_FLAG_GROUP). Returns 0 or the first -errno. */
+TACHO_API int tacho_counters_enable(struct tacho_counters *c);
+TACHO_API int tacho_counters_disable(struct tacho_counters *c);
+TACHO_API int tacho_counters_reset(struct tacho_counters *c);
+
+/* Reads every event into out[0..n-1] in the order of the specs (n may be smaller than
+ * the count). A group is read with one read(2) per CPU/thread. Returns 0 or -errno
+ * of read(2). May be called while counting (a snapshot) or after. */
+TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n);
+
+/* Explains why perf_event_open(attr) failed with err (negative errno) for a process
+ * target on this machine: one clause, lowercase, without the event's name, that names
+ * the cause (the paranoid level and what it allows, a missing capability, no PMU in
+ * this virtual machine, an event this CPU lacks, breakpoint registers taken, too many
+ * open files, ...) and ends with what to do in parentheses. Returns buf. Thread-safe. */
+TACHO_API char *tacho_counters_explain(int err, const struct perf_event_attr *attr,
+				       char *buf, size_t size);
+
+/* Arithmetic of multiplexing, exposed for tests and for callers that read fds
+ * themselves: raw * enabled / running without overflow; NAN when running is 0. */
+TACHO_API double tacho_count_scale(uint64_t raw, uint64_t enabled_ns, uint64_t running_ns);
 
 /* ==================================================================================
  * 5. The time-stamp counter

@@ -19,4 +19,49 @@ typedef int tc_perf_open_hook(void *arg, struct perf_event_attr *attr, pid_t pid
 /* NULL restores the real system call. Not thread-safe: tests only. */
 void tc_perf_set_open_hook(tc_perf_open_hook *hook, void *arg);
 
+/* --- what this machine and user allow (explain.c) ---
+ * Probed live by tc_perf_env_probe; tests fill one in by hand to reach every path of
+ * the explainer. */
+#define TC_PARANOID_UNKNOWN (-1000)
+struct tc_perf_env {
+	int paranoid;            /* /proc/sys/kernel/perf_event_paranoid, or TC_PARANOID_UNKNOWN */
+	bool caps_known;         /* CapEff was read */
+	bool cap_perfmon;        /* CAP_PERFMON (bit 38) effective */
+	bool cap_sys_admin;      /* CAP_SYS_ADMIN (bit 21) effective */
+	unsigned euid;
+	char core_pmu[32];       /* "cpu", "cpu_core", ... or "" when there is none */
+	bool hypervisor;         /* CPUID.1:ECX[31] (x86), /sys/hypervisor elsewhere */
+	bool tracefs;            /* tracefs events are visible */
+	long nofile;             /* RLIMIT_NOFILE soft limit, -1 unknown */
+};
+int tc_perf_env_probe(struct tc_perf_env *env);
+bool tc_perf_env_privileged(const struct tc_perf_env *env);
+bool tc_cpu_is_hypervisor_guest(void);
+/* What a perf_event_paranoid level allows an unprivileged user, as a clause. */
+const char *tc_paranoid_meaning(int level);
+/* The sysfs name of the PMU behind attr.type. 0 or -ENOENT. */
+int tc_pmu_name_of_type(uint32_t type, char *buf, size_t size);
+
+/* Flags of the context a failure happened in. */
+#define TC_EXPLAIN_CPU_WIDE     0x1u   /* opened with pid -1 on a CPU */
+#define TC_EXPLAIN_GROUP_MEMBER 0x2u   /* opened into an existing group */
+/* One sentence (lowercase, no full stop) saying why perf_event_open(a) failed with err
+ * (negative errno) and what to do. pmu: the PMU's name, or NULL to look it up from
+ * a->type. Returns buf. */
+char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_event_attr *a,
+		      const char *pmu, unsigned flags, char *buf, size_t size);
+
+/* --- counters.c: what regions and sampling reach inside a struct tacho_counters ---
+ * A slot is one (pid, cpu) pair the events were opened on: a thread, the child, or a
+ * CPU. */
+size_t tc_counters_nslots(const struct tacho_counters *c);
+/* The fd of event ev on slot, or -1 where it is not open. Owned by the counters. */
+int tc_counters_fd(const struct tacho_counters *c, size_t ev, size_t slot);
+int tc_counters_slot(const struct tacho_counters *c, size_t slot, pid_t *pid, int *cpu);
+/* Whether groups are read with PERF_FORMAT_GROUP (false after the inherit fallback or
+ * with no_group_read). */
+bool tc_counters_group_read(const struct tacho_counters *c);
+/* The online CPUs (/sys/devices/system/cpu/online). 0 or -errno; free(*out). */
+int tc_online_cpus(int **out, size_t *n);
+
 #endif

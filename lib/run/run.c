@@ -1,0 +1,304 @@
+/* run.c - launching and following a program: fork, hold it before exec until the
+ * counters are attached, exec with its errors reported exactly, wait with the exit
+ * status, forward signals. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+enum child_state { CH_HELD, CH_RUNNING, CH_REAPED };
+
+struct tacho_child {
+	pid_t pid;
+	int go_fd;          /* write end of the pipe the child waits on */
+	int err_fd;         /* read end of the close-on-exec pipe exec's errno comes back on */
+	enum child_state state;
+	bool forward;
+};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Only async-signal-safe calls between fork and exec: the parent may have threads. */
+static void __attribute__((noreturn))
+child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
+{
+	char c;
+	ssize_t r;
+	int e;
+
+	do
+		r = read(go_rd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(127);     /* the parent gave up on us before releasing */
+	close(go_rd);
+	if (cwd && chdir(cwd) < 0) {
+		e = errno;
+		goto fail;
+	}
+	execvp(argv[0], argv);
+	e = errno;
+fail:
+	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
+		;
+	_exit(127);
+}
+
+int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
+		      struct tacho_child **out)
+{
+	struct tacho_child *c;
+	int go[2], er[2];
+	const char *cwd = NULL;
+	int err;
+
+	if (!argv || !argv[0] || !argv[0][0] || !out)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	if (opts && opts->sz >= offsetof(struct tacho_child_opts, cwd) + sizeof(opts->cwd))
+		cwd = opts->cwd;
+	if (opts && opts->sz >= offsetof(struct tacho_child_opts, forward_signals) +
+				    sizeof(opts->forward_signals))
+		c->forward = opts->forward_signals;
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		err = -errno;
+		free(c);
+		return err;
+	}
+	if (pipe2(er, O_CLOEXEC) < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		free(c);
+		return err;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		close(er[0]);
+		close(er[1]);
+		free(c);
+		return err;
+	}
+	if (c->pid == 0) {
+		close(go[1]);
+		close(er[0]);
+		child_main(argv, cwd, go[0], er[1]);
+	}
+	close(go[0]);
+	close(er[1]);
+	c->go_fd = go[1];
+	c->err_fd = er[0];
+	c->state = CH_HELD;
+	*out = c;
+	return 0;
+}
+
+pid_t tacho_child_pid(const struct tacho_child *c)
+{
+	return c ? c->pid : -1;
+}
+
+int tacho_child_exec(struct tacho_child *c, int *exec_err)
+{
+	char go = 'g';
+	int e = 0;
+	ssize_t r;
+
+	if (exec_err)
+		*exec_err = 0;
+	if (!c || c->state != CH_HELD)
+		return -EINVAL;
+	do
+		r = write(c->go_fd, &go, 1);
+	while (r < 0 && errno == EINTR);
+	close_fd(&c->go_fd);
+	if (r != 1) {
+		/* the child is gone (killed before it was released) */
+		e = ESRCH;
+		goto failed;
+	}
+	/* EOF: exec succeeded and closed the pipe; an int: exec's errno */
+	do
+		r = read(c->err_fd, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close_fd(&c->err_fd);
+	if (r == 0) {
+		c->state = CH_RUNNING;
+		return 0;
+	}
+	if (r != (ssize_t)sizeof(e))
+		e = EIO;
+failed:
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->state = CH_REAPED;
+	if (exec_err)
+		*exec_err = e;
+	return -TACHO_ECHILD;
+}
+
+/* Signal forwarding: one child at a time (the handler cannot carry a pointer). */
+static volatile sig_atomic_t fwd_pid;
+static const int fwd_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void fwd_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	(void)uc;
+
+	/* From the terminal (si_code SI_KERNEL) the child, in the same foreground process
+	 * group, got the signal itself; from kill(2) (si_code <= 0: SI_USER, SI_QUEUE,
+	 * SI_TKILL) only tacho did, so pass it on. Either way tacho keeps going, waits for
+	 * the program and prints what it counted. */
+	if (fwd_pid > 0 && si && si->si_code <= 0 && si->si_pid != fwd_pid)
+		kill((pid_t)fwd_pid, sig);
+	errno = saved;
+}
+
+int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)
+{
+	struct sigaction sa, old[ARRAY_SIZE(fwd_signals)];
+	struct rusage ru;
+	int status = 0, err = 0;
+	pid_t r;
+
+	if (!c || c->state != CH_RUNNING)
+		return -EINVAL;
+	if (c->forward) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = fwd_handler;
+		sa.sa_flags = SA_SIGINFO;   /* no SA_RESTART: wait4 sees EINTR and loops */
+		sigemptyset(&sa.sa_mask);
+		fwd_pid = c->pid;
+		for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
+			sigaction(fwd_signals[i], &sa, &old[i]);
+	}
+	memset(&ru, 0, sizeof(ru));
+	do
+		r = wait4(c->pid, &status, 0, &ru);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		err = -errno;
+	if (c->forward) {
+		for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
+			sigaction(fwd_signals[i], &old[i], NULL);
+		fwd_pid = 0;
+	}
+	if (err)
+		return err;
+	c->state = CH_REAPED;
+	if (st) {
+		memset(st, 0, sizeof(*st));
+		if (WIFEXITED(status)) {
+			st->exited = true;
+			st->code = WEXITSTATUS(status);
+			st->status = st->code;
+		} else if (WIFSIGNALED(status)) {
+			st->signal = WTERMSIG(status);
+			st->status = 128 + st->signal;
+			st->core_dumped = WCOREDUMP(status);
+		}
+		st->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+			      (uint64_t)ru.ru_utime.tv_usec * 1000u;
+		st->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+			     (uint64_t)ru.ru_stime.tv_usec * 1000u;
+		st->max_rss_kb = ru.ru_maxrss;
+	}
+	return 0;
+}
+
+int tacho_child_kill(struct tacho_child *c, int sig)
+{
+	if (!c)
+		return -EINVAL;
+	if (c->state == CH_REAPED)
+		return -ESRCH;
+	return kill(c->pid, sig) < 0 ? -errno : 0;
+}
+
+void tacho_child_free(struct tacho_child *c)
+{
+	if (!c)
+		return;
+	if (c->state != CH_REAPED) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	close_fd(&c->go_fd);
+	close_fd(&c->err_fd);
+	free(c);
+}
+
+char *tacho_exit_describe(const struct tacho_exit *st, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	if (st->signal) {
+		const char *abbr = sigabbrev_np(st->signal);
+		snprintf(buf, size, "killed by signal %d (%s%s)%s", st->signal,
+			 abbr ? "SIG" : "", abbr ? abbr : "unknown",
+			 st->core_dumped ? ", core dumped" : "");
+	} else {
+		snprintf(buf, size, "exited with status %d", st->code);
+	}
+	return buf;
+}
+
+char *tacho_exec_strerror(const char *program, int exec_err, char *buf, size_t size)
+{
+	const char *why;
+	bool has_slash = program && strchr(program, '/');
+
+	if (exec_err < 0)
+		exec_err = -exec_err;
+	switch (exec_err) {
+	case ENOENT:
+		why = has_slash ? "no such file" : "no such program in PATH";
+		break;
+	case EACCES:
+		why = "permission denied (not executable, or a folder on the way is not "
+		      "searchable)";
+		break;
+	case ENOEXEC:
+		why = "not an executable format this kernel runs (a script without '#!'?)";
+		break;
+	case ENOTDIR:
+		why = "a component of the path is not a folder";
+		break;
+	case ELOOP:
+		why = "too many symbolic links in the path";
+		break;
+	case E2BIG:
+		why = "the argument list and environment are too long";
+		break;
+	case ETXTBSY:
+		why = "the file is open for writing by another process";
+		break;
+	case EISDIR:
+		why = "it is a folder";
+		break;
+	default:
+		why = tacho_strerror(-exec_err);
+		break;
+	}
+	snprintf(buf, size, "cannot run '%s': %s", program ? program : "", why);
+	return buf;
+}
