@@ -885,6 +885,93 @@ TACHO_API double tacho_count_scale(uint64_t raw, uint64_t enabled_ns, uint64_t r
  * ("invariant TSC", CPUID.8000_0007h:EDX[8]); reading it costs a few nanoseconds, far
  * less than any system call. The seeds' StartTSC/EndTSC stalled the pipeline with CPUID
  * around RDTSC; in a virtual machine CPUID is a VM exit (~7 us), so tacho fences with
+/* --- 4s. Scheduling: which events share a run of the program [owner: stat] ---
+ * A core PMU has a few general-purpose counters (2 on the Pentium, 4 or 8 on Intel
+ * cores, 6 on AMD Zen) and, on Intel, fixed counters for instructions, cycles and
+ * ref-cycles. More events than counters means either multiplexing (the kernel rotates
+ * groups and scales the counts) or more runs of the program (P5Stat's way, seed 000).
+ * The scheduler plans the runs; tacho_stat (4m) executes them. Events that need no
+ * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
+ * counted in the first run; breakpoints take one of the four debug registers each. */
+
+struct tacho_pmu_counters {
+	unsigned gp;             /* general-purpose counters a task may use */
+	unsigned fixed;          /* fixed counters a task may use */
+	uint32_t fixed_mask;     /* bit i: fixed counter i usable (Intel: 0 instructions,
+				    1 cycles, 2 ref-cycles) */
+	unsigned breakpoints;    /* debug address registers (4 on x86) */
+	bool fixed_intel;        /* fixed counters have Intel's architectural meaning */
+	bool known;              /* the numbers come from a source; false: unknown (the
+				    scheduler then plans one run and lets the kernel
+				    multiplex) */
+	bool none;               /* known, and there are no counters: no hardware PMU */
+	char source[64];         /* where the numbers came from ("CPUID leaf 0xA") */
+	char note[192];          /* what else limits them ("the NMI watchdog holds ..."),
+				    "" when nothing */
+};
+
+/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
+ * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
+ * on AMD, two on P5/P6 parts before leaf 0xA. Pure: test it on dumps. 0 or -EINVAL. */
+TACHO_API int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
+					  struct tacho_pmu_counters *out);
+
+/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
+ * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
+ * in c->note. 0 or -EINVAL. Pure. */
+TACHO_API int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
+
+/* This machine's counters: the few CPUID leaves that decide them, read on the calling
+ * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
+ * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,
+ * -ENOMEM. Thread-safe. */
+TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
+
+/* A plan: nruns runs of the program, each with perf groups of event indices. */
+struct tacho_schedule;
+
+/* Where one event of the list goes. */
+struct tacho_sched_slot {
+	int run;                 /* 0-based run of the program; -1: never scheduled */
+	int group;               /* 0-based perf group within the run; -1 when unscheduled */
+	bool fixed;              /* planned on a fixed counter */
+	const char *why;         /* NULL when scheduled; else why it can never be counted
+				    here (it is never opened), owned by the schedule */
+};
+
+/* Flags of tacho_schedule_new. */
+#define TACHO_SCHED_MULTIPLEX 0x1u  /* one run; groups that each fit the counters,
+				       rotated by the kernel and scaled (breakpoints beyond
+				       four still need another run: the kernel cannot
+				       rotate them) */
+
+/* Plans how to count every event of list with the counters pmu describes. Without
+ * TACHO_SCHED_MULTIPLEX: first fit, in list order, into as few runs as keep every run
+ * within the counters, so nothing is multiplexed; a {group} of the user stays one perf
+ * group; the counter events of a run form one perf group (one read). An event or
+ * group that can never fit (wider than the counters, a fixed-only event without its
+ * fixed counter) gets a slot with run -1 and a reason, and is never opened. With no
+ * hardware PMU (pmu->none) or unknown counters, counter events are planned alone in
+ * the first run, so that the kernel's refusal (explained by the engine) or its
+ * multiplexing (with coverage) is what the user sees. 0 and *out (free it with
+ * tacho_schedule_free), -EINVAL or -ENOMEM. Thread-safe. */
+TACHO_API int tacho_schedule_new(const struct tacho_evlist *list,
+				 const struct tacho_pmu_counters *pmu, unsigned flags,
+				 struct tacho_schedule **out);
+TACHO_API void tacho_schedule_free(struct tacho_schedule *s);
+
+/* Reading a plan (0 / NULL for out-of-range arguments). Pointers live as long as s. */
+TACHO_API unsigned tacho_schedule_nruns(const struct tacho_schedule *s);
+TACHO_API unsigned tacho_schedule_nevents(const struct tacho_schedule *s);
+TACHO_API unsigned tacho_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
+/* The event indices of one group, leader first; *n their number. */
+TACHO_API const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned run,
+					       unsigned group, unsigned *n);
+TACHO_API const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_schedule *s,
+							     unsigned ev);
+TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s);
+/* --- end 4s --- */
+
  * LFENCE instead (SDM Vol. 2B, RDTSC/RDTSCP: LFENCE before RDTSC waits for earlier
  * instructions; LFENCE after RDTSCP keeps later ones from starting before the read). */
 
