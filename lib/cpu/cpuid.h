@@ -44,6 +44,12 @@ const struct tacho_cpuid_regs *tc_cpuid_raw(const struct tacho_cpuid_dump *d, un
  * 0x8000_0026 ...). */
 bool tc_cpuid_leaf_indexed(uint32_t leaf);
 
+/* Reading this machine's CPUs (live.c): tacho_cpuid_dump_live uses TC_LIVE_AUTO
+ * (pinning, and /dev/cpu/N/cpuid for CPUs it cannot pin to); tests force one way to
+ * compare the two. Same returns as tacho_cpuid_dump_live. */
+enum tc_live_method { TC_LIVE_AUTO, TC_LIVE_PIN, TC_LIVE_DEV };
+int tc_cpuid_dump_live_method(enum tc_live_method method, struct tacho_cpuid_dump **out);
+
 /* Executes CPUID on the calling CPU (x86 only; elsewhere returns false). */
 bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);
 
