@@ -4,33 +4,120 @@
 #define TACHO_EVENTS_EVENTS_H
 
 #include <linux/perf_event.h>
+#include <stdint.h>
 
 #include "util/util.h"
 
 /* Where an event comes from; decides how `tacho list` groups it, how the scheduler
  * places it (hardware events compete for counters, the rest do not) and how a
- * failure to open it is explained. */
+ * failure to open it is explained. The values are the public enum's. */
 enum tc_event_source {
-	TC_EV_HARDWARE,     /* generic hardware (cycles, instructions, ...) */
-	TC_EV_CACHE,        /* generic cache events (L1-dcache-load-misses, ...) */
-	TC_EV_SOFTWARE,     /* kernel software events (task-clock, page-faults, ...) */
-	TC_EV_PFM,          /* CPU-specific, through libpfm4 */
-	TC_EV_RAW,          /* rNNNN */
-	TC_EV_PMU,          /* pmu/term=value,.../ through sysfs formats, or pmu/alias/ */
-	TC_EV_TRACEPOINT,   /* subsystem:name */
-	TC_EV_BREAKPOINT,   /* mem:ADDR[/LEN][:rwx] */
+	TC_EV_HARDWARE = TACHO_EVENT_SRC_HARDWARE,     /* generic hardware (cycles, ...) */
+	TC_EV_CACHE = TACHO_EVENT_SRC_CACHE,           /* generic cache (L1-dcache-load-misses) */
+	TC_EV_SOFTWARE = TACHO_EVENT_SRC_SOFTWARE,     /* kernel software (task-clock, ...) */
+	TC_EV_PFM = TACHO_EVENT_SRC_PFM,               /* CPU-specific, through libpfm4 */
+	TC_EV_RAW = TACHO_EVENT_SRC_RAW,               /* rNNNN */
+	TC_EV_PMU = TACHO_EVENT_SRC_PMU,               /* pmu/term=value,.../ or pmu/alias/ */
+	TC_EV_TRACEPOINT = TACHO_EVENT_SRC_TRACEPOINT, /* subsystem:name */
+	TC_EV_BREAKPOINT = TACHO_EVENT_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx] */
 };
 
 struct tc_event {
-	char *name;                  /* as the user wrote it, modifiers included */
+	char *name;                  /* as the user wrote it, modifiers included (or name=) */
 	enum tc_event_source source;
 	struct perf_event_attr attr; /* complete but for the engine's own fields
 					(read_format, disabled, inherit, sample_*) */
-	char *pmu;                   /* the PMU's sysfs name ("cpu", "software", "msr", ...) */
+	char *pmu;                   /* the PMU's name ("cpu", "software", "msr", the
+					libpfm4 PMU "amd64_fam19h_zen4", ...) */
 	const char *unit;            /* "" or a unit ("msec" for the clocks, "Joules", ...) */
 	double scale;                /* multiply counts by this for the unit (1.0 usually) */
 	bool uses_counter;           /* needs a general-purpose hardware counter */
 	bool fixed_counter;          /* may live on a fixed counter instead (cycles, ...) */
+	int group_leader;            /* index of the leader of the user's {group} it is in,
+					or -1 when the user did not group it */
+	unsigned column;             /* 1-based column of the event in the parsed spec */
+	char *unit_buf;              /* owns unit when it came from a file */
 };
+
+/* The engine's view of a parsed list: the i-th event, or NULL past the end. The
+ * pointer lives as long as the list. */
+const struct tc_event *tc_evlist_get(const struct tacho_evlist *list, size_t i);
+
+/* --- tables.c: the generic events, as data --- */
+struct tc_generic_event {
+	const char *name;         /* canonical name */
+	const char *alias;        /* another accepted name, or NULL */
+	uint32_t type;            /* PERF_TYPE_HARDWARE / PERF_TYPE_SOFTWARE */
+	uint64_t config;
+	const char *unit;         /* "" or the unit after scaling */
+	double scale;
+	bool fixed;               /* Intel has a fixed counter for it */
+	const char *desc;
+};
+extern const struct tc_generic_event tc_hw_events[];
+extern const size_t tc_hw_events_count;
+extern const struct tc_generic_event tc_sw_events[];
+extern const size_t tc_sw_events_count;
+
+struct tc_cache_name {
+	const char *name;         /* spelling accepted in an event name */
+	unsigned id;              /* PERF_COUNT_HW_CACHE_* (cache) or _OP_* (operation) */
+};
+struct tc_cache_kind {
+	const char *name;         /* canonical ("L1-dcache") */
+	unsigned id;              /* PERF_COUNT_HW_CACHE_L1D, ... */
+	unsigned ops;             /* bit (1 << PERF_COUNT_HW_CACHE_OP_*) for each operation
+				     the kernel's generic cache table can have for it */
+	const char *desc;
+};
+extern const struct tc_cache_kind tc_cache_kinds[];
+extern const size_t tc_cache_kinds_count;
+extern const struct tc_cache_name tc_cache_aliases[];   /* spellings of the caches */
+extern const size_t tc_cache_aliases_count;
+extern const struct tc_cache_name tc_cache_ops[];       /* spellings of the operations */
+extern const size_t tc_cache_ops_count;
+/* The canonical word of an operation ("load", "store", "prefetch"). */
+const char *tc_cache_op_word(unsigned op);
+
+/* Finds a generic hardware or software event by name or alias (case-insensitive),
+ * within the first len bytes of name. NULL if none. */
+const struct tc_generic_event *tc_generic_find(const char *name, size_t len);
+
+/* --- pfm.c: libpfm4 (its own header: libpfm4 defines its own perf_event_attr) --- */
+#include "events/pfm.h"
+
+/* --- sysfs.c: PMUs under /sys/bus/event_source/devices --- */
+struct tc_events_ctx {
+	const char *sysfs_root;    /* the devices folder */
+	const char *tracefs_root;  /* NULL: search the usual places */
+};
+#define TC_SYSFS_PMU_ROOT "/sys/bus/event_source/devices"
+
+/* True if s (len bytes) is a safe single path component: [A-Za-z0-9_.-]+, not "." or
+ * "..". Names that reach the file system go through this first. */
+bool tc_events_safe_component(const char *s, size_t len);
+
+/* Parses "pmu/terms/" (text is the whole term, base its 0-based offset in the source
+ * for diagnostics). Fills ev (attr, pmu, unit, scale, name when name= was given) and
+ * returns the number of bytes consumed (up to and including the closing '/'), or a
+ * negative error with *diag set. */
+int tc_pmu_parse(const struct tc_events_ctx *ctx, const char *src, size_t start, size_t end,
+		 struct tc_event *ev, struct tacho_diag *diag);
+
+/* --- tracepoint.c --- */
+/* The tracefs mount point to use (ctx's, else the first of /sys/kernel/tracing and
+ * /sys/kernel/debug/tracing that has events/), or NULL when none has. */
+const char *tc_tracefs_root(const struct tc_events_ctx *ctx);
+/* Looks up the id of sys:name. 0, -ENOENT (no such tracepoint), -ENODEV (no tracefs),
+ * or another -errno. */
+int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t syslen,
+		     const char *name, size_t namelen, uint64_t *id);
+
+/* --- parse.c --- */
+/* Applies the modifier letters s[0..len) to attr. On a bad letter returns its offset
+ * (>= 0) and sets *why to a printf format taking the letter (%c); -1 when all were
+ * good. */
+int tc_apply_modifiers(struct perf_event_attr *attr, const char *s, size_t len,
+		       const char **why);
 
 #endif

@@ -1,0 +1,166 @@
+/* pfm.c - CPU-specific event names through libpfm4: encoding, lookup, enumeration.
+ *
+ * libpfm4 knows the event tables of each CPU model and which of its PMUs are active
+ * here (it detects the CPU with CPUID, not through the kernel, so it names a VM's
+ * CPU even when the VM has no PMU to count with). An inactive PMU's events can be
+ * encoded only with "pmu::EVENT" and LIBPFM_ENCODE_INACTIVE=1 in the environment
+ * when libpfm4 starts (the tests use that to check encodings of other CPUs). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "events/pfm.h"
+
+/* tacho.h cannot be included here (its <linux/perf_event.h> clashes with libpfm4's
+ * definitions); the one error code this file returns is repeated from it. */
+#define TC_PFM_ENODATA 10004
+
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_status;
+
+static void pfm_start(void)
+{
+	pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -TC_PFM_ENODATA;
+}
+
+int tc_pfm_init(void)
+{
+	pthread_once(&pfm_once, pfm_start);
+	return pfm_status;
+}
+
+const char *tc_pfm_strerror(int err)
+{
+	return err == -ENOMEM ? "out of memory" : pfm_strerror(err);
+}
+
+static char *copy_name(const char *name, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s) {
+		memcpy(s, name, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+/* The PMU of libpfm4's event idx; false when it is one of libpfm4's generic "perf"
+ * PMUs, whose names (cycles, PERF_COUNT_HW_*) repeat the kernel's generic events
+ * that tacho resolves itself, with its own modifier rules. */
+static bool cpu_pmu_of(int idx, pfm_pmu_info_t *pinfo)
+{
+	pfm_event_info_t info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS)
+		return false;
+	memset(pinfo, 0, sizeof(*pinfo));
+	pinfo->size = sizeof(*pinfo);
+	return pfm_get_pmu_info(info.pmu, pinfo) == PFM_SUCCESS && pinfo->name &&
+	       pinfo->type != PFM_PMU_TYPE_OS_GENERIC;
+}
+
+int tc_pfm_encode(const char *name, size_t len, void *attr, size_t attr_size, char **pmu)
+{
+	struct perf_event_attr pattr;
+	pfm_perf_encode_arg_t arg;
+	pfm_pmu_info_t pinfo;
+	char *s;
+	int r;
+
+	*pmu = NULL;
+	if (tc_pfm_init() != 0)
+		return PFM_ERR_NOINIT;
+	s = copy_name(name, len);
+	if (!s)
+		return -ENOMEM;
+	memset(&pattr, 0, sizeof(pattr));
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.attr = &pattr;
+	r = pfm_get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	free(s);
+	if (r != PFM_SUCCESS)
+		return r;
+	if (!cpu_pmu_of(arg.idx, &pinfo))
+		return PFM_ERR_NOTFOUND;
+	memset(attr, 0, attr_size);
+	memcpy(attr, &pattr, attr_size < sizeof(pattr) ? attr_size : sizeof(pattr));
+	*pmu = strdup(pinfo.name);
+	return *pmu ? 0 : -ENOMEM;
+}
+
+bool tc_pfm_knows(const char *name, size_t len)
+{
+	char *s;
+	int idx;
+
+	if (tc_pfm_init() != 0)
+		return false;
+	s = copy_name(name, len);
+	if (!s)
+		return false;
+	idx = pfm_find_event(s);
+	free(s);
+	if (idx < 0)
+		return false;
+	pfm_pmu_info_t pinfo;
+	return cpu_pmu_of(idx, &pinfo);
+}
+
+static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
+{
+	pfm_event_info_t info;
+	char buf[512];
+	int r;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS || !info.name)
+		return 0;
+	r = fn(arg, info.name, info.desc ? info.desc : "", pmu);
+	if (r)
+		return r;
+	for (int a = 0; a < info.nattrs; a++) {
+		pfm_event_attr_info_t ainfo;
+
+		memset(&ainfo, 0, sizeof(ainfo));
+		ainfo.size = sizeof(ainfo);
+		if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &ainfo) != PFM_SUCCESS ||
+		    ainfo.type != PFM_ATTR_UMASK || !ainfo.name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s:%s", info.name, ainfo.name);
+		r = fn(arg, buf, ainfo.desc ? ainfo.desc : "", pmu);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
+{
+	int p, r;
+
+	if (tc_pfm_init() != 0)
+		return 0;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pinfo;
+
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
+		    pinfo.type == PFM_PMU_TYPE_OS_GENERIC || !pinfo.name)
+			continue;
+		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+			r = visit_event(idx, pinfo.name, fn, arg);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}

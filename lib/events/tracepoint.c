@@ -1,0 +1,60 @@
+/* tracepoint.c - kernel tracepoints by name: their ids from tracefs.
+ *
+ * A tracepoint SUBSYS:NAME is PERF_TYPE_TRACEPOINT with config = the number in
+ * TRACEFS/events/SUBSYS/NAME/id. tracefs lives at /sys/kernel/tracing (or under
+ * debugfs at /sys/kernel/debug/tracing on older set-ups); the library never mounts
+ * it, it only says where it looked. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "events/events.h"
+
+static const char *const tracefs_places[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static bool has_events(const char *root)
+{
+	char path[1024];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/events", root);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *tc_tracefs_root(const struct tc_events_ctx *ctx)
+{
+	if (ctx && ctx->tracefs_root)
+		return has_events(ctx->tracefs_root) ? ctx->tracefs_root : NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(tracefs_places); i++)
+		if (has_events(tracefs_places[i]))
+			return tracefs_places[i];
+	return NULL;
+}
+
+int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t syslen,
+		     const char *name, size_t namelen, uint64_t *id)
+{
+	const char *root = tc_tracefs_root(ctx);
+	char path[1024];
+	long long v;
+	int r;
+
+	if (!root)
+		return -ENODEV;
+	if (!tc_events_safe_component(sys, syslen) || !tc_events_safe_component(name, namelen))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%.*s/id", root, (int)syslen, sys,
+		 (int)namelen, name);
+	r = tc_read_int_file(path, &v);
+	if (r == -ENOTDIR)
+		r = -ENOENT;
+	if (r)
+		return r;
+	if (v < 0)
+		return -TACHO_EPARSE;
+	*id = (uint64_t)v;
+	return 0;
+}
