@@ -1,0 +1,665 @@
+/* test-cpuid-dump.c - CPUID dumps: every format tacho reads (checked against values read
+ * off the files), write_raw round trips, maximum leaves, malformed and truncated input,
+ * the whole libcpuid corpus, and the live reading of this machine. */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "cpu/cpuid.h"
+#include "util/util.h"
+
+#define CORPUS "shared/data/libcpuid"
+
+/* Loads a corpus file as a user would have it: the part before the first line of
+ * 80 dashes (the expected results libcpuid's tests append). */
+static int load_cut(const char *path, struct tacho_cpuid_dump **d, struct tacho_diag *diag)
+{
+	char *buf, *p;
+	size_t len;
+	int err = tc_read_file(path, &buf, &len, 0);
+
+	if (err)
+		return err;
+	for (p = buf; p < buf + len;) {
+		char *nl = memchr(p, '\n', (size_t)(buf + len - p));
+		size_t n = (size_t)((nl ? nl : buf + len) - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == 80 && strspn(p, "-") >= 80) {
+			len = (size_t)(p - buf);
+			break;
+		}
+		p = nl ? nl + 1 : buf + len;
+	}
+	err = tacho_cpuid_dump_parse(buf, len, path, d, diag);
+	free(buf);
+	return err;
+}
+
+static struct tacho_cpuid_dump *corpus_file(const char *rel)
+{
+	char full[512];
+	struct tacho_cpuid_dump *d = NULL;
+	struct tacho_diag diag = { 0 };
+	int err;
+
+	snprintf(full, sizeof(full), "%s/%s", CORPUS, rel);
+	err = load_cut(th_path(full), &d, &diag);
+	if (err)
+		fail_msg("%s: %s: %s:%u: %s", rel, tacho_err_name(err), diag.source, diag.line,
+			 diag.message);
+	return d;
+}
+
+static bool corpus_present(void)
+{
+	struct stat st;
+	return stat(th_path(CORPUS), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Asserts the registers of (cpu, leaf, subleaf) as stored, ignoring maximum leaves. */
+static void check_raw(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t leaf,
+		      uint32_t sub, uint32_t a, uint32_t b, uint32_t c, uint32_t e, int line)
+{
+	const struct tacho_cpuid_regs *r = tc_cpuid_raw(d, cpu, leaf, sub);
+
+	if (!r)
+		fail_msg("line %d: cpu %u leaf %#x.%u missing", line, cpu, leaf, sub);
+	if (r->eax != a || r->ebx != b || r->ecx != c || r->edx != e)
+		fail_msg("line %d: cpu %u leaf %#x.%u: got %08x %08x %08x %08x, want %08x %08x %08x "
+			 "%08x", line, cpu, leaf, sub, r->eax, r->ebx, r->ecx, r->edx, a, b, c, e);
+}
+#define CHECK(d, cpu, leaf, sub, a, b, c, e) check_raw(d, cpu, leaf, sub, a, b, c, e, __LINE__)
+
+/* --- each format, values read off the files --- */
+
+static void test_libcpuid_single(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	struct tacho_cpuid_regs r;
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	d = corpus_file("amd/zen2/amd-ryzen-7-5700u-with-radeon-graphics.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 1);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), -1);
+	CHECK(d, 0, 0, 0, 0x00000010, 0x68747541, 0x444d4163, 0x69746e65);   /* basic_cpuid[0] */
+	CHECK(d, 0, 0xd, 0, 0x00000207, 0x00000340, 0x00000380, 0x00000000); /* basic_cpuid[13] */
+	CHECK(d, 0, 0x80000002, 0, 0x20444d41, 0x657a7952, 0x2037206e, 0x30303735); /* ext[2] */
+	CHECK(d, 0, 0xb, 1, 0x00000007, 0x00000010, 0x00000201, 0x0000000f); /* intel_fn11[1] */
+	CHECK(d, 0, 0x8000001d, 3, 0x0001c163, 0x03c0003f, 0x00000fff, 0x00000001);
+	CHECK(d, 0, 4, 7, 0, 0, 0, 0);                                        /* intel_fn4[7] */
+	/* libcpuid writes basic_cpuid[] up to 31 whatever the maximum (0x10 here): the dump
+	 * keeps them, the query refuses them. */
+	CHECK(d, 0, 0x11, 0, 0, 0, 0, 0);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x11, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x10, 0, &r), 0);
+	assert_int_equal(r.ebx, 0x00000002);
+	/* ext_cpuid[0] says 0x8000_0020: 0x8000_001F is in, 0x8000_0021 is not stored */
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x8000001f, 0, &r), 0);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000021, 0, &r), -TACHO_ENODATA);
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_libcpuid_multi(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	d = corpus_file("amd/zen2/amd-ryzen-5-3600x-6-core-processor.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 12);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 5), 5);
+	CHECK(d, 0, 1, 0, 0x00870f10, 0x000c0800, 0x7ef8320b, 0x178bfbff);
+	CHECK(d, 5, 1, 0, 0x00870f10, 0x0c0c0800, 0x7ef8320b, 0x178bfbff);
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_aida64(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	/* "------[ Logical CPU #n ]------" */
+	d = corpus_file("amd/zen2/amd-ryzen-7-3700x-8-core-processor.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 16);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 15), 15);
+	CHECK(d, 15, 1, 0, 0x00870F10, 0x0F100800, 0x7ED8320B, 0x178BFBFF);
+	CHECK(d, 0, 0x8000001d, 2, 0x00004143, 0x01C0003F, 0x000003FF, 0x00000002);
+	CHECK(d, 0, 0x8000001d, 3, 0x0001C163, 0x03C0003F, 0x00003FFF, 0x00000001);
+	tacho_cpuid_dump_free(d);
+
+	/* "------[ CPUID Registers / Logical CPU #n ]------", "[SL 09] [PKRU]" */
+	d = corpus_file("amd/zen2/amd-custom-apu-0932.test");
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 0);
+	CHECK(d, 0, 1, 0, 0x00890F10, 0x00080800, 0x7ED8320B, 0x178BFBFF);
+	CHECK(d, 0, 0xd, 1, 0x0000000F, 0x00000340, 0x00000000, 0x00000000);
+	CHECK(d, 0, 0xd, 9, 0x00000040, 0x00000340, 0x00000000, 0x00000000);
+	assert_null(tc_cpuid_raw(d, 0, 0xd, 3));
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_instlatx64(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	d = corpus_file("amd/zen2/amd-ryzen-7-3800xt-8-core-processor.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 16);
+	CHECK(d, 0, 0, 0, 0x00000010, 0x68747541, 0x444D4163, 0x69746E65);
+	CHECK(d, 0, 0xd, 2, 0x00000100, 0x00000240, 0x00000000, 0x00000000);
+	CHECK(d, 0, 0x80000006, 0, 0x48006400, 0x68006400, 0x02006140, 0x01009140);
+	tacho_cpuid_dump_free(d);
+
+	/* "CPU#000" twice: the OS number is the affinity mask's bit, not the counter */
+	d = corpus_file("intel/x86-64/sandy-bridge/intel-celeron-cpu-g1610.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 2);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 0);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 1), 1);
+	CHECK(d, 1, 1, 0, 0x000306A9, 0x02100800, 0x0D9AE3BF, 0xBFEBFBFF);
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_old_aida(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	/* "CPUID Registers (CPU #1):", tab-separated, leaf 4 repeated once per cache */
+	d = corpus_file("intel/x86-64/nehalem/intel-core-i7-cpu-q-720.test");
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 8);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 0); /* AIDA counts from 1 */
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 1), 1); /* "CPU #2 Virtual" */
+	CHECK(d, 0, 0, 0, 0x0000000B, 0x756E6547, 0x6C65746E, 0x49656E69);
+	CHECK(d, 0, 4, 0, 0x1C004121, 0x01C0003F, 0x0000003F, 0x00000000);
+	CHECK(d, 0, 4, 3, 0x1C03C163, 0x02C0003F, 0x00001FFF, 0x00000002);
+	CHECK(d, 0, 0xb, 1, 0x00000004, 0x00000008, 0x00000201, 0x00000000);
+	CHECK(d, 1, 1, 0, 0x000106E5, 0x01100800, 0x0098E3FD, 0xBFEBFBFF);
+	tacho_cpuid_dump_free(d);
+
+	/* the same with a colon after the leaf */
+	d = corpus_file("amd/k10/amd-e2-3000m-apu-with-radeon-hd-graphics.test");
+	CHECK(d, 0, 1, 0, 0x00300F10, 0x00020800, 0x00802009, 0x178BFBFF);
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_cpuid_r(void **state)
+{
+	struct tacho_cpuid_dump *d = NULL;
+	struct tacho_diag diag;
+	(void)state;
+
+	/* `cpuid -r` on this project's KVM guest (AMD EPYC, 2 CPUs) */
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/kvm-epyc-2cpu.cpuid-r"),
+					       &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 2);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 1), 1);
+	CHECK(d, 0, 0, 0, 0x0000001c, 0x68747541, 0x444d4163, 0x69746e65);
+	CHECK(d, 1, 1, 0, 0x00a10f11, 0x01020800, 0xfffa3203, 0x178bfbff);
+	CHECK(d, 0, 0xd, 0xc, 0x00000018, 0x00000000, 0x00000001, 0x00000000);
+	CHECK(d, 0, 0x40000000, 0, 0x40000001, 0x4b4d564b, 0x564b4d56, 0x0000004d);
+	tacho_cpuid_dump_free(d);
+
+	/* `cpuid -r -1`: "CPU:" without a number */
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/kvm-epyc-1cpu.cpuid-r1"),
+					       &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 1);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), -1);
+	tacho_cpuid_dump_free(d);
+}
+
+/* Leaves of ranges that do not exist are refused, the probe leaves included. */
+static void test_max_leaf(void **state)
+{
+	static const char text[] =
+		"CPU 0:\n"
+		"   0x00000000 0x00: eax=0x00000001 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+		"   0x00000001 0x00: eax=0x000306a9 ebx=0x00100800 ecx=0x7fbae3ff edx=0xbfebfbff\n"
+		"   0x00000002 0x00: eax=0x76035a01 ebx=0x00f0b0ff ecx=0x00000000 edx=0x00ca0000\n"
+		"   0x80000000 0x00: eax=0x00000001 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x80000001 0x00: eax=0x00000000 ebx=0x00000000 ecx=0x00000001 edx=0x28100800\n"
+		"   0xc0000000 0x00: eax=0x00000001 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n";
+	struct tacho_cpuid_dump *d;
+	struct tacho_cpuid_regs r;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "max", &d, NULL), 0);
+	assert_int_equal(tacho_cpuid_query(d, 0, 1, 0, &r), 0);
+	assert_int_equal(tacho_cpuid_query(d, 0, 2, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000001, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0xc0000000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x40000000, 0, &r), -TACHO_ENODATA);
+	assert_non_null(tc_cpuid_raw(d, 0, 2, 0));
+	tacho_cpuid_dump_free(d);
+}
+
+/* --- round trips --- */
+
+static char *write_raw(const struct tacho_cpuid_dump *d, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	assert_non_null(f);
+	assert_int_equal(tacho_cpuid_dump_write_raw(d, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void assert_same_dump(const struct tacho_cpuid_dump *a, const struct tacho_cpuid_dump *b,
+			     const char *what)
+{
+	if (a->ncpus != b->ncpus)
+		fail_msg("%s: %u CPUs, then %u", what, a->ncpus, b->ncpus);
+	for (unsigned i = 0; i < a->ncpus; i++) {
+		const struct tc_cpuid_cpu *x = &a->cpus[i], *y = &b->cpus[i];
+		if (x->os_cpu != y->os_cpu || x->n != y->n)
+			fail_msg("%s: cpu %u: os %d/%d, %zu/%zu leaves", what, i, x->os_cpu,
+				 y->os_cpu, x->n, y->n);
+		for (size_t k = 0; k < x->n; k++)
+			if (memcmp(&x->leaves[k], &y->leaves[k], sizeof(x->leaves[k])) != 0)
+				fail_msg("%s: cpu %u: leaf %#x.%#x differs", what, i,
+					 x->leaves[k].leaf, x->leaves[k].subleaf);
+	}
+}
+
+/* dump -> write_raw -> parse gives the same dump, and writing it again the same text */
+static void round_trip(const struct tacho_cpuid_dump *d, const char *what)
+{
+	struct tacho_cpuid_dump *back;
+	struct tacho_diag diag;
+	size_t len1, len2;
+	char *t1 = write_raw(d, &len1), *t2;
+	int err = tacho_cpuid_dump_parse(t1, len1, what, &back, &diag);
+
+	if (err)
+		fail_msg("%s: re-parse: %s at line %u: %s", what, tacho_err_name(err), diag.line,
+			 diag.message);
+	assert_same_dump(d, back, what);
+	t2 = write_raw(back, &len2);
+	assert_int_equal(len1, len2);
+	assert_memory_equal(t1, t2, len1);
+	free(t1);
+	free(t2);
+	tacho_cpuid_dump_free(back);
+}
+
+static void test_round_trip(void **state)
+{
+	static const char *const files[] = {
+		"amd/zen2/amd-ryzen-7-5700u-with-radeon-graphics.test",
+		"amd/zen2/amd-ryzen-5-3600x-6-core-processor.test",
+		"amd/zen2/amd-ryzen-7-3700x-8-core-processor.test",
+		"amd/zen2/amd-ryzen-7-3800xt-8-core-processor.test",
+		"intel/x86-64/nehalem/intel-core-i7-cpu-q-720.test",
+	};
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag;
+	char *buf, *text;
+	size_t len, tlen;
+	(void)state;
+
+	/* `cpuid -r` output writes back byte for byte, numbered and unnumbered */
+	static const char *const raw[] = { "tests/data/cpuid/kvm-epyc-2cpu.cpuid-r",
+					   "tests/data/cpuid/kvm-epyc-1cpu.cpuid-r1" };
+	for (size_t i = 0; i < ARRAY_SIZE(raw); i++) {
+		assert_int_equal(tc_read_file(th_path(raw[i]), &buf, &len, 0), 0);
+		assert_int_equal(tacho_cpuid_dump_parse(buf, len, raw[i], &d, &diag), 0);
+		text = write_raw(d, &tlen);
+		if (tlen != len || memcmp(text, buf, len) != 0)
+			fail_msg("%s: write_raw does not reproduce the file", raw[i]);
+		round_trip(d, raw[i]);
+		free(text);
+		free(buf);
+		tacho_cpuid_dump_free(d);
+	}
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		d = corpus_file(files[i]);
+		round_trip(d, files[i]);
+		tacho_cpuid_dump_free(d);
+	}
+}
+
+/* --- bad input: code and line --- */
+
+#define R0 "   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69"
+#define L0 "basic_cpuid[0]=0000000d 756e6547 6c65746e 49656e69"
+#define BIN(s) s, sizeof(s) - 1 /* text with NUL bytes, and its length */
+#define A0 "CPUID 00000000: 0000000D-756E6547-6C65746E-49656E69"
+
+static const struct bad_case {
+	const char *name;
+	const char *text;
+	size_t len;       /* 0: strlen(text) */
+	int err;
+	unsigned line;
+	const char *msg;  /* a part of the message */
+} bad_cases[] = {
+	{ "empty", "", 0, -TACHO_EEMPTY, 0, "no CPUID leaves found" },
+	{ "only text", "hello\nworld\n", 0, -TACHO_EEMPTY, 0, "no CPUID leaves found" },
+	{ "only a header", "CPU 0:\n", 0, -TACHO_EEMPTY, 0, "no CPUID leaves found" },
+	{ "binary", BIN("\x7f" "ELF\x02\x01\x01\0\0\0\xff\xfe\n\x01"), -TACHO_EEMPTY, 0, "no CPUID" },
+	{ "nul in a line", BIN("CPU 0:\n   0x00000000 0x00: eax=0x0000\0d"), -TACHO_EPARSE, 2, "eax" },
+	/* cpuid -r */
+	{ "r: bad hex in leaf", "CPU 0:\n   0x0000000g 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
+	  -TACHO_EPARSE, 2, "bad hex digit 'g'" },
+	{ "r: bad hex in register", "CPU 0:\n" R0 "\n   0x00000001 0x00: eax=0x000306a9 "
+	  "ebx=0x0010080z ecx=0x7fbae3ff edx=0xbfebfbff\n", 0, -TACHO_EPARSE, 3, "ebx" },
+	{ "r: register missing", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 "
+	  "ecx=0x6c65746e\n", 0, -TACHO_EPARSE, 2, "edx=0x" },
+	{ "r: register missing at the end", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d "
+	  "ebx=0x756e6547 ecx=0x6c65746e", 0, -TACHO_ETRUNC, 2, "ends in the middle of a line" },
+	{ "r: value cut at the end", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 "
+	  "ecx=0x6c65746e edx=0x4965", 0, -TACHO_ETRUNC, 2, "edx" },
+	{ "r: short value mid-file", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 "
+	  "ecx=0x6c65746e edx=0x4965\n" R0 "\n", 0, -TACHO_EPARSE, 2, "8 are expected" },
+	{ "r: cut after the leaf", "CPU 0:\n" R0 "\n   0x00000001", 0, -TACHO_ETRUNC, 3, "" },
+	{ "r: no colon", "   0x00000000 0x00 eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e "
+	  "edx=0x49656e69\n", 0, -TACHO_EPARSE, 1, "':'" },
+	{ "r: junk after edx", R0 " extra\n", 0, -TACHO_EPARSE, 1, "after the registers" },
+	{ "r: leaf too wide", "   0x000000000 0x00: eax=0x0000000d ebx=0x756e6547 ecx=0x6c65746e "
+	  "edx=0x49656e69\n", 0, -TACHO_EPARSE, 1, "leaf" },
+	{ "r: header at the end", "CPU 0:\n" R0 "\nCPU 1:\n", 0, -TACHO_ETRUNC, 3, "CPU header" },
+	/* libcpuid */
+	{ "lc: register missing", L0 "\nbasic_cpuid[1]=000306a9 00100800 7fbae3ff\n", 0,
+	  -TACHO_EPARSE, 2, "edx" },
+	{ "lc: cut at the end", L0 "\nbasic_cpuid[1]=000306a9 00100800 7fbae3ff bfeb", 0,
+	  -TACHO_ETRUNC, 2, "edx" },
+	{ "lc: bad index", L0 "\nbasic_cpuid[x]=000306a9 00100800 7fbae3ff bfebfbff\n", 0,
+	  -TACHO_EPARSE, 2, "index" },
+	{ "lc: huge index", L0 "\next_cpuid[4294967296]=0 0 0 0\n", 0, -TACHO_EPARSE, 2, "index" },
+	{ "lc: bad hex", L0 "\nintel_fn4[0]=1c004121 01c0003f 0000003f 0000000q\n", 0,
+	  -TACHO_EPARSE, 2, "edx" },
+	{ "lc: separator at the end", L0 "\n\n_________________ Logical CPU #1 _________________\n",
+	  0, -TACHO_ETRUNC, 3, "CPU header" },
+	{ "lc: arm", "_________________ Logical CPU #0 _________________\n"
+	  "arm_midr=00000000410fd030\n", 0, -TACHO_ENOTX86, 2, "ARM" },
+	/* AIDA64 / InstLatx64 */
+	{ "aida: bad hex in leaf", "------[ Logical CPU #0 ]------\n" A0 "\nCPUID 0000000G: "
+	  "00000001-00000002-00000003-00000004\n", 0, -TACHO_EPARSE, 3, "leaf" },
+	{ "aida: register missing", "------[ Logical CPU #0 ]------\nCPUID 00000000: "
+	  "0000000D-756E6547-6C65746E\n", 0, -TACHO_EPARSE, 2, "'-'" },
+	{ "aida: cut at the end", "CPU#000 AffMask: 0x0000000000000001\n" A0 "\nCPUID 00000001: "
+	  "000306A9-02100800-0D9A", 0, -TACHO_ETRUNC, 3, "ecx" },
+	{ "aida: bad subleaf", "------[ Logical CPU #0 ]------\n" A0 "\nCPUID 00000004: "
+	  "1C004121-01C0003F-0000003F-00000000 [SL zz]\n", 0, -TACHO_EPARSE, 3, "subleaf" },
+	{ "aida: old header", "CPUID Registers (CPU #x):\n" A0 "\n", 0, -TACHO_EPARSE, 1,
+	  "CPU header" },
+};
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		struct tacho_cpuid_dump *d = (struct tacho_cpuid_dump *)&d; /* must become NULL */
+		struct tacho_diag diag = { .line = 9999 };
+		size_t len = c->len ? c->len : strlen(c->text);
+		int err = tacho_cpuid_dump_parse(c->text, len, "bad.txt", &d, &diag);
+
+		if (err != c->err || diag.line != c->line || !strstr(diag.message, c->msg) ||
+		    strcmp(diag.source, "bad.txt") != 0 || d != NULL)
+			fail_msg("case \"%s\": got %s at line %u: \"%s\"; want %s at line %u "
+				 "mentioning \"%s\"", c->name, tacho_err_name(err), diag.line,
+				 diag.message, tacho_err_name(c->err), c->line, c->msg);
+	}
+}
+
+/* Free text that the formats carry (titles, notes, blank lines, CRLF) is skipped. */
+static void test_free_text(void **state)
+{
+	static const char aida[] =
+		"AIDA64 CPUID dump\r\n"
+		"------[ Versions ]------\r\n"
+		"Program Version : AIDA64 Extreme\r\n"
+		"CPUID Manufacturer: GenuineIntel\r\n"
+		"\r\n"
+		"------[ CPUID Registers / Logical CPU #2 Virtual ]------\r\n"
+		"CPUID 00000000: 0000000D-756E6547-6C65746E-49656E69 [GenuineIntel]\r\n"
+		"CPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 00] [L1D: 32 KB]\r\n"
+		"CPUID 00000004: 1C004143-01C0003F-000001FF-00000000 [SL 02] [L2: 256 KB] / L3: 0 KB]\r\n"
+		"------[ MSR Registers ]------\r\n"
+		"MSR 0000001B: 00000000-FEE00900\r\n";
+	static const char raw[] = "# taken on host x\n\nCPU 3:\n" R0 "\n";
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_parse(aida, strlen(aida), "a", &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 1);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 2);
+	CHECK(d, 0, 4, 2, 0x1C004143, 0x01C0003F, 0x000001FF, 0x00000000);
+	tacho_cpuid_dump_free(d);
+	assert_int_equal(tacho_cpuid_dump_parse(raw, strlen(raw), "r", &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 3);
+	tacho_cpuid_dump_free(d);
+}
+
+static void test_load_errors(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_load("/nonexistent/dump.txt", &d, &diag), -ENOENT);
+	assert_null(d);
+	assert_string_equal(diag.source, "/nonexistent/dump.txt");
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid"), &d, &diag), -EISDIR);
+	assert_int_equal(tacho_cpuid_dump_load("/dev/null", &d, &diag), -TACHO_EEMPTY);
+	assert_string_equal(diag.source, "/dev/null");
+}
+
+/* --- the whole corpus --- */
+
+struct walk {
+	unsigned files, cpus, arm;
+};
+
+static void walk_dir(const char *dir, bool arm, struct walk *w)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+
+	if (n < 0)
+		fail_msg("cannot list %s: %s", dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		char path[1024];
+		const char *name = ents[i]->d_name;
+		struct stat st;
+		size_t len = strlen(name);
+
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (name[0] == '.' || stat(path, &st) != 0) {
+			free(ents[i]);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			walk_dir(path, arm || strcmp(name, "arm") == 0, w);
+		} else if (len > 5 && strcmp(name + len - 5, ".test") == 0) {
+			struct tacho_cpuid_dump *d = NULL;
+			struct tacho_diag diag = { 0 };
+			int err = load_cut(path, &d, &diag);
+
+			if (arm) {
+				if (err != -TACHO_ENOTX86 || !strstr(diag.message, "ARM"))
+					fail_msg("%s: want TACHO_ENOTX86 about ARM, got %s: %s",
+						 path, tacho_err_name(err), diag.message);
+				w->arm++;
+			} else {
+				struct tacho_cpuid_regs r;
+				if (err)
+					fail_msg("%s: %s at line %u: %s", path, tacho_err_name(err),
+						 diag.line, diag.message);
+				assert_true(tacho_cpuid_dump_ncpus(d) >= 1);
+				for (unsigned c = 0; c < tacho_cpuid_dump_ncpus(d); c++)
+					if (tacho_cpuid_query(d, c, 0, 0, &r) != 0)
+						fail_msg("%s: CPU %u has no leaf 0", path, c);
+				w->files++;
+				w->cpus += tacho_cpuid_dump_ncpus(d);
+				tacho_cpuid_dump_free(d);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void test_corpus(void **state)
+{
+	struct walk w = { 0 };
+	(void)state;
+
+	if (!corpus_present())
+		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
+	walk_dir(th_path(CORPUS), false, &w);
+	print_message("corpus: %u x86 dumps parsed, %u CPUs; %u ARM dumps refused\n", w.files,
+		      w.cpus, w.arm);
+	assert_true(w.files >= 400);
+	assert_true(w.arm >= 1);
+}
+
+/* --- this machine --- */
+
+static unsigned count_cpulist(const char *s)
+{
+	unsigned n = 0;
+
+	while (*s) {
+		char *e;
+		unsigned long a = strtoul(s, &e, 10), b = a;
+		if (*e == '-')
+			b = strtoul(e + 1, &e, 10);
+		n += (unsigned)(b - a + 1);
+		s = *e == ',' ? e + 1 : e + strlen(e);
+	}
+	return n;
+}
+
+static void test_live(void **state)
+{
+	struct tacho_cpuid_dump *d;
+	char online[4096], vendor[13], *cpuinfo, *p;
+	cpu_set_t before, after;
+	int err;
+	(void)state;
+
+	CPU_ZERO(&before);
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	err = tacho_cpuid_dump_live(&d);
+	if (err == -TACHO_ENOTX86)
+		TEST_SKIP("not an x86 machine");
+	assert_int_equal(err, 0);
+	CPU_ZERO(&after);
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+
+	assert_int_equal(tc_read_line_file("/sys/devices/system/cpu/online", online,
+					   sizeof(online)), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), count_cpulist(online));
+
+	assert_int_equal(tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 0), 0);
+	p = strstr(cpuinfo, "vendor_id");
+	assert_non_null(p);
+	p = strchr(p, ':');
+	assert_non_null(p);
+	for (unsigned c = 0; c < tacho_cpuid_dump_ncpus(d); c++) {
+		struct tacho_cpuid_regs r0, r1;
+		assert_int_equal(tacho_cpuid_query(d, c, 0, 0, &r0), 0);
+		memcpy(vendor, &r0.ebx, 4);
+		memcpy(vendor + 4, &r0.edx, 4);
+		memcpy(vendor + 8, &r0.ecx, 4);
+		vendor[12] = '\0';
+		if (strncmp(p + 2, vendor, 12) != 0)
+			fail_msg("cpu %u: CPUID vendor %s, /proc/cpuinfo %.12s", c, vendor, p + 2);
+		assert_int_equal(tacho_cpuid_query(d, c, 1, 0, &r1), 0);
+		for (unsigned k = 0; k < c; k++) {
+			struct tacho_cpuid_regs o;
+			assert_int_equal(tacho_cpuid_query(d, k, 1, 0, &o), 0);
+			if (o.ebx >> 24 == r1.ebx >> 24)
+				fail_msg("cpus %u and %u share initial APIC ID %u", k, c, r1.ebx >> 24);
+		}
+	}
+	free(cpuinfo);
+	tacho_cpuid_dump_free(d);
+}
+
+/* Pinning and /dev/cpu/N/cpuid read the same leaves. */
+static void test_live_methods_agree(void **state)
+{
+	struct tacho_cpuid_dump *pin, *dev;
+	int err;
+	(void)state;
+
+	err = tc_cpuid_dump_live_method(TC_LIVE_PIN, &pin);
+	if (err == -TACHO_ENOTX86)
+		TEST_SKIP("not an x86 machine");
+	assert_int_equal(err, 0);
+	if (access("/dev/cpu/0/cpuid", R_OK) != 0) {
+		tacho_cpuid_dump_free(pin);
+		TEST_SKIP("/dev/cpu/0/cpuid is not readable (needs root and the cpuid module)");
+	}
+	assert_int_equal(tc_cpuid_dump_live_method(TC_LIVE_DEV, &dev), 0);
+	assert_same_dump(pin, dev, "pinned vs /dev/cpu/N/cpuid");
+	round_trip(pin, "live dump");
+	tacho_cpuid_dump_free(pin);
+	tacho_cpuid_dump_free(dev);
+}
+
+/* The live dump holds the same leaves and values as `cpuid -r`, when that tool is here. */
+static void test_live_vs_cpuid_tool(void **state)
+{
+	char *argv[] = { (char *)"cpuid", (char *)"-r", NULL };
+	struct tacho_cpuid_dump *live, *tool;
+	struct tacho_diag diag;
+	struct th_run run;
+	int err;
+	(void)state;
+
+	if (access("/usr/bin/cpuid", X_OK) != 0)
+		TEST_SKIP("the cpuid tool (Debian package cpuid) is not installed");
+	err = tacho_cpuid_dump_live(&live);
+	if (err == -TACHO_ENOTX86)
+		TEST_SKIP("not an x86 machine");
+	assert_int_equal(err, 0);
+	th_runv(&run, NULL, argv);
+	assert_int_equal(run.status, 0);
+	err = tacho_cpuid_dump_parse(run.out, run.out_len, "cpuid -r", &tool, &diag);
+	if (err)
+		fail_msg("cpuid -r output: %s at line %u: %s", tacho_err_name(err), diag.line,
+			 diag.message);
+	assert_same_dump(tool, live, "cpuid -r vs tacho");
+	th_run_free(&run);
+	tacho_cpuid_dump_free(live);
+	tacho_cpuid_dump_free(tool);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_libcpuid_single), cmocka_unit_test(test_libcpuid_multi),
+		cmocka_unit_test(test_aida64),          cmocka_unit_test(test_instlatx64),
+		cmocka_unit_test(test_old_aida),        cmocka_unit_test(test_cpuid_r),
+		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_free_text),
+		cmocka_unit_test(test_load_errors),     cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_live),            cmocka_unit_test(test_live_methods_agree),
+		cmocka_unit_test(test_live_vs_cpuid_tool),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
