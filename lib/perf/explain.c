@@ -351,7 +351,7 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			break;
 		case K_PMU:
 			if (pmu)
-				put(&o, "PMU '%s' does not have this event (see " EVDEV "/%s/events "
+				put(&o, "the PMU '%s' does not have this event (see " EVDEV "/%s/events "
 					"and format)", pmu, pmu);
 			else
 				put(&o, "no PMU has type %u: its driver is not loaded (ls " EVDEV ")",
@@ -371,7 +371,7 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 				? "filtering by privilege level (':u' or ':k')"
 				: "one of its options (a branch stack or a filter)");
 		} else if (k == K_PMU) {
-			put(&o, "PMU '%s' does not support this mode: %s", pmu ? pmu : "?",
+			put(&o, "the PMU '%s' does not support this mode: %s", pmu ? pmu : "?",
 			    sampling ? "it cannot sample (count it instead)"
 				     : "most such PMUs count whole CPUs only and cannot filter by "
 				       "privilege level (use -a, without ':u' or ':k')");
@@ -403,7 +403,7 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 				"sampling rate above kernel.perf_event_max_sample_rate, or a flag "
 				"it does not know)");
 		else
-			put(&o, "PMU '%s' rejected this configuration (see the fields it takes "
+			put(&o, "the PMU '%s' rejected this configuration (see the fields it takes "
 				"in " EVDEV "/%s/format)", pmu ? pmu : "?", pmu ? pmu : "?");
 		break;
 	case ENOSPC:
@@ -421,9 +421,9 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			    pmu ? pmu : "kernel");
 		break;
 	case EBUSY:
-		put(&o, "%s is busy: another user holds it exclusively (an exclusive event, "
+		put(&o, "the %s is busy: another user holds it exclusively (an exclusive event, "
 			"another profiler, or the hypervisor reserved it) (stop the other tool "
-			"and retry)", k == K_HW ? "the CPU's PMU" : pmu ? pmu : "the PMU");
+			"and retry)", k == K_HW ? "CPU's PMU" : pmu ? pmu : "PMU");
 		break;
 	case E2BIG:
 		put(&o, "this kernel knows an older, smaller perf_event_attr and a field it "

@@ -1,0 +1,663 @@
+/* test-perf-counters.c - the counting engine on this machine's exact events: hardware
+ * breakpoints, page faults, syscall tracepoints, context switches; group reads; the
+ * breakpoint-register limit; scaling; following a child and its descendants.
+ *
+ * The test binary is also its own helper program: run with "--helper WHAT ARGS" it does
+ * exactly WHAT and nothing else (no stdio), so that counts of a launched program are
+ * known in advance. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "perf/perf.h"
+
+static volatile long watched;    /* the breakpoint target */
+
+/* --- the helper program --- */
+
+static void helper_writes(int fd, long k)
+{
+	char c = 'x';
+
+	for (long i = 0; i < k; i++)
+		if (write(fd, &c, 1) != 1)
+			_exit(3);
+}
+
+static int helper(int argc, char **argv)
+{
+	long k = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
+	int fd;
+
+	if (argc < 3)
+		return 2;
+	if (!strcmp(argv[2], "writes")) {              /* K writes to /dev/null */
+		fd = open("/dev/null", O_WRONLY);
+		helper_writes(fd, k);
+		return 0;
+	}
+	if (!strcmp(argv[2], "fork-writes")) {         /* a grandchild does the K writes */
+		pid_t p;
+		int st;
+		fd = open("/dev/null", O_WRONLY);
+		p = fork();
+		if (p == 0) {
+			helper_writes(fd, k);
+			_exit(0);
+		}
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 4;
+		return 0;
+	}
+	if (!strcmp(argv[2], "sleeps")) {              /* K sleeps of 1 ms */
+		struct timespec ts = { 0, 1000000 };
+		for (long i = 0; i < k; i++)
+			nanosleep(&ts, NULL);
+		return 0;
+	}
+	return 2;
+}
+
+/* --- helpers --- */
+
+static struct tacho_counter_spec bp_spec(const char *name, volatile void *addr, int group)
+{
+	struct tacho_counter_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.attr.type = PERF_TYPE_BREAKPOINT;
+	s.attr.bp_type = HW_BREAKPOINT_W;
+	s.attr.bp_addr = (uintptr_t)addr;
+	s.attr.bp_len = HW_BREAKPOINT_LEN_8;
+	s.attr.exclude_kernel = 1;       /* ':u', the seeds' "count in CPL 3" */
+	s.group = group;
+	return s;
+}
+
+static struct tacho_counter_spec sw_spec(const char *name, uint64_t config, int group)
+{
+	struct tacho_counter_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.attr.type = PERF_TYPE_SOFTWARE;
+	s.attr.config = config;
+	s.group = group;
+	return s;
+}
+
+/* The id of a tracepoint from tracefs, or -1 (the caller skips). */
+static long long tracepoint_id(const char *sys, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	long long id;
+
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], sys, name);
+		if (tc_read_int_file(path, &id) == 0)
+			return id;
+	}
+	return -1;
+}
+
+static struct tacho_counter_spec tp_spec(const char *name, long long id, int group)
+{
+	struct tacho_counter_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.attr.type = PERF_TYPE_TRACEPOINT;
+	s.attr.config = (uint64_t)id;
+	/* not exclude_kernel: a tracepoint fires in the kernel, and with exclude_kernel
+	 * the kernel drops every hit (perf_tp_event_match) */
+	s.group = group;
+	return s;
+}
+
+static struct tacho_counters *open_self(const struct tacho_counter_spec *s, size_t n)
+{
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
+	struct tacho_counters *c = NULL;
+
+	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+static void assert_counted(const struct tacho_count *v, uint64_t want)
+{
+	if (v->status != TACHO_COUNT_COUNTED || v->raw != want || v->value != (double)want)
+		fail_msg("%s: status %s raw %llu value %g, want counted %llu (%s)", v->name,
+			 tacho_count_status_name(v->status), (unsigned long long)v->raw,
+			 v->value, (unsigned long long)want, v->why ? v->why : "");
+	assert_true(v->enabled_ns > 0);
+	assert_true(v->running_ns == v->enabled_ns);
+	assert_true(v->coverage == 1.0);
+	assert_int_equal(v->err, 0);
+}
+
+static char self_exe[4096];
+
+/* Runs the helper as a launched child with the specs; returns its exit status. */
+static int count_child(const char *what, const char *arg, const struct tacho_counter_spec *s,
+		       size_t n, bool no_inherit, struct tacho_count *out)
+{
+	char *argv[] = { self_exe, (char *)"--helper", (char *)what, (char *)arg, NULL };
+	struct tacho_child *ch;
+	struct tacho_counters *c;
+	struct tacho_exit ex;
+	int exec_err;
+
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
+					 .pid = tacho_child_pid(ch), .no_inherit = no_inherit };
+	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	assert_int_equal(tacho_counters_read(c, out, n), 0);
+	tacho_counters_free(c);
+	tacho_child_free(ch);
+	return ex.status;
+}
+
+/* --- tests --- */
+
+static void test_breakpoint_exact(void **state)
+{
+	static const long ns[] = { 0, 1, 7, 1000, 123457 };
+	(void)state;
+
+	for (size_t k = 0; k < ARRAY_SIZE(ns); k++) {
+		struct tacho_counter_spec s = bp_spec("mem:watched:w", &watched, 0);
+		struct tacho_counters *c = open_self(&s, 1);
+		struct tacho_count v;
+
+		/* disabled until enabled: these stores must not count */
+		watched = -1;
+		assert_int_equal(tacho_counters_enable(c), 0);
+		for (long i = 0; i < ns[k]; i++)
+			watched = i;
+		assert_int_equal(tacho_counters_disable(c), 0);
+		watched = -2;
+		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		if (ns[k] == 0) {
+			/* enabled, on a counter, and nothing happened: a true zero */
+			assert_int_equal(v.status, TACHO_COUNT_COUNTED);
+			assert_int_equal(v.raw, 0);
+		} else {
+			assert_counted(&v, (uint64_t)ns[k]);
+		}
+		/* reset zeroes; a second window counts from zero */
+		assert_int_equal(tacho_counters_reset(c), 0);
+		assert_int_equal(tacho_counters_enable(c), 0);
+		watched = 5;
+		watched = 6;
+		assert_int_equal(tacho_counters_disable(c), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_counted(&v, 2);
+		tacho_counters_free(c);
+	}
+}
+
+static void test_never_enabled_is_not_counted(void **state)
+{
+	struct tacho_counter_spec s = bp_spec("mem", &watched, 0);
+	struct tacho_counters *c = open_self(&s, 1);
+	struct tacho_count v;
+	(void)state;
+
+	watched = 1;
+	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(v.status, TACHO_COUNT_NOT_COUNTED);
+	assert_true(isnan(v.value));
+	assert_non_null(v.why);
+	assert_contains(v.why, "never enabled");
+	tacho_counters_free(c);
+}
+
+/* ASan checks every store against its shadow memory, and the shadow of fresh pages is
+ * fresh too: an instrumented loop would fault on the shadow as well. */
+__attribute__((no_sanitize_address, noinline))
+static void touch_pages(char *p, size_t n, size_t psz)
+{
+	for (size_t i = 0; i < n; i++)
+		((volatile char *)p)[i * psz] = 1;
+}
+
+static void test_page_faults_exact(void **state)
+{
+	static const size_t pages[] = { 1, 17, 256 };
+	long psz = sysconf(_SC_PAGESIZE);
+	(void)state;
+
+	for (size_t k = 0; k < ARRAY_SIZE(pages); k++) {
+		size_t n = pages[k];
+		struct tacho_counter_spec s[2] = {
+			sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
+			sw_spec("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 0),
+		};
+		char *p = mmap(NULL, n * (size_t)psz, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct tacho_counters *c;
+		struct tacho_count v[2];
+
+		assert_true(p != MAP_FAILED);
+		/* one fault per page only with small pages: no transparent huge page */
+		assert_int_equal(madvise(p, n * (size_t)psz, MADV_NOHUGEPAGE), 0);
+		c = open_self(s, 2);
+		assert_int_equal(tacho_counters_enable(c), 0);
+		touch_pages(p, n, (size_t)psz);
+		assert_int_equal(tacho_counters_disable(c), 0);
+		assert_int_equal(tacho_counters_read(c, v, 2), 0);
+		assert_counted(&v[0], n);
+		assert_counted(&v[1], n);
+		tacho_counters_free(c);
+		munmap(p, n * (size_t)psz);
+	}
+}
+
+static void test_syscall_tracepoint_exact(void **state)
+{
+	long long id = tracepoint_id("syscalls", "sys_enter_write");
+	struct tacho_counter_spec s;
+	struct tacho_counters *c;
+	struct tacho_count v;
+	int fd;
+	(void)state;
+
+	if (id < 0)
+		TEST_SKIP("tracefs has no syscalls/sys_enter_write (tracefs not mounted, or "
+			  "a kernel without syscall tracepoints)");
+	s = tp_spec("syscalls:sys_enter_write", id, 0);
+	c = open_self(&s, 1);
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	helper_writes(fd, 333);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	close(fd);
+	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_counted(&v, 333);
+	tacho_counters_free(c);
+}
+
+static void test_group_read_ids_in_order(void **state)
+{
+	static volatile long a, b;
+	struct tacho_counter_spec s[4] = {
+		bp_spec("a", &a, 7), bp_spec("b", &b, 7),
+		sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 7),
+		sw_spec("alone", PERF_COUNT_SW_PAGE_FAULTS, TACHO_GROUP_NONE),
+	};
+	struct tacho_counters *c = open_self(s, 4);
+	struct tacho_count v[4];
+	uint64_t buf[16], ids[3];
+	ssize_t r;
+	(void)state;
+
+	assert_true(tc_counters_group_read(c));
+	assert_int_equal(tacho_counters_opened(c), 4);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	for (int i = 0; i < 10; i++)
+		a = i;
+	for (int i = 0; i < 20; i++)
+		b = i;
+	assert_int_equal(tacho_counters_disable(c), 0);
+
+	/* the raw group read: one read(2) of the leader returns every member, each with
+	 * the id the kernel gave its fd, in the order they joined */
+	for (size_t i = 0; i < 3; i++) {
+		int fd = tc_counters_fd(c, i, 0);
+		assert_true(fd >= 0);
+		assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ID, &ids[i]), 0);
+	}
+	r = read(tc_counters_fd(c, 0, 0), buf, sizeof(buf));
+	assert_int_equal(r, (3 + 2 * 3) * 8);
+	assert_int_equal(buf[0], 3);
+	assert_true(buf[1] > 0 && buf[2] == buf[1]);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(buf[4 + 2 * i] == ids[i]);
+	assert_int_equal(buf[3], 10);
+	assert_int_equal(buf[5], 20);
+
+	assert_int_equal(tacho_counters_read(c, v, 4), 0);
+	assert_string_equal(v[0].name, "a");
+	assert_counted(&v[0], 10);
+	assert_string_equal(v[1].name, "b");
+	assert_counted(&v[1], 20);
+	assert_string_equal(v[3].name, "alone");
+	/* the group ran as one: the same enabled time for each member */
+	assert_true(v[0].enabled_ns == v[1].enabled_ns && v[1].enabled_ns == v[2].enabled_ns);
+	tacho_counters_free(c);
+}
+
+static void test_fifth_breakpoint_enospc(void **state)
+{
+	static volatile long w[5];
+	struct tacho_counter_spec s[5];
+	struct tacho_counters *c;
+	struct tacho_count v[5];
+	(void)state;
+
+	for (int i = 0; i < 5; i++)
+		s[i] = bp_spec("mem", &w[i], TACHO_GROUP_NONE);
+	c = open_self(s, 5);
+	assert_int_equal(tacho_counters_opened(c), 4);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j <= i; j++)
+			w[i] = j;
+	assert_int_equal(tacho_counters_disable(c), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	for (int i = 0; i < 4; i++)
+		assert_counted(&v[i], (uint64_t)i + 1);
+	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
+	assert_int_equal(v[4].err, -ENOSPC);
+	assert_true(isnan(v[4].value));
+	assert_contains(v[4].why, "all hardware breakpoint registers are taken");
+	assert_contains(v[4].why, "four (DR0-DR3)");
+	tacho_counters_free(c);
+
+	/* the same five as one group: the fifth member cannot join, the four stay */
+	for (int i = 0; i < 5; i++)
+		s[i].group = 1;
+	c = open_self(s, 5);
+	assert_int_equal(tacho_counters_opened(c), 4);
+	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
+	assert_int_equal(v[4].err, -ENOSPC);
+	tacho_counters_free(c);
+}
+
+static void test_scale_arithmetic(void **state)
+{
+	static const struct {
+		uint64_t raw, ena, run;
+		double want;
+	} cases[] = {
+		{ 100, 1000, 1000, 100 },
+		{ 100, 1000, 500, 200 },
+		{ 3, 10, 4, 7.5 },
+		{ 0, 1000, 10, 0 },
+		{ 1, 3, 2, 1.5 },
+		/* raw * enabled overflows 64 bits: 2^40 * 2^40 / 2^39 */
+		{ 1ull << 40, 1ull << 40, 1ull << 39, 2199023255552.0 },
+		{ UINT64_MAX, 4, 2, 36893488147419103230.0 },
+		/* running > enabled cannot be, but must not shrink the value */
+		{ 50, 10, 20, 50 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		double got = tacho_count_scale(cases[i].raw, cases[i].ena, cases[i].run);
+		if (fabs(got - cases[i].want) > 1e-9 * fabs(cases[i].want))
+			fail_msg("case %zu: got %.17g want %.17g", i, got, cases[i].want);
+	}
+	assert_true(isnan(tacho_count_scale(5, 10, 0)));
+	assert_true(isnan(tacho_count_scale(0, 0, 0)));
+	assert_string_equal(tacho_count_status_name(TACHO_COUNT_COUNTED), "counted");
+	assert_string_equal(tacho_count_status_name(TACHO_COUNT_MULTIPLEXED), "multiplexed");
+	assert_string_equal(tacho_count_status_name(TACHO_COUNT_NOT_COUNTED), "not counted");
+	assert_string_equal(tacho_count_status_name(TACHO_COUNT_NOT_SUPPORTED), "not supported");
+}
+
+/* A fake perf fd: a pipe whose read end holds the bytes a read(2) of a single event
+ * ({value, enabled, running, id}) would return. */
+struct fake {
+	uint64_t rec[8][4];
+	int n, fds[8];
+};
+
+static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		     unsigned long flags)
+{
+	struct fake *f = arg;
+	int p[2];
+
+	assert_false(attr->read_format & PERF_FORMAT_GROUP);
+	assert_true(f->n < 8);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], f->rec[f->n], sizeof(f->rec[0])), sizeof(f->rec[0]));
+	close(p[1]);
+	f->fds[f->n] = p[0];
+	return p[0] + 0 * f->n++;
+}
+
+static void test_statuses_on_synthetic_reads(void **state)
+{
+	struct fake f = { .rec = {
+		{ 1000, 500, 500, 1 },      /* counted */
+		{ 1000, 800, 200, 2 },      /* multiplexed, coverage 0.25: 4000 */
+		{ 0, 800, 0, 3 },           /* enabled, never on a counter */
+		{ 0, 0, 0, 4 },             /* never enabled */
+	} };
+	struct tacho_counter_spec s[4];
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD,
+					 .no_group_read = true };
+	struct tacho_counters *c;
+	struct tacho_count v[4];
+	(void)state;
+
+	for (int i = 0; i < 4; i++)
+		s[i] = sw_spec("e", PERF_COUNT_SW_DUMMY, TACHO_GROUP_NONE);
+	tc_perf_set_open_hook(fake_open, &f);
+	assert_int_equal(tacho_counters_open(&o, s, 4, &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(tacho_counters_read(c, v, 4), 0);
+	assert_int_equal(v[0].status, TACHO_COUNT_COUNTED);
+	assert_true(v[0].value == 1000 && v[0].coverage == 1.0);
+	assert_int_equal(v[1].status, TACHO_COUNT_MULTIPLEXED);
+	assert_int_equal(v[1].raw, 1000);
+	assert_true(v[1].value == 4000 && v[1].coverage == 0.25);
+	assert_int_equal(v[2].status, TACHO_COUNT_NOT_COUNTED);
+	assert_true(isnan(v[2].value));
+	assert_contains(v[2].why, "never got a counter");
+	assert_int_equal(v[3].status, TACHO_COUNT_NOT_COUNTED);
+	assert_contains(v[3].why, "never enabled");
+	tacho_counters_free(c);
+}
+
+static void test_child_writes_exact(void **state)
+{
+	long long id = tracepoint_id("syscalls", "sys_enter_write");
+	struct tacho_counter_spec s[2];
+	struct tacho_count v[2];
+	(void)state;
+
+	if (id < 0)
+		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
+	s[0] = tp_spec("syscalls:sys_enter_write", id, 0);
+	s[1] = sw_spec("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0);
+	/* enable_on_exec: nothing of the fork and the wait before exec is counted */
+	assert_int_equal(count_child("writes", "41", s, 2, false, v), 0);
+	assert_counted(&v[0], 41);
+	assert_int_equal(v[1].status, TACHO_COUNT_COUNTED);
+	assert_true(v[1].raw > 0);
+}
+
+static void test_child_follows_grandchild(void **state)
+{
+	long long id = tracepoint_id("syscalls", "sys_enter_write");
+	struct tacho_counter_spec s;
+	struct tacho_count v;
+	(void)state;
+
+	if (id < 0)
+		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
+	s = tp_spec("syscalls:sys_enter_write", id, 0);
+	assert_int_equal(count_child("fork-writes", "29", &s, 1, false, &v), 0);
+	assert_counted(&v, 29);
+	/* without inheritance the grandchild's writes are not the child's */
+	assert_int_equal(count_child("fork-writes", "29", &s, 1, true, &v), 0);
+	assert_counted(&v, 0);
+}
+
+static void test_child_sleeps_switch(void **state)
+{
+	struct tacho_counter_spec s = sw_spec("context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 0);
+	struct tacho_count v;
+	(void)state;
+
+	assert_int_equal(count_child("sleeps", "25", &s, 1, false, &v), 0);
+	assert_int_equal(v.status, TACHO_COUNT_COUNTED);
+	/* every sleep gives the CPU away at least once: a lower bound that holds exactly */
+	if (v.raw < 25)
+		fail_msg("context-switches %llu < 25 sleeps", (unsigned long long)v.raw);
+}
+
+static pthread_barrier_t bar;
+static int writer_fd;
+
+static void *writer_thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&bar);     /* counters open */
+	pthread_barrier_wait(&bar);     /* counters enabled */
+	helper_writes(writer_fd, 57);
+	pthread_barrier_wait(&bar);     /* done */
+	return NULL;
+}
+
+static void test_process_target_threads(void **state)
+{
+	long long id = tracepoint_id("syscalls", "sys_enter_write");
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_PROCESS };
+	struct tacho_counter_spec s;
+	struct tacho_counters *c;
+	struct tacho_count v;
+	pthread_t t;
+	(void)state;
+
+	if (id < 0)
+		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
+	s = tp_spec("syscalls:sys_enter_write", id, 0);
+	writer_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pthread_barrier_init(&bar, NULL, 2);
+	assert_int_equal(pthread_create(&t, NULL, writer_thread, NULL), 0);
+	/* the thread exists before the open, so /proc/self/task lists it */
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_true(tc_counters_nslots(c) >= 2);
+	pthread_barrier_wait(&bar);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_counted(&v, 57);
+	tacho_counters_free(c);
+	close(writer_fd);
+	pthread_barrier_destroy(&bar);
+}
+
+static void test_cpu_target(void **state)
+{
+	long long id = tracepoint_id("syscalls", "sys_enter_write");
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CPUS };
+	struct tacho_counter_spec s;
+	struct tacho_counters *c;
+	struct tacho_count v;
+	int *cpus, fd;
+	size_t ncpu;
+	(void)state;
+
+	if (id < 0)
+		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
+	s = tp_spec("syscalls:sys_enter_write", id, 0);
+	assert_int_equal(tc_online_cpus(&cpus, &ncpu), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tc_counters_nslots(c), ncpu);
+	if (!tacho_counters_opened(c)) {
+		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		TEST_SKIP("this user may not count whole CPUs: %s", v.why);
+	}
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	helper_writes(fd, 100);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	close(fd);
+	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(v.status, TACHO_COUNT_COUNTED);
+	/* every task on every CPU is counted: ours at least */
+	if (v.raw < 100)
+		fail_msg("CPU-wide writes %llu < 100", (unsigned long long)v.raw);
+	tacho_counters_free(c);
+
+	/* an explicit list of one CPU */
+	o.cpus = cpus;
+	o.ncpus = 1;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tc_counters_nslots(c), 1);
+	tacho_counters_free(c);
+	free(cpus);
+}
+
+static void test_bad_targets(void **state)
+{
+	struct tacho_counter_spec s = sw_spec("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0);
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_PROCESS,
+					 .pid = 0x3ffffff };
+	struct tacho_counters *c = NULL;
+	int bad_cpu = -3;
+	(void)state;
+
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	assert_null(c);
+	o.target = TACHO_TARGET_THREAD;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	o.target = TACHO_TARGET_CHILD;
+	o.pid = 0;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	o.target = TACHO_TARGET_CPUS;
+	o.cpus = &bad_cpu;
+	o.ncpus = 1;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	o.target = (enum tacho_target)99;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	o.sz = 0;
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(NULL, &s, 1, &c), -EINVAL);
+	tacho_counters_free(NULL);
+	assert_int_equal(tacho_counters_enable(NULL), -EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_breakpoint_exact),
+		cmocka_unit_test(test_never_enabled_is_not_counted),
+		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_syscall_tracepoint_exact),
+		cmocka_unit_test(test_group_read_ids_in_order),
+		cmocka_unit_test(test_fifth_breakpoint_enospc),
+		cmocka_unit_test(test_scale_arithmetic),
+		cmocka_unit_test(test_statuses_on_synthetic_reads),
+		cmocka_unit_test(test_child_writes_exact),
+		cmocka_unit_test(test_child_follows_grandchild),
+		cmocka_unit_test(test_child_sleeps_switch),
+		cmocka_unit_test(test_process_target_threads),
+		cmocka_unit_test(test_cpu_target),
+		cmocka_unit_test(test_bad_targets),
+	};
+	ssize_t n;
+
+	if (argc > 1 && !strcmp(argv[1], "--helper"))
+		return helper(argc, argv);
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0)
+		return 1;
+	self_exe[n] = '\0';
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

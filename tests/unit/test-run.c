@@ -1,0 +1,290 @@
+/* test-run.c - launching a program: exec failures reported by name and errno, exit
+ * statuses passed through, deaths by signal (139 for SIGSEGV, 137 for SIGKILL), signal
+ * forwarding while waiting. The test binary is its own helper program ("--helper"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util/util.h"
+
+static char self_exe[4096];
+
+static int helper(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	if (!strcmp(argv[2], "exit"))
+		return argc > 3 ? atoi(argv[3]) : 0;
+	if (!strcmp(argv[2], "segv")) {
+		struct rlimit rl = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &rl);      /* no core file: the status says so */
+		signal(SIGSEGV, SIG_DFL);         /* ASan catches it otherwise */
+		raise(SIGSEGV);
+		return 3;
+	}
+	if (!strcmp(argv[2], "pause")) {
+		pause();
+		return 4;
+	}
+	if (!strcmp(argv[2], "pwd")) {       /* prints its working directory */
+		char buf[4096];
+		if (!getcwd(buf, sizeof(buf)))
+			return 5;
+		return strcmp(buf, "/") == 0 ? 17 : 18;
+	}
+	return 2;
+}
+
+static int run(const char *what, const char *arg, const struct tacho_child_opts *opts,
+	       struct tacho_exit *ex)
+{
+	char *argv[] = { self_exe, (char *)"--helper", (char *)what, (char *)arg, NULL };
+	struct tacho_child *ch;
+	int e;
+
+	assert_int_equal(tacho_child_start(argv, opts, &ch), 0);
+	assert_true(tacho_child_pid(ch) > 0);
+	assert_int_equal(tacho_child_exec(ch, &e), 0);
+	assert_int_equal(e, 0);
+	assert_int_equal(tacho_child_wait(ch, ex), 0);
+	tacho_child_free(ch);
+	return ex->status;
+}
+
+static void test_exit_status(void **state)
+{
+	static const char *const codes[] = { "0", "1", "42", "255" };
+	struct tacho_exit ex;
+	char buf[128];
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(codes); i++) {
+		assert_int_equal(run("exit", codes[i], NULL, &ex), atoi(codes[i]));
+		assert_true(ex.exited);
+		assert_int_equal(ex.code, atoi(codes[i]));
+		assert_int_equal(ex.signal, 0);
+		snprintf(buf, sizeof(buf), "exited with status %s", codes[i]);
+		assert_string_equal(tacho_exit_describe(&ex, buf + 64, 64), buf);
+	}
+}
+
+static void test_crash(void **state)
+{
+	struct tacho_exit ex;
+	char buf[128];
+	(void)state;
+
+	assert_int_equal(run("segv", NULL, NULL, &ex), 139);
+	assert_false(ex.exited);
+	assert_int_equal(ex.signal, SIGSEGV);
+	assert_false(ex.core_dumped);
+	assert_string_equal(tacho_exit_describe(&ex, buf, sizeof(buf)),
+			    "killed by signal 11 (SIGSEGV)");
+	ex.core_dumped = true;
+	assert_string_equal(tacho_exit_describe(&ex, buf, sizeof(buf)),
+			    "killed by signal 11 (SIGSEGV), core dumped");
+}
+
+static void test_killed(void **state)
+{
+	char *argv[] = { self_exe, (char *)"--helper", (char *)"pause", NULL };
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	char buf[128];
+	(void)state;
+
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, NULL), 0);
+	assert_int_equal(tacho_child_kill(ch, SIGKILL), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	assert_int_equal(ex.status, 137);
+	assert_int_equal(ex.signal, SIGKILL);
+	assert_string_equal(tacho_exit_describe(&ex, buf, sizeof(buf)),
+			    "killed by signal 9 (SIGKILL)");
+	/* reaped: no second wait, no kill */
+	assert_int_equal(tacho_child_wait(ch, &ex), -EINVAL);
+	assert_int_equal(tacho_child_kill(ch, SIGTERM), -ESRCH);
+	tacho_child_free(ch);
+}
+
+static const struct {
+	int line;
+	const char *prog;
+	int err;
+	const char *msg;
+} exec_cases[] = {
+	{ __LINE__, "tacho-no-such-program-xyz", ENOENT,
+	  "cannot run 'tacho-no-such-program-xyz': no such program in PATH" },
+	{ __LINE__, "/nonexistent/dir/prog", ENOENT,
+	  "cannot run '/nonexistent/dir/prog': no such file" },
+	{ __LINE__, "/", EACCES, "cannot run '/': permission denied" },
+	{ __LINE__, "/etc/passwd/x", ENOTDIR,
+	  "cannot run '/etc/passwd/x': a component of the path is not a folder" },
+};
+
+static void test_exec_failures(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(exec_cases); i++) {
+		char *argv[] = { (char *)exec_cases[i].prog, NULL };
+		struct tacho_child *ch;
+		struct tacho_exit ex;
+		char buf[256];
+		int e = -1;
+
+		assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+		if (tacho_child_exec(ch, &e) != -TACHO_ECHILD || e != exec_cases[i].err)
+			fail_msg("case at line %d: exec error %d, want %d", exec_cases[i].line, e,
+				 exec_cases[i].err);
+		tacho_exec_strerror(exec_cases[i].prog, e, buf, sizeof(buf));
+		if (!tc_starts_with(buf, exec_cases[i].msg))
+			fail_msg("case at line %d: \"%s\"", exec_cases[i].line, buf);
+		/* already reaped: nothing to wait for */
+		assert_int_equal(tacho_child_wait(ch, &ex), -EINVAL);
+		assert_int_equal(tacho_child_exec(ch, &e), -EINVAL);
+		tacho_child_free(ch);
+	}
+}
+
+static void test_not_executable(void **state)
+{
+	char path[] = "/tmp/tacho-test-run-XXXXXX";
+	char *argv[] = { path, NULL };
+	struct tacho_child *ch;
+	char buf[256];
+	int fd, e;
+	(void)state;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "\x7f" "ELF-not-really", 15), 15);
+	close(fd);
+	chmod(path, 0644);
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ECHILD);
+	tacho_child_free(ch);
+	/* root too: execve needs an execute bit on a regular file */
+	assert_int_equal(e, EACCES);
+	assert_contains(tacho_exec_strerror(path, e, buf, sizeof(buf)), "permission denied");
+	/* ENOEXEC never comes back from execvp (it hands such files to /bin/sh, as a shell
+	 * does); its sentence still exists for callers that use execv */
+	assert_contains(tacho_exec_strerror(path, ENOEXEC, buf, sizeof(buf)),
+			"not an executable format");
+	assert_contains(tacho_exec_strerror(path, -E2BIG, buf, sizeof(buf)), "too long");
+	assert_contains(tacho_exec_strerror("x", EIO, buf, sizeof(buf)),
+			"cannot run 'x': Input/output error");
+	unlink(path);
+}
+
+static void test_cwd(void **state)
+{
+	struct tacho_child_opts o = { .sz = sizeof(o), .cwd = "/" };
+	struct tacho_child_opts bad = { .sz = sizeof(bad), .cwd = "/nonexistent-dir-xyz" };
+	char *argv[] = { self_exe, (char *)"--helper", (char *)"pwd", NULL };
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	int e;
+	(void)state;
+
+	assert_int_equal(run("pwd", NULL, &o, &ex), 17);
+	assert_int_equal(tacho_child_start(argv, &bad, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ECHILD);
+	assert_int_equal(e, ENOENT);
+	tacho_child_free(ch);
+}
+
+static void test_free_unreleased(void **state)
+{
+	char *argv[] = { self_exe, (char *)"--helper", (char *)"exit", (char *)"0", NULL };
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	(void)state;
+
+	/* never released: free kills and reaps it, no zombie is left */
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	pid_t pid = tacho_child_pid(ch);
+	assert_int_equal(tacho_child_wait(ch, &ex), -EINVAL);
+	tacho_child_free(ch);
+	assert_int_equal(kill(pid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	tacho_child_free(NULL);
+	assert_int_equal(tacho_child_start(NULL, NULL, &ch), -EINVAL);
+	char *empty[] = { (char *)"", NULL };
+	assert_int_equal(tacho_child_start(empty, NULL, &ch), -EINVAL);
+}
+
+/* --- forwarding: a SIGTERM sent to this process reaches the child --- */
+
+static volatile sig_atomic_t stop_sender;
+
+static void noop_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	/* keep sending until the wait is over: whenever the first one lands inside
+	 * tacho_child_wait, the child gets it; earlier ones hit the no-op handler */
+	while (!stop_sender) {
+		kill(getpid(), SIGTERM);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+static void test_forward_sigterm(void **state)
+{
+	struct tacho_child_opts o = { .sz = sizeof(o), .forward_signals = true };
+	char *argv[] = { self_exe, (char *)"--helper", (char *)"pause", NULL };
+	struct sigaction sa = { 0 }, old, after;
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	pthread_t t;
+	(void)state;
+
+	sa.sa_handler = noop_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, &old);
+	assert_int_equal(tacho_child_start(argv, &o, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, NULL), 0);
+	stop_sender = 0;
+	assert_int_equal(pthread_create(&t, NULL, sender, NULL), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	stop_sender = 1;
+	pthread_join(t, NULL);
+	assert_int_equal(ex.status, 128 + SIGTERM);
+	assert_int_equal(ex.signal, SIGTERM);
+	/* the caller's handler is back */
+	sigaction(SIGTERM, NULL, &after);
+	assert_true(after.sa_handler == noop_handler);
+	sigaction(SIGTERM, &old, NULL);
+	tacho_child_free(ch);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_status),    cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_killed),         cmocka_unit_test(test_exec_failures),
+		cmocka_unit_test(test_not_executable), cmocka_unit_test(test_cwd),
+		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
+	};
+	ssize_t n;
+
+	if (argc > 1 && !strcmp(argv[1], "--helper"))
+		return helper(argc, argv);
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	if (n <= 0)
+		return 1;
+	self_exe[n] = '\0';
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
