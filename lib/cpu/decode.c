@@ -1,0 +1,344 @@
+/* decode.c - tacho_cpu_decode: from a CPUID dump to struct tacho_cpu_info. This file
+ * drives the others and decodes vendor, signature, brand string and hypervisor; the
+ * rest lives beside it (features.c, cache.c, leaf2.c, tlb.c, topology.c, pmu.c,
+ * tsc.c, uarch.c). Sources: Intel SDM Vol. 2A "CPUID"; AMD APM Vol. 3 Appendix E. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/decode.h"
+
+static const struct {
+	const char *sig;
+	enum tacho_cpu_vendor v;
+} vendors[] = {
+	{ "GenuineIntel", TACHO_VENDOR_INTEL },
+	{ "AuthenticAMD", TACHO_VENDOR_AMD },
+	{ "AMDisbetter!", TACHO_VENDOR_AMD },      /* early K5 samples */
+	{ "HygonGenuine", TACHO_VENDOR_HYGON },
+	{ "CentaurHauls", TACHO_VENDOR_VIA },
+	{ "  Shanghai  ", TACHO_VENDOR_ZHAOXIN },
+	{ "CyrixInstead", TACHO_VENDOR_CYRIX },
+	{ "GenuineTMx86", TACHO_VENDOR_TRANSMETA },
+	{ "TransmetaCPU", TACHO_VENDOR_TRANSMETA },
+	{ "Geode by NSC", TACHO_VENDOR_NSC },
+	{ "RiseRiseRise", TACHO_VENDOR_RISE },
+	{ "SiS SiS SiS ", TACHO_VENDOR_SIS },
+	{ "UMC UMC UMC ", TACHO_VENDOR_UMC },
+	{ "NexGenDriven", TACHO_VENDOR_NEXGEN },
+	{ "Vortex86 SoC", TACHO_VENDOR_VORTEX },
+};
+
+static const char *const vendor_names[TACHO_VENDOR_COUNT] = {
+	[TACHO_VENDOR_UNKNOWN] = "unknown", [TACHO_VENDOR_INTEL] = "Intel",
+	[TACHO_VENDOR_AMD] = "AMD", [TACHO_VENDOR_HYGON] = "Hygon",
+	[TACHO_VENDOR_VIA] = "VIA/Centaur", [TACHO_VENDOR_ZHAOXIN] = "Zhaoxin",
+	[TACHO_VENDOR_CYRIX] = "Cyrix", [TACHO_VENDOR_TRANSMETA] = "Transmeta",
+	[TACHO_VENDOR_NSC] = "NSC", [TACHO_VENDOR_RISE] = "Rise", [TACHO_VENDOR_SIS] = "SiS",
+	[TACHO_VENDOR_UMC] = "UMC", [TACHO_VENDOR_NEXGEN] = "NexGen",
+	[TACHO_VENDOR_VORTEX] = "Vortex86",
+};
+
+/* Hypervisor signatures: leaf 0x4000_0000 EBX, ECX, EDX as 12 characters. */
+static const struct {
+	const char sig[13];
+	enum tacho_hypervisor hv;
+} hypervisors[] = {
+	{ "KVMKVMKVM", TACHO_HV_KVM },           /* followed by three NULs */
+	{ "Linux KVM Hv", TACHO_HV_KVM },        /* KVM's Hyper-V enlightenments */
+	{ "Microsoft Hv", TACHO_HV_HYPERV },
+	{ "VMwareVMware", TACHO_HV_VMWARE },
+	{ "XenVMMXenVMM", TACHO_HV_XEN },
+	{ "bhyve bhyve ", TACHO_HV_BHYVE },
+	{ "TCGTCGTCGTCG", TACHO_HV_QEMU_TCG },
+	{ " lrpepyh  vr", TACHO_HV_PARALLELS },
+	{ " prl hyperv ", TACHO_HV_PARALLELS },
+	{ "VBoxVBoxVBox", TACHO_HV_VIRTUALBOX },
+	{ "ACRNACRNACRN", TACHO_HV_ACRN },
+	{ " QNXQVMBSQG ", TACHO_HV_QNX },
+	{ "VirtualApple", TACHO_HV_APPLE },
+	{ "Apple VZ", TACHO_HV_APPLE },
+};
+
+static const char *const hv_names[TACHO_HV_COUNT] = {
+	[TACHO_HV_NONE] = "none", [TACHO_HV_UNKNOWN] = "unknown", [TACHO_HV_KVM] = "KVM",
+	[TACHO_HV_HYPERV] = "Microsoft Hyper-V", [TACHO_HV_VMWARE] = "VMware",
+	[TACHO_HV_XEN] = "Xen", [TACHO_HV_BHYVE] = "bhyve", [TACHO_HV_QEMU_TCG] = "QEMU (TCG)",
+	[TACHO_HV_PARALLELS] = "Parallels", [TACHO_HV_VIRTUALBOX] = "VirtualBox",
+	[TACHO_HV_ACRN] = "ACRN", [TACHO_HV_QNX] = "QNX", [TACHO_HV_APPLE] = "Apple",
+};
+
+static const char *const source_names[TACHO_SRC_COUNT] = {
+	[TACHO_SRC_NONE] = "none", [TACHO_SRC_LEAF_2] = "leaf 2",
+	[TACHO_SRC_LEAF_4] = "leaf 4", [TACHO_SRC_LEAF_18] = "leaf 0x18",
+	[TACHO_SRC_AMD_8000001D] = "leaf 0x8000001d", [TACHO_SRC_AMD_80000005] = "leaf 0x80000005",
+	[TACHO_SRC_AMD_80000006] = "leaf 0x80000006", [TACHO_SRC_AMD_80000019] = "leaf 0x80000019",
+	[TACHO_SRC_LEAF_1F] = "leaf 0x1f", [TACHO_SRC_LEAF_B] = "leaf 0xb",
+	[TACHO_SRC_AMD_80000008] = "leaf 0x80000008", [TACHO_SRC_AMD_8000001E] = "leaf 0x8000001e",
+	[TACHO_SRC_LEGACY] = "leaves 1 and 4", [TACHO_SRC_APIC_IDS] = "APIC IDs",
+};
+
+static const char *const tsc_source_names[TACHO_CPU_TSC_SOURCE_COUNT] = {
+	[TACHO_CPU_TSC_NONE] = "none", [TACHO_CPU_TSC_LEAF_15] = "leaf 0x15",
+	[TACHO_CPU_TSC_LEAF_15_TABLE] = "leaf 0x15 with the SDM's crystal table",
+	[TACHO_CPU_TSC_LEAF_15_16] = "leaf 0x15 with the crystal from leaf 0x16",
+	[TACHO_CPU_TSC_LEAF_16] = "leaf 0x16 base frequency",
+	[TACHO_CPU_TSC_HYPERVISOR] = "hypervisor leaf 0x40000010",
+	[TACHO_CPU_TSC_KERNEL] = "kernel", [TACHO_CPU_TSC_MEASURED] = "measured",
+};
+
+static const char *const kind_names[TACHO_CORE_KIND_COUNT] = {
+	[TACHO_CORE_GENERAL] = "general", [TACHO_CORE_PERFORMANCE] = "performance",
+	[TACHO_CORE_EFFICIENCY] = "efficiency", [TACHO_CORE_LP_EFFICIENCY] = "low-power efficiency",
+};
+
+#define NAME_OF(tab, i) ((unsigned)(i) < ARRAY_SIZE(tab) && (tab)[i] ? (tab)[i] : "unknown")
+
+const char *tacho_cpu_vendor_name(enum tacho_cpu_vendor v) { return NAME_OF(vendor_names, v); }
+const char *tacho_hypervisor_name(enum tacho_hypervisor hv) { return NAME_OF(hv_names, hv); }
+const char *tacho_cpu_source_name(enum tacho_cpu_source s) { return NAME_OF(source_names, s); }
+const char *tacho_core_kind_name(enum tacho_core_kind k) { return NAME_OF(kind_names, k); }
+const char *tacho_cpu_tsc_source_name(enum tacho_cpu_tsc_source s)
+{
+	return NAME_OF(tsc_source_names, s);
+}
+
+const char *tacho_cache_type_name(enum tacho_cache_type t)
+{
+	switch (t) {
+	case TACHO_CACHE_DATA: return "data";
+	case TACHO_CACHE_INSTRUCTION: return "instruction";
+	case TACHO_CACHE_UNIFIED: return "unified";
+	}
+	return "unknown";
+}
+
+const char *tacho_tlb_type_name(enum tacho_tlb_type t)
+{
+	switch (t) {
+	case TACHO_TLB_DATA: return "data";
+	case TACHO_TLB_INSTRUCTION: return "instruction";
+	case TACHO_TLB_UNIFIED: return "unified";
+	case TACHO_TLB_LOAD: return "load";
+	case TACHO_TLB_STORE: return "store";
+	}
+	return "unknown";
+}
+
+void tc_cpu_note(struct tacho_cpu_info *info, const char *fmt, ...)
+{
+	char buf[512], **p, *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* The same remark from several CPUs is said once. */
+	for (unsigned i = 0; i < info->nnotes; i++)
+		if (strcmp(info->notes[i], buf) == 0)
+			return;
+	s = strdup(buf);
+	p = s ? realloc(info->notes, (info->nnotes + 1) * sizeof(*p)) : NULL;
+	if (!p) {
+		free(s);
+		info->notes_dropped++;
+		return;
+	}
+	info->notes = p;
+	info->notes[info->nnotes++] = s;
+}
+
+void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+{
+	if (!info)
+		return;
+	for (unsigned i = 0; i < info->nnotes; i++)
+		free(info->notes[i]);
+	free(info->notes);
+	free(info->cpus);
+	memset(info, 0, sizeof(*info));
+}
+
+static void regs_str(char *out, uint32_t a, uint32_t b, uint32_t c)
+{
+	memcpy(out, &a, 4);
+	memcpy(out + 4, &b, 4);
+	memcpy(out + 8, &c, 4);
+	out[12] = '\0';
+}
+
+static void decode_vendor(const struct tacho_cpuid_regs *r0, struct tacho_cpu_info *info)
+{
+	char raw[13];
+
+	regs_str(raw, r0->ebx, r0->edx, r0->ecx);
+	for (unsigned i = 0; i < 12; i++)
+		info->vendor_string[i] = raw[i] >= 0x20 && raw[i] < 0x7f ? raw[i] : '?';
+	info->vendor_string[12] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(vendors); i++)
+		if (memcmp(raw, vendors[i].sig, 12) == 0)
+			info->vendor = vendors[i].v;
+	if (info->vendor == TACHO_VENDOR_UNKNOWN)
+		tc_cpu_note(info, "vendor string \"%s\" is not one tacho knows", info->vendor_string);
+}
+
+/* Display family and model, SDM Vol. 2A, CPUID EAX=01h, "Version Information":
+ * the extended family counts only when the base family is 0Fh; the extended model
+ * counts when the base family is 06h or 0Fh (Intel). AMD (APM Vol. 3, CPUID
+ * Fn0000_0001_EAX) and Hygon use the extended model only with base family 0Fh.
+ * Others (Centaur, Zhaoxin) follow Linux's rule: family 6 and above. */
+static void decode_signature(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+{
+	struct tacho_cpuid_regs r;
+
+	if (!tc_q(d, 0, 1, 0, &r)) {
+		tc_cpu_note(info, "leaf 1 is absent: no family, model or stepping");
+		return;
+	}
+	info->signature = r.eax;
+	info->stepping = tc_bits(r.eax, 3, 0);
+	info->base_model = tc_bits(r.eax, 7, 4);
+	info->base_family = tc_bits(r.eax, 11, 8);
+	info->cpu_type = tc_bits(r.eax, 13, 12);
+	info->ext_model = tc_bits(r.eax, 19, 16);
+	info->ext_family = tc_bits(r.eax, 27, 20);
+	info->family = info->base_family;
+	if (info->base_family == 0xf)
+		info->family += info->ext_family;
+	info->model = info->base_model;
+	switch (info->vendor) {
+	case TACHO_VENDOR_INTEL:
+		if (info->base_family == 6 || info->base_family == 0xf)
+			info->model |= info->ext_model << 4;
+		break;
+	case TACHO_VENDOR_AMD:
+	case TACHO_VENDOR_HYGON:
+		if (info->base_family == 0xf)
+			info->model |= info->ext_model << 4;
+		break;
+	default:
+		if (info->base_family >= 6)
+			info->model |= info->ext_model << 4;
+		break;
+	}
+	info->hypervisor_bit = r.ecx >> 31;
+}
+
+static void decode_brand(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+{
+	char raw[49];
+	struct tacho_cpuid_regs r;
+	size_t n = 0, a, b;
+
+	if (info->max_ext_leaf < 0x80000004) {
+		tc_cpu_note(info, "no brand string (leaves 0x80000002-4 are absent)");
+		return;
+	}
+	for (uint32_t l = 0x80000002; l <= 0x80000004; l++) {
+		tc_q(d, 0, l, 0, &r);
+		memcpy(raw + n, &r.eax, 4);
+		memcpy(raw + n + 4, &r.ebx, 4);
+		memcpy(raw + n + 8, &r.ecx, 4);
+		memcpy(raw + n + 12, &r.edx, 4);
+		n += 16;
+	}
+	raw[48] = '\0';
+	n = strlen(raw);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)raw[i] < 0x20 || (unsigned char)raw[i] >= 0x7f)
+			raw[i] = ' ';
+	for (a = 0; a < n && raw[a] == ' '; a++)
+		;
+	for (b = n; b > a && raw[b - 1] == ' '; b--)
+		;
+	memcpy(info->brand, raw + a, b - a);
+	info->brand[b - a] = '\0';
+}
+
+static void decode_hypervisor(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+{
+	struct tacho_cpuid_regs r;
+	char sig[13];
+	bool printable = true, in_range;
+
+	if (tacho_cpuid_query(d, 0, 0x40000000, 0, &r) == 0) {
+		regs_str(sig, r.ebx, r.ecx, r.edx);
+		for (unsigned i = 0; i < 12 && sig[i]; i++)
+			if (sig[i] < 0x20 || sig[i] >= 0x7f)
+				printable = false;
+		in_range = (r.eax & 0xffffff00u) == 0x40000000u;
+		for (size_t i = 0; i < ARRAY_SIZE(hypervisors); i++)
+			if (strncmp(sig, hypervisors[i].sig, 12) == 0)
+				info->hypervisor = hypervisors[i].hv;
+		/* Bare metal answers leaf 0x4000_0000 with the highest basic leaf's data;
+		 * believe the range only if its maximum or its signature make sense. */
+		if (info->hypervisor == TACHO_HV_NONE && in_range && printable && sig[0])
+			info->hypervisor = TACHO_HV_UNKNOWN;
+		if (info->hypervisor != TACHO_HV_NONE) {
+			memcpy(info->hv_signature, sig, 13);
+			/* Old KVM says 0 for "up to 0x4000_0001" (Linux's kvm_cpuid_base). */
+			info->hv_max_leaf = in_range ? r.eax : 0x40000001u;
+		}
+	}
+	if (info->hypervisor_bit && info->hypervisor == TACHO_HV_NONE)
+		tc_cpu_note(info, "CPUID.1:ECX[31] says this is a virtual machine, but there are "
+			    "no hypervisor leaves");
+	else if (!info->hypervisor_bit && info->hypervisor != TACHO_HV_NONE)
+		tc_cpu_note(info, "hypervisor leaves name \"%s\" but CPUID.1:ECX[31] is clear",
+			    info->hv_signature);
+	if (info->hypervisor_bit)
+		tc_cpu_note(info, "a virtual machine: the hypervisor chooses what CPUID reports "
+			    "(cache sizes, core counts and topology may be invented)");
+}
+
+int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+{
+	struct tacho_cpuid_regs r0, r;
+	int err;
+
+	if (!info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	if (!d || tacho_cpuid_dump_ncpus(d) == 0 || tacho_cpuid_query(d, 0, 0, 0, &r0) != 0)
+		return -TACHO_ENODATA;
+	info->max_leaf = r0.eax;
+	decode_vendor(&r0, info);
+	if (tacho_cpuid_query(d, 0, 0x80000000u, 0, &r) == 0 &&
+	    (r.eax & 0xffff0000u) == 0x80000000u)
+		info->max_ext_leaf = r.eax;
+	decode_signature(d, info);
+	decode_brand(d, info);
+	decode_hypervisor(d, info);
+	tc_cpu_features(d, 0, info->features);
+	if (tc_q(d, 0, 0x80000008u, 0, &r)) {
+		info->phys_addr_bits = tc_bits(r.eax, 7, 0);
+		info->virt_addr_bits = tc_bits(r.eax, 15, 8);
+	}
+	if (tc_q(d, 0, 0xd, 0, &r)) {
+		info->xsave_size = r.ecx;
+		info->xcr0_supported = (uint64_t)r.edx << 32 | r.eax;
+	}
+	err = tc_cpu_topology(d, info);
+	if (err)
+		goto fail;
+	for (unsigned k = 0; k < info->ncore_types; k++) {
+		struct tacho_cpu_core_type *ct = &info->core_types[k];
+		tc_cpu_caches(d, ct->first_cpu, info, ct);
+		tc_cpu_tlbs(d, ct->first_cpu, info, ct);
+		tc_cpu_pmu(d, ct->first_cpu, info, &ct->pmu);
+	}
+	tc_cpu_cache_instances(d, info);
+	tc_cpu_pmu(d, 0, info, &info->pmu);
+	tc_cpu_tsc(d, info);
+	tc_cpu_uarch(info);
+	if (info->notes_dropped) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	return 0;
+fail:
+	tacho_cpu_info_exit(info);
+	return err;
+}
