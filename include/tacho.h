@@ -419,6 +419,7 @@ struct tacho_cpu_info {
 	unsigned nnotes;
 	char **notes;                /* remarks in plain words: contradictions, absent leaves,
 	                              * values CPUID cannot know; owned (freed by _exit) */
+	unsigned notes_dropped;      /* notes lost to a failed allocation */
 };
 
 /* Decodes a dump. Fills *out completely (zeroing it first), including notes about
@@ -496,6 +497,10 @@ struct tacho_cpu_sysfs {
 	unsigned packages;             /* distinct physical_package_id values (0 if unknown) */
 	unsigned dies;                 /* distinct (package, die_id) pairs (0 if unknown) */
 	unsigned cores;                /* distinct cores over all packages (0 if unknown) */
+	int core_pmu;                  /* the kernel's core PMU: 1 when /sys/bus/event_source/
+					  devices has "cpu", "cpu_core" or "cpu_atom"; 0 when it
+					  has none (no hardware events: a VM without a virtual
+					  PMU); -1 when that folder is missing (unknown) */
 	char model_name[128];          /* /proc/cpuinfo "model name"; "" when absent */
 	char *flags;                   /* /proc/cpuinfo "flags" of the first CPU, words
 					  separated by one space; NULL when absent */
@@ -534,10 +539,13 @@ struct tacho_cpu_crosscheck {
 struct tacho_cpu_info;
 
 /* Compares a CPUID description decoded from this machine's dump with the kernel's view:
- * packages, cores and threads (over the CPUs that are online), hybrid core counts, and
- * for each cache level and type its size, ways, line size, and how many CPUs share one
- * instance; and the features CPUID reports that /proc/cpuinfo does not list (the kernel
- * masks or does not know them). Fills *out (any previous content is not freed) and
+ * packages, cores and threads (over the CPUs that are online), the kind of each CPU on
+ * hybrid parts, performance monitoring against the kernel's core PMU, and for each
+ * cache level and type its size, ways, line size, and how many CPUs share one instance
+ * (CPUID's sharing is an upper bound: only a larger kernel count disagrees); and the
+ * features CPUID reports that /proc/cpuinfo does not list (the kernel masks them or
+ * does not use them), as one item "features". Fills *out (any previous content is not
+ * freed) and
  * returns 0, or -ENOMEM. A value one side does not know is not compared. Free with
  * tacho_cpu_crosscheck_exit. Thread-safe. */
 TACHO_API int tacho_cpu_crosscheck(const struct tacho_cpu_info *info,
