@@ -675,3 +675,33 @@ bool tc_counters_group_read(const struct tacho_counters *c)
 {
 	return c->group_read;
 }
+
+int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
+			       const struct tacho_evlist *list, const int *groups,
+			       struct tacho_counters **out)
+{
+	size_t n = tacho_evlist_count(list);
+	struct tacho_counter_spec *specs;
+	int err = 0;
+
+	if (!list)
+		return -EINVAL;
+	specs = calloc(n ? n : 1, sizeof(*specs));
+	if (!specs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		specs[i].name = tacho_evlist_name(list, i);
+		err = tacho_evlist_attr(list, i, &specs[i].attr);
+		if (groups) {
+			specs[i].group = groups[i];
+		} else {
+			/* the user's {a,b}: the leader's index names the group */
+			int leader = tacho_evlist_group_leader(list, i);
+			specs[i].group = leader >= 0 ? leader : TACHO_GROUP_NONE;
+		}
+	}
+	if (!err)
+		err = tacho_counters_open(opts, specs, n, out);
+	free(specs);
+	return err;
+}

@@ -604,6 +604,55 @@ static void test_cpu_target(void **state)
 	free(cpus);
 }
 
+static void test_open_evlist(void **state)
+{
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
+	struct tacho_evlist *list;
+	struct tacho_counters *c;
+	struct tacho_count v[3];
+	struct tacho_diag d;
+	long psz = sysconf(_SC_PAGESIZE);
+	char *p;
+	uint64_t buf[16];
+	(void)state;
+
+	assert_int_equal(tacho_evlist_parse("page-faults,{minor-faults,major-faults}", &list,
+					    &d), 0);
+	assert_int_equal(tacho_counters_open_evlist(&o, list, NULL, &c), 0);
+	assert_int_equal(tacho_counters_count(c), 3);
+	p = mmap(NULL, 10 * (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	assert_true(p != MAP_FAILED);
+	madvise(p, 10 * (size_t)psz, MADV_NOHUGEPAGE);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	touch_pages(p, 10, (size_t)psz);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	assert_int_equal(tacho_counters_read(c, v, 3), 0);
+	assert_string_equal(v[0].name, "page-faults");
+	assert_string_equal(v[1].name, "minor-faults");
+	assert_string_equal(v[2].name, "major-faults");
+	assert_counted(&v[0], 10);
+	assert_counted(&v[1], 10);
+	assert_counted(&v[2], 0);
+	/* the user's {group}: one read of minor-faults' fd returns both members; the lone
+	 * page-faults is a group of one */
+	assert_int_equal(read(tc_counters_fd(c, 1, 0), buf, sizeof(buf)), (3 + 4) * 8);
+	assert_int_equal(buf[0], 2);
+	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 2) * 8);
+	assert_int_equal(buf[0], 1);
+	tacho_counters_free(c);
+
+	/* the caller's grouping instead: all three in one group */
+	int groups[3] = { 4, 4, 4 };
+	assert_int_equal(tacho_counters_open_evlist(&o, list, groups, &c), 0);
+	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 6) * 8);
+	assert_int_equal(buf[0], 3);
+	tacho_counters_free(c);
+	tacho_evlist_free(list);
+	munmap(p, 10 * (size_t)psz);
+	assert_int_equal(tacho_counters_open_evlist(&o, NULL, NULL, &c), -EINVAL);
+}
+
 static void test_bad_targets(void **state)
 {
 	struct tacho_counter_spec s = sw_spec("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0);
@@ -649,6 +698,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_child_sleeps_switch),
 		cmocka_unit_test(test_process_target_threads),
 		cmocka_unit_test(test_cpu_target),
+		cmocka_unit_test(test_open_evlist),
 		cmocka_unit_test(test_bad_targets),
 	};
 	ssize_t n;
