@@ -981,6 +981,141 @@ TACHO_API const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_
 TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s);
 /* --- end 4s --- */
 
+/* --- 4m. Derived metrics and stat sessions [owner: stat] ---
+ * tacho_stat runs a program (or watches a process, a thread, CPUs), executes a schedule
+ * (4s) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
+
+/* One counted event as the metrics see it. value is the count itself, unscaled
+ * (task-clock and cpu-clock in nanoseconds). */
+struct tacho_metric_input {
+	const char *name;
+	struct perf_event_attr attr;   /* type, config and the exclude_* bits are used */
+	double value;
+	bool has_value;                /* false: not counted; the event is then ignored */
+};
+
+/* A derived value. */
+struct tacho_metric {
+	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
+			      "page-faults rate", "avg duration of NAME" */
+	char unit[24];     /* "insn per cycle", "%", "GHz", "/sec", "cycles", ... */
+	char expr[200];    /* how it was computed: "instructions / cycles" */
+	double value;      /* always finite */
+	int inputs[2];     /* indices of the inputs; -1 for the wall time */
+};
+
+/* Computes every metric whose inputs all have values and the same privilege rings:
+ * IPC, CPI, branch-, cache-, L1d-, LLC- and dTLB-miss ratios, stalled-cycle shares,
+ * GHz (cycles per task-clock nanosecond), CPUs utilized (task-clock / wall_ns), the
+ * rate per second of every event that is not a clock (over task-clock, or wall_ns
+ * when task-clock was not counted), and the average duration in cycles of a raw x86
+ * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
+ * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. Returns 0
+ * and *out (malloc'd, the caller free()s it; NULL when *nout is 0), -EINVAL, -ENOMEM.
+ * Pure and thread-safe. */
+TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
+				    double wall_ns, struct tacho_metric **out, size_t *nout);
+
+/* Called while counting with -I: the counts of one interval. */
+struct tacho_stat_interval {
+	double t_s;                       /* end of the interval, seconds since counting began */
+	double len_s;                     /* its length */
+	size_t n;                         /* events, as in the session's list */
+	const struct tacho_count *counts; /* per event: value, status and coverage of the
+					     interval alone (deltas); status NOT_SUPPORTED
+					     / NOT_COUNTED as in tacho_counters_read */
+};
+typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
+
+/* Called before each run of the program: done runs of total (warm-up runs included). */
+typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
+
+struct tacho_stat_opts {
+	size_t sz;                      /* sizeof(struct tacho_stat_opts) */
+	const struct tacho_evlist *events;
+	enum tacho_target target;       /* CHILD: run argv (and count it); PROCESS, THREAD:
+					   pid; CPUS: cpus (ncpus 0: all), while argv runs
+					   or, without argv, until *stop */
+	char *const *argv;              /* the program, NULL-terminated */
+	pid_t pid;
+	const int *cpus;
+	size_t ncpus;
+	unsigned repeat;                /* counted repetitions (0 means 1) */
+	unsigned warmup;                /* runs of the program before, not counted */
+	unsigned sched_flags;           /* TACHO_SCHED_MULTIPLEX */
+	const struct tacho_pmu_counters *pmu; /* NULL: tacho_pmu_counters_detect() */
+	unsigned interval_ms;           /* > 0: call on_interval every interval_ms */
+	tacho_stat_interval_fn *on_interval;
+	void *interval_arg;
+	tacho_stat_progress_fn *on_progress;
+	void *progress_arg;
+	volatile int *stop;             /* non-NULL: when it becomes non-zero (a signal
+					   handler of the caller's), counting stops, the
+					   program is left to end (PROCESS/THREAD/CPUS: not
+					   touched) and what was counted is kept */
+};
+
+/* One event's result over every repetition. */
+struct tacho_stat_event {
+	const char *name;
+	const char *unit;                /* of value and the statistics ("" or "msec") */
+	enum tacho_count_status status;  /* COUNTED: every repetition counted it whole;
+					    MULTIPLEXED: some value, but not always whole
+					    (coverage says how much); NOT_COUNTED /
+					    NOT_SUPPORTED: no value at all (why says why) */
+	double value;                    /* mean over the repetitions with a value, in unit
+					    (count x the event's scale); NAN when none */
+	double coverage;                 /* mean of running/enabled (0 for a repetition
+					    without a value) */
+	unsigned nvalues;                /* repetitions that gave a value */
+	struct tacho_stat_summary {
+		double mean, stddev, min, median, max;
+		double spread_pct;       /* 100 (max - min) / |mean| */
+		double rsd_pct;          /* 100 stddev / |mean| */
+	} stats;                         /* over the values; NAN where undefined */
+	const double *values;            /* per repetition, NAN where none (repeat entries) */
+	int err;                         /* NOT_SUPPORTED: the open's error */
+	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED */
+	int run;                         /* the schedule's run (-1: never scheduled) */
+};
+
+struct tacho_stat;
+
+/* Runs the session: warm-up runs, then repeat x (the schedule's runs) runs of the
+ * program, each counting its share of the events, and aggregates. A program killed by
+ * a signal, or *stop, ends the session early: what was counted is kept
+ * (tacho_stat_repeats says how many repetitions completed; interrupted is set).
+ * Refused with -EINVAL and a diagnostic: no events; a target other than CHILD (or CPUS
+ * with a program) with a schedule of several runs (a process cannot be run again: use
+ * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
+ * run: use TACHO_SCHED_MULTIPLEX or fewer events); repeat > 1 without a program.
+ * -TACHO_ECHILD when the program cannot be started, *diag saying why ("cannot run
+ * 'frob': no such program in PATH"); -ESRCH for a PID that does not exist; -ENOMEM.
+ * On success *out holds the results (tacho_stat_free). Not thread-safe with other
+ * code of the process that forks or handles SIGCHLD; callbacks run on a helper thread
+ * while a program runs. */
+TACHO_API int tacho_stat_run(const struct tacho_stat_opts *opts, struct tacho_stat **out,
+			     struct tacho_diag *diag);
+TACHO_API void tacho_stat_free(struct tacho_stat *s);
+
+TACHO_API size_t tacho_stat_nevents(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_event *tacho_stat_event(const struct tacho_stat *s, size_t i);
+/* The metrics of the mean values (tacho_metrics_compute over them and the mean wall
+ * time). */
+TACHO_API size_t tacho_stat_nmetrics(const struct tacho_stat *s);
+TACHO_API const struct tacho_metric *tacho_stat_metric(const struct tacho_stat *s, size_t i);
+/* Completed counted repetitions, runs of the program per repetition (the schedule's),
+ * the mean wall time of one run (seconds; NAN when none), whether it ended early. */
+TACHO_API unsigned tacho_stat_repeats(const struct tacho_stat *s);
+TACHO_API unsigned tacho_stat_runs(const struct tacho_stat *s);
+TACHO_API double tacho_stat_wall_s(const struct tacho_stat *s);
+TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
+/* How the last run of the program ended; NULL when no program ran. */
+TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
+/* The plan that was executed. */
+TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+/* --- end 4m --- */
+
 /* ==================================================================================
  * 5. The time-stamp counter
  * ================================================================================== */
@@ -1107,7 +1242,143 @@ TACHO_API int tacho_clock_survey(struct tacho_clock_info *out, size_t max);
 /* ==================================================================================
  * 6. Regions and the microbenchmark harness
  * ================================================================================== */
-/* @@section-regions@@ */
+/* --- 6a. Regions ---
+ * Named sections of a program, timed with the TSC and counted with any events of the
+ * -e grammar, from any thread, nestable, with the cost of measuring subtracted (the
+ * seeds' StartProfile/EndProfile and PmonStat sections):
+ *
+ *	tacho_region_begin("parse");
+ *	parse(buf);
+ *	tacho_region_end("parse");
+ *
+ *	$ TACHO_EVENTS=page-faults,task-clock TACHO_OUTPUT=out.json ./prog
+ *
+ * The events come from tacho_regions_init, else from the environment variable
+ * TACHO_EVENTS; with none, regions measure time only. Each thread opens its own
+ * counters on its first region (one perf group, read with RDPMC through the mmap pages
+ * where the kernel allows it, else with one read(2)); no lock is taken on the hot path.
+ * At set-up tacho measures what an empty region costs, inside the region and, for
+ * nesting, as seen by the enclosing one (the median of 301 pairs, per event), and
+ * subtracts it from every call: an empty region reads 0 events and about 0 ns, and a
+ * region that stores N times to a variable watched by a breakpoint (mem:ADDR:w) reads
+ * exactly N. Totals that the subtraction takes below zero are clamped at 0 and the
+ * report says so.
+ *
+ * At exit (or at tacho_regions_write) a report merged over threads goes to the file
+ * named by TACHO_OUTPUT (.json, .csv, anything else a table) or to stderr. JSON:
+ *   {"version": 1, "regions": [{"name": N, "calls": C, "time_ns": T,
+ *                               "events": {EVENT: TOTAL, ...}}, ...],
+ *    "detail": [...per-call statistics, exclusive figures, ticks, threads...],
+ *    "measurement": {...how it was measured, what was subtracted...},
+ *    "notes": [...]}
+ * EVENT is spelled as in TACHO_EVENTS; TOTAL is null for an event that could not be
+ * counted (the notes say why). A bad TACHO_EVENTS never stops the program: regions
+ * fall back to time only, the message goes to the log callback and into the report's
+ * notes, and, when the report goes to a file, once to stderr as well at report time
+ * (the report at exit is the one place where regions print, by design). */
+
+/* Explicit set-up, instead of the environment. Every field may be 0/NULL. */
+struct tacho_regions_opts {
+	size_t sz;               /* sizeof(struct tacho_regions_opts) */
+	const char *events;      /* the -e grammar; NULL: $TACHO_EVENTS; "": time only */
+	const char *output;      /* report file; NULL: $TACHO_OUTPUT; "-": stderr */
+	bool no_report_at_exit;  /* do not write the report at exit */
+};
+
+/* Sets regions up now (otherwise the first tacho_region_begin does, from the
+ * environment). Returns 0; -EBUSY when regions are already set up; -TACHO_EPARSE /
+ * -TACHO_ENOEVENT ... with *diag for a bad spec (regions then stay unconfigured and
+ * the next call may try again). Call it before threads use regions. */
+TACHO_API int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag *diag);
+
+/* Enters / leaves the region called name on the calling thread. Regions nest: end
+ * must name the innermost open region of this thread. Names are compared as strings
+ * (the pointer is remembered to make the common case fast). Returns 0; -EINVAL for
+ * NULL or an end that does not match the innermost open region (nothing is recorded,
+ * the region stays open); -TACHO_ERANGE beyond 64 levels; -ENOMEM; -errno of the
+ * counter read. Thread-safe; lock-free after the thread's first call. */
+TACHO_API int tacho_region_begin(const char *name);
+TACHO_API int tacho_region_end(const char *name);
+
+/* The scoped form for C (GCC and Clang): the region ends when the enclosing block
+ * does, however it is left.
+ *	{ TACHO_REGION_SCOPE("lookup"); ... return x; }   // ended on return */
+static inline void tacho_region_scope_end_(const char **name)
+{
+	if (*name)
+		tacho_region_end(*name);
+}
+#define TACHO_REGION_CAT2_(a, b) a##b
+#define TACHO_REGION_CAT_(a, b) TACHO_REGION_CAT2_(a, b)
+#define TACHO_REGION_SCOPE(name)                                                         \
+	const char *TACHO_REGION_CAT_(tacho_region_scope_, __LINE__)                      \
+		__attribute__((cleanup(tacho_region_scope_end_), unused)) =               \
+			(tacho_region_begin(name) == 0 ? (name) : (const char *)0)
+
+/* One measured quantity of a region (TSC ticks or one event), merged over threads,
+ * after the subtraction of the cost of measuring. */
+struct tacho_region_value {
+	int64_t total;       /* inclusive total, clamped at 0 */
+	int64_t exclusive;   /* total without the nested regions, clamped at 0 */
+	double mean, stddev; /* per call, inclusive (stddev: sample, 0 for one call) */
+	double min, max;     /* per call, inclusive (may be below 0 from noise) */
+	bool clamped;        /* a total went below zero and was clamped */
+};
+
+struct tacho_region_stat {
+	const char *name;
+	uint64_t calls;
+	unsigned threads;                  /* threads that entered it */
+	struct tacho_region_value ticks;   /* TSC ticks */
+	double time_ns, exclusive_ns;      /* ticks.total / .exclusive in nanoseconds */
+	const struct tacho_region_value *events;  /* [tacho_region_report_nevents] */
+};
+
+/* A snapshot of every region of every thread, merged by name (sorted by name). */
+struct tacho_region_report;
+
+/* Takes the snapshot. Figures of a thread that is inside a region at this moment may
+ * be torn by one call; take it when threads are quiet (at exit they are). 0 and *out
+ * (tacho_region_report_free), -ENOMEM. Thread-safe. */
+TACHO_API int tacho_regions_report(struct tacho_region_report **out);
+TACHO_API void tacho_region_report_free(struct tacho_region_report *r);
+TACHO_API size_t tacho_region_report_count(const struct tacho_region_report *r);
+/* The i-th region, or NULL past the end; by name, or NULL. Valid while r lives. */
+TACHO_API const struct tacho_region_stat *tacho_region_report_get(const struct tacho_region_report *r,
+								  size_t i);
+TACHO_API const struct tacho_region_stat *tacho_region_report_find(const struct tacho_region_report *r,
+								   const char *name);
+/* The events (as spelled in the spec) and whether they were counted:
+ * TACHO_COUNT_COUNTED, _MULTIPLEXED (values are raw deltas while on the counter),
+ * _NOT_SUPPORTED (why says why; values are 0 and the writers print null),
+ * _NOT_COUNTED (no thread entered a region). */
+TACHO_API size_t tacho_region_report_nevents(const struct tacho_region_report *r);
+TACHO_API const char *tacho_region_report_event(const struct tacho_region_report *r, size_t i);
+TACHO_API enum tacho_count_status tacho_region_report_status(const struct tacho_region_report *r,
+							     size_t i, const char **why);
+/* Messages for the reader, one per line ("" when none): a bad TACHO_EVENTS, events
+ * that could not be counted, clamped totals, unbalanced ends. */
+TACHO_API const char *tacho_region_report_notes(const struct tacho_region_report *r);
+
+enum tacho_report_format {
+	TACHO_REPORT_TABLE = 0,
+	TACHO_REPORT_CSV,
+	TACHO_REPORT_JSON,
+};
+/* The format a file name asks for: .json, .csv, else a table. */
+TACHO_API enum tacho_report_format tacho_report_format_of(const char *path);
+
+/* Writes the report in fmt to f. 0 or -EIO. */
+TACHO_API int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
+					enum tacho_report_format fmt);
+
+/* Takes a snapshot and writes it where the report at exit would go (TACHO_OUTPUT or
+ * the output option, else stderr). 0, -errno of the file, -ENOMEM. Thread-safe. */
+TACHO_API int tacho_regions_write(void);
+
+/* Forgets every figure recorded so far (events, calibration and counters stay). Call
+ * it only while no thread is inside a region. */
+TACHO_API void tacho_regions_reset(void);
 
 /* ==================================================================================
  * 7. Sampling

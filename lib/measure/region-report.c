@@ -1,0 +1,660 @@
+/* region-report.c - the regions' report: every thread's records merged by name, then
+ * written as JSON (the contract in tacho.h section 6a), CSV or a table. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/region-int.h"
+#include "output/output.h"
+#include "tsc/tsc.h"
+
+struct rr_thread {         /* one region on one thread, for the per-thread detail */
+	pid_t tid;
+	size_t region;
+	uint64_t calls;
+	bool counted;          /* the thread's counters were open */
+	struct tacho_region_value *vals;  /* [nq] */
+};
+
+struct tacho_region_report {
+	size_t n, nev, nq;
+	struct tacho_region_stat *st;
+	struct tacho_region_value *vals;   /* [n][nq]: q 0 ticks, 1 + i events */
+	char **evnames;
+	enum tacho_count_status *status;
+	char **why;
+	char *notes;
+	char *alerts;      /* the notes a person must see even when the report goes to a
+			      file: a bad TACHO_EVENTS, events that could not be counted */
+	struct rr_thread *th;
+	size_t nth;
+	/* how it was measured */
+	double hz;
+	enum tacho_tsc_source hz_source;
+	int64_t *o_in, *o_nested;
+	const char *read_path;
+	char *spec;
+	unsigned nthreads;
+};
+
+void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size_t n,
+		   struct tacho_region_value *out)
+{
+	double mean = 0, m2 = 0;
+	uint64_t total_calls = 0;
+	bool any = false;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_racc *a = acc[i];
+		uint64_t c = calls[i];
+		if (!c)
+			continue;
+		out->total += a->incl;
+		out->exclusive += a->excl;
+		if (!any || a->min < out->min)
+			out->min = (double)a->min;
+		if (!any || a->max > out->max)
+			out->max = (double)a->max;
+		any = true;
+		/* this thread's mean and sum of squared deviations from the shifted sums,
+		 * then Chan et al.'s pairwise combination */
+		double nb = (double)c, mb = (double)a->shift + a->s1 / nb;
+		double m2b = a->s2 - a->s1 * a->s1 / nb;
+		if (m2b < 0)
+			m2b = 0;
+		double na = (double)total_calls, nn = na + nb, delta = mb - mean;
+		mean += delta * nb / nn;
+		m2 += m2b + delta * delta * na * nb / nn;
+		total_calls += c;
+	}
+	if (!total_calls) {
+		out->mean = out->stddev = out->min = out->max = NAN;
+		return;
+	}
+	out->mean = mean;
+	out->stddev = total_calls > 1 ? sqrt(m2 / (double)(total_calls - 1)) : 0;
+	if (out->total < 0) {
+		out->total = 0;
+		out->clamped = true;
+	}
+	if (out->exclusive < 0) {
+		out->exclusive = 0;
+		out->clamped = true;
+	}
+}
+
+void tacho_region_report_free(struct tacho_region_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nev; i++) {
+		free(r->evnames[i]);
+		free(r->why[i]);
+	}
+	for (size_t i = 0; i < r->n; i++)
+		free((char *)r->st[i].name);
+	for (size_t i = 0; i < r->nth; i++)
+		free(r->th[i].vals);
+	free(r->evnames);
+	free(r->why);
+	free(r->status);
+	free(r->st);
+	free(r->vals);
+	free(r->th);
+	free(r->notes);
+	free(r->alerts);
+	free(r->o_in);
+	free(r->o_nested);
+	free(r->spec);
+	free(r);
+}
+
+struct rr_item {
+	struct tc_rthread *t;
+	struct tc_rrec *rec;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct rr_item *x = a, *y = b;
+	int c = strcmp(x->rec->name, y->rec->name);
+	if (c)
+		return c;
+	return x->t->tid < y->t->tid ? -1 : x->t->tid > y->t->tid;
+}
+
+static double to_ns(double ticks, double hz)
+{
+	return hz > 0 ? ticks * 1e9 / hz : NAN;
+}
+
+/* Builds the report. With the lock held. */
+static int build(struct tacho_region_report *r)
+{
+	struct rr_item *items = NULL;
+	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
+	const struct tc_racc **accs = NULL;
+	uint64_t *calls = NULL;
+	struct tc_sb notes = TC_SB_INIT;
+	int err = -ENOMEM;
+
+	r->nq = nq;
+	r->nev = nq - 1;
+	r->nthreads = tc_regions.nthreads;
+	r->evnames = calloc(nq, sizeof(*r->evnames));
+	r->why = calloc(nq, sizeof(*r->why));
+	r->status = calloc(nq, sizeof(*r->status));
+	r->o_in = calloc(nq, sizeof(*r->o_in));
+	r->o_nested = calloc(nq, sizeof(*r->o_nested));
+	if (!r->evnames || !r->why || !r->status || !r->o_in || !r->o_nested)
+		goto out;
+	r->spec = tc_strdup(tc_regions.spec);
+	const struct tacho_tsc_info *ti = tc_tsc_info();
+	r->hz = ti->hz;
+	r->hz_source = ti->source;
+	r->read_path = tc_regions.read_path ? tc_regions.read_path : "none";
+	if (tc_regions.ready) {
+		memcpy(r->o_in, tc_regions.o_in, nq * sizeof(int64_t));
+		memcpy(r->o_nested, tc_regions.o_nested, nq * sizeof(int64_t));
+	}
+	tc_sb_init(&notes);
+	if (tc_regions.notes.len)
+		tc_sb_adds(&notes, tc_regions.notes.buf);
+
+	for (size_t i = 0; i < r->nev; i++) {
+		bool mux = false;
+		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
+		if (!r->evnames[i])
+			goto out;
+		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+			mux |= !t->mset_err && t->m.multiplexed;
+		if (tc_regions.ev_opened[i + 1]) {
+			r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
+		} else if (tc_regions.ev_err[i + 1]) {
+			const char *why = tc_regions.ev_why[i + 1];
+			r->status[i] = TACHO_COUNT_NOT_SUPPORTED;
+			r->why[i] = tc_strdup(why ? why : tacho_strerror(tc_regions.ev_err[i + 1]));
+			tc_sb_addf(&notes, "event '%s' could not be counted: %s\n", r->evnames[i],
+				   r->why[i] ? r->why[i] : "");
+		} else {
+			r->status[i] = TACHO_COUNT_NOT_COUNTED;
+		}
+		if (i == r->nev - 1) {
+			r->alerts = tc_strndup(notes.buf, notes.len);
+			if (!r->alerts)
+				goto out;
+		}
+		if (mux)
+			tc_sb_addf(&notes, "event '%s' was multiplexed: its values cover only the "
+				   "time it was on a counter\n", r->evnames[i]);
+	}
+
+	if (!r->alerts) {
+		r->alerts = tc_strndup(notes.buf, notes.len);
+		if (!r->alerts)
+			goto out;
+	}
+	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
+		nitems += t->nrec;
+		if (t->unbalanced)
+			tc_sb_addf(&notes, "thread %d: %lu region end(s) that matched no open "
+				   "region were ignored\n", (int)t->tid, t->unbalanced);
+		if (t->errors)
+			tc_sb_addf(&notes, "thread %d: %lu region call(s) failed (nesting deeper "
+				   "than %d, or a counter read failed)\n", (int)t->tid, t->errors,
+				   TC_REGION_MAXDEPTH);
+		if (t->depth)
+			tc_sb_addf(&notes, "thread %d: %u region(s) still open at the report "
+				   "(not counted)\n", (int)t->tid, t->depth);
+	}
+	items = calloc(nitems ? nitems : 1, sizeof(*items));
+	accs = calloc(nitems ? nitems : 1, sizeof(*accs));
+	calls = calloc(nitems ? nitems : 1, sizeof(*calls));
+	r->th = calloc(nitems ? nitems : 1, sizeof(*r->th));
+	if (!items || !accs || !calls || !r->th)
+		goto out;
+	nitems = 0;
+	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+		for (size_t i = 0; i < t->nrec; i++)
+			if (t->recs[i]->calls)
+				items[nitems++] = (struct rr_item){ t, t->recs[i] };
+	qsort(items, nitems, sizeof(*items), cmp_item);
+
+	size_t nreg = 0;
+	for (size_t i = 0; i < nitems; i++)
+		if (!i || strcmp(items[i].rec->name, items[i - 1].rec->name))
+			nreg++;
+	r->st = calloc(nreg ? nreg : 1, sizeof(*r->st));
+	r->vals = calloc((nreg ? nreg : 1) * nq, sizeof(*r->vals));
+	if (!r->st || !r->vals)
+		goto out;
+
+	for (size_t i = 0, j; i < nitems; i = j) {
+		struct tacho_region_stat *st = &r->st[r->n];
+		struct tacho_region_value *v = &r->vals[r->n * nq];
+
+		for (j = i; j < nitems && !strcmp(items[j].rec->name, items[i].rec->name); j++)
+			;
+		st->name = tc_strdup(items[i].rec->name);
+		if (!st->name)
+			goto out;
+		for (size_t k = i; k < j; k++) {
+			st->calls += items[k].rec->calls;
+			st->threads++;
+		}
+		for (size_t q = 0; q < nq; q++) {
+			for (size_t k = i; k < j; k++) {
+				accs[k - i] = &items[k].rec->q[q];
+				/* a thread without its counters has no event figures */
+				calls[k - i] = q < items[k].t->nq_read ? items[k].rec->calls : 0;
+			}
+			tc_racc_merge(accs, calls, j - i, &v[q]);
+			if (q > 0 && r->status[q - 1] == TACHO_COUNT_NOT_SUPPORTED)
+				memset(&v[q], 0, sizeof(v[q]));
+			if (v[q].clamped)
+				tc_sb_addf(&notes, "region '%s': %s measured below the calibrated "
+					   "cost of measuring; clamped at 0\n", st->name,
+					   q ? r->evnames[q - 1] : "time");
+		}
+		st->ticks = v[0];
+		st->time_ns = to_ns((double)v[0].total, r->hz);
+		st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
+		st->events = nq > 1 ? &v[1] : NULL;
+		/* the per-thread detail */
+		for (size_t k = i; k < j; k++) {
+			struct rr_thread *th = &r->th[r->nth];
+			th->tid = items[k].t->tid;
+			th->region = r->n;
+			th->calls = items[k].rec->calls;
+			th->counted = items[k].t->nq_read == nq;
+			th->vals = calloc(nq, sizeof(*th->vals));
+			if (!th->vals)
+				goto out;
+			r->nth++;
+			for (size_t q = 0; q < nq; q++) {
+				const struct tc_racc *a = &items[k].rec->q[q];
+				uint64_t c = q < items[k].t->nq_read ? items[k].rec->calls : 0;
+				tc_racc_merge(&a, &c, 1, &th->vals[q]);
+			}
+		}
+		r->n++;
+	}
+	r->notes = tc_sb_detach(&notes);
+	if (!r->notes)
+		goto out;
+	err = 0;
+out:
+	tc_sb_exit(&notes);
+	free(items);
+	free(accs);
+	free(calls);
+	return err;
+}
+
+int tacho_regions_report(struct tacho_region_report **out)
+{
+	struct tacho_region_report *r = calloc(1, sizeof(*r));
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_lock(&tc_regions.lock);
+	err = build(r);
+	pthread_mutex_unlock(&tc_regions.lock);
+	if (err) {
+		tacho_region_report_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+size_t tacho_region_report_count(const struct tacho_region_report *r)
+{
+	return r ? r->n : 0;
+}
+
+const struct tacho_region_stat *tacho_region_report_get(const struct tacho_region_report *r,
+							size_t i)
+{
+	return r && i < r->n ? &r->st[i] : NULL;
+}
+
+const struct tacho_region_stat *tacho_region_report_find(const struct tacho_region_report *r,
+							 const char *name)
+{
+	for (size_t i = 0; r && name && i < r->n; i++)
+		if (!strcmp(r->st[i].name, name))
+			return &r->st[i];
+	return NULL;
+}
+
+size_t tacho_region_report_nevents(const struct tacho_region_report *r)
+{
+	return r ? r->nev : 0;
+}
+
+const char *tacho_region_report_event(const struct tacho_region_report *r, size_t i)
+{
+	return r && i < r->nev ? r->evnames[i] : NULL;
+}
+
+enum tacho_count_status tacho_region_report_status(const struct tacho_region_report *r,
+						   size_t i, const char **why)
+{
+	if (!r || i >= r->nev) {
+		if (why)
+			*why = NULL;
+		return TACHO_COUNT_NOT_COUNTED;
+	}
+	if (why)
+		*why = r->why[i];
+	return r->status[i];
+}
+
+const char *tacho_region_report_notes(const struct tacho_region_report *r)
+{
+	return r && r->notes ? r->notes : "";
+}
+
+enum tacho_report_format tacho_report_format_of(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	if (n >= 5 && !strcmp(path + n - 5, ".json"))
+		return TACHO_REPORT_JSON;
+	if (n >= 4 && !strcmp(path + n - 4, ".csv"))
+		return TACHO_REPORT_CSV;
+	return TACHO_REPORT_TABLE;
+}
+
+/* --- writers --- */
+
+static bool counted(const struct tacho_region_report *r, size_t i)
+{
+	return r->status[i] == TACHO_COUNT_COUNTED || r->status[i] == TACHO_COUNT_MULTIPLEXED;
+}
+
+static void json_value(struct tc_json *j, const char *key, const struct tacho_region_value *v)
+{
+	tc_json_obj_begin(j, key);
+	tc_json_int(j, "total", v->total);
+	tc_json_int(j, "exclusive", v->exclusive);
+	tc_json_double(j, "mean", v->mean);
+	tc_json_double(j, "stddev", v->stddev);
+	tc_json_double(j, "min", v->min);
+	tc_json_double(j, "max", v->max);
+	tc_json_bool(j, "clamped", v->clamped);
+	tc_json_obj_end(j);
+}
+
+static int write_json(const struct tacho_region_report *r, FILE *f)
+{
+	struct tc_json j;
+
+	tc_json_init(&j, f, true);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_arr_begin(&j, "regions");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tacho_region_stat *st = &r->st[i];
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "name", st->name);
+		tc_json_uint(&j, "calls", st->calls);
+		tc_json_uint(&j, "time_ns", (uint64_t)llround(isnan(st->time_ns) ? 0 : st->time_ns));
+		tc_json_obj_begin(&j, "events");
+		for (size_t e = 0; e < r->nev; e++) {
+			if (counted(r, e))
+				tc_json_int(&j, r->evnames[e], st->events[e].total);
+			else
+				tc_json_null(&j, r->evnames[e]);
+		}
+		tc_json_obj_end(&j);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+
+	tc_json_arr_begin(&j, "detail");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tacho_region_stat *st = &r->st[i];
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "name", st->name);
+		tc_json_uint(&j, "calls", st->calls);
+		tc_json_uint(&j, "threads", st->threads);
+		tc_json_double(&j, "time_ns", st->time_ns);
+		tc_json_double(&j, "exclusive_ns", st->exclusive_ns);
+		json_value(&j, "ticks", &st->ticks);
+		tc_json_obj_begin(&j, "events");
+		for (size_t e = 0; e < r->nev; e++) {
+			if (counted(r, e))
+				json_value(&j, r->evnames[e], &st->events[e]);
+			else
+				tc_json_null(&j, r->evnames[e]);
+		}
+		tc_json_obj_end(&j);
+		tc_json_arr_begin(&j, "threads");
+		for (size_t k = 0; k < r->nth; k++) {
+			const struct rr_thread *th = &r->th[k];
+			if (th->region != i)
+				continue;
+			tc_json_obj_begin(&j, NULL);
+			tc_json_int(&j, "tid", th->tid);
+			tc_json_uint(&j, "calls", th->calls);
+			tc_json_double(&j, "time_ns", to_ns((double)th->vals[0].total, r->hz));
+			tc_json_obj_begin(&j, "events");
+			for (size_t e = 0; e < r->nev; e++) {
+				if (counted(r, e) && th->counted)
+					tc_json_int(&j, r->evnames[e], th->vals[e + 1].total);
+				else
+					tc_json_null(&j, r->evnames[e]);
+			}
+			tc_json_obj_end(&j);
+			tc_json_obj_end(&j);
+		}
+		tc_json_arr_end(&j);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+
+	tc_json_obj_begin(&j, "measurement");
+	tc_json_double(&j, "tsc_hz", r->hz);
+	tc_json_str(&j, "tsc_hz_source", tacho_tsc_source_name(r->hz_source));
+	tc_json_str(&j, "events_spec", r->spec);
+	tc_json_str(&j, "counter_read", r->read_path);
+	tc_json_uint(&j, "threads", r->nthreads);
+	tc_json_str(&j, "subtracted", "per call: the median cost of an empty region (inside) "
+		    "plus, for each region nested in it, the median cost of a whole nested "
+		    "pair (nested), both measured at set-up over 301 pairs");
+	tc_json_obj_begin(&j, "overhead");
+	tc_json_obj_begin(&j, "ticks");
+	tc_json_int(&j, "inside", r->o_in[0]);
+	tc_json_int(&j, "nested", r->o_nested[0]);
+	tc_json_obj_end(&j);
+	for (size_t e = 0; e < r->nev; e++) {
+		tc_json_obj_begin(&j, r->evnames[e]);
+		tc_json_int(&j, "inside", r->o_in[e + 1]);
+		tc_json_int(&j, "nested", r->o_nested[e + 1]);
+		tc_json_str(&j, "status", tacho_count_status_name(r->status[e]));
+		tc_json_str(&j, "why", r->why[e]);
+		tc_json_obj_end(&j);
+	}
+	tc_json_obj_end(&j);
+	tc_json_obj_end(&j);
+
+	tc_json_arr_begin(&j, "notes");
+	for (const char *p = r->notes; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		tc_json_strn(&j, NULL, p, len);
+		p += len + (nl ? 1 : 0);
+	}
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	return tc_json_finish(&j);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	char buf[64];
+
+	if (isnan(v))
+		buf[0] = 0;
+	else
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	tc_csv_field(f, ',', false, buf);
+}
+
+/* Long format, one row per region and quantity: it holds any event name. */
+static int write_csv(const struct tacho_region_report *r, FILE *f)
+{
+	static const char *const head[] = { "region", "quantity", "status", "calls", "total",
+					    "exclusive", "mean", "stddev", "min", "max",
+					    "clamped" };
+	char buf[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		tc_csv_field(f, ',', i == 0, head[i]);
+	tc_csv_end(f);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tacho_region_stat *st = &r->st[i];
+		for (size_t q = 0; q < r->nq + 1; q++) {
+			/* rows: time_ns, ticks, then each event */
+			const struct tacho_region_value *v = q < 2 ? &st->ticks : &st->events[q - 2];
+			double scale = q == 0 ? (r->hz > 0 ? 1e9 / r->hz : NAN) : 1;
+			const char *status = q < 2 ? "counted" : tacho_count_status_name(r->status[q - 2]);
+			bool have = q < 2 || counted(r, q - 2);
+
+			tc_csv_field(f, ',', true, st->name);
+			tc_csv_field(f, ',', false, q == 0 ? "time_ns" : q == 1 ? "ticks" :
+				     r->evnames[q - 2]);
+			tc_csv_field(f, ',', false, status);
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->calls);
+			tc_csv_field(f, ',', false, buf);
+			csv_num(f, have ? (double)v->total * scale : NAN);
+			csv_num(f, have ? (double)v->exclusive * scale : NAN);
+			csv_num(f, have ? v->mean * scale : NAN);
+			csv_num(f, have ? v->stddev * scale : NAN);
+			csv_num(f, have ? v->min * scale : NAN);
+			csv_num(f, have ? v->max * scale : NAN);
+			tc_csv_field(f, ',', false, have ? (v->clamped ? "yes" : "no") : "");
+			tc_csv_end(f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static int write_table(const struct tacho_region_report *r, FILE *f)
+{
+	unsigned ncols = 5 + (unsigned)r->nev;
+	struct tc_table *t = tc_table_new(ncols);
+	const char **cells = calloc(ncols, sizeof(*cells));
+	char (*buf)[64] = calloc(ncols, sizeof(*buf));
+	int err = -ENOMEM;
+
+	if (!t || !cells || !buf)
+		goto out;
+	for (unsigned c = 1; c < ncols; c++)
+		tc_table_align_right(t, c, true);
+	cells[0] = "region";
+	cells[1] = "calls";
+	cells[2] = "time ns";
+	cells[3] = "excl ns";
+	cells[4] = "ns/call";
+	for (size_t e = 0; e < r->nev; e++)
+		cells[5 + e] = r->evnames[e];
+	if (tc_table_add(t, cells))
+		goto out;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct tacho_region_stat *st = &r->st[i];
+		cells[0] = st->name;
+		snprintf(buf[1], 64, "%llu", (unsigned long long)st->calls);
+		snprintf(buf[2], 64, "%.0f", st->time_ns);
+		snprintf(buf[3], 64, "%.0f", st->exclusive_ns);
+		snprintf(buf[4], 64, "%.1f", st->time_ns / (double)st->calls);
+		for (size_t e = 0; e < r->nev; e++) {
+			if (counted(r, e))
+				snprintf(buf[5 + e], 64, "%lld", (long long)st->events[e].total);
+			else
+				snprintf(buf[5 + e], 64, "%s", "-");
+		}
+		for (unsigned c = 1; c < ncols; c++)
+			cells[c] = buf[c];
+		if (tc_table_add(t, cells))
+			goto out;
+	}
+	fprintf(f, "tacho regions (TSC %.0f Hz from %s; counters read by %s; the cost of "
+		"measuring subtracted)\n", r->hz, tacho_tsc_source_name(r->hz_source),
+		r->read_path);
+	tc_table_print(t, f, 2, 2);
+	for (const char *p = r->notes; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(f, "note: %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+	err = ferror(f) ? -EIO : 0;
+out:
+	tc_table_free(t);
+	free(cells);
+	free(buf);
+	return err;
+}
+
+int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
+			      enum tacho_report_format fmt)
+{
+	if (!r || !f)
+		return -EINVAL;
+	switch (fmt) {
+	case TACHO_REPORT_JSON:
+		return write_json(r, f);
+	case TACHO_REPORT_CSV:
+		return write_csv(r, f);
+	default:
+		return write_table(r, f);
+	}
+}
+
+int tacho_regions_write(void)
+{
+	struct tacho_region_report *r;
+	const char *path = tc_regions.output;
+	bool to_file = path && *path && strcmp(path, "-");
+	FILE *f = stderr;
+	int err;
+
+	err = tacho_regions_report(&r);
+	if (err)
+		return err;
+	if (to_file) {
+		f = fopen(path, "w");
+		if (!f) {
+			err = -errno;
+			tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
+			       tacho_strerror(err));
+			tacho_region_report_free(r);
+			return err;
+		}
+	}
+	err = tacho_region_report_write(r, f, to_file ? tacho_report_format_of(path) :
+					TACHO_REPORT_TABLE);
+	if (to_file) {
+		if (fclose(f) && !err)
+			err = -errno;
+		/* The notes are in the file; the person running the program is told once
+		 * that there are some (a bad TACHO_EVENTS must not pass unseen). */
+		for (const char *p = r->alerts; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			int len = nl ? (int)(nl - p) : (int)strlen(p);
+			fprintf(stderr, "tacho regions: %.*s\n", len, p);
+			p += len + (nl ? 1 : 0);
+		}
+	} else {
+		fflush(f);
+	}
+	tacho_region_report_free(r);
+	return err;
+}

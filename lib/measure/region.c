@@ -1,0 +1,497 @@
+/* region.c - named regions: per-thread state without locks on the hot path, nesting
+ * with inclusive and exclusive figures, the cost of measuring calibrated at set-up and
+ * subtracted from every call (the seeds' StartProfile/EndProfile: "measure the
+ * overhead of reading the two counters and subtract it"). The report is in
+ * region-report.c. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure/region.h"
+#include "measure/region-int.h"
+#include "tsc/tsc.h"
+
+struct tc_regions tc_regions = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static __thread struct tc_rthread *tls __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key;
+
+/* --- records and lookup --- */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct tc_rrec *rec_new(const struct tc_rthread *t, const char *name, uint32_t hash)
+{
+	struct tc_rrec *r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_racc));
+
+	if (!r)
+		return NULL;
+	r->name = tc_strdup(name);
+	if (!r->name) {
+		free(r);
+		return NULL;
+	}
+	r->hash = hash;
+	return r;
+}
+
+static int table_grow(struct tc_rthread *t)
+{
+	size_t size = t->tab_size ? t->tab_size * 2 : 64;
+	uint32_t *tab = calloc(size, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrec; i++) {
+		size_t k = t->recs[i]->hash & (size - 1);
+		while (tab[k])
+			k = (k + 1) & (size - 1);
+		tab[k] = (uint32_t)i + 1;
+	}
+	free(t->tab);
+	t->tab = tab;
+	t->tab_size = size;
+	return 0;
+}
+
+/* The index of the record called name, created on first use. Off the fast path:
+ * the pointer cache answers repeated calls with the same string. */
+static int rec_find_slow(struct tc_rthread *t, const char *name)
+{
+	uint32_t h = name_hash(name);
+	size_t k;
+
+	if ((t->nrec + 1) * 2 > t->tab_size && table_grow(t))
+		return -ENOMEM;
+	for (k = h & (t->tab_size - 1); t->tab[k]; k = (k + 1) & (t->tab_size - 1)) {
+		struct tc_rrec *r = t->recs[t->tab[k] - 1];
+		if (r->hash == h && !strcmp(r->name, name))
+			return (int)(t->tab[k] - 1);
+	}
+	if (t->nrec == t->arec) {
+		size_t a = t->arec ? t->arec * 2 : 16;
+		struct tc_rrec **recs = realloc(t->recs, a * sizeof(*recs));
+		if (!recs)
+			return -ENOMEM;
+		t->recs = recs;
+		t->arec = a;
+	}
+	struct tc_rrec *r = rec_new(t, name, h);
+	if (!r)
+		return -ENOMEM;
+	t->recs[t->nrec] = r;
+	t->tab[k] = (uint32_t)++t->nrec;
+	return (int)(t->nrec - 1);
+}
+
+static inline int rec_find(struct tc_rthread *t, const char *name)
+{
+	struct tc_rpc *pc = &t->pc[((uintptr_t)name >> 3) & (TC_RPC_SIZE - 1)];
+
+	/* The same pointer usually means the same literal; the string compare keeps
+	 * a reused buffer with new contents from being taken for the old name. */
+	if (tc_likely(pc->name == name) && !strcmp(t->recs[pc->rec]->name, name))
+		return (int)pc->rec;
+	int r = rec_find_slow(t, name);
+	if (r >= 0) {
+		pc->name = name;
+		pc->rec = (uint32_t)r;
+	}
+	return r;
+}
+
+static void records_free(struct tc_rthread *t)
+{
+	for (size_t i = 0; i < t->nrec; i++) {
+		free(t->recs[i]->name);
+		free(t->recs[i]);
+	}
+	free(t->recs);
+	free(t->tab);
+	t->recs = NULL;
+	t->tab = NULL;
+	t->nrec = t->arec = t->tab_size = 0;
+	memset(t->pc, 0, sizeof(t->pc));
+}
+
+/* --- the hot path --- */
+
+static inline int64_t *frame_start(struct tc_rthread *t, unsigned depth)
+{
+	return t->fvals + (size_t)depth * 2 * t->nq;
+}
+
+static inline int64_t *frame_child(struct tc_rthread *t, unsigned depth)
+{
+	return t->fvals + (size_t)depth * 2 * t->nq + t->nq;
+}
+
+static struct tc_rthread *thread_setup(int *err);
+
+int tacho_region_begin(const char *name)
+{
+	struct tc_rthread *t = tls;
+	int err, r;
+
+	if (tc_unlikely(!t)) {
+		t = thread_setup(&err);
+		if (!t)
+			return err;
+	}
+	if (tc_unlikely(!name))
+		return -EINVAL;
+	if (tc_unlikely(t->depth == TC_REGION_MAXDEPTH)) {
+		t->errors++;
+		return -TACHO_ERANGE;
+	}
+	r = rec_find(t, name);
+	if (tc_unlikely(r < 0))
+		return r;
+
+	struct tc_rframe *f = &t->frames[t->depth];
+	int64_t *start = frame_start(t, t->depth);
+	f->rec = (uint32_t)r;
+	f->desc = 0;
+	memset(frame_child(t, t->depth), 0, t->nq * sizeof(int64_t));
+	t->depth++;
+	/* Counters first, the TSC last: the time window holds as little of the
+	 * measuring as it can, and the counter window none of the bookkeeping above. */
+	if (t->nq_read > 1) {
+		err = tc_mset_read(&t->m, (uint64_t *)start + 1);
+		if (tc_unlikely(err)) {
+			t->depth--;
+			t->errors++;
+			return err;
+		}
+	}
+	start[0] = (int64_t)tacho_tsc_begin();
+	return 0;
+}
+
+int tacho_region_end(const char *name)
+{
+	uint64_t t1 = tacho_tsc_end();
+	struct tc_rthread *t = tls;
+	int err;
+
+	if (tc_unlikely(!t || t->depth == 0 || !name)) {
+		if (t)
+			t->unbalanced++;
+		return -EINVAL;
+	}
+	int64_t *now = t->snap;
+	now[0] = (int64_t)t1;
+	if (t->nq_read > 1) {
+		err = tc_mset_read(&t->m, (uint64_t *)now + 1);
+		if (tc_unlikely(err)) {
+			t->errors++;
+			return err;
+		}
+	}
+
+	unsigned d = t->depth - 1;
+	struct tc_rframe *f = &t->frames[d];
+	struct tc_rrec *rec = t->recs[f->rec];
+	if (tc_unlikely(rec->name != name && strcmp(rec->name, name))) {
+		t->unbalanced++;
+		return -EINVAL;
+	}
+	t->depth = d;
+
+	const int64_t *start = frame_start(t, d), *child = frame_child(t, d);
+	const int64_t *ot = tc_regions.o_in, *of = tc_regions.o_nested;
+	int64_t *pchild = d ? frame_child(t, d - 1) : NULL;
+	uint64_t calls = rec->calls++;
+
+	for (size_t q = 0; q < t->nq_read; q++) {
+		/* what this call cost, less the measuring inside it: its own pair's
+		 * inner part and the whole of every pair nested in it */
+		int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
+		int64_t excl = incl - child[q];
+		struct tc_racc *a = &rec->q[q];
+
+		a->incl += incl;
+		a->excl += excl;
+		if (!calls) {
+			a->min = a->max = a->shift = incl;
+		} else {
+			if (incl < a->min)
+				a->min = incl;
+			if (incl > a->max)
+				a->max = incl;
+		}
+		double v = (double)(incl - a->shift);
+		a->s1 += v;
+		a->s2 += v * v;
+		if (pchild)
+			pchild[q] += incl;
+	}
+	if (d)
+		t->frames[d - 1].desc += 1 + f->desc;
+	if (tc_unlikely(t->cal_out)) {
+		for (size_t q = 0; q < t->nq_read; q++)
+			t->cal_out[q] = now[q] - start[q];
+	}
+	return 0;
+}
+
+/* --- set-up --- */
+
+static void thread_gone(void *arg)
+{
+	struct tc_rthread *t = arg;
+
+	/* The thread's figures stay for the report; its counters go. */
+	pthread_mutex_lock(&tc_regions.lock);
+	tc_mset_close(&t->m);
+	t->gone = true;
+	pthread_mutex_unlock(&tc_regions.lock);
+}
+
+static void at_exit(void)
+{
+	if (tc_regions.report_at_exit && getpid() == tc_regions.pid)
+		tacho_regions_write();
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define CAL_PAIRS 301   /* odd: the median is one of the values, an integer */
+
+/* Measures the cost of measuring on thread t, through the very code a user's region
+ * runs: CAL_PAIRS empty regions nested in an enclosing one. The inner pairs give what
+ * a region sees of its own begin/end; the outer ones, less that, what an enclosing
+ * region sees of a whole nested pair. Medians, so that an interrupt does not count. */
+static int calibrate(struct tc_rthread *t)
+{
+	size_t nq = t->nq;
+	size_t nqr = t->nq_read;
+	int64_t *in = calloc(CAL_PAIRS * nq, sizeof(*in));
+	int64_t *out = calloc(CAL_PAIRS * nq, sizeof(*out));
+	int64_t *col = calloc(CAL_PAIRS, sizeof(*col));
+	int err = -ENOMEM;
+
+	if (!in || !out || !col)
+		goto done;
+	for (int i = -16; i < CAL_PAIRS; i++) {   /* 16 warm-up rounds */
+		int64_t *pi = i < 0 ? in : in + (size_t)i * nq;
+		int64_t *po = i < 0 ? out : out + (size_t)i * nq;
+		err = tacho_region_begin("\001calibrate-outer");
+		if (!err)
+			err = tacho_region_begin("\001calibrate-inner");
+		t->cal_out = pi;
+		if (!err)
+			err = tacho_region_end("\001calibrate-inner");
+		t->cal_out = po;
+		if (!err)
+			err = tacho_region_end("\001calibrate-outer");
+		t->cal_out = NULL;
+		if (err)
+			goto done;
+	}
+	for (size_t q = 0; q < nqr; q++) {
+		for (int i = 0; i < CAL_PAIRS; i++)
+			col[i] = in[(size_t)i * nq + q];
+		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
+		tc_regions.o_in[q] = col[CAL_PAIRS / 2];
+		for (int i = 0; i < CAL_PAIRS; i++)
+			col[i] = out[(size_t)i * nq + q];
+		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
+		tc_regions.o_nested[q] = col[CAL_PAIRS / 2] - tc_regions.o_in[q];
+		if (tc_regions.o_nested[q] < 0)
+			tc_regions.o_nested[q] = 0;
+	}
+	err = 0;
+done:
+	t->cal_out = NULL;
+	t->depth = 0;
+	records_free(t);
+	free(in);
+	free(out);
+	free(col);
+	return err;
+}
+
+/* Called with the lock held. */
+static void add_note(const char *fmt, ...) TC_PRINTF(1, 2);
+static void add_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tc_sb_vaddf(&tc_regions.notes, fmt, ap);
+	va_end(ap);
+	tc_sb_addc(&tc_regions.notes, '\n');
+}
+
+/* Once per process: the events, the output, the TSC, the exit hook. With the lock. */
+static int process_setup(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
+{
+	const char *spec = opts && opts->events ? opts->events : getenv("TACHO_EVENTS");
+	const char *output = opts && opts->output ? opts->output : getenv("TACHO_OUTPUT");
+	struct tacho_evlist *list = NULL;
+	int err;
+
+	tc_tsc_info();   /* measures the TSC once, outside any region */
+	tc_sb_init(&tc_regions.notes);
+	if (spec && *spec) {
+		struct tacho_diag d;
+		memset(&d, 0, sizeof(d));
+		err = tacho_evlist_parse(spec, &list, &d);
+		if (err) {
+			char msg[600];
+			if (diag)
+				*diag = d;
+			if (opts && opts->events)
+				return err;   /* an explicit call: the caller decides */
+			tacho_diag_format(&d, msg, sizeof(msg));
+			add_note("TACHO_EVENTS: %s (%s); regions measure time only", msg,
+				 tacho_strerror(err));
+			tc_log(TACHO_LOG_WARN, "TACHO_EVENTS: %s; regions measure time only", msg);
+		} else {
+			err = tc_evset_from_list(&tc_regions.ev, list);
+			tacho_evlist_free(list);
+			if (err)
+				return err;
+		}
+	}
+	tc_regions.spec = tc_strdup(spec);
+	tc_regions.output = tc_strdup(output);
+	tc_regions.nq = 1 + tc_regions.ev.n;
+	tc_regions.o_in = calloc(tc_regions.nq, sizeof(int64_t));
+	tc_regions.o_nested = calloc(tc_regions.nq, sizeof(int64_t));
+	tc_regions.ev_err = calloc(tc_regions.nq, sizeof(int));
+	tc_regions.ev_why = calloc(tc_regions.nq, sizeof(char *));
+	tc_regions.ev_opened = calloc(tc_regions.nq, sizeof(bool));
+	if (!tc_regions.o_in || !tc_regions.o_nested || !tc_regions.ev_err || !tc_regions.ev_why ||
+	    !tc_regions.ev_opened)
+		return -ENOMEM;
+	err = pthread_key_create(&thread_key, thread_gone);
+	if (err)
+		return -err;
+	tc_regions.pid = getpid();
+	tc_regions.report_at_exit = !(opts && opts->no_report_at_exit);
+	if (tc_regions.report_at_exit)
+		atexit(at_exit);
+	tc_regions.ready = true;
+	return 0;
+}
+
+int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
+{
+	int err;
+
+	if (opts && opts->sz && opts->sz < sizeof(size_t))
+		return -EINVAL;
+	pthread_mutex_lock(&tc_regions.lock);
+	err = tc_regions.ready ? -EBUSY : process_setup(opts, diag);
+	pthread_mutex_unlock(&tc_regions.lock);
+	return err;
+}
+
+static struct tc_rthread *thread_setup(int *errp)
+{
+	struct tc_rthread *t;
+	int err = 0;
+
+	pthread_mutex_lock(&tc_regions.lock);
+	if (!tc_regions.ready) {
+		err = process_setup(NULL, NULL);
+		if (err)
+			goto fail;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	t->tid = gettid();
+	t->nq = tc_regions.nq;
+	t->snap = calloc(t->nq, sizeof(*t->snap));
+	t->fvals = calloc((size_t)TC_REGION_MAXDEPTH * 2 * t->nq, sizeof(*t->fvals));
+	if (!t->snap || !t->fvals) {
+		free(t->snap);
+		free(t->fvals);
+		free(t);
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (tc_regions.ev.n) {
+		err = tc_mset_open(&t->m, &tc_regions.ev);
+		if (err) {
+			/* nothing could be set up for counting: this thread times only */
+			if (!tc_regions.open_failed_noted)
+				add_note("cannot count events on thread %d: %s; its regions "
+					 "measure time only", (int)t->tid, tacho_strerror(err));
+			tc_regions.open_failed_noted = true;
+			memset(&t->m, 0, sizeof(t->m));
+			t->m.n = tc_regions.ev.n;
+			t->mset_err = err;
+			err = 0;
+		}
+		for (size_t i = 0; i < tc_regions.ev.n; i++) {
+			bool open = !t->mset_err && t->m.fds[i] >= 0;
+			if (open) {
+				tc_regions.ev_opened[i + 1] = true;
+			} else if (!tc_regions.ev_err[i + 1]) {
+				tc_regions.ev_err[i + 1] = t->mset_err ? t->mset_err : t->m.err[i];
+				if (!t->mset_err && t->m.why[i])
+					tc_regions.ev_why[i + 1] = tc_strdup(t->m.why[i]);
+			}
+		}
+	}
+	/* a thread that could not open its counters measures time only */
+	t->nq_read = t->mset_err ? 1 : t->nq;
+	t->next = tc_regions.threads;
+	tc_regions.threads = t;
+	tc_regions.nthreads++;
+	tls = t;
+	pthread_setspecific(thread_key, t);
+	if (!tc_regions.calibrated || (t->nq_read > 1 && !tc_regions.calibrated_counters)) {
+		err = calibrate(t);
+		if (err) {
+			tls = NULL;
+			goto fail;
+		}
+		tc_regions.calibrated = true;
+		if (t->nq_read > 1)
+			tc_regions.calibrated_counters = true;
+		tc_regions.read_path = t->nq_read == 1 ? "none (time only)" :
+			t->m.rdpmc ? "rdpmc" : t->m.group_fd >= 0 ?
+			"one group read(2)" : "one read(2) per event";
+	}
+	pthread_mutex_unlock(&tc_regions.lock);
+	return t;
+fail:
+	pthread_mutex_unlock(&tc_regions.lock);
+	*errp = err;
+	return NULL;
+}
+
+void tacho_regions_reset(void)
+{
+	pthread_mutex_lock(&tc_regions.lock);
+	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
+		for (size_t i = 0; i < t->nrec; i++) {
+			t->recs[i]->calls = 0;
+			memset(t->recs[i]->q, 0, t->nq * sizeof(struct tc_racc));
+		}
+		t->errors = t->unbalanced = 0;
+	}
+	pthread_mutex_unlock(&tc_regions.lock);
+}

@@ -1,0 +1,24 @@
+/* region.h - internal side of regions shared with the report writer. */
+#ifndef TACHO_MEASURE_REGION_H
+#define TACHO_MEASURE_REGION_H
+
+#include "measure/mset.h"
+
+/* Per-call accumulators of one quantity (TSC ticks, or one event's count) of one
+ * region on one thread. Values are after the subtraction of the measuring cost, so
+ * they may be negative for an empty region (noise around the calibrated cost): the
+ * report clamps totals at 0 and says so. Per-call mean and variance come from sums of
+ * values shifted by the first one (numerically stable, one multiply-add per call). */
+struct tc_racc {
+	int64_t incl, excl;        /* sums: inclusive, and without nested regions */
+	int64_t min, max;          /* of the inclusive per-call values */
+	int64_t shift;             /* the first value */
+	double s1, s2;             /* sums of (v - shift) and its square */
+};
+
+struct tacho_region_value;
+/* Merges n per-thread accumulators with calls[] calls each into *out (pure). */
+void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size_t n,
+		   struct tacho_region_value *out);
+
+#endif

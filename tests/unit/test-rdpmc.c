@@ -1,0 +1,264 @@
+/* test-rdpmc.c - the user-space counter reader: its arithmetic on synthetic mmap pages
+ * (counter width, sign extension, the seqlock retry, time scaling) and its read()
+ * fallback live (software events are never on a hardware counter: index is 0). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "perf/perf.h"
+#include "perf/rdpmc.h"
+
+struct fake {
+	struct perf_event_mmap_page *pg;
+	uint64_t pmc;           /* what rdpmc returns */
+	uint64_t tsc;           /* what rdtsc returns */
+	uint32_t last_counter;  /* the counter rdpmc was asked for */
+	unsigned rdpmc_calls;
+	int bump_passes;        /* passes during which the seqlock moves under the read */
+	uint64_t new_offset;    /* what the "kernel" writes while it moves */
+};
+
+static uint64_t fake_rdpmc(void *arg, uint32_t counter)
+{
+	struct fake *f = arg;
+	f->last_counter = counter;
+	f->rdpmc_calls++;
+	return f->pmc;
+}
+
+static uint64_t fake_rdtsc(void *arg)
+{
+	return ((struct fake *)arg)->tsc;
+}
+
+/* The kernel updating the page in the middle of our read: lock moves, offset changes. */
+static void fake_after_pass(void *arg, unsigned pass)
+{
+	struct fake *f = arg;
+	if ((int)pass < f->bump_passes) {
+		f->pg->lock += 2;
+		f->pg->offset = f->new_offset;
+	}
+}
+
+static struct perf_event_mmap_page *new_page(void)
+{
+	struct perf_event_mmap_page *pg = calloc(1, sizeof(*pg));
+	assert_non_null(pg);
+	pg->lock = 2;
+	pg->cap_user_rdpmc = 1;
+	pg->index = 3;
+	pg->pmc_width = 48;
+	return pg;
+}
+
+static const struct {
+	int line;
+	uint16_t width;
+	uint64_t pmc;
+	int64_t offset;
+	uint64_t want;
+} width_cases[] = {
+	/* a 48-bit counter at -16 (programmed negative, as for sampling) */
+	{ __LINE__, 48, 0xfffffffffff0ull, 1000, 984 },
+	/* the largest positive 48-bit value */
+	{ __LINE__, 48, 0x7fffffffffffull, 0, 0x7fffffffffffull },
+	/* bits above the width are garbage and must be dropped */
+	{ __LINE__, 48, 0xabcd000000000005ull, 10, 15 },
+	/* the smallest negative 48-bit value, offset making the count positive */
+	{ __LINE__, 48, 0x800000000000ull, (int64_t)0x800000000000ll + 7, 7 },
+	/* 40-bit counters (older AMD, Intel's P6 family) */
+	{ __LINE__, 40, 0xffffffffffull, 1, 0 },
+	{ __LINE__, 40, 0x7fffffffffull, 0, 0x7fffffffffull },
+	/* full 64 bits: no extension */
+	{ __LINE__, 64, 0xfffffffffffffff0ull, 32, 16 },
+	/* width 0 (an old kernel that leaves it unset): taken as is */
+	{ __LINE__, 0, 123, 2, 125 },
+};
+
+static void test_width(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(width_cases); i++) {
+		struct perf_event_mmap_page *pg = new_page();
+		struct fake f = { .pg = pg, .pmc = width_cases[i].pmc };
+		struct tc_pmc_ops ops = { fake_rdpmc, fake_rdtsc, NULL, &f };
+		struct tc_pmc_value v;
+
+		pg->pmc_width = width_cases[i].width;
+		pg->offset = width_cases[i].offset;
+		int err = tc_pmc_read_page(pg, &ops, &v);
+		if (err || v.count != width_cases[i].want)
+			fail_msg("case at line %d: err %d count %#llx, want %#llx",
+				 width_cases[i].line, err, (unsigned long long)v.count,
+				 (unsigned long long)width_cases[i].want);
+		/* RDPMC takes index - 1 (the page's index is 1-based, 0 meaning none) */
+		assert_int_equal(f.last_counter, 2);
+		assert_int_equal(v.retries, 0);
+		assert_true(v.scaled == v.count);
+		free(pg);
+	}
+}
+
+static void test_not_allowed(void **state)
+{
+	struct perf_event_mmap_page *pg = new_page();
+	struct fake f = { .pg = pg, .pmc = 5 };
+	struct tc_pmc_ops ops = { fake_rdpmc, fake_rdtsc, NULL, &f };
+	struct tc_pmc_value v;
+	(void)state;
+
+	pg->cap_user_rdpmc = 0;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), -EAGAIN);
+	assert_false(tc_pmc_page_rdpmc(pg));
+	pg->cap_user_rdpmc = 1;
+	pg->index = 0;   /* not on a counter right now (or a software event) */
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), -EAGAIN);
+	assert_false(tc_pmc_page_rdpmc(pg));
+	/* RDPMC must not have been executed for either */
+	assert_int_equal(f.rdpmc_calls, 0);
+	pg->index = 1;
+	assert_true(tc_pmc_page_rdpmc(pg));
+	assert_false(tc_pmc_page_rdpmc(NULL));
+	free(pg);
+}
+
+static void test_seqlock_retry(void **state)
+{
+	struct perf_event_mmap_page *pg = new_page();
+	struct fake f = { .pg = pg, .pmc = 0xfffffffffffeull, .bump_passes = 2, .new_offset = 500 };
+	struct tc_pmc_ops ops = { fake_rdpmc, fake_rdtsc, fake_after_pass, &f };
+	struct tc_pmc_value v;
+	(void)state;
+
+	pg->offset = 100;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	/* two passes saw the lock move; the third, stable, read the new offset */
+	assert_int_equal(v.retries, 2);
+	assert_int_equal(f.rdpmc_calls, 3);
+	assert_int_equal(v.count, 498);
+
+	/* a lock that never settles gives up instead of spinning forever */
+	f.bump_passes = 1 << 30;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), -EBUSY);
+	free(pg);
+}
+
+static void test_time_scaling(void **state)
+{
+	struct perf_event_mmap_page *pg = new_page();
+	struct fake f = { .pg = pg, .pmc = 1400, .tsc = 2000 };
+	struct tc_pmc_ops ops = { fake_rdpmc, fake_rdtsc, NULL, &f };
+	struct tc_pmc_value v;
+	(void)state;
+
+	/* multiplexed: enabled 2000 ns so far, running 500; TSC 2000 ticks at 2 GHz
+	 * (mult 2^31, shift 32: ns = ticks / 2) since time_offset 0 -> 1000 ns more */
+	pg->offset = 100;
+	pg->time_enabled = 1000;
+	pg->time_running = 500;
+	pg->cap_user_time = 1;
+	pg->time_mult = 1u << 31;
+	pg->time_shift = 32;
+	pg->time_offset = 0;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_true(v.now);
+	assert_int_equal(v.enabled, 2000);
+	assert_int_equal(v.running, 1500);
+	assert_int_equal(v.count, 1500);
+	assert_int_equal(v.scaled, 2000);   /* 1500 * 2000 / 1500 */
+
+	/* time_offset is signed in effect (u64 wrap): -400 ns */
+	pg->time_offset = (uint64_t)-400;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_int_equal(v.enabled, 1600);
+	assert_int_equal(v.running, 1100);
+
+	/* cap_user_time_short: only the bits under time_mask count from time_cycles */
+	pg->time_offset = 0;
+	pg->cap_user_time_short = 1;
+	pg->time_cycles = 0x1000;
+	pg->time_mask = 0xfff;
+	pg->time_mult = 1;
+	pg->time_shift = 0;
+	f.tsc = 0x12345;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_int_equal(v.enabled, 1000 + 0x1345);
+
+	/* (cyc * mult) >> shift must not overflow 64 bits: 2^60 ticks at mult 2^31,
+	 * shift 31 is 2^60 ns */
+	pg->cap_user_time_short = 0;
+	pg->time_enabled = 0;
+	pg->time_running = 0;
+	pg->time_mult = 1u << 31;
+	pg->time_shift = 31;
+	f.tsc = 1ull << 60;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_true(v.enabled == 1ull << 60 && v.running == 1ull << 60);
+	assert_true(v.scaled == v.count);
+
+	/* without cap_user_time the times are the page's, not brought up to now */
+	pg->cap_user_time = 0;
+	pg->time_enabled = 30;
+	pg->time_running = 10;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_false(v.now);
+	assert_int_equal(v.enabled, 30);
+	assert_int_equal(v.scaled, 4500);   /* 1500 * 3 */
+	free(pg);
+}
+
+/* The live path: a software event is never on a hardware counter (index 0), so the
+ * reader must fall back to read(); the count of fresh pages touched is exact. */
+static void test_fallback_live(void **state)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pg;
+	struct tc_pmc_value a, b;
+	bool via = true;
+	long psz = sysconf(_SC_PAGESIZE);
+	const int npages = 64;
+	(void)state;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	int fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0)
+		TEST_SKIP("cannot open page-faults: %s", tacho_strerror(fd));
+	assert_int_equal(tc_perf_mmap_page(fd, &pg), 0);
+	assert_int_equal(pg->index, 0);
+	assert_false(tc_pmc_page_rdpmc(pg));
+
+	char *mem = mmap(NULL, (size_t)psz * npages, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	madvise(mem, (size_t)psz * npages, MADV_NOHUGEPAGE);
+	assert_int_equal(tc_pmc_read(fd, pg, &a, &via), 0);
+	assert_false(via);
+	for (int i = 0; i < npages; i++)
+		((volatile char *)mem)[(size_t)i * psz] = 1;
+	assert_int_equal(tc_pmc_read(fd, pg, &b, &via), 0);
+	assert_false(via);
+	assert_int_equal(b.count - a.count, npages);
+	assert_true(b.enabled >= a.enabled && b.running == b.enabled);
+	munmap(mem, (size_t)psz * npages);
+	tc_perf_munmap_page(pg);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_width),         cmocka_unit_test(test_not_allowed),
+		cmocka_unit_test(test_seqlock_retry), cmocka_unit_test(test_time_scaling),
+		cmocka_unit_test(test_fallback_live),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
