@@ -153,10 +153,11 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 		 * then the range's first leaf is no answer either: `cpuid -r` probes
 		 * 0x8086_0000 and 0xC000_0000 on every CPU. One exception: some hypervisors
 		 * answer 0x4000_0000 with EAX = 0 and their signature in EBX-EDX, so that
-		 * leaf stays readable when it holds a signature. */
+		 * leaf stays readable when CPUID.1:ECX[31] says a hypervisor is there. */
 		bool exists = (max & 0xffff0000u) == (range & 0xffff0000u) && max >= range;
-		if (!exists && (range & 0xffff0000u) == 0x40000000u && leaf == range && max == 0 &&
-		    (base->ebx | base->ecx | base->edx))
+		const struct tacho_cpuid_regs *l1 = tc_cpuid_raw(d, idx, 1, 0);
+		if (!exists && leaf == 0x40000000u && range == leaf && max == 0 &&
+		    l1 && (l1->ecx >> 31 & 1) && (base->ebx | base->ecx | base->edx))
 			exists = true, max = range;
 		if (!exists || leaf > max)
 			return -TACHO_ENODATA;

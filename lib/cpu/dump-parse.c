@@ -669,7 +669,9 @@ int tacho_cpuid_dump_parse(const char *text, size_t len, const char *name,
 	}
 	if (ps.nleaves == 0) {
 		err = tc_diag_set(diag, ps.src, 0, 0, -TACHO_EEMPTY, "no CPUID leaves found%s",
-				  ps.fmt == FMT_NONE ? " (not a CPUID dump format tacho knows)" : "");
+				  ps.fmt == FMT_NONE ? " (not a CPUID dump format tacho knows)" :
+				  ps.fmt == FMT_CPUID_R ? " (cpuid's decoded output? use cpuid -r)" :
+				  "");
 		goto out_err;
 	}
 	/* A `cpuid -r` or libcpuid dump that ends on a CPU header was cut; AIDA64 lists

@@ -236,10 +236,11 @@ static int read_cpu(struct reader *r)
 	if (err < 0)
 		return err;
 
-	/* Hypervisor interfaces (0x4000_0000, then 0x4000_0100, ... for a second one),
-	 * only when CPUID.1:ECX[31] says a hypervisor is present or 0x4000_0000 answers a
-	 * signature: on bare metal these leaves echo the highest basic leaf. */
-	err = cpuid_read(r, 0x40000000u, 0, &h);
+	/* Hypervisor interfaces (0x4000_0000, then 0x4000_0100, ... for a second one).
+	 * The probe leaf is recorded like the other probes; the interfaces are read only
+	 * when CPUID.1:ECX[31] says a hypervisor is present or 0x4000_0000 answers a
+	 * maximum and a signature: on bare metal these leaves echo the highest basic leaf. */
+	err = put(r, 0x40000000u, 0, &h);
 	if (err)
 		return err;
 	if ((l1.ecx >> 31 & 1) ||
