@@ -127,7 +127,14 @@ $(BUILD)/bench/%: bench/%.c $(STATIC)
 		$(shell pkg-config --libs papi 2>/dev/null)
 -include $(EX_BIN:=.d) $(BENCH_BIN:=.d)
 
-tests: all $(TEST_BIN) $(EX_BIN)
+# Helper programs the e2e tests run (known event counts): static and not PIE, so that
+# their start-up is the same on every run; never sanitized (ASan cannot be static).
+PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
+$(BUILD)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+
+tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
 examples: $(EX_BIN)
 benches: $(BENCH_BIN)
 

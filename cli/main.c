@@ -12,6 +12,8 @@ int cli_verbose;
 
 /* The subcommands, in the order `tacho help` lists them. */
 static const struct cli_cmd *const commands[] = {
+	&cmd_stat,
+	&cmd_cpu,
 	NULL,   /* end */
 };
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/sysfs.h"
 
@@ -388,6 +389,18 @@ int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 		}
 	}
 
+	/* The kernel registers its core PMU as "cpu" (or one per kind on hybrid parts);
+	 * without it only software events, tracepoints, breakpoints and uprobes exist. */
+	s->core_pmu = -1;
+	if (access(rpath(&r, "/sys/bus/event_source/devices"), F_OK) == 0) {
+		static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+		s->core_pmu = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(core_pmus); i++)
+			if (access(rpath(&r, "/sys/bus/event_source/devices/%s", core_pmus[i]),
+				   F_OK) == 0)
+				s->core_pmu = 1;
+	}
+
 	s->packages = count_distinct(s, key_package);
 	s->dies = count_distinct(s, key_die);
 	s->cores = count_distinct(s, key_core);
@@ -705,6 +718,87 @@ static int check_topology(const struct tacho_cpu_info *info, const struct tacho_
 	return err;
 }
 
+/* CPUID's performance monitoring against the kernel's core PMU. */
+static int check_pmu(const struct tacho_cpu_info *info, const struct tacho_cpu_sysfs *sys,
+		     struct tacho_cpu_crosscheck *x)
+{
+	const struct tacho_cpu_pmu *p = &info->pmu;
+	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
+	/* AMD's four legacy counters have no CPUID bit (APM Vol. 2, 13.2); only
+	 * PerfCtrExtCore (0x8000_0001 ECX[23]) and PerfMonV2 announce counters there. */
+	bool cpuid_has = p->version > 0 || p->amd_perfmon_v2 ||
+			 (amd && tacho_cpu_has(info, "perfctr_core"));
+
+	/* Only a positive answer from CPUID can be held against the kernel on AMD. */
+	if (sys->core_pmu < 0 || (!cpuid_has && amd))
+		return 0;
+	x->checked++;
+	if (cpuid_has && sys->core_pmu == 0)
+		return add_item(x, "pmu", "PMU: CPUID reports performance monitoring (leaf 0xA "
+				"version %u, %u general counters), but the kernel registered no "
+				"core PMU", p->version, p->gp_counters);
+	if (!cpuid_has && sys->core_pmu == 1)
+		return add_item(x, "pmu", "PMU: CPUID leaf 0xA reports no performance monitoring, "
+				"but the kernel registered a core PMU");
+	return 0;
+}
+
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* tacho names its flags as /proc/cpuinfo does, so the lists compare word by word. The
+ * kernel leaves out flags it hides on purpose (osxsave), it does not use, or it masks
+ * (disabled by a boot option or a missing feature it depends on). */
+static int check_features(const struct tacho_cpu_info *info, const struct tacho_cpu_sysfs *sys,
+			  struct tacho_cpu_crosscheck *x)
+{
+	struct tc_sb missing = TC_SB_INIT, extra = TC_SB_INIT;
+	unsigned nmissing = 0, nextra = 0, n = tacho_cpu_feature_count();
+	int err = 0;
+
+	if (!sys->flags)
+		return 0;
+	tc_sb_init(&missing);
+	tc_sb_init(&extra);
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = tacho_cpu_feature_name(i);
+		bool set = i / 64 < TACHO_CPU_FEATURE_WORDS && (info->features[i / 64] >> (i % 64)) & 1;
+		bool listed;
+
+		if (!name)
+			continue;
+		listed = word_in(sys->flags, name);
+		if (set && !listed) {
+			tc_sb_addf(&missing, "%s%s", nmissing ? ", " : "", name);
+			nmissing++;
+		} else if (!set && listed) {
+			tc_sb_addf(&extra, "%s%s", nextra ? ", " : "", name);
+			nextra++;
+		}
+	}
+	x->checked += 2;
+	if (missing.oom || extra.oom)
+		err = -ENOMEM;
+	if (!err && nmissing)
+		err = add_item(x, "features", "features: CPUID reports %u flag%s that /proc/cpuinfo does "
+			       "not list (the kernel hides, masks or does not use them): %s",
+			       nmissing, nmissing == 1 ? "" : "s", missing.buf);
+	if (!err && nextra)
+		err = add_item(x, "features", "features: /proc/cpuinfo lists %u flag%s that CPUID does "
+			       "not report (the kernel set them itself): %s",
+			       nextra, nextra == 1 ? "" : "s", extra.buf);
+	tc_sb_exit(&missing);
+	tc_sb_exit(&extra);
+	return err;
+}
+
 int tacho_cpu_crosscheck(const struct tacho_cpu_info *info, const struct tacho_cpu_sysfs *sys,
 			 struct tacho_cpu_crosscheck *out)
 {
@@ -712,6 +806,10 @@ int tacho_cpu_crosscheck(const struct tacho_cpu_info *info, const struct tacho_c
 
 	memset(out, 0, sizeof(*out));
 	err = check_topology(info, sys, out);
+	if (!err)
+		err = check_pmu(info, sys, out);
+	if (!err)
+		err = check_features(info, sys, out);
 	for (unsigned k = 0; k < info->ncore_types && !err; k++)
 		err = check_caches(info, sys, k, out);
 	if (err)

@@ -136,4 +136,11 @@ double tc_welford_mean(const struct tc_welford *w);    /* NaN if n == 0 */
 double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, NaN if 0 */
 /* --- end statistics --- */
 
+/* --- CPU lists (cpulist.c) [owner: stat] ---
+ * Parses "0-3,8,10-11" (the kernel's cpulist format, perf's -C): numbers and ranges,
+ * comma-separated, no spaces. Returns 0 and a sorted array of distinct CPU numbers
+ * the caller free()s; -TACHO_EEMPTY, -TACHO_EPARSE (*diag points at the column),
+ * -TACHO_ERANGE (a number of 65536 or more), -ENOMEM. */
+int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *diag);
+
 #endif /* TACHO_UTIL_H */

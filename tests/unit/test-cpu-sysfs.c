@@ -324,6 +324,18 @@ static struct tacho_cpu_cache mk_cache(unsigned level, enum tacho_cache_type typ
 	return c;
 }
 
+static void set_feature(struct tacho_cpu_info *info, const char *name, bool on)
+{
+	int i = tacho_cpu_feature_index(name);
+
+	if (i < 0)
+		fail_msg("tacho has no feature flag '%s'", name);
+	if (on)
+		info->features[i / 64] |= 1ull << (i % 64);
+	else
+		info->features[i / 64] &= ~(1ull << (i % 64));
+}
+
 /* What CPUID says on the VM tree's machine, with an L3 of l3 bytes. */
 static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus, uint64_t l3)
 {
@@ -349,6 +361,10 @@ static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus,
 	ct->caches[ct->ncaches++] = mk_cache(1, TACHO_CACHE_INSTRUCTION, 32 << 10, 8, 1);
 	ct->caches[ct->ncaches++] = mk_cache(2, TACHO_CACHE_UNIFIED, 1 << 20, 8, 1);
 	ct->caches[ct->ncaches++] = mk_cache(3, TACHO_CACHE_UNIFIED, l3, 16, 2);
+	/* the flags of the tree's /proc/cpuinfo */
+	static const char *const flags[] = { "fpu", "vme", "sse", "sse2", "avx2", "hypervisor" };
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		set_feature(info, flags[i], true);
 }
 
 static void test_crosscheck_agrees(void **state)
@@ -366,9 +382,9 @@ static void test_crosscheck_agrees(void **state)
 	for (unsigned i = 0; i < x.n; i++)
 		print_error("unexpected: %s\n", x.items[i].text);
 	assert_int_equal(x.n, 0);
-	/* threads, packages, cores, threads per package, core types, and 4 caches x
-	 * (size, ways, line, sharing) */
-	assert_int_equal(x.checked, 5 + 16);
+	/* threads, packages, cores, threads per package, core types, 4 caches x
+	 * (size, ways, line, sharing), features both ways; no PMU folder: not compared */
+	assert_int_equal(x.checked, 5 + 16 + 2);
 	tacho_cpu_crosscheck_exit(&x);
 	tacho_cpu_crosscheck_exit(&x);   /* twice is harmless */
 	tacho_cpu_sysfs_free(s);
@@ -425,7 +441,7 @@ static void test_crosscheck_topology(void **state)
 	assert_string_equal(x.items[2].text,
 			    "L2: the kernel lists 1 MiB, 8 ways, 64-byte lines, shared by 1 CPU; "
 			    "CPUID reports no such cache");
-	assert_int_equal(x.checked, 5 + 3 + 2 * 4 + 1);
+	assert_int_equal(x.checked, 5 + 3 + 2 * 4 + 1 + 2);
 	tacho_cpu_crosscheck_exit(&x);
 	tacho_cpu_sysfs_free(s);
 }
@@ -484,6 +500,66 @@ static void test_crosscheck_hybrid(void **state)
 	tacho_cpu_sysfs_free(s);
 }
 
+static void test_crosscheck_pmu_features(void **state)
+{
+	struct tacho_cpu_sysfs *s;
+	struct tacho_cpu_info info;
+	struct tacho_cpu_logical cpus[2];
+	struct tacho_cpu_crosscheck x;
+	(void)state;
+
+	build_vm_tree();
+	put("sys/bus/event_source/devices/software/type", "1\n");
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	assert_int_equal(s->core_pmu, 0);
+	vm_info(&info, cpus, 32u << 20);
+	info.vendor = TACHO_VENDOR_INTEL;
+	info.pmu.version = 2;
+	info.pmu.gp_counters = 4;
+	set_feature(&info, "avx512f", true);
+	set_feature(&info, "sse", false);
+	set_feature(&info, "avx2", false);
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 3);
+	assert_string_equal(x.items[0].what, "pmu");
+	assert_string_equal(x.items[0].text,
+			    "PMU: CPUID reports performance monitoring (leaf 0xA version 2, 4 general "
+			    "counters), but the kernel registered no core PMU");
+	assert_string_equal(x.items[1].text,
+			    "features: CPUID reports 1 flag that /proc/cpuinfo does not list (the "
+			    "kernel hides, masks or does not use them): avx512f");
+	assert_string_equal(x.items[2].text,
+			    "features: /proc/cpuinfo lists 2 flags that CPUID does not report (the "
+			    "kernel set them itself): sse, avx2");
+	assert_int_equal(x.checked, 5 + 16 + 1 + 2);
+	tacho_cpu_crosscheck_exit(&x);
+	tacho_cpu_sysfs_free(s);
+
+	/* AMD without PerfCtrExtCore or PerfMonV2: CPUID says nothing to hold against it */
+	put("sys/devices/system/cpu/online", "0-1\n");
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	vm_info(&info, cpus, 32u << 20);
+	info.vendor = TACHO_VENDOR_AMD;
+	info.pmu.gp_counters = 4;
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 0);
+	assert_int_equal(x.checked, 5 + 16 + 2);
+	tacho_cpu_crosscheck_exit(&x);
+	/* and a kernel with a core PMU where Intel's leaf 0xA says none */
+	put("sys/bus/event_source/devices/cpu/type", "4\n");
+	tacho_cpu_sysfs_free(s);
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	assert_int_equal(s->core_pmu, 1);
+	info.vendor = TACHO_VENDOR_INTEL;
+	info.pmu.gp_counters = 0;
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.items[0].text, "PMU: CPUID leaf 0xA reports no performance monitoring, "
+			    "but the kernel registered a core PMU");
+	tacho_cpu_crosscheck_exit(&x);
+	tacho_cpu_sysfs_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +573,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crosscheck_l3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_topology, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_hybrid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crosscheck_pmu_features, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
