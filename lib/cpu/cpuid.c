@@ -60,11 +60,18 @@ int tc_cpuid_dump_set(struct tacho_cpuid_dump *d, unsigned idx, uint32_t leaf, u
 	c = &d->cpus[idx];
 	if (!tc_cpuid_leaf_indexed(leaf))
 		subleaf = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->leaves[i].leaf == leaf && c->leaves[i].subleaf == subleaf) {
-			c->leaves[i].r = *r;
-			return 0;
-		}
+	/* Live reading and most dumps come in (leaf, subleaf) order: while they do, a key
+	 * above the last one is new and the (linear) search for a duplicate is skipped. */
+	if (c->n && !(!c->unsorted && (c->leaves[c->n - 1].leaf < leaf ||
+				       (c->leaves[c->n - 1].leaf == leaf &&
+					c->leaves[c->n - 1].subleaf < subleaf)))) {
+		for (size_t i = 0; i < c->n; i++)
+			if (c->leaves[i].leaf == leaf && c->leaves[i].subleaf == subleaf) {
+				c->leaves[i].r = *r;
+				return 0;
+			}
+		c->unsorted = true;
+	}
 	if (c->n == c->alloc) {
 		size_t n = c->alloc ? c->alloc * 2 : 64;
 		struct tc_cpuid_leaf *p = realloc(c->leaves, n * sizeof(*p));
@@ -101,6 +108,7 @@ int tc_cpuid_dump_finish(struct tacho_cpuid_dump *d)
 			continue;
 		}
 		qsort(d->cpus[i].leaves, d->cpus[i].n, sizeof(d->cpus[i].leaves[0]), cmp_leaf);
+		d->cpus[i].unsorted = false;
 		d->cpus[k++] = d->cpus[i];
 	}
 	d->ncpus = k;

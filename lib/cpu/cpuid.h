@@ -16,6 +16,7 @@ struct tc_cpuid_cpu {
 	int os_cpu;                   /* -1 when unknown */
 	size_t n, alloc;
 	struct tc_cpuid_leaf *leaves; /* kept sorted by (leaf, subleaf) once finished */
+	bool unsorted;                /* while building: a leaf came out of order */
 };
 
 struct tacho_cpuid_dump {

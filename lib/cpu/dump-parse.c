@@ -48,6 +48,7 @@ static const struct libcpuid_key {
 /* The largest index tacho accepts in a libcpuid array and the largest subleaf in any
  * format: far above anything a CPU defines, low enough to catch garbage. */
 #define MAX_INDEX 0xffffu
+#define MAX_LEAVES_PER_CPU 4096u
 
 struct parser {
 	const char *src;              /* name for diagnostics */
@@ -222,6 +223,11 @@ static int record(struct parser *ps, uint32_t leaf, uint32_t subleaf,
 			return err;
 		ps->cur_header_line = 0;
 	}
+	/* A real CPU has a few hundred leaves and subleaves; thousands in one CPU is not a
+	 * dump (and the container's duplicate check is linear). */
+	if (ps->d->cpus[ps->cur].n >= MAX_LEAVES_PER_CPU)
+		return perr(ps, ps->line, false, "more than %u leaves for one CPU",
+			    MAX_LEAVES_PER_CPU);
 	err = tc_cpuid_dump_set(ps->d, (unsigned)ps->cur, leaf, subleaf, r);
 	if (err)
 		return err;

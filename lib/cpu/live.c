@@ -228,8 +228,13 @@ static int read_cpu(struct reader *r)
 		if (err)
 			return err;
 	}
-	if (max >= 1)
-		l1 = *tc_cpuid_raw(r->d, r->idx, 1, 0);
+	/* CPUID.1:ECX[31] decides the hypervisor range below (the dump is not sorted yet,
+	 * so it is read again rather than looked up). */
+	if (max >= 1) {
+		err = cpuid_read(r, 1, 0, &l1);
+		if (err)
+			return err;
+	}
 
 	/* Xeon Phi's 0x2000_0000 range: `cpuid -r` probes it on every CPU. */
 	err = read_range(r, 0x20000000u);

@@ -421,6 +421,42 @@ static void test_bad_input(void **state)
 	}
 }
 
+/* Out-of-order and repeated lines: the last value of a (leaf, subleaf) wins; a CPU with
+ * thousands of leaves is not a dump. */
+static void test_order_and_limits(void **state)
+{
+	static const char text[] =
+		"CPU 0:\n"
+		"   0x00000002 0x00: eax=0x00000002 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x00000000 0x00: eax=0x00000002 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+		"   0x00000001 0x00: eax=0x00000001 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x00000002 0x00: eax=0x00000022 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x00000001 0x05: eax=0x00000011 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n";
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag;
+	struct tc_sb sb = TC_SB_INIT;
+	int err;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "order", &d, &diag), 0);
+	assert_int_equal(d->cpus[0].n, 3);
+	/* leaf 1 has no subleaves: "0x05" lands on subleaf 0 and replaces it */
+	CHECK(d, 0, 1, 0, 0x11, 0, 0, 0);
+	CHECK(d, 0, 2, 0, 0x22, 0, 0, 0);
+	tacho_cpuid_dump_free(d);
+
+	tc_sb_adds(&sb, "CPU 0:\n");
+	for (unsigned i = 0; i <= 4096; i++)
+		tc_sb_addf(&sb, "   0x%08x 0x00: eax=0x00000000 ebx=0x00000000 ecx=0x00000000 "
+			   "edx=0x00000000\n", 0x80000000u + i);
+	assert_false(sb.oom);
+	err = tacho_cpuid_dump_parse(sb.buf, sb.len, "many", &d, &diag);
+	assert_int_equal(err, -TACHO_EPARSE);
+	assert_int_equal(diag.line, 4098);
+	assert_contains(diag.message, "more than 4096 leaves");
+	tc_sb_exit(&sb);
+}
+
 /* Free text that the formats carry (titles, notes, blank lines, CRLF) is skipped. */
 static void test_free_text(void **state)
 {
@@ -656,7 +692,8 @@ int main(void)
 		cmocka_unit_test(test_aida64),          cmocka_unit_test(test_instlatx64),
 		cmocka_unit_test(test_old_aida),        cmocka_unit_test(test_cpuid_r),
 		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_free_text),
+		cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_order_and_limits),
+		cmocka_unit_test(test_free_text),
 		cmocka_unit_test(test_load_errors),     cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_live),            cmocka_unit_test(test_live_methods_agree),
 		cmocka_unit_test(test_live_vs_cpuid_tool),
