@@ -26,6 +26,7 @@ struct cli_cmd {
  * and a row in main.c's table. */
 extern const struct cli_cmd cmd_stat;
 extern const struct cli_cmd cmd_cpu;
+extern const struct cli_cmd cmd_list;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -14,6 +14,7 @@ int cli_verbose;
 static const struct cli_cmd *const commands[] = {
 	&cmd_stat,
 	&cmd_cpu,
+	&cmd_list,
 	NULL,   /* end */
 };
 

@@ -102,10 +102,20 @@ static int walk_cache(struct walk *w)
 static int pfm_visit(void *arg, const char *name, const char *desc, const char *pmu)
 {
 	struct walk *w = arg;
-	char probe[600];
+	char probe[600], dbuf[2048];
 
+	struct perf_event_attr attr;
+	char *epmu = NULL;
+	bool ok;
+
+	/* an event whose umasks have no default cannot be counted without one */
 	fmtbuf(probe, sizeof(probe), "%s::%s", pmu, name);
-	return visit(w, TACHO_EVENT_SRC_PFM, name, NULL, desc, pmu, probe);
+	ok = tc_pfm_encode(probe, strlen(probe), &attr, sizeof(attr), &epmu) == 0;
+	free(epmu);
+	if (ok)
+		return visit(w, TACHO_EVENT_SRC_PFM, name, NULL, desc, pmu, probe);
+	fmtbuf(dbuf, sizeof(dbuf), "[needs a umask: %s:UMASK] %s", name, desc);
+	return visit(w, TACHO_EVENT_SRC_PFM, name, NULL, dbuf, pmu, NULL);
 }
 
 static int dir_filter(const struct dirent *d)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/cpuid.h"
 #include "perf/schedule.h"
@@ -207,10 +208,19 @@ int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 		break;
 	}
 	if (out->known && out->gp == 0 && out->fixed == 0) {
+		/* a short clause the CLI puts in parentheses: "KVM guest, CPUID leaf 0xA
+		 * is zero" */
+		char buf[96];
 		out->none = true;
-		add_note(out, info->hypervisor_bit ? "no hardware PMU: a virtual machine without a "
-						     "virtual PMU (CPUID reports no counters)"
-						   : "CPUID reports no counters");
+		if (info->hypervisor_bit)
+			snprintf(buf, sizeof(buf), "%s guest, CPUID leaf 0xA is zero",
+				 info->hypervisor == TACHO_HV_NONE ||
+						 info->hypervisor == TACHO_HV_UNKNOWN
+					 ? "virtual machine"
+					 : tacho_hypervisor_name(info->hypervisor));
+		else
+			snprintf(buf, sizeof(buf), "CPUID leaf 0xA is zero");
+		add_note(out, buf);
 	}
 	return 0;
 }
@@ -239,7 +249,7 @@ int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 /* The leaves that decide the counters, from the calling CPU only: a full dump pins to
  * every CPU and costs ~7 us per CPUID in a VM (DESIGN.md 4), which `tacho stat -- true`
  * cannot afford. */
-static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A,
+static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A, 0x40000000,
 					  0x80000000, 0x80000001, 0x80000022 };
 
 int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
@@ -247,6 +257,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	struct tacho_cpuid_dump *d;
 	struct tacho_cpu_info info;
 	struct tacho_cpuid_regs r;
+	char info_hv[96] = "the kernel found no PMU";
 	long long wd = 0;
 	int idx, err;
 
@@ -274,12 +285,56 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	if (err)
 		return err;
 	err = tacho_pmu_counters_from_cpu(&info, out);
+	if (info.hypervisor_bit)
+		snprintf(info_hv, sizeof(info_hv), "%s guest, the kernel found no PMU",
+			 info.hypervisor == TACHO_HV_NONE || info.hypervisor == TACHO_HV_UNKNOWN
+				 ? "virtual machine" : tacho_hypervisor_name(info.hypervisor));
 	tacho_cpu_info_exit(&info);
 	if (err)
 		return err;
+	if (!tc_sysfs_has_core_pmu(NULL)) {
+		/* the kernel is the last word: an AMD guest's CPUID shows the legacy four
+		 * counters whether the hypervisor passes them through or not, and Linux
+		 * registers no "cpu" PMU when it cannot use them */
+		char hv[96];
+		snprintf(hv, sizeof(hv), "%s", info_hv);
+		out->gp = out->fixed = 0;
+		out->fixed_mask = 0;
+		out->known = out->none = true;
+		out->note[0] = '\0';
+		snprintf(out->source, sizeof(out->source), "the kernel (no core PMU in sysfs)");
+		add_note(out, hv);
+		return 0;
+	}
+	if (!out->known) {
+		unsigned gp = 0, fixed = 0;
+		char name[64];
+		if (tc_pfm_core_counters(&gp, &fixed, name, sizeof(name)) == 0) {
+			out->gp = gp;
+			out->fixed = fixed;
+			out->fixed_mask = fixed >= 32 ? 0xffffffffu : (1u << fixed) - 1;
+			out->known = true;
+			snprintf(out->source, sizeof(out->source), "libpfm4 (%.40s)", name);
+		}
+	}
 	if (tc_read_int_file("/proc/sys/kernel/nmi_watchdog", &wd) == 0 && wd > 0)
 		tacho_pmu_counters_set_watchdog(out, true);
 	return 0;
+}
+
+bool tc_sysfs_has_core_pmu(const char *root)
+{
+	static const char *const names[] = { "cpu", "cpu_core", "cpu_atom" };
+	char path[512];
+
+	if (!root)
+		root = "/sys/bus/event_source/devices";
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s/%s/type", root, names[i]);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* --- the schedule --- */

@@ -40,4 +40,12 @@ int tc_schedule_build(const struct tc_sched_item *items, size_t n,
 		      const struct tacho_pmu_counters *pmu, unsigned flags,
 		      struct tacho_schedule **out);
 
+/* libpfm4's count of the active core PMU's counters (schedule-pfm.c): 0 and the
+ * numbers with libpfm4's PMU name, or -1 when libpfm4 knows no active core PMU. */
+int tc_pfm_core_counters(unsigned *gp, unsigned *fixed, char *name, size_t size);
+
+/* The kernel's core PMU in sysfs ("cpu", "cpu_core"/"cpu_atom" on hybrid parts):
+ * true if root (NULL: /sys/bus/event_source/devices) has one. */
+bool tc_sysfs_has_core_pmu(const char *root);
+
 #endif

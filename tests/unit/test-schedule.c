@@ -410,7 +410,10 @@ static void test_counters_from_cpu(void **state)
 	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
 	assert_true(c.known && c.none);
 	assert_int_equal(c.gp, 0);
-	assert_contains(c.note, "no hardware PMU");
+	assert_string_equal(c.note, "virtual machine guest, CPUID leaf 0xA is zero");
+	info.hypervisor = TACHO_HV_KVM;
+	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_string_equal(c.note, "KVM guest, CPUID leaf 0xA is zero");
 	assert_int_equal(tacho_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 0);
 

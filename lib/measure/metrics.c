@@ -1,0 +1,229 @@
+/* metrics.c - derived metrics (IPC, CPI, miss ratios, GHz, CPUs utilized, events per
+ * second, the average duration of an event) as a const table over counted events.
+ * A metric exists only where every input was counted: no input, no metric; a zero
+ * denominator gives no metric either, never an infinity or a zero. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* One input of a table metric: an event named by its encoding, so that "cycles",
+ * "cpu-cycles" and "cpu/cpu-cycles/" all match. */
+struct metric_event {
+	uint32_t type;
+	uint64_t config;
+};
+
+#define HWE(c) { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##c }
+#define SWE(c) { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##c }
+/* generic cache events: id | op << 8 | result << 16 (perf_event_open(2)) */
+#define CACHEE(id, op, res)                                                             \
+	{ .type = PERF_TYPE_HW_CACHE,                                                   \
+	  .config = PERF_COUNT_HW_CACHE_##id | (PERF_COUNT_HW_CACHE_OP_##op << 8) |     \
+		    (PERF_COUNT_HW_CACHE_RESULT_##res << 16) }
+
+struct metric_def {
+	const char *name;
+	const char *unit;
+	struct metric_event num, den;
+	bool den_is_wall;     /* the denominator is the wall time of the run (ns) */
+	double factor;        /* value = factor * num / den */
+};
+
+static const struct metric_def metric_defs[] = {
+	{ .name = "IPC", .unit = "insn per cycle", .num = HWE(INSTRUCTIONS),
+	  .den = HWE(CPU_CYCLES), .factor = 1 },
+	{ .name = "CPI", .unit = "cycles per insn", .num = HWE(CPU_CYCLES),
+	  .den = HWE(INSTRUCTIONS), .factor = 1 },
+	{ .name = "branch-miss ratio", .unit = "%", .num = HWE(BRANCH_MISSES),
+	  .den = HWE(BRANCH_INSTRUCTIONS), .factor = 100 },
+	{ .name = "cache-miss ratio", .unit = "%", .num = HWE(CACHE_MISSES),
+	  .den = HWE(CACHE_REFERENCES), .factor = 100 },
+	{ .name = "L1-dcache load-miss ratio", .unit = "%", .num = CACHEE(L1D, READ, MISS),
+	  .den = CACHEE(L1D, READ, ACCESS), .factor = 100 },
+	{ .name = "LLC load-miss ratio", .unit = "%", .num = CACHEE(LL, READ, MISS),
+	  .den = CACHEE(LL, READ, ACCESS), .factor = 100 },
+	{ .name = "dTLB load-miss ratio", .unit = "%", .num = CACHEE(DTLB, READ, MISS),
+	  .den = CACHEE(DTLB, READ, ACCESS), .factor = 100 },
+	{ .name = "stalled frontend", .unit = "% of cycles",
+	  .num = HWE(STALLED_CYCLES_FRONTEND), .den = HWE(CPU_CYCLES), .factor = 100 },
+	{ .name = "stalled backend", .unit = "% of cycles", .num = HWE(STALLED_CYCLES_BACKEND),
+	  .den = HWE(CPU_CYCLES), .factor = 100 },
+	/* cycles per nanosecond of task-clock is the average frequency while running */
+	{ .name = "GHz", .unit = "GHz", .num = HWE(CPU_CYCLES), .den = SWE(TASK_CLOCK),
+	  .factor = 1 },
+	{ .name = "CPUs utilized", .unit = "CPUs", .num = SWE(TASK_CLOCK), .den_is_wall = true,
+	  .factor = 1 },
+};
+
+static bool is_event(const struct tacho_metric_input *in, const struct metric_event *e)
+{
+	return in->has_value && in->attr.type == e->type && in->attr.config == e->config;
+}
+
+/* Inputs of one metric must count the same privilege levels: cycles:u with all
+ * instructions is no IPC. */
+static bool same_rings(const struct perf_event_attr *a, const struct perf_event_attr *b)
+{
+	return a->exclude_user == b->exclude_user && a->exclude_kernel == b->exclude_kernel &&
+	       a->exclude_hv == b->exclude_hv && a->exclude_guest == b->exclude_guest &&
+	       a->exclude_host == b->exclude_host;
+}
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+struct metric_vec {
+	struct tacho_metric *m;
+	size_t n, alloc;
+};
+
+static int push(struct metric_vec *v, const char *name, const char *unit, double value,
+		int a, int b, const char *expr_a, const char *expr_op, const char *expr_b)
+{
+	struct tacho_metric *m;
+
+	if (!isfinite(value))
+		return 0;
+	if (v->n == v->alloc) {
+		size_t na = v->alloc ? 2 * v->alloc : 8;
+		struct tacho_metric *p = realloc(v->m, na * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		v->m = p;
+		v->alloc = na;
+	}
+	m = &v->m[v->n++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	snprintf(m->expr, sizeof(m->expr), "%s %s %s", expr_a, expr_op, expr_b);
+	m->value = value;
+	m->inputs[0] = a;
+	m->inputs[1] = b;
+	return 0;
+}
+
+/* x86 PerfEvtSel layout (SDM Vol. 3B 20.2.1.1; AMD APM Vol. 2 13.2.1): event 7:0,
+ * umask 15:8, edge 18, inv 23, cmask 31:24 (AMD's event 11:8 sits at 35:32). */
+#define X86_EDGE (1ull << 18)
+#define X86_CMASK_SHIFT 24
+#define X86_CMASK (0xffull << X86_CMASK_SHIFT)
+
+static unsigned cmask_of(uint64_t c)
+{
+	return (unsigned)((c & X86_CMASK) >> X86_CMASK_SHIFT);
+}
+
+/* The average duration of an event: its cycles (cmask=1: cycles with at least one
+ * occurrence in progress; the Pentium's CESR "count cycles" bit, seed 000) over its
+ * occurrences (cmask=1 with edge: the starts; or the plain event). */
+static int durations(struct metric_vec *v, const struct tacho_metric_input *in, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		const struct perf_event_attr *ca = &in[c].attr;
+		int best = -1;
+
+		if (!in[c].has_value || ca->type != PERF_TYPE_RAW || cmask_of(ca->config) != 1 ||
+		    (ca->config & X86_EDGE))
+			continue;
+		for (size_t o = 0; o < n; o++) {
+			const struct perf_event_attr *oa = &in[o].attr;
+			uint64_t base_c = ca->config & ~(X86_CMASK | X86_EDGE);
+			uint64_t base_o = oa->config & ~(X86_CMASK | X86_EDGE);
+			bool edge, plain;
+
+			if (o == c || !in[o].has_value || oa->type != ca->type || base_o != base_c ||
+			    !same_rings(ca, oa))
+				continue;
+			edge = cmask_of(oa->config) == 1 && (oa->config & X86_EDGE);
+			plain = cmask_of(oa->config) == 0 && !(oa->config & X86_EDGE);
+			if (edge) {
+				best = (int)o;
+				break;
+			}
+			if (plain && best < 0)
+				best = (int)o;
+		}
+		if (best >= 0 && in[best].value > 0) {
+			char name[64];
+			snprintf(name, sizeof(name), "avg duration of %s", in[best].name);
+			int err = push(v, name, "cycles", in[c].value / in[best].value, (int)c, best,
+				       in[c].name, "/", in[best].name);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
+			  struct tacho_metric **out, size_t *nout)
+{
+	struct metric_vec v = { 0 };
+	int task_clock = -1, err = 0;
+
+	if (!out || !nout || (n && !in))
+		return -EINVAL;
+	*out = NULL;
+	*nout = 0;
+	for (size_t d = 0; d < ARRAY_SIZE(metric_defs) && !err; d++) {
+		const struct metric_def *def = &metric_defs[d];
+		for (size_t a = 0; a < n && !err; a++) {
+			if (!is_event(&in[a], &def->num))
+				continue;
+			if (def->den_is_wall) {
+				if (wall_ns > 0)
+					err = push(&v, def->name, def->unit,
+						   def->factor * in[a].value / wall_ns, (int)a, -1,
+						   in[a].name, "/", "wall time");
+				continue;
+			}
+			for (size_t b = 0; b < n; b++) {
+				if (b == a || !is_event(&in[b], &def->den) ||
+				    !same_rings(&in[a].attr, &in[b].attr))
+					continue;
+				if (in[b].value > 0)
+					err = push(&v, def->name, def->unit,
+						   def->factor * in[a].value / in[b].value, (int)a,
+						   (int)b, in[a].name, "/", in[b].name);
+				break;
+			}
+		}
+	}
+	if (!err)
+		err = durations(&v, in, n);
+	/* events per second of running time (task-clock), else of wall time */
+	for (size_t a = 0; a < n; a++)
+		if (in[a].has_value && in[a].attr.type == PERF_TYPE_SOFTWARE &&
+		    in[a].attr.config == PERF_COUNT_SW_TASK_CLOCK && in[a].value > 0) {
+			task_clock = (int)a;
+			break;
+		}
+	for (size_t a = 0; a < n && !err; a++) {
+		char name[64];
+		double secs;
+
+		if (!in[a].has_value || is_clock(&in[a].attr))
+			continue;
+		secs = task_clock >= 0 ? in[task_clock].value * 1e-9 : wall_ns * 1e-9;
+		if (!(secs > 0))
+			continue;
+		snprintf(name, sizeof(name), "%s rate", in[a].name);
+		err = push(&v, name, "/sec", in[a].value / secs, (int)a, task_clock, in[a].name,
+			   "/", task_clock >= 0 ? in[task_clock].name : "wall time");
+	}
+	if (err) {
+		free(v.m);
+		return err;
+	}
+	*out = v.m;
+	*nout = v.n;
+	return 0;
+}
