@@ -25,6 +25,8 @@ struct cli_cmd {
 /* One line per command: `extern const struct cli_cmd cmd_NAME;` defined in cmd-NAME.c,
  * and a row in main.c's table. */
 extern const struct cli_cmd cmd_stat;
+extern const struct cli_cmd cmd_record;
+extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_cpu;
 extern const struct cli_cmd cmd_list;
 

@@ -13,6 +13,8 @@ int cli_verbose;
 /* The subcommands, in the order `tacho help` lists them. */
 static const struct cli_cmd *const commands[] = {
 	&cmd_stat,
+	&cmd_record,
+	&cmd_report,
 	&cmd_cpu,
 	&cmd_list,
 	NULL,   /* end */

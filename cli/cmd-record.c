@@ -1,0 +1,226 @@
+/* cmd-record.c - `tacho record`: sample a program, a process or every CPU into a file. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util/util.h"
+
+static const char record_help[] =
+	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
+	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
+	"\n"
+	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
+	"second) the kernel notes the instruction, thread, CPU, time, the data address where\n"
+	"the event has one (page faults, breakpoints) and, with -g, the call chain. Threads\n"
+	"and child processes are followed. The file is written as the recording goes: a\n"
+	"recording that is killed still reads up to its last write. 'tacho report' reads it.\n"
+	"\n"
+	"With neither -c nor -F, cpu-clock and task-clock sample every millisecond of CPU\n"
+	"time (1000 samples per CPU-second); any other event is counted for 100 ms first and\n"
+	"then sampled with the period that gives about 1000 samples a second (VTune's\n"
+	"\"Sample After\" calibration). tacho says what it chose.\n"
+	"\n"
+	"options:\n"
+	"    -e, --event <spec>     the event (docs/events.md); default: cycles where the CPU\n"
+	"                           has a PMU, else cpu-clock. Examples: page-faults,\n"
+	"                           mem:0x601040:w (a data breakpoint), sched:sched_switch\n"
+	"    -c, --count <period>   sample every <period> events\n"
+	"    -F, --freq <hz>        sample <hz> times a second (the kernel adjusts the period)\n"
+	"    -g, --call-graph       record call chains (user stacks need frame pointers)\n"
+	"    -o, --output <file>    the record file (default tacho.rec)\n"
+	"    -p, --pid <pid>        record a running process (all its threads) until it ends\n"
+	"                           or Ctrl-C\n"
+	"    -a, --all-cpus         record every CPU (until Ctrl-C, or while <program> runs)\n"
+	"    -m, --mmap-pages <n>   data pages per CPU ring, a power of two (default 128)\n"
+	"    -q, --quiet            do not say what was chosen and recorded\n"
+	"    -h, --help             this text\n"
+	"\n"
+	"exit status: the program's (128 + signal if a signal ended it), 126/127 when it\n"
+	"could not be run, 1 when recording failed, 2 bad usage\n";
+
+static volatile int stop_sig;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static void say(void *arg, const char *msg)
+{
+	if (!*(bool *)arg)
+		fprintf(stderr, "tacho: %s\n", msg);
+}
+
+static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+	if (tc_parse_u64(s, out) || *out == 0 || *out > max)
+		return cli_usage_error(&cmd_record, "%s needs a number from 1 to %" PRIu64 ", not '%s'",
+				       opt, max, s);
+	return 0;
+}
+
+static int cmd_record_fn(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tacho_record_opts o = { .sz = sizeof(o) };
+	struct tacho_record_result res;
+	struct tacho_diag diag;
+	struct sigaction sa, old_int, old_term, old_hup;
+	struct tc_sb events = TC_SB_INIT;
+	bool quiet = false;
+	uint64_t v;
+	int opt, err;
+	char size[32];
+
+	tc_sb_init(&events);
+	while ((opt = getopt_long(argc, argv, "+e:c:F:go:p:am:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (!*optarg) {
+				tc_sb_exit(&events);
+				return cli_usage_error(&cmd_record, "-e needs an event");
+			}
+			tc_sb_addf(&events, "%s%s", events.len ? "," : "", optarg);
+			break;
+		case 'c':
+			if (parse_num("-c", optarg, UINT64_MAX >> 1, &o.period))
+				goto usage;
+			break;
+		case 'F':
+			if (parse_num("-F", optarg, 1000000, &v))
+				goto usage;
+			o.freq = (unsigned)v;
+			break;
+		case 'g':
+			o.callchain = true;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_num("-p", optarg, INT32_MAX, &v))
+				goto usage;
+			o.pid = (pid_t)v;
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'm':
+			if (parse_num("-m", optarg, 1u << 20, &v))
+				goto usage;
+			if (v & (v - 1)) {
+				cli_usage_error(&cmd_record, "-m needs a power of two, not %" PRIu64, v);
+				goto usage;
+			}
+			o.mmap_pages = (unsigned)v;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			tc_sb_exit(&events);
+			return cli_help(&cmd_record);
+		default:
+			tc_sb_exit(&events);
+			return cli_bad_option(&cmd_record, argc, argv);
+		}
+	}
+	if (o.period && o.freq) {
+		cli_usage_error(&cmd_record, "-c and -F exclude each other");
+		goto usage;
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (o.pid && (o.system_wide || o.argv)) {
+		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
+		goto usage;
+	}
+	if (!o.argv && !o.pid && !o.system_wide) {
+		cli_usage_error(&cmd_record, "give a program to run, -p <pid> or -a");
+		goto usage;
+	}
+	if (events.oom) {
+		tc_sb_exit(&events);
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	o.events = events.len ? events.buf : NULL;
+	o.stop = &stop_sig;
+	o.notify = say;
+	o.notify_arg = &quiet;
+
+	/* A handler, not SIG_IGN: the program's exec resets it to the default, so the
+	 * program still dies of Ctrl-C while tacho lives to finish the file. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	memset(&diag, 0, sizeof(diag));
+	err = tacho_record(&o, &res, &diag);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	tc_sb_exit(&events);
+	if (err == -TACHO_ECHILD) {
+		cli_error("%s", diag.message);
+		return res.exec_err == ENOENT ? 127 : 126;
+	}
+	if (err) {
+		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT) {
+			char caret[600];
+			cli_error("bad event: %s", diag.message);
+			if (tacho_diag_caret(&diag, caret, sizeof(caret)) > 0)
+				fputs(caret, stderr);
+			return EXIT_USAGE;
+		}
+		cli_error("%s", diag.message[0] ? diag.message : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (!quiet)
+		fprintf(stderr, "tacho: %" PRIu64 " samples, %" PRIu64 " lost, in '%s' (%s)\n",
+			res.samples, res.lost, o.output ? o.output : "tacho.rec",
+			tc_fmt_size(res.bytes, size, sizeof(size)));
+	if (res.lost)
+		cli_warn("%" PRIu64 " samples were lost (the ring filled faster than tacho read it; "
+			 "try a larger -m or a longer period)", res.lost);
+	if (res.throttled && !quiet)
+		cli_warn("the kernel throttled sampling %" PRIu64 " times "
+			 "(kernel.perf_event_max_sample_rate): try a longer period", res.throttled);
+	if (res.ran) {
+		if (res.exit.signal && !quiet) {
+			char how[96];
+			fprintf(stderr, "tacho: the program %s\n",
+				tacho_exit_describe(&res.exit, how, sizeof(how)));
+		}
+		return res.exit.status;
+	}
+	return EXIT_OK;
+usage:
+	tc_sb_exit(&events);
+	return EXIT_USAGE;
+}
+
+const struct cli_cmd cmd_record = {
+	.name = "record",
+	.fn = cmd_record_fn,
+	.summary = "sample a program's events into a file (see 'tacho report')",
+	.help = record_help,
+};

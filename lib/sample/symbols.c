@@ -1,0 +1,436 @@
+/* symbols.c - ELF symbols, source lines and build-ids through elfutils' libdwfl; kernel
+ * symbols from kallsyms. */
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sample/symbols.h"
+
+struct fsym {
+	uint64_t start, size;
+	const char *name;      /* in the ELF's string table (lives as long as the Dwfl) */
+	int rank;              /* tie-break for aliases: global > weak > local */
+};
+
+struct tc_symdso {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;              /* the main file (owned by dwfl) */
+	GElf_Addr bias;        /* module address = ELF address + bias */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct fsym *syms;
+	size_t nsyms;
+	bool syms_loaded;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+int tc_symdso_open(const char *path, const void *image, size_t len, struct tc_symdso **out)
+{
+	struct tc_symdso *d;
+	int fd;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	*out = NULL;
+	if (image) {
+		/* libdwfl wants a file: hand it a memory file with the image's bytes */
+		fd = memfd_create("tacho-image", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, image, len) != (ssize_t)len) {
+			int err = errno ? -errno : -EIO;
+			close(fd);
+			return err;
+		}
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d->dwfl = dwfl_begin(&offline_callbacks);
+	if (!d->dwfl) {
+		close(fd);
+		free(d);
+		return -ENOMEM;
+	}
+	/* base 0: for a position-independent file, module addresses are ELF addresses
+	 * plus the bias dwfl reports (0 unless prelinked) */
+	d->mod = dwfl_report_elf(d->dwfl, path, image ? "/proc/self/fd/x" : path, fd, 0, false);
+	if (!d->mod) {
+		close(fd);
+		dwfl_end(d->dwfl);
+		free(d);
+		return -TACHO_EPARSE;
+	}
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	d->elf = dwfl_module_getelf(d->mod, &d->bias);
+	if (!d->elf) {
+		tc_symdso_free(d);
+		return -TACHO_EPARSE;
+	}
+	n = dwfl_module_build_id(d->mod, &bits, &vaddr);
+	if (n > 0 && (size_t)n <= sizeof(d->build_id)) {
+		memcpy(d->build_id, bits, (size_t)n);
+		d->build_id_len = (size_t)n;
+	}
+	*out = d;
+	return 0;
+}
+
+void tc_symdso_free(struct tc_symdso *d)
+{
+	if (!d)
+		return;
+	free(d->syms);
+	dwfl_end(d->dwfl);
+	free(d);
+}
+
+const uint8_t *tc_symdso_build_id(const struct tc_symdso *d, size_t *len)
+{
+	*len = d->build_id_len;
+	return d->build_id_len ? d->build_id : NULL;
+}
+
+int tc_symdso_file_to_addr(const struct tc_symdso *d, uint64_t off, uint64_t *addr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(d->elf, &n) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the mapping covers whole pages, so an offset slightly past p_filesz (in
+		 * .bss, in the same page) still belongs to this segment */
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_memsz) {
+			*addr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;      /* best first */
+	return strcmp(x->name, y->name);
+}
+
+/* A sorted table of the functions of the best symbol table dwfl finds (.symtab of the
+ * file or of its debug file, else .dynsym, plus MiniDebugInfo), so that every lookup
+ * is a binary search instead of libdwfl's scan over all symbols. */
+static void load_syms(struct tc_symdso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t k = 0;
+
+	d->syms_loaded = true;
+	if (n <= 0)
+		return;
+	d->syms = calloc((size_t)n, sizeof(*d->syms));
+	if (!d->syms)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		d->syms[k].start = addr - d->bias;
+		d->syms[k].size = sym.st_size;
+		d->syms[k].name = name;
+		d->syms[k].rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		k++;
+	}
+	qsort(d->syms, k, sizeof(*d->syms), sym_cmp);
+	/* keep one name per address (the best-ranked alias) */
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++)
+		if (w == 0 || d->syms[w - 1].start != d->syms[i].start)
+			d->syms[w++] = d->syms[i];
+		else if (d->syms[w - 1].size < d->syms[i].size)
+			d->syms[w - 1].size = d->syms[i].size;
+	d->nsyms = w;
+}
+
+static const struct fsym *find_sym(struct tc_symdso *d, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct fsym *s;
+
+	if (!d->syms_loaded)
+		load_syms(d);
+	hi = d->nsyms;
+	while (lo < hi) {              /* first symbol starting after addr */
+		size_t mid = (lo + hi) / 2;
+		if (d->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &d->syms[lo - 1];
+	/* a sized symbol ends where it says; a size-0 one (hand-written assembly) runs to
+	 * the next symbol */
+	if (s->size && addr >= s->start + s->size)
+		return NULL;
+	return s;
+}
+
+int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	const struct fsym *s = find_sym(d, addr);
+	Dwfl_Line *line;
+
+	memset(out, 0, sizeof(*out));
+	if (s) {
+		out->symbol = s->name;
+		out->sym_start = s->start;
+		out->sym_size = s->size;
+	}
+	line = dwfl_module_getsrc(d->mod, addr + d->bias);
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file && lineno > 0) {
+			out->file = file;
+			out->line = lineno;
+		}
+	}
+	return 0;
+}
+
+int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size)
+{
+	if (!d->syms_loaded)
+		load_syms(d);
+	for (size_t i = 0; i < d->nsyms; i++)
+		if (strcmp(d->syms[i].name, name) == 0) {
+			*start = d->syms[i].start;
+			*size = d->syms[i].size;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len)
+{
+	size_t n;
+	Elf_Data *data;
+
+	if (elf_getphdrnum(d->elf, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		size_t got;
+		if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr < ph.p_vaddr || addr >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		got = (size_t)(ph.p_vaddr + ph.p_filesz - addr);
+		if (got > len)
+			got = len;
+		data = elf_getdata_rawchunk(d->elf, (int64_t)(ph.p_offset + (addr - ph.p_vaddr)),
+					    got, ELF_T_BYTE);
+		if (!data || !data->d_buf)
+			return 0;
+		memcpy(buf, data->d_buf, got);
+		return got;
+	}
+	return 0;
+}
+
+static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
+{
+	const void *p;
+	ssize_t n;
+
+	if (!elf)
+		return -TACHO_EPARSE;
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n <= 0)
+		return -TACHO_ENODATA;
+	if ((size_t)n > max)
+		n = (ssize_t)max;
+	memcpy(bid, p, (size_t)n);
+	return (int)n;
+}
+
+int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ret = build_id_of_elf(elf, bid, max);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max)
+{
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)(uintptr_t)image, len);
+	ret = build_id_of_elf(elf, bid, max);
+	elf_end(elf);
+	return ret;
+}
+
+/* --- kallsyms --- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct tc_kallsyms {
+	struct ksym *v;
+	size_t n;
+	bool hidden;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
+{
+	char *text, *line, *save = NULL;
+	size_t len, cap = 0;
+	struct tc_kallsyms *k;
+	bool any = false, nonzero = false;
+	int err;
+
+	*out = NULL;
+	err = tc_read_file(path ? path : "/proc/kallsyms", &text, &len, 0);
+	if (err)
+		return err;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, type, *name;
+		uint64_t addr = strtoull(line, &end, 16);
+
+		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		name = end + 3;
+		any = true;
+		if (addr)
+			nonzero = true;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (!addr)
+			continue;
+		if (k->n == cap) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			struct ksym *nv = realloc(k->v, ncap * sizeof(*nv));
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			k->v = nv;
+			cap = ncap;
+		}
+		/* "name\t[module]": keep the name and the module */
+		k->v[k->n].addr = addr;
+		k->v[k->n].name = tc_strdup(name);
+		if (!k->v[k->n].name) {
+			err = -ENOMEM;
+			break;
+		}
+		for (char *t = k->v[k->n].name; *t; t++)
+			if (*t == '\t')
+				*t = ' ';
+		k->n++;
+	}
+	free(text);
+	if (err) {
+		tc_kallsyms_free(k);
+		return err;
+	}
+	k->hidden = any && !nonzero;
+	qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+	*out = k;
+	return 0;
+}
+
+void tc_kallsyms_free(struct tc_kallsyms *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i].name);
+	free(k->v);
+	free(k);
+}
+
+bool tc_kallsyms_hidden(const struct tc_kallsyms *k)
+{
+	return k->hidden;
+}
+
+const char *tc_kallsyms_lookup(const struct tc_kallsyms *k, uint64_t addr, uint64_t *start)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (start)
+		*start = k->v[lo - 1].addr;
+	return k->v[lo - 1].name;
+}

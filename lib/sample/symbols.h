@@ -1,0 +1,82 @@
+/* symbols.h - symbolization for reports: ELF binaries through elfutils' libdwfl
+ * (.symtab/.dynsym, separate debug info, source lines), in-memory images (the vDSO),
+ * kernel symbols from /proc/kallsyms, build-ids, and an x86-64 instruction length
+ * decoder for attributing trap-type samples to the instruction before the IP. */
+#ifndef TACHO_SAMPLE_SYMBOLS_H
+#define TACHO_SAMPLE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* One binary (executable, shared library, vDSO image). Opaque. */
+struct tc_symdso;
+
+/* Opens the ELF file at path, or, when image is non-NULL, the len bytes of a binary
+ * kept in memory (copied; name is only its label). Separate debug information is found
+ * by build-id (/usr/lib/debug/.build-id) and .gnu_debuglink as gdb does. 0 and *out,
+ * -errno when the file cannot be opened, -TACHO_EPARSE when it is not ELF. */
+int tc_symdso_open(const char *path, const void *image, size_t len, struct tc_symdso **out);
+void tc_symdso_free(struct tc_symdso *d);
+
+/* The binary's GNU build-id, or NULL (*len 0) when it has none. */
+const uint8_t *tc_symdso_build_id(const struct tc_symdso *d, size_t *len);
+
+/* Translates an offset in the file (a mapping's pgoff + ip - start) to the ELF virtual
+ * address of the same byte, through the PT_LOAD program header that holds it. 0 or
+ * -ENOENT when no loadable segment covers the offset. */
+int tc_symdso_file_to_addr(const struct tc_symdso *d, uint64_t off, uint64_t *addr);
+
+struct tc_symloc {
+	const char *symbol;   /* function name or NULL; owned by the dso */
+	uint64_t sym_start;   /* ELF address of the function's first byte */
+	uint64_t sym_size;
+	const char *file;     /* source file or NULL; owned by the dso */
+	int line;             /* 0 when unknown */
+};
+
+/* What is at ELF address addr: function, and source file and line when the binary (or
+ * its separate debug file) has DWARF line tables. 0 (fields NULL/0 when unknown).
+ * Not thread-safe per dso. */
+int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
+
+/* Finds a function by name: 0 and its ELF start address and size, or -ENOENT. */
+int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size);
+
+/* Reads up to len bytes of the file's contents at ELF address addr (for decoding
+ * instructions). Returns the number of bytes copied (0 when addr is not in a loaded
+ * segment with file contents). */
+size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len);
+
+/* The GNU build-id of the ELF file at path (at record time): its length (<= max) copied
+ * into bid, or a negative code (-ENOENT, -TACHO_ENODATA when the file has none). */
+int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max);
+/* Same for an ELF image in memory. */
+int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max);
+
+/* --- kernel symbols --- */
+struct tc_kallsyms;
+/* Loads text symbols of a kallsyms-format file (path NULL: /proc/kallsyms). When
+ * kptr_restrict hides addresses every address reads 0: the table is then empty and
+ * tc_kallsyms_hidden() says so. 0 or -errno. */
+int tc_kallsyms_load(const char *path, struct tc_kallsyms **out);
+void tc_kallsyms_free(struct tc_kallsyms *k);
+bool tc_kallsyms_hidden(const struct tc_kallsyms *k);
+/* The kernel symbol at or before addr (NULL when below the first one): name, start. */
+const char *tc_kallsyms_lookup(const struct tc_kallsyms *k, uint64_t addr, uint64_t *start);
+
+/* --- x86-64 instruction lengths --- */
+/* The length in bytes of the instruction at code[0..avail), decoded as 64-bit code, or
+ * 0 when it cannot be decoded (unknown opcode, not enough bytes). Only lengths: prefixes,
+ * REX, VEX/EVEX, the opcode maps 0F, 0F38, 0F3A, ModRM/SIB/displacements, immediates. */
+unsigned tc_x86_insn_len(const uint8_t *code, size_t avail);
+
+/* The start address of the instruction that ends at ip (the one a trap-type event
+ * reports the address after), found by decoding forward from func_start, whose code is
+ * code[0..len). 0 and *out, or -TACHO_EPARSE when decoding does not land on ip. */
+int tc_x86_prev_insn(const uint8_t *code, size_t len, uint64_t func_start, uint64_t ip,
+		     uint64_t *out);
+
+#endif
