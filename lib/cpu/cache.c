@@ -55,11 +55,14 @@ static struct tacho_cpu_cache *new_cache(struct tacho_cpu_core_type *ct)
  * number of caches found. */
 static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t leaf,
 			      enum tacho_cpu_source src, struct tacho_cpu_info *info,
-			      struct tacho_cpu_core_type *ct)
+			      struct tacho_cpu_core_type *ct, bool *ended)
 {
 	struct tacho_cpuid_regs r;
 	unsigned n = 0;
 
+	/* The list ends with a subleaf of type 0; a dump that stops before it (older
+	 * libcpuid dumps keep subleaf 0 only) is incomplete: *ended says which. */
+	*ended = false;
 	for (uint32_t sub = 0; sub < 64; sub++) {
 		struct tacho_cpu_cache *c;
 		unsigned type;
@@ -67,8 +70,10 @@ static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, ui
 		if (!tc_q(d, cpu, leaf, sub, &r))
 			break;
 		type = tc_bits(r.eax, 4, 0);
-		if (type == 0)
+		if (type == 0) {
+			*ended = true;
 			break;
+		}
 		if (type > 3) {
 			tc_cpu_note(info, "%s subleaf %u has cache type %u, which is reserved",
 				    tacho_cpu_source_name(src), sub, type);
@@ -124,10 +129,7 @@ static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *
 		return;
 	if (amd_code && assoc_code == 0)
 		return;   /* "disabled" */
-	if (amd_code && assoc_code == 9) {
-		tc_cpu_note(info, "%s: L%u associativity says \"see 0x8000001d\", which is absent",
-			    tacho_cpu_source_name(src), level);
-	}
+	/* code 9 ("see 0x8000001D") leaves the ways unknown (0) */
 	c = new_cache(ct);
 	if (!c)
 		return;
@@ -192,28 +194,68 @@ static bool has_level(const struct tacho_cpu_core_type *ct, unsigned level)
 	return false;
 }
 
+/* Adds the caches of `from` whose level and type ct lacks (filling the gaps of an
+ * incomplete deterministic leaf with an older source). */
+static unsigned merge_missing(struct tacho_cpu_core_type *ct, const struct tacho_cpu_core_type *from)
+{
+	unsigned added = 0;
+
+	for (unsigned i = 0; i < from->ncaches; i++) {
+		const struct tacho_cpu_cache *f = &from->caches[i];
+		bool have = false;
+		for (unsigned j = 0; j < ct->ncaches; j++)
+			if (ct->caches[j].level == f->level && ct->caches[j].type == f->type)
+				have = true;
+		if (!have && ct->ncaches < TACHO_CPU_MAX_CACHES) {
+			ct->caches[ct->ncaches++] = *f;
+			added++;
+		}
+	}
+	return added;
+}
+
 void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		   struct tacho_cpu_core_type *ct)
 {
 	struct tacho_cpuid_regs r;
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
 	bool topoext = tc_q(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
+	bool ended = true;
+	unsigned n;
+	struct tacho_cpu_core_type tmp, *old = &tmp;   /* ~3 KiB */
 
+	memset(&tmp, 0, sizeof(tmp));
 	ct->ncaches = 0;
 	/* AMD reserves leaf 4 (it returns zeros there); everyone else may have it. */
-	if (!amd && deterministic(d, cpu, 4, TACHO_SRC_LEAF_4, info, ct)) {
+	if (!amd && (n = deterministic(d, cpu, 4, TACHO_SRC_LEAF_4, info, ct, &ended)) > 0) {
 		/* leaf 4 is authoritative; leaf 2 may still carry TLBs (tlb.c) */
+		if (!ended && info->vendor == TACHO_VENDOR_INTEL) {
+			(void)tc_leaf2_decode(d, cpu, info, old, true);
+			if (merge_missing(ct, old))
+				tc_cpu_note(info, "the dump stops after %u subleaves of leaf 4 "
+					    "without its terminating null subleaf: caches it does "
+					    "not list come from leaf 2", n);
+		}
 	} else if (amd && topoext &&
-		   deterministic(d, cpu, 0x8000001du, TACHO_SRC_AMD_8000001D, info, ct)) {
+		   (n = deterministic(d, cpu, 0x8000001du, TACHO_SRC_AMD_8000001D, info, ct,
+				      &ended)) > 0) {
 		/* AMD's own deterministic leaf */
+		if (!ended) {
+			amd_legacy(d, cpu, info, old, true, true);
+			if (merge_missing(ct, old))
+				tc_cpu_note(info, "the dump stops after %u subleaves of leaf "
+					    "0x8000001d without its terminating null subleaf: caches "
+					    "it does not list come from 0x80000005/6", n);
+		}
 	} else if (info->vendor == TACHO_VENDOR_INTEL && info->max_leaf >= 2) {
-		bool want4 = tc_leaf2_decode(d, cpu, info, ct, true);
-		if (want4)
+		unsigned fl = tc_leaf2_decode(d, cpu, info, ct, true);
+		if (fl & TC_L2F_LEAF4)
 			tc_cpu_note(info, "leaf 2 says \"use leaf 4\" (descriptor 0xff) but leaf 4 "
 				    "is absent or empty");
 		/* Leaf 2 may say nothing of L2 while 0x8000_0006 does (Intel documents
-		 * ECX there: L2 size, associativity code, line size). */
-		if (!has_level(ct, 2))
+		 * ECX there: L2 size, associativity code, line size); but 0x40 without an
+		 * L2 descriptor says there is none. */
+		if (!has_level(ct, 2) && !(fl & TC_L2F_NO_L2L3))
 			amd_legacy(d, cpu, info, ct, false, true);
 	} else {
 		if (amd && topoext)

@@ -289,8 +289,9 @@ static void decode_hypervisor(const struct tacho_cpuid_dump *d, struct tacho_cpu
 		tc_cpu_note(info, "hypervisor leaves name \"%s\" but CPUID.1:ECX[31] is clear",
 			    info->hv_signature);
 	if (info->hypervisor_bit)
-		tc_cpu_note(info, "a virtual machine: the hypervisor chooses what CPUID reports "
-			    "(cache sizes, core counts and topology may be invented)");
+		tc_cpu_note(info, "a hypervisor stands between this CPU and CPUID: it chooses "
+			    "what CPUID reports (family and model, cache sizes, core counts and "
+			    "topology may be the host's, or invented)");
 }
 
 int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)

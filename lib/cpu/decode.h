@@ -50,9 +50,10 @@ struct tc_leaf2_desc {
 };
 #define TC_WAYS_FULL 0xffu
 const struct tc_leaf2_desc *tc_leaf2_lookup(uint8_t desc);
-/* Decodes leaf 2 of one CPU into caches and TLBs of ct. Returns true when a 0xFF
- * descriptor says to use leaf 4. */
-bool tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
+/* Decodes leaf 2 of one CPU into caches and TLBs of ct. Returns TC_L2F_* flags. */
+#define TC_L2F_LEAF4   1u   /* a 0xFF descriptor: "use leaf 4" */
+#define TC_L2F_NO_L2L3 2u   /* a 0x40 descriptor: no L2 (or no L3 beside a valid L2) */
+unsigned tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		     struct tacho_cpu_core_type *ct, bool caches);
 
 /* Caches (cache.c): fills ct->caches for CPU cpu. */

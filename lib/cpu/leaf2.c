@@ -218,15 +218,15 @@ static void add_tlb(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
 	tc_tlb_add(info, ct, &t);
 }
 
-bool tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
+unsigned tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		     struct tacho_cpu_core_type *ct, bool caches)
 {
 	struct tacho_cpuid_regs r;
 	uint32_t regs[4];
-	bool use_leaf4 = false;
+	unsigned flags = 0;
 
 	if (!tc_q(d, cpu, 2, 0, &r))
-		return false;
+		return 0;
 	/* AL is how many times leaf 2 must be executed to see every descriptor; every
 	 * processor since the Pentium 4 says 1. A dump keeps one answer only. */
 	if ((r.eax & 0xff) > 1)
@@ -276,15 +276,17 @@ bool tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct tach
 					tc_cpu_note(info, "leaf 2 descriptor %#04x: %s", b, e->text);
 				break;
 			case TC_L2D_USE_LEAF4:
-				use_leaf4 = true;
+				flags |= TC_L2F_LEAF4;
+				break;
+			case TC_L2D_NO_L2_L3:
+				flags |= TC_L2F_NO_L2L3;
 				break;
 			case TC_L2D_NO_TLB_INFO:
-			case TC_L2D_NO_L2_L3:
 			case TC_L2D_PREFETCH:
 			case TC_L2D_NONE:
 				break;
 			}
 		}
 	}
-	return use_leaf4;
+	return flags;
 }

@@ -118,7 +118,7 @@ void tc_cpu_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cp
 			return;
 	}
 	if (info->vendor == TACHO_VENDOR_INTEL && info->max_leaf >= 2) {
-		tc_leaf2_decode(d, cpu, info, ct, false);
+		(void)tc_leaf2_decode(d, cpu, info, ct, false);
 		return;
 	}
 	/* Centaur/VIA, Transmeta and others describe TLBs AMD's way. */

@@ -242,6 +242,22 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 			return -ENOMEM;
 		}
 		for (unsigned i = 0; i < n; i++)
+			pk[i] = info->cpus[i].apic_id;
+		if (count_distinct(pk, n) != n) {
+			/* Before the Pentium 4, leaf 1 EBX[31:24] holds no APIC ID; a VM may
+			 * repeat one too. Then the CPUs cannot be placed: take the dump's CPUs
+			 * as whole packages of the size the leaves give. */
+			tc_cpu_note(info, "the CPUs of the dump share APIC IDs: they cannot be "
+				    "placed in packages and cores from CPUID; taking %u CPUs as %u "
+				    "package(s)", n,
+				    n / t->logical_per_package ? n / t->logical_per_package : 1);
+			t->packages = n / t->logical_per_package ? n / t->logical_per_package : 1;
+			pkg0_count = n / t->packages;
+			free(pk);
+			free(ids);
+			goto placed;
+		}
+		for (unsigned i = 0; i < n; i++)
 			pk[i] = info->cpus[i].package;
 		npk = count_distinct(pk, n);
 		t->packages = npk;
@@ -279,7 +295,8 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 		free(pk);
 		free(ids);
 	}
-	if (!t->complete && n > 1)
+placed:
+	if (!t->complete && n > 1 && pkg0_count < t->logical_per_package)
 		tc_cpu_note(info, "the dump holds %u of the %u logical CPUs of a package: counts "
 			    "are the fields of %s, not counted", pkg0_count, t->logical_per_package,
 			    tacho_cpu_source_name(t->source));

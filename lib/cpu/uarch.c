@@ -92,7 +92,7 @@ static const struct uarch table[] = {
 	INTEL6(0x37, 0x37, "Silvermont"), INTEL6(0x4a, 0x4a, "Silvermont"),
 	INTEL6(0x4d, 0x4d, "Silvermont"), INTEL6(0x5a, 0x5a, "Silvermont"),
 	INTEL6(0x5d, 0x5d, "Silvermont"),
-	INTEL6(0x4c, 0x4c, "Airmont"),
+	INTEL6(0x4c, 0x4c, "Airmont"), INTEL6(0x75, 0x75, "Airmont"),
 	INTEL6(0x5c, 0x5c, "Goldmont"), INTEL6(0x5f, 0x5f, "Goldmont"),
 	INTEL6(0x7a, 0x7a, "Goldmont Plus"),
 	INTEL6(0x86, 0x86, "Tremont"), INTEL6(0x96, 0x96, "Tremont"), INTEL6(0x9c, 0x9c, "Tremont"),
@@ -145,6 +145,7 @@ static const struct uarch table[] = {
 	{ TACHO_VENDOR_VIA, 6, 0xf, 0xf, 0, 0xf, "Isaiah (Nano)", NULL, NULL, NULL, NULL },
 	{ TACHO_VENDOR_VIA, 7, 0x1b, 0x1b, 0, 0xf, "Wudaokou (Zhaoxin ZX-C+/KX-5000)", NULL, NULL, NULL, NULL },
 	{ TACHO_VENDOR_VIA, 7, 0x3b, 0x3b, 0, 0xf, "Lujiazui (Zhaoxin KX-6000)", NULL, NULL, NULL, NULL },
+	{ TACHO_VENDOR_VIA, 7, 0x5b, 0x5b, 0, 0xf, "Yongfeng (Zhaoxin KX-7000/KH-40000)", NULL, NULL, NULL, NULL },
 	{ TACHO_VENDOR_ZHAOXIN, 6, 0x0f, 0x0f, 0, 0xf, "ZhangJiang (Zhaoxin ZX-C)", NULL, NULL, NULL, NULL },
 	{ TACHO_VENDOR_ZHAOXIN, 6, 0x19, 0x19, 0, 0xf, "ZhangJiang (Zhaoxin ZX-C)", NULL, NULL, NULL, NULL },
 	{ TACHO_VENDOR_ZHAOXIN, 7, 0x1b, 0x1b, 0, 0xf, "Wudaokou (Zhaoxin KX-5000)", NULL, NULL, NULL, NULL },
@@ -198,7 +199,4 @@ void tc_cpu_uarch(struct tacho_cpu_info *info)
 	for (unsigned k = 0; k < info->ncore_types; k++)
 		info->core_types[k].uarch = tc_uarch_of_core(info, info->core_types[k].kind,
 							     info->core_types[k].native_model_id);
-	if (info->hypervisor_bit)
-		tc_cpu_note(info, "the family and model are what the hypervisor chose to show; "
-			    "the microarchitecture name follows them");
 }

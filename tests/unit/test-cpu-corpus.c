@@ -175,6 +175,9 @@ static void check_block(const char *rel, int bi, char **lines, const struct tach
 		if (want == -1)
 			continue;
 		T.total[f]++;
+		/* libcpuid writes 0 for the size of a cache that does not exist */
+		if (f >= F_L1D && f <= F_L4 && want == 0 && got == -1)
+			got = 0;
 		if (got == want) {
 			T.agree[f]++;
 			continue;
@@ -312,6 +315,7 @@ static void test_corpus(void **state)
 	       T.decode_s * 1e3);
 	if (T.failures) {
 		fputs(T.report.buf, stdout);
+		fflush(stdout);
 		fail_msg("%u disagreements with libcpuid that the known-differences table does "
 			 "not explain", T.failures);
 	}
