@@ -28,6 +28,7 @@ extern const struct cli_cmd cmd_stat;
 extern const struct cli_cmd cmd_record;
 extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_cpu;
+extern const struct cli_cmd cmd_doctor;
 extern const struct cli_cmd cmd_list;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */

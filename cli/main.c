@@ -16,6 +16,7 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_record,
 	&cmd_report,
 	&cmd_cpu,
+	&cmd_doctor,
 	&cmd_list,
 	NULL,   /* end */
 };

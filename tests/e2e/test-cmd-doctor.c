@@ -1,0 +1,198 @@
+/* test-cmd-doctor.c - `tacho doctor`: every check present, limitations that say what to
+ * do, values that agree with /proc and sysfs, the JSON contract, the clocks, bad usage. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "tacho.h"
+#include "util/util.h"
+
+static const char *const keys[] = {
+	"pmu", "counters", "vm", "paranoid", "caps", "software", "breakpoints", "tracefs",
+	"rdpmc", "msr", "nmi_watchdog", "mlock", "sample_rate", "tsc", "clocksource",
+};
+
+static const char *const clock_names[] = {
+	"tsc", "CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_MONOTONIC_COARSE",
+	"CLOCK_REALTIME", "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
+};
+
+static const struct th_json *check_of(const struct th_json *j, const char *key)
+{
+	const struct th_json *checks = th_json_get(j, "checks");
+
+	for (size_t i = 0; checks && i < checks->n; i++) {
+		const struct th_json *k = th_json_get(checks->items[i], "key");
+		if (k && k->type == TH_JSON_STRING && !strcmp(k->string, key))
+			return checks->items[i];
+	}
+	return NULL;
+}
+
+static const char *str_of(const struct th_json *o, const char *member)
+{
+	const struct th_json *v = th_json_get(o, member);
+
+	assert_non_null(v);
+	assert_int_equal(v->type, TH_JSON_STRING);
+	return v->string;
+}
+
+static void test_json(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *c, *clocks;
+	long long paranoid;
+	char want[32];
+	struct stat st;
+	bool pmu_dir;
+	(void)state;
+
+	th_tacho(&r, "doctor", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_json_int(j, "version", 1);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		c = check_of(j, keys[i]);
+		if (!c)
+			fail_msg("no check '%s' in %s", keys[i], r.out);
+		const char *st_name = str_of(c, "state");
+		const char *text = str_of(c, "text");
+		str_of(c, "title");
+		str_of(c, "value");
+		assert_true(strlen(text) > 10);
+		if (!strcmp(st_name, "limited")) {
+			/* every limitation ends with what to do */
+			if (text[strlen(text) - 1] != ')')
+				fail_msg("limited '%s' does not end with a hint: %s", keys[i], text);
+		} else if (strcmp(st_name, "ok") && strcmp(st_name, "info")) {
+			fail_msg("check '%s': state '%s'", keys[i], st_name);
+		}
+	}
+
+	/* values agree with the machine */
+	assert_int_equal(tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid), 0);
+	snprintf(want, sizeof(want), "%lld", paranoid);
+	assert_string_equal(str_of(check_of(j, "paranoid"), "value"), want);
+	pmu_dir = stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
+		  stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
+	if (!pmu_dir) {
+		assert_string_equal(str_of(check_of(j, "pmu"), "state"), "limited");
+		assert_string_equal(str_of(check_of(j, "pmu"), "value"), "none");
+		assert_contains(str_of(check_of(j, "pmu"), "text"), "no hardware PMU");
+	}
+	/* software events and breakpoints open on every machine DESIGN.md targets */
+	assert_string_equal(str_of(check_of(j, "software"), "state"), "ok");
+	if (stat("/dev/cpu/0/msr", &st) != 0)
+		assert_string_equal(str_of(check_of(j, "msr"), "value"), "absent");
+
+	clocks = th_json_get(j, "clocks");
+	assert_non_null(clocks);
+	assert_int_equal(clocks->n, ARRAY_SIZE(clock_names));
+	for (size_t i = 0; i < ARRAY_SIZE(clock_names); i++) {
+		assert_string_equal(str_of(clocks->items[i], "name"), clock_names[i]);
+		const struct th_json *e = th_json_get(clocks->items[i], "error");
+		assert_non_null(e);
+		if (e->type != TH_JSON_NULL)
+			continue;
+		assert_json_type(clocks->items[i], "read_ns", TH_JSON_NUMBER);
+		assert_true(th_json_get(clocks->items[i], "read_ns")->number > 0);
+	}
+	/* the resolution is clock_getres's, exactly */
+	{
+		struct timespec ts;
+		clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
+		assert_true(th_json_get(clocks->items[3], "resolution_ns")->number ==
+			    (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "clocks")->n, 0);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void test_text(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "doctor", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "hardware PMU");
+	assert_contains(r.out, "perf_event_paranoid");
+	assert_contains(r.out, "hardware breakpoints");
+	assert_contains(r.out, "CLOCK_MONOTONIC_RAW");
+	assert_contains(r.out, "CLOCK_THREAD_CPUTIME_ID");
+	/* one line per check, the two headings, the clock header and seven clocks */
+	assert_int_equal(th_count_lines(r.out), 2 + ARRAY_SIZE(keys) + 3 + 1 + 7);
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+}
+
+static void test_usage(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "doctor", "--bogus", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "tacho doctor: unknown option or missing value: '--bogus'");
+	assert_contains(r.err, "usage: tacho doctor");
+	assert_int_equal(th_count_lines(r.err), 2);
+	assert_string_equal(r.out, "");
+	th_run_free(&r);
+
+	th_tacho(&r, "doctor", "extra", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "unexpected argument 'extra'");
+	th_run_free(&r);
+
+	th_tacho(&r, "doctor", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(tc_starts_with(r.out, "usage: tacho doctor"));
+	th_run_free(&r);
+
+	th_tacho(&r, "help", "doctor", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(tc_starts_with(r.out, "usage: tacho doctor"));
+	th_run_free(&r);
+}
+
+/* The library call behind it: the count, short buffers, bad arguments. */
+static void test_library(void **state)
+{
+	struct tacho_check c[40], one;
+	int n, m;
+	(void)state;
+
+	n = tacho_machine_check(c, ARRAY_SIZE(c));
+	assert_int_equal(n, ARRAY_SIZE(keys));
+	m = tacho_machine_check(&one, 1);
+	assert_int_equal(m, n);                /* says how many there are */
+	assert_string_equal(one.key, "pmu");
+	assert_int_equal(tacho_machine_check(NULL, 0), n);
+	assert_int_equal(tacho_machine_check(NULL, 3), -EINVAL);
+	assert_string_equal(tacho_check_state_name(TACHO_CHECK_LIMIT), "limited");
+	assert_string_equal(tacho_check_state_name((enum tacho_check_state)9), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_library),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
