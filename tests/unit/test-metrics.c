@@ -1,0 +1,184 @@
+/* test-metrics.c - derived metrics on data: each metric from its inputs, nothing where
+ * an input is missing, uncounted, zero in the denominator or counted at other rings. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "util/util.h"
+
+#define HW(c) { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##c }
+#define SW(c) { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##c }
+#define RAW(c) { .type = PERF_TYPE_RAW, .config = (c) }
+
+static const struct tacho_metric *find(const struct tacho_metric *m, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].name, name))
+			return &m[i];
+	return NULL;
+}
+
+/* The metric, which must exist (a failure names it). */
+static const struct tacho_metric *must(const struct tacho_metric *m, size_t n, const char *name)
+{
+	static const struct tacho_metric none = { .value = NAN };
+	const struct tacho_metric *x = find(m, n, name);
+
+	if (!x) {
+		fail_msg("metric '%s' missing", name);
+		return &none;
+	}
+	return x;
+}
+
+static double get(const struct tacho_metric *m, size_t n, const char *name)
+{
+	return must(m, n, name)->value;
+}
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * (1.0 + fabs(b)))
+
+static void test_table_metrics(void **state)
+{
+	const struct tacho_metric_input in[] = {
+		{ "cycles", HW(CPU_CYCLES), 3e9, true },
+		{ "instructions", HW(INSTRUCTIONS), 6e9, true },
+		{ "branches", HW(BRANCH_INSTRUCTIONS), 1e9, true },
+		{ "branch-misses", HW(BRANCH_MISSES), 1e7, true },
+		{ "cache-references", HW(CACHE_REFERENCES), 2e6, true },
+		{ "cache-misses", HW(CACHE_MISSES), 5e5, true },
+		{ "task-clock", SW(TASK_CLOCK), 1.5e9, true },   /* 1.5 s in ns */
+	};
+	struct tacho_metric *m;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 3e9, &m, &n), 0);
+	assert_true(NEAR(get(m, n, "IPC"), 2.0));
+	assert_true(NEAR(get(m, n, "CPI"), 0.5));
+	assert_true(NEAR(get(m, n, "branch-miss ratio"), 1.0));
+	assert_true(NEAR(get(m, n, "cache-miss ratio"), 25.0));
+	assert_true(NEAR(get(m, n, "GHz"), 2.0));
+	assert_true(NEAR(get(m, n, "CPUs utilized"), 0.5));
+	/* rates over task-clock seconds, not over wall time */
+	assert_true(NEAR(get(m, n, "branch-misses rate"), 1e7 / 1.5));
+	assert_true(NEAR(get(m, n, "cycles rate"), 2e9));
+	assert_null(find(m, n, "task-clock rate"));
+	assert_string_equal(must(m, n, "IPC")->expr, "instructions / cycles");
+	assert_string_equal(must(m, n, "IPC")->unit, "insn per cycle");
+	assert_int_equal(must(m, n, "IPC")->inputs[0], 1);
+	assert_int_equal(must(m, n, "IPC")->inputs[1], 0);
+	free(m);
+}
+
+static void test_missing_inputs(void **state)
+{
+	struct tacho_metric_input in[] = {
+		{ "cycles", HW(CPU_CYCLES), 0, false },          /* not counted */
+		{ "instructions", HW(INSTRUCTIONS), 6e9, true },
+		{ "branches", HW(BRANCH_INSTRUCTIONS), 0, true }, /* counted: zero */
+		{ "branch-misses", HW(BRANCH_MISSES), 10, true },
+		{ "page-faults", SW(PAGE_FAULTS), 1000, true },
+	};
+	struct tacho_metric *m;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_null(find(m, n, "IPC"));
+	assert_null(find(m, n, "CPI"));
+	assert_null(find(m, n, "GHz"));
+	assert_null(find(m, n, "branch-miss ratio"));     /* zero denominator */
+	assert_null(find(m, n, "CPUs utilized"));         /* no task-clock, no wall time */
+	assert_null(find(m, n, "page-faults rate"));      /* nothing to divide by */
+	assert_null(find(m, n, "cycles rate"));
+	for (size_t i = 0; i < n; i++)
+		assert_true(isfinite(m[i].value));
+	free(m);
+
+	/* with a wall time, rates fall back to it */
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 2e9, &m, &n), 0);
+	assert_true(NEAR(get(m, n, "page-faults rate"), 500.0));
+	assert_string_equal(must(m, n, "page-faults rate")->expr, "page-faults / wall time");
+	assert_int_equal(must(m, n, "page-faults rate")->inputs[1], -1);
+	free(m);
+
+	/* nothing at all */
+	assert_int_equal(tacho_metrics_compute(NULL, 0, 1e9, &m, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(m);
+	assert_int_equal(tacho_metrics_compute(NULL, 1, 1e9, &m, &n), -EINVAL);
+}
+
+/* cycles:u with instructions:k is no IPC; cycles:u with instructions:u is. */
+static void test_rings(void **state)
+{
+	struct tacho_metric_input in[] = {
+		{ "cycles:u", HW(CPU_CYCLES), 100, true },
+		{ "instructions:k", HW(INSTRUCTIONS), 50, true },
+		{ "instructions:u", HW(INSTRUCTIONS), 300, true },
+	};
+	struct tacho_metric *m;
+	size_t n;
+	(void)state;
+
+	in[0].attr.exclude_kernel = 1;
+	in[1].attr.exclude_user = 1;
+	in[2].attr.exclude_kernel = 1;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_true(NEAR(get(m, n, "IPC"), 3.0));
+	assert_string_equal(must(m, n, "IPC")->expr, "instructions:u / cycles:u");
+	free(m);
+}
+
+/* The Pentium's "count cycles instead of events" (CESR bit 8, seed 000) today is
+ * cmask=1: cycles with the event in progress; edge counts its starts. Their ratio is
+ * the mean duration of one occurrence. */
+static void test_duration(void **state)
+{
+	/* event 0x48 umask 0x01 (L1D_PEND_MISS.PENDING on Intel): cmask=1 = 0x01000148,
+	 * cmask=1,edge = 0x01040148 */
+	struct tacho_metric_input in[] = {
+		{ "l1d-pend-cycles", RAW(0x01000148), 12000, true },
+		{ "l1d-pend-starts", RAW(0x01040148), 400, true },
+		{ "other", RAW(0x01040149), 7, true },    /* another umask: not a partner */
+	};
+	struct tacho_metric *m;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
+	assert_string_equal(must(m, n, "avg duration of l1d-pend-starts")->unit, "cycles");
+	free(m);
+
+	/* occurrences counted plainly (no cmask, no edge) serve too */
+	in[1].attr.config = 0x0148;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
+	free(m);
+
+	/* without occurrences, or with zero of them, no duration */
+	in[1].has_value = false;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
+	free(m);
+	in[1].has_value = true;
+	in[1].value = 0;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_metrics),
+		cmocka_unit_test(test_missing_inputs),
+		cmocka_unit_test(test_rings),
+		cmocka_unit_test(test_duration),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
