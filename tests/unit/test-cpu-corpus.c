@@ -42,21 +42,158 @@ static const int field_line[F_COUNT] = {
 };
 
 /* Where tacho and libcpuid disagree and tacho is right. `block` is the 0-based expected
- * block (-1: every block of the file). */
+ * block; an entry holds both values, so that a change on either side is noticed. */
 struct known {
 	const char *file;     /* path under the corpus */
 	int block;
 	enum field field;
+	long tacho, libcpuid;
 	const char *reason;
 };
 
+#define R_PACKAGES                                                                     \
+	"the dump holds several packages and libcpuid adds up their logical CPUs; the "  \
+	"APIC IDs split them into packages, and the count per package is what CPUID "    \
+	"says (0x80000008 ECX[7:0], leaf 0xB, or leaves 1 and 4)"
+#define R_SMT_AS_CORES                                                                 \
+	"libcpuid counts hyper-threads as cores: leaf 0xB's SMT level says 2 threads per " \
+	"core and the dump's APIC IDs pair up, so cores = logical CPUs / 2"
+#define R_ONE_CPU_0B                                                                   \
+	"libcpuid says 1 core from this one-CPU dump; leaf 0xB's core level gives the "   \
+	"logical processors per package and its SMT level 1 per core (SDM, CPUID 0Bh), "  \
+	"so there is one L1 per core"
+#define R_MISSED_CPUS                                                                  \
+	"libcpuid says 1 core and 1 logical CPU, but the dump holds more CPUs with "      \
+	"distinct APIC IDs in one package, as leaf 0xB describes"
+#define R_PARTIAL_8570                                                                 \
+	"the dump holds 56 of the 112 logical CPUs that leaf 0x1F gives per package (2 "  \
+	"per core); libcpuid counted the 56 present as 32 cores. The Xeon Platinum 8570 " \
+	"has 56 cores and 112 threads, one L1 and one L2 per core (leaf 4 sharing 2)"
+#define R_HTT_ONE_CORE                                                                 \
+	"the Atom Z2460 is one core with Hyper-Threading: HTT (1:EDX[28]) is set, "       \
+	"1:EBX[23:16] gives 2 logical processors and leaf 4 EAX[31:26] one core"
+#define R_P3                                                                           \
+	"a Pentium III has one logical CPU per package and no APIC ID in leaf 1: the "    \
+	"dump's two CPUs are two packages of one"
+#define R_NANO                                                                         \
+	"HTT (1:EDX[28]) is clear, so 1:EBX[23:16] means nothing (SDM) and each CPU is " \
+	"its own package; the APIC IDs (0 and 2) do not join them either. CPUID cannot " \
+	"say that the two are cores of one package"
+#define R_5800X3D                                                                      \
+	"libcpuid says 48 logical CPUs: the dump holds 16 and leaf 0xB gives 16 per "     \
+	"package, 2 per core"
+#define R_E7450                                                                        \
+	"the Xeon E7450 has 6 cores: leaf 0xB gives 6 logical processors per package, 1 " \
+	"per core, and the dump's 24 CPUs form 4 packages of 6 by their APIC IDs"
+#define R_TRACE                                                                        \
+	"the Pentium 4 has a trace cache of 12 K micro-ops (leaf 2 descriptor 0x70), not " \
+	"an L1 instruction cache of 12 KiB: the SDM gives its size in micro-ops, so "     \
+	"tacho lists no L1i (and says so in a note)"
+#define R_L3_DIES                                                                      \
+	"0x8000001D describes the L3 of each of the package's two dies (6 MiB, 48-way, "  \
+	"shared by 8 cores, 2 per package); libcpuid reads 0x80000006 EDX, which lumps "  \
+	"both dies together as one 12 MiB \"128-way\" cache that does not exist"
+
 static const struct known known[] = {
-	{ NULL, 0, 0, NULL },
+	{ "amd/k10/quad-core-amd-opteron-processor-2378-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "amd/k10/quad-core-amd-opteron-processor-2344-he.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "amd/k10/six-core-amd-opteron-processor-2431-dual.test", 0, F_LOGICAL, 6, 12, R_PACKAGES },
+	{ "amd/k10/quad-core-amd-opteron-processor-2347-he-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "amd/k10/amd-opteron-processor-4176-he-dual.test", 0, F_LOGICAL, 6, 12, R_PACKAGES },
+	{ "amd/zen5/amd-epyc-9965-192-core-processor-dual.test.xz", 0, F_LOGICAL, 192, 384, R_PACKAGES },
+	{ "amd/zen3/amd-ryzen-7-5800x3d-8-core-processor.test", 0, F_LOGICAL, 16, 48, R_5800X3D },
+	{ "amd/k8/amd-opteron-processor-240-he-dual.test", 0, F_LOGICAL, 1, 2, R_PACKAGES },
+	{ "amd/k8/dual-core-amd-opteron-processor-2210-he-quad.test", 0, F_LOGICAL, 2, 4, R_PACKAGES },
+	{ "amd/k8/dual-core-amd-opteron-processor-8220-se-octo.test", 0, F_LOGICAL, 2, 16, R_PACKAGES },
+	{ "amd/bulldozer/amd-opteron-processor-6376-quad.test.xz", 0, F_LOGICAL, 16, 64, R_PACKAGES },
+	{ "amd/bulldozer/amd-opteron-processor-6274-dual.test", 0, F_LOGICAL, 16, 32, R_PACKAGES },
+	{ "amd/bulldozer/amd-opteron-processor-6274-dual.test", 0, F_L3, 6144, 12288, R_L3_DIES },
+	{ "amd/bulldozer/amd-opteron-processor-6274-dual.test", 0, F_L3_WAYS, 48, 128, R_L3_DIES },
+	{ "amd/bulldozer/amd-opteron-processor-6344-dual.test", 0, F_LOGICAL, 12, 24, R_PACKAGES },
+	{ "amd/bulldozer/amd-opteron-processor-6238-dual.test", 0, F_LOGICAL, 12, 24, R_PACKAGES },
+	{ "intel/x86-atom/silvermont/genuine-intel-cpu-4000.test", 0, F_CORES, 4, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/silvermont/genuine-intel-cpu-4000.test", 0, F_LOGICAL, 4, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/silvermont/genuine-intel-cpu-4000.test", 0, F_L1D_INST, 4, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/silvermont/genuine-intel-cpu-4000.test", 0, F_L1I_INST, 4, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/airmont/spreadtrum-sc9853i-ia.test", 0, F_CORES, 8, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/airmont/spreadtrum-sc9853i-ia.test", 0, F_LOGICAL, 8, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/airmont/spreadtrum-sc9853i-ia.test", 0, F_L1D_INST, 8, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/airmont/spreadtrum-sc9853i-ia.test", 0, F_L1I_INST, 8, 1, R_ONE_CPU_0B },
+	{ "intel/x86-atom/saltwell/intel-atom-cpu-z2460.test", 0, F_LOGICAL, 2, 1, R_HTT_ONE_CORE },
+	{ "intel/ia-32/p6/intel-pentium-iii-cpu-family-1266mhz.test", 0, F_LOGICAL, 1, 2, R_P3 },
+	{ "intel/ia-32/p6/intel-pentium-iii-katmai-dual.test", 0, F_LOGICAL, 1, 2, R_P3 },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.80ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.80ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-1.80ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-1.80ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-1.60ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-1.60ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.66ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.66ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-1700mhz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-1700mhz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.40ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-pentium-4-cpu-2.40ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-xeon-cpu-2.40ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-xeon-cpu-2.40ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-2.00ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-2.00ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/mobile-intel-pentium-4-m-cpu.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/mobile-intel-pentium-4-m-cpu.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-1.70ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-1.70ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-2.50ghz.test", 0, F_L1I, -1, 12, R_TRACE },
+	{ "intel/ia-32/netburst/intel-celeron-cpu-2.50ghz.test", 0, F_L1I_WAYS, -1, 8, R_TRACE },
+	{ "intel/x86-64/haswell/intel-xeon-cpu-e3-1245-v3.test.xz", 0, F_CORES, 4, 8, R_SMT_AS_CORES },
+	{ "intel/x86-64/haswell/intel-core-i7-4500u-cpu.test", 0, F_CORES, 2, 4, R_SMT_AS_CORES },
+	{ "intel/x86-64/raptor-cove/intel-xeon-platinum-8570.test.xz", 0, F_CORES, 56, 32, R_PARTIAL_8570 },
+	{ "intel/x86-64/raptor-cove/intel-xeon-platinum-8570.test.xz", 0, F_LOGICAL, 112, 56, R_PARTIAL_8570 },
+	{ "intel/x86-64/raptor-cove/intel-xeon-platinum-8570.test.xz", 0, F_L1D_INST, 56, 32, R_PARTIAL_8570 },
+	{ "intel/x86-64/raptor-cove/intel-xeon-platinum-8570.test.xz", 0, F_L1I_INST, 56, 32, R_PARTIAL_8570 },
+	{ "intel/x86-64/raptor-cove/intel-xeon-platinum-8570.test.xz", 0, F_L2_INST, 56, 32, R_PARTIAL_8570 },
+	{ "intel/x86-64/nehalem/intel-core-i5-cpu-650.test", 0, F_CORES, 2, 4, R_SMT_AS_CORES },
+	{ "intel/x86-64/nehalem/intel-core-i7-cpu-q-720.test", 0, F_CORES, 4, 8, R_SMT_AS_CORES },
+	{ "intel/x86-64/nehalem/intel-core-i7-cpu-x-990.test", 0, F_CORES, 6, 12, R_SMT_AS_CORES },
+	{ "intel/x86-64/nehalem/intel-xeon-cpu-x5667.test", 0, F_CORES, 4, 16, R_SMT_AS_CORES },
+	{ "intel/x86-64/nehalem/intel-xeon-cpu-x5667.test", 0, F_LOGICAL, 8, 16, R_PACKAGES },
+	{ "intel/x86-64/nehalem/intel-xeon-cpu-x5667.test.xz", 0, F_CORES, 4, 16, R_SMT_AS_CORES },
+	{ "intel/x86-64/nehalem/intel-xeon-cpu-x5667.test.xz", 0, F_LOGICAL, 8, 16, R_PACKAGES },
+	{ "intel/x86-64/nehalem/intel-core-cpu-q-820.test", 0, F_CORES, 4, 8, R_SMT_AS_CORES },
+	{ "intel/x86-64/sandy-bridge/intel-celeron-cpu-g1610.test", 0, F_CORES, 2, 1, R_MISSED_CPUS },
+	{ "intel/x86-64/sandy-bridge/intel-celeron-cpu-g1610.test", 0, F_LOGICAL, 2, 1, R_MISSED_CPUS },
+	{ "intel/x86-64/sandy-bridge/intel-xeon-cpu-e3-1230-v2.test.xz", 0, F_CORES, 4, 1, R_MISSED_CPUS },
+	{ "intel/x86-64/sandy-bridge/intel-xeon-cpu-e3-1230-v2.test.xz", 0, F_LOGICAL, 8, 1, R_MISSED_CPUS },
+	{ "intel/x86-64/sandy-bridge/intel-core-i7-2600-cpu.test", 0, F_CORES, 4, 8, R_SMT_AS_CORES },
+	{ "intel/x86-64/sandy-bridge/intel-core-i7-3960x-cpu.test", 0, F_CORES, 6, 12, R_SMT_AS_CORES },
+	{ "intel/x86-64/sandy-bridge/intel-core-i7-3770k-cpu.test", 0, F_CORES, 4, 8, R_SMT_AS_CORES },
+	{ "intel/x86-64/netburst/intel-xeon-cpu-2.80ghz-nocona-dual.test", 0, F_LOGICAL, 2, 4, R_PACKAGES },
+	{ "intel/x86-64/netburst/intel-xeon-7020-quad.test", 0, F_LOGICAL, 4, 16, R_PACKAGES },
+	{ "intel/x86-64/netburst/intel-xeon-cpu-3.40ghz-cranford-dual.test", 0, F_LOGICAL, 2, 4, R_PACKAGES },
+	{ "intel/x86-64/netburst/intel-xeon-cpu-3.00ghz-tulsa-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "intel/x86-64/netburst/intel-xeon-7140m-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "intel/x86-64/netburst/intel-xeon-cpu-3.40ghz-irwindale-dual.test", 0, F_LOGICAL, 2, 4, R_PACKAGES },
+	{ "intel/x86-64/core/intel-xeon-cpu-e7450-quad.test", 0, F_CORES, 6, 8, R_E7450 },
+	{ "intel/x86-64/core/intel-xeon-cpu-e7450-quad.test", 0, F_LOGICAL, 6, 24, R_PACKAGES },
+	{ "intel/x86-64/core/intel-xeon-cpu-l5320.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "intel/x86-64/core/intel-xeon-cpu-e5462-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
+	{ "via/isaiah/via-nano-processor.test", 0, F_CORES, 1, 2, R_NANO },
+	{ "via/isaiah/via-nano-processor.test", 0, F_LOGICAL, 1, 2, R_NANO },
+};
+
+/* Dumps the parser cannot read yet (counted as failures unless listed). */
+static const struct {
+	const char *file;
+	const char *reason;
+} known_unreadable[] = {
+	{ "intel/x86-64/raptor-cove/13th-gen-intel-core-i9-13900k.test.xz",
+	  "AIDA64 summary lines (\"CPUID Manufacturer: ...\") before the first CPU: "
+	  "lib/cpu/dump-parse.c does not skip them yet" },
 };
 
 struct tally {
 	unsigned agree[F_COUNT], total[F_COUNT];
-	unsigned files, blocks, known_used, failures;
+	unsigned files, blocks, known_used, failures, unreadable;
+	bool known_hit[ARRAY_SIZE(known)];
 	double decode_s, parse_s;
 	struct tc_sb report;
 };
@@ -102,11 +239,12 @@ static int read_any(const char *path, char **out, size_t *len)
 	return tc_read_file(path, out, len, 0);
 }
 
-static const struct known *find_known(const char *rel, int block, enum field f)
+static const struct known *find_known(const char *rel, int block, enum field f, long got,
+				      long want)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (known[i].file && strcmp(known[i].file, rel) == 0 &&
-		    (known[i].block == -1 || known[i].block == block) && known[i].field == f)
+		if (strcmp(known[i].file, rel) == 0 && known[i].block == block &&
+		    known[i].field == f && known[i].tacho == got && known[i].libcpuid == want)
 			return &known[i];
 	return NULL;
 }
@@ -182,9 +320,10 @@ static void check_block(const char *rel, int bi, char **lines, const struct tach
 			T.agree[f]++;
 			continue;
 		}
-		kn = find_known(rel, bi, (enum field)f);
+		kn = find_known(rel, bi, (enum field)f, got, want);
 		if (kn) {
 			T.known_used++;
+			T.known_hit[kn - known] = true;
 			continue;
 		}
 		T.failures++;
@@ -240,6 +379,12 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	err = tacho_cpuid_dump_parse(buf, (size_t)(cut - buf), rel, &d, &diag);
 	T.parse_s += now() - t0;
 	if (err) {
+		for (size_t i = 0; i < ARRAY_SIZE(known_unreadable); i++)
+			if (strcmp(known_unreadable[i].file, rel) == 0) {
+				T.unreadable++;
+				free(buf);
+				return FTW_CONTINUE;
+			}
 		tc_sb_addf(&T.report, "%s: parse: %s (%s:%u: %s)\n", rel, tacho_strerror(err),
 			   diag.source, diag.line, diag.message);
 		T.failures++;
@@ -303,7 +448,8 @@ static void test_corpus(void **state)
 		snprintf(root, sizeof(root), "%s", th_path(CORPUS));
 		assert_int_equal(nftw(root, visit, 16, FTW_PHYS | FTW_ACTIONRETVAL), 0);
 	}
-	printf("corpus: %u files, %u expected blocks\n", T.files, T.blocks);
+	printf("corpus: %u files decoded, %u expected blocks; %u file(s) the parser cannot "
+	       "read yet (listed)\n", T.files, T.blocks, T.unreadable);
 	for (int f = 0; f < F_COUNT; f++) {
 		printf("  %-14s %4u of %4u\n", field_names[f], T.agree[f], T.total[f]);
 		agree += T.agree[f];
@@ -313,6 +459,13 @@ static void test_corpus(void **state)
 	       agree, total, total ? 100.0 * agree / total : 0.0, T.known_used);
 	printf("time: parse %.1f ms, decode %.1f ms for the whole corpus\n", T.parse_s * 1e3,
 	       T.decode_s * 1e3);
+	/* A known difference that no longer occurs is stale: the table must say the truth. */
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (!T.known_hit[i]) {
+			tc_sb_addf(&T.report, "stale known difference: %s [block %d]: %s\n",
+				   known[i].file, known[i].block, field_names[known[i].field]);
+			T.failures++;
+		}
 	if (T.failures) {
 		fputs(T.report.buf, stdout);
 		fflush(stdout);
