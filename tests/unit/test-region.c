@@ -1,0 +1,425 @@
+/* test-region.c - regions with exact answers: stores to a variable watched by a hardware
+ * breakpoint and faults on fresh pages, counted inside regions, nested, from several
+ * threads at once, and an empty region that reads 0 after the subtraction. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tacho.h"
+#include "util/util.h"
+
+/* The variable the breakpoint watches. Aligned to its length: mem:ADDR/8:w. */
+static volatile uint64_t watched __attribute__((aligned(8)));
+static int setup_err;
+static char setup_msg[512];
+static size_t ev_bp, ev_pf;   /* event indices in the report */
+
+static void store_n(unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		watched = i;
+}
+
+/* Faults on n fresh pages: a new anonymous mapping, no huge pages, one write each.
+ * Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
+__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	assert_true(p != MAP_FAILED);
+	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
+	for (unsigned i = 0; i < n; i++)
+		((volatile char *)p)[(size_t)i * psz] = 1;
+	munmap(p, (size_t)psz * n);
+}
+
+static struct tacho_region_report *report(void)
+{
+	struct tacho_region_report *r = NULL;
+	assert_int_equal(tacho_regions_report(&r), 0);
+	assert_non_null(r);
+	return r;
+}
+
+static const struct tacho_region_stat *find(struct tacho_region_report *r, const char *name)
+{
+	const struct tacho_region_stat *st = tacho_region_report_find(r, name);
+	if (!st)
+		fail_msg("region '%s' missing from the report", name);
+	return st;
+}
+
+static int group_setup(void **state)
+{
+	char spec[128];
+	struct tacho_diag d;
+	(void)state;
+
+	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
+	struct tacho_regions_opts o = { .sz = sizeof(o), .events = spec, .no_report_at_exit = true };
+	memset(&d, 0, sizeof(d));
+	setup_err = tacho_regions_init(&o, &d);
+	if (setup_err)
+		tacho_diag_format(&d, setup_msg, sizeof(setup_msg));
+	return 0;
+}
+
+/* Skips when this machine cannot count the events (no breakpoints in this VM, or
+ * perf_event_paranoid 3): the reason comes from the report. */
+#define NEED_EVENTS()                                                                   \
+	do {                                                                            \
+		if (setup_err)                                                          \
+			fail_msg("tacho_regions_init: %s: %s", tacho_strerror(setup_err), \
+				 setup_msg);                                            \
+		if (!events_ok())                                                       \
+			TEST_SKIP("%s", why_not);                                       \
+	} while (0)
+
+static char why_not[512];
+
+static bool events_ok(void)
+{
+	struct tacho_region_report *r;
+	bool ok = true;
+
+	/* the first region of this thread opens the counters */
+	assert_int_equal(tacho_region_begin("probe"), 0);
+	assert_int_equal(tacho_region_end("probe"), 0);
+	r = report();
+	assert_int_equal(tacho_region_report_nevents(r), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const char *why = NULL;
+		const char *name = tacho_region_report_event(r, i);
+		if (tacho_region_report_status(r, i, &why) != TACHO_COUNT_COUNTED) {
+			snprintf(why_not, sizeof(why_not), "%s: %s", name, why ? why : "not counted");
+			ok = false;
+		}
+		if (!strncmp(name, "mem:", 4))
+			ev_bp = i;
+		else
+			ev_pf = i;
+	}
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+	return ok;
+}
+
+static void test_breakpoint_exact(void **state)
+{
+	static const unsigned n[] = { 10, 20, 30, 40, 1000 };
+	(void)state;
+	NEED_EVENTS();
+
+	for (size_t i = 0; i < ARRAY_SIZE(n); i++) {
+		assert_int_equal(tacho_region_begin("stores"), 0);
+		store_n(n[i]);
+		assert_int_equal(tacho_region_end("stores"), 0);
+	}
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *st = find(r, "stores");
+	assert_int_equal(st->calls, 5);
+	assert_int_equal(st->threads, 1);
+	assert_int_equal(st->events[ev_bp].total, 1100);
+	assert_int_equal(st->events[ev_bp].exclusive, 1100);
+	assert_true(st->events[ev_bp].min == 10 && st->events[ev_bp].max == 1000);
+	assert_true(st->events[ev_bp].mean == 220);
+	assert_false(st->events[ev_bp].clamped);
+	assert_int_equal(st->events[ev_pf].total, 0);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+static void test_page_faults_exact(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	for (unsigned i = 1; i <= 4; i++) {
+		assert_int_equal(tacho_region_begin("faults"), 0);
+		fault_n(16 * i);
+		assert_int_equal(tacho_region_end("faults"), 0);
+	}
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *st = find(r, "faults");
+	assert_int_equal(st->calls, 4);
+	assert_int_equal(st->events[ev_pf].total, 16 + 32 + 48 + 64);
+	assert_true(st->events[ev_pf].min == 16 && st->events[ev_pf].max == 64);
+	assert_int_equal(st->events[ev_bp].total, 0);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+/* The subtraction: an empty region reads exactly 0 events, and its time total is the
+ * noise around the calibrated cost (never asserted: no timing thresholds). */
+static void test_empty_region(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(tacho_region_begin("empty"), 0);
+		assert_int_equal(tacho_region_end("empty"), 0);
+	}
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *st = find(r, "empty");
+	assert_int_equal(st->calls, 1000);
+	assert_int_equal(st->events[ev_bp].total, 0);
+	assert_int_equal(st->events[ev_pf].total, 0);
+	assert_true(st->events[ev_bp].min == 0 && st->events[ev_bp].max == 0);
+	assert_true(st->ticks.total >= 0 && st->time_ns >= 0);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+/* outer: 3 stores and 8 faults of its own, then inner twice with 5 stores and 4 faults
+ * each; 4 calls of outer. Inclusive and exclusive figures are exact. */
+static void test_nested(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tacho_region_begin("outer"), 0);
+		store_n(3);
+		fault_n(8);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(tacho_region_begin("inner"), 0);
+			store_n(5);
+			fault_n(4);
+			assert_int_equal(tacho_region_end("inner"), 0);
+		}
+		assert_int_equal(tacho_region_end("outer"), 0);
+	}
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *o = find(r, "outer"), *in = find(r, "inner");
+	assert_int_equal(o->calls, 4);
+	assert_int_equal(in->calls, 8);
+	assert_int_equal(o->events[ev_bp].total, 4 * (3 + 2 * 5));
+	assert_int_equal(o->events[ev_bp].exclusive, 4 * 3);
+	assert_int_equal(in->events[ev_bp].total, 40);
+	assert_int_equal(in->events[ev_bp].exclusive, 40);
+	assert_int_equal(o->events[ev_pf].total, 4 * (8 + 2 * 4));
+	assert_int_equal(o->events[ev_pf].exclusive, 4 * 8);
+	assert_int_equal(in->events[ev_pf].total, 32);
+	/* time: the parts add up, whatever they are */
+	assert_true(o->ticks.exclusive <= o->ticks.total);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+/* Three levels, the middle one entered from two different parents. */
+static void test_nested_deep(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(tacho_region_begin("a"), 0);
+	store_n(1);
+	assert_int_equal(tacho_region_begin("b"), 0);
+	store_n(10);
+	assert_int_equal(tacho_region_begin("c"), 0);
+	store_n(100);
+	assert_int_equal(tacho_region_end("c"), 0);
+	assert_int_equal(tacho_region_end("b"), 0);
+	assert_int_equal(tacho_region_begin("c"), 0);
+	store_n(1000);
+	assert_int_equal(tacho_region_end("c"), 0);
+	assert_int_equal(tacho_region_end("a"), 0);
+
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "a")->events[ev_bp].total, 1111);
+	assert_int_equal(find(r, "a")->events[ev_bp].exclusive, 1);
+	assert_int_equal(find(r, "b")->events[ev_bp].total, 110);
+	assert_int_equal(find(r, "b")->events[ev_bp].exclusive, 10);
+	assert_int_equal(find(r, "c")->events[ev_bp].total, 1100);
+	assert_int_equal(find(r, "c")->calls, 2);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+struct worker {
+	unsigned stores, pages;
+	int err;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int i = 0; i < 10; i++) {
+		w->err |= tacho_region_begin("shared");
+		store_n(w->stores);
+		fault_n(w->pages);
+		w->err |= tacho_region_end("shared");
+	}
+	return NULL;
+}
+
+/* Four threads at once, each with its own counters: totals are exact sums. */
+static void test_threads(void **state)
+{
+	struct worker w[4] = { { 100, 1, 0 }, { 200, 2, 0 }, { 300, 3, 0 }, { 400, 4, 0 } };
+	pthread_t th[4];
+	(void)state;
+	NEED_EVENTS();
+
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].err, 0);
+	}
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *st = find(r, "shared");
+	assert_int_equal(st->calls, 40);
+	assert_int_equal(st->threads, 4);
+	assert_int_equal(st->events[ev_bp].total, 10 * (100 + 200 + 300 + 400));
+	assert_int_equal(st->events[ev_pf].total, 10 * (1 + 2 + 3 + 4));
+	assert_true(st->events[ev_bp].min == 100 && st->events[ev_bp].max == 400);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+static int scoped(unsigned n, bool early)
+{
+	TACHO_REGION_SCOPE("scoped");
+	store_n(n);
+	if (early)
+		return 1;   /* the region ends here too */
+	store_n(n);
+	return 0;
+}
+
+static void test_scope(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(scoped(7, false), 0);
+	assert_int_equal(scoped(7, true), 1);
+	struct tacho_region_report *r = report();
+	const struct tacho_region_stat *st = find(r, "scoped");
+	assert_int_equal(st->calls, 2);
+	assert_int_equal(st->events[ev_bp].total, 21);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+/* Names are strings, not pointers: a buffer reused with other contents is another
+ * region; the same contents from another buffer is the same one. */
+static void test_names_by_value(void **state)
+{
+	char buf[32];
+	(void)state;
+	NEED_EVENTS();
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(buf, sizeof(buf), "name-%d", i % 2);
+		assert_int_equal(tacho_region_begin(buf), 0);
+		store_n(1);
+		strcpy(buf, i % 2 ? "name-1" : "name-0");   /* same contents, rewritten */
+		assert_int_equal(tacho_region_end(buf), 0);
+	}
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "name-0")->calls, 3);
+	assert_int_equal(find(r, "name-1")->calls, 3);
+	assert_int_equal(find(r, "name-1")->events[ev_bp].total, 3);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+static void test_misuse(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(tacho_region_begin(NULL), -EINVAL);
+	assert_int_equal(tacho_region_end("never-begun"), -EINVAL);
+	assert_int_equal(tacho_region_begin("x"), 0);
+	/* the wrong name: nothing recorded, x stays open */
+	assert_int_equal(tacho_region_end("y"), -EINVAL);
+	store_n(2);
+	assert_int_equal(tacho_region_end("x"), 0);
+	/* 64 levels are allowed, the 65th is not */
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(tacho_region_begin("deep"), 0);
+	assert_int_equal(tacho_region_begin("deep"), -TACHO_ERANGE);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(tacho_region_end("deep"), 0);
+	assert_int_equal(tacho_regions_init(NULL, NULL), -EBUSY);
+
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "x")->calls, 1);
+	assert_int_equal(find(r, "x")->events[ev_bp].total, 2);
+	assert_null(tacho_region_report_find(r, "y"));
+	assert_int_equal(find(r, "deep")->calls, 64);
+	assert_contains(tacho_region_report_notes(r), "matched no open region");
+	assert_contains(tacho_region_report_notes(r), "deeper than 64");
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
+/* The JSON contract: {"version": 1, "regions": [{"name", "calls", "time_ns",
+ * "events": {EVENT: total}}]} with EVENT as spelled in the spec. */
+static void test_json(void **state)
+{
+	char *buf = NULL, want[256];
+	size_t len = 0;
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(tacho_region_begin("json"), 0);
+	store_n(42);
+	assert_int_equal(tacho_region_end("json"), 0);
+	struct tacho_region_report *r = report();
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_JSON), 0);
+	fclose(f);
+	assert_contains(buf, "\"version\": 1");
+	assert_contains(buf, "\"name\": \"json\"");
+	snprintf(want, sizeof(want), "\"%s\": 42", tacho_region_report_event(r, ev_bp));
+	assert_contains(buf, want);
+	assert_contains(buf, "\"page-faults\": 0");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_CSV), 0);
+	fclose(f);
+	assert_contains(buf, "region,quantity,status,calls,total,exclusive");
+	snprintf(want, sizeof(want), "json,%s,counted,1,42,42,", tacho_region_report_event(r, ev_bp));
+	assert_contains(buf, want);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_TABLE), 0);
+	fclose(f);
+	assert_contains(buf, "page-faults");
+	assert_contains(buf, "json");
+	free(buf);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+
+	assert_int_equal(tacho_report_format_of("x.json"), TACHO_REPORT_JSON);
+	assert_int_equal(tacho_report_format_of("x.csv"), TACHO_REPORT_CSV);
+	assert_int_equal(tacho_report_format_of("x.txt"), TACHO_REPORT_TABLE);
+	assert_int_equal(tacho_report_format_of(NULL), TACHO_REPORT_TABLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
+		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
