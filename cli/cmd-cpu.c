@@ -798,8 +798,10 @@ static int cmd_cpu_fn(int argc, char **argv)
 	if (o.json && o.raw)
 		return cli_usage_error(&cmd_cpu, "--json and --raw cannot be used together");
 
-	if (get_dump(&o, &dump))
+	if (get_dump(&o, &dump)) {
+		tacho_cpuid_dump_free(dump);   /* --cpu may fail after the dump was read */
 		return EXIT_FAIL;
+	}
 	if (o.raw) {
 		err = tacho_cpuid_dump_write_raw(dump, stdout);
 		tacho_cpuid_dump_free(dump);
