@@ -157,8 +157,15 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 		tacho_evlist_free(list);
 		return -ENOMEM;
 	}
+	/* PERF_SAMPLE_PERIOD only in frequency mode, where the kernel varies the period:
+	 * with a fixed period a software event that is asked for the period samples EVERY
+	 * event, each with period 1, whatever sample_period says (perf_swevent_event()
+	 * in kernel/events/core.c). With a fixed period the file takes it from the event
+	 * (and from the PERIOD record after calibration). */
 	s->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (o->freq)
+		s->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	for (size_t i = 0; i < s->nev; i++) {
@@ -390,11 +397,14 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		struct tc_perf_sample smp;
+		uint64_t ev;
 		if (tc_perf_parse_sample(s->sample_type, h, &smp) != 0)
 			return 0;   /* cannot happen with our sample_type; never stop the drain */
+		ev = s->nev > 1 ? lookup_event(s, smp.id) : 0;
+		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
+			smp.period = s->ev[ev].period;
 		tc_recw_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid, smp.tid,
-			       smp.cpu, (uint16_t)(s->nev > 1 ? lookup_event(s, smp.id) : 0), smp.misc,
-			       (uint32_t)smp.nr, smp.chain);
+			       smp.cpu, (uint16_t)ev, smp.misc, (uint32_t)smp.nr, smp.chain);
 		s->res->samples++;
 		break;
 	}
@@ -626,7 +636,7 @@ static void describe_choice(struct session *s)
 /* VTune's "Sample After" calibration (seed 004): from the count of the first window,
  * the period that gives about `rate` samples per second of the program's running time,
  * applied to every open event with PERF_EVENT_IOC_PERIOD. */
-static void calibrate(struct session *s)
+static void calibrate(struct session *s, bool final)
 {
 	unsigned rate = s->o->rate ? s->o->rate : DEFAULT_RATE;
 
@@ -644,6 +654,8 @@ static void calibrate(struct session *s)
 				enabled = v[1];
 		}
 		if (!enabled || !count) {
+			if (!final)
+				continue;
 			notify(s, "%s: no events in the first %u ms; keeping the period of %" PRIu64,
 			       s->ev[e].name, s->o->calibrate_ms ? s->o->calibrate_ms : DEFAULT_CALIBRATE_MS,
 			       s->ev[e].period);
@@ -657,6 +669,8 @@ static void calibrate(struct session *s)
 				ioctl(s->fds[i].fd, PERF_EVENT_IOC_PERIOD, &period);
 		s->ev[e].period = period;
 		tc_recw_period(&s->w, (uint32_t)e, period, 0);
+		if (!final)
+			continue;
 		notify(s, "%s: %s events per second in the first %.0f ms: sampling every %" PRIu64
 		       " events (about %u samples per second)", s->ev[e].name,
 		       tc_fmt_grouped((uint64_t)((double)count * 1e9 / (double)enabled), g, sizeof(g)),
@@ -730,7 +744,8 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	size_t ntids = 0;
 	int pidfd = -1, err;
 	bool child_mode, done = false, forwarded = false;
-	uint64_t t0, calib_at = 0, last_flush;
+	uint64_t t0, calib_at = 0, calib_ms = 0, last_flush;
+	unsigned calib_step = 0;
 	unsigned flush_ms;
 	struct pollfd *pfd = NULL;
 	const char *out_path;
@@ -853,10 +868,13 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 			pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
+	/* calibrate in three steps, at 1/20, 1/4 and all of the window: the provisional
+	 * period (1 for software events) then lasts only a few milliseconds, and the
+	 * final period comes from the whole window */
+	calib_ms = o->calibrate_ms ? o->calibrate_ms : DEFAULT_CALIBRATE_MS;
 	for (size_t e = 0; e < s.nev; e++)
 		if (s.ev[e].calibrate)
-			calib_at = t0 + (uint64_t)(o->calibrate_ms ? o->calibrate_ms :
-						   DEFAULT_CALIBRATE_MS) * 1000000u;
+			calib_at = t0 + calib_ms * 1000000u / 20;
 	last_flush = t0;
 
 	pfd = calloc(s.nrings + 1, sizeof(*pfd));
@@ -877,8 +895,10 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 
 		if (calib_at) {
 			if (now >= calib_at) {
-				calibrate(&s);
-				calib_at = 0;
+				calib_step++;
+				calibrate(&s, calib_step == 3);
+				calib_at = calib_step == 1 ? t0 + calib_ms * 1000000u / 4 :
+					   calib_step == 2 ? t0 + calib_ms * 1000000u : 0;
 			} else if ((calib_at - now) / 1000000u < (uint64_t)timeout) {
 				timeout = (int)((calib_at - now) / 1000000u) + 1;
 			}
