@@ -127,52 +127,13 @@ static int list_threads(pid_t pid, struct cnt_slot **out, size_t *n)
 /* The online CPUs from /sys/devices/system/cpu/online ("0-3,6"). */
 int tc_online_cpus(int **out, size_t *n)
 {
-	char line[4096], *p, *end;
-	int *cpus = NULL, *q;
-	size_t cnt = 0, alloc = 0;
+	char line[4096];
 	int err;
 
 	err = tc_read_line_file("/sys/devices/system/cpu/online", line, sizeof(line));
 	if (err)
 		return err;
-	for (p = line; *p;) {
-		long a, b;
-		a = strtol(p, &end, 10);
-		if (end == p || a < 0)
-			goto bad;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				goto bad;
-			p = end;
-		}
-		for (long c = a; c <= b; c++) {
-			if (cnt == alloc) {
-				alloc = alloc ? alloc * 2 : 16;
-				q = realloc(cpus, alloc * sizeof(*cpus));
-				if (!q) {
-					free(cpus);
-					return -ENOMEM;
-				}
-				cpus = q;
-			}
-			cpus[cnt++] = (int)c;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (!cnt)
-		goto bad;
-	*out = cpus;
-	*n = cnt;
-	return 0;
-bad:
-	free(cpus);
-	return -TACHO_EPARSE;
+	return tc_parse_cpu_list(tc_trim(line), out, n, NULL);
 }
 
 static int make_slots(struct tacho_counters *c)
