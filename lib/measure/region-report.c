@@ -632,11 +632,16 @@ int tacho_regions_write(void)
 	if (to_file) {
 		f = fopen(path, "w");
 		if (!f) {
-			err = -errno;
+			/* The figures must not be lost: they go to stderr instead. */
+			int ferr = -errno;
 			tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
-			       tacho_strerror(err));
+			       tacho_strerror(ferr));
+			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
+				"here it is\n", path, tacho_strerror(ferr));
+			err = tacho_region_report_write(r, stderr, TACHO_REPORT_TABLE);
+			fflush(stderr);
 			tacho_region_report_free(r);
-			return err;
+			return err ? err : ferr;
 		}
 	}
 	err = tacho_region_report_write(r, f, to_file ? tacho_report_format_of(path) :

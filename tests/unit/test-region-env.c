@@ -1,0 +1,260 @@
+/* test-region-env.c - regions set up from the environment, as a program that never
+ * calls tacho_regions_init sees them: TACHO_EVENTS (good, bad, not countable here),
+ * TACHO_OUTPUT (.json, .csv, a table, an unwritable path), the report at exit. Each
+ * case runs in a forked child, which exits normally so that the report is written by
+ * the exit hook. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tacho.h"
+#include "util/util.h"
+
+static char out_path[256];
+
+static int log_calls;
+static void count_log(void *arg, enum tacho_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+	if (level == TACHO_LOG_WARN)
+		log_calls++;
+}
+
+/* Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
+__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (p == MAP_FAILED)
+		_exit(99);
+	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
+	for (unsigned i = 0; i < n; i++)
+		((volatile char *)p)[(size_t)i * psz] = 1;
+	munmap(p, (size_t)psz * n);
+}
+
+/* The child's program: three calls of "work", each faulting on 5 pages, and one
+ * empty region; with a log callback when asked. */
+static void child_program(bool with_log)
+{
+	if (with_log)
+		tacho_set_log(count_log, NULL, TACHO_LOG_WARN);
+	for (int i = 0; i < 3; i++) {
+		if (tacho_region_begin("work"))
+			_exit(98);
+		fault_n(5);
+		if (tacho_region_end("work"))
+			_exit(97);
+	}
+	tacho_region_begin("nothing");
+	tacho_region_end("nothing");
+	if (with_log && log_calls != 1)
+		_exit(96);   /* the bad spec is logged exactly once */
+	exit(0);   /* the report is written by the exit hook */
+}
+
+struct result {
+	int status;
+	char *err;     /* the child's stderr */
+	char *file;    /* the report file, or NULL */
+};
+
+static char *slurp_fd(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	assert_non_null(buf);
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+static void run_child(struct result *r, const char *events, const char *output, bool with_log)
+{
+	int pfd[2];
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (output)
+		unlink(output);
+	assert_int_equal(pipe(pfd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 2);
+		if (events)
+			setenv("TACHO_EVENTS", events, 1);
+		else
+			unsetenv("TACHO_EVENTS");
+		if (output)
+			setenv("TACHO_OUTPUT", output, 1);
+		else
+			unsetenv("TACHO_OUTPUT");
+		child_program(with_log);
+	}
+	close(pfd[1]);
+	r->err = slurp_fd(pfd[0]);
+	close(pfd[0]);
+	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	if (output) {
+		FILE *f = fopen(output, "r");
+		if (f) {
+			r->file = slurp_fd(fileno(f));
+			fclose(f);
+		}
+		unlink(output);
+	}
+}
+
+static void result_free(struct result *r)
+{
+	free(r->err);
+	free(r->file);
+}
+
+static void expect_exit0(const struct result *r)
+{
+	if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0)
+		fail_msg("child ended with status %#x; stderr:\n%s", r->status, r->err);
+}
+
+static void test_time_only_table_on_stderr(void **state)
+{
+	struct result r;
+	(void)state;
+
+	run_child(&r, NULL, NULL, false);
+	expect_exit0(&r);
+	assert_contains(r.err, "tacho regions");
+	assert_contains(r.err, "work");
+	assert_contains(r.err, "nothing");
+	assert_contains(r.err, "time only");
+	result_free(&r);
+}
+
+static void test_json_exact(void **state)
+{
+	struct result r;
+	(void)state;
+
+	run_child(&r, "page-faults", out_path, false);
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	assert_contains(r.file, "\"version\": 1");
+	assert_contains(r.file, "\"name\": \"work\"");
+	assert_contains(r.file, "\"calls\": 3");
+	assert_contains(r.file, "\"page-faults\": 15");
+	/* the empty region reads exactly 0 after the subtraction */
+	assert_contains(r.file, "\"name\": \"nothing\"");
+	const char *nothing = strstr(r.file, "\"name\": \"nothing\"");
+	assert_contains(nothing, "\"page-faults\": 0");
+	/* nothing to tell the person running it */
+	assert_string_equal(r.err, "");
+	result_free(&r);
+}
+
+static void test_csv(void **state)
+{
+	struct result r;
+	char path[300];
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s.csv", out_path);
+	run_child(&r, "page-faults", path, false);
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	assert_contains(r.file, "region,quantity,status,calls,total");
+	assert_contains(r.file, "work,page-faults,counted,3,15,15,5,0,5,5,no");
+	result_free(&r);
+}
+
+/* A bad TACHO_EVENTS: the program runs on, timing only; the message is in the report,
+ * once on stderr, and once through the log callback when there is one. */
+static void test_bad_events(void **state)
+{
+	struct result r;
+	(void)state;
+
+	run_child(&r, "page-faults,no-such-event", out_path, true);
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	assert_contains(r.file, "\"calls\": 3");
+	assert_contains(r.file, "\"events\": {}");
+	assert_contains(r.file, "TACHO_EVENTS");
+	assert_contains(r.file, "no-such-event");
+	assert_contains(r.file, "regions measure time only");
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_contains(r.err, "tacho regions: TACHO_EVENTS: ");
+	assert_contains(r.err, "no-such-event");
+	result_free(&r);
+
+	/* a syntax error says where */
+	run_child(&r, "page-faults:zz", out_path, false);
+	expect_exit0(&r);
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_contains(r.err, "TACHO_EVENTS: page-faults:zz:");
+	assert_contains(r.file, "\"calls\": 3");
+	result_free(&r);
+}
+
+/* An event this machine cannot count: null in the JSON, never a silent zero, and why. */
+static void test_not_countable(void **state)
+{
+	struct result r;
+	(void)state;
+
+	run_child(&r, "page-faults,cycles", out_path, false);
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	assert_contains(r.file, "\"page-faults\": 15");
+	if (strstr(r.file, "\"cycles\": null")) {
+		assert_contains(r.err, "event 'cycles' could not be counted");
+	} else {
+		/* a machine with a PMU counts it */
+		assert_not_contains(r.file, "could not be counted");
+	}
+	result_free(&r);
+}
+
+static void test_unwritable_output(void **state)
+{
+	struct result r;
+	(void)state;
+
+	run_child(&r, NULL, "/nonexistent-dir/report.json", false);
+	expect_exit0(&r);
+	assert_contains(r.err, "cannot write the report to /nonexistent-dir/report.json");
+	assert_contains(r.err, "work");
+	result_free(&r);
+}
+
+int main(void)
+{
+	snprintf(out_path, sizeof(out_path), "/tmp/tacho-test-region-env-%d.json", (int)getpid());
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_only_table_on_stderr),
+		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_bad_events),
+		cmocka_unit_test(test_not_countable),
+		cmocka_unit_test(test_unwritable_output),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
