@@ -1,0 +1,636 @@
+/* test-cmd-stat.c - `tacho stat` end to end, with exact answers where this machine gives
+ * them (DESIGN.md 4): page faults, tracepoint hits, breakpoint hits of a helper program
+ * with known behaviour (tests/progs/stat-helper.c); statuses that are never zeros; exit
+ * statuses; CSV, JSON and intervals; usage errors.
+ *
+ * The helper is static and not PIE, and the tests run with address-space randomization
+ * off for their children (personality(ADDR_NO_RANDOMIZE), inherited): the start-up of
+ * the helper then faults in the same pages on every run, so whole-program page-fault
+ * counts are exact, not just close. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static char helper[4096];
+static char target_addr[32];
+
+static const char *help(void)
+{
+	return helper;
+}
+
+/* Runs `tacho stat ARGS...` (NULL-terminated) and returns its JSON, parsed (fails the
+ * test if it is not JSON). */
+static struct th_json *stat_json(struct th_run *r, const char *first, ...)
+{
+	const char *argv[64];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = th_tacho_bin();
+	argv[n++] = "stat";
+	argv[n++] = "--json";
+	argv[n++] = first;
+	va_start(ap, first);
+	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	th_runv(r, NULL, (char *const *)argv);
+	return assert_json(r->err);
+}
+
+static double num(const struct th_json *j, const char *path)
+{
+	const struct th_json *v = th_json_get(j, path);
+
+	if (!v || v->type != TH_JSON_NUMBER) {
+		fail_msg("%s is not a number", path);
+		return NAN;
+	}
+	return v->number;
+}
+
+static const char *str(const struct th_json *j, const char *path)
+{
+	const struct th_json *v = th_json_get(j, path);
+
+	if (!v || v->type != TH_JSON_STRING) {
+		fail_msg("%s is not a string", path);
+		return "";
+	}
+	return v->string;
+}
+
+static double page_faults_of(const char *pages)
+{
+	struct th_run r;
+	struct th_json *j = stat_json(&r, "-e", "page-faults", "--", help(), "pages", pages, NULL);
+	double v;
+
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	v = num(j, "events[0].value");
+	th_json_free(j);
+	th_run_free(&r);
+	return v;
+}
+
+/* Touching N fresh pages adds exactly N page faults to the program's count. */
+static void test_page_faults_exact(void **state)
+{
+	double base, a, b;
+	(void)state;
+
+	base = page_faults_of("0");
+	a = page_faults_of("1000");
+	b = page_faults_of("3000");
+	if (a - base != 1000 || b - base != 3000)
+		fail_msg("page faults: %g at 0 pages, %g at 1000, %g at 3000", base, a, b);
+	assert_true(base > 0);
+}
+
+/* -r 5 on a program whose page faults are the same every run: stddev 0 and every
+ * statistic equal to the value. */
+static void test_repeat_statistics(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	double base;
+	(void)state;
+
+	base = page_faults_of("0");
+	j = stat_json(&r, "-r", "5", "-e", "page-faults", "--", help(), "pages", "500", NULL);
+	assert_int_equal(r.status, 0);
+	assert_json_int(j, "version", 1);
+	assert_json_int(j, "runs", 5);
+	assert_json_int(j, "events[0].values", 5);
+	assert_true(num(j, "events[0].value") == base + 500);
+	assert_true(num(j, "events[0].mean") == base + 500);
+	assert_true(num(j, "events[0].min") == base + 500);
+	assert_true(num(j, "events[0].median") == base + 500);
+	assert_true(num(j, "events[0].max") == base + 500);
+	assert_true(num(j, "events[0].stddev") == 0);
+	assert_true(num(j, "events[0].spread_pct") == 0);
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* the table shows the same */
+	th_tacho(&r, "stat", "-r", "3", "-e", "page-faults", "--", help(), "pages", "10", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "3 repetitions");
+	assert_contains(r.err, "stddev");
+	assert_contains(r.err, "0.00%");
+	th_run_free(&r);
+}
+
+static void test_tracepoint_writes(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) != 0 &&
+	    access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) != 0)
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "77", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(num(j, "events[0].value") == 77);
+	th_json_free(j);
+	th_run_free(&r);
+
+	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "0", NULL);
+	assert_true(num(j, "events[0].value") == 0);    /* counted, and really zero */
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void bp_spec(char *buf, size_t size, unsigned copies)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < copies; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%smem:%s:w:u", i ? "," : "",
+					target_addr);
+}
+
+static void test_breakpoint_stores(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char spec[128];
+	(void)state;
+
+	bp_spec(spec, sizeof(spec), 1);
+	j = stat_json(&r, "-e", spec, "--", help(), "stores", "12345", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(num(j, "events[0].value") == 12345);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* Five breakpoints need two runs of the program (four debug registers): every one of
+ * them still counts every store, in its run; with -r 3 that is six runs. */
+static void test_breakpoints_over_two_runs(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char spec[512];
+	(void)state;
+
+	bp_spec(spec, sizeof(spec), 5);
+	j = stat_json(&r, "-r", "3", "-e", spec, "--", help(), "stores", "1000", NULL);
+	assert_int_equal(r.status, 0);
+	assert_json_int(j, "program_runs_per_repetition", 2);
+	assert_json_int(j, "runs", 3);
+	for (int i = 0; i < 5; i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "events[%d].value", i);
+		if (num(j, p) != 1000)
+			fail_msg("breakpoint %d counted %g stores, want 1000", i, num(j, p));
+		snprintf(p, sizeof(p), "events[%d].stddev", i);
+		assert_true(num(j, p) == 0);
+		snprintf(p, sizeof(p), "events[%d].program_run", i);
+		assert_true(num(j, p) == (i < 4 ? 0 : 1));
+	}
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* intervals need one run: refused with the reason, and so is a process target */
+	th_tacho(&r, "stat", "-I", "100", "-e", spec, "--", help(), "stores", "1", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "intervals need them counted in one run");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-e", spec, "-p", "1", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot be run again");
+	th_run_free(&r);
+}
+
+/* A group wider than the debug registers is never opened, and says why; the value is
+ * null in JSON, empty in CSV, "<not counted>" in the table: never 0. */
+static void test_never_zero(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char spec[512], group[600];
+	const char *csv_line;
+	(void)state;
+
+	bp_spec(spec, sizeof(spec), 5);
+	snprintf(group, sizeof(group), "{%s},page-faults", spec);
+	j = stat_json(&r, "-e", group, "--", help(), "stores", "5", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "not counted");
+	assert_json_type(j, "events[0].value", TH_JSON_NULL);
+	assert_contains(str(j, "events[0].explanation"), "breakpoint registers");
+	assert_string_equal(str(j, "events[5].status"), "counted");
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--csv", "-e", group, "--", help(), "stores", "5", NULL);
+	assert_int_equal(r.status, 0);
+	csv_line = strstr(r.err, "\nevent,mem:");
+	assert_non_null(csv_line);
+	/* kind,name,status,value,... : the value field is empty */
+	assert_true(strncmp(strstr(csv_line + 1, ",not counted,"), ",not counted,,", 14) == 0);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", group, "--", help(), "stores", "5", NULL);
+	assert_contains(r.err, "<not counted>");
+	assert_contains(r.err, "needs 5 breakpoint registers");
+	th_run_free(&r);
+
+	/* hardware events on a machine without a PMU: not supported, with the reason */
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
+		return;
+	j = stat_json(&r, "-e", "cycles,page-faults", "--", help(), "pages", "1", NULL);
+	assert_string_equal(str(j, "events[0].status"), "not supported");
+	assert_json_type(j, "events[0].value", TH_JSON_NULL);
+	assert_contains(str(j, "events[0].explanation"), "PMU");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void test_context_switches(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "-e", "context-switches,task-clock", "--", help(), "sleep", "20", NULL);
+	assert_int_equal(r.status, 0);
+	/* every sleep gives the CPU away at least once */
+	assert_true(num(j, "events[0].value") >= 20);
+	assert_string_equal(str(j, "events[1].unit"), "msec");
+	assert_true(num(j, "events[1].value") > 0);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void test_exit_status(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "-e", "page-faults", "--", help(), "exit", "3", NULL);
+	assert_int_equal(r.status, 3);
+	assert_json_int(j, "exit_status", 3);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* killed by SIGSEGV: 128 + 11, and the counts are still there */
+	j = stat_json(&r, "-e", "page-faults", "--", help(), "segv", NULL);
+	assert_int_equal(r.status, 139);
+	assert_json_int(j, "exit_status", 139);
+	assert_json_int(j, "signal", 11);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(num(j, "events[0].value") > 0);
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page-faults", "--", help(), "segv", NULL);
+	assert_int_equal(r.status, 139);
+	assert_contains(r.err, "page-faults");
+	assert_contains(r.err, "killed by signal 11");
+	th_run_free(&r);
+}
+
+static void test_no_such_program(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "-e", "page-faults", "--", "/nonexistent/tacho-test-prog", NULL);
+	assert_int_equal(r.status, 127);
+	assert_string_equal(r.err, "tacho: cannot run '/nonexistent/tacho-test-prog': no such "
+				   "file\n");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-e", "page-faults", "--", "tacho-no-such-program-anywhere", NULL);
+	assert_int_equal(r.status, 127);
+	assert_contains(r.err, "no such program in PATH");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	/* a file that is not executable: 126, as a shell says */
+	th_tacho(&r, "stat", "-e", "page-faults", "--", th_path("tests/progs/stat-helper.c"), NULL);
+	assert_int_equal(r.status, 126);
+	assert_contains(r.err, "permission denied");
+	th_run_free(&r);
+}
+
+static void test_csv(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "--csv", "-e", "page-faults,task-clock", "--", help(), "pages", "1",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.err, "kind,name,status,value,unit,coverage,runs,mean,stddev,min,"
+				   "median,max,spread_pct,explanation\n", 84) == 0);
+	assert_contains(r.err, "\nevent,page-faults,counted,");
+	assert_contains(r.err, "\nevent,task-clock,counted,");
+	assert_contains(r.err, ",msec,");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-x", ";", "-e", "page-faults", "--", help(), "pages", "1", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.err, "kind;name;status;value;", 23) == 0);
+	assert_contains(r.err, "\nevent;page-faults;counted;");
+	th_run_free(&r);
+}
+
+static void test_json_contract(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *ev;
+	(void)state;
+
+	j = stat_json(&r, "-e", "page-faults,context-switches", "--", help(), "pages", "3", NULL);
+	assert_int_equal(r.status, 0);
+	assert_json_int(j, "version", 1);
+	assert_json_int(j, "runs", 1);
+	assert_json_int(j, "exit_status", 0);
+	ev = th_json_get(j, "events");
+	assert_non_null(ev);
+	assert_int_equal(ev->type, TH_JSON_ARRAY);
+	assert_int_equal(ev->n, 2);
+	for (size_t i = 0; i < ev->n; i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "events[%zu].name", i);
+		assert_json_type(j, p, TH_JSON_STRING);
+		snprintf(p, sizeof(p), "events[%zu].status", i);
+		assert_json_type(j, p, TH_JSON_STRING);
+		snprintf(p, sizeof(p), "events[%zu].value", i);
+		assert_json_type(j, p, TH_JSON_NUMBER);
+		snprintf(p, sizeof(p), "events[%zu].unit", i);
+		assert_json_type(j, p, TH_JSON_STRING);
+	}
+	/* no -r: no statistics keys */
+	assert_null(th_json_get(j, "events[0].stddev"));
+	assert_json_str(j, "events[0].name", "page-faults");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* -o FILE gets the results; the program's own output is untouched on stdout and
+ * tacho says nothing on stderr. */
+static void test_output_file(void **state)
+{
+	struct th_run r;
+	char path[] = "/tmp/tacho-stat-test-XXXXXX";
+	char *text = NULL;
+	size_t len;
+	struct th_json *j;
+	int fd;
+	(void)state;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	th_tacho(&r, "stat", "--json", "-o", path, "-e", "page-faults", "--", help(), "out",
+		 "hello from the program\n", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "hello from the program\n");
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+	{
+		FILE *f = fopen(path, "r");
+		assert_non_null(f);
+		text = calloc(1, 65536);
+		len = fread(text, 1, 65535, f);
+		fclose(f);
+		assert_true(len > 0);
+	}
+	j = assert_json(text);
+	assert_json_str(j, "events[0].status", "counted");
+	th_json_free(j);
+	free(text);
+	unlink(path);
+
+	/* an output file that cannot be written: one line, exit 1 */
+	th_tacho(&r, "stat", "-o", "/nonexistent/dir/out", "-e", "page-faults", "--", help(),
+		 "exit", "0", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot write '/nonexistent/dir/out'");
+	th_run_free(&r);
+}
+
+/* JSON lines per interval and event; the intervals add up to the whole run exactly. */
+static void test_intervals(void **state)
+{
+	struct th_run r;
+	double base, sum = 0;
+	size_t lines = 0;
+	char *save = NULL, *line;
+	(void)state;
+
+	base = page_faults_of("2000");
+	th_tacho(&r, "stat", "--json", "-I", "5", "-e", "page-faults", "--", help(), "pages",
+		 "2000", NULL);
+	assert_int_equal(r.status, 0);
+	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct th_json *j = assert_json(line);
+		assert_json_str(j, "name", "page-faults");
+		assert_json_type(j, "time", TH_JSON_NUMBER);
+		if (th_json_get(j, "value")->type == TH_JSON_NUMBER)
+			sum += num(j, "value");
+		th_json_free(j);
+		lines++;
+	}
+	assert_true(lines >= 1);
+	if (sum != base)
+		fail_msg("intervals add up to %g page faults, the whole run has %g", sum, base);
+	th_run_free(&r);
+
+	/* a program that sleeps ~60 ms with -I 10: several intervals, CSV with a header */
+	th_tacho(&r, "stat", "--csv", "-I", "10", "-e", "context-switches", "--", help(),
+		 "sleep", "60", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(strncmp(r.err, "time,name,status,value,unit,coverage,explanation\n", 49) == 0);
+	assert_true(th_count_lines(r.err) >= 3);
+	th_run_free(&r);
+}
+
+/* -p PID counts a running process until it ends. */
+static void test_pid_target(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char pidbuf[32];
+	pid_t pid;
+	int st;
+	(void)state;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(helper, helper, "spin", "300", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	j = stat_json(&r, "-e", "task-clock", "-p", pidbuf, NULL);
+	waitpid(pid, &st, 0);
+	assert_int_equal(r.status, 0);
+	assert_json_type(j, "exit_status", TH_JSON_NULL);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(num(j, "events[0].value") > 0);
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "task-clock", "-p", "2147483646", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "2147483646");
+	th_run_free(&r);
+}
+
+static void test_default_and_all(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "--", help(), "pages", "1", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "page-faults");
+	assert_contains(r.err, "task-clock");
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0) {
+		assert_contains(r.err, "tacho: no hardware PMU on this machine (");
+		assert_contains(r.err, "counting software events; see 'tacho doctor'");
+		assert_not_contains(r.err, "cycles");
+	}
+	th_run_free(&r);
+
+	/* --all: every software event at least; no progress line when stderr is a pipe */
+	th_tacho(&r, "stat", "--all", "--csv", "--", help(), "pages", "1", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "\nevent,page-faults,counted,");
+	assert_contains(r.err, "\nevent,context-switches,counted,");
+	assert_contains(r.err, "\nevent,cpu-clock,counted,");
+	assert_not_contains(r.err, "\r");
+	th_run_free(&r);
+}
+
+static const struct {
+	const char *args[8];
+	const char *msg;
+} usage_cases[] = {
+	{ { "-r", "0", "--", "true" }, "-r must be at least 1" },
+	{ { "-r", "x", "--", "true" }, "bad value for -r" },
+	{ { "-x", "ab", "--", "true" }, "-x takes one character" },
+	{ { "--json", "--csv", "--", "true" }, "choose one output format" },
+	{ { "-p", "abc" }, "bad pid 'abc'" },
+	{ { "-e", "page-faults" }, "no program to run" },
+	{ { "-p", "1", "--", "true" }, "no program to run ('true')" },
+	{ { "-p", "1", "-a" }, "one target at most" },
+	{ { "-C", "3-1" }, "bad CPU list '3-1'" },
+	{ { "-r", "2", "-p", "1" }, "-r and --warmup need a program" },
+	{ { "--bogus", "--", "true" }, "unknown option" },
+	{ { "-e", "page-faults:q", "--", "true" }, "bad event list" },
+	{ { "--all", "-e", "cycles", "--", "true" }, "--all and -e" },
+	{ { "-I", "0", "--", "true" }, "-I must be at least 1 ms" },
+};
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(usage_cases); i++) {
+		const char *argv[16] = { th_tacho_bin(), "stat" };
+		struct th_run r;
+		size_t n = 2;
+		for (size_t k = 0; usage_cases[i].args[k]; k++)
+			argv[n++] = usage_cases[i].args[k];
+		th_runv(&r, NULL, (char *const *)argv);
+		if (r.status != 2 || !strstr(r.err, usage_cases[i].msg))
+			fail_msg("usage case %zu (%s ...): exit %d, stderr: %s", i,
+				 usage_cases[i].args[0], r.status, r.err);
+		th_run_free(&r);
+	}
+}
+
+static void test_help(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho stat");
+	assert_contains(r.out, "--multiplex");
+	th_run_free(&r);
+	th_tacho(&r, "help", "stat", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho stat");
+	th_run_free(&r);
+}
+
+static int setup(void **state)
+{
+	struct th_run r;
+	char addr_arg[] = "addr";
+	char *const argv[] = { helper, addr_arg, NULL };
+	struct stat st;
+	char cwd[1024] = "";
+	(void)state;
+
+	/* absolute: -p runs it directly, and a relative $TACHO_BUILD is relative to here */
+	if (th_build_dir()[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	snprintf(helper, sizeof(helper), "%.1024s%s%.2048s/tests/progs/stat-helper", cwd,
+		 cwd[0] ? "/" : "", th_build_dir());
+	if (stat(helper, &st) != 0) {
+		fprintf(stderr, "the helper %s is missing (make tests builds it)\n", helper);
+		return -1;
+	}
+	th_runv(&r, NULL, argv);
+	snprintf(target_addr, sizeof(target_addr), "%s", r.out);
+	target_addr[strcspn(target_addr, "\n")] = '\0';
+	th_run_free(&r);
+	return strncmp(target_addr, "0x", 2) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_repeat_statistics),
+		cmocka_unit_test(test_tracepoint_writes),
+		cmocka_unit_test(test_breakpoint_stores),
+		cmocka_unit_test(test_breakpoints_over_two_runs),
+		cmocka_unit_test(test_never_zero),
+		cmocka_unit_test(test_context_switches),
+		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_no_such_program),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json_contract),
+		cmocka_unit_test(test_output_file),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_pid_target),
+		cmocka_unit_test(test_default_and_all),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_help),
+	};
+
+	/* the children (tacho, and through it the helper) run without address-space
+	 * randomization: see the top of this file */
+	personality(ADDR_NO_RANDOMIZE);
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
