@@ -477,19 +477,24 @@ static long aida_cpu_number(const char *p, const char *end, const char *tail)
 	return skip_ws(p, end) == end ? (long)n : -1;
 }
 
-/* An AIDA data line starts "CPUID", blanks, then an 8-character word and a colon or a
- * blank; everything else starting "CPUID" ("CPUID Registers", "CPUID Manufacturer:" in
- * a full report) is text. Returns the position of the word, or NULL. */
+/* An AIDA data line starts "CPUID", blanks, then the leaf: an 8-character word that is
+ * hex or at least starts with a digit (so that "0000000G" is reported as a bad leaf),
+ * followed by a colon or a blank. Everything else starting "CPUID" is text: "CPUID
+ * Registers (CPU #1):", and the summary at the top of a report ("CPUID Manufacturer:",
+ * "CPUID Revision    : 000B0671h"). Returns the position of the word, or NULL. */
 static const char *aida_data(const char *p, const char *end)
 {
 	const char *w;
+	bool hex = true;
 
 	if (!eat(&p, end, "CPUID") || p == end || !is_ws(*p))
 		return NULL;
 	w = skip_ws(p, end);
 	for (p = w; p < end && is_alnum(*p); p++)
-		;
+		hex = hex && hexval(*p) >= 0;
 	if (p - w != 8 || (p < end && *p != ':' && !is_ws(*p)))
+		return NULL;
+	if (!hex && !(*w >= '0' && *w <= '9'))
 		return NULL;
 	return w;
 }
@@ -500,13 +505,15 @@ static bool aida_line(const char *p, const char *end)
 	       eat(&p, end, "CPUID Registers (CPU") || aida_data(p, end);
 }
 
-/* "CPU#003 AffMask: 0x0000000000000008": the mask has one bit, the OS's CPU number
- * (the "#003" is the tool's own count, which repeats across processor groups). */
+/* "CPU#003 AffMask: 0x0000000000000008": the mask's one bit is the OS's CPU number (the
+ * "#003" is the tool's own count, which can repeat: two "CPU#000" with masks 1 and 2).
+ * With more than 64 CPUs the mask comes in words, one per Windows processor group,
+ * "0xGROUP1:GROUP0"; a bit is then relative to its group, whose size the dump does not
+ * give, and the count (which runs on across groups there) is the better number. */
 static int aida_affmask(struct parser *ps, const char *p)
 {
-	unsigned num;
+	unsigned num, words = 0, nd = 0;
 	uint64_t mask = 0;
-	unsigned nd = 0;
 	int err;
 
 	if ((err = get_dec(ps, &p, &num, "CPU number")))
@@ -516,12 +523,17 @@ static int aida_affmask(struct parser *ps, const char *p)
 		return new_cpu(ps, (int)num);
 	p = skip_ws(p, ps->end);
 	if (eat(&p, ps->end, "0x") || eat(&p, ps->end, "0X")) {
-		while (p < ps->end && hexval(*p) >= 0 && nd < 16) {
-			mask = mask << 4 | (uint64_t)hexval(*p++);
-			nd++;
+		words = 1;
+		for (; p < ps->end && (hexval(*p) >= 0 || *p == ':'); p++) {
+			if (*p == ':') {
+				words++;
+				continue;
+			}
+			if (nd++ < 16)
+				mask = mask << 4 | (uint64_t)hexval(*p);
 		}
 	}
-	if (nd && mask && !(mask & (mask - 1)))
+	if (words == 1 && nd <= 16 && mask && !(mask & (mask - 1)))
 		return new_cpu(ps, __builtin_ctzll(mask));
 	return new_cpu(ps, (int)num);
 }
