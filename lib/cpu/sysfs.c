@@ -12,85 +12,20 @@
 
 /* --- CPU lists --- */
 
-static int parse_uint(const char **p, unsigned long *out)
+/* The size of a kernel CPU list ("0-3,8-11\n") and its lowest CPU, which names the
+ * instance of a shared cache or a core (sysfs sharing sets partition the CPUs).
+ * 0 or -TACHO_EPARSE / -TACHO_EEMPTY / -TACHO_ERANGE / -ENOMEM. */
+static int list_count(char *s, unsigned *count, int *first)
 {
-	const char *s = *p;
-	unsigned long v = 0;
-
-	if (!isdigit((unsigned char)*s))
-		return -TACHO_EPARSE;
-	while (isdigit((unsigned char)*s)) {
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v > TC_CPU_LIST_MAX)
-			return -TACHO_EPARSE;
-		s++;
-	}
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-int tc_cpu_list_parse(const char *s, int (*fn)(void *arg, int cpu), void *arg)
-{
-	const char *p = s;
-	int err;
-
-	/* The kernel prints bitmap lists with "%*pbl": ranges "a-b" separated by commas,
-	 * ending in a newline; an empty set is an empty line. */
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '\n' || *p == '\0')
-		return 0;
-	for (;;) {
-		unsigned long a, b;
-
-		if (parse_uint(&p, &a))
-			return -TACHO_EPARSE;
-		b = a;
-		if (*p == '-') {
-			p++;
-			if (parse_uint(&p, &b) || b < a)
-				return -TACHO_EPARSE;
-		}
-		for (unsigned long c = a; c <= b; c++) {
-			err = fn(arg, (int)c);
-			if (err)
-				return err;
-		}
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		while (*p == '\n' || *p == ' ' || *p == '\t')
-			p++;
-		return *p == '\0' ? 0 : -TACHO_EPARSE;
-	}
-}
-
-struct count_arg {
-	unsigned count;
-	int first;
-};
-
-static int count_one(void *arg, int cpu)
-{
-	struct count_arg *c = arg;
-
-	if (c->first < 0 || cpu < c->first)
-		c->first = cpu;
-	c->count++;
-	return 0;
-}
-
-int tc_cpu_list_count(const char *s, unsigned *count, int *first)
-{
-	struct count_arg c = { 0, -1 };
-	int err = tc_cpu_list_parse(s, count_one, &c);
+	int *cpus;
+	size_t n;
+	int err = tc_parse_cpu_list(tc_trim(s), &cpus, &n, NULL);
 
 	if (err)
 		return err;
-	*count = c.count;
-	*first = c.first;
+	*count = (unsigned)n;
+	*first = cpus[0];     /* sorted, and never empty on success */
+	free(cpus);
 	return 0;
 }
 
@@ -209,7 +144,7 @@ static void read_cache(struct reader *r, int cpu, unsigned idx, struct tacho_sys
 	c->line_bytes = read_uint(r, rpath(r, dir, cpu, idx, "coherency_line_size"));
 	c->sets = read_uint(r, rpath(r, dir, cpu, idx, "number_of_sets"));
 	if (tc_read_line_file(rpath(r, dir, cpu, idx, "shared_cpu_list"), buf, sizeof(buf)) == 0 &&
-	    tc_cpu_list_count(buf, &c->shared_cpus, &c->shared_first) != 0) {
+	    list_count(buf, &c->shared_cpus, &c->shared_first) != 0) {
 		c->shared_cpus = 0;
 		c->shared_first = -1;
 	}
@@ -228,7 +163,7 @@ static void read_cpu(struct reader *r, struct tacho_sysfs_cpu *c)
 	/* core_cpus_list arrived in 5.7 as the clearer name of thread_siblings_list */
 	if (tc_read_line_file(rpath(r, topo, cpu, "core_cpus_list"), buf, sizeof(buf)) == 0 ||
 	    tc_read_line_file(rpath(r, topo, cpu, "thread_siblings_list"), buf, sizeof(buf)) == 0) {
-		if (tc_cpu_list_count(buf, &c->core_threads, &c->core_first) != 0) {
+		if (list_count(buf, &c->core_threads, &c->core_first) != 0) {
 			c->core_threads = 0;
 			c->core_first = -1;
 		}
@@ -241,35 +176,6 @@ static void read_cpu(struct reader *r, struct tacho_sysfs_cpu *c)
 			break;
 		c->ncaches++;
 	}
-}
-
-struct online_arg {
-	struct tacho_sysfs_cpu *cpus;
-	unsigned n, alloc;
-};
-
-static int add_online(void *arg, int cpu)
-{
-	struct online_arg *o = arg;
-
-	if (o->n == o->alloc) {
-		unsigned a = o->alloc ? o->alloc * 2 : 16;
-		struct tacho_sysfs_cpu *p = realloc(o->cpus, a * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		o->cpus = p;
-		o->alloc = a;
-	}
-	memset(&o->cpus[o->n], 0, sizeof(o->cpus[0]));
-	o->cpus[o->n++].cpu = cpu;
-	return 0;
-}
-
-static int cmp_cpu(const void *a, const void *b)
-{
-	const struct tacho_sysfs_cpu *x = a, *y = b;
-
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 static struct tacho_sysfs_cpu *find_cpu(const struct tacho_cpu_sysfs *s, int cpu)
@@ -288,19 +194,22 @@ static struct tacho_sysfs_cpu *find_cpu(const struct tacho_cpu_sysfs *s, int cpu
 	return NULL;
 }
 
-struct pmu_arg {
-	struct tacho_cpu_sysfs *sys;
-	const char *pmu;
-};
-
-static int mark_pmu(void *arg, int cpu)
+/* Marks the CPUs a hybrid part's core PMU lists in /sys/devices/PMU/cpus. */
+static void mark_pmu(struct tacho_cpu_sysfs *s, char *list, const char *pmu, const char *path)
 {
-	struct pmu_arg *a = arg;
-	struct tacho_sysfs_cpu *c = find_cpu(a->sys, cpu);
+	int *cpus;
+	size_t n;
 
-	if (c)
-		snprintf(c->pmu, sizeof(c->pmu), "%s", a->pmu);
-	return 0;
+	if (tc_parse_cpu_list(tc_trim(list), &cpus, &n, NULL) != 0) {
+		tc_log(TACHO_LOG_WARN, "%s: not a CPU list", path);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tacho_sysfs_cpu *c = find_cpu(s, cpus[i]);
+		if (c)
+			snprintf(c->pmu, sizeof(c->pmu), "%s", pmu);
+	}
+	free(cpus);
 }
 
 /* How many distinct values key() takes over the CPUs that know it (0: none know). */
@@ -343,35 +252,35 @@ static long long key_core(const struct tacho_sysfs_cpu *c)
 int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 {
 	struct reader r = { .root = root && strcmp(root, "/") != 0 ? root : "" };
-	struct online_arg o = { NULL, 0, 0 };
 	struct tacho_cpu_sysfs *s;
 	char *text = NULL;
-	size_t len;
+	int *online = NULL;
+	size_t len, n = 0;
 	int err;
 
 	*out = NULL;
 	err = tc_read_file(rpath(&r, "/sys/devices/system/cpu/online"), &text, &len, 1 << 20);
 	if (err)
 		return err;
-	err = tc_cpu_list_parse(text, add_online, &o);
+	/* the CPU reading this is online: an empty list is as wrong as junk */
+	err = tc_parse_cpu_list(tc_trim(text), &online, &n, NULL);
 	free(text);
 	text = NULL;
-	if (!err && o.n == 0)
-		err = -TACHO_EPARSE;   /* the CPU reading this is online: an empty list is wrong */
-	if (err) {
-		free(o.cpus);
-		return err;
-	}
+	if (err)
+		return err == -ENOMEM ? err : -TACHO_EPARSE;
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		free(o.cpus);
+	if (s)
+		s->cpus = calloc(n, sizeof(*s->cpus));
+	if (!s || !s->cpus) {
+		free(s);
+		free(online);
 		return -ENOMEM;
 	}
-	qsort(o.cpus, o.n, sizeof(o.cpus[0]), cmp_cpu);
-	s->cpus = o.cpus;
-	for (unsigned i = 0; i < o.n; i++)    /* "0,0-1" names CPU 0 twice: keep one */
-		if (s->ncpus == 0 || s->cpus[s->ncpus - 1].cpu != o.cpus[i].cpu)
-			s->cpus[s->ncpus++] = o.cpus[i];
+	/* tc_parse_cpu_list gives them sorted and distinct, as find_cpu needs */
+	for (size_t i = 0; i < n; i++)
+		s->cpus[i].cpu = online[i];
+	s->ncpus = (unsigned)n;
+	free(online);
 	for (unsigned i = 0; i < s->ncpus; i++)
 		read_cpu(&r, &s->cpus[i]);
 
@@ -379,11 +288,9 @@ int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 	 * (perf's pmu-events: cpu_core for P-cores, cpu_atom for E-cores). */
 	static const char *const pmus[] = { "cpu_core", "cpu_atom", "cpu_lowpower" };
 	for (size_t i = 0; i < ARRAY_SIZE(pmus); i++) {
-		struct pmu_arg a = { s, pmus[i] };
 		if (tc_read_file(rpath(&r, "/sys/devices/%s/cpus", pmus[i]), &text, &len,
 				 1 << 20) == 0) {
-			if (tc_cpu_list_parse(text, mark_pmu, &a) != 0)
-				tc_log(TACHO_LOG_WARN, "%s: not a CPU list", r.path);
+			mark_pmu(s, text, pmus[i], r.path);
 			free(text);
 			text = NULL;
 		}
