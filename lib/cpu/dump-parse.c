@@ -302,15 +302,22 @@ static int parse_cpuid_r(struct parser *ps)
 	p = skip_ws(p, ps->end) + 2;
 	if ((err = get_hex(ps, &p, 0, 8, &leaf, "leaf")))
 		return err;
-	if (p == ps->end || !is_ws(*p))
-		return perr(ps, p, p == ps->end, "expected a space after the leaf");
-	p = skip_ws(p, ps->end);
-	if ((err = expect(ps, &p, "0x", "before the subleaf")))
-		return err;
-	if ((err = get_hex(ps, &p, 0, 8, &subleaf, "subleaf")))
-		return err;
-	if ((err = expect(ps, &p, ":", "after the subleaf")))
-		return err;
+	if (eat(&p, ps->end, ":")) {
+		/* Old versions of cpuid print no subleaf: repeated lines are the next ones. */
+		subleaf = occurrences(ps, leaf);
+		if (subleaf && !tc_cpuid_leaf_indexed(leaf))
+			return 0;
+	} else {
+		if (p == ps->end || !is_ws(*p))
+			return perr(ps, p, p == ps->end, "expected a space after the leaf");
+		p = skip_ws(p, ps->end);
+		if ((err = expect(ps, &p, "0x", "before the subleaf")))
+			return err;
+		if ((err = get_hex(ps, &p, 0, 8, &subleaf, "subleaf")))
+			return err;
+		if ((err = expect(ps, &p, ":", "after the subleaf")))
+			return err;
+	}
 	for (int i = 0; i < 4; i++) {
 		char lit[8];
 		p = skip_ws(p, ps->end);

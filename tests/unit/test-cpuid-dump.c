@@ -506,6 +506,14 @@ static void test_free_text(void **state)
 		"------[ MSR Registers ]------\r\n"
 		"MSR 0000001B: 00000000-FEE00900\r\n";
 	static const char raw[] = "# taken on host x\n\nCPU 3:\n" R0 "\n";
+	/* old versions of cpuid -r: no subleaf, repeated lines are the next subleaves */
+	static const char old_raw[] =
+		"CPU 0:\n"
+		"   0x00000000: eax=0x00000004 ebx=0x756e6547 ecx=0x6c65746e edx=0x49656e69\n"
+		"   0x00000002: eax=0x00000001 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x00000002: eax=0x00000099 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+		"   0x00000004: eax=0x04000121 ebx=0x01c0003f ecx=0x0000003f edx=0x00000000\n"
+		"   0x00000004: eax=0x04000143 ebx=0x01c0003f ecx=0x00000fff edx=0x00000001\n";
 	struct tacho_cpuid_dump *d;
 	struct tacho_diag diag;
 	(void)state;
@@ -517,6 +525,11 @@ static void test_free_text(void **state)
 	tacho_cpuid_dump_free(d);
 	assert_int_equal(tacho_cpuid_dump_parse(raw, strlen(raw), "r", &d, &diag), 0);
 	assert_int_equal(tacho_cpuid_dump_os_cpu(d, 0), 3);
+	tacho_cpuid_dump_free(d);
+	assert_int_equal(tacho_cpuid_dump_parse(old_raw, strlen(old_raw), "o", &d, &diag), 0);
+	CHECK(d, 0, 2, 0, 1, 0, 0, 0); /* leaf 2 has no subleaves: the first line is kept */
+	CHECK(d, 0, 4, 1, 0x04000143, 0x01c0003f, 0x00000fff, 0x00000001);
+	assert_int_equal(d->cpus[0].n, 4);
 	tacho_cpuid_dump_free(d);
 }
 
