@@ -215,6 +215,14 @@ static int parse_cache(const char *s, size_t len, uint64_t *config, size_t *bad,
 			plural = s[pos + oplen - 1] == 's' || s[pos + oplen - 1] == 'S';
 		}
 	}
+	if (op == ~0u && pos + oplen == len &&
+	    ((oplen == 6 && !strncasecmp(s + pos, "misses", 6)) ||
+	     (oplen == 4 && !strncasecmp(s + pos, "miss", 4)))) {
+		/* CACHE-misses: perf's spelling for load misses */
+		*config = kind->id | (uint64_t)PERF_COUNT_HW_CACHE_OP_READ << 8 |
+			  (uint64_t)PERF_COUNT_HW_CACHE_RESULT_MISS << 16;
+		return 0;
+	}
 	if (op == ~0u) {
 		*bad = pos;
 		snprintf(why, whysz, "expected an operation of %s: load(s), store(s) or prefetch(es)",
@@ -254,10 +262,6 @@ static int parse_cache(const char *s, size_t len, uint64_t *config, size_t *bad,
 			snprintf(why, whysz, "expected 'misses' (or nothing, for all accesses)");
 			return -1;
 		}
-	} else if (s[len - 1] == '-') {
-		*bad = len;
-		snprintf(why, whysz, "expected 'misses' after '-'");
-		return -1;
 	}
 	*config = kind->id | (uint64_t)op << 8 | (uint64_t)result << 16;
 	return 0;
@@ -492,15 +496,15 @@ static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct t
 	r = parse_num(s + a0, pos - a0, &addr);
 	if (r) {
 		size_t i = a0;
-		bool hex = pos - a0 > 2 && s[a0] == '0' && (s[a0 + 1] == 'x' || s[a0 + 1] == 'X');
+		bool hex = pos - a0 >= 2 && s[a0] == '0' && (s[a0 + 1] == 'x' || s[a0 + 1] == 'X');
 		if (hex)
 			i += 2;
 		while (i < pos && (hex ? is_hex(s[i]) : (s[i] >= '0' && s[i] <= '9')))
 			i++;
 		if (r == -TACHO_ERANGE)
 			return perr(p, a0, r, "the address does not fit in 64 bits");
-		return perr(p, i < pos ? i : a0, -TACHO_EPARSE,
-			    "expected a hex (0x...) or decimal address");
+		/* i == pos: nothing after "0x" */
+		return perr(p, i, -TACHO_EPARSE, "expected a hex (0x...) or decimal address");
 	}
 	if (pos < end && s[pos] == '/') {
 		l0 = ++pos;
@@ -598,8 +602,11 @@ static int term_extent(struct parser *p, size_t start, size_t *end)
 				return perr(p, p->len, -TACHO_EPARSE,
 					    "expected '/' to close the terms opened at column %zu",
 					    i + 1);
+			/* one pair of slashes per event; what follows is modifiers */
 			i = (size_t)(close - s) + 1;
-			continue;
+			while (i < p->len && !ends_term(s[i]))
+				i++;
+			break;
 		}
 		i++;
 	}
