@@ -413,17 +413,17 @@ static void print_report(FILE *f, const struct cpu_view *v)
 
 	for (unsigned k = 0; k < info->ncore_types; k++) {
 		const struct tacho_cpu_core_type *ct = &info->core_types[k];
-		fprintf(f, "\ncaches%s%s%s\n", info->ncore_types > 1 ? " of the " : "",
-			info->ncore_types > 1 ? tacho_core_kind_name(ct->kind) : "",
-			info->ncore_types > 1 ? " cores" : "");
+		/* the kind is named on hybrid parts, and for one CPU of them (--cpu) */
+		bool named = info->ncore_types > 1 || ct->kind != TACHO_CORE_GENERAL;
+		fprintf(f, "\ncaches%s%s%s\n", named ? " of the " : "",
+			named ? tacho_core_kind_name(ct->kind) : "", named ? " cores" : "");
 		if (ct->ncaches)
 			print_caches(f, ct);
 		else
 			fprintf(f, "    none described by CPUID\n");
 		if (ct->ntlbs) {
-			fprintf(f, "\nTLBs%s%s%s\n", info->ncore_types > 1 ? " of the " : "",
-				info->ncore_types > 1 ? tacho_core_kind_name(ct->kind) : "",
-				info->ncore_types > 1 ? " cores" : "");
+			fprintf(f, "\nTLBs%s%s%s\n", named ? " of the " : "",
+				named ? tacho_core_kind_name(ct->kind) : "", named ? " cores" : "");
 			print_tlbs(f, ct);
 		}
 	}

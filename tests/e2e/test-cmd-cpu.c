@@ -592,6 +592,18 @@ static void test_corpus_report_and_roundtrip(void **state)
 	assert_not_contains(r.out, "cross-check with the kernel");
 	th_run_free(&r);
 
+	/* one CPU of it: CPU 20 is one of the eight E-cores (the dump's 17th to 24th) */
+	th_tacho(&r, "cpu", "--load", path, "--cpu", "20", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	{
+		struct th_json *j = assert_json(r.out);
+		assert_json_int(j, "topology.cpus_in_dump", 1);
+		assert_json_str(j, "core_types[0].kind", "efficiency");
+		assert_null(th_json_get(j, "core_types[1]"));
+		th_json_free(j);
+	}
+	th_run_free(&r);
+
 	/* AIDA64 text in, `cpuid -r` text out, the same description back */
 	th_tacho(&r, "cpu", "--load", path, "--raw", NULL);
 	assert_int_equal(r.status, 0);
