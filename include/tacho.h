@@ -722,11 +722,13 @@ struct tacho_child;
 
 struct tacho_child_opts {
 	size_t sz;                  /* sizeof(struct tacho_child_opts) */
-	bool forward_signals;       /* while tacho_child_wait waits: SIGINT, SIGTERM, SIGHUP,
-				       SIGQUIT sent to this process by another process are
-				       passed on to the child; from the terminal (Ctrl-C)
-				       the child gets them itself and this process ignores
-				       them, so that the caller lives to print its counts */
+	bool forward_signals;       /* from tacho_child_exec until tacho_child_wait returns:
+				       SIGINT, SIGTERM, SIGHUP, SIGQUIT sent to this process
+				       by another process are passed on to the child; from
+				       the terminal (Ctrl-C) the child gets them itself and
+				       this process ignores them, so that the caller lives
+				       to print its counts. The caller's handlers are
+				       restored afterwards. One child at a time. */
 	const char *cwd;            /* NULL: the caller's */
 };
 

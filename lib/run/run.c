@@ -15,12 +15,16 @@
 
 enum child_state { CH_HELD, CH_RUNNING, CH_REAPED };
 
+#define NFWD 4   /* the signals passed on: fwd_signals */
+
 struct tacho_child {
 	pid_t pid;
 	int go_fd;          /* write end of the pipe the child waits on */
 	int err_fd;         /* read end of the close-on-exec pipe exec's errno comes back on */
 	enum child_state state;
 	bool forward;
+	bool forwarding;    /* our handlers are installed; old holds the caller's */
+	struct sigaction old[NFWD];
 };
 
 static void close_fd(int *fd)
@@ -115,6 +119,50 @@ pid_t tacho_child_pid(const struct tacho_child *c)
 	return c ? c->pid : -1;
 }
 
+/* Signal forwarding: one child at a time (the handler cannot carry a pointer). */
+static volatile sig_atomic_t fwd_pid;
+static const int fwd_signals[NFWD] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void fwd_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	(void)uc;
+
+	/* From the terminal (si_code SI_KERNEL) the child, in the same foreground process
+	 * group, got the signal itself; from kill(2) (si_code <= 0: SI_USER, SI_QUEUE,
+	 * SI_TKILL) only tacho did, so pass it on. Either way tacho keeps going, waits for
+	 * the program and prints what it counted. */
+	if (fwd_pid > 0 && si && si->si_code <= 0 && si->si_pid != fwd_pid)
+		kill((pid_t)fwd_pid, sig);
+	errno = saved;
+}
+
+static void forward_start(struct tacho_child *c)
+{
+	struct sigaction sa;
+
+	if (!c->forward || c->forwarding)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fwd_handler;
+	sa.sa_flags = SA_SIGINFO;   /* no SA_RESTART: wait4 sees EINTR and loops */
+	sigemptyset(&sa.sa_mask);
+	fwd_pid = c->pid;
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
+		sigaction(fwd_signals[i], &sa, &c->old[i]);
+	c->forwarding = true;
+}
+
+static void forward_stop(struct tacho_child *c)
+{
+	if (!c->forwarding)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
+		sigaction(fwd_signals[i], &c->old[i], NULL);
+	fwd_pid = 0;
+	c->forwarding = false;
+}
+
 int tacho_child_exec(struct tacho_child *c, int *exec_err)
 {
 	char go = 'g';
@@ -125,6 +173,8 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 		*exec_err = 0;
 	if (!c || c->state != CH_HELD)
 		return -EINVAL;
+	/* from the moment the program may run, a Ctrl-C must stop it, not the caller */
+	forward_start(c);
 	do
 		r = write(c->go_fd, &go, 1);
 	while (r < 0 && errno == EINTR);
@@ -148,61 +198,29 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 failed:
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	forward_stop(c);
 	c->state = CH_REAPED;
 	if (exec_err)
 		*exec_err = e;
 	return -TACHO_ECHILD;
 }
 
-/* Signal forwarding: one child at a time (the handler cannot carry a pointer). */
-static volatile sig_atomic_t fwd_pid;
-static const int fwd_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
-static void fwd_handler(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-	(void)uc;
-
-	/* From the terminal (si_code SI_KERNEL) the child, in the same foreground process
-	 * group, got the signal itself; from kill(2) (si_code <= 0: SI_USER, SI_QUEUE,
-	 * SI_TKILL) only tacho did, so pass it on. Either way tacho keeps going, waits for
-	 * the program and prints what it counted. */
-	if (fwd_pid > 0 && si && si->si_code <= 0 && si->si_pid != fwd_pid)
-		kill((pid_t)fwd_pid, sig);
-	errno = saved;
-}
-
 int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)
 {
-	struct sigaction sa, old[ARRAY_SIZE(fwd_signals)];
 	struct rusage ru;
-	int status = 0, err = 0;
+	int status = 0;
 	pid_t r;
 
 	if (!c || c->state != CH_RUNNING)
 		return -EINVAL;
-	if (c->forward) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = fwd_handler;
-		sa.sa_flags = SA_SIGINFO;   /* no SA_RESTART: wait4 sees EINTR and loops */
-		sigemptyset(&sa.sa_mask);
-		fwd_pid = c->pid;
-		for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
-			sigaction(fwd_signals[i], &sa, &old[i]);
-	}
+	forward_start(c);
 	memset(&ru, 0, sizeof(ru));
 	do
 		r = wait4(c->pid, &status, 0, &ru);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		err = -errno;
-	if (c->forward) {
-		for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
-			sigaction(fwd_signals[i], &old[i], NULL);
-		fwd_pid = 0;
-	}
-	if (err)
-		return err;
+		return -errno;     /* still forwarding: the child is still ours */
+	forward_stop(c);
 	c->state = CH_REAPED;
 	if (st) {
 		memset(st, 0, sizeof(*st));
@@ -242,6 +260,7 @@ void tacho_child_free(struct tacho_child *c)
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	forward_stop(c);
 	close_fd(&c->go_fd);
 	close_fd(&c->err_fd);
 	free(c);

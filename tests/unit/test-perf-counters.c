@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -653,6 +654,62 @@ static void test_open_evlist(void **state)
 	assert_int_equal(tacho_counters_open_evlist(&o, NULL, NULL, &c), -EINVAL);
 }
 
+/* Too many open files: the real EMFILE, in a child whose descriptor limit is low. */
+static int emfile_child(void)
+{
+	struct tacho_counter_spec s[8];
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
+	struct tacho_counters *c;
+	struct tacho_count v[8];
+	struct rlimit rl;
+	char want[64];
+	int fd, emfile = 0;
+
+	for (int i = 0; i < 8; i++)
+		s[i] = sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, TACHO_GROUP_NONE);
+	fd = open("/dev/null", O_RDONLY);     /* the lowest free descriptor */
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl))
+		return 10;
+	close(fd);
+	rl.rlim_cur = (rlim_t)fd + 3;         /* room for three events */
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 11;
+	if (tacho_counters_open(&o, s, 8, &c))
+		return 12;
+	if (tacho_counters_opened(c) != 3)
+		return 13;
+	if (tacho_counters_read(c, v, 8))
+		return 14;
+	snprintf(want, sizeof(want), "the limit is %d", fd + 3);
+	for (int i = 0; i < 8; i++) {
+		if (v[i].status != TACHO_COUNT_NOT_SUPPORTED)
+			continue;
+		if (v[i].err != -EMFILE || !strstr(v[i].why, "too many open files") ||
+		    !strstr(v[i].why, want) || !strstr(v[i].why, "ulimit -n"))
+			return 15;
+		emfile++;
+	}
+	tacho_counters_free(c);
+	return emfile == 5 ? 0 : 16;
+}
+
+static void test_emfile_explained(void **state)
+{
+	pid_t p;
+	int st;
+	(void)state;
+
+	fflush(NULL);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0)
+		_exit(emfile_child());
+	assert_int_equal(waitpid(p, &st, 0), p);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st))
+		fail_msg("EMFILE child failed at step %d", WEXITSTATUS(st));
+}
+
 static void test_bad_targets(void **state)
 {
 	struct tacho_counter_spec s = sw_spec("task-clock", PERF_COUNT_SW_TASK_CLOCK, 0);
@@ -699,6 +756,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_process_target_threads),
 		cmocka_unit_test(test_cpu_target),
 		cmocka_unit_test(test_open_evlist),
+		cmocka_unit_test(test_emfile_explained),
 		cmocka_unit_test(test_bad_targets),
 	};
 	ssize_t n;

@@ -7,7 +7,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <termios.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -270,6 +273,63 @@ static void test_forward_sigterm(void **state)
 	tacho_child_free(ch);
 }
 
+/* --- Ctrl-C on a terminal: the program stops, the caller lives on --- */
+
+static void test_ctrl_c_on_terminal(void **state)
+{
+	int master, ready[2], st = 0;
+	const char *slave;
+	pid_t d;
+	char c;
+	(void)state;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) || unlockpt(master) || !(slave = ptsname(master)))
+		TEST_SKIP("no pseudo-terminal to type Ctrl-C on (%s)", strerror(errno));
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	fflush(NULL);
+	d = fork();
+	assert_true(d >= 0);
+	if (d == 0) {
+		/* the driver: a session of its own with the pty as its terminal, in the
+		 * foreground, as tacho is in a shell */
+		struct tacho_child_opts o = { .sz = sizeof(o), .forward_signals = true };
+		char *argv[] = { self_exe, (char *)"--helper", (char *)"pause", NULL };
+		struct tacho_child *ch;
+		struct tacho_exit ex;
+		int s;
+
+		close(ready[0]);
+		if (setsid() < 0 || (s = open(slave, O_RDWR)) < 0 || ioctl(s, TIOCSCTTY, 0) < 0)
+			_exit(20);
+		if (tacho_child_start(argv, &o, &ch) || tacho_child_exec(ch, NULL))
+			_exit(21);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(22);
+		if (tacho_child_wait(ch, &ex))
+			_exit(23);
+		/* the program died of the SIGINT the terminal sent its process group; the
+		 * driver got one too, ignored it and is still here to say so */
+		_exit(ex.signal == SIGINT && ex.status == 130 ? 0 : 24);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	/* type ^C until the driver is done: the first one may come before the program
+	 * has set anything up, and the driver ignores every one of them */
+	for (;;) {
+		pid_t w = waitpid(d, &st, WNOHANG);
+		if (w == d)
+			break;
+		assert_int_equal(write(master, "\x03", 1), 1);
+		usleep(10000);
+	}
+	close(master);
+	if (!WIFEXITED(st))
+		fail_msg("the driver was killed by signal %d: Ctrl-C reached it", WTERMSIG(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +337,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_killed),         cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_not_executable), cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
+		cmocka_unit_test(test_ctrl_c_on_terminal),
 	};
 	ssize_t n;
 
