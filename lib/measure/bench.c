@@ -1,0 +1,466 @@
+/* bench.c - the microbenchmark harness: warm-up, trials timed with the TSC and counted
+ * with the events, the measuring cost subtracted (or cancelled by the difference
+ * method), outliers culled by a stated rule, statistics, and a check of the machine. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure/bench.h"
+#include "measure/mset.h"
+#include "output/output.h"
+#include "tsc/tsc.h"
+
+/* --- the environment --- */
+
+static void warn(struct tacho_bench_env *e, const char *fmt, ...) TC_PRINTF(2, 3);
+static void warn(struct tacho_bench_env *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->nwarnings == TACHO_BENCH_WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->warnings[e->nwarnings++], sizeof(e->warnings[0]), fmt, ap);
+	va_end(ap);
+}
+
+void tc_bench_env_eval(struct tacho_bench_env *e)
+{
+	e->nwarnings = 0;
+	if (e->governor[0] && strcmp(e->governor, "performance"))
+		warn(e, "the cpufreq governor is '%s': the clock may change during the run "
+		     "(set 'performance')", e->governor);
+	if (e->vm)
+		warn(e, "running in a virtual machine: the hypervisor can take the CPU away "
+		     "(see steal time in /proc/stat)");
+	if (!e->tsc_invariant)
+		warn(e, "the TSC is not invariant: its rate may follow the core clock, so ticks "
+		     "are not time");
+	if (e->ncpus > 0 && e->runnable >= e->ncpus)
+		warn(e, "%d other runnable task%s on %d CPU%s: this benchmark shares the CPU",
+		     e->runnable, e->runnable == 1 ? "" : "s", e->ncpus, e->ncpus == 1 ? "" : "s");
+	else if (e->ncpus > 0 && e->loadavg1 >= 0.5 * e->ncpus)
+		warn(e, "load average %.2f on %d CPU%s: other work competes for the CPU",
+		     e->loadavg1, e->ncpus, e->ncpus == 1 ? "" : "s");
+}
+
+int tacho_bench_env_check(struct tacho_bench_env *out)
+{
+	const struct tacho_tsc_info *ti = tc_tsc_info();
+	char line[256];
+
+	memset(out, 0, sizeof(*out));
+	if (tc_read_line_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+			      out->governor, sizeof(out->governor)))
+		out->governor[0] = 0;
+	out->vm = ti->hypervisor;
+	out->tsc_invariant = ti->invariant;
+	out->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (tc_read_line_file("/proc/loadavg", line, sizeof(line)) == 0) {
+		int run = 0, all = 0;
+		/* "0.05 0.10 0.08 2/123 4567": the fourth field counts runnable entities,
+		 * this thread included */
+		if (sscanf(line, "%lf %*f %*f %d/%d", &out->loadavg1, &run, &all) == 3)
+			out->runnable = run > 0 ? run - 1 : 0;
+	}
+	tc_bench_env_eval(out);
+	return 0;
+}
+
+/* --- statistics --- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stats *out)
+{
+	struct tc_stats s;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (!n) {
+		out->min = out->median = out->mode = out->mean = out->stddev = out->max = NAN;
+		out->p10 = out->p25 = out->p75 = out->p90 = out->p99 = NAN;
+		return 0;
+	}
+	err = tc_stats_compute(v, n, &s);
+	if (err)
+		return err;
+	qsort(v, n, sizeof(*v), cmp_double);
+	out->min = s.min;
+	out->max = s.max;
+	out->mean = s.mean;
+	out->stddev = s.stddev;
+	out->median = s.median;
+	out->mode = tc_stats_mode_sorted(v, n, mode_bin);
+	out->p10 = tc_stats_percentile_sorted(v, n, 10);
+	out->p25 = tc_stats_percentile_sorted(v, n, 25);
+	out->p75 = tc_stats_percentile_sorted(v, n, 75);
+	out->p90 = tc_stats_percentile_sorted(v, n, 90);
+	out->p99 = tc_stats_percentile_sorted(v, n, 99);
+	return 0;
+}
+
+size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, size_t n_aux)
+{
+	struct tc_stats s;
+	size_t kept = 0;
+
+	if (k < 0 || n < 3 || tc_stats_compute(v, n, &s))
+		return n;
+	double limit = s.median + k * (s.mad > floor ? s.mad : floor);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > limit)
+			continue;
+		v[kept] = v[i];
+		for (size_t a = 0; a < n_aux; a++)
+			aux[a][kept] = aux[a][i];
+		kept++;
+	}
+	return kept;
+}
+
+/* --- the run --- */
+
+struct trial_ctx {
+	tacho_bench_fn *fn;
+	void *arg;
+	struct tc_mset *m;
+	size_t nev;
+	uint64_t *c0, *c1;
+};
+
+/* One trial of reps calls: counters first and the TSC last at the start, the other
+ * way round at the end, as regions do. Deltas go to *ticks and ev[0..nev-1]. */
+static int trial(struct trial_ctx *t, unsigned reps, int64_t *ticks, int64_t *ev)
+{
+	uint64_t a, b;
+	int err;
+
+	if (t->nev && (err = tc_mset_read(t->m, t->c0)))
+		return err;
+	a = tacho_tsc_begin();
+	for (unsigned r = 0; r < reps; r++)
+		t->fn(t->arg);
+	b = tacho_tsc_end();
+	if (t->nev && (err = tc_mset_read(t->m, t->c1)))
+		return err;
+	*ticks = (int64_t)(b - a);
+	for (size_t i = 0; i < t->nev; i++)
+		ev[i] = (int64_t)(t->c1[i] - t->c0[i]);
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void nop(void *arg)
+{
+	(void)arg;
+}
+
+void tacho_bench_result_free(struct tacho_bench_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nevents; i++) {
+		free(r->event_names ? r->event_names[i] : NULL);
+		free(r->event_why ? r->event_why[i] : NULL);
+	}
+	free(r->event_names);
+	free(r->event_why);
+	free(r->events);
+	free(r);
+}
+
+int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
+		    struct tacho_bench_result **out, struct tacho_diag *diag)
+{
+	struct tacho_bench_opts o = { 0 };
+	struct tacho_evlist *list = NULL;
+	struct tc_evset evs = { 0 };
+	struct tc_mset m = { 0 };
+	struct tacho_bench_result *r = NULL;
+	int64_t *ev_a = NULL, *ev_b = NULL, *cal = NULL;
+	double *tv = NULL, **evv = NULL, *ovh = NULL;
+	struct trial_ctx t = { 0 };
+	size_t nev = 0;
+	int err;
+
+	*out = NULL;
+	if (!fn || (opts && opts->sz && opts->sz < offsetof(struct tacho_bench_opts, events)))
+		return -EINVAL;
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.warmup = o.warmup ? o.warmup : 10;
+	o.trials = o.trials ? o.trials : 101;
+	o.reps = o.reps ? o.reps : 1;
+	o.cull_k = o.cull_k ? o.cull_k : 10;
+	if (o.difference && o.reps > UINT32_MAX / 2)
+		return -EINVAL;
+
+	if (o.events && *o.events) {
+		err = tacho_evlist_parse(o.events, &list, diag);
+		if (err)
+			return err;
+		err = tc_evset_from_list(&evs, list);
+		tacho_evlist_free(list);
+		if (err)
+			return err;
+		nev = evs.n;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	r->nevents = nev;
+	r->event_names = calloc(nev + 1, sizeof(char *));
+	r->event_why = calloc(nev + 1, sizeof(char *));
+	r->events = calloc(nev + 1, sizeof(*r->events));
+	tv = calloc(o.trials, sizeof(*tv));
+	evv = calloc(nev + 1, sizeof(*evv));
+	ovh = calloc(nev + 1, sizeof(*ovh));
+	ev_a = calloc(nev + 1, sizeof(*ev_a));
+	ev_b = calloc(nev + 1, sizeof(*ev_b));
+	cal = calloc((size_t)o.trials * (nev + 1), sizeof(*cal));
+	t.c0 = calloc(nev + 1, sizeof(uint64_t));
+	t.c1 = calloc(nev + 1, sizeof(uint64_t));
+	if (!r->event_names || !r->event_why || !r->events || !tv || !evv || !ovh || !ev_a ||
+	    !ev_b || !cal || !t.c0 || !t.c1) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nev; i++) {
+		evv[i] = calloc(o.trials, sizeof(double));
+		r->event_names[i] = tc_strdup(evs.names[i]);
+		if (!evv[i] || !r->event_names[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (nev) {
+		err = tc_mset_open(&m, &evs);
+		if (err)
+			goto out;
+		for (size_t i = 0; i < nev; i++)
+			if (m.fds[i] < 0)
+				r->event_why[i] = tc_strdup(m.why[i] ? m.why[i] :
+							    tacho_strerror(m.err[i]));
+	}
+	t.fn = fn;
+	t.arg = arg;
+	t.m = &m;
+	t.nev = nev;
+	tacho_bench_env_check(&r->env);
+	r->tsc_hz = tc_tsc_info()->hz;
+
+	/* warm-up: caches, branch predictors, page faults of fn's data, the counters */
+	for (unsigned i = 0; i < o.warmup; i++) {
+		int64_t ticks;
+		err = trial(&t, o.reps, &ticks, ev_a);
+		if (err)
+			goto out;
+	}
+
+	/* the cost of measuring: as many empty trials, their medians */
+	if (!o.difference) {
+		struct trial_ctx e = t;
+		e.fn = nop;
+		for (unsigned i = 0; i < o.trials; i++) {
+			err = trial(&e, 0, &cal[(size_t)i * (nev + 1)], &cal[(size_t)i * (nev + 1) + 1]);
+			if (err)
+				goto out;
+		}
+		int64_t *col = calloc(o.trials, sizeof(*col));
+		if (!col) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (size_t q = 0; q < nev + 1; q++) {
+			for (unsigned i = 0; i < o.trials; i++)
+				col[i] = cal[(size_t)i * (nev + 1) + q];
+			qsort(col, o.trials, sizeof(*col), cmp_i64);
+			ovh[q] = o.trials % 2 ? (double)col[o.trials / 2] :
+				 ((double)col[o.trials / 2 - 1] + (double)col[o.trials / 2]) / 2;
+		}
+		free(col);
+	}
+
+	for (unsigned i = 0; i < o.trials; i++) {
+		int64_t ta, tb;
+		err = trial(&t, o.reps, &ta, ev_a);
+		if (err)
+			goto out;
+		if (o.difference) {
+			err = trial(&t, 2 * o.reps, &tb, ev_b);
+			if (err)
+				goto out;
+			tv[i] = (double)(tb - ta) / o.reps;
+			for (size_t q = 0; q < nev; q++)
+				evv[q][i] = (double)(ev_b[q] - ev_a[q]) / o.reps;
+		} else {
+			tv[i] = ((double)ta - ovh[0]) / o.reps;
+			for (size_t q = 0; q < nev; q++)
+				evv[q][i] = ((double)ev_a[q] - ovh[q + 1]) / o.reps;
+		}
+	}
+
+	r->trials = o.trials;
+	r->reps = o.reps;
+	r->difference = o.difference;
+	r->overhead_ticks = o.difference ? 0 : ovh[0];
+	if (o.cull_k < 0)
+		snprintf(r->cull_rule, sizeof(r->cull_rule), "none: every trial kept");
+	else
+		snprintf(r->cull_rule, sizeof(r->cull_rule),
+			 "trials above median + %g x max(MAD, 1 tick) of ticks per call culled",
+			 o.cull_k);
+	r->kept = (unsigned)tc_bench_cull(tv, o.trials, o.cull_k, 1.0, evv, nev);
+	r->culled = r->trials - r->kept;
+
+	/* ns from ticks, per trial, before tv is sorted by the statistics */
+	double *nsv = calloc(r->kept ? r->kept : 1, sizeof(double));
+	if (!nsv) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < r->kept; i++)
+		nsv[i] = r->tsc_hz > 0 ? tv[i] * 1e9 / r->tsc_hz : NAN;
+	err = tc_bench_stats(tv, r->kept, o.mode_bin > 0 ? o.mode_bin : 1.0, &r->ticks);
+	if (!err)
+		err = r->tsc_hz > 0 ? tc_bench_stats(nsv, r->kept, (o.mode_bin > 0 ? o.mode_bin : 1.0) *
+						     1e9 / r->tsc_hz, &r->ns)
+				    : tc_bench_stats(nsv, 0, 1, &r->ns);
+	free(nsv);
+	for (size_t q = 0; !err && q < nev; q++)
+		err = tc_bench_stats(evv[q], r->event_why[q] ? 0 : r->kept,
+				     o.mode_bin > 0 ? o.mode_bin : 1.0, &r->events[q]);
+	if (err)
+		goto out;
+	*out = r;
+	r = NULL;
+out:
+	tc_mset_close(&m);
+	tc_evset_exit(&evs);
+	for (size_t i = 0; evv && i < nev; i++)
+		free(evv[i]);
+	free(evv);
+	free(tv);
+	free(ovh);
+	free(ev_a);
+	free(ev_b);
+	free(cal);
+	free(t.c0);
+	free(t.c1);
+	tacho_bench_result_free(r);
+	return err;
+}
+
+/* --- output --- */
+
+static void json_stats(struct tc_json *j, const char *key, const struct tacho_bench_stats *s)
+{
+	tc_json_obj_begin(j, key);
+	tc_json_uint(j, "n", s->n);
+	tc_json_double(j, "min", s->min);
+	tc_json_double(j, "median", s->median);
+	tc_json_double(j, "mode", s->mode);
+	tc_json_double(j, "mean", s->mean);
+	tc_json_double(j, "stddev", s->stddev);
+	tc_json_double(j, "max", s->max);
+	tc_json_double(j, "p10", s->p10);
+	tc_json_double(j, "p25", s->p25);
+	tc_json_double(j, "p75", s->p75);
+	tc_json_double(j, "p90", s->p90);
+	tc_json_double(j, "p99", s->p99);
+	tc_json_obj_end(j);
+}
+
+static void row(struct tc_table *t, const char *name, const struct tacho_bench_stats *s)
+{
+	tc_table_addf(t, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f", name, s->min,
+		      s->median, s->mode, s->mean, s->stddev, s->p90, s->p99, s->max);
+}
+
+int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
+			     enum tacho_report_format fmt)
+{
+	if (!r || !f)
+		return -EINVAL;
+	if (fmt == TACHO_REPORT_JSON) {
+		struct tc_json j;
+		tc_json_init(&j, f, true);
+		tc_json_obj_begin(&j, NULL);
+		tc_json_int(&j, "version", 1);
+		tc_json_uint(&j, "trials", r->trials);
+		tc_json_uint(&j, "kept", r->kept);
+		tc_json_uint(&j, "culled", r->culled);
+		tc_json_uint(&j, "reps", r->reps);
+		tc_json_bool(&j, "difference", r->difference);
+		tc_json_str(&j, "cull_rule", r->cull_rule);
+		tc_json_double(&j, "overhead_ticks", r->overhead_ticks);
+		tc_json_double(&j, "tsc_hz", r->tsc_hz);
+		json_stats(&j, "ticks", &r->ticks);
+		json_stats(&j, "ns", &r->ns);
+		tc_json_obj_begin(&j, "events");
+		for (size_t i = 0; i < r->nevents; i++) {
+			if (r->event_why[i])
+				tc_json_null(&j, r->event_names[i]);
+			else
+				json_stats(&j, r->event_names[i], &r->events[i]);
+		}
+		tc_json_obj_end(&j);
+		tc_json_arr_begin(&j, "warnings");
+		for (unsigned i = 0; i < r->env.nwarnings; i++)
+			tc_json_str(&j, NULL, r->env.warnings[i]);
+		for (size_t i = 0; i < r->nevents; i++)
+			if (r->event_why[i]) {
+				char buf[600];
+				snprintf(buf, sizeof(buf), "event '%s' not counted: %s",
+					 r->event_names[i], r->event_why[i]);
+				tc_json_str(&j, NULL, buf);
+			}
+		tc_json_arr_end(&j);
+		tc_json_obj_end(&j);
+		return tc_json_finish(&j);
+	}
+	struct tc_table *t = tc_table_new(9);
+	if (!t)
+		return -ENOMEM;
+	for (unsigned c = 1; c < 9; c++)
+		tc_table_align_right(t, c, true);
+	tc_table_addf(t, "per call\tmin\tmedian\tmode\tmean\tstddev\tp90\tp99\tmax");
+	row(t, "ticks", &r->ticks);
+	row(t, "ns", &r->ns);
+	for (size_t i = 0; i < r->nevents; i++) {
+		if (r->event_why[i])
+			tc_table_addf(t, "%s\tnot counted", r->event_names[i]);
+		else
+			row(t, r->event_names[i], &r->events[i]);
+	}
+	fprintf(f, "%u trials of %u call%s%s; %u kept, %u culled (%s)\n", r->trials, r->reps,
+		r->reps == 1 ? "" : "s", r->difference ? " and of twice that (difference method)" : "",
+		r->kept, r->culled, r->cull_rule);
+	if (!r->difference)
+		fprintf(f, "subtracted per trial: %.1f ticks (the median of as many empty trials)\n",
+			r->overhead_ticks);
+	tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	for (size_t i = 0; i < r->nevents; i++)
+		if (r->event_why[i])
+			fprintf(f, "note: event '%s' not counted: %s\n", r->event_names[i],
+				r->event_why[i]);
+	for (unsigned i = 0; i < r->env.nwarnings; i++)
+		fprintf(f, "warning: %s\n", r->env.warnings[i]);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,19 @@
+/* bench.h - internal side of the microbenchmark harness, for tests. */
+#ifndef TACHO_MEASURE_BENCH_H
+#define TACHO_MEASURE_BENCH_H
+
+#include "util/util.h"
+
+/* Fills e->warnings from the other fields of *e (pure: tests drive it on data). */
+void tc_bench_env_eval(struct tacho_bench_env *e);
+
+/* Statistics of n per-call values (sorted in place) with a mode bin width. 0 or
+ * -ENOMEM. */
+int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stats *out);
+
+/* Culls values above median + k * max(MAD, floor): compacts the kept ones to the front
+ * of v (order not kept) and the same for the parallel rows of aux (n_aux arrays of n,
+ * may be 0). Returns how many were kept. k < 0: keeps all. */
+size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, size_t n_aux);
+
+#endif
