@@ -388,7 +388,6 @@ static void print_report(FILE *f, const struct cpu_view *v)
 {
 	const struct tacho_cpu_info *info = &v->info;
 	struct tc_sb sb = TC_SB_INIT;
-	unsigned nnotes = 0;
 
 	fprintf(f, "%-14s %s\n", "brand", info->brand[0] ? info->brand : "(no brand string)");
 	fprintf(f, "%-14s %s (\"%s\")\n", "vendor", tacho_cpu_vendor_name(info->vendor),
@@ -444,11 +443,11 @@ static void print_report(FILE *f, const struct cpu_view *v)
 	}
 
 	fprintf(f, "\nnotes\n");
-	for (unsigned i = 0; i < info->nnotes; i++, nnotes++)
+	for (unsigned i = 0; i < info->nnotes; i++)
 		print_wrapped(f, 4, "- ", info->notes[i]);
 	if (v->have_x) {
 		char line[400];
-		for (unsigned i = 0; i < v->x.n; i++, nnotes++) {
+		for (unsigned i = 0; i < v->x.n; i++) {
 			snprintf(line, sizeof(line), "cross-check with the kernel: %s", v->x.items[i].text);
 			print_wrapped(f, 4, "- ", line);
 		}
@@ -459,38 +458,31 @@ static void print_report(FILE *f, const struct cpu_view *v)
 			snprintf(line, sizeof(line), "the kernel (/sys/devices/system/cpu, /proc/cpuinfo) "
 				 "was asked about %u values; those not named above agree", v->x.checked);
 		print_wrapped(f, 4, "- ", line);
-		nnotes++;
 	} else if (!v->live) {
 		print_wrapped(f, 4, "- ", "decoded from a dump: not cross-checked with this machine's "
 			      "kernel, and the TSC frequency is only what CPUID says");
-		nnotes++;
 	} else if (!v->o->crosscheck) {
 		print_wrapped(f, 4, "- ", "not cross-checked with the kernel (--no-crosscheck)");
-		nnotes++;
 	} else if (v->sys_err) {
 		char line[200];
 		snprintf(line, sizeof(line), "not cross-checked: cannot read /sys/devices/system/cpu: %s",
 			 tacho_strerror(v->sys_err));
 		print_wrapped(f, 4, "- ", line);
-		nnotes++;
 	}
 	if (v->sys && v->sys->model_name[0] && info->brand[0] &&
 	    strcmp(v->sys->model_name, info->brand) != 0) {
 		char line[300];
 		snprintf(line, sizeof(line), "/proc/cpuinfo calls it \"%s\"", v->sys->model_name);
 		print_wrapped(f, 4, "- ", line);
-		nnotes++;
 	}
 	/* What CPUID cannot tell, said every time it applies. */
 	print_wrapped(f, 4, "- ", info->hypervisor_bit ?
 		      "cache sizes are what the hypervisor chose to report, not what this guest "
-		      "gets of the host's caches; only a measurement tells (a pointer-chasing "
-		      "latency curve: 'tacho cache', not implemented yet)" :
+		      "gets of the host's caches; only a measurement tells, a pointer-chasing "
+		      "latency curve ('tacho cache', not implemented yet)" :
 		      "CPUID describes caches, it does not measure them; a pointer-chasing "
 		      "latency curve would show what a program gets ('tacho cache', not "
 		      "implemented yet)");
-	nnotes++;
-	(void)nnotes;
 }
 
 /* --- JSON --- */
