@@ -239,7 +239,21 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 	} else if (amd && topoext &&
 		   (n = deterministic(d, cpu, 0x8000001du, TACHO_SRC_AMD_8000001D, info, ct,
 				      &ended)) > 0) {
-		/* AMD's own deterministic leaf */
+		/* AMD's own deterministic leaf. 0x8000_0006 EDX describes the L3 too;
+		 * on parts with an L3 per die or per CCX it is the package's total, which
+		 * contradicts 0x8000_001D's per-instance size: say so. */
+		struct tacho_cpuid_regs r6;
+		if (tc_q(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
+			uint64_t l3 = (uint64_t)tc_bits(r6.edx, 31, 18) * 512 * 1024;
+			for (unsigned i = 0; i < ct->ncaches; i++)
+				if (ct->caches[i].level == 3 && ct->caches[i].size != l3)
+					tc_cpu_note(info, "0x80000006 gives an L3 of %llu KiB, 0x8000001d "
+						    "one of %llu KiB shared by %u threads: tacho "
+						    "follows 0x8000001d, which describes each instance",
+						    (unsigned long long)(l3 / 1024),
+						    (unsigned long long)(ct->caches[i].size / 1024),
+						    ct->caches[i].sharing);
+		}
 		if (!ended) {
 			amd_legacy(d, cpu, info, old, true, true);
 			if (merge_missing(ct, old))

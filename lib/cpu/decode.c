@@ -332,6 +332,20 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	}
 	tc_cpu_cache_instances(d, info);
 	tc_cpu_pmu(d, 0, info, &info->pmu);
+	if (info->hypervisor_bit && info->ncore_types) {
+		const struct tacho_cpu_core_type *ct = &info->core_types[0];
+		for (unsigned i = 0; i < ct->ncaches; i++)
+			if (ct->caches[i].level >= 3)
+				tc_cpu_note(info, "the L%u of %llu KiB is what the hypervisor reports: "
+					    "it may be the host's whole cache, shared with other "
+					    "guests, or invented; only a measurement (tacho cache) "
+					    "shows what this machine gets", ct->caches[i].level,
+					    (unsigned long long)(ct->caches[i].size / 1024));
+		if (info->vendor == TACHO_VENDOR_AMD && !info->pmu.gp_counters)
+			tc_cpu_note(info, "AMD's four legacy core counters have no CPUID bit, and "
+				    "a hypervisor may not offer them: the counter count is unknown "
+				    "(the kernel's PMU list tells)");
+	}
 	tc_cpu_tsc(d, info);
 	tc_cpu_uarch(info);
 	if (info->notes_dropped) {

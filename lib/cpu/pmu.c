@@ -52,10 +52,14 @@ void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tac
 		p->amd_lbr_stack = tc_bits(r.ebx, 9, 4);
 		p->amd_nb_counters = tc_bits(r.ebx, 15, 10);
 		p->amd_umc_counters = tc_bits(r.ebx, 21, 16);
-	} else if (info->family >= 6) {
-		/* every AMD part since the K7 has four core counters; PerfCtrExtCore
-		 * (family 15h on) adds two */
-		p->gp_counters = tc_bits(rx.ecx, 23, 23) ? 6 : 4;
+	} else if (tc_bits(rx.ecx, 23, 23)) {
+		/* PerfCtrExtCore (family 15h on): six core counters */
+		p->gp_counters = 6;
+	} else if (info->family >= 6 && !info->hypervisor_bit) {
+		/* every AMD part since the K7 has four core counters, without a CPUID bit
+		 * to say so (APM Vol. 2 13.2). A hypervisor may offer none of them, and
+		 * CPUID cannot tell: then leave the count unknown (0). */
+		p->gp_counters = 4;
 	}
 	/* AMD's counters are 48 bits wide (APM Vol. 2 13.2.1); CPUID does not say. */
 	if (p->gp_counters)

@@ -180,19 +180,9 @@ static const struct known known[] = {
 	{ "via/isaiah/via-nano-processor.test", 0, F_LOGICAL, 1, 2, R_NANO },
 };
 
-/* Dumps the parser cannot read yet (counted as failures unless listed). */
-static const struct {
-	const char *file;
-	const char *reason;
-} known_unreadable[] = {
-	{ "intel/x86-64/raptor-cove/13th-gen-intel-core-i9-13900k.test.xz",
-	  "AIDA64 summary lines (\"CPUID Manufacturer: ...\") before the first CPU: "
-	  "lib/cpu/dump-parse.c does not skip them yet" },
-};
-
 struct tally {
 	unsigned agree[F_COUNT], total[F_COUNT];
-	unsigned files, blocks, known_used, failures, unreadable;
+	unsigned files, blocks, known_used, failures;
 	bool known_hit[ARRAY_SIZE(known)];
 	double decode_s, parse_s;
 	struct tc_sb report;
@@ -379,12 +369,6 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	err = tacho_cpuid_dump_parse(buf, (size_t)(cut - buf), rel, &d, &diag);
 	T.parse_s += now() - t0;
 	if (err) {
-		for (size_t i = 0; i < ARRAY_SIZE(known_unreadable); i++)
-			if (strcmp(known_unreadable[i].file, rel) == 0) {
-				T.unreadable++;
-				free(buf);
-				return FTW_CONTINUE;
-			}
 		tc_sb_addf(&T.report, "%s: parse: %s (%s:%u: %s)\n", rel, tacho_strerror(err),
 			   diag.source, diag.line, diag.message);
 		T.failures++;
@@ -448,8 +432,7 @@ static void test_corpus(void **state)
 		snprintf(root, sizeof(root), "%s", th_path(CORPUS));
 		assert_int_equal(nftw(root, visit, 16, FTW_PHYS | FTW_ACTIONRETVAL), 0);
 	}
-	printf("corpus: %u files decoded, %u expected blocks; %u file(s) the parser cannot "
-	       "read yet (listed)\n", T.files, T.blocks, T.unreadable);
+	printf("corpus: %u files decoded, %u expected blocks\n", T.files, T.blocks);
 	for (int f = 0; f < F_COUNT; f++) {
 		printf("  %-14s %4u of %4u\n", field_names[f], T.agree[f], T.total[f]);
 		agree += T.agree[f];
