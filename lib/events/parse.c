@@ -357,11 +357,28 @@ static bool looks_like_subsystem(const char *s, size_t len)
 	return len > 0;
 }
 
+/* The first ':' that ends an event's name: libpfm4's "pmu::EVENT" prefix is part of
+ * the name. */
+static const char *first_colon(const char *s, size_t len)
+{
+	const char *c = memchr(s, ':', len);
+	const char *pfx = NULL;
+
+	for (size_t i = 0; i + 1 < len; i++)
+		if (s[i] == ':' && s[i + 1] == ':') {
+			pfx = s + i + 2;
+			break;
+		}
+	if (pfx && c == pfx - 2)
+		c = memchr(pfx, ':', len - (size_t)(pfx - s));
+	return c;
+}
+
 /* The best error for a name nothing resolved. */
 static int explain_unknown(struct parser *p, size_t off, size_t len, struct lookup_miss *miss)
 {
 	const char *s = p->src + off;
-	const char *colon = memchr(s, ':', len);
+	const char *colon = first_colon(s, len);
 	size_t first = colon ? (size_t)(colon - s) : len, bad;
 	struct tc_event tmp;
 	struct lookup_miss m2 = { 0 };
