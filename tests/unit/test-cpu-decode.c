@@ -69,6 +69,21 @@ static const struct tacho_cpu_cache *cache(const struct tacho_cpu_core_type *ct,
 	return NULL;
 }
 
+/* The cache, failing the test when there is none (never NULL). */
+static const struct tacho_cpu_cache *need_(const struct tacho_cpu_core_type *ct, unsigned level,
+					   enum tacho_cache_type type, int line)
+{
+	static const struct tacho_cpu_cache none;
+	const struct tacho_cpu_cache *c = cache(ct, level, type);
+
+	if (!c) {
+		fail_msg("line %d: no L%u %s cache", line, level, tacho_cache_type_name(type));
+		return &none;
+	}
+	return c;
+}
+#define need(ct, level, type) need_(ct, level, type, __LINE__)
+
 /* --- family, model, stepping --- */
 
 static const struct {
@@ -197,16 +212,14 @@ static void test_leaf2(void **state)
 	ct = &info.core_types[0];
 	assert_int_equal(info.ncore_types, 1);
 	assert_int_equal(ct->ncaches, 2);
-	c = cache(ct, 1, TACHO_CACHE_DATA);
-	assert_non_null(c);
+	c = need(ct, 1, TACHO_CACHE_DATA);
 	assert_true(c->size == 8 * 1024);
 	assert_int_equal(c->ways, 4);
 	assert_int_equal(c->line_size, 64);
 	assert_int_equal(c->sets, 32);
 	assert_int_equal(c->source, TACHO_SRC_LEAF_2);
 	assert_int_equal(c->descriptor, 0x66);
-	c = cache(ct, 2, TACHO_CACHE_UNIFIED);
-	assert_non_null(c);
+	c = need(ct, 2, TACHO_CACHE_UNIFIED);
 	assert_true(c->size == 1024 * 1024);
 	assert_int_equal(c->ways, 8);
 	assert_null(cache(ct, 3, TACHO_CACHE_UNIFIED));       /* 0x22 is in the invalid ECX */
@@ -240,8 +253,8 @@ static void test_leaf2_0x49(void **state)
 	assert_int_equal(info.model, 6);
 	assert_non_null(cache(&info.core_types[0], 3, TACHO_CACHE_UNIFIED));
 	assert_null(cache(&info.core_types[0], 2, TACHO_CACHE_UNIFIED));
-	assert_true(cache(&info.core_types[0], 3, TACHO_CACHE_UNIFIED)->size == 4u << 20);
-	assert_int_equal(cache(&info.core_types[0], 3, TACHO_CACHE_UNIFIED)->ways, 16);
+	assert_true(need(&info.core_types[0], 3, TACHO_CACHE_UNIFIED)->size == 4u << 20);
+	assert_int_equal(need(&info.core_types[0], 3, TACHO_CACHE_UNIFIED)->ways, 16);
 	tacho_cpu_info_exit(&info);
 
 	DECODE(core2, 1, &info);
@@ -324,14 +337,14 @@ static void test_leaf4_topology(void **state)
 	assert_int_equal(ct->cores, 4);
 	assert_int_equal(ct->threads, 8);
 	assert_int_equal(ct->ncaches, 4);
-	c = cache(ct, 1, TACHO_CACHE_DATA);
+	c = need(ct, 1, TACHO_CACHE_DATA);
 	assert_true(c->size == 32 * 1024);
 	assert_int_equal(c->ways, 8);
 	assert_int_equal(c->sets, 64);
 	assert_int_equal(c->sharing, 2);
 	assert_int_equal(c->instances, 4);
 	assert_int_equal(c->source, TACHO_SRC_LEAF_4);
-	c = cache(ct, 3, TACHO_CACHE_UNIFIED);
+	c = need(ct, 3, TACHO_CACHE_UNIFIED);
 	assert_true(c->size == 8u << 20);
 	assert_int_equal(c->ways, 16);
 	assert_int_equal(c->instances, 1);
@@ -346,8 +359,8 @@ static void test_leaf4_topology(void **state)
 	assert_false(info.topo.complete);
 	assert_int_equal(ct->cores, 4);
 	assert_int_equal(ct->threads, 8);
-	assert_int_equal(cache(ct, 2, TACHO_CACHE_UNIFIED)->instances, 4);
-	assert_int_equal(cache(ct, 3, TACHO_CACHE_UNIFIED)->instances, 1);
+	assert_int_equal(need(ct, 2, TACHO_CACHE_UNIFIED)->instances, 4);
+	assert_int_equal(need(ct, 3, TACHO_CACHE_UNIFIED)->instances, 1);
 	tacho_cpu_info_exit(&info);
 }
 
@@ -372,7 +385,7 @@ static void test_max_leaf(void **state)
 	for (unsigned i = 0; i < ct->ncaches; i++)
 		assert_int_equal(ct->caches[i].source, TACHO_SRC_LEAF_2);
 	assert_non_null(cache(ct, 2, TACHO_CACHE_UNIFIED));
-	assert_true(cache(ct, 2, TACHO_CACHE_UNIFIED)->size == 4u << 20);
+	assert_true(need(ct, 2, TACHO_CACHE_UNIFIED)->size == 4u << 20);
 	assert_int_equal(info.topo.source, TACHO_SRC_LEGACY);
 	tacho_cpu_info_exit(&info);
 }
@@ -411,8 +424,7 @@ static void test_amd_legacy(void **state)
 
 		DECODE(l, 1, &info);
 		ct = &info.core_types[0];
-		c = cache(ct, 1, TACHO_CACHE_DATA);
-		assert_non_null(c);
+		c = need(ct, 1, TACHO_CACHE_DATA);
 		assert_true(c->size == 64 * 1024);
 		assert_int_equal(c->ways, 2);
 		assert_int_equal(c->source, TACHO_SRC_AMD_80000005);
@@ -631,8 +643,8 @@ static void test_hybrid(void **state)
 	assert_string_equal(tacho_core_kind_name(info.core_types[2].kind), "low-power efficiency");
 	assert_null(cache(&info.core_types[2], 3, TACHO_CACHE_UNIFIED));
 	assert_non_null(cache(&info.core_types[1], 3, TACHO_CACHE_UNIFIED));
-	assert_int_equal(cache(&info.core_types[0], 1, TACHO_CACHE_DATA)->instances, 1);
-	assert_int_equal(cache(&info.core_types[1], 1, TACHO_CACHE_DATA)->instances, 2);
+	assert_int_equal(need(&info.core_types[0], 1, TACHO_CACHE_DATA)->instances, 1);
+	assert_int_equal(need(&info.core_types[1], 1, TACHO_CACHE_DATA)->instances, 2);
 	assert_int_equal(info.topo.cores_per_package, 4);
 	assert_int_equal(info.topo.logical_per_package, 5);
 	assert_int_equal(info.cpus[4].core_type, 2);
