@@ -177,7 +177,10 @@ static void print_table(struct stat_cli *c, const struct tacho_stat *s, char *co
 		struct tc_sb sb = TC_SB_INIT;
 		for (size_t i = 0; argv[i]; i++)
 			tc_sb_addf(&sb, "%s%s", i ? " " : "", argv[i]);
-		snprintf(who, sizeof(who), "'%s'", sb.buf ? sb.buf : "");
+		if (target[0])
+			snprintf(who, sizeof(who), "%s while '%s' ran", target, sb.buf ? sb.buf : "");
+		else
+			snprintf(who, sizeof(who), "'%s'", sb.buf ? sb.buf : "");
 		tc_sb_exit(&sb);
 	} else {
 		snprintf(who, sizeof(who), "%s", target);
@@ -279,10 +282,12 @@ static void print_table(struct stat_cli *c, const struct tacho_stat *s, char *co
 		fprintf(c->out, "  %.6f seconds wall time%s\n", tacho_stat_wall_s(s),
 			reps > 1 ? " (mean of a run)" : "");
 	if (ex && (ex->signal || ex->code))
-		fprintf(c->out, "  the program %s\n",
+		fprintf(c->out, "  the program: %s\n",
 			tacho_exit_describe(ex, b6, sizeof(b6)));
-	if (tacho_stat_interrupted(s))
+	if (tacho_stat_interrupted(s) && c->repeat > 1)
 		fprintf(c->out, "  stopped early: %u of %u repetitions\n", reps, c->repeat);
+	else if (tacho_stat_interrupted(s) && !ex)
+		fprintf(c->out, "  stopped by a signal\n");
 	fprintf(c->out, "\n");
 }
 

@@ -503,6 +503,42 @@ static void test_pid_target(void **state)
 	th_run_free(&r);
 }
 
+/* A SIGINT sent to tacho (as `kill -INT` does) reaches the program; tacho still prints
+ * what it counted and exits as the program did: 128 + 2. */
+static void test_interrupt(void **state)
+{
+	int pe[2], st;
+	char buf[8192];
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+	(void)state;
+
+	assert_int_equal(pipe(pe), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(pe[1], 2);
+		close(pe[0]);
+		execl(th_tacho_bin(), th_tacho_bin(), "stat", "-e", "page-faults", "--", helper,
+		      "sleep", "10000", (char *)NULL);
+		_exit(127);
+	}
+	close(pe[1]);
+	usleep(300 * 1000);
+	assert_int_equal(kill(pid, SIGINT), 0);
+	while ((n = read(pe[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(pe[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	assert_contains(buf, "page-faults");
+	assert_contains(buf, "killed by signal 2");
+	assert_not_contains(buf, "<not counted>");
+}
+
 static void test_default_and_all(void **state)
 {
 	struct th_run r;
@@ -624,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_output_file),
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_pid_target),
+		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_default_and_all),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help),
