@@ -426,7 +426,8 @@ static int cmd_list_fn(int argc, char **argv)
 	const char *bad;
 	int opt, r, badlen, ret = EXIT_OK;
 
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	opterr = 0;     /* cli_bad_option says it once, with the usage */
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			if (parse_sources(optarg, &mask, &bad, &badlen))

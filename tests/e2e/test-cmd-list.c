@@ -1,0 +1,286 @@
+/* test-cmd-list.c - `tacho list`: groups, filters, JSON, probes that agree with what
+ * this machine can open (software events and breakpoints always; hardware events only
+ * where a core PMU exists), and usage errors. */
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+
+static bool have_core_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+
+static bool have_tracefs(void)
+{
+	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write/id", R_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write/id", R_OK) == 0;
+}
+
+/* The line of out that starts (after indentation) with name followed by a space. */
+static const char *line_of(const char *out, const char *name, char *buf, size_t size)
+{
+	const char *p = out;
+	size_t n = strlen(name);
+
+	while (p && *p) {
+		const char *s = p, *e = strchr(p, '\n');
+		while (*s == ' ')
+			s++;
+		if (strncmp(s, name, n) == 0 && s[n] == ' ') {
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			snprintf(buf, size, "%.*s", (int)len, p);
+			return buf;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	fail_msg("no line for '%s' in:\n%s", name, out);
+	return NULL;
+}
+
+static void test_help(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "list", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho list [<pattern>]");
+	assert_contains(r.out, "tracepoint");
+	th_run_free(&r);
+}
+
+static void test_software_and_breakpoints_open(void **state)
+{
+	struct th_run r;
+	char buf[512];
+	(void)state;
+
+	th_tacho(&r, "list", "--source", "software,breakpoint", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "software events (kernel):");
+	assert_contains(r.out, "hardware breakpoints:");
+	assert_not_contains(r.out, "generic hardware");
+	/* DESIGN.md section 4: these count here, so they must open */
+	assert_contains(line_of(r.out, "task-clock", buf, sizeof(buf)), " yes ");
+	assert_contains(line_of(r.out, "page-faults", buf, sizeof(buf)), "(faults)");
+	assert_contains(line_of(r.out, "page-faults", buf, sizeof(buf)), " yes ");
+	assert_contains(line_of(r.out, "context-switches", buf, sizeof(buf)), " yes ");
+	assert_contains(line_of(r.out, "mem:ADDR[/LEN][:rwx]", buf, sizeof(buf)), " yes ");
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+}
+
+static void test_hardware_rows(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	size_t hw = 0, cache = 0;
+	(void)state;
+
+	th_tacho(&r, "list", "--json", "--source", "hardware,cache", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_json_int(j, "version", 1);
+	assert_json_type(j, "events", TH_JSON_ARRAY);
+	for (size_t i = 0; i < th_json_get(j, "events")->n; i++) {
+		const struct th_json *e = th_json_get(j, "events")->items[i];
+		const struct th_json *src = th_json_get(e, "source");
+		const struct th_json *opens = th_json_get(e, "opens");
+
+		assert_non_null(src);
+		assert_non_null(opens);
+		hw += !strcmp(src->string, "hardware");
+		cache += !strcmp(src->string, "cache");
+		assert_int_equal(opens->type, TH_JSON_BOOL);
+		if (!opens->boolean) {
+			/* a refusal always says which errno and why */
+			assert_int_equal(th_json_get(e, "error")->type, TH_JSON_STRING);
+			assert_int_equal(th_json_get(e, "why")->type, TH_JSON_STRING);
+			assert_true(strlen(th_json_get(e, "why")->string) > 10);
+		}
+		if (!have_core_pmu() && opens->boolean)
+			fail_msg("'%s' opens on a machine without a core PMU",
+				 th_json_get(e, "name")->string);
+	}
+	/* ten generic hardware events; 32 cache events: L1-dcache, LLC, dTLB and node with
+	 * loads, stores, prefetches (x2 for misses), L1-icache loads and prefetches, iTLB
+	 * and branch loads */
+	assert_int_equal(hw, 10);
+	assert_int_equal(cache, 4 * 6 + 4 + 2 + 2);
+	assert_json_str(j, "events[0].name", "cycles");
+	assert_json_str(j, "events[0].aliases[0]", "cpu-cycles");
+	assert_json_str(j, "events[0].pmu", "cpu");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void test_pattern(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	/* a substring, case-insensitive, over names and aliases */
+	th_tacho(&r, "list", "--json", "PAGE-F", "--source", "software", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "events")->n, 1);
+	assert_json_str(j, "events[0].name", "page-faults");
+	assert_json_str(j, "events[0].source", "software");
+	assert_json_type(j, "events[0].opens", TH_JSON_BOOL);
+	assert_true(th_json_get(j, "events[0].opens")->boolean);
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "--json", "cs", "--source", "software", NULL);
+	j = assert_json(r.out);
+	/* "cs" is the alias of context-switches; no other software name contains it */
+	assert_int_equal(th_json_get(j, "events")->n, 1);
+	assert_json_str(j, "events[0].name", "context-switches");
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* a glob */
+	th_tacho(&r, "list", "--json", "*-clock", NULL);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "events")->n, 2);
+	assert_json_str(j, "events[0].name", "task-clock");
+	assert_json_str(j, "events[1].name", "cpu-clock");
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "no-such-event-anywhere", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "no event matches no-such-event-anywhere\n");
+	th_run_free(&r);
+}
+
+static void test_no_probe(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	th_tacho(&r, "list", "--json", "--no-probe", "--source", "software", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "events")->n, 11);
+	for (size_t i = 0; i < 11; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "events[%zu].opens", i);
+		assert_json_type(j, path, TH_JSON_NULL);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+static void test_tracepoints(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char buf[512];
+	(void)state;
+
+	if (!have_tracefs())
+		TEST_SKIP("no tracefs with syscalls:sys_enter_write mounted here");
+	/* a pattern that selects few: each is opened */
+	th_tacho(&r, "list", "--json", "syscalls:sys_enter_write*", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_true(th_json_get(j, "events")->n >= 1);
+	assert_json_str(j, "events[0].name", "syscalls:sys_enter_write");
+	assert_json_str(j, "events[0].pmu", "syscalls");
+	assert_json_type(j, "events[0].opens", TH_JSON_BOOL);
+	assert_json_type(j, "tracepoint_probed_for_all", TH_JSON_NULL);
+	if (geteuid() == 0)
+		assert_true(th_json_get(j, "events[0].opens")->boolean);
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* no pattern: one line per subsystem, one tracepoint opened for all */
+	th_tacho(&r, "list", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "tracepoints (tracefs):");
+	assert_contains(line_of(r.out, "syscalls:*", buf, sizeof(buf)), " tracepoints");
+	assert_contains(r.out, "opened one, ");
+	assert_not_contains(r.out, "syscalls:sys_enter_write ");
+	th_run_free(&r);
+}
+
+static void test_every_group_in_order(void **state)
+{
+	struct th_run r;
+	const char *hw, *cache, *sw, *raw, *pmu, *bp;
+	(void)state;
+
+	th_tacho(&r, "list", NULL);
+	assert_int_equal(r.status, 0);
+	hw = strstr(r.out, "generic hardware events (kernel):");
+	cache = strstr(r.out, "generic cache events (kernel):");
+	sw = strstr(r.out, "software events (kernel):");
+	raw = strstr(r.out, "raw events:");
+	pmu = strstr(r.out, "other PMUs (/sys/bus/event_source/devices):");
+	bp = strstr(r.out, "hardware breakpoints:");
+	assert_non_null(hw);
+	assert_non_null(cache);
+	assert_non_null(sw);
+	assert_non_null(raw);
+	assert_non_null(pmu);
+	assert_non_null(bp);
+	assert_true(hw < cache && cache < sw && sw < raw && raw < pmu && pmu < bp);
+	if (!have_core_pmu())
+		/* the note under the hardware group says why they do not open */
+		assert_contains(r.out, "    ENOENT: ");
+	th_run_free(&r);
+}
+
+static void test_usage_errors(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "list", "--source", "bogus", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "tacho list: unknown source 'bogus'");
+	assert_contains(r.err, "usage: tacho list");
+	assert_string_equal(r.out, "");
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "--source", "software,", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "unknown source ''");
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "a", "b", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "one pattern at most, not 'b'");
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "--frob", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "unknown option or missing value: '--frob'");
+	assert_int_equal(th_count_lines(r.err), 2);
+	th_run_free(&r);
+
+	th_tacho(&r, "list", "--source", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_software_and_breakpoints_open),
+		cmocka_unit_test(test_hardware_rows),
+		cmocka_unit_test(test_pattern),
+		cmocka_unit_test(test_no_probe),
+		cmocka_unit_test(test_tracepoints),
+		cmocka_unit_test(test_every_group_in_order),
+		cmocka_unit_test(test_usage_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
