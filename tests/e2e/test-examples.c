@@ -1,0 +1,207 @@
+/* test-examples.c - the example programs, run as a user would run them: the array walk
+ * (page faults counted exactly inside its regions, alone and under `tacho stat`) and the
+ * word count (the same counts as wc(1), and a cost per byte). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "tacho.h"
+
+static char json[256], bin_walk[512], bin_wc[512];
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static void set_env(const char *events, const char *output)
+{
+	if (events)
+		setenv("TACHO_EVENTS", events, 1);
+	else
+		unsetenv("TACHO_EVENTS");
+	if (output)
+		setenv("TACHO_OUTPUT", output, 1);
+	else
+		unsetenv("TACHO_OUTPUT");
+}
+
+/* The region's block of the JSON, from its name to the end of its "events" object. */
+static char *region_block(const char *doc, const char *name)
+{
+	char key[128];
+	snprintf(key, sizeof(key), "\"name\": \"%s\"", name);
+	const char *p = strstr(doc, key);
+	if (!p)
+		fail_msg("region %s not in:\n%s", name, doc);
+	const char *e = strchr(p, '}');
+	return strndup(p, e ? (size_t)(e - p + 1) : strlen(p));
+}
+
+/* 1,000,000 ints are 4,000,000 bytes: 977 pages of 4 KiB. */
+static void check_walk_json(const char *doc)
+{
+	char *pre = region_block(doc, "pretouch"), *walk = region_block(doc, "walk");
+	long psz = sysconf(_SC_PAGESIZE);
+	char want[64];
+
+	snprintf(want, sizeof(want), "\"page-faults\": %ld", (4000000 + psz - 1) / psz);
+	assert_contains(pre, "\"calls\": 1");
+	assert_contains(pre, want);
+	assert_contains(walk, "\"page-faults\": 0");
+	free(pre);
+	free(walk);
+}
+
+static void test_array_walk_default(void **state)
+{
+	struct th_run r;
+	char *argv[] = { bin_walk, (char *)"1000000", NULL };
+	(void)state;
+
+	set_env(NULL, NULL);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "array-walk: 1000000 ints");
+	assert_contains(r.out, "walk");
+	/* the report at exit, on stderr */
+	assert_contains(r.err, "tacho regions");
+	assert_contains(r.err, "pretouch");
+	th_run_free(&r);
+}
+
+static void test_array_walk_exact(void **state)
+{
+	struct th_run r;
+	char *argv[] = { bin_walk, (char *)"1000000", NULL };
+	(void)state;
+
+	set_env("page-faults", json);
+	unlink(json);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	char *doc = slurp(json);
+	assert_non_null(doc);
+	assert_contains(doc, "\"version\": 1");
+	check_walk_json(doc);
+	assert_string_equal(r.err, "");
+	free(doc);
+	th_run_free(&r);
+	unlink(json);
+}
+
+/* Under tacho stat, which counts the whole program with its own (inherited) counters:
+ * the regions' counts stay exact. */
+static void test_array_walk_under_stat(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	set_env("page-faults", json);
+	unlink(json);
+	th_tacho(&r, "stat", "-e", "page-faults", "--", bin_walk, "1000000", NULL);
+	if (r.status != 0)
+		fail_msg("tacho stat failed (%d):\n%s", r.status, r.err);
+	assert_contains(r.err, "page-faults");
+	char *doc = slurp(json);
+	assert_non_null(doc);
+	check_walk_json(doc);
+	free(doc);
+	th_run_free(&r);
+	unlink(json);
+}
+
+static void test_array_walk_usage(void **state)
+{
+	struct th_run r;
+	char *argv[] = { bin_walk, (char *)"lots", NULL };
+	(void)state;
+
+	set_env(NULL, NULL);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "usage: array-walk");
+	th_run_free(&r);
+}
+
+static void test_wc_matches_coreutils(void **state)
+{
+	struct th_run r, w, c;
+	char path[256];
+	(void)state;
+
+	set_env(NULL, "/dev/null");
+	char *gen[] = { bin_wc, (char *)"--generate", (char *)"200000", (char *)"--emit", NULL };
+	th_runv(&r, NULL, gen);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(r.out_len, 200000);
+	snprintf(path, sizeof(path), "/tmp/tacho-test-wc-%d.txt", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(r.out, 1, r.out_len, f), r.out_len);
+	fclose(f);
+
+	char *core[] = { (char *)"wc", path, NULL };
+	th_runv(&w, NULL, core);
+	assert_int_equal(w.status, 0);
+	unsigned long l1, w1, b1, l2, w2, b2;
+	assert_int_equal(sscanf(w.out, "%lu %lu %lu", &l1, &w1, &b1), 3);
+
+	char *ours[] = { bin_wc, path, NULL };
+	th_runv(&c, NULL, ours);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(sscanf(c.out, "%lu %lu %lu", &l2, &w2, &b2), 3);
+	assert_int_equal(l1, l2);
+	assert_int_equal(w1, w2);
+	assert_int_equal(b1, b2);
+	assert_int_equal(b2, 200000);
+	assert_contains(c.out, "TSC ticks per byte");
+	assert_contains(c.out, "core cycles per byte");
+
+	/* stdin gives the same counts */
+	char *stdin_argv[] = { bin_wc, NULL };
+	struct th_run s;
+	th_runv(&s, r.out, stdin_argv);
+	assert_int_equal(s.status, 0);
+	unsigned long l3, w3, b3;
+	assert_int_equal(sscanf(s.out, "%lu %lu %lu", &l3, &w3, &b3), 3);
+	assert_true(l3 == l1 && w3 == w1 && b3 == b1);
+	th_run_free(&s);
+
+	unlink(path);
+	th_run_free(&r);
+	th_run_free(&w);
+	th_run_free(&c);
+}
+
+int main(void)
+{
+	snprintf(json, sizeof(json), "/tmp/tacho-test-examples-%d.json", (int)getpid());
+	snprintf(bin_walk, sizeof(bin_walk), "%s/examples/array-walk", th_build_dir());
+	snprintf(bin_wc, sizeof(bin_wc), "%s/examples/wc", th_build_dir());
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_array_walk_default),
+		cmocka_unit_test(test_array_walk_exact),
+		cmocka_unit_test(test_array_walk_under_stat),
+		cmocka_unit_test(test_array_walk_usage),
+		cmocka_unit_test(test_wc_matches_coreutils),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
