@@ -122,17 +122,22 @@ struct tacho_cpuid_regs {
 struct tacho_cpuid_dump;
 
 /* Reads the leaves of every online logical CPU of this machine (pinning the calling
- * thread to each in turn, or through /dev/cpu/N/cpuid). Returns 0 and a new dump in
- * *out, -TACHO_ENOTX86 off x86, or -errno. The caller frees it with
+ * thread to each in turn, or through /dev/cpu/N/cpuid for a CPU it may not run on),
+ * enumerating leaves and subleaves as `cpuid -r` does. A CPU reachable neither way is
+ * left out with a warning to the log. Returns 0 and a new dump in *out,
+ * -TACHO_ENOTX86 off x86, or -errno. The caller frees it with
  * tacho_cpuid_dump_free. Not thread-safe with respect to the calling thread's CPU
  * affinity, which it restores before returning. */
 TACHO_API int tacho_cpuid_dump_live(struct tacho_cpuid_dump **out);
 
 /* Parses a dump in any of the formats tacho reads (detected by content): `cpuid -r`
  * (Todd Allen's tool, also what `tacho cpu --raw` writes), libcpuid's raw format,
- * AIDA64's and InstLatx64's CPUID listings. `name` names the text in diagnostics
- * (a file name). Returns 0 and a new dump, or -TACHO_EPARSE / -TACHO_EEMPTY /
- * -TACHO_ETRUNC / -ENOMEM with *diag (if non-NULL) naming the line. Thread-safe. */
+ * AIDA64's and InstLatx64's CPUID listings (docs/lib-cpuid.md). text need not be
+ * NUL-terminated; a line of exactly 80 '-' ends it. `name` names the text in
+ * diagnostics (a file name). Returns 0 and a new dump, or -TACHO_EPARSE (a malformed
+ * data line) / -TACHO_ETRUNC (the text stops inside one) / -TACHO_EEMPTY (no leaf) /
+ * -TACHO_ENOTX86 (a libcpuid dump of an ARM CPU) / -ENOMEM, with *diag (if non-NULL)
+ * naming the line; *out is NULL then. Thread-safe. */
 TACHO_API int tacho_cpuid_dump_parse(const char *text, size_t len, const char *name,
 				     struct tacho_cpuid_dump **out, struct tacho_diag *diag);
 
