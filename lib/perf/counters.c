@@ -401,11 +401,11 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 		char why[512];
 		struct perf_event_attr a;
 
-		if (e->nopen)
-			nopen++;
-		else if (e->err == -ESRCH)
-			all_esrch++;
-		if (!e->nopen && e->err) {
+		if (!e->nopen && !e->err) {
+			/* a process target whose threads all ended */
+			e->err = -ESRCH;
+			e->why = tc_strdup("the target ended before its counters could open");
+		} else if (!e->nopen) {
 			if (!env_probed) {
 				tc_perf_env_probe(&env);
 				env_probed = true;
@@ -414,11 +414,11 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 			tc_perf_explain(&env, e->err, &a, NULL, e->err_flags, why, sizeof(why));
 			e->why = tc_strdup(why);
 			tc_log(TACHO_LOG_DEBUG, "cannot open '%s': %s", e->name, why);
-		} else if (!e->nopen) {
-			/* a process target whose threads all ended */
-			e->err = -ESRCH;
-			e->why = tc_strdup("the target ended before its counters could open");
 		}
+		if (e->nopen)
+			nopen++;
+		else if (e->err == -ESRCH)
+			all_esrch++;
 	}
 	if (n && !nopen && all_esrch == n) {
 		err = -ESRCH;

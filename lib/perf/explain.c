@@ -36,22 +36,12 @@ static bool path_exists(const char *p)
 /* Effective capabilities from /proc/self/status ("CapEff:\t000001ffffffffff"). */
 static int read_capeff(uint64_t *caps)
 {
-	char *text, *p;
+	char *text;
 	int err = tc_read_file("/proc/self/status", &text, NULL, 1 << 20);
 
 	if (err)
 		return err;
-	p = strstr(text, "\nCapEff:");
-	err = -TACHO_EPARSE;
-	if (p) {
-		p += strlen("\nCapEff:");
-		while (*p == ' ' || *p == '\t')
-			p++;
-		char *end = p;
-		while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f'))
-			end++;
-		err = tc_parse_hex_u64(p, (size_t)(end - p), caps);
-	}
+	err = tc_parse_capeff(text, caps);
 	free(text);
 	return err;
 }

@@ -33,18 +33,18 @@ struct probe {
 	struct tacho_cpu_info cpu;
 	struct tacho_check *out;
 	size_t max, n;
+	struct tacho_check sink;   /* where rows beyond max are written, then dropped */
 };
 
 static struct tacho_check *row(struct probe *p, const char *key, const char *title,
 			       enum tacho_check_state st)
 {
-	static struct tacho_check sink;
 	struct tacho_check *c;
 
 	if (p->n >= p->max) {
 		p->n++;
-		memset(&sink, 0, sizeof(sink));
-		return &sink;      /* counted, not stored: the caller learns it needs more */
+		memset(&p->sink, 0, sizeof(p->sink));
+		return &p->sink;   /* counted, not stored: the caller learns it needs more */
 	}
 	c = &p->out[p->n++];
 	memset(c, 0, sizeof(*c));
@@ -257,19 +257,13 @@ static void check_open(struct probe *p, const char *key, const char *title,
 /* The mount point of tracefs from /proc/mounts, or "". */
 static void tracefs_mount(char *buf, size_t size)
 {
-	char *text, *line, *save = NULL;
+	char *text;
 
 	buf[0] = '\0';
 	if (tc_read_file("/proc/mounts", &text, NULL, 4 << 20))
 		return;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], dir[512], type[64];
-		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "tracefs")) {
-			snprintf(buf, size, "%s", dir);
-			break;
-		}
-	}
+	if (tc_mounts_find(text, "tracefs", buf, size))
+		buf[0] = '\0';
 	free(text);
 }
 
@@ -438,21 +432,6 @@ static void check_sysctl_info(struct probe *p)
 	}
 }
 
-static bool cpuinfo_flag(const char *text, const char *flag)
-{
-	const char *f = text ? strstr(text, "\nflags") : NULL;
-	const char *end;
-	size_t n = strlen(flag);
-
-	if (!f)
-		return false;
-	end = strchr(f + 1, '\n');
-	for (const char *s = strstr(f, flag); s && (!end || s < end); s = strstr(s + 1, flag))
-		if (s[-1] == ' ' && (s[n] == ' ' || s[n] == '\n' || s[n] == '\0'))
-			return true;
-	return false;
-}
-
 static void check_tsc(struct probe *p)
 {
 	struct tacho_tsc_info t;
@@ -462,8 +441,8 @@ static void check_tsc(struct probe *p)
 	char cur[64] = "", avail[256] = "";
 
 	tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 16 << 20);
-	constant = cpuinfo_flag(cpuinfo, "constant_tsc");
-	nonstop = cpuinfo_flag(cpuinfo, "nonstop_tsc");
+	constant = tc_cpuinfo_has_flag(cpuinfo, "constant_tsc");
+	nonstop = tc_cpuinfo_has_flag(cpuinfo, "nonstop_tsc");
 	free(cpuinfo);
 	if (tacho_tsc_info(&t) == -TACHO_ENOTX86) {
 		c = row(p, "tsc", "time-stamp counter", TACHO_CHECK_INFO);

@@ -64,4 +64,13 @@ bool tc_counters_group_read(const struct tacho_counters *c);
 /* The online CPUs (/sys/devices/system/cpu/online). 0 or -errno; free(*out). */
 int tc_online_cpus(int **out, size_t *n);
 
+/* --- procfs.c: pure parsers of procfs text (tested and fuzzed on any input) --- */
+/* CapEff of /proc/self/status. 0, -TACHO_ENODATA (no such line), -TACHO_EPARSE. */
+int tc_parse_capeff(const char *status, uint64_t *caps);
+/* The mount point of the first file system of type fstype in /proc/mounts text, octal
+ * escapes undone, cut to size. 0 or -ENOENT. */
+int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size);
+/* Whether the first "flags" line of /proc/cpuinfo text lists flag (a whole word). */
+bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag);
+
 #endif

@@ -1,0 +1,115 @@
+/* procfs.c - the few lines of procfs text the engine and the doctor need: effective
+ * capabilities, where a file system is mounted, a CPU flag. Pure functions of the text,
+ * so that they can be tested and fuzzed on any input. */
+#include <errno.h>
+#include <string.h>
+
+#include "perf/perf.h"
+
+/* Finds the line that starts with key at the start of a line; returns what follows it,
+ * or NULL. */
+static const char *line_value(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n))
+			return p + n;
+	return NULL;
+}
+
+int tc_parse_capeff(const char *status, uint64_t *caps)
+{
+	const char *p = status ? line_value(status, "CapEff:") : NULL;
+	const char *end;
+
+	if (!p)
+		return -TACHO_ENODATA;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p;
+	while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') ||
+	       (*end >= 'A' && *end <= 'F'))
+		end++;
+	if (end == p || end - p > 16 || (*end && *end != '\n'))
+		return -TACHO_EPARSE;
+	return tc_parse_hex_u64(p, (size_t)(end - p), caps);
+}
+
+/* Copies a /proc/mounts field, undoing its octal escapes (\040 space, \011 tab, \012
+ * newline, \134 backslash). */
+static void unescape_field(const char *s, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len && o + 1 < size; i++) {
+		if (s[i] == '\\' && i + 3 < len &&
+		    s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
+		    s[i + 3] >= '0' && s[i + 3] <= '7') {
+			out[o++] = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	if (size)
+		out[o] = '\0';
+}
+
+int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size)
+{
+	size_t tl = strlen(fstype);
+	const char *line = mounts;
+
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		const char *f[3];
+		size_t fl[3];
+		const char *p = line;
+		int k;
+
+		if (!eol)
+			eol = line + strlen(line);
+		/* device, mount point, type: space-separated (spaces inside are \040) */
+		for (k = 0; k < 3; k++) {
+			while (p < eol && *p == ' ')
+				p++;
+			f[k] = p;
+			while (p < eol && *p != ' ')
+				p++;
+			fl[k] = (size_t)(p - f[k]);
+			if (!fl[k])
+				break;
+		}
+		if (k == 3 && fl[2] == tl && !strncmp(f[2], fstype, tl)) {
+			unescape_field(f[1], fl[1], dir, size);
+			return 0;
+		}
+		line = *eol ? eol + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag)
+{
+	const char *p = cpuinfo ? line_value(cpuinfo, "flags") : NULL;
+	size_t n = strlen(flag);
+
+	if (!p || !n)
+		return false;
+	p = strchr(p, ':');
+	if (!p)
+		return false;
+	p++;
+	while (*p && *p != '\n') {
+		const char *w;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		w = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		if ((size_t)(p - w) == n && !strncmp(w, flag, n))
+			return true;
+	}
+	return false;
+}
