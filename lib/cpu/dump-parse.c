@@ -144,6 +144,8 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 			return perr(ps, s, true, "%s: missing", what);
 		return perr(ps, s, false, "%s: expected a hex number", what);
 	}
+	if (s < ps->end && is_alnum(*s))
+		return perr(ps, s, false, "%s: bad hex digit '%c'", what, *s);
 	if (exact && n != exact) {
 		if (n < exact && s == ps->end)
 			return perr(ps, *p, true, "%s: %u hex digits where %u are expected", what,
@@ -153,8 +155,6 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 	}
 	if (n > max_digits || v > UINT32_MAX)
 		return perr(ps, *p, false, "%s: value too large", what);
-	if (s < ps->end && is_alnum(*s))
-		return perr(ps, s, false, "%s: bad hex digit '%c'", what, *s);
 	*out = (uint32_t)v;
 	*p = s;
 	return 0;

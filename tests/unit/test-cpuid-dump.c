@@ -391,7 +391,8 @@ static const struct bad_case {
 	{ "r: bad hex in leaf", "CPU 0:\n   0x0000000g 0x00: eax=0x0 ebx=0x0 ecx=0x0 edx=0x0\n", 0,
 	  -TACHO_EPARSE, 2, "bad hex digit 'g'" },
 	{ "r: bad hex in register", "CPU 0:\n" R0 "\n   0x00000001 0x00: eax=0x000306a9 "
-	  "ebx=0x0010080z ecx=0x7fbae3ff edx=0xbfebfbff\n", 0, -TACHO_EPARSE, 3, "ebx" },
+	  "ebx=0x0010080z ecx=0x7fbae3ff edx=0xbfebfbff\n", 0, -TACHO_EPARSE, 3,
+	  "ebx: bad hex digit 'z'" },
 	{ "r: register missing", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 "
 	  "ecx=0x6c65746e\n", 0, -TACHO_EPARSE, 2, "edx=0x" },
 	{ "r: register missing at the end", "CPU 0:\n   0x00000000 0x00: eax=0x0000000d "
@@ -416,7 +417,7 @@ static const struct bad_case {
 	  -TACHO_EPARSE, 2, "index" },
 	{ "lc: huge index", L0 "\next_cpuid[4294967296]=0 0 0 0\n", 0, -TACHO_EPARSE, 2, "index" },
 	{ "lc: bad hex", L0 "\nintel_fn4[0]=1c004121 01c0003f 0000003f 0000000q\n", 0,
-	  -TACHO_EPARSE, 2, "edx" },
+	  -TACHO_EPARSE, 2, "edx: bad hex digit 'q'" },
 	{ "lc: separator at the end", L0 "\n\n_________________ Logical CPU #1 _________________\n",
 	  0, -TACHO_ETRUNC, 3, "CPU header" },
 	{ "lc: arm", "_________________ Logical CPU #0 _________________\n"
