@@ -104,6 +104,7 @@ static void check_pmu(struct probe *p)
 	struct tacho_check *c;
 	char path[256], name[64] = "";
 	int err = try_open(&a);
+	size_t len;
 
 	if (p->env.core_pmu[0]) {
 		snprintf(path, sizeof(path), EVDEV "/%s/caps/pmu_name", p->env.core_pmu);
@@ -123,15 +124,18 @@ static void check_pmu(struct probe *p)
 		return;
 	}
 	setf(c->value, sizeof(c->value), "%s", p->env.core_pmu[0] ? p->env.core_pmu : "none");
-	tc_perf_explain(&p->env, err, &a, NULL, 0, c->text, sizeof(c->text));
+	/* the facts first, so that the sentence ends with what to do */
+	if (p->have_cpu)
+		setf(c->text, sizeof(c->text), "CPUID leaf 0xA: PMU version %u, %u general "
+		     "counters; ", p->cpu.pmu.version, p->cpu.pmu.gp_counters);
+	len = strlen(c->text);
+	tc_perf_explain(&p->env, err, &a, NULL, 0, c->text + len, sizeof(c->text) - len);
 	/* this is the page that sentence points to */
 	char *self = strstr(c->text, "; see 'tacho doctor'");
 	if (self)
 		memmove(self, self + strlen("; see 'tacho doctor'"),
 			strlen(self + strlen("; see 'tacho doctor'")) + 1);
-	if (p->have_cpu)
-		addf(c->text, sizeof(c->text), "; CPUID describes %u general counters, PMU "
-		     "version %u (leaf 0xA)", p->cpu.pmu.gp_counters, p->cpu.pmu.version);
+
 }
 
 static void check_counters(struct probe *p)
