@@ -17,18 +17,17 @@ __attribute__((noinline)) static void touch_pages(volatile char *p, long n, long
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, page = sysconf(_SC_PAGESIZE);
-	static char warm[1];
 	char *p;
 
-	p = mmap(NULL, (size_t)(n + 1) * (size_t)page, PROT_READ | PROT_WRITE,
+	p = mmap(NULL, (size_t)n * (size_t)page, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED || madvise(p, (size_t)(n + 1) * (size_t)page, MADV_NOHUGEPAGE) != 0) {
+	if (p == MAP_FAILED || madvise(p, (size_t)n * (size_t)page, MADV_NOHUGEPAGE) != 0) {
 		perror("sample-faults: mmap/madvise");
 		return 1;
 	}
-	/* fault in the function's code and the stack before the measured touches */
-	touch_pages(warm, 1, 0);
-	touch_pages(p + n * page, 1, page);
+	/* run the function once without touching anything, so that a fault on its code
+	 * page, if any, comes before and apart from the measured ones */
+	touch_pages(p, 0, page);
 	touch_pages(p, n, page);
 	printf("touched %ld pages\n", n);
 	return 0;

@@ -1,0 +1,623 @@
+/* test-cmd-record.c - tacho record and tacho report end to end, with exact answers:
+ * page-fault sampling (M pages, period N: M/N samples on the faulting line), data
+ * breakpoints (every sample on the storing line), tracepoints (one sample per call),
+ * cpu-clock (a 3:1 split), call chains, followed children, a killed recording, every
+ * truncation of a small file, corrupt files, programs that do not exist or crash. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "tacho.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tacho-test-record-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static const char *prog(const char *name)
+{
+	static char buf[4][1024];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/tests/progs/%s", th_build_dir(), name);
+	return buf[k];
+}
+
+/* The line of a source file that holds marker. */
+static int marker_line(const char *src, const char *marker)
+{
+	FILE *f = fopen(th_path(src), "r");
+	char line[512];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("no %s in %s", marker, src);
+	return 0;
+}
+
+/* A row of report --json whose symbol is sym (the first), or NULL. */
+static const struct th_json *row_of(const struct th_json *j, const char *sym)
+{
+	const struct th_json *rows = th_json_get(j, "rows");
+
+	assert_non_null(rows);
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct th_json *s = th_json_get(rows->items[i], "symbol");
+		if (s && s->string && !strcmp(s->string, sym))
+			return rows->items[i];
+	}
+	return NULL;
+}
+
+static size_t rows_named(const struct th_json *j, const char *sym)
+{
+	const struct th_json *rows = th_json_get(j, "rows");
+	size_t n = 0;
+
+	for (size_t i = 0; rows && i < rows->n; i++) {
+		const struct th_json *s = th_json_get(rows->items[i], "symbol");
+		n += s && s->string && !strcmp(s->string, sym);
+	}
+	return n;
+}
+
+static double num(const struct th_json *row, const char *key)
+{
+	const struct th_json *v = th_json_get(row, key);
+
+	assert_non_null(v);
+	assert_int_equal(v->type, TH_JSON_NUMBER);
+	return v->number;
+}
+
+/* Runs tacho record; skips the test with tacho's reason when the machine refuses the
+ * event (e.g. breakpoint registers taken). */
+static bool record(struct th_run *r, const char *out, const char *event, const char *period,
+		   char *const argv[])
+{
+	char *args[32];
+	int n = 0;
+
+	args[n++] = (char *)th_tacho_bin();
+	args[n++] = (char *)"record";
+	args[n++] = (char *)"-q";
+	args[n++] = (char *)"-o";
+	args[n++] = (char *)out;
+	if (event) {
+		args[n++] = (char *)"-e";
+		args[n++] = (char *)event;
+	}
+	if (period) {
+		args[n++] = (char *)"-c";
+		args[n++] = (char *)period;
+	}
+	args[n++] = (char *)"--";
+	for (int i = 0; argv[i] && n < 31; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	th_runv(r, NULL, args);
+	return !strstr(r->err, "cannot sample");
+}
+
+static struct th_json *report_json(const char *file, const char *sort)
+{
+	struct th_run r;
+	struct th_json *j;
+
+	th_tacho(&r, "report", "-i", file, "--json", "--sort", sort, NULL);
+	if (r.status != 0)
+		fail_msg("report failed (%d): %s", r.status, r.err);
+	j = assert_json(r.out);
+	th_run_free(&r);
+	return j;
+}
+
+static const struct {
+	const char *pages, *period;
+	int want;
+} fault_cases[] = {
+	{ "1000", "4", 250 },
+	{ "2000", "8", 250 },
+	{ "999", "3", 333 },
+	{ "64", "1", 64 },
+};
+
+static void test_page_faults_exact(void **state)
+{
+	int line = marker_line("tests/progs/sample-faults.c", "FAULT-LINE");
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fault_cases); i++) {
+		struct th_run r;
+		char *argv[] = { (char *)prog("sample-faults"), (char *)fault_cases[i].pages, NULL };
+		struct th_json *j;
+		const struct th_json *row;
+
+		if (!record(&r, tmp("faults.rec"), "page-faults", fault_cases[i].period, argv))
+			TEST_SKIP("%s", r.err);
+		if (r.status != 0)
+			fail_msg("case %zu: record exit %d: %s", i, r.status, r.err);
+		th_run_free(&r);
+		j = report_json(tmp("faults.rec"), "line");
+		row = row_of(j, "touch_pages");
+		if (!row)
+			fail_msg("case %zu: no row for touch_pages", i);
+		/* every fault of the function is on one line: one row, exactly M/N samples */
+		if (rows_named(j, "touch_pages") != 1 || num(row, "samples") != fault_cases[i].want ||
+		    num(row, "line") != line)
+			fail_msg("case %zu (%s pages, period %s): %zu rows, %g samples on line %g; "
+				 "want 1 row, %d samples on line %d", i, fault_cases[i].pages,
+				 fault_cases[i].period, rows_named(j, "touch_pages"), num(row, "samples"),
+				 num(row, "line"), fault_cases[i].want, line);
+		assert_json_type(j, "rows[0].file", TH_JSON_STRING);
+		th_json_free(j);
+	}
+}
+
+static void test_breakpoint_line(void **state)
+{
+	int line = marker_line("tests/progs/sample-bp.c", "STORE-LINE");
+	char *addr_argv[] = { (char *)prog("sample-bp"), (char *)"--addr", NULL };
+	char *argv[] = { (char *)prog("sample-bp"), (char *)"1000", NULL };
+	char event[64];
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *row;
+	(void)state;
+
+	th_runv(&r, NULL, addr_argv);
+	assert_int_equal(r.status, 0);
+	r.out[strcspn(r.out, "\n")] = 0;
+	snprintf(event, sizeof(event), "mem:%s:w", r.out);
+	th_run_free(&r);
+	if (!record(&r, tmp("bp.rec"), event, "1", argv))
+		TEST_SKIP("%s", r.err);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+
+	/* the CPU reports the instruction after the store; tacho puts every sample on
+	 * the storing line, and on one instruction */
+	j = report_json(tmp("bp.rec"), "line");
+	row = row_of(j, "store_loop");
+	assert_non_null(row);
+	assert_int_equal(rows_named(j, "store_loop"), 1);
+	assert_int_equal((int)num(row, "samples"), 1000);
+	assert_int_equal((int)num(row, "line"), line);
+	th_json_free(j);
+	j = report_json(tmp("bp.rec"), "address");
+	assert_int_equal(rows_named(j, "store_loop"), 1);
+	th_json_free(j);
+
+	/* the per-instruction view: the sampled instruction is on the storing line */
+	th_tacho(&r, "report", "-i", tmp("bp.rec"), "--annotate", "store_loop", NULL);
+	assert_int_equal(r.status, 0);
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "1000  ");
+		assert_contains(r.out, want);
+		snprintf(want, sizeof(want), "sample-bp.c:%d\n", line);
+		assert_contains(r.out, want);
+	}
+	th_run_free(&r);
+}
+
+static void test_tracepoint_exact(void **state)
+{
+	char *argv[] = { (char *)"dd", (char *)"if=/dev/zero", (char *)"of=/dev/null",
+			 (char *)"bs=1", (char *)"count=300", (char *)"status=none", NULL };
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	if (!record(&r, tmp("tp.rec"), "syscalls:sys_enter_write", "1", argv))
+		TEST_SKIP("%s", r.err);
+	if (r.status != 0 && strstr(r.err, "tracepoint"))
+		TEST_SKIP("no tracepoints here: %s", r.err);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	j = report_json(tmp("tp.rec"), "symbol");
+	assert_json_int(j, "samples", 300);   /* one per write(2), and dd makes 300 */
+	assert_json_int(j, "lost", 0);
+	th_json_free(j);
+}
+
+static void test_cpu_clock_split(void **state)
+{
+	char *argv[] = { (char *)prog("sample-cpu"), (char *)"1000", NULL };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *h3, *h1;
+	double s3, s1, total, ns3 = 0, ns1 = 0, want, got;
+	(void)state;
+
+	/* the default event here is cpu-clock, every 1 ms of CPU time: about 1000
+	 * samples for one CPU-second. The program measures the CPU time each function
+	 * took (about 3:1): the samples must show the same split */
+	assert_true(record(&r, tmp("cpu.rec"), NULL, NULL, argv));
+	assert_int_equal(r.status, 0);
+	assert_int_equal(sscanf(r.out, "hot3 %lf ns, hot1 %lf ns", &ns3, &ns1), 2);
+	th_run_free(&r);
+	j = report_json(tmp("cpu.rec"), "symbol");
+	h3 = row_of(j, "hot3");
+	h1 = row_of(j, "hot1");
+	assert_non_null(h3);
+	assert_non_null(h1);
+	s3 = num(h3, "samples");
+	s1 = num(h1, "samples");
+	total = num(j, "samples");
+	want = ns3 / (ns3 + ns1);
+	got = s3 / (s3 + s1);
+	/* ~1000 samples: the binomial standard deviation of the share is ~1.4 points */
+	if (total < 500 || (s3 + s1) < 0.8 * total || got < want - 0.05 || got > want + 0.05)
+		fail_msg("hot3 %g, hot1 %g of %g samples (%.1f%%); the program measured %.1f%% "
+			 "of their CPU time in hot3", s3, s1, total, 100 * got, 100 * want);
+	th_json_free(j);
+}
+
+static void test_callchain_and_exports(void **state)
+{
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q", (char *)"-g",
+			 (char *)"-o", (char *)tmp("g.rec"), (char *)"--",
+			 (char *)prog("sample-cpu"), (char *)"300", NULL };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *m;
+	(void)state;
+
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+
+	/* every sample of the program has main on its stack */
+	th_tacho(&r, "report", "-i", tmp("g.rec"), "--children", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	m = row_of(j, "main");
+	assert_non_null(m);
+	if (num(m, "samples") < 0.95 * num(j, "samples"))
+		fail_msg("main on %g of %g stacks", num(m, "samples"), num(j, "samples"));
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "report", "-i", tmp("g.rec"), "--format", "folded", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, ";main;hot3 ");
+	assert_contains(r.out, "sample-cpu;");
+	th_run_free(&r);
+
+	th_tacho(&r, "report", "-i", tmp("g.rec"), "--format", "perf-script", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, " cpu-clock:\n\t");
+	assert_contains(r.out, " hot3+0x");
+	assert_contains(r.out, " main+0x");
+	th_run_free(&r);
+}
+
+static void test_children_followed(void **state)
+{
+	char *argv[] = { (char *)prog("sample-cpu"), (char *)"300", (char *)"fork", NULL };
+	struct th_run r;
+	char *p, first[32] = "";
+	bool two = false;
+	(void)state;
+
+	assert_true(record(&r, tmp("fork.rec"), NULL, NULL, argv));
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", tmp("fork.rec"), "--format", "perf-script", NULL);
+	assert_int_equal(r.status, 0);
+	/* headers: "sample-cpu PID/TID [CPU] ..." from both processes */
+	for (p = r.out; (p = strstr(p, "sample-cpu ")); p++) {
+		char pid[32];
+		if (p != r.out && p[-1] != '\n')
+			continue;
+		snprintf(pid, sizeof(pid), "%.*s", (int)strcspn(p + 11, "/"), p + 11);
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", pid);
+		else if (strcmp(first, pid))
+			two = true;
+	}
+	if (!two)
+		fail_msg("samples of one process only (%s)", first);
+	th_run_free(&r);
+}
+
+static void test_crash_and_missing(void **state)
+{
+	char *crash[] = { (char *)prog("sample-cpu"), (char *)"200", (char *)"crash", NULL };
+	char *missing[] = { (char *)"/nonexistent/tacho-no-such-program", NULL };
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	/* a program that dies of SIGSEGV: its status passes through, its samples stay */
+	record(&r, tmp("crash.rec"), NULL, NULL, crash);
+	assert_int_equal(r.status, 128 + SIGSEGV);
+	th_run_free(&r);
+	j = report_json(tmp("crash.rec"), "symbol");
+	assert_non_null(row_of(j, "hot3"));
+	if (num(j, "samples") < 100)
+		fail_msg("only %g samples of 200 ms", num(j, "samples"));
+	th_json_free(j);
+
+	record(&r, tmp("missing.rec"), NULL, NULL, missing);
+	assert_int_equal(r.status, 127);
+	assert_contains(r.err, "tacho: cannot run");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+}
+
+/* SIGKILL of tacho in the middle of a recording: what was written reads back. */
+static void test_killed_recording(void **state)
+{
+	const char *out = tmp("killed.rec");
+	struct timespec ts = { 0, 700 * 1000000L };
+	struct th_run r;
+	pid_t pid;
+	int status;
+	(void)state;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		execl(th_tacho_bin(), "tacho", "record", "-q", "-o", out, "--",
+		      prog("sample-cpu"), "5000", (char *)NULL);
+		_exit(126);
+	}
+	setpgid(pid, pid);
+	nanosleep(&ts, NULL);
+	/* tacho and its program at once: no chance to finish the file */
+	kill(-pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	assert_true(WIFSIGNALED(status));
+
+	th_tacho(&r, "report", "-i", out, "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "ends early");
+	{
+		struct th_json *j = assert_json(r.out);
+		/* written every 200 ms: at least the samples of the first flushes */
+		if (num(j, "samples") < 50)
+			fail_msg("%g samples after 700 ms", num(j, "samples"));
+		th_json_free(j);
+	}
+	th_run_free(&r);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Every prefix of a small recording loads (or fails cleanly inside the header), and
+ * the report command says so; flipped bytes are errors of one line. */
+static void test_truncations_and_corruption(void **state)
+{
+	char *argv[] = { (char *)prog("sample-faults"), (char *)"40", NULL };
+	const char *full = tmp("small.rec"), *cut = tmp("cut.rec");
+	struct th_run r;
+	char *data;
+	size_t len;
+	uint64_t prev = 0, all;
+	(void)state;
+
+	assert_true(record(&r, full, "page-faults", "4", argv));
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	{
+		FILE *f = fopen(full, "r");
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		len = (size_t)ftell(f);
+		rewind(f);
+		data = malloc(len);
+		assert_int_equal(fread(data, 1, len, f), len);
+		fclose(f);
+	}
+	{
+		struct tacho_profile *p;
+		struct tacho_profile_info in;
+		assert_int_equal(tacho_profile_load(full, &p, NULL), 0);
+		tacho_profile_info(p, &in);
+		all = in.samples;
+		assert_false(in.truncated);
+		tacho_profile_free(p);
+		assert_true(all >= 10);   /* 40 faults of touch_pages / 4, and others */
+	}
+	for (size_t n = 0; n <= len; n++) {
+		struct tacho_profile *p;
+		struct tacho_diag d;
+		struct tacho_profile_info in;
+		int err;
+
+		write_file(cut, data, n);
+		err = tacho_profile_load(cut, &p, &d);
+		if (n < 32) {
+			if (err != -TACHO_ETRUNC && err != -TACHO_ECORRUPT)
+				fail_msg("prefix %zu: %d", n, err);
+			continue;
+		}
+		if (err)
+			fail_msg("prefix %zu: %s", n, d.message);
+		tacho_profile_info(p, &in);
+		if (in.truncated != (n < len))
+			fail_msg("prefix %zu of %zu: truncated %d", n, len, in.truncated);
+		if (in.samples < prev)
+			fail_msg("prefix %zu: %llu samples after %llu", n, (unsigned long long)in.samples,
+				 (unsigned long long)prev);
+		prev = in.samples;
+		if (n % 997 == 0 || n + 1 >= len) {
+			struct tacho_profile_row *rows;
+			size_t nr;
+			assert_int_equal(tacho_profile_rows(p, TACHO_SORT_LINE, false, &rows, &nr), 0);
+			free(rows);
+		}
+		tacho_profile_free(p);
+	}
+	assert_int_equal(prev, all);
+
+	/* through the command: a cut file is a warning and exit 0 */
+	write_file(cut, data, len - 5);
+	th_tacho(&r, "report", "-i", cut, NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "tacho: warning: ");
+	assert_contains(r.err, "ends early");
+	th_run_free(&r);
+
+	/* a flipped byte in a record: one line, exit 1 */
+	data[len / 2] ^= 0x20;
+	write_file(cut, data, len);
+	th_tacho(&r, "report", "-i", cut, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "corrupt record at byte");
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_string_equal(r.out, "");
+	th_run_free(&r);
+
+	/* not a recording at all, and an empty file */
+	write_file(cut, "hello, world\n", 13);
+	th_tacho(&r, "report", "-i", cut, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "not a tacho recording");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	write_file(cut, "", 0);
+	th_tacho(&r, "report", "-i", cut, NULL);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", tmp("does-not-exist.rec"), NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "No such file");
+	th_run_free(&r);
+	free(data);
+}
+
+static void test_json_contract(void **state)
+{
+	char *argv[] = { (char *)prog("sample-faults"), (char *)"100", NULL };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *rows;
+	(void)state;
+
+	assert_true(record(&r, tmp("contract.rec"), "page-faults", "10", argv));
+	th_run_free(&r);
+	j = report_json(tmp("contract.rec"), "symbol");
+	assert_int_equal(j->n, 4);
+	assert_json_int(j, "version", 1);
+	assert_json_type(j, "samples", TH_JSON_NUMBER);
+	assert_json_int(j, "lost", 0);
+	rows = th_json_get(j, "rows");
+	assert_non_null(rows);
+	assert_true(rows->n >= 1);
+	for (size_t i = 0; i < rows->n; i++) {
+		assert_int_equal(rows->items[i]->n, 4);
+		assert_json_type(rows->items[i], "symbol", TH_JSON_STRING);
+		assert_json_type(rows->items[i], "dso", TH_JSON_STRING);
+		assert_json_type(rows->items[i], "samples", TH_JSON_NUMBER);
+		assert_json_type(rows->items[i], "percent", TH_JSON_NUMBER);
+	}
+	th_json_free(j);
+	j = report_json(tmp("contract.rec"), "line");
+	rows = th_json_get(j, "rows");
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct th_json *line = th_json_get(rows->items[i], "line");
+		assert_non_null(line);
+		assert_true(line->integer);
+		assert_non_null(th_json_get(rows->items[i], "file"));
+	}
+	th_json_free(j);
+}
+
+static void test_usage(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "record", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "usage: tacho record");
+	th_run_free(&r);
+	th_tacho(&r, "record", "-c", "10", "-F", "100", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "record", "--frob", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "record", "-e", "no-such-event", "-o", tmp("x.rec"), "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "bad event");
+	th_run_free(&r);
+	th_tacho(&r, "report", "--sort", "color", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "report", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho report");
+	th_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_breakpoint_line),
+		cmocka_unit_test(test_tracepoint_exact),
+		cmocka_unit_test(test_cpu_clock_split),
+		cmocka_unit_test(test_callchain_and_exports),
+		cmocka_unit_test(test_children_followed),
+		cmocka_unit_test(test_crash_and_missing),
+		cmocka_unit_test(test_killed_recording),
+		cmocka_unit_test(test_truncations_and_corruption),
+		cmocka_unit_test(test_json_contract),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
