@@ -24,6 +24,7 @@ passed=0 failed=0 skipped=0
 failed_names=()
 start=$(date +%s)
 for b in "${builds[@]}"; do
+	case $b in /*) ab=$b ;; *) ab=$src/$b ;; esac
 	logs=$b/test-logs
 	mkdir -p "$logs"
 	for t in "$b"/tests/unit/* "$b"/tests/e2e/*; do
@@ -32,7 +33,7 @@ for b in "${builds[@]}"; do
 		name=$(basename "$t")
 		log=$logs/$name.log
 		t0=$EPOCHREALTIME
-		TACHO_BIN=$src/$b/tacho TACHO_BUILD=$src/$b TACHO_SRC=$src TACHO_SHARED=$shared \
+		TACHO_BIN=$ab/tacho TACHO_BUILD=$ab TACHO_SRC=$src TACHO_SHARED=$shared \
 			ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 			UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 			timeout 300 "$t" >"$log" 2>&1
