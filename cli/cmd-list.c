@@ -245,7 +245,7 @@ static void print_notes(const struct list_ctx *c, size_t from, size_t to)
 static void add_subsystem_row(struct tc_table *t, const struct list_ctx *c, size_t from, size_t to)
 {
 	size_t ok = 0, probed = 0;
-	char name[300], n1[32], st[64];
+	char name[300], n1[48], st[64];
 
 	for (size_t i = from; i < to; i++) {
 		probed += c->rows[i].probed;
