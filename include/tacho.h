@@ -1214,10 +1214,13 @@ enum tacho_tsc_source {
 				       (time_mult, time_shift; cap_user_time) */
 	TACHO_TSC_FREQ_CPUID_16,    /* CPUID 16h EAX: the nominal base MHz alone */
 	TACHO_TSC_FREQ_CALIBRATED,  /* measured against CLOCK_MONOTONIC_RAW */
+	TACHO_TSC_FREQ_CPUID_15_TABLE, /* CPUID 15h ratio, the crystal from the SDM's table
+					  (15h ECX = 0 on those parts); as trusted as 15h */
 };
 
-/* A short name for a source: "cpuid-15h", "cpuid-15h+16h", "hypervisor", "kernel",
- * "cpuid-16h", "calibrated", "unknown". Never NULL. Thread-safe. */
+/* A short name for a source: "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h",
+ * "hypervisor", "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL.
+ * Thread-safe. */
 TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
 /* What is known about this machine's TSC. */
@@ -1248,9 +1251,11 @@ struct tacho_tsc_info {
  * Thread-safe. */
 TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
 
-/* The TSC frequency in Hz that CPUID alone gives for the idx-th CPU of a dump (leaves
- * 15h, 16h, 4000_0010h, in that order of trust): a pure function, for dumps taken
- * elsewhere. Returns 0 and *hz, *src, or -TACHO_ENODATA when the dump does not say. */
+/* The TSC frequency in Hz that CPUID alone gives, for dumps taken elsewhere: leaf 15h
+ * (with the SDM's crystal table or 16h's base when 15h lacks the crystal), then the
+ * hypervisor's leaf 4000_0010h, then 16h's nominal base, as tacho_cpu_decode reads
+ * them from the first CPU of the dump (idx must be 0). Pure. Returns 0 and *hz, *src;
+ * -TACHO_ENODATA when the dump does not say; -EINVAL for another idx. */
 TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx,
 				   double *hz, enum tacho_tsc_source *src);
 

@@ -66,6 +66,7 @@ static const char *const source_names[] = {
 	[TACHO_TSC_FREQ_KERNEL] = "kernel",
 	[TACHO_TSC_FREQ_CPUID_16] = "cpuid-16h",
 	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
+	[TACHO_TSC_FREQ_CPUID_15_TABLE] = "cpuid-15h+sdm-table",
 };
 
 const char *tacho_tsc_source_name(enum tacho_tsc_source src)
@@ -86,41 +87,47 @@ double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, double *hz,
 			 enum tacho_tsc_source *src)
 {
-	struct tacho_cpuid_regs r15, r16, rh;
-	bool have15, have16;
+	struct tacho_cpu_info ci;
+	struct tacho_cpuid_regs rh;
+	int err;
 
-	/* SDM Vol. 3B 19.7.3 (Determining the Processor Base Frequency) and CPUID leaf
-	 * 15h: TSC Hz = ECX (crystal Hz) * EBX / EAX; EBX = 0 means the ratio is not
-	 * enumerated. ECX = 0 (many client parts): the crystal is not enumerated; Linux
-	 * (native_calibrate_tsc) then takes it from leaf 16h's base MHz * EAX / EBX, which
-	 * makes the TSC the base frequency. */
-	have15 = tacho_cpuid_query(dump, idx, 0x15, 0, &r15) == 0 && r15.eax && r15.ebx;
-	have16 = tacho_cpuid_query(dump, idx, 0x16, 0, &r16) == 0 && (r16.eax & 0xffff);
-	if (have15 && r15.ecx) {
-		*hz = (double)r15.ecx * r15.ebx / r15.eax;
+	/* The decoder (lib/cpu/tsc.c) owns the rules of leaves 15h and 16h and the SDM's
+	 * table of crystal frequencies; it reads the first CPU of a dump. */
+	if (idx != 0)
+		return -EINVAL;
+	err = tacho_cpu_decode(dump, &ci);
+	if (err)
+		return err;
+	*hz = (double)ci.tsc.hz;
+	switch (ci.tsc.source) {
+	case TACHO_CPU_TSC_LEAF_15:
 		*src = TACHO_TSC_FREQ_CPUID_15;
-		return 0;
-	}
-	if (have15 && have16) {
-		double crystal = (double)(r16.eax & 0xffff) * 1e6 * r15.eax / r15.ebx;
-		*hz = crystal * r15.ebx / r15.eax;
+		break;
+	case TACHO_CPU_TSC_LEAF_15_TABLE:
+		*src = TACHO_TSC_FREQ_CPUID_15_TABLE;
+		break;
+	case TACHO_CPU_TSC_LEAF_15_16:
 		*src = TACHO_TSC_FREQ_CPUID_15_16;
-		return 0;
-	}
-	/* The hypervisor's timing leaf (VMware's convention, also offered by KVM with
-	 * the right options): EAX = TSC kHz. Only if the hypervisor range reaches it. */
-	if (tacho_cpuid_query(dump, idx, 0x40000000, 0, &rh) == 0 && rh.eax >= 0x40000010 &&
-	    tacho_cpuid_query(dump, idx, 0x40000010, 0, &rh) == 0 && rh.eax) {
-		*hz = (double)rh.eax * 1e3;
+		break;
+	case TACHO_CPU_TSC_HYPERVISOR:
 		*src = TACHO_TSC_FREQ_HYPERVISOR;
-		return 0;
-	}
-	if (have16) {
-		*hz = (double)(r16.eax & 0xffff) * 1e6;
+		break;
+	case TACHO_CPU_TSC_LEAF_16:
 		*src = TACHO_TSC_FREQ_CPUID_16;
-		return 0;
+		/* 16h is a nominal base frequency; a hypervisor that states the TSC rate
+		 * (VMware's leaf 4000_0010h EAX, kHz) is the better word */
+		if (tacho_cpuid_query(dump, 0, 0x40000000, 0, &rh) == 0 && rh.eax >= 0x40000010 &&
+		    tacho_cpuid_query(dump, 0, 0x40000010, 0, &rh) == 0 && rh.eax) {
+			*hz = (double)rh.eax * 1e3;
+			*src = TACHO_TSC_FREQ_HYPERVISOR;
+		}
+		break;
+	default:
+		*hz = 0;
+		break;
 	}
-	return -TACHO_ENODATA;
+	tacho_cpu_info_exit(&ci);
+	return *hz > 0 ? 0 : -TACHO_ENODATA;
 }
 
 /* Copies the few leaves the TSC needs into a small dump, so that the live path and
@@ -296,8 +303,8 @@ static void info_init(void)
 	 * kernel (which calibrated against a reference clock at boot, or took 15h
 	 * itself), 16h alone (a nominal base frequency, which the TSC matches on Intel
 	 * parts but is not defined to), and last our own 20 ms calibration. */
-	if (src == TACHO_TSC_FREQ_CPUID_15 || src == TACHO_TSC_FREQ_CPUID_15_16 ||
-	    src == TACHO_TSC_FREQ_HYPERVISOR) {
+	if (src == TACHO_TSC_FREQ_CPUID_15 || src == TACHO_TSC_FREQ_CPUID_15_TABLE ||
+	    src == TACHO_TSC_FREQ_CPUID_15_16 || src == TACHO_TSC_FREQ_HYPERVISOR) {
 		ti->hz = hz;
 		ti->source = src;
 	} else if (ti->kernel_hz > 0) {

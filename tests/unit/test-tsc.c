@@ -23,12 +23,17 @@ static const struct {
 	/* Skylake-SP style: crystal 25 MHz enumerated, ratio 168/2 -> 2.1 GHz */
 	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 168, 25000000 }, { 0x16, 2100 } }, 0, 2.1e9,
 	  TACHO_TSC_FREQ_CPUID_15 },
-	/* client part: 15h without the crystal, 16h base 3400 MHz, ratio 284/2 */
-	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 284, 0 }, { 0x16, 3400 } }, 0, 3.4e9,
+	/* client part: 15h without the crystal, 16h base 3400 MHz, ratio 284/2; the
+	 * crystal is a whole number of Hz (3400 MHz x 2 / 284 = 23943661), as in Linux */
+	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 284, 0 }, { 0x16, 3400 } }, 0, 3399999862.0,
 	  TACHO_TSC_FREQ_CPUID_15_16 },
 	/* 15h ratio not enumerated (EBX 0): 16h alone */
 	{ __LINE__, { { 0, 0x16 }, { 0x15, 2, 0, 24000000 }, { 0x16, 2600 } }, 0, 2.6e9,
 	  TACHO_TSC_FREQ_CPUID_16 },
+	/* Skylake client (Intel family 6 model 4Eh): 15h without the crystal, no 16h;
+	 * the SDM's table says 24 MHz -> 24 MHz x 216 / 2 */
+	{ __LINE__, { { 0, 0x15, 0x756e6547, 0x6c65746e, 0x49656e69 }, { 1, 0x000406e3 },
+		      { 0x15, 2, 216, 0 } }, 0, 2.592e9, TACHO_TSC_FREQ_CPUID_15_TABLE },
 	/* the hypervisor leaf beats 16h */
 	{ __LINE__, { { 0, 0x16 }, { 0x16, 2600 }, { 0x40000000, 0x40000010 },
 		      { 0x40000010, 2596134 } }, 0, 2596134e3, TACHO_TSC_FREQ_HYPERVISOR },
