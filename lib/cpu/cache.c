@@ -113,6 +113,13 @@ static const unsigned amd_assoc[16] = {
 	[0xf] = 0,
 };
 
+/* Intel's reading of the same field in 0x8000_0006 ECX (SDM Vol. 2A, CPUID 80000006H):
+ * 3, 5 and 9 are reserved and 7 means "see leaf 4" (all unknown here: 0). */
+static const unsigned intel_assoc[16] = {
+	[0x1] = 1, [0x2] = 2, [0x4] = 4, [0x6] = 8, [0x8] = 16, [0xa] = 32, [0xb] = 48,
+	[0xc] = 64, [0xd] = 96, [0xe] = 128,
+};
+
 unsigned tc_amd_ways(unsigned code)
 {
 	return code < 16 ? amd_assoc[code] : 0;
@@ -139,7 +146,8 @@ static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *
 	c->line_size = line;
 	if (amd_code) {
 		c->fully_assoc = assoc_code == 0xf;
-		c->ways = amd_assoc[assoc_code];
+		c->ways = info->vendor == TACHO_VENDOR_INTEL ? intel_assoc[assoc_code & 0xf]
+							     : amd_assoc[assoc_code & 0xf];
 		if (assoc_code == 7)
 			tc_cpu_note(info, "%s: L%u associativity code 7 is reserved",
 				    tacho_cpu_source_name(src), level);

@@ -595,6 +595,88 @@ static void test_tsc(void **state)
 	}
 }
 
+/* --- TLBs --- */
+
+static void test_tlbs(void **state)
+{
+	/* leaf 0x18: subleaf 0 (max subleaf 2) an ITLB 4K, 8-way x 32 sets; subleaf 1 a
+	 * null entry; subleaf 2 a fully associative store-only TLB for all page sizes */
+	static const struct leaf intel[] = {
+		INTEL(0x18), { ALL, 1, 0, 0x000906ea, 0, 0, 0 },
+		{ ALL, 2, 0, 0x00feff01, 0, 0, 0 },
+		{ ALL, 0x18, 0, 2, 0x00080001, 32, 0x00000022 },
+		{ ALL, 0x18, 1, 0, 0, 0, 0 },
+		{ ALL, 0x18, 2, 0, 0x0010000f, 1, 0x00004125 },
+	};
+	/* AMD: L1 2M/4M DTLB 64 entries fully associative (0xFF), L2 4K DTLB 2048
+	 * entries with code 6 (8 ways), 1 GiB L1 DTLB 64 entries fully (code 0xF) */
+	static const struct leaf amd[] = {
+		AMD(1), { ALL, 1, 0, 0x00a20f10, 0, 0, 0 },
+		{ ALL, 0x80000000, 0, 0x80000019, 0, 0, 0 },
+		{ ALL, 0x80000005, 0, 0xff400000, 0, 0, 0 },
+		{ ALL, 0x80000006, 0, 0, 0x68000000, 0, 0 },
+		{ ALL, 0x80000019, 0, 0xf0400000, 0, 0, 0 },
+	};
+	struct tacho_cpu_info info;
+	const struct tacho_cpu_core_type *ct;
+	(void)state;
+
+	DECODE(intel, 1, &info);
+	ct = &info.core_types[0];
+	assert_int_equal(ct->ntlbs, 2);
+	assert_int_equal(ct->tlbs[0].type, TACHO_TLB_INSTRUCTION);
+	assert_int_equal(ct->tlbs[0].level, 1);
+	assert_int_equal(ct->tlbs[0].page_sizes, TACHO_PAGE_4K);
+	assert_int_equal(ct->tlbs[0].ways, 8);
+	assert_int_equal(ct->tlbs[0].entries, 256);
+	assert_int_equal(ct->tlbs[0].source, TACHO_SRC_LEAF_18);
+	assert_int_equal(ct->tlbs[1].type, TACHO_TLB_STORE);
+	assert_true(ct->tlbs[1].fully_assoc);
+	assert_int_equal(ct->tlbs[1].entries, 16);
+	assert_int_equal(ct->tlbs[1].sharing, 2);
+	assert_int_equal(ct->tlbs[1].page_sizes, 0xf);
+	tacho_cpu_info_exit(&info);
+
+	DECODE(amd, 1, &info);
+	ct = &info.core_types[0];
+	assert_int_equal(ct->ntlbs, 3);
+	assert_int_equal(ct->tlbs[0].type, TACHO_TLB_DATA);
+	assert_int_equal(ct->tlbs[0].page_sizes, TACHO_PAGE_2M | TACHO_PAGE_4M);
+	assert_int_equal(ct->tlbs[0].entries, 64);
+	assert_true(ct->tlbs[0].fully_assoc);
+	assert_int_equal(ct->tlbs[1].level, 2);
+	assert_int_equal(ct->tlbs[1].entries, 2048);
+	assert_int_equal(ct->tlbs[1].ways, 8);
+	assert_int_equal(ct->tlbs[1].page_sizes, TACHO_PAGE_4K);
+	assert_int_equal(ct->tlbs[2].page_sizes, TACHO_PAGE_1G);
+	assert_true(ct->tlbs[2].fully_assoc);
+	assert_int_equal(ct->tlbs[2].source, TACHO_SRC_AMD_80000019);
+	tacho_cpu_info_exit(&info);
+}
+
+/* Intel's 0x8000_0006 ECX code 7 is "see leaf 4", AMD's 7 is reserved and 5 is 6 ways
+ * for AMD but reserved for Intel: both unknown (0 ways), the size still stands. */
+static void test_intel_80000006(void **state)
+{
+	static const struct leaf l[] = {
+		INTEL(2), { ALL, 1, 0, 0x000006f6, 0, 0, 0 },
+		{ ALL, 2, 0, 0x00002c01, 0, 0, 0 },                  /* L1d only */
+		{ ALL, 0x80000000, 0, 0x80000006, 0, 0, 0 },
+		{ ALL, 0x80000006, 0, 0, 0, 0x10005040, 0 },          /* 4 MiB, code 5 */
+	};
+	struct tacho_cpu_info info;
+	const struct tacho_cpu_cache *c;
+	(void)state;
+
+	DECODE(l, 1, &info);
+	c = need(&info.core_types[0], 2, TACHO_CACHE_UNIFIED);
+	assert_true(c->size == 4u << 20);
+	assert_int_equal(c->ways, 0);
+	assert_int_equal(c->line_size, 64);
+	assert_int_equal(c->source, TACHO_SRC_AMD_80000006);
+	tacho_cpu_info_exit(&info);
+}
+
 /* --- hybrid --- */
 
 static void test_hybrid(void **state)
@@ -743,6 +825,8 @@ int main(void)
 		cmocka_unit_test(test_amd_pmu),
 		cmocka_unit_test(test_leaf_a),
 		cmocka_unit_test(test_tsc),
+		cmocka_unit_test(test_tlbs),
+		cmocka_unit_test(test_intel_80000006),
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_names),
