@@ -50,6 +50,14 @@ bool tc_cpuid_leaf_indexed(uint32_t leaf);
  * compare the two. Same returns as tacho_cpuid_dump_live. */
 enum tc_live_method { TC_LIVE_AUTO, TC_LIVE_PIN, TC_LIVE_DEV };
 int tc_cpuid_dump_live_method(enum tc_live_method method, struct tacho_cpuid_dump **out);
+/* The enumeration of live.c (which leaves and subleaves `cpuid -r` reads) run on any
+ * source of CPUID answers: fn returns 0 and the registers of (leaf, subleaf), or a
+ * negative code that stops it. Records into CPU idx of d (not finished). Tests drive it
+ * with CPUs simulated from dumps. */
+typedef int tc_cpuid_read_fn(void *arg, uint32_t leaf, uint32_t subleaf,
+			     struct tacho_cpuid_regs *out);
+int tc_cpuid_enumerate(tc_cpuid_read_fn *fn, void *arg, struct tacho_cpuid_dump *d,
+		       unsigned idx);
 
 /* Executes CPUID on the calling CPU (x86 only; elsewhere returns false). */
 bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);

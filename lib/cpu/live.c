@@ -20,12 +20,16 @@
 
 struct reader {
 	int fd;        /* /dev/cpu/N/cpuid, or -1 to execute CPUID on the pinned CPU */
+	tc_cpuid_read_fn *fn;  /* or this, when set (tests: a CPU simulated from a dump) */
+	void *arg;
 	struct tacho_cpuid_dump *d;
 	unsigned idx;  /* CPU index in d */
 };
 
 static int cpuid_read(struct reader *r, uint32_t leaf, uint32_t sub, struct tacho_cpuid_regs *out)
 {
+	if (r->fn)
+		return r->fn(r->arg, leaf, sub, out);
 	if (r->fd >= 0) {
 		/* The cpuid driver takes the leaf in the low 32 bits of the file offset and
 		 * the subleaf in the high 32 (arch/x86/kernel/cpuid.c), 16 bytes per read. */
@@ -268,6 +272,16 @@ static int read_cpu(struct reader *r)
 		return err;
 	err = read_range(r, 0xc0000000u);
 	return err < 0 ? err : 0;
+}
+
+int tc_cpuid_enumerate(tc_cpuid_read_fn *fn, void *arg, struct tacho_cpuid_dump *d,
+		       unsigned idx)
+{
+	struct reader r = { .fd = -1, .fn = fn, .arg = arg, .d = d, .idx = idx };
+
+	if (idx >= d->ncpus)
+		return -EINVAL;
+	return read_cpu(&r);
 }
 
 /* "0-3,5,7-8" (Documentation/ABI/testing/sysfs-devices-system-cpu, cpulist format). */

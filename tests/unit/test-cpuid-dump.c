@@ -551,8 +551,11 @@ static void test_load_errors(void **state)
 /* --- the whole corpus --- */
 
 struct walk {
-	unsigned files, xz, cpus, arm;
+	unsigned files, xz, cpus, arm, enumerated;
 };
+
+static void check_enumeration(const char *path, const struct tacho_cpuid_dump *src,
+			      unsigned *checked);
 
 static void walk_dir(const char *dir, bool arm, struct walk *w)
 {
@@ -594,6 +597,7 @@ static void walk_dir(const char *dir, bool arm, struct walk *w)
 				for (unsigned c = 0; c < tacho_cpuid_dump_ncpus(d); c++)
 					if (tacho_cpuid_query(d, c, 0, 0, &r) != 0)
 						fail_msg("%s: CPU %u has no leaf 0", path, c);
+				check_enumeration(path, d, &w->enumerated);
 				w->files++;
 				w->xz += name[len - 1] == 'z';
 				w->cpus += tacho_cpuid_dump_ncpus(d);
@@ -614,9 +618,169 @@ static void test_corpus(void **state)
 		TEST_SKIP("the libcpuid corpus is not at %s", th_path(CORPUS));
 	walk_dir(th_path(CORPUS), false, &w);
 	print_message("corpus: %u x86 dumps parsed (%u of them .xz), %u CPUs; %u ARM dumps "
-		      "refused\n", w.files, w.xz, w.cpus, w.arm);
+		      "refused; enumeration rules checked on %u\n", w.files, w.xz, w.cpus, w.arm,
+		      w.enumerated);
 	assert_true(w.files >= 480);
 	assert_true(w.arm >= 1);
+}
+
+/* --- the enumeration of live.c, on CPUs simulated from dumps --- */
+
+/* Answers CPUID as the CPU of a dump would: a stored leaf as stored; a leaf above its
+ * range's maximum (or of a range that does not exist) with the highest basic leaf, as
+ * Intel documents; any other leaf with zeros (a subleaf past the end of a list). */
+static int sim_read(void *arg, uint32_t leaf, uint32_t sub, struct tacho_cpuid_regs *out)
+{
+	const struct tacho_cpuid_dump *s = arg;
+	const struct tacho_cpuid_regs *l0 = tc_cpuid_raw(s, 0, 0, 0), *hi;
+
+	if (tacho_cpuid_query(s, 0, leaf, sub, out) == 0)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	if (!l0)
+		return 0;
+	if ((leaf < 0x40000000u && leaf <= l0->eax) ||
+	    tacho_cpuid_query(s, 0, leaf & (leaf >> 16 == 0x4000 ? 0xffffff00u : 0xffff0000u),
+			      0, out) == 0) {
+		memset(out, 0, sizeof(*out)); /* in range, not stored: zeros */
+		return 0;
+	}
+	hi = tc_cpuid_raw(s, 0, l0->eax, 0);
+	if (hi)
+		*out = *hi;
+	return 0;
+}
+
+static struct tacho_cpuid_dump *enumerate_sim(const struct tacho_cpuid_dump *src)
+{
+	struct tacho_cpuid_dump *d = tc_cpuid_dump_new();
+
+	assert_non_null(d);
+	assert_int_equal(tc_cpuid_dump_add_cpu(d, 0), 0);
+	assert_int_equal(tc_cpuid_enumerate(sim_read, (void *)src, d, 0), 0);
+	assert_int_equal(tc_cpuid_dump_finish(d), 0);
+	return d;
+}
+
+#define SIM(leaf, sub, a, b, c, e) \
+	"   0x" #leaf " 0x" #sub ": eax=0x" #a " ebx=0x" #b " ecx=0x" #c " edx=0x" #e "\n"
+
+/* Each leaf's subleaf rule (SDM vol. 2A CPUID; APM vol. 3 E.4), on a made-up CPU. */
+static void test_enumeration_rules(void **state)
+{
+	static const char cpu[] = "CPU 0:\n"
+		SIM(00000000, 00, 00000023, 756e6547, 6c65746e, 49656e69)
+		SIM(00000001, 00, 000b0671, 00800800, 7ffafbff, bfebfbff)
+		SIM(00000004, 00, 00000121, 01c0003f, 0000003f, 00000000)
+		SIM(00000004, 01, 00000122, 01c0003f, 0000003f, 00000000)
+		SIM(00000004, 02, 00000143, 03c0003f, 000007ff, 00000000)
+		SIM(00000007, 00, 00000002, 00000001, 00000000, 00000000)
+		SIM(00000007, 01, 00000010, 00000000, 00000000, 00000000)
+		SIM(00000007, 02, 00000000, 00000000, 00000000, 00000010)
+		SIM(0000000b, 00, 00000001, 00000002, 00000100, 00000000)
+		SIM(0000000b, 01, 00000004, 00000008, 00000201, 00000000)
+		SIM(0000000d, 00, 00000207, 00000a88, 00000a88, 00000000)
+		SIM(0000000d, 01, 0000000f, 00000a88, 00001800, 00000000)
+		SIM(0000000d, 02, 00000100, 00000240, 00000000, 00000000)
+		SIM(0000000d, 09, 00000008, 00000a80, 00000000, 00000000)
+		SIM(0000000d, 0b, 00000010, 00000000, 00000001, 00000000)
+		SIM(0000000d, 0c, 00000018, 00000000, 00000001, 00000000)
+		SIM(00000010, 00, 00000000, 00000002, 00000000, 00000000)
+		SIM(00000010, 01, 0000000a, 00000000, 00000004, 0000000f)
+		SIM(00000012, 02, 40000001, 00000000, 00c00001, 00000000)
+		SIM(00000023, 00, 0000000b, 00000000, 00000000, 00000000)
+		SIM(00000023, 01, 000000ff, 00000003, 00000000, 00000000)
+		SIM(00000023, 03, 00000003, 00000000, 00000000, 00000000)
+		SIM(40000000, 00, 40000001, 7263694d, 666f736f, 76482074)
+		SIM(40000001, 00, 31237648, 00000000, 00000000, 00000000)
+		SIM(80000000, 00, 8000001d, 00000000, 00000000, 00000000)
+		SIM(8000001d, 00, 00000121, 01c0003f, 0000003f, 00000000)
+		SIM(c0000000, 00, c0000001, 00000000, 00000000, 00000000)
+		SIM(c0000001, 00, 00000000, 00000000, 00000000, 1ec33dfc);
+	static const struct {
+		uint32_t leaf, sub;
+		bool present;
+	} want[] = {
+		{ 4, 2, true }, { 4, 3, true },   /* the cache list's end (type 0) is kept */
+		{ 4, 4, false },
+		{ 7, 2, true }, { 7, 3, false },  /* 0 to sub 0's EAX */
+		{ 0xb, 2, true }, { 0xb, 3, false }, /* the level list's end is kept */
+		{ 0xd, 2, true }, { 0xd, 3, false }, { 0xd, 9, true }, { 0xd, 10, false },
+		{ 0xd, 11, true }, { 0xd, 12, true }, { 0xd, 13, false }, /* XCR0 | XSS bits */
+		{ 0xf, 1, false },                /* sub 0 EDX[1] clear */
+		{ 0x10, 1, true }, { 0x10, 2, false }, /* sub 0 EBX bit 1 only */
+		{ 0x12, 1, true }, { 0x12, 2, true }, { 0x12, 3, true }, { 0x12, 4, false },
+		{ 0x1b, 1, true }, { 0x1b, 2, false },
+		{ 0x1f, 0, true }, { 0x1f, 1, false },
+		{ 0x23, 1, true }, { 0x23, 2, false }, { 0x23, 3, true }, /* EAX is a bit map */
+		{ 0x20000000, 0, true },          /* probes are recorded */
+		{ 0x40000001, 0, true }, { 0x40000100, 0, true }, { 0x40000101, 0, false },
+		{ 0x8000001d, 0, true }, { 0x8000001d, 1, false }, /* its end is not kept */
+		{ 0x8000001e, 0, false },
+		{ 0x80860000, 0, true }, { 0x80860001, 0, false },
+		{ 0xc0000001, 0, true }, { 0xc0000002, 0, false },
+	};
+	struct tacho_cpuid_dump *src, *d;
+	struct tacho_cpuid_regs r;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_parse(cpu, strlen(cpu), "sim", &src, NULL), 0);
+	d = enumerate_sim(src);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		if ((tc_cpuid_raw(d, 0, want[i].leaf, want[i].sub) != NULL) != want[i].present)
+			fail_msg("leaf %#x.%u: %s, want %s", want[i].leaf, want[i].sub,
+				 want[i].present ? "missing" : "read", want[i].present ? "read" : "not");
+	CHECK(d, 0, 0xd, 12, 0x18, 0, 1, 0);
+	CHECK(d, 0, 0xc0000001, 0, 0, 0, 0, 0x1ec33dfc);
+	/* the 0x8086_0000 probe got leaf 0x23's answer: recorded, refused by the query */
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80860000, 0, &r), -TACHO_ENODATA);
+	round_trip(d, "simulated");
+	tacho_cpuid_dump_free(d);
+	tacho_cpuid_dump_free(src);
+}
+
+/* A leaf the dump lists but whose values say nothing: zeros, or an invalid level of
+ * 0xB/0x1F (EAX = EBX = 0, level type 0: only the echoed index and the x2APIC ID), as
+ * libcpuid's fixed-size arrays pad them. */
+static bool says_nothing(const struct tc_cpuid_leaf *l)
+{
+	if (!(l->r.eax | l->r.ebx | l->r.ecx | l->r.edx))
+		return true;
+	return (l->leaf == 0xb || l->leaf == 0x1f) && !l->r.eax && !l->r.ebx &&
+	       !(l->r.ecx >> 8 & 0xff);
+}
+
+/* The enumeration run on CPU 0 of every corpus dump finds every leaf the dump's tool
+ * listed with something in it (within the maximum leaves), with the same value, and
+ * reads no leaf with something in it that the tool did not list: the subleaf rules
+ * agree with AIDA64's, InstLatx64's and libcpuid's on hundreds of real CPUs. */
+static void check_enumeration(const char *path, const struct tacho_cpuid_dump *src,
+			      unsigned *checked)
+{
+	struct tacho_cpuid_dump *d = enumerate_sim(src);
+	const struct tc_cpuid_cpu *c = &src->cpus[0], *e = &d->cpus[0];
+	struct tacho_cpuid_regs r;
+
+	for (size_t k = 0; k < c->n; k++) {
+		const struct tc_cpuid_leaf *l = &c->leaves[k];
+		const struct tacho_cpuid_regs *got;
+		if (tacho_cpuid_query(src, 0, l->leaf, l->subleaf, &r) != 0 || says_nothing(l))
+			continue;
+		got = tc_cpuid_raw(d, 0, l->leaf, l->subleaf);
+		if (!got || memcmp(got, &l->r, sizeof(r)) != 0)
+			fail_msg("%s: leaf %#x.%u listed by the dump, %s by the enumeration", path,
+				 l->leaf, l->subleaf, got ? "different" : "not read");
+	}
+	for (size_t k = 0; k < e->n; k++) {
+		const struct tc_cpuid_leaf *l = &e->leaves[k];
+		if (tacho_cpuid_query(d, 0, l->leaf, l->subleaf, &r) != 0 || says_nothing(l))
+			continue;
+		if (!tc_cpuid_raw(src, 0, l->leaf, l->subleaf))
+			fail_msg("%s: the enumeration reads leaf %#x.%u that the dump does not list",
+				 path, l->leaf, l->subleaf);
+	}
+	++*checked;
+	tacho_cpuid_dump_free(d);
 }
 
 /* --- this machine --- */
@@ -768,7 +932,8 @@ int main(void)
 		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_order_and_limits),
 		cmocka_unit_test(test_free_text),
-		cmocka_unit_test(test_load_errors),     cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_load_errors),     cmocka_unit_test(test_enumeration_rules),
+		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_live),            cmocka_unit_test(test_live_methods_agree),
 		cmocka_unit_test(test_live_vs_cpuid_tool),
 	};
