@@ -207,7 +207,7 @@ enum tacho_hypervisor {
 	TACHO_HV_XEN,            /* "XenVMMXenVMM" */
 	TACHO_HV_BHYVE,          /* "bhyve bhyve " */
 	TACHO_HV_QEMU_TCG,       /* "TCGTCGTCGTCG" */
-	TACHO_HV_PARALLELS,      /* " lrpepyh vr" */
+	TACHO_HV_PARALLELS,      /* " lrpepyh  vr", " prl hyperv " */
 	TACHO_HV_VIRTUALBOX,     /* "VBoxVBoxVBox" */
 	TACHO_HV_ACRN,           /* "ACRNACRNACRN" */
 	TACHO_HV_QNX,            /* " QNXQVMBSQG " */
@@ -231,7 +231,8 @@ enum tacho_cpu_source {
 	TACHO_SRC_AMD_80000008,      /* AMD core count and APIC ID size */
 	TACHO_SRC_AMD_8000001E,      /* AMD compute unit / node IDs */
 	TACHO_SRC_LEGACY,            /* leaf 1 EBX[23:16] and leaf 4 EAX[31:26] */
-	TACHO_SRC_APIC_IDS,          /* counted from the APIC IDs of every CPU in the dump */
+	TACHO_SRC_APIC_IDS,          /* counted from the APIC IDs (reserved: the topology keeps
+	                              * its leaf as source and sets `complete` instead) */
 	TACHO_SRC_COUNT
 };
 
@@ -252,7 +253,9 @@ struct tacho_cpu_cache {
 	unsigned line_size;          /* bytes */
 	unsigned partitions;         /* lines per tag (leaf 4 EBX[21:12] + 1); 0 unknown */
 	unsigned sets;               /* 0 unknown */
-	unsigned sharing;            /* logical CPUs that share one instance; 0 unknown */
+	unsigned sharing;            /* leaf 4 / 0x8000_001D EAX[25:14] + 1: the most logical
+	                              * CPUs that may share one instance (Intel: addressable
+	                              * IDs, an upper bound); 0 unknown */
 	int instances;               /* instances in one package for this kind of core;
 	                              * -1 when the dump cannot tell */
 	int inclusive;               /* 1 inclusive of lower levels, 0 not, -1 unknown */
@@ -351,8 +354,8 @@ struct tacho_cpu_topology {
 	unsigned cores_per_package;  /* all kinds together */
 	unsigned threads_per_core;   /* the most threads of any core */
 	unsigned logical_per_package;
-	enum tacho_cpu_source source; /* LEAF_1F, LEAF_B, AMD_8000001E, AMD_80000008,
-	                               * LEGACY; APIC_IDS when counted from every CPU */
+	enum tacho_cpu_source source; /* where the fields came from: LEAF_1F, LEAF_B,
+	                               * AMD_8000001E, AMD_80000008 or LEGACY */
 	bool complete;               /* the dump holds every logical CPU of its packages,
 	                              * so the counts were checked against the APIC IDs */
 	unsigned smt_shift, core_shift; /* APIC ID bits below the core and package levels */
