@@ -278,6 +278,12 @@ static const struct valid valid_cases[] = {
 	P("cpu/event=0x3c/:u", 4, 0x3c, 0, 0, EK | EH),
 	P("cpu/event=0x3c/k", 4, 0x3c, 0, 0, EU | EH),
 	P("cpu/event=0x3c/ukG", 4, 0x3c, 0, 0, EH | EHO),
+	/* docs/events.md's "count cycles, not events" examples (Skylake L1D_PEND_MISS
+	 * 0x48/0x01, UOPS_ISSUED 0x0e/0x01) */
+	P("cpu/event=0x48,umask=0x01/", 4, 0x0148, 0, 0, 0),
+	P("cpu/event=0x48,umask=0x01,cmask=1/", 4, 0x01000148, 0, 0, 0),
+	P("cpu/event=0x48,umask=0x01,cmask=1,edge/", 4, 0x01040148, 0, 0, 0),
+	P("cpu/event=0x0e,umask=0x01,cmask=1,inv/", 4, 0x0180010e, 0, 0, 0),
 	/* PMU aliases (events/ files) */
 	P("cpu/cpu-cycles/", 4, 0x3c, 0, 0, 0),
 	P("cpu/instructions/", 4, 0xc0, 0, 0, 0),

@@ -48,6 +48,11 @@ static const struct pfm_case cases[] = {
 	C("skl::UOPS_ISSUED:ANY:e=1:c=1:i=1", 0x0184010e),
 	C("skl::CYCLE_ACTIVITY:STALLS_TOTAL", 0x040004a3),
 	C("skl::ARITH:DIVIDER_ACTIVE", 0x01000114),
+	/* docs/events.md: libpfm4's own cycle-counting umasks are the cmask forms */
+	C("skl::L1D_PEND_MISS:PENDING", 0x0148),
+	C("skl::L1D_PEND_MISS:PENDING_CYCLES", 0x01000148),
+	C("skl::L1D_PEND_MISS:PENDING:c=1:e=1", 0x01040148),
+	C("skl::UOPS_ISSUED:STALL_CYCLES", 0x0180010e),
 	C1("skl::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS", 0x01b7, 0x3f84000001ull),
 	/* Haswell, Ice Lake, Core 2 */
 	C("hsw::INST_RETIRED:ANY_P", 0xc0),
