@@ -22,13 +22,27 @@ bench) want=$bench ;;
 *) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 2 ;;
 esac
 
+# The exact tracepoint tests (syscalls:sys_enter_write counts) need tracefs. A fresh
+# machine may not have it mounted; as root, mount it where the kernel expects it.
+mount_tracefs() {
+	[ "$what" = build ] && return 0
+	[ -d /sys/kernel/tracing ] || return 0
+	[ -e /sys/kernel/tracing/events ] && return 0
+	if [ "$(id -u)" = 0 ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			echo "deps.sh: could not mount tracefs on /sys/kernel/tracing; tracepoint tests will skip" >&2
+	else
+		echo "deps.sh: tracefs is not mounted; as root: mount -t tracefs nodev /sys/kernel/tracing" >&2
+	fi
+}
+
 missing=
 for p in $want; do
 	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
 		missing="$missing $p"
 	fi
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing" ] && { mount_tracefs; exit 0; }
 
 if [ ! -r /etc/debian_version ] || ! command -v apt-get >/dev/null 2>&1; then
 	echo "deps.sh: this is not Debian; install the equivalents of these Debian 12 packages:" >&2
@@ -50,3 +64,4 @@ if ! apt-get install -y -qq --no-install-recommends $missing >/tmp/tacho-deps.lo
 	echo "deps.sh: apt-get install failed for:$missing (log: /tmp/tacho-deps.log)" >&2
 	exit 1
 fi
+mount_tracefs
