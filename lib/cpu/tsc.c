@@ -57,11 +57,13 @@ void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 		}
 		if (!t->crystal_hz && t->base_mhz) {
 			/* Linux: crystal = base x den / num when the ratio is known */
-			t->crystal_hz = (uint64_t)t->base_mhz * 1000000u * t->ratio_den / t->ratio_num;
+			t->crystal_hz = (uint64_t)((unsigned __int128)t->base_mhz * 1000000u *
+						   t->ratio_den / t->ratio_num);
 			t->source = TACHO_CPU_TSC_LEAF_15_16;
 		}
 		if (t->crystal_hz)
-			t->hz = t->crystal_hz * t->ratio_num / t->ratio_den;
+			t->hz = (uint64_t)((unsigned __int128)t->crystal_hz * t->ratio_num /
+					   t->ratio_den);
 		else
 			tc_cpu_note(info, "leaf 0x15 gives the TSC/crystal ratio %u/%u but not the "
 				    "crystal frequency, and the model is not in the SDM's table",
