@@ -5,9 +5,13 @@
  *                          four (perf_event_open + read, by hand) vs PAPI_read twice
  *   bench-region papi-hl   PAPI_hl_region_begin/end on the same four events
  *
- * Regions are set up once per process, hence one mode per run; bench/region.sh runs all
- * and puts them side by side. Each line printed is "VARIANT<TAB>NS_PER_PAIR", the median
- * over 21 rounds of the round's time divided by its pairs (timed with the TSC). */
+ * Regions are set up once per process, and PAPI's high-level API runs its own event
+ * set, hence one mode per run; bench/region.sh runs all and puts them side by side.
+ * Within a run the variants take turns round by round, so that other load on the
+ * machine hits them alike; each line printed is "VARIANT<TAB>NS_PER_PAIR", the median
+ * over 41 rounds of the round's time divided by its pairs (timed with the TSC). The
+ * papi-hl run measures the group reads again, so that PAPI's regions can be compared
+ * through a baseline taken in the same process. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -20,7 +24,7 @@
 
 #include "tacho.h"
 
-#define ROUNDS 21
+#define ROUNDS 41
 #define EVENTS "task-clock,page-faults,context-switches,cpu-migrations"
 #define PAPI_EVENTS_LIST "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,perf::CPU-MIGRATIONS"
 
@@ -32,22 +36,34 @@ static int cmp_double(const void *a, const void *b)
 
 typedef void pair_fn(void *arg);
 
-/* The median over ROUNDS of the cost of one call of fn, in ns. */
-static double measure(pair_fn *fn, void *arg, unsigned pairs)
-{
+struct variant {
+	const char *name;
+	pair_fn *fn;
+	void *arg;
 	double v[ROUNDS];
+};
 
-	for (unsigned i = 0; i < pairs / 10 + 1; i++)   /* warm-up */
-		fn(arg);
-	for (int r = 0; r < ROUNDS; r++) {
-		uint64_t a = tacho_tsc_begin();
+/* Runs the variants in turns, round by round (A B C A B C ...), so that a burst of other
+ * load on the machine hits them alike, and prints for each the median over ROUNDS of
+ * the cost of one call in ns. */
+static void measure(struct variant *vs, size_t n, unsigned pairs)
+{
+	for (size_t k = 0; k < n; k++)   /* warm-up */
 		for (unsigned i = 0; i < pairs; i++)
-			fn(arg);
-		uint64_t b = tacho_tsc_end();
-		v[r] = tacho_tsc_to_ns(b - a) / pairs;
+			vs[k].fn(vs[k].arg);
+	for (int r = 0; r < ROUNDS; r++) {
+		for (size_t k = 0; k < n; k++) {
+			uint64_t a = tacho_tsc_begin();
+			for (unsigned i = 0; i < pairs; i++)
+				vs[k].fn(vs[k].arg);
+			uint64_t b = tacho_tsc_end();
+			vs[k].v[r] = tacho_tsc_to_ns(b - a) / pairs;
+		}
 	}
-	qsort(v, ROUNDS, sizeof(v[0]), cmp_double);
-	return v[ROUNDS / 2];
+	for (size_t k = 0; k < n; k++) {
+		qsort(vs[k].v, ROUNDS, sizeof(vs[k].v[0]), cmp_double);
+		printf("%s\t%.1f\n", vs[k].name, vs[k].v[ROUNDS / 2]);
+	}
 }
 
 static volatile uint64_t sink;
@@ -142,48 +158,64 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	struct tacho_regions_opts o = { .sz = sizeof(o), .no_report_at_exit = true };
+	struct group g;
+	int err;
 
 	if (!strcmp(mode, "tsc")) {
 		o.events = "";
 		if (tacho_regions_init(&o, NULL))
 			return 1;
-		printf("bare lfence;rdtsc + rdtscp;lfence\t%.1f\n", measure(bare_tsc, NULL, 100000));
-		printf("tacho region, time only\t%.1f\n", measure(region_pair, NULL, 100000));
+		struct variant vs[] = {
+			{ "bare lfence;rdtsc + rdtscp;lfence", bare_tsc, NULL, { 0 } },
+			{ "tacho region, time only", region_pair, NULL, { 0 } },
+		};
+		measure(vs, 2, 20000);
 		return 0;
 	}
+	if ((err = open_group(&g))) {
+		fprintf(stderr, "bench-region: cannot open the software events: %s\n",
+			tacho_strerror(err));
+		return 1;
+	}
 	if (!strcmp(mode, "events")) {
-		struct group g;
 		struct papi p = { PAPI_NULL, { 0 } };
-		int err;
+		char names[] = PAPI_EVENTS_LIST;
 
 		o.events = EVENTS;
-		if ((err = tacho_regions_init(&o, NULL)) || (err = open_group(&g))) {
+		if ((err = tacho_regions_init(&o, NULL))) {
 			fprintf(stderr, "bench-region: %s\n", tacho_strerror(err));
 			return 1;
 		}
-		printf("two group reads of 4 events\t%.1f\n", measure(two_group_reads, &g, 2000));
-		printf("two group reads + TSC pair\t%.1f\n", measure(two_group_reads_tsc, &g, 2000));
-		printf("tacho region, 4 events\t%.1f\n", measure(region_pair, NULL, 2000));
 		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
 		    PAPI_create_eventset(&p.es) != PAPI_OK) {
 			fprintf(stderr, "bench-region: PAPI does not start\n");
-			return 0;
+			return 1;
 		}
-		char names[] = PAPI_EVENTS_LIST;
 		for (char *s = strtok(names, ","); s; s = strtok(NULL, ","))
 			if (PAPI_add_named_event(p.es, s) != PAPI_OK) {
 				fprintf(stderr, "bench-region: PAPI cannot add %s\n", s);
-				return 0;
+				return 1;
 			}
 		if (PAPI_start(p.es) != PAPI_OK)
-			return 0;
-		printf("PAPI_read x2, 4 events\t%.1f\n", measure(papi_two_reads, &p, 2000));
+			return 1;
+		struct variant vs[] = {
+			{ "two group reads of 4 events", two_group_reads, &g, { 0 } },
+			{ "two group reads + TSC pair", two_group_reads_tsc, &g, { 0 } },
+			{ "tacho region, 4 events", region_pair, NULL, { 0 } },
+			{ "PAPI_read x2, 4 events", papi_two_reads, &p, { 0 } },
+		};
+		measure(vs, 4, 500);
 		return 0;
 	}
 	if (!strcmp(mode, "papi-hl")) {
-		/* PAPI's high-level API takes its events from the environment */
+		/* PAPI's high-level API takes its events from the environment, and runs its
+		 * own event set: a process of its own, with the same baseline beside it */
 		setenv("PAPI_EVENTS", PAPI_EVENTS_LIST, 1);
-		printf("PAPI_hl_region_begin/end, 4 events\t%.1f\n", measure(papi_hl_pair, NULL, 2000));
+		struct variant vs[] = {
+			{ "two group reads of 4 events (papi-hl run)", two_group_reads, &g, { 0 } },
+			{ "PAPI_hl_region_begin/end, 4 events", papi_hl_pair, NULL, { 0 } },
+		};
+		measure(vs, 2, 500);
 		return 0;
 	}
 	fprintf(stderr, "usage: bench-region tsc|events|papi-hl\n");
