@@ -153,8 +153,10 @@ static int apply_alias(struct pmu_parse *pp, const char *name, size_t nlen, size
 	snprintf(aname, sizeof(aname), "%.*s", (int)nlen, name);
 	pmu_path(pp, path, sizeof(path), "events/%s", aname);
 	r = tc_read_file(path, &text, &tlen, 64 * 1024);
+	if (r == -ENOENT || r == -ENOTDIR)
+		return -ENOENT;   /* not an alias: the caller says so */
 	if (r)
-		return r;
+		return pp_err(pp, col, r, "cannot read the alias %s: %s", path, tacho_strerror(r));
 	while (tlen && (text[tlen - 1] == '\n' || text[tlen - 1] == ' '))
 		text[--tlen] = '\0';
 	r = parse_terms(pp, text, tlen, col, true, aname);
@@ -250,9 +252,7 @@ static int parse_one_term(struct pmu_parse *pp, const char *key, size_t klen, co
 	if (!has_val && !in_alias) {
 		r = apply_alias(pp, key, klen, kcol);
 		if (r != -ENOENT)
-			return r < 0 && pp->diag && pp->diag->column == 0 ?
-				pp_err(pp, kcol, r, "cannot read the alias '%s': %s", kname,
-				       tacho_strerror(r)) : r;
+			return r;
 		return pp_err(pp, kcol, -TACHO_ENOEVENT, "PMU '%s' has no term or event '%s' "
 			      "(see %s/%s/format and events)", pp->pmu, kname, pp->ctx->sysfs_root,
 			      pp->pmu);
