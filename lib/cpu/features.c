@@ -170,6 +170,7 @@ static const struct tc_feature features[] = {
 	F("null_sel_clr_base", 0x80000021, 0, 'a', 6), F("autoibrs", 0x80000021, 0, 'a', 8),
 	F("no_smm_ctl_msr", 0x80000021, 0, 'a', 9), F("sbpb", 0x80000021, 0, 'a', 27),
 	F("ibpb_brtype", 0x80000021, 0, 'a', 28), F("srso_no", 0x80000021, 0, 'a', 29),
+	F("amd_heterogeneous_cores", 0x80000021, 0, 'a', 30),
 	/* CPUID.8000_0022h:EAX performance monitoring (APM Vol. 3 E.4.20) */
 	F("perfmon_v2", 0x80000022, 0, 'a', 0), F("amd_lbr_v2", 0x80000022, 0, 'a', 1),
 	F("amd_lbr_pmc_freeze", 0x80000022, 0, 'a', 2),

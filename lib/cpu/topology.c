@@ -131,10 +131,12 @@ static enum tacho_core_kind kind_of(const struct tacho_cpuid_dump *d, unsigned c
 		default: return TACHO_CORE_GENERAL;
 		}
 	}
-	if (info->vendor == TACHO_VENDOR_AMD &&
-	    tc_q(d, cpu, 0x80000026u, 0, &r) && tc_bits(r.ecx, 15, 8) != 0) {
-		/* APM: Fn8000_0026_EBX[31:28] CoreType: 0 performance, 1 efficiency;
-		 * [27:24] NativeModeID. Parts that are not heterogeneous say 0. */
+	/* AMD: HeterogeneousCores (0x8000_0021 EAX[30]) says the part mixes core types;
+	 * then 0x8000_0026 EBX[31:28] CoreType gives 0 performance, 1 efficiency and
+	 * [27:24] NativeModeID. Other parts report CoreType 0 too: they are "general". */
+	if (info->vendor == TACHO_VENDOR_AMD && tc_q(d, cpu, 0x80000021u, 0, &r) &&
+	    tc_bits(r.eax, 30, 30) && tc_q(d, cpu, 0x80000026u, 0, &r) &&
+	    tc_bits(r.ecx, 15, 8) != 0) {
 		*native = tc_bits(r.ebx, 27, 24);
 		return tc_bits(r.ebx, 31, 28) == 1 ? TACHO_CORE_EFFICIENCY
 						   : TACHO_CORE_PERFORMANCE;

@@ -734,6 +734,48 @@ static void test_hybrid(void **state)
 	tacho_cpu_info_exit(&info);
 }
 
+/* AMD: CoreType of 0x8000_0026 counts only with HeterogeneousCores (0x8000_0021
+ * EAX[30]); a Zen 4 desktop part reports CoreType 0 (performance) and is "general". */
+static void test_amd_kinds(void **state)
+{
+	static const struct leaf strix[] = {
+		AMD(0x10), { ALL, 1, 0, 0x00b20f40, 0, 0, 0 },
+		{ ALL, 0x80000000, 0, 0x80000026, 0, 0, 0 },
+		{ ALL, 0x80000021, 0, 1u << 30, 0, 0, 0 },
+		{ 0, 0x80000026, 0, 0, 0x00000002, 0x00000100, 0 },          /* Zen 5 */
+		{ 1, 0x80000026, 0, 0, 0x10000002, 0x00000100, 0 },          /* Zen 5c */
+		{ 2, 0x80000026, 0, 0, 0x10000002, 0x00000100, 0 },
+		{ 0, 0xb, 0, 0, 1, 0x100, 0 }, { 0, 0xb, 1, 4, 3, 0x201, 0 },
+		{ 1, 0xb, 0, 0, 1, 0x100, 8 }, { 1, 0xb, 1, 4, 3, 0x201, 8 },
+		{ 2, 0xb, 0, 0, 1, 0x100, 9 }, { 2, 0xb, 1, 4, 3, 0x201, 9 },
+	};
+	static const struct leaf raphael[] = {
+		AMD(0x10), { ALL, 1, 0, 0x00a60f12, 0, 0, 0 },
+		{ ALL, 0x80000000, 0, 0x80000026, 0, 0, 0 },
+		{ ALL, 0x80000021, 0, 0x00062fcf, 0, 0, 0 },
+		{ ALL, 0x80000026, 0, 0, 0x00000002, 0x00000100, 0 },
+	};
+	struct tacho_cpu_info info;
+	(void)state;
+
+	DECODE(strix, 3, &info);
+	assert_int_equal(info.ncore_types, 2);
+	assert_int_equal(info.core_types[0].kind, TACHO_CORE_PERFORMANCE);
+	assert_int_equal(info.core_types[0].cores, 1);
+	assert_string_equal(info.core_types[0].uarch, "Zen 5");
+	assert_int_equal(info.core_types[1].kind, TACHO_CORE_EFFICIENCY);
+	assert_int_equal(info.core_types[1].cores, 2);
+	assert_string_equal(info.core_types[1].uarch, "Zen 5c");
+	assert_true(tacho_cpu_has(&info, "amd_heterogeneous_cores"));
+	tacho_cpu_info_exit(&info);
+
+	DECODE(raphael, 1, &info);
+	assert_int_equal(info.ncore_types, 1);
+	assert_int_equal(info.core_types[0].kind, TACHO_CORE_GENERAL);
+	assert_string_equal(info.uarch, "Zen 4");
+	tacho_cpu_info_exit(&info);
+}
+
 /* --- feature names --- */
 
 static void test_features(void **state)
@@ -828,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_tlbs),
 		cmocka_unit_test(test_intel_80000006),
 		cmocka_unit_test(test_hybrid),
+		cmocka_unit_test(test_amd_kinds),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_names),
 	};
