@@ -720,7 +720,9 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 							tc_symdso_lookup(sd, insn, &sl);
 						}
 					}
-				} else if (kind == K_RETURN) {
+				} else if (kind == K_RETURN || kind == K_TRAP) {
+					/* no function to decode from: the byte before the IP lies
+					 * inside the instruction that trapped (or made the call) */
 					l.addr = addr - 1;
 				}
 				if (sl.symbol && pool_id(&p->pool, sl.symbol, &l.sym))

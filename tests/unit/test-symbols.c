@@ -1,0 +1,267 @@
+/* test-symbols.c - symbolization: the x86-64 length decoder on known encodings, finding
+ * the instruction before a trap's IP, ELF symbols, lines and build-ids of a helper
+ * program built with -g, the vDSO from memory, kallsyms parsing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sample/symbols.h"
+
+static const struct {
+	int line;
+	const char *hex;      /* the bytes of one instruction (then padding bytes) */
+	unsigned len;         /* 0: cannot be decoded */
+} insns[] = {
+	{ __LINE__, "90", 1 },                                 /* nop */
+	{ __LINE__, "c3", 1 },                                 /* ret */
+	{ __LINE__, "55", 1 },                                 /* push %rbp */
+	{ __LINE__, "4889e5", 3 },                             /* mov %rsp,%rbp */
+	{ __LINE__, "48890500000000", 7 },                     /* mov %rax,0(%rip) */
+	{ __LINE__, "c744240400000000", 8 },                   /* movl $0,4(%rsp) */
+	{ __LINE__, "48b80102030405060708", 10 },              /* movabs $imm64,%rax */
+	{ __LINE__, "b801000000", 5 },                         /* mov $1,%eax */
+	{ __LINE__, "66b80100", 4 },                           /* mov $1,%ax */
+	{ __LINE__, "4883c001", 4 },                           /* add $1,%rax */
+	{ __LINE__, "4881c400010000", 7 },                     /* add $0x100,%rsp */
+	{ __LINE__, "e800000000", 5 },                         /* call rel32 */
+	{ __LINE__, "666648e800000000", 8 },                   /* data16 data16 call rel32 */
+	{ __LINE__, "eb05", 2 },                               /* jmp rel8 */
+	{ __LINE__, "0f8400010000", 6 },                       /* je rel32 */
+	{ __LINE__, "41ff24c4", 4 },                           /* jmp *(%r12,%rax,8) */
+	{ __LINE__, "ff2500000000", 6 },                       /* jmp *0(%rip) */
+	{ __LINE__, "0f1f440000", 5 },                         /* nopl 0(%rax,%rax,1) */
+	{ __LINE__, "660f1f840000000000", 9 },                 /* nopw 0(%rax,%rax,1) */
+	{ __LINE__, "f30f1efa", 4 },                           /* endbr64 */
+	{ __LINE__, "f6c101", 3 },                             /* test $1,%cl */
+	{ __LINE__, "f7c100010000", 6 },                       /* test $0x100,%ecx */
+	{ __LINE__, "66f7c10001", 5 },                         /* test $0x100,%cx */
+	{ __LINE__, "f7d8", 2 },                               /* neg %eax */
+	{ __LINE__, "c20800", 3 },                             /* ret $8 */
+	{ __LINE__, "c8100000", 4 },                           /* enter $0x10,$0 */
+	{ __LINE__, "a10807060504030201", 9 },                 /* mov moffs64,%eax */
+	{ __LINE__, "0f0b", 2 },                               /* ud2 */
+	{ __LINE__, "0f05", 2 },                               /* syscall */
+	{ __LINE__, "0fa2", 2 },                               /* cpuid */
+	{ __LINE__, "0fb6c0", 3 },                             /* movzbl %al,%eax */
+	{ __LINE__, "f3480fb8c0", 5 },                         /* popcnt %rax,%rax */
+	{ __LINE__, "660f3a0fc108", 6 },                       /* palignr $8,%xmm1,%xmm0 */
+	{ __LINE__, "660f3800c1", 5 },                         /* pshufb %xmm1,%xmm0 */
+	{ __LINE__, "c5f877", 3 },                             /* vzeroupper */
+	{ __LINE__, "c5fd6f0424", 5 },                         /* vmovdqa (%rsp),%ymm0 */
+	{ __LINE__, "c4e37d18c101", 6 },                       /* vinsertf128 $1,%xmm1,%ymm0,%ymm0 */
+	{ __LINE__, "62f17d487f442401", 8 },                   /* vmovdqa32 %zmm0,0x40(%rsp) */
+	{ __LINE__, "f0480fb10a", 5 },                         /* lock cmpxchg %rcx,(%rdx) */
+	{ __LINE__, "8b04250000000000", 7 },                   /* mov 0,%eax (SIB, no base) */
+	{ __LINE__, "06", 0 },                                 /* push %es: invalid in 64-bit */
+	{ __LINE__, "48", 0 },                                 /* a REX prefix and nothing */
+	{ __LINE__, "e8000000", 0 },                           /* cut short */
+};
+
+static size_t unhex(const char *s, uint8_t *out)
+{
+	size_t n = 0;
+
+	for (; s[0] && s[1]; s += 2) {
+		unsigned v;
+		sscanf(s, "%2x", &v);
+		out[n++] = (uint8_t)v;
+	}
+	return n;
+}
+
+static void test_insn_len(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(insns) / sizeof(insns[0]); i++) {
+		uint8_t code[32];
+		size_t n = unhex(insns[i].hex, code);
+		unsigned got = tc_x86_insn_len(code, n);
+		if (got != insns[i].len)
+			fail_msg("line %d (%s): length %u, want %u", insns[i].line, insns[i].hex, got,
+				 insns[i].len);
+	}
+}
+
+static void test_prev_insn(void **state)
+{
+	/* mov $0,%eax; mov %rax,0(%rip); add $1,%rax; ret */
+	uint8_t code[32];
+	size_t n = unhex("b800000000" "48890500000000" "4883c001" "c3", code);
+	uint64_t out = 0;
+	(void)state;
+
+	assert_int_equal(n, 17);
+	/* the store ends at 0x100c: the trap reports 0x100c, the store starts at 0x1005 */
+	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x100c, &out), 0);
+	assert_int_equal(out, 0x1005);
+	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x1005, &out), 0);
+	assert_int_equal(out, 0x1000);
+	/* not an instruction boundary, before the function, beyond the bytes */
+	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x1007, &out), -TACHO_EPARSE);
+	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x1000, &out), -TACHO_EPARSE);
+	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x1100, &out), -TACHO_EPARSE);
+}
+
+static int marker_line(const char *src, const char *marker)
+{
+	FILE *f = fopen(th_path(src), "r");
+	char line[512];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker))
+			break;
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_elf_symbols_lines(void **state)
+{
+	char path[1024];
+	struct tc_symdso *d;
+	struct tc_symloc sl;
+	uint64_t start, size, addr;
+	uint8_t bid[20], code[4096];
+	const uint8_t *b;
+	size_t blen, got, off = 0;
+	int store_line = marker_line("tests/progs/sample-bp.c", "STORE-LINE"), n;
+	bool found = false;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/tests/progs/sample-bp", th_build_dir());
+	if (access(path, R_OK))
+		TEST_SKIP("%s is not built", path);
+	assert_int_equal(tc_symdso_open(path, NULL, 0, &d), 0);
+	/* build-id: the same through libdwfl and through libelf at record time */
+	b = tc_symdso_build_id(d, &blen);
+	assert_non_null(b);
+	n = tc_build_id_of_file(path, bid, sizeof(bid));
+	assert_int_equal(n, (int)blen);
+	assert_memory_equal(b, bid, blen);
+
+	assert_int_equal(tc_symdso_find(d, "store_loop", &start, &size), 0);
+	assert_true(size > 0 && size < 200);
+	assert_int_equal(tc_symdso_find(d, "no_such_function_here", &start, &size), -ENOENT);
+	assert_int_equal(tc_symdso_find(d, "store_loop", &start, &size), 0);
+	assert_int_equal(tc_symdso_lookup(d, start, &sl), 0);
+	assert_string_equal(sl.symbol, "store_loop");
+	assert_int_equal(sl.sym_start, start);
+	assert_non_null(sl.file);
+	assert_non_null(strstr(sl.file, "sample-bp.c"));
+	assert_int_equal(tc_symdso_lookup(d, start + size - 1, &sl), 0);
+	assert_string_equal(sl.symbol, "store_loop");
+
+	/* decode the function: every instruction is in it, one of them on the store line */
+	got = tc_symdso_read(d, start, code, (size_t)size);
+	assert_int_equal(got, size);
+	while (off < got) {
+		unsigned len = tc_x86_insn_len(code + off, got - off);
+		if (!len)
+			fail_msg("undecodable byte at store_loop+%zu", off);
+		tc_symdso_lookup(d, start + off, &sl);
+		assert_string_equal(sl.symbol, "store_loop");
+		found |= sl.line == store_line;
+		off += len;
+	}
+	assert_int_equal(off, got);
+	assert_true(found);
+
+	/* a static, non-PIE file is mapped at 0x400000 from offset 0, so file offset and
+	 * address differ by that base */
+	assert_int_equal(tc_symdso_file_to_addr(d, start - 0x400000, &addr), 0);
+	assert_int_equal(addr, start);
+	assert_int_equal(tc_symdso_file_to_addr(d, 1ull << 40, &addr), -ENOENT);
+	tc_symdso_free(d);
+
+	assert_int_equal(tc_symdso_open("/nonexistent/binary", NULL, 0, &d), -ENOENT);
+	assert_null(d);
+	assert_int_equal(tc_symdso_open("/etc/hostname", NULL, 0, &d) < 0, 1);
+}
+
+static void test_vdso_image(void **state)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long lo = 0, hi = 0;
+	struct tc_symdso *d;
+	uint64_t start, size;
+	struct tc_symloc sl;
+	(void)state;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%lx-%lx", &lo, &hi);
+	fclose(f);
+	if (!lo)
+		TEST_SKIP("this process has no vDSO");
+	assert_int_equal(tc_symdso_open("[vdso]", (const void *)lo, hi - lo, &d), 0);
+	if (tc_symdso_find(d, "__vdso_clock_gettime", &start, &size) &&
+	    tc_symdso_find(d, "clock_gettime", &start, &size))
+		fail_msg("no clock_gettime in the vDSO");
+	assert_int_equal(tc_symdso_lookup(d, start, &sl), 0);
+	assert_non_null(sl.symbol);
+	assert_non_null(strstr(sl.symbol, "clock_gettime"));
+	tc_symdso_free(d);
+}
+
+static void test_kallsyms(void **state)
+{
+	char path[] = "/tmp/tacho-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t helper\n"
+		"ffffffff81000200 D some_data\n"
+		"ffffffff81000300 T mod_func\t[some_mod]\n"
+		"garbage line\n";
+	static const char hidden[] =
+		"0000000000000000 T _stext\n"
+		"0000000000000000 t helper\n";
+	struct tc_kallsyms *k;
+	uint64_t start = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+	assert_false(tc_kallsyms_hidden(k));
+	assert_null(tc_kallsyms_lookup(k, 0xffffffff80000000ull, &start));
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000000ull, &start), "_stext");
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000150ull, &start), "helper");
+	assert_int_equal(start, 0xffffffff81000100ull);
+	/* data symbols are not functions: the text symbol before them holds */
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000250ull, &start), "helper");
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000310ull, &start),
+			    "mod_func [some_mod]");
+	tc_kallsyms_free(k);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, hidden, sizeof(hidden) - 1), (ssize_t)sizeof(hidden) - 1);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+	assert_true(tc_kallsyms_hidden(k));
+	assert_null(tc_kallsyms_lookup(k, 0xffffffff81000150ull, &start));
+	tc_kallsyms_free(k);
+	unlink(path);
+	assert_int_equal(tc_kallsyms_load(path, &k), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_insn_len),
+		cmocka_unit_test(test_prev_insn),
+		cmocka_unit_test(test_elf_symbols_lines),
+		cmocka_unit_test(test_vdso_image),
+		cmocka_unit_test(test_kallsyms),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
