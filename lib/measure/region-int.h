@@ -49,10 +49,11 @@ struct tc_rthread {
 	unsigned depth;
 	struct tc_rframe frames[TC_REGION_MAXDEPTH];
 	int64_t *fvals;           /* [MAXDEPTH][2][nq]: start values, children's sums */
-	int64_t *snap;            /* [nq] scratch for end */
+	int64_t *snap, *snap2;    /* [nq] scratch for end and the guarded lookup */
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */
 	unsigned long errors, unbalanced;
 	bool gone;                /* the thread ended; its counters are closed */
+	bool multiplexed;         /* kept from the counters when they close */
 };
 
 struct tc_regions {

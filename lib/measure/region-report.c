@@ -169,7 +169,7 @@ static int build(struct tacho_region_report *r)
 		if (!r->evnames[i])
 			goto out;
 		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
-			mux |= !t->mset_err && t->m.multiplexed;
+			mux |= t->multiplexed || (!t->mset_err && t->m.multiplexed);
 		if (tc_regions.ev_opened[i + 1]) {
 			r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
 		} else if (tc_regions.ev_err[i + 1]) {

@@ -95,6 +95,34 @@ static int rec_find_slow(struct tc_rthread *t, const char *name)
 	return (int)(t->nrec - 1);
 }
 
+static inline int64_t *frame_start(struct tc_rthread *t, unsigned depth);
+
+/* The slow lookup inside open regions: it may allocate (a new record, a bigger table),
+ * and what that costs (page faults of the allocator, time) belongs to no region. The
+ * enclosing regions' start values move forward by what it cost, so their figures stay
+ * exact whatever the heap does. */
+static int rec_find_guarded(struct tc_rthread *t, const char *name)
+{
+	int64_t *before = t->snap, *after = t->snap2;
+	int r;
+
+	if (t->depth == 0)
+		return rec_find_slow(t, name);
+	if (t->nq_read > 1 && tc_mset_read(&t->m, (uint64_t *)before + 1))
+		return rec_find_slow(t, name);
+	before[0] = (int64_t)tacho_tsc_begin();
+	r = rec_find_slow(t, name);
+	after[0] = (int64_t)tacho_tsc_end();
+	if (t->nq_read > 1 && tc_mset_read(&t->m, (uint64_t *)after + 1))
+		return r;
+	for (unsigned d = 0; d < t->depth; d++) {
+		int64_t *start = frame_start(t, d);
+		for (size_t q = 0; q < t->nq_read; q++)
+			start[q] += after[q] - before[q];
+	}
+	return r;
+}
+
 static inline int rec_find(struct tc_rthread *t, const char *name)
 {
 	struct tc_rpc *pc = &t->pc[((uintptr_t)name >> 3) & (TC_RPC_SIZE - 1)];
@@ -103,7 +131,7 @@ static inline int rec_find(struct tc_rthread *t, const char *name)
 	 * a reused buffer with new contents from being taken for the old name. */
 	if (tc_likely(pc->name == name) && !strcmp(t->recs[pc->rec]->name, name))
 		return (int)pc->rec;
-	int r = rec_find_slow(t, name);
+	int r = rec_find_guarded(t, name);
 	if (r >= 0) {
 		pc->name = name;
 		pc->rec = (uint32_t)r;
@@ -254,9 +282,46 @@ static void thread_gone(void *arg)
 
 	/* The thread's figures stay for the report; its counters go. */
 	pthread_mutex_lock(&tc_regions.lock);
+	t->multiplexed |= t->m.multiplexed;
 	tc_mset_close(&t->m);
 	t->gone = true;
 	pthread_mutex_unlock(&tc_regions.lock);
+}
+
+/* fork(): the lock must not be held by a thread that does not exist in the child, and
+ * the child must not read its parent's counters (the inherited fds count the parent's
+ * threads). The child starts afresh: its first region opens its own counters. It does
+ * not write the report at exit (the parent's TACHO_OUTPUT is the parent's); it may call
+ * tacho_regions_write itself. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&tc_regions.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&tc_regions.lock);
+}
+
+static void fork_child(void)
+{
+	struct tc_rthread *t = tc_regions.threads;
+
+	pthread_mutex_init(&tc_regions.lock, NULL);
+	while (t) {
+		struct tc_rthread *next = t->next;
+		tc_mset_close(&t->m);
+		records_free(t);
+		free(t->snap);
+		free(t->snap2);
+		free(t->fvals);
+		free(t);
+		t = next;
+	}
+	tc_regions.threads = NULL;
+	tc_regions.nthreads = 0;
+	tls = NULL;
+	pthread_setspecific(thread_key, NULL);
 }
 
 static void at_exit(void)
@@ -384,6 +449,9 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	err = pthread_key_create(&thread_key, thread_gone);
 	if (err)
 		return -err;
+	err = pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (err)
+		return -err;
 	tc_regions.pid = getpid();
 	tc_regions.report_at_exit = !(opts && opts->no_report_at_exit);
 	if (tc_regions.report_at_exit)
@@ -423,9 +491,11 @@ static struct tc_rthread *thread_setup(int *errp)
 	t->tid = gettid();
 	t->nq = tc_regions.nq;
 	t->snap = calloc(t->nq, sizeof(*t->snap));
+	t->snap2 = calloc(t->nq, sizeof(*t->snap2));
 	t->fvals = calloc((size_t)TC_REGION_MAXDEPTH * 2 * t->nq, sizeof(*t->fvals));
-	if (!t->snap || !t->fvals) {
+	if (!t->snap || !t->snap2 || !t->fvals) {
 		free(t->snap);
+		free(t->snap2);
 		free(t->fvals);
 		free(t);
 		err = -ENOMEM;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -242,6 +243,32 @@ static void test_nested_deep(void **state)
 	tacho_regions_reset();
 }
 
+/* The first use of a name allocates (its record, a bigger table): 3000 new names
+ * inside an enclosing region grow the heap by some hundreds of KiB, and none of those
+ * page faults may be charged to the enclosing region. */
+static void test_new_names_inside(void **state)
+{
+	char name[32];
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(tacho_region_begin("host"), 0);
+	store_n(9);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "guest-%d", i);
+		assert_int_equal(tacho_region_begin(name), 0);
+		assert_int_equal(tacho_region_end(name), 0);
+	}
+	assert_int_equal(tacho_region_end("host"), 0);
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "host")->events[ev_pf].total, 0);
+	assert_int_equal(find(r, "host")->events[ev_bp].total, 9);
+	assert_int_equal(find(r, "guest-2999")->calls, 1);
+	assert_int_equal(tacho_region_report_count(r), 3001);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
 struct worker {
 	unsigned stores, pages;
 	int err;
@@ -364,6 +391,49 @@ static void test_misuse(void **state)
 	tacho_regions_reset();
 }
 
+/* After fork() the child counts its own work with its own counters (the inherited fds
+ * would count the parent) and sees none of the parent's figures. */
+static void test_fork(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(tacho_region_begin("parent"), 0);
+	store_n(5);
+	assert_int_equal(tacho_region_end("parent"), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tacho_region_report *r = NULL;
+		int bad = 0;
+		tacho_region_begin("child");
+		store_n(7);
+		tacho_region_end("child");
+		if (tacho_regions_report(&r))
+			_exit(10);
+		const struct tacho_region_stat *c = tacho_region_report_find(r, "child");
+		bad |= !c || c->calls != 1 || c->events[ev_bp].total != 7 ? 1 : 0;
+		bad |= tacho_region_report_find(r, "parent") ? 2 : 0;
+		tacho_region_report_free(r);
+		_exit(bad);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the parent goes on counting */
+	assert_int_equal(tacho_region_begin("parent"), 0);
+	store_n(6);
+	assert_int_equal(tacho_region_end("parent"), 0);
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "parent")->calls, 2);
+	assert_int_equal(find(r, "parent")->events[ev_bp].total, 11);
+	assert_null(tacho_region_report_find(r, "child"));
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
 /* The JSON contract: {"version": 1, "regions": [{"name", "calls", "time_ns",
  * "events": {EVENT: total}}]} with EVENT as spelled in the spec. */
 static void test_json(void **state)
@@ -417,9 +487,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
-		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
-		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_json),
+		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
