@@ -439,8 +439,6 @@ static int parse_libcpuid(struct parser *ps)
 	if (k->by_subleaf) {
 		leaf = k->leaf;
 		subleaf = idx;
-		if (subleaf == 0)
-			ps->strong |= k->strong;
 	} else {
 		leaf = k->leaf + idx;
 		subleaf = 0;
@@ -451,8 +449,12 @@ static int parse_libcpuid(struct parser *ps)
 			    (ps->strong & libcpuid_keys[i].strong))
 				return 0;
 	}
-	return record(ps, leaf, subleaf,
-		      &(struct tacho_cpuid_regs){ .eax = v[0], .ebx = v[1], .ecx = v[2], .edx = v[3] });
+	err = record(ps, leaf, subleaf,
+		     &(struct tacho_cpuid_regs){ .eax = v[0], .ebx = v[1], .ecx = v[2], .edx = v[3] });
+	/* marked after recording: the first line of a dump creates the CPU, clearing marks */
+	if (!err && k->by_subleaf && subleaf == 0)
+		ps->strong |= k->strong;
+	return err;
 }
 
 /* --- AIDA64, InstLatx64 and AIDA's older listing ---

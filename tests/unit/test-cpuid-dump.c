@@ -123,6 +123,40 @@ static void test_libcpuid_single(void **state)
 	tacho_cpuid_dump_free(d);
 }
 
+/* Every array of libcpuid's format maps to its leaf, whatever the order of the lines;
+ * the leaf-specific array wins over basic_cpuid[] for the same leaf and subleaf. */
+static void test_libcpuid_keys(void **state)
+{
+	static const char text[] =
+		"version=0.8.1\n"
+		"intel_fn4[0]=1c004121 01c0003f 0000003f 00000000\n"
+		"basic_cpuid[0]=00000014 756e6547 6c65746e 49656e69\n"
+		"basic_cpuid[4]=11111111 11111111 11111111 11111111\n"
+		"basic_cpuid[11]=22222222 22222222 22222222 22222222\n"
+		"intel_fn11[0]=00000001 00000002 00000100 00000000\n"
+		"intel_fn11[1]=00000004 00000008 00000201 00000000\n"
+		"intel_fn12h[2]=40000001 00000000 00c00001 00000000\n"
+		"intel_fn14h[1]=02490002 003f3fff 00000000 00000000\n"
+		"ext_cpuid[0]=8000001d 00000000 00000000 00000000\n"
+		"amd_fn8000001dh[1]=00004122 01c0003f 0000003f 00000000\n"
+		"future_fn99h[0]=00000001 00000002 00000003 00000004\n";
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "keys", &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(d), 1);
+	CHECK(d, 0, 4, 0, 0x1c004121, 0x01c0003f, 0x0000003f, 0);
+	CHECK(d, 0, 0xb, 0, 0x00000001, 0x00000002, 0x00000100, 0);
+	CHECK(d, 0, 0xb, 1, 0x00000004, 0x00000008, 0x00000201, 0);
+	CHECK(d, 0, 0x12, 2, 0x40000001, 0, 0x00c00001, 0);
+	CHECK(d, 0, 0x14, 1, 0x02490002, 0x003f3fff, 0, 0);
+	CHECK(d, 0, 0x80000000, 0, 0x8000001d, 0, 0, 0);
+	CHECK(d, 0, 0x8000001d, 1, 0x00004122, 0x01c0003f, 0x0000003f, 0);
+	assert_int_equal(d->cpus[0].n, 8); /* the unknown array is skipped */
+	tacho_cpuid_dump_free(d);
+}
+
 static void test_libcpuid_multi(void **state)
 {
 	struct tacho_cpuid_dump *d;
@@ -926,7 +960,8 @@ static void test_live_vs_cpuid_tool(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_libcpuid_single), cmocka_unit_test(test_libcpuid_multi),
+		cmocka_unit_test(test_libcpuid_single), cmocka_unit_test(test_libcpuid_keys),
+		cmocka_unit_test(test_libcpuid_multi),
 		cmocka_unit_test(test_aida64),          cmocka_unit_test(test_instlatx64),
 		cmocka_unit_test(test_old_aida),        cmocka_unit_test(test_cpuid_r),
 		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
