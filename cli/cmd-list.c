@@ -52,6 +52,7 @@ struct row {
 	bool probed;      /* a probe spec existed and was tried */
 	int err;          /* 0 when it opened, else -errno (or a parse error) */
 	int why;          /* index into the explanations, -1 when none */
+	char *msg;        /* why its spec did not parse, when it did not */
 };
 
 struct expl {
@@ -139,8 +140,10 @@ static void probe_row(struct list_ctx *c, struct row *r, const char *spec)
 		return;
 	r->probed = true;
 	r->err = tacho_evlist_parse(spec, &l, &d);
-	if (r->err)
+	if (r->err) {
+		r->msg = tc_strdup(d.message);
 		return;
+	}
 	r->err = tacho_evlist_probe(l, 0);
 	if (r->err && tacho_evlist_attr(l, 0, &attr) == 0)
 		r->why = explanation(c, r->src, r->err, &attr);
@@ -239,6 +242,9 @@ static void print_notes(const struct list_ctx *c, size_t from, size_t to)
 			printf("    %s: %s\n", tacho_err_name(c->ex[e].err) ? tacho_err_name(c->ex[e].err)
 									: "error", c->ex[e].text);
 	}
+	for (size_t i = from; i < to; i++)
+		if (c->rows[i].msg)
+			printf("    %s: %s\n", c->rows[i].name, c->rows[i].msg);
 }
 
 /* Tracepoints without a filter: one line per subsystem. */
@@ -367,7 +373,7 @@ static void print_json(const struct list_ctx *c)
 			if (r->err) {
 				tc_json_str(&j, "error", tacho_err_name(r->err));
 				tc_json_str(&j, "why", r->why >= 0 ? c->ex[r->why].text :
-					    tacho_strerror(r->err));
+					    r->msg ? r->msg : tacho_strerror(r->err));
 			} else {
 				tc_json_null(&j, "error");
 				tc_json_null(&j, "why");
@@ -471,6 +477,7 @@ static int cmd_list_fn(int argc, char **argv)
 		free(c.rows[i].desc);
 		free(c.rows[i].pmu);
 		free(c.rows[i].spec);
+		free(c.rows[i].msg);
 	}
 	free(c.rows);
 	free(c.ex);

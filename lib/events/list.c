@@ -147,6 +147,26 @@ static bool alias_side_file(const char *name)
 		       !strcmp(dot, ".snapshot") || !strcmp(dot, ".per-pkg"));
 }
 
+/* An alias the grammar cannot use as it is (a parameter like "umask=?", a value too
+ * wide) is listed with the reason and not probed. */
+static int visit_alias(struct walk *w, const char *pmu, const char *name, const char *text)
+{
+	struct tacho_event_opts opts = {
+		.sz = sizeof(opts), .sysfs_pmu_root = w->ctx.sysfs_root,
+		.tracefs_root = w->ctx.tracefs_root,
+	};
+	struct tacho_evlist *l;
+	struct tacho_diag d;
+	char desc[600];
+
+	if (tacho_evlist_parse_opts(name, &opts, &l, &d) == 0) {
+		tacho_evlist_free(l);
+		return visit(w, TACHO_EVENT_SRC_PMU, name, NULL, text, pmu, name);
+	}
+	fmtbuf(desc, sizeof(desc), "[unusable: %s] %s", d.message, text);
+	return visit(w, TACHO_EVENT_SRC_PMU, name, NULL, desc, pmu, NULL);
+}
+
 static int walk_pmus(struct walk *w)
 {
 	struct dirent **pmus;
@@ -179,8 +199,7 @@ static int walk_pmus(struct walk *w)
 				if (tc_read_line_file(file, text, sizeof(text)) != 0)
 					text[0] = '\0';
 				fmtbuf(name, sizeof(name), "%s/%s/", pmu, evs[j]->d_name);
-				fmtbuf(desc, sizeof(desc), "%s", text);
-				r = visit(w, TACHO_EVENT_SRC_PMU, name, NULL, desc, pmu, name);
+				r = visit_alias(w, pmu, name, text);
 			}
 			free(evs[j]);
 		}

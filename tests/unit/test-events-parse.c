@@ -755,6 +755,103 @@ static void test_live_tracepoint(void **state)
 	tacho_evlist_free(l);
 }
 
+/* The walk behind `tacho list`, on the fake trees: every group in order, the counts
+ * of the generic tables, the PMUs' terms and aliases, the tracepoints sorted, and
+ * every probe spec parsing back to an event of the same source. */
+struct seen {
+	size_t n[TACHO_EVENT_SRC_COUNT_];
+	int last_src;
+	char names[64][80];
+	size_t nnames;
+	unsigned bad;
+};
+
+static int walk_check(void *arg, const struct tacho_event_info *ev)
+{
+	struct seen *w = arg;
+	struct tacho_evlist *l;
+	struct tacho_diag d;
+
+	if ((int)ev->source < w->last_src) {
+		print_error("'%s' (%s) comes after a later source\n", ev->name,
+			    tacho_event_source_name(ev->source));
+		w->bad++;
+	}
+	w->last_src = ev->source;
+	w->n[ev->source]++;
+	if (ev->source != TACHO_EVENT_SRC_PFM && w->nnames < 64 &&
+	    (ev->source == TACHO_EVENT_SRC_PMU || ev->source == TACHO_EVENT_SRC_TRACEPOINT))
+		snprintf(w->names[w->nnames++], sizeof(w->names[0]), "%s", ev->name);
+	if (!ev->name || !ev->aliases || !ev->desc || !ev->pmu) {
+		w->bad++;
+		return 0;
+	}
+	if (ev->probe) {
+		if (tacho_evlist_parse_opts(ev->probe, &fake_opts, &l, &d) != 0) {
+			print_error("probe '%s' of '%s' does not parse: %s\n", ev->probe, ev->name,
+				    d.message);
+			w->bad++;
+			return 0;
+		}
+		if (tacho_evlist_source(l, 0) != ev->source) {
+			print_error("probe '%s' parses as %s\n", ev->probe,
+				    tacho_event_source_name(tacho_evlist_source(l, 0)));
+			w->bad++;
+		}
+		tacho_evlist_free(l);
+	}
+	return 0;
+}
+
+static int stop_at_third(void *arg, const struct tacho_event_info *ev)
+{
+	(void)ev;
+	return ++*(int *)arg == 3 ? 42 : 0;
+}
+
+static void test_foreach(void **state)
+{
+	struct seen w = { .last_src = -1 };
+	static const char *const want[] = {
+		"cpu/TERM=VALUE,.../", "cpu/branch-instructions/", "cpu/branch-misses/",
+		"cpu/bus-cycles/", "cpu/cache-misses/", "cpu/cache-references/",
+		"cpu/cpu-cycles/", "cpu/cycles-ct/", "cpu/cycles-t/", "cpu/instructions/",
+		"cpu/mem-loads/", "cpu/mem-stores/", "cpu/ref-cycles/", "cpu/topdown-total-slots/",
+		"msr/TERM=VALUE,.../", "msr/aperf/", "msr/mperf/", "msr/smi/", "msr/tsc/",
+		"power/TERM=VALUE,.../", "power/energy-cores/", "power/energy-pkg/",
+		"split/TERM=VALUE,.../", "split/combo/", "split/toowide/", "split/weird/",
+		"raw_syscalls:sys_enter", "sched:sched_switch", "sched:sched_wakeup",
+		"syscalls:sys_enter_write", "syscalls:sys_exit_write",
+	};
+	int count = 0;
+	(void)state;
+
+	/* everything but libpfm4, whose tables depend on this machine's CPU */
+	assert_int_equal(tacho_events_foreach(&fake_opts, ~(1u << TACHO_EVENT_SRC_PFM), walk_check,
+					      &w), 0);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_HARDWARE], 10);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_CACHE], 32);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 11);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_PFM], 0);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_RAW], 1);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_BREAKPOINT], 1);
+	assert_int_equal(w.nnames, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		if (strcmp(w.names[i], want[i]) != 0)
+			fail_msg("walk item %zu is '%s', want '%s'", i, w.names[i], want[i]);
+
+	/* a mask of one source, and a visitor that stops the walk */
+	memset(&w, 0, sizeof(w));
+	w.last_src = -1;
+	assert_int_equal(tacho_events_foreach(&fake_opts, 1u << TACHO_EVENT_SRC_SOFTWARE,
+					      walk_check, &w), 0);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 11);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_HARDWARE], 0);
+	assert_int_equal(tacho_events_foreach(&fake_opts, 0, stop_at_third, &count), 42);
+	assert_int_equal(count, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_no_tracefs),
 		cmocka_unit_test(test_probe_live),
 		cmocka_unit_test(test_live_tracepoint),
+		cmocka_unit_test(test_foreach),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
