@@ -462,12 +462,18 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 
 int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
 {
+	struct tacho_regions_opts o;
 	int err;
 
-	if (opts && opts->sz && opts->sz < sizeof(size_t))
-		return -EINVAL;
+	/* fields past what the caller's sz covers read as 0 (libbpf's _opts rule) */
+	memset(&o, 0, sizeof(o));
+	if (opts) {
+		if (opts->sz && opts->sz < offsetof(struct tacho_regions_opts, events))
+			return -EINVAL;
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
 	pthread_mutex_lock(&tc_regions.lock);
-	err = tc_regions.ready ? -EBUSY : process_setup(opts, diag);
+	err = tc_regions.ready ? -EBUSY : process_setup(&o, diag);
 	pthread_mutex_unlock(&tc_regions.lock);
 	return err;
 }
