@@ -354,6 +354,9 @@ int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *na
 	memset(r, 0, sizeof(*r));
 	r->data = data;
 	r->len = len;
+	if (len == 0)
+		return tc_diag_set(diag, name, 0, 0, -TACHO_EEMPTY,
+				   "the file is empty (the recording wrote nothing)");
 	if (len < 8 || memcmp(p, TC_REC_MAGIC, 8) != 0) {
 		if (len < 8 && memcmp(p, TC_REC_MAGIC, len) == 0)
 			return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC,

@@ -397,7 +397,8 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		return err;
 	}
 	k->hidden = any && !nonzero;
-	qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
 	*out = k;
 	return 0;
 }
