@@ -20,6 +20,9 @@
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status;
+/* libpfm4 does not promise that its lookups may run in several threads at once, and
+ * tacho promises that parsing may: one lock around every call after initialization. */
+static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void pfm_start(void)
 {
@@ -83,12 +86,14 @@ int tc_pfm_encode(const char *name, size_t len, void *attr, size_t attr_size, ch
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
 	arg.attr = &pattr;
+	pthread_mutex_lock(&pfm_lock);
 	r = pfm_get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r == PFM_SUCCESS && !cpu_pmu_of(arg.idx, &pinfo))
+		r = PFM_ERR_NOTFOUND;
+	pthread_mutex_unlock(&pfm_lock);
 	free(s);
 	if (r != PFM_SUCCESS)
 		return r;
-	if (!cpu_pmu_of(arg.idx, &pinfo))
-		return PFM_ERR_NOTFOUND;
 	memset(attr, 0, attr_size);
 	memcpy(attr, &pattr, attr_size < sizeof(pattr) ? attr_size : sizeof(pattr));
 	*pmu = strdup(pinfo.name);
@@ -97,7 +102,9 @@ int tc_pfm_encode(const char *name, size_t len, void *attr, size_t attr_size, ch
 
 bool tc_pfm_knows(const char *name, size_t len)
 {
+	pfm_pmu_info_t pinfo;
 	char *s;
+	bool ok;
 	int idx;
 
 	if (tc_pfm_init() != 0)
@@ -105,12 +112,12 @@ bool tc_pfm_knows(const char *name, size_t len)
 	s = copy_name(name, len);
 	if (!s)
 		return false;
+	pthread_mutex_lock(&pfm_lock);
 	idx = pfm_find_event(s);
+	ok = idx >= 0 && cpu_pmu_of(idx, &pinfo);
+	pthread_mutex_unlock(&pfm_lock);
 	free(s);
-	if (idx < 0)
-		return false;
-	pfm_pmu_info_t pinfo;
-	return cpu_pmu_of(idx, &pinfo);
+	return ok;
 }
 
 static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
@@ -119,9 +126,13 @@ static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
 	char buf[512];
 	int r;
 
+	/* the strings libpfm4 returns point into its static tables: usable unlocked */
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
-	if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS || !info.name)
+	pthread_mutex_lock(&pfm_lock);
+	r = pfm_get_event_info(idx, PFM_OS_NONE, &info);
+	pthread_mutex_unlock(&pfm_lock);
+	if (r != PFM_SUCCESS || !info.name)
 		return 0;
 	r = fn(arg, info.name, info.desc ? info.desc : "", pmu);
 	if (r)
@@ -131,8 +142,10 @@ static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
 
 		memset(&ainfo, 0, sizeof(ainfo));
 		ainfo.size = sizeof(ainfo);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &ainfo) != PFM_SUCCESS ||
-		    ainfo.type != PFM_ATTR_UMASK || !ainfo.name)
+		pthread_mutex_lock(&pfm_lock);
+		r = pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &ainfo);
+		pthread_mutex_unlock(&pfm_lock);
+		if (r != PFM_SUCCESS || ainfo.type != PFM_ATTR_UMASK || !ainfo.name)
 			continue;
 		snprintf(buf, sizeof(buf), "%s:%s", info.name, ainfo.name);
 		r = fn(arg, buf, ainfo.desc ? ainfo.desc : "", pmu);
@@ -150,16 +163,23 @@ int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
 		return 0;
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t pinfo;
+		int idx;
 
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
-		    pinfo.type == PFM_PMU_TYPE_OS_GENERIC || !pinfo.name)
+		pthread_mutex_lock(&pfm_lock);
+		r = pfm_get_pmu_info(p, &pinfo);
+		pthread_mutex_unlock(&pfm_lock);
+		if (r != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
+		    !pinfo.name)
 			continue;
-		for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+		for (idx = pinfo.first_event; idx != -1;) {
 			r = visit_event(idx, pinfo.name, fn, arg);
 			if (r)
 				return r;
+			pthread_mutex_lock(&pfm_lock);
+			idx = pfm_get_event_next(idx);
+			pthread_mutex_unlock(&pfm_lock);
 		}
 	}
 	return 0;

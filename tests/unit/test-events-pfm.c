@@ -4,6 +4,7 @@
  * LIBPFM_ENCODE_INACTIVE=1 (set before libpfm4 starts) lets libpfm4 encode events of
  * PMUs this machine does not have, named "pmu::EVENT", so the table is exact here
  * without any PMU. Every case names its line. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,47 @@ static void test_listed_events_parse(void **state)
 	assert_true(w.checked > 0);
 }
 
+/* tacho.h promises that different lists may be parsed in different threads at once:
+ * four threads parse the whole table 20 times and must all agree with it. */
+static void *parse_table(void *arg)
+{
+	uintptr_t bad = 0;
+	(void)arg;
+
+	for (int round = 0; round < 20; round++) {
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+			struct tacho_evlist *l;
+			struct tacho_diag d;
+			struct perf_event_attr a;
+
+			if (tacho_evlist_parse(cases[i].name, &l, &d) != 0) {
+				bad++;
+				continue;
+			}
+			tacho_evlist_attr(l, 0, &a);
+			if ((cases[i].sdm != NONE && a.config != cases[i].sdm) ||
+			    a.config1 != cases[i].config1)
+				bad++;
+			tacho_evlist_free(l);
+		}
+	}
+	return (void *)bad;
+}
+
+static void test_threads(void **state)
+{
+	pthread_t t[4];
+	(void)state;
+
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, parse_table, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		void *bad;
+		assert_int_equal(pthread_join(t[i], &bad), 0);
+		assert_int_equal((uintptr_t)bad, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_modifiers),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_listed_events_parse),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
