@@ -15,6 +15,7 @@
 #include "util/util.h"
 
 static char out_path[256];
+static volatile uint64_t watched __attribute__((aligned(8)));
 
 static int log_calls;
 static void count_log(void *arg, enum tacho_log_level level, const char *msg)
@@ -54,6 +55,10 @@ static void child_program(bool with_log)
 	}
 	tacho_region_begin("nothing");
 	tacho_region_end("nothing");
+	tacho_region_begin("stores");
+	for (int i = 0; i < 123; i++)
+		watched = (uint64_t)i;
+	tacho_region_end("stores");
 	if (with_log && log_calls != 1)
 		_exit(96);   /* the bad spec is logged exactly once */
 	exit(0);   /* the report is written by the exit hook */
@@ -99,7 +104,12 @@ static void run_child(struct result *r, const char *events, const char *output, 
 	if (pid == 0) {
 		close(pfd[0]);
 		dup2(pfd[1], 2);
-		if (events)
+		if (events && !strcmp(events, "BREAKPOINT")) {
+			/* the address is this process's: the spec is made here */
+			char spec[64];
+			snprintf(spec, sizeof(spec), "mem:%p/8:w", (void *)&watched);
+			setenv("TACHO_EVENTS", spec, 1);
+		} else if (events)
 			setenv("TACHO_EVENTS", events, 1);
 		else
 			unsetenv("TACHO_EVENTS");
@@ -167,6 +177,32 @@ static void test_json_exact(void **state)
 	assert_contains(nothing, "\"page-faults\": 0");
 	/* nothing to tell the person running it */
 	assert_string_equal(r.err, "");
+	result_free(&r);
+}
+
+/* A breakpoint on a variable, from TACHO_EVENTS: exactly the 123 stores. */
+static void test_breakpoint_from_env(void **state)
+{
+	struct result r;
+	char want[96];
+	(void)state;
+
+	run_child(&r, "BREAKPOINT", out_path, false);
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	if (strstr(r.file, "could not be counted"))
+		TEST_SKIP("no hardware breakpoints here: %s", r.err);
+	snprintf(want, sizeof(want), "\"mem:%p/8:w\": 123", (void *)&watched);
+	/* each region's entry of "regions" ends at the first '}' (its events object) */
+	char *stores = strstr(r.file, "\"name\": \"stores\"");
+	assert_non_null(stores);
+	*strchr(stores, '}') = 0;
+	assert_contains(stores, want);
+	char *work = strstr(stores + strlen(stores) + 1, "\"name\": \"work\"");
+	assert_non_null(work);
+	*strchr(work, '}') = 0;
+	snprintf(want, sizeof(want), "\"mem:%p/8:w\": 0", (void *)&watched);
+	assert_contains(work, want);
 	result_free(&r);
 }
 
@@ -251,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_only_table_on_stderr),
 		cmocka_unit_test(test_json_exact),
+		cmocka_unit_test(test_breakpoint_from_env),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_not_countable),
