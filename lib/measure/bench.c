@@ -315,6 +315,16 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		}
 	}
 
+	/* a group the PMU never scheduled reads 0: say so rather than print the zeros */
+	for (size_t q = 0; nev && !m.ran && q < nev; q++)
+		if (!r->event_why[q]) {
+			r->event_why[q] = tc_strdup("opened, but never on a counter (more hardware "
+						    "events than the PMU counts at once? try fewer)");
+			if (!r->event_why[q]) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
 	r->trials = o.trials;
 	r->reps = o.reps;
 	r->difference = o.difference;

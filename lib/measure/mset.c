@@ -218,6 +218,8 @@ int tc_mset_read(struct tc_mset *m, uint64_t *v)
 			v[i] = pv.count;
 			if (pv.running < pv.enabled)
 				m->multiplexed = true;
+			if (pv.running)
+				m->ran = true;
 		}
 		if (i == m->n) {
 			m->reads_rdpmc++;
@@ -231,6 +233,8 @@ int tc_mset_read(struct tc_mset *m, uint64_t *v)
 			return err;
 		if (m->buf[2] < m->buf[1])
 			m->multiplexed = true;
+		if (m->buf[2])
+			m->ran = true;
 		for (size_t i = 0; i < m->n; i++)
 			v[i] = m->fds[i] < 0 ? 0 : m->buf[m->pos[i]];
 		return 0;
@@ -245,6 +249,8 @@ int tc_mset_read(struct tc_mset *m, uint64_t *v)
 			return err;
 		if (m->buf[2] < m->buf[1])
 			m->multiplexed = true;
+		if (m->buf[2])
+			m->ran = true;
 		v[i] = m->buf[0];
 	}
 	return 0;

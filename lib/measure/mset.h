@@ -32,6 +32,9 @@ struct tc_mset {
 	size_t *pos;                    /* [n] index of the event in the group read */
 	bool rdpmc;                     /* every open event's page has cap_user_rdpmc */
 	bool multiplexed;               /* a read saw time_running < time_enabled */
+	bool ran;                       /* a read saw time_running > 0: the events were on
+					   their counters at some point (a group too big for
+					   the PMU never is, and reads 0) */
 	uint64_t *buf;
 	size_t words;
 	unsigned long reads_rdpmc, reads_syscall;

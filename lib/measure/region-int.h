@@ -53,7 +53,7 @@ struct tc_rthread {
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */
 	unsigned long errors, unbalanced;
 	bool gone;                /* the thread ended; its counters are closed */
-	bool multiplexed;         /* kept from the counters when they close */
+	bool multiplexed, ran;    /* kept from the counters when they close */
 };
 
 struct tc_regions {

@@ -164,13 +164,24 @@ static int build(struct tacho_region_report *r)
 		tc_sb_adds(&notes, tc_regions.notes.buf);
 
 	for (size_t i = 0; i < r->nev; i++) {
-		bool mux = false;
+		bool mux = false, ran = false;
 		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
 		if (!r->evnames[i])
 			goto out;
-		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
 			mux |= t->multiplexed || (!t->mset_err && t->m.multiplexed);
-		if (tc_regions.ev_opened[i + 1]) {
+			ran |= t->ran || (!t->mset_err && t->m.ran);
+		}
+		if (tc_regions.ev_opened[i + 1] && !ran) {
+			/* opened, but the kernel never put the group on the counters: its
+			 * zeros would be lies */
+			r->status[i] = TACHO_COUNT_NOT_COUNTED;
+			r->why[i] = tc_strdup("opened, but never on a counter while regions "
+					      "ran (more hardware events than the PMU counts at "
+					      "once? try fewer events)");
+			tc_sb_addf(&notes, "event '%s' was not counted: %s\n", r->evnames[i],
+				   r->why[i] ? r->why[i] : "");
+		} else if (tc_regions.ev_opened[i + 1]) {
 			r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
 		} else if (tc_regions.ev_err[i + 1]) {
 			const char *why = tc_regions.ev_why[i + 1];
@@ -251,7 +262,7 @@ static int build(struct tacho_region_report *r)
 				calls[k - i] = q < items[k].t->nq_read ? items[k].rec->calls : 0;
 			}
 			tc_racc_merge(accs, calls, j - i, &v[q]);
-			if (q > 0 && r->status[q - 1] == TACHO_COUNT_NOT_SUPPORTED)
+			if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
 				memset(&v[q], 0, sizeof(v[q]));
 			if (v[q].clamped)
 				tc_sb_addf(&notes, "region '%s': %s measured below the calibrated "

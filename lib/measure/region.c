@@ -283,6 +283,7 @@ static void thread_gone(void *arg)
 	/* The thread's figures stay for the report; its counters go. */
 	pthread_mutex_lock(&tc_regions.lock);
 	t->multiplexed |= t->m.multiplexed;
+	t->ran |= t->m.ran;
 	tc_mset_close(&t->m);
 	t->gone = true;
 	pthread_mutex_unlock(&tc_regions.lock);
