@@ -1325,7 +1325,9 @@ TACHO_API int tacho_clock_survey(struct tacho_clock_info *out, size_t max);
  * counted (the notes say why). A bad TACHO_EVENTS never stops the program: regions
  * fall back to time only, the message goes to the log callback and into the report's
  * notes, and, when the report goes to a file, once to stderr as well at report time
- * (the report at exit is the one place where regions print, by design). */
+ * (the report at exit is the one place where regions print, by design). After fork()
+ * the child starts without the parent's figures or counters and writes no report at
+ * exit (it may call tacho_regions_write). */
 
 /* Explicit set-up, instead of the environment. Every field may be 0/NULL. */
 struct tacho_regions_opts {
