@@ -497,6 +497,22 @@ static void test_pid_target(void **state)
 	th_json_free(j);
 	th_run_free(&r);
 
+	/* -t: the main thread of a process (its tid is its pid) */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(helper, helper, "spin", "200", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	j = stat_json(&r, "-e", "task-clock", "-t", pidbuf, NULL);
+	waitpid(pid, &st, 0);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(num(j, "events[0].value") > 0);
+	th_json_free(j);
+	th_run_free(&r);
+
 	th_tacho(&r, "stat", "-e", "task-clock", "-p", "2147483646", NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "2147483646");
@@ -537,6 +553,34 @@ static void test_interrupt(void **state)
 	assert_contains(buf, "page-faults");
 	assert_contains(buf, "killed by signal 2");
 	assert_not_contains(buf, "<not counted>");
+}
+
+/* -C: everything on CPU 0 while the program runs (needs privilege at paranoid > 0). */
+static void test_cpu_target(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	long long paranoid = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	(void)state;
+
+	if (f) {
+		if (fscanf(f, "%lld", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (geteuid() != 0 && paranoid > 0)
+		TEST_SKIP("counting a CPU needs root or perf_event_paranoid <= 0 (it is %lld)",
+			  paranoid);
+	j = stat_json(&r, "-C", "0", "-e", "cpu-clock", "--", help(), "sleep", "20", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(str(j, "events[0].status"), "counted");
+	/* the CPU's clock runs all the time the program does, busy or idle: at least
+	 * the 20 ms it slept */
+	assert_true(num(j, "events[0].value") >= 20.0);
+	assert_json_int(j, "exit_status", 0);
+	th_json_free(j);
+	th_run_free(&r);
 }
 
 static void test_default_and_all(void **state)
@@ -661,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_pid_target),
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_cpu_target),
 		cmocka_unit_test(test_default_and_all),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help),
