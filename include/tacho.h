@@ -577,7 +577,7 @@ TACHO_API void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x);
  *   cpu/event=0x3c,umask=1,cmask=1/  a sysfs PMU's format terms [MODS or :MODS]
  *   msr/tsc/                         a sysfs PMU's named event
  *   r1a8                             raw config of the CPU's PMU [:MODS]
- *   sched:sched_switch               tracepoint                 [:MODS]
+ *   sched:sched_switch, sched:*      tracepoint (wildcards: one event per match) [:MODS]
  *   mem:0x1000[/8][:rw]              hardware breakpoint        [:MODS]
  * MODS are letters: u (user only), k (kernel only), h (hypervisor only), combinable;
  * G (guest only), H (host only), I (exclude idle), p/pp/ppp (precise_ip 1-3), D (pinned).

@@ -2,7 +2,9 @@
  * name (generic, cache, software, raw, tracepoint, libpfm4, sysfs PMU, breakpoint),
  * applies modifiers, and reports the first bad character of a malformed spec.
  * docs/events.md is the user's description of what this accepts. */
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -645,6 +647,116 @@ static int push_event(struct parser *p, struct tc_event *ev)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- tracepoint globs */
+
+static bool has_glob(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[')
+			return true;
+	return false;
+}
+
+static int dir_only(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
+}
+
+/* SUBSYS:NAME[:MODS] where SUBSYS or NAME holds shell wildcards (* ? [...]): one event
+ * per matching tracepoint, in sorted order, each named SUBSYS:NAME[:MODS]. */
+static int parse_tracepoint_glob(struct parser *p, size_t start, size_t end)
+{
+	const char *s = p->src + start;
+	size_t len = end - start, c1, c2, n0 = p->n;
+	char sys[256], pat[256], dir[1024];
+	const char *root;
+	struct dirent **subs;
+	int nsub, r = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!name_char(s[i]) && s[i] != '*' && s[i] != '?' && s[i] != '[' && s[i] != ']')
+			return perr(p, start + i, -TACHO_EPARSE,
+				    "unexpected character '%c' in a tracepoint pattern", s[i]);
+	for (c1 = 0; c1 < len && s[c1] != ':'; c1++)
+		;
+	if (c1 == len || c1 == 0)
+		return perr(p, start, -TACHO_EPARSE, "wildcards select tracepoints: expected "
+			    "SUBSYSTEM:NAME with * ? or [...] in either part");
+	for (c2 = c1 + 1; c2 < len && s[c2] != ':'; c2++)
+		;
+	if (c2 == c1 + 1 || c1 >= sizeof(sys) || c2 - c1 - 1 >= sizeof(pat))
+		return perr(p, start + c1 + 1, -TACHO_EPARSE, "expected a tracepoint name pattern");
+	snprintf(sys, sizeof(sys), "%.*s", (int)c1, s);
+	snprintf(pat, sizeof(pat), "%.*s", (int)(c2 - c1 - 1), s + c1 + 1);
+	if (c2 < len) {
+		struct tc_event probe;
+		event_init(&probe);
+		r = modifiers(p, &probe, start + c2 + 1, len - c2 - 1);
+		if (r)
+			return r;
+	}
+	root = tc_tracefs_root(p->ctx);
+	if (!root)
+		return perr(p, start, -TACHO_ENOEVENT, "no tracefs to look up tracepoints in (looked "
+			    "in %s; mount -t tracefs nodev /sys/kernel/tracing)",
+			    p->ctx->tracefs_root ? p->ctx->tracefs_root :
+			    "/sys/kernel/tracing and /sys/kernel/debug/tracing");
+	snprintf(dir, sizeof(dir), "%s/events", root);
+	nsub = scandir(dir, &subs, dir_only, alphasort);
+	for (int i = 0; i < nsub; i++) {
+		struct dirent **tps;
+		char sub[1400];
+		int nt = -1;
+
+		if (!r && fnmatch(sys, subs[i]->d_name, 0) == 0) {
+			snprintf(sub, sizeof(sub), "%s/%s", dir, subs[i]->d_name);
+			nt = scandir(sub, &tps, dir_only, alphasort);
+		}
+		for (int j = 0; j < nt; j++) {
+			struct tc_event ev;
+			struct tc_sb name = TC_SB_INIT;
+			uint64_t id;
+			const char *tp = tps[j]->d_name;
+
+			if (!r && fnmatch(pat, tp, 0) == 0 &&
+			    tc_tracepoint_id(p->ctx, subs[i]->d_name, strlen(subs[i]->d_name), tp,
+					     strlen(tp), &id) == 0) {
+				event_init(&ev);
+				ev.column = (unsigned)start + 1;
+				ev.source = TC_EV_TRACEPOINT;
+				ev.attr.type = PERF_TYPE_TRACEPOINT;
+				ev.attr.config = id;
+				tc_sb_init(&name);
+				tc_sb_addf(&name, "%s:%s", subs[i]->d_name, tp);
+				if (c2 < len)
+					tc_sb_add(&name, s + c2, len - c2);
+				ev.name = tc_sb_detach(&name);
+				ev.pmu = tc_strdup("tracepoint");
+				if (c2 < len)
+					modifiers(p, &ev, start + c2 + 1, len - c2 - 1);
+				if (!ev.name || !ev.pmu || push_event(p, &ev) != 0) {
+					event_exit(&ev);
+					r = perr(p, start, -ENOMEM, "out of memory");
+				}
+			}
+			free(tps[j]);
+		}
+		if (nt >= 0)
+			free(tps);
+		free(subs[i]);
+	}
+	if (nsub >= 0)
+		free(subs);
+	if (!r && p->n == n0)
+		r = perr(p, start, -TACHO_ENOEVENT, "no tracepoint matches '%.*s' in %s",
+			 (int)(c2), s, dir);
+	if (r) {
+		while (p->n > n0)
+			event_exit(&p->ev[--p->n]);
+	}
+	return r;
+}
+
 static int parse_event(struct parser *p, size_t start, size_t *endp)
 {
 	struct tc_event ev;
@@ -674,6 +786,12 @@ static int parse_event(struct parser *p, size_t start, size_t *endp)
 				pos++;
 			r = pos < end || p->src[pos - 1] == ':' ? modifiers(p, &ev, pos, end - pos) : 0;
 		}
+	} else if (has_glob(p->src + start, end - start)) {
+		event_exit(&ev);
+		r = parse_tracepoint_glob(p, start, end);
+		if (r == 0)
+			*endp = end;
+		return r;
 	} else {
 		r = parse_named(p, start, end, &ev);
 	}

@@ -492,6 +492,12 @@ static const struct invalid invalid_cases[] = {
 	X("sched:nosuch", EN, 7, "no tracepoint 'nosuch'"),
 	X("nosuch:event", EN, 1, "no tracepoint subsystem 'nosuch'"),
 	X("sched:sched_switch:q", EN, 1, "unknown event 'sched'"),
+	X("sched:nomatch*", EN, 1, "no tracepoint matches 'sched:nomatch*'"),
+	X("nosuch*:x", EN, 1, "no tracepoint matches"),
+	X("cyc*", EP, 1, "wildcards select tracepoints"),
+	X("sched:*:q", EP, 9, "unknown modifier 'q'"),
+	X("sched:*!", EP, 8, "unexpected character '!' in a tracepoint pattern"),
+	X("sched::*", EP, 7, "expected a tracepoint name pattern"),
 	/* breakpoints */
 	X("mem:", EP, 5, "expected an address after 'mem:'"),
 	X("mem:/8", EP, 5, "expected an address"),
@@ -755,6 +761,61 @@ static void test_live_tracepoint(void **state)
 	tacho_evlist_free(l);
 }
 
+/* Wildcards select tracepoints (sorted), each one event; modifiers apply to each. */
+static void test_tracepoint_globs(void **state)
+{
+	static const struct { int line; const char *spec; const char *names; } g[] = {
+		{ __LINE__, "sched:*", "sched:sched_switch sched:sched_wakeup" },
+		{ __LINE__, "sched:sched_[sw]*", "sched:sched_switch sched:sched_wakeup" },
+		{ __LINE__, "sched:sched_s?itch", "sched:sched_switch" },
+		{ __LINE__, "syscalls:sys_*_write:u", "syscalls:sys_enter_write:u syscalls:sys_exit_write:u" },
+		{ __LINE__, "*:sys_enter*", "raw_syscalls:sys_enter syscalls:sys_enter_write" },
+		{ __LINE__, "cycles,sched:*,cs", "cycles sched:sched_switch sched:sched_wakeup cs" },
+		{ __LINE__, "{sched:*,task-clock}", "sched:sched_switch sched:sched_wakeup task-clock" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(g); i++) {
+		struct tacho_evlist *l;
+		struct tacho_diag d;
+		struct tc_sb names = TC_SB_INIT;
+
+		if (tacho_evlist_parse_opts(g[i].spec, &fake_opts, &l, &d) != 0)
+			fail_msg("line %d: '%s' rejected: %s", g[i].line, g[i].spec, d.message);
+		tc_sb_init(&names);
+		for (size_t k = 0; k < tacho_evlist_count(l); k++) {
+			struct perf_event_attr a;
+			tc_sb_addf(&names, "%s%s", k ? " " : "", tacho_evlist_name(l, k));
+			tacho_evlist_attr(l, k, &a);
+			if (tacho_evlist_source(l, k) == TACHO_EVENT_SRC_TRACEPOINT) {
+				assert_int_equal(a.type, PERF_TYPE_TRACEPOINT);
+				if (strstr(g[i].spec, ":u"))
+					assert_int_equal(excl_of(&a), EK | EH);
+			}
+		}
+		if (strcmp(names.buf, g[i].names) != 0)
+			fail_msg("line %d: '%s' gave '%s', want '%s'", g[i].line, g[i].spec, names.buf,
+				 g[i].names);
+		if (g[i].spec[0] == '{')
+			for (size_t k = 0; k < tacho_evlist_count(l); k++)
+				assert_int_equal(tacho_evlist_group_leader(l, k), 0);
+		tc_sb_exit(&names);
+		tacho_evlist_free(l);
+	}
+	/* ids, not only names */
+	{
+		struct tacho_evlist *l;
+		struct tacho_diag d;
+		struct perf_event_attr a;
+		assert_int_equal(tacho_evlist_parse_opts("sched:*", &fake_opts, &l, &d), 0);
+		tacho_evlist_attr(l, 0, &a);
+		assert_int_equal(a.config, 316);
+		tacho_evlist_attr(l, 1, &a);
+		assert_int_equal(a.config, 317);
+		tacho_evlist_free(l);
+	}
+}
+
 /* The walk behind `tacho list`, on the fake trees: every group in order, the counts
  * of the generic tables, the PMUs' terms and aliases, the tracepoints sorted, and
  * every probe spec parsing back to an event of the same source. */
@@ -865,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_probe_live),
 		cmocka_unit_test(test_live_tracepoint),
 		cmocka_unit_test(test_foreach),
+		cmocka_unit_test(test_tracepoint_globs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
