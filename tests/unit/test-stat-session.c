@@ -1,0 +1,238 @@
+/* test-stat-session.c - tacho_stat_run as a program linking libtacho calls it: exact
+ * counts of the helper program, repetitions and warm-up runs as the progress callback
+ * sees them, intervals that add up to the whole, refusals with their diagnostics. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "util/util.h"
+
+static char helper[4096];
+
+struct progress {
+	unsigned calls, last_done, last_total;
+};
+
+static void on_progress(void *arg, unsigned done, unsigned total)
+{
+	struct progress *p = arg;
+
+	p->calls++;
+	p->last_done = done;
+	p->last_total = total;
+}
+
+struct intervals {
+	unsigned n;
+	double sum;
+	bool monotonic;
+	double last_t;
+};
+
+static void on_interval(void *arg, const struct tacho_stat_interval *iv)
+{
+	struct intervals *s = arg;
+
+	s->n++;
+	if (iv->t_s < s->last_t)
+		s->monotonic = false;
+	s->last_t = iv->t_s;
+	if (iv->n >= 1 && iv->counts[0].status == TACHO_COUNT_COUNTED)
+		s->sum += iv->counts[0].value;
+}
+
+static struct tacho_evlist *events(const char *spec)
+{
+	struct tacho_evlist *l = NULL;
+	struct tacho_diag d;
+
+	if (tacho_evlist_parse(spec, &l, &d) != 0)
+		fail_msg("cannot parse '%s': %s", spec, d.message);
+	return l;
+}
+
+/* K writes, repeated, with warm-up runs: the value is K in every repetition, the
+ * progress callback sees every run of the program. */
+static void test_repeat_and_warmup(void **state)
+{
+	char writes[] = "writes", k[] = "33";
+	char *argv[] = { helper, writes, k, NULL };
+	struct tacho_evlist *l;
+	struct tacho_stat *s;
+	struct progress p = { 0 };
+	struct tacho_diag d;
+	const struct tacho_stat_event *e;
+	(void)state;
+
+	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) != 0)
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	l = events("syscalls:sys_enter_write,page-faults");
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .repeat = 4, .warmup = 2,
+				     .on_progress = on_progress, .progress_arg = &p };
+	assert_int_equal(tacho_stat_run(&o, &s, &d), 0);
+	assert_int_equal(tacho_stat_repeats(s), 4);
+	assert_int_equal(tacho_stat_runs(s), 1);
+	assert_false(tacho_stat_interrupted(s));
+	/* 2 warm-up + 4 counted runs announced, then the final (total, total) */
+	assert_int_equal(p.calls, 7);
+	assert_int_equal(p.last_done, 6);
+	assert_int_equal(p.last_total, 6);
+	e = tacho_stat_event(s, 0);
+	assert_int_equal(e->status, TACHO_COUNT_COUNTED);
+	assert_int_equal(e->nvalues, 4);
+	for (unsigned i = 0; i < 4; i++)
+		assert_true(e->values[i] == 33);
+	assert_true(e->value == 33 && e->stats.stddev == 0 && e->stats.spread_pct == 0);
+	assert_null(e->why);
+	assert_int_equal(e->run, 0);
+	assert_non_null(tacho_stat_exit(s));
+	assert_int_equal(tacho_stat_exit(s)->status, 0);
+	assert_true(tacho_stat_wall_s(s) > 0);
+	assert_null(tacho_stat_event(s, 2));
+	tacho_stat_free(s);
+	tacho_evlist_free(l);
+}
+
+/* Intervals of 2 ms over a program that touches pages: their sum is the whole. */
+static void test_intervals_sum(void **state)
+{
+	char pages[] = "pages", n[] = "3000";
+	char *argv[] = { helper, pages, n, NULL };
+	struct tacho_evlist *l = events("page-faults");
+	struct intervals iv = { .monotonic = true };
+	struct tacho_stat *s;
+	struct tacho_diag d;
+	(void)state;
+
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .interval_ms = 2, .on_interval = on_interval,
+				     .interval_arg = &iv };
+	assert_int_equal(tacho_stat_run(&o, &s, &d), 0);
+	assert_true(iv.n >= 1);
+	assert_true(iv.monotonic);
+	assert_true(iv.sum == tacho_stat_event(s, 0)->value);
+	assert_true(iv.sum >= 3000);
+	tacho_stat_free(s);
+	tacho_evlist_free(l);
+}
+
+/* A fake two-counter PMU and hardware events: the plan needs three runs; a process
+ * target cannot do that, nor can intervals. The refusal names the numbers. */
+static void test_refusals(void **state)
+{
+	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
+						       .known = true, .source = "test" };
+	char t[] = "true";
+	char *argv[] = { t, NULL };
+	struct tacho_evlist *l = events("r01,r02,r03,r04,r05");
+	struct tacho_stat *s = (struct tacho_stat *)1;
+	struct tacho_diag d;
+	(void)state;
+
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l,
+				     .target = TACHO_TARGET_PROCESS, .pid = getpid(), .pmu = &two };
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
+	assert_null(s);
+	assert_contains(d.message, "need 3 runs");
+	assert_contains(d.message, "--multiplex");
+
+	o.target = TACHO_TARGET_CHILD;
+	o.argv = argv;
+	o.interval_ms = 10;
+	o.on_interval = on_interval;
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
+	assert_contains(d.message, "intervals need them counted in one run");
+
+	/* no program for a child, a program for a process, repetitions without one */
+	o.interval_ms = 0;
+	o.argv = NULL;
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
+	assert_contains(d.message, "no program to run");
+	o.target = TACHO_TARGET_PROCESS;
+	o.repeat = 3;
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
+	assert_contains(d.message, "need a program");
+	o.sz = 8;
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
+	assert_int_equal(tacho_stat_run(NULL, &s, &d), -EINVAL);
+	tacho_evlist_free(l);
+}
+
+/* A program that does not exist: -TACHO_ECHILD and the sentence. */
+static void test_no_program(void **state)
+{
+	char p[] = "/nonexistent/prog";
+	char *argv[] = { p, NULL };
+	struct tacho_evlist *l = events("page-faults");
+	struct tacho_stat *s;
+	struct tacho_diag d;
+	(void)state;
+
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
+				     .argv = argv };
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -TACHO_ECHILD);
+	assert_string_equal(d.message, "cannot run '/nonexistent/prog': no such file");
+	tacho_evlist_free(l);
+}
+
+/* Software events need no counter: with a fake PMU of two counters they still count
+ * in one run; a killed program ends the repetitions early, counts kept. */
+static void test_signal_ends_early(void **state)
+{
+	char segv[] = "segv";
+	char *argv[] = { helper, segv, NULL };
+	struct tacho_evlist *l = events("page-faults,task-clock");
+	struct tacho_stat *s;
+	struct tacho_diag d;
+	const struct tacho_stat_event *e;
+	(void)state;
+
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .repeat = 5 };
+	assert_int_equal(tacho_stat_run(&o, &s, &d), 0);
+	assert_true(tacho_stat_interrupted(s));
+	assert_int_equal(tacho_stat_repeats(s), 1);
+	assert_int_equal(tacho_stat_exit(s)->status, 139);
+	assert_int_equal(tacho_stat_exit(s)->signal, 11);
+	e = tacho_stat_event(s, 0);
+	assert_int_equal(e->status, TACHO_COUNT_COUNTED);
+	assert_int_equal(e->nvalues, 1);
+	assert_true(e->value > 0);
+	assert_true(isnan(e->values[1]));    /* repetitions that never ran: no value */
+	e = tacho_stat_event(s, 1);
+	assert_string_equal(e->unit, "msec");
+	tacho_stat_free(s);
+	tacho_evlist_free(l);
+}
+
+static int setup(void **state)
+{
+	char cwd[1024] = "";
+	(void)state;
+
+	if (th_build_dir()[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	snprintf(helper, sizeof(helper), "%.1024s%s%.2048s/tests/progs/stat-helper", cwd,
+		 cwd[0] ? "/" : "", th_build_dir());
+	return access(helper, X_OK) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repeat_and_warmup),
+		cmocka_unit_test(test_intervals_sum),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_signal_ends_early),
+	};
+
+	personality(ADDR_NO_RANDOMIZE);
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
