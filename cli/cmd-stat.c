@@ -508,7 +508,9 @@ static int add_one(void *arg, const struct tacho_event_info *ev)
 {
 	struct all_ctx *a = arg;
 
-	if (!ev->probe)
+	/* "dummy" and "bpf-output" are placeholders (for sideband records and BPF
+	 * programs' output): they never count anything by themselves */
+	if (!ev->probe || !strcmp(ev->name, "dummy") || !strcmp(ev->name, "bpf-output"))
 		return 0;
 	if (tacho_evlist_add(a->list, ev->probe, NULL) == 0)
 		a->added++;
@@ -799,6 +801,15 @@ static int cmd_stat_fn(int argc, char **argv)
 		if (outpath && c.out)
 			cli_close_output(c.out, outpath);
 		goto out;
+	}
+	if (cli_verbose) {
+		const struct tacho_schedule *plan = tacho_stat_schedule(s);
+		const struct tacho_pmu_counters *pc = tacho_schedule_counters(plan);
+		fprintf(stderr, "tacho: %u events in %u run%s of the program per repetition; "
+			"counters: %u general, %u fixed (%s)%s%s\n",
+			tacho_schedule_nevents(plan), tacho_schedule_nruns(plan),
+			tacho_schedule_nruns(plan) == 1 ? "" : "s", pc->gp, pc->fixed, pc->source,
+			pc->note[0] ? "; " : "", pc->note);
 	}
 	if (!interval) {
 		if (c.fmt == FMT_JSON)
