@@ -53,6 +53,7 @@ struct row {
 	int err;          /* 0 when it opened, else -errno (or a parse error) */
 	int why;          /* index into the explanations, -1 when none */
 	char *msg;        /* why its spec did not parse, when it did not */
+	int err_u;        /* after EACCES: 0 if it opens with ':u', -errno if not, 1 untried */
 };
 
 struct expl {
@@ -71,6 +72,7 @@ struct list_ctx {
 	size_t nex, allocex;
 	bool oom;
 	size_t tp_rep;   /* the tracepoint probed for all, or SIZE_MAX */
+	bool tp_wanted;  /* the tracepoint source was asked for */
 };
 
 /* Closing a tracepoint event costs the kernel an RCU grace period (about 40 ms on
@@ -130,6 +132,22 @@ static int explanation(struct list_ctx *c, enum tacho_event_source src, int err,
 	return (int)c->nex++;
 }
 
+static int probe_user_only(const char *spec)
+{
+	struct tacho_evlist *l;
+	struct tacho_diag d;
+	char buf[700];
+	int err;
+
+	snprintf(buf, sizeof(buf), "%s:u", spec);
+	err = tacho_evlist_parse(buf, &l, &d);
+	if (err)
+		return err;
+	err = tacho_evlist_probe(l, 0);
+	tacho_evlist_free(l);
+	return err;
+}
+
 static void probe_row(struct list_ctx *c, struct row *r, const char *spec)
 {
 	struct tacho_evlist *l;
@@ -145,8 +163,12 @@ static void probe_row(struct list_ctx *c, struct row *r, const char *spec)
 		return;
 	}
 	r->err = tacho_evlist_probe(l, 0);
-	if (r->err && tacho_evlist_attr(l, 0, &attr) == 0)
+	if (r->err && tacho_evlist_attr(l, 0, &attr) == 0) {
 		r->why = explanation(c, r->src, r->err, &attr);
+		/* a user who may count user space only: does the ':u' form open? */
+		if (r->err == -EACCES && !attr.exclude_kernel)
+			r->err_u = probe_user_only(spec);
+	}
 	tacho_evlist_free(l);
 }
 
@@ -174,6 +196,7 @@ static int collect(void *arg, const struct tacho_event_info *ev)
 	r->pmu = tc_strdup(ev->pmu);
 	r->spec = tc_strdup(ev->probe);
 	r->why = -1;
+	r->err_u = 1;
 	if (!r->name || !r->aliases || !r->desc || !r->pmu || (ev->probe && !r->spec)) {
 		free(r->name);
 		free(r->aliases);
@@ -226,6 +249,8 @@ static const char *status_word(const struct row *r, char *buf, size_t size)
 		return "";
 	if (!r->err)
 		return "yes";
+	if (r->err_u == 0)
+		return "only :u";
 	snprintf(buf, size, "no (%s)", tacho_err_name(r->err) ? tacho_err_name(r->err) : "?");
 	return buf;
 }
@@ -284,10 +309,21 @@ static const char *short_desc(const char *d, char *buf, size_t size)
 	return buf;
 }
 
+/* Tracepoints were asked for but none was found: say why rather than leave the group
+ * out silently. True when it printed. */
+static bool no_tracefs_note(const struct list_ctx *c, bool any)
+{
+	if (!c->tp_wanted || c->pattern || tacho_event_tracefs(NULL))
+		return false;
+	printf("%stracepoints (tracefs):\n    none: no tracefs this user can read (see "
+	       "'tacho doctor')\n", any ? "\n" : "");
+	return true;
+}
+
 static void print_text(const struct list_ctx *c, bool tp_grouped)
 {
 	size_t i = 0;
-	bool any = false;
+	bool any = false, tp_seen = false;
 
 	while (i < c->n) {
 		enum tacho_event_source src = c->rows[i].src;
@@ -297,6 +333,9 @@ static void print_text(const struct list_ctx *c, bool tp_grouped)
 
 		while (j < c->n && c->rows[j].src == src)
 			j++;
+		if (src > TACHO_EVENT_SRC_TRACEPOINT && !tp_seen)
+			any |= no_tracefs_note(c, any);
+		tp_seen |= src >= TACHO_EVENT_SRC_TRACEPOINT;
 		if (!t) {
 			cli_error("cannot list events: out of memory");
 			return;
@@ -335,6 +374,8 @@ static void print_text(const struct list_ctx *c, bool tp_grouped)
 		print_notes(c, i, j);
 		i = j;
 	}
+	if (!tp_seen)
+		any |= no_tracefs_note(c, any);
 	if (!any)
 		printf("no event matches%s%s\n", c->pattern ? " " : "", c->pattern ? c->pattern : "");
 }
@@ -364,6 +405,10 @@ static void print_json(const struct list_ctx *c)
 		tc_json_str(&j, "source", tacho_event_source_name(r->src));
 		tc_json_str(&j, "pmu", r->pmu);
 		tc_json_str(&j, "description", r->desc);
+		if (r->err_u <= 0)
+			tc_json_bool(&j, "opens_with_u", r->err_u == 0);
+		else
+			tc_json_null(&j, "opens_with_u");
 		if (!r->probed) {
 			tc_json_null(&j, "opens");
 			tc_json_null(&j, "error");
@@ -460,6 +505,7 @@ static int cmd_list_fn(int argc, char **argv)
 	if (c.pattern)
 		c.glob = strpbrk(c.pattern, "*?[") != NULL;
 
+	c.tp_wanted = !mask || (mask & (1u << TACHO_EVENT_SRC_TRACEPOINT));
 	r = tacho_events_foreach(NULL, mask, collect, &c);
 	if (!r)
 		probe_tracepoints(&c);

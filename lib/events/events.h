@@ -108,6 +108,9 @@ int tc_pmu_parse(const struct tc_events_ctx *ctx, const char *src, size_t start,
 /* The tracefs mount point to use (ctx's, else the first of /sys/kernel/tracing and
  * /sys/kernel/debug/tracing that has events/), or NULL when none has. */
 const char *tc_tracefs_root(const struct tc_events_ctx *ctx);
+/* Why there is no tracefs to use, for an error message: where tacho looked, or that
+ * it is there but this user cannot read it, and what to do. */
+void tc_tracefs_why(const struct tc_events_ctx *ctx, char *buf, size_t size);
 /* Looks up the id of sys:name. 0, -ENOENT (no such tracepoint), -ENODEV (no tracefs),
  * or another -errno. */
 int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t syslen,

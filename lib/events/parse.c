@@ -439,12 +439,11 @@ static int explain_unknown(struct parser *p, size_t off, size_t len, struct look
 	}
 	if (colon && looks_like_subsystem(s, first) && !memchr(colon + 1, ':', len - first - 1)) {
 		const char *root = tc_tracefs_root(p->ctx);
-		if (miss->tp_err == -ENODEV || !root)
+		if (miss->tp_err == -ENODEV || !root) {
+			tc_tracefs_why(p->ctx, why, sizeof(why));
 			return perr(p, off, -TACHO_ENOEVENT,
-				    "no tracefs to look up tracepoint '%.*s' in (looked in %s; "
-				    "mount -t tracefs nodev /sys/kernel/tracing)", (int)len, s,
-				    p->ctx->tracefs_root ? p->ctx->tracefs_root :
-				    "/sys/kernel/tracing and /sys/kernel/debug/tracing");
+				    "no tracefs to look up tracepoint '%.*s' in: %s", (int)len, s, why);
+		}
 		if (miss->tp_err == -ENOENT) {
 			char path[512];
 			snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)first, s);
@@ -501,7 +500,7 @@ static int parse_named(struct parser *p, size_t start, size_t end, struct tc_eve
 static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct tc_event *ev)
 {
 	const char *s = p->src;
-	size_t pos = start + 4, a0, l0 = 0, acc0 = 0;
+	size_t pos = start + 4, a0, l0 = 0;
 	uint64_t addr, len = 0;
 	unsigned type = 0;
 	bool have_len = false, x_seen = false;
@@ -546,7 +545,6 @@ static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct t
 			if (s[i] != 'r' && s[i] != 'w' && s[i] != 'x')
 				access = false;
 		if (access) {
-			acc0 = seg;
 			for (size_t i = seg; i < segend; i++) {
 				if (s[i] == 'r')
 					type |= HW_BREAKPOINT_R;
@@ -584,7 +582,6 @@ static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct t
 		return perr(p, a0, -TACHO_EPARSE, "the address 0x%llx is not aligned to the length %llu%s",
 			    (unsigned long long)addr, (unsigned long long)len,
 			    have_len ? "" : " (the default; give one: mem:ADDR/1)");
-	(void)acc0;
 	ev->source = TC_EV_BREAKPOINT;
 	ev->attr.type = PERF_TYPE_BREAKPOINT;
 	ev->attr.config = 0;
@@ -696,11 +693,12 @@ static int parse_tracepoint_glob(struct parser *p, size_t start, size_t end)
 			return r;
 	}
 	root = tc_tracefs_root(p->ctx);
-	if (!root)
-		return perr(p, start, -TACHO_ENOEVENT, "no tracefs to look up tracepoints in (looked "
-			    "in %s; mount -t tracefs nodev /sys/kernel/tracing)",
-			    p->ctx->tracefs_root ? p->ctx->tracefs_root :
-			    "/sys/kernel/tracing and /sys/kernel/debug/tracing");
+	if (!root) {
+		char why[300];
+		tc_tracefs_why(p->ctx, why, sizeof(why));
+		return perr(p, start, -TACHO_ENOEVENT, "no tracefs to look up tracepoints in: %s",
+			    why);
+	}
 	snprintf(dir, sizeof(dir), "%s/events", root);
 	nsub = scandir(dir, &subs, dir_only, alphasort);
 	for (int i = 0; i < nsub; i++) {

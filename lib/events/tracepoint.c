@@ -5,6 +5,7 @@
  * debugfs at /sys/kernel/debug/tracing on older set-ups); the library never mounts
  * it, it only says where it looked. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -57,4 +58,32 @@ int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t sy
 		return -TACHO_EPARSE;
 	*id = (uint64_t)v;
 	return 0;
+}
+
+const char *tacho_event_tracefs(const struct tacho_event_opts *opts)
+{
+	struct tc_events_ctx ctx = { .tracefs_root = opts ? opts->tracefs_root : NULL };
+
+	return tc_tracefs_root(&ctx);
+}
+
+void tc_tracefs_why(const struct tc_events_ctx *ctx, char *buf, size_t size)
+{
+	char path[1024];
+	struct stat st;
+
+	if (ctx && ctx->tracefs_root) {
+		snprintf(buf, size, "%s/events is not there", ctx->tracefs_root);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tracefs_places); i++) {
+		snprintf(path, sizeof(path), "%s/events", tracefs_places[i]);
+		if (stat(path, &st) != 0 && errno == EACCES) {
+			snprintf(buf, size, "%s is not readable by this user (tracefs is usually "
+				 "root's only: run as root, or remount it with mode=755)", path);
+			return;
+		}
+	}
+	snprintf(buf, size, "looked in /sys/kernel/tracing and /sys/kernel/debug/tracing; "
+		 "as root: mount -t tracefs nodev /sys/kernel/tracing");
 }

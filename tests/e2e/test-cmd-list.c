@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "json-check.h"
+#include "util/util.h"
 
 static bool have_core_pmu(void)
 {
@@ -237,6 +238,55 @@ static void test_every_group_in_order(void **state)
 	th_run_free(&r);
 }
 
+/* As an unprivileged user: with perf_event_paranoid 2 the software events do not open
+ * as written (they include the kernel) but do with ':u', and the list says both. */
+static void test_unprivileged(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	long long paranoid;
+	char *argv[] = { (char *)"setpriv", (char *)"--reuid=65534", (char *)"--regid=65534",
+			 (char *)"--clear-groups", (char *)th_tacho_bin(), (char *)"list",
+			 (char *)"--json", (char *)"--source", (char *)"software", NULL };
+	(void)state;
+
+	if (geteuid() != 0)
+		TEST_SKIP("needs root to run tacho as another user");
+	if (access("/usr/bin/setpriv", X_OK) != 0)
+		TEST_SKIP("no /usr/bin/setpriv");
+	if (tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) != 0)
+		TEST_SKIP("cannot read perf_event_paranoid");
+	th_runv(&r, NULL, argv);
+	if (r.status == 126 || r.status == 127 || strstr(r.err, "Permission denied"))
+		TEST_SKIP("user 65534 cannot run %s", th_tacho_bin());
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "events")->n, 11);
+	for (size_t i = 0; i < 11; i++) {
+		char path[64];
+		const struct th_json *opens, *u;
+
+		snprintf(path, sizeof(path), "events[%zu].opens", i);
+		opens = th_json_get(j, path);
+		snprintf(path, sizeof(path), "events[%zu].opens_with_u", i);
+		u = th_json_get(j, path);
+		assert_non_null(opens);
+		assert_non_null(u);
+		if (paranoid >= 2) {
+			assert_false(opens->boolean);
+			snprintf(path, sizeof(path), "events[%zu].error", i);
+			assert_json_str(j, path, "EACCES");
+			assert_int_equal(u->type, TH_JSON_BOOL);
+			assert_true(u->boolean);
+		} else if (paranoid <= 1) {
+			assert_true(opens->boolean);
+			assert_int_equal(u->type, TH_JSON_NULL);
+		}
+	}
+	th_json_free(j);
+	th_run_free(&r);
+}
+
 static void test_usage_errors(void **state)
 {
 	struct th_run r;
@@ -280,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_no_probe),
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_every_group_in_order),
+		cmocka_unit_test(test_unprivileged),
 		cmocka_unit_test(test_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
