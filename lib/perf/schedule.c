@@ -60,7 +60,9 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		return it;
 	case PERF_TYPE_HARDWARE:
 		it.kind = TC_SCHED_GP;
-		if (pmu && pmu->fixed_intel) {
+		/* a precise (PEBS) event may be moved to another encoding on a general
+		 * counter; planning it on a general one never over-fills a run */
+		if (pmu && pmu->fixed_intel && !a->precise_ip) {
 			/* the low 32 bits name the generic event; the high ones a hybrid PMU */
 			switch (a->config & 0xffffffffu) {
 			case PERF_COUNT_HW_INSTRUCTIONS:
@@ -79,6 +81,10 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		}
 		return it;
 	case PERF_TYPE_HW_CACHE:
+		/* its config is id | op << 8 | result << 16, not an x86 encoding: never
+		 * compare it with the fixed counters' (L1-dcache-stores is 0x100) */
+		it.kind = TC_SCHED_GP;
+		return it;
 	case PERF_TYPE_RAW:
 		it.kind = TC_SCHED_GP;
 		break;
@@ -90,7 +96,7 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		it.kind = TC_SCHED_GP;
 		break;
 	}
-	if (pmu && pmu->fixed_intel) {
+	if (pmu && pmu->fixed_intel && !a->precise_ip) {
 		/* raw encodings: bits 7:0 event, 15:8 umask, 18 edge, 23 inv, 31:24 cmask
 		 * must match the fixed counter's encoding exactly (SDM 20.2.1.1) */
 		uint64_t c = a->config & 0xffffffffull;

@@ -325,6 +325,12 @@ static const struct {
 	{ __LINE__, HW(REF_CPU_CYCLES), TACHO_EVENT_SRC_HARDWARE, "cpu", true, TC_SCHED_FIXED_ONLY, 2 },
 	{ __LINE__, HW(BRANCH_MISSES), TACHO_EVENT_SRC_HARDWARE, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, CACHE(0x10000), TACHO_EVENT_SRC_CACHE, "cpu", true, TC_SCHED_GP, -1 },
+	/* L1-dcache-stores: 0x100 as a cache config, INST_RETIRED.ANY as a raw one */
+	{ __LINE__, CACHE(0x100), TACHO_EVENT_SRC_CACHE, "cpu", true, TC_SCHED_GP, -1 },
+	{ __LINE__, RAW(0x100), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_ONLY, 0 },
+	{ __LINE__, CACHE(0x3c), TACHO_EVENT_SRC_CACHE, "cpu", true, TC_SCHED_GP, -1 },
+	{ __LINE__, { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, .precise_ip = 2 },
+	  TACHO_EVENT_SRC_HARDWARE, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x3c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_OR_GP, 1 },
 	{ __LINE__, RAW(0x0100003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x80003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
