@@ -1006,8 +1006,10 @@ struct tacho_sched_slot {
 				       rotate them) */
 
 /* Plans how to count every event of list with the counters pmu describes. Without
- * TACHO_SCHED_MULTIPLEX: first fit, in list order, into as few runs as keep every run
- * within the counters, so nothing is multiplexed; a {group} of the user stays one perf
+ * TACHO_SCHED_MULTIPLEX: first fit, in list order (cycles and instructions, and the
+ * groups holding them, before the rest, so that they share the first run with the
+ * clocks), into as few runs as keep every run within the counters, so nothing is
+ * multiplexed; a {group} of the user stays one perf
  * group; the counter events of a run form one perf group (one read). An event or
  * group that can never fit (wider than the counters, a fixed-only event without its
  * fixed counter) gets a slot with run -1 and a reason, and is never opened. With no

@@ -60,6 +60,8 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		return it;
 	case PERF_TYPE_HARDWARE:
 		it.kind = TC_SCHED_GP;
+		it.first = (a->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES ||
+			   (a->config & 0xffffffffu) == PERF_COUNT_HW_INSTRUCTIONS;
 		/* a precise (PEBS) event may be moved to another encoding on a general
 		 * counter; planning it on a general one never over-fills a run */
 		if (pmu && pmu->fixed_intel && !a->precise_ip) {
@@ -719,8 +721,16 @@ int tc_schedule_build(const struct tc_sched_item *items, size_t n,
 		}
 		free(done);
 	}
-	for (size_t u = 0; u < nu && !err; u++)
-		err = place_unit(s, items, &units[u]);
+	/* cycles and instructions (alone or in a group) first, then the rest, each in
+	 * the order given */
+	for (int pass = 0; pass < 2 && !err; pass++)
+		for (size_t u = 0; u < nu && !err; u++) {
+			bool first = false;
+			for (unsigned k = 0; k < units[u].n; k++)
+				first |= items[units[u].ev[k]].first;
+			if (first == (pass == 0))
+				err = place_unit(s, items, &units[u]);
+		}
 out:
 	free(units);
 	free(order);

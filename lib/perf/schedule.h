@@ -25,6 +25,9 @@ struct tc_sched_item {
 	int fixed_idx;         /* for the FIXED kinds; else -1 */
 	unsigned group;        /* user group number (1, 2, ...) whose members must share a
 	                        * perf group; 0: not grouped by the user */
+	bool first;            /* cycles or instructions: planned before the rest, so that
+	                        * they share the first run with the clocks (IPC, GHz from
+	                        * one execution) */
 };
 
 /* Classifies an event (its attr, where it comes from, its PMU's name) for the counters

@@ -497,6 +497,29 @@ static void test_pid_target(void **state)
 	th_json_free(j);
 	th_run_free(&r);
 
+	/* -p with -I: JSON lines while it runs, ending when it ends */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(helper, helper, "spin", "250", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
+	th_tacho(&r, "stat", "--json", "-I", "50", "-e", "task-clock", "-p", pidbuf, NULL);
+	waitpid(pid, &st, 0);
+	assert_int_equal(r.status, 0);
+	assert_true(th_count_lines(r.err) >= 3);
+	{
+		char *save = NULL;
+		for (char *line = strtok_r(r.err, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			struct th_json *lj = assert_json(line);
+			assert_json_str(lj, "name", "task-clock");
+			th_json_free(lj);
+		}
+	}
+	th_run_free(&r);
+
 	/* -t: the main thread of a process (its tid is its pid) */
 	pid = fork();
 	assert_true(pid >= 0);
