@@ -6,6 +6,7 @@
  * attr.config), "config1:0-63", "config:18" (one bit), or several ranges
  * "config:0-7,32-35" that take the value's bits low ones first (the kernel's
  * Documentation/ABI/testing/sysfs-bus-event_source-devices-format). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -304,6 +305,33 @@ static int parse_terms(struct pmu_parse *pp, const char *s, size_t len, size_t c
 	return 0;
 }
 
+static int pmu_filter(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/* The PMUs the folder has, comma-separated, for an error message. */
+static void pmu_names(const char *root, char *buf, size_t size)
+{
+	struct dirent **ents;
+	int n = scandir(root, &ents, pmu_filter, alphasort);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (len + strlen(ents[i]->d_name) + 6 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+						ents[i]->d_name);
+		else if (len + 4 < size && (len < 3 || strcmp(buf + len - 3, "...")))
+			len += (size_t)snprintf(buf + len, size - len, ", ...");
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	if (!buf[0])
+		snprintf(buf, size, "none");
+}
+
 int tc_pmu_parse(const struct tc_events_ctx *ctx, const char *src, size_t start, size_t end,
 		 struct tc_event *ev, struct tacho_diag *diag)
 {
@@ -328,8 +356,14 @@ int tc_pmu_parse(const struct tc_events_ctx *ctx, const char *src, size_t start,
 			      pmu);
 	snprintf(path, sizeof(path), "%s/%s/type", ctx->sysfs_root, pmu);
 	r = tc_read_int_file(path, &type);
-	if (r == -ENOENT || r == -ENOTDIR)
-		return pp_err(&pp, start, -TACHO_ENOEVENT, "no PMU '%s' in %s", pmu, ctx->sysfs_root);
+	if (r == -ENOENT || r == -ENOTDIR) {
+		char have[200];
+		pmu_names(ctx->sysfs_root, have, sizeof(have));
+		return pp_err(&pp, start, -TACHO_ENOEVENT, "no PMU '%s' in %s (there are: %s)%s",
+			      pmu, ctx->sysfs_root, have, strcmp(pmu, "cpu") == 0 ||
+			      tc_starts_with(pmu, "cpu_") ? "; no core PMU: a VM without a "
+			      "virtual PMU? see 'tacho doctor'" : "");
+	}
 	if (r || type < 0 || type > 0xffffffffll)
 		return pp_err(&pp, start, r ? r : -TACHO_EPARSE, "cannot read %s: %s", path,
 			      r ? tacho_strerror(r) : "not a PMU type");

@@ -527,6 +527,7 @@ static const struct invalid invalid_cases[] = {
 	X("/event=1/", EP, 1, "expected a PMU name"),
 	X("cpu//", EP, 5, "expected a term or event name of PMU 'cpu'"),
 	X("nopmu/event=1/", EN, 1, "no PMU 'nopmu'"),
+	X("nopmu/x/", EN, 1, "(there are: cpu, msr, noformat, power, split)"),
 	X("../cpu/event=1/", EP, 1, "expected a PMU name"),
 	X("c.u/event=1/", EN, 1, "no PMU 'c.u'"),
 	X("cpu/event=0x3c,bogus=1/", EN, 16, "PMU 'cpu' has no term 'bogus'"),
