@@ -646,7 +646,8 @@ TACHO_API size_t tacho_evlist_count(const struct tacho_evlist *list);
  * TACHO_EVENT_SRC_COUNT_, -1 or 1.0). Strings live as long as the list. */
 TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t i);
 /* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
- * the sampling fields left for the engine). 0 or -EINVAL. */
+ * the sampling fields left for the engine, except sample_period when the spec gave a
+ * PMU event's period= term). 0 or -EINVAL. */
 TACHO_API int tacho_evlist_attr(const struct tacho_evlist *list, size_t i,
 				struct perf_event_attr *out);
 TACHO_API enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i);

@@ -645,6 +645,13 @@ static void test_lists(void **state)
 	assert_int_equal(tacho_evlist_count(l), 10);
 	tacho_evlist_free(l);
 
+	/* period= is the one sampling field a spec may set */
+	assert_int_equal(tacho_evlist_parse_opts("cpu/event=0x3c,period=100003/", &fake_opts, &l, &d), 0);
+	tacho_evlist_attr(l, 0, &a);
+	assert_int_equal(a.sample_period, 100003);
+	assert_int_equal(a.config, 0x3c);
+	tacho_evlist_free(l);
+
 	/* name= renames; the unit and scale of an alias come from its files */
 	assert_int_equal(tacho_evlist_parse_opts("cpu/event=0x3c,name=my-cycles/,power/energy-pkg/,"
 						 "cpu/topdown-total-slots/", &fake_opts, &l, &d), 0);
