@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "perf/perf.h"
 #include "util/util.h"
 
 static char helper[4096];
@@ -211,6 +213,89 @@ static void test_signal_ends_early(void **state)
 	tacho_evlist_free(l);
 }
 
+/* A PMU for a machine without one: every hardware or raw event is opened as the
+ * software event page-faults (exact here), with the engine's flags, pid and group kept,
+ * so that the whole hardware path (plan, groups, runs, reads) runs for real. */
+struct fake_pmu {
+	unsigned leaders, members, hw;
+};
+
+static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		     unsigned long flags)
+{
+	struct fake_pmu *f = arg;
+	struct perf_event_attr a = *attr;
+	long fd;
+
+	if (a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_RAW) {
+		f->hw++;
+		if (group_fd < 0)
+			f->leaders++;
+		else
+			f->members++;
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	}
+	fd = syscall(SYS_perf_event_open, &a, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Five raw events on a two-counter PMU: three runs of the program (2 + 2 + 1), each
+ * run's counter events one perf group; every event counts the same exact page faults
+ * as page-faults itself, whatever run it was in. */
+static void test_hardware_path_on_fake_pmu(void **state)
+{
+	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
+						       .known = true, .source = "test" };
+	char pages[] = "pages", n[] = "100";
+	char *argv[] = { helper, pages, n, NULL };
+	struct tacho_evlist *l = events("page-faults,r01,r02,r03,r04,r05");
+	struct fake_pmu f = { 0 };
+	struct tacho_stat *s;
+	struct tacho_diag d;
+	double want;
+	(void)state;
+
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .repeat = 2, .pmu = &two };
+	tc_perf_set_open_hook(fake_open, &f);
+	int err = tacho_stat_run(&o, &s, &d);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(err, 0);
+	assert_int_equal(tacho_stat_runs(s), 3);
+	assert_int_equal(tacho_stat_repeats(s), 2);
+	/* per repetition: groups {r01,r02}, {r03,r04}, {r05} */
+	assert_int_equal(f.hw, 10);
+	assert_int_equal(f.leaders, 6);
+	assert_int_equal(f.members, 4);
+	want = tacho_stat_event(s, 0)->value;
+	assert_true(want >= 100);
+	for (size_t i = 1; i <= 5; i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		assert_int_equal(e->status, TACHO_COUNT_COUNTED);
+		assert_int_equal(e->run, (int)(i - 1) / 2);
+		if (e->value != want || e->stats.stddev != 0)
+			fail_msg("event %zu (run %d): %g, want %g", i, e->run, e->value, want);
+	}
+	tacho_stat_free(s);
+
+	/* multiplexed: one run, three groups, the same counts */
+	o.sched_flags = TACHO_SCHED_MULTIPLEX;
+	o.repeat = 1;
+	memset(&f, 0, sizeof(f));
+	tc_perf_set_open_hook(fake_open, &f);
+	err = tacho_stat_run(&o, &s, &d);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(err, 0);
+	assert_int_equal(tacho_stat_runs(s), 1);
+	assert_int_equal(f.leaders, 3);
+	assert_int_equal(f.members, 2);
+	for (size_t i = 1; i <= 5; i++)
+		assert_true(tacho_stat_event(s, i)->value == tacho_stat_event(s, 0)->value);
+	tacho_stat_free(s);
+	tacho_evlist_free(l);
+}
+
 static int setup(void **state)
 {
 	char cwd[1024] = "";
@@ -231,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_no_program),
 		cmocka_unit_test(test_signal_ends_early),
+		cmocka_unit_test(test_hardware_path_on_fake_pmu),
 	};
 
 	personality(ADDR_NO_RANDOMIZE);
