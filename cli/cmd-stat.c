@@ -76,6 +76,7 @@ struct stat_cli {
 	bool progress;      /* a progress line on the terminal */
 	bool interval_header_done;
 	const struct tacho_evlist *list;   /* for the units of interval values */
+	char note[320];                    /* why the default events are what they are */
 	struct tc_json json;
 };
 
@@ -414,6 +415,8 @@ static void print_json(struct stat_cli *c, const struct tacho_stat *s, char *con
 	}
 	tc_json_arr_end(j);
 	tc_json_double(j, "wall_s", tacho_stat_wall_s(s));
+	if (c->note[0])
+		tc_json_str(j, "note", c->note);
 	tc_json_bool(j, "interrupted", tacho_stat_interrupted(s));
 	if (ex) {
 		tc_json_int(j, "exit_status", ex->status);
@@ -740,8 +743,13 @@ static int cmd_stat_fn(int argc, char **argv)
 			} else {
 				tc_sb_adds(&events, events_sw_more);
 				if (pmu.none)
-					cli_error("no hardware PMU on this machine (%s): counting "
-						  "software events; see 'tacho doctor'", pmu.note);
+					snprintf(c.note, sizeof(c.note), "no hardware PMU on this "
+						 "machine (%s): counting software events; see "
+						 "'tacho doctor'", pmu.note);
+				/* on stderr, unless CSV or JSON goes there (it must stay
+				 * parseable): JSON carries it as "note" */
+				if (c.note[0] && (c.fmt == FMT_TABLE || outpath))
+					cli_error("%s", c.note);
 			}
 		}
 		if (events.oom) {
