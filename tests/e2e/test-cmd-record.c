@@ -434,6 +434,46 @@ static void test_killed_recording(void **state)
 	th_run_free(&r);
 }
 
+/* -p: a process that already runs, until it ends */
+static void test_attach_pid(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char pidarg[32];
+	pid_t pid;
+	int status;
+	(void)state;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		execl(prog("sample-cpu"), "sample-cpu", "600", (char *)NULL);
+		_exit(126);
+	}
+	/* give it time to exec; what it ran before the attach is simply not recorded */
+	usleep(100 * 1000);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", pidarg, NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	waitpid(pid, &status, 0);
+	j = report_json(tmp("pid.rec"), "symbol");
+	assert_non_null(row_of(j, "hot3"));   /* symbolized through /proc/PID/maps */
+	if (num(j, "samples") < 100)
+		fail_msg("%g samples of a 600 ms process", num(j, "samples"));
+	th_json_free(j);
+
+	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", "0", NULL);
+	assert_int_equal(r.status, 2);   /* not a process id */
+	th_run_free(&r);
+	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", "999999999", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "no such process");
+	th_run_free(&r);
+}
+
 static void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
@@ -624,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_children_followed),
 		cmocka_unit_test(test_crash_and_missing),
 		cmocka_unit_test(test_killed_recording),
+		cmocka_unit_test(test_attach_pid),
 		cmocka_unit_test(test_truncations_and_corruption),
 		cmocka_unit_test(test_json_contract),
 	};
