@@ -591,6 +591,7 @@ static int cmd_stat_fn(int argc, char **argv)
 	uint64_t pid = 0;
 	int opt, err, ret = EXIT_FAIL, ntargets = 0;
 
+	opterr = 0;     /* cli_bad_option says it once, with the usage */
 	while ((opt = getopt_long(argc, argv, "+e:r:I:p:t:aC:x:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':

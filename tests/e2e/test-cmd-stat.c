@@ -674,6 +674,15 @@ static void test_usage_errors(void **state)
 		if (r.status != 2 || !strstr(r.err, usage_cases[i].msg))
 			fail_msg("usage case %zu (%s ...): exit %d, stderr: %s", i,
 				 usage_cases[i].args[0], r.status, r.err);
+		/* one line of error, then the usage lines; for a bad event, the event list
+		 * with a caret under the fault instead */
+		if (strstr(usage_cases[i].msg, "bad event list")) {
+			if (!strstr(r.err, "\npage-faults:q\n            ^\n"))
+				fail_msg("usage case %zu: no caret: %s", i, r.err);
+		} else if (strncmp(r.err, "tacho", 5) != 0 ||
+			   !strstr(r.err, "\nusage: tacho stat"))
+			fail_msg("usage case %zu: stderr does not start with the error and go on "
+				 "with the usage: %s", i, r.err);
 		th_run_free(&r);
 	}
 }
