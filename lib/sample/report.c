@@ -585,7 +585,10 @@ static struct tc_symdso *dso_open(struct tacho_profile *p, struct dso *d)
 			return NULL;
 		}
 	}
-	if (!d->sd && name[0] == '/')
+	/* a missing regular file is worth a word; deleted files, memfds and devices
+	 * (JIT code, shared memory) never had symbols to read */
+	if (!d->sd && name[0] == '/' && !strstr(name, " (deleted)") &&
+	    !tc_starts_with(name, "/memfd:") && !tc_starts_with(name, "/dev/"))
 		tc_log(TACHO_LOG_WARN, "cannot read %s: its samples are not symbolized", name);
 	return d->sd;
 }
