@@ -63,10 +63,12 @@ FP static void burn(double ms)
 			double t0 = thread_ns(), t1, t2;
 			/* a random length for each round (an LCG), so that the rounds never
 			 * keep step with the sampling timer: with a fixed length near the
-			 * period, the samples fall in the same phase again and again */
+			 * period, the samples fall in the same phase again and again. Long
+			 * enough that the clock reads around them weigh little (they count
+			 * in both intervals alike, pulling the measured split towards 1:1) */
 			unsigned long n;
 			r = r * 6364136223846793005ul + 1442695040888963407ul;
-			n = 2000 + (r >> 33) % 30000;
+			n = 20000 + (r >> 33) % 200000;
 			hot3(n);
 			t1 = thread_ns();
 			hot1(n);
