@@ -387,7 +387,12 @@ static void print_json(struct stat_cli *c, const struct tacho_stat *s, char *con
 		else
 			tc_json_null(j, "coverage");
 		if (stats) {
-			tc_json_uint(j, "values", e->nvalues);
+			/* every repetition's value (null where it gave none), and how many did */
+			tc_json_arr_begin(j, "values");
+			for (unsigned k = 0; k < tacho_stat_repeats(s); k++)
+				json_value(j, NULL, e->values[k], e->unit);
+			tc_json_arr_end(j);
+			tc_json_uint(j, "n", e->nvalues);
 			json_value(j, "mean", v ? e->stats.mean : NAN, "x");
 			json_value(j, "stddev", v ? e->stats.stddev : NAN, "x");
 			json_value(j, "min", v ? e->stats.min : NAN, e->unit);

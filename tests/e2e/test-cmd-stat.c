@@ -115,7 +115,13 @@ static void test_repeat_statistics(void **state)
 	assert_int_equal(r.status, 0);
 	assert_json_int(j, "version", 1);
 	assert_json_int(j, "runs", 5);
-	assert_json_int(j, "events[0].values", 5);
+	assert_json_int(j, "events[0].n", 5);
+	assert_int_equal(th_json_get(j, "events[0].values")->n, 5);
+	for (int i = 0; i < 5; i++) {
+		char p[64];
+		snprintf(p, sizeof(p), "events[0].values[%d]", i);
+		assert_true(num(j, p) == base + 500);
+	}
 	assert_true(num(j, "events[0].value") == base + 500);
 	assert_true(num(j, "events[0].mean") == base + 500);
 	assert_true(num(j, "events[0].min") == base + 500);
