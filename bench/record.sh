@@ -4,7 +4,8 @@
 #   2. the slowdown of a CPU-bound program sampled on cpu-clock at 1 kHz and 4 kHz;
 #   3. report time by symbol and by source line on recordings of the same workload.
 # usage: sh bench/record.sh [BUILD] (default build); SECONDS_CPU=N sets the length of
-# the recording for part 3 (default 6 s of CPU at 50 kHz: about 300 000 samples).
+# the recording for part 3 (default: 6 times the 1-second workload at 50 kHz);
+# PERF_SRCLINE=0 skips `perf report --sort srcline`, which takes minutes.
 # Results: docs/performance/record.md. Timings are medians on this machine only.
 set -eu
 b=${1:-build}
@@ -110,6 +111,8 @@ for hz in 1000 4000; do
 	echo "   tacho record -F $hz                  $(ms "$t") ($(pct "$t" "$base"))"
 	t=$(median 5 perf record -q -e cpu-clock -F $hz -o "$tmp/s.data" -- "$tmp/work" $rounds)
 	echo "   perf record -e cpu-clock -F $hz      $(ms "$t") ($(pct "$t" "$base"))"
+	t=$(median 5 perf record -q --no-bpf-event -e cpu-clock -F $hz -o "$tmp/s.data" -- "$tmp/work" $rounds)
+	echo "   perf record --no-bpf-event ... -F $hz $(ms "$t") ($(pct "$t" "$base"))"
 done
 
 echo
@@ -123,4 +126,8 @@ echo "   samples: tacho $ns, perf $np"
 t=$(median 3 "$tacho" report -i "$tmp/big.rec");                              echo "   tacho report (by symbol)             $(ms "$t")"
 t=$(median 3 perf report -i "$tmp/big.data" --stdio --sort sym);               echo "   perf report --sort sym               $(ms "$t")"
 t=$(median 3 "$tacho" report -i "$tmp/big.rec" --sort line);                   echo "   tacho report --sort line             $(ms "$t")"
-t=$(median 1 perf report -i "$tmp/big.data" --stdio --sort srcline);           echo "   perf report --sort srcline           $(ms "$t")"
+if [ "${PERF_SRCLINE:-1}" = 0 ]; then
+	echo "   perf report --sort srcline           skipped (PERF_SRCLINE=0)"
+else
+	t=$(median 1 perf report -i "$tmp/big.data" --stdio --sort srcline); echo "   perf report --sort srcline           $(ms "$t")"
+fi
