@@ -138,13 +138,21 @@ tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
 examples: $(EX_BIN)
 benches: $(BENCH_BIN)
 
-# Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library sources
-# compiled by clang (the gcc objects cannot carry fuzzer coverage).
-FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ilib -D_GNU_SOURCE \
-	$(DW_CFLAGS)
-$(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRC)
+# Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
+# once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -Ilib \
+	-D_GNU_SOURCE $(DW_CFLAGS)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
+$(BUILD)/fuzzobj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+	$(CLANG) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/libtacho-fuzz.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
+-include $(FUZZ_LIB_OBJ:.o=.d)
 fuzz: $(FUZZ_BIN)
 
 check: tests
@@ -152,17 +160,18 @@ check: tests
 
 # The README's test command. Everything from a clean clone: set-up, warnings as errors,
 # the suite on the release build, again under ASan+UBSan, the fuzz targets, a summary.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/deps.sh test
-	$(MAKE) --no-print-directory WERROR=1 BUILD=build tests
-	$(MAKE) --no-print-directory WERROR=1 BUILD=build/asan SAN=1 tests
-	$(MAKE) --no-print-directory BUILD=build/fuzz-build fuzz
+	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build tests
+	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build/asan SAN=1 tests
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/fuzz-build fuzz
 	@scripts/run-tests.sh build build/asan --fuzz build/fuzz-build/fuzz
 
 # The README's first command: what tacho is for, on a bundled workload.
 demo:
 	@scripts/deps.sh build
-	$(MAKE) --no-print-directory all examples
+	$(MAKE) --no-print-directory -j$(JOBS) all examples
 	@scripts/demo.sh $(BUILD)
 
 bench:
