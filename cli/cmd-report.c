@@ -11,12 +11,12 @@
 #include "util/util.h"
 
 static const char report_help[] =
-	"usage: tacho report [-i <file>] [--sort symbol|dso|line|address] [--children] [--json]\n"
+	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--json]\n"
 	"   or: tacho report [-i <file>] --format folded|perf-script\n"
 	"\n"
 	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
-	"their share of all samples. Binaries are found through their mappings and checked\n"
+	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
 	"by build-id; symbols come from .symtab or .dynsym and separate debug files, lines\n"
 	"from DWARF; the vDSO from the copy in the file; the kernel from /proc/kallsyms when\n"
 	"the recording comes from this boot. Samples of data breakpoints, which the CPU\n"
@@ -24,6 +24,8 @@ static const char report_help[] =
 	"\n"
 	"options:\n"
 	"    -i, --input <file>     the record file (default tacho.rec)\n"
+	"        --event <name>     the event to report when the file has several (default:\n"
+	"                           the first)\n"
 	"    -s, --sort <key>       symbol (default), dso, line (source file and line) or\n"
 	"                           address (instruction)\n"
 	"        --children         count each function for every sample with it anywhere on\n"
@@ -176,7 +178,7 @@ static void print_annotate(FILE *f, const struct tacho_profile_info *in, const c
 
 static int cmd_report_fn(int argc, char **argv)
 {
-	enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT };
+	enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
@@ -184,11 +186,13 @@ static int cmd_report_fn(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "annotate", required_argument, NULL, OPT_ANNOTATE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
+	const char *event = NULL;
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
 	bool children = false, json = false;
 	struct tacho_profile *p = NULL;
@@ -235,6 +239,9 @@ static int cmd_report_fn(int argc, char **argv)
 		case 'o':
 			outpath = optarg;
 			break;
+		case OPT_EVENT:
+			event = optarg;
+			break;
 		case 'h':
 			return cli_help(&cmd_report);
 		default:
@@ -257,7 +264,14 @@ static int cmd_report_fn(int argc, char **argv)
 		cli_error("cannot read %s", diag.message[0] ? line : tacho_strerror(err));
 		return EXIT_FAIL;
 	}
+	if (event && tacho_profile_select_event(p, event)) {
+		cli_error("'%s' holds no event '%s'", input, event);
+		goto done;
+	}
 	tacho_profile_info(p, &in);
+	if (in.nevents > 1 && !event)
+		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,
+			 in.nevents, in.event);
 	if (in.truncated) {
 		char a[32], b[32];
 		cli_warn("'%s' ends early (the recording was killed or the file cut short): read "

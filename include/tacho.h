@@ -1602,12 +1602,14 @@ TACHO_API int tacho_profile_load(const char *path, struct tacho_profile **out,
 TACHO_API void tacho_profile_free(struct tacho_profile *p);
 
 struct tacho_profile_info {
-	uint64_t samples;           /* samples in the file */
+	uint64_t samples;           /* samples of the selected event (the first by default) */
+	uint64_t all_samples;       /* samples of every event in the file */
+	unsigned nevents;           /* events recorded */
 	uint64_t lost;              /* samples the kernel reported lost */
 	bool truncated;             /* the file ends early (no final record) */
 	uint64_t good_bytes;        /* bytes read up to the last complete record */
 	uint64_t file_bytes;
-	const char *event;          /* the first event's name */
+	const char *event;          /* the selected event's name */
 	uint64_t period;            /* its period (the calibrated one if it changed) */
 	bool freq;                  /* period is a frequency */
 	const char *command;        /* what was recorded */
@@ -1616,6 +1618,9 @@ struct tacho_profile_info {
 };
 /* Strings live as long as the profile. */
 TACHO_API void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out);
+/* Reports (rows, annotate, exports) are about one event of the file at a time: the
+ * first one unless this selects another by name. 0 or -ENOENT. */
+TACHO_API int tacho_profile_select_event(struct tacho_profile *p, const char *name);
 
 enum tacho_sort {
 	TACHO_SORT_SYMBOL = 0,      /* function and binary */
@@ -1633,10 +1638,14 @@ struct tacho_profile_row {
 	uint64_t samples;           /* self samples; with children: samples whose stack holds
 				       this function anywhere */
 	uint64_t self;              /* samples in the function itself */
-	double percent;             /* samples / all samples * 100 */
+	uint64_t events;            /* the events its samples stand for: the sum of their
+				       periods */
+	double percent;             /* events / all events * 100 (perf's "Overhead"); with
+				       a fixed period the same as the share of samples */
 };
 
-/* Aggregates every sample by sort key, most samples first (ties by name). children:
+/* Aggregates the samples of the selected event by sort key, most events first (then
+ * samples, then name). children:
  * count a function for every sample with it anywhere on the call chain (needs -g).
  * Trap-type samples (data breakpoints) are attributed to the instruction before the
  * reported IP. 0 and *rows (malloc'd, caller frees; strings owned by the profile) with

@@ -634,7 +634,7 @@ static void describe_choice(struct session *s)
 }
 
 /* VTune's "Sample After" calibration (seed 004): from the count of the first window,
- * the period that gives about `rate` samples per second of the program's running time,
+ * the period that gives about `rate` samples per second of the program's CPU time,
  * applied to every open event with PERF_EVENT_IOC_PERIOD. */
 static void calibrate(struct session *s, bool final)
 {
@@ -649,9 +649,11 @@ static void calibrate(struct session *s, bool final)
 			uint64_t v[3];
 			if (s->fds[i].ev != e || read(s->fds[i].fd, v, sizeof(v)) != sizeof(v))
 				continue;
+			/* running time summed over CPUs (and, through inherit, threads): the
+			 * program's CPU time, the base of "samples per second" that cpu-clock's
+			 * 1 ms period also has */
 			count += v[0];
-			if (v[1] > enabled)
-				enabled = v[1];
+			enabled += v[2];
 		}
 		if (!enabled || !count) {
 			if (!final)
@@ -671,8 +673,8 @@ static void calibrate(struct session *s, bool final)
 		tc_recw_period(&s->w, (uint32_t)e, period, 0);
 		if (!final)
 			continue;
-		notify(s, "%s: %s events per second in the first %.0f ms: sampling every %" PRIu64
-		       " events (about %u samples per second)", s->ev[e].name,
+		notify(s, "%s: %s events per CPU-second in the program's first %.0f ms of CPU time: "
+		       "sampling every %" PRIu64 " events (about %u samples per CPU-second)", s->ev[e].name,
 		       tc_fmt_grouped((uint64_t)((double)count * 1e9 / (double)enabled), g, sizeof(g)),
 		       enabled / 1e6, period, rate);
 		snprintf(s->res->choice, sizeof(s->res->choice), "%s", s->msg);
@@ -893,16 +895,18 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = (int)flush_ms, n;
 
-		if (calib_at) {
-			if (now >= calib_at) {
-				calib_step++;
-				calibrate(&s, calib_step == 3);
-				calib_at = calib_step == 1 ? t0 + calib_ms * 1000000u / 4 :
-					   calib_step == 2 ? t0 + calib_ms * 1000000u : 0;
-			} else if ((calib_at - now) / 1000000u < (uint64_t)timeout) {
-				timeout = (int)((calib_at - now) / 1000000u) + 1;
-			}
+		if (calib_at && now >= calib_at) {
+			calib_step++;
+			calibrate(&s, calib_step == 3);
+			calib_at = calib_step == 1 ? t0 + calib_ms * 1000000u / 4 :
+				   calib_step == 2 ? t0 + calib_ms * 1000000u : 0;
+			now = now_ns(CLOCK_MONOTONIC);
 		}
+		/* wake for the next calibration step, not only at the flush interval */
+		if (calib_at && calib_at > now && (calib_at - now) / 1000000u < (uint64_t)timeout)
+			timeout = (int)((calib_at - now) / 1000000u) + 1;
+		else if (calib_at && calib_at <= now)
+			timeout = 0;
 		if (pidfd < 0 && (child_mode || !o->system_wide))
 			timeout = timeout > 20 ? 20 : timeout;   /* no pidfd: look for the exit often */
 		n = poll(pfd, s.nrings + 1, timeout);

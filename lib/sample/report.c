@@ -239,6 +239,8 @@ struct tacho_profile {
 	bool ksyms_tried;
 	const char *kernel_note;
 	uint32_t unknown_id, kernel_id;
+	uint16_t sel;                  /* the event reports are about */
+	uint64_t sel_samples, sel_events;
 };
 
 #define NONE UINT32_MAX
@@ -458,6 +460,28 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 	return 0;
 }
 
+static void select_event(struct tacho_profile *p, uint16_t ev)
+{
+	p->sel = ev;
+	p->sel_samples = 0;
+	p->sel_events = 0;
+	for (size_t i = 0; i < p->nsmps; i++)
+		if (p->smps[i].event == ev) {
+			p->sel_samples++;
+			p->sel_events += p->smps[i].period;
+		}
+}
+
+int tacho_profile_select_event(struct tacho_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nev; i++)
+		if (!strcmp(p->pool.s[p->evs[i].name], name)) {
+			select_event(p, (uint16_t)i);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 int tacho_profile_load(const char *path, struct tacho_profile **out, struct tacho_diag *diag)
 {
 	struct tacho_profile *p;
@@ -508,6 +532,7 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 		tacho_profile_free(p);
 		return err;
 	}
+	select_event(p, 0);
 	*out = p;
 	return 0;
 }
@@ -537,15 +562,17 @@ void tacho_profile_free(struct tacho_profile *p)
 void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->samples = p->nsmps;
+	out->samples = p->sel_samples;
+	out->all_samples = p->nsmps;
+	out->nevents = (unsigned)p->nev;
 	out->lost = p->lost;
 	out->truncated = p->truncated;
 	out->good_bytes = p->good_end;
 	out->file_bytes = p->len;
-	if (p->nev) {
-		out->event = p->pool.s[p->evs[0].name];
-		out->period = p->evs[0].period;
-		out->freq = p->evs[0].flags & TC_EVF_FREQ;
+	if (p->sel < p->nev) {
+		out->event = p->pool.s[p->evs[p->sel].name];
+		out->period = p->evs[p->sel].period;
+		out->freq = p->evs[p->sel].flags & TC_EVF_FREQ;
 	}
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
@@ -799,6 +826,7 @@ struct agg {
 	int line;
 	uint64_t addr;
 	uint64_t samples, self;
+	uint64_t events;               /* sum of the periods of its samples */
 };
 
 struct aggtab {
@@ -807,7 +835,8 @@ struct aggtab {
 	struct hmap idx;
 };
 
-static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_t self)
+static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_t self,
+		   uint64_t events)
 {
 	uint64_t key = mix64(k->sym ^ ((uint64_t)k->dso << 32)) ^ mix64(k->file ^
 		       ((uint64_t)(uint32_t)k->line << 32)) ^ mix64(k->addr + 0x9e3779b97f4a7c15ull);
@@ -819,6 +848,7 @@ static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_
 		    t->v[i].line == k->line && t->v[i].addr == k->addr) {
 			t->v[i].samples += incl;
 			t->v[i].self += self;
+			t->v[i].events += events;
 			return 0;
 		}
 		key = mix64(key + 1);
@@ -834,6 +864,7 @@ static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_
 	t->v[t->n] = *k;
 	t->v[t->n].samples = incl;
 	t->v[t->n].self = self;
+	t->v[t->n].events = events;
 	if (hmap_put(&t->idx, key, (uint32_t)t->n))
 		return -ENOMEM;
 	t->n++;
@@ -883,6 +914,8 @@ static int row_cmp(const void *a, const void *b)
 	const struct tacho_profile_row *x = a, *y = b;
 	int c;
 
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	if ((c = strcmp(x->symbol, y->symbol)))
@@ -910,7 +943,10 @@ static int to_rows(struct tacho_profile *p, struct aggtab *t, uint64_t total,
 		r[i].address = a->addr;
 		r[i].samples = a->samples;
 		r[i].self = a->self;
-		r[i].percent = total ? 100.0 * (double)a->samples / (double)total : 0;
+		r[i].events = a->events;
+		/* like perf's "Overhead": each sample weighs the events it stands for, so that
+		 * samples taken with a smaller period (calibration, frequency mode) count less */
+		r[i].percent = total ? 100.0 * (double)a->events / (double)total : 0;
 	}
 	qsort(r, t->n, sizeof(*r), row_cmp);
 	*rows = r;
@@ -933,14 +969,17 @@ int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool child
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		size_t nf, nk = 0;
 		struct agg k;
+		uint64_t w = p->smps[i].period;
 
+		if (p->smps[i].event != p->sel)
+			continue;
 		if (!children) {
 			/* self only: the leaf; no need to resolve the rest of the chain */
 			err = sample_frames(p, &p->smps[i], frames, 1, &nf);
 			if (err)
 				break;
 			key_of(p, &p->locs[frames[0]], sort, &k);
-			err = agg_add(&t, &k, 1, 1);
+			err = agg_add(&t, &k, 1, 1, w);
 			continue;
 		}
 		err = sample_frames(p, &p->smps[i], frames, MAX_FRAMES, &nf);
@@ -954,13 +993,13 @@ int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool child
 			if (dup)
 				continue;   /* recursion: count a function once per sample */
 			keys[nk++] = k;
-			err = agg_add(&t, &k, 1, f == 0);
+			err = agg_add(&t, &k, 1, f == 0, w);
 			if (err)
 				break;
 		}
 	}
 	if (!err)
-		err = to_rows(p, &t, p->nsmps, rows, n);
+		err = to_rows(p, &t, p->sel_events, rows, n);
 	free(t.v);
 	hmap_free(&t.idx);
 	return err;
@@ -988,6 +1027,8 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 		const struct loc *l;
 		struct agg k;
 
+		if (p->smps[i].event != p->sel)
+			continue;
 		err = sample_frames(p, &p->smps[i], &frame, 1, &nf);
 		if (err || !nf)
 			break;
@@ -1000,7 +1041,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 			sym_start = l->sym_start;
 		}
 		key_of(p, l, TACHO_SORT_ADDRESS, &k);
-		err = agg_add(&t, &k, 1, 1);
+		err = agg_add(&t, &k, 1, 1, p->smps[i].period);
 		hits++;
 	}
 	if (err || !hits) {
@@ -1034,13 +1075,13 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 				err = -ENOMEM;
 			k.line = sl.line;
 			if (!err)
-				err = agg_add(&t, &k, 0, 0);
+				err = agg_add(&t, &k, 0, 0, 0);
 			off += len;
 		}
 		break;
 	}
 	if (!err)
-		err = to_rows(p, &t, p->nsmps, rows, n);
+		err = to_rows(p, &t, p->sel_events, rows, n);
 	if (!err) {
 		/* the same address may come twice if a line table disagreed: keep the one
 		 * with samples (agg_add merged equal keys already) */
@@ -1089,6 +1130,8 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		size_t nf;
 		uint32_t id;
 
+		if (p->smps[i].event != p->sel)
+			continue;
 		err = sample_frames(p, &p->smps[i], frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
@@ -1176,6 +1219,8 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		size_t nf;
 		const char *ev = s->event < p->nev ? p->pool.s[p->evs[s->event].name] : "[unknown]";
 
+		if (s->event != p->sel)
+			continue;
 		err = sample_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			break;

@@ -666,6 +666,37 @@ static void test_json_contract(void **state)
 	th_json_free(j);
 }
 
+/* two events in one recording, reported one at a time */
+static void test_two_events(void **state)
+{
+	char *argv[] = { (char *)prog("sample-faults"), (char *)"100", NULL };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *row;
+	(void)state;
+
+	if (!record(&r, tmp("two.rec"), "page-faults,syscalls:sys_enter_write", "1", argv))
+		TEST_SKIP("%s", r.err);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	j = report_json(tmp("two.rec"), "symbol");   /* the first event */
+	row = row_of(j, "touch_pages");
+	assert_non_null(row);
+	assert_int_equal((int)num(row, "samples"), 100);
+	th_json_free(j);
+	/* the program writes one line: one write(2) */
+	th_tacho(&r, "report", "-i", tmp("two.rec"), "--event", "syscalls:sys_enter_write",
+		 "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_json_int(j, "samples", 1);
+	th_json_free(j);
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", tmp("two.rec"), NULL);
+	assert_contains(r.err, "holds 2 events: reporting page-faults");
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	struct th_run r;
@@ -710,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_lost_counted),
 		cmocka_unit_test(test_truncations_and_corruption),
 		cmocka_unit_test(test_json_contract),
+		cmocka_unit_test(test_two_events),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
