@@ -40,6 +40,13 @@ static uint8_t *repair(const uint8_t *data, size_t size)
 
 static void one(const uint8_t *data, size_t size);
 
+static char path[64];
+
+static void remove_file(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *fixed = repair(data, size);
@@ -54,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 static void one(const uint8_t *data, size_t size)
 {
-	static char path[64];
 	struct tacho_profile *p;
 	struct tc_recr r;
 	struct tc_rec rec;
@@ -72,8 +78,10 @@ static void one(const uint8_t *data, size_t size)
 
 	/* the whole report through a file, as tacho report reads it. Mappings may name
 	 * any path: symbolization of real files is part of what is fuzzed. */
-	if (!path[0])
+	if (!path[0]) {
 		snprintf(path, sizeof(path), "/tmp/fuzz-record-file-%d.rec", (int)getpid());
+		atexit(remove_file);
+	}
 	f = fopen(path, "wb");
 	if (!f)
 		return;

@@ -1659,7 +1659,8 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
 				     struct tacho_profile_row **rows, size_t *n);
 /* Exports: folded stacks, one line per distinct stack, "comm;outer;...;inner COUNT"
  * (FlameGraph, speedscope, inferno); and perf script's text (one block per sample: a
- * header line "comm pid/tid [cpu] secs: period event:", one line per frame
+ * header line "comm pid/tid [cpu] secs: period event:" (then the data address in hex
+ * for page faults and breakpoints), one line per frame
  * "\tADDR SYMBOL+0xOFF (DSO)", a blank line), which the Firefox Profiler and speedscope
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);

@@ -190,7 +190,7 @@ struct proc {
 };
 
 struct smp {
-	uint64_t time, ip, period;
+	uint64_t time, ip, period, addr;
 	const uint64_t *chain;         /* into the mapped file */
 	uint32_t pid, tid, cpu, nr;
 	uint16_t event, misc;
@@ -411,6 +411,7 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 			s = &p->smps[p->nsmps++];
 			s->time = r.u.sample.time;
 			s->ip = r.u.sample.ip;
+			s->addr = r.u.sample.addr;
 			s->period = r.u.sample.period;
 			s->chain = r.u.sample.chain;
 			s->pid = r.u.sample.pid;
@@ -1224,9 +1225,14 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		err = sample_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
-		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:\n",
+		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:",
 			comm_of(p, s->pid), s->pid, s->tid, s->cpu, s->time / 1000000000u,
 			(s->time % 1000000000u) / 1000u, s->period, ev);
+		/* the data address, where the event has one, as `perf script -F ...,addr`
+		 * prints it: after the event name */
+		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
+			fprintf(f, " %16" PRIx64, s->addr);
+		fputc('\n', f);
 		for (size_t k = 0; k < nf; k++) {
 			const struct loc *l = &p->locs[frames[k]];
 			const char *dso = pool_str(p, l->dso) ? pool_str(p, l->dso) : "[unknown]";

@@ -198,6 +198,31 @@ static void test_page_faults_exact(void **state)
 		assert_json_type(j, "rows[0].file", TH_JSON_STRING);
 		th_json_free(j);
 	}
+
+	/* the data addresses (PERF_SAMPLE_ADDR): the last case sampled every fault of
+	 * touch_pages, one page apart, in the order they were touched */
+	{
+		struct th_run s;
+		const char *p;
+		unsigned long long prev = 0, a;
+		long page = sysconf(_SC_PAGESIZE);
+		int n = 0;
+
+		th_tacho(&s, "report", "-i", tmp("faults.rec"), "--format", "perf-script", NULL);
+		assert_int_equal(s.status, 0);
+		for (p = strstr(s.out, " page-faults: "); p; p = strstr(p + 1, " page-faults: ")) {
+			const char *frame = strchr(p, '\n');
+			if (!frame || !strstr(frame, " touch_pages+") ||
+			    strstr(frame, " touch_pages+") > strchr(frame + 1, '\n'))
+				continue;   /* not a sample of touch_pages */
+			assert_int_equal(sscanf(p + 14, "%llx", &a), 1);
+			if (n++ && a != prev + (unsigned long long)page)
+				fail_msg("sample %d of touch_pages at %#llx after %#llx", n, a, prev);
+			prev = a;
+		}
+		assert_int_equal(n, 64);
+		th_run_free(&s);
+	}
 }
 
 static void test_breakpoint_line(void **state)
