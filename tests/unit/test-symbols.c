@@ -184,6 +184,71 @@ static void test_elf_symbols_lines(void **state)
 	assert_int_equal(tc_symdso_open("/etc/hostname", NULL, 0, &d) < 0, 1);
 }
 
+/* The decoder against objdump on every instruction of a static binary's .text (its
+ * code and the whole of libc's): every length must agree. Skipped without objdump. */
+static void test_insn_len_vs_objdump(void **state)
+{
+	char path[1024], cmd[1200], line[512];
+	struct tc_symdso *d;
+	FILE *f;
+	uint64_t *addrs = NULL;
+	bool *bad = NULL;
+	size_t n = 0, cap = 0, checked = 0, wrong = 0, got;
+	uint8_t *code;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/tests/progs/sample-cpu", th_build_dir());
+	if (access(path, R_OK))
+		TEST_SKIP("%s is not built", path);
+	if (system("objdump --version >/dev/null 2>&1") != 0)
+		TEST_SKIP("objdump (binutils) is not installed");
+	assert_int_equal(tc_symdso_open(path, NULL, 0, &d), 0);
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn -j .text '%s'", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		uint64_t a = strtoull(line, &end, 16);
+
+		if (end == line || *end != ':' || line[0] != ' ')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			addrs = realloc(addrs, cap * sizeof(*addrs));
+			bad = realloc(bad, cap * sizeof(*bad));
+			assert_non_null(addrs);
+			assert_non_null(bad);
+		}
+		addrs[n] = a;
+		bad[n++] = strstr(line, "(bad)") != NULL;
+	}
+	pclose(f);
+	assert_true(n > 10000);
+	/* the whole of .text in one read */
+	code = malloc(addrs[n - 1] - addrs[0] + 16);
+	assert_non_null(code);
+	got = tc_symdso_read(d, addrs[0], code, addrs[n - 1] - addrs[0] + 16);
+	assert_true(got >= addrs[n - 1] - addrs[0]);
+	for (size_t i = 0; i + 1 < n; i++) {
+		uint64_t want = addrs[i + 1] - addrs[i], off = addrs[i] - addrs[0];
+		unsigned len;
+		if (bad[i] || want > 15)
+			continue;   /* padding objdump cannot decode either, or a gap */
+		len = tc_x86_insn_len(code + off, got - off);
+		checked++;
+		if (len != want && wrong++ < 10)
+			print_message("at %#llx: decoded %u bytes, objdump %llu\n",
+				      (unsigned long long)addrs[i], len, (unsigned long long)want);
+	}
+	free(code);
+	free(addrs);
+	free(bad);
+	tc_symdso_free(d);
+	if (checked < 10000 || wrong)
+		fail_msg("%zu of %zu instruction lengths differ from objdump's", wrong, checked);
+	print_message("%zu instruction lengths agree with objdump\n", checked);
+}
+
 static void test_vdso_image(void **state)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
@@ -260,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_insn_len),
 		cmocka_unit_test(test_prev_insn),
 		cmocka_unit_test(test_elf_symbols_lines),
+		cmocka_unit_test(test_insn_len_vs_objdump),
 		cmocka_unit_test(test_vdso_image),
 		cmocka_unit_test(test_kallsyms),
 	};
