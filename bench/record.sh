@@ -83,7 +83,7 @@ median() {
 	: > "$tmp/times"
 	while [ $i -lt $n ]; do
 		t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now)
-		echo "$t1 - $t0" | bc -l >> "$tmp/times"
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >> "$tmp/times"
 		i=$((i + 1))
 	done
 	sort -g "$tmp/times" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f", m }'
