@@ -24,12 +24,12 @@ struct cli_cmd {
 
 /* One line per command: `extern const struct cli_cmd cmd_NAME;` defined in cmd-NAME.c,
  * and a row in main.c's table. */
-extern const struct cli_cmd cmd_stat;
-extern const struct cli_cmd cmd_record;
-extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_cpu;
 extern const struct cli_cmd cmd_doctor;
 extern const struct cli_cmd cmd_list;
+extern const struct cli_cmd cmd_stat;
+extern const struct cli_cmd cmd_record;
+extern const struct cli_cmd cmd_report;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

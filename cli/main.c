@@ -15,9 +15,9 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_stat,
 	&cmd_record,
 	&cmd_report,
+	&cmd_list,
 	&cmd_cpu,
 	&cmd_doctor,
-	&cmd_list,
 	NULL,   /* end */
 };
 
