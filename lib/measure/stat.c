@@ -102,6 +102,16 @@ static void emit_interval(struct ticker *t, double now)
 		o->enabled_ns = d_ena;
 		o->running_ns = d_run;
 		o->why = NULL;
+		if (d_run == 0 && d_ena == 0 && c->enabled_ns > 0) {
+			/* A task-bound event's clocks stand still while its task is off the
+			 * CPU: the program slept through the interval, so nothing of it can
+			 * have been counted and the exact answer is 0 (d_raw is then 0). Not
+			 * "not counted": the event was on its counter whenever it could be. */
+			o->status = TACHO_COUNT_COUNTED;
+			o->value = (double)d_raw * r->scale;
+			o->coverage = 1.0;
+			continue;
+		}
 		if (d_run == 0) {
 			o->status = TACHO_COUNT_NOT_COUNTED;
 			o->why = d_ena ? "no counter during this interval"

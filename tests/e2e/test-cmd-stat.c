@@ -475,6 +475,23 @@ static void test_intervals(void **state)
 	assert_true(strncmp(r.err, "time,name,status,value,unit,coverage,explanation\n", 49) == 0);
 	assert_true(th_count_lines(r.err) >= 3);
 	th_run_free(&r);
+
+	/* intervals the sleeping program spends off the CPU: its task-bound events could
+	 * count nothing, so each such interval is a counted 0, never "not counted" */
+	th_tacho(&r, "stat", "--json", "-I", "20", "-e", "page-faults", "--", "sleep", "0.2",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	lines = 0;
+	save = NULL;
+	for (line = strtok_r(r.err, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct th_json *j = assert_json(line);
+		assert_json_str(j, "status", "counted");
+		assert_json_type(j, "value", TH_JSON_NUMBER);
+		th_json_free(j);
+		lines++;
+	}
+	assert_true(lines >= 3);
+	th_run_free(&r);
 }
 
 /* -p PID counts a running process until it ends. */
