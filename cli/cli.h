@@ -2,6 +2,7 @@
 #ifndef TACHO_CLI_H
 #define TACHO_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -45,6 +46,18 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
 
 /* Global flags set by main before the command runs. */
 extern int cli_verbose;
+
+/* SIGINT, SIGTERM and SIGHUP while the library runs a program or counts (stat, record):
+ * the handler stores the signal's number in cli_stop_sig, at which the library's
+ * opts.stop points, so tacho lives to report what was counted. A handler and not
+ * SIG_IGN: exec resets handled signals to their default, so the program still dies of
+ * Ctrl-C. catch installs it and saves the old actions; restore puts them back. */
+extern volatile sig_atomic_t cli_stop_sig;
+struct cli_signals {
+	struct sigaction old[3];
+};
+void cli_stop_signals_catch(struct cli_signals *saved);
+void cli_stop_signals_restore(const struct cli_signals *saved);
 
 /* Opens the file of -o (or returns stdout when path is NULL or "-"). Prints the error. */
 FILE *cli_open_output(const char *path);

@@ -42,13 +42,6 @@ static const char record_help[] =
 	"exit status: the program's (128 + signal if a signal ended it), 126/127 when it\n"
 	"could not be run, 1 when recording failed, 2 bad usage\n";
 
-static volatile int stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
-
 static void say(void *arg, const char *msg)
 {
 	if (!*(bool *)arg)
@@ -81,7 +74,7 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_record_opts o = { .sz = sizeof(o) };
 	struct tacho_record_result res;
 	struct tacho_diag diag;
-	struct sigaction sa, old_int, old_term, old_hup;
+	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
 	bool quiet = false;
 	uint64_t v;
@@ -161,23 +154,15 @@ static int cmd_record_fn(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	o.events = events.len ? events.buf : NULL;
-	o.stop = &stop_sig;
+	o.stop = &cli_stop_sig;
 	o.notify = say;
 	o.notify_arg = &quiet;
 
-	/* A handler, not SIG_IGN: the program's exec resets it to the default, so the
-	 * program still dies of Ctrl-C while tacho lives to finish the file. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	/* the program still dies of Ctrl-C; tacho lives to finish the file */
+	cli_stop_signals_catch(&saved);
 	memset(&diag, 0, sizeof(diag));
 	err = tacho_record(&o, &res, &diag);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
 	if (err == -TACHO_ECHILD) {
 		cli_error("%s", diag.message);

@@ -80,14 +80,6 @@ struct stat_cli {
 	struct tc_json json;
 };
 
-static volatile int stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 /* --- formatting values --- */
 
 static bool integral(double v)
@@ -586,7 +578,7 @@ static int cmd_stat_fn(int argc, char **argv)
 	struct tacho_evlist *list = NULL;
 	struct tacho_stat *s = NULL;
 	struct tacho_diag diag;
-	struct sigaction sa, old_int, old_term;
+	struct cli_signals saved;
 	const char *outpath = NULL, *cpus_arg = NULL;
 	char target_desc[64] = "";
 	int *cpus = NULL;
@@ -781,7 +773,7 @@ static int cmd_stat_fn(int argc, char **argv)
 	c.list = list;
 	o.repeat = c.repeat;
 	o.pmu = &pmu;
-	o.stop = &stop_flag;
+	o.stop = &cli_stop_sig;
 	o.on_progress = on_progress;
 	o.progress_arg = &c;
 	if (interval) {
@@ -792,15 +784,10 @@ static int cmd_stat_fn(int argc, char **argv)
 
 	/* Ctrl-C stops counting and still prints; while a program runs, the library
 	 * forwards or leaves the signal to it */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	cli_stop_signals_catch(&saved);
 	memset(&diag, 0, sizeof(diag));
 	err = tacho_stat_run(&o, &s, &diag);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	cli_stop_signals_restore(&saved);
 	if (err) {
 		if (c.progress)
 			on_progress(&c, 1, 1);

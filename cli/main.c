@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/util.h"
 
 int cli_verbose;
 
@@ -105,6 +106,34 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 	if (optopt && optopt != '?' && strchr(word, '=') == NULL && word[0] == '-' && word[1] != '-')
 		return cli_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
+}
+
+volatile sig_atomic_t cli_stop_sig;
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_stop_signal(int sig)
+{
+	cli_stop_sig = sig;
+}
+
+void cli_stop_signals_catch(struct cli_signals *saved)
+{
+	struct sigaction sa;
+
+	_Static_assert(ARRAY_SIZE(stop_signals) == ARRAY_SIZE(saved->old), "one slot a signal");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	cli_stop_sig = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, &saved->old[i]);
+}
+
+void cli_stop_signals_restore(const struct cli_signals *saved)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &saved->old[i], NULL);
 }
 
 FILE *cli_open_output(const char *path)
