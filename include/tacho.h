@@ -579,6 +579,9 @@ TACHO_API void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x);
  *   r1a8                             raw config of the CPU's PMU [:MODS]
  *   sched:sched_switch, sched:*      tracepoint (wildcards: one event per match) [:MODS]
  *   mem:0x1000[/8][:rw]              hardware breakpoint        [:MODS]
+ *   uprobe:PATH:SYMBOL[+OFF]         entries of a function of an ELF file (uprobe PMU)
+ *   uprobe:PATH:0xOFFSET             an instruction at a file offset      [:MODS]
+ *   uretprobe:PATH:SYMBOL            returns of the function              [:MODS]
  * MODS are letters: u (user only), k (kernel only), h (hypervisor only), combinable;
  * G (guest only), H (host only), I (exclude idle), p/pp/ppp (precise_ip 1-3), D (pinned).
  */
@@ -592,7 +595,8 @@ enum tacho_event_source {
 	TACHO_EVENT_SRC_RAW,           /* rNNNN */
 	TACHO_EVENT_SRC_PMU,           /* a PMU of /sys/bus/event_source/devices */
 	TACHO_EVENT_SRC_TRACEPOINT,    /* kernel tracepoints (tracefs) */
-	TACHO_EVENT_SRC_BREAKPOINT,    /* hardware breakpoints */
+	TACHO_EVENT_SRC_BREAKPOINT,    /* hardware breakpoints, and uprobes (pmu "uprobe"):
+					  exact, rare events that take no counter */
 	TACHO_EVENT_SRC_COUNT_
 };
 
@@ -608,7 +612,11 @@ struct tacho_event_opts {
 	const char *tracefs_root;   /* default: the first of /sys/kernel/tracing and
 				       /sys/kernel/debug/tracing that has events/ (the
 				       library never mounts tracefs) */
+	unsigned flags;             /* TACHO_EVENT_* below; read when sz covers it */
 };
+/* Never open a file that a spec names (uprobe paths): a uprobe then needs an absolute
+ * PATH and a numeric offset, taken as written. For fuzzers and untrusted specs. */
+#define TACHO_EVENT_NO_FILES 0x1u
 
 /* A parsed list of events. Opaque; the engine reads it through tacho_evlist_*. */
 struct tacho_evlist;
@@ -647,7 +655,8 @@ TACHO_API size_t tacho_evlist_count(const struct tacho_evlist *list);
 TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t i);
 /* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
  * the sampling fields left for the engine, except sample_period when the spec gave a
- * PMU event's period= term). 0 or -EINVAL. */
+ * PMU event's period= term). 0 or -EINVAL. For a uprobe, the copy's uprobe_path
+ * (config1) points to a string the list owns: open the event before freeing it. */
 TACHO_API int tacho_evlist_attr(const struct tacho_evlist *list, size_t i,
 				struct perf_event_attr *out);
 TACHO_API enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i);

@@ -19,7 +19,8 @@ enum tc_event_source {
 	TC_EV_RAW = TACHO_EVENT_SRC_RAW,               /* rNNNN */
 	TC_EV_PMU = TACHO_EVENT_SRC_PMU,               /* pmu/term=value,.../ or pmu/alias/ */
 	TC_EV_TRACEPOINT = TACHO_EVENT_SRC_TRACEPOINT, /* subsystem:name */
-	TC_EV_BREAKPOINT = TACHO_EVENT_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx] */
+	TC_EV_BREAKPOINT = TACHO_EVENT_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx], and
+							  uprobe:PATH:WHERE (pmu "uprobe") */
 };
 
 struct tc_event {
@@ -37,6 +38,9 @@ struct tc_event {
 					or -1 when the user did not group it */
 	unsigned column;             /* 1-based column of the event in the parsed spec */
 	char *unit_buf;              /* owns unit when it came from a file */
+	char *probe_path;            /* uprobes: the absolute path attr.uprobe_path
+					(config1) points to; owned here, so the pointer
+					stays valid as long as the list does */
 };
 
 /* The engine's view of a parsed list: the i-th event, or NULL past the end. The
@@ -90,6 +94,7 @@ const struct tc_generic_event *tc_generic_find(const char *name, size_t len);
 struct tc_events_ctx {
 	const char *sysfs_root;    /* the devices folder */
 	const char *tracefs_root;  /* NULL: search the usual places */
+	bool no_files;             /* TACHO_EVENT_NO_FILES: never open a file a spec names */
 };
 #define TC_SYSFS_PMU_ROOT "/sys/bus/event_source/devices"
 
@@ -115,6 +120,23 @@ void tc_tracefs_why(const struct tc_events_ctx *ctx, char *buf, size_t size);
  * or another -errno. */
 int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t syslen,
 		     const char *name, size_t namelen, uint64_t *id);
+
+/* --- uprobe.c --- */
+/* The uprobe PMU under ctx's sysfs root: its type and the bit of config that makes a
+ * probe a return probe. 0, -ENODEV (no such PMU), -EPROTO (a format tacho cannot
+ * read) or another -errno. */
+int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *retbit);
+/* The file offset of the entry of function name (len bytes) plus add in the ELF file
+ * path, from .symtab, else .dynsym: st_value - p_vaddr + p_offset of the executable
+ * PT_LOAD holding it. 0 and *off, or a negative error with why (a sentence) set:
+ * the file cannot be opened (-errno), is not a regular ELF file (-TACHO_EPARSE), has
+ * no such function or two of that name (-TACHO_ENOEVENT, with a close name when one
+ * exists), add is past the function's end (-TACHO_ERANGE). */
+int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint64_t add,
+			    uint64_t *off, char *why, size_t whysz);
+/* Checks that file offset off lies in an executable PT_LOAD of the ELF file path.
+ * 0, or a negative error with why set as above (-TACHO_ERANGE when outside). */
+int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t whysz);
 
 /* --- parse.c --- */
 /* Applies the modifier letters s[0..len) to attr. On a bad letter returns its offset

@@ -1,5 +1,6 @@
 /* parse.c - the event grammar: splits a spec into events and groups, resolves each
- * name (generic, cache, software, raw, tracepoint, libpfm4, sysfs PMU, breakpoint),
+ * name (generic, cache, software, raw, tracepoint, libpfm4, sysfs PMU, breakpoint,
+ * uprobe),
  * applies modifiers, and reports the first bad character of a malformed spec.
  * docs/events.md is the user's description of what this accepts. */
 #include <dirent.h>
@@ -51,6 +52,7 @@ static void event_exit(struct tc_event *ev)
 	free(ev->name);
 	free(ev->pmu);
 	free(ev->unit_buf);
+	free(ev->probe_path);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -592,6 +594,153 @@ static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct t
 	return ev->pmu ? 0 : perr(p, start, -ENOMEM, "out of memory");
 }
 
+/* ---------------------------------------------------------------- uprobes */
+
+/* The length of "uprobe:" or "uretprobe:" at start, or 0. These prefixes win over a
+ * tracepoint subsystem of the same name: tracefs names uprobe events "uprobes:NAME"
+ * (plural), and "uprobe" is a PMU of the kernel here (docs/events.md). */
+static size_t uprobe_prefix(const struct parser *p, size_t start)
+{
+	size_t left = p->len - start;
+
+	if (left >= 7 && strncasecmp(p->src + start, "uprobe:", 7) == 0)
+		return 7;
+	if (left >= 10 && strncasecmp(p->src + start, "uretprobe:", 10) == 0)
+		return 10;
+	return 0;
+}
+
+static bool symbol_char(char c)
+{
+	return is_alnum(c) || c == '_' || c == '.' || c == '$';
+}
+
+/* An error of uprobe.c as a diagnostic: a file that cannot be read or is not ELF is
+ * the path's fault (well formed, but nothing to probe: -TACHO_ENOEVENT); a missing
+ * function or an offset out of range is the function's or offset's. */
+static int uprobe_err(struct parser *p, int r, size_t path_col, size_t where_col,
+		      const char *why)
+{
+	if (r == -ENOMEM)
+		return perr(p, path_col, r, "out of memory");
+	if (r == -TACHO_ERANGE || r == -TACHO_ENOEVENT)
+		return perr(p, where_col, r, "%s", why);
+	return perr(p, path_col, -TACHO_ENOEVENT, "%s", why);
+}
+
+/* uprobe:PATH:SYMBOL[+OFF][:MODS], uprobe:PATH:OFFSET[:MODS] and the same with
+ * uretprobe:. PATH runs to the first ':' (a path with ':' in it cannot be written;
+ * a symbolic link without one can). The uprobe PMU (kernel/events/core.c,
+ * perf_uprobe_init) takes the path as a user pointer in config1 and the file offset
+ * of the instruction in config2; the kernel resolves the path itself, in the opening
+ * process, so a relative one is made absolute here. */
+static int parse_uprobe(struct parser *p, size_t start, size_t end, struct tc_event *ev)
+{
+	const char *s = p->src;
+	size_t pre = uprobe_prefix(p, start), p0 = start + pre, p1, t0, t1, plus;
+	bool ret = pre == 10;
+	uint64_t off = 0, add = 0;
+	uint32_t type;
+	unsigned retbit;
+	char why[600], path[4096];
+	int r;
+
+	for (p1 = p0; p1 < end && s[p1] != ':'; p1++)
+		;
+	if (p1 == p0)
+		return perr(p, p0, -TACHO_EPARSE, "expected the path of an executable or library "
+			    "after '%.*s'", (int)pre, s + start);
+	if (p1 == end)
+		return perr(p, end, -TACHO_EPARSE, "expected ':' and a function name or a file "
+			    "offset after the path");
+	if (p1 - p0 >= sizeof(path))
+		return perr(p, p0, -TACHO_ERANGE, "the path is longer than %zu bytes",
+			    sizeof(path) - 1);
+	t0 = p1 + 1;
+	for (t1 = t0; t1 < end && s[t1] != ':'; t1++)
+		;
+	if (t1 == t0)
+		return perr(p, t0, -TACHO_EPARSE, "expected a function name or a file offset "
+			    "(0x...) after the path");
+	if (t1 < end) {
+		r = modifiers(p, ev, t1 + 1, end - t1 - 1);
+		if (r)
+			return r;
+	}
+	for (plus = t0; plus < t1 && s[plus] != '+'; plus++)
+		;
+	if (s[t0] >= '0' && s[t0] <= '9') {
+		/* a file offset; "+" has no meaning after a number */
+		r = parse_num(s + t0, t1 - t0, &off);
+		if (r)
+			return perr(p, t0, r == -TACHO_ERANGE ? r : -TACHO_EPARSE,
+				    r == -TACHO_ERANGE ? "the offset does not fit in 64 bits" :
+				    "expected a file offset (0x... or decimal) or a function name");
+	} else {
+		for (size_t i = t0; i < plus; i++)
+			if (!symbol_char(s[i]))
+				return perr(p, i, -TACHO_EPARSE, "unexpected '%c' in a function name",
+					    s[i]);
+		if (plus == t0)
+			return perr(p, t0, -TACHO_EPARSE, "expected a function name before '+'");
+		if (plus < t1) {
+			r = parse_num(s + plus + 1, t1 - plus - 1, &add);
+			if (r)
+				return perr(p, plus + 1, r == -TACHO_ERANGE ? r : -TACHO_EPARSE,
+					    "expected a byte offset into the function after '+'");
+			if (ret && add)
+				return perr(p, plus, -TACHO_EPARSE, "a return probe fires when the "
+					    "function returns: it takes no '+OFF'");
+		}
+	}
+	/* the PMU first: without it nothing else matters */
+	r = tc_uprobe_pmu(p->ctx, &type, &retbit);
+	if (r)
+		return perr(p, start, -TACHO_ENOEVENT, r == -ENODEV ?
+			    "no uprobe PMU in %s: this kernel cannot count uprobes through "
+			    "perf_event_open (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or later)" :
+			    "cannot read the uprobe PMU in %s: %s", p->ctx->sysfs_root,
+			    tacho_strerror(r));
+	snprintf(path, sizeof(path), "%.*s", (int)(p1 - p0), s + p0);
+	if (p->ctx->no_files) {
+		if (path[0] != '/')
+			return perr(p, p0, -TACHO_EPARSE, "the path must be absolute here "
+				    "(files named in specs are not looked at)");
+		if (plus != t1 || !(s[t0] >= '0' && s[t0] <= '9'))
+			return perr(p, t0, -TACHO_EPARSE, "a function name needs its file read, "
+				    "which is off here: give the file offset (0x...)");
+		ev->probe_path = tc_strdup(path);
+	} else {
+		char *abs = realpath(path, NULL);
+		if (!abs) {
+			int e = errno;
+			if (e == ENOMEM)
+				return perr(p, p0, -ENOMEM, "out of memory");
+			return perr(p, p0, -TACHO_ENOEVENT, "cannot find '%s': %s", path, strerror(e));
+		}
+		ev->probe_path = abs;
+		if (plus == t1 && s[t0] >= '0' && s[t0] <= '9') {
+			r = tc_uprobe_check_offset(abs, off, why, sizeof(why));
+			if (r)
+				return uprobe_err(p, r, p0, t0, why);
+		} else {
+			r = tc_uprobe_symbol_offset(abs, s + t0, plus - t0, add, &off, why,
+						    sizeof(why));
+			if (r)
+				return uprobe_err(p, r, p0, r == -TACHO_ERANGE ? plus + 1 : t0, why);
+		}
+	}
+	if (!ev->probe_path)
+		return perr(p, start, -ENOMEM, "out of memory");
+	ev->source = TC_EV_BREAKPOINT;
+	ev->attr.type = type;
+	ev->attr.config = ret ? 1ull << retbit : 0;
+	ev->attr.uprobe_path = (uint64_t)(uintptr_t)ev->probe_path;
+	ev->attr.probe_offset = off;
+	ev->pmu = tc_strdup("uprobe");
+	return ev->pmu ? 0 : perr(p, start, -ENOMEM, "out of memory");
+}
+
 /* ---------------------------------------------------------------- one event */
 
 static bool ends_term(char c)
@@ -605,7 +754,9 @@ static int term_extent(struct parser *p, size_t start, size_t *end)
 	const char *s = p->src;
 	size_t i = start;
 
-	if (p->len - start >= 4 && strncasecmp(s + start, "mem:", 4) == 0) {
+	if ((p->len - start >= 4 && strncasecmp(s + start, "mem:", 4) == 0) ||
+	    uprobe_prefix(p, start)) {
+		/* no pmu/terms/ here: a '/' is part of the address or the path */
 		while (i < p->len && !ends_term(s[i]))
 			i++;
 		*end = i;
@@ -775,6 +926,8 @@ static int parse_event(struct parser *p, size_t start, size_t *endp)
 	slash = memchr(p->src + start, '/', end - start);
 	if (end - start >= 4 && strncasecmp(p->src + start, "mem:", 4) == 0) {
 		r = parse_breakpoint(p, start, end, &ev);
+	} else if (uprobe_prefix(p, start)) {
+		r = parse_uprobe(p, start, end, &ev);
 	} else if (slash) {
 		r = tc_pmu_parse(p->ctx, p->src, start, end, &ev, p->diag);
 		if (r >= 0) {
@@ -907,6 +1060,8 @@ int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho_evlist **
 	}
 	l->ctx.sysfs_root = l->sysfs_root ? l->sysfs_root : TC_SYSFS_PMU_ROOT;
 	l->ctx.tracefs_root = l->tracefs_root;
+	if (opts && opts->sz >= offsetof(struct tacho_event_opts, flags) + sizeof(opts->flags))
+		l->ctx.no_files = opts->flags & TACHO_EVENT_NO_FILES;
 	*out = l;
 	return 0;
 }
