@@ -97,10 +97,11 @@ $(SHARED): $(LIB_OBJ) lib/tacho.map
 $(TACHO): $(CLI_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CURSES_LIBS)
 
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	-e 's|@VERSION@|$(VERSION)|'
 $(PC): tacho.pc.in include/tacho.h
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-		-e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 # Tests link the static library (they may reach internal functions through lib/ headers);
 # tests/e2e/test-abi*.c link the shared one and see only what the version script exports.
@@ -190,7 +191,7 @@ install: all
 	ln -sf libtacho.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libtacho.so
 	install -m 644 include/tacho.h $(DESTDIR)$(INCDIR)/
 	install -m 755 $(TACHO) $(DESTDIR)$(BINDIR)/
-	install -m 644 $(PC) $(DESTDIR)$(PCDIR)/
+	$(PC_SED) tacho.pc.in > $(DESTDIR)$(PCDIR)/tacho.pc   # the prefix of this install
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libtacho.a $(DESTDIR)$(LIBDIR)/libtacho.so* \
