@@ -251,6 +251,53 @@ static int walk_tracepoints(struct walk *w)
 	return r;
 }
 
+/* A uprobe spec that opens here: the entry of this very function, as this process
+ * maps it (/proc/self/maps gives the file and where it is mapped from, whether the
+ * library is linked statically or shared, PIE or not). False when it cannot be
+ * written (no such mapping, or a path the grammar cannot hold). */
+static bool uprobe_probe_spec(char *buf, size_t size)
+{
+	uintptr_t addr = (uintptr_t)&tacho_events_foreach;
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4352];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, pgoff;
+		int path_at = 0;
+		char *path;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &lo, &hi, &pgoff, &path_at) != 3 ||
+		    !path_at || addr < lo || addr >= hi)
+			continue;
+		path = tc_trim(line + path_at);
+		if (path[0] != '/' || strpbrk(path, ":, \t{}"))
+			break;
+		fmtbuf(buf, size, "uprobe:%s:0x%lx", path, (unsigned long)(addr - lo + pgoff));
+		ok = true;
+	}
+	fclose(f);
+	return ok;
+}
+
+static int visit_uprobe(struct walk *w)
+{
+	char probe[4400], desc[300];
+	uint32_t type;
+	unsigned bit;
+	bool have = tc_uprobe_pmu(&w->ctx, &type, &bit) == 0;
+
+	if (have)
+		fmtbuf(desc, sizeof(desc), "entries of a function in an ELF file, exact (uretprobe: "
+		       "returns; uprobe PMU %u)", (unsigned)type);
+	else
+		fmtbuf(desc, sizeof(desc), "entries of a function, exact; not here: no uprobe "
+		       "PMU in %s (CONFIG_UPROBE_EVENTS)", w->ctx.sysfs_root);
+	return visit(w, TACHO_EVENT_SRC_BREAKPOINT, "uprobe:PATH:SYMBOL[+OFF]|0xOFFSET", NULL,
+		     desc, "uprobe", have && uprobe_probe_spec(probe, sizeof(probe)) ? probe : NULL);
+}
+
 /* The breakpoint probe watches writes to this variable: it exists in every process
  * that links the library, so opening it says whether breakpoints work here. */
 static long probe_target;
@@ -289,6 +336,8 @@ int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 		r = visit(&w, TACHO_EVENT_SRC_BREAKPOINT, "mem:ADDR[/LEN][:rwx]", NULL,
 			  "hardware breakpoint: reads, writes or executions of ADDR (x86: 4 at once)",
 			  "breakpoint", probe);
+		if (!r)
+			r = visit_uprobe(&w);
 	}
 #undef WANT
 	return r;

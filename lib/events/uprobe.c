@@ -205,9 +205,12 @@ static void search_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct sy
 			continue;
 		/* a name that contains the wanted one is the best guess ("work" for
 		 * "do_work"); else the closest spelling within a third of its length */
-		unsigned score = strstr(nm, s->name) ? 0 : 1 + edit_distance(s->name, s->len, nm, nl);
-		if (score > 1 + (s->len / 3 > 2 ? s->len / 3 : 2))
+		unsigned dist = edit_distance(s->name, s->len, nm, nl);
+		if (dist > (s->len / 3 > 2 ? s->len / 3 : 2) && !strstr(nm, s->name))
 			continue;
+		/* at equal distance, a name with the same first letter wins (typos
+		 * rarely start a word) */
+		unsigned score = strstr(nm, s->name) ? 0 : 2 + 2 * dist + (nm[0] != s->name[0]);
 		if (score < s->near_score ||
 		    (score == s->near_score && strcmp(nm, s->near) < 0)) {
 			s->near_score = score;
