@@ -704,8 +704,10 @@ typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
  * source by source in enum order: the generic tables; libpfm4's events and umasks of
  * its active CPU PMUs (not its generic "perf" tables); the sysfs PMUs' named events
  * and format syntax (not cpu's raw configuration); tracepoints from tracefs (sorted);
- * the breakpoint syntax. Returns 0, the visitor's non-zero value, or -ENOMEM. Missing
- * sources (no tracefs) are skipped silently: tacho_event_opts says where it looked.
+ * the breakpoint and uprobe syntax (a uprobe row's probe, when the uprobe PMU is there,
+ * is a function of libtacho as this process maps it). Returns 0, the visitor's non-zero
+ * value, or -ENOMEM. Missing sources (no tracefs) are skipped silently:
+ * tacho_event_opts says where it looked.
  * Thread-safe as long as the visitor is. */
 TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 				   tacho_event_visit_fn *fn, void *arg);

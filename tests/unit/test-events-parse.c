@@ -904,7 +904,7 @@ static void test_foreach(void **state)
 	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 11);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_PFM], 0);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_RAW], 1);
-	assert_int_equal(w.n[TACHO_EVENT_SRC_BREAKPOINT], 1);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_BREAKPOINT], 2);   /* mem: and uprobe: */
 	assert_int_equal(w.nnames, ARRAY_SIZE(want));
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		if (strcmp(w.names[i], want[i]) != 0)
