@@ -656,7 +656,9 @@ TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t 
 /* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
  * the sampling fields left for the engine, except sample_period when the spec gave a
  * PMU event's period= term). 0 or -EINVAL. For a uprobe, the copy's uprobe_path
- * (config1) points to a string the list owns: open the event before freeing it. */
+ * (config1) points to the resolved path, which the library keeps for the life of the
+ * process, so the copy may be opened after the list is freed (under
+ * TACHO_EVENT_NO_FILES it points into the list instead: open before freeing). */
 TACHO_API int tacho_evlist_attr(const struct tacho_evlist *list, size_t i,
 				struct perf_event_attr *out);
 TACHO_API enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i);

@@ -38,9 +38,9 @@ struct tc_event {
 					or -1 when the user did not group it */
 	unsigned column;             /* 1-based column of the event in the parsed spec */
 	char *unit_buf;              /* owns unit when it came from a file */
-	char *probe_path;            /* uprobes: the absolute path attr.uprobe_path
-					(config1) points to; owned here, so the pointer
-					stays valid as long as the list does */
+	char *probe_path;            /* uprobes under TACHO_EVENT_NO_FILES: the path
+					attr.uprobe_path (config1) points to, owned here
+					(otherwise it points to tc_uprobe_intern's copy) */
 };
 
 /* The engine's view of a parsed list: the i-th event, or NULL past the end. The
@@ -126,6 +126,9 @@ int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t sy
  * probe a return probe. 0, -ENODEV (no such PMU), -EPROTO (a format tacho cannot
  * read) or another -errno. */
 int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *retbit);
+/* A copy of path that lives as long as the process: one per distinct path, shared.
+ * NULL when out of memory. Thread-safe. */
+const char *tc_uprobe_intern(const char *path);
 /* The file offset of the entry of function name (len bytes) plus add in the ELF file
  * path, from .symtab, else .dynsym: st_value - p_vaddr + p_offset of the executable
  * PT_LOAD holding it. 0 and *off, or a negative error with why (a sentence) set:

@@ -642,6 +642,7 @@ static int parse_uprobe(struct parser *p, size_t start, size_t end, struct tc_ev
 	uint64_t off = 0, add = 0;
 	uint32_t type;
 	unsigned retbit;
+	const char *upath = NULL;
 	char why[600], path[4096];
 	int r;
 
@@ -710,6 +711,7 @@ static int parse_uprobe(struct parser *p, size_t start, size_t end, struct tc_ev
 			return perr(p, t0, -TACHO_EPARSE, "a function name needs its file read, "
 				    "which is off here: give the file offset (0x...)");
 		ev->probe_path = tc_strdup(path);
+		upath = ev->probe_path;
 	} else {
 		char *abs = realpath(path, NULL);
 		if (!abs) {
@@ -718,24 +720,23 @@ static int parse_uprobe(struct parser *p, size_t start, size_t end, struct tc_ev
 				return perr(p, p0, -ENOMEM, "out of memory");
 			return perr(p, p0, -TACHO_ENOEVENT, "cannot find '%s': %s", path, strerror(e));
 		}
-		ev->probe_path = abs;
-		if (plus == t1 && s[t0] >= '0' && s[t0] <= '9') {
+		if (plus == t1 && s[t0] >= '0' && s[t0] <= '9')
 			r = tc_uprobe_check_offset(abs, off, why, sizeof(why));
-			if (r)
-				return uprobe_err(p, r, p0, t0, why);
-		} else {
+		else
 			r = tc_uprobe_symbol_offset(abs, s + t0, plus - t0, add, &off, why,
 						    sizeof(why));
-			if (r)
-				return uprobe_err(p, r, p0, r == -TACHO_ERANGE ? plus + 1 : t0, why);
-		}
+		upath = r ? NULL : tc_uprobe_intern(abs);
+		free(abs);
+		if (r)
+			return uprobe_err(p, r, p0, r == -TACHO_ERANGE && plus < t1 ? plus + 1 : t0,
+					  why);
 	}
-	if (!ev->probe_path)
+	if (!upath)
 		return perr(p, start, -ENOMEM, "out of memory");
 	ev->source = TC_EV_BREAKPOINT;
 	ev->attr.type = type;
 	ev->attr.config = ret ? 1ull << retbit : 0;
-	ev->attr.uprobe_path = (uint64_t)(uintptr_t)ev->probe_path;
+	ev->attr.uprobe_path = (uint64_t)(uintptr_t)upath;
 	ev->attr.probe_offset = off;
 	ev->pmu = tc_strdup("uprobe");
 	return ev->pmu ? 0 : perr(p, start, -ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,39 @@
 #include <unistd.h>
 
 #include "events/events.h"
+
+/* The paths uprobe attrs point to. An attr is a plain struct that callers copy and
+ * keep after the list is gone (record, regions and bench open their copies later), so
+ * the string config1 points to must outlive any list: each distinct resolved path is
+ * kept once, for the life of the process. They are paths of existing files a program
+ * named, so there are few. */
+static struct {
+	pthread_mutex_t lock;
+	char **v;
+	size_t n, alloc;
+} interned = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+const char *tc_uprobe_intern(const char *path)
+{
+	const char *out = NULL;
+
+	pthread_mutex_lock(&interned.lock);
+	for (size_t i = 0; i < interned.n && !out; i++)
+		if (strcmp(interned.v[i], path) == 0)
+			out = interned.v[i];
+	if (!out && interned.n == interned.alloc) {
+		size_t na = interned.alloc ? 2 * interned.alloc : 16;
+		char **nv = realloc(interned.v, na * sizeof(*nv));
+		if (nv) {
+			interned.v = nv;
+			interned.alloc = na;
+		}
+	}
+	if (!out && interned.n < interned.alloc && (interned.v[interned.n] = tc_strdup(path)))
+		out = interned.v[interned.n++];
+	pthread_mutex_unlock(&interned.lock);
+	return out;
+}
 
 int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *retbit)
 {

@@ -139,6 +139,32 @@ static void test_stat_bad_symbol(void **state)
 	th_run_free(&r);
 }
 
+/* tacho record samples a uprobe too: with period 1, N calls are exactly N samples, all
+ * in work(). (record copies the attrs and frees the list before it opens them.) */
+static void test_record(void **state)
+{
+	char ev[PATH_MAX + 32], file[] = "/tmp/tacho-uprobe-XXXXXX";
+	struct th_run r;
+	int fd;
+	(void)state;
+
+	NEED_UPROBES();
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(ev, sizeof(ev), "uprobe:%s:work", prog);
+	th_tacho(&r, "record", "-o", file, "-e", ev, "-c", "1", "--", prog, "500", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "500 samples, 0 lost");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", file, NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "# 500 samples of");
+	assert_contains(r.out, "    500  100.00%  work");
+	th_run_free(&r);
+	unlink(file);
+}
+
 /* tacho list: the syntax row, opened for real here ("yes"). */
 static void test_list(void **state)
 {
@@ -166,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_stat_exact),
 		cmocka_unit_test(test_stat_repeat),
 		cmocka_unit_test(test_stat_bad_symbol),
+		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_list),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -490,6 +490,48 @@ static void test_live_child(void **state)
 	}
 }
 
+/* A copy of the attr outlives the list (record, regions and bench copy attrs and free
+ * the list before they open): opened afterwards, it still counts exactly. */
+static void test_attr_copy_outlives_list(void **state)
+{
+	char spec[PATH_MAX + 32];
+	struct tacho_counter_spec s = { .name = "work", .group = TACHO_GROUP_NONE };
+	char *argv[] = { prog, (char *)"4321", NULL };
+	struct tacho_evlist *l;
+	struct tacho_diag d;
+	struct tacho_child *ch;
+	struct tacho_counters *c;
+	struct tacho_count cnt;
+	struct tacho_exit ex;
+	int exec_err;
+	(void)state;
+
+	if (!have_pmu)
+		TEST_SKIP("%s", why_no_pmu);
+	snprintf(spec, sizeof(spec), "uprobe:%s:work", prog);
+	if (tacho_evlist_parse(spec, &l, &d) != 0)
+		fail_msg("'%s': %s", spec, d.message);
+	assert_int_equal(tacho_evlist_attr(l, 0, &s.attr), 0);
+	tacho_evlist_free(l);
+	/* parsing other lists in between reuses nothing the copy points to */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(tacho_evlist_parse("uprobe:/proc/self/exe:tu_target", &l, &d), 0);
+		tacho_evlist_free(l);
+	}
+	assert_string_equal((const char *)(uintptr_t)s.attr.uprobe_path, prog);
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
+					 .pid = tacho_child_pid(ch) };
+	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
+	assert_int_equal(cnt.status, TACHO_COUNT_COUNTED);
+	assert_int_equal(cnt.raw, 4321);
+	tacho_counters_free(c);
+	tacho_child_free(ch);
+}
+
 /* This process: a uprobe on tu_target of /proc/self/exe counts the calls made between
  * enable and disable, exactly. */
 static void test_live_self(void **state)
@@ -570,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_no_pmu),
 		cmocka_unit_test(test_no_files),
 		cmocka_unit_test(test_live_child),
+		cmocka_unit_test(test_attr_copy_outlives_list),
 		cmocka_unit_test(test_live_self),
 		cmocka_unit_test(test_list_row),
 	};
