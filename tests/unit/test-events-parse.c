@@ -557,6 +557,14 @@ static const struct invalid invalid_cases[] = {
 	X("split/toowide/", ER, 7, "the alias 'toowide' sets 'lo' to a value wider"),
 	X("split/broken=1/", EP, 7, "cannot read the format of 'broken'"),
 	X("cycles,cpu/event=0x3c/,nosuch", EN, 24, "unknown event 'nosuch'"),
+	/* uprobes: the form is checked before the PMU; the fake tree has no uprobe PMU
+	 * (tests/unit/test-events-uprobe.c has the cases that need one) */
+	X("uprobe:", EP, 8, "expected the path of an executable"),
+	X("uprobe:/bin/true", EP, 17, "expected ':' and a function name"),
+	X("uretprobe:/bin/true:main+4", EP, 25, "a return probe fires when the function returns"),
+	X("cycles,uprobe:/bin/true:ma-in", EP, 27, "unexpected '-' in a function name"),
+	X("uprobe:/bin/true:main:x", EP, 23, "unknown modifier 'x'"),
+	X("cycles,uprobe:/bin/true:main", EN, 8, "no uprobe PMU in"),
 };
 
 static void test_invalid(void **state)
