@@ -351,7 +351,7 @@ static void print_tsc(FILE *f, const struct cpu_view *v)
 	}
 	if (t->hz) {
 		fprintf(f, "    CPUID says %.3f MHz (%s)\n", (double)t->hz / 1e6,
-			tacho_cpu_tsc_source_name(t->source));
+			tacho_tsc_source_name(t->source));
 	} else {
 		fprintf(f, "    CPUID does not give the frequency (leaves 0x15, 0x16 and 0x4000_0010 "
 			   "are absent or zero)\n");
@@ -628,7 +628,7 @@ static int print_json(FILE *f, const struct cpu_view *v)
 		tc_json_str(&j, "source", tacho_tsc_source_name(v->tsc.source));
 	} else if (info->tsc.hz) {
 		tc_json_uint(&j, "hz", info->tsc.hz);
-		tc_json_str(&j, "source", tacho_cpu_tsc_source_name(info->tsc.source));
+		tc_json_str(&j, "source", tacho_tsc_source_name(info->tsc.source));
 	} else {
 		tc_json_null(&j, "hz");
 		tc_json_null(&j, "source");

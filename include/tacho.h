@@ -321,19 +321,23 @@ struct tacho_cpu_pmu {
 	bool amd_l2i_ext;            /* 0x8000_0001 ECX[28] PerfCtrExtLLC */
 };
 
-/* The TSC frequency's origin, as tacho_cpu_decode records it. The decoder only uses the
- * CPUID sources; a caller that asks the kernel or measures (section 5) may store its
- * answer with KERNEL or MEASURED. */
-enum tacho_cpu_tsc_source {
-	TACHO_CPU_TSC_NONE = 0,
-	TACHO_CPU_TSC_LEAF_15,           /* crystal (ECX) x EBX / EAX */
-	TACHO_CPU_TSC_LEAF_15_TABLE,     /* leaf 0x15 ratio, crystal from the SDM's table */
-	TACHO_CPU_TSC_LEAF_15_16,        /* leaf 0x15 ratio, crystal derived from 0x16 base */
-	TACHO_CPU_TSC_LEAF_16,           /* leaf 0x16 base frequency (an approximation) */
-	TACHO_CPU_TSC_HYPERVISOR,        /* leaf 0x4000_0010 EAX (kHz), VMware/KVM/... */
-	TACHO_CPU_TSC_KERNEL,            /* the kernel's tsc_khz or perf conversion (callers) */
-	TACHO_CPU_TSC_MEASURED,          /* calibrated against a clock (callers) */
-	TACHO_CPU_TSC_SOURCE_COUNT
+/* Where a TSC frequency came from, best first. One enum for the whole library: the
+ * decoder (tacho_cpu_decode, struct tacho_cpu_tsc) gives the CPUID sources, in the
+ * order 15h (with the crystal from ECX, the SDM's table or 16h's base), the
+ * hypervisor's leaf 4000_0010h, 16h alone; section 5 (tacho_tsc_info) takes that
+ * answer and adds KERNEL and CALIBRATED. tacho_tsc_source_name (section 5) names them. */
+enum tacho_tsc_source {
+	TACHO_TSC_FREQ_UNKNOWN = 0,
+	TACHO_TSC_FREQ_CPUID_15,       /* CPUID 15h: crystal Hz (ECX) x EBX / EAX, exact */
+	TACHO_TSC_FREQ_CPUID_15_TABLE, /* CPUID 15h ratio, the crystal from the SDM's table
+					  (15h ECX = 0 on those parts); as trusted as 15h */
+	TACHO_TSC_FREQ_CPUID_15_16,    /* CPUID 15h ratio with the crystal derived from 16h's
+					  base MHz (15h ECX = 0), as Linux does */
+	TACHO_TSC_FREQ_HYPERVISOR,     /* CPUID 4000_0010h EAX, kHz (VMware's leaf, KVM too) */
+	TACHO_TSC_FREQ_KERNEL,         /* the kernel's TSC->ns conversion in a perf mmap page
+					  (time_mult, time_shift; cap_user_time) */
+	TACHO_TSC_FREQ_CPUID_16,       /* CPUID 16h EAX: the nominal base MHz alone */
+	TACHO_TSC_FREQ_CALIBRATED,     /* measured against CLOCK_MONOTONIC_RAW */
 };
 
 struct tacho_cpu_tsc {
@@ -342,7 +346,7 @@ struct tacho_cpu_tsc {
 	bool rdtscp;                 /* 0x8000_0001 EDX[27] */
 	bool deadline;               /* 1:ECX[24] TSC-deadline timer */
 	uint64_t hz;                 /* 0 when no source gave it */
-	enum tacho_cpu_tsc_source source;
+	enum tacho_tsc_source source; /* a CPUID source, or TACHO_TSC_FREQ_UNKNOWN */
 	uint64_t crystal_hz;         /* leaf 0x15 ECX or the SDM table; 0 unknown */
 	uint32_t ratio_num, ratio_den; /* leaf 0x15 EBX / EAX */
 	unsigned base_mhz, max_mhz, bus_mhz; /* leaf 0x16, 0 when absent */
@@ -448,7 +452,6 @@ TACHO_API const char *tacho_cpu_source_name(enum tacho_cpu_source s);
 TACHO_API const char *tacho_cache_type_name(enum tacho_cache_type t);
 TACHO_API const char *tacho_tlb_type_name(enum tacho_tlb_type t);
 TACHO_API const char *tacho_core_kind_name(enum tacho_core_kind k);
-TACHO_API const char *tacho_cpu_tsc_source_name(enum tacho_cpu_tsc_source s);
 
 /* The named feature flags: their number, the /proc/cpuinfo-style name of flag i
  * (NULL past the end), and where it lives (leaf, subleaf, register 'a' 'b' 'c' 'd',
@@ -1228,24 +1231,9 @@ static inline uint64_t tacho_tsc_end(void)
 #endif
 }
 
-/* Where a TSC frequency came from, best first. */
-enum tacho_tsc_source {
-	TACHO_TSC_FREQ_UNKNOWN = 0,
-	TACHO_TSC_FREQ_CPUID_15,    /* CPUID 15h: crystal Hz (ECX) x EBX / EAX, exact */
-	TACHO_TSC_FREQ_CPUID_15_16, /* CPUID 15h ratio with the crystal derived from 16h's
-				       base MHz (15h ECX = 0), as Linux does */
-	TACHO_TSC_FREQ_HYPERVISOR,  /* CPUID 4000_0010h EAX, kHz (VMware's leaf, KVM too) */
-	TACHO_TSC_FREQ_KERNEL,      /* the kernel's TSC->ns conversion in a perf mmap page
-				       (time_mult, time_shift; cap_user_time) */
-	TACHO_TSC_FREQ_CPUID_16,    /* CPUID 16h EAX: the nominal base MHz alone */
-	TACHO_TSC_FREQ_CALIBRATED,  /* measured against CLOCK_MONOTONIC_RAW */
-	TACHO_TSC_FREQ_CPUID_15_TABLE, /* CPUID 15h ratio, the crystal from the SDM's table
-					  (15h ECX = 0 on those parts); as trusted as 15h */
-};
-
-/* A short name for a source: "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h",
- * "hypervisor", "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL.
- * Thread-safe. */
+/* A short name for a source (enum tacho_tsc_source, section 2b: the decoder's and this
+ * section's): "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h", "hypervisor",
+ * "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL. Thread-safe. */
 TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
 /* What is known about this machine's TSC. */

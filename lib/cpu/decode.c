@@ -80,15 +80,6 @@ static const char *const source_names[TACHO_SRC_COUNT] = {
 	[TACHO_SRC_LEGACY] = "leaves 1 and 4", [TACHO_SRC_APIC_IDS] = "APIC IDs",
 };
 
-static const char *const tsc_source_names[TACHO_CPU_TSC_SOURCE_COUNT] = {
-	[TACHO_CPU_TSC_NONE] = "none", [TACHO_CPU_TSC_LEAF_15] = "leaf 0x15",
-	[TACHO_CPU_TSC_LEAF_15_TABLE] = "leaf 0x15 with the SDM's crystal table",
-	[TACHO_CPU_TSC_LEAF_15_16] = "leaf 0x15 with the crystal from leaf 0x16",
-	[TACHO_CPU_TSC_LEAF_16] = "leaf 0x16 base frequency",
-	[TACHO_CPU_TSC_HYPERVISOR] = "hypervisor leaf 0x40000010",
-	[TACHO_CPU_TSC_KERNEL] = "kernel", [TACHO_CPU_TSC_MEASURED] = "measured",
-};
-
 static const char *const kind_names[TACHO_CORE_KIND_COUNT] = {
 	[TACHO_CORE_GENERAL] = "general", [TACHO_CORE_PERFORMANCE] = "performance",
 	[TACHO_CORE_EFFICIENCY] = "efficiency", [TACHO_CORE_LP_EFFICIENCY] = "low-power efficiency",
@@ -100,10 +91,6 @@ const char *tacho_cpu_vendor_name(enum tacho_cpu_vendor v) { return NAME_OF(vend
 const char *tacho_hypervisor_name(enum tacho_hypervisor hv) { return NAME_OF(hv_names, hv); }
 const char *tacho_cpu_source_name(enum tacho_cpu_source s) { return NAME_OF(source_names, s); }
 const char *tacho_core_kind_name(enum tacho_core_kind k) { return NAME_OF(kind_names, k); }
-const char *tacho_cpu_tsc_source_name(enum tacho_cpu_tsc_source s)
-{
-	return NAME_OF(tsc_source_names, s);
-}
 
 const char *tacho_cache_type_name(enum tacho_cache_type t)
 {

@@ -1,7 +1,8 @@
 /* tsc.c - what CPUID says about the time-stamp counter: present, invariant, and its
- * frequency from leaf 0x15 (crystal x ratio), leaf 0x16 (base frequency) or the
- * hypervisor's leaf 0x4000_0010, in that order of trust. The kernel's value and a
- * measurement are the business of callers (section 5 of tacho.h). SDM Vol. 2A CPUID
+ * frequency from leaf 0x15 (crystal x ratio), the hypervisor's leaf 0x4000_0010 or
+ * leaf 0x16 (base frequency), in that order of trust. This is the one place that reads
+ * those leaves: lib/tsc (section 5 of tacho.h) takes this answer and adds the kernel's
+ * value and a measurement; both speak enum tacho_tsc_source. SDM Vol. 2A CPUID
  * 15h/16h; SDM Vol. 3B 19.7.3 "Determining the Processor Base Frequency" and its
  * table "Nominal Core Crystal Clock Frequency". */
 #include <string.h>
@@ -47,19 +48,19 @@ void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 		t->ratio_num = r.ebx;
 		if (r.ecx) {
 			t->crystal_hz = r.ecx;
-			t->source = TACHO_CPU_TSC_LEAF_15;
+			t->source = TACHO_TSC_FREQ_CPUID_15;
 		} else if (info->vendor == TACHO_VENDOR_INTEL && info->family == 6) {
 			for (size_t i = 0; i < ARRAY_SIZE(crystal); i++)
 				if (crystal[i].model == info->model) {
 					t->crystal_hz = crystal[i].hz;
-					t->source = TACHO_CPU_TSC_LEAF_15_TABLE;
+					t->source = TACHO_TSC_FREQ_CPUID_15_TABLE;
 				}
 		}
 		if (!t->crystal_hz && t->base_mhz) {
 			/* Linux: crystal = base x den / num when the ratio is known */
 			t->crystal_hz = (uint64_t)((unsigned __int128)t->base_mhz * 1000000u *
 						   t->ratio_den / t->ratio_num);
-			t->source = TACHO_CPU_TSC_LEAF_15_16;
+			t->source = TACHO_TSC_FREQ_CPUID_15_16;
 		}
 		if (t->crystal_hz)
 			t->hz = (uint64_t)((unsigned __int128)t->crystal_hz * t->ratio_num /
@@ -69,15 +70,17 @@ void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 				    "crystal frequency, and the model is not in the SDM's table",
 				    t->ratio_num, t->ratio_den);
 	}
-	if (!t->hz && t->base_mhz) {
-		t->hz = (uint64_t)t->base_mhz * 1000000u;
-		t->source = TACHO_CPU_TSC_LEAF_16;
-		tc_cpu_note(info, "TSC frequency from leaf 0x16's base frequency (%u MHz): the SDM "
-			    "calls it nominal; the real TSC rate may differ slightly", t->base_mhz);
-	}
+	/* A hypervisor that states the TSC rate (VMware's leaf, KVM and others too) says
+	 * what the guest sees; 16h is the host part's nominal base, passed through. */
 	if (!t->hz && info->hv_max_leaf >= 0x40000010u && tc_q(d, 0, 0x40000010u, 0, &r) && r.eax) {
 		t->hz = (uint64_t)r.eax * 1000u;
-		t->source = TACHO_CPU_TSC_HYPERVISOR;
+		t->source = TACHO_TSC_FREQ_HYPERVISOR;
+	}
+	if (!t->hz && t->base_mhz) {
+		t->hz = (uint64_t)t->base_mhz * 1000000u;
+		t->source = TACHO_TSC_FREQ_CPUID_16;
+		tc_cpu_note(info, "TSC frequency from leaf 0x16's base frequency (%u MHz): the SDM "
+			    "calls it nominal; the real TSC rate may differ slightly", t->base_mhz);
 	}
 	if (t->present && !t->hz)
 		tc_cpu_note(info, "CPUID does not give the TSC frequency (no leaf 0x15/0x16 value, "

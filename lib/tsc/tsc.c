@@ -88,44 +88,18 @@ int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, doub
 			 enum tacho_tsc_source *src)
 {
 	struct tacho_cpu_info ci;
-	struct tacho_cpuid_regs rh;
 	int err;
 
-	/* The decoder (lib/cpu/tsc.c) owns the rules of leaves 15h and 16h and the SDM's
-	 * table of crystal frequencies; it reads the first CPU of a dump. */
+	/* The decoder (lib/cpu/tsc.c) is the one reader of leaves 15h, 16h and 4000_0010h
+	 * and of the SDM's table of crystal frequencies, in the order of trust documented
+	 * at enum tacho_tsc_source; it reads the first CPU of a dump. */
 	if (idx != 0)
 		return -EINVAL;
 	err = tacho_cpu_decode(dump, &ci);
 	if (err)
 		return err;
 	*hz = (double)ci.tsc.hz;
-	switch (ci.tsc.source) {
-	case TACHO_CPU_TSC_LEAF_15:
-		*src = TACHO_TSC_FREQ_CPUID_15;
-		break;
-	case TACHO_CPU_TSC_LEAF_15_TABLE:
-		*src = TACHO_TSC_FREQ_CPUID_15_TABLE;
-		break;
-	case TACHO_CPU_TSC_LEAF_15_16:
-		*src = TACHO_TSC_FREQ_CPUID_15_16;
-		break;
-	case TACHO_CPU_TSC_HYPERVISOR:
-		*src = TACHO_TSC_FREQ_HYPERVISOR;
-		break;
-	case TACHO_CPU_TSC_LEAF_16:
-		*src = TACHO_TSC_FREQ_CPUID_16;
-		/* 16h is a nominal base frequency; a hypervisor that states the TSC rate
-		 * (VMware's leaf 4000_0010h EAX, kHz) is the better word */
-		if (tacho_cpuid_query(dump, 0, 0x40000000, 0, &rh) == 0 && rh.eax >= 0x40000010 &&
-		    tacho_cpuid_query(dump, 0, 0x40000010, 0, &rh) == 0 && rh.eax) {
-			*hz = (double)rh.eax * 1e3;
-			*src = TACHO_TSC_FREQ_HYPERVISOR;
-		}
-		break;
-	default:
-		*hz = 0;
-		break;
-	}
+	*src = ci.tsc.hz ? ci.tsc.source : TACHO_TSC_FREQ_UNKNOWN;
 	tacho_cpu_info_exit(&ci);
 	return *hz > 0 ? 0 : -TACHO_ENODATA;
 }

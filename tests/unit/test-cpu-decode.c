@@ -154,7 +154,7 @@ static void test_vendor_brand_hypervisor(void **state)
 	assert_int_equal(info.hypervisor, TACHO_HV_KVM);
 	assert_string_equal(tacho_hypervisor_name(info.hypervisor), "KVM");
 	assert_int_equal(info.hv_max_leaf, 0x40000010);
-	assert_int_equal(info.tsc.source, TACHO_CPU_TSC_HYPERVISOR);
+	assert_int_equal(info.tsc.source, TACHO_TSC_FREQ_HYPERVISOR);
 	assert_true(info.tsc.hz == 2100000000ull);
 	assert_true(has_note(&info, "hypervisor"));
 	tacho_cpu_info_exit(&info);
@@ -549,20 +549,20 @@ static const struct {
 	uint32_t sig, max;
 	uint32_t a15, b15, c15, a16;
 	uint64_t hz;
-	enum tacho_cpu_tsc_source src;
+	enum tacho_tsc_source src;
 	uint64_t crystal;
 } tscs[] = {
 	{ "crystal in ECX", 0x000906ea, 0x16, 2, 200, 24000000, 2400, 2400000000ull,
-	  TACHO_CPU_TSC_LEAF_15, 24000000 },
+	  TACHO_TSC_FREQ_CPUID_15, 24000000 },
 	{ "Skylake-SP, crystal from the SDM table", 0x00050654, 0x16, 2, 168, 0, 2100,
-	  2100000000ull, TACHO_CPU_TSC_LEAF_15_TABLE, 25000000 },
+	  2100000000ull, TACHO_TSC_FREQ_CPUID_15_TABLE, 25000000 },
 	{ "Goldmont, 19.2 MHz", 0x000506c9, 0x15, 1, 83, 0, 0, 1593600000ull,
-	  TACHO_CPU_TSC_LEAF_15_TABLE, 19200000 },
+	  TACHO_TSC_FREQ_CPUID_15_TABLE, 19200000 },
 	{ "unknown model, crystal from leaf 0x16", 0x000a0671, 0x16, 2, 300, 0, 3600,
-	  3600000000ull, TACHO_CPU_TSC_LEAF_15_16, 24000000 },
+	  3600000000ull, TACHO_TSC_FREQ_CPUID_15_16, 24000000 },
 	{ "leaf 0x16 only", 0x000306c3, 0x16, 0, 0, 0, 3400, 3400000000ull,
-	  TACHO_CPU_TSC_LEAF_16, 0 },
-	{ "nothing", 0x000306c3, 0xd, 0, 0, 0, 0, 0, TACHO_CPU_TSC_NONE, 0 },
+	  TACHO_TSC_FREQ_CPUID_16, 0 },
+	{ "nothing", 0x000306c3, 0xd, 0, 0, 0, 0, 0, TACHO_TSC_FREQ_UNKNOWN, 0 },
 };
 
 static void test_tsc(void **state)
@@ -586,10 +586,10 @@ static void test_tsc(void **state)
 			print_notes(&info);
 			fail_msg("%s: got %llu Hz from %s (crystal %llu)", tscs[i].what,
 				 (unsigned long long)info.tsc.hz,
-				 tacho_cpu_tsc_source_name(info.tsc.source),
+				 tacho_tsc_source_name(info.tsc.source),
 				 (unsigned long long)info.tsc.crystal_hz);
 		}
-		if (tscs[i].src == TACHO_CPU_TSC_NONE)
+		if (tscs[i].src == TACHO_TSC_FREQ_UNKNOWN)
 			assert_true(has_note(&info, "does not give the TSC frequency"));
 		tacho_cpu_info_exit(&info);
 	}
@@ -848,7 +848,7 @@ static void test_names(void **state)
 	assert_string_equal(tacho_core_kind_name((enum tacho_core_kind)77), "unknown");
 	assert_string_equal(tacho_cpu_source_name(TACHO_SRC_LEAF_4), "leaf 4");
 	assert_string_equal(tacho_tlb_type_name(TACHO_TLB_LOAD), "load");
-	assert_string_equal(tacho_cpu_tsc_source_name(TACHO_CPU_TSC_MEASURED), "measured");
+	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CPUID_15_TABLE), "cpuid-15h+sdm-table");
 	assert_string_equal(tacho_cpu_vendor_name((enum tacho_cpu_vendor)-1), "unknown");
 }
 

@@ -34,9 +34,14 @@ static const struct {
 	 * the SDM's table says 24 MHz -> 24 MHz x 216 / 2 */
 	{ __LINE__, { { 0, 0x15, 0x756e6547, 0x6c65746e, 0x49656e69 }, { 1, 0x000406e3 },
 		      { 0x15, 2, 216, 0 } }, 0, 2.592e9, TACHO_TSC_FREQ_CPUID_15_TABLE },
-	/* the hypervisor leaf beats 16h */
-	{ __LINE__, { { 0, 0x16 }, { 0x16, 2600 }, { 0x40000000, 0x40000010 },
+	/* the hypervisor leaf beats 16h (VMware's signature "VMwareVMware") */
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 2600 },
+		      { 0x40000000, 0x40000010, 0x61774d56, 0x4d566572, 0x65726177 },
 		      { 0x40000010, 2596134 } }, 0, 2596134e3, TACHO_TSC_FREQ_HYPERVISOR },
+	/* no signature in 4000_0000h: bare metal echoes a basic leaf there, so the range
+	 * is not believed (the decoder's rule) and 16h stands */
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 2600 }, { 0x40000000, 0x40000010 },
+		      { 0x40000010, 2596134 } }, 0, 2.6e9, TACHO_TSC_FREQ_CPUID_16 },
 	/* hypervisor range too short to reach 4000_0010h: the stale value is ignored */
 	{ __LINE__, { { 0, 0xd }, { 0x40000000, 0x40000001 }, { 0x40000010, 2596134 } },
 	  -TACHO_ENODATA, 0, 0 },
