@@ -44,6 +44,10 @@ int cli_help(const struct cli_cmd *cmd);
  * error and the usage, EXIT_USAGE. Call it from the '?' and ':' cases. */
 int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
 
+/* A bad event list (-e): "tacho: bad WHAT: MESSAGE", then the list with a caret under
+ * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */
+int cli_event_error(const char *what, const struct tacho_diag *diag);
+
 /* Global flags set by main before the command runs. */
 extern int cli_verbose;
 

@@ -169,13 +169,8 @@ static int cmd_record_fn(int argc, char **argv)
 		return res.exec_err == ENOENT ? 127 : 126;
 	}
 	if (err) {
-		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT) {
-			char caret[600];
-			cli_error("bad event: %s", diag.message);
-			if (tacho_diag_caret(&diag, caret, sizeof(caret)) > 0)
-				fputs(caret, stderr);
-			return EXIT_USAGE;
-		}
+		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
+			return cli_event_error("event", &diag);
 		cli_error("%s", diag.message[0] ? diag.message : tacho_strerror(err));
 		return EXIT_FAIL;
 	}

@@ -756,11 +756,7 @@ static int cmd_stat_fn(int argc, char **argv)
 		}
 		err = tacho_evlist_parse(events.buf, &list, &diag);
 		if (err) {
-			char caret[600];
-			cli_error("bad event list: %s", diag.message);
-			if (tacho_diag_caret(&diag, caret, sizeof(caret)) > 0)
-				fprintf(stderr, "%s", caret);
-			ret = EXIT_USAGE;
+			ret = cli_event_error("event list", &diag);
 			goto out;
 		}
 	}

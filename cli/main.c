@@ -136,6 +136,16 @@ void cli_stop_signals_restore(const struct cli_signals *saved)
 		sigaction(stop_signals[i], &saved->old[i], NULL);
 }
 
+int cli_event_error(const char *what, const struct tacho_diag *diag)
+{
+	char caret[600];
+
+	cli_error("bad %s: %s", what, diag->message);
+	if (tacho_diag_caret(diag, caret, sizeof(caret)) > 0)
+		fputs(caret, stderr);
+	return EXIT_USAGE;
+}
+
 FILE *cli_open_output(const char *path)
 {
 	FILE *f;

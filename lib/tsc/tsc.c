@@ -182,32 +182,32 @@ static void kernel_conversion(struct tacho_tsc_info *ti)
 /* ~20 ms against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is bracketed by two
  * TSC reads and the tightest bracket of a few kept, so a preemption between the two
  * reads does not skew the result. */
-static double calibrate(void)
+static uint64_t bracketed_clock_ns(uint64_t *tsc)
 {
-	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, best = UINT64_MAX;
+	uint64_t best = UINT64_MAX, ns = 0;
 
 	for (int i = 0; i < 5; i++) {
 		uint64_t a = tacho_tsc_begin(), n = tc_mono_raw_ns(), b = tacho_tsc_begin();
 		if (b - a < best) {
 			best = b - a;
-			t0 = a + (b - a) / 2;
-			n0 = n;
+			*tsc = a + (b - a) / 2;
+			ns = n;
 		}
 	}
+	return ns;
+}
+
+static double calibrate(void)
+{
+	uint64_t t0 = 0, t1 = 0, n0, n1;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	n0 = bracketed_clock_ns(&t0);
 	if (!n0)
 		return 0;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-	best = UINT64_MAX;
-	for (int i = 0; i < 5; i++) {
-		uint64_t a = tacho_tsc_begin(), n = tc_mono_raw_ns(), b = tacho_tsc_begin();
-		if (b - a < best) {
-			best = b - a;
-			t1 = a + (b - a) / 2;
-			n1 = n;
-		}
-	}
+	n1 = bracketed_clock_ns(&t1);
 	if (n1 <= n0 || t1 <= t0)
 		return 0;
 	return (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
