@@ -1566,7 +1566,10 @@ struct tacho_record_opts {
 struct tacho_record_result {
 	uint64_t samples;           /* samples written */
 	uint64_t lost;              /* samples the kernel dropped (full ring), from its
-				       PERF_RECORD_LOST records: never hidden */
+				       PERF_RECORD_LOST records, plus, for period-1
+				       events, those the count says were due but that no
+				       record reported (a ring still full at the end,
+				       throttling): never hidden */
 	uint64_t throttled;         /* times the kernel throttled an event */
 	uint64_t bytes;             /* size of the file */
 	bool ran;                   /* the program was started */
