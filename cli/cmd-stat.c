@@ -586,7 +586,7 @@ static int cmd_stat_fn(int argc, char **argv)
 	bool all = false, fmt_set = false;
 	unsigned interval = 0;
 	uint64_t pid = 0;
-	int opt, err, ret = EXIT_FAIL, ntargets = 0;
+	int opt, err, ret = EXIT_FAIL, ntargets = 0, exec_err = 0;
 
 	opterr = 0;     /* cli_bad_option says it once, with the usage */
 	while ((opt = getopt_long(argc, argv, "+e:r:I:p:t:aC:x:o:h", longopts, NULL)) != -1) {
@@ -770,6 +770,7 @@ static int cmd_stat_fn(int argc, char **argv)
 	o.repeat = c.repeat;
 	o.pmu = &pmu;
 	o.stop = &cli_stop_sig;
+	o.exec_err = &exec_err;
 	o.on_progress = on_progress;
 	o.progress_arg = &c;
 	if (interval) {
@@ -789,7 +790,8 @@ static int cmd_stat_fn(int argc, char **argv)
 			on_progress(&c, 1, 1);
 		if (err == -TACHO_ECHILD) {
 			cli_error("%s", diag.message);
-			ret = strstr(diag.message, "no such") ? 127 : 126;
+			/* as a shell says it: 127 not found, 126 found but not runnable */
+			ret = exec_err == ENOENT || exec_err == ENOTDIR ? 127 : 126;
 		} else if (diag.message[0]) {
 			cli_error("cannot count: %s", diag.message);
 		} else {

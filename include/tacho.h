@@ -1123,6 +1123,10 @@ struct tacho_stat_opts {
 					   handler of the caller's), counting stops, the
 					   program is left to end (PROCESS/THREAD/CPUS: not
 					   touched) and what was counted is kept */
+	int *exec_err;                  /* non-NULL: receives the errno of a failed exec
+					   when -TACHO_ECHILD is returned (ENOENT: no such
+					   program, EACCES: not executable); a caller built
+					   before this field existed passes a smaller sz */
 };
 
 /* One event's result over every repetition. */

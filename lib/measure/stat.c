@@ -4,6 +4,7 @@
  * never turns "not counted" into zero. P5Stat's procedure (seed 000) with perf's
  * targets and intervals. */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -256,12 +257,19 @@ static void wait_target(const struct tacho_stat_opts *o, pid_t pid)
 
 /* --- one run of the program (or one watch of a target) --- */
 
-static void set_exec_diag(struct tacho_diag *diag, const char *prog, int exec_err)
+/* The fields of the options that a caller built against an older tacho.h may lack. */
+#define STAT_OPTS_HAS(o, field)                                                         \
+	((o)->sz >= offsetof(struct tacho_stat_opts, field) + sizeof((o)->field))
+
+static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *diag,
+			  int exec_err)
 {
 	char buf[256];
 
-	tacho_exec_strerror(prog, exec_err, buf, sizeof(buf));
-	tc_diag_set(diag, prog, 0, 0, -TACHO_ECHILD, "%s", buf);
+	tacho_exec_strerror(o->argv[0], exec_err, buf, sizeof(buf));
+	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ECHILD, "%s", buf);
+	if (STAT_OPTS_HAS(o, exec_err) && o->exec_err)
+		*o->exec_err = exec_err;
 }
 
 /* Runs the program once without counting (a warm-up). */
@@ -277,7 +285,7 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		return err;
 	err = tacho_child_exec(ch, &exec_err);
 	if (err == -TACHO_ECHILD)
-		set_exec_diag(diag, o->argv[0], exec_err);
+		set_exec_diag(o, diag, exec_err);
 	if (!err)
 		err = tacho_child_wait(ch, &s->exit);
 	if (!err) {
@@ -372,7 +380,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
 		if (err == -TACHO_ECHILD) {
-			set_exec_diag(diag, o->argv[0], exec_err);
+			set_exec_diag(o, diag, exec_err);
 			ticker_stop(&t, false);
 			goto out;
 		}
@@ -588,7 +596,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	bool program;
 	int err;
 
-	if (!o || !out || o->sz < sizeof(*o) || !o->events)
+	if (!o || !out || !STAT_OPTS_HAS(o, stop) || !o->events)
 		return -EINVAL;
 	*out = NULL;
 	program = o->argv && o->argv[0];
