@@ -240,7 +240,7 @@ static const char *const headings[] = {
 	[TACHO_EVENT_SRC_RAW] = "raw events",
 	[TACHO_EVENT_SRC_PMU] = "other PMUs (/sys/bus/event_source/devices)",
 	[TACHO_EVENT_SRC_TRACEPOINT] = "tracepoints (tracefs)",
-	[TACHO_EVENT_SRC_BREAKPOINT] = "hardware breakpoints",
+	[TACHO_EVENT_SRC_BREAKPOINT] = "breakpoints and probes",
 };
 
 static const char *status_word(const struct row *r, char *buf, size_t size)

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 				const char *why;
 				const char *name = tacho_region_report_event(r, i);
 				if (tacho_region_report_status(r, i, &why) >= TACHO_COUNT_NOT_COUNTED) {
-					printf("  %s: not counted (%s)\n", name, why ? why : "");
+					printf("  %s: not counted: %s\n", name, why ? why : "no reason given");
 					continue;
 				}
 				printf("  %-22s pretouch %10lld  walk %10lld\n", name,

@@ -161,7 +161,7 @@ static void check_counters(struct probe *p)
 		     pc.source[0] ? pc.source : "no source");
 	} else if (pc.none) {
 		setf(c->value, sizeof(c->value), "0");
-		setf(c->text, sizeof(c->text), "no hardware counters (source: %s); "
+		setf(c->text, sizeof(c->text), "no hardware counters, says %s; "
 		     "breakpoints: %u debug registers", pc.source, pc.breakpoints);
 	} else {
 		setf(c->value, sizeof(c->value), "%u general, %u fixed", pc.gp, pc.fixed);

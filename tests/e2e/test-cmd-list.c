@@ -62,7 +62,7 @@ static void test_software_and_breakpoints_open(void **state)
 	th_tacho(&r, "list", "--source", "software,breakpoint", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "software events (kernel):");
-	assert_contains(r.out, "hardware breakpoints:");
+	assert_contains(r.out, "breakpoints and probes:");
 	assert_not_contains(r.out, "generic hardware");
 	/* DESIGN.md section 4: these count here, so they must open */
 	assert_contains(line_of(r.out, "task-clock", buf, sizeof(buf)), " yes ");
@@ -224,7 +224,7 @@ static void test_every_group_in_order(void **state)
 	sw = strstr(r.out, "software events (kernel):");
 	raw = strstr(r.out, "raw events:");
 	pmu = strstr(r.out, "other PMUs (/sys/bus/event_source/devices):");
-	bp = strstr(r.out, "hardware breakpoints:");
+	bp = strstr(r.out, "breakpoints and probes:");
 	assert_non_null(hw);
 	assert_non_null(cache);
 	assert_non_null(sw);
