@@ -39,6 +39,9 @@ static const char record_help[] =
 	"    -q, --quiet            do not say what was chosen and recorded\n"
 	"    -h, --help             this text\n"
 	"\n"
+	"Ctrl-C while a program runs is passed on to it and the file is finished when it\n"
+	"ends; a second Ctrl-C (or SIGTERM) kills the program with SIGKILL.\n"
+	"\n"
 	"exit status: the program's (128 + signal if a signal ended it), 126/127 when it\n"
 	"could not be run, 1 when recording failed, 2 bad usage\n";
 

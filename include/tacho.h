@@ -1560,8 +1560,12 @@ struct tacho_record_opts {
 	unsigned rate;              /* samples per second aimed at; 0: 1000 */
 	volatile int *stop;         /* when *stop becomes non-zero (a signal number, set by
 				       the caller's signal handler): with a program, the
-				       signal is passed on to it and recording goes on until
-				       it ends; otherwise recording stops */
+				       signal is passed on to it, *stop is cleared (an
+				       atomic exchange) and recording goes on until it
+				       ends; if *stop becomes non-zero again while it runs,
+				       the program is killed with SIGKILL (said through
+				       notify) and the file still finished. Otherwise
+				       recording stops */
 	void (*notify)(void *arg, const char *msg);  /* what tacho chose (the period, the
 				       calibration), as it happens; NULL: the log at INFO */
 	void *notify_arg;

@@ -777,7 +777,7 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	pid_t *tids = NULL;
 	size_t ntids = 0;
 	int pidfd = -1, err;
-	bool child_mode, done = false, forwarded = false;
+	bool child_mode, done = false, forwarded = false, killed = false;
 	uint64_t t0, calib_at = 0, calib_ms = 0, last_flush;
 	unsigned calib_step = 0;
 	unsigned flush_ms;
@@ -950,11 +950,25 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1;   /* the target is gone: drained below, never again polled */
 		if (o->stop && *o->stop) {
-			if (child_mode && !forwarded) {
-				/* pass the signal on and record until the program ends */
-				tacho_child_kill(child, *o->stop);
-				forwarded = true;
-			} else if (!child_mode) {
+			if (child_mode) {
+				/* take the signal and clear the flag in one step (an atomic
+				 * exchange cannot lose a signal that lands in between), so
+				 * that a second one shows as the flag set again */
+				int sig = __atomic_exchange_n(o->stop, 0, __ATOMIC_SEQ_CST);
+				if (!forwarded) {
+					/* pass the signal on and record until the program ends */
+					tacho_child_kill(child, sig);
+					forwarded = true;
+				} else if (!killed) {
+					/* a second signal: the program ignored or is stuck in the
+					 * first; SIGKILL cannot be caught, and the file is still
+					 * finished below */
+					tacho_child_kill(child, SIGKILL);
+					killed = true;
+					notify(&s, "a second signal: killing the program (SIGKILL); "
+					       "the recording is kept");
+				}
+			} else {
 				done = true;
 			}
 		}

@@ -464,6 +464,86 @@ static void test_killed_recording(void **state)
 	th_run_free(&r);
 }
 
+/* Waits (up to 10 s) for a file to appear. */
+static bool appears(const char *path)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	struct stat st;
+
+	for (int i = 0; i < 1000; i++) {
+		if (stat(path, &st) == 0)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* A program that shrugs off SIGINT: the first one sent to tacho is passed on (the
+ * program notes it and goes on), the second makes tacho kill it with SIGKILL; the file
+ * is finished all the same and tacho exits as the program did, 137. */
+static void test_second_signal_kills(void **state)
+{
+	const char *out = tmp("stubborn.rec"), *err = tmp("stubborn.err");
+	char ready[512], noted[512];
+	struct th_run r;
+	pid_t pid;
+	int status;
+	(void)state;
+
+	snprintf(ready, sizeof(ready), "%s", tmp("stubborn.ready"));
+	snprintf(noted, sizeof(noted), "%s", tmp("stubborn.noted"));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(125);
+		execl(th_tacho_bin(), "tacho", "record", "-o", out, "--",
+		      prog("sample-stubborn"), ready, noted, (char *)NULL);
+		_exit(126);
+	}
+	if (!appears(ready)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("the program never started under tacho record");
+	}
+	/* to tacho alone: it forwards the signal, which the program notes and ignores */
+	kill(pid, SIGINT);
+	if (!appears(noted)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		fail_msg("the first SIGINT was not passed on to the program");
+	}
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);   /* still recording */
+	kill(pid, SIGINT);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 137);
+	{
+		char *text = NULL;
+		FILE *f = fopen(err, "r");
+		size_t cap = 0;
+		ssize_t n;
+		bool said = false;
+		assert_non_null(f);
+		while ((n = getline(&text, &cap, f)) > 0)
+			said |= strstr(text, "a second signal: killing the program (SIGKILL)") != NULL;
+		free(text);
+		fclose(f);
+		assert_true(said);
+	}
+	/* finished, not cut short: no "ends early" */
+	th_tacho(&r, "report", "-i", out, "--json", NULL);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.err, "ends early"))
+		fail_msg("the file was not finished: %s", r.err);
+	{
+		struct th_json *j = assert_json(r.out);
+		th_json_free(j);
+	}
+	th_run_free(&r);
+}
+
 /* A one-page ring cannot keep up with a fault per page: whatever the kernel could not
  * write is counted as lost, so samples + lost accounts for every fault */
 static void test_lost_counted(void **state)
@@ -762,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_children_followed),
 		cmocka_unit_test(test_crash_and_missing),
 		cmocka_unit_test(test_killed_recording),
+		cmocka_unit_test(test_second_signal_kills),
 		cmocka_unit_test(test_attach_pid),
 		cmocka_unit_test(test_lost_counted),
 		cmocka_unit_test(test_truncations_and_corruption),
