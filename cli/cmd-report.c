@@ -11,9 +11,9 @@
 #include "util/util.h"
 
 static const char report_help[] =
-	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json]\n"
-	"   or: tacho report [-i <file>] --annotate <symbol> [--json]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script\n"
+	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --annotate <symbol> [--json] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script [--no-demangle]\n"
 	"\n"
 	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
 	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
@@ -36,6 +36,9 @@ static const char report_help[] =
 	"        --format <f>       folded: one line per stack, for FlameGraph, speedscope and\n"
 	"                           inferno; perf-script: the text of `perf script`, for the\n"
 	"                           Firefox Profiler and speedscope\n"
+	"        --no-demangle      show C++ names as the binary spells them (_ZN3foo3barEv),\n"
+	"                           not demangled (foo::bar()); demangling uses libstdc++\n"
+	"                           when it is installed\n"
 	"    -o, --output <file>    write there instead of standard output\n"
 	"    -h, --help             this text\n"
 	"\n"
@@ -178,7 +181,7 @@ static void print_annotate(FILE *f, const struct tacho_profile_info *in, const c
 
 static int cmd_report_fn(int argc, char **argv)
 {
-	enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT };
+	enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
@@ -187,6 +190,7 @@ static int cmd_report_fn(int argc, char **argv)
 		{ "annotate", required_argument, NULL, OPT_ANNOTATE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -194,7 +198,7 @@ static int cmd_report_fn(int argc, char **argv)
 	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
 	const char *event = NULL;
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
-	bool children = false, json = false;
+	bool children = false, json = false, demangle = true;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in;
 	struct tacho_profile_row *rows = NULL;
@@ -242,6 +246,9 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_EVENT:
 			event = optarg;
 			break;
+		case OPT_NO_DEMANGLE:
+			demangle = false;
+			break;
 		case 'h':
 			return cli_help(&cmd_report);
 		default:
@@ -268,6 +275,7 @@ static int cmd_report_fn(int argc, char **argv)
 		cli_error("'%s' holds no event '%s'", input, event);
 		goto done;
 	}
+	tacho_profile_set_demangle(p, demangle);
 	tacho_profile_info(p, &in);
 	if (in.nevents > 1 && !event)
 		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,

@@ -1634,6 +1634,13 @@ TACHO_API void tacho_profile_info(const struct tacho_profile *p, struct tacho_pr
  * first one unless this selects another by name. 0 or -ENOENT. */
 TACHO_API int tacho_profile_select_event(struct tacho_profile *p, const char *name);
 
+/* C++ names (Itanium ABI, "_ZN3foo3barEv") are shown demangled ("foo::bar()") in rows,
+ * annotate and the exports, unless this turns it off (on: true, the default). The
+ * demangler is libstdc++'s __cxa_demangle, loaded with dlopen at first use: libtacho
+ * does not link the C++ runtime, and without libstdc++.so.6 names stay as they are.
+ * Row strings handed out before a change stay valid. Not thread-safe on one profile. */
+TACHO_API void tacho_profile_set_demangle(struct tacho_profile *p, bool on);
+
 enum tacho_sort {
 	TACHO_SORT_SYMBOL = 0,      /* function and binary */
 	TACHO_SORT_DSO,             /* binary (executable, library, [kernel], [vdso]) */
@@ -1664,7 +1671,8 @@ struct tacho_profile_row {
  * *n, or -ENOMEM. */
 TACHO_API int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
 				 struct tacho_profile_row **rows, size_t *n);
-/* The per-instruction view of one function (name exact): one row per sampled address
+/* The per-instruction view of one function (name exact, as shown or as mangled): one
+ * row per sampled address
  * of it, in address order, with file and line. 0, -ENOENT when no sample falls in a
  * function of that name, -ENOMEM. */
 TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,

@@ -201,7 +201,8 @@ struct loc {
 	uint64_t ip;                   /* the key: pid, ip, kind, kernel */
 	uint32_t pid;
 	uint8_t kind, kernel;
-	uint32_t sym, dso, file;
+	uint32_t sym, dso, file;       /* sym: the name shown (demangled unless turned off) */
+	uint32_t raw;                  /* the name as the symbol table spells it */
 	int line;
 	uint64_t addr;                 /* ELF address of the instruction (trap-corrected) */
 	uint64_t sym_start;
@@ -235,6 +236,8 @@ struct tacho_profile {
 	struct loc *locs;
 	size_t nlocs, locs_cap;
 	struct hmap loc_idx;           /* (pid, ip, kind) -> loc */
+	bool no_demangle;              /* show C++ names as the binary spells them */
+	struct hmap dem_idx;           /* pool id of a raw name -> pool id of its display */
 	struct tc_kallsyms *ksyms;
 	bool ksyms_tried;
 	const char *kernel_note;
@@ -553,6 +556,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p->evs);
 	free(p->locs);
 	hmap_free(&p->loc_idx);
+	hmap_free(&p->dem_idx);
 	tc_kallsyms_free(p->ksyms);
 	pool_free(&p->pool);
 	if (p->data)
@@ -580,7 +584,39 @@ void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info
 	out->kernel_note = p->kernel_note;
 }
 
+void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
+{
+	if (p->no_demangle == !on)
+		return;
+	p->no_demangle = !on;
+	/* the cached locations carry the names of the old choice: resolve again */
+	p->nlocs = 0;
+	hmap_free(&p->loc_idx);
+}
+
 /* --- resolving addresses --- */
+
+/* The pool id of the name to show for the symbol-table name raw: its demangled form
+ * (computed once per name), or raw itself. */
+static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
+{
+	char *dem;
+	int err = 0;
+
+	*out = raw;
+	if (p->no_demangle)
+		return 0;
+	if (hmap_get(&p->dem_idx, raw, out))
+		return 0;
+	dem = tc_demangle(p->pool.s[raw]);
+	if (dem) {
+		err = pool_id(&p->pool, dem, out);
+		free(dem);
+	}
+	if (!err)
+		err = hmap_put(&p->dem_idx, raw, *out);
+	return err;
+}
 
 static struct tc_symdso *dso_open(struct tacho_profile *p, struct dso *d)
 {
@@ -709,6 +745,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 	l.kernel = kernel;
 	l.file = NONE;
 	l.sym = NONE;
+	l.raw = NONE;
 	l.dso = p->unknown_id;
 	if (kernel) {
 		const char *name;
@@ -720,6 +757,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 							   &start))) {
 			if (pool_id(&p->pool, name, &l.sym))
 				return -ENOMEM;
+			l.raw = l.sym;
 			l.sym_start = start;
 		}
 	} else {
@@ -756,7 +794,8 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 					 * inside the instruction that trapped (or made the call) */
 					l.addr = addr - 1;
 				}
-				if (sl.symbol && pool_id(&p->pool, sl.symbol, &l.sym))
+				if (sl.symbol && (pool_id(&p->pool, sl.symbol, &l.raw) ||
+						  display_name(p, l.raw, &l.sym)))
 					return -ENOMEM;
 				if (sl.file && pool_id(&p->pool, sl.file, &l.file))
 					return -ENOMEM;
@@ -1017,7 +1056,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 			   struct tacho_profile_row **rows, size_t *n)
 {
 	struct aggtab t = { 0 };
-	uint32_t frame, sym_id = NONE, dso_name = NONE;
+	uint32_t frame, sym_id = NONE, raw_id = NONE, dso_name = NONE;
 	uint64_t sym_start = 0, hits = 0;
 	int err = 0;
 
@@ -1034,10 +1073,13 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 		if (err || !nf)
 			break;
 		l = &p->locs[frame];
-		if (l->sym == NONE || strcmp(p->pool.s[l->sym], symbol))
+		/* by the name shown or by the mangled one */
+		if (l->sym == NONE ||
+		    (strcmp(p->pool.s[l->sym], symbol) && strcmp(p->pool.s[l->raw], symbol)))
 			continue;
 		if (sym_id == NONE) {
 			sym_id = l->sym;
+			raw_id = l->raw;
 			dso_name = l->dso;
 			sym_start = l->sym_start;
 		}
@@ -1061,8 +1103,8 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 
 		if (d->name != dso_name || !(sd = dso_open(p, d)))
 			continue;
-		if (tc_symdso_find(sd, symbol, &start, &size) || start != sym_start || !size ||
-		    size > sizeof(code))
+		if (tc_symdso_find(sd, p->pool.s[raw_id], &start, &size) || start != sym_start ||
+		    !size || size > sizeof(code))
 			break;
 		got = tc_symdso_read(sd, start, code, (size_t)size);
 		while (off < got && !err) {

@@ -1,10 +1,12 @@
 /* symbols.c - ELF symbols, source lines and build-ids through elfutils' libdwfl; kernel
  * symbols from kallsyms. */
+#include <dlfcn.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -315,6 +317,56 @@ int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max
 	ret = build_id_of_elf(elf, bid, max);
 	elf_end(elf);
 	return ret;
+}
+
+/* --- C++ names --- */
+
+/* __cxa_demangle of the Itanium C++ ABI (section 5.1.5): (mangled, buffer, length,
+ * status); with a NULL buffer it returns a malloc'd string. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+static cxa_demangle_fn cxa_demangle;
+
+static void demangle_load(void)
+{
+	/* the handle is kept for the life of the process (never dlclose'd: the function
+	 * must stay mapped); RTLD_LOCAL keeps libstdc++'s symbols out of the global
+	 * namespace of a C program */
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	void *f;
+
+	if (!h)
+		return;
+	f = dlsym(h, "__cxa_demangle");
+	/* ISO C has no cast from void * to a function pointer; POSIX guarantees the
+	 * representations agree */
+	memcpy(&cxa_demangle, &f, sizeof(cxa_demangle));
+}
+
+bool tc_demangle_available(void)
+{
+	pthread_once(&demangle_once, demangle_load);
+	return cxa_demangle != NULL;
+}
+
+char *tc_demangle(const char *name)
+{
+	int status = 0;
+	char *out;
+
+	/* only names of the Itanium ABI: a C name passed to __cxa_demangle may read as a
+	 * type ("i" is int) */
+	if (!name || strncmp(name, "_Z", 2) != 0 || !tc_demangle_available())
+		return NULL;
+	/* reentrant: its output goes to a fresh malloc'd buffer, freed by the caller
+	 * with free() (libstdc++ allocates it with malloc) */
+	out = cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 /* --- kallsyms --- */

@@ -56,6 +56,15 @@ int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max);
 /* Same for an ELF image in memory. */
 int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max);
 
+/* --- C++ names --- */
+/* The readable form of an Itanium-ABI mangled name ("_ZN3foo3barEv" -> "foo::bar()"),
+ * malloc'd (the caller frees), or NULL when name is not mangled, cannot be demangled,
+ * or libstdc++.so.6 cannot be loaded: __cxa_demangle is looked up at the first call
+ * with dlopen, so libtacho needs no C++ runtime to link or to run. Thread-safe. */
+char *tc_demangle(const char *name);
+/* Whether __cxa_demangle could be loaded (loads it on the first call). Thread-safe. */
+bool tc_demangle_available(void);
+
 /* --- kernel symbols --- */
 struct tc_kallsyms;
 /* Loads text symbols of a kallsyms-format file (path NULL: /proc/kallsyms). When

@@ -2,7 +2,9 @@
  * page-fault sampling (M pages, period N: M/N samples on the faulting line), data
  * breakpoints (every sample on the storing line), tracepoints (one sample per call),
  * cpu-clock (a 3:1 split), call chains, followed children, a killed recording, every
- * truncation of a small file, corrupt files, programs that do not exist or crash. */
+ * truncation of a small file, corrupt files, programs that do not exist or crash, a
+ * second Ctrl-C that kills a program which ignores the first, C++ names demangled. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -464,6 +466,65 @@ static void test_killed_recording(void **state)
 	th_run_free(&r);
 }
 
+/* A function whose symbol is a mangled C++ name: the report, the folded stacks and
+ * perf script's text show it demangled; --no-demangle as in the binary. Without
+ * libstdc++ (it is loaded at run time) names stay mangled: skipped then. */
+static void test_cxx_names(void **state)
+{
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q", (char *)"-g",
+			 (char *)"-o", (char *)tmp("cxx.rec"), (char *)"--",
+			 (char *)prog("sample-cxxname"), (char *)"200", NULL };
+	const char *shown = "tacho::detail::spin()", *raw = "_ZN5tacho6detail4spinEv";
+	struct th_run r;
+	struct th_json *j;
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	(void)state;
+
+	if (!h)
+		TEST_SKIP("libstdc++.so.6 cannot be loaded (%s): names stay mangled", dlerror());
+	dlclose(h);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+
+	j = report_json(tmp("cxx.rec"), "symbol");
+	assert_non_null(row_of(j, shown));
+	assert_null(row_of(j, raw));
+	th_json_free(j);
+
+	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--format", "folded", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, ";tacho::detail::spin() ");
+	if (strstr(r.out, raw))
+		fail_msg("a mangled name in the folded stacks:\n%s", r.out);
+	th_run_free(&r);
+
+	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--format", "perf-script", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, " tacho::detail::spin()+0x");
+	assert_null(strstr(r.out, raw));
+	th_run_free(&r);
+
+	/* annotate finds it by either name */
+	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--annotate", shown, NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "sample-cxxname.c:");
+	th_run_free(&r);
+
+	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--no-demangle", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_non_null(row_of(j, raw));
+	assert_null(row_of(j, shown));
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--no-demangle", "--format", "folded", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, ";_ZN5tacho6detail4spinEv ");
+	th_run_free(&r);
+}
+
 /* Waits (up to 10 s) for a file to appear. */
 static bool appears(const char *path)
 {
@@ -843,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_crash_and_missing),
 		cmocka_unit_test(test_killed_recording),
 		cmocka_unit_test(test_second_signal_kills),
+		cmocka_unit_test(test_cxx_names),
 		cmocka_unit_test(test_attach_pid),
 		cmocka_unit_test(test_lost_counted),
 		cmocka_unit_test(test_truncations_and_corruption),

@@ -1,10 +1,13 @@
 /* test-symbols.c - symbolization: the x86-64 length decoder on known encodings, finding
  * the instruction before a trap's IP, ELF symbols, lines and build-ids of a helper
- * program built with -g, the vDSO from memory, kallsyms parsing. */
+ * program built with -g, the vDSO from memory, kallsyms parsing, C++ names demangled
+ * through libstdc++ loaded at run time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -319,6 +322,109 @@ static void test_kallsyms(void **state)
 	assert_int_equal(tc_kallsyms_load(path, &k), -ENOENT);
 }
 
+/* --- C++ names --- */
+
+static const struct {
+	int line;
+	const char *mangled;
+	const char *want;     /* NULL: left alone */
+} cxx_names[] = {
+	{ __LINE__, "_ZN3foo3barEv", "foo::bar()" },
+	{ __LINE__, "_ZN5tacho6detail4spinEv", "tacho::detail::spin()" },
+	{ __LINE__, "_ZSt4cout", "std::cout" },
+	{ __LINE__, "_ZNSt6vectorIiSaIiEE9push_backERKi",
+	  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+	{ __LINE__, "_ZN3foo3barEv.cold", "foo::bar() [clone .cold]" },
+	{ __LINE__, "main", NULL },            /* a C name */
+	{ __LINE__, "i", NULL },               /* would read as the type int */
+	{ __LINE__, "_Zxyz", NULL },           /* not a valid mangling */
+	{ __LINE__, "_Z", NULL },
+	{ __LINE__, "", NULL },
+};
+
+/* Skips unless libstdc++.so.6 loads here: without it names stay mangled by design. */
+static void need_libstdcxx(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+	if (!h)
+		TEST_SKIP("libstdc++.so.6 cannot be loaded (%s): names stay mangled", dlerror());
+	dlclose(h);
+	assert_true(tc_demangle_available());
+}
+
+static void test_demangle_table(void **state)
+{
+	(void)state;
+	need_libstdcxx();
+	for (size_t i = 0; i < sizeof(cxx_names) / sizeof(cxx_names[0]); i++) {
+		char *got = tc_demangle(cxx_names[i].mangled);
+		if (!cxx_names[i].want && got)
+			fail_msg("line %d: '%s' demangled to '%s'", cxx_names[i].line,
+				 cxx_names[i].mangled, got);
+		if (cxx_names[i].want && (!got || strcmp(got, cxx_names[i].want)))
+			fail_msg("line %d: '%s' -> '%s', want '%s'", cxx_names[i].line,
+				 cxx_names[i].mangled, got ? got : "(null)", cxx_names[i].want);
+		free(got);
+	}
+	assert_null(tc_demangle(NULL));
+}
+
+/* The name in a binary's symbol table: the helper's asm label is a mangled name. */
+static void test_demangle_symtab(void **state)
+{
+	char path[1024];
+	struct tc_symdso *d;
+	struct tc_symloc sl;
+	uint64_t start, size;
+	char *got;
+	(void)state;
+
+	need_libstdcxx();
+	snprintf(path, sizeof(path), "%s/tests/progs/sample-cxxname", th_build_dir());
+	assert_int_equal(tc_symdso_open(path, NULL, 0, &d), 0);
+	assert_int_equal(tc_symdso_find(d, "_ZN5tacho6detail4spinEv", &start, &size), 0);
+	assert_int_equal(tc_symdso_lookup(d, start, &sl), 0);
+	assert_non_null(sl.symbol);
+	got = tc_demangle(sl.symbol);
+	assert_non_null(got);
+	assert_string_equal(got, "tacho::detail::spin()");
+	free(got);
+	tc_symdso_free(d);
+}
+
+static void *demangle_many(void *arg)
+{
+	for (int i = 0; i < 200; i++) {
+		char *got = tc_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi");
+		if (!got || strcmp(got, "std::vector<int, std::allocator<int> >::push_back(int const&)")) {
+			free(got);
+			return arg;
+		}
+		free(got);
+	}
+	return NULL;
+}
+
+/* Four threads at once: each result is its own malloc'd string, nothing shared. */
+static void test_demangle_threads(void **state)
+{
+	pthread_t t[4];
+	void *bad = NULL;
+	(void)state;
+
+	need_libstdcxx();
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, demangle_many, (void *)(intptr_t)(i + 1)), 0);
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		if (r)
+			bad = r;
+	}
+	assert_null(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +434,9 @@ int main(void)
 		cmocka_unit_test(test_insn_len_vs_objdump),
 		cmocka_unit_test(test_vdso_image),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_demangle_table),
+		cmocka_unit_test(test_demangle_symtab),
+		cmocka_unit_test(test_demangle_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
