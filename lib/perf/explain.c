@@ -222,8 +222,23 @@ static void paranoid_hint(struct out *o)
 	       "lower kernel.perf_event_paranoid with sysctl");
 }
 
+/* The dynamic PMUs that honour exclude_user/exclude_kernel. The others (msr, power,
+ * cstate_*, uncore_*, amd_df, ...) are registered with PERF_PMU_CAP_NO_EXCLUDE, or
+ * check the bits in their event_init, and refuse any exclude_* bit with EINVAL. */
+static bool pmu_filters_rings(const char *pmu)
+{
+	static const char *const filtering[] = { "uprobe", "kprobe", "intel_pt", "intel_bts",
+						 "cs_etm" };
+
+	for (size_t i = 0; pmu && i < ARRAY_SIZE(filtering); i++)
+		if (!strcmp(pmu, filtering[i]))
+			return true;
+	return pmu && tc_starts_with(pmu, "arm_spe");
+}
+
 static void explain_eacces(struct out *o, const struct tc_perf_env *env,
-			   const struct perf_event_attr *a, enum ev_kind k, bool cpu_wide)
+			   const struct perf_event_attr *a, const char *pmu, enum ev_kind k,
+			   bool cpu_wide)
 {
 	int p = env->paranoid;
 
@@ -253,6 +268,13 @@ static void explain_eacces(struct out *o, const struct tc_perf_env *env,
 		if (k == K_TP)
 			put(o, "tracepoints fire in the kernel, and perf_event_paranoid is %d: "
 			       "this user may count user space only (", p);
+		else if (k == K_PMU && !pmu_filters_rings(pmu))
+			/* the kernel checks paranoid before the PMU sees the event, and the
+			 * PMU then refuses exclude_* with EINVAL (PERF_PMU_CAP_NO_EXCLUDE,
+			 * kernel/events/core.c perf_try_init_event): ':u' cannot help */
+			put(o, "perf_event_paranoid is %d: this user may count user space only, "
+			       "and the PMU '%s' counts the kernel too, with no privilege filter "
+			       "(", p, pmu ? pmu : "?");
 		else
 			put(o, "perf_event_paranoid is %d: this user may count user space only, "
 			       "and this event includes the kernel (add the ':u' modifier, or ",
@@ -297,7 +319,7 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 
 	switch (-err) {
 	case EACCES:
-		explain_eacces(&o, env, a, k, cpu_wide);
+		explain_eacces(&o, env, a, pmu, k, cpu_wide);
 		break;
 	case EPERM:
 		put(&o, "the kernel does not permit this: a security module or kernel lockdown "
@@ -377,6 +399,12 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			put(&o, "the group does not fit: its events cannot all be on the PMU's "
 				"counters at once (split the group; 'tacho stat' schedules groups "
 				"that fit)");
+		else if (k == K_HW && a->precise_ip && !sampling)
+			/* arch/x86/events/core.c x86_pmu_hw_config: PEBS on a counting
+			 * event is refused with EINVAL ("no sense in having PEBS for non
+			 * sampling events") */
+			put(&o, "a precise level (':p') is for sampling only: the PMU refuses it "
+				"on a counting event (drop the 'p' to count)");
 		else if (k == K_HW)
 			put(&o, "the PMU rejected this encoding: a reserved bit, a counter mask, "
 				"edge or invert this event does not take, or a period above "
@@ -392,6 +420,11 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			put(&o, "the kernel rejected an option of this software event (a "
 				"sampling rate above kernel.perf_event_max_sample_rate, or a flag "
 				"it does not know)");
+		else if ((a->exclude_user || a->exclude_kernel || a->exclude_hv) &&
+			 !pmu_filters_rings(pmu))
+			put(&o, "the PMU '%s' cannot filter by privilege level: it counts user "
+				"and kernel together (drop the ':u', ':k' or ':h' modifier)",
+			    pmu ? pmu : "?");
 		else
 			put(&o, "the PMU '%s' rejected this configuration (see the fields it takes "
 				"in " EVDEV "/%s/format)", pmu ? pmu : "?", pmu ? pmu : "?");

@@ -33,7 +33,7 @@ static const struct tc_perf_env envs[NENV] = {
 			   .euid = 1000, .core_pmu = "cpu", .nofile = 1024 },
 };
 
-enum { HW, CACHE, RAW, SW, TP, BP, MSR, CORE_DYN, NTYPE };
+enum { HW, CACHE, RAW, SW, TP, BP, MSR, CORE_DYN, UPROBE, NTYPE };
 
 /* attr for each kind; MSR and CORE_DYN are dynamic PMU types, named explicitly */
 static struct perf_event_attr attr_of(int kind)
@@ -51,13 +51,14 @@ static struct perf_event_attr attr_of(int kind)
 		a.bp_len = HW_BREAKPOINT_LEN_8; a.bp_addr = 0x1000; break;
 	case MSR: a.type = 9; break;
 	case CORE_DYN: a.type = 4; a.config = 0x3c; break;
+	case UPROBE: a.type = 8; a.config = 0; break;
 	}
 	return a;
 }
 
 static const char *pmu_of(int kind)
 {
-	return kind == MSR ? "msr" : kind == CORE_DYN ? "cpu" : NULL;
+	return kind == MSR ? "msr" : kind == CORE_DYN ? "cpu" : kind == UPROBE ? "uprobe" : NULL;
 }
 
 #define EK 0x100u      /* the case's attr has exclude_kernel */
@@ -69,10 +70,17 @@ static const struct {
 	int env, err, kind;
 	unsigned flags;      /* TC_EXPLAIN_* | EK | SP | PIP */
 	const char *want[3];
+	const char *deny;    /* a hint the sentence must not give */
 } cases[] = {
 	/* EACCES: what the paranoid level allows this user */
 	{ __LINE__, VM_USER, EACCES, HW, 0, { "perf_event_paranoid is 2", "user space only",
 					      "':u'" } },
+	/* msr, power, uncore refuse exclude_* with EINVAL (PERF_PMU_CAP_NO_EXCLUDE): no
+	 * ':u' hint for them; a uprobe filters rings and takes it */
+	{ __LINE__, VM_USER, EACCES, MSR, 0, { "perf_event_paranoid is 2",
+					       "the PMU 'msr' counts the kernel too", "to 1" },
+	  "':u'" },
+	{ __LINE__, VM_USER, EACCES, UPROBE, 0, { "user space only", "':u'" } },
 	{ __LINE__, VM_USER, EACCES, TP, 0, { "tracepoints fire in the kernel",
 					      "perf_event_paranoid is 2", "CAP_PERFMON" } },
 	{ __LINE__, VM_USER, EACCES, SW, TC_EXPLAIN_CPU_WIDE | EK,
@@ -124,12 +132,19 @@ static const struct {
 	/* EINVAL */
 	{ __LINE__, METAL_ROOT, EINVAL, HW, TC_EXPLAIN_GROUP_MEMBER, { "the group does not fit",
 								     "split the group" } },
+	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP, { "a precise level (':p') is for sampling only",
+						   "drop the 'p'" } },
+	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP | SP, { "the PMU rejected this encoding" } },
 	{ __LINE__, METAL_ROOT, EINVAL, RAW, 0, { "the PMU rejected this encoding",
 						  "counter mask" } },
 	{ __LINE__, VM_ROOT, EINVAL, BP, 0, { "the breakpoint is malformed", "1, 2, 4 or 8" } },
 	{ __LINE__, VM_ROOT, EINVAL, TP, 0, { "rejected this tracepoint (id 840)" } },
 	{ __LINE__, VM_ROOT, EINVAL, SW, 0, { "rejected an option of this software event",
 					      "perf_event_max_sample_rate" } },
+	{ __LINE__, METAL_ROOT, EINVAL, MSR, EK, { "the PMU 'msr' cannot filter by privilege "
+						   "level", "drop the ':u'" } },
+	{ __LINE__, METAL_ROOT, EINVAL, UPROBE, EK, { "the PMU 'uprobe' rejected this "
+						      "configuration" } },
 	{ __LINE__, VM_ROOT, EINVAL, MSR, 0, { "the PMU 'msr' rejected this configuration",
 					       "devices/msr/format" } },
 	/* ENOSPC */
@@ -176,6 +191,9 @@ static void test_sentences(void **state)
 			if (!strstr(buf, cases[i].want[k]))
 				fail_msg("case at line %d: \"%s\" lacks \"%s\"", cases[i].line, buf,
 					 cases[i].want[k]);
+		if (cases[i].deny && strstr(buf, cases[i].deny))
+			fail_msg("case at line %d: \"%s\" gives \"%s\"", cases[i].line, buf,
+				 cases[i].deny);
 		/* the message style: lowercase start, no full stop at the end */
 		if (buf[0] < 'a' || buf[0] > 'z' || buf[strlen(buf) - 1] == '.')
 			fail_msg("case at line %d: style: \"%s\"", cases[i].line, buf);
@@ -296,7 +314,7 @@ static void test_hook_every_errno_every_type(void **state)
 
 	tc_perf_env_probe(&env);
 	for (int kind = 0; kind < NTYPE; kind++) {
-		if (kind == MSR || kind == CORE_DYN)
+		if (kind == MSR || kind == CORE_DYN || kind == UPROBE)
 			continue;  /* dynamic type numbers differ per machine */
 		for (size_t e = 0; e < ARRAY_SIZE(all_errnos); e++) {
 			struct inject in = { all_errnos[e], 0 };
