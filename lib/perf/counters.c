@@ -298,6 +298,10 @@ static int open_all(struct tacho_counters *c)
 					e->ids[s] = 0;
 				e->fds[s] = fd;
 				e->nopen++;
+				/* A leader that failed to open is reported as not supported and
+				 * the next member that opens leads the rest: they still share
+				 * their counters as the group asked, where perf stat would give
+				 * up on the whole group. */
 				if (gr->leader[s] < 0)
 					gr->leader[s] = fd;
 			}
@@ -484,6 +488,7 @@ struct cnt_sum {
 	uint64_t raw, ena, run;
 	double scaled;
 	bool any;
+	bool eof;      /* a read gave end-of-file: a pinned event in error state */
 };
 
 static void add_sample(struct cnt_sum *sum, uint64_t val, uint64_t ena, uint64_t run)
@@ -524,6 +529,15 @@ static int read_group(struct tacho_counters *c, size_t g, size_t s, struct cnt_s
 		err = read_fd(gr->leader[s], b, c->buf_words, &got);
 		if (err)
 			return err;
+		if (got == 0) {
+			/* perf_event_open(2), "pinned": a pinned group that could not get
+			 * its counters is in error state and read() returns 0 until it is
+			 * enabled again; it counted nothing, the others are still good */
+			for (size_t m = 0; m < gr->n; m++)
+				if (c->ev[gr->ev[m]].fds[s] >= 0)
+					sums[gr->ev[m]].eof = true;
+			return 0;
+		}
 		if (got < 3 || b[0] > gr->n || got < 3 + 2 * b[0])
 			return -EIO;
 		for (uint64_t k = 0; k < b[0]; k++) {
@@ -546,6 +560,10 @@ static int read_group(struct tacho_counters *c, size_t g, size_t s, struct cnt_s
 		err = read_fd(c->ev[i].fds[s], b, c->buf_words, &got);
 		if (err)
 			return err;
+		if (got == 0) {
+			sums[i].eof = true;   /* a pinned event in error state, as above */
+			continue;
+		}
 		if (got < 4)
 			return -EIO;
 		add_sample(&sums[i], b[0], b[1], b[2]);
@@ -586,6 +604,15 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 		o->raw = sums[i].raw;
 		o->enabled_ns = sums[i].ena;
 		o->running_ns = sums[i].run;
+		if (sums[i].eof) {
+			/* on one slot at least it counted nothing: a sum of the others
+			 * would be a silent undercount */
+			o->status = TACHO_COUNT_NOT_COUNTED;
+			o->why = "the pinned event (':D') could not get a counter and is in "
+				 "error state (other events or the NMI watchdog hold the "
+				 "counters: drop ':D', or free them)";
+			continue;
+		}
 		if (!sums[i].run) {
 			o->status = TACHO_COUNT_NOT_COUNTED;
 			o->why = sums[i].ena ? "the event was enabled but never got a counter "
