@@ -99,9 +99,14 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		break;
 	}
 	if (pmu && pmu->fixed_intel && !a->precise_ip) {
-		/* raw encodings: bits 7:0 event, 15:8 umask, 18 edge, 23 inv, 31:24 cmask
-		 * must match the fixed counter's encoding exactly (SDM 20.2.1.1) */
-		uint64_t c = a->config & 0xffffffffull;
+		/* raw encodings: the bits the kernel compares with a fixed counter's code
+		 * (arch/x86/events/perf_event.h FIXED_EVENT_FLAGS: X86_RAW_EVENT_MASK plus
+		 * in_tx, in_tx_cp) must match exactly: 7:0 event, 15:8 umask, 18 edge,
+		 * 23 inv, 31:24 cmask, 32 in_tx, 33 in_tx_cp. The others (16 usr, 17 os,
+		 * 19 pc, 20 int, 21 any, 22 en) the kernel sets itself or lets a fixed
+		 * counter do too (IA32_FIXED_CTR_CTRL has its own AnyThread bit, SDM
+		 * 20.2.2), so they do not move the event off the fixed counter. */
+		uint64_t c = a->config & 0x3ff84ffffull;
 		for (size_t i = 0; i < ARRAY_SIZE(intel_fixed_raw); i++) {
 			if (c == intel_fixed_raw[i].config) {
 				it.kind = intel_fixed_raw[i].fixed_only ? TC_SCHED_FIXED_ONLY :
@@ -239,8 +244,15 @@ int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 		return -EINVAL;
 	if (!active || c->none || !c->known)
 		return 0;
-	/* the hard-lockup detector is a pinned cycles event on every CPU: on Intel the
-	 * kernel puts it on fixed counter 1, elsewhere it takes a general counter */
+	/* the hard-lockup detector is a pinned cycles event on every CPU (kernel/
+	 * watchdog_perf.c): on Intel the kernel puts it on fixed counter 1, because
+	 * its scheduler tries an event's fixed counter before the general ones
+	 * (arch/x86/events/core.c __perf_sched_find_counter); elsewhere it takes a
+	 * general counter. Not modelled: a kernel whose lockup detector is not perf's
+	 * (the "buddy" detector, Linux 6.6) holds no counter though nmi_watchdog is 1,
+	 * and Skylake's TSX erratum workaround (allow_tsx_force_abort) holds general
+	 * counter 3. The first leaves a counter unused; the second can leave a full run
+	 * multiplexed, which the counts then report as such (never a silent zero). */
 	if (c->fixed_intel && (c->fixed_mask & (1u << FIXED_CYCLES))) {
 		c->fixed_mask &= ~(1u << FIXED_CYCLES);
 		c->fixed--;

@@ -345,6 +345,13 @@ static const struct {
 	{ __LINE__, RAW(0x0100003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x80003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x3c), TACHO_EVENT_SRC_RAW, "cpu", false, TC_SCHED_GP, -1 },
+	/* the kernel compares event, umask, edge, inv, cmask and in_tx(_cp) only: usr/os
+	 * bits written into a raw code and 'any' keep the fixed counter, in_tx loses it */
+	{ __LINE__, RAW(0x53003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_OR_GP, 1 },
+	{ __LINE__, RAW(0x2000c0), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_OR_GP, 0 },
+	{ __LINE__, RAW(0x530300), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_ONLY, 2 },
+	{ __LINE__, RAW(0x10000003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
+	{ __LINE__, RAW(0x2000000c0), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, SW(PAGE_FAULTS), TACHO_EVENT_SRC_SOFTWARE, "software", true, TC_SCHED_FREE, -1 },
 	{ __LINE__, TP(300), TACHO_EVENT_SRC_TRACEPOINT, "tracepoint", true, TC_SCHED_FREE, -1 },
 	{ __LINE__, BP, TACHO_EVENT_SRC_BREAKPOINT, "breakpoint", true, TC_SCHED_BREAKPOINT, -1 },
