@@ -26,6 +26,11 @@ void tc_perf_munmap_page(struct perf_event_mmap_page *pg)
 		munmap(pg, (size_t)sysconf(_SC_PAGESIZE));
 }
 
+/* A compiler barrier, as in the recipe of include/uapi/linux/perf_event.h: enough on
+ * x86, whose loads are not reordered with other loads (SDM Vol. 3A, "Memory Ordering in P6 and More Recent Processor
+ * Families"), and the
+ * page is read with RDPMC on x86 only (tc_pmc_read). Another architecture would need
+ * a read barrier (smp_rmb) here. */
 #define barrier() __asm__ __volatile__("" : : : "memory")
 
 bool tc_pmc_page_rdpmc(const volatile struct perf_event_mmap_page *pg)
@@ -77,6 +82,8 @@ int tc_pmc_read_page(const volatile struct perf_event_mmap_page *pg, const struc
 		enabled = pg->time_enabled;
 		running = pg->time_running;
 		user_time = pg->cap_user_time;
+		/* the header's recipe reads the clock only when enabled != running; doing
+		 * it always costs one RDTSC and gives the same result when they are equal */
 		if (user_time) {
 			cyc = ops->rdtsc(ops->arg);
 			toff = pg->time_offset;

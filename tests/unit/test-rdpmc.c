@@ -103,6 +103,27 @@ static void test_width(void **state)
 	}
 }
 
+/* A fixed counter: the kernel's page index is its RDPMC selector plus one, and on x86
+ * the selector of fixed counter N already carries bit 30 (SDM Vol. 2B RDPMC: ECX[30]
+ * selects the fixed counters; arch/x86/events/core.c x86_pmu_event_idx returns
+ * event_base_rdpmc + 1). The reader must pass it through unchanged, not add bit 30
+ * again nor strip it. */
+static void test_fixed_counter_index(void **state)
+{
+	struct perf_event_mmap_page *pg = new_page();
+	struct fake f = { .pg = pg, .pmc = 1000 };
+	struct tc_pmc_ops ops = { fake_rdpmc, fake_rdtsc, NULL, &f };
+	struct tc_pmc_value v;
+	(void)state;
+
+	pg->index = (1u << 30 | 1) + 1;   /* IA32_FIXED_CTR1, cycles */
+	pg->offset = 5;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_int_equal(f.last_counter, 1u << 30 | 1);
+	assert_int_equal(v.count, 1005);
+	free(pg);
+}
+
 static void test_not_allowed(void **state)
 {
 	struct perf_event_mmap_page *pg = new_page();
@@ -264,6 +285,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_width),         cmocka_unit_test(test_not_allowed),
+		cmocka_unit_test(test_fixed_counter_index),
 		cmocka_unit_test(test_seqlock_retry), cmocka_unit_test(test_time_scaling),
 		cmocka_unit_test(test_fallback_live),
 	};
