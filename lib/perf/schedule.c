@@ -23,6 +23,8 @@
 #define FIXED_INSTRUCTIONS 0
 #define FIXED_CYCLES 1
 #define FIXED_REF_CYCLES 2
+/* TOPDOWN.SLOTS, Ice Lake and later (SDM Vol. 3B, "Performance Metrics") */
+#define FIXED_SLOTS 3
 
 /* The encodings (event | umask << 8) that the kernel maps to a fixed counter. 0x0300 is
  * the kernel's pseudo-encoding for REF_TSC, which no general counter can count. */
@@ -35,6 +37,10 @@ static const struct {
 	{ .config = 0x0100, .fixed = FIXED_INSTRUCTIONS, .fixed_only = true }, /* INST_RETIRED.ANY */
 	{ .config = 0x003c, .fixed = FIXED_CYCLES },        /* CPU_CLK_UNHALTED.THREAD_P */
 	{ .config = 0x0300, .fixed = FIXED_REF_CYCLES, .fixed_only = true },
+	/* the kernel widens every fixed constraint to the general counters except
+	 * REF_TSC's and the topdown slots' (arch/x86/events/intel/core.c,
+	 * intel_pmu_check_event_constraints) */
+	{ .config = 0x0400, .fixed = FIXED_SLOTS, .fixed_only = true },
 };
 
 /* The kernel's names for the core PMU (hybrid parts have two). */

@@ -352,6 +352,9 @@ static const struct {
 	{ __LINE__, RAW(0x530300), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_ONLY, 2 },
 	{ __LINE__, RAW(0x10000003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x2000000c0), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
+	/* TOPDOWN.SLOTS (cpu/slots/) lives on fixed counter 3 only */
+	{ __LINE__, { .type = 4, .config = 0x0400 }, TACHO_EVENT_SRC_PMU, "cpu", true,
+	  TC_SCHED_FIXED_ONLY, 3 },
 	{ __LINE__, SW(PAGE_FAULTS), TACHO_EVENT_SRC_SOFTWARE, "software", true, TC_SCHED_FREE, -1 },
 	{ __LINE__, TP(300), TACHO_EVENT_SRC_TRACEPOINT, "tracepoint", true, TC_SCHED_FREE, -1 },
 	{ __LINE__, BP, TACHO_EVENT_SRC_BREAKPOINT, "breakpoint", true, TC_SCHED_BREAKPOINT, -1 },
