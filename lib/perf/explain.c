@@ -222,6 +222,15 @@ static void paranoid_hint(struct out *o)
 	       "lower kernel.perf_event_paranoid with sysctl");
 }
 
+/* Intel's AnyThread bit (IA32_PERFEVTSELx bit 21, SDM Vol. 3B "Architectural
+ * Performance Monitoring Version 3") in a raw or core-PMU encoding; the generic
+ * types put other things in config. */
+static bool any_thread(const struct perf_event_attr *a)
+{
+	return a->type != PERF_TYPE_HARDWARE && a->type != PERF_TYPE_HW_CACHE &&
+	       (a->config & (1ull << 21));
+}
+
 /* The dynamic PMUs that honour exclude_user/exclude_kernel. The others (msr, power,
  * cstate_*, uncore_*, amd_df, ...) are registered with PERF_PMU_CAP_NO_EXCLUDE, or
  * check the bits in their event_init, and refuse any exclude_* bit with EINVAL. */
@@ -281,6 +290,16 @@ static void explain_eacces(struct out *o, const struct tc_perf_env *env,
 			    p);
 		paranoid_hint(o);
 		put(o, " to 1)");
+		return;
+	}
+	if (k == K_HW && any_thread(a) && p > 0) {
+		/* arch/x86/events/intel/core.c intel_pmu_hw_config: AnyThread counts the
+		 * sibling hyperthread's work too, so it needs perf_paranoid_cpu() off */
+		put(o, "the 'any' bit (AnyThread, bit 21) counts the sibling hyperthread too "
+		       "and needs perf_event_paranoid 0 or less, or CAP_PERFMON, and it is %d "
+		       "here (drop 'any', or ", p);
+		paranoid_hint(o);
+		put(o, ")");
 		return;
 	}
 	if (k == K_TP && (a->sample_type & PERF_SAMPLE_RAW) && p > -1) {
@@ -399,6 +418,10 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			put(&o, "the group does not fit: its events cannot all be on the PMU's "
 				"counters at once (split the group; 'tacho stat' schedules groups "
 				"that fit)");
+		else if (k == K_HW && any_thread(a))
+			put(&o, "the PMU refused the 'any' bit (AnyThread, bit 21): it needs "
+				"architectural perfmon version 3, and CPUs from Ice Lake on "
+				"deprecate it, CPUID leaf 0xA EDX bit 15 (drop 'any')");
 		else if (k == K_HW && a->precise_ip && !sampling)
 			/* arch/x86/events/core.c x86_pmu_hw_config: PEBS on a counting
 			 * event is refused with EINVAL ("no sense in having PEBS for non

@@ -33,7 +33,7 @@ static const struct tc_perf_env envs[NENV] = {
 			   .euid = 1000, .core_pmu = "cpu", .nofile = 1024 },
 };
 
-enum { HW, CACHE, RAW, SW, TP, BP, MSR, CORE_DYN, UPROBE, NTYPE };
+enum { HW, CACHE, RAW, SW, TP, BP, MSR, CORE_DYN, UPROBE, ANY, NTYPE };
 
 /* attr for each kind; MSR and CORE_DYN are dynamic PMU types, named explicitly */
 static struct perf_event_attr attr_of(int kind)
@@ -52,6 +52,7 @@ static struct perf_event_attr attr_of(int kind)
 	case MSR: a.type = 9; break;
 	case CORE_DYN: a.type = 4; a.config = 0x3c; break;
 	case UPROBE: a.type = 8; a.config = 0; break;
+	case ANY: a.type = PERF_TYPE_RAW; a.config = 0x20003c; break;
 	}
 	return a;
 }
@@ -132,6 +133,10 @@ static const struct {
 	/* EINVAL */
 	{ __LINE__, METAL_ROOT, EINVAL, HW, TC_EXPLAIN_GROUP_MEMBER, { "the group does not fit",
 								     "split the group" } },
+	/* AnyThread: EINVAL where deprecated (Ice Lake on), EACCES above paranoid 0 */
+	{ __LINE__, METAL_ROOT, EINVAL, ANY, 0, { "refused the 'any' bit", "CPUID leaf 0xA" } },
+	{ __LINE__, METAL_USER, EACCES, ANY, EK, { "the 'any' bit", "perf_event_paranoid 0",
+						   "it is 2 here" } },
 	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP, { "a precise level (':p') is for sampling only",
 						   "drop the 'p'" } },
 	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP | SP, { "the PMU rejected this encoding" } },
@@ -229,7 +234,7 @@ static void test_never_merged(void **state)
 				for (size_t y = x + 1; y < ARRAY_SIZE(all_errnos); y++) {
 					bool nopmu = !envs[env].core_pmu[0] &&
 						     (kind == HW || kind == CACHE || kind == RAW ||
-						      kind == CORE_DYN) &&
+						      kind == CORE_DYN || kind == ANY) &&
 						     all_errnos[x] == ENOENT &&
 						     all_errnos[y] == EOPNOTSUPP;
 					if (!nopmu && !strcmp(s[x], s[y]))
