@@ -94,6 +94,11 @@ int tc_pfm_encode(const char *name, size_t len, void *attr, size_t attr_size, ch
 	free(s);
 	if (r != PFM_SUCCESS)
 		return r;
+	/* libpfm4's attr is taken whole: its privilege bits from the default plm
+	 * (PLM0|PLM3: exclude_hv is 1 where the PMU has no hypervisor level, as on AMD,
+	 * and ignored by x86 anyway), the exclude_guest = 1 it sets as perf does by
+	 * default, and any ':u', ':k' or ':precise=' libpfm4 itself parsed. tacho's own
+	 * trailing modifiers (parse.c) are applied on top, with perf's meaning. */
 	memset(attr, 0, attr_size);
 	memcpy(attr, &pattr, attr_size < sizeof(pattr) ? attr_size : sizeof(pattr));
 	*pmu = strdup(pinfo.name);
