@@ -69,15 +69,20 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		it.first = (a->config & 0xffffffffu) == PERF_COUNT_HW_CPU_CYCLES ||
 			   (a->config & 0xffffffffu) == PERF_COUNT_HW_INSTRUCTIONS;
 		/* a precise (PEBS) event may be moved to another encoding on a general
-		 * counter; planning it on a general one never over-fills a run */
-		if (pmu && pmu->fixed_intel && !a->precise_ip) {
+		 * counter; planning it on a general one never over-fills a run. Not
+		 * ref-cycles: it exists on fixed counter 2 alone, precise or not. */
+		if (pmu && pmu->fixed_intel) {
 			/* the low 32 bits name the generic event; the high ones a hybrid PMU */
 			switch (a->config & 0xffffffffu) {
 			case PERF_COUNT_HW_INSTRUCTIONS:
+				if (a->precise_ip)
+					break;
 				it.kind = TC_SCHED_FIXED_OR_GP;
 				it.fixed_idx = FIXED_INSTRUCTIONS;
 				break;
 			case PERF_COUNT_HW_CPU_CYCLES:
+				if (a->precise_ip)
+					break;
 				it.kind = TC_SCHED_FIXED_OR_GP;
 				it.fixed_idx = FIXED_CYCLES;
 				break;
@@ -104,7 +109,7 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		it.kind = TC_SCHED_GP;
 		break;
 	}
-	if (pmu && pmu->fixed_intel && !a->precise_ip) {
+	if (pmu && pmu->fixed_intel) {
 		/* raw encodings: the bits the kernel compares with a fixed counter's code
 		 * (arch/x86/events/perf_event.h FIXED_EVENT_FLAGS: X86_RAW_EVENT_MASK plus
 		 * in_tx, in_tx_cp) must match exactly: 7:0 event, 15:8 umask, 18 edge,
@@ -114,11 +119,15 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *a,
 		 * 20.2.2), so they do not move the event off the fixed counter. */
 		uint64_t c = a->config & 0x3ff84ffffull;
 		for (size_t i = 0; i < ARRAY_SIZE(intel_fixed_raw); i++) {
-			if (c == intel_fixed_raw[i].config) {
-				it.kind = intel_fixed_raw[i].fixed_only ? TC_SCHED_FIXED_ONLY :
-									  TC_SCHED_FIXED_OR_GP;
-				it.fixed_idx = intel_fixed_raw[i].fixed;
-			}
+			if (c != intel_fixed_raw[i].config)
+				continue;
+			/* precise: a general counter, as above, unless the event has no
+			 * encoding there (ref-cycles, slots) */
+			if (a->precise_ip && !intel_fixed_raw[i].fixed_only)
+				continue;
+			it.kind = intel_fixed_raw[i].fixed_only ? TC_SCHED_FIXED_ONLY :
+								  TC_SCHED_FIXED_OR_GP;
+			it.fixed_idx = intel_fixed_raw[i].fixed;
 		}
 	}
 	return it;

@@ -341,6 +341,13 @@ static const struct {
 	{ __LINE__, CACHE(0x3c), TACHO_EVENT_SRC_CACHE, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_CPU_CYCLES, .precise_ip = 2 },
 	  TACHO_EVENT_SRC_HARDWARE, "cpu", true, TC_SCHED_GP, -1 },
+	/* ref-cycles exists on fixed counter 2 alone: precise or not, never a general one */
+	{ __LINE__, { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_REF_CPU_CYCLES, .precise_ip = 1 },
+	  TACHO_EVENT_SRC_HARDWARE, "cpu", true, TC_SCHED_FIXED_ONLY, 2 },
+	{ __LINE__, { .type = PERF_TYPE_RAW, .config = 0x0300, .precise_ip = 1 },
+	  TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_ONLY, 2 },
+	{ __LINE__, { .type = PERF_TYPE_RAW, .config = 0x3c, .precise_ip = 1 },
+	  TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x3c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_FIXED_OR_GP, 1 },
 	{ __LINE__, RAW(0x0100003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
 	{ __LINE__, RAW(0x80003c), TACHO_EVENT_SRC_RAW, "cpu", true, TC_SCHED_GP, -1 },
