@@ -944,6 +944,8 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 		n = poll(pfd, s.nrings + 1, timeout);
 		if (n < 0 && errno != EINTR) {
 			err = -errno;
+			tc_diag_set(diag, "record", 0, 0, err, "cannot wait for samples (poll): %s",
+				    tacho_strerror(err));
 			break;
 		}
 		for (size_t i = 0; n > 0 && i < s.nrings; i++)
@@ -998,11 +1000,19 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	if (child_mode) {
 		int werr = tacho_child_wait(child, &res->exit);
 		if (werr && !err)
-			err = werr;
+			err = tc_diag_set(diag, o->argv[0], 0, 0, werr,
+					  "cannot learn how '%s' ended: %s", o->argv[0],
+					  tacho_strerror(werr));
 	}
 	enable_all(&s, PERF_EVENT_IOC_DISABLE);
-	if (drain_all(&s))
-		goto write_failed;
+	{
+		/* its own variable: err may hold the wait's error, which is not a write error */
+		int derr = drain_all(&s);
+		if (derr) {
+			err = derr;
+			goto write_failed;
+		}
+	}
 	account_unreported_lost(&s);
 	tc_recw_finish(&s.w, res->samples, res->lost, now_ns(CLOCK_MONOTONIC),
 		       child_mode ? res->exit.status : 0);
