@@ -39,6 +39,14 @@ struct cnt_group {
 	int *leader;                   /* [nslots]: fd of the leader there, or -1 */
 };
 
+/* Running sums of one event over the slots. */
+struct cnt_sum {
+	uint64_t raw, ena, run;
+	double scaled;
+	bool any;
+	bool eof;      /* a read gave end-of-file: a pinned event in error state */
+};
+
 struct tacho_counters {
 	struct tacho_counters_opts opts;
 	struct cnt_slot *slots;
@@ -51,6 +59,7 @@ struct tacho_counters {
 	bool inherit;
 	uint64_t *buf;                 /* read buffer, big enough for the largest group */
 	size_t buf_words;
+	struct cnt_sum *sums;          /* [nev]: tacho_counters_read's scratch, no malloc per read */
 };
 
 const char *tacho_count_status_name(enum tacho_count_status s)
@@ -333,6 +342,7 @@ void tacho_counters_free(struct tacho_counters *c)
 	free(c->ev);
 	free(c->slots);
 	free(c->buf);
+	free(c->sums);
 	free(c);
 }
 
@@ -387,7 +397,8 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 			largest = c->groups[g].n;
 	c->buf_words = 3 + 2 * largest + 4;
 	c->buf = calloc(c->buf_words, sizeof(uint64_t));
-	if (!c->buf) {
+	c->sums = calloc(n ? n : 1, sizeof(*c->sums));
+	if (!c->buf || !c->sums) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -483,14 +494,6 @@ int tacho_counters_reset(struct tacho_counters *c)
 	return c ? group_ioctl(c, PERF_EVENT_IOC_RESET) : -EINVAL;
 }
 
-/* Running sums of one event over the slots. */
-struct cnt_sum {
-	uint64_t raw, ena, run;
-	double scaled;
-	bool any;
-	bool eof;      /* a read gave end-of-file: a pinned event in error state */
-};
-
 static void add_sample(struct cnt_sum *sum, uint64_t val, uint64_t ena, uint64_t run)
 {
 	sum->raw += val;
@@ -540,12 +543,16 @@ static int read_group(struct tacho_counters *c, size_t g, size_t s, struct cnt_s
 		}
 		if (got < 3 || b[0] > gr->n || got < 3 + 2 * b[0])
 			return -EIO;
-		for (uint64_t k = 0; k < b[0]; k++) {
+		/* the kernel lists the members in the order they joined the group, so
+		 * the search for an id starts after the previous match: one comparison
+		 * per member in the usual case, whatever the order in any case */
+		for (uint64_t k = 0, from = 0; k < b[0]; k++) {
 			uint64_t val = b[3 + 2 * k], id = b[4 + 2 * k];
-			for (size_t m = 0; m < gr->n; m++) {
-				size_t i = gr->ev[m];
+			for (size_t t = 0; t < gr->n; t++) {
+				size_t m = (from + t) % gr->n, i = gr->ev[m];
 				if (c->ev[i].fds[s] >= 0 && c->ev[i].ids[s] == id) {
 					add_sample(&sums[i], val, b[1], b[2]);
+					from = m + 1;
 					break;
 				}
 			}
@@ -580,14 +587,13 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 		return -EINVAL;
 	if (n > c->nev)
 		n = c->nev;
-	sums = calloc(c->nev ? c->nev : 1, sizeof(*sums));
-	if (!sums)
-		return -ENOMEM;
+	sums = c->sums;
+	memset(sums, 0, c->nev * sizeof(*sums));
 	for (size_t g = 0; g < c->ngroups && !err; g++)
 		for (size_t s = 0; s < c->nslots && !err; s++)
 			err = read_group(c, g, s, sums);
 	if (err)
-		goto out;
+		return err;
 	for (size_t i = 0; i < n; i++) {
 		struct cnt_event *e = &c->ev[i];
 		struct tacho_count *o = &out[i];
@@ -631,9 +637,7 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 			o->value = sums[i].scaled;
 		}
 	}
-out:
-	free(sums);
-	return err;
+	return 0;
 }
 
 /* --- internal accessors for the regions and sampling code (perf.h) --- */
