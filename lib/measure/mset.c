@@ -213,13 +213,15 @@ int tc_mset_read(struct tc_mset *m, uint64_t *v)
 				v[i] = 0;
 				continue;
 			}
-			if (tc_pmc_read_page(m->pg[i], &tc_pmc_ops_cpu, &pv))
+			/* the count only: the page's times compare as they would brought up
+			 * to now, so no RDTSC per event per read */
+			if (tc_pmc_read_page(m->pg[i], &tc_pmc_ops_cpu_count, &pv))
 				break;   /* off its counter now: the whole set by read(2) */
 			v[i] = pv.count;
 			if (pv.running < pv.enabled)
 				m->multiplexed = true;
-			if (pv.running)
-				m->ran = true;
+			/* read through the page: index != 0, on its counter now */
+			m->ran = true;
 		}
 		if (i == m->n) {
 			m->reads_rdpmc++;

@@ -81,9 +81,11 @@ int tc_pmc_read_page(const volatile struct perf_event_mmap_page *pg, const struc
 
 		enabled = pg->time_enabled;
 		running = pg->time_running;
-		user_time = pg->cap_user_time;
-		/* the header's recipe reads the clock only when enabled != running; doing
-		 * it always costs one RDTSC and gives the same result when they are equal */
+		/* without ops->rdtsc the caller wants the count, not the times brought
+		 * up to now: no clock read. Otherwise the header's recipe reads the clock
+		 * only when enabled != running; doing it always costs one RDTSC and gives
+		 * the same result when they are equal. */
+		user_time = ops->rdtsc && pg->cap_user_time;
 		if (user_time) {
 			cyc = ops->rdtsc(ops->arg);
 			toff = pg->time_offset;
@@ -179,6 +181,10 @@ static uint64_t cpu_rdtsc(void *arg)
 const struct tc_pmc_ops tc_pmc_ops_cpu = {
 	.rdpmc = cpu_rdpmc,
 	.rdtsc = cpu_rdtsc,
+};
+
+const struct tc_pmc_ops tc_pmc_ops_cpu_count = {
+	.rdpmc = cpu_rdpmc,
 };
 
 int tc_pmc_read(int fd, const volatile struct perf_event_mmap_page *pg, struct tc_pmc_value *out,

@@ -29,6 +29,9 @@ struct tc_pmc_value {
  * synthetic page: rdpmc(counter) and rdtsc(). */
 struct tc_pmc_ops {
 	uint64_t (*rdpmc)(void *arg, uint32_t counter);
+	/* NULL: enabled/running are the page's as the kernel last wrote them (now is
+	 * false) and no clock is read. While the event is on its counter the kernel
+	 * would add the same time to both, so running < enabled reads the same. */
 	uint64_t (*rdtsc)(void *arg);
 	/* called after each pass of the seqlock loop, before lock is read again; tests
 	 * change the page here to force a retry. May be NULL. */
@@ -43,8 +46,10 @@ struct tc_pmc_ops {
 int tc_pmc_read_page(const volatile struct perf_event_mmap_page *pg, const struct tc_pmc_ops *ops,
 		     struct tc_pmc_value *out);
 
-/* The real instructions, for tc_pmc_ops. */
+/* The real instructions, for tc_pmc_ops; _count without rdtsc, for hot paths that
+ * need the count only (one RDPMC per read, no RDTSC). */
 extern const struct tc_pmc_ops tc_pmc_ops_cpu;
+extern const struct tc_pmc_ops tc_pmc_ops_cpu_count;
 
 /* True if the page says RDPMC works for this event now. */
 bool tc_pmc_page_rdpmc(const volatile struct perf_event_mmap_page *pg);

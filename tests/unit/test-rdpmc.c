@@ -232,6 +232,52 @@ static void test_time_scaling(void **state)
 	free(pg);
 }
 
+static uint64_t fake_rdtsc_counted(void *arg)
+{
+	struct fake *f = arg;
+	f->rdpmc_calls += 1000;   /* marks a clock read */
+	return f->tsc;
+}
+
+/* Without ops->rdtsc (the hot path's tc_pmc_ops_cpu_count): the count as before, the
+ * times exactly the page's, no clock read, and running < enabled as it would read
+ * brought up to now. */
+static void test_count_only(void **state)
+{
+	struct perf_event_mmap_page *pg = new_page();
+	struct fake f = { .pg = pg, .pmc = 1400, .tsc = 2000 };
+	struct tc_pmc_ops ops = { fake_rdpmc, NULL, NULL, &f };
+	struct tc_pmc_ops timed = { fake_rdpmc, fake_rdtsc_counted, NULL, &f };
+	struct tc_pmc_value v, w;
+	(void)state;
+
+	pg->offset = 100;
+	pg->time_enabled = 1000;
+	pg->time_running = 500;
+	pg->cap_user_time = 1;
+	pg->time_mult = 1u << 31;
+	pg->time_shift = 32;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), 0);
+	assert_int_equal(f.rdpmc_calls, 1);   /* one RDPMC, no clock */
+	assert_false(v.now);
+	assert_int_equal(v.count, 1500);
+	assert_int_equal(v.enabled, 1000);
+	assert_int_equal(v.running, 500);
+	assert_int_equal(v.scaled, 3000);   /* 1500 * 1000 / 500 */
+	assert_int_equal(v.retries, 0);
+	/* the same page with the clock: the same count, both times moved by 1000 ns */
+	assert_int_equal(tc_pmc_read_page(pg, &timed, &w), 0);
+	assert_int_equal(f.rdpmc_calls, 1 + 1 + 1000);
+	assert_true(w.now);
+	assert_int_equal(w.count, v.count);
+	assert_int_equal(w.enabled - v.enabled, 1000);
+	assert_int_equal(w.running - v.running, 1000);
+	/* not on a counter: still -EAGAIN, read() it */
+	pg->index = 0;
+	assert_int_equal(tc_pmc_read_page(pg, &ops, &v), -EAGAIN);
+	free(pg);
+}
+
 /* Writes one byte to each of n pages; not instrumented by ASan, whose shadow checks
  * would fault on shadow pages too. */
 __attribute__((no_sanitize("address"))) static void touch_pages(char *mem, int n, long psz)
@@ -287,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_width),         cmocka_unit_test(test_not_allowed),
 		cmocka_unit_test(test_fixed_counter_index),
 		cmocka_unit_test(test_seqlock_retry), cmocka_unit_test(test_time_scaling),
+		cmocka_unit_test(test_count_only),
 		cmocka_unit_test(test_fallback_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
