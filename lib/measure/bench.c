@@ -71,12 +71,6 @@ int tacho_bench_env_check(struct tacho_bench_env *out)
 
 /* --- statistics --- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stats *out)
 {
 	struct tc_stats s;
@@ -92,7 +86,7 @@ int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stat
 	err = tc_stats_compute(v, n, &s);
 	if (err)
 		return err;
-	qsort(v, n, sizeof(*v), cmp_double);
+	tc_stats_sort(v, n);
 	out->min = s.min;
 	out->max = s.max;
 	out->mean = s.mean;
