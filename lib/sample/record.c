@@ -382,12 +382,21 @@ struct k_task {
 	uint64_t time;
 };
 
+static int fd_id_cmp(const void *a, const void *b)
+{
+	const struct rec_fd *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Per sample: a binary search over the fds, sorted by id once they are all open (there
+ * is one fd per event, CPU and, with -p, thread: a linear scan grows with all three). */
 static uint64_t lookup_event(struct session *s, uint64_t id)
 {
-	for (size_t i = 0; i < s->nfds; i++)
-		if (s->fds[i].id == id)
-			return s->fds[i].ev;
-	return 0;
+	struct rec_fd key = { .id = id };
+	const struct rec_fd *f = bsearch(&key, s->fds, s->nfds, sizeof(*s->fds), fd_id_cmp);
+
+	return f ? f->ev : 0;
 }
 
 static int on_record(void *arg, const struct perf_event_header *h)
@@ -865,6 +874,8 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	}
 	if (err)
 		goto out;
+	if (s.nfds > 1)
+		qsort(s.fds, s.nfds, sizeof(*s.fds), fd_id_cmp);   /* for lookup_event */
 
 	err = tc_recw_open(&s.w, out_path);
 	if (err) {
