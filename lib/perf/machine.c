@@ -390,12 +390,22 @@ static void check_nmi_watchdog(struct probe *p)
 {
 	struct tacho_check *c;
 	long long v;
+	int err = tc_read_int_file("/proc/sys/kernel/nmi_watchdog", &v);
 
-	if (tc_read_int_file("/proc/sys/kernel/nmi_watchdog", &v) != 0) {
+	if (err == -ENOENT) {
 		c = row(p, "nmi_watchdog", "NMI watchdog", TACHO_CHECK_INFO);
 		setf(c->value, sizeof(c->value), "absent");
 		setf(c->text, sizeof(c->text), "the kernel has no hard-lockup watchdog: every "
 		     "counter is free");
+		return;
+	}
+	if (err) {
+		/* unreadable is not absent: it may hold a counter all the same */
+		c = row(p, "nmi_watchdog", "NMI watchdog", TACHO_CHECK_INFO);
+		setf(c->value, sizeof(c->value), "unknown");
+		setf(c->text, sizeof(c->text), "cannot read /proc/sys/kernel/nmi_watchdog: %s; "
+		     "if it is on, it holds one counter on every CPU",
+		     tacho_strerror(err));
 		return;
 	}
 	if (!v) {
@@ -441,13 +451,17 @@ static void check_tsc(struct probe *p)
 	struct tacho_tsc_info t;
 	struct tacho_check *c;
 	char *cpuinfo = NULL;
-	bool constant, nonstop;
+	const char *constant, *nonstop;
 	char cur[64] = "", avail[256] = "";
 
-	tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 16 << 20);
-	constant = tc_cpuinfo_has_flag(cpuinfo, "constant_tsc");
-	nonstop = tc_cpuinfo_has_flag(cpuinfo, "nonstop_tsc");
-	free(cpuinfo);
+	/* an unreadable /proc/cpuinfo says nothing about the flags: "unknown", not "no" */
+	if (tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 16 << 20) == 0) {
+		constant = tc_cpuinfo_has_flag(cpuinfo, "constant_tsc") ? "yes" : "no";
+		nonstop = tc_cpuinfo_has_flag(cpuinfo, "nonstop_tsc") ? "yes" : "no";
+		free(cpuinfo);
+	} else {
+		constant = nonstop = "unknown (cannot read it)";
+	}
 	if (tacho_tsc_info(&t) == -TACHO_ENOTX86) {
 		c = row(p, "tsc", "time-stamp counter", TACHO_CHECK_INFO);
 		setf(c->value, sizeof(c->value), "not x86");
@@ -464,7 +478,7 @@ static void check_tsc(struct probe *p)
 		     t.invariant ? "invariant (CPUID.8000_0007h:EDX[8])"
 				 : "NOT invariant: its rate may follow the clock or stop in sleep",
 		     t.rdtscp ? "with" : "without", t.hz / 1e6, tacho_tsc_source_name(t.source),
-		     constant ? "yes" : "no", nonstop ? "yes" : "no");
+		     constant, nonstop);
 		if (t.calibrated_hz > 0)
 			addf(c->text, sizeof(c->text), "; calibrated against CLOCK_MONOTONIC_RAW: "
 			     "%.6g MHz", t.calibrated_hz / 1e6);
