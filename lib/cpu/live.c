@@ -284,59 +284,6 @@ int tc_cpuid_enumerate(tc_cpuid_read_fn *fn, void *arg, struct tacho_cpuid_dump 
 	return read_cpu(&r);
 }
 
-/* "0-3,5,7-8" (Documentation/ABI/testing/sysfs-devices-system-cpu, cpulist format). */
-static int parse_cpulist(const char *s, int **out, unsigned *n)
-{
-	unsigned count = 0, alloc = 0;
-	int *cpus = NULL;
-
-	while (*s) {
-		char *e;
-		unsigned long a, b;
-
-		if (*s < '0' || *s > '9')
-			goto out_bad;
-		a = strtoul(s, &e, 10);
-		b = a;
-		if (*e == '-') {
-			s = e + 1;
-			if (*s < '0' || *s > '9')
-				goto out_bad;
-			b = strtoul(s, &e, 10);
-		}
-		if (b < a || b >= 1u << 20)
-			goto out_bad;
-		for (unsigned long c = a; c <= b; c++) {
-			if (count == alloc) {
-				unsigned na = alloc ? alloc * 2 : 64;
-				int *p = realloc(cpus, na * sizeof(*p));
-				if (!p) {
-					free(cpus);
-					return -ENOMEM;
-				}
-				cpus = p;
-				alloc = na;
-			}
-			cpus[count++] = (int)c;
-		}
-		s = e;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			goto out_bad;
-		else if (*s == '\n')
-			break;
-	}
-	if (!count)
-		goto out_bad;
-	*out = cpus;
-	*n = count;
-	return 0;
-out_bad:
-	free(cpus);
-	return -TACHO_EPARSE;
-}
-
 /* The calling thread's affinity mask, in a set big enough to hold it. */
 static cpu_set_t *get_affinity(size_t *size)
 {
@@ -362,8 +309,14 @@ static int online_cpus(int **cpus, unsigned *n)
 	char buf[4096];
 	int err = tc_read_line_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 
-	if (!err)
-		err = parse_cpulist(buf, cpus, n);
+	if (!err) {
+		/* the kernel's cpulist format (sysfs-devices-system-cpu) */
+		size_t count;
+
+		err = tc_parse_cpu_list(tc_trim(buf), cpus, &count, NULL);
+		if (!err)
+			*n = (unsigned)count;
+	}
 	if (err && err != -ENOMEM) {
 		/* No sysfs (a container without it): the CPUs this thread may run on. */
 		size_t sz;
