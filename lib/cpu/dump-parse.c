@@ -135,10 +135,11 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 	while (s < ps->end && hexval(*s) >= 0) {
 		if (n == 16)
 			return perr(ps, *p, false, "%s: too many hex digits", what);
-		v = v << 4 | (uint64_t)hexval(*s);
 		s++;
 		n++;
 	}
+	if (n)
+		tc_parse_hex_u64(*p, n, &v);   /* 1..16 hex digits: cannot fail */
 	if (n == 0) {
 		if (s == ps->end)
 			return perr(ps, s, true, "%s: missing", what);
@@ -160,18 +161,35 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 	return 0;
 }
 
-/* A decimal number of at most 9 digits (CPU numbers, array indices). */
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Reads at most 9 decimal digits at *p (CPU numbers, array indices: the lines are not
+ * NUL-terminated, so tc_parse_u64 does not fit) and moves *p past them. Returns how many
+ * it read; a tenth digit is left at *p for the caller to reject. */
+static unsigned scan_dec(const char **p, const char *end, unsigned *out)
+{
+	unsigned v = 0, n = 0;
+
+	while (*p < end && is_digit(**p) && n < 9) {
+		v = v * 10 + (unsigned)(**p - '0');
+		(*p)++;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+/* A decimal number of at most 9 digits. */
 static int get_dec(struct parser *ps, const char **p, unsigned *out, const char *what)
 {
 	const char *s = *p;
-	unsigned v = 0, n = 0;
+	unsigned v, n = scan_dec(&s, ps->end, &v);
 
-	while (s < ps->end && *s >= '0' && *s <= '9') {
-		if (++n > 9)
-			return perr(ps, *p, false, "%s: number too large", what);
-		v = v * 10 + (unsigned)(*s - '0');
-		s++;
-	}
+	if (s < ps->end && is_digit(*s))
+		return perr(ps, *p, false, "%s: number too large", what);
 	if (n == 0)
 		return perr(ps, s, s == ps->end, "%s: expected a decimal number", what);
 	*out = v;
@@ -340,7 +358,7 @@ static int parse_cpuid_r(struct parser *ps)
 /* "____ Logical CPU #n ____": returns n, or -1 if the line is not such a separator. */
 static long libcpuid_separator(const char *p, const char *end)
 {
-	unsigned n = 0, digits = 0;
+	unsigned n;
 
 	if (p == end || *p != '_')
 		return -1;
@@ -349,11 +367,7 @@ static long libcpuid_separator(const char *p, const char *end)
 	p = skip_ws(p, end);
 	if (!eat(&p, end, "Logical CPU #"))
 		return -1;
-	while (p < end && *p >= '0' && *p <= '9' && digits < 9) {
-		n = n * 10 + (unsigned)(*p++ - '0');
-		digits++;
-	}
-	if (!digits)
+	if (!scan_dec(&p, end, &n))
 		return -1;
 	p = skip_ws(p, end);
 	while (p < end && *p == '_')
@@ -468,15 +482,9 @@ static int parse_libcpuid(struct parser *ps)
 /* Parses "#n" with an optional " Virtual" and then `tail`; returns n or -1. */
 static long aida_cpu_number(const char *p, const char *end, const char *tail)
 {
-	unsigned n = 0, digits = 0;
+	unsigned n;
 
-	if (!eat(&p, end, "#"))
-		return -1;
-	while (p < end && *p >= '0' && *p <= '9' && digits < 9) {
-		n = n * 10 + (unsigned)(*p++ - '0');
-		digits++;
-	}
-	if (!digits)
+	if (!eat(&p, end, "#") || !scan_dec(&p, end, &n))
 		return -1;
 	p = skip_ws(p, end);
 	if (eat(&p, end, "Virtual"))
