@@ -105,23 +105,23 @@ static unsigned read_uint(struct reader *r, const char *path)
 /* "32K", "1024K", "32768K" (the kernel's "%uK"); plain bytes and M/G are accepted too. */
 static uint64_t parse_size(const char *s)
 {
-	uint64_t v = 0;
-	const char *p = s;
+	static const char units[] = "KkMmGg";
+	size_t n = strspn(s, "0123456789");
+	unsigned shift = 0;
+	char num[24];
+	uint64_t v;
 
-	if (!isdigit((unsigned char)*p))
+	if (n == 0 || n >= sizeof(num))
 		return 0;
-	while (isdigit((unsigned char)*p)) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	}
-	switch (*p) {
-	case 'K': case 'k': v <<= 10; p++; break;
-	case 'M': case 'm': v <<= 20; p++; break;
-	case 'G': case 'g': v <<= 30; p++; break;
-	default: break;
-	}
-	return *p == '\0' ? v : 0;
+	if (s[n] && strchr(units, s[n]))
+		shift = 10 * (unsigned)(1 + (strchr(units, s[n]) - units) / 2);
+	if (s[n + (shift != 0)] != '\0')
+		return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (tc_parse_u64(num, &v) || v > UINT64_MAX >> shift)
+		return 0;
+	return v << shift;
 }
 
 static void read_cache(struct reader *r, int cpu, unsigned idx, struct tacho_sysfs_cache *c)
