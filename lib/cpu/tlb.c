@@ -73,6 +73,23 @@ static void amd_tlb(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
 	tc_tlb_add(info, ct, &t);
 }
 
+/* One register of 0x8000_0005/6/19: the data TLB in its upper half, the instruction TLB
+ * in its lower half; each half is entries then associativity, 8 + 8 bits for L1 way
+ * counts, 12 + 4 bits for L2 associativity codes. */
+static void amd_tlb_reg(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
+			unsigned level, unsigned pages, uint32_t reg, bool l2code,
+			enum tacho_cpu_source src)
+{
+	unsigned ebits = l2code ? 12 : 8;
+
+	for (int half = 1; half >= 0; half--) {
+		uint32_t f = reg >> (16 * half) & 0xffff;
+
+		amd_tlb(info, ct, level, half ? TACHO_TLB_DATA : TACHO_TLB_INSTRUCTION, pages,
+			f & ((1u << ebits) - 1), f >> ebits, l2code, src);
+	}
+}
+
 static void amd_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		     struct tacho_cpu_core_type *ct)
 {
@@ -80,25 +97,16 @@ static void amd_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tach
 	const unsigned big = TACHO_PAGE_2M | TACHO_PAGE_4M;
 
 	if (tc_q(d, cpu, 0x80000005u, 0, &r)) {
-		enum tacho_cpu_source s = TACHO_SRC_AMD_80000005;
-		amd_tlb(info, ct, 1, TACHO_TLB_DATA, big, tc_bits(r.eax, 23, 16), tc_bits(r.eax, 31, 24), false, s);
-		amd_tlb(info, ct, 1, TACHO_TLB_INSTRUCTION, big, tc_bits(r.eax, 7, 0), tc_bits(r.eax, 15, 8), false, s);
-		amd_tlb(info, ct, 1, TACHO_TLB_DATA, TACHO_PAGE_4K, tc_bits(r.ebx, 23, 16), tc_bits(r.ebx, 31, 24), false, s);
-		amd_tlb(info, ct, 1, TACHO_TLB_INSTRUCTION, TACHO_PAGE_4K, tc_bits(r.ebx, 7, 0), tc_bits(r.ebx, 15, 8), false, s);
+		amd_tlb_reg(info, ct, 1, big, r.eax, false, TACHO_SRC_AMD_80000005);
+		amd_tlb_reg(info, ct, 1, TACHO_PAGE_4K, r.ebx, false, TACHO_SRC_AMD_80000005);
 	}
 	if (tc_q(d, cpu, 0x80000006u, 0, &r)) {
-		enum tacho_cpu_source s = TACHO_SRC_AMD_80000006;
-		amd_tlb(info, ct, 2, TACHO_TLB_DATA, big, tc_bits(r.eax, 27, 16), tc_bits(r.eax, 31, 28), true, s);
-		amd_tlb(info, ct, 2, TACHO_TLB_INSTRUCTION, big, tc_bits(r.eax, 11, 0), tc_bits(r.eax, 15, 12), true, s);
-		amd_tlb(info, ct, 2, TACHO_TLB_DATA, TACHO_PAGE_4K, tc_bits(r.ebx, 27, 16), tc_bits(r.ebx, 31, 28), true, s);
-		amd_tlb(info, ct, 2, TACHO_TLB_INSTRUCTION, TACHO_PAGE_4K, tc_bits(r.ebx, 11, 0), tc_bits(r.ebx, 15, 12), true, s);
+		amd_tlb_reg(info, ct, 2, big, r.eax, true, TACHO_SRC_AMD_80000006);
+		amd_tlb_reg(info, ct, 2, TACHO_PAGE_4K, r.ebx, true, TACHO_SRC_AMD_80000006);
 	}
 	if (tc_q(d, cpu, 0x80000019u, 0, &r)) {
-		enum tacho_cpu_source s = TACHO_SRC_AMD_80000019;
-		amd_tlb(info, ct, 1, TACHO_TLB_DATA, TACHO_PAGE_1G, tc_bits(r.eax, 27, 16), tc_bits(r.eax, 31, 28), true, s);
-		amd_tlb(info, ct, 1, TACHO_TLB_INSTRUCTION, TACHO_PAGE_1G, tc_bits(r.eax, 11, 0), tc_bits(r.eax, 15, 12), true, s);
-		amd_tlb(info, ct, 2, TACHO_TLB_DATA, TACHO_PAGE_1G, tc_bits(r.ebx, 27, 16), tc_bits(r.ebx, 31, 28), true, s);
-		amd_tlb(info, ct, 2, TACHO_TLB_INSTRUCTION, TACHO_PAGE_1G, tc_bits(r.ebx, 11, 0), tc_bits(r.ebx, 15, 12), true, s);
+		amd_tlb_reg(info, ct, 1, TACHO_PAGE_1G, r.eax, true, TACHO_SRC_AMD_80000019);
+		amd_tlb_reg(info, ct, 2, TACHO_PAGE_1G, r.ebx, true, TACHO_SRC_AMD_80000019);
 	}
 }
 
