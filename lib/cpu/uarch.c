@@ -16,16 +16,18 @@ struct uarch {
 	const char *note;
 };
 
-#define INTEL6(lo, hi, n) { TACHO_VENDOR_INTEL, 6, lo, hi, 0, 0xf, n, NULL, NULL, NULL, NULL }
+/* Any stepping, one name for every kind of core, no note: most entries. */
+#define ANY(v, f, lo, hi, n) { v, f, lo, hi, 0, 0xf, n, NULL, NULL, NULL, NULL }
+#define INTEL6(lo, hi, n) ANY(TACHO_VENDOR_INTEL, 6, lo, hi, n)
 #define HYB(v, f, lo, hi, n, p, e, l) { v, f, lo, hi, 0, 0xf, n, p, e, l, NULL }
-#define AMDF(f, lo, hi, n) { TACHO_VENDOR_AMD, f, lo, hi, 0, 0xf, n, NULL, NULL, NULL, NULL }
+#define AMDF(f, lo, hi, n) ANY(TACHO_VENDOR_AMD, f, lo, hi, n)
 #define NOTE(v, f, lo, hi, n, nt) { v, f, lo, hi, 0, 0xf, n, NULL, NULL, NULL, nt }
 #define STEP(v, f, m, s0, s1, n) { v, f, m, m, s0, s1, n, NULL, NULL, NULL, NULL }
 
 static const struct uarch table[] = {
-	{ TACHO_VENDOR_INTEL, 4, 0, 0xf, 0, 0xf, "i486", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_INTEL, 5, 0, 8, 0, 0xf, "P5", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_INTEL, 5, 9, 0xa, 0, 0xf, "Lakemont (Quark)", NULL, NULL, NULL, NULL },
+	ANY(TACHO_VENDOR_INTEL, 4, 0, 0xf, "i486"),
+	ANY(TACHO_VENDOR_INTEL, 5, 0, 8, "P5"),
+	ANY(TACHO_VENDOR_INTEL, 5, 9, 0xa, "Lakemont (Quark)"),
 	INTEL6(0x01, 0x01, "P6 (Pentium Pro)"),
 	INTEL6(0x03, 0x06, "P6 (Pentium II)"),
 	INTEL6(0x07, 0x08, "P6 (Pentium III)"),
@@ -100,10 +102,10 @@ static const struct uarch table[] = {
 	INTEL6(0xdd, 0xdd, "Darkmont (Clearwater Forest)"),
 	INTEL6(0x57, 0x57, "Knights Landing"), INTEL6(0x85, 0x85, "Knights Mill"),
 	/* NetBurst: family 0Fh */
-	{ TACHO_VENDOR_INTEL, 0xf, 0, 1, 0, 0xf, "NetBurst (Willamette)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_INTEL, 0xf, 2, 2, 0, 0xf, "NetBurst (Northwood)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_INTEL, 0xf, 3, 4, 0, 0xf, "NetBurst (Prescott)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_INTEL, 0xf, 6, 6, 0, 0xf, "NetBurst (Cedar Mill/Presler)", NULL, NULL, NULL, NULL },
+	ANY(TACHO_VENDOR_INTEL, 0xf, 0, 1, "NetBurst (Willamette)"),
+	ANY(TACHO_VENDOR_INTEL, 0xf, 2, 2, "NetBurst (Northwood)"),
+	ANY(TACHO_VENDOR_INTEL, 0xf, 3, 4, "NetBurst (Prescott)"),
+	ANY(TACHO_VENDOR_INTEL, 0xf, 6, 6, "NetBurst (Cedar Mill/Presler)"),
 	{ TACHO_VENDOR_INTEL, 0x12, 0, 0xff, 0, 0xf, "Coyote Cove + Arctic Wolf (Nova Lake)",
 	  "Coyote Cove", "Arctic Wolf", NULL, "family 18: names from Intel's announcements" },
 	{ TACHO_VENDOR_INTEL, 0x13, 0, 0xff, 0, 0xf, "Panther Cove (Diamond Rapids)",
@@ -134,27 +136,27 @@ static const struct uarch table[] = {
 	AMDF(0x1a, 0x40, 0x4f, "Zen 5"),
 	HYB(TACHO_VENDOR_AMD, 0x1a, 0x60, 0x6f, "Zen 5 + Zen 5c", "Zen 5", "Zen 5c", NULL),
 	AMDF(0x1a, 0x70, 0x7f, "Zen 5"),
-	{ TACHO_VENDOR_HYGON, 0x18, 0, 0xff, 0, 0xf, "Dhyana (Zen)", NULL, NULL, NULL, NULL },
+	ANY(TACHO_VENDOR_HYGON, 0x18, 0, 0xff, "Dhyana (Zen)"),
 	/* Centaur / VIA / Zhaoxin */
-	{ TACHO_VENDOR_VIA, 5, 4, 4, 0, 0xf, "WinChip C6", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 5, 8, 9, 0, 0xf, "WinChip 2/3", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 6, 6, 6, 0, 0xf, "C3 (Samuel)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 6, 7, 8, 0, 0xf, "C3 (Samuel 2/Ezra)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 6, 9, 9, 0, 0xf, "C3 (Nehemiah)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 6, 0xa, 0xd, 0, 0xf, "C7 (Esther)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 6, 0xf, 0xf, 0, 0xf, "Isaiah (Nano)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 7, 0x1b, 0x1b, 0, 0xf, "Wudaokou (Zhaoxin ZX-C+/KX-5000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 7, 0x3b, 0x3b, 0, 0xf, "Lujiazui (Zhaoxin KX-6000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_VIA, 7, 0x5b, 0x5b, 0, 0xf, "Yongfeng (Zhaoxin KX-7000/KH-40000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_ZHAOXIN, 6, 0x0f, 0x0f, 0, 0xf, "ZhangJiang (Zhaoxin ZX-C)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_ZHAOXIN, 6, 0x19, 0x19, 0, 0xf, "ZhangJiang (Zhaoxin ZX-C)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_ZHAOXIN, 7, 0x1b, 0x1b, 0, 0xf, "Wudaokou (Zhaoxin KX-5000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_ZHAOXIN, 7, 0x3b, 0x3b, 0, 0xf, "Lujiazui (Zhaoxin KX-6000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_ZHAOXIN, 7, 0x5b, 0x5b, 0, 0xf, "Yongfeng (Zhaoxin KX-7000)", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_CYRIX, 5, 0, 0xf, 0, 0xf, "6x86", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_CYRIX, 6, 0, 0xf, 0, 0xf, "6x86MX/MII", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_TRANSMETA, 5, 0, 0xf, 0, 0xf, "Crusoe", NULL, NULL, NULL, NULL },
-	{ TACHO_VENDOR_TRANSMETA, 0xf, 0, 0xf, 0, 0xf, "Efficeon", NULL, NULL, NULL, NULL },
+	ANY(TACHO_VENDOR_VIA, 5, 4, 4, "WinChip C6"),
+	ANY(TACHO_VENDOR_VIA, 5, 8, 9, "WinChip 2/3"),
+	ANY(TACHO_VENDOR_VIA, 6, 6, 6, "C3 (Samuel)"),
+	ANY(TACHO_VENDOR_VIA, 6, 7, 8, "C3 (Samuel 2/Ezra)"),
+	ANY(TACHO_VENDOR_VIA, 6, 9, 9, "C3 (Nehemiah)"),
+	ANY(TACHO_VENDOR_VIA, 6, 0xa, 0xd, "C7 (Esther)"),
+	ANY(TACHO_VENDOR_VIA, 6, 0xf, 0xf, "Isaiah (Nano)"),
+	ANY(TACHO_VENDOR_VIA, 7, 0x1b, 0x1b, "Wudaokou (Zhaoxin ZX-C+/KX-5000)"),
+	ANY(TACHO_VENDOR_VIA, 7, 0x3b, 0x3b, "Lujiazui (Zhaoxin KX-6000)"),
+	ANY(TACHO_VENDOR_VIA, 7, 0x5b, 0x5b, "Yongfeng (Zhaoxin KX-7000/KH-40000)"),
+	ANY(TACHO_VENDOR_ZHAOXIN, 6, 0x0f, 0x0f, "ZhangJiang (Zhaoxin ZX-C)"),
+	ANY(TACHO_VENDOR_ZHAOXIN, 6, 0x19, 0x19, "ZhangJiang (Zhaoxin ZX-C)"),
+	ANY(TACHO_VENDOR_ZHAOXIN, 7, 0x1b, 0x1b, "Wudaokou (Zhaoxin KX-5000)"),
+	ANY(TACHO_VENDOR_ZHAOXIN, 7, 0x3b, 0x3b, "Lujiazui (Zhaoxin KX-6000)"),
+	ANY(TACHO_VENDOR_ZHAOXIN, 7, 0x5b, 0x5b, "Yongfeng (Zhaoxin KX-7000)"),
+	ANY(TACHO_VENDOR_CYRIX, 5, 0, 0xf, "6x86"),
+	ANY(TACHO_VENDOR_CYRIX, 6, 0, 0xf, "6x86MX/MII"),
+	ANY(TACHO_VENDOR_TRANSMETA, 5, 0, 0xf, "Crusoe"),
+	ANY(TACHO_VENDOR_TRANSMETA, 0xf, 0, 0xf, "Efficeon"),
 };
 
 static const struct uarch *find(const struct tacho_cpu_info *info)
