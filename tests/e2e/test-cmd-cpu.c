@@ -52,27 +52,13 @@ static void write_file(const char *path, const char *data, size_t len)
 /* The dump part of a corpus file (before the first line of 80 dashes), as a user has it. */
 static const char *corpus_dump(const char *rel, const char *name)
 {
-	const char *src = th_path(rel);
 	const char *dst = tmp(name);
-	FILE *f = fopen(src, "r");
-	char *buf = NULL, *cut;
-	size_t n = 0;
-	long size;
+	char *buf;
+	size_t len;
 
-	if (!f)
+	if (th_read_data(th_path(rel), &buf, &len) != 0)
 		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	n = fread(buf, 1, (size_t)size, f);
-	fclose(f);
-	buf[n] = '\0';
-	cut = strstr(buf, "\n--------------------------------------------------------------------------------\n");
-	if (cut)
-		cut[1] = '\0';
-	write_file(dst, buf, strlen(buf));
+	write_file(dst, buf, th_corpus_dump_len(buf, len));
 	free(buf);
 	return dst;
 }

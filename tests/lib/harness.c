@@ -190,3 +190,65 @@ size_t th_count_lines(const char *s)
 		n++;
 	return n;
 }
+
+int th_read_data(const char *path, char **out, size_t *len)
+{
+	size_t n = strlen(path), alloc = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	if (n > 3 && strcmp(path + n - 3, ".xz") == 0) {
+		char *argv[] = { (char *)"xz", (char *)"-dc", (char *)path, NULL };
+		struct th_run run;
+
+		th_runv(&run, NULL, argv);
+		if (run.status != 0) {
+			print_error("xz -dc %s: exit %d: %s\n", path, run.status, run.err);
+			th_run_free(&run);
+			return -EIO;
+		}
+		*out = run.out;
+		*len = run.out_len;
+		run.out = NULL;
+		th_run_free(&run);
+		return 0;
+	}
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	*len = 0;
+	append(&buf, len, &alloc, "", 0);
+	for (;;) {
+		char chunk[65536];
+		size_t got = fread(chunk, 1, sizeof(chunk), f);
+
+		if (got == 0)
+			break;
+		append(&buf, len, &alloc, chunk, got);
+	}
+	if (ferror(f)) {
+		int err = errno ? -errno : -EIO;
+
+		fclose(f);
+		free(buf);
+		return err;
+	}
+	fclose(f);
+	*out = buf;
+	return 0;
+}
+
+size_t th_corpus_dump_len(const char *buf, size_t len)
+{
+	for (const char *p = buf; p < buf + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(buf + len - p));
+		size_t n = (size_t)((nl ? nl : buf + len) - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == 80 && strspn(p, "-") >= 80)
+			return (size_t)(p - buf);
+		p = nl ? nl + 1 : buf + len;
+	}
+	return len;
+}

@@ -55,4 +55,13 @@ void th_assert_not_contains(const char *s, const char *needle, const char *file,
 /* Number of lines in s (a final line without newline counts). */
 size_t th_count_lines(const char *s);
 
+/* Reads a test data file into a NUL-terminated buffer the caller frees; a name ending
+ * ".xz" is decompressed (the test, not the library, runs xz -dc). 0 or -errno (-EIO when
+ * xz fails, with its message printed). */
+int th_read_data(const char *path, char **out, size_t *len);
+/* libcpuid's corpus files append their expected results after a line of 80 dashes (LF
+ * or CRLF): the offset of that line, i.e. the length of the dump a user has, or len
+ * when there is no such line. */
+size_t th_corpus_dump_len(const char *buf, size_t len);
+
 #endif

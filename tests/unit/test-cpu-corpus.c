@@ -197,38 +197,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int read_any(const char *path, char **out, size_t *len)
-{
-	size_t n = strlen(path);
-
-	if (n > 3 && strcmp(path + n - 3, ".xz") == 0) {
-		/* The test (not the library) may run a program: xz is on every Debian. */
-		char cmd[1200];
-		struct tc_sb sb = TC_SB_INIT;
-		FILE *p;
-		char buf[65536];
-		size_t got;
-		int st;
-
-		snprintf(cmd, sizeof(cmd), "xz -dc '%s'", path);
-		p = popen(cmd, "r");
-		if (!p)
-			return -errno;
-		tc_sb_init(&sb);
-		while ((got = fread(buf, 1, sizeof(buf), p)) > 0)
-			tc_sb_add(&sb, buf, got);
-		st = pclose(p);
-		if (st != 0 || sb.oom) {
-			tc_sb_exit(&sb);
-			return -EIO;
-		}
-		*len = sb.len;
-		*out = tc_sb_detach(&sb);
-		return 0;
-	}
-	return tc_read_file(path, out, len, 0);
-}
-
 static const struct known *find_known(const char *rel, int block, enum field f, long got,
 				      long want)
 {
@@ -328,7 +296,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	const char *root = th_path(CORPUS);
 	const char *rel = path + strlen(root) + 1;
 	char *buf = NULL, *p, *cut = NULL;
-	size_t len;
+	size_t len, dump_len;
 	struct tacho_cpuid_dump *d = NULL;
 	struct tacho_diag diag = { 0 };
 	struct tacho_cpu_info info;
@@ -342,23 +310,14 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 		return FTW_CONTINUE;
 	if (!strstr(base, ".test"))
 		return FTW_CONTINUE;   /* README.md, SOURCE.md, COPYING */
-	err = read_any(path, &buf, &len);
+	err = th_read_data(path, &buf, &len);
 	if (err) {
 		tc_sb_addf(&T.report, "%s: cannot read: %s\n", rel, tacho_strerror(err));
 		T.failures++;
 		return FTW_CONTINUE;
 	}
-	for (p = buf; p < buf + len;) {
-		char *nl = memchr(p, '\n', (size_t)(buf + len - p));
-		size_t n = (size_t)((nl ? nl : buf + len) - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (n == 80 && strspn(p, "-") >= 80) {
-			cut = p;
-			break;
-		}
-		p = nl ? nl + 1 : buf + len;
-	}
+	if ((dump_len = th_corpus_dump_len(buf, len)) < len)
+		cut = buf + dump_len;
 	if (!cut) {
 		tc_sb_addf(&T.report, "%s: no expected block\n", rel);
 		T.failures++;

@@ -19,39 +19,14 @@
  * 80 dashes (the expected results libcpuid's tests append). */
 static int load_cut(const char *path, struct tacho_cpuid_dump **d, struct tacho_diag *diag)
 {
-	char *buf, *p;
-	size_t len, plen = strlen(path);
+	char *buf;
+	size_t len;
 	int err;
 
-	if (plen > 3 && strcmp(path + plen - 3, ".xz") == 0) {
-		/* The larger corpus files are xz-compressed; the test (not the library) may
-		 * run a program, and xz is on every Debian. */
-		char *argv[] = { (char *)"xz", (char *)"-dc", (char *)path, NULL };
-		struct th_run run;
-
-		th_runv(&run, NULL, argv);
-		if (run.status != 0)
-			fail_msg("xz -dc %s: exit %d: %s", path, run.status, run.err);
-		buf = run.out;
-		len = run.out_len;
-		run.out = NULL;
-		th_run_free(&run);
-	} else {
-		err = tc_read_file(path, &buf, &len, 0);
-		if (err)
-			return err;
-	}
-	for (p = buf; p < buf + len;) {
-		char *nl = memchr(p, '\n', (size_t)(buf + len - p));
-		size_t n = (size_t)((nl ? nl : buf + len) - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (n == 80 && strspn(p, "-") >= 80) {
-			len = (size_t)(p - buf);
-			break;
-		}
-		p = nl ? nl + 1 : buf + len;
-	}
+	err = th_read_data(path, &buf, &len);
+	if (err)
+		return err;
+	len = th_corpus_dump_len(buf, len);
 	err = tacho_cpuid_dump_parse(buf, len, path, d, diag);
 	free(buf);
 	return err;
