@@ -69,12 +69,11 @@ int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *ret
 	if (r)
 		return r == -ENOENT ? -ENODEV : r;
 	{
-		unsigned bit;
-		int used = 0;
-		if (sscanf(tc_trim(line), "config:%u%n", &bit, &used) != 1 || line[used] != '\0' ||
-		    bit > 63)
+		const char *fmt = tc_trim(line);
+		uint64_t bit;
+		if (!tc_starts_with(fmt, "config:") || tc_parse_u64(fmt + 7, &bit) != 0 || bit > 63)
 			return -EPROTO;
-		*retbit = bit;
+		*retbit = (unsigned)bit;
 	}
 	return 0;
 }
