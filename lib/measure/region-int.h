@@ -52,6 +52,7 @@ struct tc_rthread {
 	int64_t *snap, *snap2;    /* [nq] scratch for end and the guarded lookup */
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */
 	unsigned long errors, unbalanced;
+	unsigned long pc_misses;  /* lookups the pointer cache did not answer */
 	bool gone;                /* the thread ended; its counters are closed */
 	bool multiplexed, ran;    /* kept from the counters when they close */
 };

@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "tacho.h"
+#include "measure/region-int.h"
 #include "util/util.h"
 
 /* The variable the breakpoint watches. Aligned to its length: mem:ADDR/8:w. */
@@ -269,6 +270,43 @@ static void test_new_names_inside(void **state)
 	tacho_regions_reset();
 }
 
+static unsigned long my_pc_misses(void)
+{
+	pid_t tid = gettid();
+
+	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+		if (t->tid == tid && !t->gone)
+			return t->pc_misses;
+	fail_msg("no region state for this thread");
+	return 0;
+}
+
+/* Names that lie a few bytes apart, as neighbouring literals do, nested: once known,
+ * every begin is answered by the pointer cache (no slow lookup, which inside open
+ * regions also costs two counter reads). */
+static void test_pointer_cache_neighbours(void **state)
+{
+	static const char names[] = "p0\0p1\0p2\0p3";
+	const char *n[4] = { names, names + 3, names + 6, names + 9 };
+	unsigned long m0 = 0;
+	(void)state;
+
+	for (int round = 0; round < 101; round++) {
+		for (int k = 0; k < 4; k++)
+			assert_int_equal(tacho_region_begin(n[k]), 0);
+		for (int k = 3; k >= 0; k--)
+			assert_int_equal(tacho_region_end(n[k]), 0);
+		if (round == 0)
+			m0 = my_pc_misses();   /* the first round made the records */
+	}
+	assert_int_equal(my_pc_misses(), m0);
+	struct tacho_region_report *r = report();
+	assert_int_equal(find(r, "p0")->calls, 101);
+	assert_int_equal(find(r, "p3")->calls, 101);
+	tacho_region_report_free(r);
+	tacho_regions_reset();
+}
+
 struct worker {
 	unsigned stores, pages;
 	int err;
@@ -488,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
+		cmocka_unit_test(test_pointer_cache_neighbours),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
 		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),
