@@ -189,6 +189,17 @@ static void feature_list(const struct tacho_cpu_info *info, int group, struct tc
 
 /* --- the readable report --- */
 
+/* The associativity column of the cache and TLB tables: "full", "8-way" or "?". */
+static void fmt_ways(bool fully_assoc, unsigned ways, char *buf, size_t size)
+{
+	if (fully_assoc)
+		snprintf(buf, size, "full");
+	else if (ways)
+		snprintf(buf, size, "%u-way", ways);
+	else
+		snprintf(buf, size, "?");
+}
+
 static void print_caches(FILE *f, const struct tacho_cpu_core_type *ct)
 {
 	struct tc_table *t = tc_table_new(7);
@@ -205,12 +216,7 @@ static void print_caches(FILE *f, const struct tacho_cpu_core_type *ct)
 			tc_fmt_size(c->size, size, sizeof(size));
 		else
 			snprintf(size, sizeof(size), "?");
-		if (c->fully_assoc)
-			snprintf(ways, sizeof(ways), "full");
-		else if (c->ways)
-			snprintf(ways, sizeof(ways), "%u-way", c->ways);
-		else
-			snprintf(ways, sizeof(ways), "?");
+		fmt_ways(c->fully_assoc, c->ways, ways, sizeof(ways));
 		if (c->line_size)
 			snprintf(line, sizeof(line), "%u B", c->line_size);
 		else
@@ -244,12 +250,7 @@ static void print_tlbs(FILE *f, const struct tacho_cpu_core_type *ct)
 		char pages[32], ways[32], src[64];
 
 		page_sizes(l->page_sizes, pages, sizeof(pages));
-		if (l->fully_assoc)
-			snprintf(ways, sizeof(ways), "full");
-		else if (l->ways)
-			snprintf(ways, sizeof(ways), "%u-way", l->ways);
-		else
-			snprintf(ways, sizeof(ways), "?");
+		fmt_ways(l->fully_assoc, l->ways, ways, sizeof(ways));
 		tc_table_addf(t, "L%u %s\t%s\t%u\t%s\t%s", l->level, tacho_tlb_type_name(l->type), pages,
 			      l->entries, ways, leaf_source(l->source, l->descriptor, src, sizeof(src)));
 	}
