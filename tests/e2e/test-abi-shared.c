@@ -205,22 +205,12 @@ static void names_free(struct names *s)
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf;
-	long n;
+	int err = th_read_data(path, &buf, len);
 
-	if (!f)
-		fail_msg("cannot open '%s': %s", path, strerror(errno));
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
+	if (err)
+		fail_msg("cannot read '%s': %s", path, strerror(-err));
+	assert_true(*len > 0);
 	return buf;
 }
 
