@@ -573,7 +573,9 @@ int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct
 		}
 		default:
 			/* A later writer's record type: self-delimiting and checksummed, so it
-			 * can be stepped over (docs/record-format.md, "compatibility"). */
+			 * can be stepped over (docs/record-format.md, "compatibility"); counted,
+			 * so that the caller can say what it did not read. */
+			r->skipped++;
 			continue;
 		}
 #undef NEED

@@ -129,6 +129,7 @@ struct tc_recr {
 	bool finished;          /* a FINISH record was read */
 	bool truncated;         /* the bytes end inside a record (or before FINISH) */
 	uint64_t good_end;      /* offset just past the last complete record */
+	uint64_t skipped;       /* records of a type this reader does not know, stepped over */
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -137,7 +138,8 @@ struct tc_recr {
 int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *name,
 		 struct tacho_diag *diag);
 /* Decodes the next record: 1 and *out, 0 at the end (r->truncated says whether the data
- * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. */
+ * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. Records
+ * of an unknown type are stepped over and counted in r->skipped. */
 int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct tacho_diag *diag);
 
 /* Iterates the key/value pairs of a META record: returns false at the end. */

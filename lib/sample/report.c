@@ -445,6 +445,10 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 	}
 	if (ret < 0)
 		return ret;
+	if (rd.skipped)
+		tc_log(TACHO_LOG_WARN, "%s: skipped %" PRIu64 " records of a type this tacho does "
+		       "not know (written by a newer tacho?): the report may miss what they held",
+		       path, rd.skipped);
 	p->truncated = rd.truncated;
 	p->finished = rd.finished;
 	p->good_end = rd.good_end;

@@ -211,6 +211,41 @@ static void test_no_finish_is_truncated(void **state)
 	free(buf);
 }
 
+/* A record type from a later writer is stepped over, counted, and what follows is read. */
+static void test_unknown_type_skipped(void **state)
+{
+	struct tc_recw w;
+	int fd = memfd_create("rec", 0);
+	const uint64_t payload[2] = { 1, 2 };
+	unsigned char *buf;
+	struct tc_recr r;
+	struct tc_rec rec;
+	size_t len;
+	int n = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
+	tc_recw_meta(&w, "command", "x");
+	tc_recw_add(&w, (enum tc_rec_type)200, payload, sizeof(payload));
+	tc_recw_add(&w, (enum tc_rec_type)201, payload, 8);
+	tc_recw_finish(&w, 0, 0, 1, 0);
+	assert_int_equal(tc_recw_flush(&w), 0);
+	len = (size_t)w.written;
+	buf = malloc(len);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	tc_recw_close(&w);   /* closes fd */
+	assert_int_equal(tc_recr_init(&r, buf, len, "t", NULL), 0);
+	while (tc_recr_next(&r, &rec, "t", NULL) == 1)
+		assert_int_equal(rec.type, n++ == 0 ? TC_REC_META : TC_REC_FINISH);
+	assert_int_equal(n, 2);
+	assert_int_equal(r.skipped, 2);
+	assert_true(r.finished);
+	assert_false(r.truncated);
+	free(buf);
+}
+
 static void test_corrupt(void **state)
 {
 	size_t len;
@@ -275,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_no_finish_is_truncated),
+		cmocka_unit_test(test_unknown_type_skipped),
 		cmocka_unit_test(test_corrupt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
