@@ -73,9 +73,15 @@ struct ticker {
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
+	int err = tacho_counters_read(t->c, t->cur, t->n);
 
-	if (tacho_counters_read(t->c, t->cur, t->n) != 0)
+	if (err) {
+		/* a missing line must not pass for a quiet interval; prev and last stay,
+		 * so the next interval covers this one too */
+		tc_log(TACHO_LOG_WARN, "the interval ending at %.3f s is not reported: cannot "
+		       "read the counters: %s", (now - t->t0) * 1e-9, tacho_strerror(err));
 		return;
+	}
 	for (size_t e = 0; e < t->nev; e++) {
 		memset(&t->out[e], 0, sizeof(t->out[e]));
 		t->out[e].name = t->s->ev[e].name;
