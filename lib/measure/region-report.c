@@ -446,7 +446,8 @@ static int write_json(const struct tacho_region_report *r, FILE *f)
 				tc_json_null(&j, r->evnames[e]);
 		}
 		tc_json_obj_end(&j);
-		tc_json_arr_begin(&j, "threads");
+		/* "threads" is the count above: one key, one meaning (RFC 8259, 4) */
+		tc_json_arr_begin(&j, "per_thread");
 		for (size_t k = 0; k < r->nth; k++) {
 			const struct rr_thread *th = &r->th[k];
 			if (th->region != i)
