@@ -103,12 +103,9 @@ static int list_threads(pid_t pid, struct cnt_slot **out, size_t *n)
 	if (!d)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while ((de = readdir(d))) {
-		long long tid;
-		if (de->d_name[0] == '.')
-			continue;
-		tid = strtoll(de->d_name, NULL, 10);
-		if (tid <= 0)
-			continue;
+		uint64_t tid;
+		if (tc_parse_u64(de->d_name, &tid) != 0 || tid == 0 || tid > INT32_MAX)
+			continue;        /* "." and ".." */
 		if (cnt == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
 			p = realloc(s, alloc * sizeof(*s));
