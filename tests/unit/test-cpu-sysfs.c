@@ -255,6 +255,31 @@ static void test_read_errors(void **state)
 	tacho_cpu_sysfs_free(NULL);
 }
 
+/* The packages of this machine by the kernel's other account, /proc/cpuinfo's distinct
+ * "physical id" values; 0 when it gives none (not x86, or no such field). */
+static unsigned cpuinfo_packages(void)
+{
+	long ids[256];
+	unsigned n = 0;
+	char *buf, *p;
+	size_t len;
+
+	if (th_read_data("/proc/cpuinfo", &buf, &len) != 0)
+		return 0;
+	for (p = buf; (p = strstr(p, "\nphysical id")) != NULL; p++) {
+		const char *colon = strchr(p + 1, ':');
+		long id = colon ? strtol(colon + 1, NULL, 10) : -1;
+		bool seen = false;
+
+		for (unsigned i = 0; i < n; i++)
+			seen |= ids[i] == id;
+		if (!seen && id >= 0 && n < 256)
+			ids[n++] = id;
+	}
+	free(buf);
+	return n;
+}
+
 static void test_read_this_machine(void **state)
 {
 	struct tacho_cpu_sysfs *s;
@@ -269,6 +294,8 @@ static void test_read_this_machine(void **state)
 	/* the kernel's online count, from sysconf, must be what sysfs listed */
 	assert_int_equal(s->ncpus, (unsigned)n);
 	assert_true(s->packages >= 1);
+	if (cpuinfo_packages())
+		assert_int_equal(s->packages, cpuinfo_packages());
 	tacho_cpu_sysfs_free(s);
 }
 
