@@ -36,10 +36,12 @@ int main(int argc, char **argv)
 	/* one {group}: both are read with a single read(2) */
 	err = tacho_evlist_parse("{syscalls:sys_enter_write,page-faults}", &list, &diag);
 	if (err) {
-		/* no tracefs: count the page faults alone */
+		/* no tracefs: say so, and count the page faults alone */
+		char msg[600];
+		tacho_diag_format(&diag, msg, sizeof(msg));
+		fprintf(stderr, "count-writes: write() calls not counted: %s\n", msg);
 		err = tacho_evlist_parse("page-faults", &list, &diag);
 		if (err) {
-			char msg[600];
 			tacho_diag_format(&diag, msg, sizeof(msg));
 			fprintf(stderr, "count-writes: %s\n", msg);
 			return 1;
@@ -61,7 +63,11 @@ int main(int argc, char **argv)
 	}
 	madvise(mem, (size_t)(pages * psz), MADV_NOHUGEPAGE);   /* one fault per page */
 
-	tacho_counters_enable(c);
+	err = tacho_counters_enable(c);
+	if (err) {
+		fprintf(stderr, "count-writes: cannot start counting: %s\n", tacho_strerror(err));
+		return 1;
+	}
 	for (long i = 0; i < writes; i++)
 		if (write(fd, "x", 1) != 1)
 			break;
@@ -70,7 +76,11 @@ int main(int argc, char **argv)
 	tacho_counters_disable(c);
 
 	size_t n = tacho_counters_count(c);
-	tacho_counters_read(c, v, n);
+	err = tacho_counters_read(c, v, n);
+	if (err) {
+		fprintf(stderr, "count-writes: cannot read the counts: %s\n", tacho_strerror(err));
+		return 1;
+	}
 	printf("did %ld writes and touched %ld pages\n", writes, pages);
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].status == TACHO_COUNT_COUNTED || v[i].status == TACHO_COUNT_MULTIPLEXED)
