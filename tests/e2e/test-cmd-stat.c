@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "json-check.h"
+#include "util/util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -419,14 +420,8 @@ static void test_output_file(void **state)
 	assert_string_equal(r.out, "hello from the program\n");
 	assert_string_equal(r.err, "");
 	th_run_free(&r);
-	{
-		FILE *f = fopen(path, "r");
-		assert_non_null(f);
-		text = calloc(1, 65536);
-		len = fread(text, 1, 65535, f);
-		fclose(f);
-		assert_true(len > 0);
-	}
+	assert_int_equal(tc_read_file(path, &text, &len, 0), 0);
+	assert_true(len > 0);
 	j = assert_json(text);
 	assert_json_str(j, "events[0].status", "counted");
 	th_json_free(j);
@@ -606,15 +601,11 @@ static void test_cpu_target(void **state)
 {
 	struct th_run r;
 	struct th_json *j;
-	long long paranoid = 2;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long long paranoid;
 	(void)state;
 
-	if (f) {
-		if (fscanf(f, "%lld", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
+	if (tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) != 0)
+		paranoid = 2;     /* the default: a CPU needs privilege */
 	if (geteuid() != 0 && paranoid > 0)
 		TEST_SKIP("counting a CPU needs root or perf_event_paranoid <= 0 (it is %lld)",
 			  paranoid);
