@@ -65,6 +65,7 @@ struct session {
 	struct bid_cache *bids;
 	size_t nbids;
 	bool have_vdso;
+	uint64_t unparsed;              /* sample records too short for their fields */
 	char msg[256];
 };
 
@@ -408,8 +409,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	case PERF_RECORD_SAMPLE: {
 		struct tc_perf_sample smp;
 		uint64_t ev;
-		if (tc_perf_parse_sample(s->sample_type, h, &smp) != 0)
-			return 0;   /* cannot happen with our sample_type; never stop the drain */
+		if (tc_perf_parse_sample(s->sample_type, h, &smp) != 0) {
+			s->unparsed++;   /* told after the last drain; never stop the drain */
+			return 0;
+		}
 		ev = s->nev > 1 ? lookup_event(s, smp.id) : 0;
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
@@ -1025,6 +1028,9 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 		}
 	}
 	account_unreported_lost(&s);
+	if (s.unparsed)
+		tc_log(TACHO_LOG_WARN, "%" PRIu64 " sample records from the kernel were shorter "
+		       "than their fields and were dropped", s.unparsed);
 	tc_recw_finish(&s.w, res->samples, res->lost, now_ns(CLOCK_MONOTONIC),
 		       child_mode ? res->exit.status : 0);
 
