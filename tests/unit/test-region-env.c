@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "tacho.h"
 #include "util/util.h"
 
@@ -159,6 +160,21 @@ static void test_time_only_table_on_stderr(void **state)
 	result_free(&r);
 }
 
+/* The entry of the report's "regions" called name. */
+static const struct th_json *json_region(const struct th_json *doc, const char *name)
+{
+	const struct th_json *a = th_json_get(doc, "regions");
+
+	assert_non_null(a);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct th_json *n = th_json_get(a->items[i], "name");
+		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
+			return a->items[i];
+	}
+	fail_msg("regions: no entry named %s", name);
+	return NULL;
+}
+
 static void test_json_exact(void **state)
 {
 	struct result r;
@@ -167,14 +183,14 @@ static void test_json_exact(void **state)
 	run_child(&r, "page-faults", out_path, false);
 	expect_exit0(&r);
 	assert_non_null(r.file);
-	assert_contains(r.file, "\"version\": 1");
-	assert_contains(r.file, "\"name\": \"work\"");
-	assert_contains(r.file, "\"calls\": 3");
-	assert_contains(r.file, "\"page-faults\": 15");
+	struct th_json *doc = assert_json(r.file);
+	assert_json_int(doc, "version", 1);
+	const struct th_json *work = json_region(doc, "work");
+	assert_json_int(work, "calls", 3);
+	assert_json_int(work, "events.page-faults", 15);
 	/* the empty region reads exactly 0 after the subtraction */
-	assert_contains(r.file, "\"name\": \"nothing\"");
-	const char *nothing = strstr(r.file, "\"name\": \"nothing\"");
-	assert_contains(nothing, "\"page-faults\": 0");
+	assert_json_int(json_region(doc, "nothing"), "events.page-faults", 0);
+	th_json_free(doc);
 	/* nothing to tell the person running it */
 	assert_string_equal(r.err, "");
 	result_free(&r);
@@ -192,17 +208,11 @@ static void test_breakpoint_from_env(void **state)
 	assert_non_null(r.file);
 	if (strstr(r.file, "could not be counted"))
 		TEST_SKIP("no hardware breakpoints here: %s", r.err);
-	snprintf(want, sizeof(want), "\"mem:%p/8:w\": 123", (void *)&watched);
-	/* each region's entry of "regions" ends at the first '}' (its events object) */
-	char *stores = strstr(r.file, "\"name\": \"stores\"");
-	assert_non_null(stores);
-	*strchr(stores, '}') = 0;
-	assert_contains(stores, want);
-	char *work = strstr(stores + strlen(stores) + 1, "\"name\": \"work\"");
-	assert_non_null(work);
-	*strchr(work, '}') = 0;
-	snprintf(want, sizeof(want), "\"mem:%p/8:w\": 0", (void *)&watched);
-	assert_contains(work, want);
+	snprintf(want, sizeof(want), "mem:%p/8:w", (void *)&watched);
+	struct th_json *doc = assert_json(r.file);
+	assert_json_int(th_json_get(json_region(doc, "stores"), "events"), want, 123);
+	assert_json_int(th_json_get(json_region(doc, "work"), "events"), want, 0);
+	th_json_free(doc);
 	result_free(&r);
 }
 

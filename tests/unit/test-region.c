@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "tacho.h"
 #include "measure/region-int.h"
 #include "util/util.h"
@@ -474,6 +475,22 @@ static void test_fork(void **state)
 
 /* The JSON contract: {"version": 1, "regions": [{"name", "calls", "time_ns",
  * "events": {EVENT: total}}]} with EVENT as spelled in the spec. */
+/* The entry called name of the report's array arr ("regions" or "detail"). */
+static const struct th_json *json_region(const struct th_json *doc, const char *arr,
+					 const char *name)
+{
+	const struct th_json *a = th_json_get(doc, arr);
+
+	assert_non_null(a);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct th_json *n = th_json_get(a->items[i], "name");
+		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
+			return a->items[i];
+	}
+	fail_msg("%s: no entry named %s", arr, name);
+	return NULL;
+}
+
 static void test_json(void **state)
 {
 	char *buf = NULL, want[256];
@@ -488,11 +505,26 @@ static void test_json(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_JSON), 0);
 	fclose(f);
-	assert_contains(buf, "\"version\": 1");
-	assert_contains(buf, "\"name\": \"json\"");
-	snprintf(want, sizeof(want), "\"%s\": 42", tacho_region_report_event(r, ev_bp));
-	assert_contains(buf, want);
-	assert_contains(buf, "\"page-faults\": 0");
+	/* valid JSON (no duplicate keys), the figures exact where they are written: the
+	 * summary, the detail and the one thread's entry */
+	struct th_json *doc = assert_json(buf);
+	const char *bp = tacho_region_report_event(r, ev_bp);
+	assert_json_int(doc, "version", 1);
+	const struct th_json *sum = json_region(doc, "regions", "json");
+	assert_json_int(sum, "calls", 1);
+	assert_json_int(th_json_get(sum, "events"), bp, 42);
+	assert_json_int(sum, "events.page-faults", 0);
+	const struct th_json *det = json_region(doc, "detail", "json");
+	assert_json_int(det, "calls", 1);
+	assert_json_int(det, "threads", 1);
+	assert_json_int(th_json_get(det, "events"), "page-faults.total", 0);
+	const struct th_json *dbp = th_json_get(th_json_get(det, "events"), bp);
+	assert_non_null(dbp);
+	assert_json_int(dbp, "total", 42);
+	assert_json_int(dbp, "exclusive", 42);
+	assert_json_int(det, "per_thread[0].calls", 1);
+	assert_json_int(th_json_get(det, "per_thread[0].events"), bp, 42);
+	th_json_free(doc);
 	free(buf);
 
 	buf = NULL;
