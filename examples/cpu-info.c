@@ -52,16 +52,22 @@ int main(int argc, char **argv)
 		       ct->threads);
 		for (unsigned i = 0; i < ct->ncaches; i++) {
 			const struct tacho_cpu_cache *c = &ct->caches[i];
-			char inst[16];
+			char size[24] = "?", ways[16] = "?", lsz[16] = "?", inst[16] = "?";
 
+			/* 0 means CPUID did not say: printed as "?", never as a zero */
+			if (c->size)
+				snprintf(size, sizeof(size), "%llu",
+					 (unsigned long long)(c->size / 1024));
+			if (c->fully_assoc)
+				snprintf(ways, sizeof(ways), "full");
+			else if (c->ways)
+				snprintf(ways, sizeof(ways), "%u", c->ways);
+			if (c->line_size)
+				snprintf(lsz, sizeof(lsz), "%u", c->line_size);
 			if (c->instances >= 0)
 				snprintf(inst, sizeof(inst), "%d", c->instances);
-			else
-				snprintf(inst, sizeof(inst), "?");
-			printf("  L%u %-11s %8llu KiB  %2u-way%s  %3u-byte lines  x%s  (%s)\n",
-			       c->level, tacho_cache_type_name(c->type),
-			       (unsigned long long)(c->size / 1024), c->ways,
-			       c->fully_assoc ? " (fully associative)" : "", c->line_size, inst,
+			printf("  L%u %-11s %8s KiB  %4s-way  %3s-byte lines  x%s  (%s)\n",
+			       c->level, tacho_cache_type_name(c->type), size, ways, lsz, inst,
 			       tacho_cpu_source_name(c->source));
 		}
 	}
