@@ -91,7 +91,7 @@ struct tc_recw {
 
 /* Creates (truncates) path and writes the file header. 0 or -errno. */
 int tc_recw_open(struct tc_recw *w, const char *path);
-/* Uses an open fd (not closed by tc_recw_close). */
+/* Uses an open fd, which the writer then owns: tc_recw_close closes it. */
 int tc_recw_open_fd(struct tc_recw *w, int fd);
 /* Appends one record to the buffer; the payload is copied and padded to 8 bytes. */
 void tc_recw_add(struct tc_recw *w, enum tc_rec_type type, const void *payload, size_t len);
