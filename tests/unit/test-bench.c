@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "measure/bench.h"
 
 static volatile uint64_t watched __attribute__((aligned(8)));
@@ -97,9 +98,20 @@ static void test_time_only(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	assert_int_equal(tacho_bench_result_write(r, f, TACHO_REPORT_JSON), 0);
 	fclose(f);
-	assert_contains(buf, "\"version\": 1");
-	assert_contains(buf, "\"cull_rule\"");
-	assert_contains(buf, "\"mode\"");
+	/* valid JSON, the counts exact by path */
+	struct th_json *doc = assert_json(buf);
+	assert_json_int(doc, "version", 1);
+	assert_json_int(doc, "trials", 101);
+	assert_json_int(doc, "reps", 1);
+	assert_json_int(doc, "kept", r->kept);
+	assert_json_int(doc, "culled", r->culled);
+	assert_json_int(doc, "ticks.n", r->kept);
+	assert_json_int(doc, "ns.n", r->kept);
+	assert_json_type(doc, "ticks.mode", TH_JSON_NUMBER);
+	assert_json_str(doc, "cull_rule", r->cull_rule);
+	assert_json_type(doc, "events", TH_JSON_OBJECT);
+	assert_int_equal(th_json_get(doc, "events")->n, 0);
+	th_json_free(doc);
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
