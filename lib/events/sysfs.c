@@ -173,10 +173,18 @@ static int apply_alias(struct pmu_parse *pp, const char *name, size_t nlen, size
 		pp->ev->unit = pp->ev->unit_buf;
 	}
 	pmu_path(pp, path, sizeof(path), "events/%s.scale", aname);
-	if (tc_read_line_file(path, line, sizeof(line)) == 0) {
+	r = tc_read_line_file(path, line, sizeof(line));
+	if (r == 0) {
 		double v;
-		if (tc_parse_double(tc_trim(line), &v) == 0 && v > 0)
-			pp->ev->scale = v;
+		/* a scale that cannot be used would leave the value unscaled, wrong by
+		 * the factor the kernel meant: refuse the event instead */
+		if (tc_parse_double(tc_trim(line), &v) != 0 || !(v > 0))
+			return pp_err(pp, col, -TACHO_EPARSE, "the scale of '%s' is not a "
+				      "positive number ('%s' in %s)", aname, tc_trim(line), path);
+		pp->ev->scale = v;
+	} else if (r != -ENOENT) {
+		return pp_err(pp, col, r, "cannot read the scale of '%s' (%s): %s", aname, path,
+			      tacho_strerror(r));
 	}
 	return 0;
 }

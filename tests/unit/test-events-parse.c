@@ -8,7 +8,10 @@
  * with split bit ranges), so they are exact on any machine. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "events/events.h"
@@ -929,6 +932,85 @@ static void test_foreach(void **state)
 	assert_int_equal(count, 3);
 }
 
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* An alias whose .scale file is not a positive number is refused, with the file named:
+ * reading it as 1 would report the value wrong by the kernel's factor. */
+static void test_bad_alias_scale(void **state)
+{
+	static const struct {
+		const char *scale;       /* NULL: no .scale file */
+		int err;
+		double want;
+	} cases[] = {
+		{ NULL, 0, 1.0 },
+		{ "0.5\n", 0, 0.5 },
+		{ "abc\n", -TACHO_EPARSE, 0 },
+		{ "0\n", -TACHO_EPARSE, 0 },
+		{ "-2\n", -TACHO_EPARSE, 0 },
+		{ "\n", -TACHO_EPARSE, 0 },
+	};
+	char root[] = "/tmp/tacho-scale-XXXXXX", dir[128];
+	struct tacho_event_opts o;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/pw", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/pw/format", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/pw/events", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/pw", root);
+	put_file(dir, "type", "10\n");
+	put_file(dir, "format/event", "config:0-7\n");
+	put_file(dir, "events/e", "event=0x02\n");
+	o = fake_opts;
+	o.sysfs_pmu_root = root;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tacho_evlist *l = NULL;
+		struct tacho_diag d;
+		char scale[600];
+		int r;
+
+		snprintf(scale, sizeof(scale), "%s/events/e.scale", dir);
+		unlink(scale);
+		if (cases[i].scale)
+			put_file(dir, "events/e.scale", cases[i].scale);
+		r = tacho_evlist_parse_opts("pw/e/", &o, &l, &d);
+		if (r != cases[i].err)
+			fail_msg("case %zu (scale '%s'): %d, want %d (%s)", i,
+				 cases[i].scale ? cases[i].scale : "none", r, cases[i].err,
+				 r ? d.message : "");
+		if (r) {
+			assert_contains(d.message, "is not a positive number");
+			assert_contains(d.message, "e.scale");
+		} else {
+			assert_true(tacho_evlist_scale(l, 0) == cases[i].want);
+		}
+		tacho_evlist_free(l);
+		unlink(scale);
+	}
+	{
+		static const char *const rel[] = { "pw/events/e", "pw/format/event", "pw/type",
+						   "pw/events", "pw/format", "pw", "" };
+		for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+			snprintf(dir, sizeof(dir), "%s/%s", root, rel[i]);
+			assert_int_equal(remove(dir), 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -943,6 +1025,7 @@ int main(void)
 		cmocka_unit_test(test_live_tracepoint),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_tracepoint_globs),
+		cmocka_unit_test(test_bad_alias_scale),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
