@@ -16,6 +16,7 @@
 
 #include "harness.h"
 #include "events/events.h"
+#include "util/util.h"
 
 static char prog[PATH_MAX];       /* absolute path of tests/progs/uprobe-calls */
 static char self[PATH_MAX];       /* this test binary, resolved */
@@ -39,16 +40,15 @@ long tu_target(long x)
  * section and program headers without libelf; *value gets st_value. 0 or -1. */
 static int elf_offset(const char *path, const char *sym, uint64_t *value, uint64_t *off)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	long size;
+	char *text = NULL;
+	const unsigned char *buf;
+	size_t size;
 	int r = -1;
 
-	if (!f)
+	if (tc_read_file(path, &text, &size, 0) != 0)
 		return -1;
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < (long)sizeof(Elf64_Ehdr) ||
-	    fseek(f, 0, SEEK_SET) != 0 || !(buf = malloc((size_t)size)) ||
-	    fread(buf, 1, (size_t)size, f) != (size_t)size)
+	buf = (const unsigned char *)text;
+	if (size < sizeof(Elf64_Ehdr))
 		goto out;
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
@@ -75,8 +75,7 @@ static int elf_offset(const char *path, const char *sym, uint64_t *value, uint64
 		}
 	}
 out:
-	free(buf);
-	fclose(f);
+	free(text);
 	return r;
 }
 
