@@ -151,12 +151,6 @@ static int trial(struct trial_ctx *t, unsigned reps, int64_t *ticks, int64_t *ev
 	return 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void nop(void *arg)
 {
 	(void)arg;
@@ -275,17 +269,17 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 			if (err)
 				goto out;
 		}
-		int64_t *col = calloc(o.trials, sizeof(*col));
+		double *col = calloc(o.trials, sizeof(*col));
 		if (!col) {
 			err = -ENOMEM;
 			goto out;
 		}
 		for (size_t q = 0; q < nev + 1; q++) {
 			for (unsigned i = 0; i < o.trials; i++)
-				col[i] = cal[(size_t)i * (nev + 1) + q];
-			qsort(col, o.trials, sizeof(*col), cmp_i64);
-			ovh[q] = o.trials % 2 ? (double)col[o.trials / 2] :
-				 ((double)col[o.trials / 2 - 1] + (double)col[o.trials / 2]) / 2;
+				col[i] = (double)cal[(size_t)i * (nev + 1) + q];
+			tc_stats_sort(col, o.trials);
+			/* the median: the middle value, or the mean of the two middle ones */
+			ovh[q] = tc_stats_percentile_sorted(col, o.trials, 50);
 		}
 		free(col);
 	}
