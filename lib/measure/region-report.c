@@ -415,7 +415,11 @@ static int write_json(const struct tacho_region_report *r, FILE *f)
 		tc_json_obj_begin(&j, NULL);
 		tc_json_str(&j, "name", st->name);
 		tc_json_uint(&j, "calls", st->calls);
-		tc_json_uint(&j, "time_ns", (uint64_t)llround(isnan(st->time_ns) ? 0 : st->time_ns));
+		/* no TSC frequency, no nanoseconds: null as in the detail, never a 0 */
+		if (isnan(st->time_ns))
+			tc_json_null(&j, "time_ns");
+		else
+			tc_json_uint(&j, "time_ns", (uint64_t)llround(st->time_ns));
 		tc_json_obj_begin(&j, "events");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
@@ -586,6 +590,9 @@ static int write_table(const struct tacho_region_report *r, FILE *f)
 		snprintf(buf[2], 64, "%.0f", st->time_ns);
 		snprintf(buf[3], 64, "%.0f", st->exclusive_ns);
 		snprintf(buf[4], 64, "%.1f", st->time_ns / (double)st->calls);
+		/* no TSC frequency: "-", as for an event not counted */
+		for (unsigned c = 2; c <= 4 && isnan(st->time_ns); c++)
+			snprintf(buf[c], 64, "%s", "-");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
 				snprintf(buf[5 + e], 64, "%lld", (long long)st->events[e].total);
