@@ -259,16 +259,20 @@ static void check_open(struct probe *p, const char *key, const char *title,
 }
 
 /* The mount point of tracefs from /proc/mounts, or "". */
-static void tracefs_mount(char *buf, size_t size)
+/* Where tracefs is mounted ("" when it is not). 0, or -errno of reading /proc/mounts. */
+static int tracefs_mount(char *buf, size_t size)
 {
 	char *text;
+	int err;
 
 	buf[0] = '\0';
-	if (tc_read_file("/proc/mounts", &text, NULL, 4 << 20))
-		return;
+	err = tc_read_file("/proc/mounts", &text, NULL, 4 << 20);
+	if (err)
+		return err;
 	if (tc_mounts_find(text, "tracefs", buf, size))
 		buf[0] = '\0';
 	free(text);
+	return 0;
 }
 
 static void check_tracefs(struct probe *p)
@@ -276,8 +280,16 @@ static void check_tracefs(struct probe *p)
 	char dir[512], ev[600], idp[700];
 	struct tacho_check *c;
 	long long id;
+	int err = tracefs_mount(dir, sizeof(dir));
 
-	tracefs_mount(dir, sizeof(dir));
+	if (err) {
+		/* not knowing the mounts is not knowing that tracefs is absent */
+		c = row(p, "tracefs", "tracefs", TACHO_CHECK_LIMIT);
+		setf(c->value, sizeof(c->value), "unknown");
+		setf(c->text, sizeof(c->text), "cannot read /proc/mounts to find tracefs: %s "
+		     "(tracepoints need tracefs: check 'mount -t tracefs')", tacho_strerror(err));
+		return;
+	}
 	if (!dir[0]) {
 		c = row(p, "tracefs", "tracefs", TACHO_CHECK_LIMIT);
 		setf(c->value, sizeof(c->value), "not mounted");
@@ -300,7 +312,7 @@ static void check_tracefs(struct probe *p)
 	snprintf(idp, sizeof(idp), "%s/events/syscalls/sys_enter_write/id", dir);
 	if (tc_read_int_file(idp, &id) == 0) {
 		struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .config = (uint64_t)id };
-		int err = try_open(&a);
+		err = try_open(&a);
 		if (err) {
 			char why[400];
 			c->state = TACHO_CHECK_LIMIT;
