@@ -165,7 +165,11 @@ static int apply_alias(struct pmu_parse *pp, const char *name, size_t nlen, size
 	if (r)
 		return r;
 	pmu_path(pp, path, sizeof(path), "events/%s.unit", aname);
-	if (tc_read_line_file(path, line, sizeof(line)) == 0 && line[0]) {
+	r = tc_read_line_file(path, line, sizeof(line));
+	if (r && r != -ENOENT)
+		return pp_err(pp, col, r, "cannot read the unit of '%s' (%s): %s", aname, path,
+			      tacho_strerror(r));
+	if (r == 0 && line[0]) {
 		free(pp->ev->unit_buf);
 		pp->ev->unit_buf = tc_strdup(tc_trim(line));
 		if (!pp->ev->unit_buf)

@@ -1001,6 +1001,19 @@ static void test_bad_alias_scale(void **state)
 		tacho_evlist_free(l);
 		unlink(scale);
 	}
+	/* a unit that exists but cannot be read is an error too, not a missing label */
+	{
+		struct tacho_evlist *l = NULL;
+		struct tacho_diag d;
+		char unit[200];
+
+		snprintf(unit, sizeof(unit), "%s/events/e.unit", dir);
+		assert_int_equal(mkdir(unit, 0755), 0);     /* read(2): EISDIR */
+		assert_int_equal(tacho_evlist_parse_opts("pw/e/", &o, &l, &d), -EISDIR);
+		assert_contains(d.message, "cannot read the unit of 'e'");
+		tacho_evlist_free(l);
+		assert_int_equal(rmdir(unit), 0);
+	}
 	{
 		static const char *const rel[] = { "pw/events/e", "pw/format/event", "pw/type",
 						   "pw/events", "pw/format", "pw", "" };
