@@ -10,7 +10,7 @@
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make BUILD=build-x    keep a separate build tree (parallel work, variants)
 
-VERSION := $(shell sed -n 's/^\#define TACHO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/tacho.h | paste -sd.)
+VERSION := $(shell sed -n 's/^\#define TACHO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/tacho/errors.h | paste -sd.)
 SOVERSION := 0
 
 BUILD   ?= build
@@ -189,11 +189,14 @@ install: all
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libtacho.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtacho.so.$(SOVERSION)
 	ln -sf libtacho.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libtacho.so
+	install -d $(DESTDIR)$(INCDIR)/tacho
 	install -m 644 include/tacho.h $(DESTDIR)$(INCDIR)/
+	install -m 644 include/tacho/*.h $(DESTDIR)$(INCDIR)/tacho/
 	install -m 755 $(TACHO) $(DESTDIR)$(BINDIR)/
 	$(PC_SED) tacho.pc.in > $(DESTDIR)$(PCDIR)/tacho.pc   # the prefix of this install
 
 uninstall:
+	rm -rf $(DESTDIR)$(INCDIR)/tacho
 	rm -f $(DESTDIR)$(LIBDIR)/libtacho.a $(DESTDIR)$(LIBDIR)/libtacho.so* \
 		$(DESTDIR)$(INCDIR)/tacho.h $(DESTDIR)$(BINDIR)/tacho $(DESTDIR)$(PCDIR)/tacho.pc
 

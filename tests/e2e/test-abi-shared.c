@@ -214,28 +214,39 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Every function the header declares TACHO_API at the start of a line: the name is
- * the identifier right before the first '(' after the macro. */
+/* Every function the public headers (the areas under include/tacho/, which tacho.h includes) declare
+ * TACHO_API at the start of a line: the name is the identifier right before the first
+ * '(' after the macro. */
 static void header_functions(struct names *out)
 {
-	size_t len;
-	char *h = slurp(th_path("include/tacho.h"), &len);
+	static const char *const areas[] = {
+		"errors", "cpu", "events", "run", "counters", "machine", "stat", "tsc",
+		"regions", "bench", "sample",
+	};
 
-	for (char *p = strstr(h, "\nTACHO_API "); p; p = strstr(p + 1, "\nTACHO_API ")) {
-		char *paren = strchr(p, '('), *end = paren, *start;
+	for (size_t a = 0; a < sizeof(areas) / sizeof(areas[0]); a++) {
+		char rel[64];
+		size_t len;
+		char *h;
 
-		assert_non_null(paren);
-		while (end > p && end[-1] == ' ')
-			end--;
-		start = end;
-		while (start > p && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z') ||
-				     (start[-1] >= 'A' && start[-1] <= 'Z') ||
-				     (start[-1] >= '0' && start[-1] <= '9')))
-			start--;
-		assert_true(end > start);
-		names_add(out, start, (size_t)(end - start));
+		snprintf(rel, sizeof(rel), "include/tacho/%s.h", areas[a]);
+		h = slurp(th_path(rel), &len);
+		for (char *p = strstr(h, "\nTACHO_API "); p; p = strstr(p + 1, "\nTACHO_API ")) {
+			char *paren = strchr(p, '('), *end = paren, *start;
+
+			assert_non_null(paren);
+			while (end > p && end[-1] == ' ')
+				end--;
+			start = end;
+			while (start > p && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z') ||
+					     (start[-1] >= 'A' && start[-1] <= 'Z') ||
+					     (start[-1] >= '0' && start[-1] <= '9')))
+				start--;
+			assert_true(end > start);
+			names_add(out, start, (size_t)(end - start));
+		}
+		free(h);
 	}
-	free(h);
 }
 
 /* The defined symbols of the .dynsym of an ELF64 shared object, read from the file

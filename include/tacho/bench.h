@@ -1,0 +1,104 @@
+/* tacho/bench.h - libtacho's public interface: the microbenchmark harness.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_BENCH_H
+#define TACHO_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+#include "tacho/regions.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- 6b. The microbenchmark harness ---
+ * Runs a function many times and says how long one call takes, in TSC ticks and ns,
+ * with counters when asked: warm-up runs first, then trials, each timed with the TSC and
+ * counted with the events. The cost of measuring is the median of as many empty trials
+ * and is subtracted; or, with the difference method, each trial runs k and 2k calls and
+ * reports (T(2k) - T(k)) / k, so that every fixed cost cancels. Trials above
+ * median + cull_k * max(MAD, 1 tick) (an interrupt, a preemption) are culled, and the
+ * result states that rule. The mode is there for code that should take constant time
+ * (the seeds' "mode of ~100 trials"). */
+
+typedef void tacho_bench_fn(void *arg);
+
+struct tacho_bench_opts {
+	size_t sz;            /* sizeof(struct tacho_bench_opts) */
+	unsigned warmup;      /* untimed runs first (0: 10) */
+	unsigned trials;      /* timed trials (0: 101) */
+	unsigned reps;        /* calls of fn per trial, k (0: 1) */
+	bool difference;      /* each trial runs k and 2k calls: (T(2k) - T(k)) / k */
+	const char *events;   /* the -e grammar; NULL or "": time only */
+	double cull_k;        /* 0: 10; negative: no culling */
+	double mode_bin;      /* bin width of the mode, per call (0: 1 tick, 1 count) */
+};
+
+/* Statistics of per-call values over the kept trials. */
+struct tacho_bench_stats {
+	size_t n;
+	double min, median, mode, mean, stddev, max;
+	double p10, p25, p75, p90, p99;
+};
+
+/* What the environment says about trusting the figures. */
+#define TACHO_BENCH_WARN_MAX 8
+struct tacho_bench_env {
+	char governor[32];    /* cpufreq governor of CPU 0; "" when the VM has none */
+	bool vm;              /* CPUID.1:ECX[31] */
+	bool tsc_invariant;
+	double loadavg1;      /* /proc/loadavg */
+	int runnable;         /* runnable tasks now besides this one (/proc/loadavg) */
+	int ncpus;            /* online CPUs */
+	unsigned nwarnings;
+	char warnings[TACHO_BENCH_WARN_MAX][192];   /* one sentence each */
+};
+
+/* Looks at the machine: the frequency governor, a hypervisor, the TSC's invariance,
+ * other load. Fills *out, with a warning per reason not to trust timings. 0 always
+ * (what cannot be read is left empty). Thread-safe. */
+TACHO_API int tacho_bench_env_check(struct tacho_bench_env *out);
+
+struct tacho_bench_result {
+	unsigned trials, kept, culled, reps;
+	bool difference;
+	char cull_rule[128];              /* the rule, in words */
+	struct tacho_bench_stats ticks;   /* per call */
+	struct tacho_bench_stats ns;      /* per call */
+	double overhead_ticks;            /* subtracted from every trial (0 with the
+					     difference method) */
+	double tsc_hz;
+	size_t nevents;
+	char **event_names;               /* as spelled in the spec */
+	struct tacho_bench_stats *events; /* per call; n = 0 for events not counted */
+	char **event_why;                 /* NULL, or why the event is not counted */
+	struct tacho_bench_env env;
+};
+
+/* Runs fn(arg) as opts say (NULL: the defaults) on the calling thread. Returns 0 and
+ * *out (free with tacho_bench_result_free); -EINVAL (no fn, opts->sz too small, k
+ * with 2k overflowing); -TACHO_EPARSE ... with *diag for a bad events spec; -ENOMEM;
+ * -errno of a counter read. Events that cannot be counted here do not fail the run:
+ * their n is 0 and event_why says why. Thread-safe (each call measures its own
+ * thread). */
+TACHO_API int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
+			      struct tacho_bench_result **out, struct tacho_diag *diag);
+TACHO_API void tacho_bench_result_free(struct tacho_bench_result *r);
+
+/* Writes the result as a table (statistics per quantity, the rule, the warnings) or as
+ * JSON ({"version": 1, "trials", "kept", "culled", "reps", "difference",
+ * "cull_rule", "overhead_ticks", "ticks": {STATS}, "ns": {STATS},
+ * "events": {NAME: {STATS} | null}, "warnings": [...]}). 0 or -EIO. */
+TACHO_API int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
+				       enum tacho_report_format fmt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_BENCH_H */

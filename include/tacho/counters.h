@@ -1,0 +1,165 @@
+/* tacho/counters.h - libtacho's public interface: counting: events opened on a target
+ * in groups, read with a status per value.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_COUNTERS_H
+#define TACHO_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 4. Counters (the perf_event engine)
+ * ================================================================================== */
+/* A struct tacho_counters is a set of events opened on one target (a program tacho
+ * starts, a process, a thread, or CPUs) in groups. Members of a group are scheduled
+ * on the PMU together and read with one read(2); every value comes back with a status,
+ * so that a caller never mistakes "not counted" for zero.
+ *
+ * Typical use (error checks left out):
+ *
+ *	struct tacho_child *ch;
+ *	tacho_child_start(argv, NULL, &ch);                  // forked, waits before exec
+ *	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
+ *					 .pid = tacho_child_pid(ch) };
+ *	tacho_counters_open(&o, specs, nspecs, &c);          // enable_on_exec + inherit
+ *	tacho_child_exec(ch);                                // counting starts at exec
+ *	tacho_child_wait(ch, &exit);
+ *	tacho_counters_read(c, values, nspecs);
+ *
+ * docs/lib-counters.md tells more: targets, groups, inheritance, the explainer. */
+
+/* --- 4b. Counting ---
+ * Targets: what the events watch. */
+enum tacho_target {
+	TACHO_TARGET_THREAD = 0,   /* one thread: pid is its tid, 0 the calling thread */
+	TACHO_TARGET_PROCESS,      /* every thread of process pid (/proc/PID/task when
+				      opened), 0 this process */
+	TACHO_TARGET_CHILD,        /* a child from tacho_child_start, before tacho_child_exec:
+				      counting starts at exec (enable_on_exec) */
+	TACHO_TARGET_CPUS,         /* every task on the CPUs listed (all online ones when
+				      ncpus is 0); needs privilege at paranoid > 0 */
+};
+
+struct tacho_counters_opts {
+	size_t sz;                 /* sizeof(struct tacho_counters_opts) */
+	enum tacho_target target;
+	pid_t pid;                 /* THREAD, PROCESS, CHILD */
+	const int *cpus;           /* CPUS: the CPU numbers; NULL with ncpus 0: all online */
+	size_t ncpus;
+	bool no_inherit;           /* do not follow threads and processes the target creates
+				      after the open (by default tacho does, for task targets) */
+	bool no_group_read;        /* read each event by itself even inside a group */
+};
+
+/* One event to open: its name (for messages), its attributes and its group. Events
+ * with the same group number >= 0 are opened as one group, in order, the first one
+ * the leader; TACHO_GROUP_NONE opens an event alone. The engine sets the attributes
+ * it owns (disabled, inherit, enable_on_exec, read_format counting bits) and keeps
+ * the rest (sampling fields included). */
+#define TACHO_GROUP_NONE (-1)
+struct tacho_counter_spec {
+	const char *name;
+	struct perf_event_attr attr;
+	int group;
+};
+
+/* What became of one event. */
+enum tacho_count_status {
+	TACHO_COUNT_COUNTED = 0,     /* on a counter all the time it was enabled */
+	TACHO_COUNT_MULTIPLEXED,     /* on a counter part of the time: value is scaled,
+					coverage < 1 says how much it ran */
+	TACHO_COUNT_NOT_COUNTED,     /* opened, but never on a counter (time running 0),
+					or never enabled: there is no value */
+	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
+};
+
+/* The stable lowercase name of a status: "counted", "multiplexed", "not counted",
+ * "not supported". */
+TACHO_API const char *tacho_count_status_name(enum tacho_count_status s);
+
+struct tacho_count {
+	const char *name;            /* the spec's name (owned by the counters) */
+	enum tacho_count_status status;
+	uint64_t raw;                /* the sum of the kernel's counts over CPUs / threads */
+	double value;                /* raw for COUNTED, raw * enabled / running summed per
+					CPU / thread for MULTIPLEXED, NAN when there is none */
+	uint64_t enabled_ns, running_ns;
+	double coverage;             /* running / enabled (1.0 when counted, 0 when not) */
+	int err;                     /* NOT_SUPPORTED: -errno of perf_event_open or
+					-TACHO_E...; else 0 */
+	const char *why;             /* NOT_SUPPORTED / NOT_COUNTED: a sentence saying why
+					and what to do (owned by the counters); else NULL */
+};
+
+struct tacho_counters;
+
+/* Opens the n events of specs on the target. Events that cannot be opened do not fail
+ * the call: they read back as NOT_SUPPORTED with the error and its explanation
+ * (tacho_counters_explain). A member that cannot join its group is reported that way
+ * too, never dropped silently; the rest of the group stays. Counters start disabled,
+ * except for TACHO_TARGET_CHILD, where the program's exec enables them.
+ * Returns 0 and *out (even when every event failed: read them for the reasons);
+ * -EINVAL for bad options, -ESRCH when the target does not exist, -ENOMEM. The caller
+ * owns *out (tacho_counters_free). One object must not be used by two threads at once;
+ * separate objects are independent. */
+TACHO_API int tacho_counters_open(const struct tacho_counters_opts *opts,
+				  const struct tacho_counter_spec *specs, size_t n,
+				  struct tacho_counters **out);
+
+/* Opens the events of a parsed list (section 3) as tacho_counters_open does, named as
+ * the list names them. groups: groups[i] is event i's group number (as in
+ * tacho_counter_spec.group), e.g. from the scheduler; NULL keeps the {groups} the user
+ * wrote in the list and opens every other event alone. Same returns and ownership. */
+TACHO_API int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
+					 const struct tacho_evlist *list, const int *groups,
+					 struct tacho_counters **out);
+
+/* Closes every fd and frees. NULL-safe. */
+TACHO_API void tacho_counters_free(struct tacho_counters *c);
+
+/* Number of events (as given to open, failed ones included). */
+TACHO_API size_t tacho_counters_count(const struct tacho_counters *c);
+
+/* Number of events that opened on at least one CPU or thread. */
+TACHO_API size_t tacho_counters_opened(const struct tacho_counters *c);
+
+/* Enable, disable, zero every opened event (one ioctl per group and CPU/thread, with
+ * PERF_IOC_FLAG_GROUP). Returns 0 or the first -errno. */
+TACHO_API int tacho_counters_enable(struct tacho_counters *c);
+TACHO_API int tacho_counters_disable(struct tacho_counters *c);
+TACHO_API int tacho_counters_reset(struct tacho_counters *c);
+
+/* Reads every event into out[0..n-1] in the order of the specs (n may be smaller than
+ * the count). A group is read with one read(2) per CPU/thread. Returns 0 or -errno
+ * of read(2). May be called while counting (a snapshot) or after. */
+TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n);
+
+/* Explains why perf_event_open(attr) failed with err (negative errno) for a process
+ * target on this machine: one clause, lowercase, without the event's name, that names
+ * the cause (the paranoid level and what it allows, a missing capability, no PMU in
+ * this virtual machine, an event this CPU lacks, breakpoint registers taken, too many
+ * open files, ...) and ends with what to do in parentheses. Returns buf. Thread-safe. */
+TACHO_API char *tacho_counters_explain(int err, const struct perf_event_attr *attr,
+				       char *buf, size_t size);
+
+/* Arithmetic of multiplexing, exposed for tests and for callers that read fds
+ * themselves: raw * enabled / running without overflow; NAN when running is 0. */
+TACHO_API double tacho_count_scale(uint64_t raw, uint64_t enabled_ns, uint64_t running_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_COUNTERS_H */

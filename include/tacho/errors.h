@@ -1,0 +1,100 @@
+/* tacho/errors.h - libtacho's public interface: version, error codes, diagnostics and
+ * the log callback.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_ERRORS_H
+#define TACHO_ERRORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TACHO_API __attribute__((visibility("default")))
+#else
+#define TACHO_API
+#endif
+
+/* ==================================================================================
+ * 1. Version, errors and diagnostics
+ * ================================================================================== */
+
+#define TACHO_VERSION_MAJOR 0
+#define TACHO_VERSION_MINOR 1
+#define TACHO_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH". Never NULL. Thread-safe. */
+TACHO_API const char *tacho_version(void);
+
+/* tacho's own error codes. They are positive numbers far above any errno; functions
+ * return them negated. X(NAME, NUMBER, SENTENCE) */
+#define TACHO_ERRNO_MAP(X)                                                              \
+	X(EPARSE,    10001, "malformed input")                                          \
+	X(ETRUNC,    10002, "input ends too early")                                     \
+	X(EEMPTY,    10003, "input is empty")                                           \
+	X(ENODATA,   10004, "the value is not available from this source")              \
+	X(ENOEVENT,  10005, "no such event")                                            \
+	X(ENOPMU,    10006, "no hardware performance-monitoring unit on this machine")  \
+	X(ENOTCPU,   10007, "this event does not exist on this CPU")                    \
+	X(ERANGE,    10008, "a value is out of range")                                  \
+	X(EVERSION,  10009, "unsupported file format version")                          \
+	X(ECORRUPT,  10010, "the file is corrupt")                                      \
+	X(ENOTX86,   10011, "not an x86 processor")                                     \
+	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")             \
+	X(ETOOMANY,  10013, "more events than this CPU has counters for in one group")  \
+	X(ECHILD,    10014, "the program could not be started")
+
+enum tacho_errno {
+#define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,
+	TACHO_ERRNO_MAP(TACHO_ERRNO_ENUM_)
+#undef TACHO_ERRNO_ENUM_
+};
+
+/* The sentence for an error code, negative or positive, tacho's or the OS's (then it
+ * is strerror's text). Never NULL; an unknown code gives "unknown error N" from a
+ * thread-local buffer. Thread-safe. */
+TACHO_API const char *tacho_strerror(int err);
+
+/* The symbolic name of an error code ("TACHO_EPARSE", "ENOENT"), or NULL if unknown.
+ * Thread-safe. */
+TACHO_API const char *tacho_err_name(int err);
+
+/* Where bad input was found. Functions that parse text fill one in when the caller
+ * passes a non-NULL pointer; on success they leave it untouched. */
+struct tacho_diag {
+	char source[256];   /* file name, or the text that was parsed (may be cut short) */
+	unsigned line;      /* 1-based line in source; 0 when not a file */
+	unsigned column;    /* 1-based column (byte offset + 1); 0 when unknown */
+	char message[256];  /* what was wrong, lowercase, no final full stop */
+};
+
+/* Formats a diagnostic as one line: "SOURCE:LINE:COLUMN: MESSAGE" (LINE and COLUMN
+ * only when known). Returns the length it wanted, as snprintf does. */
+TACHO_API int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size);
+
+enum tacho_log_level {
+	TACHO_LOG_ERROR = 0,
+	TACHO_LOG_WARN  = 1,
+	TACHO_LOG_INFO  = 2,
+	TACHO_LOG_DEBUG = 3,
+};
+
+typedef void tacho_log_fn(void *arg, enum tacho_log_level level, const char *msg);
+
+/* Installs the callback that receives the library's diagnostics (warnings about
+ * values it could not trust, fallbacks it took) and the most verbose level passed on.
+ * NULL silences the library (the default). Call it before other threads use the
+ * library; the callback itself may be called from any thread. */
+TACHO_API void tacho_set_log(tacho_log_fn *fn, void *arg, enum tacho_log_level max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_ERRORS_H */

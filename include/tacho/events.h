@@ -1,0 +1,181 @@
+/* tacho/events.h - libtacho's public interface: the event grammar shared by every
+ * command, and enumerating events.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_EVENTS_H
+#define TACHO_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "tacho/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 3. Events (the event grammar shared by every command)
+ * ================================================================================== */
+/* One grammar names every event, in every command and in the library (TACHO_EVENTS for
+ * regions, -e for stat and record); docs/events.md describes it whole. A spec is a
+ * comma-separated list of events; commas inside pmu/.../ do not split, and {a,b} keeps
+ * events in one group (optionally {a,b}:MODS, applied to each member). One event is:
+ *   cycles, instructions, ...        generic hardware           [:MODS]
+ *   L1-dcache-load-misses, LLC-loads generic cache              [:MODS]
+ *   task-clock, page-faults, ...     kernel software            [:MODS]
+ *   INST_RETIRED:ANY, pmu::EV:UMASK  CPU-specific, libpfm4      [:MODS]
+ *   cpu/event=0x3c,umask=1,cmask=1/  a sysfs PMU's format terms [MODS or :MODS]
+ *   msr/tsc/                         a sysfs PMU's named event
+ *   r1a8                             raw config of the CPU's PMU [:MODS]
+ *   sched:sched_switch, sched:*      tracepoint (wildcards: one event per match) [:MODS]
+ *   mem:0x1000[/8][:rw]              hardware breakpoint        [:MODS]
+ *   uprobe:PATH:SYMBOL[+OFF]         entries of a function of an ELF file (uprobe PMU)
+ *   uprobe:PATH:0xOFFSET             an instruction at a file offset      [:MODS]
+ *   uretprobe:PATH:SYMBOL            returns of the function              [:MODS]
+ * MODS are letters: u (user only), k (kernel only), h (hypervisor only), combinable;
+ * G (guest only), H (host only), I (exclude idle), p/pp/ppp (precise_ip 1-3), D (pinned).
+ */
+
+/* Where an event comes from. */
+enum tacho_event_source {
+	TACHO_EVENT_SRC_HARDWARE = 0,  /* generic hardware events of the kernel */
+	TACHO_EVENT_SRC_CACHE,         /* generic cache events */
+	TACHO_EVENT_SRC_SOFTWARE,      /* kernel software events */
+	TACHO_EVENT_SRC_PFM,           /* CPU-specific, named by libpfm4 */
+	TACHO_EVENT_SRC_RAW,           /* rNNNN */
+	TACHO_EVENT_SRC_PMU,           /* a PMU of /sys/bus/event_source/devices */
+	TACHO_EVENT_SRC_TRACEPOINT,    /* kernel tracepoints (tracefs) */
+	TACHO_EVENT_SRC_BREAKPOINT,    /* hardware breakpoints, and uprobes (pmu "uprobe"):
+					  exact, rare events that take no counter */
+	TACHO_EVENT_SRC_COUNT_
+};
+
+/* A short lowercase name for a source ("hardware", "cache", "software", "pfm", "raw",
+ * "pmu", "tracepoint", "breakpoint"); "unknown" outside the enum. Thread-safe. */
+TACHO_API const char *tacho_event_source_name(enum tacho_event_source src);
+
+/* Where the grammar looks things up; every field may be NULL/0 for the default.
+ * Tests point these at fake trees. */
+struct tacho_event_opts {
+	size_t sz;                  /* sizeof(struct tacho_event_opts), for growth */
+	const char *sysfs_pmu_root; /* default "/sys/bus/event_source/devices" */
+	const char *tracefs_root;   /* default: the first of /sys/kernel/tracing and
+				       /sys/kernel/debug/tracing that has events/ (the
+				       library never mounts tracefs) */
+	unsigned flags;             /* TACHO_EVENT_* below; read when sz covers it */
+};
+/* Never open a file that a spec names (uprobe paths): a uprobe then needs an absolute
+ * PATH and a numeric offset, taken as written. For fuzzers and untrusted specs. */
+#define TACHO_EVENT_NO_FILES 0x1u
+
+/* A parsed list of events. Opaque; the engine reads it through tacho_evlist_*. */
+struct tacho_evlist;
+
+/* Makes an empty list that resolves names with opts (NULL: the defaults; the strings
+ * are copied). 0 and *out, or -ENOMEM / -EINVAL (opts->sz too small). Free it with
+ * tacho_evlist_free. */
+TACHO_API int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho_evlist **out);
+
+/* Parses spec and appends its events to list. All or nothing: on error the list is as
+ * it was. Returns 0, or -TACHO_EPARSE (malformed), -TACHO_ENOEVENT (well formed but
+ * unknown here), -TACHO_ERANGE (a value that does not fit), -TACHO_EEMPTY, -ENOMEM,
+ * with *diag (if non-NULL) holding the spec as source, the 1-based column of the bad
+ * character and what was expected there (tacho_diag_caret shows it). Reads sysfs,
+ * tracefs and libpfm4's tables. Not thread-safe on the same list; thread-safe on
+ * different lists. */
+TACHO_API int tacho_evlist_add(struct tacho_evlist *list, const char *spec,
+			       struct tacho_diag *diag);
+
+/* tacho_evlist_new(NULL) + tacho_evlist_add(spec): the common case. On error *out is
+ * NULL. */
+TACHO_API int tacho_evlist_parse(const char *spec, struct tacho_evlist **out,
+				 struct tacho_diag *diag);
+
+/* The same with explicit lookup places. */
+TACHO_API int tacho_evlist_parse_opts(const char *spec, const struct tacho_event_opts *opts,
+				      struct tacho_evlist **out, struct tacho_diag *diag);
+
+TACHO_API void tacho_evlist_free(struct tacho_evlist *list);
+
+/* Number of events in the list (0 for NULL). */
+TACHO_API size_t tacho_evlist_count(const struct tacho_evlist *list);
+
+/* Accessors of the i-th event; i must be below tacho_evlist_count (else NULL, -EINVAL,
+ * TACHO_EVENT_SRC_COUNT_, -1 or 1.0). Strings live as long as the list. */
+TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t i);
+/* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
+ * the sampling fields left for the engine, except sample_period when the spec gave a
+ * PMU event's period= term). 0 or -EINVAL. For a uprobe, the copy's uprobe_path
+ * (config1) points to the resolved path, which the library keeps for the life of the
+ * process, so the copy may be opened after the list is freed (under
+ * TACHO_EVENT_NO_FILES it points into the list instead: open before freeing). */
+TACHO_API int tacho_evlist_attr(const struct tacho_evlist *list, size_t i,
+				struct perf_event_attr *out);
+TACHO_API enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i);
+/* The PMU's name ("cpu", "software", "msr", "tracepoint", a libpfm4 PMU name). */
+TACHO_API const char *tacho_evlist_pmu(const struct tacho_evlist *list, size_t i);
+/* The unit of the scaled value ("" for plain counts, "msec" for the clocks) and the
+ * factor from raw count to it. */
+TACHO_API const char *tacho_evlist_unit(const struct tacho_evlist *list, size_t i);
+TACHO_API double tacho_evlist_scale(const struct tacho_evlist *list, size_t i);
+/* The index of the leader of the {group} the user put event i in, or -1 when the user
+ * did not group it. */
+TACHO_API int tacho_evlist_group_leader(const struct tacho_evlist *list, size_t i);
+
+/* Tries to open event i counting on the calling thread (any CPU), then closes it:
+ * whether this process may count it here and now. Returns 0 or the -errno of
+ * perf_event_open (-ENOENT, -EOPNOTSUPP, -EACCES, -EINVAL, -ENOSPC, ...). Nothing is
+ * cached. Thread-safe. */
+TACHO_API int tacho_evlist_probe(const struct tacho_evlist *list, size_t i);
+
+/* Formats the diagnostic of a parse as two lines for a terminal: the source text,
+ * then a caret under the bad column ("cycles:q\n       ^\n"); tabs in the source are
+ * kept in the caret line so it lines up. Returns the length it wanted, as snprintf;
+ * 0 when d has no column. Thread-safe. */
+TACHO_API int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t size);
+
+/* --- 3b. Enumerating the events this machine knows (tacho list) --- */
+
+struct tacho_event_info {
+	enum tacho_event_source source;
+	const char *name;     /* how to write it in a spec (for the breakpoint source and
+				 PMUs with formats: the syntax, e.g. "mem:ADDR[/LEN][:rwx]") */
+	const char *aliases;  /* other accepted spellings, comma-separated, or "" */
+	const char *desc;     /* one line, "" when none is known */
+	const char *pmu;      /* the PMU (libpfm4's name, the sysfs PMU, the tracepoint's
+				 subsystem, "cpu" for generic ones) */
+	const char *probe;    /* a spec tacho_evlist_parse accepts and that opens this
+				 event, for tacho_evlist_probe; NULL when there is none */
+};
+
+/* Called once per event; a non-zero return stops the walk and is returned by
+ * tacho_events_foreach. The strings are valid only during the call. */
+typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
+
+/* Walks the events known here from the sources in mask (bits 1u << source; 0: all),
+ * source by source in enum order: the generic tables; libpfm4's events and umasks of
+ * its active CPU PMUs (not its generic "perf" tables); the sysfs PMUs' named events
+ * and format syntax (not cpu's raw configuration); tracepoints from tracefs (sorted);
+ * the breakpoint and uprobe syntax (a uprobe row's probe, when the uprobe PMU is there,
+ * is a function of libtacho as this process maps it). Returns 0, the visitor's non-zero
+ * value, or -ENOMEM. Missing sources (no tracefs) are skipped silently:
+ * tacho_event_opts says where it looked.
+ * Thread-safe as long as the visitor is. */
+TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
+				   tacho_event_visit_fn *fn, void *arg);
+
+/* The tracefs folder tracepoints are looked up in (opts->tracefs_root, else the first
+ * of /sys/kernel/tracing and /sys/kernel/debug/tracing whose events/ this process can
+ * see), or NULL when there is none: not mounted, or not readable by this user. The
+ * string is static or opts's. Thread-safe. */
+TACHO_API const char *tacho_event_tracefs(const struct tacho_event_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_EVENTS_H */

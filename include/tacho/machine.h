@@ -1,0 +1,58 @@
+/* tacho/machine.h - libtacho's public interface: what this machine and user allow (the
+ * facts behind tacho doctor).
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_MACHINE_H
+#define TACHO_MACHINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- 4c. What this machine allows (the facts behind `tacho doctor`) --- */
+
+enum tacho_check_state {
+	TACHO_CHECK_OK = 0,     /* works */
+	TACHO_CHECK_LIMIT,      /* a limitation: text ends with what to do, in parentheses */
+	TACHO_CHECK_INFO,       /* a fact worth knowing, neither good nor bad */
+};
+
+/* "ok", "limited", "info". */
+TACHO_API const char *tacho_check_state_name(enum tacho_check_state s);
+
+struct tacho_check {
+	const char *key;        /* stable identifier: "pmu", "vm", "paranoid", "caps",
+				   "software", "breakpoints", "tracefs", "rdpmc", "msr",
+				   "nmi_watchdog", "mlock", "sample_rate", "tsc",
+				   "clocksource", "counters" (static storage) */
+	const char *title;      /* for people: "hardware PMU", ... (static storage) */
+	enum tacho_check_state state;
+	char value[96];         /* the short answer: "none", "2", "yes (KVM)", ... */
+	char text[768];         /* one sentence: what it means for measuring, and for
+				   TACHO_CHECK_LIMIT what to do */
+};
+
+/* Looks at this machine and this user: the hardware PMU (sysfs, CPUID leaf 0xA, and
+ * whether a hardware event opens), the counters a task gets, virtualization (CPUID,
+ * /sys/hypervisor, DMI), perf_event_paranoid and the capabilities, whether software
+ * events, breakpoints and tracepoints open, tracefs, user-space RDPMC (from the mmap
+ * page of an event), /dev/cpu/N/msr, the NMI watchdog, perf_event_mlock_kb,
+ * perf_event_max_sample_rate, the TSC and the clocksource. Fills at most max checks
+ * into out and returns how many there are (more than max: call again with room), or
+ * -EINVAL. Takes some tens of ms (it calibrates the TSC once per process, and reads
+ * CPUID on every CPU). Not thread-safe with respect to the calling thread's CPU
+ * affinity, which it restores. */
+TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_MACHINE_H */

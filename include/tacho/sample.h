@@ -1,0 +1,181 @@
+/* tacho/sample.h - libtacho's public interface: sampling: recording and reports.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_SAMPLE_H
+#define TACHO_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+#include "tacho/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 7. Sampling
+ * ================================================================================== */
+/* Event-based and time-based sampling (VTune's EBS and TBS, seed 004; perf record and
+ * perf report today): every Nth event, or every millisecond of CPU time, the kernel
+ * notes where the program was; tacho writes that to a record file as it goes and turns
+ * it into hot spots by function, library, source line and instruction.
+ * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
+
+/* --- 7a. Recording --- */
+struct tacho_record_opts {
+	size_t sz;                  /* sizeof(struct tacho_record_opts) */
+	const char *events;         /* an event spec of the grammar (section 3); NULL:
+				       cycles where there is a core PMU, else cpu-clock */
+	uint64_t period;            /* sample every period events (perf's -c) */
+	unsigned freq;              /* or: this many samples per second, the kernel adjusting
+				       the period (perf's -F). With neither: the clocks
+				       (cpu-clock, task-clock) sample every 1/rate s of CPU
+				       time; other events start with a provisional period,
+				       are counted for calibrate_ms, then get the period that
+				       gives about rate samples per second */
+	bool callchain;             /* record call chains (user stacks by frame pointers) */
+	const char *output;         /* the record file; NULL: "tacho.rec" */
+	char *const *argv;          /* the program to start and record, NULL-terminated */
+	pid_t pid;                  /* or an existing process (every thread of it) */
+	bool system_wide;           /* or every CPU (with argv: while the program runs) */
+	unsigned mmap_pages;        /* data pages of each ring (a power of two); 0: 128 */
+	unsigned flush_ms;          /* the longest time between writes to the file; 0: 200 */
+	unsigned calibrate_ms;      /* the calibration window; 0: 100 */
+	unsigned rate;              /* samples per second aimed at; 0: 1000 */
+	volatile int *stop;         /* when *stop becomes non-zero (a signal number, set by
+				       the caller's signal handler): with a program, the
+				       signal is passed on to it, *stop is cleared (an
+				       atomic exchange) and recording goes on until it
+				       ends; if *stop becomes non-zero again while it runs,
+				       the program is killed with SIGKILL (said through
+				       notify) and the file still finished. Otherwise
+				       recording stops */
+	void (*notify)(void *arg, const char *msg);  /* what tacho chose (the period, the
+				       calibration), as it happens; NULL: the log at INFO */
+	void *notify_arg;
+};
+
+struct tacho_record_result {
+	uint64_t samples;           /* samples written */
+	uint64_t lost;              /* samples the kernel dropped (full ring), from its
+				       PERF_RECORD_LOST records, plus, for period-1
+				       events, those the count says were due but that no
+				       record reported (a ring still full at the end,
+				       throttling): never hidden */
+	uint64_t throttled;         /* times the kernel throttled an event */
+	uint64_t bytes;             /* size of the file */
+	bool ran;                   /* the program was started */
+	struct tacho_exit exit;     /* how it ended (when ran) */
+	int exec_err;               /* errno of a failed exec (then -TACHO_ECHILD) */
+	char choice[256];           /* the last sentence about the period tacho chose */
+};
+
+/* Records samples of opts->events on the target into opts->output, writing the file as
+ * the recording goes (every flush_ms at the latest), so that a recording killed at any
+ * moment reads up to its last write. Returns when the program (or the process) ends,
+ * with no fixed delay, or when *opts->stop is set without a program. Returns 0 (also
+ * when the program failed: see res->exit), -TACHO_ECHILD when the program could not be
+ * started (res->exec_err), the grammar's errors for a bad spec, -errno of
+ * perf_event_open with an explanation in *diag, or -errno of writing the file. Starts a
+ * child and changes no signal disposition; not thread-safe with other forks. */
+TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_record_result *res,
+			   struct tacho_diag *diag);
+
+/* --- 7b. Reports --- */
+/* A loaded recording, symbolized on demand (ELF symbols, separate debug info, source
+ * lines through elfutils; the vDSO from the copy in the file; the kernel from
+ * /proc/kallsyms when it was recorded in this boot). Opaque. */
+struct tacho_profile;
+
+/* Reads a record file. A file that ends early (a recording that was killed, or cut
+ * short) loads up to its last complete record and says so in tacho_profile_info.
+ * 0 and *out, or -errno (file), -TACHO_ECORRUPT (not a recording, a bad checksum, an
+ * impossible record), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the header), with
+ * *diag naming the file and the byte offset. The caller frees it with
+ * tacho_profile_free. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_load(const char *path, struct tacho_profile **out,
+				 struct tacho_diag *diag);
+TACHO_API void tacho_profile_free(struct tacho_profile *p);
+
+struct tacho_profile_info {
+	uint64_t samples;           /* samples of the selected event (the first by default) */
+	uint64_t all_samples;       /* samples of every event in the file */
+	unsigned nevents;           /* events recorded */
+	uint64_t lost;              /* samples the kernel reported lost */
+	bool truncated;             /* the file ends early (no final record) */
+	uint64_t good_bytes;        /* bytes read up to the last complete record */
+	uint64_t file_bytes;
+	const char *event;          /* the selected event's name */
+	uint64_t period;            /* its period (the calibrated one if it changed) */
+	bool freq;                  /* period is a frequency */
+	const char *command;        /* what was recorded */
+	int exit_status;            /* the program's, as a shell says it; -1 unknown */
+	const char *kernel_note;    /* why kernel addresses are not symbolized, or NULL */
+};
+/* Strings live as long as the profile. */
+TACHO_API void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out);
+/* Reports (rows, annotate, exports) are about one event of the file at a time: the
+ * first one unless this selects another by name. 0 or -ENOENT. */
+TACHO_API int tacho_profile_select_event(struct tacho_profile *p, const char *name);
+
+/* C++ names (Itanium ABI, "_ZN3foo3barEv") are shown demangled ("foo::bar()") in rows,
+ * annotate and the exports, unless this turns it off (on: true, the default). The
+ * demangler is libstdc++'s __cxa_demangle, loaded with dlopen at first use: libtacho
+ * does not link the C++ runtime, and without libstdc++.so.6 names stay as they are.
+ * Row strings handed out before a change stay valid. Not thread-safe on one profile. */
+TACHO_API void tacho_profile_set_demangle(struct tacho_profile *p, bool on);
+
+enum tacho_sort {
+	TACHO_SORT_SYMBOL = 0,      /* function and binary */
+	TACHO_SORT_DSO,             /* binary (executable, library, [kernel], [vdso]) */
+	TACHO_SORT_LINE,            /* source file and line */
+	TACHO_SORT_ADDRESS,         /* instruction */
+};
+
+struct tacho_profile_row {
+	const char *symbol;         /* "[unknown]" when there is none */
+	const char *dso;            /* path of the binary, "[kernel]", "[vdso]", "[unknown]" */
+	const char *file;           /* source file (TACHO_SORT_LINE, ADDRESS), or NULL */
+	int line;                   /* its line, 0 when unknown */
+	uint64_t address;           /* ELF address (TACHO_SORT_ADDRESS), else 0 */
+	uint64_t samples;           /* self samples; with children: samples whose stack holds
+				       this function anywhere */
+	uint64_t self;              /* samples in the function itself */
+	uint64_t events;            /* the events its samples stand for: the sum of their
+				       periods */
+	double percent;             /* events / all events * 100 (perf's "Overhead"); with
+				       a fixed period the same as the share of samples */
+};
+
+/* Aggregates the samples of the selected event by sort key, most events first (then
+ * samples, then name). children:
+ * count a function for every sample with it anywhere on the call chain (needs -g).
+ * Trap-type samples (data breakpoints) are attributed to the instruction before the
+ * reported IP. 0 and *rows (malloc'd, caller frees; strings owned by the profile) with
+ * *n, or -ENOMEM. */
+TACHO_API int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
+				 struct tacho_profile_row **rows, size_t *n);
+/* The per-instruction view of one function (name exact, as shown or as mangled): one
+ * row per sampled address
+ * of it, in address order, with file and line. 0, -ENOENT when no sample falls in a
+ * function of that name, -ENOMEM. */
+TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
+				     struct tacho_profile_row **rows, size_t *n);
+/* Exports: folded stacks, one line per distinct stack, "comm;outer;...;inner COUNT"
+ * (FlameGraph, speedscope, inferno); and perf script's text (one block per sample: a
+ * header line "comm pid/tid [cpu] secs: period event:" (then the data address in hex
+ * for page faults and breakpoints), one line per frame
+ * "\tADDR SYMBOL+0xOFF (DSO)", a blank line), which the Firefox Profiler and speedscope
+ * import. 0 or -EIO. */
+TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
+TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_SAMPLE_H */

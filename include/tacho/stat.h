@@ -1,0 +1,252 @@
+/* tacho/stat.h - libtacho's public interface: stat sessions: counter scheduling over
+ * runs, derived metrics, aggregation.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_STAT_H
+#define TACHO_STAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "tacho/errors.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/counters.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- 4s. Scheduling: which events share a run of the program ---
+ * A core PMU has a few general-purpose counters (2 on the Pentium, 4 or 8 on Intel
+ * cores, 6 on AMD Zen) and, on Intel, fixed counters for instructions, cycles and
+ * ref-cycles. More events than counters means either multiplexing (the kernel rotates
+ * groups and scales the counts) or more runs of the program (P5Stat's way, seed 000).
+ * The scheduler plans the runs; tacho_stat (4m) executes them. Events that need no
+ * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
+ * counted in the first run; breakpoints take one of the four debug registers each. */
+
+struct tacho_pmu_counters {
+	unsigned gp;             /* general-purpose counters a task may use */
+	unsigned fixed;          /* fixed counters a task may use */
+	uint32_t fixed_mask;     /* bit i: fixed counter i usable (Intel: 0 instructions,
+				    1 cycles, 2 ref-cycles) */
+	unsigned breakpoints;    /* debug address registers (4 on x86) */
+	bool fixed_intel;        /* fixed counters have Intel's architectural meaning */
+	bool known;              /* the numbers come from a source; false: unknown (the
+				    scheduler then plans one run and lets the kernel
+				    multiplex) */
+	bool none;               /* known, and there are no counters: no hardware PMU */
+	char source[64];         /* where the numbers came from ("CPUID leaf 0xA") */
+	char note[192];          /* what else limits them ("the NMI watchdog holds ..."),
+				    "" when nothing */
+};
+
+/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
+ * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
+ * on AMD, two on P5/P6 parts before leaf 0xA. Pure: test it on dumps. 0 or -EINVAL. */
+TACHO_API int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
+					  struct tacho_pmu_counters *out);
+
+/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
+ * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
+ * in c->note. 0 or -EINVAL. Pure. */
+TACHO_API int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
+
+/* This machine's counters: the few CPUID leaves that decide them, read on the calling
+ * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
+ * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,
+ * -ENOMEM. Thread-safe. */
+TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
+
+/* A plan: nruns runs of the program, each with perf groups of event indices. */
+struct tacho_schedule;
+
+/* Where one event of the list goes. */
+struct tacho_sched_slot {
+	int run;                 /* 0-based run of the program; -1: never scheduled */
+	int group;               /* 0-based perf group within the run; -1 when unscheduled */
+	bool fixed;              /* planned on a fixed counter */
+	const char *why;         /* NULL when scheduled; else why it can never be counted
+				    here (it is never opened), owned by the schedule */
+};
+
+/* Flags of tacho_schedule_new. */
+#define TACHO_SCHED_MULTIPLEX 0x1u  /* one run; groups that each fit the counters,
+				       rotated by the kernel and scaled (breakpoints beyond
+				       four still need another run: the kernel cannot
+				       rotate them) */
+
+/* Plans how to count every event of list with the counters pmu describes. Without
+ * TACHO_SCHED_MULTIPLEX: first fit, in list order (cycles and instructions, and the
+ * groups holding them, before the rest, so that they share the first run with the
+ * clocks), into as few runs as keep every run within the counters, so nothing is
+ * multiplexed; a {group} of the user stays one perf
+ * group; the counter events of a run form one perf group (one read). An event or
+ * group that can never fit (wider than the counters, a fixed-only event without its
+ * fixed counter) gets a slot with run -1 and a reason, and is never opened. With no
+ * hardware PMU (pmu->none) or unknown counters, counter events are planned alone in
+ * the first run, so that the kernel's refusal (explained by the engine) or its
+ * multiplexing (with coverage) is what the user sees. 0 and *out (free it with
+ * tacho_schedule_free), -EINVAL or -ENOMEM. Thread-safe. */
+TACHO_API int tacho_schedule_new(const struct tacho_evlist *list,
+				 const struct tacho_pmu_counters *pmu, unsigned flags,
+				 struct tacho_schedule **out);
+TACHO_API void tacho_schedule_free(struct tacho_schedule *s);
+
+/* Reading a plan (0 / NULL for out-of-range arguments). Pointers live as long as s. */
+TACHO_API unsigned tacho_schedule_nruns(const struct tacho_schedule *s);
+TACHO_API unsigned tacho_schedule_nevents(const struct tacho_schedule *s);
+TACHO_API unsigned tacho_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
+/* The event indices of one group, leader first; *n their number. */
+TACHO_API const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned run,
+					       unsigned group, unsigned *n);
+TACHO_API const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_schedule *s,
+							     unsigned ev);
+TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s);
+/* --- 4m. Derived metrics and stat sessions ---
+ * tacho_stat runs a program (or watches a process, a thread, CPUs), executes a schedule
+ * (4s) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
+
+/* One counted event as the metrics see it. value is the count itself, unscaled
+ * (task-clock and cpu-clock in nanoseconds). */
+struct tacho_metric_input {
+	const char *name;
+	struct perf_event_attr attr;   /* type, config and the exclude_* bits are used */
+	double value;
+	bool has_value;                /* false: not counted; the event is then ignored */
+};
+
+/* A derived value. */
+struct tacho_metric {
+	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
+			      "page-faults rate", "avg duration of NAME" */
+	char unit[24];     /* "insn per cycle", "%", "GHz", "/sec", "cycles", ... */
+	char expr[200];    /* how it was computed: "instructions / cycles" */
+	double value;      /* always finite */
+	int inputs[2];     /* indices of the inputs; -1 for the wall time */
+};
+
+/* Computes every metric whose inputs all have values and the same privilege rings:
+ * IPC, CPI, branch-, cache-, L1d-, LLC- and dTLB-miss ratios, stalled-cycle shares,
+ * GHz (cycles per task-clock nanosecond), CPUs utilized (task-clock / wall_ns), the
+ * rate per second of every event that is not a clock (over task-clock, or wall_ns
+ * when task-clock was not counted), and the average duration in cycles of a raw x86
+ * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
+ * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. Returns 0
+ * and *out (malloc'd, the caller free()s it; NULL when *nout is 0), -EINVAL, -ENOMEM.
+ * Pure and thread-safe. */
+TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
+				    double wall_ns, struct tacho_metric **out, size_t *nout);
+
+/* Called while counting with -I: the counts of one interval. */
+struct tacho_stat_interval {
+	double t_s;                       /* end of the interval, seconds since counting began */
+	double len_s;                     /* its length */
+	size_t n;                         /* events, as in the session's list */
+	const struct tacho_count *counts; /* per event: value, status and coverage of the
+					     interval alone (deltas); status NOT_SUPPORTED
+					     / NOT_COUNTED as in tacho_counters_read */
+};
+typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
+
+/* Called before each run of the program: done runs of total (warm-up runs included). */
+typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
+
+struct tacho_stat_opts {
+	size_t sz;                      /* sizeof(struct tacho_stat_opts) */
+	const struct tacho_evlist *events;
+	enum tacho_target target;       /* CHILD: run argv (and count it); PROCESS, THREAD:
+					   pid; CPUS: cpus (ncpus 0: all), while argv runs
+					   or, without argv, until *stop */
+	char *const *argv;              /* the program, NULL-terminated */
+	pid_t pid;
+	const int *cpus;
+	size_t ncpus;
+	unsigned repeat;                /* counted repetitions (0 means 1) */
+	unsigned warmup;                /* runs of the program before, not counted */
+	unsigned sched_flags;           /* TACHO_SCHED_MULTIPLEX */
+	const struct tacho_pmu_counters *pmu; /* NULL: tacho_pmu_counters_detect() */
+	unsigned interval_ms;           /* > 0: call on_interval every interval_ms */
+	tacho_stat_interval_fn *on_interval;
+	void *interval_arg;
+	tacho_stat_progress_fn *on_progress;
+	void *progress_arg;
+	volatile int *stop;             /* non-NULL: when it becomes non-zero (a signal
+					   handler of the caller's), counting stops, the
+					   program is left to end (PROCESS/THREAD/CPUS: not
+					   touched) and what was counted is kept */
+	int *exec_err;                  /* non-NULL: receives the errno of a failed exec
+					   when -TACHO_ECHILD is returned (ENOENT: no such
+					   program, EACCES: not executable); a caller built
+					   before this field existed passes a smaller sz */
+};
+
+/* One event's result over every repetition. */
+struct tacho_stat_event {
+	const char *name;
+	const char *unit;                /* of value and the statistics ("" or "msec") */
+	enum tacho_count_status status;  /* COUNTED: every repetition counted it whole;
+					    MULTIPLEXED: some value, but not always whole
+					    (coverage says how much); NOT_COUNTED /
+					    NOT_SUPPORTED: no value at all (why says why) */
+	double value;                    /* mean over the repetitions with a value, in unit
+					    (count x the event's scale); NAN when none */
+	double coverage;                 /* mean of running/enabled (0 for a repetition
+					    without a value) */
+	unsigned nvalues;                /* repetitions that gave a value */
+	struct tacho_stat_summary {
+		double mean, stddev, min, median, max;
+		double spread_pct;       /* 100 (max - min) / |mean| */
+		double rsd_pct;          /* 100 stddev / |mean| */
+	} stats;                         /* over the values; NAN where undefined */
+	const double *values;            /* per repetition, NAN where none (repeat entries) */
+	int err;                         /* NOT_SUPPORTED: the open's error */
+	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED */
+	int run;                         /* the schedule's run (-1: never scheduled) */
+};
+
+struct tacho_stat;
+
+/* Runs the session: warm-up runs, then repeat x (the schedule's runs) runs of the
+ * program, each counting its share of the events, and aggregates. A program killed by
+ * a signal, or *stop, ends the session early: what was counted is kept
+ * (tacho_stat_repeats says how many repetitions completed; interrupted is set).
+ * Refused with -EINVAL and a diagnostic: no events; a target other than CHILD (or CPUS
+ * with a program) with a schedule of several runs (a process cannot be run again: use
+ * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
+ * run: use TACHO_SCHED_MULTIPLEX or fewer events); repeat > 1 without a program.
+ * -TACHO_ECHILD when the program cannot be started, *diag saying why ("cannot run
+ * 'frob': no such program in PATH"); -ESRCH for a PID that does not exist; -ENOMEM.
+ * On success *out holds the results (tacho_stat_free). Not thread-safe with other
+ * code of the process that forks or handles SIGCHLD; callbacks run on a helper thread
+ * while a program runs. */
+TACHO_API int tacho_stat_run(const struct tacho_stat_opts *opts, struct tacho_stat **out,
+			     struct tacho_diag *diag);
+TACHO_API void tacho_stat_free(struct tacho_stat *s);
+
+TACHO_API size_t tacho_stat_nevents(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_event *tacho_stat_event(const struct tacho_stat *s, size_t i);
+/* The metrics of the mean values (tacho_metrics_compute over them and the mean wall
+ * time). */
+TACHO_API size_t tacho_stat_nmetrics(const struct tacho_stat *s);
+TACHO_API const struct tacho_metric *tacho_stat_metric(const struct tacho_stat *s, size_t i);
+/* Completed counted repetitions, runs of the program per repetition (the schedule's),
+ * the mean wall time of one run (seconds; NAN when none), whether it ended early. */
+TACHO_API unsigned tacho_stat_repeats(const struct tacho_stat *s);
+TACHO_API unsigned tacho_stat_runs(const struct tacho_stat *s);
+TACHO_API double tacho_stat_wall_s(const struct tacho_stat *s);
+TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
+/* How the last run of the program ended; NULL when no program ran. */
+TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
+/* The plan that was executed. */
+TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_STAT_H */

@@ -1,0 +1,136 @@
+/* tacho/tsc.h - libtacho's public interface: the time-stamp counter and the clocks.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_TSC_H
+#define TACHO_TSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+#include "tacho/cpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 5. The time-stamp counter
+ * ================================================================================== */
+/* The TSC counts at a constant rate on every CPU made in the last fifteen years
+ * ("invariant TSC", CPUID.8000_0007h:EDX[8]); reading it costs a few nanoseconds, far
+ * less than any system call. The seeds' StartTSC/EndTSC stalled the pipeline with CPUID
+ * around RDTSC; in a virtual machine CPUID is a VM exit (~7 us), so tacho fences with
+ * LFENCE instead (SDM Vol. 2B, RDTSC/RDTSCP: LFENCE before RDTSC waits for earlier
+ * instructions; LFENCE after RDTSCP keeps later ones from starting before the read). */
+
+/* Out-of-line reads, for callers that do not want inline assembly or may run where
+ * RDTSCP is missing: read_begin is `lfence; rdtsc`; read_end is `rdtscp; lfence`, or
+ * `lfence; rdtsc; lfence` without RDTSCP. Off x86 both return CLOCK_MONOTONIC_RAW in
+ * nanoseconds. Thread-safe. */
+TACHO_API uint64_t tacho_tsc_read_begin(void);
+TACHO_API uint64_t tacho_tsc_read_end(void);
+
+/* A begin read, `lfence; rdtsc`, inline for hot paths: no earlier instruction is
+ * still executing when the counter is sampled. Thread-safe. */
+static inline uint64_t tacho_tsc_begin(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return tacho_tsc_read_begin();
+#endif
+}
+
+/* An end read, `rdtscp; lfence`, inline for hot paths: RDTSCP waits for every earlier
+ * instruction, the LFENCE holds back later ones. Needs RDTSCP (tacho_tsc_info.rdtscp;
+ * every x86-64 CPU since 2008). Thread-safe. */
+static inline uint64_t tacho_tsc_end(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi, aux;
+	__asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	(void)aux;
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return tacho_tsc_read_end();
+#endif
+}
+
+/* A short name for a source (enum tacho_tsc_source, section 2b: the decoder's and this
+ * section's): "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h", "hypervisor",
+ * "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL. Thread-safe. */
+TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
+
+/* What is known about this machine's TSC. */
+struct tacho_tsc_info {
+	bool present;        /* CPUID.1:EDX[4] */
+	bool rdtscp;         /* CPUID.8000_0001h:EDX[27] */
+	bool invariant;      /* CPUID.8000_0007h:EDX[8]: constant rate in every P/C-state */
+	bool hypervisor;     /* CPUID.1:ECX[31]: running in a virtual machine */
+	double hz;           /* ticks per second; 0 when no source gave one */
+	enum tacho_tsc_source source;
+	double cpuid_hz;     /* what CPUID (15h/16h/hypervisor) says, 0 if nothing */
+	double kernel_hz;    /* what the kernel's conversion says, 0 if not offered */
+	bool kernel_time;    /* the perf mmap page offered cap_user_time */
+	uint32_t time_mult;  /* kernel conversion: ns = time_zero + ((ticks * mult) >> shift) */
+	uint16_t time_shift;
+	uint64_t time_zero;  /* valid when kernel_time_zero */
+	bool kernel_time_zero;
+	double calibrated_hz; /* measured against CLOCK_MONOTONIC_RAW over ~20 ms (always
+				 measured, as a cross-check; 0 if the clock failed) */
+	double pair_ticks;   /* cost of tacho_tsc_begin()+tacho_tsc_end() back to back: the
+				median of 2001 pairs, measured once; what to subtract */
+	double pair_ns;      /* the same in nanoseconds */
+};
+
+/* Fills *out with what tacho knows about the TSC. The first call measures (about
+ * 25 ms: the calibration and the pair cost) and caches; later calls copy. Returns 0,
+ * -TACHO_ENOTX86 off x86 or -ENODEV without a TSC (*out still filled as far as known).
+ * Thread-safe. */
+TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
+
+/* The TSC frequency in Hz that CPUID alone gives, for dumps taken elsewhere: leaf 15h
+ * (with the SDM's crystal table or 16h's base when 15h lacks the crystal), then the
+ * hypervisor's leaf 4000_0010h, then 16h's nominal base, as tacho_cpu_decode reads
+ * them from the first CPU of the dump (idx must be 0). Pure. Returns 0 and *hz, *src;
+ * -TACHO_ENODATA when the dump does not say; -EINVAL for another idx. */
+TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx,
+				   double *hz, enum tacho_tsc_source *src);
+
+/* The kernel's TSC frequency from a perf mmap page's time_mult and time_shift:
+ * 1e9 * 2^shift / mult. 0 when mult is 0. Pure. */
+TACHO_API double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift);
+
+/* Ticks to nanoseconds at the frequency tacho_tsc_info found (ticks * 1e9 / hz);
+ * 0 when no frequency is known. Thread-safe (the first call may measure, as above). */
+TACHO_API double tacho_tsc_to_ns(uint64_t ticks);
+
+/* --- 5b. Clocks: every way a program can read the time, and what it costs --- */
+
+#define TACHO_CLOCK_SURVEY_MAX 8
+
+struct tacho_clock_info {
+	const char *name;      /* "tsc", "CLOCK_MONOTONIC", ... (static storage) */
+	int clock_id;          /* the clockid_t, or -1 for the TSC */
+	int err;               /* 0, or why it could not be read (then the figures are 0) */
+	double resolution_ns;  /* clock_getres(); for the TSC, one tick */
+	double read_ns;        /* the median cost of one read (batches of 32, timed with
+				  the TSC or CLOCK_MONOTONIC_RAW, the timer's own cost removed) */
+};
+
+/* Surveys the TSC, CLOCK_MONOTONIC, _RAW, _COARSE, CLOCK_REALTIME,
+ * CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID, in that order, filling at most
+ * max entries. Returns the number filled (7 when max allows). Takes some ms.
+ * Thread-safe. */
+TACHO_API int tacho_clock_survey(struct tacho_clock_info *out, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_TSC_H */
