@@ -65,6 +65,20 @@ TACHO_API const char *tacho_strerror(int err);
  * Thread-safe. */
 TACHO_API const char *tacho_err_name(int err);
 
+/* Where to look next, as data: a sentence of the library that would send its reader
+ * elsewhere ("see what this machine allows") carries one of these beside its text, and
+ * never names a command; a program words the hint its own way (the tacho command
+ * names its subcommands). */
+enum tacho_hint {
+	TACHO_HINT_NONE = 0,
+	TACHO_HINT_MACHINE,     /* what this machine and user allow (tacho doctor) */
+	TACHO_HINT_EVENTS,      /* which events exist here (tacho list) */
+	TACHO_HINT_SCHEDULE,    /* count over several runs of the program instead of one
+				   oversized group (tacho stat, without --multiplex) */
+	TACHO_HINT_RING_PAGES,  /* a smaller sampling ring per CPU (tacho record -m) */
+	TACHO_HINT_COUNT
+};
+
 /* Where bad input was found. Functions that parse text fill one in when the caller
  * passes a non-NULL pointer; on success they leave it untouched. */
 struct tacho_diag {
@@ -72,6 +86,7 @@ struct tacho_diag {
 	unsigned line;      /* 1-based line in source; 0 when not a file */
 	unsigned column;    /* 1-based column (byte offset + 1); 0 when unknown */
 	char message[256];  /* what was wrong, lowercase, no final full stop */
+	enum tacho_hint hint; /* where to look next; TACHO_HINT_NONE when nowhere */
 };
 
 /* Formats a diagnostic as one line: "SOURCE:LINE:COLUMN: MESSAGE" (LINE and COLUMN

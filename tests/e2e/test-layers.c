@@ -1,0 +1,121 @@
+/* test-layers.c - the layers of docs/architecture.md hold in the compiled library
+ * (scripts/check-layers.sh over this build's objects), and the check is real: a
+ * deliberately forbidden call, a command-line object calling a JSON primitive and a part
+ * without a row are each caught and named. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+static void run_check(struct th_run *r, const char *build)
+{
+	char *argv[] = { (char *)"sh", NULL, (char *)build, NULL, NULL };
+	char script[4096], table[4096];
+
+	snprintf(script, sizeof(script), "%s", th_path("scripts/check-layers.sh"));
+	snprintf(table, sizeof(table), "%s", th_path("docs/architecture.md"));
+	argv[1] = script;
+	argv[3] = table;
+	th_runv(r, NULL, argv);
+}
+
+static void test_this_build(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	run_check(&r, th_build_dir());
+	if (r.status != 0)
+		print_error("%s%s", r.out, r.err);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "every call between parts is allowed");
+	th_run_free(&r);
+}
+
+/* Compiles `code` into DIR/REL (an object), failing the test if cc does. */
+static void object(const char *dir, const char *rel, const char *code)
+{
+	char path[4096], src[4100], *slash;
+	struct th_run r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	{
+		char *argv[] = { (char *)"mkdir", (char *)"-p", path, NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	*slash = '/';
+	snprintf(src, sizeof(src), "%s.c", path);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(code, f);
+	assert_int_equal(fclose(f), 0);
+	{
+		char *argv[] = { (char *)"cc", (char *)"-c", (char *)"-o", path, src, NULL };
+		th_runv(&r, NULL, argv);
+		if (r.status)
+			print_error("%s", r.err);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+}
+
+static void test_forbidden_calls_are_named(void **state)
+{
+	char dir[] = "/tmp/tacho-layers-XXXXXX";
+	char cmd[4200];
+	struct th_run r;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	/* allowed: events uses perf; util uses nothing */
+	object(dir, "lib/perf/engine.o", "int tc_engine_open(void) { return 1; }\n");
+	object(dir, "lib/util/str.o", "int tc_str_len(void) { return 2; }\n");
+	object(dir, "lib/events/parse.o",
+	       "int tc_engine_open(void); int tc_str_len(void);\n"
+	       "int tc_evlist_parse(void) { return tc_engine_open() + tc_str_len(); }\n");
+	run_check(&r, dir);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+
+	/* the engine calling up into the grammar: forbidden, and named */
+	object(dir, "lib/perf/counters.o",
+	       "int tc_evlist_parse(void);\nint tc_counters_open(void) { return tc_evlist_parse(); }\n");
+	run_check(&r, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "layers: forbidden: perf/counters.o -> events/parse.o: tc_evlist_parse");
+	th_run_free(&r);
+
+	/* a command writing JSON itself instead of through a library writer */
+	object(dir, "lib/output/json.o", "void tc_json_str(void) {}\n");
+	object(dir, "cli/cmd-x.o", "void tc_json_str(void);\nvoid cmd_x(void) { tc_json_str(); }\n");
+	run_check(&r, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "cli/cmd-x.o -> output/json.o: tc_json_str (denied to cli)");
+	th_run_free(&r);
+
+	/* a new part must get its row */
+	object(dir, "lib/newpart/x.o", "int tc_new(void) { return 3; }\n");
+	run_check(&r, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "part \"newpart\" has no row in the table");
+	th_run_free(&r);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_this_build),
+		cmocka_unit_test(test_forbidden_calls_are_named),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
