@@ -1,7 +1,7 @@
 /* tacho.h - the one public header of libtacho, the CPU performance-monitoring library.
  *
  * It includes every area of the interface, each in its own header under tacho/, in
- * dependency order: errors and diagnostics, CPU detection, events, launching programs,
+ * dependency order: errors and diagnostics, writing results, CPU detection, events, launching programs,
  * counters, what the machine allows, stat sessions, the time-stamp counter, regions,
  * the benchmark harness, sampling. Read them like a manual: every function states what
  * it does, what it returns on error, who owns what afterwards and whether it may be
@@ -20,6 +20,7 @@
 #define TACHO_H
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
