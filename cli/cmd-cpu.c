@@ -10,7 +10,9 @@
 #include "output/output.h"
 #include "util/util.h"
 
-static const char cpu_help[] =
+enum { OPT_JSON = 256, OPT_RAW, OPT_LOAD, OPT_CPU, OPT_NO_CROSSCHECK };
+
+static const char cpu_usage[] =
 	"usage: tacho cpu [--json | --raw] [--load <file>] [--cpu <n>] [--no-crosscheck]\n"
 	"\n"
 	"Says what the processor is, from CPUID: vendor, brand, family/model/stepping,\n"
@@ -19,18 +21,27 @@ static const char cpu_help[] =
 	"counter and the feature flags. On this machine it reads every online CPU and\n"
 	"cross-checks with /sys/devices/system/cpu, saying where the two disagree, and\n"
 	"what CPUID cannot tell.\n"
-	"\n"
-	"options:\n"
-	"    --json              one JSON object (docs/cpu.md gives the schema)\n"
-	"    --raw               the raw leaves of every CPU in the format of `cpuid -r`;\n"
-	"                        `tacho cpu --load` reads them back\n"
-	"    --load <file>       decode a dump taken elsewhere: `cpuid -r`, `tacho cpu --raw`,\n"
-	"                        libcpuid, AIDA64 or InstLatx64 format (no cross-check then)\n"
-	"    --cpu <n>           only logical CPU n (the kernel's number; for a dump\n"
-	"                        without numbers, its position from 0)\n"
-	"    --no-crosscheck     do not compare with /sys and /proc/cpuinfo\n"
-	"    -h, --help          this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option cpu_options[] = {
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON object (docs/cpu.md gives the schema)" },
+	{ OPT_RAW, 0, "raw", NULL,
+	  "the raw leaves of every CPU in the format of `cpuid -r`;\n"
+	  "`tacho cpu --load` reads them back" },
+	{ OPT_LOAD, 0, "load", "<file>",
+	  "decode a dump taken elsewhere: `cpuid -r`, `tacho cpu --raw`,\n"
+	  "libcpuid, AIDA64 or InstLatx64 format (no cross-check then)" },
+	{ OPT_CPU, 0, "cpu", "<n>",
+	  "only logical CPU n (the kernel's number; for a dump\n"
+	  "without numbers, its position from 0)" },
+	{ OPT_NO_CROSSCHECK, 0, "no-crosscheck", NULL,
+	  "do not compare with /sys and /proc/cpuinfo" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char cpu_footer[] =
 	"exit status: 0 done, 1 CPUID or the dump could not be read, 2 bad usage\n";
 
 struct cpu_opts {
@@ -754,38 +765,30 @@ static int get_dump(const struct cpu_opts *o, struct tacho_cpuid_dump **dump)
 
 static int cmd_cpu_fn(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "load", required_argument, NULL, 'l' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "no-crosscheck", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct cpu_opts o = { .crosscheck = true, .cpu = -1 };
 	struct cpu_view v;
 	struct tacho_cpuid_dump *dump = NULL;
 	int c, err, ret = EXIT_FAIL;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_cpu, argc, argv);
+	while ((c = cli_args_next(&args)) > 0) {
 		switch (c) {
-		case 'j': o.json = true; break;
-		case 'r': o.raw = true; break;
-		case 'l': o.load = optarg; break;
-		case 'n': o.crosscheck = false; break;
-		case 'c': {
+		case OPT_JSON: o.json = true; break;
+		case OPT_RAW: o.raw = true; break;
+		case OPT_LOAD: o.load = optarg; break;
+		case OPT_NO_CROSSCHECK: o.crosscheck = false; break;
+		case OPT_CPU: {
 			uint64_t n;
 			if (tc_parse_u64(optarg, &n) || n > 65535)
 				return cli_usage_error(&cmd_cpu, "--cpu wants a CPU number, not '%s'", optarg);
 			o.cpu = (long)n;
 			break;
 		}
-		case 'h': return cli_help(&cmd_cpu);
-		default: return cli_bad_option(&cmd_cpu, argc, argv);
 		}
 	}
+	if (c < 0)
+		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_cpu, "unexpected argument '%s'", argv[optind]);
 	if (o.json && o.raw)
@@ -856,5 +859,8 @@ const struct cli_cmd cmd_cpu = {
 	.name = "cpu",
 	.fn = cmd_cpu_fn,
 	.summary = "what the processor is: CPUID decoded, checked against the kernel",
-	.help = cpu_help,
+	.usage = cpu_usage,
+	.options = cpu_options,
+	.help_col = 24,
+	.footer = cpu_footer,
 };

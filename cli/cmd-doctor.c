@@ -9,7 +9,9 @@
 #include "output/output.h"
 #include "util/util.h"
 
-static const char doctor_help[] =
+enum { OPT_JSON = 256, OPT_NO_CLOCKS };
+
+static const char doctor_usage[] =
 	"usage: tacho doctor [--json] [--no-clocks]\n"
 	"\n"
 	"Says what this machine allows and why, one line each: a hardware PMU or not (and\n"
@@ -20,14 +22,20 @@ static const char doctor_help[] =
 	"counter and the kernel's clocksource. Every limitation ends with what to do, in\n"
 	"parentheses. Then every clock a program can read (the TSC and the clock_gettime\n"
 	"clocks) with its resolution and the measured cost of one read (a median).\n"
-	"\n"
-	"options:\n"
-	"    --json          one JSON object: {\"version\": 1, \"checks\": [{\"key\", \"title\",\n"
-	"                    \"state\", \"value\", \"text\"}], \"clocks\": [{\"name\",\n"
-	"                    \"resolution_ns\", \"read_ns\", \"error\"}]} (docs/doctor.md)\n"
-	"    --no-clocks     skip the clock survey (it takes some milliseconds)\n"
-	"    -h, --help      this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option doctor_options[] = {
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON object: {\"version\": 1, \"checks\": [{\"key\", \"title\",\n"
+	  "\"state\", \"value\", \"text\"}], \"clocks\": [{\"name\",\n"
+	  "\"resolution_ns\", \"read_ns\", \"error\"}]} (docs/doctor.md)" },
+	{ OPT_NO_CLOCKS, 0, "no-clocks", NULL,
+	  "skip the clock survey (it takes some milliseconds)" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char doctor_footer[] =
 	"Each check's state is ok, limited (something cannot be measured here: the line\n"
 	"says what to do) or info.\n"
 	"\n"
@@ -161,37 +169,34 @@ const struct cli_cmd cmd_doctor = {
 	.name = "doctor",
 	.fn = run_doctor,
 	.summary = "what this machine lets tacho measure, and what to do about the rest",
-	.help = doctor_help,
+	.usage = doctor_usage,
+	.options = doctor_options,
+	.help_col = 20,
+	.stop_at_operand = true,
+	.footer = doctor_footer,
 };
 
 static int run_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-clocks", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct tacho_clock_info clocks[TACHO_CLOCK_SURVEY_MAX];
 	struct tacho_check *checks;
 	bool json = false, no_clocks = false;
 	int opt, n, nk = 0;
 
-	opterr = 0;     /* cli_bad_option says it once, with the usage */
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_doctor, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
-		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
-		case 'C':
+		case OPT_NO_CLOCKS:
 			no_clocks = true;
 			break;
-		case 'h':
-			return cli_help(&cmd_doctor);
-		default:
-			return cli_bad_option(&cmd_doctor, argc, argv);
 		}
 	}
+	if (opt < 0)
+		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
 

@@ -13,7 +13,9 @@
 #include "output/output.h"
 #include "util/util.h"
 
-static const char list_help[] =
+enum { OPT_SOURCE = 256, OPT_JSON, OPT_NO_PROBE };
+
+static const char list_usage[] =
 	"usage: tacho list [<pattern>] [--source <src>[,<src>...]] [--json] [--no-probe]\n"
 	"\n"
 	"Lists the events this machine's CPU and kernel offer, grouped by where they come\n"
@@ -34,13 +36,20 @@ static const char list_help[] =
 	"\n"
 	"<pattern> selects events by name (and alias): a glob when it has * ? or [,\n"
 	"else a case-insensitive substring.\n"
-	"\n"
-	"options:\n"
-	"    --source <src>   only these sources (comma-separated names from above)\n"
-	"    --json           one JSON document with every selected event (docs/list.md)\n"
-	"    --no-probe       do not try to open the events\n"
-	"    -h, --help       this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option list_options[] = {
+	{ OPT_SOURCE, 0, "source", "<src>",
+	  "only these sources (comma-separated names from above)" },
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON document with every selected event (docs/list.md)" },
+	{ OPT_NO_PROBE, 0, "no-probe", NULL,
+	  "do not try to open the events" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char list_footer[] =
 	"docs/events.md describes how to write events; docs/list.md this command.\n"
 	"\n"
 	"exit status: 0 listed (even if nothing matched), 2 bad usage\n";
@@ -464,40 +473,32 @@ static int parse_sources(const char *s, unsigned *mask, const char **bad, int *b
 
 static int cmd_list_fn(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "source", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-probe", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct list_ctx c = { .probe = true, .tp_rep = SIZE_MAX };
 	unsigned mask = 0;
 	bool json = false;
 	const char *bad;
 	int opt, r, badlen, ret = EXIT_OK;
 
-	opterr = 0;     /* cli_bad_option says it once, with the usage */
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_list, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
-		case 's':
+		case OPT_SOURCE:
 			if (parse_sources(optarg, &mask, &bad, &badlen))
 				return cli_usage_error(&cmd_list, "unknown source '%.*s' (expected "
 						       "hardware, cache, software, pfm, raw, pmu, "
 						       "tracepoint or breakpoint)", badlen, bad);
 			break;
-		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
-		case 'P':
+		case OPT_NO_PROBE:
 			c.probe = false;
 			break;
-		case 'h':
-			return cli_help(&cmd_list);
-		default:
-			return cli_bad_option(&cmd_list, argc, argv);
 		}
 	}
+	if (opt < 0)
+		return args.exit;
 	if (optind < argc)
 		c.pattern = argv[optind++];
 	if (optind < argc)
@@ -534,5 +535,8 @@ const struct cli_cmd cmd_list = {
 	.name = "list",
 	.fn = cmd_list_fn,
 	.summary = "list the events this machine offers and whether they open here",
-	.help = list_help,
+	.usage = list_usage,
+	.options = list_options,
+	.help_col = 21,
+	.footer = list_footer,
 };

@@ -10,7 +10,9 @@
 #include "output/output.h"
 #include "util/util.h"
 
-static const char report_help[] =
+enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE };
+
+static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --format folded|perf-script [--no-demangle]\n"
@@ -21,27 +23,40 @@ static const char report_help[] =
 	"from DWARF; the vDSO from the copy in the file; the kernel from /proc/kallsyms when\n"
 	"the recording comes from this boot. Samples of data breakpoints, which the CPU\n"
 	"reports after the storing instruction, are put on the storing instruction.\n"
-	"\n"
-	"options:\n"
-	"    -i, --input <file>     the record file (default tacho.rec)\n"
-	"        --event <name>     the event to report when the file has several (default:\n"
-	"                           the first)\n"
-	"    -s, --sort <key>       symbol (default), dso, line (source file and line) or\n"
-	"                           address (instruction)\n"
-	"        --children         count each function for every sample with it anywhere on\n"
-	"                           the call chain (record with -g)\n"
-	"        --json             one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}\n"
-	"        --annotate <sym>   function <sym> instruction by instruction: address,\n"
-	"                           samples, source line\n"
-	"        --format <f>       folded: one line per stack, for FlameGraph, speedscope and\n"
-	"                           inferno; perf-script: the text of `perf script`, for the\n"
-	"                           Firefox Profiler and speedscope\n"
-	"        --no-demangle      show C++ names as the binary spells them (_ZN3foo3barEv),\n"
-	"                           not demangled (foo::bar()); demangling uses libstdc++\n"
-	"                           when it is installed\n"
-	"    -o, --output <file>    write there instead of standard output\n"
-	"    -h, --help             this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option report_options[] = {
+	{ 'i', 'i', "input", "<file>",
+	  "the record file (default tacho.rec)" },
+	{ OPT_EVENT, 0, "event", "<name>",
+	  "the event to report when the file has several (default:\n"
+	  "the first)" },
+	{ 's', 's', "sort", "<key>",
+	  "symbol (default), dso, line (source file and line) or\n"
+	  "address (instruction)" },
+	{ OPT_CHILDREN, 0, "children", NULL,
+	  "count each function for every sample with it anywhere on\n"
+	  "the call chain (record with -g)" },
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}" },
+	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
+	  "function <sym> instruction by instruction: address,\n"
+	  "samples, source line" },
+	{ OPT_FORMAT, 0, "format", "<f>",
+	  "folded: one line per stack, for FlameGraph, speedscope and\n"
+	  "inferno; perf-script: the text of `perf script`, for the\n"
+	  "Firefox Profiler and speedscope" },
+	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
+	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
+	  "not demangled (foo::bar()); demangling uses libstdc++\n"
+	  "when it is installed" },
+	{ 'o', 'o', "output", "<file>",
+	  "write there instead of standard output" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char report_footer[] =
 	"A file that ends early (the recording was killed) is read up to its last complete\n"
 	"record, with a warning. exit status: 0 done, 1 the file cannot be read, 2 bad usage\n";
 
@@ -181,20 +196,7 @@ static void print_annotate(FILE *f, const struct tacho_profile_info *in, const c
 
 static int cmd_report_fn(int argc, char **argv)
 {
-	enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE };
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "children", no_argument, NULL, OPT_CHILDREN },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "annotate", required_argument, NULL, OPT_ANNOTATE },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "event", required_argument, NULL, OPT_EVENT },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
 	const char *event = NULL;
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
@@ -207,7 +209,8 @@ static int cmd_report_fn(int argc, char **argv)
 	FILE *out;
 	int opt, err, ret = EXIT_FAIL;
 
-	while ((opt = getopt_long(argc, argv, "i:s:o:h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_report, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
 		case 'i':
 			input = optarg;
@@ -249,12 +252,10 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			demangle = false;
 			break;
-		case 'h':
-			return cli_help(&cmd_report);
-		default:
-			return cli_bad_option(&cmd_report, argc, argv);
 		}
 	}
+	if (opt < 0)
+		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_report, "unexpected argument '%s'", argv[optind]);
 	if (format && (json || annotate || children))
@@ -335,5 +336,9 @@ const struct cli_cmd cmd_report = {
 	.name = "report",
 	.fn = cmd_report_fn,
 	.summary = "show the hot spots of a recording, or export it",
-	.help = report_help,
+	.usage = report_usage,
+	.options = report_options,
+	.help_col = 27,
+	.indent_long = true,
+	.footer = report_footer,
 };

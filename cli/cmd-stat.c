@@ -14,7 +14,9 @@
 #include "output/output.h"
 #include "util/util.h"
 
-static const char stat_help[] =
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON };
+
+static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
@@ -24,32 +26,50 @@ static const char stat_help[] =
 	"there are more events than the CPU has counters, the program runs as many times\n"
 	"as it takes so that nothing is multiplexed (--multiplex: one run, scaled values).\n"
 	"The program's own output is untouched: tacho writes to standard error or to -o.\n"
-	"\n"
-	"options:\n"
-	"    -e, --event <events>  events to count (comma-separated; docs/events.md); may be\n"
-	"                          repeated. Default: cycles, instructions, branches and\n"
-	"                          the software set where a hardware PMU exists, else the\n"
-	"                          software set alone (task-clock, context-switches, ...)\n"
-	"    --all                 every event this machine offers (the CPU's through\n"
-	"                          libpfm4 when it has a PMU, every software event, other\n"
-	"                          PMUs' named events; not tracepoints)\n"
-	"    -r, --repeat <n>      run the program n times: mean, stddev, min, median, max\n"
-	"                          and spread per event\n"
-	"    --warmup <n>          run it n times first without counting\n"
-	"    --multiplex           one run of the program; the kernel rotates the groups\n"
-	"                          and tacho scales, showing each value's coverage\n"
-	"    -I, --interval <ms>   print the counts of every <ms> milliseconds\n"
-	"    -p, --pid <pid>       count process <pid> (all its threads) until it ends or\n"
-	"                          Ctrl-C\n"
-	"    -t, --tid <tid>       count thread <tid> alone\n"
-	"    -a, --all-cpus        count everything on every CPU\n"
-	"    -C, --cpu <cpus>      count everything on these CPUs (0-3,8)\n"
-	"    -x, --field-separator <c>  CSV with separator <c>, header row first\n"
-	"    --csv                 CSV with ','\n"
-	"    --json                one JSON document (with -I: one JSON object per line)\n"
-	"    -o, --output <file>   write there instead of standard error\n"
-	"    -h, --help            this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option stat_options[] = {
+	{ 'e', 'e', "event", "<events>",
+	  "events to count (comma-separated; docs/events.md); may be\n"
+	  "repeated. Default: cycles, instructions, branches and\n"
+	  "the software set where a hardware PMU exists, else the\n"
+	  "software set alone (task-clock, context-switches, ...)" },
+	{ OPT_ALL, 0, "all", NULL,
+	  "every event this machine offers (the CPU's through\n"
+	  "libpfm4 when it has a PMU, every software event, other\n"
+	  "PMUs' named events; not tracepoints)" },
+	{ 'r', 'r', "repeat", "<n>",
+	  "run the program n times: mean, stddev, min, median, max\n"
+	  "and spread per event" },
+	{ OPT_WARMUP, 0, "warmup", "<n>",
+	  "run it n times first without counting" },
+	{ OPT_MULTIPLEX, 0, "multiplex", NULL,
+	  "one run of the program; the kernel rotates the groups\n"
+	  "and tacho scales, showing each value's coverage" },
+	{ 'I', 'I', "interval", "<ms>",
+	  "print the counts of every <ms> milliseconds" },
+	{ 'p', 'p', "pid", "<pid>",
+	  "count process <pid> (all its threads) until it ends or\n"
+	  "Ctrl-C" },
+	{ 't', 't', "tid", "<tid>",
+	  "count thread <tid> alone" },
+	{ 'a', 'a', "all-cpus", NULL,
+	  "count everything on every CPU" },
+	{ 'C', 'C', "cpu", "<cpus>",
+	  "count everything on these CPUs (0-3,8)" },
+	{ 'x', 'x', "field-separator", "<c>",
+	  "CSV with separator <c>, header row first" },
+	{ OPT_CSV, 0, "csv", NULL,
+	  "CSV with ','" },
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON document (with -I: one JSON object per line)" },
+	{ 'o', 'o', "output", "<file>",
+	  "write there instead of standard error" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char stat_footer[] =
 	"Statuses: counted; multiplexed (scaled, with its coverage); not counted (opened\n"
 	"but never on a counter, or never scheduled: the reason is given); not supported\n"
 	"(could not be opened here: the reason is given). A value that was not counted is\n"
@@ -552,25 +572,7 @@ static int parse_uint(const char *opt, const char *s, unsigned max, unsigned *ou
 
 static int cmd_stat_fn(int argc, char **argv)
 {
-	enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON };
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "multiplex", no_argument, NULL, OPT_MULTIPLEX },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct stat_cli c = { .fmt = FMT_TABLE, .sep = ',', .repeat = 1 };
 	struct tacho_stat_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD };
 	struct tacho_pmu_counters pmu;
@@ -588,8 +590,8 @@ static int cmd_stat_fn(int argc, char **argv)
 	uint64_t pid = 0;
 	int opt, err, ret = EXIT_FAIL, ntargets = 0, exec_err = 0;
 
-	opterr = 0;     /* cli_bad_option says it once, with the usage */
-	while ((opt = getopt_long(argc, argv, "+e:r:I:p:t:aC:x:o:h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_stat, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
 		case 'e':
 			if (!*optarg) {
@@ -677,13 +679,11 @@ static int cmd_stat_fn(int argc, char **argv)
 		case 'o':
 			outpath = optarg;
 			break;
-		case 'h':
-			tc_sb_exit(&events);
-			return cli_help(&cmd_stat);
-		default:
-			tc_sb_exit(&events);
-			return cli_bad_option(&cmd_stat, argc, argv);
 		}
+	}
+	if (opt < 0) {
+		tc_sb_exit(&events);
+		return args.exit;
 	}
 	if (ntargets > 1) {
 		tc_sb_exit(&events);
@@ -843,5 +843,9 @@ const struct cli_cmd cmd_stat = {
 	.name = "stat",
 	.fn = cmd_stat_fn,
 	.summary = "count events over a program's runs, with statistics and derived metrics",
-	.help = stat_help,
+	.usage = stat_usage,
+	.options = stat_options,
+	.help_col = 26,
+	.stop_at_operand = true,
+	.footer = stat_footer,
 };

@@ -74,10 +74,10 @@ void cli_warn(const char *fmt, ...)
 /* The usage lines are the help text up to its first blank line. */
 static void print_usage_lines(const struct cli_cmd *cmd, FILE *f)
 {
-	const char *end = strstr(cmd->help, "\n\n");
-	int n = end ? (int)(end - cmd->help) + 1 : (int)strlen(cmd->help);
+	const char *end = strstr(cmd->usage, "\n\n");
+	int n = end ? (int)(end - cmd->usage) + 1 : (int)strlen(cmd->usage);
 
-	fprintf(f, "%.*s", n, cmd->help);
+	fprintf(f, "%.*s", n, cmd->usage);
 }
 
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
@@ -95,7 +95,7 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 
 int cli_help(const struct cli_cmd *cmd)
 {
-	fputs(cmd->help, stdout);
+	cli_help_write(cmd, stdout);
 	return EXIT_OK;
 }
 
@@ -231,7 +231,6 @@ int main(int argc, char **argv)
 		fputs(main_usage, stderr);
 		return EXIT_USAGE;
 	}
-	optind = 1;     /* each command runs its own getopt over argv[i..] */
 	ret = cmd->fn(argc - i, argv + i);
 	if (cli_close_output(stdout, NULL) != EXIT_OK && ret == EXIT_OK)
 		ret = EXIT_FAIL;
