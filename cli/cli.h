@@ -94,6 +94,14 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
  * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */
 int cli_event_error(const char *what, const struct tacho_diag *diag);
 
+/* The tacho command's words for the library's hints (enum tacho_hint): where it
+ * sends its reader ("see 'tacho doctor'"); NULL for TACHO_HINT_NONE or a hint it has
+ * no words for. */
+const char *cli_hint_text(enum tacho_hint hint);
+/* Write options for the library's writers: the defaults, and hints worded by
+ * cli_hint_text. */
+void cli_write_opts_init(struct tacho_write_opts *wo);
+
 /* Global flags set by main before the command runs. */
 extern int cli_verbose;
 

@@ -108,6 +108,33 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
 }
 
+const char *cli_hint_text(enum tacho_hint hint)
+{
+	static const char *const words[TACHO_HINT_COUNT] = {
+		[TACHO_HINT_MACHINE] = "see 'tacho doctor'",
+		[TACHO_HINT_EVENTS] = "see 'tacho list'",
+		[TACHO_HINT_SCHEDULE] = "'tacho stat' without --multiplex schedules the events "
+					"over several runs",
+		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
+		[TACHO_HINT_CACHE] = "'tacho cache', not implemented yet",
+	};
+
+	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
+}
+
+static const char *hint_words(void *arg, enum tacho_hint hint)
+{
+	(void)arg;
+	return cli_hint_text(hint);
+}
+
+void cli_write_opts_init(struct tacho_write_opts *wo)
+{
+	memset(wo, 0, sizeof(*wo));
+	wo->sz = sizeof(*wo);
+	wo->hint_words = hint_words;
+}
+
 volatile sig_atomic_t cli_stop_sig;
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
