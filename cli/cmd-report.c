@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output/output.h"
 #include "util/util.h"
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE };
@@ -60,140 +59,6 @@ static const char report_footer[] =
 	"A file that ends early (the recording was killed) is read up to its last complete\n"
 	"record, with a warning. exit status: 0 done, 1 the file cannot be read, 2 bad usage\n";
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
-static void print_header(FILE *f, const struct tacho_profile_info *in)
-{
-	char g[32], l[32];
-
-	fprintf(f, "# %s samples", tc_fmt_grouped(in->samples, g, sizeof(g)));
-	if (in->event)
-		fprintf(f, " of %s (%s %" PRIu64 ")", in->event, in->freq ? "frequency" : "period",
-			in->period);
-	fprintf(f, ", %s lost", tc_fmt_grouped(in->lost, l, sizeof(l)));
-	if (in->command)
-		fprintf(f, ": %s", in->command);
-	fputc('\n', f);
-}
-
-static void print_table(FILE *f, const struct tacho_profile_info *in, enum tacho_sort sort,
-			bool children, const struct tacho_profile_row *rows, size_t n)
-{
-	struct tc_table *t = tc_table_new(children ? 6 : 5);
-	char loc[4200];
-
-	if (!t) {
-		cli_error("out of memory");
-		return;
-	}
-	print_header(f, in);
-	for (unsigned c = 0; c < (children ? 3u : 2u); c++)
-		tc_table_align_right(t, c, true);
-	if (children)
-		tc_table_addf(t, "children\tself\tpercent\tsymbol\tdso\t");
-	else if (sort == TACHO_SORT_LINE)
-		tc_table_addf(t, "samples\tpercent\tfile:line\tsymbol\tdso");
-	else if (sort == TACHO_SORT_ADDRESS)
-		tc_table_addf(t, "samples\tpercent\taddress\tsymbol\tfile:line");
-	else if (sort == TACHO_SORT_DSO)
-		tc_table_addf(t, "samples\tpercent\tdso\t\t");
-	else
-		tc_table_addf(t, "samples\tpercent\tsymbol\tdso\t");
-	for (size_t i = 0; i < n; i++) {
-		const struct tacho_profile_row *r = &rows[i];
-		if (r->file)
-			snprintf(loc, sizeof(loc), "%s:%d", r->file, r->line);
-		else
-			snprintf(loc, sizeof(loc), "?");
-		if (children)
-			tc_table_addf(t, "%" PRIu64 "\t%" PRIu64 "\t%.2f%%\t%s\t%s\t", r->samples, r->self,
-				      r->percent, r->symbol, base_name(r->dso));
-		else if (sort == TACHO_SORT_LINE)
-			tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t%s", r->samples, r->percent, loc,
-				      r->symbol, base_name(r->dso));
-		else if (sort == TACHO_SORT_ADDRESS)
-			tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%#" PRIx64 "\t%s\t%s", r->samples,
-				      r->percent, r->address, r->symbol, loc);
-		else if (sort == TACHO_SORT_DSO)
-			tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t\t", r->samples, r->percent, r->dso);
-		else
-			tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t", r->samples, r->percent,
-				      r->symbol, base_name(r->dso));
-	}
-	tc_table_print(t, f, 0, 2);
-	tc_table_free(t);
-}
-
-static void print_json(FILE *f, const struct tacho_profile_info *in, enum tacho_sort sort,
-		       bool children, bool annotate, const struct tacho_profile_row *rows, size_t n)
-{
-	struct tc_json j;
-
-	tc_json_init(&j, f, true);
-	tc_json_obj_begin(&j, NULL);
-	tc_json_int(&j, "version", 1);
-	tc_json_uint(&j, "samples", in->samples);
-	tc_json_uint(&j, "lost", in->lost);
-	tc_json_arr_begin(&j, "rows");
-	for (size_t i = 0; i < n; i++) {
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "symbol", rows[i].symbol);
-		tc_json_str(&j, "dso", rows[i].dso);
-		tc_json_uint(&j, "samples", rows[i].samples);
-		tc_json_double(&j, "percent", rows[i].percent);
-		if (sort == TACHO_SORT_LINE || sort == TACHO_SORT_ADDRESS || annotate) {
-			tc_json_str(&j, "file", rows[i].file);
-			tc_json_int(&j, "line", rows[i].line);
-		}
-		if (sort == TACHO_SORT_ADDRESS || annotate)
-			tc_json_uint(&j, "address", rows[i].address);
-		if (children)
-			tc_json_uint(&j, "self", rows[i].self);
-		tc_json_obj_end(&j);
-	}
-	tc_json_arr_end(&j);
-	tc_json_obj_end(&j);
-	tc_json_finish(&j);
-}
-
-static void print_annotate(FILE *f, const struct tacho_profile_info *in, const char *sym,
-			   const struct tacho_profile_row *rows, size_t n)
-{
-	struct tc_table *t = tc_table_new(4);
-	uint64_t total = 0;
-	char loc[4200];
-
-	if (!t) {
-		cli_error("out of memory");
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		total += rows[i].samples;
-	print_header(f, in);
-	fprintf(f, "# %s in %s: %" PRIu64 " samples\n", sym, n ? rows[0].dso : "?", total);
-	tc_table_align_right(t, 1, true);
-	tc_table_align_right(t, 2, true);
-	tc_table_addf(t, "address\tsamples\tpercent\tsource");
-	for (size_t i = 0; i < n; i++) {
-		if (rows[i].file)
-			snprintf(loc, sizeof(loc), "%s:%d", base_name(rows[i].file), rows[i].line);
-		else
-			snprintf(loc, sizeof(loc), "?");
-		if (rows[i].samples)
-			tc_table_addf(t, "%#" PRIx64 "\t%" PRIu64 "\t%.2f%%\t%s", rows[i].address,
-				      rows[i].samples, rows[i].percent, loc);
-		else
-			tc_table_addf(t, "%#" PRIx64 "\t\t\t%s", rows[i].address, loc);
-	}
-	tc_table_print(t, f, 0, 2);
-	tc_table_free(t);
-}
-
 static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -203,9 +68,9 @@ static int cmd_report_fn(int argc, char **argv)
 	bool children = false, json = false, demangle = true;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in;
-	struct tacho_profile_row *rows = NULL;
+	struct tacho_write_opts wo;
 	struct tacho_diag diag;
-	size_t n = 0;
+	enum tacho_format fmt;
 	FILE *out;
 	int opt, err, ret = EXIT_FAIL;
 
@@ -293,14 +158,16 @@ static int cmd_report_fn(int argc, char **argv)
 	out = cli_open_output(outpath);
 	if (!out)
 		goto done;
+	cli_write_opts_init(&wo);
+	fmt = json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE;
 	if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
 	else if (format)
 		err = tacho_profile_write_script(p, out);
 	else if (annotate)
-		err = tacho_profile_annotate(p, annotate, &rows, &n);
+		err = tacho_profile_write_annotate(p, annotate, out, fmt, &wo);
 	else
-		err = tacho_profile_rows(p, sort, children, &rows, &n);
+		err = tacho_profile_write_rows(p, sort, children, out, fmt, &wo);
 	if (err == -ENOENT && annotate) {
 		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", annotate,
 			  input);
@@ -312,22 +179,11 @@ static int cmd_report_fn(int argc, char **argv)
 		cli_close_output(out, outpath);
 		goto done;
 	}
-	if (in.kernel_note)
-		tacho_profile_info(p, &in);
-	if (!format) {
-		if (json)
-			print_json(out, &in, sort, children, annotate != NULL, rows, n);
-		else if (annotate)
-			print_annotate(out, &in, annotate, rows, n);
-		else
-			print_table(out, &in, sort, children, rows, n);
-	}
 	tacho_profile_info(p, &in);
 	if (in.kernel_note)
 		cli_warn("%s", in.kernel_note);
 	ret = cli_close_output(out, outpath);
 done:
-	free(rows);
 	tacho_profile_free(p);
 	return ret;
 }
