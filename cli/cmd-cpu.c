@@ -228,8 +228,11 @@ static int cmd_cpu_fn(int argc, char **argv)
 		v.sysfs = sys;
 	}
 	cli_write_opts_init(&wo);
-	ret = tacho_cpu_write(&v, stdout, o.json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE,
-			      &wo) ? EXIT_FAIL : EXIT_OK;
+	err = tacho_cpu_write(&v, stdout, o.json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE, &wo);
+	/* a write error is told once, by main's check of standard output */
+	if (err && err != -EIO)
+		cli_error("cannot describe the CPU: %s", tacho_strerror(err));
+	ret = err ? EXIT_FAIL : EXIT_OK;
 out:
 	if (v.crosscheck)
 		tacho_cpu_crosscheck_exit(&x);

@@ -455,6 +455,7 @@ static int stat_print(struct stat_cli *c)
 		.note = c->note,
 	};
 	FILE *out = c->out;
+	int err = 0;
 
 	if (cli_verbose) {
 		const struct tacho_schedule *plan = tacho_stat_schedule(c->s);
@@ -467,7 +468,10 @@ static int stat_print(struct stat_cli *c)
 	}
 	/* with -I the intervals were the output */
 	if (!c->interval)
-		tacho_stat_write(c->s, &about, out, c->fmt, &c->wo);
+		err = tacho_stat_write(c->s, &about, out, c->fmt, &c->wo);
+	/* a write error is told by the close that follows */
+	if (err && err != -EIO)
+		cli_error("cannot write the counts: %s", tacho_strerror(err));
 	if (c->outpath) {
 		c->out = NULL;
 		if (cli_close_output(out, c->outpath) != EXIT_OK)
@@ -475,6 +479,8 @@ static int stat_print(struct stat_cli *c)
 	} else {
 		fflush(stderr);
 	}
+	if (err)
+		return EXIT_FAIL;
 	return ex ? ex->status : EXIT_OK;
 }
 

@@ -2,6 +2,7 @@
  * the "options:" block of its help, so that the help cannot drift from the parser (git's
  * parse-options). */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -52,7 +53,7 @@ void cli_help_write(const struct cli_cmd *cmd, FILE *f)
 
 void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char **argv)
 {
-	size_t nl = 0, ns = 0;
+	size_t nl = 0, ns = 0, count = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->cmd = cmd;
@@ -63,11 +64,18 @@ void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char
 	if (cmd->stop_at_operand)
 		a->shortopts[ns++] = '+';
 	a->shortopts[ns++] = ':';
-	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
-		if (o->long_name && nl < CLI_MAX_OPTIONS)
+	for (const struct cli_option *o = cmd->options; o && o->id; o++, count++) {
+		/* a table larger than the parser's arrays is a mistake in this program:
+		 * say so rather than parse a part of it */
+		if (count == CLI_MAX_OPTIONS) {
+			fprintf(stderr, "tacho %s: more than %d options in its table\n", cmd->name,
+				CLI_MAX_OPTIONS);
+			abort();
+		}
+		if (o->long_name)
 			a->longopts[nl++] = (struct option){ o->long_name,
 				o->arg ? required_argument : no_argument, NULL, o->id };
-		if (o->short_name && ns + 2 < sizeof(a->shortopts)) {
+		if (o->short_name) {
 			a->shortopts[ns++] = o->short_name;
 			if (o->arg)
 				a->shortopts[ns++] = ':';
