@@ -2,7 +2,6 @@
  * against what the kernel says. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
