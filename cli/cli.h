@@ -2,6 +2,7 @@
 #ifndef TACHO_CLI_H
 #define TACHO_CLI_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,12 +17,57 @@ enum {
 	EXIT_USAGE = 2,  /* unknown command or option, bad argument */
 };
 
+/* One option of a command. A command's array of them makes both getopt_long's
+ * arguments and the "options:" block of its help (options.c), so the help cannot
+ * drift from the parser. */
+struct cli_option {
+	int id;                 /* what cli_args_next returns for it: the short letter, or
+				   a value from 256 up for a long-only option; 0 ends the
+				   array */
+	char short_name;        /* -x, or 0 */
+	const char *long_name;  /* --name without the dashes, or NULL */
+	const char *arg;        /* its value as the help names it ("<events>"), or NULL when
+				   it takes none */
+	const char *help;       /* what it does; each '\n' goes on in the help column */
+};
+#define CLI_OPT_HELP 'h'
+#define CLI_OPTION_HELP { CLI_OPT_HELP, 'h', "help", NULL, "this text" }
+#define CLI_MAX_OPTIONS 32
+
 struct cli_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;   /* one line for `tacho help` */
-	const char *help;      /* the whole text of `tacho CMD --help` and `tacho help CMD` */
+	/* `tacho CMD --help` and `tacho help CMD`: usage (its lines up to the first blank
+	 * one are what a usage error repeats), "options:" and a line per option, a blank
+	 * line and the footer */
+	const char *usage;
+	const struct cli_option *options;
+	unsigned help_col;     /* the column where an option's help starts */
+	bool indent_long;      /* a long-only option lines up with the long names after
+				  "-x, " (else it starts where the short ones do) */
+	bool stop_at_operand;  /* options end at the first operand (the program to run,
+				  whose own options are its) */
+	const char *footer;
 };
+
+/* Writes the command's whole help text. */
+void cli_help_write(const struct cli_cmd *cmd, FILE *f);
+
+/* The parser of one command's options (getopt_long over its table). */
+struct cli_args {
+	const struct cli_cmd *cmd;
+	int argc;
+	char **argv;
+	struct option longopts[CLI_MAX_OPTIONS + 1];
+	char shortopts[2 * CLI_MAX_OPTIONS + 3];
+	int exit;              /* after -1 from cli_args_next: the command's exit code */
+};
+void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char **argv);
+/* The next option's id (optarg holds its value); 0 when the options end (optind is
+ * then the first operand); -1 when the command must end now with a->exit: --help was
+ * printed (EXIT_OK) or a bad option was told with the usage (EXIT_USAGE). */
+int cli_args_next(struct cli_args *a);
 
 /* One line per command: `extern const struct cli_cmd cmd_NAME;` defined in cmd-NAME.c,
  * and a row in main.c's table. */
@@ -41,12 +87,20 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 /* Prints the command's help text to stdout; returns EXIT_OK. */
 int cli_help(const struct cli_cmd *cmd);
 /* The message for an option getopt rejected (optopt / the argv word): a one-line
- * error and the usage, EXIT_USAGE. Call it from the '?' and ':' cases. */
+ * error and the usage, EXIT_USAGE. cli_args_next calls it. */
 int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
 
 /* A bad event list (-e): "tacho: bad WHAT: MESSAGE", then the list with a caret under
  * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */
 int cli_event_error(const char *what, const struct tacho_diag *diag);
+
+/* The tacho command's words for the library's hints (enum tacho_hint): where it
+ * sends its reader ("see 'tacho doctor'"); NULL for TACHO_HINT_NONE or a hint it has
+ * no words for. */
+const char *cli_hint_text(enum tacho_hint hint);
+/* Write options for the library's writers: the defaults, and hints worded by
+ * cli_hint_text. */
+void cli_write_opts_init(struct tacho_write_opts *wo);
 
 /* Global flags set by main before the command runs. */
 extern int cli_verbose;

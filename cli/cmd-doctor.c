@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "output/output.h"
 #include "util/util.h"
 
-static const char doctor_help[] =
+enum { OPT_JSON = 256, OPT_NO_CLOCKS };
+
+static const char doctor_usage[] =
 	"usage: tacho doctor [--json] [--no-clocks]\n"
 	"\n"
 	"Says what this machine allows and why, one line each: a hardware PMU or not (and\n"
@@ -20,14 +21,20 @@ static const char doctor_help[] =
 	"counter and the kernel's clocksource. Every limitation ends with what to do, in\n"
 	"parentheses. Then every clock a program can read (the TSC and the clock_gettime\n"
 	"clocks) with its resolution and the measured cost of one read (a median).\n"
-	"\n"
-	"options:\n"
-	"    --json          one JSON object: {\"version\": 1, \"checks\": [{\"key\", \"title\",\n"
-	"                    \"state\", \"value\", \"text\"}], \"clocks\": [{\"name\",\n"
-	"                    \"resolution_ns\", \"read_ns\", \"error\"}]} (docs/doctor.md)\n"
-	"    --no-clocks     skip the clock survey (it takes some milliseconds)\n"
-	"    -h, --help      this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option doctor_options[] = {
+	{ OPT_JSON, 0, "json", NULL,
+	  "one JSON object: {\"version\": 1, \"checks\": [{\"key\", \"title\",\n"
+	  "\"state\", \"value\", \"text\"}], \"clocks\": [{\"name\",\n"
+	  "\"resolution_ns\", \"read_ns\", \"error\"}]} (docs/doctor.md)" },
+	{ OPT_NO_CLOCKS, 0, "no-clocks", NULL,
+	  "skip the clock survey (it takes some milliseconds)" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char doctor_footer[] =
 	"Each check's state is ok, limited (something cannot be measured here: the line\n"
 	"says what to do) or info.\n"
 	"\n"
@@ -60,138 +67,41 @@ static int get_checks(struct tacho_check **out)
 	return n;
 }
 
-/* 0.385 ns, 24.4 ns, 4 ms: the unit that keeps the number short */
-static void fmt_ns(double ns, char *buf, size_t size)
-{
-	if (ns >= 1e9)
-		snprintf(buf, size, "%.3g s", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, size, "%.3g ms", ns / 1e6);
-	else if (ns >= 1e4)
-		snprintf(buf, size, "%.3g us", ns / 1e3);
-	else
-		snprintf(buf, size, "%.3g ns", ns);
-}
-
-static void print_text(const struct tacho_check *c, int n, const struct tacho_clock_info *k,
-		       int nk)
-{
-	struct tc_table *t = tc_table_new(4);
-	char res[64], cost[64];
-
-	printf("what this machine lets tacho measure:\n\n");
-	if (t) {
-		for (int i = 0; i < n; i++) {
-			const char *cells[4] = { tacho_check_state_name(c[i].state), c[i].title,
-						 c[i].value, c[i].text };
-			tc_table_add(t, cells);
-		}
-		tc_table_print(t, stdout, 2, 2);
-		tc_table_free(t);
-	}
-	if (nk <= 0)
-		return;
-	printf("\nclocks (resolution; cost of one read, the median of many):\n\n");
-	t = tc_table_new(3);
-	if (!t)
-		return;
-	tc_table_align_right(t, 1, true);
-	tc_table_align_right(t, 2, true);
-	{
-		const char *hdr[3] = { "clock", "resolution", "one read" };
-		tc_table_add(t, hdr);
-	}
-	for (int i = 0; i < nk; i++) {
-		if (k[i].err) {
-			snprintf(res, sizeof(res), "-");
-			snprintf(cost, sizeof(cost), "cannot read: %s", tacho_strerror(k[i].err));
-		} else {
-			fmt_ns(k[i].resolution_ns, res, sizeof(res));
-			fmt_ns(k[i].read_ns, cost, sizeof(cost));
-		}
-		const char *cells[3] = { k[i].name, res, cost };
-		tc_table_add(t, cells);
-	}
-	tc_table_print(t, stdout, 2, 3);
-	tc_table_free(t);
-}
-
-static void print_json(const struct tacho_check *c, int n, const struct tacho_clock_info *k,
-		       int nk)
-{
-	struct tc_json j;
-
-	tc_json_init(&j, stdout, true);
-	tc_json_obj_begin(&j, NULL);
-	tc_json_int(&j, "version", 1);
-	tc_json_arr_begin(&j, "checks");
-	for (int i = 0; i < n; i++) {
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "key", c[i].key);
-		tc_json_str(&j, "title", c[i].title);
-		tc_json_str(&j, "state", tacho_check_state_name(c[i].state));
-		tc_json_str(&j, "value", c[i].value);
-		tc_json_str(&j, "text", c[i].text);
-		tc_json_obj_end(&j);
-	}
-	tc_json_arr_end(&j);
-	tc_json_arr_begin(&j, "clocks");
-	for (int i = 0; i < nk; i++) {
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "name", k[i].name);
-		if (k[i].err) {
-			tc_json_null(&j, "resolution_ns");
-			tc_json_null(&j, "read_ns");
-			tc_json_str(&j, "error", tacho_strerror(k[i].err));
-		} else {
-			tc_json_double(&j, "resolution_ns", k[i].resolution_ns);
-			tc_json_double(&j, "read_ns", k[i].read_ns);
-			tc_json_null(&j, "error");
-		}
-		tc_json_obj_end(&j);
-	}
-	tc_json_arr_end(&j);
-	tc_json_obj_end(&j);
-	tc_json_finish(&j);
-}
-
 static int run_doctor(int argc, char **argv);
 
 const struct cli_cmd cmd_doctor = {
 	.name = "doctor",
 	.fn = run_doctor,
 	.summary = "what this machine lets tacho measure, and what to do about the rest",
-	.help = doctor_help,
+	.usage = doctor_usage,
+	.options = doctor_options,
+	.help_col = 20,
+	.stop_at_operand = true,
+	.footer = doctor_footer,
 };
 
 static int run_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-clocks", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct tacho_clock_info clocks[TACHO_CLOCK_SURVEY_MAX];
 	struct tacho_check *checks;
+	struct tacho_write_opts wo;
 	bool json = false, no_clocks = false;
-	int opt, n, nk = 0;
+	int opt, n, nk = 0, err;
 
-	opterr = 0;     /* cli_bad_option says it once, with the usage */
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_doctor, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
-		case 'j':
+		case OPT_JSON:
 			json = true;
 			break;
-		case 'C':
+		case OPT_NO_CLOCKS:
 			no_clocks = true;
 			break;
-		case 'h':
-			return cli_help(&cmd_doctor);
-		default:
-			return cli_bad_option(&cmd_doctor, argc, argv);
 		}
 	}
+	if (opt < 0)
+		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
 
@@ -207,10 +117,12 @@ static int run_doctor(int argc, char **argv)
 			nk = 0;
 		}
 	}
-	if (json)
-		print_json(checks, n, clocks, nk);
-	else
-		print_text(checks, n, clocks, nk);
+	cli_write_opts_init(&wo);
+	err = tacho_machine_write(checks, (size_t)n, clocks, (size_t)nk, stdout,
+				  json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE, &wo);
 	free(checks);
-	return EXIT_OK;
+	/* a write error is told once, by main's check of standard output */
+	if (err && err != -EIO)
+		cli_error("cannot write the checks: %s", tacho_strerror(err));
+	return err ? EXIT_FAIL : EXIT_OK;
 }

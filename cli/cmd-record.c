@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "util/util.h"
 
-static const char record_help[] =
+static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
 	"\n"
@@ -23,22 +23,35 @@ static const char record_help[] =
 	"time (1000 samples per CPU-second); any other event is counted for 100 ms first and\n"
 	"then sampled with the period that gives about 1000 samples a second (VTune's\n"
 	"\"Sample After\" calibration). tacho says what it chose.\n"
-	"\n"
-	"options:\n"
-	"    -e, --event <spec>     the event (docs/events.md); default: cycles where the CPU\n"
-	"                           has a PMU, else cpu-clock. Examples: page-faults,\n"
-	"                           mem:0x601040:w (a data breakpoint), sched:sched_switch\n"
-	"    -c, --count <period>   sample every <period> events\n"
-	"    -F, --freq <hz>        sample <hz> times a second (the kernel adjusts the period)\n"
-	"    -g, --call-graph       record call chains (user stacks need frame pointers)\n"
-	"    -o, --output <file>    the record file (default tacho.rec)\n"
-	"    -p, --pid <pid>        record a running process (all its threads) until it ends\n"
-	"                           or Ctrl-C\n"
-	"    -a, --all-cpus         record every CPU (until Ctrl-C, or while <program> runs)\n"
-	"    -m, --mmap-pages <n>   data pages per CPU ring, a power of two (default 128)\n"
-	"    -q, --quiet            do not say what was chosen and recorded\n"
-	"    -h, --help             this text\n"
-	"\n"
+	"\n";
+
+static const struct cli_option record_options[] = {
+	{ 'e', 'e', "event", "<spec>",
+	  "the event (docs/events.md); default: cycles where the CPU\n"
+	  "has a PMU, else cpu-clock. Examples: page-faults,\n"
+	  "mem:0x601040:w (a data breakpoint), sched:sched_switch" },
+	{ 'c', 'c', "count", "<period>",
+	  "sample every <period> events" },
+	{ 'F', 'F', "freq", "<hz>",
+	  "sample <hz> times a second (the kernel adjusts the period)" },
+	{ 'g', 'g', "call-graph", NULL,
+	  "record call chains (user stacks need frame pointers)" },
+	{ 'o', 'o', "output", "<file>",
+	  "the record file (default tacho.rec)" },
+	{ 'p', 'p', "pid", "<pid>",
+	  "record a running process (all its threads) until it ends\n"
+	  "or Ctrl-C" },
+	{ 'a', 'a', "all-cpus", NULL,
+	  "record every CPU (until Ctrl-C, or while <program> runs)" },
+	{ 'm', 'm', "mmap-pages", "<n>",
+	  "data pages per CPU ring, a power of two (default 128)" },
+	{ 'q', 'q', "quiet", NULL,
+	  "do not say what was chosen and recorded" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char record_footer[] =
 	"Ctrl-C while a program runs is passed on to it and the file is finished when it\n"
 	"ends; a second Ctrl-C (or SIGTERM) kills the program with SIGKILL.\n"
 	"\n"
@@ -61,19 +74,7 @@ static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out
 
 static int cmd_record_fn(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct cli_args args;
 	struct tacho_record_opts o = { .sz = sizeof(o) };
 	struct tacho_record_result res;
 	struct tacho_diag diag;
@@ -85,7 +86,8 @@ static int cmd_record_fn(int argc, char **argv)
 	char size[32];
 
 	tc_sb_init(&events);
-	while ((opt = getopt_long(argc, argv, "+e:c:F:go:p:am:qh", longopts, NULL)) != -1) {
+	cli_args_init(&args, &cmd_record, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
 		switch (opt) {
 		case 'e':
 			if (!*optarg) {
@@ -129,13 +131,11 @@ static int cmd_record_fn(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			tc_sb_exit(&events);
-			return cli_help(&cmd_record);
-		default:
-			tc_sb_exit(&events);
-			return cli_bad_option(&cmd_record, argc, argv);
 		}
+	}
+	if (opt < 0) {
+		tc_sb_exit(&events);
+		return args.exit;
 	}
 	if (o.period && o.freq) {
 		cli_usage_error(&cmd_record, "-c and -F exclude each other");
@@ -205,5 +205,9 @@ const struct cli_cmd cmd_record = {
 	.name = "record",
 	.fn = cmd_record_fn,
 	.summary = "sample a program's events into a file (see 'tacho report')",
-	.help = record_help,
+	.usage = record_usage,
+	.options = record_options,
+	.help_col = 27,
+	.stop_at_operand = true,
+	.footer = record_footer,
 };

@@ -74,10 +74,10 @@ void cli_warn(const char *fmt, ...)
 /* The usage lines are the help text up to its first blank line. */
 static void print_usage_lines(const struct cli_cmd *cmd, FILE *f)
 {
-	const char *end = strstr(cmd->help, "\n\n");
-	int n = end ? (int)(end - cmd->help) + 1 : (int)strlen(cmd->help);
+	const char *end = strstr(cmd->usage, "\n\n");
+	int n = end ? (int)(end - cmd->usage) + 1 : (int)strlen(cmd->usage);
 
-	fprintf(f, "%.*s", n, cmd->help);
+	fprintf(f, "%.*s", n, cmd->usage);
 }
 
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
@@ -95,7 +95,7 @@ int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 
 int cli_help(const struct cli_cmd *cmd)
 {
-	fputs(cmd->help, stdout);
+	cli_help_write(cmd, stdout);
 	return EXIT_OK;
 }
 
@@ -106,6 +106,33 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 	if (optopt && optopt != '?' && strchr(word, '=') == NULL && word[0] == '-' && word[1] != '-')
 		return cli_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
+}
+
+const char *cli_hint_text(enum tacho_hint hint)
+{
+	static const char *const words[TACHO_HINT_COUNT] = {
+		[TACHO_HINT_MACHINE] = "see 'tacho doctor'",
+		[TACHO_HINT_EVENTS] = "see 'tacho list'",
+		[TACHO_HINT_SCHEDULE] = "'tacho stat' without --multiplex schedules the events "
+					"over several runs",
+		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
+		[TACHO_HINT_CACHE] = "'tacho cache', not implemented yet",
+	};
+
+	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
+}
+
+static const char *hint_words(void *arg, enum tacho_hint hint)
+{
+	(void)arg;
+	return cli_hint_text(hint);
+}
+
+void cli_write_opts_init(struct tacho_write_opts *wo)
+{
+	memset(wo, 0, sizeof(*wo));
+	wo->sz = sizeof(*wo);
+	wo->hint_words = hint_words;
 }
 
 volatile sig_atomic_t cli_stop_sig;
@@ -231,7 +258,6 @@ int main(int argc, char **argv)
 		fputs(main_usage, stderr);
 		return EXIT_USAGE;
 	}
-	optind = 1;     /* each command runs its own getopt over argv[i..] */
 	ret = cmd->fn(argc - i, argv + i);
 	if (cli_close_output(stdout, NULL) != EXIT_OK && ret == EXIT_OK)
 		ret = EXIT_FAIL;

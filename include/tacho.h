@@ -1,11 +1,12 @@
 /* tacho.h - the one public header of libtacho, the CPU performance-monitoring library.
  *
  * It includes every area of the interface, each in its own header under tacho/, in
- * dependency order: errors and diagnostics, CPU detection, events, launching programs,
- * counters, what the machine allows, stat sessions, the time-stamp counter, regions,
- * the benchmark harness, sampling. Read them like a manual: every function states what
- * it does, what it returns on error, who owns what afterwards and whether it may be
- * called from several threads at once.
+ * dependency order: errors and diagnostics, writing results (the formats every writer
+ * shares), CPU detection, events, launching programs, counters, stat sessions, the
+ * time-stamp counter, what the machine allows, regions, the benchmark harness,
+ * sampling. Read them like a manual: every function states what it does, what it
+ * returns on error, who owns what afterwards and whether it may be called from several
+ * threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -20,13 +21,14 @@
 #define TACHO_H
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
 #include "tacho/counters.h"
-#include "tacho/machine.h"
 #include "tacho/stat.h"
 #include "tacho/tsc.h"
+#include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"
 #include "tacho/sample.h"

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "tacho/errors.h"
-#include "tacho/regions.h"
+#include "tacho/output.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,12 +90,17 @@ TACHO_API int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_
 			      struct tacho_bench_result **out, struct tacho_diag *diag);
 TACHO_API void tacho_bench_result_free(struct tacho_bench_result *r);
 
-/* Writes the result as a table (statistics per quantity, the rule, the warnings) or as
- * JSON ({"version": 1, "trials", "kept", "culled", "reps", "difference",
- * "cull_rule", "overhead_ticks", "ticks": {STATS}, "ns": {STATS},
- * "events": {NAME: {STATS} | null}, "warnings": [...]}). 0 or -EIO. */
+/* Writes the result to f: a table (statistics per quantity, the rule, the warnings);
+ * CSV, one row per quantity (quantity, status, n, min, median, mode, mean, stddev, p10,
+ * p25, p75, p90, p99, max, explanation: ticks, ns, then each event, an event not
+ * counted with empty figures and why); or JSON ({"version": 1, "trials", "kept",
+ * "culled", "reps", "difference", "cull_rule", "overhead_ticks", "tsc_hz",
+ * "ticks": {STATS}, "ns": {STATS}, "events": {NAME: {STATS} | null},
+ * "warnings": [...]}, docs/schemas.md). opts may be NULL. 0, -EINVAL (a bad format or
+ * opts), -ENOMEM, -EIO. Thread-safe. */
 TACHO_API int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
-				       enum tacho_report_format fmt);
+				       enum tacho_format fmt,
+				       const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -235,7 +236,7 @@ struct tacho_cpu_pmu {
  * decoder (tacho_cpu_decode, struct tacho_cpu_tsc) gives the CPUID sources, in the
  * order 15h (with the crystal from ECX, the SDM's table or 16h's base), the
  * hypervisor's leaf 4000_0010h, 16h alone; section 5 (tacho_tsc_info) takes that
- * answer and adds KERNEL and CALIBRATED. tacho_tsc_source_name (section 5) names them. */
+ * answer and adds KERNEL and CALIBRATED. tacho_tsc_source_name (below) names them. */
 enum tacho_tsc_source {
 	TACHO_TSC_FREQ_UNKNOWN = 0,
 	TACHO_TSC_FREQ_CPUID_15,       /* CPUID 15h: crystal Hz (ECX) x EBX / EAX, exact */
@@ -249,6 +250,11 @@ enum tacho_tsc_source {
 	TACHO_TSC_FREQ_CPUID_16,       /* CPUID 16h EAX: the nominal base MHz alone */
 	TACHO_TSC_FREQ_CALIBRATED,     /* measured against CLOCK_MONOTONIC_RAW */
 };
+
+/* A short name for a source: "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h",
+ * "hypervisor", "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL.
+ * Thread-safe. */
+TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
 struct tacho_cpu_tsc {
 	bool present;                /* 1:EDX[4] */
@@ -474,6 +480,42 @@ TACHO_API int tacho_cpu_crosscheck(const struct tacho_cpu_info *info,
 				   struct tacho_cpu_crosscheck *out);
 
 TACHO_API void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x);
+
+/* --- 2d. Writing a description (what `tacho cpu` prints; docs/schemas.md) --- */
+
+/* What the writers show: a decoded description and what the caller learnt beside it.
+ * Every field but sz and info may be 0/NULL. */
+struct tacho_cpu_view {
+	size_t sz;                       /* sizeof(struct tacho_cpu_view) */
+	const struct tacho_cpu_info *info;   /* the description (tacho_cpu_decode) */
+	bool live;                       /* decoded from this machine's CPUID, not a dump */
+	const char *decoded;             /* what part of the dump it covers, when not all of
+					    it, for people ("CPU 3 only (--cpu)"): a line of
+					    its own in the table */
+	double tsc_hz;                   /* this machine's TSC as tacho_tsc_info found it; 0:
+					    not known (then CPUID's word stands alone) */
+	enum tacho_tsc_source tsc_source;
+	double tsc_kernel_hz;            /* the kernel's conversion, 0 if not offered */
+	double tsc_calibrated_hz;        /* the calibration, 0 if not measured */
+	const struct tacho_cpu_sysfs *sysfs;  /* the kernel's view (tacho_cpu_sysfs_read) */
+	int sysfs_err;                   /* why sysfs is NULL when it was asked for */
+	const struct tacho_cpu_crosscheck *crosscheck;  /* tacho_cpu_crosscheck of info
+					    and sysfs; NULL: not compared */
+	const char *crosscheck_skipped;  /* why the kernel was not asked, for people
+					    ("--no-crosscheck"), on a live description */
+};
+
+/* Writes the description to f: the report part by part (TACHO_FORMAT_TABLE: brand,
+ * vendor, signature, microarchitecture, hypervisor, topology, the caches and TLBs of
+ * each kind of core with the leaf each value came from, performance monitoring, the
+ * TSC, the features by group, the notes, the cross-check) or the JSON document of
+ * docs/schemas.md ("version" 1; TACHO_FORMAT_JSON, or on one line). Where the report
+ * would send its reader to measure the caches it words TACHO_HINT_CACHE through
+ * opts->hint_words. 0; -EINVAL (NULL view, info or f, an sz too small, a bad format);
+ * -EOPNOTSUPP for TACHO_FORMAT_CSV (a description is not a table); -EIO. Pure apart
+ * from writing f; thread-safe. */
+TACHO_API int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_format fmt,
+			      const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

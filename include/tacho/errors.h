@@ -76,6 +76,8 @@ enum tacho_hint {
 	TACHO_HINT_SCHEDULE,    /* count over several runs of the program instead of one
 				   oversized group (tacho stat, without --multiplex) */
 	TACHO_HINT_RING_PAGES,  /* a smaller sampling ring per CPU (tacho record -m) */
+	TACHO_HINT_CACHE,       /* measuring the caches rather than believing CPUID (a
+				   pointer-chasing latency curve: tacho cache, to come) */
 	TACHO_HINT_COUNT
 };
 

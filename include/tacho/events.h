@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -173,6 +174,52 @@ TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned
  * see), or NULL when there is none: not mounted, or not readable by this user. The
  * string is static or opts's. Thread-safe. */
 TACHO_API const char *tacho_event_tracefs(const struct tacho_event_opts *opts);
+
+/* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
+
+/* Which events a listing holds. Every field may be 0/NULL. */
+struct tacho_event_listing_opts {
+	size_t sz;                  /* sizeof(struct tacho_event_listing_opts) */
+	const struct tacho_event_opts *events;  /* where to look (NULL: the defaults) */
+	unsigned sources;           /* bits 1u << source; 0: every source */
+	const char *pattern;        /* events whose name or an alias matches: a glob when it
+				       has * ? or [, else a case-insensitive substring;
+				       NULL or "": every event */
+	bool no_probe;              /* do not try to open the events */
+};
+
+/* The events of a walk (tacho_events_foreach) that match, in its order, each tried
+ * unless no_probe: opened counting on the calling thread, then closed, with the
+ * engine's explanation when it does not open (once per source and error), and, after
+ * EACCES, whether its ':u' form opens. Tracepoints are each tried only when at most
+ * ten match; otherwise one (sched:sched_switch where there is one) is tried for all,
+ * since closing a tracepoint costs the kernel a grace period. Opaque. */
+struct tacho_event_listing;
+
+/* Makes the listing. 0 and *out (free it with tacho_event_listing_free), -EINVAL (a
+ * source bit out of range, an sz too small), -ENOMEM. Takes some milliseconds per
+ * probed event. Thread-safe. */
+TACHO_API int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
+				      struct tacho_event_listing **out);
+TACHO_API void tacho_event_listing_free(struct tacho_event_listing *l);
+/* How many events it holds (0 for NULL). */
+TACHO_API size_t tacho_event_listing_count(const struct tacho_event_listing *l);
+
+/* Writes the listing to f:
+ *  - TACHO_FORMAT_TABLE: a heading per source, then per event its name (aliases),
+ *    whether it opens here ("yes", "only :u", "no (ERRNAME)", empty when not tried) and
+ *    the first sentence of its description; tracepoints one line per subsystem when
+ *    the listing has no pattern and not the tracepoint source alone; under each group,
+ *    why its events do not open, once per reason. When tracepoints were asked for and
+ *    no tracefs can be read, a note says so (words TACHO_HINT_MACHINE through
+ *    opts->hint_words);
+ *  - TACHO_FORMAT_CSV: a header row (name, aliases, source, pmu, opens, opens_with_u,
+ *    error, why, description) and a row per event, empty where nothing was tried;
+ *  - TACHO_FORMAT_JSON (or on one line): the document of docs/schemas.md.
+ * 0, -EINVAL, -ENOMEM, -EIO. Thread-safe on a listing nobody frees meanwhile. */
+TACHO_API int tacho_event_listing_write(const struct tacho_event_listing *l, FILE *f,
+					enum tacho_format fmt,
+					const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

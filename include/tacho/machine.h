@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/tsc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +52,24 @@ struct tacho_check {
  * CPUID on every CPU). Not thread-safe with respect to the calling thread's CPU
  * affinity, which it restores. */
 TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max);
+
+/* Writes n checks and nclocks clocks (tacho_clock_survey; 0 to leave the survey out)
+ * to f:
+ *  - TACHO_FORMAT_TABLE: "what this machine lets tacho measure:", a line per check
+ *    (state, title, value, text), then the clocks with their resolution and the cost
+ *    of one read;
+ *  - TACHO_FORMAT_CSV: a header row (kind, key, title, state, value, text,
+ *    resolution_ns, read_ns, error), a row per check (kind "check") and per clock
+ *    (kind "clock", key its name);
+ *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "checks": [{"key", "title",
+ *    "state", "value", "text"}], "clocks": [{"name", "resolution_ns", "read_ns",
+ *    "error"}]} (docs/schemas.md).
+ * Only the public fields are read: any list of checks may be written. 0, -EINVAL,
+ * -ENOMEM, -EIO. Thread-safe. */
+TACHO_API int tacho_machine_write(const struct tacho_check *checks, size_t n,
+				  const struct tacho_clock_info *clocks, size_t nclocks,
+				  FILE *f, enum tacho_format fmt,
+				  const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 #include "tacho/counters.h"
 
 #ifdef __cplusplus
@@ -140,17 +141,14 @@ TACHO_API enum tacho_count_status tacho_region_report_status(const struct tacho_
  * that could not be counted, clamped totals, unbalanced ends. */
 TACHO_API const char *tacho_region_report_notes(const struct tacho_region_report *r);
 
-enum tacho_report_format {
-	TACHO_REPORT_TABLE = 0,
-	TACHO_REPORT_CSV,
-	TACHO_REPORT_JSON,
-};
-/* The format a file name asks for: .json, .csv, else a table. */
-TACHO_API enum tacho_report_format tacho_report_format_of(const char *path);
-
-/* Writes the report in fmt to f. 0 or -EIO. */
+/* Writes the report to f: a table (TACHO_FORMAT_TABLE), CSV in long form (one row
+ * per region and quantity: region, quantity, status, calls, total, exclusive, mean,
+ * stddev, min, max, clamped) or the JSON document above (TACHO_FORMAT_JSON, or on one
+ * line); opts may be NULL (docs/schemas.md). 0, -EINVAL (a bad format or opts), -EIO.
+ * Thread-safe on a report nobody frees meanwhile. */
 TACHO_API int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
-					enum tacho_report_format fmt);
+					enum tacho_format fmt,
+					const struct tacho_write_opts *opts);
 
 /* Takes a snapshot and writes it where the report at exit would go (TACHO_OUTPUT or
  * the output option, else stderr). 0, -errno of the file, -ENOMEM. Thread-safe. */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 #include "tacho/run.h"
 
 #ifdef __cplusplus
@@ -173,6 +174,30 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
 TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+
+/* --- 7c. Writing reports (what `tacho report` prints; docs/schemas.md) --- */
+
+/* Aggregates the selected event's samples as tacho_profile_rows does and writes them:
+ *  - TACHO_FORMAT_TABLE: a header line ("# N samples of EVENT (period P), L lost:
+ *    COMMAND"), then the columns of the sort: samples, percent and symbol / dso /
+ *    file:line / address (children: children, self, percent, symbol, dso);
+ *  - TACHO_FORMAT_CSV: a header row (samples, self, events, percent, symbol, dso, file,
+ *    line, address) and a row per entry, empty where the sort has no such key;
+ *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "samples", "lost", "rows": [...]}.
+ * 0, -EINVAL (NULL p or f, a bad sort, format or opts), -ENOMEM, -EIO. Nothing is
+ * written when the rows cannot be made. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort,
+				       bool children, FILE *f, enum tacho_format fmt,
+				       const struct tacho_write_opts *opts);
+
+/* The per-instruction view of one function (tacho_profile_annotate) written the same
+ * ways: the header line, "# SYMBOL in DSO: N samples", then address, samples, percent
+ * and source line per instruction; the CSV and JSON rows carry file, line and address.
+ * 0, -ENOENT (no sample in a function of that name: nothing written), -EINVAL,
+ * -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol,
+					   FILE *f, enum tacho_format fmt,
+					   const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "tacho/errors.h"
+#include "tacho/output.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
@@ -245,6 +246,52 @@ TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
 TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
 /* The plan that was executed. */
 TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+
+/* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
+
+/* What the writers say about a session besides its figures: how its caller asked for
+ * it and names it. Every field may be 0/NULL. */
+struct tacho_stat_about {
+	size_t sz;                  /* sizeof(struct tacho_stat_about) */
+	char *const *argv;          /* the program that ran, NULL-terminated: the table's
+				       title and the JSON's "command" */
+	const char *target;         /* what was counted, for people, when it is not the
+				       program alone: "process 42", "all CPUs", "CPUs 0-3" */
+	unsigned repeat;            /* the repetitions asked for; 0: none were asked. More
+				       than one gives the table its statistics columns; any
+				       gives the JSON every repetition's values and their
+				       statistics */
+	const char *note;           /* one sentence for the reader (the JSON's "note"), or
+				       NULL */
+};
+
+/* Writes the results of s to f:
+ *  - TACHO_FORMAT_TABLE: the title, one line per event (value, unit, name, then the
+ *    statistics of the repetitions, the rate or the coverage; "<not supported>" /
+ *    "<not counted>" for an event without a value, never 0), the derived metrics, why
+ *    each event without a value has none, the wall time, how the program ended;
+ *  - TACHO_FORMAT_CSV: a header row (kind, name, status, value, unit, coverage, runs,
+ *    mean, stddev, min, median, max, spread_pct, explanation), a row per event (kind
+ *    "event") and per metric (kind "metric", status "derived"); no value is an empty
+ *    field;
+ *  - TACHO_FORMAT_JSON (or on one line): the document of docs/schemas.md, "version" 1.
+ * about and opts may be NULL. 0, -EINVAL (NULL s or f, a bad format, an sz too small),
+ * -ENOMEM, -EIO (a write error on f). Thread-safe on a session nobody frees meanwhile. */
+TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about,
+			       FILE *f, enum tacho_format fmt,
+			       const struct tacho_write_opts *opts);
+
+/* Writes the counts of one interval (an on_interval call) to f, one record per event:
+ * the table's "TIME VALUE UNIT NAME [(COVERAGE)]" line; a CSV row (time, name, status,
+ * value, unit, coverage, explanation) after a header row unless opts->csv_no_header
+ * (pass it from the second interval on); or, for both JSON formats, one JSON object
+ * per line ({"time", "name", "status", "value", "coverage", "explanation"}). events is
+ * the session's list, for the units ("msec"); NULL: no units. 0, -EINVAL, -EIO. Safe
+ * to call from the interval callback. */
+TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
+					const struct tacho_evlist *events, FILE *f,
+					enum tacho_format fmt,
+					const struct tacho_write_opts *opts);
 #ifdef __cplusplus
 }
 #endif

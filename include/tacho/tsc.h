@@ -61,10 +61,7 @@ static inline uint64_t tacho_tsc_end(void)
 #endif
 }
 
-/* A short name for a source (enum tacho_tsc_source, section 2b: the decoder's and this
- * section's): "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h", "hypervisor",
- * "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL. Thread-safe. */
-TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
+/* tacho_tsc_source_name (tacho/cpu.h, beside enum tacho_tsc_source) names a source. */
 
 /* What is known about this machine's TSC. */
 struct tacho_tsc_info {

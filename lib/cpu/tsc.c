@@ -25,6 +25,26 @@ static const struct {
 	{ 0x5f, 25000000, "Goldmont (Denverton)" },
 };
 
+/* The names of enum tacho_tsc_source live with the enum, in the CPU area, so that the
+ * CPU description's writer can name the decoder's sources without lib/tsc. */
+static const char *const source_names[] = {
+	[TACHO_TSC_FREQ_UNKNOWN] = "unknown",
+	[TACHO_TSC_FREQ_CPUID_15] = "cpuid-15h",
+	[TACHO_TSC_FREQ_CPUID_15_16] = "cpuid-15h+16h",
+	[TACHO_TSC_FREQ_HYPERVISOR] = "hypervisor",
+	[TACHO_TSC_FREQ_KERNEL] = "kernel",
+	[TACHO_TSC_FREQ_CPUID_16] = "cpuid-16h",
+	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
+	[TACHO_TSC_FREQ_CPUID_15_TABLE] = "cpuid-15h+sdm-table",
+};
+
+const char *tacho_tsc_source_name(enum tacho_tsc_source src)
+{
+	if ((unsigned)src < ARRAY_SIZE(source_names) && source_names[src])
+		return source_names[src];
+	return "unknown";
+}
+
 void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 {
 	struct tacho_cpu_tsc *t = &info->tsc;

@@ -390,49 +390,90 @@ static void row(struct tc_table *t, const char *name, const struct tacho_bench_s
 		      s->median, s->mode, s->mean, s->stddev, s->p90, s->p99, s->max);
 }
 
-int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
-			     enum tacho_report_format fmt)
+static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_format fmt,
+		      const struct tc_wopts *w)
 {
-	if (!r || !f)
-		return -EINVAL;
-	if (fmt == TACHO_REPORT_JSON) {
-		struct tc_json j;
-		tc_json_init(&j, f, true);
-		tc_json_obj_begin(&j, NULL);
-		tc_json_int(&j, "version", 1);
-		tc_json_uint(&j, "trials", r->trials);
-		tc_json_uint(&j, "kept", r->kept);
-		tc_json_uint(&j, "culled", r->culled);
-		tc_json_uint(&j, "reps", r->reps);
-		tc_json_bool(&j, "difference", r->difference);
-		tc_json_str(&j, "cull_rule", r->cull_rule);
-		tc_json_double(&j, "overhead_ticks", r->overhead_ticks);
-		tc_json_double(&j, "tsc_hz", r->tsc_hz);
-		json_stats(&j, "ticks", &r->ticks);
-		json_stats(&j, "ns", &r->ns);
-		tc_json_obj_begin(&j, "events");
-		for (size_t i = 0; i < r->nevents; i++) {
-			if (r->event_why[i])
-				tc_json_null(&j, r->event_names[i]);
-			else
-				json_stats(&j, r->event_names[i], &r->events[i]);
-		}
-		tc_json_obj_end(&j);
-		tc_json_arr_begin(&j, "warnings");
-		for (unsigned i = 0; i < r->env.nwarnings; i++)
-			tc_json_str(&j, NULL, r->env.warnings[i]);
-		for (size_t i = 0; i < r->nevents; i++)
-			if (r->event_why[i]) {
-				char buf[600];
-				snprintf(buf, sizeof(buf), "event '%s' not counted: %s",
-					 r->event_names[i], r->event_why[i]);
-				tc_json_str(&j, NULL, buf);
-			}
-		tc_json_arr_end(&j);
-		tc_json_obj_end(&j);
-		return tc_json_finish(&j);
+	struct tc_json j;
+
+	tc_json_doc_begin(&j, f, fmt, w);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_uint(&j, "trials", r->trials);
+	tc_json_uint(&j, "kept", r->kept);
+	tc_json_uint(&j, "culled", r->culled);
+	tc_json_uint(&j, "reps", r->reps);
+	tc_json_bool(&j, "difference", r->difference);
+	tc_json_str(&j, "cull_rule", r->cull_rule);
+	tc_json_double(&j, "overhead_ticks", r->overhead_ticks);
+	tc_json_double(&j, "tsc_hz", r->tsc_hz);
+	json_stats(&j, "ticks", &r->ticks);
+	json_stats(&j, "ns", &r->ns);
+	tc_json_obj_begin(&j, "events");
+	for (size_t i = 0; i < r->nevents; i++) {
+		if (r->event_why[i])
+			tc_json_null(&j, r->event_names[i]);
+		else
+			json_stats(&j, r->event_names[i], &r->events[i]);
 	}
+	tc_json_obj_end(&j);
+	tc_json_arr_begin(&j, "warnings");
+	for (unsigned i = 0; i < r->env.nwarnings; i++)
+		tc_json_str(&j, NULL, r->env.warnings[i]);
+	for (size_t i = 0; i < r->nevents; i++)
+		if (r->event_why[i]) {
+			char buf[600];
+			snprintf(buf, sizeof(buf), "event '%s' not counted: %s",
+				 r->event_names[i], r->event_why[i]);
+			tc_json_str(&j, NULL, buf);
+		}
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	return tc_json_doc_end(&j);
+}
+
+/* One row per quantity; the figures of an event not counted are empty, never 0. */
+static void csv_stats(FILE *f, const struct tc_wopts *w, const char *name, const char *why,
+		      const struct tacho_bench_stats *s)
+{
+	const double v[] = { s->min, s->median, s->mode, s->mean, s->stddev, s->p10, s->p25,
+			     s->p75, s->p90, s->p99, s->max };
+	char buf[ARRAY_SIZE(v) + 1][40];
+	const char *fields[ARRAY_SIZE(v) + 4];
+
+	fields[0] = name;
+	fields[1] = why ? "not counted" : "counted";
+	snprintf(buf[0], sizeof(buf[0]), "%zu", why ? (size_t)0 : s->n);
+	fields[2] = buf[0];
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		if (why || !isfinite(v[i]))
+			buf[i + 1][0] = '\0';
+		else
+			snprintf(buf[i + 1], sizeof(buf[i + 1]), "%.17g", v[i]);
+		fields[3 + i] = buf[i + 1];
+	}
+	fields[3 + ARRAY_SIZE(v)] = why ? why : "";
+	tc_csv_row(f, w, fields, ARRAY_SIZE(fields));
+}
+
+static int write_csv(const struct tacho_bench_result *r, FILE *f, const struct tc_wopts *w)
+{
+	static const char *const head[] = { "quantity", "status", "n", "min", "median", "mode",
+					    "mean", "stddev", "p10", "p25", "p75", "p90", "p99",
+					    "max", "explanation" };
+
+	if (w->header)
+		tc_csv_row(f, w, head, ARRAY_SIZE(head));
+	csv_stats(f, w, "ticks", NULL, &r->ticks);
+	csv_stats(f, w, "ns", NULL, &r->ns);
+	for (size_t i = 0; i < r->nevents; i++)
+		csv_stats(f, w, r->event_names[i], r->event_why[i], &r->events[i]);
+	return tc_write_status(f);
+}
+
+static int write_table(const struct tacho_bench_result *r, FILE *f)
+{
 	struct tc_table *t = tc_table_new(9);
+
 	if (!t)
 		return -ENOMEM;
 	for (unsigned c = 1; c < 9; c++)
@@ -460,5 +501,27 @@ int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
 				r->event_why[i]);
 	for (unsigned i = 0; i < r->env.nwarnings; i++)
 		fprintf(f, "warning: %s\n", r->env.warnings[i]);
-	return ferror(f) ? -EIO : 0;
+	return tc_write_status(f);
+}
+
+int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
+			     enum tacho_format fmt, const struct tacho_write_opts *opts)
+{
+	struct tc_wopts w;
+	int err;
+
+	if (!r || !f)
+		return -EINVAL;
+	err = tc_wopts_get(opts, fmt, &w);
+	if (err)
+		return err;
+	switch (fmt) {
+	case TACHO_FORMAT_JSON:
+	case TACHO_FORMAT_JSON_LINES:
+		return write_json(r, f, fmt, &w);
+	case TACHO_FORMAT_CSV:
+		return write_csv(r, f, &w);
+	default:
+		return write_table(r, f);
+	}
 }

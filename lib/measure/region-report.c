@@ -371,17 +371,6 @@ const char *tacho_region_report_notes(const struct tacho_region_report *r)
 	return r && r->notes ? r->notes : "";
 }
 
-enum tacho_report_format tacho_report_format_of(const char *path)
-{
-	size_t n = path ? strlen(path) : 0;
-
-	if (n >= 5 && !strcmp(path + n - 5, ".json"))
-		return TACHO_REPORT_JSON;
-	if (n >= 4 && !strcmp(path + n - 4, ".csv"))
-		return TACHO_REPORT_CSV;
-	return TACHO_REPORT_TABLE;
-}
-
 /* --- writers --- */
 
 static bool counted(const struct tacho_region_report *r, size_t i)
@@ -402,11 +391,12 @@ static void json_value(struct tc_json *j, const char *key, const struct tacho_re
 	tc_json_obj_end(j);
 }
 
-static int write_json(const struct tacho_region_report *r, FILE *f)
+static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_format fmt,
+		      const struct tc_wopts *w)
 {
 	struct tc_json j;
 
-	tc_json_init(&j, f, true);
+	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
 	tc_json_arr_begin(&j, "regions");
@@ -509,10 +499,10 @@ static int write_json(const struct tacho_region_report *r, FILE *f)
 	}
 	tc_json_arr_end(&j);
 	tc_json_obj_end(&j);
-	return tc_json_finish(&j);
+	return tc_json_doc_end(&j);
 }
 
-static void csv_num(FILE *f, double v)
+static void csv_num(FILE *f, const struct tc_wopts *w, double v)
 {
 	char buf[64];
 
@@ -520,20 +510,19 @@ static void csv_num(FILE *f, double v)
 		buf[0] = 0;
 	else
 		snprintf(buf, sizeof(buf), "%.17g", v);
-	tc_csv_field(f, ',', false, buf);
+	tc_csv_field(f, w->sep, false, buf);
 }
 
 /* Long format, one row per region and quantity: it holds any event name. */
-static int write_csv(const struct tacho_region_report *r, FILE *f)
+static int write_csv(const struct tacho_region_report *r, FILE *f, const struct tc_wopts *w)
 {
 	static const char *const head[] = { "region", "quantity", "status", "calls", "total",
 					    "exclusive", "mean", "stddev", "min", "max",
 					    "clamped" };
 	char buf[64];
 
-	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
-		tc_csv_field(f, ',', i == 0, head[i]);
-	tc_csv_end(f);
+	if (w->header)
+		tc_csv_row(f, w, head, ARRAY_SIZE(head));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct tacho_region_stat *st = &r->st[i];
 		for (size_t q = 0; q < r->nq + 1; q++) {
@@ -543,23 +532,23 @@ static int write_csv(const struct tacho_region_report *r, FILE *f)
 			const char *status = q < 2 ? "counted" : tacho_count_status_name(r->status[q - 2]);
 			bool have = q < 2 || counted(r, q - 2);
 
-			tc_csv_field(f, ',', true, st->name);
-			tc_csv_field(f, ',', false, q == 0 ? "time_ns" : q == 1 ? "ticks" :
+			tc_csv_field(f, w->sep, true, st->name);
+			tc_csv_field(f, w->sep, false, q == 0 ? "time_ns" : q == 1 ? "ticks" :
 				     r->evnames[q - 2]);
-			tc_csv_field(f, ',', false, status);
+			tc_csv_field(f, w->sep, false, status);
 			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st->calls);
-			tc_csv_field(f, ',', false, buf);
-			csv_num(f, have ? (double)v->total * scale : NAN);
-			csv_num(f, have ? (double)v->exclusive * scale : NAN);
-			csv_num(f, have ? v->mean * scale : NAN);
-			csv_num(f, have ? v->stddev * scale : NAN);
-			csv_num(f, have ? v->min * scale : NAN);
-			csv_num(f, have ? v->max * scale : NAN);
-			tc_csv_field(f, ',', false, have ? (v->clamped ? "yes" : "no") : "");
+			tc_csv_field(f, w->sep, false, buf);
+			csv_num(f, w, have ? (double)v->total * scale : NAN);
+			csv_num(f, w, have ? (double)v->exclusive * scale : NAN);
+			csv_num(f, w, have ? v->mean * scale : NAN);
+			csv_num(f, w, have ? v->stddev * scale : NAN);
+			csv_num(f, w, have ? v->min * scale : NAN);
+			csv_num(f, w, have ? v->max * scale : NAN);
+			tc_csv_field(f, w->sep, false, have ? (v->clamped ? "yes" : "no") : "");
 			tc_csv_end(f);
 		}
 	}
-	return ferror(f) ? -EIO : 0;
+	return tc_write_status(f);
 }
 
 static int write_table(const struct tacho_region_report *r, FILE *f)
@@ -614,7 +603,7 @@ static int write_table(const struct tacho_region_report *r, FILE *f)
 		fprintf(f, "note: %.*s\n", len, p);
 		p += len + (nl ? 1 : 0);
 	}
-	err = ferror(f) ? -EIO : 0;
+	err = tc_write_status(f);
 out:
 	tc_table_free(t);
 	free(cells);
@@ -623,15 +612,22 @@ out:
 }
 
 int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
-			      enum tacho_report_format fmt)
+			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
+	struct tc_wopts w;
+	int err;
+
 	if (!r || !f)
 		return -EINVAL;
+	err = tc_wopts_get(opts, fmt, &w);
+	if (err)
+		return err;
 	switch (fmt) {
-	case TACHO_REPORT_JSON:
-		return write_json(r, f);
-	case TACHO_REPORT_CSV:
-		return write_csv(r, f);
+	case TACHO_FORMAT_JSON:
+	case TACHO_FORMAT_JSON_LINES:
+		return write_json(r, f, fmt, &w);
+	case TACHO_FORMAT_CSV:
+		return write_csv(r, f, &w);
 	default:
 		return write_table(r, f);
 	}
@@ -657,14 +653,14 @@ int tacho_regions_write(void)
 			       tacho_strerror(ferr));
 			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
 				"here it is\n", path, tacho_strerror(ferr));
-			err = tacho_region_report_write(r, stderr, TACHO_REPORT_TABLE);
+			err = tacho_region_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
 			fflush(stderr);
 			tacho_region_report_free(r);
 			return err ? err : ferr;
 		}
 	}
-	err = tacho_region_report_write(r, f, to_file ? tacho_report_format_of(path) :
-					TACHO_REPORT_TABLE);
+	err = tacho_region_report_write(r, f, to_file ? tc_format_of_path(path) :
+					TACHO_FORMAT_TABLE, NULL);
 	if (to_file) {
 		if (fclose(f) && !err)
 			err = -errno;

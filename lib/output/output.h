@@ -1,13 +1,17 @@
-/* output.h - the JSON, CSV and table writers every command shares.
+/* output.h - the JSON, CSV and table primitives every writer of the library shares.
  *
- * One writer per format, so that no command formats JSON or CSV by hand. All of them
- * write to a FILE the caller owns and report write errors through tc_*_error(). */
-#ifndef TACHO_OUTPUT_H
-#define TACHO_OUTPUT_H
+ * One primitive per format, so that no writer formats JSON or CSV by hand. All of them
+ * write to a FILE the caller owns; the result writers (stat, cpu, report, list, doctor,
+ * regions, bench) stand on them, and the command line never calls them (the layer
+ * table of docs/architecture.md denies cli/ every tc_json_* and tc_csv_*). */
+#ifndef TC_OUTPUT_H
+#define TC_OUTPUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "tacho/output.h"
 
 /* --- JSON (json.c) ---
  * A streaming writer: open objects and arrays, write members. Inside an object every
@@ -56,5 +60,38 @@ int tc_table_add(struct tc_table *t, const char *const *cells);
 int tc_table_addf(struct tc_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints every row, each prefixed by indent spaces, columns separated by gap spaces. */
 void tc_table_print(const struct tc_table *t, FILE *f, unsigned indent, unsigned gap);
+
+/* --- what every result writer shares (write.c) --- */
+
+/* The caller's options with the defaults filled in and only the fields its sz covers
+ * read: o may be NULL. */
+struct tc_wopts {
+	char sep;                   /* CSV separator, ',' by default */
+	bool header;                /* CSV header row */
+	bool compact;               /* JSON on one line */
+	tacho_hint_words_fn *hint_words;
+	void *hint_arg;
+};
+/* 0, or -EINVAL for a format out of range or an sz too small to hold sz itself. */
+int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct tc_wopts *out);
+
+/* The caller's words for a hint, or NULL (no callback, TACHO_HINT_NONE, or the callback
+ * left it out). */
+const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint);
+
+/* A JSON document of a result writer: indented, or on one line for json_compact and
+ * TACHO_FORMAT_JSON_LINES; tc_json_doc_end ends either with a newline and returns what
+ * tc_json_finish does. */
+void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt, const struct tc_wopts *w);
+int tc_json_doc_end(struct tc_json *j);
+
+/* Writes one CSV row of n fields with the separator of w. */
+void tc_csv_row(FILE *f, const struct tc_wopts *w, const char *const *fields, size_t n);
+
+/* The format a file name asks for: .json, .csv, else a table (regions' TACHO_OUTPUT). */
+enum tacho_format tc_format_of_path(const char *path);
+
+/* 0, or -EIO when f has seen a write error. */
+int tc_write_status(FILE *f);
 
 #endif

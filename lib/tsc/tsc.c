@@ -58,24 +58,6 @@ uint64_t tacho_tsc_read_end(void)
 #endif
 }
 
-static const char *const source_names[] = {
-	[TACHO_TSC_FREQ_UNKNOWN] = "unknown",
-	[TACHO_TSC_FREQ_CPUID_15] = "cpuid-15h",
-	[TACHO_TSC_FREQ_CPUID_15_16] = "cpuid-15h+16h",
-	[TACHO_TSC_FREQ_HYPERVISOR] = "hypervisor",
-	[TACHO_TSC_FREQ_KERNEL] = "kernel",
-	[TACHO_TSC_FREQ_CPUID_16] = "cpuid-16h",
-	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
-	[TACHO_TSC_FREQ_CPUID_15_TABLE] = "cpuid-15h+sdm-table",
-};
-
-const char *tacho_tsc_source_name(enum tacho_tsc_source src)
-{
-	if ((unsigned)src < ARRAY_SIZE(source_names) && source_names[src])
-		return source_names[src];
-	return "unknown";
-}
-
 double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 {
 	if (time_mult == 0 || time_shift >= 64)

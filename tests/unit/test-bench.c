@@ -96,7 +96,7 @@ static void test_time_only(void **state)
 	assert_int_equal(r->ticks.n, r->kept);
 	assert_contains(r->cull_rule, "median + 10 x max(MAD, 1 tick)");
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_bench_result_write(r, f, TACHO_REPORT_JSON), 0);
+	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
 	fclose(f);
 	/* valid JSON, the counts exact by path */
 	struct th_json *doc = assert_json(buf);
@@ -115,7 +115,7 @@ static void test_time_only(void **state)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_bench_result_write(r, f, TACHO_REPORT_TABLE), 0);
+	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_TABLE, NULL), 0);
 	fclose(f);
 	assert_contains(buf, "101 trials of 1 call");
 	assert_contains(buf, "median");

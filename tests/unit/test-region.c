@@ -13,6 +13,7 @@
 #include "json-check.h"
 #include "tacho.h"
 #include "measure/region-int.h"
+#include "output/output.h"
 #include "util/util.h"
 
 /* The variable the breakpoint watches. Aligned to its length: mem:ADDR/8:w. */
@@ -503,7 +504,7 @@ static void test_json(void **state)
 	assert_int_equal(tacho_region_end("json"), 0);
 	struct tacho_region_report *r = report();
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_JSON), 0);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
 	fclose(f);
 	/* valid JSON (no duplicate keys), the figures exact where they are written: the
 	 * summary, the detail and the one thread's entry */
@@ -529,7 +530,7 @@ static void test_json(void **state)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_CSV), 0);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_CSV, NULL), 0);
 	fclose(f);
 	assert_contains(buf, "region,quantity,status,calls,total,exclusive");
 	snprintf(want, sizeof(want), "json,%s,counted,1,42,42,", tacho_region_report_event(r, ev_bp));
@@ -538,7 +539,7 @@ static void test_json(void **state)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_REPORT_TABLE), 0);
+	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_TABLE, NULL), 0);
 	fclose(f);
 	assert_contains(buf, "page-faults");
 	assert_contains(buf, "json");
@@ -546,10 +547,10 @@ static void test_json(void **state)
 	tacho_region_report_free(r);
 	tacho_regions_reset();
 
-	assert_int_equal(tacho_report_format_of("x.json"), TACHO_REPORT_JSON);
-	assert_int_equal(tacho_report_format_of("x.csv"), TACHO_REPORT_CSV);
-	assert_int_equal(tacho_report_format_of("x.txt"), TACHO_REPORT_TABLE);
-	assert_int_equal(tacho_report_format_of(NULL), TACHO_REPORT_TABLE);
+	assert_int_equal(tc_format_of_path("x.json"), TACHO_FORMAT_JSON);
+	assert_int_equal(tc_format_of_path("x.csv"), TACHO_FORMAT_CSV);
+	assert_int_equal(tc_format_of_path("x.txt"), TACHO_FORMAT_TABLE);
+	assert_int_equal(tc_format_of_path(NULL), TACHO_FORMAT_TABLE);
 }
 
 int main(void)

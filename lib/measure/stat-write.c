@@ -1,0 +1,509 @@
+/* stat-write.c - the writers of a stat session: the event table with statuses and
+ * statistics, CSV with a header row, the JSON document (docs/schemas.md), and the
+ * lines of each interval in the three formats. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "util/util.h"
+#include "tacho/stat.h"
+
+/* --- values --- */
+
+static bool integral(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9.007199254740992e15;
+}
+
+/* A value for people: counts with thousands separators, others with decimals. */
+static const char *fmt_human(double v, const char *unit, char *buf, size_t size)
+{
+	char g[32];
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "-");
+	} else if (unit && *unit) {
+		snprintf(buf, size, "%.2f", v);
+	} else if (integral(v) && v >= 0) {
+		tc_fmt_grouped((uint64_t)v, buf, size);
+	} else if (v >= 0 && v < 9e15) {
+		double ip = floor(v);
+		int frac = (int)llround((v - ip) * 100);
+		if (frac == 100) {
+			ip += 1;
+			frac = 0;
+		}
+		tc_fmt_grouped((uint64_t)ip, g, sizeof(g));
+		snprintf(buf, size, "%.31s.%02d", g, frac % 100);
+	} else {
+		snprintf(buf, size, "%.4g", v);
+	}
+	return buf;
+}
+
+/* A value for machines: integers exactly, others with 15 significant digits; nothing
+ * for no value. */
+static const char *fmt_machine(double v, char *buf, size_t size)
+{
+	if (!isfinite(v))
+		buf[0] = '\0';
+	else if (integral(v))
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.15g", v);
+	return buf;
+}
+
+static const char *metric_human(const struct tacho_metric *m, char *buf, size_t size)
+{
+	char si[32];
+
+	if (!strcmp(m->unit, "/sec"))
+		snprintf(buf, size, "%s/sec", tc_fmt_si(m->value, si, sizeof(si)));
+	else if (!strcmp(m->unit, "%") || !strcmp(m->unit, "% of cycles"))
+		snprintf(buf, size, "%.2f%s", m->value, m->unit);
+	else
+		snprintf(buf, size, "%.3f %s", m->value, m->unit);
+	return buf;
+}
+
+static bool has_value(enum tacho_count_status s)
+{
+	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED;
+}
+
+static const char *no_value_word(enum tacho_count_status s)
+{
+	return s == TACHO_COUNT_NOT_SUPPORTED ? "<not supported>" : "<not counted>";
+}
+
+/* A count (no unit, whole, not negative) as a JSON integer, anything else as a
+ * number, no value as null. */
+static void json_value(struct tc_json *j, const char *key, double v, const char *unit)
+{
+	if (!isfinite(v))
+		tc_json_null(j, key);
+	else if (integral(v) && v >= 0 && (!unit || !*unit))
+		tc_json_uint(j, key, (uint64_t)v);
+	else
+		tc_json_double(j, key, v);
+}
+
+/* The rate metric of event i, if any (shown beside the event as perf does). */
+static const struct tacho_metric *rate_of(const struct tacho_stat *s, size_t i)
+{
+	for (size_t m = 0; m < tacho_stat_nmetrics(s); m++) {
+		const struct tacho_metric *mt = tacho_stat_metric(s, m);
+		if (!strcmp(mt->unit, "/sec") && mt->inputs[0] == (int)i)
+			return mt;
+	}
+	return NULL;
+}
+
+/* The caller's description with the defaults for what its sz does not cover. */
+struct about {
+	char *const *argv;
+	const char *target;
+	unsigned repeat;
+	const char *note;
+};
+
+#define ABOUT_HAS(a, field) \
+	((a)->sz >= offsetof(struct tacho_stat_about, field) + sizeof((a)->field))
+
+static int about_get(const struct tacho_stat_about *in, struct about *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->target = "";
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz))
+		return -EINVAL;
+	if (ABOUT_HAS(in, argv))
+		out->argv = in->argv && in->argv[0] ? in->argv : NULL;
+	if (ABOUT_HAS(in, target) && in->target)
+		out->target = in->target;
+	if (ABOUT_HAS(in, repeat))
+		out->repeat = in->repeat;
+	if (ABOUT_HAS(in, note) && in->note && *in->note)
+		out->note = in->note;
+	return 0;
+}
+
+/* --- the table --- */
+
+static void table_title(const struct tacho_stat *s, const struct about *a, FILE *f)
+{
+	unsigned reps = tacho_stat_repeats(s), runs = tacho_stat_runs(s);
+	char who[512];
+
+	if (a->argv) {
+		struct tc_sb sb = TC_SB_INIT;
+		for (size_t i = 0; a->argv[i]; i++)
+			tc_sb_addf(&sb, "%s%s", i ? " " : "", a->argv[i]);
+		if (a->target[0])
+			snprintf(who, sizeof(who), "%s while '%s' ran", a->target, sb.buf ? sb.buf : "");
+		else
+			snprintf(who, sizeof(who), "'%s'", sb.buf ? sb.buf : "");
+		tc_sb_exit(&sb);
+	} else {
+		snprintf(who, sizeof(who), "%s", a->target);
+	}
+	if (who[0])
+		fprintf(f, "\n Counter stats for %s", who);
+	else
+		fprintf(f, "\n Counter stats");
+	if (a->repeat > 1 || runs > 1) {
+		fprintf(f, " (");
+		if (a->repeat > 1)
+			fprintf(f, "%u repetition%s%s", reps, reps == 1 ? "" : "s",
+				runs > 1 ? ", " : "");
+		if (runs > 1)
+			fprintf(f, "%u runs of the program each to fit the counters", runs);
+		fprintf(f, ")");
+	}
+	fprintf(f, ":\n\n");
+}
+
+/* One row per event: value, unit, name, then the statistics of the repetitions (with
+ * more than one asked for) and the rate or the coverage. */
+static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t *nnotes)
+{
+	struct tc_table *t = tc_table_new(stats ? 9 : 4);
+	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	tc_table_align_right(t, 0, true);
+	if (stats) {
+		for (unsigned col = 3; col < 9; col++)
+			tc_table_align_right(t, col, true);
+		err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", "mean", "", "event",
+				    "stddev", "min", "median", "max", "spread", "");
+	}
+	for (size_t i = 0; i < tacho_stat_nevents(s) && !err; i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		const struct tacho_metric *rate = rate_of(s, i);
+		char note[160] = "";
+		const char *val;
+
+		if (!has_value(e->status)) {
+			val = no_value_word(e->status);
+			(*nnotes)++;
+		} else {
+			val = fmt_human(e->value, e->unit, b1, sizeof(b1));
+		}
+		if (e->status == TACHO_COUNT_MULTIPLEXED)
+			snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
+				 100.0 * e->coverage);
+		else if (rate)
+			metric_human(rate, note, sizeof(note));
+		if (stats && has_value(e->status)) {
+			char spread[32];
+			if (isfinite(e->stats.spread_pct))
+				snprintf(spread, sizeof(spread), "%.2f%%", e->stats.spread_pct);
+			else
+				snprintf(spread, sizeof(spread), "-");
+			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", val, e->unit,
+					    e->name, fmt_human(e->stats.stddev, e->unit, b2, sizeof(b2)),
+					    fmt_human(e->stats.min, e->unit, b3, sizeof(b3)),
+					    fmt_human(e->stats.median, e->unit, b4, sizeof(b4)),
+					    fmt_human(e->stats.max, e->unit, b5, sizeof(b5)), spread,
+					    note);
+		} else if (stats) {
+			err = tc_table_addf(t, "%s\t%s\t%s\t\t\t\t\t\t", val, e->unit, e->name);
+		} else {
+			err = tc_table_addf(t, "%s\t%s\t%s\t%s", val, e->unit, e->name, note);
+		}
+	}
+	if (!err)
+		tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	return err;
+}
+
+/* The derived metrics other than the rates shown beside their events. */
+static int table_metrics(const struct tacho_stat *s, FILE *f)
+{
+	struct tc_table *m = tc_table_new(3);
+	size_t nm = 0;
+	char b[64];
+	int err = 0;
+
+	if (!m)
+		return -ENOMEM;
+	tc_table_align_right(m, 1, true);
+	for (size_t i = 0; i < tacho_stat_nmetrics(s) && !err; i++) {
+		const struct tacho_metric *mt = tacho_stat_metric(s, i);
+		if (!strcmp(mt->unit, "/sec"))
+			continue;
+		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->name, metric_human(mt, b, sizeof(b)),
+				    mt->expr);
+		nm++;
+	}
+	if (nm && !err) {
+		fprintf(f, "\n");
+		tc_table_print(m, f, 2, 2);
+	}
+	tc_table_free(m);
+	return err;
+}
+
+static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f)
+{
+	unsigned reps = tacho_stat_repeats(s);
+	const struct tacho_exit *ex = tacho_stat_exit(s);
+	size_t nnotes = 0;
+	char how[64];
+	int err;
+
+	table_title(s, a, f);
+	err = table_events(s, a->repeat > 1, f, &nnotes);
+	if (!err)
+		err = table_metrics(s, f);
+	if (err)
+		return err;
+	if (nnotes) {
+		fprintf(f, "\n");
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+			const struct tacho_stat_event *e = tacho_stat_event(s, i);
+			if (!has_value(e->status))
+				fprintf(f, "  %s: %s: %s\n", e->name,
+					tacho_count_status_name(e->status),
+					e->why ? e->why : "no reason known");
+		}
+	}
+	fprintf(f, "\n");
+	if (isfinite(tacho_stat_wall_s(s)))
+		fprintf(f, "  %.6f seconds wall time%s\n", tacho_stat_wall_s(s),
+			reps > 1 ? " (mean of a run)" : "");
+	if (ex && (ex->signal || ex->code))
+		fprintf(f, "  the program: %s\n", tacho_exit_describe(ex, how, sizeof(how)));
+	if (tacho_stat_interrupted(s) && a->repeat > 1)
+		fprintf(f, "  stopped early: %u of %u repetitions\n", reps, a->repeat);
+	else if (tacho_stat_interrupted(s) && !ex)
+		fprintf(f, "  stopped by a signal\n");
+	fprintf(f, "\n");
+	return tc_write_status(f);
+}
+
+/* --- CSV --- */
+
+static const char *const csv_head[] = { "kind", "name", "status", "value", "unit",
+					"coverage", "runs", "mean", "stddev", "min", "median",
+					"max", "spread_pct", "explanation" };
+static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
+						 "coverage", "explanation" };
+
+static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts *w)
+{
+	char b[8][64], runs[16];
+
+	if (w->header)
+		tc_csv_row(f, w, csv_head, ARRAY_SIZE(csv_head));
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		bool v = has_value(e->status);
+		const char *row[] = {
+			"event", e->name, tacho_count_status_name(e->status),
+			v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "", e->unit,
+			fmt_machine(e->coverage, b[1], sizeof(b[1])), runs,
+			v ? fmt_machine(e->stats.mean, b[2], sizeof(b[2])) : "",
+			v ? fmt_machine(e->stats.stddev, b[3], sizeof(b[3])) : "",
+			v ? fmt_machine(e->stats.min, b[4], sizeof(b[4])) : "",
+			v ? fmt_machine(e->stats.median, b[5], sizeof(b[5])) : "",
+			v ? fmt_machine(e->stats.max, b[6], sizeof(b[6])) : "",
+			v ? fmt_machine(e->stats.spread_pct, b[7], sizeof(b[7])) : "",
+			e->why ? e->why : "",
+		};
+		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
+		snprintf(runs, sizeof(runs), "%u", e->nvalues);
+		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	}
+	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
+		const struct tacho_metric *m = tacho_stat_metric(s, i);
+		const char *row[] = { "metric", m->name, "derived",
+				      fmt_machine(m->value, b[0], sizeof(b[0])), m->unit,
+				      "", "", "", "", "", "", "", "", m->expr };
+		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
+		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	}
+	return tc_write_status(f);
+}
+
+/* --- JSON --- */
+
+static void json_event(struct tc_json *j, const struct tacho_stat *s,
+		       const struct tacho_stat_event *e, bool stats)
+{
+	bool v = has_value(e->status);
+
+	tc_json_obj_begin(j, NULL);
+	tc_json_str(j, "name", e->name);
+	tc_json_str(j, "status", tacho_count_status_name(e->status));
+	json_value(j, "value", v ? e->value : NAN, e->unit);
+	tc_json_str(j, "unit", e->unit);
+	if (v)
+		tc_json_double(j, "coverage", e->coverage);
+	else
+		tc_json_null(j, "coverage");
+	if (stats) {
+		/* every repetition's value (null where it gave none), and how many did */
+		tc_json_arr_begin(j, "values");
+		for (unsigned k = 0; k < tacho_stat_repeats(s); k++)
+			json_value(j, NULL, e->values[k], e->unit);
+		tc_json_arr_end(j);
+		tc_json_uint(j, "n", e->nvalues);
+		json_value(j, "mean", v ? e->stats.mean : NAN, "x");
+		json_value(j, "stddev", v ? e->stats.stddev : NAN, "x");
+		json_value(j, "min", v ? e->stats.min : NAN, e->unit);
+		json_value(j, "median", v ? e->stats.median : NAN, "x");
+		json_value(j, "max", v ? e->stats.max : NAN, e->unit);
+		json_value(j, "spread_pct", v ? e->stats.spread_pct : NAN, "x");
+	}
+	if (e->run >= 0)
+		tc_json_int(j, "program_run", e->run);
+	else
+		tc_json_null(j, "program_run");
+	tc_json_str(j, "explanation", e->why);
+	tc_json_obj_end(j);
+}
+
+static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
+		      enum tacho_format fmt, const struct tc_wopts *w)
+{
+	const struct tacho_exit *ex = tacho_stat_exit(s);
+	struct tc_json j;
+
+	tc_json_doc_begin(&j, f, fmt, w);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_uint(&j, "runs", tacho_stat_repeats(s));
+	tc_json_uint(&j, "program_runs_per_repetition", tacho_stat_runs(s));
+	if (a->argv) {
+		tc_json_arr_begin(&j, "command");
+		for (size_t i = 0; a->argv[i]; i++)
+			tc_json_str(&j, NULL, a->argv[i]);
+		tc_json_arr_end(&j);
+	}
+	tc_json_arr_begin(&j, "events");
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0);
+	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "metrics");
+	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
+		const struct tacho_metric *m = tacho_stat_metric(s, i);
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "name", m->name);
+		tc_json_double(&j, "value", m->value);
+		tc_json_str(&j, "unit", m->unit);
+		tc_json_str(&j, "expr", m->expr);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	if (a->note)
+		tc_json_str(&j, "note", a->note);
+	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));
+	if (ex) {
+		tc_json_int(&j, "exit_status", ex->status);
+		if (ex->signal)
+			tc_json_int(&j, "signal", ex->signal);
+	} else {
+		tc_json_null(&j, "exit_status");
+	}
+	tc_json_obj_end(&j);
+	return tc_json_doc_end(&j);
+}
+
+int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about, FILE *f,
+		     enum tacho_format fmt, const struct tacho_write_opts *opts)
+{
+	struct tc_wopts w;
+	struct about a;
+	int err;
+
+	if (!s || !f)
+		return -EINVAL;
+	err = tc_wopts_get(opts, fmt, &w);
+	if (!err)
+		err = about_get(about, &a);
+	if (err)
+		return err;
+	switch (fmt) {
+	case TACHO_FORMAT_JSON:
+	case TACHO_FORMAT_JSON_LINES:
+		return write_json(s, &a, f, fmt, &w);
+	case TACHO_FORMAT_CSV:
+		return write_csv(s, f, &w);
+	default:
+		return write_table(s, &a, f);
+	}
+}
+
+/* --- intervals --- */
+
+int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
+			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
+			      const struct tacho_write_opts *opts)
+{
+	struct tc_wopts w;
+	char b1[64], b2[64], t[32];
+	int err;
+
+	if (!iv || !f || (iv->n && !iv->counts))
+		return -EINVAL;
+	err = tc_wopts_get(opts, fmt, &w);
+	if (err)
+		return err;
+	snprintf(t, sizeof(t), "%.6f", iv->t_s);
+	if (fmt == TACHO_FORMAT_CSV && w.header)
+		tc_csv_row(f, &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
+	for (size_t i = 0; i < iv->n; i++) {
+		const struct tacho_count *k = &iv->counts[i];
+		bool v = has_value(k->status);
+		const char *unit = events ? tacho_evlist_unit(events, i) : "";
+
+		if (!unit)
+			unit = "";
+		if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
+			/* a stream: one object per line, whatever the layout asked */
+			struct tc_json j;
+			tc_json_init(&j, f, false);
+			tc_json_obj_begin(&j, NULL);
+			tc_json_double(&j, "time", iv->t_s);
+			tc_json_str(&j, "name", k->name);
+			tc_json_str(&j, "status", tacho_count_status_name(k->status));
+			json_value(&j, "value", v ? k->value : NAN, unit);
+			if (v)
+				tc_json_double(&j, "coverage", k->coverage);
+			else
+				tc_json_null(&j, "coverage");
+			tc_json_str(&j, "explanation", v ? NULL : k->why);
+			tc_json_obj_end(&j);
+			err = tc_json_doc_end(&j);
+			if (err)
+				return err;
+		} else if (fmt == TACHO_FORMAT_CSV) {
+			const char *row[] = { t, k->name, tacho_count_status_name(k->status),
+					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
+					      v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
+					      v ? "" : (k->why ? k->why : "") };
+			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
+				       "a field per column");
+			tc_csv_row(f, &w, row, ARRAY_SIZE(row));
+		} else {
+			const char *val = v ? fmt_human(k->value, unit, b1, sizeof(b1))
+					    : no_value_word(k->status);
+			if (k->status == TACHO_COUNT_MULTIPLEXED)
+				snprintf(b2, sizeof(b2), "(%.1f%% coverage)", 100.0 * k->coverage);
+			else
+				b2[0] = '\0';
+			fprintf(f, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
+		}
+	}
+	return tc_write_status(f);
+}

@@ -1,0 +1,85 @@
+/* write.c - what the result writers share: their options with defaults, the words of
+ * hints, JSON documents in either layout, CSV rows. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "output/output.h"
+
+/* A field of the caller's struct, when its sz says the caller knows it. */
+#define WOPTS_HAS(o, field) \
+	((o)->sz >= offsetof(struct tacho_write_opts, field) + sizeof((o)->field))
+
+int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct tc_wopts *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sep = ',';
+	out->header = true;
+	if ((unsigned)fmt >= TACHO_FORMAT_COUNT)
+		return -EINVAL;
+	if (!o)
+		return 0;
+	if (o->sz < sizeof(o->sz))
+		return -EINVAL;
+	if (WOPTS_HAS(o, csv_sep) && o->csv_sep)
+		out->sep = o->csv_sep;
+	if (WOPTS_HAS(o, csv_no_header))
+		out->header = !o->csv_no_header;
+	if (WOPTS_HAS(o, json_compact))
+		out->compact = o->json_compact;
+	if (WOPTS_HAS(o, hint_arg)) {
+		out->hint_words = o->hint_words;
+		out->hint_arg = o->hint_arg;
+	}
+	/* a separator that CSV quoting cannot protect would make the rows unreadable */
+	if (out->sep == '"' || out->sep == '\n' || out->sep == '\r')
+		return -EINVAL;
+	return 0;
+}
+
+const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint)
+{
+	const char *s;
+
+	if (!w->hint_words || hint == TACHO_HINT_NONE || (unsigned)hint >= TACHO_HINT_COUNT)
+		return NULL;
+	s = w->hint_words(w->hint_arg, hint);
+	return s && *s ? s : NULL;
+}
+
+void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt, const struct tc_wopts *w)
+{
+	tc_json_init(j, f, fmt == TACHO_FORMAT_JSON && !w->compact);
+}
+
+int tc_json_doc_end(struct tc_json *j)
+{
+	int err = tc_json_finish(j);
+
+	if (!j->pretty)
+		fputc('\n', j->f);
+	return err ? err : tc_write_status(j->f);
+}
+
+void tc_csv_row(FILE *f, const struct tc_wopts *w, const char *const *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tc_csv_field(f, w->sep, i == 0, fields[i]);
+	tc_csv_end(f);
+}
+
+enum tacho_format tc_format_of_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	if (n >= 5 && !strcmp(path + n - 5, ".json"))
+		return TACHO_FORMAT_JSON;
+	if (n >= 4 && !strcmp(path + n - 4, ".csv"))
+		return TACHO_FORMAT_CSV;
+	return TACHO_FORMAT_TABLE;
+}
+
+int tc_write_status(FILE *f)
+{
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,869 @@
+/* test-writers.c - every writer of the library called without the command line, on fixed
+ * inputs (a CPUID dump, a record file written here, a stat session of a tiny program and
+ * a hand-filled interval, the event walk over the fake sysfs tree, a hand-filled doctor
+ * list, regions and a benchmark of this process): each JSON document is checked against
+ * its schema in docs/schemas.md (every key listed with its type, every listed key
+ * present, "version" 1), each CSV against its header there; then the write options. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "tacho.h"
+#include "sample/recfile.h"
+#include "util/util.h"
+
+/* --- the schemas of docs/schemas.md --- */
+
+#define T_STRING (1u << TH_JSON_STRING)
+#define T_NUMBER (1u << TH_JSON_NUMBER)
+#define T_BOOL (1u << TH_JSON_BOOL)
+#define T_NULL (1u << TH_JSON_NULL)
+#define T_OBJECT (1u << TH_JSON_OBJECT)
+#define T_ARRAY (1u << TH_JSON_ARRAY)
+#define T_INT (1u << 16)             /* a number written without fraction or exponent */
+
+struct key {
+	char path[160];              /* "events[].name", "regions[].events.*" */
+	unsigned types;
+	bool optional;
+};
+
+struct schema {
+	struct key keys[160];
+	size_t n;
+};
+
+static char *schemas_page;
+
+static const char *page(void)
+{
+	size_t len;
+
+	if (!schemas_page)
+		assert_int_equal(th_read_data(th_path("docs/schemas.md"), &schemas_page, &len), 0);
+	return schemas_page;
+}
+
+static unsigned parse_types(const char *s, size_t n)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "string", T_STRING }, { "int", T_INT }, { "number", T_NUMBER },
+		{ "bool", T_BOOL }, { "null", T_NULL }, { "object", T_OBJECT },
+		{ "array", T_ARRAY },
+	};
+	unsigned mask = 0;
+
+	while (n) {
+		size_t w = 0, i;
+		while (w < n && s[w] != '|')
+			w++;
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			if (strlen(names[i].name) == w && !strncmp(names[i].name, s, w))
+				break;
+		if (i == ARRAY_SIZE(names))
+			fail_msg("docs/schemas.md: unknown type '%.*s'", (int)w, s);
+		mask |= names[i].bit;
+		s += w + (w < n);
+		n -= w + (w < n);
+	}
+	return mask;
+}
+
+/* The ```schema NAME block: "PATH TYPES what it is" per line. */
+static void load_schema(const char *name, struct schema *sc)
+{
+	char head[64];
+	const char *p, *end;
+
+	snprintf(head, sizeof(head), "```schema %s\n", name);
+	p = strstr(page(), head);
+	if (!p)
+		fail_msg("docs/schemas.md has no schema '%s'", name);
+	p += strlen(head);
+	end = strstr(p, "```");
+	assert_non_null(end);
+	sc->n = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p, *t;
+		struct key *k;
+		size_t len;
+
+		if (!nl)
+			nl = end;
+		while (q < nl && *q != ' ')
+			q++;
+		assert_true(sc->n < ARRAY_SIZE(sc->keys));
+		k = &sc->keys[sc->n++];
+		len = (size_t)(q - p);
+		k->optional = len && p[len - 1] == '?';
+		if (k->optional)
+			len--;
+		assert_true(len > 0 && len < sizeof(k->path));
+		memcpy(k->path, p, len);
+		k->path[len] = '\0';
+		while (q < nl && *q == ' ')
+			q++;
+		t = q;
+		while (q < nl && *q != ' ')
+			q++;
+		k->types = parse_types(t, (size_t)(q - t));
+		p = nl + 1;
+	}
+	assert_true(sc->n > 1);
+}
+
+static const struct key *find_key(const struct schema *sc, const char *path)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		if (!strcmp(sc->keys[i].path, path))
+			return &sc->keys[i];
+	return NULL;
+}
+
+/* The key of path; an element "a[]" not listed itself is an object when keys
+ * "a[].x" are (the tables list the members, not the element). */
+static const struct key *element_key(const struct schema *sc, const char *path, struct key *tmp)
+{
+	const struct key *k = find_key(sc, path);
+	size_t n = strlen(path);
+
+	if (k)
+		return k;
+	for (size_t i = 0; i < sc->n; i++)
+		if (!strncmp(sc->keys[i].path, path, n) && sc->keys[i].path[n] == '.') {
+			snprintf(tmp->path, sizeof(tmp->path), "%s", path);
+			tmp->types = T_OBJECT;
+			tmp->optional = false;
+			return tmp;
+		}
+	return NULL;
+}
+
+static const char *type_name(const struct th_json *v)
+{
+	static const char *const names[] = {
+		[TH_JSON_NULL] = "null", [TH_JSON_BOOL] = "bool", [TH_JSON_NUMBER] = "number",
+		[TH_JSON_STRING] = "string", [TH_JSON_ARRAY] = "array", [TH_JSON_OBJECT] = "object",
+	};
+
+	if (v->type == TH_JSON_NUMBER && v->integer)
+		return "int";
+	return names[v->type];
+}
+
+static bool type_ok(const struct th_json *v, unsigned types)
+{
+	if (v->type == TH_JSON_NUMBER && v->integer && (types & T_INT))
+		return true;
+	return types & (1u << v->type);
+}
+
+/* Checks node (at schema path, "" for the root) and everything under it. */
+static void check_node(const struct schema *sc, const char *name, const struct th_json *node,
+		       const char *path)
+{
+	char child[160], wild[160];
+	struct key tmp;
+
+	if (node->type == TH_JSON_ARRAY) {
+		snprintf(child, sizeof(child), "%s[]", path);
+		for (size_t i = 0; i < node->n; i++) {
+			const struct key *k = element_key(sc, child, &tmp);
+			if (!k) {
+				fail_msg("schema %s: %s is not in docs/schemas.md", name, child);
+				return;
+			}
+			if (!type_ok(node->items[i], k->types))
+				fail_msg("schema %s: %s is %s, not a type docs/schemas.md gives it",
+					 name, child, type_name(node->items[i]));
+			check_node(sc, name, node->items[i], child);
+		}
+		return;
+	}
+	if (node->type != TH_JSON_OBJECT)
+		return;
+	snprintf(wild, sizeof(wild), "%s%s*", path, *path ? "." : "");
+	for (size_t i = 0; i < node->n; i++) {
+		const struct th_json *m = node->items[i];
+		const struct key *k;
+
+		if (find_key(sc, wild))
+			snprintf(child, sizeof(child), "%s", wild);
+		else
+			snprintf(child, sizeof(child), "%s%s%s", path, *path ? "." : "", m->key);
+		k = find_key(sc, child);
+		if (!k) {
+			fail_msg("schema %s: key %s is not in docs/schemas.md", name, child);
+			return;
+		}
+		if (!type_ok(m, k->types))
+			fail_msg("schema %s: %s is %s, not a type docs/schemas.md gives it", name,
+				 child, type_name(m));
+		check_node(sc, name, m, child);
+	}
+	if (find_key(sc, wild))
+		return;
+	/* every key listed under this object without '?' is in it */
+	for (size_t i = 0; i < sc->n; i++) {
+		const struct key *k = &sc->keys[i];
+		size_t pl = strlen(path);
+		const char *last;
+		bool found = false;
+
+		if (k->optional || strncmp(k->path, path, pl) || (pl && k->path[pl] != '.'))
+			continue;
+		last = k->path + pl + (pl ? 1 : 0);
+		if (strchr(last, '.') || strchr(last, '[') || !strcmp(last, "*"))
+			continue;
+		for (size_t j = 0; j < node->n; j++)
+			found |= !strcmp(node->items[j]->key, last);
+		if (!found)
+			fail_msg("schema %s: %s is missing, docs/schemas.md says it is always there",
+				 name, k->path);
+	}
+}
+
+/* Parses text, checks it against schema name and "version": 1; the caller frees. */
+static struct th_json *check_json(const char *text, const char *name)
+{
+	struct schema *sc = calloc(1, sizeof(*sc));
+	struct th_json *doc;
+
+	assert_non_null(sc);
+	load_schema(name, sc);
+	doc = assert_json(text);
+	if (find_key(sc, "version"))
+		assert_json_int(doc, "version", 1);
+	check_node(sc, name, doc, "");
+	free(sc);
+	return doc;
+}
+
+/* The documented CSV header of name, with sep for ','. */
+static void csv_header(const char *name, char sep, char *buf, size_t size)
+{
+	const char *p = strstr(page(), "```csv-headers\n");
+	size_t n = strlen(name);
+
+	assert_non_null(p);
+	for (p = strchr(p, '\n') + 1; strncmp(p, "```", 3); p = strchr(p, '\n') + 1) {
+		if (strncmp(p, name, n) || p[n] != ' ')
+			continue;
+		p += n;
+		while (*p == ' ')
+			p++;
+		snprintf(buf, size, "%.*s\n", (int)strcspn(p, "\n"), p);
+		for (char *c = buf; *c; c++)
+			if (*c == ',')
+				*c = sep;
+		return;
+	}
+	fail_msg("docs/schemas.md has no CSV header for '%s'", name);
+}
+
+static void assert_csv_header(const char *text, const char *name, char sep)
+{
+	char want[512];
+
+	csv_header(name, sep, want, sizeof(want));
+	if (strncmp(text, want, strlen(want)))
+		fail_msg("CSV of %s: the first line is not the header of docs/schemas.md:\n%s"
+			 "want:\n%s", name, text, want);
+}
+
+/* --- capturing what a writer writes --- */
+
+struct buf {
+	char *s;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *buf_open(struct buf *b)
+{
+	b->s = NULL;
+	b->len = 0;
+	b->f = open_memstream(&b->s, &b->len);
+	assert_non_null(b->f);
+	return b->f;
+}
+
+static char *buf_close(struct buf *b)
+{
+	assert_int_equal(fclose(b->f), 0);
+	return b->s;
+}
+
+/* The tacho command's words, so that the library's table can be held against the
+ * golden output of the command. */
+static const char *cli_words(void *arg, enum tacho_hint hint)
+{
+	(void)arg;
+	if (hint == TACHO_HINT_CACHE)
+		return "'tacho cache', not implemented yet";
+	if (hint == TACHO_HINT_MACHINE)
+		return "see 'tacho doctor'";
+	return NULL;
+}
+
+static const struct tacho_write_opts cli_opts = { .sz = sizeof(cli_opts), .hint_words = cli_words };
+
+/* The stdout part of a golden file of tests/golden/expected. */
+static char *golden_stdout(const char *name)
+{
+	char rel[128], *text, *cut;
+	size_t len;
+
+	snprintf(rel, sizeof(rel), "tests/golden/expected/%s", name);
+	assert_int_equal(th_read_data(th_path(rel), &text, &len), 0);
+	cut = strstr(text, "--- stderr\n");
+	assert_non_null(cut);
+	*cut = '\0';
+	return text;
+}
+
+/* --- cpu: a decoded dump --- */
+
+static void test_cpu(void **state)
+{
+	struct tacho_cpuid_dump *dump;
+	struct tacho_cpu_info info;
+	struct tacho_diag diag;
+	struct tacho_cpu_disagreement item = { .what = "L3", .text = "L3: CPUID says one thing" };
+	struct tacho_cpu_crosscheck x = { .checked = 7, .n = 1, .items = &item };
+	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };
+	struct th_json *doc;
+	struct buf b;
+	char *golden;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/kvm-epyc-2cpu.cpuid-r"),
+					       &dump, &diag), 0);
+	assert_int_equal(tacho_cpu_decode(dump, &info), 0);
+
+	/* the table is the command's, byte for byte, once the hints get its words */
+	assert_int_equal(tacho_cpu_write(&v, buf_open(&b), TACHO_FORMAT_TABLE, &cli_opts), 0);
+	golden = golden_stdout("cpu-epyc.txt");
+	assert_string_equal(buf_close(&b), golden);
+	free(golden);
+	free(b.s);
+	/* without words for the hint the library names no command */
+	assert_int_equal(tacho_cpu_write(&v, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_not_contains(buf_close(&b), "'tacho");
+	assert_contains(b.s, "latency curve\n");
+	free(b.s);
+
+	assert_int_equal(tacho_cpu_write(&v, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "cpu");
+	golden = golden_stdout("cpu-epyc.json");
+	assert_string_equal(b.s, golden);
+	free(golden);
+	assert_json_str(doc, "dump", "file");
+	assert_json_type(doc, "crosscheck", TH_JSON_NULL);
+	th_json_free(doc);
+	free(b.s);
+
+	/* a live view with the kernel's word: the crosscheck object */
+	v.live = true;
+	v.crosscheck = &x;
+	v.tsc_hz = 2.5e9;
+	v.tsc_source = TACHO_TSC_FREQ_CALIBRATED;
+	assert_int_equal(tacho_cpu_write(&v, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "cpu");
+	assert_json_str(doc, "dump", "live");
+	assert_json_int(doc, "crosscheck.checked", 7);
+	assert_json_str(doc, "crosscheck.disagreements[0].what", "L3");
+	assert_json_int(doc, "tsc.hz", 2500000000);
+	assert_json_str(doc, "tsc.source", "calibrated");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_cpu_write(&v, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "cross-check with the kernel: L3: CPUID says one thing");
+	assert_contains(b.s, "was asked about 7\n");
+	free(b.s);
+
+	/* a description is not a table; bad arguments are refused */
+	assert_int_equal(tacho_cpu_write(&v, stdout, TACHO_FORMAT_CSV, NULL), -EOPNOTSUPP);
+	assert_int_equal(tacho_cpu_write(&v, stdout, TACHO_FORMAT_COUNT, NULL), -EINVAL);
+	assert_int_equal(tacho_cpu_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	v.sz = 1;
+	assert_int_equal(tacho_cpu_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_cpu_info_exit(&info);
+	tacho_cpuid_dump_free(dump);
+}
+
+/* --- report: a record file written here, of samples in a function of this program --- */
+
+__attribute__((noinline)) void writers_hot(void);
+__attribute__((noinline)) void writers_hot(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The executable mapping of this program: start, length, file offset, path. */
+static bool self_text(uint64_t *start, uint64_t *len, uint64_t *pgoff, char *path, size_t size)
+{
+	char exe[PATH_MAX], *maps, *line;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t mlen;
+	uintptr_t ip = (uintptr_t)writers_hot;
+
+	if (n <= 0 || tc_read_file("/proc/self/maps", &maps, &mlen, 1 << 24))
+		return false;
+	exe[n] = '\0';
+	for (line = strtok(maps, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long lo, hi, off;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s %lx", &lo, &hi, perms, &off) == 4 && perms[2] == 'x' &&
+		    strstr(line, exe) && ip >= lo && ip < hi) {
+			*start = lo;
+			*len = hi - lo;
+			*pgoff = off;
+			snprintf(path, size, "%s", exe);
+			free(maps);
+			return true;
+		}
+	}
+	free(maps);
+	return false;
+}
+
+static char tmpdir[64];
+
+static int make_recording(const char *file)
+{
+	static const uint8_t no_bid[1];
+	uint64_t start, len, pgoff;
+	char exe[PATH_MAX];
+	struct tc_recw w;
+	int fd;
+
+	if (!self_text(&start, &len, &pgoff, exe, sizeof(exe)))
+		return -ENOENT;
+	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
+	tc_recw_meta(&w, "command", "./test-writers");
+	tc_recw_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, PERF_SAMPLE_IP, 1, 0,
+		      "page-faults");
+	tc_recw_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
+	tc_recw_comm(&w, 100, 100, true, 11, "test-writers");
+	for (unsigned i = 0; i < 3; i++)
+		tc_recw_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_recw_finish(&w, 3, 0, 30, 0);
+	assert_int_equal(tc_recw_flush(&w), 0);
+	tc_recw_close(&w);
+	return 0;
+}
+
+static void test_report(void **state)
+{
+	static const enum tacho_sort sorts[] = { TACHO_SORT_SYMBOL, TACHO_SORT_DSO,
+						 TACHO_SORT_LINE, TACHO_SORT_ADDRESS };
+	struct tacho_profile *p;
+	struct tacho_diag diag;
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	(void)state;
+
+	snprintf(file, sizeof(file), "%s/w.rec", tmpdir);
+	if (make_recording(file))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+
+	for (size_t i = 0; i < ARRAY_SIZE(sorts); i++) {
+		assert_int_equal(tacho_profile_write_rows(p, sorts[i], false, buf_open(&b),
+							  TACHO_FORMAT_JSON, NULL), 0);
+		doc = check_json(buf_close(&b), "report");
+		assert_json_int(doc, "samples", 3);
+		assert_json_int(doc, "rows[0].samples", 3);
+		if (sorts[i] != TACHO_SORT_DSO)
+			assert_json_str(doc, "rows[0].symbol", "writers_hot");
+		if (sorts[i] == TACHO_SORT_ADDRESS)
+			assert_json_type(doc, "rows[0].address", TH_JSON_NUMBER);
+		th_json_free(doc);
+		free(b.s);
+	}
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, true, buf_open(&b),
+						  TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "report");
+	assert_json_int(doc, "rows[0].self", 3);
+	th_json_free(doc);
+	free(b.s);
+
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, buf_open(&b),
+						  TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# 3 samples of page-faults (period 1), 0 lost: ./test-writers\n");
+	assert_contains(b.s, "writers_hot");
+	free(b.s);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_LINE, false, buf_open(&b),
+						  TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "report", ',');
+	assert_int_equal(th_count_lines(b.s), 2);
+	assert_contains(b.s, "\n3,3,3,100,writers_hot,");
+	free(b.s);
+
+	/* annotate: one function instruction by instruction */
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "report");
+	assert_json_type(doc, "rows[0].address", TH_JSON_NUMBER);
+	assert_json_type(doc, "rows[0].line", TH_JSON_NUMBER);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), ": 3 samples\n");
+	free(b.s);
+	/* no sample there: an error and nothing written */
+	assert_int_equal(tacho_profile_write_annotate(p, "nosuch", buf_open(&b),
+						      TACHO_FORMAT_JSON, NULL), -ENOENT);
+	assert_int_equal(strlen(buf_close(&b)), 0);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_rows(p, (enum tacho_sort)9, false, stdout,
+						  TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
+/* --- stat: a tiny run, and a hand-filled interval --- */
+
+static void test_stat(void **state)
+{
+	char *argv[] = { (char *)"/bin/true", NULL };
+	struct tacho_stat_about about = { .sz = sizeof(about), .argv = argv, .repeat = 2,
+					  .note = "a note" };
+	struct tacho_write_opts semi = { .sz = sizeof(semi), .csv_sep = ';' };
+	struct tacho_evlist *ev;
+	struct tacho_stat *s;
+	struct tacho_diag diag;
+	struct th_json *doc;
+	struct buf b;
+	int err;
+	(void)state;
+
+	assert_int_equal(tacho_evlist_parse("page-faults,task-clock", &ev, &diag), 0);
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = ev, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .repeat = 2 };
+	err = tacho_stat_run(&o, &s, &diag);
+	if (err) {
+		tacho_evlist_free(ev);
+		TEST_SKIP("cannot run a stat session here: %s", tacho_strerror(err));
+	}
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "stat");
+	assert_json_int(doc, "runs", 2);
+	assert_json_str(doc, "command[0]", "/bin/true");
+	assert_json_str(doc, "events[0].name", "page-faults");
+	assert_json_str(doc, "events[1].unit", "msec");
+	assert_json_type(doc, "events[0].values", TH_JSON_ARRAY);
+	assert_json_str(doc, "note", "a note");
+	assert_json_int(doc, "exit_status", 0);
+	th_json_free(doc);
+	free(b.s);
+	/* no repetitions asked: no statistics keys, and no about at all works */
+	assert_int_equal(tacho_stat_write(s, NULL, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "stat");
+	assert_null(th_json_get(doc, "events[0].values"));
+	assert_null(th_json_get(doc, "command"));
+	th_json_free(doc);
+	free(b.s);
+
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat", ',');
+	assert_contains(b.s, "\nevent,page-faults,");
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_CSV, &semi), 0);
+	assert_csv_header(buf_close(&b), "stat", ';');
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "Counter stats for '/bin/true' (2 repetitions):");
+	assert_contains(b.s, "page-faults");
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, stdout, (enum tacho_format)-1, NULL), -EINVAL);
+	assert_int_equal(tacho_stat_write(NULL, &about, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_stat_free(s);
+	tacho_evlist_free(ev);
+}
+
+static void test_stat_interval(void **state)
+{
+	struct tacho_count counts[] = {
+		{ .name = "page-faults", .status = TACHO_COUNT_COUNTED, .raw = 12, .value = 12,
+		  .coverage = 1.0 },
+		{ .name = "cycles", .status = TACHO_COUNT_NOT_SUPPORTED, .value = NAN,
+		  .why = "no hardware PMU" },
+	};
+	struct tacho_stat_interval iv = { .t_s = 0.25, .len_s = 0.25, .n = 2, .counts = counts };
+	struct tacho_write_opts later = { .sz = sizeof(later), .csv_no_header = true };
+	struct buf b;
+	char *line;
+	(void)state;
+
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+						   NULL), 0);
+	buf_close(&b);
+	assert_int_equal(th_count_lines(b.s), 2);
+	line = strtok(b.s, "\n");
+	for (int i = 0; line; i++, line = strtok(NULL, "\n")) {
+		struct th_json *doc = check_json(line, "stat-interval");
+		assert_json_str(doc, "name", counts[i].name);
+		if (i == 0)
+			assert_json_int(doc, "value", 12);
+		else
+			assert_json_type(doc, "value", TH_JSON_NULL);
+		th_json_free(doc);
+	}
+	free(b.s);
+
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat-interval", ',');
+	assert_contains(b.s, "\n0.250000,page-faults,counted,12,,1,\n");
+	assert_contains(b.s, "\n0.250000,cycles,not supported,,,,no hardware PMU\n");
+	free(b.s);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, &later), 0);
+	assert_true(tc_starts_with(buf_close(&b), "0.250000,page-faults,"));
+	free(b.s);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "      0.250000                   12       page-faults \n"
+			    "      0.250000      <not supported>       cycles \n");
+	free(b.s);
+}
+
+/* --- list: the walk over the fake sysfs tree --- */
+
+static void test_list(void **state)
+{
+	char devices[PATH_MAX], tracing[PATH_MAX];
+	struct tacho_event_opts eo = { .sz = sizeof(eo) };
+	struct tacho_event_listing_opts lo = {
+		.sz = sizeof(lo), .events = &eo, .no_probe = true,
+		.sources = 1u << TACHO_EVENT_SRC_PMU | 1u << TACHO_EVENT_SRC_TRACEPOINT,
+	};
+	struct tacho_event_listing *l;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	snprintf(devices, sizeof(devices), "%s", th_path("tests/data/sysfs-pmu/devices"));
+	snprintf(tracing, sizeof(tracing), "%s", th_path("tests/data/sysfs-pmu/tracing"));
+	eo.sysfs_pmu_root = devices;
+	eo.tracefs_root = tracing;
+	assert_int_equal(tacho_event_listing_new(&lo, &l), 0);
+	assert_true(tacho_event_listing_count(l) > 3);
+	assert_int_equal(tacho_event_listing_write(l, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "list");
+	assert_json_str(doc, "events[0].source", "pmu");
+	assert_json_type(doc, "events[0].opens", TH_JSON_NULL);
+	assert_json_type(doc, "tracepoint_probed_for_all", TH_JSON_NULL);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_event_listing_write(l, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "list", ',');
+	assert_int_equal(th_count_lines(b.s), tacho_event_listing_count(l) + 1);
+	free(b.s);
+	assert_int_equal(tacho_event_listing_write(l, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "other PMUs (/sys/bus/event_source/devices):\n");
+	assert_contains(b.s, "tracepoints (tracefs):\n    raw_syscalls:*");
+	assert_contains(b.s, "\n    sched:*");
+	free(b.s);
+	tacho_event_listing_free(l);
+
+	/* a pattern: those events alone, tracepoints one by one */
+	lo.pattern = "sched_switch";
+	assert_int_equal(tacho_event_listing_new(&lo, &l), 0);
+	assert_int_equal(tacho_event_listing_count(l), 1);
+	tacho_event_listing_free(l);
+
+	/* no tracefs: a note, whose hint is worded by the caller or left out */
+	lo.pattern = NULL;
+	lo.sources = 1u << TACHO_EVENT_SRC_TRACEPOINT;
+	eo.tracefs_root = "/nonexistent";
+	assert_int_equal(tacho_event_listing_new(&lo, &l), 0);
+	assert_int_equal(tacho_event_listing_count(l), 0);
+	assert_int_equal(tacho_event_listing_write(l, buf_open(&b), TACHO_FORMAT_TABLE, &cli_opts), 0);
+	assert_string_equal(buf_close(&b), "tracepoints (tracefs):\n    none: no tracefs this user "
+			    "can read (see 'tacho doctor')\n");
+	free(b.s);
+	assert_int_equal(tacho_event_listing_write(l, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_string_equal(buf_close(&b), "tracepoints (tracefs):\n    none: no tracefs this user "
+			    "can read\n");
+	free(b.s);
+	tacho_event_listing_free(l);
+	lo.sources = 1u << 30;
+	assert_int_equal(tacho_event_listing_new(&lo, &l), -EINVAL);
+}
+
+/* --- doctor: a hand-filled list --- */
+
+static void test_doctor(void **state)
+{
+	struct tacho_check c[2] = {
+		{ .key = "pmu", .title = "hardware PMU", .state = TACHO_CHECK_LIMIT,
+		  .value = "none", .text = "no hardware PMU (count software events)" },
+		{ .key = "vm", .title = "virtual machine", .state = TACHO_CHECK_INFO,
+		  .value = "yes", .text = "a guest, \"quoted\", with, commas" },
+	};
+	struct tacho_clock_info k[2] = {
+		{ .name = "CLOCK_MONOTONIC", .clock_id = 1, .resolution_ns = 1, .read_ns = 24.5 },
+		{ .name = "tsc", .clock_id = -1, .err = -ENODEV },
+	};
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "doctor");
+	assert_json_str(doc, "checks[0].state", "limited");
+	assert_json_str(doc, "checks[1].text", "a guest, \"quoted\", with, commas");
+	assert_json_type(doc, "clocks[1].read_ns", TH_JSON_NULL);
+	assert_json_type(doc, "clocks[1].error", TH_JSON_STRING);
+	th_json_free(doc);
+	free(b.s);
+	/* no survey: an empty array, still the schema */
+	assert_int_equal(tacho_machine_write(c, 2, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "doctor");
+	assert_json_type(doc, "clocks", TH_JSON_ARRAY);
+	assert_null(th_json_get(doc, "clocks[0]"));
+	th_json_free(doc);
+	free(b.s);
+
+	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "doctor", ',');
+	assert_contains(b.s, "\ncheck,vm,virtual machine,info,yes,\"a guest, \"\"quoted\"\", with, commas\",,,\n");
+	assert_contains(b.s, "\nclock,CLOCK_MONOTONIC,,,,,1,24.5,\n");
+	free(b.s);
+	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "what this machine lets tacho measure:\n\n  limited  hardware PMU");
+	assert_contains(b.s, "CLOCK_MONOTONIC");
+	assert_contains(b.s, "cannot read: ");
+	free(b.s);
+	assert_int_equal(tacho_machine_write(NULL, 2, k, 2, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+}
+
+/* --- regions and the harness, in this process --- */
+
+static void empty(void *arg)
+{
+	(void)arg;
+}
+
+static void test_regions_bench(void **state)
+{
+	struct tacho_regions_opts ro = { .sz = sizeof(ro), .events = "page-faults",
+					 .no_report_at_exit = true };
+	struct tacho_bench_opts bo = { .sz = sizeof(bo), .trials = 11, .events = "page-faults" };
+	struct tacho_region_report *r;
+	struct tacho_bench_result *res;
+	struct tacho_diag diag;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_regions_init(&ro, &diag), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tacho_region_begin("outer"), 0);
+		assert_int_equal(tacho_region_begin("inner"), 0);
+		assert_int_equal(tacho_region_end("inner"), 0);
+		assert_int_equal(tacho_region_end("outer"), 0);
+	}
+	assert_int_equal(tacho_regions_report(&r), 0);
+	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "regions");
+	assert_json_str(doc, "regions[0].name", "inner");
+	assert_json_int(doc, "regions[1].calls", 2);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "regions", ',');
+	free(b.s);
+	tacho_region_report_free(r);
+
+	assert_int_equal(tacho_bench_run(empty, NULL, &bo, &res, &diag), 0);
+	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "bench");
+	assert_json_int(doc, "trials", 11);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "bench", ',');
+	assert_int_equal(th_count_lines(b.s), 4);   /* header, ticks, ns, page-faults */
+	assert_contains(b.s, "\nticks,counted,");
+	free(b.s);
+	tacho_bench_result_free(res);
+}
+
+/* --- the options every writer shares --- */
+
+static void test_options(void **state)
+{
+	struct tacho_check c = { .key = "k", .title = "t", .value = "v", .text = "x" };
+	struct tacho_write_opts o = { .sz = sizeof(o), .json_compact = true };
+	struct tacho_write_opts quote = { .sz = sizeof(quote), .csv_sep = '"' };
+	struct tacho_write_opts old = { .sz = offsetof(struct tacho_write_opts, json_compact),
+					.json_compact = true };
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	/* one line, ending with a newline: JSON lines */
+	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &o), 0);
+	assert_int_equal(th_count_lines(buf_close(&b)), 1);
+	assert_int_equal(b.s[strlen(b.s) - 1], '\n');
+	doc = check_json(b.s, "doctor");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+					     NULL), 0);
+	assert_int_equal(th_count_lines(buf_close(&b)), 1);
+	free(b.s);
+	/* a caller that does not know json_compact gets the indented document */
+	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &old), 0);
+	assert_true(th_count_lines(buf_close(&b)) > 5);
+	free(b.s);
+	/* no separator CSV cannot quote; no sz */
+	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &quote), -EINVAL);
+	o.sz = 0;
+	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writers-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rmdir(tmpdir);
+	free(schemas_page);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_stat_interval),
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_doctor),
+		cmocka_unit_test(test_regions_bench),
+		cmocka_unit_test(test_options),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
