@@ -117,6 +117,7 @@ const char *cli_hint_text(enum tacho_hint hint)
 					"over several runs",
 		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
 		[TACHO_HINT_CACHE] = "'tacho cache', not implemented yet",
+		[TACHO_HINT_MSRS] = "see 'tacho msr list'",
 	};
 
 	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
