@@ -115,7 +115,8 @@ static const struct tc_msr_field perfevtsel_fields[] = {
 };
 
 #define PERFEVTSEL(n)                                                                   \
-	TC_MSR(.name = "IA32_PERFEVTSEL" #n, .address = 0x186 + (n),                    \
+	TC_MSR(.name = "IA32_PERFEVTSEL" #n, .aliases = "PerfEvtSel" #n,                \
+	       .address = 0x186 + (n),                                                    \
 	       .scope = TACHO_MSR_SCOPE_THREAD, .access = TACHO_MSR_RW, .writable = true,  \
 	       .where = WHERE_ARCH, .cpus = CPUS_ARCH,                                    \
 	       .desc = "selects the event general-purpose counter " #n " (IA32_PMC" #n ") " \
@@ -123,7 +124,7 @@ static const struct tc_msr_field perfevtsel_fields[] = {
 	       .source = SDM_PERFMON, TC_FIELDS(perfevtsel_fields), .rest_reserved = true)
 
 #define PMC(n)                                                                          \
-	TC_MSR(.name = "IA32_PMC" #n, .address = 0xc1 + (n),                            \
+	TC_MSR(.name = "IA32_PMC" #n, .aliases = "PerfCtr" #n, .address = 0xc1 + (n),   \
 	       .scope = TACHO_MSR_SCOPE_THREAD, .access = TACHO_MSR_RW, .writable = true,  \
 	       .where = WHERE_ARCH, .cpus = CPUS_ARCH,                                    \
 	       .desc = "general-purpose counter " #n "; a write through this address sets " \
