@@ -192,11 +192,14 @@ typedef uint64_t tacho_msr_wait_fn(void *arg, unsigned ms);
 struct tacho_msr_opts {
 	size_t sz;                   /* sizeof(struct tacho_msr_opts) */
 	const char *device_dir;      /* DIR/N/msr is CPU N's device; default "/dev/cpu". A
-					regular file stands for a device: an MSR past its end
-					answers EIO, and when nobody may write the file (no w
-					bit), writes answer EPERM, as the driver answers for an
-					MSR the CPU lacks and for a write the kernel filters,
-					whoever runs (root too) */
+					regular file stands for a device: it holds register A
+					in its 8 bytes at offset 8 A (registers have
+					consecutive numbers: at offset A they would share
+					bytes); a register past its end answers EIO, and when
+					nobody may write the file (no w bit) writes answer
+					EPERM, nobody may read it reads EACCES, as the driver
+					answers for an MSR the CPU lacks, a write the kernel
+					filters and a user who is not root, whoever runs */
 	const char *sys_root;        /* prefix of /sys/kernel/security/lockdown and
 					/sys/module/msr, which the explanations read; default
 					"" (this machine) */

@@ -1,8 +1,13 @@
 /* device.c - the msr driver's devices (DIR/N/msr: pread and pwrite of 8 bytes at the
  * register's address), opened once per CPU and kept, with the refusals that keep writes
- * safe and the explanation of every way an access fails. A regular file stands for a
- * device, with the driver's answers: EIO past its end, EPERM for writes when nobody may
- * write it, EACCES for reads when nobody may read it, whoever runs (root included). */
+ * safe and the explanation of every way an access fails.
+ *
+ * A regular file stands for a device (tests, a copy of a machine's registers), with the
+ * driver's answers: EIO past its end, EPERM for writes when nobody may write it, EACCES
+ * for reads when nobody may read it, whoever runs (root included). It holds register A
+ * at byte 8 A, not at A as the driver's offset says: registers have consecutive numbers
+ * (PMC0 is C1h, PMC1 C2h), and read at A, the 8 bytes of one would be 7 of the next, so
+ * a write to one would change its neighbours. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -159,11 +164,12 @@ out:
 /* The descriptor of CPU cpu's device for reading or writing, opened the first time. A
  * regular file's permission bits stand for what the driver would allow (see the top of
  * this file): checked before opening, so that root gets the same answers. */
-static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd)
+static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd, bool *file)
 {
 	struct tc_msr_fd *slot = NULL;
 	char path[4096];
 	struct stat st;
+	bool regular = false;
 	int f;
 
 	for (size_t i = 0; i < dev->nfds; i++)
@@ -171,6 +177,7 @@ static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd)
 			slot = &dev->fds[i];
 	if (slot && (write ? slot->wr : slot->rd) >= 0) {
 		*fd = write ? slot->wr : slot->rd;
+		*file = slot->regular;
 		return 0;
 	}
 	tc_msr_dev_path(dev, cpu, path, sizeof(path));
@@ -179,6 +186,7 @@ static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd)
 			return -EPERM;
 		if (!write && !(st.st_mode & 0444))
 			return -EACCES;
+		regular = true;
 	}
 	f = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (f < 0)
@@ -202,32 +210,40 @@ static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd)
 		slot->wr = f;
 	else
 		slot->rd = f;
+	slot->regular = regular;
 	*fd = f;
+	*file = regular;
 	return 0;
 }
 
+/* Where register address lies: the driver's offset, or a regular file's 8 A. */
+static off_t offset_of(uint32_t address, bool file)
+{
+	return file ? (off_t)address * 8 : (off_t)address;
+}
+
 /* A regular file past whose end the register lies stands for an MSR the CPU lacks. */
-static bool past_end(int fd, uint32_t address)
+static bool past_end(int fd, off_t off)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (uint64_t)st.st_size < (uint64_t)address + 8;
+	return fstat(fd, &st) == 0 && (uint64_t)st.st_size < (uint64_t)off + 8;
 }
 
 int tacho_msr_rdmsr(struct tacho_msr_dev *dev, int cpu, uint32_t address, uint64_t *value)
 {
 	uint64_t v;
 	ssize_t n;
+	bool file;
 	int fd, err;
 
 	if (!dev || !value || cpu < 0)
 		return -EINVAL;
-	err = dev_fd(dev, cpu, false, &fd);
+	err = dev_fd(dev, cpu, false, &fd, &file);
 	if (err)
 		return err;
 	do
-		n = pread(fd, &v, sizeof(v), (off_t)address);
+		n = pread(fd, &v, sizeof(v), offset_of(address, file));
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
@@ -242,6 +258,7 @@ int tacho_msr_wrmsr(struct tacho_msr_dev *dev, int cpu, const struct tacho_msr *
 		    uint64_t value, unsigned flags)
 {
 	ssize_t n;
+	bool file;
 	int fd, err;
 
 	if (!dev || !m || cpu < 0)
@@ -255,13 +272,13 @@ int tacho_msr_wrmsr(struct tacho_msr_dev *dev, int cpu, const struct tacho_msr *
 		return -TACHO_ERANGE;
 	if (!(flags & TACHO_MSR_FORCE))
 		return -TACHO_ENOFORCE;
-	err = dev_fd(dev, cpu, true, &fd);
+	err = dev_fd(dev, cpu, true, &fd, &file);
 	if (err)
 		return err;
-	if (past_end(fd, m->address))
+	if (file && past_end(fd, offset_of(m->address, true)))
 		return -EIO;
 	do
-		n = pwrite(fd, &value, sizeof(value), (off_t)m->address);
+		n = pwrite(fd, &value, sizeof(value), offset_of(m->address, file));
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;

@@ -149,6 +149,7 @@ struct tacho_msr_dev {
 	struct tc_msr_fd {
 		int cpu;
 		int rd, wr;     /* -1 until opened */
+		bool regular;   /* a regular file standing for the device (device.c) */
 	} *fds;
 	size_t nfds, allocfds;
 };
