@@ -63,6 +63,9 @@ static const struct cli_option stat_options[] = {
 	  "one JSON document (with -I: one JSON object per line)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
+	{ 'v', 'v', "verbose", NULL,
+	  "say how the events were scheduled, and the event-select\n"
+	  "value perf programs for each (docs/msr.md)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -234,6 +237,9 @@ static int parse_option(struct stat_cli *c, int opt)
 	case 'o':
 		c->outpath = optarg;
 		return GO_ON;
+	case 'v':
+		cli_verbose++;
+		return GO_ON;
 	}
 	return GO_ON;
 }
@@ -369,6 +375,8 @@ static int stat_prepare(struct stat_cli *c)
 	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
 	if (err)
 		return cli_event_error("event list", &diag);
+	if (cli_verbose && cli_msr_explain_events(c->list, stderr))
+		return EXIT_FAIL;
 	return GO_ON;
 }
 
