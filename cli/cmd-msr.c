@@ -356,6 +356,8 @@ static size_t tell_failures(const struct tacho_msr_set *set, const char *verb)
 	size_t failed = 0, n = tacho_msr_set_count(set);
 	bool *told = calloc(n ? n : 1, sizeof(*told));
 
+	/* what was printed comes first, also when both go to one pipe */
+	fflush(stdout);
 	for (size_t i = 0; i < n; i++) {
 		struct tacho_msr_entry e = { .sz = sizeof(e) }, o = { .sz = sizeof(o) };
 		char name[64], hint[96];
@@ -541,6 +543,7 @@ static int do_write(struct msr_cli *c)
 	case -TACHO_ENOFORCE:
 		/* what would have been written, then why it was not */
 		print_set(c, set);
+		fflush(stdout);
 		cli_error("not writing %s: a write changes what the CPU does for every program "
 			  "on it (add --force)", name);
 		ret = EXIT_FAIL;
@@ -603,10 +606,13 @@ static int do_save(struct msr_cli *c)
 		tacho_msr_set_entry(set, i, &e);
 		absent += e.err != 0;
 	}
-	if (!err && ret == EXIT_OK && strcmp(path, "-"))
-		printf("saved %zu values of %zu CPU%s to %s%s%zu absent: the CPU does not have "
-		       "them)\n", n - absent, c->ncpus, c->ncpus == 1 ? "" : "s", path,
-		       absent ? " (" : "", absent);
+	if (!err && ret == EXIT_OK && strcmp(path, "-")) {
+		printf("saved %zu values of %zu CPU%s to %s", n - absent, c->ncpus,
+		       c->ncpus == 1 ? "" : "s", path);
+		if (absent)
+			printf(" (%zu absent: the CPU does not have them)", absent);
+		putchar('\n');
+	}
 	tacho_msr_set_free(set);
 	return err ? EXIT_FAIL : ret;
 }
@@ -708,6 +714,8 @@ static int do_rates(struct msr_cli *c, unsigned what)
 		}
 	}
 	if (failed < tacho_msr_rates_count(r) || c->fmt != TACHO_FORMAT_TABLE) {
+		/* the readings after the failure's line */
+		fflush(stderr);
 		err = tacho_msr_rates_write(r, stdout, c->fmt, &c->wo);
 		if (err && err != -EIO)
 			cli_error("cannot write the readings: %s", tacho_strerror(err));

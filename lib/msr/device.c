@@ -408,19 +408,20 @@ int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu, const struct 
 			h = TACHO_HINT_MACHINE;
 		}
 		if (write)
-			n = snprintf(buf, size, "CPU %d refused to write %s: WRMSR faulted (EIO) on "
-				     "a reserved bit, a value out of range, or a register it does "
-				     "not implement%s", cpu, what, where);
+			n = snprintf(buf, size, "the CPU refused to write %s: WRMSR faulted (EIO) "
+				     "on a reserved bit, a value out of range, or a register it does "
+				     "not implement%s", what, where);
 		else
-			n = snprintf(buf, size, "CPU %d does not implement %s: RDMSR faulted (EIO)%s",
-				     cpu, what, where);
+			n = snprintf(buf, size, "the CPU does not implement %s: RDMSR faulted "
+				     "(EIO)%s", what, where);
 		break;
 	}
 	case -TACHO_ENOWRITE:
 		if (m && m->access == TACHO_MSR_RO)
-			n = snprintf(buf, size, "%s is read-only (the manual says so)", name);
+			n = snprintf(buf, size, "the register is read-only (WRMSR faults on it)");
 		else if (m && m->not_writable)
-			n = snprintf(buf, size, "tacho does not write %s: %s", name, m->not_writable);
+			n = snprintf(buf, size, "tacho does not write this register: %s",
+				     m->not_writable);
 		else
 			n = snprintf(buf, size, "tacho does not write this register");
 		break;
@@ -429,9 +430,8 @@ int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu, const struct 
 			     "on it, so it must be forced", name ? name : "an MSR", cpu);
 		break;
 	case -TACHO_EMSRCPU:
-		n = snprintf(buf, size, "%s exists on %s, and this is %s (the address may be "
-			     "another register here)", name ? name : "the register",
-			     m ? m->cpus : "other processors", who);
+		n = snprintf(buf, size, "the register exists on %s, and this is %s (the address "
+			     "may be another register here)", m ? m->cpus : "other processors", who);
 		break;
 	case -TACHO_ERANGE:
 		n = snprintf(buf, size, "the value sets bits %s reserves", name ? name : "the register");

@@ -370,7 +370,7 @@ int tacho_msr_lookup(const char *spec, const struct tacho_msr_cpu *cpu,
 		return 0;
 	}
 	nearest_names(spec, near, sizeof(near));
-	r = tc_diag_set(diag, spec, 0, 1, -TACHO_ENOMSR, "tacho knows no MSR named '%s'%s%s%s",
+	r = tc_diag_set(diag, spec, 0, 1, -TACHO_ENOMSR, "no MSR named '%s' in tacho's table%s%s%s",
 			spec, near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");
 	if (diag)
 		diag->hint = TACHO_HINT_MSRS;

@@ -93,7 +93,7 @@ static void test_read(void **state)
 	assert_int_equal(tacho_msr_set_entry(set, 4, &e), 0);
 	assert_int_equal(e.err, -EIO);
 	assert_false(e.has_value);
-	assert_string_equal(e.why, "CPU 1 does not implement MSR_RAPL_POWER_UNIT (0x606): RDMSR "
+	assert_string_equal(e.why, "the CPU does not implement MSR_RAPL_POWER_UNIT (0x606): RDMSR "
 			    "faulted (EIO)");
 	assert_int_equal(e.hint, TACHO_HINT_NONE);
 	assert_int_equal(tacho_msr_set_entry(set, 5, &e), -EINVAL);
@@ -101,13 +101,13 @@ static void test_read(void **state)
 
 	/* EIO for another processor's register says whose it is */
 	explain(dev, -EIO, 0, "PERF_CTL0", 0xc0010200, false, why, sizeof(why), &hint);
-	assert_string_equal(why, "CPU 0 does not implement PERF_CTL0 (0xc0010200): RDMSR faulted "
+	assert_string_equal(why, "the CPU does not implement PERF_CTL0 (0xc0010200): RDMSR faulted "
 			    "(EIO); PERF_CTL0 exists on AMD from family 15h on (CPUID "
 			    "8000_0001h:ECX[23], PerfCtrExtCore), and this is Intel family 0x6 "
 			    "model 0x55");
 	assert_int_equal(hint, TACHO_HINT_NONE);
 	explain(dev, -EIO, 3, NULL, 0x1234, true, why, sizeof(why), NULL);
-	assert_string_equal(why, "CPU 3 refused to write MSR 0x1234: WRMSR faulted (EIO) on a "
+	assert_string_equal(why, "the CPU refused to write MSR 0x1234: WRMSR faulted (EIO) on a "
 			    "reserved bit, a value out of range, or a register it does not "
 			    "implement");
 	tacho_msr_dev_free(dev);
@@ -115,7 +115,7 @@ static void test_read(void **state)
 	/* in a virtual machine the hypervisor decides, and the hint says where to look */
 	dev = dev_on(&f, &skylake_guest, false);
 	explain(dev, -EIO, 0, "MSR_RAPL_POWER_UNIT", 0x606, false, why, sizeof(why), &hint);
-	assert_string_equal(why, "CPU 0 does not implement MSR_RAPL_POWER_UNIT (0x606): RDMSR "
+	assert_string_equal(why, "the CPU does not implement MSR_RAPL_POWER_UNIT (0x606): RDMSR "
 			    "faulted (EIO); in a virtual machine the hypervisor decides which "
 			    "MSRs exist, and this one does not give it");
 	assert_int_equal(hint, TACHO_HINT_MACHINE);
@@ -254,16 +254,16 @@ static void test_write_refused(void **state)
 
 	explain(dev, -TACHO_ENOWRITE, 0, "IA32_TIME_STAMP_COUNTER", 0x10, true, why, sizeof(why),
 		&hint);
-	assert_string_equal(why, "tacho does not write IA32_TIME_STAMP_COUNTER: the kernel keeps "
-			    "time with it (clocksource tsc): a write breaks clock_gettime and the "
-			    "scheduler's clock");
+	assert_string_equal(why, "tacho does not write this register: the kernel keeps time with "
+			    "it (clocksource tsc): a write breaks clock_gettime and the scheduler's "
+			    "clock");
 	explain(dev, -TACHO_ENOWRITE, 0, "IA32_PERF_GLOBAL_STATUS", 0x38e, true, why, sizeof(why),
 		NULL);
-	assert_string_equal(why, "IA32_PERF_GLOBAL_STATUS is read-only (the manual says so)");
+	assert_string_equal(why, "the register is read-only (WRMSR faults on it)");
 	explain(dev, -TACHO_EMSRCPU, 0, "CESR", 0x11, true, why, sizeof(why), NULL);
-	assert_string_equal(why, "CESR exists on Intel Pentium and Pentium MMX (family 5), and this "
-			    "is Intel family 0x6 model 0x55 (the address may be another register "
-			    "here)");
+	assert_string_equal(why, "the register exists on Intel Pentium and Pentium MMX (family 5), "
+			    "and this is Intel family 0x6 model 0x55 (the address may be another "
+			    "register here)");
 	explain(dev, -TACHO_ENOFORCE, 2, "IA32_PERFEVTSEL0", 0x186, true, why, sizeof(why), NULL);
 	assert_string_equal(why, "a write to IA32_PERFEVTSEL0 changes what CPU 2 does for every "
 			    "program on it, so it must be forced");
@@ -359,7 +359,7 @@ static void test_write_set(void **state)
 	assert_int_equal(tacho_msr_set_count(set), 1);
 	assert_int_equal(tacho_msr_set_entry(set, 0, &e), 0);
 	assert_false(e.wrote);
-	assert_string_equal(e.why, "CPU 0 does not implement IA32_PERFEVTSEL0 (0x186): RDMSR "
+	assert_string_equal(e.why, "the CPU does not implement IA32_PERFEVTSEL0 (0x186): RDMSR "
 			    "faulted (EIO)");
 	assert_int_equal(tacho_msr_wrmsr(dev, 0, reg("IA32_PERFEVTSEL0"), 0x4300c0,
 					 TACHO_MSR_FORCE), -EIO);

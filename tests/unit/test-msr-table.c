@@ -666,10 +666,10 @@ static const struct {
 	{ __LINE__, "0x1234", &skylake, 0, NULL, 0x1234, NULL, 0 },
 	{ __LINE__, "0xffffffff", NULL, 0, NULL, 0xffffffff, NULL, 0 },
 	{ __LINE__, "IA32_PERFEVTSL0", &skylake, -TACHO_ENOMSR, NULL, 0,
-	  "tacho knows no MSR named 'IA32_PERFEVTSL0' (did you mean IA32_PERFEVTSEL0", 1 },
+	  "no MSR named 'IA32_PERFEVTSL0' in tacho's table (did you mean IA32_PERFEVTSEL0", 1 },
 	{ __LINE__, "APREF", NULL, -TACHO_ENOMSR, NULL, 0, "(did you mean APERF", 1 },
 	{ __LINE__, "no_such_thing", NULL, -TACHO_ENOMSR, NULL, 0,
-	  "tacho knows no MSR named 'no_such_thing'", 1 },
+	  "no MSR named 'no_such_thing' in tacho's table", 1 },
 	{ __LINE__, "186", NULL, -TACHO_EPARSE, NULL, 0, "could be decimal or hex: write an "
 	  "address as 0x186 or 186h", 1 },
 	{ __LINE__, "0x", NULL, -TACHO_EPARSE, NULL, 0, "no hex digits", 3 },
