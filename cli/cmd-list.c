@@ -12,7 +12,6 @@ enum { OPT_SOURCE = 256, OPT_JSON, OPT_NO_PROBE };
 
 static const char list_usage[] =
 	"usage: tacho list [<pattern>] [--source <src>[,<src>...]] [--json] [--no-probe]\n"
-	"   or: tacho list -v <events>\n"
 	"\n"
 	"Lists the events this machine's CPU and kernel offer, grouped by where they come\n"
 	"from, with a description and whether this process can open each one here (tacho\n"
@@ -42,8 +41,9 @@ static const struct cli_option list_options[] = {
 	{ OPT_NO_PROBE, 0, "no-probe", NULL,
 	  "do not try to open the events" },
 	{ 'v', 'v', "verbose", NULL,
-	  "for <events> (as -e takes them): the event-select\n"
-	  "value perf programs for each, decoded (docs/msr.md)" },
+	  "with events (as -e takes them) for <pattern>: the\n"
+	  "event-select value perf programs for each, decoded\n"
+	  "(docs/msr.md)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
