@@ -249,7 +249,7 @@ TACHO_API int tacho_msr_wrmsr(struct tacho_msr_dev *dev, int cpu, const struct t
  * machine's state (whether the module is loaded, the lockdown mode, allow_writes) under
  * opts->sys_root. *hint (if non-NULL) is where to look next (TACHO_HINT_MACHINE,
  * TACHO_HINT_MSRS or none). write: the operation was a write. Returns what snprintf
- * returns. */
+ * returns, or -EINVAL (dev or buf NULL). */
 TACHO_API int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu,
 				const struct tacho_msr *m, uint32_t address, bool write,
 				char *buf, size_t size, enum tacho_hint *hint);

@@ -142,8 +142,10 @@ static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struc
 				fprintf(f, "%s: ", e->label);
 			if (e->cpu >= 0)
 				fprintf(f, "CPU %d ", e->cpu);
-			if (e->msr || e->address)
+			if (e->msr)
 				fprintf(f, "%s (0x%x)", reg, e->address);
+			else if (e->address)
+				fputs(reg, f);
 			why_text(w, e->why, e->hint, why, sizeof(why));
 			fmt_value(e->value, v, sizeof(v));
 			fmt_value(e->before, b, sizeof(b));

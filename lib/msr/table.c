@@ -323,8 +323,8 @@ static int parse_address(const char *spec, uint32_t *out, struct tacho_diag *dia
 	return 0;
 }
 
-/* The best of the registers for which match() holds: the first that applies to cpu,
- * else the first. */
+/* The best of the registers with that name or alias (by_name) or at that address: the
+ * first that applies to cpu, else the first in the table's order. */
 static const struct tacho_msr *pick(const struct tacho_msr_cpu *cpu, const char *name,
 				    uint32_t address, bool by_name)
 {
