@@ -121,6 +121,24 @@ static int write_fields_table(FILE *f, const struct tc_msr_entry *e)
 	return err;
 }
 
+/* A row of the set's table from all its possible cells (event, cpu, register, address,
+ * before, written, value, note), leaving out the columns the set does not need. */
+static int add_row(struct tc_table *t, bool labels, bool cpus, bool writes,
+		   const char *const all[8])
+{
+	const char *cells[8];
+	unsigned nc = 0;
+
+	for (unsigned c = 0; c < 8; c++) {
+		if ((c == 0 && !labels) || (c == 1 && !cpus) || ((c == 4 || c == 5) && !writes))
+			continue;
+		cells[nc++] = all[c];
+	}
+	while (nc < 8)
+		cells[nc++] = "";
+	return tc_table_add(t, cells);
+}
+
 static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struct tc_wopts *w)
 {
 	bool writes = any_write(set), labels = any_label(set), cpus = any_cpu(set);
@@ -171,25 +189,11 @@ static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struc
 	t = tc_table_new(8);
 	if (!t)
 		return -ENOMEM;
-	{
-		const char *head[8] = { labels ? "event" : NULL, cpus ? "cpu" : NULL, "register",
-					"address", writes ? "before" : "value",
-					writes ? "written" : NULL, writes ? "now" : NULL, NULL };
-		const char *cells[8];
-		unsigned nc = 0;
-		for (unsigned c = 0; c < 8; c++)
-			if (head[c])
-				cells[nc++] = head[c];
-		cells[nc++] = "";
-		while (nc < 8)
-			cells[nc++] = "";
-		err = tc_table_add(t, cells);
-	}
+	err = add_row(t, labels, cpus, writes, (const char *const[]){ "event", "cpu", "register",
+		      "address", "before", "written", writes ? "now" : "value", "" });
 	for (size_t i = 0; i < set->n && !err; i++) {
 		const struct tc_msr_entry *e = &set->v[i];
 		char cpu[16], reg[64], addr[16], v[24], b[24], wr[24], note[1100];
-		const char *cells[8];
-		unsigned nc = 0;
 
 		snprintf(cpu, sizeof(cpu), "%d", e->cpu);
 		fmt_register(e, reg, sizeof(reg));
@@ -205,21 +209,10 @@ static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struc
 			snprintf(note, sizeof(note), "reads back other than written (bits the "
 				 "CPU fixes, or a counter that moved)");
 		}
-		if (labels)
-			cells[nc++] = e->label ? e->label : "";
-		if (cpus)
-			cells[nc++] = e->cpu >= 0 ? cpu : "-";
-		cells[nc++] = reg;
-		cells[nc++] = addr;
-		if (writes) {
-			cells[nc++] = e->wrote ? b : "-";
-			cells[nc++] = e->wrote ? wr : "-";
-		}
-		cells[nc++] = e->has_value ? v : "-";
-		cells[nc++] = note;
-		while (nc < 8)
-			cells[nc++] = "";
-		err = tc_table_add(t, cells);
+		err = add_row(t, labels, cpus, writes, (const char *const[]){
+				      e->label ? e->label : "", e->cpu >= 0 ? cpu : "-", reg, addr,
+				      e->wrote ? b : "-", e->wrote ? wr : "-",
+				      e->has_value ? v : "-", note });
 	}
 	if (!err)
 		tc_table_print(t, f, 0, 2);
