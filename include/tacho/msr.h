@@ -287,7 +287,8 @@ TACHO_API int tacho_msr_set_rdmsr(struct tacho_msr_set *set, struct tacho_msr_de
  * text or a refused register writes nothing: then -TACHO_EPARSE/-TACHO_ERANGE (with
  * *diag), -TACHO_ENOWRITE, -TACHO_EMSRCPU, or -TACHO_ENOFORCE (without TACHO_MSR_FORCE:
  * the entries say what would have been written, nothing was). A device error stops at
- * that CPU (its entry has the error and its explanation) and is returned. */
+ * that CPU (its entry has the error and its explanation) and is returned. Neither the
+ * set nor the device handle may be used by another thread meanwhile. */
 TACHO_API int tacho_msr_set_wrmsr(struct tacho_msr_set *set, struct tacho_msr_dev *dev,
 				  const struct tacho_msr *m, const int *cpus, size_t n,
 				  const char *text, unsigned flags, struct tacho_diag *diag);
@@ -328,7 +329,8 @@ TACHO_API int tacho_msr_set_entry(const struct tacho_msr_set *set, size_t i,
  *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "msrs": [{"cpu", "label",
  *    "name", "address", "value", "hex", "reserved", "fields": [{"name", "lo", "hi",
  *    "value", "meaning"}], "error", ...}]} (docs/schemas.md).
- * Explanations word their hints through opts->hint_words. 0, -EINVAL, -ENOMEM, -EIO. */
+ * Explanations word their hints through opts->hint_words. 0, -EINVAL, -ENOMEM, -EIO.
+ * Thread-safe on a set nobody changes meanwhile. */
 TACHO_API int tacho_msr_set_write(const struct tacho_msr_set *set, FILE *f,
 				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 
@@ -349,7 +351,7 @@ TACHO_API int tacho_msr_save_read(struct tacho_msr_dev *dev, const int *cpus, si
 				  struct tacho_msr_set **out);
 
 /* Writes a set read by tacho_msr_save_read (or parsed) in the save format. 0, -EINVAL
- * (a set without a processor), -EIO. */
+ * (a set without a processor), -EIO. Thread-safe on a set nobody changes meanwhile. */
 TACHO_API int tacho_msr_save_write(const struct tacho_msr_set *set, FILE *f);
 
 /* Parses a save file (text of len bytes, not necessarily NUL-terminated; name names it
@@ -408,12 +410,13 @@ struct tacho_msr_rate {
 	const char *power_why;
 };
 
-/* The rates of n CPUs. Opaque. */
+/* The rates of n CPUs. Opaque; once measured, reading it is thread-safe. */
 struct tacho_msr_rates;
 
 /* Reads what `what` asks on each CPU, waits interval_ms (opts->wait), reads again and
  * derives. 0 and *out (free with tacho_msr_rates_free) even when some readings failed
- * (each carries its reason); -EINVAL (what is 0, n is 0, interval_ms is 0), -ENOMEM. */
+ * (each carries its reason); -EINVAL (what is 0, n is 0, interval_ms is 0), -ENOMEM.
+ * Not thread-safe on the same device handle. */
 TACHO_API int tacho_msr_rates_measure(struct tacho_msr_dev *dev, const int *cpus, size_t n,
 				      unsigned interval_ms, unsigned what,
 				      struct tacho_msr_rates **out);
@@ -427,7 +430,7 @@ TACHO_API int tacho_msr_rates_get(const struct tacho_msr_rates *r, size_t i,
  * average MHz, C0 %; power: watts per domain), a reading that failed with its reason;
  * CSV: a header row (cpu, seconds, tsc_mhz, busy_mhz, avg_mhz, c0_pct, package_w,
  * pp0_w, pp1_w, dram_w, core_w, error) and a row per CPU, empty where there is no value;
- * JSON: the document of docs/schemas.md. 0, -EINVAL, -ENOMEM, -EIO. */
+ * JSON: the document of docs/schemas.md. 0, -EINVAL, -ENOMEM, -EIO. Thread-safe. */
 TACHO_API int tacho_msr_rates_write(const struct tacho_msr_rates *r, FILE *f,
 				    enum tacho_format fmt, const struct tacho_write_opts *opts);
 
