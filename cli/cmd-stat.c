@@ -94,6 +94,7 @@ struct stat_cli {
 	bool repeat_given;
 	unsigned repeat;
 	bool all;
+	bool explain;                   /* -v: the event-select value of each event */
 	unsigned interval;
 	unsigned ntargets;
 	char target[64];                /* what is counted, for people ("process 42") */
@@ -238,7 +239,9 @@ static int parse_option(struct stat_cli *c, int opt)
 		c->outpath = optarg;
 		return GO_ON;
 	case 'v':
+		/* stat -v: tacho -v's schedule line, and the events' registers */
 		cli_verbose++;
+		c->explain = true;
 		return GO_ON;
 	}
 	return GO_ON;
@@ -375,7 +378,7 @@ static int stat_prepare(struct stat_cli *c)
 	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
 	if (err)
 		return cli_event_error("event list", &diag);
-	if (cli_verbose && cli_msr_explain_events(c->list, stderr))
+	if (c->explain && cli_msr_explain_events(c->list, stderr))
 		return EXIT_FAIL;
 	return GO_ON;
 }
