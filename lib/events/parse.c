@@ -65,11 +65,6 @@ static void event_init(struct tc_event *ev)
 	ev->group_leader = -1;
 }
 
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -310,7 +305,7 @@ static int resolve_name(struct parser *p, size_t off, size_t len, struct tc_even
 	}
 	if (len >= 2 && len <= 17 && s[0] == 'r') {
 		size_t i = 1;
-		while (i < len && is_hex(s[i]))
+		while (i < len && tc_is_hex_digit(s[i]))
 			i++;
 		if (i == len && tc_parse_hex_u64(s + 1, len - 1, &v) == 0) {
 			ev->source = TC_EV_RAW;
@@ -433,7 +428,7 @@ static int explain_unknown(struct parser *p, size_t off, size_t len, struct look
 		return perr(p, off + bad, -TACHO_ENOEVENT, "%s", why);
 	if (s[0] == 'r' && first > 17) {
 		size_t i = 1;
-		while (i < first && is_hex(s[i]))
+		while (i < first && tc_is_hex_digit(s[i]))
 			i++;
 		if (i == first)
 			return perr(p, off + 17, -TACHO_ERANGE,
@@ -519,7 +514,7 @@ static int parse_breakpoint(struct parser *p, size_t start, size_t end, struct t
 		bool hex = pos - a0 >= 2 && s[a0] == '0' && (s[a0 + 1] == 'x' || s[a0 + 1] == 'X');
 		if (hex)
 			i += 2;
-		while (i < pos && (hex ? is_hex(s[i]) : (s[i] >= '0' && s[i] <= '9')))
+		while (i < pos && (hex ? tc_is_hex_digit(s[i]) : (s[i] >= '0' && s[i] <= '9')))
 			i++;
 		if (r == -TACHO_ERANGE)
 			return perr(p, a0, r, "the address does not fit in 64 bits");

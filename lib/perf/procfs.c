@@ -28,8 +28,7 @@ int tc_parse_capeff(const char *status, uint64_t *caps)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	end = p;
-	while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') ||
-	       (*end >= 'A' && *end <= 'F'))
+	while (tc_is_hex_digit(*end))
 		end++;
 	if (end == p || end - p > 16 || (*end && *end != '\n'))
 		return -TACHO_EPARSE;

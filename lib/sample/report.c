@@ -635,11 +635,10 @@ static struct tc_symdso *dso_open(struct tacho_profile *p, struct dso *d)
 		tc_symdso_open(name, NULL, 0, &d->sd);
 		if (!d->sd && d->bidlen) {
 			/* the file is gone: look for a copy by build-id, as gdb does */
-			char path[128];
-			int n = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", d->bid[0]);
-			for (unsigned i = 1; i < d->bidlen && n < (int)sizeof(path) - 3; i++)
-				n += snprintf(path + n, sizeof(path) - (size_t)n, "%02x", d->bid[i]);
-			snprintf(path + n, sizeof(path) - (size_t)n, ".debug");
+			char hex[2 * TC_BUILD_ID_MAX + 1], path[128];
+			tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
+			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+				 hex + 2);
 			tc_symdso_open(path, NULL, 0, &d->sd);
 		}
 	}

@@ -74,6 +74,16 @@ int tc_parse_double(const char *s, double *out);
 /* Hex of exactly 1..16 digits without prefix, as in dumps. */
 int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out);
 
+/* --- hex digits (parse.c): the one place that knows them ---
+ * ASCII only, whatever the locale: dumps, procfs and event specs are not text in the
+ * user's language. */
+/* The value of a hex digit (0-9, a-f, A-F -> 0..15), or -1 for any other character. */
+int tc_hex_value(int c);
+bool tc_is_hex_digit(int c);
+/* Writes the n bytes at data as 2n lower-case hex digits and a NUL into buf; when
+ * size is short, as many whole bytes as fit (size 0 writes nothing). Returns buf. */
+char *tc_hex_encode(const void *data, size_t n, char *buf, size_t size);
+
 /* --- formatting (format.c) --- */
 
 /* Human-readable binary size: "48 KiB", "2 MiB", "1.5 MiB", "512 B". Returns buf. */
