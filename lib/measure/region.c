@@ -343,12 +343,6 @@ static void at_exit(void)
 		tacho_regions_write();
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 #define CAL_PAIRS 301   /* odd: the median is one of the values, an integer */
 
 /* Measures the cost of measuring on thread t, through the very code a user's region
@@ -361,7 +355,7 @@ static int calibrate(struct tc_rthread *t)
 	size_t nqr = t->nq_read;
 	int64_t *in = calloc(CAL_PAIRS * nq, sizeof(*in));
 	int64_t *out = calloc(CAL_PAIRS * nq, sizeof(*out));
-	int64_t *col = calloc(CAL_PAIRS, sizeof(*col));
+	double *col = calloc(CAL_PAIRS, sizeof(*col));   /* exact: deltas far below 2^53 */
 	int err = -ENOMEM;
 
 	if (!in || !out || !col)
@@ -384,13 +378,14 @@ static int calibrate(struct tc_rthread *t)
 	}
 	for (size_t q = 0; q < nqr; q++) {
 		for (int i = 0; i < CAL_PAIRS; i++)
-			col[i] = in[(size_t)i * nq + q];
-		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
-		tc_regions.o_in[q] = col[CAL_PAIRS / 2];
+			col[i] = (double)in[(size_t)i * nq + q];
+		tc_stats_sort(col, CAL_PAIRS);
+		tc_regions.o_in[q] = (int64_t)tc_stats_percentile_sorted(col, CAL_PAIRS, 50);
 		for (int i = 0; i < CAL_PAIRS; i++)
-			col[i] = out[(size_t)i * nq + q];
-		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
-		tc_regions.o_nested[q] = col[CAL_PAIRS / 2] - tc_regions.o_in[q];
+			col[i] = (double)out[(size_t)i * nq + q];
+		tc_stats_sort(col, CAL_PAIRS);
+		tc_regions.o_nested[q] = (int64_t)tc_stats_percentile_sorted(col, CAL_PAIRS, 50) -
+					 tc_regions.o_in[q];
 		if (tc_regions.o_nested[q] < 0)
 			tc_regions.o_nested[q] = 0;
 	}

@@ -128,12 +128,21 @@ struct tc_stats {
 int tc_stats_compute(const double *v, size_t n, struct tc_stats *out);
 int tc_stats_compute_u64(const uint64_t *v, size_t n, struct tc_stats *out);
 /* Percentile / mode of unsorted data (they sort a copy; NaN on n == 0 or no memory),
- * and of data already sorted ascending (no allocation). */
+ * and of data sorted by tc_stats_sort (no allocation). p outside 0..100 is clamped to
+ * the minimum or maximum; p NaN gives NaN. A NaN among the values makes the result NaN
+ * (as numpy's percentile does): tc_stats_sort puts NaN last, where the _sorted
+ * functions look for it. The median is p = 50: the middle value, or for an even n the
+ * mean of the middle two. */
 double tc_stats_percentile(const double *v, size_t n, double p);
 double tc_stats_percentile_sorted(const double *sorted, size_t n, double p);
 double tc_stats_mode(const double *v, size_t n, double width);
 double tc_stats_mode_sorted(const double *sorted, size_t n, double width);
-void tc_stats_sort(double *v, size_t n);   /* ascending, in place */
+void tc_stats_sort(double *v, size_t n);   /* ascending, in place, NaN last */
+/* The same percentile over u64 counts and ticks, in double (exact up to 2^53; the
+ * interpolation works on the integer difference of neighbours). */
+double tc_stats_percentile_u64(const uint64_t *v, size_t n, double p);
+double tc_stats_percentile_sorted_u64(const uint64_t *sorted, size_t n, double p);
+void tc_stats_sort_u64(uint64_t *v, size_t n);   /* ascending, in place */
 /* Streaming mean / stddev / min / max (Welford), for values that arrive one by one
  * (intervals) and need no storage. */
 struct tc_welford {
