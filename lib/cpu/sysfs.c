@@ -29,41 +29,6 @@ static int list_count(char *s, unsigned *count, int *first)
 	return 0;
 }
 
-/* --- /proc/cpuinfo --- */
-
-char *tc_cpuinfo_field(const char *text, size_t len, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p = text, *end = text + len;
-
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *q;
-
-		if (!eol)
-			eol = end;
-		/* a blank line ends the first processor's block */
-		if (eol == p && p != text)
-			return NULL;
-		if ((size_t)(eol - p) > klen && memcmp(p, key, klen) == 0) {
-			q = p + klen;
-			while (q < eol && (*q == ' ' || *q == '\t'))
-				q++;
-			if (q < eol && *q == ':') {
-				q++;
-				while (q < eol && (*q == ' ' || *q == '\t'))
-					q++;
-				const char *e = eol;
-				while (e > q && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-					e--;
-				return tc_strndup(q, (size_t)(e - q));
-			}
-		}
-		p = eol + 1;
-	}
-	return NULL;
-}
-
 /* --- reading the tree --- */
 
 struct reader {
@@ -312,7 +277,7 @@ int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 	s->dies = count_distinct(s, key_die);
 	s->cores = count_distinct(s, key_core);
 
-	if (tc_read_file(rpath(&r, "/proc/cpuinfo"), &text, &len, 64 << 20) == 0) {
+	if (tc_cpuinfo_read(r.root, &text, &len) == 0) {
 		char *model = tc_cpuinfo_field(text, len, "model name");
 		if (model)
 			snprintf(s->model_name, sizeof(s->model_name), "%s", model);
@@ -650,16 +615,6 @@ static int check_pmu(const struct tacho_cpu_info *info, const struct tacho_cpu_s
 	return 0;
 }
 
-static bool word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
 /* tacho names its flags as /proc/cpuinfo does, so the lists compare word by word. The
  * kernel leaves out flags it hides on purpose (osxsave), it does not use, or it masks
  * (disabled by a boot option or a missing feature it depends on). */
@@ -681,7 +636,7 @@ static int check_features(const struct tacho_cpu_info *info, const struct tacho_
 
 		if (!name)
 			continue;
-		listed = word_in(sys->flags, name);
+		listed = tc_cpuinfo_flags_has(sys->flags, name);
 		if (set && !listed) {
 			tc_sb_addf(&missing, "%s%s", nmissing ? ", " : "", name);
 			nmissing++;

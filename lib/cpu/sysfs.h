@@ -5,9 +5,4 @@
 
 #include "util/util.h"
 
-/* Finds "KEY<tabs/spaces>: VALUE" in /proc/cpuinfo text and copies VALUE (up to the end
- * of that line) into a new string; only the first processor's block is searched.
- * NULL when absent or on allocation failure. */
-char *tc_cpuinfo_field(const char *text, size_t len, const char *key);
-
 #endif

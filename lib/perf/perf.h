@@ -70,7 +70,5 @@ int tc_parse_capeff(const char *status, uint64_t *caps);
 /* The mount point of the first file system of type fstype in /proc/mounts text, octal
  * escapes undone, cut to size. 0 or -ENOENT. */
 int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size);
-/* Whether the first "flags" line of /proc/cpuinfo text lists flag (a whole word). */
-bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag);
 
 #endif

@@ -63,6 +63,20 @@ int tc_read_line_file(const char *path, char *buf, size_t size);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
 int tc_read_int_file(const char *path, long long *out);
 
+/* --- /proc/cpuinfo (cpuinfo.c): the one reader of it ---
+ * Reads root/proc/cpuinfo (root NULL, "" or "/": this machine; else a fake tree) into a
+ * NUL-terminated buffer the caller frees. 0 or -errno. */
+int tc_cpuinfo_read(const char *root, char **text, size_t *len);
+/* The value of "KEY<blanks>: VALUE" in the first processor's block of text[0..len)
+ * (which need not be NUL-terminated), blanks around it removed, as a new string the
+ * caller frees. NULL when absent or on allocation failure. */
+char *tc_cpuinfo_field(const char *text, size_t len, const char *key);
+/* Whether the first processor's "flags" field lists flag as a whole word. False for an
+ * empty flag, a NULL text or no flags field. No allocation. */
+bool tc_cpuinfo_has_flag(const char *text, size_t len, const char *flag);
+/* The same test on a flags value already taken out (tc_cpuinfo_field's "flags"). */
+bool tc_cpuinfo_flags_has(const char *flags, const char *flag);
+
 /* --- numbers (parse.c) --- */
 
 /* Strict parses: the whole of s must be the number (no sign for u64), base 0 rules
