@@ -113,6 +113,70 @@ char *tc_strndup(const char *s, size_t n);
 char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
 bool tc_starts_with(const char *s, const char *prefix);
 
+/* --- hashing and the hash map (hashmap.c): the one map of tacho ---
+ * Open addressing with linear probing from a 64-bit key to a 32-bit value (an index
+ * into the caller's array, as a rule). Keys are mixed inside, so small integers (pids,
+ * ids) spread as well as hashes do. A key may hold several values (tc_hmap_add): for a
+ * key that is the hash of something larger (a string, a tuple), the caller walks the
+ * values under it with tc_hmap_next and confirms each against its own data. Removal
+ * moves the rest of the probe run back (no tombstones), so lookups stay short after
+ * many removals. At most half full; grows by doubling. All-zero storage (TC_HMAP_INIT)
+ * is an empty map. Not thread-safe; a map must not change during a walk. */
+struct tc_hmap {
+	uint64_t *keys;
+	uint32_t *vals;       /* value + 1; 0 marks an empty slot */
+	size_t cap, n;
+};
+#define TC_HMAP_INIT { NULL, NULL, 0, 0 }
+void tc_hmap_init(struct tc_hmap *h);
+/* Frees the table; h is an empty map again. */
+void tc_hmap_exit(struct tc_hmap *h);
+size_t tc_hmap_count(const struct tc_hmap *h);
+/* A value of key (for a key that holds several, any one of them). */
+bool tc_hmap_get(const struct tc_hmap *h, uint64_t key, uint32_t *val);
+/* Sets key's value: replaces it when key holds one, else adds it. 0, -ENOMEM, or
+ * -TACHO_ERANGE for val UINT32_MAX (the one value a slot cannot hold). */
+int tc_hmap_put(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* Adds (key, val) beside what key already holds. Returns as tc_hmap_put. */
+int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* Walks key's values: *pos = 0 to begin; true with *val for each, false at the end. */
+bool tc_hmap_next(const struct tc_hmap *h, uint64_t key, size_t *pos, uint32_t *val);
+/* Removes the pair (key, val); false when the map does not hold it. */
+bool tc_hmap_del(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* splitmix64's finalizer (to combine fields into a key), and FNV-1a over bytes and
+ * over a NUL-terminated string. */
+uint64_t tc_hash_u64(uint64_t x);
+uint64_t tc_hash_bytes(const void *data, size_t n);
+uint64_t tc_hash_str(const char *s);
+
+/* --- the string pool (strpool.c): interned strings ---
+ * One copy of each distinct string, numbered 0, 1, 2, ... in the order first seen, at
+ * an address that stays valid until tc_strpool_exit (copies live in chunks that never
+ * move). Equal strings get the same id and the same pointer, so callers compare ids or
+ * pointers instead of strings. All-zero storage (TC_STRPOOL_INIT) is an empty pool.
+ * Not thread-safe. */
+struct tc_strpool_chunk;
+struct tc_strpool {
+	char **strs;                      /* id -> copy */
+	size_t n, cap;
+	struct tc_hmap index;             /* tc_hash_str -> ids */
+	struct tc_strpool_chunk *chunks;  /* newest first */
+};
+#define TC_STRPOOL_INIT { NULL, 0, 0, TC_HMAP_INIT, NULL }
+void tc_strpool_init(struct tc_strpool *p);
+/* Frees every copy; p is an empty pool again. */
+void tc_strpool_exit(struct tc_strpool *p);
+/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_ERANGE
+ * (2^32 - 1 strings). */
+int tc_strpool_intern(struct tc_strpool *p, const char *s, uint32_t *id);
+/* The pool's copy of s, added when new; NULL when out of memory. */
+const char *tc_strpool_add(struct tc_strpool *p, const char *s);
+/* The id of s if the pool holds it; never adds. */
+bool tc_strpool_find(const struct tc_strpool *p, const char *s, uint32_t *id);
+/* The string of id, or NULL for an id the pool never gave. */
+const char *tc_strpool_str(const struct tc_strpool *p, uint32_t id);
+size_t tc_strpool_count(const struct tc_strpool *p);
+
 /* --- statistics (stats.c) [owner: stat] ---
  * Descriptive statistics over doubles; u64 counts go through tc_stats_compute_u64
  * (converted once to double: exact up to 2^53, never a wrapped integer sum).
