@@ -12,158 +12,6 @@
 #include "sample/recfile.h"
 #include "sample/symbols.h"
 
-/* --- a small open-addressing hash from a 64-bit key to a 32-bit value --- */
-struct hmap {
-	uint64_t *keys;
-	uint32_t *vals;       /* value + 1; 0 marks an empty slot */
-	size_t cap, n;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64's finalizer: every key bit reaches every hash bit */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static int hmap_grow(struct hmap *h)
-{
-	size_t ncap = h->cap ? h->cap * 2 : 64;
-	uint64_t *nk = calloc(ncap, sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < h->cap; i++) {
-		size_t j;
-		if (!h->vals[i])
-			continue;
-		for (j = mix64(h->keys[i]) & (ncap - 1); nv[j]; j = (j + 1) & (ncap - 1))
-			;
-		nk[j] = h->keys[i];
-		nv[j] = h->vals[i];
-	}
-	free(h->keys);
-	free(h->vals);
-	h->keys = nk;
-	h->vals = nv;
-	h->cap = ncap;
-	return 0;
-}
-
-/* Returns the slot of key: found (vals[slot] != 0) or where it would go. */
-static size_t hmap_slot(const struct hmap *h, uint64_t key)
-{
-	size_t j;
-
-	for (j = mix64(key) & (h->cap - 1); h->vals[j] && h->keys[j] != key; j = (j + 1) & (h->cap - 1))
-		;
-	return j;
-}
-
-static bool hmap_get(const struct hmap *h, uint64_t key, uint32_t *val)
-{
-	size_t j;
-
-	if (!h->cap)
-		return false;
-	j = hmap_slot(h, key);
-	if (!h->vals[j])
-		return false;
-	*val = h->vals[j] - 1;
-	return true;
-}
-
-static int hmap_put(struct hmap *h, uint64_t key, uint32_t val)
-{
-	size_t j;
-
-	if ((h->n + 1) * 2 > h->cap && hmap_grow(h))
-		return -ENOMEM;
-	j = hmap_slot(h, key);
-	if (!h->vals[j])
-		h->n++;
-	h->keys[j] = key;
-	h->vals[j] = val + 1;
-	return 0;
-}
-
-static void hmap_free(struct hmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
-/* --- interned strings: equal strings get equal ids, so keys compare as numbers --- */
-struct strpool {
-	char **s;
-	size_t n, cap;
-	struct hmap idx;       /* hash -> first id with it; collisions chain by scan */
-	uint32_t *next;        /* next id with the same hash, or UINT32_MAX */
-};
-
-static int pool_id(struct strpool *p, const char *str, uint32_t *id)
-{
-	uint64_t h = hash_str(str);
-	uint32_t first, i;
-
-	if (hmap_get(&p->idx, h, &first)) {
-		for (i = first; i != UINT32_MAX; i = p->next[i])
-			if (!strcmp(p->s[i], str)) {
-				*id = i;
-				return 0;
-			}
-	} else {
-		first = UINT32_MAX;
-	}
-	if (p->n == p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64;
-		char **ns = realloc(p->s, nc * sizeof(*ns));
-		uint32_t *nn;
-		if (!ns)
-			return -ENOMEM;
-		p->s = ns;
-		nn = realloc(p->next, nc * sizeof(*nn));
-		if (!nn)
-			return -ENOMEM;
-		p->next = nn;
-		p->cap = nc;
-	}
-	p->s[p->n] = tc_strdup(str);
-	if (!p->s[p->n])
-		return -ENOMEM;
-	p->next[p->n] = first;
-	if (hmap_put(&p->idx, h, (uint32_t)p->n))
-		return -ENOMEM;
-	*id = (uint32_t)p->n++;
-	return 0;
-}
-
-static void pool_free(struct strpool *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->s[i]);
-	free(p->s);
-	free(p->next);
-	hmap_free(&p->idx);
-}
-
 /* --- the profile --- */
 struct dso {
 	uint32_t name;                 /* pool id of the path / label */
@@ -218,14 +66,14 @@ struct ev {
 struct tacho_profile {
 	unsigned char *data;
 	size_t len;
-	struct strpool pool;
+	struct tc_strpool pool;
 	struct ev *evs;
 	size_t nev;
 	struct dso *dsos;
 	size_t ndsos;
 	struct proc *procs;
 	size_t nprocs;
-	struct hmap proc_idx;          /* pid -> proc */
+	struct tc_hmap proc_idx;          /* pid -> proc */
 	struct smp *smps;
 	size_t nsmps;
 	uint64_t lost;
@@ -235,9 +83,9 @@ struct tacho_profile {
 	const char *command, *boot_id, *kptr;
 	struct loc *locs;
 	size_t nlocs, locs_cap;
-	struct hmap loc_idx;           /* (pid, ip, kind) -> loc */
+	struct tc_hmap loc_idx;           /* (pid, ip, kind) -> loc */
 	bool no_demangle;              /* show C++ names as the binary spells them */
-	struct hmap dem_idx;           /* pool id of a raw name -> pool id of its display */
+	struct tc_hmap dem_idx;           /* pool id of a raw name -> pool id of its display */
 	struct tc_kallsyms *ksyms;
 	bool ksyms_tried;
 	const char *kernel_note;
@@ -248,12 +96,18 @@ struct tacho_profile {
 
 #define NONE UINT32_MAX
 
+/* The string of a pool id; NULL for NONE. */
+static const char *pool_str(const struct tacho_profile *p, uint32_t id)
+{
+	return tc_strpool_str(&p->pool, id);
+}
+
 static struct proc *get_proc(struct tacho_profile *p, uint32_t pid, bool create)
 {
 	uint32_t i;
 	struct proc *np;
 
-	if (hmap_get(&p->proc_idx, pid, &i))
+	if (tc_hmap_get(&p->proc_idx, pid, &i))
 		return &p->procs[i];
 	if (!create)
 		return NULL;
@@ -264,7 +118,7 @@ static struct proc *get_proc(struct tacho_profile *p, uint32_t pid, bool create)
 	memset(&np[p->nprocs], 0, sizeof(*np));
 	np[p->nprocs].pid = pid;
 	np[p->nprocs].comm = NONE;
-	if (hmap_put(&p->proc_idx, pid, (uint32_t)p->nprocs))
+	if (tc_hmap_put(&p->proc_idx, pid, (uint32_t)p->nprocs))
 		return NULL;
 	return &p->procs[p->nprocs++];
 }
@@ -274,7 +128,7 @@ static int find_dso(struct tacho_profile *p, const char *name, const uint8_t *bi
 {
 	uint32_t nid;
 	struct dso *nd;
-	int err = pool_id(&p->pool, name, &nid);
+	int err = tc_strpool_intern(&p->pool, name, &nid);
 
 	if (err)
 		return err;
@@ -362,7 +216,7 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 			p->evs = ne;
 			ne[p->nev].flags = r.u.event.flags;
 			ne[p->nev].period = r.u.event.period;
-			if (pool_id(&p->pool, r.u.event.name, &ne[p->nev].name))
+			if (tc_strpool_intern(&p->pool, r.u.event.name, &ne[p->nev].name))
 				return -ENOMEM;
 			p->nev++;
 			break;
@@ -381,7 +235,7 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 				return -ENOMEM;
 			/* the process's name is its main thread's */
 			if (r.u.comm.pid == r.u.comm.tid || pr->comm == NONE)
-				if (pool_id(&p->pool, r.u.comm.comm, &pr->comm))
+				if (tc_strpool_intern(&p->pool, r.u.comm.comm, &pr->comm))
 					return -ENOMEM;
 			break;
 		}
@@ -459,9 +313,9 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 					   "sample %zu names event %u of %zu", i, p->smps[i].event, p->nev);
 	/* the vDSO image pairs with the mappings named [vdso] whatever their build-id */
 	for (size_t i = 0; i < p->ndsos; i++)
-		if (!strcmp(p->pool.s[p->dsos[i].name], "[vdso]") && !p->dsos[i].image)
+		if (!strcmp(pool_str(p, p->dsos[i].name), "[vdso]") && !p->dsos[i].image)
 			for (size_t j = 0; j < p->ndsos; j++)
-				if (p->dsos[j].image && !strcmp(p->pool.s[p->dsos[j].name], "[vdso]")) {
+				if (p->dsos[j].image && !strcmp(pool_str(p, p->dsos[j].name), "[vdso]")) {
 					p->dsos[i].image = p->dsos[j].image;
 					p->dsos[i].image_len = p->dsos[j].image_len;
 				}
@@ -483,7 +337,7 @@ static void select_event(struct tacho_profile *p, uint16_t ev)
 int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nev; i++)
-		if (!strcmp(p->pool.s[p->evs[i].name], name)) {
+		if (!strcmp(pool_str(p, p->evs[i].name), name)) {
 			select_event(p, (uint16_t)i);
 			return 0;
 		}
@@ -529,9 +383,9 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 		p->data = m;
 	}
 	close(fd);
-	err = pool_id(&p->pool, "[unknown]", &p->unknown_id);
+	err = tc_strpool_intern(&p->pool, "[unknown]", &p->unknown_id);
 	if (!err)
-		err = pool_id(&p->pool, "[kernel]", &p->kernel_id);
+		err = tc_strpool_intern(&p->pool, "[kernel]", &p->kernel_id);
 	if (!err)
 		err = load_records(p, path, diag);
 	if (err) {
@@ -555,14 +409,14 @@ void tacho_profile_free(struct tacho_profile *p)
 	for (size_t i = 0; i < p->nprocs; i++)
 		free(p->procs[i].maps);
 	free(p->procs);
-	hmap_free(&p->proc_idx);
+	tc_hmap_exit(&p->proc_idx);
 	free(p->smps);
 	free(p->evs);
 	free(p->locs);
-	hmap_free(&p->loc_idx);
-	hmap_free(&p->dem_idx);
+	tc_hmap_exit(&p->loc_idx);
+	tc_hmap_exit(&p->dem_idx);
 	tc_kallsyms_free(p->ksyms);
-	pool_free(&p->pool);
+	tc_strpool_exit(&p->pool);
 	if (p->data)
 		munmap(p->data, p->len);
 	free(p);
@@ -579,7 +433,7 @@ void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info
 	out->good_bytes = p->good_end;
 	out->file_bytes = p->len;
 	if (p->sel < p->nev) {
-		out->event = p->pool.s[p->evs[p->sel].name];
+		out->event = pool_str(p, p->evs[p->sel].name);
 		out->period = p->evs[p->sel].period;
 		out->freq = p->evs[p->sel].flags & TC_EVF_FREQ;
 	}
@@ -595,7 +449,7 @@ void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 	p->no_demangle = !on;
 	/* the cached locations carry the names of the old choice: resolve again */
 	p->nlocs = 0;
-	hmap_free(&p->loc_idx);
+	tc_hmap_exit(&p->loc_idx);
 }
 
 /* --- resolving addresses --- */
@@ -610,21 +464,21 @@ static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
 	*out = raw;
 	if (p->no_demangle)
 		return 0;
-	if (hmap_get(&p->dem_idx, raw, out))
+	if (tc_hmap_get(&p->dem_idx, raw, out))
 		return 0;
-	dem = tc_demangle(p->pool.s[raw]);
+	dem = tc_demangle(pool_str(p, raw));
 	if (dem) {
-		err = pool_id(&p->pool, dem, out);
+		err = tc_strpool_intern(&p->pool, dem, out);
 		free(dem);
 	}
 	if (!err)
-		err = hmap_put(&p->dem_idx, raw, *out);
+		err = tc_hmap_put(&p->dem_idx, raw, *out);
 	return err;
 }
 
 static struct tc_symdso *dso_open(struct tacho_profile *p, struct dso *d)
 {
-	const char *name = p->pool.s[d->name];
+	const char *name = pool_str(p, d->name);
 
 	if (d->tried)
 		return d->stale ? NULL : d->sd;
@@ -730,16 +584,17 @@ static bool is_kernel_ip(uint64_t ip, uint16_t misc)
 static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time, int kind,
 		   bool kernel, uint32_t *out)
 {
-	uint64_t key = mix64(ip) ^ ((uint64_t)pid << 2) ^ (uint64_t)kind ^ ((uint64_t)kernel << 34);
+	uint64_t key = tc_hash_u64(ip) ^ ((uint64_t)pid << 2) ^ (uint64_t)kind ^
+		       ((uint64_t)kernel << 34);
 	struct loc l;
 	uint32_t idx;
+	size_t pos = 0;
 
-	/* the key is a hash of (pid, ip, kind): confirm the stored location is this one */
-	while (hmap_get(&p->loc_idx, key, &idx)) {
+	/* the key is a hash of (pid, ip, kind, kernel): confirm the location is this one */
+	while (tc_hmap_next(&p->loc_idx, key, &pos, &idx)) {
 		const struct loc *c = &p->locs[idx];
 		if (c->ip == ip && c->pid == pid && c->kind == kind && c->kernel == kernel)
 			goto done;
-		key = mix64(key + 1);
 	}
 	memset(&l, 0, sizeof(l));
 	l.ip = ip;
@@ -758,7 +613,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 		kernel_symbols(p);
 		if (p->ksyms && (name = tc_kallsyms_lookup(p->ksyms, kind == K_RETURN ? ip - 1 : ip,
 							   &start))) {
-			if (pool_id(&p->pool, name, &l.sym))
+			if (tc_strpool_intern(&p->pool, name, &l.sym))
 				return -ENOMEM;
 			l.raw = l.sym;
 			l.sym_start = start;
@@ -797,10 +652,10 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 					 * inside the instruction that trapped (or made the call) */
 					l.addr = addr - 1;
 				}
-				if (sl.symbol && (pool_id(&p->pool, sl.symbol, &l.raw) ||
+				if (sl.symbol && (tc_strpool_intern(&p->pool, sl.symbol, &l.raw) ||
 						  display_name(p, l.raw, &l.sym)))
 					return -ENOMEM;
-				if (sl.file && pool_id(&p->pool, sl.file, &l.file))
+				if (sl.file && tc_strpool_intern(&p->pool, sl.file, &l.file))
 					return -ENOMEM;
 				l.line = sl.line;
 				l.sym_start = sl.sym_start;
@@ -817,7 +672,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 	}
 	idx = (uint32_t)p->nlocs;
 	p->locs[p->nlocs++] = l;
-	if (hmap_put(&p->loc_idx, key, idx))
+	if (tc_hmap_add(&p->loc_idx, key, idx))
 		return -ENOMEM;
 done:
 	*out = idx;
@@ -875,18 +730,20 @@ struct agg {
 struct aggtab {
 	struct agg *v;
 	size_t n, cap;
-	struct hmap idx;
+	struct tc_hmap idx;
 };
 
 static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_t self,
 		   uint64_t events)
 {
-	uint64_t key = mix64(k->sym ^ ((uint64_t)k->dso << 32)) ^ mix64(k->file ^
-		       ((uint64_t)(uint32_t)k->line << 32)) ^ mix64(k->addr + 0x9e3779b97f4a7c15ull);
+	uint64_t key = tc_hash_u64(k->sym ^ ((uint64_t)k->dso << 32)) ^
+		       tc_hash_u64(k->file ^ ((uint64_t)(uint32_t)k->line << 32)) ^
+		       tc_hash_u64(k->addr + 0x9e3779b97f4a7c15ull);
 	uint32_t i;
+	size_t pos = 0;
 
 	/* probe by hash, then confirm the whole key (two keys may share a hash) */
-	while (hmap_get(&t->idx, key, &i)) {
+	while (tc_hmap_next(&t->idx, key, &pos, &i)) {
 		if (t->v[i].sym == k->sym && t->v[i].dso == k->dso && t->v[i].file == k->file &&
 		    t->v[i].line == k->line && t->v[i].addr == k->addr) {
 			t->v[i].samples += incl;
@@ -894,7 +751,6 @@ static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_
 			t->v[i].events += events;
 			return 0;
 		}
-		key = mix64(key + 1);
 	}
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
@@ -908,7 +764,7 @@ static int agg_add(struct aggtab *t, const struct agg *k, uint64_t incl, uint64_
 	t->v[t->n].samples = incl;
 	t->v[t->n].self = self;
 	t->v[t->n].events = events;
-	if (hmap_put(&t->idx, key, (uint32_t)t->n))
+	if (tc_hmap_add(&t->idx, key, (uint32_t)t->n))
 		return -ENOMEM;
 	t->n++;
 	return 0;
@@ -947,11 +803,6 @@ static void key_of(const struct tacho_profile *p, const struct loc *l, enum tach
 	(void)p;
 }
 
-static const char *pool_str(const struct tacho_profile *p, uint32_t id)
-{
-	return id == NONE ? NULL : p->pool.s[id];
-}
-
 static int row_cmp(const void *a, const void *b)
 {
 	const struct tacho_profile_row *x = a, *y = b;
@@ -979,7 +830,7 @@ static int to_rows(struct tacho_profile *p, struct aggtab *t, uint64_t total,
 		return -ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct agg *a = &t->v[i];
-		r[i].symbol = a->sym == NONE ? "[unknown]" : p->pool.s[a->sym];
+		r[i].symbol = a->sym == NONE ? "[unknown]" : pool_str(p, a->sym);
 		r[i].dso = pool_str(p, a->dso) ? pool_str(p, a->dso) : "[unknown]";
 		r[i].file = pool_str(p, a->file);
 		r[i].line = a->line;
@@ -1044,7 +895,7 @@ int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool child
 	if (!err)
 		err = to_rows(p, &t, p->sel_events, rows, n);
 	free(t.v);
-	hmap_free(&t.idx);
+	tc_hmap_exit(&t.idx);
 	return err;
 }
 
@@ -1078,7 +929,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 		l = &p->locs[frame];
 		/* by the name shown or by the mangled one */
 		if (l->sym == NONE ||
-		    (strcmp(p->pool.s[l->sym], symbol) && strcmp(p->pool.s[l->raw], symbol)))
+		    (strcmp(pool_str(p, l->sym), symbol) && strcmp(pool_str(p, l->raw), symbol)))
 			continue;
 		if (sym_id == NONE) {
 			sym_id = l->sym;
@@ -1092,7 +943,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 	}
 	if (err || !hits) {
 		free(t.v);
-		hmap_free(&t.idx);
+		tc_hmap_exit(&t.idx);
 		return err ? err : -ENOENT;
 	}
 	/* every instruction of the function, sampled or not, when its bytes can be read
@@ -1106,7 +957,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 
 		if (d->name != dso_name || !(sd = dso_open(p, d)))
 			continue;
-		if (tc_symdso_find(sd, p->pool.s[raw_id], &start, &size) || start != sym_start ||
+		if (tc_symdso_find(sd, pool_str(p, raw_id), &start, &size) || start != sym_start ||
 		    !size || size > sizeof(code))
 			break;
 		got = tc_symdso_read(sd, start, code, (size_t)size);
@@ -1117,7 +968,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 			if (!len)
 				break;
 			tc_symdso_lookup(sd, start + off, &sl);
-			if (sl.file && pool_id(&p->pool, sl.file, &k.file))
+			if (sl.file && tc_strpool_intern(&p->pool, sl.file, &k.file))
 				err = -ENOMEM;
 			k.line = sl.line;
 			if (!err)
@@ -1144,7 +995,7 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 		*n = w;
 	}
 	free(t.v);
-	hmap_free(&t.idx);
+	tc_hmap_exit(&t.idx);
 	return err;
 }
 
@@ -1152,21 +1003,21 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 
 static const char *frame_name(const struct tacho_profile *p, const struct loc *l)
 {
-	return l->sym == NONE ? "[unknown]" : p->pool.s[l->sym];
+	return l->sym == NONE ? "[unknown]" : pool_str(p, l->sym);
 }
 
 static const char *comm_of(struct tacho_profile *p, uint32_t pid)
 {
 	struct proc *pr = get_proc(p, pid, false);
 
-	return pr && pr->comm != NONE ? p->pool.s[pr->comm] : "[unknown]";
+	return pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]";
 }
 
 int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 {
-	struct strpool stacks = { 0 };
+	struct tc_strpool stacks = TC_STRPOOL_INIT;
 	uint64_t *counts = NULL;
-	size_t cap = 0;
+	size_t cap = 0, nstacks;
 	uint32_t frames[MAX_FRAMES], *order = NULL;
 	struct tc_sb sb = TC_SB_INIT;
 	int err = 0;
@@ -1190,7 +1041,7 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 			for (const char *c = name; *c; c++)
 				tc_sb_addc(&sb, *c == ';' || *c == ' ' || *c == '\n' ? '_' : *c);
 		}
-		if (sb.oom || pool_id(&stacks, sb.buf, &id)) {
+		if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id)) {
 			err = -ENOMEM;
 			break;
 		}
@@ -1208,34 +1059,37 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		counts[id]++;
 	}
 	tc_sb_exit(&sb);
+	nstacks = tc_strpool_count(&stacks);
 	if (!err) {
 		/* sorted by stack, so that equal profiles give equal files */
-		order = malloc((stacks.n ? stacks.n : 1) * sizeof(*order));
+		order = malloc((nstacks ? nstacks : 1) * sizeof(*order));
 		if (!order)
 			err = -ENOMEM;
 	}
 	if (!err) {
-		for (size_t i = 0; i < stacks.n; i++)
+		for (size_t i = 0; i < nstacks; i++)
 			order[i] = (uint32_t)i;
-		for (size_t i = 1; i < stacks.n; i++) {   /* insertion sort on small sets */
+		for (size_t i = 1; i < nstacks; i++) {   /* insertion sort on small sets */
 			uint32_t v = order[i];
 			size_t j = i;
-			if (stacks.n > 4096)
+			if (nstacks > 4096)
 				break;
-			while (j && strcmp(stacks.s[order[j - 1]], stacks.s[v]) > 0) {
+			while (j && strcmp(tc_strpool_str(&stacks, order[j - 1]),
+					   tc_strpool_str(&stacks, v)) > 0) {
 				order[j] = order[j - 1];
 				j--;
 			}
 			order[j] = v;
 		}
-		for (size_t i = 0; i < stacks.n; i++)
-			fprintf(f, "%s %" PRIu64 "\n", stacks.s[order[i]], counts[order[i]]);
+		for (size_t i = 0; i < nstacks; i++)
+			fprintf(f, "%s %" PRIu64 "\n", tc_strpool_str(&stacks, order[i]),
+				counts[order[i]]);
 		if (ferror(f))
 			err = -EIO;
 	}
 	free(order);
 	free(counts);
-	pool_free(&stacks);
+	tc_strpool_exit(&stacks);
 	return err;
 }
 
@@ -1263,7 +1117,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		const struct smp *s = order[i];
 		size_t nf;
-		const char *ev = s->event < p->nev ? p->pool.s[p->evs[s->event].name] : "[unknown]";
+		const char *ev = s->event < p->nev ? pool_str(p, p->evs[s->event].name) : "[unknown]";
 
 		if (s->event != p->sel)
 			continue;
@@ -1298,7 +1152,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 				}
 			}
 			if (l->sym != NONE)
-				fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", ip, p->pool.s[l->sym],
+				fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", ip, pool_str(p, l->sym),
 					l->addr - l->sym_start, dso);
 			else
 				fprintf(f, "\t%16" PRIx64 " [unknown] (%s)\n", ip, dso);
