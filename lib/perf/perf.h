@@ -36,7 +36,6 @@ struct tc_perf_env {
 };
 int tc_perf_env_probe(struct tc_perf_env *env);
 bool tc_perf_env_privileged(const struct tc_perf_env *env);
-bool tc_cpu_is_hypervisor_guest(void);
 /* What a perf_event_paranoid level allows an unprivileged user, as a clause. */
 const char *tc_paranoid_meaning(int level);
 /* The sysfs name of the PMU behind attr.type. 0 or -ENOENT. */

@@ -113,6 +113,14 @@ char *tc_strndup(const char *s, size_t n);
 char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
 bool tc_starts_with(const char *s, const char *prefix);
 
+/* --- the CPUID instruction (cpuid.c) ---
+ * Executes CPUID (leaf, subleaf) on the calling CPU: r[0..3] = EAX, EBX, ECX, EDX.
+ * False, r zeroed, where there is no CPUID (not x86). Thread-safe. */
+bool tc_cpuid_insn(uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
+/* Whether this runs as a guest of a hypervisor: CPUID.1:ECX[31] on x86, elsewhere
+ * whether /sys/hypervisor/type exists. Thread-safe. */
+bool tc_hypervisor_guest(void);
+
 /* --- hashing and the hash map (hashmap.c): the one map of tacho ---
  * Open addressing with linear probing from a 64-bit key to a 32-bit value (an index
  * into the caller's array, as a rule). Keys are mixed inside, so small integers (pids,

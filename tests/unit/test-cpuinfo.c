@@ -1,6 +1,7 @@
 /* test-cpuinfo.c - util's one /proc/cpuinfo reader: fields and flags of the first
  * processor's block on fixed texts (good, odd and cut), the file under a fake root, and
- * this machine's file against what a plain read gives. */
+ * this machine's file against what a plain read gives; util's CPUID instruction and
+ * hypervisor bit against the kernel's flags. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,37 @@ static void test_read_this_machine(void **state)
 	free(want);
 }
 
+/* util's CPUID against the kernel's account of the same CPU: the vendor string of leaf
+ * 0, and the hypervisor bit (CPUID.1:ECX[31], which Linux lists as the "hypervisor"
+ * flag; the kernel never clears it). */
+static void test_cpuid_against_cpuinfo(void **state)
+{
+	char *text = NULL, *vendor;
+	size_t len;
+	uint32_t r[4];
+	char sig[13];
+	(void)state;
+
+#if !defined(__x86_64__) && !defined(__i386__)
+	assert_false(tc_cpuid_insn(0, 0, r));
+	assert_true(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0);
+	TEST_SKIP("not x86: no CPUID to compare with /proc/cpuinfo");
+#endif
+	if (tc_cpuinfo_read(NULL, &text, &len) != 0)
+		TEST_SKIP("/proc/cpuinfo cannot be read here");
+	assert_true(tc_cpuid_insn(0, 0, r));
+	memcpy(sig, &r[1], 4);        /* EBX, EDX, ECX: "Genu" "ineI" "ntel" */
+	memcpy(sig + 4, &r[3], 4);
+	memcpy(sig + 8, &r[2], 4);
+	sig[12] = '\0';
+	vendor = tc_cpuinfo_field(text, len, "vendor_id");
+	assert_non_null(vendor);
+	assert_string_equal(sig, vendor);
+	assert_int_equal(tc_hypervisor_guest(), tc_cpuinfo_has_flag(text, len, "hypervisor"));
+	free(vendor);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_has_flag),
 		cmocka_unit_test(test_read_root),
 		cmocka_unit_test(test_read_this_machine),
+		cmocka_unit_test(test_cpuid_against_cpuinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
