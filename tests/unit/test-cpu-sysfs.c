@@ -1,5 +1,5 @@
 /* test-cpu-sysfs.c - the kernel's CPU view (lib/cpu/sysfs.c) on fake sysfs trees built
- * under /tmp, and the cross-check with CPUID. The /proc/cpuinfo parser is util's
+ * under /tmp, and the cross-check with CPUID (crosscheck.c). The /proc/cpuinfo parser is util's
  * (test-cpuinfo.c). */
 #include <errno.h>
 #include <ftw.h>
@@ -10,7 +10,7 @@
 
 #include "harness.h"
 #include "tacho.h"
-#include "cpu/sysfs.h"
+#include "util/util.h"
 
 /* --- fake trees --- */
 
