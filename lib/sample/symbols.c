@@ -411,10 +411,14 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		return -ENOMEM;
 	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, type, *name;
-		uint64_t addr = strtoull(line, &end, 16);
+		char *end = line, type, *name;
+		uint64_t addr;
 
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		/* "ADDRESS TYPE NAME": the address in hex, 16 digits on x86-64 */
+		while (tc_is_hex_digit(*end))
+			end++;
+		if (tc_parse_hex_u64(line, (size_t)(end - line), &addr) ||
+		    *end != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];
 		name = end + 3;
