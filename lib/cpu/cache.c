@@ -7,15 +7,6 @@
 
 #include "cpu/decode.h"
 
-unsigned tc_ceil_log2(unsigned v)
-{
-	unsigned s = 0;
-
-	while (s < 32 && (1ull << s) < v)
-		s++;
-	return s;
-}
-
 static int cmp_cache(const struct tacho_cpu_cache *a, const struct tacho_cpu_cache *b)
 {
 	if (a->level != b->level)
@@ -104,26 +95,12 @@ static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, ui
 	return n;
 }
 
-/* AMD's associativity code for L2 and L3 in 0x8000_0006 (APM Vol. 3, Fn8000_0006,
- * "L2/L3 cache and TLB associativity field encoding"). 0 = disabled, 9 = "see
- * 0x8000_001D", 0xF = fully associative. */
-static const unsigned amd_assoc[16] = {
-	[0x0] = 0, [0x1] = 1, [0x2] = 2, [0x3] = 3, [0x4] = 4, [0x5] = 6, [0x6] = 8, [0x7] = 0,
-	[0x8] = 16, [0x9] = 0, [0xa] = 32, [0xb] = 48, [0xc] = 64, [0xd] = 96, [0xe] = 128,
-	[0xf] = 0,
-};
-
 /* Intel's reading of the same field in 0x8000_0006 ECX (SDM Vol. 2A, CPUID 80000006H):
  * 3, 5 and 9 are reserved and 7 means "see leaf 4" (all unknown here: 0). */
 static const unsigned intel_assoc[16] = {
 	[0x1] = 1, [0x2] = 2, [0x4] = 4, [0x6] = 8, [0x8] = 16, [0xa] = 32, [0xb] = 48,
 	[0xc] = 64, [0xd] = 96, [0xe] = 128,
 };
-
-unsigned tc_amd_ways(unsigned code)
-{
-	return code < 16 ? amd_assoc[code] : 0;
-}
 
 static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
 		       unsigned level, enum tacho_cache_type type, uint64_t size,
@@ -147,7 +124,7 @@ static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *
 	if (amd_code) {
 		c->fully_assoc = assoc_code == 0xf;
 		c->ways = info->vendor == TACHO_VENDOR_INTEL ? intel_assoc[assoc_code & 0xf]
-							     : amd_assoc[assoc_code & 0xf];
+							     : tc_amd_ways(assoc_code & 0xf);
 		if (assoc_code == 7)
 			tc_cpu_note(info, "%s: L%u associativity code 7 is reserved",
 				    tacho_cpu_source_name(src), level);

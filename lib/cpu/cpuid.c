@@ -199,15 +199,9 @@ int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *d, FILE *f)
 
 bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("cpuid"
-			 : "=a"(out->eax), "=b"(out->ebx), "=c"(out->ecx), "=d"(out->edx)
-			 : "a"(leaf), "c"(subleaf));
-	return true;
-#else
-	(void)leaf;
-	(void)subleaf;
-	memset(out, 0, sizeof(*out));
-	return false;
-#endif
+	uint32_t r[4];
+	bool ok = tc_cpuid_insn(leaf, subleaf, r);
+
+	*out = (struct tacho_cpuid_regs){ r[0], r[1], r[2], r[3] };
+	return ok;
 }

@@ -59,7 +59,8 @@ typedef int tc_cpuid_read_fn(void *arg, uint32_t leaf, uint32_t subleaf,
 int tc_cpuid_enumerate(tc_cpuid_read_fn *fn, void *arg, struct tacho_cpuid_dump *d,
 		       unsigned idx);
 
-/* Executes CPUID on the calling CPU (x86 only; elsewhere returns false). */
+/* Executes CPUID on the calling CPU through util's tc_cpuid_insn (x86 only; elsewhere
+ * returns false, *out zeroed). */
 bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);
 
 #endif

@@ -1,4 +1,6 @@
-/* decode.h - what the files of the CPUID decoder share (decode.c drives the others). */
+/* decode.h - what the files of the CPUID decoder share. decode.c drives the leaf
+ * decoders; they may call leaf2.c and info.c, and info.c calls none of them, so the
+ * calls form a tree (no leaf decoder uses a symbol of decode.o). */
 #ifndef TACHO_CPU_DECODE_H
 #define TACHO_CPU_DECODE_H
 
@@ -19,7 +21,8 @@ static inline uint32_t tc_bits(uint32_t v, unsigned hi, unsigned lo)
 	return (v >> lo) & (uint32_t)((2ull << (hi - lo)) - 1);
 }
 
-/* Appends a note to info (decode.c). Out of memory sets info's oom flag. */
+/* Appends a note to info (info.c); the same note twice is kept once. Out of memory
+ * counts it in info->notes_dropped. */
 void tc_cpu_note(struct tacho_cpu_info *info, const char *fmt, ...) TC_PRINTF(2, 3);
 
 /* Sets the feature bits of one CPU (features.c). */
@@ -61,12 +64,12 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		   struct tacho_cpu_core_type *ct);
 /* Fixes instance counts once the topology is known. */
 void tc_cpu_cache_instances(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info);
-/* Ways for AMD's L2/L3/TLB associativity code (0 = disabled, reserved or full). */
+/* Ways for AMD's L2/L3/TLB associativity code (0 = disabled, reserved or full; info.c). */
 unsigned tc_amd_ways(unsigned code);
-/* The cache-ID shift of a leaf-4 style sharing count. */
+/* The cache-ID shift of a leaf-4 style sharing count (info.c). */
 unsigned tc_ceil_log2(unsigned v);
 
-/* TLBs (tlb.c). */
+/* TLBs (tlb.c); adding one to a core type, up to TACHO_CPU_MAX_TLBS (info.c). */
 void tc_cpu_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		 struct tacho_cpu_core_type *ct);
 void tc_tlb_add(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct, const struct tacho_cpu_tlb *t);
@@ -84,5 +87,4 @@ void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tac
 		struct tacho_cpu_pmu *pmu);
 void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info);
 
-/* An internal flag kept outside the public struct: decode.c tracks out-of-memory. */
 #endif

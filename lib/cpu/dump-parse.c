@@ -95,17 +95,6 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -132,7 +121,7 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 	uint64_t v = 0;
 	unsigned n = 0;
 
-	while (s < ps->end && hexval(*s) >= 0) {
+	while (s < ps->end && tc_is_hex_digit(*s)) {
 		if (n == 16)
 			return perr(ps, *p, false, "%s: too many hex digits", what);
 		s++;
@@ -508,7 +497,7 @@ static const char *aida_data(const char *p, const char *end)
 		return NULL;
 	w = skip_ws(p, end);
 	for (p = w; p < end && is_alnum(*p); p++)
-		hex = hex && hexval(*p) >= 0;
+		hex = hex && tc_is_hex_digit(*p);
 	if (p - w != 8 || (p < end && *p != ':' && !is_ws(*p)))
 		return NULL;
 	if (!hex && !(*w >= '0' && *w <= '9'))
@@ -541,13 +530,13 @@ static int aida_affmask(struct parser *ps, const char *p)
 	p = skip_ws(p, ps->end);
 	if (eat(&p, ps->end, "0x") || eat(&p, ps->end, "0X")) {
 		words = 1;
-		for (; p < ps->end && (hexval(*p) >= 0 || *p == ':'); p++) {
+		for (; p < ps->end && (tc_is_hex_digit(*p) || *p == ':'); p++) {
 			if (*p == ':') {
 				words++;
 				continue;
 			}
 			if (nd++ < 16)
-				mask = mask << 4 | (uint64_t)hexval(*p);
+				mask = mask << 4 | (uint64_t)tc_hex_value(*p);
 		}
 	}
 	if (words == 1 && nd <= 16 && mask && !(mask & (mask - 1)))

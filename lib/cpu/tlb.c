@@ -5,14 +5,6 @@
 
 #include "cpu/decode.h"
 
-void tc_tlb_add(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
-		const struct tacho_cpu_tlb *t)
-{
-	(void)info;
-	if (ct->ntlbs < TACHO_CPU_MAX_TLBS)
-		ct->tlbs[ct->ntlbs++] = *t;
-}
-
 static void leaf18(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		   struct tacho_cpu_core_type *ct)
 {

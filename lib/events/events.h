@@ -141,7 +141,7 @@ int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint
  * 0, or a negative error with why set as above (-TACHO_ERANGE when outside). */
 int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t whysz);
 
-/* --- parse.c --- */
+/* --- token.c (the grammar: parse.h) --- */
 /* Applies the modifier letters s[0..len) to attr. On a bad letter returns its offset
  * (>= 0) and sets *why to a printf format taking the letter (%c); -1 when all were
  * good. */

@@ -22,28 +22,15 @@
  * named, so there are few. */
 static struct {
 	pthread_mutex_t lock;
-	char **v;
-	size_t n, alloc;
-} interned = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct tc_strpool paths;
+} interned = { .lock = PTHREAD_MUTEX_INITIALIZER, .paths = TC_STRPOOL_INIT };
 
 const char *tc_uprobe_intern(const char *path)
 {
-	const char *out = NULL;
+	const char *out;
 
 	pthread_mutex_lock(&interned.lock);
-	for (size_t i = 0; i < interned.n && !out; i++)
-		if (strcmp(interned.v[i], path) == 0)
-			out = interned.v[i];
-	if (!out && interned.n == interned.alloc) {
-		size_t na = interned.alloc ? 2 * interned.alloc : 16;
-		char **nv = realloc(interned.v, na * sizeof(*nv));
-		if (nv) {
-			interned.v = nv;
-			interned.alloc = na;
-		}
-	}
-	if (!out && interned.n < interned.alloc && (interned.v[interned.n] = tc_strdup(path)))
-		out = interned.v[interned.n++];
+	out = tc_strpool_add(&interned.paths, path);
 	pthread_mutex_unlock(&interned.lock);
 	return out;
 }

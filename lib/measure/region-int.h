@@ -14,8 +14,7 @@
 /* One region on one thread: calls and one accumulator per quantity (q[0]: TSC ticks,
  * q[1 + i]: event i). */
 struct tc_rrec {
-	char *name;
-	uint32_t hash;
+	const char *name;         /* in the thread's names */
 	uint64_t calls;
 	struct tc_racc q[];
 };
@@ -43,8 +42,7 @@ struct tc_rthread {
 	int mset_err;
 	struct tc_rrec **recs;
 	size_t nrec, arec;
-	uint32_t *tab;            /* open addressing: record index + 1 */
-	size_t tab_size;
+	struct tc_strpool names;  /* name id i is record i's name */
 	struct tc_rpc pc[TC_RPC_SIZE];
 	unsigned depth;
 	struct tc_rframe frames[TC_REGION_MAXDEPTH];

@@ -22,63 +22,18 @@ static pthread_key_t thread_key;
 
 /* --- records and lookup --- */
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;   /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static struct tc_rrec *rec_new(const struct tc_rthread *t, const char *name, uint32_t hash)
-{
-	struct tc_rrec *r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_racc));
-
-	if (!r)
-		return NULL;
-	r->name = tc_strdup(name);
-	if (!r->name) {
-		free(r);
-		return NULL;
-	}
-	r->hash = hash;
-	return r;
-}
-
-static int table_grow(struct tc_rthread *t)
-{
-	size_t size = t->tab_size ? t->tab_size * 2 : 64;
-	uint32_t *tab = calloc(size, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nrec; i++) {
-		size_t k = t->recs[i]->hash & (size - 1);
-		while (tab[k])
-			k = (k + 1) & (size - 1);
-		tab[k] = (uint32_t)i + 1;
-	}
-	free(t->tab);
-	t->tab = tab;
-	t->tab_size = size;
-	return 0;
-}
-
 /* The index of the record called name, created on first use. Off the fast path:
- * the pointer cache answers repeated calls with the same string. */
+ * the pointer cache answers repeated calls with the same string. The thread's string
+ * pool numbers names in the order first seen, as records are made, so a name's id is
+ * its record's index. */
 static int rec_find_slow(struct tc_rthread *t, const char *name)
 {
-	uint32_t h = name_hash(name);
-	size_t k;
+	struct tc_rrec *r;
+	uint32_t id;
+	int err;
 
-	if ((t->nrec + 1) * 2 > t->tab_size && table_grow(t))
-		return -ENOMEM;
-	for (k = h & (t->tab_size - 1); t->tab[k]; k = (k + 1) & (t->tab_size - 1)) {
-		struct tc_rrec *r = t->recs[t->tab[k] - 1];
-		if (r->hash == h && !strcmp(r->name, name))
-			return (int)(t->tab[k] - 1);
-	}
+	if (tc_strpool_find(&t->names, name, &id))
+		return (int)id;
 	if (t->nrec == t->arec) {
 		size_t a = t->arec ? t->arec * 2 : 16;
 		struct tc_rrec **recs = realloc(t->recs, a * sizeof(*recs));
@@ -87,12 +42,18 @@ static int rec_find_slow(struct tc_rthread *t, const char *name)
 		t->recs = recs;
 		t->arec = a;
 	}
-	struct tc_rrec *r = rec_new(t, name, h);
+	/* the record first: a name interned without its record would break id == index */
+	r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_racc));
 	if (!r)
 		return -ENOMEM;
-	t->recs[t->nrec] = r;
-	t->tab[k] = (uint32_t)++t->nrec;
-	return (int)(t->nrec - 1);
+	err = tc_strpool_intern(&t->names, name, &id);
+	if (err) {
+		free(r);
+		return err;
+	}
+	r->name = tc_strpool_str(&t->names, id);
+	t->recs[t->nrec++] = r;
+	return (int)id;
 }
 
 static inline int64_t *frame_start(struct tc_rthread *t, unsigned depth);
@@ -153,15 +114,12 @@ static inline int rec_find(struct tc_rthread *t, const char *name)
 
 static void records_free(struct tc_rthread *t)
 {
-	for (size_t i = 0; i < t->nrec; i++) {
-		free(t->recs[i]->name);
+	for (size_t i = 0; i < t->nrec; i++)
 		free(t->recs[i]);
-	}
 	free(t->recs);
-	free(t->tab);
+	tc_strpool_exit(&t->names);
 	t->recs = NULL;
-	t->tab = NULL;
-	t->nrec = t->arec = t->tab_size = 0;
+	t->nrec = t->arec = 0;
 	memset(t->pc, 0, sizeof(t->pc));
 }
 
@@ -343,12 +301,6 @@ static void at_exit(void)
 		tacho_regions_write();
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 #define CAL_PAIRS 301   /* odd: the median is one of the values, an integer */
 
 /* Measures the cost of measuring on thread t, through the very code a user's region
@@ -361,7 +313,7 @@ static int calibrate(struct tc_rthread *t)
 	size_t nqr = t->nq_read;
 	int64_t *in = calloc(CAL_PAIRS * nq, sizeof(*in));
 	int64_t *out = calloc(CAL_PAIRS * nq, sizeof(*out));
-	int64_t *col = calloc(CAL_PAIRS, sizeof(*col));
+	double *col = calloc(CAL_PAIRS, sizeof(*col));   /* exact: deltas far below 2^53 */
 	int err = -ENOMEM;
 
 	if (!in || !out || !col)
@@ -384,13 +336,14 @@ static int calibrate(struct tc_rthread *t)
 	}
 	for (size_t q = 0; q < nqr; q++) {
 		for (int i = 0; i < CAL_PAIRS; i++)
-			col[i] = in[(size_t)i * nq + q];
-		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
-		tc_regions.o_in[q] = col[CAL_PAIRS / 2];
+			col[i] = (double)in[(size_t)i * nq + q];
+		tc_stats_sort(col, CAL_PAIRS);
+		tc_regions.o_in[q] = (int64_t)tc_stats_percentile_sorted(col, CAL_PAIRS, 50);
 		for (int i = 0; i < CAL_PAIRS; i++)
-			col[i] = out[(size_t)i * nq + q];
-		qsort(col, CAL_PAIRS, sizeof(*col), cmp_i64);
-		tc_regions.o_nested[q] = col[CAL_PAIRS / 2] - tc_regions.o_in[q];
+			col[i] = (double)out[(size_t)i * nq + q];
+		tc_stats_sort(col, CAL_PAIRS);
+		tc_regions.o_nested[q] = (int64_t)tc_stats_percentile_sorted(col, CAL_PAIRS, 50) -
+					 tc_regions.o_in[q];
 		if (tc_regions.o_nested[q] < 0)
 			tc_regions.o_nested[q] = 0;
 	}

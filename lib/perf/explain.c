@@ -13,9 +13,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "perf/perf.h"
 
@@ -46,22 +43,6 @@ static int read_capeff(uint64_t *caps)
 	return err;
 }
 
-bool tc_cpu_is_hypervisor_guest(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-
-	/* CPUID.1:ECX bit 31 is reserved for hypervisors to set: every mainstream one
-	 * (KVM, Xen HVM, Hyper-V, VMware) does. A plain CPUID read: this is not a timing
-	 * path, and lib/cpu's dump is more than an error message needs. */
-	if (__get_cpuid(1, &a, &b, &c, &d))
-		return (c >> 31) & 1;
-	return false;
-#else
-	return path_exists("/sys/hypervisor/type");
-#endif
-}
-
 int tc_perf_env_probe(struct tc_perf_env *env)
 {
 	long long v;
@@ -86,7 +67,7 @@ int tc_perf_env_probe(struct tc_perf_env *env)
 			break;
 		}
 	}
-	env->hypervisor = tc_cpu_is_hypervisor_guest();
+	env->hypervisor = tc_hypervisor_guest();
 	env->nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
 	env->tracefs = path_exists("/sys/kernel/tracing/events") ||
 		       path_exists("/sys/kernel/debug/tracing/events");

@@ -463,13 +463,14 @@ static void check_tsc(struct probe *p)
 	struct tacho_tsc_info t;
 	struct tacho_check *c;
 	char *cpuinfo = NULL;
+	size_t cpuinfo_len = 0;
 	const char *constant, *nonstop;
 	char cur[64] = "", avail[256] = "";
 
 	/* an unreadable /proc/cpuinfo says nothing about the flags: "unknown", not "no" */
-	if (tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 16 << 20) == 0) {
-		constant = tc_cpuinfo_has_flag(cpuinfo, "constant_tsc") ? "yes" : "no";
-		nonstop = tc_cpuinfo_has_flag(cpuinfo, "nonstop_tsc") ? "yes" : "no";
+	if (tc_cpuinfo_read(NULL, &cpuinfo, &cpuinfo_len) == 0) {
+		constant = tc_cpuinfo_has_flag(cpuinfo, cpuinfo_len, "constant_tsc") ? "yes" : "no";
+		nonstop = tc_cpuinfo_has_flag(cpuinfo, cpuinfo_len, "nonstop_tsc") ? "yes" : "no";
 		free(cpuinfo);
 	} else {
 		constant = nonstop = "unknown (cannot read it)";

@@ -36,7 +36,6 @@ struct tc_perf_env {
 };
 int tc_perf_env_probe(struct tc_perf_env *env);
 bool tc_perf_env_privileged(const struct tc_perf_env *env);
-bool tc_cpu_is_hypervisor_guest(void);
 /* What a perf_event_paranoid level allows an unprivileged user, as a clause. */
 const char *tc_paranoid_meaning(int level);
 /* The sysfs name of the PMU behind attr.type. 0 or -ENOENT. */
@@ -70,7 +69,5 @@ int tc_parse_capeff(const char *status, uint64_t *caps);
 /* The mount point of the first file system of type fstype in /proc/mounts text, octal
  * escapes undone, cut to size. 0 or -ENOENT. */
 int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size);
-/* Whether the first "flags" line of /proc/cpuinfo text lists flag (a whole word). */
-bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag);
 
 #endif

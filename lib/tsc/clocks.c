@@ -60,7 +60,8 @@ static int read_cost(int id, double *ns)
 			return err;
 		v[b] = t1 - t0;
 	}
-	double med = tc_tsc_median_u64(v, BATCHES);
+	tc_stats_sort_u64(v, BATCHES);
+	double med = tc_stats_percentile_sorted_u64(v, BATCHES, 50);
 	if (tsc) {
 		med -= ti->pair_ticks;
 		med = med < 0 ? 0 : med;

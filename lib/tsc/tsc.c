@@ -111,18 +111,6 @@ fail:
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-double tc_tsc_median_u64(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-}
-
 /* The kernel's TSC->ns conversion, from the mmap page of a dummy software event on
  * this task (perf_event_paranoid 2 allows it: user-only, own task). */
 static void kernel_conversion(struct tacho_tsc_info *ti)
@@ -212,7 +200,8 @@ static double pair_cost(bool rdtscp)
 		}
 		d[i] = b - a;
 	}
-	return tc_tsc_median_u64(d, PAIR_SAMPLES);
+	tc_stats_sort_u64(d, PAIR_SAMPLES);
+	return tc_stats_percentile_sorted_u64(d, PAIR_SAMPLES, 50);
 }
 
 static struct tacho_tsc_info info;

@@ -7,9 +7,6 @@
 /* The cached info (measured on the first call); never NULL. Thread-safe. */
 const struct tacho_tsc_info *tc_tsc_info(void);
 
-/* Median of n values (sorts v in place). n > 0. */
-double tc_tsc_median_u64(uint64_t *v, size_t n);
-
 /* CLOCK_MONOTONIC_RAW in ns. */
 uint64_t tc_mono_raw_ns(void);
 

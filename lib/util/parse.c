@@ -7,14 +7,36 @@
 
 #include "util/util.h"
 
-static int hexval(int c)
+int tc_hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
-	c = tolower(c);
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
 	return -1;
+}
+
+bool tc_is_hex_digit(int c)
+{
+	return tc_hex_value(c) >= 0;
+}
+
+char *tc_hex_encode(const void *data, size_t n, char *buf, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = data;
+	size_t o = 0;
+
+	if (!size)
+		return buf;
+	for (size_t i = 0; i < n && o + 2 < size; i++) {
+		buf[o++] = digits[b[i] >> 4];
+		buf[o++] = digits[b[i] & 0xf];
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out)
@@ -24,7 +46,7 @@ int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out)
 	if (len == 0 || len > 16)
 		return len ? -TACHO_ERANGE : -TACHO_EPARSE;
 	for (size_t i = 0; i < len; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = tc_hex_value((unsigned char)s[i]);
 		if (d < 0)
 			return -TACHO_EPARSE;
 		v = v << 4 | (uint64_t)d;

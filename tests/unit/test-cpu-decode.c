@@ -2,8 +2,10 @@
  * exact expectations: display family and model, vendor and brand, leaf 2 (0xFF, 0x40,
  * 0x49, bit 31, unknown bytes), leaf 4 and instance counts, AMD's legacy associativity
  * codes, maximum leaves, topology and hybrid kinds, leaf 0xA, AMD counters, the TSC
- * frequency and its source, the hypervisor, feature names. */
+ * frequency and its source, the hypervisor, feature names; and that the decoder's
+ * files call one way, down a tree. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -852,6 +854,109 @@ static void test_names(void **state)
 	assert_string_equal(tacho_cpu_vendor_name((enum tacho_cpu_vendor)-1), "unknown");
 }
 
+/* The decoder's files call down a tree: decode.o drives the leaf decoders, which may
+ * call leaf2.o and info.o; nothing calls back up into decode.o, and the calls between
+ * the objects have no cycle. Read from the objects' symbols (nm), as the layering
+ * check reads the parts. */
+static const char *const decoder_objs[] = { "decode", "cache", "tlb", "topology", "leaf2",
+					    "features", "uarch", "pmu", "tsc", "info" };
+#define NOBJ (sizeof(decoder_objs) / sizeof(decoder_objs[0]))
+
+/* The global symbols of an object, defined (want_defined) or undefined, as one string
+ * of "\nNAME\n" lines. */
+static char *object_symbols(const char *obj, bool want_defined)
+{
+	char path[1024];
+	char *argv[] = { (char *)"nm", (char *)(want_defined ? "--defined-only" : "-u"),
+			 (char *)"-g", (char *)"-P", path, NULL };
+	struct th_run r;
+	struct tc_sb sb = TC_SB_INIT;
+
+	snprintf(path, sizeof(path), "%s/lib/cpu/%s.o", th_build_dir(), obj);
+	th_runv(&r, NULL, argv);
+	if (r.status != 0)
+		fail_msg("nm %s: exit %d: %s", path, r.status, r.err);
+	tc_sb_init(&sb);
+	tc_sb_addc(&sb, '\n');
+	for (char *line = r.out; line && *line;) {
+		char *eol = strchr(line, '\n');
+		size_t n = strcspn(line, " \n");
+		tc_sb_add(&sb, line, n);
+		tc_sb_addc(&sb, '\n');
+		line = eol ? eol + 1 : NULL;
+	}
+	th_run_free(&r);
+	assert_false(sb.oom);
+	return tc_sb_detach(&sb);
+}
+
+static bool uses(bool edge[NOBJ][NOBJ], size_t from, size_t to, bool *seen)
+{
+	if (from == to)
+		return true;
+	if (seen[from])
+		return false;
+	seen[from] = true;
+	for (size_t k = 0; k < NOBJ; k++)
+		if (edge[from][k] && uses(edge, k, to, seen))
+			return true;
+	return false;
+}
+
+static void test_decoder_is_a_tree(void **state)
+{
+	char *def[NOBJ], *und[NOBJ];
+	bool edge[NOBJ][NOBJ] = { { false } };
+	struct th_run r;
+	char *argv[] = { (char *)"nm", (char *)"--version", NULL };
+	(void)state;
+
+	th_runv(&r, NULL, argv);
+	if (r.status != 0) {
+		th_run_free(&r);
+		TEST_SKIP("no nm (binutils) to read the objects with");
+	}
+	th_run_free(&r);
+	for (size_t i = 0; i < NOBJ; i++) {
+		def[i] = object_symbols(decoder_objs[i], true);
+		und[i] = object_symbols(decoder_objs[i], false);
+	}
+	/* an edge i -> k for each symbol i uses that k defines */
+	for (size_t i = 0; i < NOBJ; i++) {
+		for (char *s = und[i] + 1; *s; s = strchr(s, '\n') + 1) {
+			size_t n = strcspn(s, "\n");
+			char want[256];
+			snprintf(want, sizeof(want), "\n%.*s\n", (int)n, s);
+			for (size_t k = 0; k < NOBJ; k++) {
+				if (k == i || !strstr(def[k], want))
+					continue;
+				if (k == 0)
+					fail_msg("%s.o uses %.*s of decode.o: the leaf decoders must not "
+						 "call back into their driver", decoder_objs[i], (int)n, s);
+				edge[i][k] = true;
+			}
+		}
+	}
+	/* decode.o drives them all, and no two call each other round in a circle */
+	for (size_t i = 1; i < NOBJ; i++)
+		for (size_t k = 1; k < NOBJ; k++) {
+			bool seen[NOBJ] = { false };
+			if (edge[i][k] && uses(edge, k, i, seen))
+				fail_msg("%s.o and %s.o call each other (a cycle)", decoder_objs[i],
+					 decoder_objs[k]);
+		}
+	for (size_t k = 0; k < NOBJ; k++)
+		if (strcmp(decoder_objs[k], "info") == 0)
+			for (size_t j = 0; j < NOBJ; j++)
+				if (edge[k][j])
+					fail_msg("info.o calls %s.o: it must stay below all", decoder_objs[j]);
+	assert_true(edge[0][1] && edge[0][2] && edge[0][3]);   /* decode -> cache, tlb, topology */
+	for (size_t i = 0; i < NOBJ; i++) {
+		free(def[i]);
+		free(und[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -873,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_amd_kinds),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_decoder_is_a_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -600,6 +601,22 @@ static void test_list_row(void **state)
 	free(probe);
 }
 
+/* The paths attrs point to: one copy per distinct path, for the life of the process. */
+static void test_intern(void **state)
+{
+	char buf[32];
+	const char *a, *b;
+	(void)state;
+
+	a = tc_uprobe_intern("/usr/bin/tacho-intern-test");
+	assert_non_null(a);
+	snprintf(buf, sizeof(buf), "%s", a);
+	b = tc_uprobe_intern(buf);
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(tc_uprobe_intern("/usr/bin/tacho-intern-tes"), a);
+	assert_string_equal(a, "/usr/bin/tacho-intern-test");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_attr_copy_outlives_list),
 		cmocka_unit_test(test_live_self),
 		cmocka_unit_test(test_list_row),
+		cmocka_unit_test(test_intern),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -62,31 +62,11 @@ static void test_mounts(void **state)
 	assert_string_equal(small, "/mnt/");   /* cut to the buffer */
 }
 
-static void test_cpuinfo(void **state)
-{
-	const char *c = "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-			"flags\t\t: fpu tsc constant_tsc rep_good nonstop_tsc\n"
-			"bugs\t\t: sysret_ss_attrs\n"
-			"processor\t: 1\nflags\t\t: fpu\n";
-	(void)state;
-
-	assert_true(tc_cpuinfo_has_flag(c, "constant_tsc"));
-	assert_true(tc_cpuinfo_has_flag(c, "nonstop_tsc"));
-	assert_true(tc_cpuinfo_has_flag(c, "fpu"));
-	assert_false(tc_cpuinfo_has_flag(c, "constant"));    /* whole words only */
-	assert_false(tc_cpuinfo_has_flag(c, "tsc_known_freq"));
-	assert_false(tc_cpuinfo_has_flag(c, "sysret_ss_attrs")); /* not a flags line */
-	assert_false(tc_cpuinfo_has_flag(c, ""));
-	assert_false(tc_cpuinfo_has_flag("flags no colon constant_tsc", "constant_tsc"));
-	assert_false(tc_cpuinfo_has_flag(NULL, "fpu"));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_capeff),
 		cmocka_unit_test(test_mounts),
-		cmocka_unit_test(test_cpuinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

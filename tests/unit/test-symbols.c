@@ -288,6 +288,7 @@ static void test_kallsyms(void **state)
 		"ffffffff81000100 t helper\n"
 		"ffffffff81000200 D some_data\n"
 		"ffffffff81000300 T mod_func\t[some_mod]\n"
+		"ffffffff81000400 t helper\n"
 		"garbage line\n";
 	static const char hidden[] =
 		"0000000000000000 T _stext\n"
@@ -309,6 +310,10 @@ static void test_kallsyms(void **state)
 	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000250ull, &start), "helper");
 	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000310ull, &start),
 			    "mod_func [some_mod]");
+	/* two static functions of one name (two files): one interned copy */
+	assert_ptr_equal(tc_kallsyms_lookup(k, 0xffffffff81000410ull, &start),
+			 tc_kallsyms_lookup(k, 0xffffffff81000150ull, NULL));
+	assert_int_equal(start, 0xffffffff81000400ull);
 	tc_kallsyms_free(k);
 
 	fd = open(path, O_WRONLY | O_TRUNC);

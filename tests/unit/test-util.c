@@ -1,4 +1,5 @@
-/* test-util.c - the error model, number parsing, size formatting, the JSON and table writers. */
+/* test-util.c - the error model, number parsing, hex digits, size formatting, the JSON
+ * and table writers. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,44 @@ static const struct {
 	{ 1100, "1.07 KiB" },
 };
 
+/* Every byte value: the sixteen digits in both cases, nothing else (high bytes too,
+ * which a signed char passes as negative). */
+static void test_hex_digits(void **state)
+{
+	(void)state;
+	for (int c = -128; c < 256; c++) {
+		int want = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			   c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (tc_hex_value(c) != want || tc_is_hex_digit(c) != (want >= 0))
+			fail_msg("character %d: value %d, want %d", c, tc_hex_value(c), want);
+	}
+	assert_int_equal(tc_hex_value((char)0xe9), -1);   /* a Latin-1 letter, signed */
+}
+
+static void test_hex_encode(void **state)
+{
+	const uint8_t bid[] = { 0x00, 0x0f, 0xa5, 0xff, 0x10 };
+	char buf[16];
+	(void)state;
+
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, sizeof(buf)), "000fa5ff10");
+	assert_string_equal(tc_hex_encode(bid, 0, buf, sizeof(buf)), "");
+	/* short buffers keep whole bytes and stay terminated */
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 6), "000f");
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 5), "000f");
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 2), "");
+	buf[0] = 'x';
+	tc_hex_encode(bid, sizeof(bid), buf, 0);
+	assert_int_equal(buf[0], 'x');
+	/* what the hex parser reads back */
+	uint64_t v;
+	assert_int_equal(tc_parse_hex_u64("000fa5ff10", 10, &v), 0);
+	assert_true(v == 0x000fa5ff10ull);
+	assert_int_equal(tc_parse_hex_u64("0FA5", 4, &v), 0);
+	assert_true(v == 0xfa5);
+	assert_int_equal(tc_parse_hex_u64("0fg5", 4, &v), -TACHO_EPARSE);
+}
+
 static void test_fmt_size(void **state)
 {
 	char buf[32];
@@ -184,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
