@@ -1,6 +1,5 @@
 /* counters.c - sets of perf events opened on a target in groups: open, enable, disable,
  * reset, read with the time enabled and running, scaling and a status per value. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -86,60 +85,27 @@ double tacho_count_scale(uint64_t raw, uint64_t enabled_ns, uint64_t running_ns)
 	       (double)((unsigned __int128)raw * enabled_ns % running_ns) / (double)running_ns;
 }
 
-/* Reads the thread ids of process pid (0: this process) from /proc/PID/task. */
+/* The threads of process pid (0: this process) as slots. */
 static int list_threads(pid_t pid, struct cnt_slot **out, size_t *n)
 {
-	char path[64];
-	struct dirent *de;
-	struct cnt_slot *s = NULL, *p;
-	size_t cnt = 0, alloc = 0;
-	DIR *d;
+	pid_t *tids;
+	size_t cnt;
+	int err = tc_proc_threads(pid, &tids, &cnt);
 
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/task");
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d))) {
-		uint64_t tid;
-		if (tc_parse_u64(de->d_name, &tid) != 0 || tid == 0 || tid > INT32_MAX)
-			continue;        /* "." and ".." */
-		if (cnt == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			p = realloc(s, alloc * sizeof(*s));
-			if (!p) {
-				free(s);
-				closedir(d);
-				return -ENOMEM;
-			}
-			s = p;
-		}
-		s[cnt].pid = (pid_t)tid;
-		s[cnt].cpu = -1;
-		cnt++;
-	}
-	closedir(d);
-	if (!cnt) {
-		free(s);
-		return -ESRCH;
-	}
-	*out = s;
-	*n = cnt;
-	return 0;
-}
-
-/* The online CPUs from /sys/devices/system/cpu/online ("0-3,6"). */
-int tc_online_cpus(int **out, size_t *n)
-{
-	char line[4096];
-	int err;
-
-	err = tc_read_line_file("/sys/devices/system/cpu/online", line, sizeof(line));
 	if (err)
 		return err;
-	return tc_parse_cpu_list(tc_trim(line), out, n, NULL);
+	*out = calloc(cnt, sizeof(**out));
+	if (!*out) {
+		free(tids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cnt; i++) {
+		(*out)[i].pid = tids[i];
+		(*out)[i].cpu = -1;
+	}
+	*n = cnt;
+	free(tids);
+	return 0;
 }
 
 static int make_slots(struct tacho_counters *c)

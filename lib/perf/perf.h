@@ -61,8 +61,6 @@ int tc_counters_slot(const struct tacho_counters *c, size_t slot, pid_t *pid, in
 /* Whether groups are read with PERF_FORMAT_GROUP (false after the inherit fallback or
  * with no_group_read). */
 bool tc_counters_group_read(const struct tacho_counters *c);
-/* The online CPUs (/sys/devices/system/cpu/online). 0 or -errno; free(*out). */
-int tc_online_cpus(int **out, size_t *n);
 
 /* --- procfs.c: pure parsers of procfs text (tested and fuzzed on any input) --- */
 /* CapEff of /proc/self/status. 0, -TACHO_ENODATA (no such line), -TACHO_EPARSE. */

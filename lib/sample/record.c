@@ -725,38 +725,6 @@ static void calibrate(struct session *s, bool final)
 	}
 }
 
-static int list_threads(pid_t pid, pid_t **out, size_t *n)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long t = strtol(de->d_name, &end, 10);
-		if (*end || t <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *np = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(*np));
-			if (!np) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*out = np;
-		}
-		(*out)[(*n)++] = (pid_t)t;
-	}
-	closedir(d);
-	return 0;
-}
-
 static void session_free(struct session *s)
 {
 	for (size_t i = 0; i < s->nrings; i++)
@@ -855,13 +823,11 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	}
 	if (!err && !child_mode && !o->system_wide) {
 		size_t opened = 0;
-		err = list_threads(o->pid, &tids, &ntids);
-		if (err) {
-			tc_diag_set(diag, "record", 0, 0, err == -ENOENT ? -ESRCH : err,
-				    "cannot record process %d: %s", (int)o->pid,
-				    err == -ENOENT ? "no such process" : tacho_strerror(err));
-			err = err == -ENOENT ? -ESRCH : err;
-		}
+		err = tc_proc_threads(o->pid, &tids, &ntids);
+		if (err)
+			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
+				    (int)o->pid, err == -ESRCH ? "no such process" :
+				    tacho_strerror(err));
 		for (size_t t = 0; t < ntids && !err; t++)
 			for (size_t c = 0; c < ncpus && !err; c++) {
 				err = open_pair(&s, tids[t], cpus[c], &ring_of_cpu[c], false, true, diag);
