@@ -8,16 +8,23 @@
 
 #include "util/util.h"
 
-/* The one call of perf_event_open(2). Returns the new fd (O_CLOEXEC is always added)
- * or -errno. Tests can replace the system call with tc_perf_set_open_hook to record
- * the attributes tacho asks for, or to inject failures, without a PMU. */
-int tc_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-		       unsigned long flags);
+/* --- the perf system calls and their seams (syscall.h, lib/perf's own) --- */
+#include "perf/syscall.h"
 
-typedef int tc_perf_open_hook(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu,
-			      int group_fd, unsigned long flags);
-/* NULL restores the real system call. Not thread-safe: tests only. */
-void tc_perf_set_open_hook(tc_perf_open_hook *hook, void *arg);
+/* --- the one rule for a value (engine-event.c) ---
+ * A count whose time running is 0 was never on a counter: NOT_COUNTED, and no number,
+ * whatever the count field says. Running >= enabled: COUNTED, the count as is. Else
+ * MULTIPLEXED, scaled by enabled / running. Every reader of the engine applies this. */
+enum tacho_count_status tc_count_status(uint64_t enabled, uint64_t running);
+/* raw * enabled / running without overflow (128-bit product); NAN when running is 0;
+ * raw itself when running >= enabled. Pure. */
+double tc_count_scale(uint64_t raw, uint64_t enabled, uint64_t running);
+
+/* A caller's perf_event_attr copied by its own size field, as the kernel reads one:
+ * a size this library's header knows (PERF_ATTR_SIZE_VER0 up to its sizeof) is copied
+ * and the rest zero-filled; 0 or a size it does not know is -EINVAL. out->size is set
+ * to sizeof(*out). Pure. */
+int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr *in);
 
 /* --- what this machine and user allow (explain.c) ---
  * Probed live by tc_perf_env_probe; tests fill one in by hand to reach every path of
