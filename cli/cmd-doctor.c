@@ -200,6 +200,10 @@ static int run_doctor(int argc, char **argv)
 		cli_error("cannot examine this machine: %s", tacho_strerror(n));
 		return EXIT_FAIL;
 	}
+	for (int i = 0; i < n; i++)
+		if (checks[i].hint != TACHO_HINT_NONE)   /* the hint, in this command's words */
+			snprintf(checks[i].text, sizeof(checks[i].text), "%s",
+				 cli_hinted(checks[i].text, checks[i].hint));
 	if (!no_clocks) {
 		nk = tacho_clock_survey(clocks, ARRAY_SIZE(clocks));
 		if (nk < 0) {

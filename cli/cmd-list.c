@@ -128,7 +128,13 @@ static int explanation(struct list_ctx *c, enum tacho_event_source src, int err,
 	}
 	c->ex[c->nex].src = src;
 	c->ex[c->nex].err = err;
-	tacho_counters_explain(err, attr, c->ex[c->nex].text, sizeof(c->ex[c->nex].text));
+	{
+		char why[sizeof(c->ex[0].text)];
+		enum tacho_hint hint;
+
+		tacho_perf_strerror(err, attr, why, sizeof(why), &hint);
+		snprintf(c->ex[c->nex].text, sizeof(c->ex[c->nex].text), "%s", cli_hinted(why, hint));
+	}
 	return (int)c->nex++;
 }
 

@@ -267,7 +267,7 @@ static void print_table(struct stat_cli *c, const struct tacho_stat *s, char *co
 			if (!has_value(e->status))
 				fprintf(c->out, "  %s: %s: %s\n", e->name,
 					tacho_count_status_name(e->status),
-					e->why ? e->why : "no reason known");
+					e->why ? cli_hinted(e->why, e->hint) : "no reason known");
 		}
 	}
 	fprintf(c->out, "\n");
@@ -317,7 +317,7 @@ static void print_csv(struct stat_cli *c, const struct tacho_stat *s)
 			v ? fmt_machine(e->stats.median, b[5], sizeof(b[5])) : "",
 			v ? fmt_machine(e->stats.max, b[6], sizeof(b[6])) : "",
 			v ? fmt_machine(e->stats.spread_pct, b[7], sizeof(b[7])) : "",
-			e->why ? e->why : "",
+			e->why ? cli_hinted(e->why, e->hint) : "",
 		};
 		char runs[16];
 		snprintf(runs, sizeof(runs), "%u", e->nvalues);
@@ -396,7 +396,7 @@ static void print_json(struct stat_cli *c, const struct tacho_stat *s, char *con
 			tc_json_int(j, "program_run", e->run);
 		else
 			tc_json_null(j, "program_run");
-		tc_json_str(j, "explanation", e->why);
+		tc_json_str(j, "explanation", cli_hinted(e->why, e->hint));
 		tc_json_obj_end(j);
 	}
 	tc_json_arr_end(j);
@@ -457,7 +457,7 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 				tc_json_double(&j, "coverage", k->coverage);
 			else
 				tc_json_null(&j, "coverage");
-			tc_json_str(&j, "explanation", v ? NULL : k->why);
+			tc_json_str(&j, "explanation", v ? NULL : cli_hinted(k->why, k->hint));
 			tc_json_obj_end(&j);
 			tc_json_finish(&j);
 			fputc('\n', c->out);
@@ -465,7 +465,7 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 			const char *f[7] = { t, k->name, tacho_count_status_name(k->status),
 					     v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
 					     v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
-					     v ? "" : (k->why ? k->why : "") };
+					     v ? "" : (k->why ? cli_hinted(k->why, k->hint) : "") };
 			for (size_t f_i = 0; f_i < ARRAY_SIZE(f); f_i++)
 				tc_csv_field(c->out, c->sep, f_i == 0, f[f_i]);
 			tc_csv_end(c->out);

@@ -140,7 +140,7 @@ int cli_event_error(const char *what, const struct tacho_diag *diag)
 {
 	char caret[600];
 
-	cli_error("bad %s: %s", what, diag->message);
+	cli_error("bad %s: %s", what, cli_hinted(diag->message, diag->hint));
 	if (tacho_diag_caret(diag, caret, sizeof(caret)) > 0)
 		fputs(caret, stderr);
 	return EXIT_USAGE;

@@ -116,7 +116,8 @@ TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct 
  * (task-clock and cpu-clock in nanoseconds). */
 struct tacho_metric_input {
 	const char *name;
-	struct perf_event_attr attr;   /* type, config and the exclude_* bits are used */
+	const struct perf_event_attr *attr; /* type, config and the exclude_* bits are used;
+					       read by its size field (tacho_counter_spec) */
 	double value;
 	bool has_value;                /* false: not counted; the event is then ignored */
 };
@@ -138,8 +139,9 @@ struct tacho_metric {
  * when task-clock was not counted), and the average duration in cycles of a raw x86
  * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
  * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. Returns 0
- * and *out (malloc'd, the caller free()s it; NULL when *nout is 0), -EINVAL, -ENOMEM.
- * Pure and thread-safe. */
+ * and *out (malloc'd, the caller free()s it; NULL when *nout is 0); -EINVAL for bad
+ * arguments or an input with a value whose attr is NULL or of a size the library
+ * cannot read; -ENOMEM. Pure and thread-safe. */
 TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
 				    double wall_ns, struct tacho_metric **out, size_t *nout);
 
@@ -206,8 +208,10 @@ struct tacho_stat_event {
 	} stats;                         /* over the values; NAN where undefined */
 	const double *values;            /* per repetition, NAN where none (repeat entries) */
 	int err;                         /* NOT_SUPPORTED: the open's error */
-	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED */
+	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED; it
+					    names no command */
 	int run;                         /* the schedule's run (-1: never scheduled) */
+	enum tacho_hint hint;            /* where the reader of why should look next */
 };
 
 struct tacho_stat;

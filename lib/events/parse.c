@@ -458,9 +458,11 @@ static int explain_unknown(struct parser *p, size_t off, size_t len, struct look
 				    colon + 1, root, (int)first, s);
 		}
 	}
-	return perr(p, off, -TACHO_ENOEVENT,
-		    "unknown event '%.*s' (not a generic, cache, software, raw, tracepoint or "
-		    "libpfm4 name; 'tacho list' shows what exists)", (int)first, s);
+	perr(p, off, -TACHO_ENOEVENT, "unknown event '%.*s' (not a generic, cache, software, "
+	     "raw, tracepoint or libpfm4 name)", (int)first, s);
+	if (p->diag)
+		p->diag->hint = TACHO_HINT_EVENTS;   /* the names that exist */
+	return -TACHO_ENOEVENT;
 }
 
 static int parse_named(struct parser *p, size_t start, size_t end, struct tc_event *ev)
@@ -699,7 +701,7 @@ static int parse_uprobe(struct parser *p, size_t start, size_t end, struct tc_ev
 	if (r)
 		return perr(p, start, -TACHO_ENOEVENT, r == -ENODEV ?
 			    "no uprobe PMU in %s: this kernel cannot count uprobes through "
-			    "perf_event_open (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or later)" :
+			    "the perf syscall (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or later)" :
 			    "cannot read the uprobe PMU in %s: %s", p->ctx->sysfs_root,
 			    tacho_strerror(r));
 	snprintf(path, sizeof(path), "%.*s", (int)(p1 - p0), s + p0);

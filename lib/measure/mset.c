@@ -103,7 +103,7 @@ int tc_mset_open(struct tc_mset *m, const struct tc_evset *s)
 			tc_perf_env_probe(&env);
 			env_probed = true;
 		}
-		tc_perf_explain(&env, m->err[i], &a, NULL, flags, why, sizeof(why));
+		tc_perf_explain(&env, m->err[i], &a, NULL, flags, why, sizeof(why), NULL);
 		m->why[i] = tc_strdup(why);
 	}
 	err = tc_perf_list_hot_init(m->list);

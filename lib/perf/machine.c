@@ -84,6 +84,16 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* The explainer's sentence for a row, and its hint: never "what this machine allows",
+ * since the doctor is the page that hint would send the reader to. */
+static void explain(struct probe *p, struct tacho_check *c, int err,
+		    const struct perf_event_attr *a, char *buf, size_t size)
+{
+	tc_perf_explain(&p->env, err, a, NULL, 0, buf, size, &c->hint);
+	if (c->hint == TACHO_HINT_MACHINE)
+		c->hint = TACHO_HINT_NONE;
+}
+
 /* Opens attr on the calling thread and closes it again: 0 or -errno. */
 static int try_open(struct perf_event_attr *a)
 {
@@ -129,13 +139,7 @@ static void check_pmu(struct probe *p)
 		setf(c->text, sizeof(c->text), "CPUID leaf 0xA: PMU version %u, %u general "
 		     "counters; ", p->cpu.pmu.version, p->cpu.pmu.gp_counters);
 	len = strlen(c->text);
-	tc_perf_explain(&p->env, err, &a, NULL, 0, c->text + len, sizeof(c->text) - len);
-	/* this is the page that sentence points to */
-	char *self = strstr(c->text, "; see 'tacho doctor'");
-	if (self)
-		memmove(self, self + strlen("; see 'tacho doctor'"),
-			strlen(self + strlen("; see 'tacho doctor'")) + 1);
-
+	explain(p, c, err, &a, c->text + len, sizeof(c->text) - len);
 }
 
 static void check_counters(struct probe *p)
@@ -157,7 +161,8 @@ static void check_counters(struct probe *p)
 	} else if (!pc.known) {
 		setf(c->value, sizeof(c->value), "unknown");
 		setf(c->text, sizeof(c->text), "the CPU does not say how many counters it has "
-		     "(%s): tacho stat lets the kernel multiplex and shows the coverage",
+		     "(%s): counting lets the kernel multiplex what does not fit, and says "
+		     "how much of the time each event was counted",
 		     pc.source[0] ? pc.source : "no source");
 	} else if (pc.none) {
 		setf(c->value, sizeof(c->value), "0");
@@ -253,7 +258,7 @@ static void check_open(struct probe *p, const char *key, const char *title,
 	c = row(p, key, title, err ? TACHO_CHECK_LIMIT : TACHO_CHECK_OK);
 	setf(c->value, sizeof(c->value), "%s", err ? "no" : "yes");
 	if (err)
-		tc_perf_explain(&p->env, err, a, NULL, 0, c->text, sizeof(c->text));
+		explain(p, c, err, a, c->text, sizeof(c->text));
 	else
 		setf(c->text, sizeof(c->text), "%s", ok_text);
 }
@@ -316,7 +321,7 @@ static void check_tracefs(struct probe *p)
 		if (err) {
 			char why[400];
 			c->state = TACHO_CHECK_LIMIT;
-			tc_perf_explain(&p->env, err, &a, NULL, 0, why, sizeof(why));
+			explain(p, c, err, &a, why, sizeof(why));
 			addf(c->text, sizeof(c->text), ", but syscalls:sys_enter_write does not "
 			     "open: %s", why);
 		} else {
@@ -447,8 +452,9 @@ static void check_sysctl_info(struct probe *p)
 		c = row(p, "mlock", "perf_event_mlock_kb", TACHO_CHECK_INFO);
 		setf(c->value, sizeof(c->value), "%lld", v);
 		setf(c->text, sizeof(c->text), "an unprivileged user may lock %lld KiB of "
-		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger 'tacho record' "
-		     "buffers need CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger buffers need "
+		     "CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		c->hint = TACHO_HINT_RING_PAGES;
 	}
 	if (tc_read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &v) == 0) {
 		c = row(p, "sample_rate", "perf_event_max_sample_rate", TACHO_CHECK_INFO);

@@ -53,21 +53,12 @@ int tc_pmu_name_of_type(uint32_t type, char *buf, size_t size);
 #define TC_EXPLAIN_CPU_WIDE     0x1u   /* opened with pid -1 on a CPU */
 #define TC_EXPLAIN_GROUP_MEMBER 0x2u   /* opened into an existing group */
 /* One sentence (lowercase, no full stop) saying why perf_event_open(a) failed with err
- * (negative errno) and what to do. pmu: the PMU's name, or NULL to look it up from
- * a->type. Returns buf. */
+ * (negative errno) and what to do; it names no command: where the reader should look
+ * next is *hint (TACHO_HINT_NONE when nowhere; hint may be NULL). pmu: the PMU's name,
+ * or NULL to look it up from a->type. Returns buf. */
 char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_event_attr *a,
-		      const char *pmu, unsigned flags, char *buf, size_t size);
-
-/* --- counters.c: what regions and sampling reach inside a struct tacho_counters ---
- * A slot is one (pid, cpu) pair the events were opened on: a thread, the child, or a
- * CPU. */
-size_t tc_counters_nslots(const struct tacho_counters *c);
-/* The fd of event ev on slot, or -1 where it is not open. Owned by the counters. */
-int tc_counters_fd(const struct tacho_counters *c, size_t ev, size_t slot);
-int tc_counters_slot(const struct tacho_counters *c, size_t slot, pid_t *pid, int *cpu);
-/* Whether groups are read with PERF_FORMAT_GROUP (false after the inherit fallback or
- * with no_group_read). */
-bool tc_counters_group_read(const struct tacho_counters *c);
+		      const char *pmu, unsigned flags, char *buf, size_t size,
+		      enum tacho_hint *hint);
 
 /* --- procfs.c: pure parsers of procfs text (tested and fuzzed on any input) --- */
 /* CapEff of /proc/self/status. 0, -TACHO_ENODATA (no such line), -TACHO_EPARSE. */

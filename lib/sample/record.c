@@ -289,11 +289,15 @@ static int open_pair(struct session *s, pid_t pid, int cpu, int *ring_of_cpu, bo
 		}
 		if (fd < 0) {
 			char why[512];
+			enum tacho_hint hint;
 			if (fd == -ESRCH && !child)
 				return fd;   /* a thread that ended meanwhile: the caller skips it */
-			tacho_counters_explain(fd, &a, why, sizeof(why));
-			return tc_diag_set(diag, s->ev[i].name, 0, 0, fd, "cannot sample '%s': %s",
-					   s->ev[i].name, why);
+			tacho_perf_strerror(fd, &a, why, sizeof(why), &hint);
+			err = tc_diag_set(diag, s->ev[i].name, 0, 0, fd, "cannot sample '%s': %s",
+					  s->ev[i].name, why);
+			if (diag)
+				diag->hint = hint;
+			return err;
 		}
 		if (owner) {
 			struct tc_ring *r = &s->rings[s->nrings];
