@@ -30,7 +30,6 @@ int tc_ring_mmap(struct tc_ring *r, int fd, unsigned data_pages)
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
 	if (data_pages == 0 || (data_pages & (data_pages - 1)))
 		return -EINVAL;
 	len = (size_t)(data_pages + 1) * (size_t)page;
@@ -39,7 +38,6 @@ int tc_ring_mmap(struct tc_ring *r, int fd, unsigned data_pages)
 	err = tc_perf_mmap(fd, len, PROT_READ | PROT_WRITE, &base);
 	if (err)
 		return err;
-	r->fd = fd;
 	r->map_len = len;
 	err = ring_setup(r, base, (size_t)page, (size_t)data_pages * (size_t)page);
 	if (err) {
@@ -58,7 +56,6 @@ int tc_ring_mmap(struct tc_ring *r, int fd, unsigned data_pages)
 int tc_ring_init_mem(struct tc_ring *r, void *mem, size_t meta_len, size_t data_size)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
 	if (!mem || meta_len < sizeof(struct perf_event_mmap_page) || data_size < 8 ||
 	    (data_size & (data_size - 1)))
 		return -EINVAL;
