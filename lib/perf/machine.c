@@ -10,8 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perf/perf.h"
-#include "perf/rdpmc.h"
+#include "perf/engine.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 
@@ -97,14 +96,8 @@ static void explain(struct probe *p, struct tacho_check *c, int err,
 /* Opens attr on the calling thread and closes it again: 0 or -errno. */
 static int try_open(struct perf_event_attr *a)
 {
-	int fd;
-
 	a->disabled = 1;
-	fd = tc_perf_event_open(a, 0, -1, -1, 0);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+	return tc_perf_probe(a, NULL);
 }
 
 static void check_pmu(struct probe *p)
@@ -337,19 +330,16 @@ static void check_rdpmc(struct probe *p)
 				     .config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
 				     .disabled = 1 };
 	char path[256], val[32] = "";
-	struct perf_event_mmap_page *pg = NULL;
+	struct tc_perf_page_info pg;
 	struct tacho_check *c;
-	int fd;
 
 	if (p->env.core_pmu[0]) {
 		snprintf(path, sizeof(path), EVDEV "/%s/rdpmc", p->env.core_pmu);
 		tc_read_line_file(path, val, sizeof(val));
 	}
-	fd = tc_perf_event_open(&a, 0, -1, -1, 0);
-	if (fd >= 0 && tc_perf_mmap_page(fd, &pg) == 0) {
-		bool cap = pg->cap_user_rdpmc;
-		tc_perf_munmap_page(pg);
-		close(fd);
+	/* the page of an event opened on this thread says whether RDPMC is allowed */
+	if (tc_perf_probe(&a, &pg) == 0) {
+		bool cap = pg.cap_user_rdpmc;
 		c = row(p, "rdpmc", "user-space rdpmc", cap ? TACHO_CHECK_OK : TACHO_CHECK_LIMIT);
 		setf(c->value, sizeof(c->value), "%s", cap ? "yes" : "no");
 		if (cap)
@@ -363,8 +353,6 @@ static void check_rdpmc(struct probe *p)
 			     val[0] ? val : "?", p->env.core_pmu);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);
 	c = row(p, "rdpmc", "user-space rdpmc", TACHO_CHECK_LIMIT);
 	setf(c->value, sizeof(c->value), "no");
 	setf(c->text, sizeof(c->text), "no hardware event opens, so there is no counter to "

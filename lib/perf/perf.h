@@ -1,5 +1,7 @@
-/* perf.h - internal interface of the perf_event engine. lib/perf is the only place
- * that calls perf_event_open(2); everything above goes through here. */
+/* perf.h - what lib/perf offers besides the engine's objects (engine.h): the one rule
+ * for a value, reading a caller's attr, what this machine and user allow and the
+ * explainer, and the procfs parsers. Nothing here hands out a descriptor: the system
+ * calls and their seams are lib/perf's own (syscall.h). */
 #ifndef TACHO_PERF_PERF_H
 #define TACHO_PERF_PERF_H
 
@@ -7,9 +9,6 @@
 #include <sys/types.h>
 
 #include "util/util.h"
-
-/* --- the perf system calls and their seams (syscall.h, lib/perf's own) --- */
-#include "perf/syscall.h"
 
 /* --- the one rule for a value (engine-event.c) ---
  * A count whose time running is 0 was never on a counter: NOT_COUNTED, and no number,
