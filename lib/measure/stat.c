@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
-#include "perf/schedule.h"
+#include "measure/schedule.h"
 #include "util/util.h"
 
 struct ev_res {
@@ -323,9 +323,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	int err = 0, exec_err = 0;
 
 	/* the specs of this run, group by group, and which event each one is */
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		tacho_schedule_group(s->sched, run, g, &k);
+		tc_schedule_group(s->sched, run, g, &k);
 		n += k;
 	}
 	specs = calloc(n ? n : 1, sizeof(*specs));
@@ -336,9 +336,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		goto out;
 	}
 	n = 0;
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		const unsigned *ev = tacho_schedule_group(s->sched, run, g, &k);
+		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
 		for (unsigned i = 0; i < k; i++) {
 			struct ev_res *r = &s->ev[ev[i]];
 			specs[n].name = r->name;
@@ -641,7 +641,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		goto fail;
 	nruns = tacho_schedule_nruns(s->sched);
 	for (size_t e = 0; e < s->nev; e++) {
-		const struct tacho_sched_slot *sl = tacho_schedule_slot(s->sched, (unsigned)e);
+		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
 		s->ev[e].pub.run = sl->run;
 		if (sl->why) {
 			s->ev[e].why = tc_strdup(sl->why);
