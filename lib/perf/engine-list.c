@@ -146,9 +146,22 @@ static int index_ids(struct tc_perf_list *l)
 	return 0;
 }
 
+/* Opens every event in order (a leader before its members). 0; 1 when the kernel
+ * refuses group reads of inherited events (everything is closed again); -errno. */
+static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsigned flags)
+{
+	for (size_t i = 0; i < l->nev; i++) {
+		int err = tc_perf_ev_open(l->ev[i], g, flags);
+		if (err) {
+			close_all(l);
+			return err;
+		}
+	}
+	return 0;
+}
+
 int tc_perf_list_open(struct tc_perf_list *l, const struct tc_perf_grid *g, unsigned flags)
 {
-	bool retried = false;
 	int err;
 
 	if (!l || !g || l->opened)
@@ -161,26 +174,18 @@ int tc_perf_list_open(struct tc_perf_list *l, const struct tc_perf_grid *g, unsi
 		err = -ENOMEM;
 		goto out_grid;
 	}
-again:
-	for (size_t i = 0; i < l->nev; i++) {
-		err = tc_perf_ev_open(l->ev[i], g, flags);
-		if (err == 1 && !retried) {
-			tc_log(TACHO_LOG_INFO, "this kernel refuses group reads of inherited "
-			       "events: reading each event by itself");
-			close_all(l);
-			flags &= ~TC_PERF_GROUP_READ;
-			retried = true;
-			goto again;
-		}
-		if (err) {
-			close_all(l);
-			err = err < 0 ? err : -EINVAL;
-			goto out_sums;
-		}
+	err = open_all(l, g, flags);
+	if (err == 1) {
+		tc_log(TACHO_LOG_INFO, "this kernel refuses group reads of inherited events: "
+		       "reading each event by itself");
+		flags &= ~TC_PERF_GROUP_READ;
+		err = open_all(l, g, flags);
 	}
-	err = index_ids(l);
+	if (!err)
+		err = index_ids(l);
 	if (err) {
 		close_all(l);
+		err = err < 0 ? err : -EINVAL;
 		goto out_sums;
 	}
 	l->flags = flags;

@@ -53,6 +53,9 @@ struct fake {
 	pid_t gone;                     /* opens on this thread fail with ESRCH */
 	int fail_map;                   /* the mapping (0-based) that fails, -1 none */
 	int fail_ioctl_req;             /* a request that fails (0: none) */
+	bool old_kernel;                /* refuses PERF_FORMAT_GROUP with inherit (before
+					   Linux 5.13) */
+	size_t refused;                 /* opens it refused that way */
 	size_t nmap;
 	uint64_t pmc[8];                /* what RDPMC of counter i returns */
 	unsigned rdpmc_calls;
@@ -86,6 +89,10 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
 	}
 	if (f->gone && pid == f->gone)
 		return -ESRCH;
+	if (f->old_kernel && attr->inherit && (attr->read_format & PERF_FORMAT_GROUP)) {
+		f->refused++;
+		return -EINVAL;
+	}
 	/* non-blocking: a read the test did not feed fails at once instead of hanging */
 	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
 	o = &f->o[f->n];
@@ -375,6 +382,48 @@ static void test_skip_gone_and_context(void **state)
 	assert_int_equal(tc_perf_list_open(l, &g, 0), 0);
 	assert_int_equal(tc_perf_ev_error(tc_perf_list_event(l, 0), &ctx, NULL), -EACCES);
 	assert_int_equal(ctx, TC_EXPLAIN_CPU_WIDE);
+	tc_perf_list_free(l);
+	tc_perf_grid_exit(&g);
+	fake_end(&f);
+}
+
+/* A kernel that refuses group reads of inherited events: the list finds out that this is
+ * the reason (the same open without PERF_FORMAT_GROUP works) and opens everything again
+ * without it; reads then go event by event. */
+static void test_old_kernel_no_group_read(void **state)
+{
+	static const pid_t threads[] = { 41, 42 };
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct tc_perf_list *l;
+	struct tc_perf_grid g;
+	struct tc_perf_count v[2];
+	struct fake f;
+	(void)state;
+
+	fake_begin(&f);
+	f.old_kernel = true;
+	assert_int_equal(tc_perf_grid_init(&g, NULL, 0, threads, 2), 0);
+	assert_int_equal(tc_perf_list_new(&l), 0);
+	assert_int_equal(tc_perf_list_add(l, &a, "a", 0), 0);
+	assert_int_equal(tc_perf_list_add(l, &a, "b", 0), 1);
+	assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_INHERIT | TC_PERF_GROUP_READ), 0);
+	assert_int_equal(tc_perf_list_flags(l), TC_PERF_INHERIT);
+	assert_int_equal(f.refused, 1);
+	/* the probe without the group format, then the four opens for real */
+	assert_int_equal(f.n, 5);
+	for (size_t k = 1; k < 5; k++)
+		assert_false(f.o[k].attr.read_format & PERF_FORMAT_GROUP);
+	assert_int_equal(f.o[3].group_fd, f.o[1].fd);   /* b joins a on the first cell */
+	assert_int_equal(tc_perf_ev_nopen(tc_perf_list_event(l, 0)), 2);
+	assert_int_equal(tc_perf_ev_nopen(tc_perf_list_event(l, 1)), 2);
+	feed(&f.o[1], (const uint64_t[]){ 1, 10, 10, f.o[1].id }, 4);
+	feed(&f.o[2], (const uint64_t[]){ 2, 10, 10, f.o[2].id }, 4);
+	feed(&f.o[3], (const uint64_t[]){ 3, 10, 10, f.o[3].id }, 4);
+	feed(&f.o[4], (const uint64_t[]){ 4, 10, 10, f.o[4].id }, 4);
+	assert_int_equal(tc_perf_list_read(l, v), 0);
+	assert_int_equal(v[0].raw, 3);
+	assert_int_equal(v[1].raw, 7);
+	assert_int_equal(v[1].status, TACHO_COUNT_COUNTED);
 	tc_perf_list_free(l);
 	tc_perf_grid_exit(&g);
 	fake_end(&f);
@@ -874,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_grid_rules),
 		cmocka_unit_test_teardown(test_grid_opens, reset_hooks),
 		cmocka_unit_test_teardown(test_skip_gone_and_context, reset_hooks),
+		cmocka_unit_test_teardown(test_old_kernel_no_group_read, reset_hooks),
 		cmocka_unit_test_teardown(test_rings_set_output, reset_hooks),
 		cmocka_unit_test_teardown(test_group_read_by_id, reset_hooks),
 		cmocka_unit_test_teardown(test_running_zero_rule, reset_hooks),
