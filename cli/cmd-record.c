@@ -174,7 +174,8 @@ static int cmd_record_fn(int argc, char **argv)
 	if (err) {
 		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
 			return cli_event_error("event", &diag);
-		cli_error("%s", diag.message[0] ? diag.message : tacho_strerror(err));
+		cli_error("%s", diag.message[0] ? cli_hinted(diag.message, diag.hint) :
+			  tacho_strerror(err));
 		return EXIT_FAIL;
 	}
 	if (!quiet)

@@ -108,20 +108,6 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
 }
 
-const char *cli_hint_text(enum tacho_hint hint)
-{
-	static const char *const words[TACHO_HINT_COUNT] = {
-		[TACHO_HINT_MACHINE] = "see 'tacho doctor'",
-		[TACHO_HINT_EVENTS] = "see 'tacho list'",
-		[TACHO_HINT_SCHEDULE] = "'tacho stat' without --multiplex schedules the events "
-					"over several runs",
-		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
-		[TACHO_HINT_CACHE] = "'tacho cache', not implemented yet",
-	};
-
-	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
-}
-
 static const char *hint_words(void *arg, enum tacho_hint hint)
 {
 	(void)arg;
@@ -167,7 +153,7 @@ int cli_event_error(const char *what, const struct tacho_diag *diag)
 {
 	char caret[600];
 
-	cli_error("bad %s: %s", what, diag->message);
+	cli_error("bad %s: %s", what, cli_hinted(diag->message, diag->hint));
 	if (tacho_diag_caret(diag, caret, sizeof(caret)) > 0)
 		fputs(caret, stderr);
 	return EXIT_USAGE;

@@ -12,8 +12,6 @@
 #include <linux/perf_event.h>
 
 #include "tacho/errors.h"
-#include "tacho/events.h"
-#include "tacho/run.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,13 +63,16 @@ struct tacho_counters_opts {
 
 /* One event to open: its name (for messages), its attributes and its group. Events
  * with the same group number >= 0 are opened as one group, in order, the first one
- * the leader; TACHO_GROUP_NONE opens an event alone. The engine sets the attributes
- * it owns (disabled, inherit, enable_on_exec, read_format counting bits) and keeps
- * the rest (sampling fields included). */
+ * the leader; TACHO_GROUP_NONE opens an event alone. attr is read by its own size
+ * field, as the kernel reads it: a caller built with older kernel headers sets the
+ * size it has (PERF_ATTR_SIZE_VER*, or sizeof) and the fields it lacks are zero; a
+ * size of 0, or one the library's headers do not know, is refused. The engine sets
+ * the attributes it owns (size, disabled, inherit, enable_on_exec, read_format) and
+ * keeps the rest (sampling fields included). */
 #define TACHO_GROUP_NONE (-1)
 struct tacho_counter_spec {
 	const char *name;
-	struct perf_event_attr attr;
+	const struct perf_event_attr *attr;   /* read during tacho_counters_open only */
 	int group;
 };
 
@@ -100,31 +101,27 @@ struct tacho_count {
 	int err;                     /* NOT_SUPPORTED: -errno of perf_event_open or
 					-TACHO_E...; else 0 */
 	const char *why;             /* NOT_SUPPORTED / NOT_COUNTED: a sentence saying why
-					and what to do (owned by the counters); else NULL */
+					and what to do (owned by the counters); else NULL.
+					It names no command: see hint */
+	enum tacho_hint hint;        /* where the reader of why should look next
+					(TACHO_HINT_NONE: nowhere) */
 };
 
 struct tacho_counters;
 
 /* Opens the n events of specs on the target. Events that cannot be opened do not fail
  * the call: they read back as NOT_SUPPORTED with the error and its explanation
- * (tacho_counters_explain). A member that cannot join its group is reported that way
+ * (tacho_perf_strerror). A member that cannot join its group is reported that way
  * too, never dropped silently; the rest of the group stays. Counters start disabled,
  * except for TACHO_TARGET_CHILD, where the program's exec enables them.
  * Returns 0 and *out (even when every event failed: read them for the reasons);
- * -EINVAL for bad options, -ESRCH when the target does not exist, -ENOMEM. The caller
+ * -EINVAL for bad options or an attr whose size the library cannot read, -ESRCH when
+ * the target does not exist, -ENOMEM. The caller
  * owns *out (tacho_counters_free). One object must not be used by two threads at once;
  * separate objects are independent. */
 TACHO_API int tacho_counters_open(const struct tacho_counters_opts *opts,
 				  const struct tacho_counter_spec *specs, size_t n,
 				  struct tacho_counters **out);
-
-/* Opens the events of a parsed list (section 3) as tacho_counters_open does, named as
- * the list names them. groups: groups[i] is event i's group number (as in
- * tacho_counter_spec.group), e.g. from the scheduler; NULL keeps the {groups} the user
- * wrote in the list and opens every other event alone. Same returns and ownership. */
-TACHO_API int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
-					 const struct tacho_evlist *list, const int *groups,
-					 struct tacho_counters **out);
 
 /* Closes every fd and frees. NULL-safe. */
 TACHO_API void tacho_counters_free(struct tacho_counters *c);
@@ -146,17 +143,17 @@ TACHO_API int tacho_counters_reset(struct tacho_counters *c);
  * of read(2). May be called while counting (a snapshot) or after. */
 TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n);
 
-/* Explains why perf_event_open(attr) failed with err (negative errno) for a process
- * target on this machine: one clause, lowercase, without the event's name, that names
- * the cause (the paranoid level and what it allows, a missing capability, no PMU in
- * this virtual machine, an event this CPU lacks, breakpoint registers taken, too many
- * open files, ...) and ends with what to do in parentheses. Returns buf. Thread-safe. */
-TACHO_API char *tacho_counters_explain(int err, const struct perf_event_attr *attr,
-				       char *buf, size_t size);
-
-/* Arithmetic of multiplexing, exposed for tests and for callers that read fds
- * themselves: raw * enabled / running without overflow; NAN when running is 0. */
-TACHO_API double tacho_count_scale(uint64_t raw, uint64_t enabled_ns, uint64_t running_ns);
+/* The perf strerror: why perf_event_open(attr) failed with err (negative errno) for a
+ * process target on this machine, as one clause, lowercase, without the event's name,
+ * that names the cause (the paranoid level and what it allows, a missing capability,
+ * no PMU in this virtual machine, an event this CPU lacks, breakpoint registers taken,
+ * too many open files, ...) and ends with what to do in parentheses. It names no
+ * command: *hint (hint may be NULL) says where to look next, for the program to put
+ * in its own words. attr is read by its size field (tacho_counter_spec); NULL, or an
+ * attr the library cannot read, is explained as an empty one. Returns buf.
+ * Thread-safe. */
+TACHO_API char *tacho_perf_strerror(int err, const struct perf_event_attr *attr, char *buf,
+				    size_t size, enum tacho_hint *hint);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 
 #include "tacho/errors.h"
 #include "tacho/output.h"
+#include "tacho/counters.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -132,6 +133,15 @@ TACHO_API int tacho_evlist_group_leader(const struct tacho_evlist *list, size_t 
  * perf_event_open (-ENOENT, -EOPNOTSUPP, -EACCES, -EINVAL, -ENOSPC, ...). Nothing is
  * cached. Thread-safe. */
 TACHO_API int tacho_evlist_probe(const struct tacho_evlist *list, size_t i);
+
+/* Opens the events of a parsed list as tacho_counters_open does (section 4), named as
+ * the list names them. groups: groups[i] is event i's group number (as in
+ * tacho_counter_spec.group), e.g. from the scheduler; NULL keeps the {groups} the user
+ * wrote in the list and opens every other event alone. Same returns and ownership as
+ * tacho_counters_open. */
+TACHO_API int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
+					 const struct tacho_evlist *list, const int *groups,
+					 struct tacho_counters **out);
 
 /* Formats the diagnostic of a parse as two lines for a terminal: the source text,
  * then a caret under the bad column ("cycles:q\n       ^\n"); tabs in the source are

@@ -38,7 +38,9 @@ struct tacho_check {
 	enum tacho_check_state state;
 	char value[96];         /* the short answer: "none", "2", "yes (KVM)", ... */
 	char text[768];         /* one sentence: what it means for measuring, and for
-				   TACHO_CHECK_LIMIT what to do */
+				   TACHO_CHECK_LIMIT what to do; it names no command */
+	enum tacho_hint hint;   /* where else to look (TACHO_HINT_NONE: nowhere), for the
+				   program to put in its own words */
 };
 
 /* Looks at this machine and this user: the hardware PMU (sysfs, CPUID leaf 0xA, and

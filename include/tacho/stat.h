@@ -53,11 +53,6 @@ struct tacho_pmu_counters {
 TACHO_API int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 					  struct tacho_pmu_counters *out);
 
-/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
- * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
- * in c->note. 0 or -EINVAL. Pure. */
-TACHO_API int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
-
 /* This machine's counters: the few CPUID leaves that decide them, read on the calling
  * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
  * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,
@@ -66,15 +61,6 @@ TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
 
 /* A plan: nruns runs of the program, each with perf groups of event indices. */
 struct tacho_schedule;
-
-/* Where one event of the list goes. */
-struct tacho_sched_slot {
-	int run;                 /* 0-based run of the program; -1: never scheduled */
-	int group;               /* 0-based perf group within the run; -1 when unscheduled */
-	bool fixed;              /* planned on a fixed counter */
-	const char *why;         /* NULL when scheduled; else why it can never be counted
-				    here (it is never opened), owned by the schedule */
-};
 
 /* Flags of tacho_schedule_new. */
 #define TACHO_SCHED_MULTIPLEX 0x1u  /* one run; groups that each fit the counters,
@@ -89,7 +75,7 @@ struct tacho_sched_slot {
  * multiplexed; a {group} of the user stays one perf
  * group; the counter events of a run form one perf group (one read). An event or
  * group that can never fit (wider than the counters, a fixed-only event without its
- * fixed counter) gets a slot with run -1 and a reason, and is never opened. With no
+ * fixed counter) is planned in no run, with a reason, and is never opened. With no
  * hardware PMU (pmu->none) or unknown counters, counter events are planned alone in
  * the first run, so that the kernel's refusal (explained by the engine) or its
  * multiplexing (with coverage) is what the user sees. 0 and *out (free it with
@@ -99,15 +85,11 @@ TACHO_API int tacho_schedule_new(const struct tacho_evlist *list,
 				 struct tacho_schedule **out);
 TACHO_API void tacho_schedule_free(struct tacho_schedule *s);
 
-/* Reading a plan (0 / NULL for out-of-range arguments). Pointers live as long as s. */
+/* What a plan amounts to (0 / NULL for NULL): its runs of the program, its events, and
+ * the counters it was planned for (lives as long as s). Where each event goes is in the
+ * stat session's results (tacho_stat_event's run and why). */
 TACHO_API unsigned tacho_schedule_nruns(const struct tacho_schedule *s);
 TACHO_API unsigned tacho_schedule_nevents(const struct tacho_schedule *s);
-TACHO_API unsigned tacho_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
-/* The event indices of one group, leader first; *n their number. */
-TACHO_API const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned run,
-					       unsigned group, unsigned *n);
-TACHO_API const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_schedule *s,
-							     unsigned ev);
 TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s);
 /* --- 4m. Derived metrics and stat sessions ---
  * tacho_stat runs a program (or watches a process, a thread, CPUs), executes a schedule
@@ -117,7 +99,8 @@ TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct 
  * (task-clock and cpu-clock in nanoseconds). */
 struct tacho_metric_input {
 	const char *name;
-	struct perf_event_attr attr;   /* type, config and the exclude_* bits are used */
+	const struct perf_event_attr *attr; /* type, config and the exclude_* bits are used;
+					       read by its size field (tacho_counter_spec) */
 	double value;
 	bool has_value;                /* false: not counted; the event is then ignored */
 };
@@ -139,8 +122,9 @@ struct tacho_metric {
  * when task-clock was not counted), and the average duration in cycles of a raw x86
  * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
  * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. Returns 0
- * and *out (malloc'd, the caller free()s it; NULL when *nout is 0), -EINVAL, -ENOMEM.
- * Pure and thread-safe. */
+ * and *out (malloc'd, the caller free()s it; NULL when *nout is 0); -EINVAL for bad
+ * arguments or an input with a value whose attr is NULL or of a size the library
+ * cannot read; -ENOMEM. Pure and thread-safe. */
 TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
 				    double wall_ns, struct tacho_metric **out, size_t *nout);
 
@@ -207,8 +191,10 @@ struct tacho_stat_event {
 	} stats;                         /* over the values; NAN where undefined */
 	const double *values;            /* per repetition, NAN where none (repeat entries) */
 	int err;                         /* NOT_SUPPORTED: the open's error */
-	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED */
+	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED; it
+					    names no command */
 	int run;                         /* the schedule's run (-1: never scheduled) */
+	enum tacho_hint hint;            /* where the reader of why should look next */
 };
 
 struct tacho_stat;

@@ -99,10 +99,6 @@ TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
 TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx,
 				   double *hz, enum tacho_tsc_source *src);
 
-/* The kernel's TSC frequency from a perf mmap page's time_mult and time_shift:
- * 1e9 * 2^shift / mult. 0 when mult is 0. Pure. */
-TACHO_API double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift);
-
 /* Ticks to nanoseconds at the frequency tacho_tsc_info found (ticks * 1e9 / hz);
  * 0 when no frequency is known. Thread-safe (the first call may measure, as above). */
 TACHO_API double tacho_tsc_to_ns(uint64_t ticks);

@@ -6,27 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "events/events.h"
-#include "perf/perf.h"
+#include "perf/engine.h"
 
 int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
 	struct perf_event_attr attr;
-	int fd;
 
 	if (!ev)
 		return -EINVAL;
 	attr = ev->attr;
-	attr.size = sizeof(attr);
 	attr.disabled = 1;
-	fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+	return tc_perf_probe(&attr, NULL);
 }
 
 /* snprintf into a fixed buffer where a long name may be cut (it then fails to open,

@@ -34,16 +34,20 @@ static const char *status_word(const struct tc_listing_row *r, char *buf, size_t
 }
 
 /* Why a probed row did not open, in one sentence. */
-static const char *why_text(const struct tacho_event_listing *l, const struct tc_listing_row *r)
+static const char *why_text(const struct tacho_event_listing *l, const struct tc_listing_row *r,
+			    const struct tc_wopts *w, char *buf, size_t size)
 {
 	if (r->why >= 0)
-		return l->ex[r->why].text;
+		return tc_hinted_w(w, l->ex[r->why].text, l->ex[r->why].hint, buf, size);
 	return r->msg ? r->msg : tacho_strerror(r->err);
 }
 
 /* Notes under a group: why its events could not be opened, once per reason. */
-static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t from, size_t to)
+static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t from, size_t to,
+			const struct tc_wopts *w)
 {
+	char hb[1200];
+
 	for (size_t e = 0; e < l->nex; e++) {
 		size_t count = 0;
 		for (size_t i = from; i < to; i++)
@@ -51,7 +55,8 @@ static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t fro
 				count++;
 		if (count)
 			fprintf(f, "    %s: %s\n", tacho_err_name(l->ex[e].err) ?
-				tacho_err_name(l->ex[e].err) : "error", l->ex[e].text);
+				tacho_err_name(l->ex[e].err) : "error",
+				tc_hinted_w(w, l->ex[e].text, l->ex[e].hint, hb, sizeof(hb)));
 	}
 	for (size_t i = from; i < to; i++)
 		if (l->rows[i].msg)
@@ -111,7 +116,8 @@ static bool no_tracefs_note(FILE *f, const struct tacho_event_listing *l,
 	return true;
 }
 
-static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, size_t j)
+static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, size_t j,
+		       const struct tc_wopts *w)
 {
 	enum tacho_event_source src = l->rows[i].src;
 	struct tc_table *t = tc_table_new(3);
@@ -152,7 +158,7 @@ static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, s
 			"selects at most %d tries each)\n", r->name, r->err ? "it failed" :
 			"it opens", TC_LISTING_TP_PROBE_EACH);
 	}
-	write_notes(f, l, i, j);
+	write_notes(f, l, i, j, w);
 	return 0;
 }
 
@@ -174,7 +180,7 @@ static int write_table(FILE *f, const struct tacho_event_listing *l, const struc
 		if (any)
 			fputc('\n', f);
 		any = true;
-		err = write_group(f, l, i, j);
+		err = write_group(f, l, i, j, w);
 		if (err)
 			return err;
 		i = j;
@@ -191,6 +197,7 @@ static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_f
 		      const struct tc_wopts *w)
 {
 	struct tc_json j;
+	char hb[1200];
 
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
@@ -225,7 +232,7 @@ static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_f
 			tc_json_bool(&j, "opens", r->err == 0);
 			if (r->err) {
 				tc_json_str(&j, "error", tacho_err_name(r->err));
-				tc_json_str(&j, "why", why_text(l, r));
+				tc_json_str(&j, "why", why_text(l, r, w, hb, sizeof(hb)));
 			} else {
 				tc_json_null(&j, "error");
 				tc_json_null(&j, "why");
@@ -247,6 +254,7 @@ static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct 
 {
 	static const char *const head[] = { "name", "aliases", "source", "pmu", "opens",
 					    "opens_with_u", "error", "why", "description" };
+	char hb[1200];
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
@@ -258,7 +266,7 @@ static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct 
 			!r->probed ? "" : r->err ? "no" : "yes",
 			r->err_u > 0 ? "" : r->err_u == 0 ? "yes" : "no",
 			r->probed && r->err ? (err ? err : "?") : "",
-			r->probed && r->err ? why_text(l, r) : "",
+			r->probed && r->err ? why_text(l, r, w, hb, sizeof(hb)) : "",
 			r->desc,
 		};
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");

@@ -70,7 +70,8 @@ static int explanation(struct build *b, enum tacho_event_source src, int err,
 	}
 	l->ex[l->nex].src = src;
 	l->ex[l->nex].err = err;
-	tacho_counters_explain(err, attr, l->ex[l->nex].text, sizeof(l->ex[l->nex].text));
+	tacho_perf_strerror(err, attr, l->ex[l->nex].text, sizeof(l->ex[l->nex].text),
+			    &l->ex[l->nex].hint);
 	return (int)l->nex++;
 }
 

@@ -26,6 +26,7 @@ struct tc_listing_expl {
 	enum tacho_event_source src;
 	int err;
 	char text[512];
+	enum tacho_hint hint;     /* where to look next, worded by the writer */
 };
 
 struct tacho_event_listing {

@@ -215,7 +215,7 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 	if (r)
 		return tc_perr(p, start, -TACHO_ENOEVENT, r == -ENODEV ?
 			    "no uprobe PMU in %s: this kernel cannot count uprobes through "
-			    "perf_event_open (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or later)" :
+			    "the perf syscall (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or later)" :
 			    "cannot read the uprobe PMU in %s: %s", p->ctx->sysfs_root,
 			    tacho_strerror(r));
 	snprintf(path, sizeof(path), "%.*s", (int)(p1 - p0), s + p0);

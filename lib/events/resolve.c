@@ -285,9 +285,11 @@ static int explain_unknown(struct tc_parser *p, size_t off, size_t len, struct l
 				    colon + 1, root, (int)first, s);
 		}
 	}
-	return tc_perr(p, off, -TACHO_ENOEVENT,
-		    "unknown event '%.*s' (not a generic, cache, software, raw, tracepoint or "
-		    "libpfm4 name; 'tacho list' shows what exists)", (int)first, s);
+	tc_perr(p, off, -TACHO_ENOEVENT, "unknown event '%.*s' (not a generic, cache, software, "
+		"raw, tracepoint or libpfm4 name)", (int)first, s);
+	if (p->diag)
+		p->diag->hint = TACHO_HINT_EVENTS;   /* the names that exist */
+	return -TACHO_ENOEVENT;
 }
 
 int tc_parse_named(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev)

@@ -371,10 +371,14 @@ int tc_pmu_parse(const struct tc_events_ctx *ctx, const char *src, size_t start,
 	if (r == -ENOENT || r == -ENOTDIR) {
 		char have[200];
 		pmu_names(ctx->sysfs_root, have, sizeof(have));
-		return pp_err(&pp, start, -TACHO_ENOEVENT, "no PMU '%s' in %s (there are: %s)%s",
-			      pmu, ctx->sysfs_root, have, strcmp(pmu, "cpu") == 0 ||
-			      tc_starts_with(pmu, "cpu_") ? "; no core PMU: a VM without a "
-			      "virtual PMU? see 'tacho doctor'" : "");
+		bool core = strcmp(pmu, "cpu") == 0 || tc_starts_with(pmu, "cpu_");
+
+		pp_err(&pp, start, -TACHO_ENOEVENT, "no PMU '%s' in %s (there are: %s%s)", pmu,
+		       ctx->sysfs_root, have, core ? "; no core PMU, as in a VM without a "
+		       "virtual PMU" : "");
+		if (core && pp.diag)
+			pp.diag->hint = TACHO_HINT_MACHINE;   /* what this machine allows */
+		return -TACHO_ENOEVENT;
 	}
 	if (r || type < 0 || type > 0xffffffffll)
 		return pp_err(&pp, start, r ? r : -TACHO_EPARSE, "cannot read %s: %s", path,

@@ -25,10 +25,10 @@ static void fmt_ns(double ns, char *buf, size_t size)
 }
 
 static int write_table(FILE *f, const struct tacho_check *c, size_t n,
-		       const struct tacho_clock_info *k, size_t nk)
+		       const struct tacho_clock_info *k, size_t nk, const struct tc_wopts *w)
 {
 	struct tc_table *t = tc_table_new(4);
-	char res[64], cost[128];
+	char res[64], cost[128], hb[1200];
 	int err = 0;
 
 	if (!t)
@@ -36,7 +36,8 @@ static int write_table(FILE *f, const struct tacho_check *c, size_t n,
 	fprintf(f, "what this machine lets tacho measure:\n\n");
 	for (size_t i = 0; i < n && !err; i++) {
 		const char *cells[4] = { tacho_check_state_name(c[i].state), c[i].title,
-					 c[i].value, c[i].text };
+					 c[i].value,
+					 tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)) };
 		err = tc_table_add(t, cells);
 	}
 	if (!err)
@@ -72,6 +73,7 @@ static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 		      const struct tc_wopts *w)
 {
 	struct tc_json j;
+	char hb[1200];
 
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
@@ -83,7 +85,7 @@ static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 		tc_json_str(&j, "title", c[i].title);
 		tc_json_str(&j, "state", tacho_check_state_name(c[i].state));
 		tc_json_str(&j, "value", c[i].value);
-		tc_json_str(&j, "text", c[i].text);
+		tc_json_str(&j, "text", tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)));
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);
@@ -114,13 +116,14 @@ static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
 {
 	static const char *const head[] = { "kind", "key", "title", "state", "value", "text",
 					    "resolution_ns", "read_ns", "error" };
-	char res[40], cost[40];
+	char res[40], cost[40], hb[1200];
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
 	for (size_t i = 0; i < n; i++) {
 		const char *row[] = { "check", c[i].key, c[i].title,
-				      tacho_check_state_name(c[i].state), c[i].value, c[i].text,
+				      tacho_check_state_name(c[i].state), c[i].value,
+				      tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)),
 				      "", "", "" };
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");
 		tc_csv_row(f, w, row, ARRAY_SIZE(row));
@@ -158,7 +161,7 @@ int tacho_machine_write(const struct tacho_check *checks, size_t n,
 		write_csv(f, checks, n, clocks, nclocks, &w);
 		break;
 	default:
-		err = write_table(f, checks, n, clocks, nclocks);
+		err = write_table(f, checks, n, clocks, nclocks, &w);
 		break;
 	}
 	return err ? err : tc_write_status(f);

@@ -241,7 +241,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		if (err)
 			goto out;
 		for (size_t i = 0; i < nev; i++)
-			if (m.fds[i] < 0)
+			if (!tc_mset_is_open(&m, i))
 				r->event_why[i] = tc_strdup(m.why[i] ? m.why[i] :
 							    tacho_strerror(m.err[i]));
 	}
@@ -304,7 +304,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	}
 
 	/* a group the PMU never scheduled reads 0: say so rather than print the zeros */
-	for (size_t q = 0; nev && !m.ran && q < nev; q++)
+	for (size_t q = 0; nev && !tc_mset_ran(&m) && q < nev; q++)
 		if (!r->event_why[q]) {
 			r->event_why[q] = tc_strdup("opened, but never on a counter (more hardware "
 						    "events than the PMU counts at once? try fewer)");

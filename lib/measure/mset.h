@@ -1,12 +1,13 @@
 /* mset.h - a measurement set: the events of a region or a benchmark opened on the
- * calling thread through the engine, read as fast as this machine allows (RDPMC over
- * the mmap pages when every event is on a counter that allows it, else one group
+ * calling thread as one group through the engine, read on the engine's hot path (one
+ * RDPMC per event when every event is on a counter that allows it, else one group
  * read(2)). Shared by region.c and bench.c. */
 #ifndef TACHO_MEASURE_MSET_H
 #define TACHO_MEASURE_MSET_H
 
 #include <linux/perf_event.h>
 
+#include "perf/engine.h"
 #include "util/util.h"
 
 /* The events, resolved once per process: names as the user spelled them. */
@@ -22,32 +23,36 @@ void tc_evset_exit(struct tc_evset *s);
 
 struct tc_mset {
 	size_t n;                       /* events */
-	struct tacho_counters *c;       /* the engine's object (owns the fds) */
-	int *err;                       /* [n] 0, or why the event is not counted */
+	struct tc_perf_list *list;      /* the engine's list (owns the descriptors) */
+	int *err;                       /* [n] 0 where the event is open, else why it is
+					   not counted (-errno or -TACHO_E...) */
 	char **why;                     /* [n] the engine's sentence, or NULL */
-	struct perf_event_mmap_page **pg; /* [n] mapped pages, NULL where not open */
-	int group_fd;                   /* one read(2) of this fd gives every open event,
-					   or -1: read each fd alone */
-	int *fds;                       /* [n] */
-	size_t *pos;                    /* [n] index of the event in the group read */
-	bool rdpmc;                     /* every open event's page has cap_user_rdpmc */
-	bool multiplexed;               /* a read saw time_running < time_enabled */
-	bool ran;                       /* a read saw time_running > 0: the events were on
-					   their counters at some point (a group too big for
-					   the PMU never is, and reads 0) */
-	uint64_t *buf;
-	size_t words;
-	unsigned long reads_rdpmc, reads_syscall;
 };
 
 /* Opens the set on the calling thread and starts counting. Events that cannot be
  * opened are recorded in err/why and read as 0 (the caller reports them as not
  * supported). 0, or -errno/-TACHO_E... when nothing could be set up at all. */
 int tc_mset_open(struct tc_mset *m, const struct tc_evset *s);
+/* Closes and zeroes *m. NULL-safe; a zeroed set is fine. */
 void tc_mset_close(struct tc_mset *m);
 
-/* Reads every event's current count into v[0..n-1]. On the hot path: no allocation,
- * no lock. 0 or -errno of read(2). */
-int tc_mset_read(struct tc_mset *m, uint64_t *v);
+/* Reads every event's current count into v[0..n-1] (0 where not open): the engine's
+ * hot path, no allocation, no lock. 0, -EINVAL for a set that is not open, or -errno
+ * of read(2). */
+static inline int tc_mset_read(struct tc_mset *m, uint64_t *v)
+{
+	return tc_perf_list_read_hot(m->list, v);
+}
+
+/* Whether event i is open. */
+bool tc_mset_is_open(const struct tc_mset *m, size_t i);
+/* What the reads saw so far: time running below time enabled (multiplexed), time
+ * running above 0 (the events were on their counters at some point). False on a
+ * zeroed set. */
+bool tc_mset_multiplexed(const struct tc_mset *m);
+bool tc_mset_ran(const struct tc_mset *m);
+/* How the set is read, in words: "rdpmc", "one group read(2)", "one read(2) per
+ * event". */
+const char *tc_mset_read_path(const struct tc_mset *m);
 
 #endif

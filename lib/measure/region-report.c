@@ -169,8 +169,8 @@ static int build(struct tacho_region_report *r)
 		if (!r->evnames[i])
 			goto out;
 		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
-			mux |= t->multiplexed || (!t->mset_err && t->m.multiplexed);
-			ran |= t->ran || (!t->mset_err && t->m.ran);
+			mux |= t->multiplexed || (!t->mset_err && tc_mset_multiplexed(&t->m));
+			ran |= t->ran || (!t->mset_err && tc_mset_ran(&t->m));
 		}
 		if (tc_regions.ev_opened[i + 1] && !ran) {
 			/* opened, but the kernel never put the group on the counters: its

@@ -252,8 +252,8 @@ static void thread_gone(void *arg)
 
 	/* The thread's figures stay for the report; its counters go. */
 	pthread_mutex_lock(&tc_regions.lock);
-	t->multiplexed |= t->m.multiplexed;
-	t->ran |= t->m.ran;
+	t->multiplexed |= tc_mset_multiplexed(&t->m);
+	t->ran |= tc_mset_ran(&t->m);
 	tc_mset_close(&t->m);
 	t->gone = true;
 	pthread_mutex_unlock(&tc_regions.lock);
@@ -487,7 +487,7 @@ static struct tc_rthread *thread_setup(int *errp)
 			err = 0;
 		}
 		for (size_t i = 0; i < tc_regions.ev.n; i++) {
-			bool open = !t->mset_err && t->m.fds[i] >= 0;
+			bool open = !t->mset_err && tc_mset_is_open(&t->m, i);
 			if (open) {
 				tc_regions.ev_opened[i + 1] = true;
 			} else if (!tc_regions.ev_err[i + 1]) {
@@ -514,8 +514,7 @@ static struct tc_rthread *thread_setup(int *errp)
 		if (t->nq_read > 1)
 			tc_regions.calibrated_counters = true;
 		tc_regions.read_path = t->nq_read == 1 ? "none (time only)" :
-			t->m.rdpmc ? "rdpmc" : t->m.group_fd >= 0 ?
-			"one group read(2)" : "one read(2) per event";
+			tc_mset_read_path(&t->m);
 	}
 	pthread_mutex_unlock(&tc_regions.lock);
 	return t;

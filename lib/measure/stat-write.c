@@ -252,8 +252,11 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	return err;
 }
 
-static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f)
+static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f,
+		       const struct tc_wopts *w)
 {
+	char hb[1200];
+
 	unsigned reps = tacho_stat_repeats(s);
 	const struct tacho_exit *ex = tacho_stat_exit(s);
 	size_t nnotes = 0;
@@ -273,7 +276,8 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 			if (!has_value(e->status))
 				fprintf(f, "  %s: %s: %s\n", e->name,
 					tacho_count_status_name(e->status),
-					e->why ? e->why : "no reason known");
+					e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) :
+						 "no reason known");
 		}
 	}
 	fprintf(f, "\n");
@@ -300,7 +304,7 @@ static const char *const csv_interval_head[] = { "time", "name", "status", "valu
 
 static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts *w)
 {
-	char b[8][64], runs[16];
+	char b[8][64], runs[16], hb[1200];
 
 	if (w->header)
 		tc_csv_row(f, w, csv_head, ARRAY_SIZE(csv_head));
@@ -317,7 +321,7 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts 
 			v ? fmt_machine(e->stats.median, b[5], sizeof(b[5])) : "",
 			v ? fmt_machine(e->stats.max, b[6], sizeof(b[6])) : "",
 			v ? fmt_machine(e->stats.spread_pct, b[7], sizeof(b[7])) : "",
-			e->why ? e->why : "",
+			e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "",
 		};
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
 		snprintf(runs, sizeof(runs), "%u", e->nvalues);
@@ -337,8 +341,9 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts 
 /* --- JSON --- */
 
 static void json_event(struct tc_json *j, const struct tacho_stat *s,
-		       const struct tacho_stat_event *e, bool stats)
+		       const struct tacho_stat_event *e, bool stats, const struct tc_wopts *w)
 {
+	char hb[1200];
 	bool v = has_value(e->status);
 
 	tc_json_obj_begin(j, NULL);
@@ -368,7 +373,7 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 		tc_json_int(j, "program_run", e->run);
 	else
 		tc_json_null(j, "program_run");
-	tc_json_str(j, "explanation", e->why);
+	tc_json_str(j, "explanation", tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)));
 	tc_json_obj_end(j);
 }
 
@@ -391,7 +396,7 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	}
 	tc_json_arr_begin(&j, "events");
 	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0);
+		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w);
 	tc_json_arr_end(&j);
 	tc_json_arr_begin(&j, "metrics");
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
@@ -440,7 +445,7 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 	case TACHO_FORMAT_CSV:
 		return write_csv(s, f, &w);
 	default:
-		return write_table(s, &a, f);
+		return write_table(s, &a, f, &w);
 	}
 }
 
@@ -451,7 +456,7 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_write_opts *opts)
 {
 	struct tc_wopts w;
-	char b1[64], b2[64], t[32];
+	char b1[64], b2[64], t[32], hb[1200];
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
@@ -482,7 +487,8 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 				tc_json_double(&j, "coverage", k->coverage);
 			else
 				tc_json_null(&j, "coverage");
-			tc_json_str(&j, "explanation", v ? NULL : k->why);
+			tc_json_str(&j, "explanation",
+				    v ? NULL : tc_hinted_w(&w, k->why, k->hint, hb, sizeof(hb)));
 			tc_json_obj_end(&j);
 			err = tc_json_doc_end(&j);
 			if (err)
@@ -491,7 +497,8 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			const char *row[] = { t, k->name, tacho_count_status_name(k->status),
 					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
 					      v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
-					      v ? "" : (k->why ? k->why : "") };
+					      v ? "" : (k->why ? tc_hinted_w(&w, k->why, k->hint, hb,
+										sizeof(hb)) : "") };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
 				       "a field per column");
 			tc_csv_row(f, &w, row, ARRAY_SIZE(row));

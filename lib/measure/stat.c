@@ -16,12 +16,13 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
-#include "perf/schedule.h"
+#include "measure/schedule.h"
 #include "util/util.h"
 
 struct ev_res {
 	struct tacho_stat_event pub;
 	char *name, *unit, *why;
+	enum tacho_hint hint;            /* where why sends its reader */
 	double scale;
 	struct perf_event_attr attr;
 	double *values;                  /* per repetition, scaled to unit; NAN: none */
@@ -89,6 +90,7 @@ static void emit_interval(struct ticker *t, double now)
 		t->out[e].value = NAN;
 		t->out[e].why = t->s->ev[e].pub.why ? t->s->ev[e].pub.why
 						    : "not counted in this run of the program";
+		t->out[e].hint = t->s->ev[e].pub.why ? t->s->ev[e].pub.hint : TACHO_HINT_NONE;
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tacho_count *c = &t->cur[i], *p = &t->prev[i];
@@ -98,6 +100,7 @@ static void emit_interval(struct ticker *t, double now)
 
 		o->err = c->err;
 		o->why = c->why;
+		o->hint = c->hint;
 		if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
 			o->status = c->status;
 			continue;
@@ -109,6 +112,7 @@ static void emit_interval(struct ticker *t, double now)
 		o->enabled_ns = d_ena;
 		o->running_ns = d_run;
 		o->why = NULL;
+		o->hint = TACHO_HINT_NONE;
 		if (d_run == 0 && d_ena == 0 && c->enabled_ns > 0) {
 			/* A task-bound event's clocks stand still while its task is off the
 			 * CPU: the program slept through the interval, so nothing of it can
@@ -131,7 +135,7 @@ static void emit_interval(struct ticker *t, double now)
 			o->coverage = 1.0;
 		} else {
 			o->status = TACHO_COUNT_MULTIPLEXED;
-			o->value = tacho_count_scale(d_raw, d_ena, d_run) * r->scale;
+			o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
 			o->coverage = (double)d_run / (double)d_ena;
 		}
 	}
@@ -319,9 +323,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	int err = 0, exec_err = 0;
 
 	/* the specs of this run, group by group, and which event each one is */
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		tacho_schedule_group(s->sched, run, g, &k);
+		tc_schedule_group(s->sched, run, g, &k);
 		n += k;
 	}
 	specs = calloc(n ? n : 1, sizeof(*specs));
@@ -332,13 +336,13 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		goto out;
 	}
 	n = 0;
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		const unsigned *ev = tacho_schedule_group(s->sched, run, g, &k);
+		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
 		for (unsigned i = 0; i < k; i++) {
 			struct ev_res *r = &s->ev[ev[i]];
 			specs[n].name = r->name;
-			specs[n].attr = r->attr;
+			specs[n].attr = &r->attr;
 			specs[n].group = k > 1 ? (int)g : TACHO_GROUP_NONE;
 			spec_ev[n] = ev[i];
 			n++;
@@ -425,8 +429,10 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 				  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
 					 ? k->value * r->scale
 					 : NAN;
-		if (k->why && !r->why)
+		if (k->why && !r->why) {
 			r->why = tc_strdup(k->why);
+			r->hint = k->hint;
+		}
 		if (k->err && !r->err)
 			r->err = k->err;
 	}
@@ -510,10 +516,11 @@ static int aggregate(struct tacho_stat *s)
 			p->status = TACHO_COUNT_MULTIPLEXED;
 		}
 		p->why = p->status == TACHO_COUNT_COUNTED ? NULL : r->why;
+		p->hint = p->why ? r->hint : TACHO_HINT_NONE;
 		if (p->status == TACHO_COUNT_MULTIPLEXED && !p->why)
 			p->why = "counted part of the time; the value is scaled";
 		in[e].name = r->name;
-		in[e].attr = r->attr;
+		in[e].attr = &r->attr;
 		in[e].has_value = nv > 0 && r->scale != 0;
 		in[e].value = in[e].has_value ? st.mean / r->scale : 0;
 	}
@@ -634,7 +641,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		goto fail;
 	nruns = tacho_schedule_nruns(s->sched);
 	for (size_t e = 0; e < s->nev; e++) {
-		const struct tacho_sched_slot *sl = tacho_schedule_slot(s->sched, (unsigned)e);
+		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
 		s->ev[e].pub.run = sl->run;
 		if (sl->why) {
 			s->ev[e].why = tc_strdup(sl->why);

@@ -79,6 +79,16 @@ int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct
  * left it out). */
 const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint);
 
+/* A library sentence with the caller's words for its hint: inside the sentence's closing
+ * parenthesis when it ends with one ("(count software events instead; see 'tacho
+ * doctor')": the hint is one more thing to do), else in parentheses of its own. Written
+ * into buf and returned; the sentence itself when there are no words for the hint, NULL
+ * when sentence is NULL. One rule for every writer and for the tacho command. */
+const char *tc_hinted(const char *sentence, const char *words, char *buf, size_t size);
+/* The same with the words of w's callback. */
+const char *tc_hinted_w(const struct tc_wopts *w, const char *sentence, enum tacho_hint hint,
+			char *buf, size_t size);
+
 /* A JSON document of a result writer: indented, or on one line for json_compact and
  * TACHO_FORMAT_JSON_LINES; tc_json_doc_end ends either with a newline and returns what
  * tc_json_finish does. */

@@ -47,6 +47,26 @@ const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint)
 	return s && *s ? s : NULL;
 }
 
+const char *tc_hinted(const char *sentence, const char *words, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!sentence || !words || !*words || !size)
+		return sentence;
+	n = strlen(sentence);
+	if (n && sentence[n - 1] == ')')
+		snprintf(buf, size, "%.*s; %s)", (int)(n - 1), sentence, words);
+	else
+		snprintf(buf, size, "%s (%s)", sentence, words);
+	return buf;
+}
+
+const char *tc_hinted_w(const struct tc_wopts *w, const char *sentence, enum tacho_hint hint,
+			char *buf, size_t size)
+{
+	return tc_hinted(sentence, tc_hint_words(w, hint), buf, size);
+}
+
 void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt, const struct tc_wopts *w)
 {
 	tc_json_init(j, f, fmt == TACHO_FORMAT_JSON && !w->compact);

@@ -9,8 +9,7 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
-#include "perf/perf.h"
-#include "perf/rdpmc.h"
+#include "perf/engine.h"
 #include "tsc/tsc.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -58,7 +57,7 @@ uint64_t tacho_tsc_read_end(void)
 #endif
 }
 
-double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
+double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 {
 	if (time_mult == 0 || time_shift >= 64)
 		return 0;
@@ -96,57 +95,48 @@ static struct tacho_cpuid_dump *live_leaves(void)
 	struct tacho_cpuid_regs r;
 
 	if (!d || tc_cpuid_dump_add_cpu(d, -1) < 0)
-		goto fail;
+		goto out_free;
 	for (size_t i = 0; i < ARRAY_SIZE(leaves); i++) {
 		if (!tc_cpuid_exec(leaves[i], 0, &r))
-			goto fail;
+			goto out_free;
 		if (tc_cpuid_dump_set(d, 0, leaves[i], 0, &r))
-			goto fail;
+			goto out_free;
 	}
 	if (tc_cpuid_dump_finish(d))
-		goto fail;
+		goto out_free;
 	return d;
-fail:
+out_free:
 	tacho_cpuid_dump_free(d);
 	return NULL;
 }
 
 /* The kernel's TSC->ns conversion, from the mmap page of a dummy software event on
- * this task (perf_event_paranoid 2 allows it: user-only, own task). */
+ * this task (perf_event_paranoid 2 allows it: user-only, own task), through the
+ * engine's probe. */
 static void kernel_conversion(struct tacho_tsc_info *ti)
 {
 	struct perf_event_attr attr;
-	struct perf_event_mmap_page *pg = NULL;
-	int fd;
+	struct tc_perf_page_info pg;
+	int err;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
-	if (fd < 0) {
-		tc_log(TACHO_LOG_DEBUG, "tsc: no perf event for the kernel's TSC rate: %s",
-		       tacho_strerror(fd));
+	err = tc_perf_probe(&attr, &pg);
+	if (err) {
+		tc_log(TACHO_LOG_DEBUG, "tsc: no perf event page for the kernel's TSC rate: %s",
+		       tacho_strerror(err));
 		return;
 	}
-	if (tc_perf_mmap_page(fd, &pg) == 0) {
-		uint32_t seq;
-		do {
-			seq = pg->lock;
-			__asm__ __volatile__("" : : : "memory");
-			ti->kernel_time = pg->cap_user_time;
-			ti->time_mult = pg->time_mult;
-			ti->time_shift = pg->time_shift;
-			ti->kernel_time_zero = pg->cap_user_time_zero;
-			ti->time_zero = pg->time_zero;
-			__asm__ __volatile__("" : : : "memory");
-		} while (pg->lock != seq);
-		if (ti->kernel_time)
-			ti->kernel_hz = tacho_tsc_kernel_hz(ti->time_mult, ti->time_shift);
-		tc_perf_munmap_page(pg);
-	}
-	close(fd);
+	ti->kernel_time = pg.cap_user_time;
+	ti->time_mult = pg.time_mult;
+	ti->time_shift = pg.time_shift;
+	ti->kernel_time_zero = pg.cap_user_time_zero;
+	ti->time_zero = pg.time_zero;
+	if (ti->kernel_time)
+		ti->kernel_hz = tc_tsc_kernel_hz(ti->time_mult, ti->time_shift);
 }
 
 /* ~20 ms against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is bracketed by two

@@ -1,4 +1,4 @@
-/* tsc.h - internal helpers of the TSC module shared with lib/measure. */
+/* tsc.h - internal helpers of the TSC module, shared with lib/measure and the tests. */
 #ifndef TACHO_TSC_TSC_H
 #define TACHO_TSC_TSC_H
 
@@ -6,6 +6,10 @@
 
 /* The cached info (measured on the first call); never NULL. Thread-safe. */
 const struct tacho_tsc_info *tc_tsc_info(void);
+
+/* The kernel's TSC frequency from a perf mmap page's time_mult and time_shift:
+ * 1e9 * 2^shift / mult. 0 when mult is 0 or shift is 64 or more. Pure. */
+double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift);
 
 /* CLOCK_MONOTONIC_RAW in ns. */
 uint64_t tc_mono_raw_ns(void);

@@ -87,6 +87,7 @@ int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigne
 	snprintf(d->source, sizeof(d->source), "%s", source ? source : "");
 	d->line = line;
 	d->column = column;
+	d->hint = TACHO_HINT_NONE;   /* a new message; its setter adds a hint after */
 	va_start(ap, fmt);
 	vsnprintf(d->message, sizeof(d->message), fmt, ap);
 	va_end(ap);

@@ -248,4 +248,13 @@ double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, N
  * -TACHO_ERANGE (a number of 65536 or more), -ENOMEM. */
 int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *diag);
 
+/* --- the running system (procsys.c): one reader each, shared by every part --- */
+/* The thread ids of process pid (0: this process) from /proc/PID/task, ascending.
+ * 0 and a malloc'd array the caller free()s; -ESRCH when there is no such process
+ * (or no thread is left of it), -EINVAL for a negative pid, -errno, -ENOMEM. */
+int tc_proc_threads(pid_t pid, pid_t **out, size_t *n);
+/* The online CPUs from /sys/devices/system/cpu/online ("0-3,6"), ascending. 0 and a
+ * malloc'd array the caller free()s; -errno, -TACHO_EPARSE, -ENOMEM. */
+int tc_online_cpus(int **out, size_t *n);
+
 #endif /* TACHO_UTIL_H */

@@ -495,7 +495,8 @@ static void test_live_child(void **state)
 static void test_attr_copy_outlives_list(void **state)
 {
 	char spec[PATH_MAX + 32];
-	struct tacho_counter_spec s = { .name = "work", .group = TACHO_GROUP_NONE };
+	struct perf_event_attr attr;
+	struct tacho_counter_spec s = { .name = "work", .attr = &attr, .group = TACHO_GROUP_NONE };
 	char *argv[] = { prog, (char *)"4321", NULL };
 	struct tacho_evlist *l;
 	struct tacho_diag d;
@@ -511,14 +512,14 @@ static void test_attr_copy_outlives_list(void **state)
 	snprintf(spec, sizeof(spec), "uprobe:%s:work", prog);
 	if (tacho_evlist_parse(spec, &l, &d) != 0)
 		fail_msg("'%s': %s", spec, d.message);
-	assert_int_equal(tacho_evlist_attr(l, 0, &s.attr), 0);
+	assert_int_equal(tacho_evlist_attr(l, 0, &attr), 0);
 	tacho_evlist_free(l);
 	/* parsing other lists in between reuses nothing the copy points to */
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(tacho_evlist_parse("uprobe:/proc/self/exe:tu_target", &l, &d), 0);
 		tacho_evlist_free(l);
 	}
-	assert_string_equal((const char *)(uintptr_t)s.attr.uprobe_path, prog);
+	assert_string_equal((const char *)(uintptr_t)attr.uprobe_path, prog);
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
 					 .pid = tacho_child_pid(ch) };

@@ -15,12 +15,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "perf/perf.h"
+#include "perf/syscall.h"
 
 static volatile long watched;    /* the breakpoint target */
 
@@ -71,31 +73,70 @@ static int helper(int argc, char **argv)
 
 /* --- helpers --- */
 
+/* Specs point at their attrs: a pool that outlives every open of a test. */
+static struct perf_event_attr *new_attr(void)
+{
+	static struct perf_event_attr pool[32];
+	static unsigned next;
+	struct perf_event_attr *a = &pool[next++ % ARRAY_SIZE(pool)];
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	return a;
+}
+
 static struct tacho_counter_spec bp_spec(const char *name, volatile void *addr, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_BREAKPOINT;
-	s.attr.bp_type = HW_BREAKPOINT_W;
-	s.attr.bp_addr = (uintptr_t)addr;
-	s.attr.bp_len = HW_BREAKPOINT_LEN_8;
-	s.attr.exclude_kernel = 1;       /* ':u', the seeds' "count in CPL 3" */
-	s.group = group;
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = HW_BREAKPOINT_W;
+	a->bp_addr = (uintptr_t)addr;
+	a->bp_len = HW_BREAKPOINT_LEN_8;
+	a->exclude_kernel = 1;       /* ':u', the seeds' "count in CPL 3" */
 	return s;
 }
 
 static struct tacho_counter_spec sw_spec(const char *name, uint64_t config, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_SOFTWARE;
-	s.attr.config = config;
-	s.group = group;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = config;
 	return s;
+}
+
+/* The open hook that notes what the engine asks the kernel for, then asks it. */
+struct opens {
+	size_t n;
+	struct {
+		pid_t pid;
+		int cpu, group_fd, fd;
+		uint64_t read_format;
+		bool disabled, inherit, enable_on_exec;
+	} o[64];
+};
+
+static int note_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		     unsigned long flags)
+{
+	struct opens *r = arg;
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	if (r->n < ARRAY_SIZE(r->o)) {
+		r->o[r->n].pid = pid;
+		r->o[r->n].cpu = cpu;
+		r->o[r->n].group_fd = group_fd;
+		r->o[r->n].fd = fd < 0 ? -1 : (int)fd;
+		r->o[r->n].read_format = attr->read_format;
+		r->o[r->n].disabled = attr->disabled;
+		r->o[r->n].inherit = attr->inherit;
+		r->o[r->n].enable_on_exec = attr->enable_on_exec;
+	}
+	r->n++;
+	return fd < 0 ? -errno : (int)fd;
 }
 
 /* The id of a tracepoint from tracefs, or -1 (the caller skips). */
@@ -115,15 +156,13 @@ static long long tracepoint_id(const char *sys, const char *name)
 
 static struct tacho_counter_spec tp_spec(const char *name, long long id, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_TRACEPOINT;
-	s.attr.config = (uint64_t)id;
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)id;
 	/* not exclude_kernel: a tracepoint fires in the kernel, and with exclude_kernel
 	 * the kernel drops every hit (perf_tp_event_match) */
-	s.group = group;
 	return s;
 }
 
@@ -302,13 +341,28 @@ static void test_group_read_ids_in_order(void **state)
 		sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 7),
 		sw_spec("alone", PERF_COUNT_SW_PAGE_FAULTS, TACHO_GROUP_NONE),
 	};
-	struct tacho_counters *c = open_self(s, 4);
+	struct opens op = { 0 };
+	struct tacho_counters *c;
 	struct tacho_count v[4];
-	uint64_t buf[16], ids[3];
-	ssize_t r;
 	(void)state;
 
-	assert_true(tc_counters_group_read(c));
+	tc_perf_set_open_hook(note_open, &op);
+	c = open_self(s, 4);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* one group of three and one alone, every one read whole by one read(2) with
+	 * the ids that map the values back; leaders disabled, members enabled */
+	assert_int_equal(op.n, 4);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_true(op.o[0].disabled);
+	for (size_t i = 1; i < 3; i++) {
+		assert_int_equal(op.o[i].group_fd, op.o[0].fd);
+		assert_false(op.o[i].disabled);
+	}
+	assert_int_equal(op.o[3].group_fd, -1);
+	for (size_t i = 0; i < 4; i++)
+		assert_true(op.o[i].read_format ==
+			    (PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			     PERF_FORMAT_TOTAL_TIME_RUNNING));
 	assert_int_equal(tacho_counters_opened(c), 4);
 	assert_int_equal(tacho_counters_enable(c), 0);
 	for (int i = 0; i < 10; i++)
@@ -316,23 +370,6 @@ static void test_group_read_ids_in_order(void **state)
 	for (int i = 0; i < 20; i++)
 		b = i;
 	assert_int_equal(tacho_counters_disable(c), 0);
-
-	/* the raw group read: one read(2) of the leader returns every member, each with
-	 * the id the kernel gave its fd, in the order they joined */
-	for (size_t i = 0; i < 3; i++) {
-		int fd = tc_counters_fd(c, i, 0);
-		assert_true(fd >= 0);
-		assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ID, &ids[i]), 0);
-	}
-	r = read(tc_counters_fd(c, 0, 0), buf, sizeof(buf));
-	assert_int_equal(r, (3 + 2 * 3) * 8);
-	assert_int_equal(buf[0], 3);
-	assert_true(buf[1] > 0 && buf[2] == buf[1]);
-	for (size_t i = 0; i < 3; i++)
-		assert_true(buf[4 + 2 * i] == ids[i]);
-	assert_int_equal(buf[3], 10);
-	assert_int_equal(buf[5], 20);
-
 	assert_int_equal(tacho_counters_read(c, v, 4), 0);
 	assert_string_equal(v[0].name, "a");
 	assert_counted(&v[0], 10);
@@ -402,12 +439,18 @@ static void test_scale_arithmetic(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		double got = tacho_count_scale(cases[i].raw, cases[i].ena, cases[i].run);
+		double got = tc_count_scale(cases[i].raw, cases[i].ena, cases[i].run);
 		if (fabs(got - cases[i].want) > 1e-9 * fabs(cases[i].want))
 			fail_msg("case %zu: got %.17g want %.17g", i, got, cases[i].want);
 	}
-	assert_true(isnan(tacho_count_scale(5, 10, 0)));
-	assert_true(isnan(tacho_count_scale(0, 0, 0)));
+	/* the one rule: time running 0 is not counted and no number, whatever the count */
+	assert_true(isnan(tc_count_scale(5, 10, 0)));
+	assert_true(isnan(tc_count_scale(0, 0, 0)));
+	assert_int_equal(tc_count_status(10, 0), TACHO_COUNT_NOT_COUNTED);
+	assert_int_equal(tc_count_status(0, 0), TACHO_COUNT_NOT_COUNTED);
+	assert_int_equal(tc_count_status(10, 10), TACHO_COUNT_COUNTED);
+	assert_int_equal(tc_count_status(10, 20), TACHO_COUNT_COUNTED);
+	assert_int_equal(tc_count_status(10, 3), TACHO_COUNT_MULTIPLEXED);
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_COUNTED), "counted");
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_MULTIPLEXED), "multiplexed");
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_NOT_COUNTED), "not counted");
@@ -545,6 +588,9 @@ static void test_process_target_threads(void **state)
 	struct tacho_counter_spec s;
 	struct tacho_counters *c;
 	struct tacho_count v;
+	struct opens op = { 0 };
+	pid_t *tids;
+	size_t ntids;
 	pthread_t t;
 	(void)state;
 
@@ -554,9 +600,20 @@ static void test_process_target_threads(void **state)
 	writer_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pthread_barrier_init(&bar, NULL, 2);
 	assert_int_equal(pthread_create(&t, NULL, writer_thread, NULL), 0);
-	/* the thread exists before the open, so /proc/self/task lists it */
+	/* the thread exists before the open, so /proc/self/task lists it: one open per
+	 * thread, on any CPU, following what each one creates */
+	assert_int_equal(tc_proc_threads(0, &tids, &ntids), 0);
+	assert_true(ntids >= 2);
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_true(tc_counters_nslots(c) >= 2);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, ntids);
+	for (size_t i = 0; i < ntids; i++) {
+		assert_int_equal(op.o[i].pid, tids[i]);
+		assert_int_equal(op.o[i].cpu, -1);
+		assert_true(op.o[i].inherit);
+	}
+	free(tids);
 	pthread_barrier_wait(&bar);
 	assert_int_equal(tacho_counters_enable(c), 0);
 	pthread_barrier_wait(&bar);
@@ -577,6 +634,7 @@ static void test_cpu_target(void **state)
 	struct tacho_counter_spec s;
 	struct tacho_counters *c;
 	struct tacho_count v;
+	struct opens op = { 0 };
 	int *cpus, fd;
 	size_t ncpu;
 	(void)state;
@@ -585,8 +643,16 @@ static void test_cpu_target(void **state)
 		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
 	s = tp_spec("syscalls:sys_enter_write", id, 0);
 	assert_int_equal(tc_online_cpus(&cpus, &ncpu), 0);
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_int_equal(tc_counters_nslots(c), ncpu);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* every online CPU, every task on it, nothing to inherit */
+	assert_int_equal(op.n, ncpu);
+	for (size_t i = 0; i < ncpu; i++) {
+		assert_int_equal(op.o[i].pid, -1);
+		assert_int_equal(op.o[i].cpu, cpus[i]);
+		assert_false(op.o[i].inherit);
+	}
 	if (!tacho_counters_opened(c)) {
 		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
 		TEST_SKIP("this user may not count whole CPUs: %s", v.why);
@@ -604,10 +670,14 @@ static void test_cpu_target(void **state)
 	tacho_counters_free(c);
 
 	/* an explicit list of one CPU */
-	o.cpus = cpus;
+	o.cpus = cpus + ncpu - 1;
 	o.ncpus = 1;
+	memset(&op, 0, sizeof(op));
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_int_equal(tc_counters_nslots(c), 1);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, 1);
+	assert_int_equal(op.o[0].cpu, cpus[ncpu - 1]);
 	tacho_counters_free(c);
 	free(cpus);
 }
@@ -619,14 +689,22 @@ static void test_open_evlist(void **state)
 	struct tacho_counters *c;
 	struct tacho_count v[3];
 	struct tacho_diag d;
+	struct opens op = { 0 };
 	long psz = sysconf(_SC_PAGESIZE);
 	char *p;
-	uint64_t buf[16];
 	(void)state;
 
 	assert_int_equal(tacho_evlist_parse("page-faults,{minor-faults,major-faults}", &list,
 					    &d), 0);
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open_evlist(&o, list, NULL, &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* the user's {group}: major-faults joins minor-faults; the lone page-faults is a
+	 * group of one */
+	assert_int_equal(op.n, 3);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_int_equal(op.o[1].group_fd, -1);
+	assert_int_equal(op.o[2].group_fd, op.o[1].fd);
 	assert_int_equal(tacho_counters_count(c), 3);
 	p = mmap(NULL, 10 * (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -642,19 +720,18 @@ static void test_open_evlist(void **state)
 	assert_counted(&v[0], 10);
 	assert_counted(&v[1], 10);
 	assert_counted(&v[2], 0);
-	/* the user's {group}: one read of minor-faults' fd returns both members; the lone
-	 * page-faults is a group of one */
-	assert_int_equal(read(tc_counters_fd(c, 1, 0), buf, sizeof(buf)), (3 + 4) * 8);
-	assert_int_equal(buf[0], 2);
-	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 2) * 8);
-	assert_int_equal(buf[0], 1);
 	tacho_counters_free(c);
 
-	/* the caller's grouping instead: all three in one group */
+	/* the caller's grouping instead: all three in one group, led by page-faults */
 	int groups[3] = { 4, 4, 4 };
+	memset(&op, 0, sizeof(op));
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open_evlist(&o, list, groups, &c), 0);
-	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 6) * 8);
-	assert_int_equal(buf[0], 3);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, 3);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_int_equal(op.o[1].group_fd, op.o[0].fd);
+	assert_int_equal(op.o[2].group_fd, op.o[0].fd);
 	tacho_counters_free(c);
 	tacho_evlist_free(list);
 	munmap(p, 10 * (size_t)psz);

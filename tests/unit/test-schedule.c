@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "perf/schedule.h"
+#include "measure/schedule.h"
 
 static const struct tacho_pmu_counters intel_4_3 = {
 	.gp = 4, .fixed = 3, .fixed_mask = 0x7, .breakpoints = 4, .fixed_intel = true,
@@ -76,14 +76,14 @@ static void check_invariants(const struct sched_case *c, const struct tacho_sche
 	for (unsigned r = 0; r < tacho_schedule_nruns(s); r++) {
 		unsigned gp_run = 0, bp_run = 0;
 		uint32_t fixed_run = 0;
-		for (unsigned g = 0; g < tacho_schedule_ngroups(s, r); g++) {
+		for (unsigned g = 0; g < tc_schedule_ngroups(s, r); g++) {
 			unsigned n, gp_grp = 0;
 			uint32_t fixed_grp = 0;
-			const unsigned *ev = tacho_schedule_group(s, r, g, &n);
+			const unsigned *ev = tc_schedule_group(s, r, g, &n);
 			if (n == 0)
 				fail_msg("case at line %d: run %u group %u is empty", c->line, r, g);
 			for (unsigned k = 0; k < n; k++) {
-				const struct tacho_sched_slot *sl = tacho_schedule_slot(s, ev[k]);
+				const struct tc_sched_slot *sl = tc_schedule_slot(s, ev[k]);
 				const struct perf_event_attr *a = &c->ev[ev[k]].attr;
 				bool counter = a->type == PERF_TYPE_HARDWARE ||
 					       a->type == PERF_TYPE_RAW ||
@@ -120,7 +120,7 @@ static void check_invariants(const struct sched_case *c, const struct tacho_sche
 			fail_msg("case at line %d: run %u has %u breakpoints", c->line, r, bp_run);
 	}
 	for (unsigned i = 0; i < c->n; i++) {
-		const struct tacho_sched_slot *sl = tacho_schedule_slot(s, i);
+		const struct tc_sched_slot *sl = tc_schedule_slot(s, i);
 		if (sl->run < 0 ? seen[i] != 0 || !sl->why : seen[i] != 1 || sl->why)
 			fail_msg("case at line %d: event %u appears %u times (run %d)", c->line, i,
 				 seen[i], sl->run);
@@ -252,7 +252,7 @@ static void test_cases(void **state)
 			fail_msg("case at line %d: %u runs, want %u", c->line,
 				 tacho_schedule_nruns(s), c->nruns);
 		for (unsigned e = 0; e < c->n; e++) {
-			const struct tacho_sched_slot *sl = tacho_schedule_slot(s, e);
+			const struct tc_sched_slot *sl = tc_schedule_slot(s, e);
 			if (sl->run != c->run[e])
 				fail_msg("case at line %d: event %u in run %d, want %d (%s)",
 					 c->line, e, sl->run, c->run[e], sl->why ? sl->why : "");
@@ -260,9 +260,9 @@ static void test_cases(void **state)
 				fail_msg("case at line %d: event %u fixed=%d, want %d", c->line, e,
 					 sl->fixed, c->fixed[e]);
 		}
-		if (c->ngroups0 && tacho_schedule_ngroups(s, 0) != c->ngroups0)
+		if (c->ngroups0 && tc_schedule_ngroups(s, 0) != c->ngroups0)
 			fail_msg("case at line %d: %u groups in run 0, want %u", c->line,
-				 tacho_schedule_ngroups(s, 0), c->ngroups0);
+				 tc_schedule_ngroups(s, 0), c->ngroups0);
 		check_invariants(c, s);
 		tacho_schedule_free(s);
 	}
@@ -280,12 +280,12 @@ static void test_why(void **state)
 		i++;
 	assert_int_equal(cases[i].ev[4].group, 1);
 	s = build(&cases[i]);
-	assert_non_null(tacho_schedule_slot(s, 0)->why);
-	assert_contains(tacho_schedule_slot(s, 0)->why, "needs 5 general-purpose counters");
-	assert_contains(tacho_schedule_slot(s, 0)->why, "gives a task 4");
-	assert_null(tacho_schedule_slot(s, 5)->why);
-	assert_null(tacho_schedule_slot(s, 99));
-	assert_null(tacho_schedule_group(s, 5, 0, NULL));
+	assert_non_null(tc_schedule_slot(s, 0)->why);
+	assert_contains(tc_schedule_slot(s, 0)->why, "needs 5 general-purpose counters");
+	assert_contains(tc_schedule_slot(s, 0)->why, "gives a task 4");
+	assert_null(tc_schedule_slot(s, 5)->why);
+	assert_null(tc_schedule_slot(s, 99));
+	assert_null(tc_schedule_group(s, 5, 0, NULL));
 	tacho_schedule_free(s);
 	tacho_schedule_free(NULL);
 }
@@ -306,8 +306,8 @@ static void test_p5stat(void **state)
 	assert_int_equal(tacho_schedule_nruns(s), 19);
 	for (unsigned r = 0; r < 19; r++) {
 		unsigned n;
-		const unsigned *ev = tacho_schedule_group(s, r, 0, &n);
-		assert_int_equal(tacho_schedule_ngroups(s, r), 1);
+		const unsigned *ev = tc_schedule_group(s, r, 0, &n);
+		assert_int_equal(tc_schedule_ngroups(s, r), 1);
 		assert_int_equal(n, 2);
 		assert_int_equal(ev[0], 2 * r);
 		assert_int_equal(ev[1], 2 * r + 1);
@@ -413,7 +413,7 @@ static void test_counters_from_cpu(void **state)
 	assert_int_equal(c.breakpoints, 4);
 	assert_string_equal(c.source, "CPUID leaf 0xA");
 	/* the watchdog takes fixed counter 1 */
-	assert_int_equal(tacho_pmu_counters_set_watchdog(&c, true), 0);
+	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.fixed_mask, 0x5);
 	assert_int_equal(c.fixed, 2);
 	assert_contains(c.note, "NMI watchdog");
@@ -447,7 +447,7 @@ static void test_counters_from_cpu(void **state)
 	info.hypervisor = TACHO_HV_KVM;
 	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
 	assert_string_equal(c.note, "KVM guest, CPUID leaf 0xA is zero");
-	assert_int_equal(tacho_pmu_counters_set_watchdog(&c, true), 0);
+	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 0);
 
 	/* the Pentium: no leaf 0xA, two counters (seed 000) */
@@ -468,7 +468,7 @@ static void test_counters_from_cpu(void **state)
 	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_false(c.fixed_intel);
-	assert_int_equal(tacho_pmu_counters_set_watchdog(&c, true), 0);
+	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 5);
 	memset(info.features, 0, sizeof(info.features));
 	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);

@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "perf/perf.h"
+#include "perf/syscall.h"
 #include "util/util.h"
 
 static char helper[4096];

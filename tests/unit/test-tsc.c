@@ -87,14 +87,14 @@ static void test_kernel_hz(void **state)
 {
 	(void)state;
 	/* 2 GHz: ns = ticks / 2 = (ticks * 2^31) >> 32 */
-	assert_true(tacho_tsc_kernel_hz(1u << 31, 32) == 2e9);
+	assert_true(tc_tsc_kernel_hz(1u << 31, 32) == 2e9);
 	/* 1 GHz: mult 1, shift 0 */
-	assert_true(tacho_tsc_kernel_hz(1, 0) == 1e9);
+	assert_true(tc_tsc_kernel_hz(1, 0) == 1e9);
 	/* what Linux gives for a 2596.134 MHz TSC with shift 31: mult = 2^31 * 1e9 / hz */
-	double hz = tacho_tsc_kernel_hz(827185210u, 31);
+	double hz = tc_tsc_kernel_hz(827185210u, 31);
 	assert_true(hz > 2596.133e6 && hz < 2596.135e6);
-	assert_true(tacho_tsc_kernel_hz(0, 10) == 0);
-	assert_true(tacho_tsc_kernel_hz(5, 64) == 0);
+	assert_true(tc_tsc_kernel_hz(0, 10) == 0);
+	assert_true(tc_tsc_kernel_hz(5, 64) == 0);
 }
 
 static void test_source_names(void **state)

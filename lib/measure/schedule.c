@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
-#include "perf/schedule.h"
+#include "measure/schedule.h"
 
 /* Intel's architectural fixed counters (SDM Vol. 3B 20.2.2, "Fixed-function performance
  * counters"): IA32_FIXED_CTR0 counts INST_RETIRED.ANY, CTR1 CPU_CLK_UNHALTED.THREAD,
@@ -253,7 +253,7 @@ int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 	return 0;
 }
 
-int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
+int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 {
 	if (!c)
 		return -EINVAL;
@@ -353,7 +353,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 		}
 	}
 	if (tc_read_int_file("/proc/sys/kernel/nmi_watchdog", &wd) == 0 && wd > 0)
-		tacho_pmu_counters_set_watchdog(out, true);
+		tc_pmu_counters_set_watchdog(out, true);
 	return 0;
 }
 
@@ -393,7 +393,7 @@ struct sched_run {
 
 struct tacho_schedule {
 	unsigned nev;
-	struct tacho_sched_slot *slots;
+	struct tc_sched_slot *slots;
 	char **why;         /* owned reason strings, one per event (NULL if placed) */
 	struct sched_run *runs;
 	unsigned nruns, ralloc;
@@ -522,7 +522,7 @@ static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
 
 	for (unsigned i = 0; i < u->n; i++) {
 		const struct tc_sched_item *it = &items[u->ev[i]];
-		struct tacho_sched_slot *sl = &s->slots[u->ev[i]];
+		struct tc_sched_slot *sl = &s->slots[u->ev[i]];
 		uint32_t bit = it->fixed_idx >= 0 && it->fixed_idx < 32 ? 1u << it->fixed_idx : 0;
 		int err = group_add(grp, u->ev[i]);
 
@@ -811,12 +811,12 @@ unsigned tacho_schedule_nevents(const struct tacho_schedule *s)
 	return s ? s->nev : 0;
 }
 
-unsigned tacho_schedule_ngroups(const struct tacho_schedule *s, unsigned run)
+unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run)
 {
 	return s && run < s->nruns ? s->runs[run].ng : 0;
 }
 
-const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned run,
+const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run,
 				     unsigned group, unsigned *n)
 {
 	if (!s || run >= s->nruns || group >= s->runs[run].ng) {
@@ -829,7 +829,7 @@ const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned ru
 	return s->runs[run].g[group].ev;
 }
 
-const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_schedule *s, unsigned ev)
+const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev)
 {
 	return s && ev < s->nev ? &s->slots[ev] : NULL;
 }

@@ -1,8 +1,8 @@
 /* schedule.h - internal side of the counter scheduler (schedule.c): which events share
  * a run of the program and which share a perf group, given the counters the CPU has.
- * The public side is tacho.h section 4 ("4s. Scheduling"). */
-#ifndef TACHO_PERF_SCHEDULE_H
-#define TACHO_PERF_SCHEDULE_H
+ * The public side is include/tacho/stat.h ("4s. Scheduling"). */
+#ifndef TACHO_MEASURE_SCHEDULE_H
+#define TACHO_MEASURE_SCHEDULE_H
 
 #include <linux/perf_event.h>
 
@@ -42,6 +42,28 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *attr,
 int tc_schedule_build(const struct tc_sched_item *items, size_t n,
 		      const struct tacho_pmu_counters *pmu, unsigned flags,
 		      struct tacho_schedule **out);
+
+/* Where one event of the list goes. */
+struct tc_sched_slot {
+	int run;                 /* 0-based run of the program; -1: never scheduled */
+	int group;               /* 0-based perf group within the run; -1 when unscheduled */
+	bool fixed;              /* planned on a fixed counter */
+	const char *why;         /* NULL when scheduled; else why it can never be counted
+				    here (it is never opened), owned by the schedule */
+};
+
+/* Reading a plan's groups and slots (0 / NULL for out-of-range arguments): what
+ * tacho_stat executes. Pointers live as long as s. */
+unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
+/* The event indices of one group, leader first; *n their number. */
+const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run, unsigned group,
+				  unsigned *n);
+const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev);
+
+/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
+ * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
+ * in c->note. 0 or -EINVAL. Pure. */
+int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
 
 /* libpfm4's count of the active core PMU's counters (schedule-pfm.c): 0 and the
  * numbers with libpfm4's PMU name, or -1 when libpfm4 knows no active core PMU. */

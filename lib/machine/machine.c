@@ -1,5 +1,6 @@
 /* machine.c - what this machine and this user allow tacho to measure, and why: the
- * facts behind `tacho doctor`, each with what to do about a limitation. */
+ * facts behind `tacho doctor`, each with what to do about a limitation. It stands above
+ * the engine (its probes), cpu, tsc and the counter detection of lib/measure. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>
@@ -10,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perf/perf.h"
-#include "perf/rdpmc.h"
+#include "perf/engine.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 
@@ -84,17 +84,21 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* The explainer's sentence for a row, and its hint: never "what this machine allows",
+ * since the doctor is the page that hint would send the reader to. */
+static void explain(struct probe *p, struct tacho_check *c, int err,
+		    const struct perf_event_attr *a, char *buf, size_t size)
+{
+	tc_perf_explain(&p->env, err, a, NULL, 0, buf, size, &c->hint);
+	if (c->hint == TACHO_HINT_MACHINE)
+		c->hint = TACHO_HINT_NONE;
+}
+
 /* Opens attr on the calling thread and closes it again: 0 or -errno. */
 static int try_open(struct perf_event_attr *a)
 {
-	int fd;
-
 	a->disabled = 1;
-	fd = tc_perf_event_open(a, 0, -1, -1, 0);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+	return tc_perf_probe(a, NULL);
 }
 
 static void check_pmu(struct probe *p)
@@ -129,13 +133,7 @@ static void check_pmu(struct probe *p)
 		setf(c->text, sizeof(c->text), "CPUID leaf 0xA: PMU version %u, %u general "
 		     "counters; ", p->cpu.pmu.version, p->cpu.pmu.gp_counters);
 	len = strlen(c->text);
-	tc_perf_explain(&p->env, err, &a, NULL, 0, c->text + len, sizeof(c->text) - len);
-	/* this is the page that sentence points to */
-	char *self = strstr(c->text, "; see 'tacho doctor'");
-	if (self)
-		memmove(self, self + strlen("; see 'tacho doctor'"),
-			strlen(self + strlen("; see 'tacho doctor'")) + 1);
-
+	explain(p, c, err, &a, c->text + len, sizeof(c->text) - len);
 }
 
 static void check_counters(struct probe *p)
@@ -157,7 +155,8 @@ static void check_counters(struct probe *p)
 	} else if (!pc.known) {
 		setf(c->value, sizeof(c->value), "unknown");
 		setf(c->text, sizeof(c->text), "the CPU does not say how many counters it has "
-		     "(%s): tacho stat lets the kernel multiplex and shows the coverage",
+		     "(%s): counting lets the kernel multiplex what does not fit, and says "
+		     "how much of the time each event was counted",
 		     pc.source[0] ? pc.source : "no source");
 	} else if (pc.none) {
 		setf(c->value, sizeof(c->value), "0");
@@ -253,7 +252,7 @@ static void check_open(struct probe *p, const char *key, const char *title,
 	c = row(p, key, title, err ? TACHO_CHECK_LIMIT : TACHO_CHECK_OK);
 	setf(c->value, sizeof(c->value), "%s", err ? "no" : "yes");
 	if (err)
-		tc_perf_explain(&p->env, err, a, NULL, 0, c->text, sizeof(c->text));
+		explain(p, c, err, a, c->text, sizeof(c->text));
 	else
 		setf(c->text, sizeof(c->text), "%s", ok_text);
 }
@@ -316,7 +315,7 @@ static void check_tracefs(struct probe *p)
 		if (err) {
 			char why[400];
 			c->state = TACHO_CHECK_LIMIT;
-			tc_perf_explain(&p->env, err, &a, NULL, 0, why, sizeof(why));
+			explain(p, c, err, &a, why, sizeof(why));
 			addf(c->text, sizeof(c->text), ", but syscalls:sys_enter_write does not "
 			     "open: %s", why);
 		} else {
@@ -332,19 +331,16 @@ static void check_rdpmc(struct probe *p)
 				     .config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
 				     .disabled = 1 };
 	char path[256], val[32] = "";
-	struct perf_event_mmap_page *pg = NULL;
+	struct tc_perf_page_info pg;
 	struct tacho_check *c;
-	int fd;
 
 	if (p->env.core_pmu[0]) {
 		snprintf(path, sizeof(path), EVDEV "/%s/rdpmc", p->env.core_pmu);
 		tc_read_line_file(path, val, sizeof(val));
 	}
-	fd = tc_perf_event_open(&a, 0, -1, -1, 0);
-	if (fd >= 0 && tc_perf_mmap_page(fd, &pg) == 0) {
-		bool cap = pg->cap_user_rdpmc;
-		tc_perf_munmap_page(pg);
-		close(fd);
+	/* the page of an event opened on this thread says whether RDPMC is allowed */
+	if (tc_perf_probe(&a, &pg) == 0) {
+		bool cap = pg.cap_user_rdpmc;
 		c = row(p, "rdpmc", "user-space rdpmc", cap ? TACHO_CHECK_OK : TACHO_CHECK_LIMIT);
 		setf(c->value, sizeof(c->value), "%s", cap ? "yes" : "no");
 		if (cap)
@@ -358,8 +354,6 @@ static void check_rdpmc(struct probe *p)
 			     val[0] ? val : "?", p->env.core_pmu);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);
 	c = row(p, "rdpmc", "user-space rdpmc", TACHO_CHECK_LIMIT);
 	setf(c->value, sizeof(c->value), "no");
 	setf(c->text, sizeof(c->text), "no hardware event opens, so there is no counter to "
@@ -447,8 +441,9 @@ static void check_sysctl_info(struct probe *p)
 		c = row(p, "mlock", "perf_event_mlock_kb", TACHO_CHECK_INFO);
 		setf(c->value, sizeof(c->value), "%lld", v);
 		setf(c->text, sizeof(c->text), "an unprivileged user may lock %lld KiB of "
-		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger 'tacho record' "
-		     "buffers need CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger buffers need "
+		     "CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		c->hint = TACHO_HINT_RING_PAGES;
 	}
 	if (tc_read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &v) == 0) {
 		c = row(p, "sample_rate", "perf_event_max_sample_rate", TACHO_CHECK_INFO);
