@@ -9,6 +9,10 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make BUILD=build-x    keep a separate build tree (parallel work, variants)
+#
+# A change of compiler or flags (CC, CPPFLAGS, CFLAGS, SAN, OPT, LDFLAGS) rebuilds what
+# they made (the stamps $(BUILD)/flags.*); nothing is ever deleted as an intermediate, so
+# a second `make` after a build runs nothing.
 
 VERSION := $(shell sed -n 's/^\#define TACHO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/tacho/errors.h | paste -sd.)
 SOVERSION := 0
@@ -44,12 +48,16 @@ endif
 
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
-CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# ncurses is for the live monitor to come: nothing links it until a command uses it (then
+# that command's objects add $(CURSES_LIBS) to CLI_LIBS, the libraries of tacho alone).
+CURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+CLI_LIBS  :=
 
-CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
-CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden $(DW_CFLAGS)
-LDFLAGS  += $(SANFLAGS)
+override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
+override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+	$(DW_CFLAGS)
+override LDFLAGS  += $(SANFLAGS)
 LIBS     := -lpfm $(DW_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
@@ -73,13 +81,33 @@ SHARED := $(BUILD)/libtacho.so.$(VERSION)
 TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
 
-.PHONY: all lib tests examples benches fuzz check test demo install uninstall clean deps bench
+.PHONY: all lib tests examples benches fuzz check test demo install uninstall clean deps bench \
+	FORCE
 all: lib $(TACHO) $(PC)
 lib: $(STATIC) $(SHARED)
 
+# Nothing is an intermediate to delete (the harness objects were, so every second make
+# relinked every test); a recipe that fails leaves no half-written target behind.
+.SECONDARY:
+.DELETE_ON_ERROR:
+
+# The flags stamps: $(BUILD)/flags.KIND holds what STAMP_KIND expands to and is rewritten
+# only when that changes, so its time is the time of the last change and whatever was
+# made with those flags depends on it. The recipe runs on every make and prints nothing.
+STAMP_cc   = $(CC) $(CPPFLAGS) $(CFLAGS)
+STAMP_ld   = $(CC) $(LDFLAGS) $(LIBS) $(CLI_LIBS) $(CMOCKA_LIBS)
+STAMP_prog = $(CC)
+STAMP_fuzz = $(CLANG) $(FUZZ_FLAGS) $(LIBS)
+shell-quote = '$(subst ','\'',$(1))'
+$(BUILD)/flags.%: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call shell-quote,$(STAMP_$*)) | cmp -s - $@ || \
+		printf '%s\n' $(call shell-quote,$(STAMP_$*)) >$@
+FORCE:
+
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d)
 
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -88,14 +116,14 @@ $(STATIC): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED): $(LIB_OBJ) lib/tacho.map
+$(SHARED): $(LIB_OBJ) lib/tacho.map $(BUILD)/flags.ld
 	$(CC) -shared -Wl,-soname,libtacho.so.$(SOVERSION) -Wl,--version-script=lib/tacho.map \
 		-Wl,--no-undefined $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
 	ln -sf libtacho.so.$(VERSION) $(BUILD)/libtacho.so.$(SOVERSION)
 	ln -sf libtacho.so.$(SOVERSION) $(BUILD)/libtacho.so
 
-$(TACHO): $(CLI_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CURSES_LIBS)
+$(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CLI_LIBS)
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	-e 's|@VERSION@|$(VERSION)|'
@@ -105,24 +133,27 @@ $(PC): tacho.pc.in include/tacho.h
 
 # Tests link the static library (they may reach internal functions through lib/ headers);
 # tests/e2e/test-abi*.c link the shared one and see only what the version script exports.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC) $(TEST_LIB_OBJ)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC) $(TEST_LIB_OBJ) $(BUILD)/flags.cc \
+		$(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
 		$(LIBS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/test-abi%: tests/e2e/test-abi%.c $(SHARED) $(TEST_LIB_OBJ)
+$(BUILD)/tests/e2e/test-abi%: tests/e2e/test-abi%.c $(SHARED) $(TEST_LIB_OBJ) $(BUILD)/flags.cc \
+		$(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) -L$(BUILD) -ltacho \
 		-Wl,-rpath,'$$ORIGIN/../..' $(LDFLAGS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/%: tests/e2e/%.c $(STATIC) $(TEST_LIB_OBJ) $(TACHO)
+$(BUILD)/tests/e2e/%: tests/e2e/%.c $(STATIC) $(TEST_LIB_OBJ) $(TACHO) $(BUILD)/flags.cc \
+		$(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
 		$(LIBS) $(CMOCKA_LIBS)
 -include $(TEST_BIN:=.d)
 
-$(BUILD)/examples/%: examples/%.c $(STATIC)
+$(BUILD)/examples/%: examples/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)
-$(BUILD)/bench/%: bench/%.c $(STATIC)
+$(BUILD)/bench/%: bench/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS) \
 		$(shell pkg-config --libs papi 2>/dev/null)
@@ -131,7 +162,7 @@ $(BUILD)/bench/%: bench/%.c $(STATIC)
 # Helper programs the e2e tests run (known event counts): static and not PIE, so that
 # their start-up is the same on every run; never sanitized (ASan cannot be static).
 PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
-$(BUILD)/tests/progs/%: tests/progs/%.c
+$(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
 
@@ -144,16 +175,16 @@ benches: $(BENCH_BIN)
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -Ilib \
 	-D_GNU_SOURCE $(DW_CFLAGS)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
-$(BUILD)/fuzzobj/%.o: %.c
+$(BUILD)/fuzzobj/%.o: %.c $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/libtacho-fuzz.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
-$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
--include $(FUZZ_LIB_OBJ:.o=.d)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
 
 check: tests
