@@ -2,10 +2,13 @@
 # examples, benchmarks and fuzz targets.
 #
 #   make                  libtacho.a, libtacho.so, tacho, tacho.pc in $(BUILD) (default build/)
-#   make demo             install what is missing, build, run tacho on a bundled workload
+#   make tests            that, the test binaries, the examples and the tests' helper programs
+#   make tests-so         $(BUILD)/so: tacho and the tests that use only the public API
+#                         linked against libtacho.so (the shared-library variant)
+#   make check            both of those, then the suite of $(BUILD) and $(BUILD)/so
 #   make test             install what is missing, then the whole suite: warnings as errors,
-#                         release build, the same under ASan+UBSan, fuzz targets briefly
-#   make check            run the suite in $(BUILD) only (no set-up)
+#                         release build (and build/so), the same under ASan+UBSan, fuzz targets
+#   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make BUILD=build-x    keep a separate build tree (parallel work, variants)
@@ -70,8 +73,8 @@ FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz-*.c))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
 TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
-TEST_BIN  := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 EX_BIN    := $(patsubst %.c,$(BUILD)/%,$(EX_SRC))
 BENCH_BIN := $(patsubst %.c,$(BUILD)/%,$(BENCH_SRC))
 FUZZ_BIN  := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -81,8 +84,8 @@ SHARED := $(BUILD)/libtacho.so.$(VERSION)
 TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
 
-.PHONY: all lib tests examples benches fuzz check test demo install uninstall clean deps bench \
-	FORCE
+.PHONY: all lib tests tests-so examples benches fuzz check test demo install uninstall clean \
+	deps bench test-links FORCE
 all: lib $(TACHO) $(PC)
 lib: $(STATIC) $(SHARED)
 
@@ -105,7 +108,7 @@ $(BUILD)/flags.%: FORCE
 		printf '%s\n' $(call shell-quote,$(STAMP_$*)) >$@
 FORCE:
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d)
 
 $(BUILD)/%.o: %.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
@@ -131,24 +134,85 @@ $(PC): tacho.pc.in include/tacho.h
 	@mkdir -p $(@D)
 	$(PC_SED) $< > $@
 
-# Tests link the static library (they may reach internal functions through lib/ headers);
-# tests/e2e/test-abi*.c link the shared one and see only what the version script exports.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC) $(TEST_LIB_OBJ) $(BUILD)/flags.cc \
-		$(BUILD)/flags.ld
+# --- tests -------------------------------------------------------------------------
+# Each test is compiled once (with tests/lib on the include path) and linked where it
+# runs: in $(BUILD), and again in the shared-library variant $(BUILD)/so.
+#
+# A test whose source includes a header of lib/ reaches functions libtacho.so does not
+# export, so it links libtacho.a wherever it runs (today: every unit test, and the e2e
+# tests test-cmd-doctor, test-cmd-list and test-cmd-stat; `make test-links` prints the
+# lists as they are). The others use only include/: in
+# $(BUILD)/so they link libtacho.so; in $(BUILD) they link libtacho.a, except
+# tests/e2e/test-abi*.c, which check the shared library itself and always link it.
+empty :=
+space := $(empty) $(empty)
+LIB_PARTS := $(patsubst lib/%/,%,$(sort $(dir $(LIB_SRC))))
+INTERNAL_TEST_SRC := $(shell grep -lE '^.include "($(subst $(space),|,$(LIB_PARTS)))/' \
+	$(TEST_SRC))
+PUBLIC_TEST_SRC := $(filter-out $(INTERNAL_TEST_SRC),$(TEST_SRC))
+ABI_TEST_SRC := $(filter tests/e2e/test-abi%,$(TEST_SRC))
+E2E_TEST_SRC := $(filter tests/e2e/%,$(TEST_SRC))
+
+TEST_BIN := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
+TEST_BIN_SHARED := $(patsubst %.c,$(BUILD)/%,$(ABI_TEST_SRC))
+TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
+# the variant: every e2e test (each runs the variant's tacho) and the public unit tests
+SO := $(BUILD)/so
+SO_TACHO := $(SO)/tacho
+SO_TEST_SRC := $(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC))
+SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
+SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(PUBLIC_TEST_SRC))
+SO_BIN_STATIC := $(filter-out $(SO_BIN_SHARED),$(SO_BIN))
+
+# Helper programs the e2e tests run (known event counts): static and not PIE, so that
+# their start-up is the same on every run; never sanitized (ASan cannot be static).
+PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
+
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
-		$(LIBS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/test-abi%: tests/e2e/test-abi%.c $(SHARED) $(TEST_LIB_OBJ) $(BUILD)/flags.cc \
-		$(BUILD)/flags.ld
+	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -c -o $@ $<
+
+TEST_LINK_DEPS := $(TEST_LIB_OBJ) $(BUILD)/flags.ld
+TEST_SYS_LIBS := $(CMOCKA_LIBS) -lm -lpthread -ldl
+$(TEST_BIN_STATIC): $(BUILD)/%: $(BUILD)/%.o $(STATIC) $(TEST_LINK_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) -L$(BUILD) -ltacho \
-		-Wl,-rpath,'$$ORIGIN/../..' $(LDFLAGS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/%: tests/e2e/%.c $(STATIC) $(TEST_LIB_OBJ) $(TACHO) $(BUILD)/flags.cc \
-		$(BUILD)/flags.ld
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LIBS) $(CMOCKA_LIBS)
+$(TEST_BIN_SHARED): $(BUILD)/%: $(BUILD)/%.o $(SHARED) $(TEST_LINK_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
-		$(LIBS) $(CMOCKA_LIBS)
--include $(TEST_BIN:=.d)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(SHARED) -Wl,-rpath,'$$ORIGIN/../..' \
+		$(TEST_SYS_LIBS)
+$(SO_BIN_STATIC): $(SO)/%: $(BUILD)/%.o $(STATIC) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LIBS) $(CMOCKA_LIBS)
+$(SO_BIN_SHARED): $(SO)/%: $(BUILD)/%.o $(SHARED) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(SHARED) -Wl,-rpath,'$$ORIGIN/../../..' \
+		$(TEST_SYS_LIBS)
+
+# The variant's tacho calls the library through libtacho.so; the internal helpers the
+# command line may also use (docs/architecture.md: strings, numbers, tables) come from
+# libtacho.a. That is sound only while no such helper shares its file with an exported
+# function or with state: the archive member would bring a second copy of them (a second
+# tacho_set_log, whose callback libtacho.so would never see). So the link fails, naming
+# them, when the binary defines anything libtacho.so exports.
+$(SO_TACHO): $(CLI_OBJ) $(SHARED) $(STATIC) $(BUILD)/flags.ld
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(SHARED) $(STATIC) -Wl,-rpath,'$$ORIGIN/..' \
+		$(LIBS) $(CLI_LIBS)
+	@nm -D --defined-only $(SHARED) | awk '{ sub(/@.*/, "", $$3); print $$3 }' | sort -u \
+		>$@.exported
+	@twice=$$(nm -g --defined-only $@ | awk '{ print $$3 }' | sort -u | comm -12 $@.exported -); \
+	rm -f $@.exported; \
+	if [ -n "$$twice" ]; then \
+		echo "$@: defines what libtacho.so exports (taken from libtacho.a with an" \
+			"internal function the command line calls; move that function out of" \
+			"their file):" $$twice >&2; \
+		rm -f $@; exit 1; \
+	fi
+
+$(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
 
 $(BUILD)/examples/%: examples/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
@@ -159,16 +223,18 @@ $(BUILD)/bench/%: bench/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 		$(shell pkg-config --libs papi 2>/dev/null)
 -include $(EX_BIN:=.d) $(BENCH_BIN:=.d)
 
-# Helper programs the e2e tests run (known event counts): static and not PIE, so that
-# their start-up is the same on every run; never sanitized (ASan cannot be static).
-PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
-$(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
-	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+# The e2e tests run tacho, the helper programs and the examples.
+$(filter $(BUILD)/tests/e2e/%,$(TEST_BIN)): $(TACHO) $(PROG_BIN) $(EX_BIN)
+$(filter $(SO)/tests/e2e/%,$(SO_BIN)): $(SO_TACHO)
 
 tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
+tests-so: tests $(SO_TACHO) $(SO_BIN)
 examples: $(EX_BIN)
 benches: $(BENCH_BIN)
+
+test-links:
+	@echo "link libtacho.a everywhere (include a lib/ header):" $(INTERNAL_TEST_SRC)
+	@echo "link libtacho.so in $(SO):" $(PUBLIC_TEST_SRC)
 
 # Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
 # once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
@@ -187,18 +253,19 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
 
-check: tests
-	@scripts/run-tests.sh $(BUILD)
+check: tests tests-so
+	@scripts/run-tests.sh $(BUILD) $(SO)
 
 # The README's test command. Everything from a clean clone: set-up, warnings as errors,
-# the suite on the release build, again under ASan+UBSan, the fuzz targets, a summary.
+# the suite on the release build and its shared-library variant, again under ASan+UBSan,
+# the fuzz targets, a summary.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/deps.sh test
-	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build tests
+	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build tests tests-so
 	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build/asan SAN=1 tests
 	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/fuzz-build fuzz
-	@scripts/run-tests.sh build build/asan --fuzz build/fuzz-build/fuzz
+	@scripts/run-tests.sh build build/so build/asan --fuzz build/fuzz-build/fuzz
 
 # The README's first command: what tacho is for, on a bundled workload.
 demo:
