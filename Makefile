@@ -144,9 +144,9 @@ $(PC): tacho.pc.in include/tacho.h
 # runs: in $(BUILD), and again in the shared-library variant $(BUILD)/so.
 #
 # A test whose source includes a header of lib/ reaches functions libtacho.so does not
-# export, so it links libtacho.a wherever it runs (today: every unit test, and the e2e
-# tests test-cmd-doctor, test-cmd-list and test-cmd-stat; `make test-links` prints the
-# lists as they are). The others use only include/: in
+# export, so it links libtacho.a wherever it runs (today: every unit test but
+# test-region-env, and the e2e tests test-cmd-doctor, test-cmd-list and test-cmd-stat;
+# `make test-links` prints the lists as they are). The others use only include/: in
 # $(BUILD)/so they link libtacho.so; in $(BUILD) they link libtacho.a, except
 # tests/e2e/test-abi*.c, which check the shared library itself and always link it.
 empty :=

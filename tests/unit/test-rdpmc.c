@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "pages.h"
 #include "perf/perf.h"
 #include "perf/rdpmc.h"
 
@@ -278,14 +278,6 @@ static void test_count_only(void **state)
 	free(pg);
 }
 
-/* Writes one byte to each of n pages; not instrumented by ASan, whose shadow checks
- * would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void touch_pages(char *mem, int n, long psz)
-{
-	for (int i = 0; i < n; i++)
-		((volatile char *)mem)[(size_t)i * psz] = 1;
-}
-
 /* The live path: a software event is never on a hardware counter (index 0), so the
  * reader must fall back to read(); the count of fresh pages touched is exact. */
 static void test_fallback_live(void **state)
@@ -294,7 +286,6 @@ static void test_fallback_live(void **state)
 	struct perf_event_mmap_page *pg;
 	struct tc_pmc_value a, b;
 	bool via = true;
-	long psz = sysconf(_SC_PAGESIZE);
 	const int npages = 64;
 	(void)state;
 
@@ -311,18 +302,16 @@ static void test_fallback_live(void **state)
 	assert_int_equal(pg->index, 0);
 	assert_false(tc_pmc_page_rdpmc(pg));
 
-	char *mem = mmap(NULL, (size_t)psz * npages, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(mem != MAP_FAILED);
-	madvise(mem, (size_t)psz * npages, MADV_NOHUGEPAGE);
+	char *mem = th_pages_map(npages);
+	assert_non_null(mem);
 	assert_int_equal(tc_pmc_read(fd, pg, &a, &via), 0);
 	assert_false(via);
-	touch_pages(mem, npages, psz);
+	th_pages_touch(mem, npages);
 	assert_int_equal(tc_pmc_read(fd, pg, &b, &via), 0);
 	assert_false(via);
 	assert_int_equal(b.count - a.count, npages);
 	assert_true(b.enabled >= a.enabled && b.running == b.enabled);
-	munmap(mem, (size_t)psz * npages);
+	th_pages_unmap(mem, npages);
 	tc_perf_munmap_page(pg);
 	close(fd);
 }

@@ -6,14 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "pages.h"
 #include "tacho.h"
-#include "util/util.h"
 
 static char out_path[256];
 static volatile uint64_t watched __attribute__((aligned(8)));
@@ -27,20 +26,6 @@ static void count_log(void *arg, enum tacho_log_level level, const char *msg)
 		log_calls++;
 }
 
-/* Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	if (p == MAP_FAILED)
-		_exit(99);
-	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
-	for (unsigned i = 0; i < n; i++)
-		((volatile char *)p)[(size_t)i * psz] = 1;
-	munmap(p, (size_t)psz * n);
-}
-
 /* The child's program: three calls of "work", each faulting on 5 pages, and one
  * empty region; with a log callback when asked. */
 static void child_program(bool with_log)
@@ -50,7 +35,8 @@ static void child_program(bool with_log)
 	for (int i = 0; i < 3; i++) {
 		if (tacho_region_begin("work"))
 			_exit(98);
-		fault_n(5);
+		if (th_fault_pages(5))
+			_exit(99);
 		if (tacho_region_end("work"))
 			_exit(97);
 	}

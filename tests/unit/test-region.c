@@ -5,12 +5,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "pages.h"
 #include "tacho.h"
 #include "measure/region-int.h"
 #include "util/util.h"
@@ -25,20 +25,6 @@ static void store_n(unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		watched = i;
-}
-
-/* Faults on n fresh pages: a new anonymous mapping, no huge pages, one write each.
- * Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
-	for (unsigned i = 0; i < n; i++)
-		((volatile char *)p)[(size_t)i * psz] = 1;
-	munmap(p, (size_t)psz * n);
 }
 
 static struct tacho_region_report *report(void)
@@ -144,7 +130,7 @@ static void test_page_faults_exact(void **state)
 
 	for (unsigned i = 1; i <= 4; i++) {
 		assert_int_equal(tacho_region_begin("faults"), 0);
-		fault_n(16 * i);
+		assert_int_equal(th_fault_pages(16 * i), 0);
 		assert_int_equal(tacho_region_end("faults"), 0);
 	}
 	struct tacho_region_report *r = report();
@@ -189,11 +175,11 @@ static void test_nested(void **state)
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(tacho_region_begin("outer"), 0);
 		store_n(3);
-		fault_n(8);
+		assert_int_equal(th_fault_pages(8), 0);
 		for (int k = 0; k < 2; k++) {
 			assert_int_equal(tacho_region_begin("inner"), 0);
 			store_n(5);
-			fault_n(4);
+			assert_int_equal(th_fault_pages(4), 0);
 			assert_int_equal(tacho_region_end("inner"), 0);
 		}
 		assert_int_equal(tacho_region_end("outer"), 0);
@@ -320,7 +306,7 @@ static void *worker_main(void *arg)
 	for (int i = 0; i < 10; i++) {
 		w->err |= tacho_region_begin("shared");
 		store_n(w->stores);
-		fault_n(w->pages);
+		w->err |= th_fault_pages(w->pages);
 		w->err |= tacho_region_end("shared");
 	}
 	return NULL;
