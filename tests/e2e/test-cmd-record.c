@@ -86,15 +86,8 @@ static int marker_line(const char *src, const char *marker)
 /* A row of report --json whose symbol is sym (the first), or NULL. */
 static const struct th_json *row_of(const struct th_json *j, const char *sym)
 {
-	const struct th_json *rows = th_json_get(j, "rows");
-
-	assert_non_null(rows);
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct th_json *s = th_json_get(rows->items[i], "symbol");
-		if (s && s->string && !strcmp(s->string, sym))
-			return rows->items[i];
-	}
-	return NULL;
+	assert_non_null(th_json_get(j, "rows"));
+	return th_json_find(j, "rows", "symbol", sym);
 }
 
 static size_t rows_named(const struct th_json *j, const char *sym)
@@ -107,15 +100,6 @@ static size_t rows_named(const struct th_json *j, const char *sym)
 		n += s && s->string && !strcmp(s->string, sym);
 	}
 	return n;
-}
-
-static double num(const struct th_json *row, const char *key)
-{
-	const struct th_json *v = th_json_get(row, key);
-
-	assert_non_null(v);
-	assert_int_equal(v->type, TH_JSON_NUMBER);
-	return v->number;
 }
 
 /* Runs tacho record; skips the test with tacho's reason when the machine refuses the
@@ -191,12 +175,12 @@ static void test_page_faults_exact(void **state)
 		if (!row)
 			fail_msg("case %zu: no row for touch_pages", i);
 		/* every fault of the function is on one line: one row, exactly M/N samples */
-		if (rows_named(j, "touch_pages") != 1 || num(row, "samples") != fault_cases[i].want ||
-		    num(row, "line") != line)
+		if (rows_named(j, "touch_pages") != 1 ||
+		    json_num(row, "samples") != fault_cases[i].want || json_num(row, "line") != line)
 			fail_msg("case %zu (%s pages, period %s): %zu rows, %g samples on line %g; "
 				 "want 1 row, %d samples on line %d", i, fault_cases[i].pages,
-				 fault_cases[i].period, rows_named(j, "touch_pages"), num(row, "samples"),
-				 num(row, "line"), fault_cases[i].want, line);
+				 fault_cases[i].period, rows_named(j, "touch_pages"), json_num(row, "samples"),
+				 json_num(row, "line"), fault_cases[i].want, line);
 		assert_json_type(j, "rows[0].file", TH_JSON_STRING);
 		th_json_free(j);
 	}
@@ -254,8 +238,8 @@ static void test_breakpoint_line(void **state)
 	row = row_of(j, "store_loop");
 	assert_non_null(row);
 	assert_int_equal(rows_named(j, "store_loop"), 1);
-	assert_int_equal((int)num(row, "samples"), 1000);
-	assert_int_equal((int)num(row, "line"), line);
+	assert_int_equal((int)json_num(row, "samples"), 1000);
+	assert_int_equal((int)json_num(row, "line"), line);
 	th_json_free(j);
 	j = report_json(tmp("bp.rec"), "address");
 	assert_int_equal(rows_named(j, "store_loop"), 1);
@@ -315,9 +299,9 @@ static void test_cpu_clock_split(void **state)
 	h1 = row_of(j, "hot1");
 	assert_non_null(h3);
 	assert_non_null(h1);
-	s3 = num(h3, "samples");
-	s1 = num(h1, "samples");
-	total = num(j, "samples");
+	s3 = json_num(h3, "samples");
+	s1 = json_num(h1, "samples");
+	total = json_num(j, "samples");
 	want = ns3 / (ns3 + ns1);
 	got = s3 / (s3 + s1);
 	/* ~1000 samples: the binomial standard deviation of the share is ~1.4 points */
@@ -347,8 +331,8 @@ static void test_callchain_and_exports(void **state)
 	j = assert_json(r.out);
 	m = row_of(j, "main");
 	assert_non_null(m);
-	if (num(m, "samples") < 0.95 * num(j, "samples"))
-		fail_msg("main on %g of %g stacks", num(m, "samples"), num(j, "samples"));
+	if (json_num(m, "samples") < 0.95 * json_num(j, "samples"))
+		fail_msg("main on %g of %g stacks", json_num(m, "samples"), json_num(j, "samples"));
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -409,8 +393,8 @@ static void test_crash_and_missing(void **state)
 	th_run_free(&r);
 	j = report_json(tmp("crash.rec"), "symbol");
 	assert_non_null(row_of(j, "hot3"));
-	if (num(j, "samples") < 100)
-		fail_msg("only %g samples of 200 ms", num(j, "samples"));
+	if (json_num(j, "samples") < 100)
+		fail_msg("only %g samples of 200 ms", json_num(j, "samples"));
 	th_json_free(j);
 
 	record(&r, tmp("missing.rec"), NULL, NULL, missing);
@@ -458,8 +442,8 @@ static void test_killed_recording(void **state)
 	{
 		struct th_json *j = assert_json(r.out);
 		/* at least the samples of the writes seen before the kill */
-		if (num(j, "samples") < 50)
-			fail_msg("%g samples in a file of %lld bytes", num(j, "samples"),
+		if (json_num(j, "samples") < 50)
+			fail_msg("%g samples in a file of %lld bytes", json_num(j, "samples"),
 				 (long long)st.st_size);
 		th_json_free(j);
 	}
@@ -669,8 +653,8 @@ static void test_attach_pid(void **state)
 	waitpid(pid, &status, 0);
 	j = report_json(tmp("pid.rec"), "symbol");
 	assert_non_null(row_of(j, "hot3"));   /* symbolized through /proc/PID/maps */
-	if (num(j, "samples") < 100)
-		fail_msg("%g samples of a 600 ms process", num(j, "samples"));
+	if (json_num(j, "samples") < 100)
+		fail_msg("%g samples of a 600 ms process", json_num(j, "samples"));
 	th_json_free(j);
 
 	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", "0", NULL);
@@ -848,7 +832,7 @@ static void test_two_events(void **state)
 	j = report_json(tmp("two.rec"), "symbol");   /* the first event */
 	row = row_of(j, "touch_pages");
 	assert_non_null(row);
-	assert_int_equal((int)num(row, "samples"), 100);
+	assert_int_equal((int)json_num(row, "samples"), 100);
 	th_json_free(j);
 	/* the program writes one line: one write(2) */
 	th_tacho(&r, "report", "-i", tmp("two.rec"), "--event", "syscalls:sys_enter_write",

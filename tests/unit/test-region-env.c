@@ -146,21 +146,6 @@ static void test_time_only_table_on_stderr(void **state)
 	result_free(&r);
 }
 
-/* The entry of the report's "regions" called name. */
-static const struct th_json *json_region(const struct th_json *doc, const char *name)
-{
-	const struct th_json *a = th_json_get(doc, "regions");
-
-	assert_non_null(a);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct th_json *n = th_json_get(a->items[i], "name");
-		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
-			return a->items[i];
-	}
-	fail_msg("regions: no entry named %s", name);
-	return NULL;
-}
-
 static void test_json_exact(void **state)
 {
 	struct result r;
@@ -171,11 +156,11 @@ static void test_json_exact(void **state)
 	assert_non_null(r.file);
 	struct th_json *doc = assert_json(r.file);
 	assert_json_int(doc, "version", 1);
-	const struct th_json *work = json_region(doc, "work");
+	const struct th_json *work = assert_json_named(doc, "regions", "work");
 	assert_json_int(work, "calls", 3);
 	assert_json_int(work, "events.page-faults", 15);
 	/* the empty region reads exactly 0 after the subtraction */
-	assert_json_int(json_region(doc, "nothing"), "events.page-faults", 0);
+	assert_json_int(assert_json_named(doc, "regions", "nothing"), "events.page-faults", 0);
 	th_json_free(doc);
 	/* nothing to tell the person running it */
 	assert_string_equal(r.err, "");
@@ -196,8 +181,9 @@ static void test_breakpoint_from_env(void **state)
 		TEST_SKIP("no hardware breakpoints here: %s", r.err);
 	snprintf(want, sizeof(want), "mem:%p/8:w", (void *)&watched);
 	struct th_json *doc = assert_json(r.file);
-	assert_json_int(th_json_get(json_region(doc, "stores"), "events"), want, 123);
-	assert_json_int(th_json_get(json_region(doc, "work"), "events"), want, 0);
+	assert_json_int(th_json_get(assert_json_named(doc, "regions", "stores"), "events"), want,
+			123);
+	assert_json_int(th_json_get(assert_json_named(doc, "regions", "work"), "events"), want, 0);
 	th_json_free(doc);
 	result_free(&r);
 }

@@ -461,22 +461,6 @@ static void test_fork(void **state)
 
 /* The JSON contract: {"version": 1, "regions": [{"name", "calls", "time_ns",
  * "events": {EVENT: total}}]} with EVENT as spelled in the spec. */
-/* The entry called name of the report's array arr ("regions" or "detail"). */
-static const struct th_json *json_region(const struct th_json *doc, const char *arr,
-					 const char *name)
-{
-	const struct th_json *a = th_json_get(doc, arr);
-
-	assert_non_null(a);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct th_json *n = th_json_get(a->items[i], "name");
-		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
-			return a->items[i];
-	}
-	fail_msg("%s: no entry named %s", arr, name);
-	return NULL;
-}
-
 static void test_json(void **state)
 {
 	char *buf = NULL, want[256];
@@ -496,11 +480,11 @@ static void test_json(void **state)
 	struct th_json *doc = assert_json(buf);
 	const char *bp = tacho_region_report_event(r, ev_bp);
 	assert_json_int(doc, "version", 1);
-	const struct th_json *sum = json_region(doc, "regions", "json");
+	const struct th_json *sum = assert_json_named(doc, "regions", "json");
 	assert_json_int(sum, "calls", 1);
 	assert_json_int(th_json_get(sum, "events"), bp, 42);
 	assert_json_int(sum, "events.page-faults", 0);
-	const struct th_json *det = json_region(doc, "detail", "json");
+	const struct th_json *det = assert_json_named(doc, "detail", "json");
 	assert_json_int(det, "calls", 1);
 	assert_json_int(det, "threads", 1);
 	assert_json_int(th_json_get(det, "events"), "page-faults.total", 0);
