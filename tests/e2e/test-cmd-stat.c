@@ -20,8 +20,6 @@
 #include "json-check.h"
 #include "util/util.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static char helper[4096];
 static char target_addr[32];
 
@@ -713,14 +711,10 @@ static int setup(void **state)
 	char addr_arg[] = "addr";
 	char *const argv[] = { helper, addr_arg, NULL };
 	struct stat st;
-	char cwd[1024] = "";
 	(void)state;
 
-	/* absolute: -p runs it directly, and a relative $TACHO_BUILD is relative to here */
-	if (th_build_dir()[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return -1;
-	snprintf(helper, sizeof(helper), "%.1024s%s%.2048s/tests/progs/stat-helper", cwd,
-		 cwd[0] ? "/" : "", th_build_dir());
+	/* absolute: -p runs it directly */
+	snprintf(helper, sizeof(helper), "%s", th_prog("stat-helper"));
 	if (stat(helper, &st) != 0) {
 		fprintf(stderr, "the helper %s is missing (make tests builds it)\n", helper);
 		return -1;

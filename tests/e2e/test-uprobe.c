@@ -15,12 +15,9 @@ static char prog[PATH_MAX];
 
 static int setup(void **state)
 {
-	char rel[PATH_MAX];
-
 	(void)state;
-	snprintf(rel, sizeof(rel), "%s/tests/progs/uprobe-calls", th_build_dir());
-	if (!realpath(rel, prog))
-		snprintf(prog, sizeof(prog), "%s", rel);
+	if (!realpath(th_prog("uprobe-calls"), prog))
+		snprintf(prog, sizeof(prog), "%s", th_prog("uprobe-calls"));
 	return 0;
 }
 
