@@ -5,7 +5,7 @@
 #   make                  libtacho.a, libtacho.so, tacho, tacho.pc in $(BUILD) (default build/)
 #   make tests            that, the test binaries, the examples and the tests' helper programs
 #   make tests-so         $(BUILD)/so: tacho and the tests that use only the public API
-#                         linked against libtacho.so (the shared-library variant)
+#                         linked against libtacho.so, and the e2e tests that run tacho
 #   make check            both of those, then the suite of $(BUILD) and $(BUILD)/so
 #   make test             the README's test command, from a clean clone: installs what is
 #                         missing (scripts/deps.sh), builds build/ (with build/so), build/asan
@@ -161,10 +161,14 @@ E2E_TEST_SRC := $(filter tests/e2e/%,$(TEST_SRC))
 TEST_BIN := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 TEST_BIN_SHARED := $(patsubst %.c,$(BUILD)/%,$(ABI_TEST_SRC))
 TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
-# the variant: every e2e test (each runs the variant's tacho) and the public unit tests
+# The variant holds the tests whose result can differ there: every e2e test that runs
+# tacho, and every test that uses only the public API. The e2e tests that do neither
+# read the build tree only (its objects, its install, the docs' programs built against
+# libtacho.a) and would repeat themselves word for word: they stay out.
 SO := $(BUILD)/so
 SO_TACHO := $(SO)/tacho
-SO_TEST_SRC := $(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC))
+SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c
+SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
 SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
 SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(PUBLIC_TEST_SRC))
 SO_BIN_STATIC := $(filter-out $(SO_BIN_SHARED),$(SO_BIN))
@@ -238,8 +242,10 @@ examples: $(EX_BIN)
 benches: $(BENCH_BIN)
 
 test-links:
-	@echo "link libtacho.a everywhere (include a lib/ header):" $(INTERNAL_TEST_SRC)
-	@echo "link libtacho.so in $(SO):" $(PUBLIC_TEST_SRC)
+	@echo "include a lib/ header, link libtacho.a everywhere:" $(INTERNAL_TEST_SRC)
+	@echo "in $(SO), linked with libtacho.so:" $(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC))
+	@echo "in $(SO), linked with libtacho.a:" $(filter $(SO_TEST_SRC),$(INTERNAL_TEST_SRC))
+	@echo "not in $(SO) (neither run tacho nor call the library):" $(SO_SAME_SRC)
 
 # Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
 # once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
