@@ -171,7 +171,7 @@ SO_TACHO := $(SO)/tacho
 SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c
 SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
 SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
-SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(PUBLIC_TEST_SRC))
+SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC)))
 SO_BIN_STATIC := $(filter-out $(SO_BIN_SHARED),$(SO_BIN))
 
 # Helper programs the e2e tests run (known event counts): static and not PIE, so that
