@@ -77,23 +77,6 @@ int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size)
 	return snprintf(buf, size, "%s: %s", d->source, d->message);
 }
 
-int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigned column,
-		int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!d)
-		return err;
-	snprintf(d->source, sizeof(d->source), "%s", source ? source : "");
-	d->line = line;
-	d->column = column;
-	d->hint = TACHO_HINT_NONE;   /* a new message; its setter adds a hint after */
-	va_start(ap, fmt);
-	vsnprintf(d->message, sizeof(d->message), fmt, ap);
-	va_end(ap);
-	return err;
-}
-
 static tacho_log_fn *log_fn;
 static void *log_arg;
 static enum tacho_log_level log_max = TACHO_LOG_WARN;

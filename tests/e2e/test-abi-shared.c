@@ -7,26 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tacho.h"
 #include "harness.h"
-
-/* Faults on n fresh pages: a new anonymous mapping, no huge pages, one write each.
- * Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-
-	assert_true(p != MAP_FAILED);
-	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
-	for (unsigned i = 0; i < n; i++)
-		((volatile char *)p)[(size_t)i * psz] = 1;
-	munmap(p, (size_t)psz * n);
-}
+#include "pages.h"
 
 /* The functions really come from libtacho.so, not from objects linked in. */
 static void test_linked_shared(void **state)
@@ -125,7 +110,7 @@ static void test_counters_page_faults(void **state)
 	for (int round = 0; round < 2; round++) {
 		assert_int_equal(tacho_counters_reset(c), 0);
 		assert_int_equal(tacho_counters_enable(c), 0);
-		fault_n(N);
+		assert_int_equal(th_fault_pages(N), 0);
 		assert_int_equal(tacho_counters_disable(c), 0);
 		assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
 	}
@@ -151,12 +136,12 @@ static void test_region_page_faults(void **state)
 	assert_int_equal(tacho_regions_init(&o, &d), 0);
 	/* the first region of the thread opens its counters */
 	assert_int_equal(tacho_region_begin("warm"), 0);
-	fault_n(1);
+	assert_int_equal(th_fault_pages(1), 0);
 	assert_int_equal(tacho_region_end("warm"), 0);
 	tacho_regions_reset();
 
 	assert_int_equal(tacho_region_begin("abi"), 0);
-	fault_n(N);
+	assert_int_equal(th_fault_pages(N), 0);
 	assert_int_equal(tacho_region_end("abi"), 0);
 	assert_int_equal(tacho_regions_report(&r), 0);
 	assert_int_equal(tacho_region_report_nevents(r), 1);

@@ -5,11 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "pages.h"
 #include "measure/bench.h"
 
 static volatile uint64_t watched __attribute__((aligned(8)));
@@ -21,19 +21,12 @@ static void store37(void *arg)
 		watched = (uint64_t)i;
 }
 
-/* Two fresh pages per call. Not instrumented by ASan (its shadow would fault too). */
-__attribute__((no_sanitize("address"))) static void fault2(void *arg)
+/* Two fresh pages per call: exactly two page faults. */
+static void fault2(void *arg)
 {
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
 	(void)arg;
-	if (p == MAP_FAILED)
+	if (th_fault_pages(2))
 		abort();
-	madvise(p, (size_t)psz * 2, MADV_NOHUGEPAGE);
-	p[0] = 1;
-	p[psz] = 1;
-	munmap(p, (size_t)psz * 2);
 }
 
 static void run_exact(bool difference)

@@ -107,13 +107,11 @@ static int64_t nm_address(const char *path, const char *sym)
 static int setup(void **state)
 {
 	struct tc_events_ctx ctx = { .sysfs_root = TC_SYSFS_PMU_ROOT };
-	char rel[PATH_MAX];
 	int r;
 
 	(void)state;
-	snprintf(rel, sizeof(rel), "%s/tests/progs/uprobe-calls", th_build_dir());
-	if (!realpath(rel, prog))
-		snprintf(prog, sizeof(prog), "%s", rel);
+	if (!realpath(th_prog("uprobe-calls"), prog))
+		snprintf(prog, sizeof(prog), "%s", th_prog("uprobe-calls"));
 	if (!realpath("/proc/self/exe", self))
 		self[0] = '\0';
 	r = tc_uprobe_pmu(&ctx, &up_type, &up_retbit);

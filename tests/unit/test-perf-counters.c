@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "pages.h"
 #include "perf/perf.h"
 #include "perf/syscall.h"
 
@@ -267,19 +267,9 @@ static void test_never_enabled_is_not_counted(void **state)
 	tacho_counters_free(c);
 }
 
-/* ASan checks every store against its shadow memory, and the shadow of fresh pages is
- * fresh too: an instrumented loop would fault on the shadow as well. */
-__attribute__((no_sanitize_address, noinline))
-static void touch_pages(char *p, size_t n, size_t psz)
-{
-	for (size_t i = 0; i < n; i++)
-		((volatile char *)p)[i * psz] = 1;
-}
-
 static void test_page_faults_exact(void **state)
 {
 	static const size_t pages[] = { 1, 17, 256 };
-	long psz = sysconf(_SC_PAGESIZE);
 	(void)state;
 
 	for (size_t k = 0; k < ARRAY_SIZE(pages); k++) {
@@ -288,23 +278,20 @@ static void test_page_faults_exact(void **state)
 			sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
 			sw_spec("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 0),
 		};
-		char *p = mmap(NULL, n * (size_t)psz, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = th_pages_map(n);
 		struct tacho_counters *c;
 		struct tacho_count v[2];
 
-		assert_true(p != MAP_FAILED);
-		/* one fault per page only with small pages: no transparent huge page */
-		assert_int_equal(madvise(p, n * (size_t)psz, MADV_NOHUGEPAGE), 0);
+		assert_non_null(p);
 		c = open_self(s, 2);
 		assert_int_equal(tacho_counters_enable(c), 0);
-		touch_pages(p, n, (size_t)psz);
+		th_pages_touch(p, n);
 		assert_int_equal(tacho_counters_disable(c), 0);
 		assert_int_equal(tacho_counters_read(c, v, 2), 0);
 		assert_counted(&v[0], n);
 		assert_counted(&v[1], n);
 		tacho_counters_free(c);
-		munmap(p, n * (size_t)psz);
+		th_pages_unmap(p, n);
 	}
 }
 
@@ -690,7 +677,6 @@ static void test_open_evlist(void **state)
 	struct tacho_count v[3];
 	struct tacho_diag d;
 	struct opens op = { 0 };
-	long psz = sysconf(_SC_PAGESIZE);
 	char *p;
 	(void)state;
 
@@ -706,12 +692,10 @@ static void test_open_evlist(void **state)
 	assert_int_equal(op.o[1].group_fd, -1);
 	assert_int_equal(op.o[2].group_fd, op.o[1].fd);
 	assert_int_equal(tacho_counters_count(c), 3);
-	p = mmap(NULL, 10 * (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise(p, 10 * (size_t)psz, MADV_NOHUGEPAGE);
+	p = th_pages_map(10);
+	assert_non_null(p);
 	assert_int_equal(tacho_counters_enable(c), 0);
-	touch_pages(p, 10, (size_t)psz);
+	th_pages_touch(p, 10);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	assert_int_equal(tacho_counters_read(c, v, 3), 0);
 	assert_string_equal(v[0].name, "page-faults");
@@ -734,7 +718,7 @@ static void test_open_evlist(void **state)
 	assert_int_equal(op.o[2].group_fd, op.o[0].fd);
 	tacho_counters_free(c);
 	tacho_evlist_free(list);
-	munmap(p, 10 * (size_t)psz);
+	th_pages_unmap(p, 10);
 	assert_int_equal(tacho_counters_open_evlist(&o, NULL, NULL, &c), -EINVAL);
 }
 

@@ -5,10 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "pages.h"
 #include "perf/engine.h"
 #include "perf/rdpmc.h"
 
@@ -284,14 +284,6 @@ static void test_count_only(void **state)
 	free(pg);
 }
 
-/* Writes one byte to each of n pages; not instrumented by ASan, whose shadow checks
- * would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void touch_pages(char *mem, int n, long psz)
-{
-	for (int i = 0; i < n; i++)
-		((volatile char *)mem)[(size_t)i * psz] = 1;
-}
-
 /* The live path through the engine: a software event is never on a hardware counter
  * (its page says index 0), so the event's read must fall back to read(2) although its
  * page is mapped; the count of fresh pages touched is exact. */
@@ -305,7 +297,6 @@ static void test_fallback_live(void **state)
 	struct tc_perf_grid g;
 	struct tc_perf_ev *e;
 	struct tc_perf_count a, b;
-	long psz = sysconf(_SC_PAGESIZE);
 	const int npages = 64;
 	int err;
 	(void)state;
@@ -321,17 +312,15 @@ static void test_fallback_live(void **state)
 	assert_int_equal(tc_perf_ev_map_pages(e), 0);
 	assert_int_equal(tc_perf_ev_enable(e), 0);
 
-	char *mem = mmap(NULL, (size_t)psz * npages, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(mem != MAP_FAILED);
-	madvise(mem, (size_t)psz * npages, MADV_NOHUGEPAGE);
+	char *mem = th_pages_map(npages);
+	assert_non_null(mem);
 	assert_int_equal(tc_perf_ev_read(e, &a), 0);
-	touch_pages(mem, npages, psz);
+	th_pages_touch(mem, npages);
 	assert_int_equal(tc_perf_ev_read(e, &b), 0);
 	assert_int_equal(b.raw - a.raw, npages);
 	assert_int_equal(b.status, TACHO_COUNT_COUNTED);
 	assert_true(b.enabled >= a.enabled && b.running == b.enabled);
-	munmap(mem, (size_t)psz * npages);
+	th_pages_unmap(mem, npages);
 	tc_perf_ev_free(e);
 	tc_perf_grid_exit(&g);
 }

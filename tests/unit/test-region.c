@@ -5,12 +5,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "pages.h"
 #include "tacho.h"
 #include "measure/region-int.h"
 #include "output/output.h"
@@ -26,20 +26,6 @@ static void store_n(unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		watched = i;
-}
-
-/* Faults on n fresh pages: a new anonymous mapping, no huge pages, one write each.
- * Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
-	for (unsigned i = 0; i < n; i++)
-		((volatile char *)p)[(size_t)i * psz] = 1;
-	munmap(p, (size_t)psz * n);
 }
 
 static struct tacho_region_report *report(void)
@@ -145,7 +131,7 @@ static void test_page_faults_exact(void **state)
 
 	for (unsigned i = 1; i <= 4; i++) {
 		assert_int_equal(tacho_region_begin("faults"), 0);
-		fault_n(16 * i);
+		assert_int_equal(th_fault_pages(16 * i), 0);
 		assert_int_equal(tacho_region_end("faults"), 0);
 	}
 	struct tacho_region_report *r = report();
@@ -190,11 +176,11 @@ static void test_nested(void **state)
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(tacho_region_begin("outer"), 0);
 		store_n(3);
-		fault_n(8);
+		assert_int_equal(th_fault_pages(8), 0);
 		for (int k = 0; k < 2; k++) {
 			assert_int_equal(tacho_region_begin("inner"), 0);
 			store_n(5);
-			fault_n(4);
+			assert_int_equal(th_fault_pages(4), 0);
 			assert_int_equal(tacho_region_end("inner"), 0);
 		}
 		assert_int_equal(tacho_region_end("outer"), 0);
@@ -321,7 +307,7 @@ static void *worker_main(void *arg)
 	for (int i = 0; i < 10; i++) {
 		w->err |= tacho_region_begin("shared");
 		store_n(w->stores);
-		fault_n(w->pages);
+		w->err |= th_fault_pages(w->pages);
 		w->err |= tacho_region_end("shared");
 	}
 	return NULL;
@@ -476,22 +462,6 @@ static void test_fork(void **state)
 
 /* The JSON contract: {"version": 1, "regions": [{"name", "calls", "time_ns",
  * "events": {EVENT: total}}]} with EVENT as spelled in the spec. */
-/* The entry called name of the report's array arr ("regions" or "detail"). */
-static const struct th_json *json_region(const struct th_json *doc, const char *arr,
-					 const char *name)
-{
-	const struct th_json *a = th_json_get(doc, arr);
-
-	assert_non_null(a);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct th_json *n = th_json_get(a->items[i], "name");
-		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
-			return a->items[i];
-	}
-	fail_msg("%s: no entry named %s", arr, name);
-	return NULL;
-}
-
 static void test_json(void **state)
 {
 	char *buf = NULL, want[256];
@@ -511,11 +481,11 @@ static void test_json(void **state)
 	struct th_json *doc = assert_json(buf);
 	const char *bp = tacho_region_report_event(r, ev_bp);
 	assert_json_int(doc, "version", 1);
-	const struct th_json *sum = json_region(doc, "regions", "json");
+	const struct th_json *sum = assert_json_named(doc, "regions", "json");
 	assert_json_int(sum, "calls", 1);
 	assert_json_int(th_json_get(sum, "events"), bp, 42);
 	assert_json_int(sum, "events.page-faults", 0);
-	const struct th_json *det = json_region(doc, "detail", "json");
+	const struct th_json *det = assert_json_named(doc, "detail", "json");
 	assert_json_int(det, "calls", 1);
 	assert_json_int(det, "threads", 1);
 	assert_json_int(th_json_get(det, "events"), "page-faults.total", 0);

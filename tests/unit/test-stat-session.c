@@ -299,13 +299,8 @@ static void test_hardware_path_on_fake_pmu(void **state)
 
 static int setup(void **state)
 {
-	char cwd[1024] = "";
 	(void)state;
-
-	if (th_build_dir()[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return -1;
-	snprintf(helper, sizeof(helper), "%.1024s%s%.2048s/tests/progs/stat-helper", cwd,
-		 cwd[0] ? "/" : "", th_build_dir());
+	snprintf(helper, sizeof(helper), "%s", th_prog("stat-helper"));
 	return access(helper, X_OK) == 0 ? 0 : -1;
 }
 
