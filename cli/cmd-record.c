@@ -167,7 +167,7 @@ static int cmd_record_fn(int argc, char **argv)
 	err = tacho_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
-	if (err == -TACHO_ECHILD) {
+	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
 		return res.exec_err == ENOENT ? 127 : 126;
 	}

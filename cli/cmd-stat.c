@@ -430,7 +430,7 @@ static int stat_count(struct stat_cli *c)
 		return GO_ON;
 	if (c->progress)
 		on_progress(c, 1, 1);
-	if (err == -TACHO_ECHILD) {
+	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
 		/* as a shell says it: 127 not found, 126 found but not runnable */
 		return c->exec_err == ENOENT || c->exec_err == ENOTDIR ? 127 : 126;

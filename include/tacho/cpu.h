@@ -69,9 +69,9 @@ TACHO_API int tacho_cpuid_dump_os_cpu(const struct tacho_cpuid_dump *dump, unsig
 /* Looks up one leaf of the idx-th CPU. Honours the maximum leaf of each range
  * (CPUID.0:EAX for 0x0..., CPUID.8000_0000h:EAX for 0x8000_0000..., the hypervisor's
  * 0x4000_0000:EAX, and so on): a leaf above its range's maximum returns
- * -TACHO_ENODATA even if the dump holds a value, because a real CPU answers such a
+ * -TACHO_ENOVALUE even if the dump holds a value, because a real CPU answers such a
  * query with another leaf's data. A leaf that is not subleaf-indexed is found under
- * subleaf 0 whatever subleaf is asked. Returns 0 and *out, or -TACHO_ENODATA.
+ * subleaf 0 whatever subleaf is asked. Returns 0 and *out, or -TACHO_ENOVALUE.
  * Thread-safe. */
 TACHO_API int tacho_cpuid_query(const struct tacho_cpuid_dump *dump, unsigned idx,
 				uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);
@@ -352,7 +352,7 @@ struct tacho_cpu_info {
 
 /* Decodes a dump. Fills *out completely (zeroing it first), including notes about
  * anything odd; a dump with strange values still decodes. Returns 0, or -ENOMEM (then
- * *out holds nothing that needs freeing), or -TACHO_ENODATA when the dump has no leaf 0
+ * *out holds nothing that needs freeing), or -TACHO_ENOVALUE when the dump has no leaf 0
  * at all. Free with tacho_cpu_info_exit. Thread-safe (pure: reads only the dump). */
 TACHO_API int tacho_cpu_decode(const struct tacho_cpuid_dump *dump, struct tacho_cpu_info *out);
 
@@ -371,7 +371,7 @@ TACHO_API const char *tacho_core_kind_name(enum tacho_core_kind k);
 
 /* The named feature flags: their number, the /proc/cpuinfo-style name of flag i
  * (NULL past the end), and where it lives (leaf, subleaf, register 'a' 'b' 'c' 'd',
- * bit; returns -TACHO_ERANGE past the end). Thread-safe. */
+ * bit; returns -TACHO_EOUTOFRANGE past the end). Thread-safe. */
 TACHO_API unsigned tacho_cpu_feature_count(void);
 TACHO_API const char *tacho_cpu_feature_name(unsigned i);
 TACHO_API int tacho_cpu_feature_where(unsigned i, uint32_t *leaf, uint32_t *subleaf,

@@ -33,22 +33,23 @@ extern "C" {
 TACHO_API const char *tacho_version(void);
 
 /* tacho's own error codes. They are positive numbers far above any errno; functions
- * return them negated. X(NAME, NUMBER, SENTENCE) */
-#define TACHO_ERRNO_MAP(X)                                                              \
-	X(EPARSE,    10001, "malformed input")                                          \
-	X(ETRUNC,    10002, "input ends too early")                                     \
-	X(EEMPTY,    10003, "input is empty")                                           \
-	X(ENODATA,   10004, "the value is not available from this source")              \
-	X(ENOEVENT,  10005, "no such event")                                            \
-	X(ENOPMU,    10006, "no hardware performance-monitoring unit on this machine")  \
-	X(ENOTCPU,   10007, "this event does not exist on this CPU")                    \
-	X(ERANGE,    10008, "a value is out of range")                                  \
-	X(EVERSION,  10009, "unsupported file format version")                          \
-	X(ECORRUPT,  10010, "the file is corrupt")                                      \
-	X(ENOTX86,   10011, "not an x86 processor")                                     \
-	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")             \
-	X(ETOOMANY,  10013, "more events than this CPU has counters for in one group")  \
-	X(ECHILD,    10014, "the program could not be started")
+ * return them negated. No name repeats an errno's (tacho_err_name says "TACHO_EX" and
+ * "EX" for two different numbers otherwise). X(NAME, NUMBER, SENTENCE) */
+#define TACHO_ERRNO_MAP(X)                                                               \
+	X(EPARSE,      10001, "malformed input")                                         \
+	X(ETRUNC,      10002, "input ends too early")                                    \
+	X(EEMPTY,      10003, "input is empty")                                          \
+	X(ENOVALUE,    10004, "the value is not available from this source")             \
+	X(ENOEVENT,    10005, "no such event")                                           \
+	X(ENOPMU,      10006, "no hardware performance-monitoring unit on this machine") \
+	X(ENOTCPU,     10007, "this event does not exist on this CPU")                   \
+	X(EOUTOFRANGE, 10008, "a value is out of range")                                 \
+	X(EVERSION,    10009, "unsupported file format version")                         \
+	X(ECORRUPT,    10010, "the file is corrupt")                                     \
+	X(ENOTX86,     10011, "not an x86 processor")                                    \
+	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")              \
+	X(ETOOMANY,    10013, "more events than this CPU has counters for in one group") \
+	X(ENOSTART,    10014, "the program could not be started")
 
 enum tacho_errno {
 #define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,

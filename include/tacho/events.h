@@ -53,7 +53,7 @@ enum tacho_event_source {
 	TACHO_EVENT_SRC_TRACEPOINT,    /* kernel tracepoints (tracefs) */
 	TACHO_EVENT_SRC_BREAKPOINT,    /* hardware breakpoints, and uprobes (pmu "uprobe"):
 					  exact, rare events that take no counter */
-	TACHO_EVENT_SRC_COUNT_
+	TACHO_EVENT_SRC_COUNT
 };
 
 /* A short lowercase name for a source ("hardware", "cache", "software", "pfm", "raw",
@@ -84,7 +84,7 @@ TACHO_API int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho
 
 /* Parses spec and appends its events to list. All or nothing: on error the list is as
  * it was. Returns 0, or -TACHO_EPARSE (malformed), -TACHO_ENOEVENT (well formed but
- * unknown here), -TACHO_ERANGE (a value that does not fit), -TACHO_EEMPTY, -ENOMEM,
+ * unknown here), -TACHO_EOUTOFRANGE (a value that does not fit), -TACHO_EEMPTY, -ENOMEM,
  * with *diag (if non-NULL) holding the spec as source, the 1-based column of the bad
  * character and what was expected there (tacho_diag_caret shows it). Reads sysfs,
  * tracefs and libpfm4's tables. Not thread-safe on the same list; thread-safe on
@@ -107,7 +107,7 @@ TACHO_API void tacho_evlist_free(struct tacho_evlist *list);
 TACHO_API size_t tacho_evlist_count(const struct tacho_evlist *list);
 
 /* Accessors of the i-th event; i must be below tacho_evlist_count (else NULL, -EINVAL,
- * TACHO_EVENT_SRC_COUNT_, -1 or 1.0). Strings live as long as the list. */
+ * TACHO_EVENT_SRC_COUNT, -1 or 1.0). Strings live as long as the list. */
 TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t i);
 /* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
  * the sampling fields left for the engine, except sample_period when the spec gave a

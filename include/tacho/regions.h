@@ -76,7 +76,7 @@ TACHO_API int tacho_regions_init(const struct tacho_regions_opts *opts, struct t
  * must name the innermost open region of this thread. Names are compared as strings
  * (the pointer is remembered to make the common case fast). Returns 0; -EINVAL for
  * NULL or an end that does not match the innermost open region (nothing is recorded,
- * the region stays open); -TACHO_ERANGE beyond 64 levels; -ENOMEM; -errno of the
+ * the region stays open); -TACHO_EOUTOFRANGE beyond 64 levels; -ENOMEM; -errno of the
  * counter read. Thread-safe; lock-free after the thread's first call. */
 TACHO_API int tacho_region_begin(const char *name);
 TACHO_API int tacho_region_end(const char *name);

@@ -57,7 +57,7 @@ TACHO_API int tacho_child_start(char *const argv[], const struct tacho_child_opt
 TACHO_API pid_t tacho_child_pid(const struct tacho_child *c);
 
 /* Lets the child run the program and waits until the exec has happened or failed.
- * Returns 0 once the program runs; -TACHO_ECHILD when it could not be started, with
+ * Returns 0 once the program runs; -TACHO_ENOSTART when it could not be started, with
  * the reason as *exec_err (e.g. ENOENT: no such program, EACCES: not executable), the
  * child then already reaped; -EINVAL when called twice. exec_err may be NULL. */
 TACHO_API int tacho_child_exec(struct tacho_child *c, int *exec_err);

@@ -71,7 +71,7 @@ struct tacho_record_result {
 	uint64_t bytes;             /* size of the file */
 	bool ran;                   /* the program was started */
 	struct tacho_exit exit;     /* how it ended (when ran) */
-	int exec_err;               /* errno of a failed exec (then -TACHO_ECHILD) */
+	int exec_err;               /* errno of a failed exec (then -TACHO_ENOSTART) */
 	char choice[256];           /* the last sentence about the period tacho chose */
 };
 
@@ -79,7 +79,7 @@ struct tacho_record_result {
  * the recording goes (every flush_ms at the latest), so that a recording killed at any
  * moment reads up to its last write. Returns when the program (or the process) ends,
  * with no fixed delay, or when *opts->stop is set without a program. Returns 0 (also
- * when the program failed: see res->exit), -TACHO_ECHILD when the program could not be
+ * when the program failed: see res->exit), -TACHO_ENOSTART when the program could not be
  * started (res->exec_err), the grammar's errors for a bad spec, -errno of
  * perf_event_open with an explanation in *diag, or -errno of writing the file. Starts a
  * child and changes no signal disposition; not thread-safe with other forks. */

@@ -166,7 +166,7 @@ struct tacho_stat_opts {
 					   program is left to end (PROCESS/THREAD/CPUS: not
 					   touched) and what was counted is kept */
 	int *exec_err;                  /* non-NULL: receives the errno of a failed exec
-					   when -TACHO_ECHILD is returned (ENOENT: no such
+					   when -TACHO_ENOSTART is returned (ENOENT: no such
 					   program, EACCES: not executable); a caller built
 					   before this field existed passes a smaller sz */
 };
@@ -207,7 +207,7 @@ struct tacho_stat;
  * with a program) with a schedule of several runs (a process cannot be run again: use
  * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
  * run: use TACHO_SCHED_MULTIPLEX or fewer events); repeat > 1 without a program.
- * -TACHO_ECHILD when the program cannot be started, *diag saying why ("cannot run
+ * -TACHO_ENOSTART when the program cannot be started, *diag saying why ("cannot run
  * 'frob': no such program in PATH"); -ESRCH for a PID that does not exist; -ENOMEM.
  * On success *out holds the results (tacho_stat_free). Not thread-safe with other
  * code of the process that forks or handles SIGCHLD; callbacks run on a helper thread

@@ -95,7 +95,7 @@ TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
  * (with the SDM's crystal table or 16h's base when 15h lacks the crystal), then the
  * hypervisor's leaf 4000_0010h, then 16h's nominal base, as tacho_cpu_decode reads
  * them from the first CPU of the dump (idx must be 0). Pure. Returns 0 and *hz, *src;
- * -TACHO_ENODATA when the dump does not say; -EINVAL for another idx. */
+ * -TACHO_ENOVALUE when the dump does not say; -EINVAL for another idx. */
 TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx,
 				   double *hz, enum tacho_tsc_source *src);
 

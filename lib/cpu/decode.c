@@ -205,7 +205,7 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	if (!d || tacho_cpuid_dump_ncpus(d) == 0 || tacho_cpuid_query(d, 0, 0, 0, &r0) != 0)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	info->max_leaf = r0.eax;
 	decode_vendor(&r0, info);
 	if (tacho_cpuid_query(d, 0, 0x80000000u, 0, &r) == 0 &&

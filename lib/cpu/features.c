@@ -223,7 +223,7 @@ int tacho_cpu_feature_where(unsigned i, uint32_t *leaf, uint32_t *subleaf, char 
 			    unsigned *bit)
 {
 	if (i >= ARRAY_SIZE(features))
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if (leaf)
 		*leaf = features[i].leaf;
 	if (subleaf)

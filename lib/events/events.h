@@ -134,11 +134,11 @@ const char *tc_uprobe_intern(const char *path);
  * PT_LOAD holding it. 0 and *off, or a negative error with why (a sentence) set:
  * the file cannot be opened (-errno), is not a regular ELF file (-TACHO_EPARSE), has
  * no such function or two of that name (-TACHO_ENOEVENT, with a close name when one
- * exists), add is past the function's end (-TACHO_ERANGE). */
+ * exists), add is past the function's end (-TACHO_EOUTOFRANGE). */
 int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint64_t add,
 			    uint64_t *off, char *why, size_t whysz);
 /* Checks that file offset off lies in an executable PT_LOAD of the ELF file path.
- * 0, or a negative error with why set as above (-TACHO_ERANGE when outside). */
+ * 0, or a negative error with why set as above (-TACHO_EOUTOFRANGE when outside). */
 int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t whysz);
 
 /* --- token.c (the grammar: parse.h) --- */

@@ -139,7 +139,7 @@ int tacho_evlist_attr(const struct tacho_evlist *list, size_t i, struct perf_eve
 enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
-	return ev ? (enum tacho_event_source)ev->source : TACHO_EVENT_SRC_COUNT_;
+	return ev ? (enum tacho_event_source)ev->source : TACHO_EVENT_SRC_COUNT;
 }
 
 const char *tacho_evlist_pmu(const struct tacho_evlist *list, size_t i)

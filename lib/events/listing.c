@@ -210,7 +210,7 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 		if (LISTING_OPTS_HAS(opts, no_probe))
 			b.probe = !opts->no_probe;
 	}
-	if (mask >> TACHO_EVENT_SRC_COUNT_)
+	if (mask >> TACHO_EVENT_SRC_COUNT)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)

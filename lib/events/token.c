@@ -53,7 +53,7 @@ int tc_parse_num(const char *s, size_t len, uint64_t *out)
 	char buf[64];
 
 	if (len == 0 || len >= sizeof(buf))
-		return len ? -TACHO_ERANGE : -TACHO_EPARSE;
+		return len ? -TACHO_EOUTOFRANGE : -TACHO_EPARSE;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	return tc_parse_u64(buf, out);

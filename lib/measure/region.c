@@ -151,7 +151,7 @@ int tacho_region_begin(const char *name)
 		return -EINVAL;
 	if (tc_unlikely(t->depth == TC_REGION_MAXDEPTH)) {
 		t->errors++;
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	}
 	r = rec_find(t, name);
 	if (tc_unlikely(r < 0))

@@ -277,7 +277,7 @@ static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *di
 	char buf[256];
 
 	tacho_exec_strerror(o->argv[0], exec_err, buf, sizeof(buf));
-	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ECHILD, "%s", buf);
+	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
 	if (STAT_OPTS_HAS(o, exec_err) && o->exec_err)
 		*o->exec_err = exec_err;
 }
@@ -294,7 +294,7 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (err)
 		return err;
 	err = tacho_child_exec(ch, &exec_err);
-	if (err == -TACHO_ECHILD)
+	if (err == -TACHO_ENOSTART)
 		set_exec_diag(o, diag, exec_err);
 	if (!err)
 		err = tacho_child_wait(ch, &s->exit);
@@ -389,7 +389,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	t0 = now_ns();
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
-		if (err == -TACHO_ECHILD) {
+		if (err == -TACHO_ENOSTART) {
 			set_exec_diag(o, diag, exec_err);
 			ticker_stop(&t, false);
 			goto out;

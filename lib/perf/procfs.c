@@ -25,7 +25,7 @@ int tc_parse_capeff(const char *status, uint64_t *caps)
 	const char *end;
 
 	if (!p)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	end = p;

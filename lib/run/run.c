@@ -202,7 +202,7 @@ failed:
 	c->state = CH_REAPED;
 	if (exec_err)
 		*exec_err = e;
-	return -TACHO_ECHILD;
+	return -TACHO_ENOSTART;
 }
 
 int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)

@@ -133,7 +133,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	s->nev = tacho_evlist_count(list);
 	if (s->nev == 0 || s->nev > 64) {
 		tacho_evlist_free(list);
-		return tc_diag_set(diag, spec, 0, 0, -TACHO_ERANGE, "record takes 1 to 64 events");
+		return tc_diag_set(diag, spec, 0, 0, -TACHO_EOUTOFRANGE, "record takes 1 to 64 events");
 	}
 	s->ev = calloc(s->nev, sizeof(*s->ev));
 	if (!s->ev) {

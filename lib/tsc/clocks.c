@@ -89,7 +89,7 @@ int tacho_clock_survey(struct tacho_clock_info *out, size_t max)
 				continue;
 			}
 			if (ti->hz <= 0) {
-				c->err = -TACHO_ENODATA;
+				c->err = -TACHO_ENOVALUE;
 				continue;
 			}
 			c->resolution_ns = 1e9 / ti->hz;

@@ -82,7 +82,7 @@ int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, doub
 	*hz = (double)ci.tsc.hz;
 	*src = ci.tsc.hz ? ci.tsc.source : TACHO_TSC_FREQ_UNKNOWN;
 	tacho_cpu_info_exit(&ci);
-	return *hz > 0 ? 0 : -TACHO_ENODATA;
+	return *hz > 0 ? 0 : -TACHO_ENOVALUE;
 }
 
 /* Copies the few leaves the TSC needs into a small dump, so that the live path and

@@ -77,7 +77,7 @@ int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *di
 bad:
 		free(seen);
 		if (r == -2)
-			return tc_diag_set(diag, s, 0, (unsigned)start + 1, -TACHO_ERANGE,
+			return tc_diag_set(diag, s, 0, (unsigned)start + 1, -TACHO_EOUTOFRANGE,
 					   "CPU number too large (at most %d)", CPU_LIST_MAX - 1);
 		return tc_diag_set(diag, s, 0, (unsigned)pos + 1, -TACHO_EPARSE,
 				   "expected a CPU number or range such as 0-3,8");

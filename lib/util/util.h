@@ -81,7 +81,7 @@ bool tc_cpuinfo_flags_has(const char *flags, const char *flag);
 
 /* Strict parses: the whole of s must be the number (no sign for u64), base 0 rules
  * (0x hex, 0 octal is NOT accepted: leading zeros mean decimal). 0 or -TACHO_EPARSE /
- * -TACHO_ERANGE. */
+ * -TACHO_EOUTOFRANGE. */
 int tc_parse_u64(const char *s, uint64_t *out);
 int tc_parse_i64(const char *s, int64_t *out);
 int tc_parse_double(const char *s, double *out);
@@ -143,7 +143,7 @@ size_t tc_hmap_count(const struct tc_hmap *h);
 /* A value of key (for a key that holds several, any one of them). */
 bool tc_hmap_get(const struct tc_hmap *h, uint64_t key, uint32_t *val);
 /* Sets key's value: replaces it when key holds one, else adds it. 0, -ENOMEM, or
- * -TACHO_ERANGE for val UINT32_MAX (the one value a slot cannot hold). */
+ * -TACHO_EOUTOFRANGE for val UINT32_MAX (the one value a slot cannot hold). */
 int tc_hmap_put(struct tc_hmap *h, uint64_t key, uint32_t val);
 /* Adds (key, val) beside what key already holds. Returns as tc_hmap_put. */
 int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val);
@@ -174,7 +174,7 @@ struct tc_strpool {
 void tc_strpool_init(struct tc_strpool *p);
 /* Frees every copy; p is an empty pool again. */
 void tc_strpool_exit(struct tc_strpool *p);
-/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_ERANGE
+/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_EOUTOFRANGE
  * (2^32 - 1 strings). */
 int tc_strpool_intern(struct tc_strpool *p, const char *s, uint32_t *id);
 /* The pool's copy of s, added when new; NULL when out of memory. */
@@ -245,7 +245,7 @@ double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, N
  * Parses "0-3,8,10-11" (the kernel's cpulist format, perf's -C): numbers and ranges,
  * comma-separated, no spaces. Returns 0 and a sorted array of distinct CPU numbers
  * the caller free()s; -TACHO_EEMPTY, -TACHO_EPARSE (*diag points at the column),
- * -TACHO_ERANGE (a number of 65536 or more), -ENOMEM. */
+ * -TACHO_EOUTOFRANGE (a number of 65536 or more), -ENOMEM. */
 int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *diag);
 
 /* --- the running system (procsys.c): one reader each, shared by every part --- */

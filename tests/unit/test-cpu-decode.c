@@ -187,9 +187,9 @@ static void test_unknown_vendor_and_empty(void **state)
 	tc_cpuid_dump_add_cpu(d, 0);
 	tc_cpuid_dump_set(d, 0, 0x80000000, 0, &r);
 	assert_int_equal(tc_cpuid_dump_finish(d), 0);
-	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENOVALUE);
 	tacho_cpuid_dump_free(d);
-	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENOVALUE);
 }
 
 /* --- leaf 2 --- */
@@ -819,7 +819,7 @@ static void test_features(void **state)
 	assert_string_equal(tacho_cpu_feature_name((unsigned)i), "avx512f");
 	assert_null(tacho_cpu_feature_name(tacho_cpu_feature_count()));
 	assert_int_equal(tacho_cpu_feature_where(tacho_cpu_feature_count(), NULL, NULL, NULL,
-						 NULL), -TACHO_ERANGE);
+						 NULL), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tacho_cpu_feature_index("nonsense"), -ENOENT);
 	/* every name is unique, and every (leaf, subleaf, register, bit) too */
 	for (unsigned a = 0; a < tacho_cpu_feature_count(); a++)

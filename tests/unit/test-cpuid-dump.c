@@ -89,12 +89,12 @@ static void test_libcpuid_single(void **state)
 	/* libcpuid writes basic_cpuid[] up to 31 whatever the maximum (0x10 here): the dump
 	 * keeps them, the query refuses them. */
 	CHECK(d, 0, 0x11, 0, 0, 0, 0, 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x11, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x11, 0, &r), -TACHO_ENOVALUE);
 	assert_int_equal(tacho_cpuid_query(d, 0, 0x10, 0, &r), 0);
 	assert_int_equal(r.ebx, 0x00000002);
 	/* ext_cpuid[0] says 0x8000_0020: 0x8000_001F is in, 0x8000_0021 is not stored */
 	assert_int_equal(tacho_cpuid_query(d, 0, 0x8000001f, 0, &r), 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000021, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000021, 0, &r), -TACHO_ENOVALUE);
 	tacho_cpuid_dump_free(d);
 }
 
@@ -278,11 +278,11 @@ static void test_max_leaf(void **state)
 
 	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "max", &d, NULL), 0);
 	assert_int_equal(tacho_cpuid_query(d, 0, 1, 0, &r), 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 2, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000000, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000001, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0xc0000000, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x40000000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 2, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000000, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000001, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0xc0000000, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x40000000, 0, &r), -TACHO_ENOVALUE);
 	assert_non_null(tc_cpuid_raw(d, 0, 2, 0));
 	tacho_cpuid_dump_free(d);
 }
@@ -742,7 +742,7 @@ static void test_enumeration_rules(void **state)
 	CHECK(d, 0, 0xd, 12, 0x18, 0, 1, 0);
 	CHECK(d, 0, 0xc0000001, 0, 0, 0, 0, 0x1ec33dfc);
 	/* the 0x8086_0000 probe got leaf 0x23's answer: recorded, refused by the query */
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80860000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80860000, 0, &r), -TACHO_ENOVALUE);
 	round_trip(d, "simulated");
 	tacho_cpuid_dump_free(d);
 	tacho_cpuid_dump_free(src);

@@ -432,7 +432,7 @@ struct invalid {
 #define X(spec, err, col, frag) { __LINE__, spec, err, col, frag }
 #define EP (-TACHO_EPARSE)
 #define EN (-TACHO_ENOEVENT)
-#define ER (-TACHO_ERANGE)
+#define ER (-TACHO_EOUTOFRANGE)
 
 static const struct invalid invalid_cases[] = {
 	/* the list */
@@ -722,7 +722,7 @@ static void test_source_names(void **state)
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_PMU), "pmu");
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_TRACEPOINT), "tracepoint");
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_BREAKPOINT), "breakpoint");
-	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_COUNT_), "unknown");
+	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_COUNT), "unknown");
 }
 
 /* No tracefs where the options point: the error says where tacho looked. */
@@ -839,7 +839,7 @@ static void test_tracepoint_globs(void **state)
  * of the generic tables, the PMUs' terms and aliases, the tracepoints sorted, and
  * every probe spec parsing back to an event of the same source. */
 struct seen {
-	size_t n[TACHO_EVENT_SRC_COUNT_];
+	size_t n[TACHO_EVENT_SRC_COUNT];
 	int last_src;
 	char names[64][80];
 	size_t nnames;

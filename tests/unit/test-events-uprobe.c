@@ -314,7 +314,7 @@ struct invalid {
 #define X(t, err, col, frag) { __LINE__, t, err, col, frag }
 #define EP (-TACHO_EPARSE)
 #define EN (-TACHO_ENOEVENT)
-#define ER (-TACHO_ERANGE)
+#define ER (-TACHO_EOUTOFRANGE)
 
 static const struct invalid invalid_cases[] = {
 	X("uprobe:", EP, 8, "expected the path of an executable"),

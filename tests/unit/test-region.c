@@ -401,7 +401,7 @@ static void test_misuse(void **state)
 	/* 64 levels are allowed, the 65th is not */
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(tacho_region_begin("deep"), 0);
-	assert_int_equal(tacho_region_begin("deep"), -TACHO_ERANGE);
+	assert_int_equal(tacho_region_begin("deep"), -TACHO_EOUTOFRANGE);
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(tacho_region_end("deep"), 0);
 	assert_int_equal(tacho_regions_init(NULL, NULL), -EBUSY);

@@ -167,7 +167,7 @@ static void test_refusals(void **state)
 	tacho_evlist_free(l);
 }
 
-/* A program that does not exist: -TACHO_ECHILD and the sentence. */
+/* A program that does not exist: -TACHO_ENOSTART and the sentence. */
 static void test_no_program(void **state)
 {
 	char p[] = "/nonexistent/prog";
@@ -179,7 +179,7 @@ static void test_no_program(void **state)
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
 				     .argv = argv };
-	assert_int_equal(tacho_stat_run(&o, &s, &d), -TACHO_ECHILD);
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -TACHO_ENOSTART);
 	assert_string_equal(d.message, "cannot run '/nonexistent/prog': no such file");
 	tacho_evlist_free(l);
 }

@@ -44,13 +44,13 @@ static const struct {
 		      { 0x40000010, 2596134 } }, 0, 2.6e9, TACHO_TSC_FREQ_CPUID_16 },
 	/* hypervisor range too short to reach 4000_0010h: the stale value is ignored */
 	{ __LINE__, { { 0, 0xd }, { 0x40000000, 0x40000001 }, { 0x40000010, 2596134 } },
-	  -TACHO_ENODATA, 0, 0 },
+	  -TACHO_ENOVALUE, 0, 0 },
 	/* 15h present in the dump but above the maximum basic leaf: ignored */
-	{ __LINE__, { { 0, 0x14 }, { 0x15, 2, 168, 25000000 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x14 }, { 0x15, 2, 168, 25000000 } }, -TACHO_ENOVALUE, 0, 0 },
 	/* AMD here: nothing */
-	{ __LINE__, { { 0, 0x1c }, { 0x40000000, 0x40000001 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x1c }, { 0x40000000, 0x40000001 } }, -TACHO_ENOVALUE, 0, 0 },
 	/* 16h with only the upper bits of EAX set (reserved): no base frequency */
-	{ __LINE__, { { 0, 0x16 }, { 0x16, 0xffff0000 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 0xffff0000 } }, -TACHO_ENOVALUE, 0, 0 },
 };
 
 static void test_freq_cpuid(void **state)

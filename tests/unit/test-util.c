@@ -18,6 +18,32 @@ static void test_strerror(void **state)
 	assert_string_equal(tacho_err_name(-EACCES), "EACCES");
 	assert_null(tacho_err_name(-99999));
 	assert_string_equal(tacho_strerror(-99999), "unknown error -99999");
+	assert_string_equal(tacho_err_name(-TACHO_EOUTOFRANGE), "TACHO_EOUTOFRANGE");
+	assert_string_equal(tacho_err_name(-TACHO_ENOSTART), "TACHO_ENOSTART");
+	assert_string_equal(tacho_err_name(-TACHO_ENOVALUE), "TACHO_ENOVALUE");
+	assert_string_equal(tacho_err_name(-ERANGE), "ERANGE");
+}
+
+/* No code of tacho's is named like an errno with another number (TACHO_ERANGE was
+ * 10008 while ERANGE is 34): a reader of "TACHO_EX" must never take it for EX. */
+static void test_err_names_are_not_errnos(void **state)
+{
+	static const struct {
+		const char *name;
+	} codes[] = {
+#define NAME_(name, num, text) { #name },
+		TACHO_ERRNO_MAP(NAME_)
+#undef NAME_
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		for (int e = 1; e < 4096; e++) {
+			const char *os = strerrorname_np(e);
+
+			if (os && !strcmp(os, codes[i].name))
+				fail_msg("TACHO_%s reuses the name of errno %d", codes[i].name, e);
+		}
 }
 
 static void test_diag(void **state)
@@ -46,10 +72,10 @@ static const struct {
 	{ "0x2a", 0, 42 },
 	{ "0X2A", 0, 42 },
 	{ "18446744073709551615", 0, UINT64_MAX },
-	{ "18446744073709551616", -TACHO_ERANGE, 0 },
+	{ "18446744073709551616", -TACHO_EOUTOFRANGE, 0 },
 	{ "0xffffffffffffffff", 0, UINT64_MAX },
 	{ "0x0000ffffffffffffffff", 0, UINT64_MAX },
-	{ "0x1ffffffffffffffff", -TACHO_ERANGE, 0 },
+	{ "0x1ffffffffffffffff", -TACHO_EOUTOFRANGE, 0 },
 	{ "", -TACHO_EPARSE, 0 },
 	{ "0x", -TACHO_EPARSE, 0 },
 	{ "12a", -TACHO_EPARSE, 0 },
@@ -76,7 +102,7 @@ static void test_parse_i64(void **state)
 	(void)state;
 	assert_int_equal(tc_parse_i64("-9223372036854775808", &v), 0);
 	assert_true(v == INT64_MIN);
-	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_ERANGE);
+	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tc_parse_i64("+7", &v), 0);
 	assert_int_equal(v, 7);
 }
@@ -220,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_err_names_are_not_errnos),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
