@@ -17,7 +17,7 @@ struct rr_thread {         /* one region on one thread, for the per-thread detai
 	struct tacho_region_value *vals;  /* [nq] */
 };
 
-struct tacho_region_report {
+struct tacho_regions_report {
 	size_t n, nev, nq;
 	struct tacho_region_stat *st;
 	struct tacho_region_value *vals;   /* [n][nq]: q 0 ticks, 1 + i events */
@@ -85,7 +85,7 @@ void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size
 	}
 }
 
-void tacho_region_report_free(struct tacho_region_report *r)
+void tacho_regions_report_free(struct tacho_regions_report *r)
 {
 	if (!r)
 		return;
@@ -131,7 +131,7 @@ static double to_ns(double ticks, double hz)
 }
 
 /* Builds the report. With the lock held. */
-static int build(struct tacho_region_report *r)
+static int build(struct tacho_regions_report *r)
 {
 	struct rr_item *items = NULL;
 	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
@@ -304,9 +304,9 @@ out:
 	return err;
 }
 
-int tacho_regions_report(struct tacho_region_report **out)
+int tacho_regions_report_new(struct tacho_regions_report **out)
 {
-	struct tacho_region_report *r = calloc(1, sizeof(*r));
+	struct tacho_regions_report *r = calloc(1, sizeof(*r));
 	int err;
 
 	*out = NULL;
@@ -316,25 +316,25 @@ int tacho_regions_report(struct tacho_region_report **out)
 	err = build(r);
 	pthread_mutex_unlock(&tc_regions.lock);
 	if (err) {
-		tacho_region_report_free(r);
+		tacho_regions_report_free(r);
 		return err;
 	}
 	*out = r;
 	return 0;
 }
 
-size_t tacho_region_report_count(const struct tacho_region_report *r)
+size_t tacho_regions_report_count(const struct tacho_regions_report *r)
 {
 	return r ? r->n : 0;
 }
 
-const struct tacho_region_stat *tacho_region_report_get(const struct tacho_region_report *r,
+const struct tacho_region_stat *tacho_regions_report_get(const struct tacho_regions_report *r,
 							size_t i)
 {
 	return r && i < r->n ? &r->st[i] : NULL;
 }
 
-const struct tacho_region_stat *tacho_region_report_find(const struct tacho_region_report *r,
+const struct tacho_region_stat *tacho_regions_report_find(const struct tacho_regions_report *r,
 							 const char *name)
 {
 	for (size_t i = 0; r && name && i < r->n; i++)
@@ -343,17 +343,17 @@ const struct tacho_region_stat *tacho_region_report_find(const struct tacho_regi
 	return NULL;
 }
 
-size_t tacho_region_report_nevents(const struct tacho_region_report *r)
+size_t tacho_regions_report_nevents(const struct tacho_regions_report *r)
 {
 	return r ? r->nev : 0;
 }
 
-const char *tacho_region_report_event(const struct tacho_region_report *r, size_t i)
+const char *tacho_regions_report_event(const struct tacho_regions_report *r, size_t i)
 {
 	return r && i < r->nev ? r->evnames[i] : NULL;
 }
 
-enum tacho_count_status tacho_region_report_status(const struct tacho_region_report *r,
+enum tacho_count_status tacho_regions_report_status(const struct tacho_regions_report *r,
 						   size_t i, const char **why)
 {
 	if (!r || i >= r->nev) {
@@ -366,14 +366,14 @@ enum tacho_count_status tacho_region_report_status(const struct tacho_region_rep
 	return r->status[i];
 }
 
-const char *tacho_region_report_notes(const struct tacho_region_report *r)
+const char *tacho_regions_report_notes(const struct tacho_regions_report *r)
 {
 	return r && r->notes ? r->notes : "";
 }
 
 /* --- writers --- */
 
-static bool counted(const struct tacho_region_report *r, size_t i)
+static bool counted(const struct tacho_regions_report *r, size_t i)
 {
 	return r->status[i] == TACHO_COUNT_COUNTED || r->status[i] == TACHO_COUNT_MULTIPLEXED;
 }
@@ -391,7 +391,7 @@ static void json_value(struct tc_json *j, const char *key, const struct tacho_re
 	tc_json_obj_end(j);
 }
 
-static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_format fmt,
+static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_format fmt,
 		      const struct tc_wopts *w)
 {
 	struct tc_json j;
@@ -514,7 +514,7 @@ static void csv_num(FILE *f, const struct tc_wopts *w, double v)
 }
 
 /* Long format, one row per region and quantity: it holds any event name. */
-static int write_csv(const struct tacho_region_report *r, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_regions_report *r, FILE *f, const struct tc_wopts *w)
 {
 	static const char *const head[] = { "region", "quantity", "status", "calls", "total",
 					    "exclusive", "mean", "stddev", "min", "max",
@@ -551,7 +551,7 @@ static int write_csv(const struct tacho_region_report *r, FILE *f, const struct 
 	return tc_write_status(f);
 }
 
-static int write_table(const struct tacho_region_report *r, FILE *f)
+static int write_table(const struct tacho_regions_report *r, FILE *f)
 {
 	unsigned ncols = 5 + (unsigned)r->nev;
 	struct tc_table *t = tc_table_new(ncols);
@@ -611,7 +611,7 @@ out:
 	return err;
 }
 
-int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
+int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
 	struct tc_wopts w;
@@ -635,13 +635,13 @@ int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
 
 int tacho_regions_write(void)
 {
-	struct tacho_region_report *r;
+	struct tacho_regions_report *r;
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
 	FILE *f = stderr;
 	int err;
 
-	err = tacho_regions_report(&r);
+	err = tacho_regions_report_new(&r);
 	if (err)
 		return err;
 	if (to_file) {
@@ -653,13 +653,13 @@ int tacho_regions_write(void)
 			       tacho_strerror(ferr));
 			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
 				"here it is\n", path, tacho_strerror(ferr));
-			err = tacho_region_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+			err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
 			fflush(stderr);
-			tacho_region_report_free(r);
+			tacho_regions_report_free(r);
 			return err ? err : ferr;
 		}
 	}
-	err = tacho_region_report_write(r, f, to_file ? tc_format_of_path(path) :
+	err = tacho_regions_report_write(r, f, to_file ? tc_format_of_path(path) :
 					TACHO_FORMAT_TABLE, NULL);
 	if (to_file) {
 		if (fclose(f) && !err)
@@ -675,6 +675,6 @@ int tacho_regions_write(void)
 	} else {
 		fflush(f);
 	}
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	return err;
 }

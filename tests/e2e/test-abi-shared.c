@@ -126,7 +126,7 @@ static void test_region_page_faults(void **state)
 	enum { N = 23 };
 	struct tacho_regions_opts o = { .sz = sizeof(o), .events = "page-faults",
 					.no_report_at_exit = true };
-	struct tacho_region_report *r = NULL;
+	struct tacho_regions_report *r = NULL;
 	const struct tacho_region_stat *st;
 	const char *why = NULL;
 	struct tacho_diag d;
@@ -143,15 +143,15 @@ static void test_region_page_faults(void **state)
 	assert_int_equal(tacho_region_begin("abi"), 0);
 	assert_int_equal(th_fault_pages(N), 0);
 	assert_int_equal(tacho_region_end("abi"), 0);
-	assert_int_equal(tacho_regions_report(&r), 0);
-	assert_int_equal(tacho_region_report_nevents(r), 1);
-	if (tacho_region_report_status(r, 0, &why) != TACHO_COUNT_COUNTED)
+	assert_int_equal(tacho_regions_report_new(&r), 0);
+	assert_int_equal(tacho_regions_report_nevents(r), 1);
+	if (tacho_regions_report_status(r, 0, &why) != TACHO_COUNT_COUNTED)
 		TEST_SKIP("page-faults in regions: %s", why ? why : "not counted");
-	st = tacho_region_report_find(r, "abi");
+	st = tacho_regions_report_find(r, "abi");
 	assert_non_null(st);
 	assert_int_equal(st->calls, 1);
 	assert_int_equal(st->events[0].total, N);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 }
 
 /* --- the exported symbols --- */
@@ -293,7 +293,7 @@ static void test_exports_are_the_header(void **state)
 	/* the parse itself is checked: the header has well over a hundred functions */
 	assert_true(decl.n > 100);
 	assert_true(names_has(&decl, "tacho_version"));
-	assert_true(names_has(&decl, "tacho_region_report_status"));
+	assert_true(names_has(&decl, "tacho_regions_report_status"));
 
 	for (size_t i = 0; i < other.n; i++, bad++)
 		print_error("exported but not a function: %s\n", other.v[i]);

@@ -763,7 +763,7 @@ static void test_regions_bench(void **state)
 	struct tacho_regions_opts ro = { .sz = sizeof(ro), .events = "page-faults",
 					 .no_report_at_exit = true };
 	struct tacho_bench_opts bo = { .sz = sizeof(bo), .trials = 11, .events = "page-faults" };
-	struct tacho_region_report *r;
+	struct tacho_regions_report *r;
 	struct tacho_bench_result *res;
 	struct tacho_diag diag;
 	struct th_json *doc;
@@ -777,17 +777,17 @@ static void test_regions_bench(void **state)
 		assert_int_equal(tacho_region_end("inner"), 0);
 		assert_int_equal(tacho_region_end("outer"), 0);
 	}
-	assert_int_equal(tacho_regions_report(&r), 0);
-	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_regions_report_new(&r), 0);
+	assert_int_equal(tacho_regions_report_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
 	doc = check_json(buf_close(&b), "regions");
 	assert_json_str(doc, "regions[0].name", "inner");
 	assert_json_int(doc, "regions[1].calls", 2);
 	th_json_free(doc);
 	free(b.s);
-	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_int_equal(tacho_regions_report_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "regions", ',');
 	free(b.s);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 
 	assert_int_equal(tacho_bench_run(empty, NULL, &bo, &res, &diag), 0);
 	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
