@@ -98,11 +98,11 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'c':
 			if (parse_num("-c", optarg, UINT64_MAX >> 1, &o.period))
-				goto usage;
+				goto out_usage;
 			break;
 		case 'F':
 			if (parse_num("-F", optarg, 1000000, &v))
-				goto usage;
+				goto out_usage;
 			o.freq = (unsigned)v;
 			break;
 		case 'g':
@@ -113,7 +113,7 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_num("-p", optarg, INT32_MAX, &v))
-				goto usage;
+				goto out_usage;
 			o.pid = (pid_t)v;
 			break;
 		case 'a':
@@ -121,10 +121,10 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_num("-m", optarg, 1u << 20, &v))
-				goto usage;
+				goto out_usage;
 			if (v & (v - 1)) {
 				cli_usage_error(&cmd_record, "-m needs a power of two, not %" PRIu64, v);
-				goto usage;
+				goto out_usage;
 			}
 			o.mmap_pages = (unsigned)v;
 			break;
@@ -139,17 +139,17 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	if (o.period && o.freq) {
 		cli_usage_error(&cmd_record, "-c and -F exclude each other");
-		goto usage;
+		goto out_usage;
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (o.pid && (o.system_wide || o.argv)) {
 		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
-		goto usage;
+		goto out_usage;
 	}
 	if (!o.argv && !o.pid && !o.system_wide) {
 		cli_usage_error(&cmd_record, "give a program to run, -p <pid> or -a");
-		goto usage;
+		goto out_usage;
 	}
 	if (events.oom) {
 		tc_sb_exit(&events);
@@ -197,7 +197,7 @@ static int cmd_record_fn(int argc, char **argv)
 		return res.exit.status;
 	}
 	return EXIT_OK;
-usage:
+out_usage:
 	tc_sb_exit(&events);
 	return EXIT_USAGE;
 }

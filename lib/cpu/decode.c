@@ -225,7 +225,7 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	}
 	err = tc_cpu_topology(d, info);
 	if (err)
-		goto fail;
+		goto out_exit;
 	for (unsigned k = 0; k < info->ncore_types; k++) {
 		struct tacho_cpu_core_type *ct = &info->core_types[k];
 		tc_cpu_caches(d, ct->first_cpu, info, ct);
@@ -252,10 +252,10 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	tc_cpu_uarch(info);
 	if (info->notes_dropped) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_exit;
 	}
 	return 0;
-fail:
+out_exit:
 	tacho_cpu_info_exit(info);
 	return err;
 }

@@ -170,6 +170,77 @@ static unsigned count_distinct(const uint32_t *v, unsigned n)
 	return k;
 }
 
+/* Places the CPUs of the dump in packages (from their APIC IDs) and, when the dump is
+ * complete, counts cores and threads from them instead of trusting the leaves' shipped
+ * counts. *pkg0_count: the CPUs of the first package. 0 or -ENOMEM. */
+static int place_cpus(struct tacho_cpu_info *info, struct tacho_cpu_topology *t, unsigned n,
+		      unsigned smt_shift, unsigned *pkg0_count)
+{
+	uint32_t *pk = calloc(n, sizeof(*pk));
+	uint32_t *ids = calloc(n, sizeof(*ids));
+	unsigned npk, m = 0, pkg0 = info->cpus[0].package;
+
+	if (!pk || !ids) {
+		free(pk);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++)
+		pk[i] = info->cpus[i].apic_id;
+	if (count_distinct(pk, n) != n) {
+		/* Before the Pentium 4, leaf 1 EBX[31:24] holds no APIC ID; a VM may
+		 * repeat one too. Then the CPUs cannot be placed: take the dump's CPUs
+		 * as whole packages of the size the leaves give. */
+		tc_cpu_note(info, "the CPUs of the dump share APIC IDs: they cannot be "
+			    "placed in packages and cores from CPUID; taking %u CPUs as %u "
+			    "package(s)", n,
+			    n / t->logical_per_package ? n / t->logical_per_package : 1);
+		t->packages = n / t->logical_per_package ? n / t->logical_per_package : 1;
+		*pkg0_count = n / t->packages;
+		free(pk);
+		free(ids);
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		pk[i] = info->cpus[i].package;
+	npk = count_distinct(pk, n);
+	t->packages = npk;
+	for (unsigned i = 0; i < n; i++)
+		if (info->cpus[i].package == pkg0)
+			ids[m++] = info->cpus[i].apic_id;
+	*pkg0_count = m;
+	/* Complete: every package in the dump has as many CPUs as the first, and
+	 * no APIC ID repeats. (A dump of a part with disabled cores is complete
+	 * even though it holds fewer CPUs than leaf 0xB's shipped count.) */
+	t->complete = count_distinct(ids, m) == m && n == m * npk &&
+		      (m >= t->logical_per_package || n > 1);
+	if (n == 1 && t->logical_per_package > 1)
+		t->complete = false;
+	if (t->complete) {
+		unsigned ncores, maxt = 1;
+		for (unsigned i = 0; i < m; i++)
+			ids[i] >>= smt_shift;
+		ncores = count_distinct(ids, m);
+		for (unsigned i = 0; i < m; i++) {
+			unsigned c = 0;
+			for (unsigned j = 0; j < m; j++)
+				c += ids[j] == ids[i];
+			if (c > maxt)
+				maxt = c;
+		}
+		if (m != t->logical_per_package)
+			tc_cpu_note(info, "the dump holds %u logical CPUs per package; %s says "
+				    "%u (the count as shipped): using the CPUs present", m,
+				    tacho_cpu_source_name(t->source), t->logical_per_package);
+		t->logical_per_package = m;
+		t->cores_per_package = ncores;
+		t->threads_per_core = maxt;
+	}
+	free(pk);
+	free(ids);
+	return 0;
+}
+
 int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 {
 	unsigned n = tacho_cpuid_dump_ncpus(d);
@@ -232,72 +303,11 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 	t->dies_per_package = lv0.logical_per_die ? t->logical_per_package / lv0.logical_per_die : 1;
 	if (!t->dies_per_package)
 		t->dies_per_package = 1;
-	{
-		uint32_t *pk = calloc(n, sizeof(*pk));
-		uint32_t *ids = calloc(n, sizeof(*ids));
-		unsigned npk, m = 0, pkg0 = info->cpus[0].package;
-		if (!pk || !ids) {
-			free(pk);
-			free(ids);
-			free(kinds);
-			free(tmp);
-			return -ENOMEM;
-		}
-		for (unsigned i = 0; i < n; i++)
-			pk[i] = info->cpus[i].apic_id;
-		if (count_distinct(pk, n) != n) {
-			/* Before the Pentium 4, leaf 1 EBX[31:24] holds no APIC ID; a VM may
-			 * repeat one too. Then the CPUs cannot be placed: take the dump's CPUs
-			 * as whole packages of the size the leaves give. */
-			tc_cpu_note(info, "the CPUs of the dump share APIC IDs: they cannot be "
-				    "placed in packages and cores from CPUID; taking %u CPUs as %u "
-				    "package(s)", n,
-				    n / t->logical_per_package ? n / t->logical_per_package : 1);
-			t->packages = n / t->logical_per_package ? n / t->logical_per_package : 1;
-			pkg0_count = n / t->packages;
-			free(pk);
-			free(ids);
-			goto placed;
-		}
-		for (unsigned i = 0; i < n; i++)
-			pk[i] = info->cpus[i].package;
-		npk = count_distinct(pk, n);
-		t->packages = npk;
-		for (unsigned i = 0; i < n; i++)
-			if (info->cpus[i].package == pkg0)
-				ids[m++] = info->cpus[i].apic_id;
-		pkg0_count = m;
-		/* Complete: every package in the dump has as many CPUs as the first, and
-		 * no APIC ID repeats. (A dump of a part with disabled cores is complete
-		 * even though it holds fewer CPUs than leaf 0xB's shipped count.) */
-		t->complete = count_distinct(ids, m) == m && n == m * npk &&
-			      (m >= t->logical_per_package || n > 1);
-		if (n == 1 && t->logical_per_package > 1)
-			t->complete = false;
-		if (t->complete) {
-			unsigned ncores, maxt = 1;
-			for (unsigned i = 0; i < m; i++)
-				ids[i] >>= lv0.smt_shift;
-			ncores = count_distinct(ids, m);
-			for (unsigned i = 0; i < m; i++) {
-				unsigned c = 0;
-				for (unsigned j = 0; j < m; j++)
-					c += ids[j] == ids[i];
-				if (c > maxt)
-					maxt = c;
-			}
-			if (m != t->logical_per_package)
-				tc_cpu_note(info, "the dump holds %u logical CPUs per package; %s says "
-					    "%u (the count as shipped): using the CPUs present", m,
-					    tacho_cpu_source_name(t->source), t->logical_per_package);
-			t->logical_per_package = m;
-			t->cores_per_package = ncores;
-			t->threads_per_core = maxt;
-		}
-		free(pk);
-		free(ids);
+	if (place_cpus(info, t, n, lv0.smt_shift, &pkg0_count)) {
+		free(kinds);
+		free(tmp);
+		return -ENOMEM;
 	}
-placed:
 	if (!t->complete && n > 1 && pkg0_count < t->logical_per_package)
 		tc_cpu_note(info, "the dump holds %u of the %u logical CPUs of a package: counts "
 			    "are the fields of %s, not counted", pkg0_count, t->logical_per_package,

@@ -172,8 +172,10 @@ static int walk_pmus(struct walk *w)
 		struct dirent **evs;
 		int ne;
 
-		if (r)
-			goto next;
+		if (r) {
+			free(pmus[i]);
+			continue;
+		}
 		tc_sb_init(&sb);
 		fmtbuf(path, sizeof(path), "%s/%s/format", w->ctx.sysfs_root, pmu);
 		format_summary(path, &sb);
@@ -198,7 +200,6 @@ static int walk_pmus(struct walk *w)
 		}
 		if (ne >= 0)
 			free(evs);
-next:
 		free(pmus[i]);
 	}
 	if (n >= 0)

@@ -317,7 +317,7 @@ static int calibrate(struct tc_rthread *t)
 	int err = -ENOMEM;
 
 	if (!in || !out || !col)
-		goto done;
+		goto out;
 	for (int i = -16; i < CAL_PAIRS; i++) {   /* 16 warm-up rounds */
 		int64_t *pi = i < 0 ? in : in + (size_t)i * nq;
 		int64_t *po = i < 0 ? out : out + (size_t)i * nq;
@@ -332,7 +332,7 @@ static int calibrate(struct tc_rthread *t)
 			err = tacho_region_end("\001calibrate-outer");
 		t->cal_out = NULL;
 		if (err)
-			goto done;
+			goto out;
 	}
 	for (size_t q = 0; q < nqr; q++) {
 		for (int i = 0; i < CAL_PAIRS; i++)
@@ -348,7 +348,7 @@ static int calibrate(struct tc_rthread *t)
 			tc_regions.o_nested[q] = 0;
 	}
 	err = 0;
-done:
+out:
 	t->cal_out = NULL;
 	t->depth = 0;
 	records_free(t);
@@ -453,12 +453,12 @@ static struct tc_rthread *thread_setup(int *errp)
 	if (!tc_regions.ready) {
 		err = process_setup(NULL, NULL);
 		if (err)
-			goto fail;
+			goto out_unlock;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_unlock;
 	}
 	t->tid = gettid();
 	t->nq = tc_regions.nq;
@@ -471,7 +471,7 @@ static struct tc_rthread *thread_setup(int *errp)
 		free(t->fvals);
 		free(t);
 		err = -ENOMEM;
-		goto fail;
+		goto out_unlock;
 	}
 	if (tc_regions.ev.n) {
 		err = tc_mset_open(&t->m, &tc_regions.ev);
@@ -508,7 +508,7 @@ static struct tc_rthread *thread_setup(int *errp)
 		err = calibrate(t);
 		if (err) {
 			tls = NULL;
-			goto fail;
+			goto out_unlock;
 		}
 		tc_regions.calibrated = true;
 		if (t->nq_read > 1)
@@ -518,7 +518,7 @@ static struct tc_rthread *thread_setup(int *errp)
 	}
 	pthread_mutex_unlock(&tc_regions.lock);
 	return t;
-fail:
+out_unlock:
 	pthread_mutex_unlock(&tc_regions.lock);
 	*errp = err;
 	return NULL;

@@ -569,7 +569,7 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
 	if (!s->ev || !s->wall_ns)
-		goto oom;
+		goto out_oom;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
 		const char *unit = tacho_evlist_unit(o->events, e);
@@ -584,18 +584,18 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 		r->status = calloc(repeat, sizeof(*r->status));
 		r->seen = calloc(repeat, sizeof(*r->seen));
 		if (!r->name || !r->unit || !r->values || !r->coverage || !r->status || !r->seen)
-			goto oom;
+			goto out_oom;
 		for (unsigned k = 0; k < repeat; k++)
 			r->values[k] = NAN;
 		if (tacho_evlist_attr(o->events, e, &r->attr) != 0)
-			goto oom;
+			goto out_oom;
 		r->pub.name = r->name;
 		r->pub.unit = r->unit;
 		r->pub.value = NAN;
 	}
 	*out = s;
 	return 0;
-oom:
+out_oom:
 	tacho_stat_free(s);
 	return -ENOMEM;
 }
@@ -638,7 +638,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return err;
 	err = tacho_schedule_new(o->events, &pmu, o->sched_flags, &s->sched);
 	if (err)
-		goto fail;
+		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
@@ -654,14 +654,14 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				  "these events need %u runs to fit the counters (%s), and a "
 				  "running process cannot be run again (use --multiplex, or fewer "
 				  "events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	if (nruns > 1 && o->interval_ms) {
 		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
 				  "(%s); intervals need them counted in one run (use --multiplex, "
 				  "or fewer events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
 	for (unsigned w = 0; w < o->warmup && !s->interrupted && !stop_requested(o); w++) {
@@ -670,7 +670,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		progress++;
 		err = run_uncounted(o, s, diag);
 		if (err)
-			goto fail;
+			goto out_free;
 	}
 	for (unsigned k = 0; k < repeat && !s->interrupted && !stop_requested(o); k++) {
 		s->done = k + 1;
@@ -684,7 +684,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			progress++;
 			err = count_once(o, s, r, k, diag);
 			if (err)
-				goto fail;
+				goto out_free;
 		}
 	}
 	if (stop_requested(o))
@@ -693,10 +693,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		o->on_progress(o->progress_arg, total, total);
 	err = aggregate(s);
 	if (err)
-		goto fail;
+		goto out_free;
 	*out = s;
 	return 0;
-fail:
+out_free:
 	tacho_stat_free(s);
 	return err;
 }

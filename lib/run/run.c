@@ -50,11 +50,11 @@ child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
 	close(go_rd);
 	if (cwd && chdir(cwd) < 0) {
 		e = errno;
-		goto fail;
+		goto out_tell_parent;
 	}
 	execvp(argv[0], argv);
 	e = errno;
-fail:
+out_tell_parent:
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
 	_exit(127);
@@ -182,7 +182,7 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 	if (r != 1) {
 		/* the child is gone (killed before it was released) */
 		e = ESRCH;
-		goto failed;
+		goto out_reap;
 	}
 	/* EOF: exec succeeded and closed the pipe; an int: exec's errno */
 	do
@@ -195,7 +195,7 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 	}
 	if (r != (ssize_t)sizeof(e))
 		e = EIO;
-failed:
+out_reap:
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	forward_stop(c);
