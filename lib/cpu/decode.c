@@ -95,7 +95,7 @@ static void decode_signature(const struct tacho_cpuid_dump *d, struct tacho_cpu_
 {
 	struct tacho_cpuid_regs r;
 
-	if (!tc_q(d, 0, 1, 0, &r)) {
+	if (!tc_query_leaf(d, 0, 1, 0, &r)) {
 		tc_cpu_note(info, "leaf 1 is absent: no family, model or stepping");
 		return;
 	}
@@ -139,7 +139,7 @@ static void decode_brand(const struct tacho_cpuid_dump *d, struct tacho_cpu_info
 		return;
 	}
 	for (uint32_t l = 0x80000002; l <= 0x80000004; l++) {
-		tc_q(d, 0, l, 0, &r);
+		tc_query_leaf(d, 0, l, 0, &r);
 		memcpy(raw + n, &r.eax, 4);
 		memcpy(raw + n + 4, &r.ebx, 4);
 		memcpy(raw + n + 8, &r.ecx, 4);
@@ -215,11 +215,11 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	decode_brand(d, info);
 	decode_hypervisor(d, info);
 	tc_cpu_features(d, 0, info->features);
-	if (tc_q(d, 0, 0x80000008u, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0x80000008u, 0, &r)) {
 		info->phys_addr_bits = tc_bits(r.eax, 7, 0);
 		info->virt_addr_bits = tc_bits(r.eax, 15, 8);
 	}
-	if (tc_q(d, 0, 0xd, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0xd, 0, &r)) {
 		info->xsave_size = r.ecx;
 		info->xcr0_supported = (uint64_t)r.edx << 32 | r.eax;
 	}

@@ -201,7 +201,7 @@ void tc_cpu_features(const struct tacho_cpuid_dump *d, unsigned cpu, uint64_t *b
 		if (!cached || f->leaf != leaf || f->subleaf != sub) {
 			leaf = f->leaf;
 			sub = f->subleaf;
-			have = tc_q(d, cpu, leaf, sub, &r);
+			have = tc_query_leaf(d, cpu, leaf, sub, &r);
 			cached = true;
 		}
 		if (have && (reg_of(&r, f->reg) >> f->bit & 1))

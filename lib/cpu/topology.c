@@ -35,7 +35,7 @@ static bool ext_levels(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t 
 	lv->threads_per_core = 1;
 	for (uint32_t sub = 0; sub < 16; sub++) {
 		unsigned type, shift, count;
-		if (!tc_q(d, cpu, leaf, sub, &r))
+		if (!tc_query_leaf(d, cpu, leaf, sub, &r))
 			break;
 		type = tc_bits(r.ecx, 15, 8);
 		/* SDM: a level with EBX[15:0] = 0 or type 0 ends the enumeration. */
@@ -75,11 +75,11 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 	unsigned logical = 1, cores = 1;
 
 	memset(lv, 0, sizeof(*lv));
-	tc_q(d, cpu, 1, 0, &r1);
+	tc_query_leaf(d, cpu, 1, 0, &r1);
 	/* HTT (1:EDX[28]) makes EBX[23:16] the number of addressable logical IDs. */
 	if (tc_bits(r1.edx, 28, 28) && tc_bits(r1.ebx, 23, 16))
 		logical = tc_bits(r1.ebx, 23, 16);
-	if (amd && tc_q(d, cpu, 0x80000008u, 0, &r)) {
+	if (amd && tc_query_leaf(d, cpu, 0x80000008u, 0, &r)) {
 		unsigned nc = tc_bits(r.ecx, 7, 0) + 1;
 		unsigned idsize = tc_bits(r.ecx, 15, 12);
 		unsigned tpc = 1;
@@ -87,8 +87,8 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 		/* Family 17h on: NC counts threads and 0x8000_001E EBX[15:8] gives threads
 		 * per core. Before, NC counts cores and there is no SMT (family 15h's
 		 * "compute units" pair cores, which Linux and the APM still call cores). */
-		if (info->family >= 0x17 && tc_q(d, cpu, 0x80000001u, 0, &rx) &&
-		    tc_bits(rx.ecx, 22, 22) && tc_q(d, cpu, 0x8000001eu, 0, &re))
+		if (info->family >= 0x17 && tc_query_leaf(d, cpu, 0x80000001u, 0, &rx) &&
+		    tc_bits(rx.ecx, 22, 22) && tc_query_leaf(d, cpu, 0x8000001eu, 0, &re))
 			tpc = tc_bits(re.ebx, 15, 8) + 1;
 		lv->src = TACHO_SRC_AMD_80000008;
 		lv->logical_per_pkg = nc;
@@ -100,7 +100,7 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 		lv->valid = true;
 		return;
 	}
-	if (info->max_leaf >= 4 && tc_q(d, cpu, 4, 0, &r4) && tc_bits(r4.eax, 4, 0))
+	if (info->max_leaf >= 4 && tc_query_leaf(d, cpu, 4, 0, &r4) && tc_bits(r4.eax, 4, 0))
 		cores = tc_bits(r4.eax, 31, 26) + 1;
 	if (logical < cores)
 		logical = cores;
@@ -120,9 +120,9 @@ static enum tacho_core_kind kind_of(const struct tacho_cpuid_dump *d, unsigned c
 	*native = 0;
 	if (info->vendor == TACHO_VENDOR_INTEL) {
 		/* Leaf 0x1A is meaningful on hybrid parts (7.0:EDX[15]). */
-		if (!tc_q(d, cpu, 7, 0, &r) || !tc_bits(r.edx, 15, 15))
+		if (!tc_query_leaf(d, cpu, 7, 0, &r) || !tc_bits(r.edx, 15, 15))
 			return TACHO_CORE_GENERAL;
-		if (!tc_q(d, cpu, 0x1a, 0, &r))
+		if (!tc_query_leaf(d, cpu, 0x1a, 0, &r))
 			return TACHO_CORE_GENERAL;
 		*native = tc_bits(r.eax, 23, 0);
 		switch (tc_bits(r.eax, 31, 24)) {
@@ -134,8 +134,8 @@ static enum tacho_core_kind kind_of(const struct tacho_cpuid_dump *d, unsigned c
 	/* AMD: HeterogeneousCores (0x8000_0021 EAX[30]) says the part mixes core types;
 	 * then 0x8000_0026 EBX[31:28] CoreType gives 0 performance, 1 efficiency and
 	 * [27:24] NativeModeID. Other parts report CoreType 0 too: they are "general". */
-	if (info->vendor == TACHO_VENDOR_AMD && tc_q(d, cpu, 0x80000021u, 0, &r) &&
-	    tc_bits(r.eax, 30, 30) && tc_q(d, cpu, 0x80000026u, 0, &r) &&
+	if (info->vendor == TACHO_VENDOR_AMD && tc_query_leaf(d, cpu, 0x80000021u, 0, &r) &&
+	    tc_bits(r.eax, 30, 30) && tc_query_leaf(d, cpu, 0x80000026u, 0, &r) &&
 	    tc_bits(r.ecx, 15, 8) != 0) {
 		*native = tc_bits(r.ebx, 27, 24);
 		return tc_bits(r.ebx, 31, 28) == 1 ? TACHO_CORE_EFFICIENCY
@@ -149,7 +149,7 @@ static bool has_l3(const struct tacho_cpuid_dump *d, unsigned cpu)
 	struct tacho_cpuid_regs r;
 
 	for (uint32_t sub = 0; sub < 16; sub++) {
-		if (!tc_q(d, cpu, 4, sub, &r) || tc_bits(r.eax, 4, 0) == 0)
+		if (!tc_query_leaf(d, cpu, 4, sub, &r) || tc_bits(r.eax, 4, 0) == 0)
 			return false;
 		if (tc_bits(r.eax, 7, 5) == 3)
 			return true;
@@ -267,7 +267,7 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 		struct levels lv;
 		uint32_t x2 = 0, native;
 
-		tc_q(d, i, 1, 0, &r1);
+		tc_query_leaf(d, i, 1, 0, &r1);
 		l->os_cpu = tacho_cpuid_dump_os_cpu(d, i);
 		l->apic_id = tc_bits(r1.ebx, 31, 24);
 		if ((info->vendor == TACHO_VENDOR_INTEL && ext_levels(d, i, 0x1f, &lv, &x2)) ||

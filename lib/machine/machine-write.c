@@ -25,7 +25,8 @@ static void fmt_ns(double ns, char *buf, size_t size)
 }
 
 static int write_table(FILE *f, const struct tacho_check *c, size_t n,
-		       const struct tacho_clock_info *k, size_t nk, const struct tc_wopts *w)
+		       const struct tacho_clock_info *k, size_t nk,
+		       const struct tc_write_settings *w)
 {
 	struct tc_table *t = tc_table_new(4);
 	char res[64], cost[128], hb[1200];
@@ -70,7 +71,7 @@ static int write_table(FILE *f, const struct tacho_check *c, size_t n,
 
 static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 		      const struct tacho_clock_info *k, size_t nk, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 	char hb[1200];
@@ -112,7 +113,8 @@ static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 /* Checks and clocks in one table, told apart by the first column, as stat's events
  * and metrics are. */
 static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
-		      const struct tacho_clock_info *k, size_t nk, const struct tc_wopts *w)
+		      const struct tacho_clock_info *k, size_t nk,
+		      const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "kind", "key", "title", "state", "value", "text",
 					    "resolution_ns", "read_ns", "error" };
@@ -145,12 +147,12 @@ int tacho_machine_write(const struct tacho_check *checks, size_t n,
 			const struct tacho_clock_info *clocks, size_t nclocks, FILE *f,
 			enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!f || (n && !checks) || (nclocks && !clocks))
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

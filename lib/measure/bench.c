@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "measure/bench.h"
-#include "measure/mset.h"
+#include "measure/measure-set.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
 
@@ -125,7 +125,7 @@ size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, 
 struct trial_ctx {
 	tacho_bench_fn *fn;
 	void *arg;
-	struct tc_mset *m;
+	struct tc_measure_set *m;
 	size_t nev;
 	uint64_t *c0, *c1;
 };
@@ -137,13 +137,13 @@ static int trial(struct trial_ctx *t, unsigned reps, int64_t *ticks, int64_t *ev
 	uint64_t a, b;
 	int err;
 
-	if (t->nev && (err = tc_mset_read(t->m, t->c0)))
+	if (t->nev && (err = tc_measure_set_read(t->m, t->c0)))
 		return err;
 	a = tacho_tsc_begin();
 	for (unsigned r = 0; r < reps; r++)
 		t->fn(t->arg);
 	b = tacho_tsc_end();
-	if (t->nev && (err = tc_mset_read(t->m, t->c1)))
+	if (t->nev && (err = tc_measure_set_read(t->m, t->c1)))
 		return err;
 	*ticks = (int64_t)(b - a);
 	for (size_t i = 0; i < t->nev; i++)
@@ -175,8 +175,8 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 {
 	struct tacho_bench_opts o = { 0 };
 	struct tacho_evlist *list = NULL;
-	struct tc_evset evs = { 0 };
-	struct tc_mset m = { 0 };
+	struct tc_event_set evs = { 0 };
+	struct tc_measure_set m = { 0 };
 	struct tacho_bench_result *r = NULL;
 	int64_t *ev_a = NULL, *ev_b = NULL, *cal = NULL;
 	double *tv = NULL, **evv = NULL, *ovh = NULL;
@@ -200,7 +200,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		err = tacho_evlist_parse(o.events, &list, diag);
 		if (err)
 			return err;
-		err = tc_evset_from_list(&evs, list);
+		err = tc_event_set_from_list(&evs, list);
 		tacho_evlist_free(list);
 		if (err)
 			return err;
@@ -237,11 +237,11 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		}
 	}
 	if (nev) {
-		err = tc_mset_open(&m, &evs);
+		err = tc_measure_set_open(&m, &evs);
 		if (err)
 			goto out;
 		for (size_t i = 0; i < nev; i++)
-			if (!tc_mset_is_open(&m, i))
+			if (!tc_measure_set_is_open(&m, i))
 				r->event_why[i] = tc_strdup(m.why[i] ? m.why[i] :
 							    tacho_strerror(m.err[i]));
 	}
@@ -304,7 +304,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	}
 
 	/* a group the PMU never scheduled reads 0: say so rather than print the zeros */
-	for (size_t q = 0; nev && !tc_mset_ran(&m) && q < nev; q++)
+	for (size_t q = 0; nev && !tc_measure_set_ran(&m) && q < nev; q++)
 		if (!r->event_why[q]) {
 			r->event_why[q] = tc_strdup("opened, but never on a counter (more hardware "
 						    "events than the PMU counts at once? try fewer)");
@@ -348,8 +348,8 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	*out = r;
 	r = NULL;
 out:
-	tc_mset_close(&m);
-	tc_evset_exit(&evs);
+	tc_measure_set_close(&m);
+	tc_event_set_exit(&evs);
 	for (size_t i = 0; evv && i < nev; i++)
 		free(evv[i]);
 	free(evv);
@@ -391,7 +391,7 @@ static void row(struct tc_table *t, const char *name, const struct tacho_bench_s
 }
 
 static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 
@@ -432,8 +432,8 @@ static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_fo
 }
 
 /* One row per quantity; the figures of an event not counted are empty, never 0. */
-static void csv_stats(FILE *f, const struct tc_wopts *w, const char *name, const char *why,
-		      const struct tacho_bench_stats *s)
+static void csv_stats(FILE *f, const struct tc_write_settings *w, const char *name,
+		      const char *why, const struct tacho_bench_stats *s)
 {
 	const double v[] = { s->min, s->median, s->mode, s->mean, s->stddev, s->p10, s->p25,
 			     s->p75, s->p90, s->p99, s->max };
@@ -455,7 +455,8 @@ static void csv_stats(FILE *f, const struct tc_wopts *w, const char *name, const
 	tc_csv_row(f, w, fields, ARRAY_SIZE(fields));
 }
 
-static int write_csv(const struct tacho_bench_result *r, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_bench_result *r, FILE *f,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "quantity", "status", "n", "min", "median", "mode",
 					    "mean", "stddev", "p10", "p25", "p75", "p90", "p99",
@@ -507,12 +508,12 @@ static int write_table(const struct tacho_bench_result *r, FILE *f)
 int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
 			     enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

@@ -38,8 +38,9 @@ struct tacho_regions_report {
 	unsigned nthreads;
 };
 
-void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size_t n,
-		   struct tacho_region_value *out)
+void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
+				  const uint64_t *calls, size_t n,
+				  struct tacho_region_value *out)
 {
 	double mean = 0, m2 = 0;
 	uint64_t total_calls = 0;
@@ -47,7 +48,7 @@ void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
-		const struct tc_racc *a = acc[i];
+		const struct tc_region_accumulator *a = acc[i];
 		uint64_t c = calls[i];
 		if (!c)
 			continue;
@@ -112,8 +113,8 @@ void tacho_regions_report_free(struct tacho_regions_report *r)
 }
 
 struct rr_item {
-	struct tc_rthread *t;
-	struct tc_rrec *rec;
+	struct tc_region_thread *t;
+	struct tc_region_record *rec;
 };
 
 static int cmp_item(const void *a, const void *b)
@@ -135,7 +136,7 @@ static int build(struct tacho_regions_report *r)
 {
 	struct rr_item *items = NULL;
 	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
-	const struct tc_racc **accs = NULL;
+	const struct tc_region_accumulator **accs = NULL;
 	uint64_t *calls = NULL;
 	struct tc_sb notes = TC_SB_INIT;
 	int err = -ENOMEM;
@@ -168,9 +169,10 @@ static int build(struct tacho_regions_report *r)
 		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
 		if (!r->evnames[i])
 			goto out;
-		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
-			mux |= t->multiplexed || (!t->mset_err && tc_mset_multiplexed(&t->m));
-			ran |= t->ran || (!t->mset_err && tc_mset_ran(&t->m));
+		for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
+			mux |= t->multiplexed ||
+			       (!t->set_err && tc_measure_set_multiplexed(&t->m));
+			ran |= t->ran || (!t->set_err && tc_measure_set_ran(&t->m));
 		}
 		if (tc_regions.ev_opened[i + 1] && !ran) {
 			/* opened, but the kernel never put the group on the counters: its
@@ -207,7 +209,7 @@ static int build(struct tacho_regions_report *r)
 		if (!r->alerts)
 			goto out;
 	}
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
 		nitems += t->nrec;
 		if (t->unbalanced)
 			tc_sb_addf(&notes, "thread %d: %lu region end(s) that matched no open "
@@ -227,7 +229,7 @@ static int build(struct tacho_regions_report *r)
 	if (!items || !accs || !calls || !r->th)
 		goto out;
 	nitems = 0;
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
 		for (size_t i = 0; i < t->nrec; i++)
 			if (t->recs[i]->calls)
 				items[nitems++] = (struct rr_item){ t, t->recs[i] };
@@ -261,7 +263,7 @@ static int build(struct tacho_regions_report *r)
 				/* a thread without its counters has no event figures */
 				calls[k - i] = q < items[k].t->nq_read ? items[k].rec->calls : 0;
 			}
-			tc_racc_merge(accs, calls, j - i, &v[q]);
+			tc_region_accumulators_merge(accs, calls, j - i, &v[q]);
 			if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
 				memset(&v[q], 0, sizeof(v[q]));
 			if (v[q].clamped)
@@ -285,9 +287,9 @@ static int build(struct tacho_regions_report *r)
 				goto out;
 			r->nth++;
 			for (size_t q = 0; q < nq; q++) {
-				const struct tc_racc *a = &items[k].rec->q[q];
+				const struct tc_region_accumulator *a = &items[k].rec->q[q];
 				uint64_t c = q < items[k].t->nq_read ? items[k].rec->calls : 0;
-				tc_racc_merge(&a, &c, 1, &th->vals[q]);
+				tc_region_accumulators_merge(&a, &c, 1, &th->vals[q]);
 			}
 		}
 		r->n++;
@@ -392,7 +394,7 @@ static void json_value(struct tc_json *j, const char *key, const struct tacho_re
 }
 
 static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 
@@ -502,7 +504,7 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 	return tc_json_doc_end(&j);
 }
 
-static void csv_num(FILE *f, const struct tc_wopts *w, double v)
+static void csv_num(FILE *f, const struct tc_write_settings *w, double v)
 {
 	char buf[64];
 
@@ -514,7 +516,8 @@ static void csv_num(FILE *f, const struct tc_wopts *w, double v)
 }
 
 /* Long format, one row per region and quantity: it holds any event name. */
-static int write_csv(const struct tacho_regions_report *r, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_regions_report *r, FILE *f,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "region", "quantity", "status", "calls", "total",
 					    "exclusive", "mean", "stddev", "min", "max",
@@ -614,12 +617,12 @@ out:
 int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

@@ -253,7 +253,7 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 }
 
 static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f,
-		       const struct tc_wopts *w)
+		       const struct tc_write_settings *w)
 {
 	char hb[1200];
 
@@ -302,7 +302,7 @@ static const char *const csv_head[] = { "kind", "name", "status", "value", "unit
 static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
 						 "coverage", "explanation" };
 
-static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
 {
 	char b[8][64], runs[16], hb[1200];
 
@@ -341,7 +341,8 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts 
 /* --- JSON --- */
 
 static void json_event(struct tc_json *j, const struct tacho_stat *s,
-		       const struct tacho_stat_event *e, bool stats, const struct tc_wopts *w)
+		       const struct tacho_stat_event *e, bool stats,
+		       const struct tc_write_settings *w)
 {
 	char hb[1200];
 	bool v = has_value(e->status);
@@ -378,7 +379,7 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 }
 
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
-		      enum tacho_format fmt, const struct tc_wopts *w)
+		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
 	const struct tacho_exit *ex = tacho_stat_exit(s);
 	struct tc_json j;
@@ -427,13 +428,13 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about, FILE *f,
 		     enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	struct about a;
 	int err;
 
 	if (!s || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (!err)
 		err = about_get(about, &a);
 	if (err)
@@ -455,13 +456,13 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
 			      const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	char b1[64], b2[64], t[32], hb[1200];
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	snprintf(t, sizeof(t), "%.6f", iv->t_s);

@@ -91,15 +91,15 @@ static int add_map(struct tacho_profile *p, const struct tc_rec *r)
 
 static int load_records(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
 {
-	struct tc_recr rd;
+	struct tc_record_reader rd;
 	struct tc_rec r;
 	size_t cap = 0;
 	int ret;
 
-	ret = tc_recr_init(&rd, p->data, p->len, path, diag);
+	ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
 	if (ret)
 		return ret;
-	while ((ret = tc_recr_next(&rd, &r, path, diag)) == 1) {
+	while ((ret = tc_record_reader_next(&rd, &r, path, diag)) == 1) {
 		switch (r.type) {
 		case TC_REC_META: {
 			size_t pos = 0;

@@ -443,24 +443,25 @@ static int make_recording(const char *file)
 	static const uint8_t no_bid[1];
 	uint64_t start, len, pgoff;
 	char exe[PATH_MAX];
-	struct tc_recw w;
+	struct tc_record_writer w;
 	int fd;
 
 	if (!self_text(&start, &len, &pgoff, exe, sizeof(exe)))
 		return -ENOENT;
 	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
-	tc_recw_meta(&w, "command", "./test-writers");
-	tc_recw_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, PERF_SAMPLE_IP, 1, 0,
-		      "page-faults");
-	tc_recw_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
-	tc_recw_comm(&w, 100, 100, true, 11, "test-writers");
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_meta(&w, "command", "./test-writers");
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+	tc_record_writer_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
+	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
 	for (unsigned i = 0; i < 3; i++)
-		tc_recw_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
-	tc_recw_finish(&w, 3, 0, 30, 0);
-	assert_int_equal(tc_recw_flush(&w), 0);
-	tc_recw_close(&w);
+		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0,
+					0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 3, 0, 30, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	tc_record_writer_close(&w);
 	return 0;
 }
 
