@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 static int cmp_cache(const struct tacho_cpu_cache *a, const struct tacho_cpu_cache *b)
 {

@@ -10,6 +10,7 @@
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/cpu.h"
+#include "tacho/output.h"
 
 /* --- small helpers --- */
 

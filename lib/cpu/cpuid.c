@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 struct tacho_cpuid_dump *tc_cpuid_dump_new(void)
 {

@@ -4,6 +4,7 @@
 #define TACHO_CPU_CPUID_H
 
 #include "util/util.h"
+#include "tacho/cpu.h"
 
 /* One leaf/subleaf as recorded. `indexed` is false for leaves whose subleaf is
  * meaningless (recorded under subleaf 0). */

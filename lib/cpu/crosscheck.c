@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/util.h"
+#include "tacho/cpu.h"
 
 void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x)
 {

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 static const struct {
 	const char *sig;

@@ -5,6 +5,7 @@
 #define TACHO_CPU_DECODE_H
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
 
 /* A CPUID query that honours maximum leaves; false when the leaf is absent. */
 static inline bool tc_query_leaf(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t leaf,

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 enum dump_format {
 	FMT_NONE,

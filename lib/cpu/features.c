@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 struct tc_feature {
 	const char *name;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 #define D  TACHO_CACHE_DATA
 #define I  TACHO_CACHE_INSTRUCTION

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tacho_cpu_info *info,
 		struct tacho_cpu_pmu *p)

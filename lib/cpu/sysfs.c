@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "tacho/cpu.h"
 
 /* --- CPU lists --- */
 

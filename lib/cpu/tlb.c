@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 static void leaf18(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		   struct tacho_cpu_core_type *ct)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 /* Leaf 0xB/0x1F level types (ECX[15:8]). */
 enum { LVL_INVALID = 0, LVL_SMT = 1, LVL_CORE = 2, LVL_MODULE = 3, LVL_TILE = 4, LVL_DIE = 5,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 /* Parts whose leaf 0x15 gives the ratio but ECX = 0: the SDM's crystal table, and
  * Denverton as Linux's native_calibrate_tsc has it. Intel family 6 only. */

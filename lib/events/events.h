@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "util/util.h"
+#include "tacho/events.h"
 
 /* Where an event comes from; decides how `tacho list` groups it, how the scheduler
  * places it (hardware events compete for counters, the rest do not) and how a

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 struct tacho_evlist {
 	struct tc_event *ev;

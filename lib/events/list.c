@@ -9,6 +9,8 @@
 
 #include "events/events.h"
 #include "perf/engine.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 {

@@ -9,6 +9,8 @@
 #include "events/listing.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
 
 static const char *const headings[] = {
 	[TACHO_EVENT_SRC_HARDWARE] = "generic hardware events (kernel)",

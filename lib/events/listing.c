@@ -9,6 +9,8 @@
 
 #include "events/listing.h"
 #include "util/util.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
 
 /* How the walk's visitor sees the listing being built. */
 struct build {

@@ -9,6 +9,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
 
 /* ---------------------------------------------------------------- breakpoints */
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
 
 /* ---------------------------------------------------------------- cache events */
 

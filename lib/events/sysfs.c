@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 bool tc_events_safe_component(const char *s, size_t len)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tc_perr(struct tc_parser *p, size_t off, int err, const char *fmt, ...)
 {

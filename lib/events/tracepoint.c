@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 static const char *const tracefs_places[] = {
 	"/sys/kernel/tracing",

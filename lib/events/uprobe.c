@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 /* The paths uprobe attrs point to. An attr is a plain struct that callers copy and
  * keep after the list is gone (record, regions and bench open their copies later), so

@@ -10,6 +10,8 @@
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/machine.h"
+#include "tacho/output.h"
+#include "tacho/tsc.h"
 
 /* 0.385 ns, 24.4 ns, 4 ms: the unit that keeps the number short */
 static void fmt_ns(double ns, char *buf, size_t size)

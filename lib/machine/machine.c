@@ -12,6 +12,11 @@
 #include <unistd.h>
 
 #include "perf/engine.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/machine.h"
+#include "tacho/stat.h"
+#include "tacho/tsc.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 

@@ -11,6 +11,11 @@
 #include "measure/measure-set.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
+#include "tacho/bench.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
+#include "tacho/tsc.h"
 
 /* --- the environment --- */
 

@@ -7,6 +7,8 @@
 
 #include "measure/measure-set.h"
 #include "perf/engine.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tc_event_set_from_list(struct tc_event_set *s, const struct tacho_evlist *list)
 {

@@ -9,6 +9,7 @@
 
 #include "perf/engine.h"
 #include "util/util.h"
+#include "tacho/events.h"
 
 /* The events, resolved once per process: names as the user spelled them. */
 struct tc_event_set {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "perf/perf.h"
+#include "tacho/stat.h"
 
 /* One input of a table metric: an event named by its encoding, so that "cycles",
  * "cpu-cycles" and "cpu/cpu-cycles/" all match. */

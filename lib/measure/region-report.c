@@ -8,6 +8,12 @@
 #include "measure/region-int.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
+#include "tacho/counters.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/regions.h"
+#include "tacho/tsc.h"
 
 struct rr_thread {         /* one region on one thread, for the per-thread detail */
 	pid_t tid;

@@ -12,6 +12,10 @@
 #include "measure/region.h"
 #include "measure/region-int.h"
 #include "tsc/tsc.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/regions.h"
+#include "tacho/tsc.h"
 
 struct tc_regions tc_regions = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,

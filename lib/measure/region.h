@@ -3,6 +3,7 @@
 #define TACHO_MEASURE_REGION_H
 
 #include "measure/measure-set.h"
+#include "tacho/regions.h"
 
 /* Per-call accumulators of one quantity (TSC ticks, or one event's count) of one
  * region on one thread. Values are after the subtraction of the measuring cost, so

@@ -15,6 +15,9 @@
 
 #include "cpu/cpuid.h"
 #include "measure/schedule.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
 
 /* Intel's architectural fixed counters (SDM Vol. 3B 20.2.2, "Fixed-function performance
  * counters"): IA32_FIXED_CTR0 counts INST_RETIRED.ANY, CTR1 CPU_CLK_UNHALTED.THREAD,

@@ -7,6 +7,8 @@
 #include <linux/perf_event.h>
 
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
 
 /* What the scheduler needs of one event. */
 enum tc_sched_kind {

@@ -9,6 +9,10 @@
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
+#include "tacho/run.h"
 
 /* --- values --- */
 

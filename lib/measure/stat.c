@@ -18,6 +18,10 @@
 #include "perf/perf.h"
 #include "measure/schedule.h"
 #include "util/util.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/stat.h"
 
 struct ev_res {
 	struct tacho_stat_event pub;

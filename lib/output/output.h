@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "tacho/output.h"
+#include "tacho/errors.h"
 
 /* --- JSON (json.c) ---
  * A streaming writer: open objects and arrays, write members. Inside an object every

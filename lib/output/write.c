@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "tacho/output.h"
 
 /* A field of the caller's struct, when its sz says the caller knows it. */
 #define WRITE_OPTS_HAS(o, field) \

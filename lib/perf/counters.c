@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "perf/engine.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
 
 struct cnt_event {
 	char *why;                     /* NOT_SUPPORTED: the explanation (owned) */

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "util/util.h"
+#include "tacho/counters.h"
 
 /* --- the one rule for a value (engine-event.c) ---
  * A count whose time running is 0 was never on a counter: NOT_COUNTED, and no number,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf/perf.h"
+#include "tacho/errors.h"
 
 /* Finds the line that starts with key at the start of a line; returns what follows it,
  * or NULL. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "tacho/run.h"
 
 enum child_state { CH_HELD, CH_RUNNING, CH_REAPED };
 

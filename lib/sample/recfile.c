@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "sample/recfile.h"
+#include "tacho/errors.h"
 
 /* Payload layouts. Every field is naturally aligned and every struct a multiple of 8
  * bytes, so the layout is the same for every x86-64 compiler; the file is little-endian

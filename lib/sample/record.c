@@ -18,6 +18,11 @@
 #include "perf/engine.h"
 #include "sample/recfile.h"
 #include "sample/sideband.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/sample.h"
 
 #define DEFAULT_PAGES 128        /* 512 KiB of data per ring */
 #define DEFAULT_FLUSH_MS 200

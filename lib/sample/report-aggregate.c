@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sample/report-int.h"
+#include "tacho/sample.h"
 
 struct agg {
 	uint32_t sym, dso, file;

@@ -8,6 +8,7 @@
 
 #include "sample/recfile.h"
 #include "sample/symbols.h"
+#include "tacho/sample.h"
 
 struct dso {
 	uint32_t name;                 /* pool id of the path / label */

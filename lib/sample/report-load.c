@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "sample/report-int.h"
+#include "tacho/errors.h"
+#include "tacho/sample.h"
 
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 {

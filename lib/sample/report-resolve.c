@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "sample/report-int.h"
+#include "tacho/errors.h"
+#include "tacho/sample.h"
 
 void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 {

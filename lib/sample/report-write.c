@@ -10,6 +10,7 @@
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/sample.h"
+#include "tacho/output.h"
 
 /* What one call writes: rows of a sort, or of one function (annotate). */
 struct view {

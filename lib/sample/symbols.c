@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sample/symbols.h"
+#include "tacho/errors.h"
 
 struct fsym {
 	uint64_t start, size;

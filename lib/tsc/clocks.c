@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include "tsc/tsc.h"
+#include "tacho/errors.h"
+#include "tacho/tsc.h"
 
 static const struct {
 	const char *name;

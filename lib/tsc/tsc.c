@@ -11,6 +11,9 @@
 #include "cpu/cpuid.h"
 #include "perf/engine.h"
 #include "tsc/tsc.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/tsc.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define TC_X86 1

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "json-check.h"
 #include "pages.h"

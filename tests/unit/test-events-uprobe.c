@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "events/events.h"
 #include "util/util.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "util/util.h"
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "pages.h"
 #include "perf/perf.h"

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "sample/recfile.h"
 

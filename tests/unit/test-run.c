@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "util/util.h"
 

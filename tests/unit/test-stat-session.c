@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "perf/perf.h"
 #include "perf/syscall.h"
