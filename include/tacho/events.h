@@ -179,12 +179,6 @@ typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
 TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 				   tacho_event_visit_fn *fn, void *arg);
 
-/* The tracefs folder tracepoints are looked up in (opts->tracefs_root, else the first
- * of /sys/kernel/tracing and /sys/kernel/debug/tracing whose events/ this process can
- * see), or NULL when there is none: not mounted, or not readable by this user. The
- * string is static or opts's. Thread-safe. */
-TACHO_API const char *tacho_event_tracefs(const struct tacho_event_opts *opts);
-
 /* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
 
 /* Which events a listing holds. Every field may be 0/NULL. */

@@ -128,10 +128,7 @@ struct tacho_regions_report;
  * (tacho_regions_report_free), -ENOMEM. Thread-safe. */
 TACHO_API int tacho_regions_report_new(struct tacho_regions_report **out);
 TACHO_API void tacho_regions_report_free(struct tacho_regions_report *r);
-TACHO_API size_t tacho_regions_report_count(const struct tacho_regions_report *r);
-/* The i-th region, or NULL past the end; by name, or NULL. Valid while r lives. */
-TACHO_API const struct tacho_region_stat *
-tacho_regions_report_get(const struct tacho_regions_report *r, size_t i);
+/* The region called name, or NULL. Valid while r lives. */
 TACHO_API const struct tacho_region_stat *
 tacho_regions_report_find(const struct tacho_regions_report *r, const char *name);
 /* The events (as spelled in the spec) and whether they were counted:

@@ -47,12 +47,6 @@ struct tacho_pmu_counters {
 				    "" when nothing */
 };
 
-/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
- * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
- * on AMD, two on P5/P6 parts before leaf 0xA. Pure: test it on dumps. 0 or -EINVAL. */
-TACHO_API int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
-					  struct tacho_pmu_counters *out);
-
 /* This machine's counters: the few CPUID leaves that decide them, read on the calling
  * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
  * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "events/listing.h"
 #include "util/util.h"
 #include "tacho/counters.h"
@@ -227,7 +228,15 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 	b.glob = pattern && strpbrk(pattern, "*?[") != NULL;
 	l->grouped = !pattern && mask != 1u << TACHO_EVENT_SRC_TRACEPOINT;
 	l->tp_wanted = !mask || (mask & (1u << TACHO_EVENT_SRC_TRACEPOINT));
-	l->tracefs = tacho_event_tracefs(b.events) != NULL;
+	{
+		struct tc_events_ctx ctx = {
+			.tracefs_root = b.events && TC_SZ_HAS(b.events, struct tacho_event_opts,
+							      tracefs_root)
+				? b.events->tracefs_root : NULL,
+		};
+
+		l->tracefs = tc_tracefs_root(&ctx) != NULL;
+	}
 	err = tacho_events_foreach(b.events, mask, collect, &b);
 	if (!err)
 		probe_tracepoints(&b);

@@ -331,15 +331,9 @@ int tacho_regions_report_new(struct tacho_regions_report **out)
 	return 0;
 }
 
-size_t tacho_regions_report_count(const struct tacho_regions_report *r)
+size_t tc_regions_report_count(const struct tacho_regions_report *r)
 {
 	return r ? r->n : 0;
-}
-
-const struct tacho_region_stat *tacho_regions_report_get(const struct tacho_regions_report *r,
-							size_t i)
-{
-	return r && i < r->n ? &r->st[i] : NULL;
 }
 
 const struct tacho_region_stat *tacho_regions_report_find(const struct tacho_regions_report *r,

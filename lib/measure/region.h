@@ -18,6 +18,10 @@ struct tc_region_accumulator {
 };
 
 struct tacho_region_value;
+struct tacho_regions_report;
+/* How many regions a snapshot holds (the tests' look at it: a program finds a region by
+ * name or writes them all). */
+size_t tc_regions_report_count(const struct tacho_regions_report *r);
 /* Merges n per-thread accumulators with calls[] calls each into *out (pure). */
 void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
 				  const uint64_t *calls, size_t n,

@@ -150,8 +150,7 @@ static void add_note(struct tacho_pmu_counters *c, const char *s)
 	snprintf(c->note + len, sizeof(c->note) - len, "%s%s", len ? "; " : "", s);
 }
 
-int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
-				struct tacho_pmu_counters *out)
+int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out)
 {
 	const struct tacho_cpu_pmu *p;
 	unsigned gp, fixed;
@@ -322,7 +321,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	tacho_cpuid_dump_free(d);
 	if (err)
 		return err;
-	err = tacho_pmu_counters_from_cpu(&info, out);
+	err = tc_pmu_counters_from_cpu(&info, out);
 	if (info.hypervisor_bit)
 		snprintf(info_hv, sizeof(info_hv), "%s guest, the kernel found no PMU",
 			 info.hypervisor == TACHO_HV_NONE || info.hypervisor == TACHO_HV_UNKNOWN

@@ -19,6 +19,27 @@
 #define TACHO_VERSION_STRING                                                            \
 	TC_STR(TACHO_VERSION_MAJOR) "." TC_STR(TACHO_VERSION_MINOR) "." TC_STR(TACHO_VERSION_PATCH)
 
+/* --- structs that grow (docs/architecture.md, "An API that can grow") ---
+ * A struct of the API that the caller sizes (opts, results, array elements) says how
+ * many bytes it has in sz (or an element size beside the array); the library reads and
+ * writes only the fields wholly inside them. */
+
+/* The end of field in type: a struct's first version ends at the end of its last
+ * field of that version. */
+#define tc_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* Whether a caller's struct p, of its own sz bytes, has field. */
+#define TC_SZ_HAS(p, type, field) ((p)->sz >= tc_offsetofend(type, field))
+/* Element i of an array whose elements are elem_sz bytes (the caller's sizeof). */
+#define TC_ELEM(base, i, elem_sz) ((void *)((char *)(base) + (size_t)(i) * (elem_sz)))
+#define TC_CONST_ELEM(base, i, elem_sz)                                                 \
+	((const void *)((const char *)(base) + (size_t)(i) * (elem_sz)))
+/* Copies the library's struct (src, src_sz bytes) into the caller's (dst, dst_sz
+ * bytes): the fields the caller's version has. */
+void tc_sized_put(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+/* Reads the caller's struct (src, src_sz bytes) into the library's (dst, dst_sz bytes):
+ * the fields the caller's version lacks are zero, their defaults. */
+void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+
 #define TC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define TC_UNUSED __attribute__((unused))
 #define tc_likely(x) __builtin_expect(!!(x), 1)

@@ -253,7 +253,7 @@ static void test_new_names_inside(void **state)
 	assert_int_equal(find(r, "host")->events[ev_pf].total, 0);
 	assert_int_equal(find(r, "host")->events[ev_bp].total, 9);
 	assert_int_equal(find(r, "guest-2999")->calls, 1);
-	assert_int_equal(tacho_regions_report_count(r), 3001);
+	assert_int_equal(tc_regions_report_count(r), 3001);
 	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }

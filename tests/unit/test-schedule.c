@@ -405,7 +405,7 @@ static void test_counters_from_cpu(void **state)
 	info.family = 6;
 	info.max_leaf = 0x16;
 	info.pmu = (struct tacho_cpu_pmu){ .version = 4, .gp_counters = 4, .fixed_counters = 3 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_true(c.known && !c.none && c.fixed_intel);
 	assert_int_equal(c.gp, 4);
 	assert_int_equal(c.fixed, 3);
@@ -421,7 +421,7 @@ static void test_counters_from_cpu(void **state)
 	/* v5 with a fixed-counter bitmap: counters 0, 1, 3 */
 	info.pmu = (struct tacho_cpu_pmu){ .version = 5, .gp_counters = 8, .fixed_counters = 4,
 					   .fixed_mask = 0xb };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.fixed_mask, 0xb);
 	assert_int_equal(c.fixed, 3);
 
@@ -432,7 +432,7 @@ static void test_counters_from_cpu(void **state)
 	info.core_types[1].pmu = (struct tacho_cpu_pmu){ .version = 5, .gp_counters = 6,
 							 .fixed_counters = 3, .fixed_mask = 0x7 };
 	info.pmu = info.core_types[0].pmu;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_int_equal(c.fixed_mask, 0x7);
 	info.ncore_types = 0;
@@ -440,12 +440,12 @@ static void test_counters_from_cpu(void **state)
 	/* a KVM guest without a virtual PMU: leaf 0xA is zero */
 	info.hypervisor_bit = true;
 	info.pmu = (struct tacho_cpu_pmu){ 0 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_true(c.known && c.none);
 	assert_int_equal(c.gp, 0);
 	assert_string_equal(c.note, "virtual machine guest, CPUID leaf 0xA is zero");
 	info.hypervisor = TACHO_HV_KVM;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_string_equal(c.note, "KVM guest, CPUID leaf 0xA is zero");
 	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 0);
@@ -455,7 +455,7 @@ static void test_counters_from_cpu(void **state)
 	info.vendor = TACHO_VENDOR_INTEL;
 	info.family = 5;
 	info.max_leaf = 1;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 2);
 	assert_int_equal(c.fixed, 0);
 	assert_false(c.none);
@@ -465,16 +465,16 @@ static void test_counters_from_cpu(void **state)
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x17;
 	set_feature(&info, "perfctr_core");
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_false(c.fixed_intel);
 	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 5);
 	memset(info.features, 0, sizeof(info.features));
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 4);
 	info.pmu = (struct tacho_cpu_pmu){ .amd_perfmon_v2 = true, .gp_counters = 6 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_string_equal(c.source, "CPUID 0x8000_0022");
 	/* an AMD guest that shows nothing: unknown, not "none" */
@@ -482,10 +482,10 @@ static void test_counters_from_cpu(void **state)
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x19;
 	info.hypervisor_bit = true;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_false(c.known);
 
-	assert_int_equal(tacho_pmu_counters_from_cpu(NULL, &c), -EINVAL);
+	assert_int_equal(tc_pmu_counters_from_cpu(NULL, &c), -EINVAL);
 }
 
 /* This machine: whatever it is, detection succeeds and is self-consistent. */
