@@ -105,10 +105,9 @@ static int select_cpu(struct tacho_cpuid_dump **dump, long cpu)
 
 static int get_dump(const struct cpu_opts *o, struct tacho_cpuid_dump **dump)
 {
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
-	memset(&diag, 0, sizeof(diag));
 	if (o->load) {
 		err = tacho_cpuid_dump_load(o->load, dump, &diag);
 		if (err) {

@@ -77,7 +77,7 @@ static int cmd_record_fn(int argc, char **argv)
 	struct cli_args args;
 	struct tacho_record_opts o = { .sz = sizeof(o) };
 	struct tacho_record_result res;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
 	bool quiet = false;
@@ -163,7 +163,7 @@ static int cmd_record_fn(int argc, char **argv)
 
 	/* the program still dies of Ctrl-C; tacho lives to finish the file */
 	cli_stop_signals_catch(&saved);
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);

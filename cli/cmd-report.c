@@ -69,7 +69,7 @@ static int cmd_report_fn(int argc, char **argv)
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in;
 	struct tacho_write_opts wo;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	enum tacho_format fmt;
 	FILE *out;
 	int opt, err, ret = EXIT_FAIL;
@@ -129,7 +129,7 @@ static int cmd_report_fn(int argc, char **argv)
 	if (annotate && children)
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children");
 
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_profile_load(input, &p, &diag);
 	if (err) {
 		char line[600];

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 {
 	size_t n = 10 * 1000 * 1000, page = (size_t)sysconf(_SC_PAGESIZE);
 	struct tacho_regions_report *r;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const char *events = getenv("TACHO_EVENTS");
 	int err;
 

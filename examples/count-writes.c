@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	struct tacho_evlist *list;
 	struct tacho_counters *c;
 	struct tacho_count v[2];
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char *mem;
 	int fd, err;
 

@@ -25,7 +25,7 @@ static char *to_text(const struct tacho_cpuid_dump *d, size_t *len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tacho_cpuid_dump *d = NULL, *back = NULL;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char *t1, *t2;
 	size_t l1, l2;
 	int err;

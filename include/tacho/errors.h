@@ -83,8 +83,13 @@ enum tacho_hint {
 };
 
 /* Where bad input was found. Functions that parse text fill one in when the caller
- * passes a non-NULL pointer; on success they leave it untouched. */
+ * passes a non-NULL pointer; on success they leave it untouched.
+ * Sized (docs/architecture.md, "An API that can grow"): the caller sets sz, as in
+ * `struct tacho_diag d = { .sz = sizeof(d) };`, and the library writes only the fields
+ * sz covers; a function given a diag whose sz is below this first version returns
+ * -EINVAL and writes nothing. */
 struct tacho_diag {
+	size_t sz;          /* sizeof(struct tacho_diag) */
 	char source[256];   /* file name, or the text that was parsed (may be cut short) */
 	unsigned line;      /* 1-based line in source; 0 when not a file */
 	unsigned column;    /* 1-based column (byte offset + 1); 0 when unknown */
@@ -93,7 +98,8 @@ struct tacho_diag {
 };
 
 /* Formats a diagnostic as one line: "SOURCE:LINE:COLUMN: MESSAGE" (LINE and COLUMN
- * only when known). Returns the length it wanted, as snprintf does. */
+ * only when known). Returns the length it wanted, as snprintf does; -EINVAL for a NULL
+ * d or one whose sz is too small. Thread-safe. */
 TACHO_API int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size);
 
 enum tacho_log_level {

@@ -50,6 +50,8 @@ int tacho_evlist_add(struct tacho_evlist *list, const char *spec, struct tacho_d
 	struct tc_parser p = { .src = spec, .ctx = &list->ctx, .diag = diag };
 	int r;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!list || !spec)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no event list given");
 	p.len = strlen(spec);
@@ -82,6 +84,8 @@ int tacho_evlist_parse_opts(const char *spec, const struct tacho_event_opts *opt
 	int r;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	r = tacho_evlist_new(opts, &l);
 	if (r)
 		return tc_diag_set(diag, spec, 0, 0, r, "%s", tacho_strerror(r));

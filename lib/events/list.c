@@ -151,7 +151,7 @@ static int visit_alias(struct walk *w, const char *pmu, const char *name, const 
 		.tracefs_root = w->ctx.tracefs_root,
 	};
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char desc[600];
 
 	if (tacho_evlist_parse_opts(name, &opts, &l, &d) == 0) {

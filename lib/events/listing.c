@@ -81,7 +81,7 @@ static int explanation(struct build *b, enum tacho_event_source src, int err,
 static int probe_user_only(const struct build *b, const char *spec)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[700];
 	int err;
 
@@ -97,7 +97,7 @@ static int probe_user_only(const struct build *b, const char *spec)
 static void probe_row(struct build *b, struct tc_listing_row *r)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr attr;
 
 	if (!r->spec || !b->probe)

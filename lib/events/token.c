@@ -180,6 +180,8 @@ int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t size)
 	size_t n, col;
 	int ret;
 
+	if (tc_diag_check(d))
+		return -EINVAL;
 	if (!d || d->column == 0) {
 		if (size)
 			buf[0] = '\0';

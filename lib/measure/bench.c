@@ -190,6 +190,8 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	int err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!fn || (opts && opts->sz && opts->sz < offsetof(struct tacho_bench_opts, events)))
 		return -EINVAL;
 	if (opts)

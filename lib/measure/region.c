@@ -385,13 +385,13 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	tc_tsc_info();   /* measures the TSC once, outside any region */
 	tc_sb_init(&tc_regions.notes);
 	if (spec && *spec) {
-		struct tacho_diag d;
-		memset(&d, 0, sizeof(d));
+		struct tacho_diag d = { .sz = sizeof(d) };
+
 		err = tacho_evlist_parse(spec, &list, &d);
 		if (err) {
 			char msg[600];
 			if (diag)
-				*diag = d;
+				tc_sized_put_sz(diag, &d, sizeof(d));
 			if (opts && opts->events)
 				return err;   /* an explicit call: the caller decides */
 			tacho_diag_format(&d, msg, sizeof(msg));
@@ -435,6 +435,8 @@ int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag 
 	struct tacho_regions_opts o;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	/* fields past what the caller's sz covers read as 0 (libbpf's _opts rule) */
 	memset(&o, 0, sizeof(o));
 	if (opts) {

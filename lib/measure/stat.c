@@ -613,6 +613,8 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	bool program;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || !STAT_OPTS_HAS(o, stop) || !o->events)
 		return -EINVAL;
 	*out = NULL;

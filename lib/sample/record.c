@@ -806,6 +806,8 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	const char *out_path;
 	int err, cerr;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !res || o->sz < sizeof(*o))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));

@@ -263,6 +263,8 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	int fd, err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

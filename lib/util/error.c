@@ -68,6 +68,8 @@ const char *tacho_err_name(int err)
 
 int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size)
 {
+	if (!d || tc_diag_check(d))
+		return -EINVAL;
 	if (d->line && d->column)
 		return snprintf(buf, size, "%s:%u:%u: %s", d->source, d->line, d->column, d->message);
 	if (d->line)

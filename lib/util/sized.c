@@ -10,6 +10,17 @@ void tc_sized_put(void *dst, size_t dst_sz, const void *src, size_t src_sz)
 	memcpy(dst, src, dst_sz < src_sz ? dst_sz : src_sz);
 }
 
+void tc_sized_put_sz(void *dst, const void *src, size_t src_sz)
+{
+	size_t sz;
+
+	memcpy(&sz, dst, sizeof(sz));
+	if (sz > src_sz)
+		sz = src_sz;
+	if (sz > sizeof(sz))
+		memcpy((char *)dst + sizeof(sz), (const char *)src + sizeof(sz), sz - sizeof(sz));
+}
+
 void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz)
 {
 	size_t n = dst_sz < src_sz ? dst_sz : src_sz;

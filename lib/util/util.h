@@ -36,6 +36,9 @@
 /* Copies the library's struct (src, src_sz bytes) into the caller's (dst, dst_sz
  * bytes): the fields the caller's version has. */
 void tc_sized_put(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+/* The same into a caller's struct whose first field is its size_t sz (at least the
+ * first version's, checked before): dst's sz stays as the caller set it. */
+void tc_sized_put_sz(void *dst, const void *src, size_t src_sz);
 /* Reads the caller's struct (src, src_sz bytes) into the library's (dst, dst_sz bytes):
  * the fields the caller's version lacks are zero, their defaults. */
 void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
@@ -47,6 +50,11 @@ void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 
 /* --- diagnostics (error.c) --- */
 
+/* The first version of struct tacho_diag ends at hint. */
+#define TC_DIAG_SZ_V1 tc_offsetofend(struct tacho_diag, hint)
+/* -EINVAL for a caller's diag whose sz is below the first version, else 0 (NULL too):
+ * every public function that takes a diag checks it on entry. */
+int tc_diag_check(const struct tacho_diag *d);
 /* Fills *d (when d is non-NULL) and returns err, so that parsers can write
  * `return tc_diag_set(d, file, line, col, -TACHO_EPARSE, "...")`. */
 int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigned column,

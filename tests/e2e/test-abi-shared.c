@@ -42,10 +42,9 @@ static void test_version_errors(void **state)
 static void test_evlist(void **state)
 {
 	struct tacho_evlist *l = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
-	memset(&d, 0, sizeof(d));
 	assert_int_equal(tacho_evlist_parse("page-faults,task-clock", &l, &d), 0);
 	assert_int_equal(tacho_evlist_count(l), 2);
 	assert_string_equal(tacho_evlist_name(l, 0), "page-faults");
@@ -55,7 +54,7 @@ static void test_evlist(void **state)
 
 	/* bad input: an error code, a column and a message, no list */
 	l = NULL;
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	assert_int_equal(tacho_evlist_parse("page-faults,,", &l, &d), -TACHO_EPARSE);
 	assert_null(l);
 	assert_int_equal(d.column, 13);
@@ -66,7 +65,7 @@ static void test_cpuid_dump(void **state)
 {
 	struct tacho_cpuid_dump *dump = NULL;
 	struct tacho_cpu_info ci;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	/* `cpuid -r` of this project's KVM guest: AMD EPYC, family 0x19 model 0x11 */
@@ -84,7 +83,7 @@ static void test_cpuid_dump(void **state)
 	tacho_cpuid_dump_free(dump);
 
 	/* a missing file: -ENOENT and the file named */
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	dump = NULL;
 	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/no-such-dump"), &dump, &d),
 			 -ENOENT);
@@ -129,10 +128,9 @@ static void test_region_page_faults(void **state)
 	struct tacho_regions_report *r = NULL;
 	const struct tacho_region_stat *st;
 	const char *why = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
-	memset(&d, 0, sizeof(d));
 	assert_int_equal(tacho_regions_init(&o, &d), 0);
 	/* the first region of the thread opens its counters */
 	assert_int_equal(tacho_region_begin("warm"), 0);

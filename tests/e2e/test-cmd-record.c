@@ -654,7 +654,7 @@ static void test_truncations_and_corruption(void **state)
 	}
 	for (size_t n = 0; n <= len; n++) {
 		struct tacho_profile *p;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		struct tacho_profile_info in;
 		int err;
 

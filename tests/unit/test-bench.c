@@ -34,7 +34,7 @@ static void run_exact(bool difference)
 {
 	char spec[96];
 	struct tacho_bench_result *r = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
 	struct tacho_bench_opts o = { .sz = sizeof(o), .trials = 31, .warmup = 3, .reps = 3,
@@ -120,13 +120,12 @@ static void test_time_only(void **state)
 static void test_bad_input(void **state)
 {
 	struct tacho_bench_result *r = (struct tacho_bench_result *)1;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	assert_int_equal(tacho_bench_run(NULL, NULL, NULL, &r, NULL), -EINVAL);
 	assert_null(r);
 	struct tacho_bench_opts o = { .sz = sizeof(o), .events = "page-faults,{oops" };
-	memset(&d, 0, sizeof(d));
 	int err = tacho_bench_run(store37, NULL, &o, &r, &d);
 	assert_true(err == -TACHO_EPARSE || err == -TACHO_ENOEVENT);
 	assert_null(r);

@@ -37,7 +37,7 @@ static void test_cases(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int *cpus = NULL;
 		size_t n = 99;
 		int err = tc_parse_cpu_list(cases[i].in, &cpus, &n, &d);

@@ -151,7 +151,7 @@ static void test_offsets_match_elf(void **state)
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l;
 		struct perf_event_attr a;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint64_t value = 0, off = 0;
 		int64_t nm;
 
@@ -184,7 +184,7 @@ static void test_self_offset(void **state)
 	char spec[PATH_MAX + 64];
 	struct tacho_evlist *l;
 	struct perf_event_attr a;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	uint64_t value = 0, off = 0;
 	(void)state;
 
@@ -239,14 +239,13 @@ static void test_valid(void **state)
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l;
 		struct perf_event_attr a;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint64_t value, off = 0;
 
 		expand(spec, sizeof(spec), c->tmpl, prog);
 		if (c->sym)
 			assert_int_equal(elf_offset(prog, c->sym, &value, &off), 0);
 		off += c->add;
-		memset(&d, 0, sizeof(d));
 		if (tacho_evlist_parse(spec, &l, &d) != 0) {
 			print_error("line %d: '%s' rejected: %s\n", c->line, spec, d.message);
 			bad++;
@@ -276,7 +275,7 @@ static void test_relative_and_many(void **state)
 {
 	char cwd[PATH_MAX], dir[PATH_MAX], spec[256];
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -358,7 +357,7 @@ static void test_invalid(void **state)
 		const struct invalid *c = &invalid_cases[i];
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l = (struct tacho_evlist *)&l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		unsigned col = c->column;
 		const char *at = strchr(c->tmpl, '@');
 		int r;
@@ -367,7 +366,6 @@ static void test_invalid(void **state)
 		for (; at && (unsigned)(at - c->tmpl) + 1 < c->column; at = strchr(at + 1, '@'))
 			col += (unsigned)strlen(prog) - 1;
 		expand(spec, sizeof(spec), c->tmpl, prog);
-		memset(&d, 0, sizeof(d));
 		r = tacho_evlist_parse(spec, &l, &d);
 		if (r == 0) {
 			tacho_evlist_free(l);
@@ -391,7 +389,7 @@ static void test_no_pmu(void **state)
 {
 	struct tacho_event_opts o = { .sz = sizeof(o) };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char root[PATH_MAX];
 	(void)state;
 
@@ -409,7 +407,7 @@ static void test_no_files(void **state)
 {
 	struct tacho_event_opts o = { .sz = sizeof(o), .flags = TACHO_EVENT_NO_FILES };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -435,7 +433,7 @@ static void count_helper(const char *spec, const char *n, uint64_t *out, size_t 
 {
 	char *argv[] = { prog, (char *)n, NULL };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct tacho_child *ch;
 	struct tacho_counters *c;
 	struct tacho_count cnt[8];
@@ -498,7 +496,7 @@ static void test_attr_copy_outlives_list(void **state)
 	struct tacho_counter_spec s = { .name = "work", .attr = &attr, .group = TACHO_GROUP_NONE };
 	char *argv[] = { prog, (char *)"4321", NULL };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct tacho_child *ch;
 	struct tacho_counters *c;
 	struct tacho_count cnt;
@@ -538,7 +536,7 @@ static void test_live_self(void **state)
 {
 	static const long ns[] = { 0, 1, 1000 };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	if (!have_pmu)
@@ -583,7 +581,7 @@ static void test_list_row(void **state)
 {
 	char *probe = NULL;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	assert_int_equal(tacho_events_foreach(NULL, 1u << TACHO_EVENT_SRC_BREAKPOINT,

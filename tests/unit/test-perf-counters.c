@@ -676,7 +676,7 @@ static void test_open_evlist(void **state)
 	struct tacho_evlist *list;
 	struct tacho_counters *c;
 	struct tacho_count v[3];
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct opens op = { 0 };
 	char *p;
 	(void)state;

@@ -168,7 +168,7 @@ static void test_every_truncation(void **state)
 	size_t len;
 	unsigned char *buf = make_recording(&len, true);
 	struct summary full, s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	int prev = 0;
 	(void)state;
 
@@ -257,7 +257,7 @@ static void test_corrupt(void **state)
 	size_t len;
 	unsigned char *buf = make_recording(&len, true);
 	struct summary s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	unsigned char *p = malloc(len);
 	(void)state;
 

@@ -47,12 +47,11 @@ static const struct tacho_region_stat *find(struct tacho_regions_report *r, cons
 static int group_setup(void **state)
 {
 	char spec[128];
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
 	struct tacho_regions_opts o = { .sz = sizeof(o), .events = spec, .no_report_at_exit = true };
-	memset(&d, 0, sizeof(d));
 	setup_err = tacho_regions_init(&o, &d);
 	if (setup_err)
 		tacho_diag_format(&d, setup_msg, sizeof(setup_msg));

@@ -52,7 +52,7 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 static struct tacho_evlist *events(const char *spec)
 {
 	struct tacho_evlist *l = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	if (tacho_evlist_parse(spec, &l, &d) != 0)
 		fail_msg("cannot parse '%s': %s", spec, d.message);
@@ -68,7 +68,7 @@ static void test_repeat_and_warmup(void **state)
 	struct tacho_evlist *l;
 	struct tacho_stat *s;
 	struct progress p = { 0 };
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
 
@@ -110,7 +110,7 @@ static void test_intervals_sum(void **state)
 	struct tacho_evlist *l = events("page-faults");
 	struct intervals iv = { .monotonic = true };
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
@@ -135,12 +135,11 @@ static void test_refusals(void **state)
 	char *argv[] = { t, NULL };
 	struct tacho_evlist *l = events("r01,r02,r03,r04,r05");
 	struct tacho_stat *s = (struct tacho_stat *)1;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l,
 				     .target = TACHO_TARGET_PROCESS, .pid = getpid(), .pmu = &two };
-	memset(&d, 0, sizeof(d));
 	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
 	assert_null(s);
 	assert_contains(d.message, "need 3 runs");
@@ -175,7 +174,7 @@ static void test_no_program(void **state)
 	char *argv[] = { p, NULL };
 	struct tacho_evlist *l = events("page-faults");
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
@@ -193,7 +192,7 @@ static void test_signal_ends_early(void **state)
 	char *argv[] = { helper, segv, NULL };
 	struct tacho_evlist *l = events("page-faults,task-clock");
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
 
@@ -254,7 +253,7 @@ static void test_hardware_path_on_fake_pmu(void **state)
 	struct tacho_evlist *l = events("page-faults,r01,r02,r03,r04,r05");
 	struct fake_pmu f = { 0 };
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	double want;
 	(void)state;
 

@@ -7,6 +7,8 @@
 #include "harness.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
 
 static void test_strerror(void **state)
 {
@@ -48,7 +50,7 @@ static void test_err_names_are_not_errnos(void **state)
 
 static void test_diag(void **state)
 {
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[512];
 	(void)state;
 
@@ -60,6 +62,40 @@ static void test_diag(void **state)
 	tacho_diag_format(&d, buf, sizeof(buf));
 	assert_string_equal(buf, "cycles:q:8: unknown modifier 'q'");
 	assert_int_equal(tc_diag_set(NULL, "x", 1, 1, -EINVAL, "ignored"), -EINVAL);
+}
+
+/* A diag is sized: one whose sz is below the first version is refused by every function
+ * that takes it, with nothing written, and is never formatted. */
+static void test_diag_sized(void **state)
+{
+	struct tacho_diag small;
+	struct tacho_evlist *l = (struct tacho_evlist *)&small;
+	struct tacho_cpuid_dump *dump = (struct tacho_cpuid_dump *)&small;
+	char buf[64];
+	(void)state;
+
+	memset(&small, 0x5a, sizeof(small));
+	small.sz = offsetof(struct tacho_diag, hint);   /* one field short */
+	assert_int_equal(tc_diag_check(&small), -EINVAL);
+	assert_int_equal(tc_diag_check(NULL), 0);
+	assert_int_equal(tacho_diag_format(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_format(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_caret(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_evlist_parse("no-such-event", &l, &small), -EINVAL);
+	assert_null(l);
+	assert_int_equal(tacho_cpuid_dump_parse("junk", 4, "x", &dump, &small), -EINVAL);
+	assert_null(dump);
+	for (size_t i = sizeof(small.sz); i < sizeof(small); i++)
+		assert_int_equal(((unsigned char *)&small)[i], 0x5a);
+	assert_int_equal(tc_diag_set(&small, "x", 1, 1, -TACHO_EPARSE, "not written"),
+			 -TACHO_EPARSE);
+	assert_int_equal(small.source[0], 0x5a);
+
+	/* the first version exactly (a caller built before any later field) is enough */
+	small.sz = offsetof(struct tacho_diag, hint) + sizeof(small.hint);
+	assert_int_equal(tacho_evlist_parse("cycles:q", &l, &small), -TACHO_EPARSE);
+	assert_null(l);
+	assert_int_equal(small.column, 8);
 }
 
 static const struct {
@@ -247,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
 		cmocka_unit_test(test_err_names_are_not_errnos),
+		cmocka_unit_test(test_diag_sized),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),

@@ -336,7 +336,7 @@ static void test_cpu(void **state)
 {
 	struct tacho_cpuid_dump *dump;
 	struct tacho_cpu_info info;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tacho_cpu_disagreement item = { .what = "L3", .text = "L3: CPUID says one thing" };
 	struct tacho_cpu_crosscheck x = { .checked = 7, .n = 1, .items = &item };
 	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };
@@ -470,7 +470,7 @@ static void test_report(void **state)
 	static const enum tacho_sort sorts[] = { TACHO_SORT_SYMBOL, TACHO_SORT_DSO,
 						 TACHO_SORT_LINE, TACHO_SORT_ADDRESS };
 	struct tacho_profile *p;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	char file[128];
 	struct buf b;
@@ -546,7 +546,7 @@ static void test_stat(void **state)
 	struct tacho_write_opts semi = { .sz = sizeof(semi), .csv_sep = ';' };
 	struct tacho_evlist *ev;
 	struct tacho_stat *s;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	struct buf b;
 	int err;
@@ -766,7 +766,7 @@ static void test_regions_bench(void **state)
 	struct tacho_bench_opts bo = { .sz = sizeof(bo), .trials = 11, .events = "page-faults" };
 	struct tacho_regions_report *r;
 	struct tacho_bench_result *res;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	struct buf b;
 	(void)state;
