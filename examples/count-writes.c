@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	tacho_counters_disable(c);
 
 	size_t n = tacho_counters_count(c);
-	err = tacho_counters_read(c, v, n);
+	err = tacho_counters_read(c, v, n, sizeof(*v));
 	if (err) {
 		fprintf(stderr, "count-writes: cannot read the counts: %s\n", tacho_strerror(err));
 		return 1;

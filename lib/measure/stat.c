@@ -78,7 +78,7 @@ struct ticker {
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
-	int err = tacho_counters_read(t->c, t->cur, t->n);
+	int err = tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
 
 	if (err) {
 		/* a missing line must not pass for a quiet interval; prev and last stay,
@@ -363,7 +363,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			goto out;
 		co.pid = tacho_child_pid(ch);
 	}
-	err = tacho_counters_open(&co, specs, n, &c);
+	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
 	if (err) {
 		if (err == -ESRCH)
 			tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
@@ -416,7 +416,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	ticker_stop(&t, err == 0);
 	if (err)
 		goto out;
-	err = tacho_counters_read(c, counts, n);
+	err = tacho_counters_read(c, counts, n, sizeof(*counts));
 	if (err)
 		goto out;
 	/* the clocks count in the first run: its wall time goes with them */

@@ -102,7 +102,7 @@ static void test_counters_page_faults(void **state)
 
 	assert_int_equal(tacho_evlist_parse("page-faults", &l, NULL), 0);
 	assert_int_equal(tacho_counters_open_evlist(&o, l, NULL, &c), 0);
-	assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &cnt, 1, sizeof(cnt)), 0);
 	if (cnt.status == TACHO_COUNT_NOT_SUPPORTED)
 		TEST_SKIP("page-faults: %s", cnt.why ? cnt.why : tacho_strerror(cnt.err));
 	/* one round first, so that lazy binding and first touches are behind us */
@@ -111,7 +111,7 @@ static void test_counters_page_faults(void **state)
 		assert_int_equal(tacho_counters_enable(c), 0);
 		assert_int_equal(th_fault_pages(N), 0);
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &cnt, 1, sizeof(cnt)), 0);
 	}
 	assert_int_equal(cnt.status, TACHO_COUNT_COUNTED);
 	assert_int_equal(cnt.raw, N);

@@ -452,7 +452,7 @@ static void count_helper(const char *spec, const char *n, uint64_t *out, size_t 
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
 	assert_int_equal(ex.status, 0);
-	assert_int_equal(tacho_counters_read(c, cnt, nout), 0);
+	assert_int_equal(tacho_counters_read(c, cnt, nout, sizeof(*cnt)), 0);
 	for (size_t i = 0; i < nout; i++) {
 		if (cnt[i].status != TACHO_COUNT_COUNTED)
 			fail_msg("'%s' event %zu: %s (%s)", spec, i,
@@ -520,10 +520,10 @@ static void test_attr_copy_outlives_list(void **state)
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
 					 .pid = tacho_child_pid(ch) };
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
-	assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &cnt, 1, sizeof(cnt)), 0);
 	assert_int_equal(cnt.status, TACHO_COUNT_COUNTED);
 	assert_int_equal(cnt.raw, 4321);
 	tacho_counters_free(c);
@@ -556,7 +556,7 @@ static void test_live_self(void **state)
 		for (long i = 0; i < ns[k]; i++)
 			acc = tu_target(acc);
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, cnt, 2), 0);
+		assert_int_equal(tacho_counters_read(c, cnt, 2, sizeof(*cnt)), 0);
 		assert_int_equal(acc, ns[k]);
 		assert_int_equal(cnt[0].status, TACHO_COUNT_COUNTED);
 		assert_int_equal(cnt[0].raw, (uint64_t)ns[k]);
