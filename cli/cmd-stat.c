@@ -345,6 +345,7 @@ static int stat_prepare(struct stat_cli *c)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
+	c->pmu.sz = sizeof(c->pmu);
 	err = tacho_pmu_counters_detect(&c->pmu);
 	if (err) {
 		cli_error("cannot read this CPU's counters: %s", tacho_strerror(err));

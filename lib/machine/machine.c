@@ -143,7 +143,7 @@ static void check_pmu(struct probe *p)
 
 static void check_counters(struct probe *p)
 {
-	struct tacho_pmu_counters pc;
+	struct tacho_pmu_counters pc = { .sz = sizeof(pc) };
 	struct tacho_check *c;
 
 	if (tacho_pmu_counters_detect(&pc) != 0)

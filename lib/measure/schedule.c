@@ -159,6 +159,7 @@ int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu
 	if (!info || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	/* DR0-DR3 on every x86 since the 386 (SDM Vol. 3B 18.2) */
 	out->breakpoints = 4;
 	p = &info->pmu;
@@ -289,7 +290,7 @@ int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A, 0x40000000,
 					  0x80000000, 0x80000001, 0x80000022 };
 
-int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
+static int detect(struct tacho_pmu_counters *out)
 {
 	struct tacho_cpuid_dump *d;
 	struct tacho_cpu_info info;
@@ -298,9 +299,8 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	long long wd = 0;
 	int idx, err;
 
-	if (!out)
-		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	out->breakpoints = 4;
 	if (!tc_cpuid_exec(0, 0, &r)) {
 		set_source(out, "not x86");
@@ -771,15 +771,33 @@ out:
 	return 0;
 }
 
-int tacho_schedule_new(const struct tacho_evlist *events, const struct tacho_pmu_counters *pmu,
-		       unsigned flags, struct tacho_schedule **out)
+int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 {
+	struct tacho_pmu_counters pc;
+	int err;
+
+	if (!out || out->sz < TC_PMU_COUNTERS_SZ_V1)
+		return -EINVAL;
+	err = detect(&pc);
+	if (!err)
+		tc_sized_put_sz(out, &pc, sizeof(pc));
+	return err;
+}
+
+int tacho_schedule_new(const struct tacho_evlist *events,
+		       const struct tacho_pmu_counters *caller_pmu, unsigned flags,
+		       struct tacho_schedule **out)
+{
+	struct tacho_pmu_counters pmu_copy, *pmu = &pmu_copy;
 	struct tc_sched_item *items;
 	size_t n;
 	int err;
 
-	if (!events || !pmu || !out)
+	if (!events || !caller_pmu || !out || caller_pmu->sz < TC_PMU_COUNTERS_SZ_V1)
 		return -EINVAL;
+	/* the caller's version: the fields it lacks read as 0 */
+	tc_sized_get(pmu, sizeof(*pmu), caller_pmu, caller_pmu->sz);
+	pmu->sz = sizeof(*pmu);
 	n = tacho_evlist_count(events);
 	items = calloc(n ? n : 1, sizeof(*items));
 	if (!items)

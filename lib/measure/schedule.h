@@ -63,6 +63,9 @@ const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run, 
 				  unsigned *n);
 const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev);
 
+/* The first version of struct tacho_pmu_counters ends at note. */
+#define TC_PMU_COUNTERS_SZ_V1 tc_offsetofend(struct tacho_pmu_counters, note)
+
 /* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
  * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
  * on AMD, two on P5/P6 parts before leaf 0xA. Pure: the tests' way to plan on dumps

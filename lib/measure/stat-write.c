@@ -206,16 +206,17 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 		else if (rate)
 			metric_human(rate, note, sizeof(note));
 		if (stats && has_value(e->status)) {
+			const struct tacho_stat_summary *st = e->stats;
 			char spread[32];
-			if (isfinite(e->stats.spread_pct))
-				snprintf(spread, sizeof(spread), "%.2f%%", e->stats.spread_pct);
+			if (isfinite(st->spread_pct))
+				snprintf(spread, sizeof(spread), "%.2f%%", st->spread_pct);
 			else
 				snprintf(spread, sizeof(spread), "-");
 			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", val, e->unit,
-					    e->name, fmt_human(e->stats.stddev, e->unit, b2, sizeof(b2)),
-					    fmt_human(e->stats.min, e->unit, b3, sizeof(b3)),
-					    fmt_human(e->stats.median, e->unit, b4, sizeof(b4)),
-					    fmt_human(e->stats.max, e->unit, b5, sizeof(b5)), spread,
+					    e->name, fmt_human(st->stddev, e->unit, b2, sizeof(b2)),
+					    fmt_human(st->min, e->unit, b3, sizeof(b3)),
+					    fmt_human(st->median, e->unit, b4, sizeof(b4)),
+					    fmt_human(st->max, e->unit, b5, sizeof(b5)), spread,
 					    note);
 		} else if (stats) {
 			err = tc_table_addf(t, "%s\t%s\t%s\t\t\t\t\t\t", val, e->unit, e->name);
@@ -319,12 +320,12 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 			"event", e->name, tacho_count_status_name(e->status),
 			v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "", e->unit,
 			fmt_machine(e->coverage, b[1], sizeof(b[1])), runs,
-			v ? fmt_machine(e->stats.mean, b[2], sizeof(b[2])) : "",
-			v ? fmt_machine(e->stats.stddev, b[3], sizeof(b[3])) : "",
-			v ? fmt_machine(e->stats.min, b[4], sizeof(b[4])) : "",
-			v ? fmt_machine(e->stats.median, b[5], sizeof(b[5])) : "",
-			v ? fmt_machine(e->stats.max, b[6], sizeof(b[6])) : "",
-			v ? fmt_machine(e->stats.spread_pct, b[7], sizeof(b[7])) : "",
+			v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "",
+			v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "",
+			v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "",
+			v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "",
+			v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "",
+			v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "",
 			e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "",
 		};
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
@@ -367,12 +368,12 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 			json_value(j, NULL, e->values[k], e->unit);
 		tc_json_arr_end(j);
 		tc_json_uint(j, "n", e->nvalues);
-		json_value(j, "mean", v ? e->stats.mean : NAN, "x");
-		json_value(j, "stddev", v ? e->stats.stddev : NAN, "x");
-		json_value(j, "min", v ? e->stats.min : NAN, e->unit);
-		json_value(j, "median", v ? e->stats.median : NAN, "x");
-		json_value(j, "max", v ? e->stats.max : NAN, e->unit);
-		json_value(j, "spread_pct", v ? e->stats.spread_pct : NAN, "x");
+		json_value(j, "mean", v ? e->stats->mean : NAN, "x");
+		json_value(j, "stddev", v ? e->stats->stddev : NAN, "x");
+		json_value(j, "min", v ? e->stats->min : NAN, e->unit);
+		json_value(j, "median", v ? e->stats->median : NAN, "x");
+		json_value(j, "max", v ? e->stats->max : NAN, e->unit);
+		json_value(j, "spread_pct", v ? e->stats->spread_pct : NAN, "x");
 	}
 	if (e->run >= 0)
 		tc_json_int(j, "program_run", e->run);
@@ -473,7 +474,7 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 	if (fmt == TACHO_FORMAT_CSV && w.header)
 		tc_csv_row(f, &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
 	for (size_t i = 0; i < iv->n; i++) {
-		const struct tacho_count *k = &iv->counts[i];
+		const struct tacho_count *k = iv->counts[i];
 		bool v = has_value(k->status);
 		const char *unit = events ? tacho_evlist_unit(events, i) : "";
 

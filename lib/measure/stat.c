@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
+#include "measure/metrics.h"
 #include "measure/schedule.h"
 #include "util/util.h"
 #include "tacho/counters.h"
@@ -25,6 +26,7 @@
 
 struct ev_res {
 	struct tacho_stat_event pub;
+	struct tacho_stat_summary stats; /* pub.stats points here */
 	char *name, *unit, *why;
 	enum tacho_hint hint;            /* where why sends its reader */
 	double scale;
@@ -72,6 +74,7 @@ struct ticker {
 	const struct tacho_stat_opts *o;
 	struct tacho_stat *s;
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
+	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
 };
 
@@ -146,7 +149,7 @@ static void emit_interval(struct ticker *t, double now)
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
 	iv.n = t->nev;
-	iv.counts = t->out;
+	iv.counts = t->outp;
 	t->o->on_interval(t->o->interval_arg, &iv);
 	t->last = now;
 	memcpy(t->prev, t->cur, t->n * sizeof(*t->cur));
@@ -187,8 +190,11 @@ static int ticker_start(struct ticker *t)
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
-	if (!t->prev || !t->cur || !t->out)
+	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
+	if (!t->prev || !t->cur || !t->out || !t->outp)
 		return -ENOMEM;
+	for (size_t e = 0; e < t->nev; e++)
+		t->outp[e] = &t->out[e];
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -222,7 +228,9 @@ static void ticker_stop(struct ticker *t, bool final)
 	free(t->prev);
 	free(t->cur);
 	free(t->out);
+	free(t->outp);
 	t->prev = t->cur = t->out = NULL;
+	t->outp = NULL;
 	t->started = false;
 }
 
@@ -495,13 +503,14 @@ static int aggregate(struct tacho_stat *s)
 		err = tc_stats_compute(vals, nv, &st);
 		if (err)
 			break;
-		p->stats.mean = st.mean;
-		p->stats.stddev = st.stddev;
-		p->stats.min = st.min;
-		p->stats.max = st.max;
-		p->stats.median = st.median;
-		p->stats.spread_pct = st.spread_pct;
-		p->stats.rsd_pct = st.rsd_pct;
+		r->stats.mean = st.mean;
+		r->stats.stddev = st.stddev;
+		r->stats.min = st.min;
+		r->stats.max = st.max;
+		r->stats.median = st.median;
+		r->stats.spread_pct = st.spread_pct;
+		r->stats.rsd_pct = st.rsd_pct;
+		p->stats = &r->stats;
 		p->value = st.mean;
 		if (nv == 0) {
 			p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
@@ -533,8 +542,8 @@ static int aggregate(struct tacho_stat *s)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&wall, s->wall_ns[k]);
 	if (!err)
-		err = tacho_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
-					    &s->metrics, &s->nmetrics);
+		err = tc_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
+					 &s->metrics, &s->nmetrics);
 	free(vals);
 	free(in);
 	return err;
@@ -607,7 +616,7 @@ out_oom:
 int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
-	struct tacho_pmu_counters pmu;
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	struct tacho_stat *s = NULL;
 	unsigned repeat, nruns, total, progress = 0;
 	bool program;
@@ -633,7 +642,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "repetitions and warm-up runs need a program to run");
 	if (o->pmu) {
-		pmu = *o->pmu;
+		if (o->pmu->sz < TC_PMU_COUNTERS_SZ_V1)
+			return -EINVAL;
+		tc_sized_get(&pmu, sizeof(pmu), o->pmu, o->pmu->sz);
+		pmu.sz = sizeof(pmu);
 	} else {
 		err = tacho_pmu_counters_detect(&pmu);
 		if (err)

@@ -9,19 +9,24 @@
 #include "measure/schedule.h"
 
 static const struct tacho_pmu_counters intel_4_3 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 4, .fixed = 3, .fixed_mask = 0x7, .breakpoints = 4, .fixed_intel = true,
 	.known = true, .source = "test: Intel 4+3",
 };
 static const struct tacho_pmu_counters amd_6 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 6, .breakpoints = 4, .known = true, .source = "test: AMD 6",
 };
 static const struct tacho_pmu_counters p5_2 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 2, .breakpoints = 4, .known = true, .source = "test: Pentium",
 };
 static const struct tacho_pmu_counters no_pmu = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.breakpoints = 4, .known = true, .none = true, .source = "test: none",
 };
 static const struct tacho_pmu_counters unknown = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.breakpoints = 4, .source = "test: unknown",
 };
 
@@ -195,14 +200,16 @@ static const struct sched_case cases[] = {
 		3, 2, { 0, 1, 0 }, { -1, -1, -1 }, 1,
 	},
 	{ /* ref-cycles without its fixed counter (v5 bitmap without bit 2) never runs */
-		__LINE__, &(const struct tacho_pmu_counters){ .gp = 4, .fixed = 2,
+		__LINE__, &(const struct tacho_pmu_counters){
+			.sz = sizeof(struct tacho_pmu_counters), .gp = 4, .fixed = 2,
 			.fixed_mask = 0x3, .breakpoints = 4, .fixed_intel = true, .known = true },
 		0, { { HW(REF_CPU_CYCLES) }, { HW(CPU_CYCLES) } },
 		2, 1, { -1, 0 }, { -1, 1 }, 1,
 	},
 	{ /* the NMI watchdog holds fixed counter 1: cycles takes a general one, and two
 	   * cycles events cannot both be fixed */
-		__LINE__, &(const struct tacho_pmu_counters){ .gp = 4, .fixed = 2,
+		__LINE__, &(const struct tacho_pmu_counters){
+			.sz = sizeof(struct tacho_pmu_counters), .gp = 4, .fixed = 2,
 			.fixed_mask = 0x5, .breakpoints = 4, .fixed_intel = true, .known = true },
 		0, { { HW(CPU_CYCLES) }, { HW(INSTRUCTIONS) }, { HW(INSTRUCTIONS) },
 		     { RAW(1) }, { RAW(2) }, { RAW(3) } },
@@ -396,7 +403,7 @@ static void set_feature(struct tacho_cpu_info *info, const char *name)
 static void test_counters_from_cpu(void **state)
 {
 	struct tacho_cpu_info info;
-	struct tacho_pmu_counters c;
+	struct tacho_pmu_counters c = { .sz = sizeof(c) };
 	(void)state;
 
 	/* Intel, architectural perfmon v4: 4 general, 3 fixed */
@@ -491,11 +498,28 @@ static void test_counters_from_cpu(void **state)
 /* This machine: whatever it is, detection succeeds and is self-consistent. */
 static void test_detect_live(void **state)
 {
-	struct tacho_pmu_counters c;
+	struct tacho_pmu_counters c = { .sz = sizeof(c) };
 	(void)state;
 
 	assert_int_equal(tacho_pmu_counters_detect(&c), 0);
 	assert_true(c.source[0] != '\0');
+	/* sized: a caller's struct below the first version is refused, untouched */
+	{
+		struct tacho_pmu_counters small = { .sz = offsetof(struct tacho_pmu_counters,
+								   note),
+						    .gp = 77 };
+		struct tacho_evlist *l = NULL;
+		struct tacho_schedule *s = (struct tacho_schedule *)&small;
+
+		assert_int_equal(tacho_pmu_counters_detect(&small), -EINVAL);
+		assert_int_equal(small.gp, 77);
+		assert_int_equal(tacho_evlist_parse("page-faults", &l, NULL), 0);
+		assert_int_equal(tacho_schedule_new(l, &small, 0, &s), -EINVAL);
+		assert_int_equal(tacho_schedule_new(l, &c, 0, &s), 0);
+		assert_int_equal(tacho_schedule_nruns(s), 1);
+		tacho_schedule_free(s);
+		tacho_evlist_free(l);
+	}
 	assert_int_equal(c.fixed, (unsigned)__builtin_popcount(c.fixed_mask));
 	if (c.none)
 		assert_true(c.gp == 0 && c.fixed == 0);

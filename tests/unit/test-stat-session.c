@@ -45,8 +45,8 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 	if (iv->t_s < s->last_t)
 		s->monotonic = false;
 	s->last_t = iv->t_s;
-	if (iv->n >= 1 && iv->counts[0].status == TACHO_COUNT_COUNTED)
-		s->sum += iv->counts[0].value;
+	if (iv->n >= 1 && iv->counts[0]->status == TACHO_COUNT_COUNTED)
+		s->sum += iv->counts[0]->value;
 }
 
 static struct tacho_evlist *events(const char *spec)
@@ -91,7 +91,7 @@ static void test_repeat_and_warmup(void **state)
 	assert_int_equal(e->nvalues, 4);
 	for (unsigned i = 0; i < 4; i++)
 		assert_true(e->values[i] == 33);
-	assert_true(e->value == 33 && e->stats.stddev == 0 && e->stats.spread_pct == 0);
+	assert_true(e->value == 33 && e->stats->stddev == 0 && e->stats->spread_pct == 0);
 	assert_null(e->why);
 	assert_int_equal(e->run, 0);
 	assert_non_null(tacho_stat_exit(s));
@@ -129,8 +129,9 @@ static void test_intervals_sum(void **state)
  * target cannot do that, nor can intervals. The refusal names the numbers. */
 static void test_refusals(void **state)
 {
-	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
-						       .known = true, .source = "test" };
+	static const struct tacho_pmu_counters two = {
+		.sz = sizeof(two), .gp = 2, .breakpoints = 4, .known = true, .source = "test",
+	};
 	char t[] = "true";
 	char *argv[] = { t, NULL };
 	struct tacho_evlist *l = events("r01,r02,r03,r04,r05");
@@ -246,8 +247,9 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
  * as page-faults itself, whatever run it was in. */
 static void test_hardware_path_on_fake_pmu(void **state)
 {
-	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
-						       .known = true, .source = "test" };
+	static const struct tacho_pmu_counters two = {
+		.sz = sizeof(two), .gp = 2, .breakpoints = 4, .known = true, .source = "test",
+	};
 	char pages[] = "pages", n[] = "100";
 	char *argv[] = { helper, pages, n, NULL };
 	struct tacho_evlist *l = events("page-faults,r01,r02,r03,r04,r05");
@@ -275,7 +277,7 @@ static void test_hardware_path_on_fake_pmu(void **state)
 		const struct tacho_stat_event *e = tacho_stat_event(s, i);
 		assert_int_equal(e->status, TACHO_COUNT_COUNTED);
 		assert_int_equal(e->run, (int)(i - 1) / 2);
-		if (e->value != want || e->stats.stddev != 0)
+		if (e->value != want || e->stats->stddev != 0)
 			fail_msg("event %zu (run %d): %g, want %g", i, e->run, e->value, want);
 	}
 	tacho_stat_free(s);

@@ -604,7 +604,8 @@ static void test_stat_interval(void **state)
 		{ .name = "cycles", .status = TACHO_COUNT_NOT_SUPPORTED, .value = NAN,
 		  .why = "no hardware PMU" },
 	};
-	struct tacho_stat_interval iv = { .t_s = 0.25, .len_s = 0.25, .n = 2, .counts = counts };
+	const struct tacho_count *each[] = { &counts[0], &counts[1] };
+	struct tacho_stat_interval iv = { .t_s = 0.25, .len_s = 0.25, .n = 2, .counts = each };
 	struct tacho_write_opts later = { .sz = sizeof(later), .csv_no_header = true };
 	struct buf b;
 	char *line;
