@@ -137,7 +137,7 @@ static int cmd_cpu_fn(int argc, char **argv)
 	struct cli_args args;
 	struct cpu_opts o = { .crosscheck = true, .cpu = -1 };
 	struct tacho_cpu_info info;
-	struct tacho_tsc_info tsc;
+	struct tacho_tsc_info tsc = { .sz = sizeof(tsc) };
 	struct tacho_cpu_sysfs *sys = NULL;
 	struct tacho_cpu_crosscheck x;
 	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };

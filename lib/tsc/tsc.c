@@ -209,6 +209,7 @@ static void info_init(void)
 	enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
 	double hz = 0;
 
+	ti->sz = sizeof(*ti);
 	if (!TC_X86) {
 		info_err = -TACHO_ENOTX86;
 		return;
@@ -269,9 +270,14 @@ const struct tacho_tsc_info *tc_tsc_info(void)
 	return &info;
 }
 
+/* The first version of struct tacho_tsc_info ends at pair_ns. */
+#define TSC_INFO_SZ_V1 tc_offsetofend(struct tacho_tsc_info, pair_ns)
+
 int tacho_tsc_info(struct tacho_tsc_info *out)
 {
-	*out = *tc_tsc_info();
+	if (!out || out->sz < TSC_INFO_SZ_V1)
+		return -EINVAL;
+	tc_sized_put_sz(out, tc_tsc_info(), sizeof(struct tacho_tsc_info));
 	return info_err;
 }
 

@@ -230,7 +230,7 @@ static void test_env_eval(void **state)
 static void test_env_live(void **state)
 {
 	struct tacho_bench_env e;
-	struct tacho_tsc_info ti;
+	struct tacho_tsc_info ti = { .sz = sizeof(ti) };
 	(void)state;
 
 	assert_int_equal(tacho_bench_env_check(&e), 0);

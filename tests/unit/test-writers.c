@@ -720,12 +720,31 @@ static void test_doctor(void **state)
 		{ .name = "CLOCK_MONOTONIC", .clock_id = 1, .resolution_ns = 1, .read_ns = 24.5 },
 		{ .name = "tsc", .clock_id = -1, .err = -ENODEV },
 	};
+	struct tacho_machine_view v = {
+		.sz = sizeof(v), .checks = c, .nchecks = 2, .check_sz = sizeof(c[0]),
+		.clocks = k, .nclocks = 2, .clock_sz = sizeof(k[0]),
+	};
+	struct tacho_machine_view no_clocks = {
+		.sz = sizeof(no_clocks), .checks = c, .nchecks = 2, .check_sz = sizeof(c[0]),
+	};
+	/* a newer header's larger checks, at their element size: the same document */
+	struct {
+		struct tacho_check c;
+		int future;
+	} newer[2] = { { c[0], -1 }, { c[1], -1 } };
+	struct tacho_machine_view nv = {
+		.sz = sizeof(nv), .checks = &newer[0].c, .nchecks = 2, .check_sz = sizeof(newer[0]),
+		.clocks = k, .nclocks = 2, .clock_sz = sizeof(k[0]),
+	};
 	struct th_json *doc;
-	struct buf b;
+	struct buf b, b2;
 	(void)state;
 
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
-	doc = check_json(buf_close(&b), "doctor");
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_machine_write(&nv, buf_open(&b2), TACHO_FORMAT_JSON, NULL), 0);
+	assert_string_equal(buf_close(&b2), buf_close(&b));
+	free(b2.s);
+	doc = check_json(b.s, "doctor");
 	assert_json_str(doc, "checks[0].state", "limited");
 	assert_json_str(doc, "checks[1].text", "a guest, \"quoted\", with, commas");
 	assert_json_type(doc, "clocks[1].read_ns", TH_JSON_NULL);
@@ -733,24 +752,29 @@ static void test_doctor(void **state)
 	th_json_free(doc);
 	free(b.s);
 	/* no survey: an empty array, still the schema */
-	assert_int_equal(tacho_machine_write(c, 2, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_machine_write(&no_clocks, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
 	doc = check_json(buf_close(&b), "doctor");
 	assert_json_type(doc, "clocks", TH_JSON_ARRAY);
 	assert_null(th_json_get(doc, "clocks[0]"));
 	th_json_free(doc);
 	free(b.s);
 
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "doctor", ',');
 	assert_contains(b.s, "\ncheck,vm,virtual machine,info,yes,\"a guest, \"\"quoted\"\", with, commas\",,,\n");
 	assert_contains(b.s, "\nclock,CLOCK_MONOTONIC,,,,,1,24.5,\n");
 	free(b.s);
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
 	assert_contains(buf_close(&b), "what this machine lets tacho measure:\n\n  limited  hardware PMU");
 	assert_contains(b.s, "CLOCK_MONOTONIC");
 	assert_contains(b.s, "cannot read: ");
 	free(b.s);
-	assert_int_equal(tacho_machine_write(NULL, 2, k, 2, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	assert_int_equal(tacho_machine_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	v.check_sz = offsetof(struct tacho_check, hint);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	v.check_sz = sizeof(c[0]);
+	v.sz = offsetof(struct tacho_machine_view, clock_sz);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
 }
 
 /* --- regions and the harness, in this process --- */
@@ -810,6 +834,9 @@ static void test_regions_bench(void **state)
 static void test_options(void **state)
 {
 	struct tacho_check c = { .key = "k", .title = "t", .value = "v", .text = "x" };
+	struct tacho_machine_view v = {
+		.sz = sizeof(v), .checks = &c, .nchecks = 1, .check_sz = sizeof(c),
+	};
 	struct tacho_write_opts o = { .sz = sizeof(o), .json_compact = true };
 	struct tacho_write_opts quote = { .sz = sizeof(quote), .csv_sep = '"' };
 	struct tacho_write_opts old = { .sz = offsetof(struct tacho_write_opts, json_compact),
@@ -819,24 +846,24 @@ static void test_options(void **state)
 	(void)state;
 
 	/* one line, ending with a newline: JSON lines */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &o), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, &o), 0);
 	assert_int_equal(th_count_lines(buf_close(&b)), 1);
 	assert_int_equal(b.s[strlen(b.s) - 1], '\n');
 	doc = check_json(b.s, "doctor");
 	th_json_free(doc);
 	free(b.s);
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON_LINES,
 					     NULL), 0);
 	assert_int_equal(th_count_lines(buf_close(&b)), 1);
 	free(b.s);
 	/* a caller that does not know json_compact gets the indented document */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &old), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, &old), 0);
 	assert_true(th_count_lines(buf_close(&b)) > 5);
 	free(b.s);
 	/* no separator CSV cannot quote; no sz */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &quote), -EINVAL);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_CSV, &quote), -EINVAL);
 	o.sz = 0;
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
 }
 
 static int setup(void **state)
