@@ -117,7 +117,8 @@ int main(int argc, char **argv)
 					continue;
 				}
 				printf("  %-22s pretouch %10lld  walk %10lld\n", name,
-				       (long long)p->events[i].total, (long long)w->events[i].total);
+				       (long long)p->events[i]->total,
+				       (long long)w->events[i]->total);
 			}
 			if (strstr(o.events, "L1-dcache"))
 				printf("  expected in the walk: >= %zu loads, about %zu misses "

@@ -102,7 +102,8 @@ static inline void tacho_region_scope_end_(const char **name)
 			(tacho_region_begin(name) == 0 ? (name) : (const char *)0)
 
 /* One measured quantity of a region (TSC ticks or one event), merged over threads,
- * after the subtraction of the cost of measuring. */
+ * after the subtraction of the cost of measuring. Handed out: a region's figures point
+ * to them (fields are only ever added at the end). */
 struct tacho_region_value {
 	int64_t total;       /* inclusive total, clamped at 0 */
 	int64_t exclusive;   /* total without the nested regions, clamped at 0 */
@@ -111,13 +112,16 @@ struct tacho_region_value {
 	bool clamped;        /* a total went below zero and was clamped */
 };
 
+/* The figures of one region. Handed out by tacho_regions_report_find (read through the
+ * pointer; every struct in it is reached through a pointer too, so that each may grow
+ * at its end). */
 struct tacho_region_stat {
 	const char *name;
 	uint64_t calls;
 	unsigned threads;                  /* threads that entered it */
-	struct tacho_region_value ticks;   /* TSC ticks */
-	double time_ns, exclusive_ns;      /* ticks.total / .exclusive in nanoseconds */
-	const struct tacho_region_value *events;  /* [tacho_regions_report_nevents] */
+	const struct tacho_region_value *ticks;   /* TSC ticks */
+	double time_ns, exclusive_ns;      /* ticks->total / ->exclusive in nanoseconds */
+	const struct tacho_region_value *const *events; /* [tacho_regions_report_nevents] */
 };
 
 /* A snapshot of every region of every thread, merged by name (sorted by name). */

@@ -27,6 +27,8 @@ struct tacho_regions_report {
 	size_t n, nev, nq;
 	struct tacho_region_stat *st;
 	struct tacho_region_value *vals;   /* [n][nq]: q 0 ticks, 1 + i events */
+	const struct tacho_region_value **valp;  /* [n][nq] &vals[...]: what the stats
+						    point to */
 	char **evnames;
 	enum tacho_count_status *status;
 	char **why;
@@ -109,6 +111,7 @@ void tacho_regions_report_free(struct tacho_regions_report *r)
 	free(r->status);
 	free(r->st);
 	free(r->vals);
+	free(r->valp);
 	free(r->th);
 	free(r->notes);
 	free(r->alerts);
@@ -247,12 +250,14 @@ static int build(struct tacho_regions_report *r)
 			nreg++;
 	r->st = calloc(nreg ? nreg : 1, sizeof(*r->st));
 	r->vals = calloc((nreg ? nreg : 1) * nq, sizeof(*r->vals));
-	if (!r->st || !r->vals)
+	r->valp = calloc((nreg ? nreg : 1) * nq, sizeof(*r->valp));
+	if (!r->st || !r->vals || !r->valp)
 		goto out;
 
 	for (size_t i = 0, j; i < nitems; i = j) {
 		struct tacho_region_stat *st = &r->st[r->n];
 		struct tacho_region_value *v = &r->vals[r->n * nq];
+		const struct tacho_region_value **vp = &r->valp[r->n * nq];
 
 		for (j = i; j < nitems && !strcmp(items[j].rec->name, items[i].rec->name); j++)
 			;
@@ -277,10 +282,12 @@ static int build(struct tacho_regions_report *r)
 					   "cost of measuring; clamped at 0\n", st->name,
 					   q ? r->evnames[q - 1] : "time");
 		}
-		st->ticks = v[0];
+		for (size_t q = 0; q < nq; q++)
+			vp[q] = &v[q];
+		st->ticks = vp[0];
 		st->time_ns = to_ns((double)v[0].total, r->hz);
 		st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
-		st->events = nq > 1 ? &v[1] : NULL;
+		st->events = nq > 1 ? &vp[1] : NULL;
 		/* the per-thread detail */
 		for (size_t k = i; k < j; k++) {
 			struct rr_thread *th = &r->th[r->nth];
@@ -415,7 +422,7 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 		tc_json_obj_begin(&j, "events");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				tc_json_int(&j, r->evnames[e], st->events[e].total);
+				tc_json_int(&j, r->evnames[e], st->events[e]->total);
 			else
 				tc_json_null(&j, r->evnames[e]);
 		}
@@ -433,11 +440,11 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 		tc_json_uint(&j, "threads", st->threads);
 		tc_json_double(&j, "time_ns", st->time_ns);
 		tc_json_double(&j, "exclusive_ns", st->exclusive_ns);
-		json_value(&j, "ticks", &st->ticks);
+		json_value(&j, "ticks", st->ticks);
 		tc_json_obj_begin(&j, "events");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				json_value(&j, r->evnames[e], &st->events[e]);
+				json_value(&j, r->evnames[e], st->events[e]);
 			else
 				tc_json_null(&j, r->evnames[e]);
 		}
@@ -530,7 +537,8 @@ static int write_csv(const struct tacho_regions_report *r, FILE *f,
 		const struct tacho_region_stat *st = &r->st[i];
 		for (size_t q = 0; q < r->nq + 1; q++) {
 			/* rows: time_ns, ticks, then each event */
-			const struct tacho_region_value *v = q < 2 ? &st->ticks : &st->events[q - 2];
+			const struct tacho_region_value *v =
+				q < 2 ? st->ticks : st->events[q - 2];
 			double scale = q == 0 ? (r->hz > 0 ? 1e9 / r->hz : NAN) : 1;
 			const char *status = q < 2 ? "counted" : tacho_count_status_name(r->status[q - 2]);
 			bool have = q < 2 || counted(r, q - 2);
@@ -587,7 +595,8 @@ static int write_table(const struct tacho_regions_report *r, FILE *f)
 			snprintf(buf[c], 64, "%s", "-");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				snprintf(buf[5 + e], 64, "%lld", (long long)st->events[e].total);
+				snprintf(buf[5 + e], 64, "%lld",
+					 (long long)st->events[e]->total);
 			else
 				snprintf(buf[5 + e], 64, "%s", "-");
 		}

@@ -148,7 +148,7 @@ static void test_region_page_faults(void **state)
 	st = tacho_regions_report_find(r, "abi");
 	assert_non_null(st);
 	assert_int_equal(st->calls, 1);
-	assert_int_equal(st->events[0].total, N);
+	assert_int_equal(st->events[0]->total, N);
 	tacho_regions_report_free(r);
 }
 
