@@ -76,7 +76,7 @@ static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
 	struct tacho_record_opts o = { .sz = sizeof(o) };
-	struct tacho_record_result res;
+	struct tacho_record_result res = { .sz = sizeof(res) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;

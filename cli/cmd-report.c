@@ -67,7 +67,7 @@ static int cmd_report_fn(int argc, char **argv)
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
 	bool children = false, json = false, demangle = true;
 	struct tacho_profile *p = NULL;
-	struct tacho_profile_info in;
+	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	enum tacho_format fmt;

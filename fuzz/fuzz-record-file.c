@@ -91,9 +91,9 @@ static void one(const uint8_t *data, size_t size)
 		struct tacho_profile_row *rows;
 		size_t n;
 		FILE *null = fopen("/dev/null", "w");
-		if (tacho_profile_rows(p, TACHO_SORT_LINE, true, &rows, &n) == 0)
+		if (tacho_profile_rows(p, TACHO_SORT_LINE, true, &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
-		if (tacho_profile_annotate(p, "main", &rows, &n) == 0)
+		if (tacho_profile_annotate(p, "main", &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
 		if (null) {
 			tacho_profile_write_folded(p, null);

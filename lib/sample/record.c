@@ -799,35 +799,50 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	return err;
 }
 
-int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *res,
+/* The first versions: struct tacho_record_opts ends at notify_arg, struct
+ * tacho_record_result at choice. */
+#define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
+#define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
+
+int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
 		 struct tacho_diag *diag)
 {
+	struct tacho_record_opts opts, *o = &opts;
+	struct tacho_record_result result = { .sz = sizeof(result) };
 	struct session s;
 	const char *out_path;
 	int err, cerr;
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!o || !res || o->sz < sizeof(*o))
+	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
 		return -EINVAL;
-	memset(res, 0, sizeof(*res));
+	/* the caller's versions: options it lacks read as 0, the result is written as far
+	 * as its sz goes (at the end, whatever happened: zero when nothing ran) */
+	tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	s.res = res;
+	s.res = &result;
 	s.w.fd = -1;
 	s.pidfd = -1;
 	tc_sideband_init(&s.side, &s.w);
 	s.child_mode = o->argv && o->argv[0];
-	if (!s.child_mode && !o->pid && !o->system_wide)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a program, "
-				   "a process or all CPUs");
-	if (o->period && o->freq)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency exclude "
-				   "each other");
-	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power of "
-				   "two pages, not %u", o->mmap_pages);
 	out_path = o->output ? o->output : "tacho.rec";
+	if (!s.child_mode && !o->pid && !o->system_wide) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a "
+				  "program, a process or all CPUs");
+		goto out;
+	}
+	if (o->period && o->freq) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency "
+				  "exclude each other");
+		goto out;
+	}
+	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1))) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power "
+				  "of two pages, not %u", o->mmap_pages);
+		goto out;
+	}
 
 	/* phase 1: the events and how each one samples */
 	err = setup_events(&s, diag);
@@ -869,7 +884,7 @@ out_close:
 		err = cerr;
 		goto out_write_failed_closed;
 	}
-	res->bytes = s.w.written;
+	result.bytes = s.w.written;
 	goto out;
 out_write_failed:
 	err = 0;
@@ -880,5 +895,6 @@ out_write_failed_closed:
 	err = err ? err : s.w.err;
 out:
 	session_free(&s);
+	tc_sized_put_sz(res, &result, sizeof(result));
 	return err;
 }

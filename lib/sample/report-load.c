@@ -336,8 +336,15 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p);
 }
 
-void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out)
+/* The first version of struct tacho_profile_info ends at kernel_note. */
+#define INFO_SZ_V1 tc_offsetofend(struct tacho_profile_info, kernel_note)
+
+int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *caller)
 {
+	struct tacho_profile_info info, *out = &info;
+
+	if (!p || !caller || caller->sz < INFO_SZ_V1)
+		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->samples = p->sel_samples;
 	out->all_samples = p->nsmps;
@@ -354,4 +361,6 @@ void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;
+	tc_sized_put_sz(caller, out, sizeof(*out));
+	return 0;
 }

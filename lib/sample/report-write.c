@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "sample/report-int.h"
 #include "util/util.h"
 #include "tacho/sample.h"
 #include "tacho/output.h"
@@ -223,7 +224,7 @@ int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort, bool
 			     FILE *f, enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
 	struct tacho_profile_row *rows = NULL;
-	struct view v = { .sort = sort, .children = children };
+	struct view v = { .in.sz = sizeof(v.in), .sort = sort, .children = children };
 	struct tc_write_settings w;
 	int err;
 
@@ -232,7 +233,7 @@ int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort, bool
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	err = tacho_profile_rows(p, sort, children, &rows, &v.n);
+	err = tc_profile_rows(p, sort, children, &rows, &v.n);
 	if (err)
 		return err;
 	tacho_profile_info(p, &v.in);
@@ -246,7 +247,7 @@ int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol, FI
 				 enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
 	struct tacho_profile_row *rows = NULL;
-	struct view v = { .annotate = symbol };
+	struct view v = { .in.sz = sizeof(v.in), .annotate = symbol };
 	struct tc_write_settings w;
 	int err;
 
@@ -255,7 +256,7 @@ int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol, FI
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	err = tacho_profile_annotate(p, symbol, &rows, &v.n);
+	err = tc_profile_annotate(p, symbol, &rows, &v.n);
 	if (err)
 		return err;
 	tacho_profile_info(p, &v.in);
