@@ -26,7 +26,7 @@ static uint32_t u32(const uint8_t *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	unsigned ncpus;
 	int err;
 

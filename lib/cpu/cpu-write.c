@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpuid.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/cpu.h"
@@ -642,13 +643,14 @@ int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_forma
 
 	/* the caller's fields, the ones its sz does not cover left 0 */
 	if (!view || !f || view->sz < offsetof(struct tacho_cpu_view, info) + sizeof(view->info) ||
-	    !view->info)
+	    !view->info || view->info->sz < TC_CPU_INFO_SZ_V1)
 		return -EINVAL;
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	memset(&v, 0, sizeof(v));
-	memcpy(&v, view, view->sz < sizeof(v) ? view->sz : sizeof(v));
+	tc_sized_get(&v, sizeof(v), view, view->sz);
+	if (v.crosscheck && v.crosscheck->sz < TC_CPU_CROSSCHECK_SZ_V1)
+		return -EINVAL;
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:

@@ -54,15 +54,25 @@ static const struct {
 	{ "Apple VZ", TACHO_HV_APPLE },
 };
 
-void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+/* Frees what a description owns (all of it in its first version: a later owning field
+ * must be freed here when a caller's sz does not reach it). */
+static void info_free(struct tacho_cpu_info *info)
 {
-	if (!info)
-		return;
 	for (unsigned i = 0; i < info->nnotes; i++)
 		free(info->notes[i]);
 	free(info->notes);
 	free(info->cpus);
-	memset(info, 0, sizeof(*info));
+}
+
+void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+{
+	size_t sz;
+
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1)
+		return;
+	sz = info->sz < sizeof(*info) ? info->sz : sizeof(*info);
+	info_free(info);
+	memset((char *)info + sizeof(info->sz), 0, sz - sizeof(info->sz));
 }
 
 static void regs_str(char *out, uint32_t a, uint32_t b, uint32_t c)
@@ -198,14 +208,15 @@ static void decode_hypervisor(const struct tacho_cpuid_dump *d, struct tacho_cpu
 			    "topology may be the host's, or invented)");
 }
 
-int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+/* Decodes into the library's struct, zeroed first; on failure it holds nothing to
+ * free. */
+static int decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 {
 	struct tacho_cpuid_regs r0, r;
 	int err;
 
-	if (!info)
-		return -EINVAL;
 	memset(info, 0, sizeof(*info));
+	info->sz = sizeof(*info);
 	if (!d || tacho_cpuid_dump_ncpus(d) == 0 || tacho_cpuid_query(d, 0, 0, 0, &r0) != 0)
 		return -TACHO_ENOVALUE;
 	info->max_leaf = r0.eax;
@@ -258,6 +269,31 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	}
 	return 0;
 out_exit:
-	tacho_cpu_info_exit(info);
+	info_free(info);
+	memset(info, 0, sizeof(*info));
+	return err;
+}
+
+int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *out)
+{
+	struct tacho_cpu_info *info;
+	size_t sz;
+	int err;
+
+	if (!out || out->sz < TC_CPU_INFO_SZ_V1)
+		return -EINVAL;
+	/* the library's struct, then what the caller's version has of it: every field
+	 * that owns memory is in the first version, so the copy owns it all */
+	info = malloc(sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	err = decode(d, info);
+	if (!err) {
+		tc_sized_put_sz(out, info, sizeof(*info));
+	} else {
+		sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+		memset((char *)out + sizeof(out->sz), 0, sz - sizeof(out->sz));
+	}
+	free(info);
 	return err;
 }

@@ -251,7 +251,7 @@ bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name)
 {
 	int i = tacho_cpu_feature_index(name);
 
-	if (!info || i < 0)
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1 || i < 0)
 		return false;
 	return info->features[i / 64] >> (i % 64) & 1;
 }

@@ -542,6 +542,7 @@ int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
 	p.max = max;
 	p.check_sz = check_sz;
 	tc_perf_env_probe(&p.env);
+	p.cpu.sz = sizeof(p.cpu);
 	if (tacho_cpuid_dump_live(&dump) == 0) {
 		p.have_cpu = tacho_cpu_decode(dump, &p.cpu) == 0;
 		tacho_cpuid_dump_free(dump);

@@ -293,7 +293,7 @@ static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A, 0x40000000,
 static int detect(struct tacho_pmu_counters *out)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpuid_regs r;
 	char info_hv[96] = "the kernel found no PMU";
 	long long wd = 0;

@@ -71,7 +71,7 @@ double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, double *hz,
 			 enum tacho_tsc_source *src)
 {
-	struct tacho_cpu_info ci;
+	struct tacho_cpu_info ci = { .sz = sizeof(ci) };
 	int err;
 
 	/* The decoder (lib/cpu/tsc.c) is the one reader of leaves 15h, 16h and 4000_0010h

@@ -64,7 +64,7 @@ static void test_evlist(void **state)
 static void test_cpuid_dump(void **state)
 {
 	struct tacho_cpuid_dump *dump = NULL;
-	struct tacho_cpu_info ci;
+	struct tacho_cpu_info ci = { .sz = sizeof(ci) };
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 

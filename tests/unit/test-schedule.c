@@ -402,12 +402,12 @@ static void set_feature(struct tacho_cpu_info *info, const char *name)
 
 static void test_counters_from_cpu(void **state)
 {
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_pmu_counters c = { .sz = sizeof(c) };
 	(void)state;
 
 	/* Intel, architectural perfmon v4: 4 general, 3 fixed */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_INTEL;
 	info.family = 6;
 	info.max_leaf = 0x16;
@@ -458,7 +458,7 @@ static void test_counters_from_cpu(void **state)
 	assert_int_equal(c.gp, 0);
 
 	/* the Pentium: no leaf 0xA, two counters (seed 000) */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_INTEL;
 	info.family = 5;
 	info.max_leaf = 1;
@@ -468,7 +468,7 @@ static void test_counters_from_cpu(void **state)
 	assert_false(c.none);
 
 	/* AMD: PerfCtrExtCore gives six; without it four; perfmon v2 says itself */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x17;
 	set_feature(&info, "perfctr_core");
@@ -485,7 +485,7 @@ static void test_counters_from_cpu(void **state)
 	assert_int_equal(c.gp, 6);
 	assert_string_equal(c.source, "CPUID 0x8000_0022");
 	/* an AMD guest that shows nothing: unknown, not "none" */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x19;
 	info.hypervisor_bit = true;

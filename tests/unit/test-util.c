@@ -68,7 +68,7 @@ static void test_diag(void **state)
  * that takes it, with nothing written, and is never formatted. */
 static void test_diag_sized(void **state)
 {
-	struct tacho_diag small;
+	struct tacho_diag small = { .sz = sizeof(small) };
 	struct tacho_evlist *l = (struct tacho_evlist *)&small;
 	struct tacho_cpuid_dump *dump = (struct tacho_cpuid_dump *)&small;
 	char buf[64];

@@ -335,10 +335,10 @@ static char *golden_stdout(const char *name)
 static void test_cpu(void **state)
 {
 	struct tacho_cpuid_dump *dump;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tacho_cpu_disagreement item = { .what = "L3", .text = "L3: CPUID says one thing" };
-	struct tacho_cpu_crosscheck x = { .checked = 7, .n = 1, .items = &item };
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x), .checked = 7, .n = 1, .items = &item };
 	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };
 	struct th_json *doc;
 	struct buf b;
