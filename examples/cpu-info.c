@@ -17,6 +17,11 @@ int main(int argc, char **argv)
 	char line[600];
 	int err;
 
+	/* first of all: the library that runs serves the header this was built with */
+	if (TACHO_CHECK_VERSION(&diag)) {
+		fprintf(stderr, "cpu-info: %s\n", diag.message);
+		return 1;
+	}
 	if (argc > 2) {
 		fprintf(stderr, "usage: %s [DUMP-FILE]\n", argv[0]);
 		return 2;

@@ -28,6 +28,8 @@ extern "C" {
 
 typedef void tacho_bench_fn(void *arg);
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_bench_opts {
 	size_t sz;            /* sizeof(struct tacho_bench_opts) */
 	unsigned warmup;      /* untimed runs first (0: 10) */

@@ -50,6 +50,8 @@ enum tacho_target {
 				      ncpus is 0); needs privilege at paranoid > 0 */
 };
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_counters_opts {
 	size_t sz;                 /* sizeof(struct tacho_counters_opts) */
 	enum tacho_target target;

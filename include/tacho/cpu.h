@@ -162,7 +162,7 @@ enum tacho_cache_type {
 };
 
 /* One cache as seen by one kind of core. Zero in a number means "not known" unless
- * said otherwise. */
+ * said otherwise. Fixed (a part of the description, above). */
 struct tacho_cpu_cache {
 	unsigned level;              /* 1, 2, 3, 4 */
 	enum tacho_cache_type type;
@@ -196,6 +196,7 @@ enum tacho_tlb_type {
 #define TACHO_PAGE_4M (1u << 2)
 #define TACHO_PAGE_1G (1u << 3)
 
+/* One TLB as seen by one kind of core. Fixed (a part of the description). */
 struct tacho_cpu_tlb {
 	unsigned level;              /* 1, 2 (leaf 2 "shared L2" TLBs are 2) */
 	enum tacho_tlb_type type;
@@ -218,7 +219,7 @@ enum tacho_core_kind {
 };
 
 /* Performance monitoring as CPUID describes it. Zero counters is a real answer on a
- * virtual machine without a virtual PMU. */
+ * virtual machine without a virtual PMU. Fixed (a part of the description). */
 struct tacho_cpu_pmu {
 	unsigned version;            /* leaf 0xA EAX[7:0]; 0 = none reported */
 	unsigned gp_counters;        /* general-purpose counters per logical CPU */
@@ -264,6 +265,7 @@ enum tacho_tsc_source {
  * Thread-safe. */
 TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
+/* The TSC as CPUID describes it. Fixed (a part of the description). */
 struct tacho_cpu_tsc {
 	bool present;                /* 1:EDX[4] */
 	bool invariant;              /* 0x8000_0007 EDX[8] */
@@ -276,6 +278,8 @@ struct tacho_cpu_tsc {
 	unsigned base_mhz, max_mhz, bus_mhz; /* leaf 0x16, 0 when absent */
 };
 
+/* Packages, dies, cores and threads as CPUID and the APIC IDs say. Fixed (a part of the
+ * description). */
 struct tacho_cpu_topology {
 	unsigned packages;           /* in the dump (1 if only part of a package is there) */
 	unsigned dies_per_package;
@@ -289,7 +293,8 @@ struct tacho_cpu_topology {
 	unsigned smt_shift, core_shift; /* APIC ID bits below the core and package levels */
 };
 
-/* One logical CPU of the dump, placed in the topology. */
+/* One logical CPU of the dump, placed in the topology. Fixed (a part of the
+ * description: tacho_cpu_info.cpus is indexed with the caller's sizeof). */
 struct tacho_cpu_logical {
 	int os_cpu;                  /* as tacho_cpuid_dump_os_cpu; -1 unknown */
 	uint32_t apic_id;            /* x2APIC ID (0xB/0x1F EDX) or leaf 1 EBX[31:24] */
@@ -300,7 +305,7 @@ struct tacho_cpu_logical {
 #define TACHO_CPU_MAX_CACHES 16
 #define TACHO_CPU_MAX_TLBS 32
 
-/* One kind of core and what it sees. */
+/* One kind of core and what it sees. Fixed (a part of the description). */
 struct tacho_cpu_core_type {
 	enum tacho_core_kind kind;
 	uint32_t native_model_id;    /* leaf 0x1A EAX[23:0]; 0 when not hybrid */
@@ -409,7 +414,8 @@ TACHO_API bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name
 
 #define TACHO_SYSFS_MAX_CACHES 8   /* cache/indexN directories read per CPU */
 
-/* One cacheN/indexN directory. Unknown numbers are 0. */
+/* One cacheN/indexN directory. Unknown numbers are 0. Fixed (a part of the kernel's
+ * view). */
 struct tacho_sysfs_cache {
 	unsigned level;          /* 1, 2, 3, 4 */
 	char type[16];           /* "data", "instruction", "unified" (the kernel's word, lowercase) */
@@ -421,7 +427,8 @@ struct tacho_sysfs_cache {
 	int shared_first;        /* the lowest of them, which names this instance; -1 unknown */
 };
 
-/* One online logical CPU. Identifiers the kernel does not provide are -1. */
+/* One online logical CPU. Identifiers the kernel does not provide are -1. Fixed (a part
+ * of the kernel's view: tacho_cpu_sysfs.cpus is indexed with the caller's sizeof). */
 struct tacho_sysfs_cpu {
 	int cpu;                 /* N of /sys/devices/system/cpu/cpuN */
 	int package;             /* topology/physical_package_id */
@@ -436,6 +443,8 @@ struct tacho_sysfs_cpu {
 	struct tacho_sysfs_cache caches[TACHO_SYSFS_MAX_CACHES];
 };
 
+/* The kernel's view. Handed out (tacho_cpu_sysfs_read allocates it; fields are only
+ * ever added at the end). */
 struct tacho_cpu_sysfs {
 	unsigned ncpus;                /* online CPUs (at least 1) */
 	struct tacho_sysfs_cpu *cpus;  /* ncpus entries, ascending cpu numbers */

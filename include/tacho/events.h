@@ -61,7 +61,8 @@ enum tacho_event_source {
 TACHO_API const char *tacho_event_source_name(enum tacho_event_source src);
 
 /* Where the grammar looks things up; every field may be NULL/0 for the default.
- * Tests point these at fake trees. */
+ * Tests point these at fake trees. Options (docs/architecture.md, "An API that can
+ * grow"): sz first; fields the caller's sz does not cover take their defaults. */
 struct tacho_event_opts {
 	size_t sz;                  /* sizeof(struct tacho_event_opts), for growth */
 	const char *sysfs_pmu_root; /* default "/sys/bus/event_source/devices" */
@@ -151,6 +152,8 @@ TACHO_API int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t siz
 
 /* --- 3b. Enumerating the events this machine knows (tacho list) --- */
 
+/* One event of a walk. Handed out to the visitor (read through the pointer during the
+ * call; fields are only ever added at the end). */
 struct tacho_event_info {
 	enum tacho_event_source source;
 	const char *name;     /* how to write it in a spec (for the breakpoint source and
@@ -181,7 +184,7 @@ TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned
 
 /* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
 
-/* Which events a listing holds. Every field may be 0/NULL. */
+/* Which events a listing holds. Every field may be 0/NULL. Options: sz first. */
 struct tacho_event_listing_opts {
 	size_t sz;                  /* sizeof(struct tacho_event_listing_opts) */
 	const struct tacho_event_opts *events;  /* where to look (NULL: the defaults) */

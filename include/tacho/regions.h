@@ -62,7 +62,8 @@ extern "C" {
  * the child starts without the parent's figures or counters and writes no report at
  * exit (it may call tacho_regions_write). */
 
-/* Explicit set-up, instead of the environment. Every field may be 0/NULL. */
+/* Explicit set-up, instead of the environment. Every field may be 0/NULL. Options
+ * (docs/architecture.md, "An API that can grow"): sz first. */
 struct tacho_regions_opts {
 	size_t sz;               /* sizeof(struct tacho_regions_opts) */
 	const char *events;      /* the -e grammar; NULL: $TACHO_EVENTS; "": time only */

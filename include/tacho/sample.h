@@ -27,6 +27,8 @@ extern "C" {
  * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
 
 /* --- 7a. Recording --- */
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_record_opts {
 	size_t sz;                  /* sizeof(struct tacho_record_opts) */
 	const char *events;         /* an event spec of the grammar (section 3); NULL:

@@ -149,6 +149,8 @@ typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval 
 /* Called before each run of the program: done runs of total (warm-up runs included). */
 typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_stat_opts {
 	size_t sz;                      /* sizeof(struct tacho_stat_opts) */
 	const struct tacho_evlist *events;
@@ -248,7 +250,7 @@ TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_st
 /* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 
 /* What the writers say about a session besides its figures: how its caller asked for
- * it and names it. Every field may be 0/NULL. */
+ * it and names it. Every field may be 0/NULL. Options: sz first. */
 struct tacho_stat_about {
 	size_t sz;                  /* sizeof(struct tacho_stat_about) */
 	char *const *argv;          /* the program that ran, NULL-terminated: the table's

@@ -11,6 +11,28 @@ const char *tacho_version(void)
 	return TACHO_VERSION_STRING;
 }
 
+int tacho_version_number(void)
+{
+	return TACHO_VERSION_NUMBER;
+}
+
+int tacho_version_check(int major, int minor, struct tacho_diag *diag)
+{
+	if (tc_diag_check(diag) || major < 0 || minor < 0)
+		return -EINVAL;
+	if (major != TACHO_VERSION_MAJOR)
+		return tc_diag_set(diag, "libtacho", 0, 0, -TACHO_EVERSION,
+				   "this program was built for libtacho %d.%d and runs with %s, "
+				   "another major version (rebuild it against this library, or "
+				   "install libtacho %d)", major, minor, TACHO_VERSION_STRING, major);
+	if (minor > TACHO_VERSION_MINOR)
+		return tc_diag_set(diag, "libtacho", 0, 0, -TACHO_EVERSION,
+				   "this program was built for libtacho %d.%d and runs with the "
+				   "older %s (install libtacho %d.%d or newer)", major, minor,
+				   TACHO_VERSION_STRING, major, minor);
+	return 0;
+}
+
 static const struct {
 	int num;
 	const char *name;

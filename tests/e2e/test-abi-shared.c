@@ -39,6 +39,61 @@ static void test_version_errors(void **state)
 	assert_null(tacho_err_name(-99999));
 }
 
+/* The run-time version check: this program's header and the library it runs with
+ * agree; a program built against a newer header (faked here by compiling a call with
+ * a greater minor version, or another major one) is told, with both versions. */
+enum { BUILT_MAJOR = TACHO_VERSION_MAJOR, BUILT_MINOR = TACHO_VERSION_MINOR };
+
+static int check_as_built_with(int major, int minor, struct tacho_diag *d)
+{
+	int r;
+
+#pragma push_macro("TACHO_VERSION_MAJOR")
+#pragma push_macro("TACHO_VERSION_MINOR")
+#undef TACHO_VERSION_MAJOR
+#undef TACHO_VERSION_MINOR
+#define TACHO_VERSION_MAJOR major
+#define TACHO_VERSION_MINOR minor
+	r = TACHO_CHECK_VERSION(d);
+#pragma pop_macro("TACHO_VERSION_MINOR")
+#pragma pop_macro("TACHO_VERSION_MAJOR")
+	return r;
+}
+
+static void test_version_check(void **state)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+	char want[128];
+	(void)state;
+
+	assert_int_equal(tacho_version_number(), TACHO_VERSION_NUMBER);
+	assert_int_equal(TACHO_VERSION_NUMBER, TACHO_VERSION_MAJOR * 1000000 +
+			 TACHO_VERSION_MINOR * 1000 + TACHO_VERSION_PATCH);
+	assert_int_equal(TACHO_CHECK_VERSION(&d), 0);
+	assert_int_equal(TACHO_CHECK_VERSION(NULL), 0);
+	assert_int_equal(d.message[0], '\0');       /* nothing said on success */
+
+	/* a newer minor header: the library lacks what it declares */
+	assert_int_equal(check_as_built_with(BUILT_MAJOR, BUILT_MINOR + 1, &d), -TACHO_EVERSION);
+	assert_string_equal(d.source, "libtacho");
+	snprintf(want, sizeof(want), "built for libtacho %d.%d and runs with the older %s",
+		 BUILT_MAJOR, BUILT_MINOR + 1, tacho_version());
+	assert_contains(d.message, want);
+	assert_string_equal(tacho_err_name(-TACHO_EVERSION), "TACHO_EVERSION");
+
+	/* another major version, older or newer */
+	d = (struct tacho_diag){ .sz = sizeof(d) };
+	assert_int_equal(check_as_built_with(BUILT_MAJOR + 1, 0, &d), -TACHO_EVERSION);
+	assert_contains(d.message, "another major version");
+	if (BUILT_MAJOR > 0)
+		assert_int_equal(check_as_built_with(BUILT_MAJOR - 1, 0, NULL), -TACHO_EVERSION);
+
+	/* an older minor header is served: a minor version only adds */
+	if (BUILT_MINOR > 0)
+		assert_int_equal(check_as_built_with(BUILT_MAJOR, BUILT_MINOR - 1, NULL), 0);
+	assert_int_equal(check_as_built_with(-1, 0, NULL), -EINVAL);
+}
+
 static void test_evlist(void **state)
 {
 	struct tacho_evlist *l = NULL;
@@ -317,6 +372,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_linked_shared),
 		cmocka_unit_test(test_version_errors),
+		cmocka_unit_test(test_version_check),
 		cmocka_unit_test(test_evlist),
 		cmocka_unit_test(test_cpuid_dump),
 		cmocka_unit_test(test_counters_page_faults),
