@@ -1,7 +1,9 @@
 /* test-abi-shared.c - the shared library as a program outside the project meets it: linked
  * against build/libtacho.so (the Makefile's test-abi rule), seeing only include/tacho.h.
- * Errors, event lists, a CPUID dump, exact page-fault counts through counters and
- * regions; and the exported dynamic symbols are exactly the header's TACHO_API functions. */
+ * Errors, the run-time version check, event lists, a CPUID dump, exact page-fault counts
+ * through counters and regions; and the headers' TACHO_API functions, the names of the
+ * version script lib/tacho.map and the exported dynamic symbols are the same three sets. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -252,39 +254,126 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Every function the public headers (the areas under include/tacho/, which tacho.h includes) declare
- * TACHO_API at the start of a line: the name is the identifier right before the first
- * '(' after the macro. */
+static bool is_ident(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Every function the public headers declare TACHO_API at the start of a line: every
+ * area under include/tacho/ (tacho.h includes them all; an area added later is read
+ * too), the name being the identifier right before the first '(' after the macro. */
 static void header_functions(struct names *out)
 {
-	static const char *const areas[] = {
-		"errors", "cpu", "events", "run", "counters", "machine", "stat", "tsc",
-		"regions", "bench", "sample",
-	};
+	char dirpath[4096];
+	struct dirent **ents;
+	int n;
 
-	for (size_t a = 0; a < sizeof(areas) / sizeof(areas[0]); a++) {
-		char rel[64];
-		size_t len;
+	snprintf(dirpath, sizeof(dirpath), "%s", th_path("include/tacho"));
+	n = scandir(dirpath, &ents, NULL, alphasort);
+	if (n < 0)
+		fail_msg("cannot list '%s': %s", dirpath, strerror(errno));
+	for (int e = 0; e < n; e++) {
+		char path[8192];
+		size_t len, nlen = strlen(ents[e]->d_name);
 		char *h;
 
-		snprintf(rel, sizeof(rel), "include/tacho/%s.h", areas[a]);
-		h = slurp(th_path(rel), &len);
+		if (nlen < 3 || strcmp(ents[e]->d_name + nlen - 2, ".h")) {
+			free(ents[e]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dirpath, ents[e]->d_name);
+		free(ents[e]);
+		h = slurp(path, &len);
 		for (char *p = strstr(h, "\nTACHO_API "); p; p = strstr(p + 1, "\nTACHO_API ")) {
 			char *paren = strchr(p, '('), *end = paren, *start;
 
 			assert_non_null(paren);
-			while (end > p && end[-1] == ' ')
+			while (end > p && (end[-1] == ' ' || end[-1] == '\n'))
 				end--;
 			start = end;
-			while (start > p && (start[-1] == '_' || (start[-1] >= 'a' && start[-1] <= 'z') ||
-					     (start[-1] >= 'A' && start[-1] <= 'Z') ||
-					     (start[-1] >= '0' && start[-1] <= '9')))
+			while (start > p && is_ident(start[-1]))
 				start--;
 			assert_true(end > start);
 			names_add(out, start, (size_t)(end - start));
 		}
 		free(h);
 	}
+	free(ents);
+}
+
+/* The names the version script lib/tacho.map exports: the global: entries of every
+ * version node, which must be names, not patterns (the script lists what it exports);
+ * nodes gets each node's name. */
+static void map_names(struct names *out, struct names *nodes)
+{
+	size_t len;
+	char *m = slurp(th_path("lib/tacho.map"), &len);
+	enum { NODE, OPEN, BODY, GLOBAL, LOCAL, AFTER } st = NODE;
+	char *p = m;
+
+	/* comments out, as ld's script lexer takes them */
+	for (char *c = strstr(p, "/*"); c; c = strstr(c, "/*")) {
+		char *e = strstr(c + 2, "*/");
+		assert_non_null(e);
+		memset(c, ' ', (size_t)(e + 2 - c));
+	}
+	while (*p) {
+		char tok[256];
+		size_t n = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (strchr("{}:;", *p)) {
+			tok[n++] = *p++;
+		} else {
+			while (*p && !strchr(" \t\n{}:;", *p) && n < sizeof(tok) - 1)
+				tok[n++] = *p++;
+		}
+		tok[n] = '\0';
+		switch (st) {
+		case NODE:                      /* NAME { */
+			names_add(nodes, tok, n);
+			st = OPEN;
+			break;
+		case OPEN:
+			assert_string_equal(tok, "{");
+			st = BODY;
+			break;
+		case BODY:                      /* global: / local: / } */
+			if (!strcmp(tok, "global"))
+				st = GLOBAL;
+			else if (!strcmp(tok, "local"))
+				st = LOCAL;
+			else if (!strcmp(tok, "}"))
+				st = AFTER;
+			else if (strcmp(tok, ":"))
+				fail_msg("lib/tacho.map: unexpected '%s' in a node", tok);
+			break;
+		case GLOBAL:                    /* NAME; ... until local: or } */
+			if (!strcmp(tok, "local")) {
+				st = LOCAL;
+			} else if (!strcmp(tok, "}")) {
+				st = AFTER;
+			} else if (strcmp(tok, ":") && strcmp(tok, ";")) {
+				if (strpbrk(tok, "*?["))
+					fail_msg("lib/tacho.map exports a pattern, not a name: %s", tok);
+				names_add(out, tok, n);
+			}
+			break;
+		case LOCAL:
+			if (!strcmp(tok, "}"))
+				st = AFTER;
+			break;
+		case AFTER:                     /* [PARENT] ; */
+			if (!strcmp(tok, ";"))
+				st = NODE;
+			break;
+		}
+	}
+	assert_int_equal(st, NODE);
+	free(m);
 }
 
 /* The defined symbols of the .dynsym of an ELF64 shared object, read from the file
@@ -333,35 +422,70 @@ static void dynamic_symbols(const char *path, struct names *funcs, struct names 
 	free(img);
 }
 
+/* Says which of the three sets a name is missing from; returns how many it is missing
+ * from. */
+static unsigned missing_from(const char *name, const struct names *decl, const struct names *map,
+			     const struct names *exp, const char *so)
+{
+	unsigned bad = 0;
+
+	if (!names_has(decl, name)) {
+		print_error("%s: not declared TACHO_API in include/tacho/*.h\n", name);
+		bad++;
+	}
+	if (!names_has(map, name)) {
+		print_error("%s: not named in lib/tacho.map\n", name);
+		bad++;
+	}
+	if (!names_has(exp, name)) {
+		print_error("%s: not exported by %s\n", name, so);
+		bad++;
+	}
+	return bad;
+}
+
+/* The headers' TACHO_API functions, the names of the version script and the .so's
+ * exported functions are one set: a name missing from any of the three fails, named. */
 static void test_exports_are_the_header(void **state)
 {
-	struct names decl = { 0 }, exp = { 0 }, other = { 0 };
-	char so[4096];
+	struct names decl = { 0 }, map = { 0 }, nodes = { 0 }, exp = { 0 }, other = { 0 };
+	char so[4096], node[32];
 	unsigned bad = 0;
 	(void)state;
 
 	snprintf(so, sizeof(so), "%s/libtacho.so", th_build_dir());
 	header_functions(&decl);
+	map_names(&map, &nodes);
 	dynamic_symbols(so, &exp, &other);
-	/* the parse itself is checked: the header has well over a hundred functions */
+	/* the parses themselves are checked: well over a hundred functions, the first
+	 * version's node (TACHO_MAJOR.MINOR of the first release) */
 	assert_true(decl.n > 100);
 	assert_true(names_has(&decl, "tacho_version"));
 	assert_true(names_has(&decl, "tacho_regions_report_status"));
+	assert_true(names_has(&map, "tacho_version_check"));
+	snprintf(node, sizeof(node), "TACHO_%d.%d", 0, 1);
+	assert_true(names_has(&nodes, node));
 
 	for (size_t i = 0; i < other.n; i++, bad++)
 		print_error("exported but not a function: %s\n", other.v[i]);
-	for (size_t i = 0; i < exp.n; i++)
-		if (!names_has(&decl, exp.v[i])) {
-			print_error("exported but not declared TACHO_API in tacho.h: %s\n", exp.v[i]);
-			bad++;
-		}
 	for (size_t i = 0; i < decl.n; i++)
-		if (!names_has(&exp, decl.v[i])) {
-			print_error("declared TACHO_API in tacho.h but not exported by %s: %s\n", so,
-				    decl.v[i]);
-			bad++;
-		}
+		bad += missing_from(decl.v[i], &decl, &map, &exp, so);
+	for (size_t i = 0; i < map.n; i++)
+		if (!names_has(&decl, map.v[i]))
+			bad += missing_from(map.v[i], &decl, &map, &exp, so);
+	for (size_t i = 0; i < exp.n; i++)
+		if (!names_has(&decl, exp.v[i]) && !names_has(&map, exp.v[i]))
+			bad += missing_from(exp.v[i], &decl, &map, &exp, so);
+	/* and no name twice: a duplicate in the map or the headers hides a mistake */
+	for (size_t i = 0; i < map.n; i++)
+		for (size_t k = i + 1; k < map.n; k++)
+			if (!strcmp(map.v[i], map.v[k])) {
+				print_error("%s: named twice in lib/tacho.map\n", map.v[i]);
+				bad++;
+			}
 	names_free(&decl);
+	names_free(&map);
+	names_free(&nodes);
 	names_free(&exp);
 	names_free(&other);
 	assert_int_equal(bad, 0);
