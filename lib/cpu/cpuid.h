@@ -1,5 +1,5 @@
 /* cpuid.h - internal view of a CPUID dump: the container the loaders fill and the
- * decoder reads. See tacho.h section 2 for the public contract. */
+ * decoder reads. See tacho/cpu.h for the public contract. */
 #ifndef TACHO_CPU_CPUID_H
 #define TACHO_CPU_CPUID_H
 

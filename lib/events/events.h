@@ -1,5 +1,5 @@
 /* events.h - internal view of a parsed event: what the event grammar produces and the
- * engine, regions and sampling consume. The public side is tacho.h section 3. */
+ * engine, regions and sampling consume. The public side is tacho/events.h. */
 #ifndef TACHO_EVENTS_EVENTS_H
 #define TACHO_EVENTS_EVENTS_H
 

@@ -1,5 +1,5 @@
 /* region-report.c - the regions' report: every thread's records merged by name, then
- * written as JSON (the contract in tacho.h section 6a), CSV or a table. */
+ * written as JSON (the contract in tacho/regions.h), CSV or a table. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
