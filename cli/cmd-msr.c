@@ -230,7 +230,7 @@ static int msr_parse(struct msr_cli *c, int argc, char **argv)
 static int get_cpu(struct msr_cli *c, struct tacho_msr_cpu *cpu)
 {
 	struct tacho_cpuid_dump *dump;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char where[600];
 	int err;
 
@@ -239,7 +239,7 @@ static int get_cpu(struct msr_cli *c, struct tacho_msr_cpu *cpu)
 		err = tacho_msr_cpu_live(cpu);
 		return err == -ENOMEM ? (cli_error("out of memory"), EXIT_FAIL) : 0;
 	}
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_cpuid_dump_load(c->cpuid, &dump, &diag);
 	if (err) {
 		if (diag.message[0])
@@ -289,7 +289,7 @@ static void hint_suffix(enum tacho_hint hint, char *buf, size_t size)
 /* The CPUs of -C or -a, or def (-1: every CPU with a device). 0 or an exit code. */
 static int get_cpus(struct msr_cli *c, int def)
 {
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char why[768], hint[96];
 	enum tacho_hint h;
 	int err;
@@ -336,11 +336,11 @@ static void reg_name(const struct tacho_msr *m, uint32_t address, char *buf, siz
 static int lookup(const char *spec, const struct tacho_msr_cpu *cpu, const struct tacho_msr **m,
 		  uint32_t *address)
 {
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char hint[96];
 	int err;
 
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_lookup(spec, cpu, m, address, &diag);
 	if (!err)
 		return 0;
@@ -439,7 +439,7 @@ static int do_decode(struct msr_cli *c)
 	struct tacho_msr_set *set = NULL;
 	const struct tacho_msr *m;
 	struct tacho_msr_cpu cpu;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	uint32_t address;
 	uint64_t v;
 	int err, ret;
@@ -449,7 +449,7 @@ static int do_decode(struct msr_cli *c)
 		ret = lookup(c->ops[0], &cpu, &m, &address);
 	if (ret)
 		return ret;
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_assign(m, 0, c->ops[1], &v, &diag);
 	if (err)
 		return cli_event_error("value", &diag);
@@ -499,7 +499,7 @@ static int do_write(struct msr_cli *c)
 {
 	struct tacho_msr_set *set = NULL;
 	const struct tacho_msr *m;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char name[64], why[768], hint[96];
 	enum tacho_hint h;
 	uint32_t address;
@@ -522,7 +522,7 @@ static int do_write(struct msr_cli *c)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_set_wrmsr(set, c->dev, m, c->cpus, c->ncpus, c->ops[1],
 				  c->force ? TACHO_MSR_FORCE : 0, &diag);
 	switch (err) {
@@ -530,7 +530,7 @@ static int do_write(struct msr_cli *c)
 		ret = print_set(c, set);
 		break;
 	case -TACHO_EPARSE:
-	case -TACHO_ERANGE:
+	case -TACHO_EOUTOFRANGE:
 		ret = cli_event_error("value", &diag);
 		break;
 	case -TACHO_ENOWRITE:
@@ -621,7 +621,7 @@ static int do_restore(struct msr_cli *c)
 {
 	struct tacho_msr_set *saved = NULL, *report = NULL;
 	const char *path = c->ops[0];
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char *text = NULL, where[600], a[160], b[160];
 	size_t len = 0;
 	int err, ret;
@@ -631,7 +631,7 @@ static int do_restore(struct msr_cli *c)
 		cli_error("cannot read '%s': %s", path, tacho_strerror(err));
 		return EXIT_FAIL;
 	}
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_save_parse(text, len, path, &saved, &diag);
 	free(text);
 	if (err) {
@@ -704,8 +704,8 @@ static int do_rates(struct msr_cli *c, unsigned what)
 		struct tacho_msr_rate x = { .sz = sizeof(x) };
 		tacho_msr_rates_get(r, i, &x);
 		/* an idle CPU (no MPERF) is an answer; a register that cannot be read is not */
-		if ((x.freq_err && x.freq_err != -TACHO_ENODATA) ||
-		    (x.power_err && x.power_err != -TACHO_ENODATA)) {
+		if ((x.freq_err && x.freq_err != -TACHO_ENOVALUE) ||
+		    (x.power_err && x.power_err != -TACHO_ENOVALUE)) {
 			if (!failed)
 				cli_error("cannot read the %s registers on CPU %d: %s",
 					  x.freq_err ? "frequency" : "RAPL", x.cpu,

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct tacho_msr *m = NULL, *found = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	uint64_t base = 0, out = 0x1234, mask;
 	uint32_t address;
 	size_t n = tacho_msr_count();
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data + 9, size - 9);
 	s[size - 9] = '\0';
 
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	r = tacho_msr_assign(m, base, s, &out, &d);
 	if (r) {
 		if (out != 0x1234 || !d.message[0] || d.column > strlen(s) + 1)
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	r = tacho_msr_lookup(s, m ? &(struct tacho_msr_cpu){ TACHO_VENDOR_INTEL, 6, 0x55, false } :
 			     NULL, &found, &address, &d);
 	if (r == 0 && found && found->address != address)

@@ -27,7 +27,7 @@ static char *written(const struct tacho_msr_set *set, size_t *len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tacho_msr_set *set = (struct tacho_msr_set *)&set, *again = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char *a, *b;
 	size_t alen, blen, lines = 1;
 	int r;
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	r = tacho_msr_save_parse((const char *)data, size, "fuzz", &set, &d);
 	if (r) {
 		if (set || !d.message[0] || d.line > lines)

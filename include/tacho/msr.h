@@ -69,7 +69,7 @@ struct tacho_msr_cpu {
 TACHO_API int tacho_msr_cpu_live(struct tacho_msr_cpu *out);
 
 /* The processor of the first CPU of a CPUID dump (tacho_cpuid_dump_load: the CPU behind
- * a fake device tree). 0, -EINVAL, -TACHO_ENODATA (no leaf 0), -ENOMEM. Thread-safe. */
+ * a fake device tree). 0, -EINVAL, -TACHO_ENOVALUE (no leaf 0), -ENOMEM. Thread-safe. */
 TACHO_API int tacho_msr_cpu_of_dump(const struct tacho_cpuid_dump *dump,
 				    struct tacho_msr_cpu *out);
 
@@ -134,7 +134,7 @@ TACHO_API bool tacho_msr_applies(const struct tacho_msr *m, const struct tacho_m
  * and AMD), the one that applies to cpu wins, else the first in the table's order; cpu
  * may be NULL. *msr is the register, NULL for an address the table does not know;
  * *address its address. 0, or -TACHO_ENOMSR (no such name: *diag says which names are
- * nearest, hint TACHO_HINT_MSRS), -TACHO_EPARSE (a malformed address), -TACHO_ERANGE (an
+ * nearest, hint TACHO_HINT_MSRS), -TACHO_EPARSE (a malformed address), -TACHO_EOUTOFRANGE (an
  * address above 0xffffffff), -EINVAL; *msr and *address are untouched on error.
  * Thread-safe. */
 TACHO_API int tacho_msr_lookup(const char *spec, const struct tacho_msr_cpu *cpu,
@@ -161,7 +161,7 @@ TACHO_API int tacho_msr_decode_field(const struct tacho_msr *m, unsigned i, uint
  * assignments "FIELD=VAL[,FIELD=VAL...]" (VAL decimal or 0x hex) applied to base (the
  * register's current value, or 0), fields not named keeping base's bits. A field may be
  * named once. 0 and *out, or -TACHO_EPARSE (malformed, or no such field: *diag has the
- * column and the nearest field names), -TACHO_ERANGE (a value wider than its field,
+ * column and the nearest field names), -TACHO_EOUTOFRANGE (a value wider than its field,
  * or a whole value that sets reserved bits: *diag says which), -EINVAL. Pure;
  * thread-safe. */
 TACHO_API int tacho_msr_assign(const struct tacho_msr *m, uint64_t base, const char *text,
@@ -235,7 +235,7 @@ TACHO_API int tacho_msr_rdmsr(struct tacho_msr_dev *dev, int cpu, uint32_t addre
 
 /* Writes value to register m on CPU cpu, if tacho writes it: -TACHO_ENOWRITE (the table
  * does not allow it), -TACHO_EMSRCPU (m does not exist on the device's processor: the
- * address may mean another register there), -TACHO_ERANGE (value sets reserved bits),
+ * address may mean another register there), -TACHO_EOUTOFRANGE (value sets reserved bits),
  * -TACHO_ENOFORCE (flags lacks TACHO_MSR_FORCE), checked in this order; then the -errno
  * of the device (-EPERM: the kernel filtered the write; -EIO: the CPU refused it). It
  * does not read back (tacho_msr_set_wrmsr does). */
@@ -284,7 +284,7 @@ TACHO_API int tacho_msr_set_rdmsr(struct tacho_msr_set *set, struct tacho_msr_de
  * (tacho_msr_assign: a whole value or FIELD=VAL assignments), writes, reads back, and
  * appends an entry per CPU holding the value before, the value written and the value
  * read back. Every CPU's new value is computed before anything is written, so a bad
- * text or a refused register writes nothing: then -TACHO_EPARSE/-TACHO_ERANGE (with
+ * text or a refused register writes nothing: then -TACHO_EPARSE/-TACHO_EOUTOFRANGE (with
  * *diag), -TACHO_ENOWRITE, -TACHO_EMSRCPU, or -TACHO_ENOFORCE (without TACHO_MSR_FORCE:
  * the entries say what would have been written, nothing was). A device error stops at
  * that CPU (its entry has the error and its explanation) and is returned. Neither the
@@ -362,7 +362,7 @@ TACHO_API int tacho_msr_save_parse(const char *text, size_t len, const char *nam
 				   struct tacho_msr_set **out, struct tacho_diag *diag);
 
 /* The processor a saved set was read on (tacho_msr_save_read) or its file names. 0, or
- * -TACHO_ENODATA for a set that is not a save, -EINVAL. */
+ * -TACHO_ENOVALUE for a set that is not a save, -EINVAL. */
 TACHO_API int tacho_msr_set_processor(const struct tacho_msr_set *set,
 				      struct tacho_msr_cpu *out);
 
@@ -447,7 +447,7 @@ TACHO_API int tacho_msr_rates_write(const struct tacho_msr_rates *r, FILE *f,
  * value perf programs for attr on cpu: Intel's IA32_PERFEVTSEL0 (the P6's PerfEvtSel0
  * on that family), AMD's PERF_CTL0 (PerfEvtSel0 before family 15h). pmu is the name of
  * the event's PMU (tacho_evlist_pmu): an event of type PERF_TYPE_RAW, or of the PMU
- * "cpu", "cpu_core" or "cpu_atom", is a core-PMU event. 0, or -TACHO_ENODATA (a generic
+ * "cpu", "cpu_core" or "cpu_atom", is a core-PMU event. 0, or -TACHO_ENOVALUE (a generic
  * hardware or cache event, whose encoding the kernel picks from its own tables for the
  * CPU; an event of another PMU, which no event-select register holds), -TACHO_EMSRCPU
  * (cpu is not Intel or AMD), -EINVAL. Pure; thread-safe. */

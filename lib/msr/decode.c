@@ -198,7 +198,7 @@ int tacho_msr_assign(const struct tacho_msr *m, uint64_t base, const char *text,
 	uint64_t v = base, seen = 0;
 	const char *p = text;
 
-	if (!text || !out)
+	if (!text || !out || tc_diag_check(diag))
 		return -EINVAL;
 	if (!*text)
 		return tc_diag_set(diag, text, 0, 1, -TACHO_EPARSE, "no value: give a number or "
@@ -211,7 +211,7 @@ int tacho_msr_assign(const struct tacho_msr *m, uint64_t base, const char *text,
 					   text);
 		bad = reserved_set(m, v);
 		if (bad)
-			return tc_diag_set(diag, text, 0, 1, -TACHO_ERANGE, "0x%llx sets bits %s "
+			return tc_diag_set(diag, text, 0, 1, -TACHO_EOUTOFRANGE, "0x%llx sets bits %s "
 					   "reserves (mask 0x%llx): the CPU would refuse it",
 					   (unsigned long long)v, m->name, (unsigned long long)bad);
 		*out = v;
@@ -256,7 +256,7 @@ int tacho_msr_assign(const struct tacho_msr *m, uint64_t base, const char *text,
 		if (x > max) {
 			char bits[16];
 			tc_msr_bits(f->lo, f->hi, bits, sizeof(bits));
-			return tc_diag_set(diag, text, 0, col, -TACHO_ERANGE, "%s=%s does not fit "
+			return tc_diag_set(diag, text, 0, col, -TACHO_EOUTOFRANGE, "%s=%s does not fit "
 					   "in %u bit%s (%s; at most 0x%llx)", f->name, val,
 					   (unsigned)f->hi - f->lo + 1, f->hi == f->lo ? "" : "s",
 					   bits, (unsigned long long)max);

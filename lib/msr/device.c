@@ -269,7 +269,7 @@ int tacho_msr_wrmsr(struct tacho_msr_dev *dev, int cpu, const struct tacho_msr *
 	if (!tacho_msr_applies(m, &dev->cpu))
 		return -TACHO_EMSRCPU;
 	if (m->rest_reserved && (value & ~tc_msr_fields_mask(m)))
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if (!(flags & TACHO_MSR_FORCE))
 		return -TACHO_ENOFORCE;
 	err = dev_fd(dev, cpu, true, &fd, &file);
@@ -433,7 +433,7 @@ int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu, const struct 
 		n = snprintf(buf, size, "the register exists on %s, and this is %s (the address "
 			     "may be another register here)", m ? m->cpus : "other processors", who);
 		break;
-	case -TACHO_ERANGE:
+	case -TACHO_EOUTOFRANGE:
 		n = snprintf(buf, size, "the value sets bits %s reserves", name ? name : "the register");
 		break;
 	default:

@@ -46,7 +46,7 @@ int tacho_msr_evtsel(const struct perf_event_attr *attr, const char *pmu,
 		return -EINVAL;
 	if (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE ||
 	    !core_pmu(attr, pmu))
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	c = attr->config;
 	/* INT always (perf keeps the overflow interrupt for sampling and for extending
 	 * the counter), USR and OS unless excluded, EN when scheduled */

@@ -12,7 +12,7 @@
 #include "output/output.h"
 
 /* why, with the hint's words in parentheses when the caller gave some. */
-static void why_text(const struct tc_wopts *w, const char *why, enum tacho_hint hint,
+static void why_text(const struct tc_write_settings *w, const char *why, enum tacho_hint hint,
 		     char *buf, size_t size)
 {
 	const char *words = tc_hint_words(w, hint);
@@ -139,7 +139,7 @@ static int add_row(struct tc_table *t, bool labels, bool cpus, bool writes,
 	return tc_table_add(t, cells);
 }
 
-static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struct tc_wopts *w)
+static int write_set_table(const struct tacho_msr_set *set, FILE *f, const struct tc_write_settings *w)
 {
 	bool writes = any_write(set), labels = any_label(set), cpus = any_cpu(set);
 	bool fields = set->flags & TACHO_MSR_SET_FIELDS;
@@ -244,7 +244,7 @@ static void json_fields(struct tc_json *j, const struct tc_msr_entry *e)
 }
 
 static int write_set_json(const struct tacho_msr_set *set, FILE *f, enum tacho_format fmt,
-			  const struct tc_wopts *w)
+			  const struct tc_write_settings *w)
 {
 	struct tc_json j;
 	char why[1024], hex[24];
@@ -298,7 +298,7 @@ static int write_set_json(const struct tacho_msr_set *set, FILE *f, enum tacho_f
 	return tc_json_doc_end(&j);
 }
 
-static void write_set_csv(const struct tacho_msr_set *set, FILE *f, const struct tc_wopts *w)
+static void write_set_csv(const struct tacho_msr_set *set, FILE *f, const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "kind", "label", "cpu", "name", "address", "value",
 					    "before", "written", "field", "bits", "field_value",
@@ -354,12 +354,12 @@ static void write_set_csv(const struct tacho_msr_set *set, FILE *f, const struct
 int tacho_msr_set_write(const struct tacho_msr_set *set, FILE *f, enum tacho_format fmt,
 			const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!set || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {
@@ -474,7 +474,7 @@ static int write_list_table(const struct tacho_msr_cpu *cpu, const char *pattern
 }
 
 static int write_list_json(const struct tacho_msr_cpu *cpu, const char *pattern, FILE *f,
-			   enum tacho_format fmt, const struct tc_wopts *w)
+			   enum tacho_format fmt, const struct tc_write_settings *w)
 {
 	struct tc_json j;
 	int count = 0, err;
@@ -533,7 +533,7 @@ static int write_list_json(const struct tacho_msr_cpu *cpu, const char *pattern,
 }
 
 static int write_list_csv(const struct tacho_msr_cpu *cpu, const char *pattern, unsigned flags,
-			  FILE *f, const struct tc_wopts *w)
+			  FILE *f, const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "name", "aliases", "address", "scope", "access",
 					    "writable", "cpus", "applies", "description", "source",
@@ -584,12 +584,12 @@ static int write_list_csv(const struct tacho_msr_cpu *cpu, const char *pattern, 
 int tacho_msr_list_write(const struct tacho_msr_cpu *cpu, const char *pattern, unsigned flags,
 			 FILE *f, enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int n, err;
 
 	if (!f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {
@@ -619,7 +619,7 @@ static void fmt_num(double v, const char *fmt, char *buf, size_t size)
 		snprintf(buf, size, fmt, v);
 }
 
-static int write_rates_table(const struct tacho_msr_rates *r, FILE *f, const struct tc_wopts *w)
+static int write_rates_table(const struct tacho_msr_rates *r, FILE *f, const struct tc_write_settings *w)
 {
 	unsigned what = tc_msr_rates_what(r);
 	struct tacho_msr_rate x = { .sz = sizeof(x) };
@@ -687,7 +687,7 @@ static int write_rates_table(const struct tacho_msr_rates *r, FILE *f, const str
 }
 
 static int write_rates_json(const struct tacho_msr_rates *r, FILE *f, enum tacho_format fmt,
-			    const struct tc_wopts *w)
+			    const struct tc_write_settings *w)
 {
 	unsigned what = tc_msr_rates_what(r);
 	struct tacho_msr_rate x = { .sz = sizeof(x) };
@@ -728,7 +728,7 @@ static int write_rates_json(const struct tacho_msr_rates *r, FILE *f, enum tacho
 	return tc_json_doc_end(&j);
 }
 
-static void write_rates_csv(const struct tacho_msr_rates *r, FILE *f, const struct tc_wopts *w)
+static void write_rates_csv(const struct tacho_msr_rates *r, FILE *f, const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "cpu", "seconds", "tsc_mhz", "busy_mhz", "avg_mhz",
 					    "c0_pct", "package_w", "pp0_w", "pp1_w", "dram_w",
@@ -772,12 +772,12 @@ static void write_rates_csv(const struct tacho_msr_rates *r, FILE *f, const stru
 int tacho_msr_rates_write(const struct tacho_msr_rates *r, FILE *f, enum tacho_format fmt,
 			  const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

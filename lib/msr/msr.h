@@ -4,6 +4,7 @@
 #ifndef TACHO_MSR_MSR_H
 #define TACHO_MSR_MSR_H
 
+#include "tacho/msr.h"
 #include "util/util.h"
 
 /* --- the tables (table-*.c) --- */

@@ -163,7 +163,7 @@ static int second_reads(struct tacho_msr_dev *dev, struct one *o, unsigned what,
 			dm = v[1] - o->mperf;
 			da = v[2] - o->aperf;
 			if (!dtsc) {
-				o->ferr = -TACHO_ENODATA;
+				o->ferr = -TACHO_ENOVALUE;
 				if (whyf(&o->freq_why, "the TSC did not advance over the interval (a "
 					 "fake device, or a stopped clock)"))
 					return -ENOMEM;
@@ -174,7 +174,7 @@ static int second_reads(struct tacho_msr_dev *dev, struct one *o, unsigned what,
 				if (dm)
 					o->r.busy_mhz = (double)da / (double)dm * o->r.tsc_mhz;
 				else {
-					o->ferr = -TACHO_ENODATA;
+					o->ferr = -TACHO_ENOVALUE;
 					if (whyf(&o->freq_why, "MPERF did not advance: the CPU was "
 						 "halted the whole interval, so it had no running "
 						 "frequency"))
@@ -249,11 +249,11 @@ int tacho_msr_rates_measure(struct tacho_msr_dev *dev, const int *cpus, size_t n
 		if (!ns) {
 			/* nothing can be divided by no time */
 			if (!r->v[i].ferr && (what & TACHO_MSR_RATE_FREQ)) {
-				r->v[i].ferr = -TACHO_ENODATA;
+				r->v[i].ferr = -TACHO_ENOVALUE;
 				err = whyf(&r->v[i].freq_why, "no time passed between the reads");
 			}
 			if (!err && !r->v[i].perr && (what & TACHO_MSR_RATE_POWER)) {
-				r->v[i].perr = -TACHO_ENODATA;
+				r->v[i].perr = -TACHO_ENOVALUE;
 				err = whyf(&r->v[i].power_why, "no time passed between the reads");
 			}
 			continue;

@@ -210,7 +210,7 @@ int tacho_msr_save_parse(const char *text, size_t len, const char *name,
 	size_t pos = 0;
 	int err, stage = 0;
 
-	if (!out || (len && !text))
+	if (!out || (len && !text) || tc_diag_check(diag))
 		return -EINVAL;
 	*out = NULL;
 	err = tacho_msr_set_new(0, &set);
@@ -283,7 +283,7 @@ int tacho_msr_set_processor(const struct tacho_msr_set *set, struct tacho_msr_cp
 	if (!set || !out)
 		return -EINVAL;
 	if (!set->has_cpu)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	*out = set->cpu;
 	return 0;
 }

@@ -134,7 +134,7 @@ int tacho_msr_set_wrmsr(struct tacho_msr_set *set, struct tacho_msr_dev *dev,
 	uint64_t *before = NULL, *after = NULL;
 	int err = 0;
 
-	if (!set || !dev || !m || !text || (n && !cpus))
+	if (!set || !dev || !m || !text || (n && !cpus) || tc_diag_check(diag))
 		return -EINVAL;
 	if (!m->writable)
 		return -TACHO_ENOWRITE;
@@ -157,7 +157,7 @@ int tacho_msr_set_wrmsr(struct tacho_msr_set *set, struct tacho_msr_dev *dev,
 		}
 		err = tacho_msr_assign(m, before[i], text, &after[i], diag);
 		if (!err && (after[i] & ~tc_msr_fields_mask(m)) && m->rest_reserved)
-			err = tc_diag_set(diag, text, 0, 1, -TACHO_ERANGE, "the value 0x%llx would "
+			err = tc_diag_set(diag, text, 0, 1, -TACHO_EOUTOFRANGE, "the value 0x%llx would "
 					  "set bits %s reserves", (unsigned long long)after[i],
 					  m->name);
 		if (err)

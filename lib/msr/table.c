@@ -281,7 +281,7 @@ static void nearest_names(const char *name, char *buf, size_t size)
 
 /* --- by address --- */
 
-/* "0x186", "186h", "C001_0200h": 0 and *out, -TACHO_EPARSE, -TACHO_ERANGE; 1 when spec
+/* "0x186", "186h", "C001_0200h": 0 and *out, -TACHO_EPARSE, -TACHO_EOUTOFRANGE; 1 when spec
  * is not written as an address at all (a name). */
 static int parse_address(const char *spec, uint32_t *out, struct tacho_diag *diag)
 {
@@ -313,7 +313,7 @@ static int parse_address(const char *spec, uint32_t *out, struct tacho_diag *dia
 					 tolower((unsigned char)c) - 'a' + 10);
 		digits++;
 		if (v > 0xffffffffull)
-			return tc_diag_set(diag, spec, 0, 1, -TACHO_ERANGE, "MSR address '%s' is "
+			return tc_diag_set(diag, spec, 0, 1, -TACHO_EOUTOFRANGE, "MSR address '%s' is "
 					   "above 0xffffffff", spec);
 	}
 	if (!digits)
@@ -350,7 +350,7 @@ int tacho_msr_lookup(const char *spec, const struct tacho_msr_cpu *cpu,
 	char near[200];
 	int r;
 
-	if (!spec || !msr || !address)
+	if (!spec || !msr || !address || tc_diag_check(diag))
 		return -EINVAL;
 	if (!*spec)
 		return tc_diag_set(diag, spec, 0, 1, -TACHO_EPARSE, "an MSR name or address is "
@@ -381,7 +381,7 @@ int tacho_msr_lookup(const char *spec, const struct tacho_msr_cpu *cpu,
 
 int tacho_msr_cpu_of_dump(const struct tacho_cpuid_dump *dump, struct tacho_msr_cpu *out)
 {
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	int err;
 
 	if (!dump || !out)

@@ -242,7 +242,7 @@ static void test_write_refused(void **state)
 	assert_int_equal(tacho_msr_wrmsr(dev, 0, reg("CESR"), 0x83, TACHO_MSR_FORCE),
 			 -TACHO_EMSRCPU);
 	assert_int_equal(tacho_msr_wrmsr(dev, 0, reg("IA32_PERFEVTSEL0"), 1ull << 63,
-					 TACHO_MSR_FORCE), -TACHO_ERANGE);
+					 TACHO_MSR_FORCE), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tacho_msr_wrmsr(dev, 0, reg("IA32_PERFEVTSEL0"), 0x4300c0, 0),
 			 -TACHO_ENOFORCE);
 	assert_int_equal(tacho_msr_wrmsr(dev, 0, NULL, 0, TACHO_MSR_FORCE), -EINVAL);
@@ -267,7 +267,7 @@ static void test_write_refused(void **state)
 	explain(dev, -TACHO_ENOFORCE, 2, "IA32_PERFEVTSEL0", 0x186, true, why, sizeof(why), NULL);
 	assert_string_equal(why, "a write to IA32_PERFEVTSEL0 changes what CPU 2 does for every "
 			    "program on it, so it must be forced");
-	explain(dev, -TACHO_ERANGE, 0, "IA32_PERFEVTSEL0", 0x186, true, why, sizeof(why), NULL);
+	explain(dev, -TACHO_EOUTOFRANGE, 0, "IA32_PERFEVTSEL0", 0x186, true, why, sizeof(why), NULL);
 	assert_string_equal(why, "the value sets bits IA32_PERFEVTSEL0 reserves");
 	explain(dev, -ENOMEM, 0, NULL, 0x10, false, why, sizeof(why), NULL);
 	assert_non_null(strstr(why, "Cannot allocate memory"));
@@ -283,7 +283,7 @@ static void test_write_set(void **state)
 	struct tacho_msr_dev *dev;
 	struct tacho_msr_set *set;
 	struct tacho_msr_entry e = { .sz = sizeof(e) };
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const int cpus[] = { 0, 1 };
 	char *before, *after;
 	size_t len, len2;
@@ -297,10 +297,10 @@ static void test_write_set(void **state)
 
 	/* a bad assignment writes nothing, on any CPU */
 	before = th_msr_fake_snapshot(&f, 1, &len);
-	memset(&d, 0, sizeof(d));
+	d = (struct tacho_diag){ .sz = sizeof(d) };
 	assert_int_equal(tacho_msr_set_wrmsr(set, dev, reg("IA32_PERFEVTSEL0"), cpus, 2,
 					     "event=0xc0,umask=256", TACHO_MSR_FORCE, &d),
-			 -TACHO_ERANGE);
+			 -TACHO_EOUTOFRANGE);
 	assert_string_equal(d.message, "umask=256 does not fit in 8 bits (15:8; at most 0xff)");
 	assert_int_equal(d.column, 18);
 	assert_int_equal(tacho_msr_set_count(set), 0);

@@ -78,10 +78,10 @@ static const struct {
 	{ __LINE__, "r1a8:H", &zen3, 0, "PERF_CTL0", (1ull << 41) | BASE | 0x1a8 },
 	{ __LINE__, "r1a8", &k10, 0, "AMD_PERFEVTSEL0", BASE | 0x1a8 },
 	/* no event-select register holds these */
-	{ __LINE__, "cycles", &skylake, -TACHO_ENODATA, NULL, 0 },
-	{ __LINE__, "L1-dcache-load-misses", &skylake, -TACHO_ENODATA, NULL, 0 },
-	{ __LINE__, "page-faults", &skylake, -TACHO_ENODATA, NULL, 0 },
-	{ __LINE__, "msr/tsc/", &skylake, -TACHO_ENODATA, NULL, 0 },
+	{ __LINE__, "cycles", &skylake, -TACHO_ENOVALUE, NULL, 0 },
+	{ __LINE__, "L1-dcache-load-misses", &skylake, -TACHO_ENOVALUE, NULL, 0 },
+	{ __LINE__, "page-faults", &skylake, -TACHO_ENOVALUE, NULL, 0 },
+	{ __LINE__, "msr/tsc/", &skylake, -TACHO_ENOVALUE, NULL, 0 },
 	{ __LINE__, "r1a8", &via, -TACHO_EMSRCPU, NULL, 0 },
 };
 
@@ -89,7 +89,7 @@ static struct tacho_evlist *parse(const char *spec, int line)
 {
 	struct tacho_event_opts o = { .sz = sizeof(o), .sysfs_pmu_root = sysfs_root };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	if (tacho_evlist_parse_opts(spec, &o, &l, &d))
 		fail_msg("line %d: '%s' does not parse: %s", line, spec, d.message);
@@ -149,7 +149,7 @@ static void test_set(void **state)
 	assert_string_equal(fv.name, "os");
 	assert_string_equal(fv.meaning, "not in the kernel");
 	assert_int_equal(tacho_msr_set_entry(set, 2, &e), 0);
-	assert_int_equal(e.err, -TACHO_ENODATA);
+	assert_int_equal(e.err, -TACHO_ENOVALUE);
 	assert_false(e.has_value);
 	assert_null(e.msr);
 	assert_string_equal(e.why, "an event of the PMU 'software' (type 1), not of the core "

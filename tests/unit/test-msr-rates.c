@@ -123,7 +123,7 @@ static void test_intel(void **state)
 	assert_true(isnan(x.busy_mhz));
 	assert_true(x.avg_mhz == 0.0);
 	assert_true(x.c0_pct == 0.0);
-	assert_int_equal(x.freq_err, -TACHO_ENODATA);
+	assert_int_equal(x.freq_err, -TACHO_ENOVALUE);
 	assert_string_equal(x.freq_why, "MPERF did not advance: the CPU was halted the whole "
 			    "interval, so it had no running frequency");
 	assert_true(x.package_w == 130.0);
@@ -136,16 +136,16 @@ static void test_intel(void **state)
 	assert_int_equal(tacho_msr_rates_measure(dev, cpus, 1, 1,
 						 TACHO_MSR_RATE_FREQ | TACHO_MSR_RATE_POWER, &r), 0);
 	assert_int_equal(tacho_msr_rates_get(r, 0, &x), 0);
-	assert_int_equal(x.freq_err, -TACHO_ENODATA);
+	assert_int_equal(x.freq_err, -TACHO_ENOVALUE);
 	assert_string_equal(x.freq_why, "no time passed between the reads");
-	assert_int_equal(x.power_err, -TACHO_ENODATA);
+	assert_int_equal(x.power_err, -TACHO_ENOVALUE);
 	assert_true(isnan(x.package_w));
 	tacho_msr_rates_free(r);
 	/* time passes, the TSC stands: a fake, or a stopped clock */
 	mv.ns = 1000000;
 	assert_int_equal(tacho_msr_rates_measure(dev, cpus, 1, 1, TACHO_MSR_RATE_FREQ, &r), 0);
 	assert_int_equal(tacho_msr_rates_get(r, 0, &x), 0);
-	assert_int_equal(x.freq_err, -TACHO_ENODATA);
+	assert_int_equal(x.freq_err, -TACHO_ENOVALUE);
 	assert_string_equal(x.freq_why, "the TSC did not advance over the interval (a fake device, "
 			    "or a stopped clock)");
 	assert_true(isnan(x.tsc_mhz));

@@ -312,10 +312,10 @@ static void test_parse_errors(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		struct tacho_msr_set *set = (struct tacho_msr_set *)&set;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int err;
 
-		memset(&d, 0, sizeof(d));
+		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_save_parse(files[i].text, strlen(files[i].text), "f", &set, &d);
 		if (err != files[i].err)
 			fail_msg("line %d: gives %d, want %d (%s)", files[i].line, err, files[i].err,
@@ -335,7 +335,7 @@ static void test_parse_errors(void **state)
 	{
 		static const char nul[] = HEAD "0 IA32_PMC0 0xc1 0x00000000\0" "00000000\n";
 		struct tacho_msr_set *set;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		assert_int_equal(tacho_msr_save_parse(nul, sizeof(nul) - 1, NULL, &set, &d),
 				 -TACHO_EPARSE);
 		assert_int_equal(d.line, 3);
@@ -349,7 +349,7 @@ static void test_parse_errors(void **state)
 		struct tacho_msr_set *plain;
 		struct tacho_msr_cpu cpu;
 		assert_int_equal(tacho_msr_set_new(0, &plain), 0);
-		assert_int_equal(tacho_msr_set_processor(plain, &cpu), -TACHO_ENODATA);
+		assert_int_equal(tacho_msr_set_processor(plain, &cpu), -TACHO_ENOVALUE);
 		assert_int_equal(tacho_msr_save_write(plain, stdout), -EINVAL);
 		tacho_msr_set_free(plain);
 	}

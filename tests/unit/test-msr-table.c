@@ -674,7 +674,7 @@ static const struct {
 	  "address as 0x186 or 186h", 1 },
 	{ __LINE__, "0x", NULL, -TACHO_EPARSE, NULL, 0, "no hex digits", 3 },
 	{ __LINE__, "0x18g", NULL, -TACHO_EPARSE, NULL, 0, "'g' is not a hex digit", 5 },
-	{ __LINE__, "0x1_0000_0000", NULL, -TACHO_ERANGE, NULL, 0, "above 0xffffffff", 1 },
+	{ __LINE__, "0x1_0000_0000", NULL, -TACHO_EOUTOFRANGE, NULL, 0, "above 0xffffffff", 1 },
 	{ __LINE__, "", NULL, -TACHO_EPARSE, NULL, 0, "empty", 1 },
 };
 
@@ -683,11 +683,11 @@ static void test_lookup(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(lookups); i++) {
 		const struct tacho_msr *m = (const struct tacho_msr *)&m;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint32_t addr = 7;
 		int err;
 
-		memset(&d, 0, sizeof(d));
+		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_lookup(lookups[i].spec, lookups[i].cpu, &m, &addr, &d);
 		if (err != lookups[i].err)
 			fail_msg("line %d: '%s' gives %d, want %d (%s)", lookups[i].line,
@@ -780,9 +780,9 @@ static const struct {
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "CMASK=255", 0, 0xff000000, 0, NULL },
 	{ __LINE__, "IA32_PERFEVTSEL0", 123, "0x4300c0", 0, 0x4300c0, 0, NULL },
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "4391104", 0, 0x4300c0, 0, NULL },
-	{ __LINE__, "IA32_PERFEVTSEL0", 0, "umask=0x1ff", -TACHO_ERANGE, 0, 7,
+	{ __LINE__, "IA32_PERFEVTSEL0", 0, "umask=0x1ff", -TACHO_EOUTOFRANGE, 0, 7,
 	  "umask=0x1ff does not fit in 8 bits (15:8; at most 0xff)" },
-	{ __LINE__, "IA32_PERFEVTSEL0", 0, "en=2", -TACHO_ERANGE, 0, 4,
+	{ __LINE__, "IA32_PERFEVTSEL0", 0, "en=2", -TACHO_EOUTOFRANGE, 0, 4,
 	  "en=2 does not fit in 1 bit (22; at most 0x1)" },
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "umsk=1", -TACHO_EPARSE, 0, 1,
 	  "IA32_PERFEVTSEL0 has no field 'umsk' (did you mean umask?)" },
@@ -794,14 +794,14 @@ static const struct {
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "usr=x", -TACHO_EPARSE, 0, 5, "'x' is not a number" },
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "usr=1,os", -TACHO_EPARSE, 0, 9,
 	  "expected FIELD=VALUE" },
-	{ __LINE__, "IA32_PERFEVTSEL0", 0, "0x100000000000000", -TACHO_ERANGE, 0, 1,
+	{ __LINE__, "IA32_PERFEVTSEL0", 0, "0x100000000000000", -TACHO_EOUTOFRANGE, 0, 1,
 	  "sets bits IA32_PERFEVTSEL0 reserves (mask 0x100000000000000)" },
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "-1", -TACHO_EPARSE, 0, 1, "is not a number" },
 	{ __LINE__, "IA32_PERFEVTSEL0", 0, "", -TACHO_EPARSE, 0, 1, "no value" },
 	/* CESR: the P5's two halves */
 	{ __LINE__, "CESR", 0, "es0=3,usr0=1", 0, 0x83, 0, NULL },
 	{ __LINE__, "CESR", 0, "es1=0x16,os1=1,cc1=1", 0, 0x01560000, 0, NULL },
-	{ __LINE__, "CESR", 0, "es0=64", -TACHO_ERANGE, 0, 5, "es0=64 does not fit in 6 bits" },
+	{ __LINE__, "CESR", 0, "es0=64", -TACHO_EOUTOFRANGE, 0, 5, "es0=64 does not fit in 6 bits" },
 	/* a register that reserves nothing takes any value */
 	{ __LINE__, "IA32_MISC_ENABLE", 0, "0xffffffffffffffff", 0, ~0ull, 0, NULL },
 	{ __LINE__, "IA32_TIME_STAMP_COUNTER", 0, "tsc=0xffffffffffffffff", 0, ~0ull, 0, NULL },
@@ -815,11 +815,11 @@ static void test_assign(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(assigns); i++) {
 		const struct tacho_msr *m = assigns[i].reg ? tc_msr_by_name(assigns[i].reg) : NULL;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint64_t out = 0x5555;
 		int err;
 
-		memset(&d, 0, sizeof(d));
+		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_assign(m, assigns[i].base, assigns[i].text, &out, &d);
 		if (err != assigns[i].err)
 			fail_msg("line %d: '%s' gives %d, want %d (%s)", assigns[i].line,
