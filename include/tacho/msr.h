@@ -56,7 +56,9 @@ TACHO_API const char *tacho_msr_scope_name(enum tacho_msr_scope s);
 TACHO_API const char *tacho_msr_access_name(enum tacho_msr_access a);
 
 /* The processor whose registers are meant: the table says where each register exists
- * by vendor, family and model (CPUID's display values). */
+ * by vendor, family and model (CPUID's display values). Fixed (docs/architecture.md,
+ * "An API that can grow"): a small value callers embed and point to (from the options
+ * below, from a device handle); a new fact about the processor goes into a new struct. */
 struct tacho_msr_cpu {
 	enum tacho_cpu_vendor vendor;  /* TACHO_VENDOR_UNKNOWN: not known (nothing applies) */
 	unsigned family, model;
@@ -86,7 +88,9 @@ struct tacho_msr;
 TACHO_API size_t tacho_msr_count(void);
 TACHO_API const struct tacho_msr *tacho_msr_at(size_t i);
 
-/* A register described, for the caller to read. The strings are static. */
+/* A register described, for the caller to read. The strings are static. Sized
+ * (docs/architecture.md, "An API that can grow"): the caller sets sz; the library
+ * writes no further than it and refuses an sz below this first version. */
 struct tacho_msr_info {
 	size_t sz;                   /* the caller sets sizeof(struct tacho_msr_info) */
 	const char *name;            /* "IA32_PERFEVTSEL0": unique in the table */
@@ -107,11 +111,11 @@ struct tacho_msr_info {
 					reserve (model-specific): shown, never refused */
 };
 
-/* Fills *out (as much as out->sz covers). 0, or -EINVAL (m or out NULL, sz too small).
- * Thread-safe. */
+/* Fills *out (as much as out->sz covers). 0, or -EINVAL (m or out NULL, an sz below
+ * the first version: nothing written). Thread-safe. */
 TACHO_API int tacho_msr_describe(const struct tacho_msr *m, struct tacho_msr_info *out);
 
-/* One field of a register. */
+/* One field of a register. Sized, as struct tacho_msr_info. */
 struct tacho_msr_field_info {
 	size_t sz;                   /* the caller sets sizeof(struct tacho_msr_field_info) */
 	const char *name;            /* "umask": lower case, unique in its register */
@@ -119,7 +123,8 @@ struct tacho_msr_field_info {
 	const char *desc;            /* what it is */
 };
 
-/* Fills *out with field i (0 .. nfields - 1) of m. 0 or -EINVAL. Thread-safe. */
+/* Fills *out with field i (0 .. nfields - 1) of m. 0 or -EINVAL (also for an sz below
+ * the first version: nothing written). Thread-safe. */
 TACHO_API int tacho_msr_field_describe(const struct tacho_msr *m, unsigned i,
 				       struct tacho_msr_field_info *out);
 
@@ -141,7 +146,7 @@ TACHO_API int tacho_msr_lookup(const char *spec, const struct tacho_msr_cpu *cpu
 			       const struct tacho_msr **msr, uint32_t *address,
 			       struct tacho_diag *diag);
 
-/* One field of a value, decoded. */
+/* One field of a value, decoded. Sized, as struct tacho_msr_info. */
 struct tacho_msr_field_value {
 	size_t sz;                   /* the caller sets sizeof(struct tacho_msr_field_value) */
 	const char *name;            /* static */
@@ -153,7 +158,8 @@ struct tacho_msr_field_value {
 };
 
 /* Decodes field i of the register value regval (some meanings read other fields: an
- * event select with its unit mask). 0 or -EINVAL. Pure; thread-safe. */
+ * event select with its unit mask). 0 or -EINVAL (also for an sz below the first
+ * version: nothing written). Pure; thread-safe. */
 TACHO_API int tacho_msr_decode_field(const struct tacho_msr *m, unsigned i, uint64_t regval,
 				     struct tacho_msr_field_value *out);
 
@@ -188,7 +194,9 @@ TACHO_API int tacho_msr_list_write(const struct tacho_msr_cpu *cpu, const char *
  * nanoseconds passed; tests change their fake files here and return ms * 1e6. */
 typedef uint64_t tacho_msr_wait_fn(void *arg, unsigned ms);
 
-/* Where the registers are read. Every field may be 0/NULL for the default. */
+/* Where the registers are read. Every field may be 0/NULL for the default. Options
+ * (docs/architecture.md, "An API that can grow"): sz first; fields the caller's sz does
+ * not cover take their defaults. */
 struct tacho_msr_opts {
 	size_t sz;                   /* sizeof(struct tacho_msr_opts) */
 	const char *device_dir;      /* DIR/N/msr is CPU N's device; default "/dev/cpu". A
@@ -296,7 +304,8 @@ TACHO_API int tacho_msr_set_wrmsr(struct tacho_msr_set *set, struct tacho_msr_de
 /* How many entries the set holds (0 for NULL). */
 TACHO_API size_t tacho_msr_set_count(const struct tacho_msr_set *set);
 
-/* One entry, for the caller to read. Strings live as long as the set. */
+/* One entry, for the caller to read. Strings live as long as the set. Sized, as struct
+ * tacho_msr_info. */
 struct tacho_msr_entry {
 	size_t sz;                   /* the caller sets sizeof(struct tacho_msr_entry) */
 	int cpu;                     /* -1: of no CPU */
@@ -314,7 +323,8 @@ struct tacho_msr_entry {
 	uint64_t before, written_value;
 };
 
-/* Fills *out with entry i. 0 or -EINVAL. */
+/* Fills *out with entry i. 0 or -EINVAL (also for an sz below the first version:
+ * nothing written). */
 TACHO_API int tacho_msr_set_entry(const struct tacho_msr_set *set, size_t i,
 				  struct tacho_msr_entry *out);
 
@@ -382,7 +392,7 @@ TACHO_API int tacho_msr_restore(struct tacho_msr_dev *dev, const struct tacho_ms
 #define TACHO_MSR_RATE_POWER 0x2u  /* the RAPL energy counters and their unit: watts */
 
 /* The readings of one CPU over the interval. A value that could not be had is NaN,
- * with the reason in the matching _err / _why. */
+ * with the reason in the matching _err / _why. Sized, as struct tacho_msr_info. */
 struct tacho_msr_rate {
 	size_t sz;                   /* the caller sets sizeof(struct tacho_msr_rate) */
 	int cpu;
@@ -422,7 +432,8 @@ TACHO_API int tacho_msr_rates_measure(struct tacho_msr_dev *dev, const int *cpus
 				      struct tacho_msr_rates **out);
 TACHO_API void tacho_msr_rates_free(struct tacho_msr_rates *r);
 TACHO_API size_t tacho_msr_rates_count(const struct tacho_msr_rates *r);
-/* Fills *out with the readings of the i-th CPU. 0 or -EINVAL. */
+/* Fills *out with the readings of the i-th CPU. 0 or -EINVAL (also for an sz below the
+ * first version: nothing written). */
 TACHO_API int tacho_msr_rates_get(const struct tacho_msr_rates *r, size_t i,
 				  struct tacho_msr_rate *out);
 

@@ -137,13 +137,17 @@ void tc_msr_meaning(const struct tc_msr_field *f, uint64_t v, char *buf, size_t 
 	}
 }
 
+/* The first version of struct tacho_msr_field_value ends at meaning: a caller's sz
+ * below it is refused. */
+#define FIELD_VALUE_SZ_V1 tc_offsetofend(struct tacho_msr_field_value, meaning)
+
 int tacho_msr_decode_field(const struct tacho_msr *m, unsigned i, uint64_t regval,
 			   struct tacho_msr_field_value *out)
 {
 	struct tacho_msr_field_value fv;
 	size_t sz;
 
-	if (!m || !out || i >= m->nfields || out->sz < sizeof(out->sz))
+	if (!m || !out || i >= m->nfields || out->sz < FIELD_VALUE_SZ_V1)
 		return -EINVAL;
 	sz = out->sz < sizeof(fv) ? out->sz : sizeof(fv);
 	fv.sz = out->sz;

@@ -287,12 +287,16 @@ size_t tacho_msr_rates_count(const struct tacho_msr_rates *r)
 	return r ? r->n : 0;
 }
 
+/* The first version of struct tacho_msr_rate ends at power_why: a caller's sz below it
+ * is refused. */
+#define RATE_SZ_V1 tc_offsetofend(struct tacho_msr_rate, power_why)
+
 int tacho_msr_rates_get(const struct tacho_msr_rates *r, size_t i, struct tacho_msr_rate *out)
 {
 	struct tacho_msr_rate x;
 	size_t sz;
 
-	if (!r || i >= r->n || !out || out->sz < sizeof(out->sz))
+	if (!r || i >= r->n || !out || out->sz < RATE_SZ_V1)
 		return -EINVAL;
 	x = r->v[i].r;
 	x.sz = out->sz;

@@ -211,13 +211,17 @@ size_t tacho_msr_set_count(const struct tacho_msr_set *set)
 	return set ? set->n : 0;
 }
 
+/* The first version of struct tacho_msr_entry ends at written_value: a caller's sz
+ * below it is refused. */
+#define ENTRY_SZ_V1 tc_offsetofend(struct tacho_msr_entry, written_value)
+
 int tacho_msr_set_entry(const struct tacho_msr_set *set, size_t i, struct tacho_msr_entry *out)
 {
 	struct tacho_msr_entry pub;
 	const struct tc_msr_entry *e;
 	size_t sz;
 
-	if (!set || i >= set->n || !out || out->sz < sizeof(out->sz))
+	if (!set || i >= set->n || !out || out->sz < ENTRY_SZ_V1)
 		return -EINVAL;
 	e = &set->v[i];
 	sz = out->sz < sizeof(pub) ? out->sz : sizeof(pub);

@@ -64,12 +64,17 @@ uint64_t tc_msr_fields_mask(const struct tacho_msr *m)
 	return mask;
 }
 
+/* The first versions of the sized structs end at these fields: a caller's sz below
+ * them is refused (docs/architecture.md, "An API that can grow"). */
+#define MSR_INFO_SZ_V1 tc_offsetofend(struct tacho_msr_info, undecoded)
+#define FIELD_INFO_SZ_V1 tc_offsetofend(struct tacho_msr_field_info, desc)
+
 int tacho_msr_describe(const struct tacho_msr *m, struct tacho_msr_info *out)
 {
 	struct tacho_msr_info info;
 	size_t sz;
 
-	if (!m || !out || out->sz < sizeof(out->sz))
+	if (!m || !out || out->sz < MSR_INFO_SZ_V1)
 		return -EINVAL;
 	sz = out->sz < sizeof(info) ? out->sz : sizeof(info);
 	memset(&info, 0, sizeof(info));
@@ -89,7 +94,7 @@ int tacho_msr_describe(const struct tacho_msr *m, struct tacho_msr_info *out)
 		info.reserved = ~tc_msr_fields_mask(m);
 	else
 		info.undecoded = ~tc_msr_fields_mask(m);
-	/* only what the caller's struct has room for: an older caller's is smaller */
+	/* only what the caller's struct has room for: a newer caller's is larger */
 	memcpy(out, &info, sz);
 	return 0;
 }
@@ -100,7 +105,7 @@ int tacho_msr_field_describe(const struct tacho_msr *m, unsigned i,
 	struct tacho_msr_field_info fi;
 	size_t sz;
 
-	if (!m || !out || i >= m->nfields || out->sz < sizeof(out->sz))
+	if (!m || !out || i >= m->nfields || out->sz < FIELD_INFO_SZ_V1)
 		return -EINVAL;
 	sz = out->sz < sizeof(fi) ? out->sz : sizeof(fi);
 	fi.sz = out->sz;

@@ -451,10 +451,10 @@ static void test_set_add(void **state)
 	assert_null(e.msr);
 	assert_null(e.label);
 	assert_int_equal(e.address, 0x1234);
-	/* a caller's smaller struct gets its part */
-	e.sz = offsetof(struct tacho_msr_entry, msr);
+	/* a struct shorter than the first version is refused and left as it was */
+	e.sz = offsetof(struct tacho_msr_entry, written_value);
 	e.address = 77;
-	assert_int_equal(tacho_msr_set_entry(set, 1, &e), 0);
+	assert_int_equal(tacho_msr_set_entry(set, 1, &e), -EINVAL);
 	assert_int_equal(e.address, 77);
 	assert_int_equal(tacho_msr_set_count(NULL), 0);
 	tacho_msr_set_free(set);

@@ -128,6 +128,12 @@ static void test_intel(void **state)
 			    "interval, so it had no running frequency");
 	assert_true(x.package_w == 130.0);
 	assert_int_equal(tacho_msr_rates_get(r, 2, &x), -EINVAL);
+	/* a struct shorter than the first version is refused and left as it was */
+	x.sz = offsetof(struct tacho_msr_rate, power_why);
+	x.cpu = 77;
+	assert_int_equal(tacho_msr_rates_get(r, 0, &x), -EINVAL);
+	assert_int_equal(x.cpu, 77);
+	x.sz = sizeof(x);
 	tacho_msr_rates_free(r);
 
 	/* nothing moves and no time passes */

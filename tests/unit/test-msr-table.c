@@ -864,14 +864,28 @@ static void test_describe(void **state)
 	/* bits 34, 35, 37-39 and 48-63 are the manual's reserved ones */
 	assert_int_equal(info.reserved, 0xffff00ec00000000ull);
 	assert_int_equal(info.undecoded, 0);
-	/* a caller that knows only the first fields gets those, nothing past them */
+	/* a struct shorter than the first version is refused and left as it was */
 	memset(&info, 0xaa, sizeof(info));
-	info.sz = offsetof(struct tacho_msr_info, address);
-	assert_int_equal(tacho_msr_describe(m, &info), 0);
-	assert_string_equal(info.name, "IA32_PERFEVTSEL0");
+	info.sz = offsetof(struct tacho_msr_info, undecoded);
+	assert_int_equal(tacho_msr_describe(m, &info), -EINVAL);
 	assert_int_equal(info.address, 0xaaaaaaaa);
 	info.sz = 0;
 	assert_int_equal(tacho_msr_describe(m, &info), -EINVAL);
+	/* a newer header's larger struct gets this version's fields, its own untouched */
+	{
+		struct {
+			struct tacho_msr_info v1;
+			uint64_t later;
+		} newer;
+
+		memset(&newer, 0xaa, sizeof(newer));
+		newer.v1.sz = sizeof(newer);
+		assert_int_equal(tacho_msr_describe(m, &newer.v1), 0);
+		assert_int_equal(newer.v1.sz, sizeof(newer));
+		assert_int_equal(newer.v1.address, 0x186);
+		assert_int_equal(newer.v1.undecoded, 0);
+		assert_int_equal(newer.later, 0xaaaaaaaaaaaaaaaaull);
+	}
 	/* the manual's read-write register tacho refuses says why */
 	info.sz = sizeof(info);
 	assert_int_equal(tacho_msr_describe(tc_msr_by_name("IA32_TIME_STAMP_COUNTER"), &info), 0);
@@ -886,8 +900,18 @@ static void test_describe(void **state)
 	assert_int_equal(fi.lo, 8);
 	assert_int_equal(fi.hi, 15);
 	assert_int_equal(tacho_msr_field_describe(m, 15, &fi), -EINVAL);
+	fi.sz = offsetof(struct tacho_msr_field_info, desc);
+	fi.lo = 99;
+	assert_int_equal(tacho_msr_field_describe(m, 1, &fi), -EINVAL);
+	assert_int_equal(fi.lo, 99);
 	fv.sz = sizeof(fv);
+	assert_int_equal(tacho_msr_decode_field(m, 1, 0x4300c0, &fv), 0);
+	assert_int_equal(fv.value, 0);
 	assert_int_equal(tacho_msr_decode_field(m, 15, 0, &fv), -EINVAL);
+	fv.sz = offsetof(struct tacho_msr_field_value, meaning);
+	fv.value = 77;
+	assert_int_equal(tacho_msr_decode_field(m, 0, 0x4300c0, &fv), -EINVAL);
+	assert_int_equal(fv.value, 77);
 	assert_int_equal(tacho_msr_decode_field(NULL, 0, 0, &fv), -EINVAL);
 	assert_string_equal(tacho_msr_scope_name(TACHO_MSR_SCOPE_PACKAGE), "package");
 	assert_string_equal(tacho_msr_scope_name(TACHO_MSR_SCOPE_COUNT), "unknown");
