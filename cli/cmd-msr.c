@@ -239,7 +239,6 @@ static int get_cpu(struct msr_cli *c, struct tacho_msr_cpu *cpu)
 		err = tacho_msr_cpu_live(cpu);
 		return err == -ENOMEM ? (cli_error("out of memory"), EXIT_FAIL) : 0;
 	}
-	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_cpuid_dump_load(c->cpuid, &dump, &diag);
 	if (err) {
 		if (diag.message[0])
@@ -340,7 +339,6 @@ static int lookup(const char *spec, const struct tacho_msr_cpu *cpu, const struc
 	char hint[96];
 	int err;
 
-	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_lookup(spec, cpu, m, address, &diag);
 	if (!err)
 		return 0;
@@ -449,7 +447,6 @@ static int do_decode(struct msr_cli *c)
 		ret = lookup(c->ops[0], &cpu, &m, &address);
 	if (ret)
 		return ret;
-	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_assign(m, 0, c->ops[1], &v, &diag);
 	if (err)
 		return cli_event_error("value", &diag);
@@ -522,7 +519,6 @@ static int do_write(struct msr_cli *c)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_set_wrmsr(set, c->dev, m, c->cpus, c->ncpus, c->ops[1],
 				  c->force ? TACHO_MSR_FORCE : 0, &diag);
 	switch (err) {
@@ -631,7 +627,6 @@ static int do_restore(struct msr_cli *c)
 		cli_error("cannot read '%s': %s", path, tacho_strerror(err));
 		return EXIT_FAIL;
 	}
-	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_msr_save_parse(text, len, path, &saved, &diag);
 	free(text);
 	if (err) {

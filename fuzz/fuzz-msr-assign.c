@@ -35,7 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data + 9, size - 9);
 	s[size - 9] = '\0';
 
-	d = (struct tacho_diag){ .sz = sizeof(d) };
 	r = tacho_msr_assign(m, base, s, &out, &d);
 	if (r) {
 		if (out != 0x1234 || !d.message[0] || d.column > strlen(s) + 1)

@@ -36,7 +36,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	d = (struct tacho_diag){ .sz = sizeof(d) };
 	r = tacho_msr_save_parse((const char *)data, size, "fuzz", &set, &d);
 	if (r) {
 		if (set || !d.message[0] || d.line > lines)

@@ -315,7 +315,6 @@ static void test_parse_errors(void **state)
 		struct tacho_diag d = { .sz = sizeof(d) };
 		int err;
 
-		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_save_parse(files[i].text, strlen(files[i].text), "f", &set, &d);
 		if (err != files[i].err)
 			fail_msg("line %d: gives %d, want %d (%s)", files[i].line, err, files[i].err,

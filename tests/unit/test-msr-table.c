@@ -687,7 +687,6 @@ static void test_lookup(void **state)
 		uint32_t addr = 7;
 		int err;
 
-		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_lookup(lookups[i].spec, lookups[i].cpu, &m, &addr, &d);
 		if (err != lookups[i].err)
 			fail_msg("line %d: '%s' gives %d, want %d (%s)", lookups[i].line,
@@ -819,7 +818,6 @@ static void test_assign(void **state)
 		uint64_t out = 0x5555;
 		int err;
 
-		d = (struct tacho_diag){ .sz = sizeof(d) };
 		err = tacho_msr_assign(m, assigns[i].base, assigns[i].text, &out, &d);
 		if (err != assigns[i].err)
 			fail_msg("line %d: '%s' gives %d, want %d (%s)", assigns[i].line,
