@@ -461,7 +461,9 @@ TACHO_API int tacho_msr_rates_write(const struct tacho_msr_rates *r, FILE *f,
  * "cpu", "cpu_core" or "cpu_atom", is a core-PMU event. 0, or -TACHO_ENOVALUE (a generic
  * hardware or cache event, whose encoding the kernel picks from its own tables for the
  * CPU; an event of another PMU, which no event-select register holds), -TACHO_EMSRCPU
- * (cpu is not Intel or AMD), -EINVAL. Pure; thread-safe. */
+ * (cpu is not Intel or AMD), -EINVAL. It reads only fields of the attr's first version
+ * (PERF_ATTR_SIZE_VER0: type, config and the exclude bits), which an attr of every size
+ * has. Pure; thread-safe. */
 TACHO_API int tacho_msr_evtsel(const struct perf_event_attr *attr, const char *pmu,
 			       const struct tacho_msr_cpu *cpu, const struct tacho_msr **msr,
 			       uint64_t *value);
