@@ -40,6 +40,10 @@ static const struct cli_option list_options[] = {
 	  "one JSON document with every selected event (docs/list.md)" },
 	{ OPT_NO_PROBE, 0, "no-probe", NULL,
 	  "do not try to open the events" },
+	{ 'v', 'v', "verbose", NULL,
+	  "with events (as -e takes them) for <pattern>: the\n"
+	  "event-select value perf programs for each, decoded\n"
+	  "(docs/msr.md)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -76,13 +80,29 @@ static int parse_sources(const char *s, unsigned *mask, const char **bad, int *b
 	}
 }
 
+/* list -v: what perf programs for each event, in the register's words (cmd-msr.c). */
+static int explain_events(const char *spec)
+{
+	struct tacho_evlist *list;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	int err;
+
+	if (!spec)
+		return cli_usage_error(&cmd_list, "-v needs events (tacho list -v r1a8)");
+	if (tacho_evlist_parse(spec, &list, &diag))
+		return cli_event_error("event list", &diag);
+	err = cli_msr_explain_events(list, stdout);
+	tacho_evlist_free(list);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
 static int cmd_list_fn(int argc, char **argv)
 {
 	struct cli_args args;
 	struct tacho_event_listing_opts lo = { .sz = sizeof(lo) };
 	struct tacho_event_listing *l = NULL;
 	struct tacho_write_opts wo;
-	bool json = false;
+	bool json = false, verbose = false;
 	const char *bad;
 	int opt, err, badlen;
 
@@ -101,6 +121,9 @@ static int cmd_list_fn(int argc, char **argv)
 		case OPT_NO_PROBE:
 			lo.no_probe = true;
 			break;
+		case 'v':
+			verbose = true;
+			break;
 		}
 	}
 	if (opt < 0)
@@ -109,6 +132,8 @@ static int cmd_list_fn(int argc, char **argv)
 		lo.pattern = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(&cmd_list, "one pattern at most, not '%s'", argv[optind]);
+	if (verbose)
+		return explain_events(lo.pattern);
 
 	err = tacho_event_listing_new(&lo, &l);
 	if (err) {

@@ -63,6 +63,9 @@ static const struct cli_option stat_options[] = {
 	  "one JSON document (with -I: one JSON object per line)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
+	{ 'v', 'v', "verbose", NULL,
+	  "say how the events were scheduled, and the event-select\n"
+	  "value perf programs for each (docs/msr.md)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -91,6 +94,7 @@ struct stat_cli {
 	bool repeat_given;
 	unsigned repeat;
 	bool all;
+	bool explain;                   /* -v: the event-select value of each event */
 	unsigned interval;
 	unsigned ntargets;
 	char target[64];                /* what is counted, for people ("process 42") */
@@ -234,6 +238,11 @@ static int parse_option(struct stat_cli *c, int opt)
 	case 'o':
 		c->outpath = optarg;
 		return GO_ON;
+	case 'v':
+		/* stat -v: tacho -v's schedule line, and the events' registers */
+		cli_verbose++;
+		c->explain = true;
+		return GO_ON;
 	}
 	return GO_ON;
 }
@@ -370,6 +379,8 @@ static int stat_prepare(struct stat_cli *c)
 	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
 	if (err)
 		return cli_event_error("event list", &diag);
+	if (c->explain && cli_msr_explain_events(c->list, stderr))
+		return EXIT_FAIL;
 	return GO_ON;
 }
 

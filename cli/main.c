@@ -19,6 +19,7 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_list,
 	&cmd_cpu,
 	&cmd_doctor,
+	&cmd_msr,
 	NULL,   /* end */
 };
 

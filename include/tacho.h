@@ -4,7 +4,7 @@
  * dependency order: errors and diagnostics, writing results (the formats every writer
  * shares), CPU detection, events, launching programs, counters, stat sessions, the
  * time-stamp counter, what the machine allows, regions, the benchmark harness,
- * sampling. Read them like a manual: every function states what it does, what it
+ * sampling, model-specific registers. Read them like a manual: every function states what it does, what it
  * returns on error, who owns what afterwards and whether it may be called from several
  * threads at once.
  *
@@ -42,5 +42,6 @@
 #include "tacho/regions.h"
 #include "tacho/bench.h"
 #include "tacho/sample.h"
+#include "tacho/msr.h"
 
 #endif /* TACHO_H */

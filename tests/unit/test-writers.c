@@ -1,7 +1,8 @@
 /* test-writers.c - every writer of the library called without the command line, on fixed
  * inputs (a CPUID dump, a record file written here, a stat session of a tiny program and
  * a hand-filled interval, the event walk over the fake sysfs tree, a hand-filled doctor
- * list, regions and a benchmark of this process): each JSON document is checked against
+ * list, regions and a benchmark of this process, MSR values and rates on a fake device
+ * tree and the MSR table): each JSON document is checked against
  * its schema in docs/schemas.md (every key listed with its type, every listed key
  * present, "version" 1), each CSV against its header there; then the write options. */
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "harness.h"
 #include "json-check.h"
+#include "msr-fake.h"
 #include "tacho.h"
 #include "sample/recfile.h"
 #include "util/util.h"
@@ -829,6 +831,137 @@ static void test_regions_bench(void **state)
 	tacho_bench_result_free(res);
 }
 
+/* --- MSRs: values read, written and given; the table; rates, on a fake tree --- */
+
+static uint64_t no_wait(void *arg, unsigned ms)
+{
+	(void)arg;
+	return (uint64_t)ms * 1000000;
+}
+
+static void test_msr(void **state)
+{
+	static const struct tacho_msr_cpu skylake = { TACHO_VENDOR_INTEL, 6, 0x55, false };
+	struct th_msr_fake f;
+	struct tacho_msr_opts o = { .sz = sizeof(o), .cpu = &skylake, .wait = no_wait };
+	struct tacho_msr_dev *dev;
+	struct tacho_msr_set *set;
+	struct tacho_msr_rates *r;
+	const struct tacho_msr *sel, *tsc;
+	const int cpus[] = { 0, 1 };
+	struct th_json *doc;
+	uint32_t a;
+	struct buf b;
+	(void)state;
+
+	th_msr_fake_new(&f, 1, 0x641);
+	th_msr_poke(&f, 0, 0x186, 0x4300c0);
+	th_msr_poke(&f, 0, 0x606, 0xa0e03);
+	o.device_dir = f.dir;
+	assert_int_equal(tacho_msr_dev_new(&o, &dev), 0);
+	assert_int_equal(tacho_msr_lookup("IA32_PERFEVTSEL0", &skylake, &sel, &a, NULL), 0);
+	assert_int_equal(tacho_msr_lookup("TSC", &skylake, &tsc, &a, NULL), 0);
+	assert_int_equal(tacho_msr_set_new(TACHO_MSR_SET_FIELDS, &set), 0);
+	/* CPU 0 reads, CPU 1 has no device; a write; a value given; an unknown address */
+	assert_int_equal(tacho_msr_set_rdmsr(set, dev, sel, 0x186, cpus, 2), -ENOENT);
+	assert_int_equal(tacho_msr_set_wrmsr(set, dev, sel, cpus, 1, "cmask=1", TACHO_MSR_FORCE,
+					     NULL), 0);
+	assert_int_equal(tacho_msr_set_add(set, -1, tsc, 0x10, 42, "given"), 0);
+	assert_int_equal(tacho_msr_set_add(set, -1, NULL, 0x1234, 7, NULL), 0);
+
+	assert_int_equal(tacho_msr_set_write(set, buf_open(&b), TACHO_FORMAT_JSON, &cli_opts), 0);
+	doc = check_json(buf_close(&b), "msr");
+	/* the issue's example, key by key */
+	assert_json_int(doc, "msrs[0].cpu", 0);
+	assert_json_str(doc, "msrs[0].name", "IA32_PERFEVTSEL0");
+	assert_json_int(doc, "msrs[0].address", 390);
+	assert_json_int(doc, "msrs[0].value", 4391104);
+	assert_json_str(doc, "msrs[0].fields[0].name", "event");
+	assert_json_int(doc, "msrs[0].fields[0].value", 192);
+	assert_json_str(doc, "msrs[0].fields[0].meaning", "instructions retired (architectural "
+			"event, umask 0x00)");
+	assert_json_type(doc, "msrs[1].value", TH_JSON_NULL);
+	assert_json_type(doc, "msrs[1].error", TH_JSON_STRING);
+	assert_null(th_json_get(doc, "msrs[1].fields[0]"));
+	assert_json_int(doc, "msrs[2].before", 0x4300c0);
+	assert_json_int(doc, "msrs[2].written", 0x14300c0);
+	assert_json_int(doc, "msrs[2].value", 0x14300c0);
+	assert_json_type(doc, "msrs[3].cpu", TH_JSON_NULL);
+	assert_json_str(doc, "msrs[3].label", "given");
+	assert_json_type(doc, "msrs[4].name", TH_JSON_NULL);
+	assert_json_int(doc, "msrs[4].address", 0x1234);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_msr_set_write(set, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "msr", ',');
+	assert_contains(b.s, "\nmsr,,0,IA32_PERFEVTSEL0,0x186,0x00000000004300c0,,,,,,,\n"
+			"field,,0,IA32_PERFEVTSEL0,0x186,0x00000000004300c0,,,event,7:0,192,"
+			"\"instructions retired (architectural event, umask 0x00)\",\n");
+	free(b.s);
+	assert_int_equal(tacho_msr_set_write(set, buf_open(&b), TACHO_FORMAT_TABLE, &cli_opts), 0);
+	assert_contains(buf_close(&b), "CPU 0 IA32_PERFEVTSEL0 (0x186) = 0x00000000004300c0\n"
+			"    event      7:0  0xc0  instructions retired (architectural event, "
+			"umask 0x00)\n");
+	assert_contains(b.s, "CPU 1 IA32_PERFEVTSEL0 (0x186): no ");
+	free(b.s);
+	tacho_msr_set_free(set);
+
+	/* the table: every register, or one processor's (then "applies" is a bool) */
+	assert_int_equal(tacho_msr_list_write(NULL, "PERFEVTSEL0", 0, buf_open(&b),
+					      TACHO_FORMAT_JSON, NULL), 3);
+	doc = check_json(buf_close(&b), "msr-list");
+	assert_json_str(doc, "msrs[0].name", "IA32_PERFEVTSEL0");
+	assert_json_str(doc, "msrs[0].aliases[0]", "PerfEvtSel0");
+	assert_json_type(doc, "msrs[0].applies", TH_JSON_NULL);
+	assert_json_str(doc, "msrs[1].name", "AMD_PERFEVTSEL0");
+	assert_json_str(doc, "msrs[2].name", "P6_PERFEVTSEL0");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_msr_list_write(&skylake, "TSC", 0, buf_open(&b), TACHO_FORMAT_JSON,
+					      NULL), 2);
+	doc = check_json(buf_close(&b), "msr-list");
+	assert_json_type(doc, "msrs[0].applies", TH_JSON_BOOL);
+	assert_true(th_json_get(doc, "msrs[0].applies")->boolean);
+	assert_json_str(doc, "msrs[0].not_writable", "the kernel keeps time with it (clocksource "
+			"tsc): a write breaks clock_gettime and the scheduler's clock");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_msr_list_write(&skylake, "CESR", TACHO_MSR_LIST_FIELDS, buf_open(&b),
+					      TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "msr-list", ',');
+	assert_int_equal(th_count_lines(b.s), 1);
+	free(b.s);
+	assert_int_equal(tacho_msr_list_write(NULL, "CESR", TACHO_MSR_LIST_FIELDS, buf_open(&b),
+					      TACHO_FORMAT_CSV, NULL), 1);
+	/* the register's row, then one per field */
+	assert_int_equal(th_count_lines(buf_close(&b)), 1 + 1 + 10);
+	free(b.s);
+
+	/* the rates: a fake that does not move, so the frequency is not there, and why */
+	assert_int_equal(tacho_msr_rates_measure(dev, cpus, 1, 10, TACHO_MSR_RATE_FREQ |
+						 TACHO_MSR_RATE_POWER, &r), 0);
+	assert_int_equal(tacho_msr_rates_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "msr-rates");
+	assert_json_int(doc, "interval_ms", 10);
+	assert_json_str(doc, "measured[1]", "power");
+	assert_json_type(doc, "cpus[0].tsc_mhz", TH_JSON_NULL);
+	assert_json_type(doc, "cpus[0].freq_error", TH_JSON_STRING);
+	assert_json_type(doc, "cpus[0].pp1_w", TH_JSON_NULL);
+	assert_json_type(doc, "cpus[0].power_error", TH_JSON_NULL);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_msr_rates_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "msr-rates", ',');
+	/* empty where there is no value; the energy counters stood still: 0 W, measured */
+	assert_contains(b.s, "\n0,0.01,,,,,0,0,,0,,\"the TSC did not advance over the interval "
+			"(a fake device, or a stopped clock)\"\n");
+	free(b.s);
+	tacho_msr_rates_free(r);
+	tacho_msr_dev_free(dev);
+	th_msr_fake_free(&f);
+	assert_int_equal(tacho_msr_set_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+}
+
 /* --- the options every writer shares --- */
 
 static void test_options(void **state)
@@ -891,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
+		cmocka_unit_test(test_msr),
 		cmocka_unit_test(test_options),
 	};
 
