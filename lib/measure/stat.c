@@ -394,18 +394,27 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		t.nev = s->nev;
 		t.o = o;
 		t.s = s;
+	}
+	/* Intervals start once the program runs: a launched program's events are
+	 * enabled by its exec, so a tick before tacho_child_exec returns would report
+	 * an interval in which nothing could be enabled (on a loaded machine the exec
+	 * can take longer than an interval). */
+	if (!ch && t.o) {
 		err = ticker_start(&t);
-		if (err)
+		if (err) {
+			ticker_stop(&t, false);
 			goto out;
+		}
 	}
 	t0 = now_ns();
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
 		if (err == -TACHO_ENOSTART) {
 			set_exec_diag(o, diag, exec_err);
-			ticker_stop(&t, false);
 			goto out;
 		}
+		if (!err && t.o)
+			err = ticker_start(&t);
 		if (!err)
 			err = tacho_child_wait(ch, &s->exit);
 		if (!err) {
