@@ -7,8 +7,11 @@
  * off for their children (personality(ADDR_NO_RANDOMIZE), inherited): the start-up of
  * the helper then faults in the same pages on every run, so whole-program page-fault
  * counts are exact, not just close. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
@@ -478,25 +481,140 @@ static void test_intervals(void **state)
 }
 
 /* -p PID counts a running process until it ends. */
+/* -p and -t attach to a process already running, so the test must not guess how long
+ * tacho takes to start (on a loaded machine, under ASan, it can take longer than any
+ * fixed spin): the helper spins until killed, tacho runs beside it, and the helper is
+ * killed only once tacho has shown progress: with -I, `lines` lines of output; without,
+ * a perf event open in tacho and CPU time the helper spent after that. */
+static unsigned long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long utime = 0, stime = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+		       &utime, &stime);
+	fclose(f);
+	return utime + stime;
+}
+
+static bool has_perf_fd(pid_t pid)
+{
+	char dir[64], link[384], target[128];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	dp = opendir(dir);
+	if (!dp)
+		return false;
+	while (!found && (d = readdir(dp))) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, d->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = 0;
+			found = strstr(target, "perf_event") != NULL;
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+static void stat_spinner(struct th_run *r, const char *flag, const char *interval,
+			 unsigned lines)
+{
+	char pidbuf[32], outpath[] = "/tmp/test-cmd-stat-XXXXXX";
+	const char *argv[12];
+	unsigned long ticks0 = 0;
+	size_t na = 0;
+	pid_t spin, tacho;
+	int fd, st, polls = 0;
+
+	fd = mkstemp(outpath);
+	assert_true(fd >= 0);
+	spin = fork();
+	assert_true(spin >= 0);
+	if (spin == 0) {
+		execl(helper, helper, "spin", "600000", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)spin);
+	argv[na++] = th_tacho_bin();
+	argv[na++] = "stat";
+	argv[na++] = "--json";
+	if (interval) {
+		argv[na++] = "-I";
+		argv[na++] = interval;
+	}
+	argv[na++] = "-e";
+	argv[na++] = "task-clock";
+	argv[na++] = flag;
+	argv[na++] = pidbuf;
+	argv[na] = NULL;
+	tacho = fork();
+	assert_true(tacho >= 0);
+	if (tacho == 0) {
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	/* progress, not time: 6000 polls of 10 ms only bound a test that would hang */
+	for (;; polls++) {
+		if (polls > 6000 || waitpid(tacho, &st, WNOHANG) == tacho)
+			break;
+		if (interval) {
+			char buf[65536];
+			ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+			buf[n > 0 ? n : 0] = 0;
+			if (n > 0 && th_count_lines(buf) >= lines)
+				break;
+		} else if (!ticks0) {
+			if (has_perf_fd(tacho))
+				ticks0 = cpu_ticks(spin) + 1;
+		} else if (cpu_ticks(spin) > ticks0) {
+			break;
+		}
+		usleep(10000);
+	}
+	kill(spin, SIGKILL);
+	waitpid(spin, NULL, 0);
+	if (polls <= 6000 && waitpid(tacho, &st, 0) != tacho)
+		st = -1;
+	memset(r, 0, sizeof(*r));
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	{
+		struct stat sb;
+
+		assert_int_equal(fstat(fd, &sb), 0);
+		r->err = calloc(1, (size_t)sb.st_size + 1);
+		assert_non_null(r->err);
+		assert_int_equal(pread(fd, r->err, (size_t)sb.st_size, 0), sb.st_size);
+		r->err_len = (size_t)sb.st_size;
+	}
+	close(fd);
+	unlink(outpath);
+	if (polls > 6000)
+		fail_msg("tacho stat %s made no progress in 60 s: %s", flag, r->err);
+}
+
 static void test_pid_target(void **state)
 {
 	struct th_run r;
 	struct th_json *j;
-	char pidbuf[32];
-	pid_t pid;
-	int st;
 	(void)state;
 
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(helper, helper, "spin", "300", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
-	j = stat_json(&r, "-e", "task-clock", "-p", pidbuf, NULL);
-	waitpid(pid, &st, 0);
+	stat_spinner(&r, "-p", NULL, 0);
 	assert_int_equal(r.status, 0);
+	j = assert_json(r.err);
 	assert_json_type(j, "exit_status", TH_JSON_NULL);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_true(json_num(j, "events[0].value") > 0);
@@ -504,15 +622,7 @@ static void test_pid_target(void **state)
 	th_run_free(&r);
 
 	/* -p with -I: JSON lines while it runs, ending when it ends */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(helper, helper, "spin", "250", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
-	th_tacho(&r, "stat", "--json", "-I", "50", "-e", "task-clock", "-p", pidbuf, NULL);
-	waitpid(pid, &st, 0);
+	stat_spinner(&r, "-p", "50", 3);
 	assert_int_equal(r.status, 0);
 	assert_true(th_count_lines(r.err) >= 3);
 	{
@@ -527,16 +637,9 @@ static void test_pid_target(void **state)
 	th_run_free(&r);
 
 	/* -t: the main thread of a process (its tid is its pid) */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		execl(helper, helper, "spin", "200", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)pid);
-	j = stat_json(&r, "-e", "task-clock", "-t", pidbuf, NULL);
-	waitpid(pid, &st, 0);
+	stat_spinner(&r, "-t", NULL, 0);
 	assert_int_equal(r.status, 0);
+	j = assert_json(r.err);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_true(json_num(j, "events[0].value") > 0);
 	th_json_free(j);
@@ -550,6 +653,37 @@ static void test_pid_target(void **state)
 
 /* A SIGINT sent to tacho (as `kill -INT` does) reaches the program; tacho still prints
  * what it counted and exits as the program did: 128 + 2. */
+/* Whether a child of process pid is running the helper program (has exec'd it). */
+static bool runs_helper(pid_t pid)
+{
+	char path[96], kids[4096], cmd[4096];
+	char *save = NULL;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(kids, sizeof(kids), f))
+		kids[0] = 0;
+	fclose(f);
+	for (char *k = strtok_r(kids, " \n", &save); k && !found;
+	     k = strtok_r(NULL, " \n", &save)) {
+		size_t n;
+
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", k);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		n = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		cmd[n] = 0;
+		found = n > 0 && !strcmp(cmd, helper);
+	}
+	return found;
+}
+
 static void test_interrupt(void **state)
 {
 	int pe[2], st;
@@ -570,7 +704,13 @@ static void test_interrupt(void **state)
 		_exit(127);
 	}
 	close(pe[1]);
-	usleep(300 * 1000);
+	/* the signal goes once tacho runs the program (its child has exec'd the helper),
+	 * not after a guessed time: a loaded machine may take longer to get there */
+	for (int polls = 0; !runs_helper(pid); polls++) {
+		if (polls > 6000)
+			fail_msg("tacho did not start the program in 60 s");
+		usleep(10000);
+	}
 	assert_int_equal(kill(pid, SIGINT), 0);
 	while ((n = read(pe[0], buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)n;
