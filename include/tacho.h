@@ -38,6 +38,7 @@
 #include "tacho/counters.h"
 #include "tacho/stat.h"
 #include "tacho/tsc.h"
+#include "tacho/trace.h"
 #include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"
