@@ -43,5 +43,6 @@
 #include "tacho/regions.h"
 #include "tacho/bench.h"
 #include "tacho/sample.h"
+#include "tacho/timeline.h"
 
 #endif /* TACHO_H */

@@ -39,7 +39,8 @@ extern "C" {
  * remembered to make the common case fast) and kept to their first 255 bytes. */
 
 /* Writes a mark on channel with value on the calling thread. Returns 0 (also when not
- * traced, when nothing is looked at); -EINVAL for a NULL channel; -ENOBUFS when the mark was dropped (the
+ * traced: then nothing is looked at); -EINVAL for a NULL channel; -ENOBUFS when the
+ * mark was dropped (the
  * thread's ring full, no ring or channel left: counted in the trace); -ENOMEM.
  * Thread-safe and async-signal-safe once the thread has marked on that channel
  * before. */
