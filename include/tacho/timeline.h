@@ -81,9 +81,11 @@ TACHO_API uint64_t tacho_timeline_count(const struct tacho_timeline *t, const ch
 					int tid);
 
 /* Writes the text view (TACHO_FORMAT_TABLE: the timeline with time ticks, one row per
- * thread and channel, then the delta table), the delta table as CSV (from, to, count,
- * min_ns, median_ns, mean_ns, p99_ns, max_ns; from == to: within a channel, else from
- * each event of from to the next event of to) or JSON (docs/schemas.md). 0, -EINVAL,
+ * thread and channel, then the delta table), the delta table as CSV (from, to, by,
+ * count, min_ns, median_ns, mean_ns, p99_ns, max_ns; from == to: within a channel,
+ * else from each event of from to the next event of to (by "next") or to the next one
+ * with the same value (by "value", for two mark channels: an item's id)) or JSON
+ * (docs/schemas.md). 0, -EINVAL,
  * -EIO. Thread-safe on a trace nobody frees meanwhile. */
 TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
 				   enum tacho_format fmt, const struct tacho_write_opts *opts);

@@ -40,8 +40,8 @@ extern "C" {
 
 /* Writes a mark on channel with value on the calling thread. Returns 0 (also when not
  * traced: then nothing is looked at); -EINVAL for a NULL channel; -ENOBUFS when the
- * mark was dropped (the
- * thread's ring full, no ring or channel left: counted in the trace); -ENOMEM.
+ * mark was dropped (the thread's ring full, no ring or channel left: counted in the
+ * trace); -ENOMEM.
  * Thread-safe and async-signal-safe once the thread has marked on that channel
  * before. */
 TACHO_API int tacho_mark(const char *channel, uint64_t value);

@@ -126,6 +126,10 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		return 0;
 	}
 	case TC_REC_EVENT:
+		/* a trace without -e records perf's dummy event (for the side-band): it
+		 * never fires and is no channel */
+		if (!strcmp(r->u.event.name, "dummy"))
+			return 0;
 		err = channel_of(t, r->u.event.name, TC_TL_EVENT, &c);
 		return err ? err : map_put(&t->event_chan, &t->nevent, r->u.event.index, c);
 	case TC_REC_CHANNEL:
@@ -292,9 +296,58 @@ static void stats_of(uint64_t *d, size_t n, struct tc_tl_delta *out)
 
 #define PAIR_CHANNELS 12
 
+/* For each A, the first B at or after it with the same value: an index of B's items by
+ * value (each value's items in time order), walked with a cursor per value, since the
+ * A's come in time order too. Into d; *k rows. */
+static int by_value(const uint64_t *ta, const uint64_t *va, size_t na, const uint64_t *tb,
+		    const uint64_t *vb, size_t nb, uint64_t *d, size_t *k)
+{
+	struct tc_hmap idx;
+	uint32_t first;
+	size_t *next = malloc((nb ? nb : 1) * sizeof(*next));
+	size_t *last = malloc((nb ? nb : 1) * sizeof(*last));
+	int err = 0;
+
+	*k = 0;
+	if (!next || !last) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	tc_hmap_init(&idx);
+	/* chain B's items of one value: idx maps value -> its first item, next[] links
+	 * to the following one (SIZE_MAX ends); last[] of the first item is the tail */
+	for (size_t i = 0; i < nb; i++) {
+		next[i] = SIZE_MAX;
+		if (tc_hmap_get(&idx, vb[i], &first)) {
+			next[last[first]] = i;
+			last[first] = i;
+		} else {
+			err = tc_hmap_put(&idx, vb[i], (uint32_t)i);
+			if (err)
+				goto out_exit;
+			last[i] = i;
+		}
+	}
+	for (size_t i = 0; i < na; i++) {
+		size_t j;
+		if (!tc_hmap_get(&idx, va[i], &first))
+			continue;
+		for (j = first; j != SIZE_MAX && tb[j] < ta[i]; j = next[j])
+			;
+		if (j != SIZE_MAX)
+			d[(*k)++] = tb[j] - ta[i];
+	}
+out_exit:
+	tc_hmap_exit(&idx);
+out_free:
+	free(next);
+	free(last);
+	return err;
+}
+
 int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out, size_t *nout)
 {
-	uint64_t **times = NULL, *d = NULL;
+	uint64_t **times = NULL, **values = NULL, *d = NULL;
 	size_t *nt = NULL, n = 0, a = 0;
 	struct tc_tl_delta *rows = NULL;
 	uint32_t pair[PAIR_CHANNELS];
@@ -306,23 +359,29 @@ int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out,
 	if (!t->nch)
 		return 0;
 	times = calloc(t->nch, sizeof(*times));
+	values = calloc(t->nch, sizeof(*values));
 	nt = calloc(t->nch, sizeof(*nt));
 	d = malloc((t->n ? t->n : 1) * sizeof(*d));
-	if (!times || !nt || !d)
+	if (!times || !values || !nt || !d)
 		goto out_free;
 	/* each channel's times, in order (the items are sorted); spans by their begins */
 	for (size_t c = 0; c < t->nch; c++) {
 		times[c] = malloc((t->ch[c].count ? t->ch[c].count : 1) * sizeof(**times));
-		if (!times[c])
+		values[c] = malloc((t->ch[c].count ? t->ch[c].count : 1) * sizeof(**values));
+		if (!times[c] || !values[c])
 			goto out_free;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (t->items[i].kind != TC_TL_END)
-			times[t->items[i].chan][nt[t->items[i].chan]++] = t->items[i].time;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_tl_item *it = &t->items[i];
+		if (it->kind == TC_TL_END)
+			continue;
+		values[it->chan][nt[it->chan]] = it->value;
+		times[it->chan][nt[it->chan]++] = it->time;
+	}
 	for (size_t c = 0; c < t->nch && npair < PAIR_CHANNELS; c++)
 		if (t->ch[c].kind != TC_TL_BEGIN && nt[c])
 			pair[npair++] = (uint32_t)c;
-	a = t->nch + npair * npair;
+	a = t->nch + 2 * npair * npair;
 	rows = calloc(a, sizeof(*rows));
 	if (!rows)
 		goto out_free;
@@ -360,6 +419,18 @@ int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out,
 			rows[n].to = B;
 			stats_of(d, k, &rows[n]);
 			n++;
+			if (t->ch[A].kind != TC_TL_MARK || t->ch[B].kind != TC_TL_MARK)
+				continue;
+			err = by_value(times[A], values[A], nt[A], times[B], values[B], nt[B], d, &k);
+			if (err)
+				goto out_free;
+			if (!k)
+				continue;
+			rows[n].from = A;
+			rows[n].to = B;
+			rows[n].by_value = true;
+			stats_of(d, k, &rows[n]);
+			n++;
 		}
 	}
 	*out = rows;
@@ -367,10 +438,14 @@ int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out,
 	rows = NULL;
 	err = 0;
 out_free:
-	if (times)
-		for (size_t c = 0; c < t->nch; c++)
+	for (size_t c = 0; c < t->nch; c++) {
+		if (times)
 			free(times[c]);
+		if (values)
+			free(values[c]);
+	}
 	free(times);
+	free(values);
 	free(nt);
 	free(d);
 	free(rows);

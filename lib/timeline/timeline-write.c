@@ -193,8 +193,8 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 			      t->ch[c].count);
 	tc_table_print(tb, f, 2, 2);
 	tc_table_free(tb);
-	fprintf(f, "\ndeltas (time from each event to the next of the same channel, or A -> the "
-		"next B):\n");
+	fprintf(f, "\ndeltas (from each event to the next of its channel; A -> B: to the next B; "
+		"same value: to the next B with the A's value):\n");
 	tb = tc_table_new(7);
 	if (!tb)
 		return -ENOMEM;
@@ -206,8 +206,8 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 		if (d[i].from == d[i].to)
 			snprintf(name, sizeof(name), "%s", t->ch[d[i].from].name);
 		else
-			snprintf(name, sizeof(name), "%s -> %s", t->ch[d[i].from].name,
-				 t->ch[d[i].to].name);
+			snprintf(name, sizeof(name), "%s -> %s%s", t->ch[d[i].from].name,
+				 t->ch[d[i].to].name, d[i].by_value ? ", same value" : "");
 		tc_table_addf(tb, "%s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", name, d[i].count,
 			      fmt_ns((double)d[i].min, b1, sizeof(b1)),
 			      fmt_ns(d[i].median, b2, sizeof(b2)), fmt_ns(d[i].mean, b3, sizeof(b3)),
@@ -222,22 +222,23 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 static void write_csv(const struct tacho_timeline *t, FILE *f, const struct tc_write_settings *w,
 		      const struct tc_tl_delta *d, size_t nd)
 {
-	static const char *const head[] = { "from", "to", "count", "min_ns", "median_ns",
+	static const char *const head[] = { "from", "to", "by", "count", "min_ns", "median_ns",
 					    "mean_ns", "p99_ns", "max_ns" };
 
 	if (w->header)
-		tc_csv_row(f, w, head, 8);
+		tc_csv_row(f, w, head, 9);
 	for (size_t i = 0; i < nd; i++) {
 		char v[6][32];
-		const char *row[8] = { t->ch[d[i].from].name, t->ch[d[i].to].name, v[0], v[1],
-				       v[2], v[3], v[4], v[5] };
+		const char *row[9] = { t->ch[d[i].from].name, t->ch[d[i].to].name,
+				       d[i].by_value ? "value" : "next", v[0], v[1], v[2], v[3],
+				       v[4], v[5] };
 		snprintf(v[0], sizeof(v[0]), "%" PRIu64, d[i].count);
 		snprintf(v[1], sizeof(v[1]), "%" PRIu64, d[i].min);
 		snprintf(v[2], sizeof(v[2]), "%.1f", d[i].median);
 		snprintf(v[3], sizeof(v[3]), "%.1f", d[i].mean);
 		snprintf(v[4], sizeof(v[4]), "%.1f", d[i].p99);
 		snprintf(v[5], sizeof(v[5]), "%" PRIu64, d[i].max);
-		tc_csv_row(f, w, row, 8);
+		tc_csv_row(f, w, row, 9);
 	}
 }
 
@@ -247,6 +248,7 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	struct tc_json j;
 
 	tc_json_doc_begin(&j, f, fmt, w);
+	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
 	tc_json_uint(&j, "items", t->n);
 	tc_json_uint(&j, "span_ns", t_span(t));
@@ -281,6 +283,7 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 		tc_json_obj_begin(&j, NULL);
 		tc_json_str(&j, "from", t->ch[d[i].from].name);
 		tc_json_str(&j, "to", t->ch[d[i].to].name);
+		tc_json_str(&j, "by", d[i].by_value ? "value" : "next");
 		tc_json_uint(&j, "count", d[i].count);
 		tc_json_uint(&j, "min_ns", d[i].min);
 		tc_json_double(&j, "median_ns", d[i].median);
@@ -291,6 +294,7 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	}
 	tc_json_arr_end(&j);
 	tc_json_str(&j, "notes", t->notes.len ? t->notes.buf : "");
+	tc_json_obj_end(&j);
 	return tc_json_doc_end(&j);
 }
 
@@ -457,7 +461,42 @@ static void xml_text(FILE *f, const char *s)
 
 #define SVG_LEFT 260
 #define SVG_WIDTH 1000
+
+struct row;
+/* A counter's row: its level as a step line, scaled to the row's largest value. */
+static void svg_counter(const struct tacho_timeline *t, FILE *f, const struct row *rw,
+			double y, double scale);
 #define SVG_ROW 22
+
+static void svg_counter(const struct tacho_timeline *t, FILE *f, const struct row *rw,
+			double y, double scale)
+{
+	uint64_t max = 0, t0 = t_first(t);
+	double last_y = 0;
+	bool first = true;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->items[i].tid == rw->tid && t->items[i].chan == rw->chan &&
+		    t->items[i].value > max)
+			max = t->items[i].value;
+	fprintf(f, "<path fill=\"none\" stroke=\"#3e999f\" d=\"");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_tl_item *it = &t->items[i];
+		if (it->tid != rw->tid || it->chan != rw->chan)
+			continue;
+		double x = SVG_LEFT + (double)(it->time - t0) * scale;
+		double ly = y + 18 - (max ? 16.0 * (double)it->value / (double)max : 0);
+		if (first)
+			fprintf(f, "M%.2f %.1f", x, ly);
+		else
+			fprintf(f, " H%.2f V%.1f", x, ly);
+		first = false;
+		last_y = ly;
+	}
+	if (!first)
+		fprintf(f, " H%d V%.1f", SVG_LEFT + SVG_WIDTH, last_y);
+	fprintf(f, "\"/>\n");
+}
 
 int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f)
 {
@@ -496,6 +535,10 @@ int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f)
 		fprintf(f, "<text x=\"4\" y=\"%.1f\">%u ", y + 14, rows[r].tid);
 		xml_text(f, t->ch[rows[r].chan].name);
 		fprintf(f, "</text>\n");
+		if (t->ch[rows[r].chan].kind == TC_TL_COUNTER) {
+			svg_counter(t, f, &rows[r], y, scale);
+			continue;
+		}
 		for (size_t i = 0; i < t->n; i++) {
 			const struct tc_tl_item *it = &t->items[i];
 			double x = SVG_LEFT + (double)(it->time - t0) * scale;

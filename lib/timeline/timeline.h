@@ -81,12 +81,15 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 /* The statistics of a list of time differences in ns. */
 struct tc_tl_delta {
 	uint32_t from, to;             /* channels; from == to: within a channel */
+	bool by_value;                 /* to the next B with the same value as the A (an
+					  item's id: how long that item took from A to B) */
 	uint64_t count;
 	uint64_t min, max;
 	double median, mean, p99;
 };
 /* Every delta row of t: each channel with two items or more, then, among the first 12
- * channels that are not spans, each ordered pair with at least one A followed by a B.
+ * channels that are not spans, each ordered pair with at least one A followed by a B,
+ * and, for pairs of mark channels, the same to the next B of the same value.
  * 0 and *out (free it), -ENOMEM. */
 int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out, size_t *n);
 
