@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -194,7 +196,8 @@ static void test_periodic(void **state)
 	tacho_timeline_free(t);
 	th_tacho(&r, "trace", "report", "-i", th_tmp("p.trace"), "--format", "csv", NULL);
 	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "from,to,by,count,min_ns,median_ns,mean_ns,p99_ns,max_ns\ntick,tick,next,199,");
+	assert_contains(r.out, "from,to,by,count,min_ns,median_ns,mean_ns,p99_ns,max_ns\n"
+				"tick,tick,next,199,");
 	th_run_free(&r);
 }
 
@@ -298,6 +301,44 @@ static void test_svg_in_chromium(void **state)
 	th_run_free(&r);
 }
 
+/* tacho killed with SIGKILL half-way: the file reads up to its last flush (100 ms), and
+ * says it ends early. */
+static void test_killed_trace(void **state)
+{
+	struct tacho_timeline *t;
+	char area[64];
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(th_tacho_bin(), "tacho", "trace", "-q", "-o", th_tmp("k.trace"), "--",
+		      th_prog("trace-marks"), "slow", (char *)NULL);
+		_exit(127);
+	}
+	/* wait until the file holds marks: some flushes have happened */
+	for (int i = 0; i < 200; i++) {
+		struct stat sb;
+		usleep(50000);
+		if (stat(th_tmp("k.trace"), &sb) == 0 && sb.st_size > 8192)
+			break;
+	}
+	usleep(300000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	/* a killed tacho leaves its area behind (docs/trace.md says so) */
+	snprintf(area, sizeof(area), "/dev/shm/tacho-trace-%d", (int)pid);
+	unlink(area);
+	t = load(th_tmp("k.trace"));
+	assert_true(t->truncated);
+	assert_false(t->finished);
+	assert_true(tacho_timeline_count(t, "slow", 0) > 0);
+	assert_contains(t->notes.buf, "the trace ends early");
+	tacho_timeline_free(t);
+}
+
 static void test_bad_input(void **state)
 {
 	struct th_run r;
@@ -338,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_drops_counted),
 		cmocka_unit_test(test_queue_example),
 		cmocka_unit_test(test_svg_in_chromium),
+		cmocka_unit_test(test_killed_trace),
 		cmocka_unit_test(test_bad_input),
 	};
 
