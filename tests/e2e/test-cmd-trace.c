@@ -364,7 +364,7 @@ static void test_bad_input(void **state)
 	th_tacho(&r, "trace", "report", "-i", "/etc/hostname", NULL);
 	assert_int_equal(r.status, 1);
 	th_run_free(&r);
-	th_tacho(&r, "trace", "--", "/nonexistent/prog", NULL);
+	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "--", "/nonexistent/prog", NULL);
 	assert_int_equal(r.status, 127);
 	th_run_free(&r);
 }

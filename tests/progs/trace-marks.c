@@ -1,11 +1,14 @@
 /* trace-marks.c - a program that marks, for tacho trace's tests: "threads" (3 threads,
  * each in a region "work": 1,000 marks on a, 500 on b, 200 write(2)s), "periodic" (200
  * marks on tick, 1 ms apart by absolute sleeps), "flood N" (N marks on c, as fast as it
- * can), "none" (never marks). */
+ * can), "slow" (a mark every ms for 10 s, ending with its parent: for a trace killed
+ * half-way), "none" (never marks). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +63,15 @@ int main(int argc, char **argv)
 			}
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 			tacho_mark("tick", (uint64_t)i);
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "slow")) {
+		struct timespec ms = { 0, 1000000 };
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (int i = 0; i < 10000; i++) {
+			tacho_mark("slow", (uint64_t)i);
+			nanosleep(&ms, NULL);
 		}
 		return 0;
 	}
