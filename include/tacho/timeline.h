@@ -41,7 +41,9 @@ struct tacho_timeline_opts {
 	volatile int *stop;         /* as tacho_record_opts.stop */
 };
 
-/* What a trace recorded. Sized: the caller sets sz. */
+/* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the
+ * caller sets sz (`struct tacho_timeline_result res = { .sz = sizeof(res) };`) and gets
+ * the fields it covers. */
 struct tacho_timeline_result {
 	size_t sz;                  /* sizeof(struct tacho_timeline_result) */
 	uint64_t marks;             /* marks, counters and region edges written */
@@ -64,7 +66,8 @@ TACHO_API int tacho_timeline_record(const struct tacho_timeline_opts *opts,
 				    struct tacho_timeline_result *res,
 				    struct tacho_diag *diag);
 
-/* A loaded trace: threads, channels and every item in time order. Handed out. */
+/* A loaded trace: threads, channels and every item in time order. Handed out (opaque,
+ * read through the functions below). */
 struct tacho_timeline;
 
 /* Loads the trace file at path. A file that ends early (a killed trace) loads up to its
