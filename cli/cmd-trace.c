@@ -204,12 +204,15 @@ static int cmd_trace_fn(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!quiet)
-		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, %" PRIu64
-			" dropped, in '%s' (%s)\n", res.marks, res.events, res.dropped,
-			o.output ? o.output : "tacho.trace", tc_fmt_size(res.bytes, size, sizeof(size)));
+		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, in '%s' (%s)\n",
+			res.marks, res.events, o.output ? o.output : "tacho.trace",
+			tc_fmt_size(res.bytes, size, sizeof(size)));
 	if (res.dropped)
-		cli_warn("%" PRIu64 " marks or events were dropped (full rings: try a larger --ring)",
+		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring)",
 			 res.dropped);
+	if (res.events_lost)
+		cli_warn("%" PRIu64 " events were lost (the kernel's ring filled faster than "
+			 "tacho read it)", res.events_lost);
 	if (res.ran)
 		return res.exit.status;
 	return EXIT_OK;

@@ -48,8 +48,9 @@ struct tacho_timeline_result {
 	size_t sz;                  /* sizeof(struct tacho_timeline_result) */
 	uint64_t marks;             /* marks, counters and region edges written */
 	uint64_t events;            /* events of -e written */
-	uint64_t dropped;           /* marks the program's rings dropped (full ring, no
-				       ring or channel left), and events the kernel lost */
+	uint64_t dropped;           /* marks the program dropped (full ring, no ring or
+				       channel left) */
+	uint64_t events_lost;       /* events the kernel lost (its ring full) */
 	uint64_t bytes;             /* size of the file */
 	bool ran;
 	struct tacho_exit exit;

@@ -3,6 +3,7 @@
  * into the same file, the TSC converted to perf's clock with the kernel's conversion. */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "timeline/timeline.h"
 #include "trace/area.h"
 #include "tacho/errors.h"
+#include "tacho/events.h"
 #include "tacho/sample.h"
 #include "tacho/timeline.h"
 #include "tacho/tsc.h"
@@ -169,6 +171,30 @@ static void clock_init(struct tc_trace_clock *c)
 	}
 }
 
+/* Events of -e are recorded at every occurrence (period 1): the clocks have none (their
+ * count is time, in ns), so they are refused with a sentence instead of sampling every
+ * nanosecond. 0, or the grammar's error (with its caret in *diag), or -EINVAL. */
+static int check_events(const char *events, struct tacho_diag *diag)
+{
+	struct tacho_evlist *l;
+	struct perf_event_attr a;
+	int err;
+
+	err = tacho_evlist_parse(events, &l, diag);
+	if (err)
+		return err;
+	for (size_t i = 0; i < tacho_evlist_count(l) && !err; i++) {
+		if (tacho_evlist_attr(l, i, &a) || a.type != PERF_TYPE_SOFTWARE ||
+		    (a.config != PERF_COUNT_SW_CPU_CLOCK && a.config != PERF_COUNT_SW_TASK_CLOCK))
+			continue;
+		err = tc_diag_set(diag, events, 0, 0, -EINVAL, "'%s' counts time, not occurrences: "
+				  "a trace records every occurrence of its events (sample a clock "
+				  "with a recording instead)", tacho_evlist_name(l, i));
+	}
+	tacho_evlist_free(l);
+	return err;
+}
+
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_timeline_opts, stop)
 #define RESULT_SZ_V1 tc_offsetofend(struct tacho_timeline_result, exec_err)
 
@@ -193,6 +219,11 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	if (!o.argv || !o.argv[0]) {
 		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "nothing to trace: give a program");
 		goto out_result;
+	}
+	if (o.events && *o.events) {
+		err = check_events(o.events, diag);
+		if (err)
+			goto out_result;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -228,7 +259,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	err = tc_record_run(&ro, &rr, &hooks, diag);
 	result.marks = s->marks;
 	result.events = rr.samples;
-	result.dropped = s->last.ring_full + s->last.no_ring + s->last.no_channel + rr.lost;
+	result.dropped = s->last.ring_full + s->last.no_ring + s->last.no_channel;
+	result.events_lost = rr.lost;
 	result.bytes = rr.bytes;
 	result.ran = rr.ran;
 	result.exit = rr.exit;

@@ -343,9 +343,27 @@ static void test_bad_input(void **state)
 {
 	struct th_run r;
 
+	th_tacho(&r, "trace", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho trace [-e <events>]");
+	assert_contains(r.out, "--ring <entries>");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "report", "--help", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage: tacho trace report [-i <file>]");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "report", "-i", th_tmp("x"), "extra", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "unexpected argument 'extra'");
+	th_run_free(&r);
+
 	th_tacho(&r, "trace", "-e", "syscalls:sys_enter_write,,x", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "^");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "-e", "cpu-clock", "--", "true", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: 'cpu-clock' counts time, not occurrences");
 	th_run_free(&r);
 	th_tacho(&r, "trace", "--ring", "3", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
