@@ -50,8 +50,12 @@ static __thread struct tc_trace_thread *tls __attribute__((tls_model("initial-ex
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT, setup_once = PTHREAD_ONCE_INIT;
 
+/* The thread ends: its ring stays (tacho drains it; rings are not reused), its state
+ * goes. A mark from a later TLS destructor of this thread claims a new ring. */
 static void thread_gone(void *p)
 {
+	if (tls == p)
+		tls = NULL;
 	free(p);
 }
 
