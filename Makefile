@@ -224,6 +224,11 @@ $(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
 
+# Helper programs that mark (tacho trace's tests) link the library of their build.
+$(BUILD)/tests/progs/trace-%: tests/progs/trace-%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)
+
 $(BUILD)/examples/%: examples/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)

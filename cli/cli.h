@@ -82,6 +82,7 @@ extern const struct cli_cmd cmd_msr;
 /* The event-select value perf programs for each event of list on this machine's
  * processor, decoded (cmd-msr.c; for list -v and stat -v). 0 or the error, told. */
 int cli_msr_explain_events(const struct tacho_evlist *list, FILE *f);
+extern const struct cli_cmd cmd_trace;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -38,10 +38,12 @@
 #include "tacho/counters.h"
 #include "tacho/stat.h"
 #include "tacho/tsc.h"
+#include "tacho/trace.h"
 #include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"
 #include "tacho/sample.h"
 #include "tacho/msr.h"
+#include "tacho/timeline.h"
 
 #endif /* TACHO_H */

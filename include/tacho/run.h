@@ -35,6 +35,9 @@ struct tacho_child_opts {
 				       to print its counts. The caller's handlers are
 				       restored afterwards. One child at a time. */
 	const char *cwd;            /* NULL: the caller's */
+	char *const *env;           /* NULL-terminated NAME=VALUE strings put into the
+				       program's environment (replacing the caller's
+				       variable of that name); NULL: the caller's as it is */
 };
 
 /* How a program ended. Fixed (docs/architecture.md, "An API that can grow"): it is

@@ -11,6 +11,7 @@
 
 #include "measure/region.h"
 #include "measure/region-int.h"
+#include "trace/area.h"
 #include "tsc/tsc.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
@@ -167,6 +168,11 @@ int tacho_region_begin(const char *name)
 	f->desc = 0;
 	memset(frame_child(t, t->depth), 0, t->nq * sizeof(int64_t));
 	t->depth++;
+	/* Traced: the span's begin, outside this region's window and inside the
+	 * enclosing one's, where the calibration of a nested pair (which runs traced
+	 * too) accounts for it. */
+	if (tc_unlikely(tc_trace_on()))
+		tc_trace_emit(TC_TRACE_BEGIN, name, 0);
 	/* Counters first, the TSC last: the time window holds as little of the
 	 * measuring as it can, and the counter window none of the bookkeeping above. */
 	if (t->nq_read > 1) {
@@ -174,6 +180,8 @@ int tacho_region_begin(const char *name)
 		if (tc_unlikely(err)) {
 			t->depth--;
 			t->errors++;
+			if (tc_trace_on())   /* the span the trace saw begin ends here */
+				tc_trace_emit(TC_TRACE_END, name, 0);
 			return err;
 		}
 	}
@@ -245,6 +253,8 @@ int tacho_region_end(const char *name)
 		for (size_t q = 0; q < t->nq_read; q++)
 			t->cal_out[q] = now[q] - start[q];
 	}
+	if (tc_unlikely(tc_trace_on()))
+		tc_trace_emit(TC_TRACE_END, name, 0);
 	return 0;
 }
 

@@ -37,7 +37,7 @@ static void close_fd(int *fd)
 
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
-child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
+child_main(char *const argv[], char *const envp[], const char *cwd, int go_rd, int err_wr)
 {
 	char c;
 	ssize_t r;
@@ -53,7 +53,10 @@ child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
 		e = errno;
 		goto out_tell_parent;
 	}
-	execvp(argv[0], argv);
+	if (envp)
+		execvpe(argv[0], argv, envp);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 out_tell_parent:
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
@@ -61,9 +64,40 @@ out_tell_parent:
 	_exit(127);
 }
 
+/* The environment the program gets: this process's, with each NAME=VALUE of add put in
+ * (replacing a variable of the same name). Made before fork: between fork and exec only
+ * async-signal-safe calls may run. The strings are not copied; free the array only. */
+static char **env_with(char *const *add)
+{
+	size_t n = 0, na = 0, k = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	while (add[na])
+		na++;
+	env = calloc(n + na + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t j = 0; j < na && !replaced; j++) {
+			const char *eq = strchr(add[j], '=');
+			size_t len = eq ? (size_t)(eq - add[j]) + 1 : strlen(add[j]);
+			replaced = !strncmp(environ[i], add[j], len);
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < na; j++)
+		env[k++] = add[j];
+	return env;
+}
+
 int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		      struct tacho_child **out)
 {
+	char **envp = NULL;
 	struct tacho_child *c;
 	int go[2], er[2];
 	const char *cwd = NULL;
@@ -79,33 +113,32 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (opts && opts->sz >= offsetof(struct tacho_child_opts, forward_signals) +
 				    sizeof(opts->forward_signals))
 		c->forward = opts->forward_signals;
+	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, env) && opts->env) {
+		envp = env_with(opts->env);
+		if (!envp) {
+			free(c);
+			return -ENOMEM;
+		}
+	}
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		err = -errno;
-		free(c);
-		return err;
+		goto out_free;
 	}
 	if (pipe2(er, O_CLOEXEC) < 0) {
 		err = -errno;
-		close(go[0]);
-		close(go[1]);
-		free(c);
-		return err;
+		goto out_close_go;
 	}
 	c->pid = fork();
 	if (c->pid < 0) {
 		err = -errno;
-		close(go[0]);
-		close(go[1]);
-		close(er[0]);
-		close(er[1]);
-		free(c);
-		return err;
+		goto out_close_er;
 	}
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, cwd, go[0], er[1]);
+		child_main(argv, envp, cwd, go[0], er[1]);
 	}
+	free(envp);
 	close(go[0]);
 	close(er[1]);
 	c->go_fd = go[1];
@@ -113,6 +146,16 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	c->state = CH_HELD;
 	*out = c;
 	return 0;
+out_close_er:
+	close(er[0]);
+	close(er[1]);
+out_close_go:
+	close(go[0]);
+	close(go[1]);
+out_free:
+	free(envp);
+	free(c);
+	return err;
 }
 
 pid_t tacho_child_pid(const struct tacho_child *c)

@@ -62,6 +62,19 @@ struct p_finish {
 	uint32_t pad;
 };
 
+struct p_channel {
+	uint32_t index, name_len;
+};
+
+struct p_mark {
+	uint64_t time, tsc, value;
+	uint32_t pid, tid, channel, kind;
+};
+
+struct p_mark_drops {
+	uint64_t ring_full, no_ring, no_channel, time;
+};
+
 _Static_assert(sizeof(struct p_event) == 40, "p_event layout");
 _Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
 _Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
@@ -319,6 +332,33 @@ void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint6
 	struct p_finish f = { .samples = samples, .lost = lost, .time = time, .status = status };
 
 	tc_record_writer_add(w, TC_REC_FINISH, &f, sizeof(f));
+}
+
+void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name)
+{
+	struct p_channel c = { .index = index, .name_len = (uint32_t)strlen(name) + 1 };
+	struct piece pc[2] = { { &c, sizeof(c) }, { name, strlen(name) + 1 } };
+
+	record_writer_addv(w, TC_REC_CHANNEL, pc, 2);
+}
+
+void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
+			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
+			   uint32_t kind)
+{
+	struct p_mark m = { .time = time, .tsc = tsc, .value = value, .pid = pid, .tid = tid,
+			    .channel = channel, .kind = kind };
+
+	tc_record_writer_add(w, TC_REC_MARK, &m, sizeof(m));
+}
+
+void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
+				 uint64_t no_ring, uint64_t no_channel, uint64_t time)
+{
+	struct p_mark_drops d = { .ring_full = ring_full, .no_ring = no_ring,
+				  .no_channel = no_channel, .time = time };
+
+	tc_record_writer_add(w, TC_REC_MARK_DROPS, &d, sizeof(d));
 }
 
 int tc_record_writer_flush(struct tc_record_writer *w)
@@ -579,6 +619,35 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 			out->u.finish.time = f.time;
 			out->u.finish.status = f.status;
 			r->finished = true;
+			return 1;
+		}
+		case TC_REC_CHANNEL: {
+			NEED(struct p_channel, c);
+			if (c.name_len == 0 || c.name_len > plen - sizeof(c))
+				return corrupt(diag, name, out->offset, "bad channel name size");
+			out->u.channel.index = c.index;
+			out->u.channel.name = (const char *)pl + sizeof(c);
+			if (out->u.channel.name[c.name_len - 1] != 0)
+				return corrupt(diag, name, out->offset, "unterminated channel name");
+			return 1;
+		}
+		case TC_REC_MARK: {
+			NEED(struct p_mark, m);
+			out->u.mark.time = m.time;
+			out->u.mark.tsc = m.tsc;
+			out->u.mark.value = m.value;
+			out->u.mark.pid = m.pid;
+			out->u.mark.tid = m.tid;
+			out->u.mark.channel = m.channel;
+			out->u.mark.kind = m.kind;
+			return 1;
+		}
+		case TC_REC_MARK_DROPS: {
+			NEED(struct p_mark_drops, d);
+			out->u.mark_drops.ring_full = d.ring_full;
+			out->u.mark_drops.no_ring = d.no_ring;
+			out->u.mark_drops.no_channel = d.no_channel;
+			out->u.mark_drops.time = d.time;
 			return 1;
 		}
 		default:

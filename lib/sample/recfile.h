@@ -28,7 +28,10 @@ enum tc_rec_type {
 	TC_REC_THROTTLE = 9,   /* the kernel throttled (1) or unthrottled (0) an event */
 	TC_REC_IMAGE = 10,     /* a copy of an in-memory binary (the vDSO) */
 	TC_REC_FINISH = 11,    /* the recording ended cleanly: totals and exit status */
-	TC_REC_TYPE_MAX = 11,
+	TC_REC_CHANNEL = 12,   /* a trace channel's index and name (tacho trace) */
+	TC_REC_MARK = 13,      /* a mark, counter or span edge a traced program wrote */
+	TC_REC_MARK_DROPS = 14, /* the marks dropped so far (totals: the last one holds) */
+	TC_REC_TYPE_MAX = 14,
 };
 
 /* event flags */
@@ -78,6 +81,12 @@ struct tc_rec {
 			size_t len;
 		} image;
 		struct { uint64_t samples, lost, time; int32_t status; } finish;
+		struct { uint32_t index; const char *name; } channel;
+		struct {
+			uint64_t time, tsc, value;
+			uint32_t pid, tid, channel, kind;
+		} mark;
+		struct { uint64_t ring_full, no_ring, no_channel, time; } mark_drops;
 	} u;
 };
 
@@ -124,6 +133,12 @@ void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
 			    size_t len);
 void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
 			     uint64_t time, int32_t status);
+void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name);
+void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
+			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
+			   uint32_t kind);
+void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
+				 uint64_t no_ring, uint64_t no_channel, uint64_t time);
 /* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
 int tc_record_writer_flush(struct tc_record_writer *w);
 /* Flushes, closes the file (when opened by path) and frees the buffer. 0 or -errno. */

@@ -17,6 +17,7 @@
 #include "events/events.h"
 #include "perf/engine.h"
 #include "sample/recfile.h"
+#include "sample/record.h"
 #include "sample/sideband.h"
 #include "tacho/counters.h"
 #include "tacho/errors.h"
@@ -51,6 +52,7 @@ struct session {
 	struct tacho_child *child;
 	bool child_mode;
 	int pidfd;
+	const struct tc_record_hooks *hooks;
 	uint64_t unparsed;              /* sample records too short for their fields */
 	char msg[256];
 };
@@ -223,6 +225,10 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 	a->build_id = first;
 	/* wake the reader when a quarter of the ring is full; the poll timeout flushes
 	 * the rest so that the file keeps up with the recording */
+	if (s->hooks && s->hooks->use_clockid) {
+		a->use_clockid = 1;
+		a->clockid = s->hooks->clockid;
+	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)((size_t)pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	if (o->callchain) {
@@ -494,9 +500,14 @@ static void account_unreported_lost(struct session *s)
 	s->res->lost += extra;
 }
 
-static int drain_all(struct session *s)
+static int drain_all(struct session *s, bool final)
 {
 	tc_perf_list_drain(s->list, on_record, s);
+	if (s->hooks && s->hooks->drain) {
+		int err = s->hooks->drain(s->hooks->arg, &s->w, final);
+		if (err && !s->w.err)
+			s->w.err = err;
+	}
 	return tc_record_writer_flush(&s->w);
 }
 
@@ -642,6 +653,12 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 		tc_sideband_process(&s->side, o->pid);
 	else if (o->system_wide)
 		tc_sideband_all(&s->side);
+	if (s->hooks && s->hooks->start) {
+		err = s->hooks->start(s->hooks->arg, &s->w);
+		if (err)
+			return tc_diag_set(diag, out_path, 0, 0, err, "cannot start the trace: %s",
+					   tacho_strerror(err));
+	}
 	if (tc_record_writer_flush(&s->w))
 		return 1;
 	describe_choice(s);
@@ -765,7 +782,7 @@ static int record_loop(struct session *s, struct tacho_diag *diag)
 		 * flush_ms, and on exit there is no wait at all */
 		if (done || n > 0 || now - last_flush >= (uint64_t)flush_ms * 1000000u) {
 			last_flush = now;
-			if (drain_all(s))
+			if (drain_all(s, false))
 				return 1;
 		}
 	}
@@ -788,7 +805,7 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	}
 	tc_perf_list_disable(s->list);
 	/* a write error wins over the wait's error, which is not one */
-	if (drain_all(s))
+	if (drain_all(s, true))
 		return 1;
 	account_unreported_lost(s);
 	if (s->unparsed)
@@ -806,6 +823,12 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 
 int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
 		 struct tacho_diag *diag)
+{
+	return tc_record_run(caller_opts, res, NULL, diag);
+}
+
+int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
+		  const struct tc_record_hooks *hooks, struct tacho_diag *diag)
 {
 	struct tacho_record_opts opts, *o = &opts;
 	struct tacho_record_result result = { .sz = sizeof(result) };
@@ -825,6 +848,7 @@ int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_recor
 	s.res = &result;
 	s.w.fd = -1;
 	s.pidfd = -1;
+	s.hooks = hooks;
 	tc_sideband_init(&s.side, &s.w);
 	s.child_mode = o->argv && o->argv[0];
 	out_path = o->output ? o->output : "tacho.rec";
@@ -850,7 +874,8 @@ int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_recor
 		goto out;
 	/* phase 2: the program held before exec, the events opened on it */
 	if (s.child_mode) {
-		struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = false };
+		struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = false,
+					       .env = hooks ? hooks->env : NULL };
 		err = tacho_child_start(o->argv, &co, &s.child);
 		if (err) {
 			tc_diag_set(diag, o->argv[0], 0, 0, err, "cannot start '%s': %s", o->argv[0],

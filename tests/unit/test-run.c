@@ -37,6 +37,10 @@ static int helper(int argc, char **argv)
 		pause();
 		return 4;
 	}
+	if (!strcmp(argv[2], "env")) {       /* 21 when TC_A=1 and TC_B=new, TC_C unset */
+		const char *a = getenv("TC_A"), *b = getenv("TC_B");
+		return a && !strcmp(a, "1") && b && !strcmp(b, "new") && !getenv("TC_C") ? 21 : 22;
+	}
 	if (!strcmp(argv[2], "pwd")) {       /* prints its working directory */
 		char buf[4096];
 		if (!getcwd(buf, sizeof(buf)))
@@ -204,6 +208,27 @@ static void test_cwd(void **state)
 	tacho_child_free(ch);
 }
 
+/* env: variables added, one replaced, the caller's own environment untouched. */
+static void test_env(void **state)
+{
+	char a[] = "TC_A=1", b[] = "TC_B=new";
+	char *add[] = { a, b, NULL };
+	struct tacho_child_opts o = { .sz = sizeof(o), .env = add };
+	struct tacho_child_opts old = { .sz = offsetof(struct tacho_child_opts, env) };
+	struct tacho_exit ex;
+	(void)state;
+
+	setenv("TC_B", "old", 1);
+	unsetenv("TC_A");
+	unsetenv("TC_C");
+	assert_int_equal(run("env", NULL, &o, &ex), 21);
+	assert_string_equal(getenv("TC_B"), "old");
+	assert_null(getenv("TC_A"));
+	/* a caller of the first version has no env field: the caller's environment */
+	assert_int_equal(run("env", NULL, &old, &ex), 22);
+	unsetenv("TC_B");
+}
+
 static void test_free_unreleased(void **state)
 {
 	char *argv[] = { self_exe, (char *)"--helper", (char *)"exit", (char *)"0", NULL };
@@ -338,7 +363,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_killed),         cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_not_executable), cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
-		cmocka_unit_test(test_ctrl_c_on_terminal),
+		cmocka_unit_test(test_ctrl_c_on_terminal), cmocka_unit_test(test_env),
 	};
 	ssize_t n;
 

@@ -964,6 +964,45 @@ static void test_msr(void **state)
 
 /* --- the options every writer shares --- */
 
+/* --- trace: the small trace of the fuzz corpus, written by hand with every record --- */
+
+static void test_trace(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_timeline *t;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_timeline_load(th_path("fuzz/corpus/trace-file/small.trace"), &t,
+					     &diag), 0);
+	assert_int_equal(tacho_timeline_write(t, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "trace");
+	assert_json_int(doc, "items", 7);
+	assert_json_int(doc, "span_ns", 400);
+	assert_json_int(doc, "dropped.ring_full", 2);
+	assert_json_str(doc, "channels[2].name", "work");
+	assert_json_str(doc, "channels[2].kind", "span");
+	assert_json_str(doc, "channels[3].name", "a");
+	assert_json_int(doc, "channels[3].count", 2);
+	assert_json_str(doc, "channels[4].kind", "counter");
+	assert_json_str(doc, "deltas[0].from", "a");
+	assert_json_int(doc, "deltas[0].count", 1);
+	assert_json_int(doc, "deltas[0].min_ns", 200);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_timeline_write(t, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "trace", ',');
+	assert_contains(b.s, "\na,a,next,1,200,200.0,200.0,200.0,200\n");
+	assert_contains(b.s, "\na,syscalls:sys_enter_write,next,1,50,");
+	free(b.s);
+	assert_int_equal(tacho_timeline_write(t, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "marks dropped: 2 (full ring)");
+	free(b.s);
+	assert_int_equal(tacho_timeline_write(t, stdout, (enum tacho_format)9, NULL), -EINVAL);
+	tacho_timeline_free(t);
+}
+
 static void test_options(void **state)
 {
 	struct tacho_check c = { .key = "k", .title = "t", .value = "v", .text = "x" };
@@ -1025,6 +1064,7 @@ int main(void)
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
 		cmocka_unit_test(test_msr),
+		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_options),
 	};
 

@@ -1,0 +1,233 @@
+/* cmd-trace.c - `tacho trace`: record a program's marks, regions and events on one
+ * timeline; `tacho trace report`: the timeline, the delta table, Chrome JSON, SVG. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util/util.h"
+
+static const char trace_usage[] =
+	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] -- <program> [<args>...]\n"
+	"   or: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"\n"
+	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
+	"and every occurrence of the events of -e (syscalls:sys_enter_write, sched:sched_switch,\n"
+	"page-faults...), each with its thread, on one clock: the marks' TSC is converted to\n"
+	"perf's clock with the kernel's own conversion. The file is written as the trace goes.\n"
+	"'tacho trace report' shows it (docs/trace.md).\n"
+	"\n";
+
+static const struct cli_option trace_options[] = {
+	{ 'e', 'e', "event", "<events>",
+	  "events of the grammar (docs/events.md), each recorded at\n"
+	  "every occurrence. Example: syscalls:sys_enter_write" },
+	{ 'o', 'o', "output", "<file>",
+	  "the trace file (default tacho.trace)" },
+	{ 256, 0, "ring", "<entries>",
+	  "entries of each thread's mark ring, a power of two\n"
+	  "(default 65536); a full ring drops new marks, counted" },
+	{ 'q', 'q', "quiet", NULL,
+	  "do not say what was recorded" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char trace_footer[] =
+	"exit status: the program's (128 + signal if a signal ended it), 126/127 when it\n"
+	"could not be run, 1 when tracing failed, 2 bad usage\n";
+
+static const char report_usage[] =
+	"usage: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"\n"
+	"Shows a trace: text is a timeline with time ticks (a row per thread and channel) and\n"
+	"the delta table (per channel, and from each event of A to the next of B: count, min,\n"
+	"median, mean, p99, max); csv and json are the delta table and the counts; chrome is\n"
+	"Chrome's Trace Event JSON (Perfetto's UI, chrome://tracing); svg a picture.\n"
+	"\n";
+
+static const struct cli_option report_options[] = {
+	{ 'i', 'i', "input", "<file>", "the trace (default tacho.trace)" },
+	{ 'f', 'f', "format", "<fmt>", "text (default), csv, json, chrome or svg" },
+	{ 'o', 'o', "output", "<out>", "write there instead of to stdout" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const struct cli_cmd cmd_trace_report = {
+	.name = "trace report",
+	.summary = "show a trace",
+	.usage = report_usage,
+	.options = report_options,
+	.help_col = 24,
+};
+
+static int trace_report(int argc, char **argv)
+{
+	struct cli_args args;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_write_opts wo;
+	struct tacho_timeline *t = NULL;
+	const char *in = "tacho.trace", *out = NULL, *format = "text";
+	FILE *f = stdout;
+	int opt, err;
+
+	cli_args_init(&args, &cmd_trace_report, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
+		switch (opt) {
+		case 'i':
+			in = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		}
+	}
+	if (opt < 0)
+		return args.exit;
+	if (optind < argc)
+		return cli_usage_error(&cmd_trace_report, "unexpected argument '%s'", argv[optind]);
+	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
+	    strcmp(format, "chrome") && strcmp(format, "svg"))
+		return cli_usage_error(&cmd_trace_report, "unknown format '%s' (text, csv, json, "
+				       "chrome or svg)", format);
+	err = tacho_timeline_load(in, &t, &diag);
+	if (err) {
+		cli_error("cannot read the trace: %s", diag.message[0] ? diag.message :
+			  tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (out) {
+		f = fopen(out, "w");
+		if (!f) {
+			cli_error("cannot write '%s': %s", out, strerror(errno));
+			tacho_timeline_free(t);
+			return EXIT_FAIL;
+		}
+	}
+	cli_write_opts_init(&wo);
+	if (!strcmp(format, "chrome"))
+		err = tacho_timeline_write_chrome(t, f);
+	else if (!strcmp(format, "svg"))
+		err = tacho_timeline_write_svg(t, f);
+	else
+		err = tacho_timeline_write(t, f, !strcmp(format, "csv") ? TACHO_FORMAT_CSV :
+					   !strcmp(format, "json") ? TACHO_FORMAT_JSON :
+					   TACHO_FORMAT_TABLE, &wo);
+	tacho_timeline_free(t);
+	if (out && fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		cli_error("cannot write the trace's %s view: %s", format, tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int cmd_trace_fn(int argc, char **argv)
+{
+	struct cli_args args;
+	struct tacho_timeline_opts o = { .sz = sizeof(o) };
+	struct tacho_timeline_result res = { .sz = sizeof(res) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct cli_signals saved;
+	struct tc_sb events = TC_SB_INIT;
+	bool quiet = false;
+	uint64_t v;
+	int opt, err;
+	char size[32];
+
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return trace_report(argc - 1, argv + 1);
+	tc_sb_init(&events);
+	cli_args_init(&args, &cmd_trace, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
+		switch (opt) {
+		case 'e':
+			if (!*optarg) {
+				tc_sb_exit(&events);
+				return cli_usage_error(&cmd_trace, "-e needs an event");
+			}
+			tc_sb_addf(&events, "%s%s", events.len ? "," : "", optarg);
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 256:
+			if (tc_parse_u64(optarg, &v) || v < 2 || v > (1u << 24) || (v & (v - 1))) {
+				cli_usage_error(&cmd_trace, "--ring needs a power of two from 2 to "
+						"16777216, not '%s'", optarg);
+				goto out_usage;
+			}
+			o.ring_entries = (unsigned)v;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		}
+	}
+	if (opt < 0) {
+		tc_sb_exit(&events);
+		return args.exit;
+	}
+	if (optind >= argc) {
+		cli_usage_error(&cmd_trace, "give a program to trace");
+		goto out_usage;
+	}
+	if (events.oom) {
+		tc_sb_exit(&events);
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	o.argv = argv + optind;
+	o.events = events.len ? events.buf : NULL;
+	o.stop = &cli_stop_sig;
+	cli_stop_signals_catch(&saved);
+	err = tacho_timeline_record(&o, &res, &diag);
+	cli_stop_signals_restore(&saved);
+	tc_sb_exit(&events);
+	if (err == -TACHO_ENOSTART) {
+		cli_error("%s", diag.message);
+		return res.exec_err == ENOENT ? 127 : 126;
+	}
+	if (err) {
+		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
+			return cli_event_error("event", &diag);
+		cli_error("%s", diag.message[0] ? cli_hinted(diag.message, diag.hint) :
+			  tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (!quiet)
+		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, in '%s' (%s)\n",
+			res.marks, res.events, o.output ? o.output : "tacho.trace",
+			tc_fmt_size(res.bytes, size, sizeof(size)));
+	if (res.dropped)
+		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring)",
+			 res.dropped);
+	if (res.events_lost)
+		cli_warn("%" PRIu64 " events were lost (the kernel's ring filled faster than "
+			 "tacho read it)", res.events_lost);
+	if (res.ran)
+		return res.exit.status;
+	return EXIT_OK;
+out_usage:
+	tc_sb_exit(&events);
+	return EXIT_USAGE;
+}
+
+const struct cli_cmd cmd_trace = {
+	.name = "trace",
+	.fn = cmd_trace_fn,
+	.summary = "record a program's marks, regions and events on one timeline",
+	.usage = trace_usage,
+	.options = trace_options,
+	.help_col = 24,
+	.stop_at_operand = true,
+	.footer = trace_footer,
+};

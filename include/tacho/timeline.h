@@ -1,0 +1,112 @@
+/* tacho/timeline.h - libtacho's public interface: tracing a program (its marks, regions
+ * and events of the grammar on one clock) and the views of a trace: a text timeline
+ * with a delta table, Chrome Trace Event JSON, an SVG picture.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_TIMELINE_H
+#define TACHO_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 9. Timelines: tacho trace
+ * ================================================================================== */
+/* A trace is a record file (docs/record-format.md) holding, besides the recording's
+ * side-band, every event of -e (period 1: each occurrence a record, stamped by perf's
+ * clock) and every mark, counter and region edge the program wrote (tacho/trace.h),
+ * stamped with the TSC and converted to perf's clock exactly with the kernel's own
+ * conversion (time_zero, time_mult and time_shift of the perf mmap page). docs/trace.md
+ * tells how. */
+
+/* Options (docs/architecture.md, "An API that can grow"): sz first. */
+struct tacho_timeline_opts {
+	size_t sz;                  /* sizeof(struct tacho_timeline_opts) */
+	const char *events;         /* events of the grammar, each recorded at every
+				       occurrence; NULL or "": marks and regions only */
+	const char *output;         /* the trace file; NULL: "tacho.trace" */
+	char *const *argv;          /* the program, NULL-terminated */
+	unsigned flush_ms;          /* the longest time between writes to the file; 0: 100 */
+	unsigned ring_entries;      /* entries of each thread's mark ring (a power of two);
+				       0: 65536 */
+	volatile int *stop;         /* as tacho_record_opts.stop */
+};
+
+/* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the
+ * caller sets sz (`struct tacho_timeline_result res = { .sz = sizeof(res) };`) and gets
+ * the fields it covers. */
+struct tacho_timeline_result {
+	size_t sz;                  /* sizeof(struct tacho_timeline_result) */
+	uint64_t marks;             /* marks, counters and region edges written */
+	uint64_t events;            /* events of -e written */
+	uint64_t dropped;           /* marks the program dropped (full ring, no ring or
+				       channel left) */
+	uint64_t events_lost;       /* events the kernel lost (its ring full) */
+	uint64_t bytes;             /* size of the file */
+	bool ran;
+	struct tacho_exit exit;
+	int exec_err;
+};
+
+/* Starts argv with TACHO_TRACE naming a fresh shared-memory area, records its marks
+ * and the events until it ends, and writes the trace file as it goes (a trace killed
+ * half-way reads up to its last flush). 0; -EINVAL (bad options); -TACHO_EPARSE and
+ * the other errors of the grammar with *diag (its caret: tacho_diag_caret); -errno of
+ * the file, the area or perf_event_open with *diag; -TACHO_ENOSTART with exec_err.
+ * The result is written whatever happened. Not thread-safe against another trace. */
+TACHO_API int tacho_timeline_record(const struct tacho_timeline_opts *opts,
+				    struct tacho_timeline_result *res,
+				    struct tacho_diag *diag);
+
+/* A loaded trace: threads, channels and every item in time order. Handed out (opaque,
+ * read through the functions below). */
+struct tacho_timeline;
+
+/* Loads the trace file at path. A file that ends early (a killed trace) loads up to its
+ * last complete record and says so in its notes. 0 and *out (tacho_timeline_free);
+ * -errno of the file, -TACHO_ECORRUPT, -TACHO_EVERSION, -TACHO_ETRUNC with *diag;
+ * -ENOMEM. */
+TACHO_API int tacho_timeline_load(const char *path, struct tacho_timeline **out,
+				  struct tacho_diag *diag);
+TACHO_API void tacho_timeline_free(struct tacho_timeline *t);
+
+/* Counts of a loaded trace: items on the channel called name (marks, counters, span
+ * begins, events), over all threads, or only on thread tid (tid > 0). */
+TACHO_API uint64_t tacho_timeline_count(const struct tacho_timeline *t, const char *name,
+					int tid);
+
+/* Writes the text view (TACHO_FORMAT_TABLE: the timeline with time ticks, one row per
+ * thread and channel, then the delta table), the delta table as CSV (from, to, by,
+ * count, min_ns, median_ns, mean_ns, p99_ns, max_ns; from == to: within a channel,
+ * else from each event of from to the next event of to (by "next") or to the next one
+ * with the same value (by "value", for two mark channels: an item's id)) or JSON
+ * (docs/schemas.md). 0, -EINVAL,
+ * -EIO. Thread-safe on a trace nobody frees meanwhile. */
+TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
+				   enum tacho_format fmt, const struct tacho_write_opts *opts);
+
+/* Writes Chrome's Trace Event Format (JSON object form; opens in Perfetto's UI and
+ * chrome://tracing): one track per thread, regions as B/E spans, marks as instants with
+ * their value in args, counters as C events, events of -e as instants, and each
+ * sys_enter_X followed on its thread by sys_exit_X as one X span. ts in microseconds
+ * from the trace's first item. 0, -EIO. */
+TACHO_API int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f);
+
+/* Writes the timeline as an SVG picture: a row per thread and channel, spans as bars,
+ * marks and events as ticks, a time axis. 0, -EIO. */
+TACHO_API int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_TIMELINE_H */

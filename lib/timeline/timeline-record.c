@@ -1,0 +1,275 @@
+/* timeline-record.c - tacho trace's recording: a record session of sampling (the events
+ * of -e at period 1, the side-band) with a hook that drains the program's mark rings
+ * into the same file, the TSC converted to perf's clock with the kernel's conversion. */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sample/record.h"
+#include "timeline/timeline.h"
+#include "trace/area.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/sample.h"
+#include "tacho/timeline.h"
+#include "tacho/tsc.h"
+
+#define DEFAULT_FLUSH_MS 100
+
+struct trace_session {
+	struct tc_trace_area area;
+	uint32_t known;               /* channels of the area already written */
+	bool *hidden;                 /* [channel] internal (regions' calibration) */
+	size_t nhidden;
+	struct tc_trace_clock clock;
+	struct tc_record_writer *w;
+	uint64_t marks;
+	struct tc_trace_drops last;
+	char env[4200];
+	char *envv[2];
+};
+
+uint64_t tc_trace_clock_ns(const struct tc_trace_clock *c, uint64_t tsc)
+{
+	uint64_t quot, rem;
+
+	if (!c->exact) {
+		double d = ((double)tsc - (double)c->tsc0) * c->ns_per_tick;
+		return d < -(double)c->ns0 ? 0 : (uint64_t)((double)c->ns0 + d);
+	}
+	/* the kernel's own arithmetic (perf_event_mmap_page, cap_user_time_zero):
+	 * split so that the product cannot overflow */
+	quot = tsc >> c->shift;
+	rem = tsc & (((uint64_t)1 << c->shift) - 1);
+	return c->zero + quot * c->mult + ((rem * c->mult) >> c->shift);
+}
+
+uint64_t tc_trace_clock_anchor(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 7; i++) {
+		struct timespec ts;
+		uint64_t a = tacho_tsc_read_begin();
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		uint64_t b = tacho_tsc_read_end();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		}
+	}
+	return (uint64_t)tacho_tsc_to_ns(best);
+}
+
+static int on_channel(void *arg, uint32_t index, const char *name)
+{
+	struct trace_session *s = arg;
+
+	if (index >= s->nhidden) {
+		size_t n = s->nhidden ? s->nhidden * 2 : 64;
+		while (n <= index)
+			n *= 2;
+		bool *h = realloc(s->hidden, n * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		memset(h + s->nhidden, 0, (n - s->nhidden) * sizeof(*h));
+		s->hidden = h;
+		s->nhidden = n;
+	}
+	/* regions calibrate themselves with pairs of regions whose names start with
+	 * \001: they are the library's, not the program's */
+	s->hidden[index] = name[0] == '\001';
+	if (!s->hidden[index])
+		tc_record_writer_channel(s->w, index, name);
+	return 0;
+}
+
+static int on_entry(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
+		    const struct tc_trace_entry *e)
+{
+	struct trace_session *s = arg;
+
+	if (e->channel < s->nhidden && s->hidden[e->channel])
+		return 0;
+	tc_record_writer_mark(s->w, tc_trace_clock_ns(&s->clock, e->tsc), e->tsc, e->value, pid,
+			      tid, e->channel, e->kind);
+	s->marks++;
+	return 0;
+}
+
+static int hook_start(void *arg, struct tc_record_writer *w)
+{
+	struct trace_session *s = arg;
+	char buf[128];
+
+	tc_record_writer_meta(w, "trace-clock", s->clock.exact ? "perf" : "monotonic-raw");
+	if (s->clock.exact)
+		snprintf(buf, sizeof(buf), "kernel: mult %u shift %u zero %" PRIu64, s->clock.mult,
+			 s->clock.shift, s->clock.zero);
+	else
+		snprintf(buf, sizeof(buf), "anchors: tsc %" PRIu64 " at %" PRIu64 " ns, within %"
+			 PRIu64 " ns", s->clock.tsc0, s->clock.ns0, s->clock.bracket_ns);
+	tc_record_writer_meta(w, "trace-tsc-conversion", buf);
+	return 0;
+}
+
+static int hook_drain(void *arg, struct tc_record_writer *w, bool final)
+{
+	struct trace_session *s = arg;
+	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
+	struct tc_trace_drops d;
+	int err;
+
+	s->w = w;
+	if (!s->clock.exact) {
+		/* the line's second point: now, after every mark this drain reads was
+		 * written */
+		uint64_t tsc1, ns1, br = tc_trace_clock_anchor(&tsc1, &ns1);
+		if (tsc1 > s->clock.tsc0 + 1000000 && ns1 > s->clock.ns0)
+			s->clock.ns_per_tick = (double)(ns1 - s->clock.ns0) /
+					       (double)(tsc1 - s->clock.tsc0);
+		if (br > s->clock.bracket_ns)
+			s->clock.bracket_ns = br;
+	}
+	err = tc_trace_area_drain(&s->area, &s->known, &v);
+	if (err)
+		return err;
+	tc_trace_area_drops(&s->area, &d);
+	if (final || memcmp(&d, &s->last, sizeof(d))) {
+		tc_record_writer_mark_drops(w, d.ring_full, d.no_ring, d.no_channel, 0);
+		s->last = d;
+	}
+	return 0;
+}
+
+/* The clock: marks carry the TSC, perf's samples its clock (local_clock). The kernel
+ * gives the conversion it uses itself in every perf mmap page when the TSC is its clock
+ * source (cap_user_time_zero); tacho_tsc_info reads it. Without it, the TSC's measured
+ * rate stands in and the file says so (marks and events are then not on one exact
+ * clock). */
+static void clock_init(struct tc_trace_clock *c)
+{
+	struct tacho_tsc_info ti = { .sz = sizeof(ti) };
+
+	memset(c, 0, sizeof(*c));
+	tacho_tsc_info(&ti);
+	if (ti.kernel_time && ti.kernel_time_zero && ti.time_shift < 64) {
+		c->exact = true;
+		c->mult = ti.time_mult;
+		c->shift = ti.time_shift;
+		c->zero = ti.time_zero;
+	} else {
+		/* until the first drain gives the line its second point */
+		c->ns_per_tick = ti.hz > 0 ? 1e9 / ti.hz : 1.0;
+		c->bracket_ns = tc_trace_clock_anchor(&c->tsc0, &c->ns0);
+	}
+}
+
+/* Events of -e are recorded at every occurrence (period 1): the clocks have none (their
+ * count is time, in ns), so they are refused with a sentence instead of sampling every
+ * nanosecond. 0, or the grammar's error (with its caret in *diag), or -EINVAL. */
+static int check_events(const char *events, struct tacho_diag *diag)
+{
+	struct tacho_evlist *l;
+	struct perf_event_attr a;
+	int err;
+
+	err = tacho_evlist_parse(events, &l, diag);
+	if (err)
+		return err;
+	for (size_t i = 0; i < tacho_evlist_count(l) && !err; i++) {
+		if (tacho_evlist_attr(l, i, &a) || a.type != PERF_TYPE_SOFTWARE ||
+		    (a.config != PERF_COUNT_SW_CPU_CLOCK && a.config != PERF_COUNT_SW_TASK_CLOCK))
+			continue;
+		err = tc_diag_set(diag, events, 0, 0, -EINVAL, "'%s' counts time, not occurrences: "
+				  "a trace records every occurrence of its events (sample a clock "
+				  "with a recording instead)", tacho_evlist_name(l, i));
+	}
+	tacho_evlist_free(l);
+	return err;
+}
+
+#define OPTS_SZ_V1 tc_offsetofend(struct tacho_timeline_opts, stop)
+#define RESULT_SZ_V1 tc_offsetofend(struct tacho_timeline_result, exec_err)
+
+int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
+			  struct tacho_timeline_result *res, struct tacho_diag *diag)
+{
+	struct tacho_timeline_opts o;
+	struct tacho_timeline_result result = { .sz = sizeof(result) };
+	struct tacho_record_opts ro = { .sz = sizeof(ro) };
+	struct tacho_record_result rr = { .sz = sizeof(rr) };
+	struct trace_session *s;
+	struct tc_record_hooks hooks = { 0 };
+	char area_path[4096];
+	const char *dir;
+	int err;
+
+	if (tc_diag_check(diag))
+		return -EINVAL;
+	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
+		return -EINVAL;
+	tc_sized_get(&o, sizeof(o), caller_opts, caller_opts->sz);
+	if (!o.argv || !o.argv[0]) {
+		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "nothing to trace: give a program");
+		goto out_result;
+	}
+	if (o.events && *o.events) {
+		err = check_events(o.events, diag);
+		if (err)
+			goto out_result;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto out_result;
+	}
+	/* the area lives in memory (/dev/shm) where there is one; it is removed at the end */
+	dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(area_path, sizeof(area_path), "%s/tacho-trace-%d", dir, (int)getpid());
+	err = tc_trace_area_create(&s->area, area_path, 0, o.ring_entries, 0);
+	if (err) {
+		tc_diag_set(diag, area_path, 0, 0, err, "cannot make the trace area '%s': %s",
+			    area_path, err == -EINVAL ? "the ring size must be a power of two "
+			    "from 2 to 16777216" : tacho_strerror(err));
+		goto out_free;
+	}
+	clock_init(&s->clock);
+	snprintf(s->env, sizeof(s->env), "TACHO_TRACE=%s", area_path);
+	s->envv[0] = s->env;
+	hooks.arg = s;
+	hooks.env = s->envv;
+	hooks.start = hook_start;
+	hooks.drain = hook_drain;
+	hooks.use_clockid = !s->clock.exact;
+	hooks.clockid = CLOCK_MONOTONIC_RAW;
+
+	ro.events = o.events && *o.events ? o.events : "dummy";
+	ro.period = 1;
+	ro.output = o.output ? o.output : "tacho.trace";
+	ro.argv = o.argv;
+	ro.flush_ms = o.flush_ms ? o.flush_ms : DEFAULT_FLUSH_MS;
+	ro.stop = o.stop;
+	err = tc_record_run(&ro, &rr, &hooks, diag);
+	result.marks = s->marks;
+	result.events = rr.samples;
+	result.dropped = s->last.ring_full + s->last.no_ring + s->last.no_channel;
+	result.events_lost = rr.lost;
+	result.bytes = rr.bytes;
+	result.ran = rr.ran;
+	result.exit = rr.exit;
+	result.exec_err = rr.exec_err;
+	tc_trace_area_free(&s->area);
+out_free:
+	free(s->hidden);
+	free(s);
+out_result:
+	tc_sized_put_sz(res, &result, sizeof(result));
+	return err;
+}

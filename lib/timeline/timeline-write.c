@@ -1,0 +1,569 @@
+/* timeline-write.c - the views of a trace: the text timeline with time ticks and the
+ * delta table (table, CSV, JSON), Chrome's Trace Event JSON, an SVG picture. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/output.h"
+#include "timeline/timeline.h"
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/timeline.h"
+
+#define TL_COLUMNS 64
+
+/* "1.234 ms" for people. */
+static const char *fmt_ns(double ns, char *buf, size_t size)
+{
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.3f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.3f ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3f s", ns / 1e9);
+	return buf;
+}
+
+static uint64_t t_first(const struct tacho_timeline *t)
+{
+	return t->n ? t->items[0].time : 0;
+}
+
+static uint64_t t_span(const struct tacho_timeline *t)
+{
+	return t->n ? t->items[t->n - 1].time - t->items[0].time : 0;
+}
+
+/* Rows of the timeline: one per thread and channel that has items there, in the order
+ * threads and channels first appear. */
+struct row {
+	uint32_t tid, chan;
+};
+
+static int rows_of(const struct tacho_timeline *t, struct row **out, size_t *n)
+{
+	struct row *r = NULL;
+	size_t nr = 0, ar = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_tl_item *it = &t->items[i];
+		size_t k;
+		for (k = 0; k < nr; k++)
+			if (r[k].tid == it->tid && r[k].chan == it->chan)
+				break;
+		if (k < nr)
+			continue;
+		if (nr == ar) {
+			ar = ar ? ar * 2 : 16;
+			struct row *nrw = realloc(r, ar * sizeof(*r));
+			if (!nrw) {
+				free(r);
+				return -ENOMEM;
+			}
+			r = nrw;
+		}
+		r[nr].tid = it->tid;
+		r[nr].chan = it->chan;
+		nr++;
+	}
+	*out = r;
+	*n = nr;
+	return 0;
+}
+
+/* A thread's name: its own, else its process's (a new thread inherits the name, and
+ * the kernel writes no COMM record for it). */
+static const char *comm_of(const struct tacho_timeline *t, uint32_t tid)
+{
+	uint32_t pid = 0;
+
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid) {
+			if (t->threads[i].comm[0])
+				return t->threads[i].comm;
+			pid = t->threads[i].pid;
+		}
+	for (size_t i = 0; pid && i < t->nthreads; i++)
+		if (t->threads[i].tid == pid && t->threads[i].comm[0])
+			return t->threads[i].comm;
+	return "?";
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case TC_TL_MARK: return "mark";
+	case TC_TL_BEGIN: case TC_TL_END: return "span";
+	case TC_TL_COUNTER: return "counter";
+	case TC_TL_EVENT: return "event";
+	default: return "?";
+	}
+}
+
+static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_tl_delta *d,
+		      size_t nd)
+{
+	uint64_t t0 = t_first(t), span = t_span(t);
+	double col = span ? (double)(span + 1) / TL_COLUMNS : 1;
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	struct tc_table *tb;
+	int err;
+
+	err = rows_of(t, &rows, &nrows);
+	if (err)
+		return err;
+	fprintf(f, "trace: %zu threads, %zu channels, %zu items over %s\n", t->nthreads, t->nch,
+		t->n, fmt_ns((double)span, b1, sizeof(b1)));
+	if (t->notes.len)
+		fprintf(f, "%s", t->notes.buf);
+	if (t->n) {
+		fprintf(f, "\ntimeline: one column is %s; a digit counts the items in it, * ten or "
+			"more; = a span is open\n", fmt_ns(col, b1, sizeof(b1)));
+		tb = tc_table_new(3);
+		if (!tb) {
+			free(rows);
+			return -ENOMEM;
+		}
+		/* the ruler: a tick every 16 columns with its time */
+		char ruler[TL_COLUMNS + 1], ticks[TL_COLUMNS + 32];
+		memset(ruler, '-', TL_COLUMNS);
+		ruler[TL_COLUMNS] = '\0';
+		for (int c = 0; c < TL_COLUMNS; c += 16)
+			ruler[c] = '+';
+		snprintf(ticks, sizeof(ticks), "0");
+		for (int c = 16; c < TL_COLUMNS; c += 16) {
+			size_t len = strlen(ticks);
+			char lab[32];
+			fmt_ns(col * c, lab, sizeof(lab));
+			while (len < (size_t)c && len + 1 < sizeof(ticks))
+				ticks[len++] = ' ';
+			snprintf(ticks + len, sizeof(ticks) - len, "%s", lab);
+		}
+		tc_table_addf(tb, "thread\tchannel\t%s", ticks);
+		tc_table_addf(tb, "\t\t%s", ruler);
+		for (size_t r = 0; r < nrows; r++) {
+			unsigned cnt[TL_COLUMNS] = { 0 };
+			bool open[TL_COLUMNS] = { false };
+			char line[TL_COLUMNS + 1];
+			int depth = 0;
+			size_t last = 0;
+			for (size_t i = 0; i < t->n; i++) {
+				const struct tc_tl_item *it = &t->items[i];
+				if (it->tid != rows[r].tid || it->chan != rows[r].chan)
+					continue;
+				size_t c = (size_t)((double)(it->time - t0) / col);
+				if (c >= TL_COLUMNS)
+					c = TL_COLUMNS - 1;
+				for (size_t k = last; depth > 0 && k <= c; k++)
+					open[k] = true;
+				last = c;
+				if (it->kind == TC_TL_BEGIN)
+					depth++;
+				else if (it->kind == TC_TL_END)
+					depth = depth > 0 ? depth - 1 : 0;
+				if (it->kind != TC_TL_END)
+					cnt[c]++;
+				else
+					open[c] = true;
+			}
+			for (size_t k = 0; k < TL_COLUMNS; k++)
+				line[k] = cnt[k] >= 10 ? '*' : cnt[k] ? (char)('0' + cnt[k]) :
+					  open[k] ? '=' : ' ';
+			line[TL_COLUMNS] = '\0';
+			tc_table_addf(tb, "%u %s\t%s\t%s", rows[r].tid, comm_of(t, rows[r].tid),
+				      t->ch[rows[r].chan].name, line);
+		}
+		tc_table_print(tb, f, 2, 2);
+		tc_table_free(tb);
+	}
+	free(rows);
+	fprintf(f, "\nchannels:\n");
+	tb = tc_table_new(3);
+	if (!tb)
+		return -ENOMEM;
+	tc_table_align_right(tb, 2, true);
+	tc_table_addf(tb, "channel\tkind\tcount");
+	for (size_t c = 0; c < t->nch; c++)
+		tc_table_addf(tb, "%s\t%s\t%" PRIu64, t->ch[c].name, kind_name(t->ch[c].kind),
+			      t->ch[c].count);
+	tc_table_print(tb, f, 2, 2);
+	tc_table_free(tb);
+	fprintf(f, "\ndeltas (from each event to the next of its channel; A -> B: to the next B; "
+		"same value: to the next B with the A's value):\n");
+	tb = tc_table_new(7);
+	if (!tb)
+		return -ENOMEM;
+	for (unsigned c = 1; c < 7; c++)
+		tc_table_align_right(tb, c, true);
+	tc_table_addf(tb, "from -> to\tcount\tmin\tmedian\tmean\tp99\tmax");
+	for (size_t i = 0; i < nd; i++) {
+		char name[600];
+		if (d[i].from == d[i].to)
+			snprintf(name, sizeof(name), "%s", t->ch[d[i].from].name);
+		else
+			snprintf(name, sizeof(name), "%s -> %s%s", t->ch[d[i].from].name,
+				 t->ch[d[i].to].name, d[i].by_value ? ", same value" : "");
+		tc_table_addf(tb, "%s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", name, d[i].count,
+			      fmt_ns((double)d[i].min, b1, sizeof(b1)),
+			      fmt_ns(d[i].median, b2, sizeof(b2)), fmt_ns(d[i].mean, b3, sizeof(b3)),
+			      fmt_ns(d[i].p99, b4, sizeof(b4)),
+			      fmt_ns((double)d[i].max, b5, sizeof(b5)));
+	}
+	tc_table_print(tb, f, 2, 2);
+	tc_table_free(tb);
+	return 0;
+}
+
+static void write_csv(const struct tacho_timeline *t, FILE *f, const struct tc_write_settings *w,
+		      const struct tc_tl_delta *d, size_t nd)
+{
+	static const char *const head[] = { "from", "to", "by", "count", "min_ns", "median_ns",
+					    "mean_ns", "p99_ns", "max_ns" };
+
+	if (w->header)
+		tc_csv_row(f, w, head, 9);
+	for (size_t i = 0; i < nd; i++) {
+		char v[6][32];
+		const char *row[9] = { t->ch[d[i].from].name, t->ch[d[i].to].name,
+				       d[i].by_value ? "value" : "next", v[0], v[1], v[2], v[3],
+				       v[4], v[5] };
+		snprintf(v[0], sizeof(v[0]), "%" PRIu64, d[i].count);
+		snprintf(v[1], sizeof(v[1]), "%" PRIu64, d[i].min);
+		snprintf(v[2], sizeof(v[2]), "%.1f", d[i].median);
+		snprintf(v[3], sizeof(v[3]), "%.1f", d[i].mean);
+		snprintf(v[4], sizeof(v[4]), "%.1f", d[i].p99);
+		snprintf(v[5], sizeof(v[5]), "%" PRIu64, d[i].max);
+		tc_csv_row(f, w, row, 9);
+	}
+}
+
+static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format fmt,
+		      const struct tc_write_settings *w, const struct tc_tl_delta *d, size_t nd)
+{
+	struct tc_json j;
+
+	tc_json_doc_begin(&j, f, fmt, w);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_uint(&j, "items", t->n);
+	tc_json_uint(&j, "span_ns", t_span(t));
+	tc_json_bool(&j, "complete", !t->truncated);
+	tc_json_bool(&j, "known_clock", t->clock_known);
+	tc_json_obj_begin(&j, "dropped");
+	tc_json_uint(&j, "ring_full", t->ring_full);
+	tc_json_uint(&j, "no_ring", t->no_ring);
+	tc_json_uint(&j, "no_channel", t->no_channel);
+	tc_json_uint(&j, "events_lost", t->lost);
+	tc_json_obj_end(&j);
+	tc_json_arr_begin(&j, "threads");
+	for (size_t i = 0; i < t->nthreads; i++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_uint(&j, "pid", t->threads[i].pid);
+		tc_json_uint(&j, "tid", t->threads[i].tid);
+		tc_json_str(&j, "comm", t->threads[i].comm);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "channels");
+	for (size_t c = 0; c < t->nch; c++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "name", t->ch[c].name);
+		tc_json_str(&j, "kind", kind_name(t->ch[c].kind));
+		tc_json_uint(&j, "count", t->ch[c].count);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "deltas");
+	for (size_t i = 0; i < nd; i++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "from", t->ch[d[i].from].name);
+		tc_json_str(&j, "to", t->ch[d[i].to].name);
+		tc_json_str(&j, "by", d[i].by_value ? "value" : "next");
+		tc_json_uint(&j, "count", d[i].count);
+		tc_json_uint(&j, "min_ns", d[i].min);
+		tc_json_double(&j, "median_ns", d[i].median);
+		tc_json_double(&j, "mean_ns", d[i].mean);
+		tc_json_double(&j, "p99_ns", d[i].p99);
+		tc_json_uint(&j, "max_ns", d[i].max);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_str(&j, "notes", t->notes.len ? t->notes.buf : "");
+	tc_json_obj_end(&j);
+	return tc_json_doc_end(&j);
+}
+
+int tacho_timeline_write(const struct tacho_timeline *t, FILE *f, enum tacho_format fmt,
+			 const struct tacho_write_opts *opts)
+{
+	struct tc_write_settings w;
+	struct tc_tl_delta *d;
+	size_t nd;
+	int err;
+
+	if (!t || !f)
+		return -EINVAL;
+	err = tc_write_settings_get(opts, fmt, &w);
+	if (err)
+		return err;
+	err = tc_timeline_deltas(t, &d, &nd);
+	if (err)
+		return err;
+	if (fmt == TACHO_FORMAT_TABLE)
+		err = write_text(t, f, d, nd);
+	else if (fmt == TACHO_FORMAT_CSV)
+		write_csv(t, f, &w, d, nd);
+	else
+		err = write_json(t, f, fmt, &w, d, nd);
+	free(d);
+	return err ? err : tc_write_status(f);
+}
+
+/* --- Chrome's Trace Event Format --- */
+
+static bool syscall_pair(const char *enter, const char *exit_name)
+{
+	/* "syscalls:sys_enter_X" and "syscalls:sys_exit_X" */
+	const char *a = strstr(enter, "sys_enter_"), *b = strstr(exit_name, "sys_exit_");
+
+	return a && b && a - enter == b - exit_name && !strncmp(enter, exit_name, (size_t)(a - enter)) &&
+	       !strcmp(a + 10, b + 9);
+}
+
+static void chrome_common(struct tc_json *j, const char *name, const char *ph, uint64_t ts_ns,
+			  const struct tc_tl_item *it)
+{
+	tc_json_str(j, "name", name);
+	tc_json_str(j, "ph", ph);
+	tc_json_double(j, "ts", (double)ts_ns / 1e3);
+	tc_json_uint(j, "pid", it->pid);
+	tc_json_uint(j, "tid", it->tid);
+}
+
+int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
+{
+	uint64_t t0 = t_first(t);
+	struct tc_json j;
+	bool *used;
+
+	if (!t || !f)
+		return -EINVAL;
+	used = calloc(t->n ? t->n : 1, sizeof(*used));
+	if (!used)
+		return -ENOMEM;
+	tc_json_init(&j, f, false);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_str(&j, "displayTimeUnit", "ns");
+	tc_json_arr_begin(&j, "traceEvents");
+	for (size_t i = 0; i < t->nthreads; i++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "name", "thread_name");
+		tc_json_str(&j, "ph", "M");
+		tc_json_uint(&j, "pid", t->threads[i].pid);
+		tc_json_uint(&j, "tid", t->threads[i].tid);
+		tc_json_obj_begin(&j, "args");
+		tc_json_str(&j, "name", comm_of(t, t->threads[i].tid));
+		tc_json_obj_end(&j);
+		tc_json_obj_end(&j);
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_tl_item *it = &t->items[i];
+		const char *name = t->ch[it->chan].name;
+
+		if (used[i])
+			continue;
+		fputc('\n', f);
+		tc_json_obj_begin(&j, NULL);
+		switch (it->kind) {
+		case TC_TL_BEGIN:
+			chrome_common(&j, name, "B", it->time - t0, it);
+			break;
+		case TC_TL_END:
+			chrome_common(&j, name, "E", it->time - t0, it);
+			break;
+		case TC_TL_COUNTER:
+			chrome_common(&j, name, "C", it->time - t0, it);
+			tc_json_obj_begin(&j, "args");
+			tc_json_uint(&j, "value", it->value);
+			tc_json_obj_end(&j);
+			break;
+		case TC_TL_EVENT: {
+			/* a system call's enter with the next exit of the same call on its
+			 * thread: one complete event (X) */
+			size_t k = i + 1;
+			if (strstr(name, "sys_enter_"))
+				for (; k < t->n; k++)
+					if (t->items[k].tid == it->tid && !used[k] &&
+					    t->items[k].kind == TC_TL_EVENT)
+						break;
+			if (k < t->n && strstr(name, "sys_enter_") &&
+			    syscall_pair(name, t->ch[t->items[k].chan].name)) {
+				used[k] = true;
+				chrome_common(&j, strstr(name, "sys_enter_") + 10, "X", it->time - t0, it);
+				tc_json_double(&j, "dur", (double)(t->items[k].time - it->time) / 1e3);
+				tc_json_obj_begin(&j, "args");
+				tc_json_str(&j, "enter", name);
+				tc_json_uint(&j, "cpu", it->cpu);
+				tc_json_obj_end(&j);
+				break;
+			}
+			chrome_common(&j, name, "i", it->time - t0, it);
+			tc_json_str(&j, "s", "t");
+			tc_json_obj_begin(&j, "args");
+			tc_json_uint(&j, "cpu", it->cpu);
+			tc_json_obj_end(&j);
+			break;
+		}
+		default:
+			chrome_common(&j, name, "i", it->time - t0, it);
+			tc_json_str(&j, "s", "t");
+			tc_json_obj_begin(&j, "args");
+			tc_json_uint(&j, "value", it->value);
+			tc_json_obj_end(&j);
+			break;
+		}
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	free(used);
+	int err = tc_json_finish(&j);
+	fputc('\n', f);
+	return err ? err : tc_write_status(f);
+}
+
+/* --- SVG --- */
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '&')
+			fputs("&amp;", f);
+		else if (c == '"')
+			fputs("&quot;", f);
+		else if (c < 0x20)
+			fputc('?', f);   /* no control characters in XML 1.0 */
+		else
+			fputc(c, f);
+	}
+}
+
+#define SVG_LEFT 260
+#define SVG_WIDTH 1000
+
+struct row;
+/* A counter's row: its level as a step line, scaled to the row's largest value. */
+static void svg_counter(const struct tacho_timeline *t, FILE *f, const struct row *rw,
+			double y, double scale);
+#define SVG_ROW 22
+
+static void svg_counter(const struct tacho_timeline *t, FILE *f, const struct row *rw,
+			double y, double scale)
+{
+	uint64_t max = 0, t0 = t_first(t);
+	double last_y = 0;
+	bool first = true;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->items[i].tid == rw->tid && t->items[i].chan == rw->chan &&
+		    t->items[i].value > max)
+			max = t->items[i].value;
+	fprintf(f, "<path fill=\"none\" stroke=\"#3e999f\" d=\"");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tc_tl_item *it = &t->items[i];
+		if (it->tid != rw->tid || it->chan != rw->chan)
+			continue;
+		double x = SVG_LEFT + (double)(it->time - t0) * scale;
+		double ly = y + 18 - (max ? 16.0 * (double)it->value / (double)max : 0);
+		if (first)
+			fprintf(f, "M%.2f %.1f", x, ly);
+		else
+			fprintf(f, " H%.2f V%.1f", x, ly);
+		first = false;
+		last_y = ly;
+	}
+	if (!first)
+		fprintf(f, " H%d V%.1f", SVG_LEFT + SVG_WIDTH, last_y);
+	fprintf(f, "\"/>\n");
+}
+
+int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f)
+{
+	uint64_t t0 = t_first(t), span = t_span(t);
+	double scale = span ? (double)SVG_WIDTH / (double)span : 0;
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	char b[32];
+	int err;
+
+	if (!t || !f)
+		return -EINVAL;
+	err = rows_of(t, &rows, &nrows);
+	if (err)
+		return err;
+	unsigned height = (unsigned)(nrows * SVG_ROW + 60);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+		"font-family=\"monospace\" font-size=\"12\">\n", SVG_LEFT + SVG_WIDTH + 40, height);
+	fprintf(f, "<title>tacho trace: %zu items over %s</title>\n", t->n,
+		fmt_ns((double)span, b, sizeof(b)));
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	/* the axis: ten ticks */
+	for (int k = 0; k <= 10; k++) {
+		double x = SVG_LEFT + k * SVG_WIDTH / 10.0;
+		fprintf(f, "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%u\" stroke=\"#ddd\"/>\n",
+			x, x, height - 20);
+		fprintf(f, "<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">%s</text>\n", x,
+			fmt_ns((double)span * k / 10.0, b, sizeof(b)));
+	}
+	for (size_t r = 0; r < nrows; r++) {
+		double y = 30 + (double)r * SVG_ROW;
+		uint64_t open_at[64];
+		int depth = 0;
+
+		fprintf(f, "<text x=\"4\" y=\"%.1f\">%u ", y + 14, rows[r].tid);
+		xml_text(f, t->ch[rows[r].chan].name);
+		fprintf(f, "</text>\n");
+		if (t->ch[rows[r].chan].kind == TC_TL_COUNTER) {
+			svg_counter(t, f, &rows[r], y, scale);
+			continue;
+		}
+		for (size_t i = 0; i < t->n; i++) {
+			const struct tc_tl_item *it = &t->items[i];
+			double x = SVG_LEFT + (double)(it->time - t0) * scale;
+			if (it->tid != rows[r].tid || it->chan != rows[r].chan)
+				continue;
+			if (it->kind == TC_TL_BEGIN) {
+				if (depth < 64)
+					open_at[depth] = it->time;
+				depth++;
+			} else if (it->kind == TC_TL_END && depth > 0) {
+				depth--;
+				if (depth < 64) {
+					double x0 = SVG_LEFT + (double)(open_at[depth] - t0) * scale;
+					fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"16\" "
+						"fill=\"#7aa6da\" fill-opacity=\"0.6\"/>\n", x0, y + 2,
+						x - x0 > 0.5 ? x - x0 : 0.5);
+				}
+			} else {
+				fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" "
+					"stroke=\"%s\"/>\n", x, y + 2, x, y + 18,
+					it->kind == TC_TL_EVENT ? "#c82829" : "#4d4d4c");
+			}
+		}
+	}
+	fprintf(f, "</svg>\n");
+	free(rows);
+	return tc_write_status(f);
+}

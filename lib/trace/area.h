@@ -1,0 +1,165 @@
+/* area.h - the shared-memory area through which a traced program's marks reach tacho:
+ * its layout (one header, a channel table, one ring per thread) and the consumer's
+ * calls. docs/trace.md says why marks travel this way. */
+#ifndef TACHO_TRACE_AREA_H
+#define TACHO_TRACE_AREA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TC_TRACE_MAGIC 0x3130454341525443ull   /* "CTRACE01" little-endian */
+#define TC_TRACE_VERSION 1
+#define TC_TRACE_NAME_MAX 256                  /* bytes of a channel name, with its NUL */
+#define TC_TRACE_DEFAULT_SLOTS 256             /* threads that can mark */
+#define TC_TRACE_DEFAULT_ENTRIES 65536         /* entries of each thread's ring */
+#define TC_TRACE_DEFAULT_CHANNELS 4096
+
+/* What an entry is. */
+enum tc_trace_kind {
+	TC_TRACE_MARK = 1,      /* tacho_mark: an instant with a value */
+	TC_TRACE_BEGIN = 2,     /* a region's begin (channel: its name) */
+	TC_TRACE_END = 3,       /* a region's end */
+	TC_TRACE_COUNTER = 4,   /* tacho_mark_counter: a level that holds until the next */
+	TC_TRACE_KIND_MAX = 4,
+};
+
+/* One event in a ring: 24 bytes. */
+struct tc_trace_entry {
+	uint64_t tsc;
+	uint64_t value;
+	uint32_t channel;       /* index into the channel table */
+	uint32_t kind;          /* enum tc_trace_kind */
+};
+
+/* A channel's name. The producer takes an index with an atomic add, writes the name,
+ * then sets ready with a release store; the consumer reads it after an acquire load
+ * of ready, so it never sees a half-written name. */
+struct tc_trace_channel {
+	uint32_t ready;
+	uint32_t pad;
+	char name[TC_TRACE_NAME_MAX];
+};
+
+/* One thread's ring: single producer (the thread), single consumer (tacho). head is
+ * the producer's count of entries written, tail the consumer's count of entries read;
+ * each on its own cache line so that the two sides do not share one. When the ring is
+ * full a new entry is dropped (the newest) and counted in dropped: the entries already
+ * there are what the consumer has not read yet, and keeping them keeps every
+ * span's begin with its end as far as possible. */
+struct tc_trace_ring {
+	uint32_t claimed;       /* 1 once a thread owns the ring (set before pid/tid) */
+	uint32_t pid, tid;
+	uint32_t pad;
+	char pad1[48];
+	uint64_t head;
+	char pad2[56];
+	uint64_t tail;
+	char pad3[56];
+	uint64_t dropped;
+	char pad4[56];
+	struct tc_trace_entry e[];
+};
+
+struct tc_trace_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nslots;        /* rings */
+	uint32_t entries;       /* entries of a ring (a power of two) */
+	uint32_t nchannels;     /* size of the channel table */
+	uint64_t channels_off;  /* byte offsets from the start of the area */
+	uint64_t rings_off;
+	uint64_t ring_bytes;    /* one ring with its entries */
+	uint64_t size;          /* of the whole area */
+	uint32_t slots_used;    /* atomic: rings handed out (may pass nslots: then full) */
+	uint32_t channels_used; /* atomic: channel indexes handed out (may pass nchannels) */
+	uint64_t unslotted;     /* atomic: marks dropped because no ring was left */
+	uint64_t unnamed;       /* atomic: marks dropped because the channel table was full */
+};
+
+static inline struct tc_trace_channel *tc_trace_channel_at(struct tc_trace_header *h,
+							   uint32_t i)
+{
+	return (struct tc_trace_channel *)((char *)h + h->channels_off) + i;
+}
+
+static inline struct tc_trace_ring *tc_trace_ring_at(struct tc_trace_header *h, uint32_t i)
+{
+	return (struct tc_trace_ring *)((char *)h + h->rings_off + (uint64_t)i * h->ring_bytes);
+}
+
+/* --- the consumer's side (tacho, or a test) --- */
+
+struct tc_trace_area {
+	struct tc_trace_header *h;
+	size_t size;
+	char *path;
+	bool owner;             /* created it: unlink at free */
+};
+
+/* Creates the area as the file path (truncated; /dev/shm keeps it in memory): nslots
+ * rings of entries entries each (a power of two, at least 2), nchannels names; 0 for
+ * the defaults. 0, -EINVAL, or -errno of the file. */
+int tc_trace_area_create(struct tc_trace_area *a, const char *path, uint32_t nslots,
+			 uint32_t entries, uint32_t nchannels);
+/* Unmaps, and removes the file when created here. NULL-safe for a zeroed area. */
+void tc_trace_area_free(struct tc_trace_area *a);
+
+/* What tc_trace_area_drain hands out. */
+struct tc_trace_visit {
+	void *arg;
+	/* a channel seen ready for the first time: index and name */
+	int (*channel)(void *arg, uint32_t index, const char *name);
+	/* each entry of ring `slot` of thread pid/tid, oldest first */
+	int (*entry)(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
+		     const struct tc_trace_entry *e);
+};
+
+/* Reads every entry the producers have published since the last call, ring by ring,
+ * and frees their room. New channels come first (a ring's entry never names a channel
+ * the visit has not seen). known is the consumer's count of channels already visited
+ * (kept by the caller, starting at 0). 0, or the first non-zero a callback returned
+ * (the drain stops there; the entries of that ring from there on stay unread). */
+int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
+			const struct tc_trace_visit *v);
+
+/* Totals of what the producers dropped: full rings, no ring left, no channel left. */
+struct tc_trace_drops {
+	uint64_t ring_full, no_ring, no_channel;
+};
+void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out);
+
+/* --- the producer's side --- */
+
+/* Tracing state of this process: 0 not looked at yet, 1 off, 2 on. */
+extern int tc_trace_state;
+
+/* Looks at TACHO_TRACE once (thread-safe) and maps the area it names. */
+void tc_trace_setup(void);
+
+/* Attaches this process to the area at path (a test's seam; TACHO_TRACE does the same at
+ * the first mark). 0, -EBUSY when already attached, -TACHO_ECORRUPT for a file that is
+ * not an area, -errno. */
+int tc_trace_attach(const char *path);
+/* Detaches (the test's other end); the calling thread's ring is forgotten. */
+void tc_trace_detach(void);
+
+/* Whether marks are being recorded, deciding on first use. */
+static inline bool tc_trace_on(void)
+{
+	int s = __atomic_load_n(&tc_trace_state, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(s == 0, 0)) {
+		tc_trace_setup();
+		s = __atomic_load_n(&tc_trace_state, __ATOMIC_ACQUIRE);
+	}
+	return s == 2;
+}
+
+/* Puts one entry of kind on the calling thread's ring, stamped with the TSC now.
+ * Call only when tc_trace_on(). 0, -EINVAL (NULL channel), -ENOBUFS (dropped and
+ * counted: ring full, no ring or no channel left), -ENOMEM. */
+int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value);
+
+#endif

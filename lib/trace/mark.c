@@ -1,0 +1,341 @@
+/* mark.c - the producer's side of tracing: tacho_mark and the regions' spans, written
+ * by each thread into its own ring of the shared area that TACHO_TRACE names, without a
+ * lock or a system call after the thread's first mark. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trace/area.h"
+#include "util/util.h"
+#include "tacho/errors.h"
+#include "tacho/trace.h"
+#include "tacho/tsc.h"
+
+#define PC_SLOTS 64
+
+int tc_trace_state;
+
+/* The process's attachment: the area and its channel index (name -> index, so that
+ * two threads marking the same new channel get one index). */
+static struct {
+	pthread_mutex_t lock;
+	struct tc_trace_header *h;
+	size_t size;
+	uint64_t generation;        /* bumped at detach and fork: threads' rings go stale */
+	struct tc_strpool names;    /* id i: the channel index chan[i] */
+	uint32_t *chan;
+	size_t nchan, achan;
+} area = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The pointer cache of one thread: channel pointer -> index. */
+struct pc_slot {
+	const char *name;
+	uint32_t index;
+};
+
+struct tc_trace_thread {
+	struct tc_trace_ring *ring;   /* NULL: no ring was left (marks are counted as lost) */
+	uint64_t generation;
+	uint64_t mask;
+	struct pc_slot pc[PC_SLOTS];
+};
+
+static __thread struct tc_trace_thread *tls __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT, setup_once = PTHREAD_ONCE_INIT;
+
+/* The thread ends: its ring stays (tacho drains it; rings are not reused), its state
+ * goes. A mark from a later TLS destructor of this thread claims a new ring. */
+static void thread_gone(void *p)
+{
+	if (tls == p)
+		tls = NULL;
+	free(p);
+}
+
+/* After fork() the child has the parent's area mapped (shared) but none of its threads'
+ * rings may be written from here: the child starts over, as a new process of the
+ * trace. */
+static void atfork_child(void)
+{
+	pthread_mutex_init(&area.lock, NULL);
+	area.generation++;
+	free(tls);
+	tls = NULL;
+	if (area.h)
+		pthread_setspecific(thread_key, NULL);
+}
+
+static int map_area(const char *path)
+{
+	struct tc_trace_header *h;
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if ((size_t)st.st_size < sizeof(*h)) {
+		err = -TACHO_ECORRUPT;
+		goto out_close;
+	}
+	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = -errno;
+		goto out_close;
+	}
+	if (h->magic != TC_TRACE_MAGIC || h->version != TC_TRACE_VERSION ||
+	    h->size != (uint64_t)st.st_size || !h->entries || (h->entries & (h->entries - 1)) ||
+	    h->rings_off + (uint64_t)h->nslots * h->ring_bytes > h->size ||
+	    h->channels_off + (uint64_t)h->nchannels * sizeof(struct tc_trace_channel) > h->size) {
+		munmap(h, (size_t)st.st_size);
+		err = -TACHO_ECORRUPT;
+		goto out_close;
+	}
+	area.h = h;
+	area.size = (size_t)st.st_size;
+out_close:
+	close(fd);
+	return err;
+}
+
+static void key_once_fn(void)
+{
+	pthread_key_create(&thread_key, thread_gone);
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+int tc_trace_attach(const char *path)
+{
+	int err;
+
+	pthread_once(&key_once, key_once_fn);
+	pthread_mutex_lock(&area.lock);
+	if (area.h) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	err = map_area(path);
+	if (err)
+		goto out_unlock;
+	tc_strpool_init(&area.names);
+	area.generation++;
+	__atomic_store_n(&tc_trace_state, 2, __ATOMIC_RELEASE);
+out_unlock:
+	pthread_mutex_unlock(&area.lock);
+	return err;
+}
+
+void tc_trace_detach(void)
+{
+	pthread_mutex_lock(&area.lock);
+	__atomic_store_n(&tc_trace_state, 1, __ATOMIC_RELEASE);
+	if (area.h) {
+		munmap(area.h, area.size);
+		area.h = NULL;
+		tc_strpool_exit(&area.names);
+		free(area.chan);
+		area.chan = NULL;
+		area.nchan = area.achan = 0;
+	}
+	area.generation++;
+	pthread_mutex_unlock(&area.lock);
+	free(tls);
+	tls = NULL;
+}
+
+static void setup_once_fn(void)
+{
+	const char *path = getenv("TACHO_TRACE");
+	int err;
+
+	pthread_once(&key_once, key_once_fn);
+	if (!path || !*path) {
+		__atomic_store_n(&tc_trace_state, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	err = tc_trace_attach(path);
+	if (err) {
+		/* a program is never stopped by its tracing: it runs untraced */
+		tc_log(TACHO_LOG_WARN, "trace: cannot map the trace area '%s': %s; not tracing",
+		       path, tacho_strerror(err));
+		__atomic_store_n(&tc_trace_state, 1, __ATOMIC_RELEASE);
+	}
+}
+
+void tc_trace_setup(void)
+{
+	pthread_once(&setup_once, setup_once_fn);
+}
+
+/* The thread's first entry (or its first after a fork or a new attachment): a ring of
+ * its own, claimed with one atomic add. */
+static struct tc_trace_thread *thread_attach(void)
+{
+	struct tc_trace_header *h = area.h;
+	struct tc_trace_thread *t = tls;
+	uint32_t slot;
+
+	if (!h)
+		return NULL;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		tls = t;
+		pthread_setspecific(thread_key, t);
+	}
+	memset(t, 0, sizeof(*t));
+	t->generation = area.generation;
+	t->mask = h->entries - 1;
+	slot = __atomic_fetch_add(&h->slots_used, 1, __ATOMIC_RELAXED);
+	if (slot < h->nslots) {
+		struct tc_trace_ring *r = tc_trace_ring_at(h, slot);
+		r->pid = (uint32_t)getpid();
+		r->tid = (uint32_t)syscall(SYS_gettid);
+		/* the consumer reads pid and tid once it sees claimed */
+		__atomic_store_n(&r->claimed, 1, __ATOMIC_RELEASE);
+		t->ring = r;
+	}
+	return t;
+}
+
+/* The stored name equals s as far as a channel keeps it (255 bytes). */
+static bool name_eq(const char *stored, const char *s)
+{
+	return strncmp(stored, s, TC_TRACE_NAME_MAX - 1) == 0;
+}
+
+/* A channel's index in the area, published on its first use in the process. Off the
+ * fast path: a mutex, the process's name index, maybe an atomic add. */
+static int channel_slow(const char *name, uint32_t *out)
+{
+	struct tc_trace_header *h = area.h;
+	char key[TC_TRACE_NAME_MAX];
+	uint32_t id, idx;
+	int err = 0;
+
+	snprintf(key, sizeof(key), "%s", name);
+	pthread_mutex_lock(&area.lock);
+	if (tc_strpool_find(&area.names, key, &id)) {
+		*out = area.chan[id];
+		goto out_unlock;
+	}
+	idx = __atomic_fetch_add(&h->channels_used, 1, __ATOMIC_RELAXED);
+	if (idx >= h->nchannels) {
+		err = -ENOBUFS;
+		goto out_unlock;
+	}
+	if (area.nchan == area.achan) {
+		size_t a = area.achan ? area.achan * 2 : 32;
+		uint32_t *c = realloc(area.chan, a * sizeof(*c));
+		if (!c) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
+		area.chan = c;
+		area.achan = a;
+	}
+	err = tc_strpool_intern(&area.names, key, &id);
+	if (err)
+		goto out_unlock;
+	area.chan[area.nchan++] = idx;
+	struct tc_trace_channel *c = tc_trace_channel_at(h, idx);
+	memcpy(c->name, key, strlen(key) + 1);
+	__atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
+	*out = idx;
+out_unlock:
+	pthread_mutex_unlock(&area.lock);
+	return err;
+}
+
+/* The pointer cache's slot: Fibonacci hashing of the address (as regions do: string
+ * literals lie a few bytes apart, and the top bits of the product spread them). */
+static inline size_t pc_slot(const char *name)
+{
+	return (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value)
+{
+	struct tc_trace_thread *t = tls;
+	struct tc_trace_ring *r;
+	struct pc_slot *pc;
+	uint64_t head, tail;
+	uint32_t index;
+	int err;
+
+	if (tc_unlikely(!channel))
+		return -EINVAL;
+	if (tc_unlikely(!t || t->generation != area.generation)) {
+		t = thread_attach();
+		if (!t)
+			return -ENOMEM;
+	}
+	r = t->ring;
+	if (tc_unlikely(!r)) {
+		__atomic_fetch_add(&area.h->unslotted, 1, __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	pc = &t->pc[pc_slot(channel)];
+	/* the same pointer usually means the same literal; the compare keeps a reused
+	 * buffer with new contents from being taken for the old name */
+	if (tc_likely(pc->name == channel) &&
+	    name_eq(tc_trace_channel_at(area.h, pc->index)->name, channel)) {
+		index = pc->index;
+	} else {
+		err = channel_slow(channel, &index);
+		if (err) {
+			if (err == -ENOBUFS)
+				__atomic_fetch_add(&area.h->unnamed, 1, __ATOMIC_RELAXED);
+			return err;
+		}
+		pc->name = channel;
+		pc->index = index;
+	}
+	head = r->head;   /* only this thread writes it */
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (tc_unlikely(head - tail > t->mask)) {
+		/* full: drop the newest, counted (only this thread writes dropped, the
+		 * consumer reads it with an atomic load) */
+		__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+		return -ENOBUFS;
+	}
+	struct tc_trace_entry *e = &r->e[head & t->mask];
+	e->tsc = tacho_tsc_begin();
+	e->value = value;
+	e->channel = index;
+	e->kind = (uint32_t)kind;
+	/* publish: the consumer reads the entry after an acquire load of head */
+	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int tacho_mark(const char *channel, uint64_t value)
+{
+	if (tc_likely(!tc_trace_on()))
+		return 0;
+	return tc_trace_emit(TC_TRACE_MARK, channel, value);
+}
+
+int tacho_mark_counter(const char *channel, uint64_t value)
+{
+	if (tc_likely(!tc_trace_on()))
+		return 0;
+	return tc_trace_emit(TC_TRACE_COUNTER, channel, value);
+}
+
+bool tacho_trace_active(void)
+{
+	return tc_trace_on();
+}

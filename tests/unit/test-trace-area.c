@@ -1,0 +1,349 @@
+/* test-trace-area.c - marks through the shared trace area: what a thread writes is what
+ * the consumer reads (channel, value, kind, order), a full ring drops the newest and
+ * counts exactly, threads get rings of their own, regions become spans, and an untraced
+ * process marks for nothing. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "trace/area.h"
+#include "tacho/regions.h"
+#include "tacho/trace.h"
+
+#define MAXCH 16
+
+struct seen {
+	char names[MAXCH][TC_TRACE_NAME_MAX];
+	uint32_t nnames;
+	struct tc_trace_entry e[4096];
+	uint32_t tid[4096];
+	size_t n;
+	int stop_at;       /* return 1 at this entry (-1: never) */
+};
+
+static int on_channel(void *arg, uint32_t index, const char *name)
+{
+	struct seen *s = arg;
+
+	assert_int_equal(index, s->nnames);
+	assert_true(index < MAXCH);
+	snprintf(s->names[index], sizeof(s->names[index]), "%s", name);
+	s->nnames++;
+	return 0;
+}
+
+static int on_entry(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
+		    const struct tc_trace_entry *e)
+{
+	struct seen *s = arg;
+
+	if (s->stop_at >= 0 && (size_t)s->stop_at == s->n)
+		return 1;
+	assert_true(s->n < ARRAY_SIZE(s->e));
+	assert_int_equal(pid, (uint32_t)getpid());
+	s->tid[s->n] = tid;
+	s->e[s->n++] = *e;
+	return 0;
+}
+
+static void drain(struct tc_trace_area *a, uint32_t *known, struct seen *s)
+{
+	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
+
+	assert_int_equal(tc_trace_area_drain(a, known, &v), 0);
+}
+
+static void area_attach(struct tc_trace_area *a, uint32_t slots, uint32_t entries)
+{
+	assert_int_equal(tc_trace_area_create(a, th_tmp("area"), slots, entries, 0), 0);
+	assert_int_equal(tc_trace_attach(th_tmp("area")), 0);
+	assert_true(tacho_trace_active());
+}
+
+static void area_detach(struct tc_trace_area *a)
+{
+	tc_trace_detach();
+	tc_trace_area_free(a);
+}
+
+static void test_untraced(void **state)
+{
+	/* TACHO_TRACE is unset (main clears it): a mark is a no-op that succeeds */
+	assert_false(tacho_trace_active());
+	assert_int_equal(tacho_mark("a", 1), 0);
+	assert_int_equal(tacho_mark_counter("level", 3), 0);
+	assert_int_equal(tacho_mark(NULL, 1), 0);   /* not traced: nothing is looked at */
+}
+
+static void test_marks_read_back(void **state)
+{
+	struct tc_trace_area a;
+	struct seen *s = calloc(1, sizeof(*s));
+	uint32_t known = 0;
+	char buf[32];
+
+	s->stop_at = -1;
+	area_attach(&a, 4, 64);
+	assert_int_equal(tacho_mark("a", 10), 0);
+	assert_int_equal(tacho_mark("b", 20), 0);
+	assert_int_equal(tacho_mark("a", 11), 0);
+	assert_int_equal(tacho_mark_counter("level", 5), 0);
+	/* a reused buffer with new contents is a new channel, the same contents the old */
+	snprintf(buf, sizeof(buf), "x");
+	assert_int_equal(tacho_mark(buf, 1), 0);
+	snprintf(buf, sizeof(buf), "b");
+	assert_int_equal(tacho_mark(buf, 21), 0);
+	assert_int_equal(tacho_mark(NULL, 1), -EINVAL);
+	drain(&a, &known, s);
+	assert_int_equal(s->nnames, 4);
+	assert_string_equal(s->names[0], "a");
+	assert_string_equal(s->names[1], "b");
+	assert_string_equal(s->names[2], "level");
+	assert_string_equal(s->names[3], "x");
+	assert_int_equal(s->n, 6);
+	uint32_t ch[] = { 0, 1, 0, 2, 3, 1 };
+	uint64_t val[] = { 10, 20, 11, 5, 1, 21 };
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(s->e[i].channel, ch[i]);
+		assert_int_equal(s->e[i].value, val[i]);
+		assert_int_equal(s->e[i].kind, i == 3 ? TC_TRACE_COUNTER : TC_TRACE_MARK);
+		assert_int_equal(s->tid[i], (uint32_t)syscall(SYS_gettid));
+		if (i)
+			assert_true(s->e[i].tsc >= s->e[i - 1].tsc);
+	}
+	/* a second drain reads only what is new */
+	s->n = 0;
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 0);
+	assert_int_equal(tacho_mark("a", 12), 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 1);
+	assert_int_equal(s->e[0].value, 12);
+	area_detach(&a);
+	free(s);
+}
+
+/* A full ring drops the newest entries and counts each; reading makes room again. */
+static void test_full_ring_counts_drops(void **state)
+{
+	struct tc_trace_area a;
+	struct tc_trace_drops d;
+	struct seen *s = calloc(1, sizeof(*s));
+	uint32_t known = 0;
+	int dropped = 0;
+
+	s->stop_at = -1;
+	area_attach(&a, 2, 8);
+	for (int i = 0; i < 20; i++)
+		if (tacho_mark("c", (uint64_t)i) == -ENOBUFS)
+			dropped++;
+	assert_int_equal(dropped, 12);
+	tc_trace_area_drops(&a, &d);
+	assert_int_equal(d.ring_full, 12);
+	assert_int_equal(d.no_ring, 0);
+	assert_int_equal(d.no_channel, 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(s->e[i].value, i);   /* the oldest kept, the newest dropped */
+	assert_int_equal(tacho_mark("c", 100), 0);
+	s->n = 0;
+	/* a consumer that stops keeps the rest for the next drain */
+	assert_int_equal(tacho_mark("c", 101), 0);
+	s->stop_at = 1;
+	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
+	assert_int_equal(tc_trace_area_drain(&a, &known, &v), 1);
+	assert_int_equal(s->n, 1);
+	s->stop_at = -1;
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 2);
+	assert_int_equal(s->e[1].value, 101);
+	area_detach(&a);
+	free(s);
+}
+
+#define THREADS 3
+#define PER_THREAD 1000
+
+static void *marker(void *arg)
+{
+	for (int i = 0; i < PER_THREAD; i++) {
+		if (tacho_mark("a", (uint64_t)i))
+			return (void *)1;
+		if (i % 2 == 0 && tacho_mark("b", (uint64_t)i))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+struct per_tid {
+	uint32_t tid;
+	uint64_t a, b, last_tsc;
+	bool backwards;
+};
+
+struct many {
+	struct per_tid t[THREADS + 1];
+	size_t nt;
+	char names[MAXCH][TC_TRACE_NAME_MAX];
+};
+
+static int many_channel(void *arg, uint32_t index, const char *name)
+{
+	struct many *m = arg;
+
+	snprintf(m->names[index], sizeof(m->names[index]), "%s", name);
+	return 0;
+}
+
+static int many_entry(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
+		      const struct tc_trace_entry *e)
+{
+	struct many *m = arg;
+	struct per_tid *p = NULL;
+
+	for (size_t i = 0; i < m->nt; i++)
+		if (m->t[i].tid == tid)
+			p = &m->t[i];
+	if (!p) {
+		if (m->nt == ARRAY_SIZE(m->t))
+			return -1;
+		p = &m->t[m->nt++];
+		p->tid = tid;
+	}
+	if (e->tsc < p->last_tsc)
+		p->backwards = true;
+	p->last_tsc = e->tsc;
+	if (!strcmp(m->names[e->channel], "a"))
+		p->a++;
+	else if (!strcmp(m->names[e->channel], "b"))
+		p->b++;
+	return 0;
+}
+
+/* Three threads mark while the consumer drains: every mark arrives, on its thread's
+ * ring, in order (rings of 256 entries: the drain keeps up, or the drops say so). */
+static void test_threads(void **state)
+{
+	struct tc_trace_area a;
+	struct tc_trace_drops d;
+	struct many m;
+	pthread_t th[THREADS];
+	uint32_t known = 0;
+	struct tc_trace_visit v = { .arg = &m, .channel = many_channel, .entry = many_entry };
+
+	memset(&m, 0, sizeof(m));
+	/* rings as large as a thread's marks: nothing can be dropped */
+	area_attach(&a, 8, 2048);
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, marker, NULL), 0);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(tc_trace_area_drain(&a, &known, &v), 0);
+	for (int i = 0; i < THREADS; i++) {
+		void *ret;
+		assert_int_equal(pthread_join(th[i], &ret), 0);
+		assert_null(ret);
+	}
+	assert_int_equal(tc_trace_area_drain(&a, &known, &v), 0);
+	tc_trace_area_drops(&a, &d);
+	assert_int_equal(d.ring_full, 0);
+	assert_int_equal(m.nt, THREADS);
+	for (size_t i = 0; i < m.nt; i++) {
+		assert_int_equal(m.t[i].a, PER_THREAD);
+		assert_int_equal(m.t[i].b, PER_THREAD / 2);
+		assert_false(m.t[i].backwards);
+	}
+	area_detach(&a);
+}
+
+/* More threads than rings: the marks of a thread without one are counted. */
+static void *one_mark(void *arg)
+{
+	*(int *)arg = tacho_mark("late", 1);
+	return NULL;
+}
+
+static void test_no_ring_left(void **state)
+{
+	struct tc_trace_area a;
+	struct tc_trace_drops d;
+	pthread_t th;
+	int r = 0;
+
+	area_attach(&a, 1, 8);
+	assert_int_equal(tacho_mark("first", 1), 0);   /* this thread takes the only ring */
+	assert_int_equal(pthread_create(&th, NULL, one_mark, &r), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(r, -ENOBUFS);
+	tc_trace_area_drops(&a, &d);
+	assert_int_equal(d.no_ring, 1);
+	assert_int_equal(d.ring_full, 0);
+	area_detach(&a);
+}
+
+/* Regions are spans while traced: begin and end around the marks inside. */
+static void test_region_spans(void **state)
+{
+	struct tc_trace_area a;
+	struct seen *s = calloc(1, sizeof(*s));
+	struct tacho_regions_opts o = { .sz = sizeof(o), .events = "", .output = "-",
+					.no_report_at_exit = true };
+	struct tacho_diag d = { .sz = sizeof(d) };
+	uint32_t known = 0;
+	int begin = -1, end = -1, mark = -1;
+
+	s->stop_at = -1;
+	assert_int_equal(tacho_regions_init(&o, &d), 0);
+	area_attach(&a, 4, 4096);
+	assert_int_equal(tacho_region_begin("work"), 0);
+	assert_int_equal(tacho_mark("inside", 7), 0);
+	assert_int_equal(tacho_region_end("work"), 0);
+	drain(&a, &known, s);
+	for (size_t i = 0; i < s->n; i++) {
+		const char *name = s->names[s->e[i].channel];
+		if (!strcmp(name, "work") && s->e[i].kind == TC_TRACE_BEGIN)
+			begin = (int)i;
+		if (!strcmp(name, "work") && s->e[i].kind == TC_TRACE_END)
+			end = (int)i;
+		if (!strcmp(name, "inside"))
+			mark = (int)i;
+	}
+	assert_true(begin >= 0 && mark > begin && end > mark);
+	assert_true(s->e[begin].tsc <= s->e[mark].tsc && s->e[mark].tsc <= s->e[end].tsc);
+	area_detach(&a);
+	free(s);
+}
+
+static void test_bad_area(void **state)
+{
+	FILE *f = fopen(th_tmp("notarea"), "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < 1000; i++)
+		fputs("not an area\n", f);
+	fclose(f);
+	assert_int_equal(tc_trace_attach(th_tmp("notarea")), -TACHO_ECORRUPT);
+	assert_int_equal(tc_trace_attach(th_tmp("missing")), -ENOENT);
+	struct tc_trace_area a;
+	assert_int_equal(tc_trace_area_create(&a, th_tmp("x"), 1, 3, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_untraced),
+		cmocka_unit_test(test_marks_read_back),
+		cmocka_unit_test(test_full_ring_counts_drops),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_no_ring_left),
+		cmocka_unit_test(test_region_spans),
+		cmocka_unit_test(test_bad_area),
+	};
+
+	unsetenv("TACHO_TRACE");
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+}
