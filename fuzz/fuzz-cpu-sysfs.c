@@ -39,6 +39,13 @@ static const char *const files[] = {
 
 static char root[64];
 
+/* A folder in memory when there is one: files are rewritten on every run. */
+static const char *fuzz_tmp(void)
+{
+	return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+
 static void file_path(char *buf, size_t size, const char *name)
 {
 	snprintf(buf, size, "%s/%s", root, name);
@@ -85,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 8192)
 		return 0;
 	if (!root[0]) {
-		snprintf(root, sizeof(root), "/tmp/fuzz-cpu-sysfs-XXXXXX");
+		snprintf(root, sizeof(root), "%s/fuzz-cpu-sysfs-XXXXXX", fuzz_tmp());
 		if (!mkdtemp(root))
 			abort();
 		atexit(remove_tree);

@@ -22,6 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
 
+/* A folder in memory when there is one: files are rewritten on every run. */
+static const char *fuzz_tmp(void)
+{
+	return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+
 static void remove_file(void)
 {
 	unlink(path);
@@ -68,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd;
 
 	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/fuzz-elf-%d", (int)getpid());
+		snprintf(path, sizeof(path), "%s/fuzz-elf-%d", fuzz_tmp(), (int)getpid());
 		atexit(remove_file);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -22,6 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char root[64];
 
+/* A folder in memory when there is one: files are rewritten on every run. */
+static const char *fuzz_tmp(void)
+{
+	return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+
 static const char *const files[] = {
 	"format/event", "format/umask", "events/ev", "events/ev.scale", "events/ev.unit",
 };
@@ -53,7 +60,7 @@ static int make_tree(void)
 	char p[128];
 	FILE *f;
 
-	snprintf(root, sizeof(root), "/tmp/fuzz-pmu-sysfs-XXXXXX");
+	snprintf(root, sizeof(root), "%s/fuzz-pmu-sysfs-XXXXXX", fuzz_tmp());
 	if (!mkdtemp(root))
 		return -1;
 	atexit(remove_tree);

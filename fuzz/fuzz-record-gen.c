@@ -71,6 +71,13 @@ static size_t vdso_len = 8192;
 static char boot_id[64];
 static char path[64];
 
+/* A folder in memory when there is one: files are rewritten on every run. */
+static const char *fuzz_tmp(void)
+{
+	return access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+
 static void remove_file(void)
 {
 	unlink(path);
@@ -78,7 +85,7 @@ static void remove_file(void)
 
 static void init(void)
 {
-	snprintf(path, sizeof(path), "/tmp/fuzz-record-gen-%d.rec", (int)getpid());
+	snprintf(path, sizeof(path), "%s/fuzz-record-gen-%d.rec", fuzz_tmp(), (int)getpid());
 	atexit(remove_file);
 	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++) {
 		bins[i].bidlen = tc_build_id_of_file(bins[i].path, bins[i].bid, TC_BUILD_ID_MAX);
