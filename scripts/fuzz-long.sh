@@ -46,7 +46,7 @@ for t in "${targets[@]}"; do
 	# -jobs=1 -workers=1: one fuzzing process, restarted by libFuzzer's driver only to
 	# finish its job; its log goes to fuzz-0.log in the working folder. The targets read
 	# paths relative to the repository root (tests/data, build/tacho): the driver runs
-	# from here and the log is moved afterwards.
+	# from here and the log is moved afterwards (.gitignore has it meanwhile).
 	t0=$EPOCHREALTIME
 	"$t" -max_total_time="$secs" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/driver.log" 2>&1
