@@ -10,7 +10,8 @@
  * rows by each sort key with and without children, written as table, CSV and JSON,
  * annotate, folded stacks, perf script, each event selected in turn. Checks: a file the
  * writer wrote loads; the self rows of each sort add up to the selected event's
- * samples; nothing crashes, leaks or reads out of bounds. */
+ * samples, and with children no row counts more samples than there are, nor more self
+ * than samples; nothing crashes, leaks or reads out of bounds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,10 @@ static void views(struct tacho_profile *p, FILE *null)
 						 (enum tacho_format)fmt, NULL);
 	}
 	if (tacho_profile_rows(p, TACHO_SORT_SYMBOL, true, &rows, &n, sizeof(*rows)) == 0) {
+		/* with children a function counts once per sample at most */
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].samples > info.samples || rows[i].self > rows[i].samples)
+				abort();
 		if (n) {
 			char sym[256];
 			snprintf(sym, sizeof(sym), "%s", rows[0].symbol);
