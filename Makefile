@@ -14,6 +14,7 @@
 #                         each fuzz target (its corpus, then FUZZ_SECONDS of fuzzing) as
 #                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
 #                         clean clone (measured 1:24 to 1:48, a third of it building)
+#   make fuzz-long        each fuzz target for FUZZ_LONG_SECONDS (600), one after another
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -91,7 +92,7 @@ TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
 
 .PHONY: all lib tests tests-so examples benches fuzz check test test-trees test-tree-release \
-	test-tree-asan test-tree-fuzz demo install uninstall clean deps bench test-links FORCE
+	test-tree-asan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
 all: lib $(TACHO) $(PC)
 lib: $(STATIC) $(SHARED)
 
@@ -152,6 +153,7 @@ $(PC): tacho.pc.in include/tacho.h
 # tests/e2e/test-abi*.c, which check the shared library itself and always link it.
 empty :=
 space := $(empty) $(empty)
+comma := ,
 LIB_PARTS := $(patsubst lib/%/,%,$(sort $(dir $(LIB_SRC))))
 INTERNAL_TEST_SRC := $(shell grep -lE '^.include "($(subst $(space),|,$(LIB_PARTS)))/' \
 	$(TEST_SRC))
@@ -269,6 +271,15 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
+
+# Long fuzzing, not in the test command: each target in turn for FUZZ_LONG_SECONDS
+# (default 600) with one job and one worker, from its corpus (scripts/fuzz-long.sh;
+# FUZZ_TARGETS=x86len,elf chooses some). docs/testing.md has the figures.
+FUZZ_LONG_SECONDS ?= 600
+FUZZ_TARGETS ?=
+fuzz-long:
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/fuzz-build fuzz
+	@scripts/fuzz-long.sh build/fuzz-build/fuzz $(FUZZ_LONG_SECONDS) $(subst $(comma),$(space),$(FUZZ_TARGETS))
 
 check: tests tests-so
 	@scripts/run-tests.sh $(BUILD) $(SO)

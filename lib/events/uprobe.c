@@ -294,6 +294,16 @@ int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint
 		r = -TACHO_ENOEVENT;
 		goto out;
 	}
+	/* A segment whose file bytes lie past the end of the file (a corrupt or cut
+	 * program header) would give an offset the kernel cannot probe: say so here, as
+	 * tc_uprobe_check_offset does for an offset given by number. */
+	if (ph.p_offset >= f.size || f.size - ph.p_offset <= s.value + add - ph.p_vaddr) {
+		snprintf(why, whysz, "'%.*s' (0x%llx) lies past the end of '%s' (%llu bytes): "
+			 "its program header is corrupt", (int)len, name,
+			 (unsigned long long)s.value, path, (unsigned long long)f.size);
+		r = -TACHO_EPARSE;
+		goto out;
+	}
 	*off = s.value + add - ph.p_vaddr + ph.p_offset;
 out:
 	elf_file_close(&f);

@@ -9,7 +9,7 @@
  * boundary: the function's first byte. Only lengths are needed, so the decoder knows the
  * shape of each opcode (ModRM? immediate?) and nothing of its meaning. Opcode facts come
  * from the SDM Vol. 2, Appendix A (opcode maps) and §2.1-2.3 (prefixes, ModRM, SIB,
- * VEX), and §2.7 (EVEX). */
+ * VEX), and §2.7 (EVEX); AMD's XOP from the APM Vol. 4 §1.2. */
 #include <errno.h>
 #include <string.h>
 
@@ -103,26 +103,46 @@ unsigned tc_x86_insn_len(const uint8_t *code, size_t avail)
 	unsigned flags, n, imm = 0;
 	uint8_t op;
 
-	/* legacy prefixes (§2.1.1); at most 14 before the 15-byte limit */
+	/* legacy prefixes (§2.1.1) and REX (§2.2.1); at most 14 before the 15-byte limit.
+	 * A REX that a legacy prefix follows is ignored, but still part of the
+	 * instruction: only the one right before the opcode counts. */
 	for (; i < avail && i < 14; i++) {
 		uint8_t b = code[i];
+		if ((b & 0xf0) == 0x40) {
+			rexw = b & 8;
+			continue;
+		}
 		if (b == 0x66)
 			opsize = true;
 		else if (b == 0x67)
 			adsize = true;
-		else if (b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 ||
-			 b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65)
-			continue;
-		else
+		else if (!(b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 ||
+			   b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65))
 			break;
+		rexw = false;
 	}
-	if (i < avail && (code[i] & 0xf0) == 0x40) {   /* REX (§2.2.1) */
-		rexw = code[i] & 8;
-		i++;
-	}
+	/* REX.W makes the operand 64 bits whatever a 66 prefix says (§2.2.1.2): an
+	 * immediate is then 32 bits (sign-extended), or 64 for mov reg, imm */
+	if (rexw)
+		opsize = false;
 	if (i >= avail)
 		return 0;
 	op = code[i++];
+
+	if (op == 0x8f && i < avail && (code[i] & 0x1f) >= 8) {
+		/* XOP (AMD APM Vol. 4 §1.2): 8F with a map of 8 or more, where POP's
+		 * ModRM.reg (which must be 0) would have bit 3 set. Two payload bytes,
+		 * the opcode, ModRM; map 8 has an imm8, map 9 none, map 0Ah an imm32. */
+		unsigned map = code[i] & 0x1f;
+		if (map > 10 || i + 3 > avail)
+			return 0;
+		i += 3;
+		n = modrm_len(code + i, avail - i);
+		if (!n)
+			return 0;
+		i += n + (map == 8 ? 1 : map == 10 ? 4 : 0);
+		return i <= avail && i <= 15 ? (unsigned)i : 0;
+	}
 
 	if (op == 0xc4 || op == 0xc5 || op == 0x62) {
 		/* VEX (§2.3) and EVEX (§2.7): in 64-bit mode these bytes always start one.

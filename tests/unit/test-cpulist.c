@@ -1,5 +1,5 @@
 /* test-cpulist.c - CPU lists as -C and the kernel write them: good lists, bad ones with
- * the column of the fault. */
+ * the column of the fault, overlapping ranges merged, and what one call allocates. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +60,78 @@ static void test_cases(void **state)
 	}
 }
 
+/* Ranges that overlap, nest and repeat in any order give each CPU once, sorted. */
+static void test_overlaps(void **state)
+{
+	int *cpus;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(tc_parse_cpu_list("10-20,0-3,2-12,15,30-31,5-6,19-25", &cpus, &n,
+					   NULL), 0);
+	assert_int_equal(n, 26 + 2);
+	for (size_t i = 0; i < 26; i++)
+		assert_int_equal(cpus[i], (int)i);
+	assert_int_equal(cpus[26], 30);
+	assert_int_equal(cpus[27], 31);
+	free(cpus);
+	assert_int_equal(tc_parse_cpu_list("0-65535,7", &cpus, &n, NULL), 0);
+	assert_int_equal(n, 65536);
+	assert_int_equal(cpus[65535], 65535);
+	free(cpus);
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* ASan's allocator calls this for every allocation (the runtime exports it; gcc ships
+ * no header declaring it). */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *,
+								  size_t),
+					      void (*free_hook)(const volatile void *));
+static size_t largest;
+static bool watching;
+
+static void on_malloc(const volatile void *p, size_t size)
+{
+	(void)p;
+	if (watching && size > largest)
+		largest = size;
+}
+
+static void on_free(const volatile void *p)
+{
+	(void)p;
+}
+#endif
+
+/* The parser runs for every sysfs CPU list tacho reads (online CPUs, each cache's and
+ * each PMU's CPUs): a short list must not cost a table of every possible CPU (it was a
+ * 64 KiB calloc per call). */
+static void test_small_allocation(void **state)
+{
+	(void)state;
+#ifdef __SANITIZE_ADDRESS__
+	int *cpus;
+	size_t n;
+
+	assert_int_not_equal(__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free), 0);
+	watching = true;
+	assert_int_equal(tc_parse_cpu_list("0-3,8,10-11", &cpus, &n, NULL), 0);
+	watching = false;
+	assert_int_equal(n, 7);
+	free(cpus);
+	if (largest > 256)
+		fail_msg("parsing \"0-3,8,10-11\" allocated a block of %zu bytes", largest);
+#else
+	TEST_SKIP("needs the allocation hook of the ASan build (build/asan runs this test)");
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_overlaps),
+		cmocka_unit_test(test_small_allocation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

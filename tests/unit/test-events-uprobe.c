@@ -615,6 +615,48 @@ static void test_intern(void **state)
 	assert_string_equal(a, "/usr/bin/tacho-intern-test");
 }
 
+/* A program header whose file offset lies past the end of the file (found by
+ * fuzz-elf): the symbol's offset is refused with a sentence, not handed to the kernel.
+ * The helper program is copied with its executable segment's p_offset moved far out. */
+static void test_segment_past_end(void **state)
+{
+	char path[PATH_MAX], why[512] = "";
+	uint64_t off = 0;
+	unsigned char *img;
+	size_t len;
+	Elf64_Ehdr eh;
+	FILE *f;
+	bool moved = false;
+	(void)state;
+
+	assert_int_equal(tc_read_file(prog, (char **)&img, &len, 0), 0);
+	assert_true(len > sizeof(eh));
+	memcpy(&eh, img, sizeof(eh));
+	for (unsigned i = 0; i < eh.e_phnum && !moved; i++) {
+		Elf64_Phdr ph;
+		size_t at = eh.e_phoff + (size_t)i * eh.e_phentsize;
+		assert_true(at + sizeof(ph) <= len);
+		memcpy(&ph, img + at, sizeof(ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		ph.p_offset = 1ull << 44;
+		memcpy(img + at, &ph, sizeof(ph));
+		moved = true;
+	}
+	assert_true(moved);
+	snprintf(path, sizeof(path), "/tmp/tacho-test-uprobe-%d", (int)getpid());
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(img, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(img);
+	assert_int_equal(tc_uprobe_symbol_offset(path, "work", 4, 0, &off, why, sizeof(why)),
+			 -TACHO_EPARSE);
+	assert_non_null(strstr(why, "past the end"));
+	assert_int_equal(off, 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -630,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_live_self),
 		cmocka_unit_test(test_list_row),
 		cmocka_unit_test(test_intern),
+		cmocka_unit_test(test_segment_past_end),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,0 +1,66 @@
+/* fuzz-kallsyms.c - libFuzzer target for the /proc/kallsyms reader (tc_kallsyms_load, read
+ * through a memfd as from a file) and its lookup: any text loads or fails with an error
+ * code; a lookup gives NULL or a name and a start at or below the address, and the
+ * start's own lookup gives the same start; a table that hides its addresses finds
+ * nothing. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sample/symbols.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const struct tc_kallsyms *k, uint64_t addr)
+{
+	uint64_t start = 0, again = 0;
+	const char *name = tc_kallsyms_lookup(k, addr, &start);
+
+	if (!name)
+		return;
+	if (tc_kallsyms_hidden(k) || start > addr || strlen(name) > 1 << 20)
+		abort();
+	if (!tc_kallsyms_lookup(k, start, &again) || again != start)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	struct tc_kallsyms *k;
+	char path[64], *text;
+
+	if (fd < 0)
+		fd = memfd_create("fuzz-kallsyms", 0);
+	if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (tc_kallsyms_load(path, &k) != 0)
+		return 0;
+	/* addresses from the input's own bytes, and the edges */
+	check(k, 0);
+	check(k, UINT64_MAX);
+	for (size_t i = 0; i + 8 <= size && i < 256; i += 8) {
+		uint64_t a;
+		memcpy(&a, data + i, 8);
+		check(k, a);
+		check(k, a | 0xffffffff80000000ull);
+	}
+	/* every line's address as it is written, and the byte after it */
+	text = malloc(size + 1);
+	if (text) {
+		memcpy(text, data, size);
+		text[size] = '\0';
+		for (char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+			uint64_t a = strtoull(p, NULL, 16);
+			check(k, a);
+			check(k, a + 1);
+		}
+		free(text);
+	}
+	tc_kallsyms_free(k);
+	return 0;
+}
