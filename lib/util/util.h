@@ -48,6 +48,28 @@ void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 #define tc_likely(x) __builtin_expect(!!(x), 1)
 #define tc_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* A value one thread writes and another reads without a lock (a region's figures, the
+ * hot path's flags): atomic loads and stores of any scalar type, plain moves on x86-64,
+ * so no data race for the compiler, nor for ThreadSanitizer. The _ACQUIRE and _RELEASE
+ * forms also order the accesses around them (a seqlock's data, without the fences that
+ * ThreadSanitizer cannot follow); on x86-64 they too are plain moves. */
+#define TC_LOAD_ORDER(x, order)                                                         \
+	({                                                                              \
+		/* x's type without const (lvalue conversion); not evaluated */       \
+		__typeof__(({ __auto_type tc_t_ = (x); tc_t_; })) tc_once_;             \
+		__atomic_load(&(x), &tc_once_, order);                                  \
+		tc_once_;                                                               \
+	})
+#define TC_STORE_ORDER(x, v, order)                                                     \
+	do {                                                                            \
+		__typeof__(x) tc_once_ = (v);                                           \
+		__atomic_store(&(x), &tc_once_, order);                                 \
+	} while (0)
+#define TC_READ_ONCE(x) TC_LOAD_ORDER(x, __ATOMIC_RELAXED)
+#define TC_WRITE_ONCE(x, v) TC_STORE_ORDER(x, v, __ATOMIC_RELAXED)
+#define TC_LOAD_ACQUIRE(x) TC_LOAD_ORDER(x, __ATOMIC_ACQUIRE)
+#define TC_STORE_RELEASE(x, v) TC_STORE_ORDER(x, v, __ATOMIC_RELEASE)
+
 /* --- diagnostics (error.c) --- */
 
 /* The first version of struct tacho_diag ends at hint. */
