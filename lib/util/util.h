@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tacho/errors.h"
 
@@ -47,7 +48,6 @@ void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 #define TC_UNUSED __attribute__((unused))
 #define tc_likely(x) __builtin_expect(!!(x), 1)
 #define tc_unlikely(x) __builtin_expect(!!(x), 0)
-
 /* A value one thread writes and another reads without a lock (a region's figures, the
  * hot path's flags): atomic loads and stores of any scalar type, plain moves on x86-64,
  * so no data race for the compiler, nor for ThreadSanitizer. The _ACQUIRE and _RELEASE
@@ -109,6 +109,15 @@ char *tc_sb_detach(struct tc_sb *sb);
 /* Reads a whole file into a NUL-terminated buffer the caller frees. Returns 0 or
  * -errno. `max` bounds the size (-EFBIG past it); 0 means 256 MiB. */
 int tc_read_file(const char *path, char **out, size_t *len, size_t max);
+/* Opens path for reading only if it is a regular file (never waiting on a FIFO, never
+ * taking a terminal), filling *st when st is non-NULL: the fd, -EISDIR for a directory,
+ * -EINVAL for anything else that is not a regular file (a FIFO, a device), or -errno. What a recording or a dump names is
+ * data from someone else: open it with this. */
+struct stat;
+int tc_open_regular(const char *path, struct stat *st);
+/* tc_read_file of a regular file (tc_open_regular), refused with -EFBIG before any read
+ * when larger than max. */
+int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max);
 /* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
 int tc_read_line_file(const char *path, char *buf, size_t size);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
