@@ -16,7 +16,7 @@
 #define NAMES 200     /* a thread's table grows from 16 to 256 records meanwhile */
 #define ROUNDS 3
 
-static char names[NAMES][8];
+static char names[NAMES][16];
 static int setup_err;
 
 static int group_setup(void **state)
