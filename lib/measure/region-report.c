@@ -767,48 +767,73 @@ int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 	}
 }
 
+/* The figures must not be lost: when the file cannot be written (opened, written or
+ * closed), they go to stderr, with the reason. */
+static int fall_back(const struct tacho_regions_report *r, const char *path, int ferr)
+{
+	int err;
+
+	tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
+	       tacho_strerror(ferr));
+	fprintf(stderr, "tacho regions: cannot write the report to %s: %s; here it is\n", path,
+		ferr == -ELOOP ? "it is a symbolic link, which tacho does not follow" :
+		tacho_strerror(ferr));
+	err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+	fflush(stderr);
+	return err ? err : ferr;
+}
+
 int tacho_regions_write(void)
 {
 	struct tacho_regions_report *r;
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
-	FILE *f = stderr;
+	struct tc_outfile out;
+	FILE *f;
 	int err;
 
 	err = tacho_regions_report_new(&r);
 	if (err)
 		return err;
-	if (to_file) {
-		f = fopen(path, "w");
-		if (!f) {
-			/* The figures must not be lost: they go to stderr instead. */
-			int ferr = -errno;
-			tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
-			       tacho_strerror(ferr));
-			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
-				"here it is\n", path, tacho_strerror(ferr));
-			err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
-			fflush(stderr);
-			tacho_regions_report_free(r);
-			return err ? err : ferr;
-		}
+	if (!to_file) {
+		err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+		fflush(stderr);
+		goto out;
 	}
-	err = tacho_regions_report_write(r, f, to_file ? tc_format_of_path(path) :
-					TACHO_FORMAT_TABLE, NULL);
-	if (to_file) {
-		if (fclose(f) && !err)
-			err = -errno;
-		/* The notes are in the file; the person running the program is told once
-		 * that there are some (a bad TACHO_EVENTS must not pass unseen). */
-		for (const char *p = r->alerts; p && *p;) {
-			const char *nl = strchr(p, '\n');
-			int len = nl ? (int)(nl - p) : (int)strlen(p);
-			fprintf(stderr, "tacho regions: %.*s\n", len, p);
-			p += len + (nl ? 1 : 0);
-		}
-	} else {
-		fflush(f);
+	/* a new file of mode 0600, renamed over path when whole (util.h, tc_outfile) */
+	err = tc_outfile_open(&out, path, 0);
+	if (err) {
+		err = fall_back(r, path, err);
+		goto out;
 	}
+	f = tc_outfile_stream(&out);
+	if (!f) {
+		tc_outfile_abort(&out);
+		err = fall_back(r, path, -ENOMEM);
+		goto out;
+	}
+	err = tacho_regions_report_write(r, f, tc_format_of_path(path), NULL);
+	if (err) {
+		tc_outfile_abort(&out);
+		err = fall_back(r, path, err);
+		goto out;
+	}
+	/* the data reach the file at the flush and close: a full disk (or /dev/full)
+	 * says so only there */
+	err = tc_outfile_commit(&out);
+	if (err) {
+		err = fall_back(r, path, err);
+		goto out;
+	}
+	/* The notes are in the file; the person running the program is told once that
+	 * there are some (a bad TACHO_EVENTS must not pass unseen). */
+	for (const char *p = r->alerts; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(stderr, "tacho regions: %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+out:
 	tacho_regions_report_free(r);
 	return err;
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "measure/region.h"
@@ -498,16 +499,38 @@ static void add_note(const char *fmt, ...)
 	tc_sb_addc(&tc_regions.notes, '\n');
 }
 
+/* A variable of the environment, unless this process runs with privileges its caller
+ * lacks (setuid, setgid, file capabilities: the kernel's AT_SECURE, as secure_getenv):
+ * then whoever set TACHO_OUTPUT could make it write a file they may not write, and
+ * TACHO_EVENTS's text would land in it. Ignored, and said once on the log. */
+static const char *trusted_env(const char *name)
+{
+	if (getauxval(AT_SECURE)) {
+		if (getenv(name)) {
+			/* in the report's notes (on stderr, where the report then goes)
+			 * and on the log */
+			add_note("%s ignored: this process runs with privileges (setuid, "
+				 "setgid or file capabilities) that whoever set it may lack",
+				 name);
+			tc_log(TACHO_LOG_WARN, "%s ignored: this process runs with "
+			       "privileges (setuid, setgid or file capabilities)", name);
+		}
+		return NULL;
+	}
+	return secure_getenv(name);
+}
+
 /* Once per process: the events, the output, the TSC, the exit hook. With the lock. */
 static int process_setup(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
 {
-	const char *spec = opts && opts->events ? opts->events : getenv("TACHO_EVENTS");
-	const char *output = opts && opts->output ? opts->output : getenv("TACHO_OUTPUT");
+	const char *spec, *output;
 	struct tacho_evlist *list = NULL;
 	int err;
 
 	tc_tsc_info();   /* measures the TSC once, outside any region */
 	tc_sb_init(&tc_regions.notes);
+	spec = opts && opts->events ? opts->events : trusted_env("TACHO_EVENTS");
+	output = opts && opts->output ? opts->output : trusted_env("TACHO_OUTPUT");
 	if (spec && *spec) {
 		struct tacho_diag d = { .sz = sizeof(d) };
 

@@ -84,6 +84,35 @@ int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigne
 bool tc_log_enabled(enum tacho_log_level level);
 void tc_log(enum tacho_log_level level, const char *fmt, ...) TC_PRINTF(2, 3);
 
+/* --- output files (outfile.c) ---
+ * Every file tacho writes (a recording, -o, TACHO_OUTPUT) is made here: a new file of
+ * mode 0600 (a recording holds addresses, command lines and paths), NAME.tmp-XXXXXX in
+ * the same directory, renamed over NAME by tc_outfile_commit. So a symbolic link at NAME
+ * is never followed (open refuses it, -ELOOP), a failed run leaves NAME as it was, two
+ * runs writing NAME each leave a whole file (the last rename wins), and a file still
+ * being read under NAME (report -i F -o F) keeps its contents until it is unmapped. A
+ * character device or a FIFO at NAME is written in place (never created, truncated or
+ * replaced); a FIFO without a reader is -ENXIO, a directory -EISDIR, anything else that
+ * is not a regular file -EPERM. */
+#define TC_OUTFILE_KEEP_OLD 0x1u   /* commit moves a regular file at NAME to NAME.old */
+struct tc_outfile {
+	int fd;          /* write here (or through tc_outfile_stream) */
+	FILE *f;
+	char *path;
+	char *tmp;       /* NULL: written in place */
+	unsigned flags;
+};
+/* 0, or -errno with *o cleared. */
+int tc_outfile_open(struct tc_outfile *o, const char *path, unsigned flags);
+/* A stdio stream on fd, made on first call and owned by *o; NULL without memory. */
+FILE *tc_outfile_stream(struct tc_outfile *o);
+/* Flushes and closes (a write error of the stream counts), then renames into place; on
+ * any error the temporary file goes and NAME stays as it was. 0 or -errno; *o is done
+ * either way. */
+int tc_outfile_commit(struct tc_outfile *o);
+/* Closes and removes the temporary file: NAME stays as it was. NULL-safe fields. */
+void tc_outfile_abort(struct tc_outfile *o);
+
 /* --- growable string (strbuf.c), in the manner of git's strbuf ---
  * Always NUL-terminated; buf is never NULL after tc_sb_init. On allocation failure
  * the buffer sets .oom and drops further appends: check it once at the end. */
