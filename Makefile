@@ -1,5 +1,5 @@
 # Makefile - the one build of libtacho, the tacho binary, tests, examples, benchmarks and
-# fuzz targets: non-recursive within a build tree; `make test` builds its three trees
+# fuzz targets: non-recursive within a build tree; `make test` builds its four trees
 # with one sub-make each under one jobserver, so that their compiles overlap.
 #
 #   make                  libtacho.a, libtacho.so, tacho, tacho.pc in $(BUILD) (default build/)
@@ -9,8 +9,9 @@
 #   make check            both of those, then the suite of $(BUILD) and $(BUILD)/so
 #   make test             the README's test command, from a clean clone: installs what is
 #                         missing (scripts/deps.sh), builds build/ (with build/so), build/asan
-#                         (ASan+UBSan) and the libFuzzer targets with warnings as errors, then
-#                         scripts/run-tests.sh runs every test binary of the three trees and
+#                         (ASan+UBSan), build/tsan (TSan, the concurrency tests) and the
+#                         libFuzzer targets with warnings as errors, then
+#                         scripts/run-tests.sh runs every test binary of the trees and
 #                         each fuzz target (its corpus, then FUZZ_SECONDS of fuzzing) as
 #                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
 #                         clean clone (measured 1:24 to 1:48, a third of it building)
@@ -278,7 +279,7 @@ fuzz: $(FUZZ_BIN)
 check: tests tests-so
 	@scripts/run-tests.sh $(BUILD) $(SO)
 
-# The README's test command. Everything from a clean clone: set-up, the three trees built
+# The README's test command. Everything from a clean clone: set-up, the four trees built
 # with warnings as errors by one make (one sub-make per tree, sharing the jobserver, so
 # that their compiles overlap), then the suite of every tree and the fuzz targets as
 # parallel jobs (scripts/run-tests.sh), ending with the summary line.
