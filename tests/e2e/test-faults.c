@@ -405,8 +405,14 @@ static void test_setuid_tacho(void **state)
 	th_runv(&r, NULL, as_root);
 	if (r.status == 1 && strstr(r.err, "cannot open shared object"))
 		TEST_SKIP("the copy cannot find its libraries: %s", r.err);
-	assert_int_equal(r.status, 0);
+	/* LeakSanitizer cannot run in a setuid process (it would ptrace it) and says so
+	 * at exit, with status 1, whatever ASAN_OPTIONS say: in the ASan tree the
+	 * status is the sanitizer's, and what tacho printed is the test */
+	bool lsan = strstr(r.err, "LeakSanitizer has encountered a fatal error");
 	assert_contains(r.out, "tacho ");
+	if (!lsan)
+		assert_int_equal(r.status, 0);
+	assert_not_contains(r.err, "refusing");
 	th_run_free(&r);
 
 	char *as_daemon[] = { (char *)"setpriv", (char *)"--reuid=1", (char *)"--regid=1",
@@ -415,9 +421,11 @@ static void test_setuid_tacho(void **state)
 	if (r.status == 127 || strstr(r.err, "setpriv:"))
 		TEST_SKIP("cannot run as another user: %s", r.err);
 	assert_int_equal(r.status, 1);
-	assert_contains(r.err, "refusing to run setuid");
+	assert_contains(r.err, "tacho: refusing to run setuid");
 	assert_contains(r.err, "cap_perfmon");
-	assert_int_equal(th_count_lines(r.err), 1);
+	assert_string_equal(r.out, "");
+	if (!lsan)
+		assert_int_equal(th_count_lines(r.err), 1);
 	th_run_free(&r);
 }
 
