@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -25,6 +26,54 @@ static char *with_suffix(const char *path, const char *suffix)
 	return s;
 }
 
+/* What a link may lead an output to (/dev/stdout and /dev/stderr are links): a pipe, a
+ * terminal (the tty, console and pseudo-terminal majors of the kernel's devices.txt:
+ * 4, 5, 136-143) or /dev/null (1:3). Not any device: a link planted in a shared folder
+ * must not lead a report run by root to /dev/mem or /dev/kmsg. */
+static bool harmless_target(const struct stat *st)
+{
+	unsigned ma = major(st->st_rdev), mi = minor(st->st_rdev);
+
+	if (S_ISFIFO(st->st_mode))
+		return true;
+	if (!S_ISCHR(st->st_mode))
+		return false;
+	return ma == 4 || ma == 5 || (ma >= 136 && ma <= 143) || (ma == 1 && mi == 3);
+}
+
+/* A device or a pipe the caller named (/dev/null, a FIFO, through a link when
+ * follow): written in place, never created, truncated or replaced. A FIFO without a
+ * reader is refused (ENXIO) instead of waited on; what was opened is checked again, so
+ * that a link moved to a regular file meanwhile is refused before any write. */
+static int open_in_place(struct tc_outfile *o, const char *path, bool follow)
+{
+	struct stat st;
+	int err;
+
+	o->fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+		     (follow ? 0 : O_NOFOLLOW));
+	if (o->fd < 0) {
+		err = -errno;
+		goto out_fail;
+	}
+	if (fstat(o->fd, &st) != 0) {
+		err = -errno;
+		goto out_fail;
+	}
+	if (follow ? !harmless_target(&st) : !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+		err = -ELOOP;
+		goto out_fail;
+	}
+	if (fcntl(o->fd, F_SETFL, 0) < 0) {
+		err = -errno;
+		goto out_fail;
+	}
+	return 0;
+out_fail:
+	tc_outfile_abort(o);
+	return err;
+}
+
 int tc_outfile_open(struct tc_outfile *o, const char *path, unsigned flags)
 {
 	struct stat st;
@@ -40,31 +89,24 @@ int tc_outfile_open(struct tc_outfile *o, const char *path, unsigned flags)
 		return -ENOMEM;
 	if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			/* A link is not followed: where it points is someone else's
-			 * choice. Renaming over it would replace the link itself; refusing
-			 * says why, and -o - or a shell redirection still writes anywhere. */
-			err = -ELOOP;
-			goto out_fail;
+			/* A link is not followed to a file: where it points is someone
+			 * else's choice, and renaming over it would replace the link
+			 * itself; refusing says why (-o - or a shell redirection still
+			 * writes anywhere). A link to a pipe, a terminal or /dev/null
+			 * (/dev/stdout, /dev/stderr) truncates nothing: it is written in
+			 * place. */
+			if (stat(path, &st) != 0 || !harmless_target(&st)) {
+				err = -ELOOP;
+				goto out_fail;
+			}
+			return open_in_place(o, path, true);
 		}
 		if (S_ISDIR(st.st_mode)) {
 			err = -EISDIR;
 			goto out_fail;
 		}
-		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-			/* a device or a pipe the caller named (/dev/null, a FIFO): written
-			 * in place, never created, truncated or replaced; a FIFO without a
-			 * reader is refused (ENXIO) instead of waiting forever */
-			o->fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-			if (o->fd < 0) {
-				err = -errno;
-				goto out_fail;
-			}
-			if (fcntl(o->fd, F_SETFL, 0) < 0) {
-				err = -errno;
-				goto out_fail;
-			}
-			return 0;
-		}
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+			return open_in_place(o, path, false);
 		if (!S_ISREG(st.st_mode)) {
 			err = -EPERM;
 			goto out_fail;

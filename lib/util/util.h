@@ -88,7 +88,8 @@ void tc_log(enum tacho_log_level level, const char *fmt, ...) TC_PRINTF(2, 3);
  * Every file tacho writes (a recording, -o, TACHO_OUTPUT) is made here: a new file of
  * mode 0600 (a recording holds addresses, command lines and paths), NAME.tmp-XXXXXX in
  * the same directory, renamed over NAME by tc_outfile_commit. So a symbolic link at NAME
- * is never followed (open refuses it, -ELOOP), a failed run leaves NAME as it was, two
+ * is never followed to a file (open refuses it, -ELOOP; a link to a pipe, a terminal or
+ * /dev/null, as /dev/stdout, is written in place), a failed run leaves NAME as it was, two
  * runs writing NAME each leave a whole file (the last rename wins), and a file still
  * being read under NAME (report -i F -o F) keeps its contents until it is unmapped. A
  * character device or a FIFO at NAME is written in place (never created, truncated or

@@ -339,6 +339,18 @@ static void test_outfile(void **state)
 	assert_string_equal(text, "three\n");
 	free(text);
 
+	/* a link to a pipe, a terminal or /dev/null (as /dev/stdout) is written in place;
+	 * a link to another device is refused like a link to a file */
+	const char *null_link = th_tmp("null-link"), *full_link = th_tmp("full-link");
+	assert_int_equal(symlink("/dev/null", null_link), 0);
+	assert_int_equal(tc_outfile_open(&o, null_link, 0), 0);
+	assert_null(o.tmp);
+	assert_int_equal(tc_outfile_commit(&o), 0);
+	assert_int_equal(lstat(null_link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(symlink("/dev/full", full_link), 0);
+	assert_int_equal(tc_outfile_open(&o, full_link, 0), -ELOOP);
+
 	/* a device in place; a write error shows at commit */
 	assert_int_equal(tc_outfile_open(&o, "/dev/null", 0), 0);
 	assert_null(o.tmp);
