@@ -1,5 +1,5 @@
 # Makefile - the one build of libtacho, the tacho binary, tests, examples, benchmarks and
-# fuzz targets: non-recursive within a build tree; `make test` builds its three trees
+# fuzz targets: non-recursive within a build tree; `make test` builds its four trees
 # with one sub-make each under one jobserver, so that their compiles overlap.
 #
 #   make                  libtacho.a, libtacho.so, tacho, tacho.pc in $(BUILD) (default build/)
@@ -9,8 +9,9 @@
 #   make check            both of those, then the suite of $(BUILD) and $(BUILD)/so
 #   make test             the README's test command, from a clean clone: installs what is
 #                         missing (scripts/deps.sh), builds build/ (with build/so), build/asan
-#                         (ASan+UBSan) and the libFuzzer targets with warnings as errors, then
-#                         scripts/run-tests.sh runs every test binary of the three trees and
+#                         (ASan+UBSan), build/tsan (TSan, the concurrency tests) and the
+#                         libFuzzer targets with warnings as errors, then
+#                         scripts/run-tests.sh runs every test binary of the trees and
 #                         each fuzz target (its corpus, then FUZZ_SECONDS of fuzzing) as
 #                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
 #                         clean clone (measured 1:24 to 1:48, a third of it building)
@@ -18,6 +19,10 @@
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make SAN=thread BUILD=build/tsan tests-tsan
+#                         the library and the concurrency tests (TSAN_TEST_SRC) with
+#                         ThreadSanitizer: the third tree of `make test`, kept to the tests
+#                         whose threads share state, so that it adds seconds, not minutes
 #   make BUILD=build-x    keep a separate build tree (parallel work, variants)
 #
 # A change of compiler or flags (CC, CPPFLAGS, CFLAGS, SAN, OPT, LDFLAGS) rebuilds what
@@ -55,6 +60,10 @@ ifeq ($(SAN),1)
 OPT      := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 endif
+ifeq ($(SAN),thread)
+OPT      := -O1 -g -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=thread
+endif
 
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
@@ -91,8 +100,8 @@ SHARED := $(BUILD)/libtacho.so.$(VERSION)
 TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
 
-.PHONY: all lib tests tests-so examples benches fuzz check test test-trees test-tree-release \
-	test-tree-asan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
+.PHONY: all lib tests tests-tsan tests-so examples benches fuzz check test test-trees test-tree-release \
+	test-tree-asan test-tree-tsan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
 all: lib $(TACHO) $(PC)
 lib: $(STATIC) $(SHARED)
 
@@ -245,6 +254,8 @@ $(filter $(BUILD)/tests/e2e/%,$(TEST_BIN)): $(TACHO) $(PROG_BIN) $(EX_BIN)
 $(filter $(SO)/tests/e2e/%,$(SO_BIN)): $(SO_TACHO)
 
 tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
+TSAN_TEST_SRC := tests/unit/test-region-race.c
+tests-tsan: $(patsubst %.c,$(BUILD)/%,$(TSAN_TEST_SRC))
 tests-so: tests $(SO_TACHO) $(SO_BIN)
 examples: $(EX_BIN)
 benches: $(BENCH_BIN)
@@ -284,7 +295,7 @@ fuzz-long:
 check: tests tests-so
 	@scripts/run-tests.sh $(BUILD) $(SO)
 
-# The README's test command. Everything from a clean clone: set-up, the three trees built
+# The README's test command. Everything from a clean clone: set-up, the four trees built
 # with warnings as errors by one make (one sub-make per tree, sharing the jobserver, so
 # that their compiles overlap), then the suite of every tree and the fuzz targets as
 # parallel jobs (scripts/run-tests.sh), ending with the summary line.
@@ -292,13 +303,15 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory -j$(JOBS) --output-sync=target test-trees
-	@scripts/run-tests.sh build build/so build/asan --fuzz build/fuzz-build/fuzz
+	@scripts/run-tests.sh build build/so build/asan build/tsan --fuzz build/fuzz-build/fuzz
 
-test-trees: test-tree-release test-tree-asan test-tree-fuzz
+test-trees: test-tree-release test-tree-asan test-tree-tsan test-tree-fuzz
 test-tree-release:
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build tests tests-so
 test-tree-asan:
 	@$(MAKE) --no-print-directory WERROR=1 BUILD=build/asan SAN=1 tests
+test-tree-tsan:
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build/tsan SAN=thread tests-tsan
 test-tree-fuzz:
 	@$(MAKE) --no-print-directory BUILD=build/fuzz-build fuzz
 

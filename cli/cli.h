@@ -128,9 +128,15 @@ struct cli_signals {
 void cli_stop_signals_catch(struct cli_signals *saved);
 void cli_stop_signals_restore(const struct cli_signals *saved);
 
-/* Opens the file of -o (or returns stdout when path is NULL or "-"). Prints the error. */
+/* Opens the file of -o (or returns stdout when path is NULL or "-"): a temporary file of
+ * mode 0600 beside it, renamed into place by cli_close_output; a symbolic link is
+ * refused (docs/security.md). Prints the error. */
 FILE *cli_open_output(const char *path);
-/* Closes what cli_open_output gave, checking for write errors; EXIT_OK or EXIT_FAIL. */
+/* Closes what cli_open_output gave (stdout and stderr are flushed), checking for write
+ * errors, and puts the file in place; EXIT_OK or EXIT_FAIL (printed; the file named
+ * stays as it was). */
 int cli_close_output(FILE *f, const char *path);
+/* Drops what cli_open_output gave after a failure: the file named stays as it was. */
+void cli_abandon_output(FILE *f);
 
 #endif

@@ -146,7 +146,13 @@ static int cmd_report_fn(int argc, char **argv)
 	if (in.nevents > 1 && !event)
 		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,
 			 in.nevents, in.event);
-	if (in.truncated) {
+	if (in.truncated && in.good_bytes == in.file_bytes) {
+		char b[32];
+		/* every record whole, the last one missing: "read N of N" would say both */
+		cli_warn("'%s' has no final record (the recording was killed before it "
+			 "finished): read all %s bytes", input,
+			 tc_fmt_grouped(in.file_bytes, b, sizeof(b)));
+	} else if (in.truncated) {
 		char a[32], b[32];
 		cli_warn("'%s' ends early (the recording was killed or the file cut short): read "
 			 "%s of %s bytes, up to its last complete record", input,
@@ -171,12 +177,12 @@ static int cmd_report_fn(int argc, char **argv)
 	if (err == -ENOENT && annotate) {
 		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", annotate,
 			  input);
-		cli_close_output(out, outpath);
+		cli_abandon_output(out);
 		goto out;
 	}
 	if (err) {
 		cli_error("cannot report: %s", tacho_strerror(err));
-		cli_close_output(out, outpath);
+		cli_abandon_output(out);
 		goto out;
 	}
 	tacho_profile_info(p, &in);

@@ -488,8 +488,10 @@ static int stat_print(struct stat_cli *c)
 		c->out = NULL;
 		if (cli_close_output(out, c->outpath) != EXIT_OK)
 			return EXIT_FAIL;
-	} else {
-		fflush(stderr);
+	} else if (fflush(stderr) != 0 || ferror(stderr)) {
+		/* the counts were lost (2>/dev/full): the exit status is all that can
+		 * still say so */
+		return EXIT_FAIL;
 	}
 	if (err)
 		return EXIT_FAIL;

@@ -161,30 +161,69 @@ int cli_event_error(const char *what, const struct tacho_diag *diag)
 	return EXIT_USAGE;
 }
 
+/* The one file a command writes with -o: made by lib/util's tc_outfile (mode 0600, a
+ * temporary file renamed into place when closed, a link refused). */
+static struct tc_outfile cli_out = { .fd = -1 };
+
+static const char *outfile_why(int err)
+{
+	switch (err) {
+	case -ELOOP:
+		return "it is a symbolic link, which tacho does not follow (name the file "
+		       "itself, or write to standard output with -o -)";
+	case -ENXIO:
+		return "it is a FIFO that nobody reads";
+	case -EPERM:
+		return "it is neither a regular file, a device nor a FIFO";
+	default:
+		return strerror(-err);
+	}
+}
+
 FILE *cli_open_output(const char *path)
 {
-	FILE *f;
+	int err;
 
 	if (!path || strcmp(path, "-") == 0)
 		return stdout;
-	f = fopen(path, "w");
-	if (!f)
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-	return f;
+	if (cli_out.path) {
+		cli_error("cannot write '%s': another output is open", path);
+		return NULL;
+	}
+	err = tc_outfile_open(&cli_out, path, 0);
+	if (!err && !tc_outfile_stream(&cli_out)) {
+		tc_outfile_abort(&cli_out);
+		err = -ENOMEM;
+	}
+	if (err) {
+		cli_error("cannot write '%s': %s", path, outfile_why(err));
+		return NULL;
+	}
+	return cli_out.f;
+}
+
+void cli_abandon_output(FILE *f)
+{
+	if (f && f == cli_out.f)
+		tc_outfile_abort(&cli_out);
 }
 
 int cli_close_output(FILE *f, const char *path)
 {
-	bool bad;
+	int err;
 
 	if (!f)
 		return EXIT_OK;
-	if (f == stdout)
-		return fflush(f) || ferror(f) ? (cli_error("write error on standard output: %s",
+	if (f == stdout || f == stderr)
+		return fflush(f) || ferror(f) ? (cli_error("write error on standard %s: %s",
+						     f == stdout ? "output" : "error",
 						     strerror(errno)), EXIT_FAIL) : EXIT_OK;
-	bad = ferror(f) != 0;
-	if (fclose(f) != 0 || bad) {
-		cli_error("write error on '%s': %s", path, strerror(errno));
+	if (f != cli_out.f)
+		return EXIT_FAIL;
+	err = tc_outfile_commit(&cli_out);
+	if (err) {
+		cli_error("write error on '%s': %s (the file is left as it was)", path,
+			  strerror(-err));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
@@ -204,6 +243,17 @@ int main(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int i, ret;
 
+	/* Installed setuid or setgid, tacho would run any program and write any file
+	 * as its owner for whoever calls it. It serves only a caller who is root anyway;
+	 * the way to let others measure is a capability (docs/security.md). */
+	if ((geteuid() != getuid() || getegid() != getgid()) && getuid() != 0) {
+		cli_error("refusing to run setuid or setgid for user %u: it would run programs "
+			  "and write files with privileges that user does not have (give tacho "
+			  "the capability instead: setcap cap_perfmon+ep on a copy only trusted "
+			  "users can run, or lower kernel.perf_event_paranoid)",
+			  (unsigned)getuid());
+		return EXIT_FAIL;
+	}
 	/* the libtacho.so that runs serves the header tacho was built with */
 	if (TACHO_CHECK_VERSION(&diag)) {
 		cli_error("%s", diag.message);

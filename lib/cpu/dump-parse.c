@@ -51,6 +51,7 @@ static const struct libcpuid_key {
  * format: far above anything a CPU defines, low enough to catch garbage. */
 #define MAX_INDEX 0xffffu
 #define MAX_LEAVES_PER_CPU 4096u
+#define DUMP_MAX ((size_t)16 << 20)
 
 struct parser {
 	const char *src;              /* name for diagnostics */
@@ -264,8 +265,10 @@ static uint32_t occurrences(const struct parser *ps, uint32_t leaf)
  * "CPU 3:" (or "CPU:" with -1), then per leaf
  * "   0x00000007 0x01: eax=0x00000020 ebx=0x00000000 ecx=0x00000000 edx=0x00000000". */
 
-/* "CPU N:" or "CPU:" alone on the line; returns the number, -1 without one, or -2. */
-static long cpuid_r_header(const char *p, const char *end)
+/* "CPU N:" or "CPU:" alone on the line; returns the number, -1 without one, -2 when the
+ * line is not a header, -3 (with *bad where) when it is one with a number that is not
+ * a CPU's: negative, or above INT_MAX ("CPU 4294967296:" must not wrap to CPU 0). */
+static long cpuid_r_header(const char *p, const char *end, const char **bad)
 {
 	long n = -1;
 
@@ -273,12 +276,19 @@ static long cpuid_r_header(const char *p, const char *end)
 	if (!eat(&p, end, "CPU"))
 		return -2;
 	p = skip_ws(p, end);
-	if (p < end && *p >= '0' && *p <= '9') {
+	if (end - p >= 2 && (*p == '-' || *p == '+') && is_digit(p[1])) {
+		*bad = p;
+		return -3;
+	}
+	if (p < end && is_digit(*p)) {
+		const char *start = p;
 		n = 0;
-		while (p < end && *p >= '0' && *p <= '9') {
+		while (p < end && is_digit(*p)) {
 			n = n * 10 + (*p - '0');
-			if (n > INT_MAX)
-				return -2;
+			if (n > INT_MAX) {
+				*bad = start;
+				return -3;
+			}
 			p++;
 		}
 		p = skip_ws(p, end);
@@ -303,7 +313,11 @@ static int parse_cpuid_r(struct parser *ps)
 	long n;
 	int err;
 
-	n = cpuid_r_header(p, ps->end);
+	const char *bad = NULL;
+
+	n = cpuid_r_header(p, ps->end, &bad);
+	if (n == -3)
+		return perr(ps, bad, false, "CPU number: expected 0 to %d", INT_MAX);
 	if (n >= -1)
 		return new_cpu(ps, (int)n);
 	if (!cpuid_r_data(p, ps->end))
@@ -618,9 +632,11 @@ static int parse_aida(struct parser *ps)
 
 static enum dump_format detect(const char *p, const char *end)
 {
-	const char *t = skip_ws(p, end);
+	const char *t = skip_ws(p, end), *bad;
+	long h = cpuid_r_header(p, end, &bad);
 
-	if (cpuid_r_header(p, end) >= -1 || cpuid_r_data(p, end))
+	/* a header with a bad number is still cpuid -r's: its parser says what is wrong */
+	if (h >= -1 || h == -3 || cpuid_r_data(p, end))
 		return FMT_CPUID_R;
 	if (t == p && libcpuid_line(p, end))
 		return FMT_LIBCPUID;
@@ -732,10 +748,14 @@ int tacho_cpuid_dump_load(const char *path, struct tacho_cpuid_dump **out,
 	*out = NULL;
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	err = tc_read_file(path, &buf, &len, 0);
+	/* a dump is a regular file of at most 16 MiB (the largest real ones, with every
+	 * subleaf of 256 CPUs, are under 2 MiB): its size is checked before any read, and a
+	 * FIFO or a device is refused instead of read */
+	err = tc_read_regular_file(path, &buf, &len, DUMP_MAX);
 	if (err)
 		return tc_diag_set(diag, path, 0, 0, err, "cannot read the file: %s",
-				   tacho_strerror(err));
+				   err == -EFBIG ? "larger than 16 MiB, too large for a CPUID dump" :
+				   err == -EINVAL ? "not a regular file" : tacho_strerror(err));
 	err = tacho_cpuid_dump_parse(buf, len, path, out, diag);
 	free(buf);
 	return err;

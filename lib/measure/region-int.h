@@ -33,9 +33,29 @@ struct tc_region_name_slot {
 	uint32_t rec;
 };
 
+/* The figures of threads that ended, merged by name when each ended (a region of a
+ * process that starts many short threads costs one of these, not one per thread):
+ * calls and the accumulator of each quantity (a thread without counters adds its calls
+ * to the time only). */
+struct tc_region_retired {
+	const char *name;         /* in tc_regions.retired_names */
+	uint64_t calls;
+	unsigned threads;         /* threads that entered it */
+	struct {
+		uint64_t calls;
+		struct tc_region_accumulator a;
+	} q[];
+};
+
+/* A thread's state. Its owner writes its figures without a lock; the report reads them
+ * under tc_regions.lock, a record's fields with TC_READ_ONCE inside the seqlock seq
+ * (odd while end() updates a record), so that a snapshot holds whole calls. What may
+ * move or grow (recs, nrec, names) changes only under tc_regions.lock. */
 struct tc_region_thread {
 	struct tc_region_thread *next;
 	pid_t tid;
+	unsigned seq;             /* even when no record is being updated */
+	bool in_setup;            /* the thread holds tc_regions.lock (set-up, calibration) */
 	size_t nq;                /* 1 + events */
 	size_t nq_read;           /* nq, or 1 when this thread's counters failed */
 	struct tc_measure_set m;
@@ -51,8 +71,6 @@ struct tc_region_thread {
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */
 	unsigned long errors, unbalanced;
 	unsigned long pc_misses;  /* lookups the pointer cache did not answer */
-	bool gone;                /* the thread ended; its counters are closed */
-	bool multiplexed, ran;    /* kept from the counters when they close */
 };
 
 struct tc_regions {
@@ -72,8 +90,15 @@ struct tc_regions {
 	bool *ev_opened;          /* [nq] opened on at least one thread */
 	bool open_failed_noted;
 	struct tc_sb notes;
-	struct tc_region_thread *threads;
-	unsigned nthreads;
+	struct tc_region_thread *threads;   /* the threads alive */
+	unsigned nthreads;        /* threads that ever entered a region */
+	unsigned nstates;         /* states in threads */
+	/* what the threads that ended leave */
+	struct tc_region_retired **retired;
+	size_t nretired, aretired;
+	struct tc_strpool retired_names;   /* name id i is retired[i]'s name */
+	unsigned long retired_errors, retired_unbalanced;
+	bool retired_multiplexed, retired_ran;
 };
 
 extern struct tc_regions tc_regions;

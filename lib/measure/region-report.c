@@ -2,6 +2,7 @@
  * written as JSON (the contract in tacho/regions.h), CSV or a table. */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,18 +122,94 @@ void tacho_regions_report_free(struct tacho_regions_report *r)
 	free(r);
 }
 
+void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dcalls,
+				  const struct tc_region_accumulator *src, uint64_t scalls)
+{
+	if (!scalls)
+		return;
+	if (!dcalls) {
+		*dst = *src;
+		return;
+	}
+	/* each side's mean and sum of squared deviations from its shifted sums, combined
+	 * (Chan et al.), then written back as sums shifted by dst's first value */
+	double na = (double)dcalls, nb = (double)scalls, n = na + nb;
+	double ma = (double)dst->shift + dst->s1 / na, mb = (double)src->shift + src->s1 / nb;
+	double m2a = dst->s2 - dst->s1 * dst->s1 / na, m2b = src->s2 - src->s1 * src->s1 / nb;
+	double delta = mb - ma, mean, m2, s1;
+
+	if (m2a < 0)
+		m2a = 0;
+	if (m2b < 0)
+		m2b = 0;
+	mean = ma + delta * nb / n;
+	m2 = m2a + m2b + delta * delta * na * nb / n;
+	s1 = (mean - (double)dst->shift) * n;
+	dst->incl += src->incl;
+	dst->excl += src->excl;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->s1 = s1;
+	dst->s2 = m2 + s1 * s1 / n;
+}
+
+/* One region's figures from one thread alive, or from the threads that ended (tid 0),
+ * copied out of the live state so that the report reads a consistent snapshot. */
 struct rr_item {
-	struct tc_region_thread *t;
-	struct tc_region_record *rec;
+	const char *name;
+	pid_t tid;
+	unsigned threads;
+	bool counted;                      /* a thread alive whose counters were open */
+	uint64_t calls;
+	uint64_t *qcalls;                  /* [nq] calls each quantity covers */
+	struct tc_region_accumulator *q;   /* [nq] */
 };
 
 static int cmp_item(const void *a, const void *b)
 {
 	const struct rr_item *x = a, *y = b;
-	int c = strcmp(x->rec->name, y->rec->name);
+	int c = strcmp(x->name, y->name);
 	if (c)
 		return c;
-	return x->t->tid < y->t->tid ? -1 : x->t->tid > y->t->tid;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void acc_copy(struct tc_region_accumulator *d, const struct tc_region_accumulator *a)
+{
+	d->incl = TC_LOAD_ACQUIRE(a->incl);
+	d->excl = TC_LOAD_ACQUIRE(a->excl);
+	d->min = TC_LOAD_ACQUIRE(a->min);
+	d->max = TC_LOAD_ACQUIRE(a->max);
+	d->shift = TC_LOAD_ACQUIRE(a->shift);
+	d->s1 = TC_LOAD_ACQUIRE(a->s1);
+	d->s2 = TC_LOAD_ACQUIRE(a->s2);
+}
+
+/* Copies record rec of thread t, which its owner may be updating right now: the
+ * seqlock's read side retries until the copy saw no end() in between. With the lock
+ * (the record cannot move or go). */
+static void snap_record(struct tc_region_thread *t, const struct tc_region_record *rec,
+			size_t nq, struct rr_item *it)
+{
+	for (;;) {
+		unsigned s0 = TC_LOAD_ACQUIRE(t->seq);
+
+		if (s0 & 1) {
+			sched_yield();   /* the owner is inside end(): a few stores */
+			continue;
+		}
+		/* acquire loads: the second read of seq cannot move before them */
+		it->calls = TC_LOAD_ACQUIRE(rec->calls);
+		for (size_t q = 0; q < nq; q++)
+			acc_copy(&it->q[q], &rec->q[q]);
+		if (TC_READ_ONCE(t->seq) == s0)
+			break;
+	}
+	/* a thread without its counters has no event figures */
+	for (size_t q = 0; q < nq; q++)
+		it->qcalls[q] = q < t->nq_read ? it->calls : 0;
 }
 
 static double to_ns(double ticks, double hz)
@@ -144,6 +221,8 @@ static double to_ns(double ticks, double hz)
 static int build(struct tacho_regions_report *r)
 {
 	struct rr_item *items = NULL;
+	uint64_t *qcalls = NULL;
+	struct tc_region_accumulator *qacc = NULL;
 	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
 	const struct tc_region_accumulator **accs = NULL;
 	uint64_t *calls = NULL;
@@ -178,10 +257,11 @@ static int build(struct tacho_regions_report *r)
 		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
 		if (!r->evnames[i])
 			goto out;
+		mux = tc_regions.retired_multiplexed;
+		ran = tc_regions.retired_ran;
 		for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
-			mux |= t->multiplexed ||
-			       (!t->set_err && tc_measure_set_multiplexed(&t->m));
-			ran |= t->ran || (!t->set_err && tc_measure_set_ran(&t->m));
+			mux |= !t->set_err && tc_measure_set_multiplexed(&t->m);
+			ran |= !t->set_err && tc_measure_set_ran(&t->m);
 		}
 		if (tc_regions.ev_opened[i + 1] && !ran) {
 			/* opened, but the kernel never put the group on the counters: its
@@ -218,35 +298,73 @@ static int build(struct tacho_regions_report *r)
 		if (!r->alerts)
 			goto out;
 	}
+	nitems = tc_regions.nretired;
+	if (tc_regions.retired_unbalanced)
+		tc_sb_addf(&notes, "threads that ended: %lu region end(s) that matched no open "
+			   "region were ignored\n", tc_regions.retired_unbalanced);
+	if (tc_regions.retired_errors)
+		tc_sb_addf(&notes, "threads that ended: %lu region call(s) failed (nesting "
+			   "deeper than %d, or a counter read failed)\n", tc_regions.retired_errors,
+			   TC_REGION_MAXDEPTH);
 	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
+		unsigned long unbalanced = TC_READ_ONCE(t->unbalanced);
+		unsigned long errors = TC_READ_ONCE(t->errors);
+		unsigned depth = TC_READ_ONCE(t->depth);
+
 		nitems += t->nrec;
-		if (t->unbalanced)
+		if (unbalanced)
 			tc_sb_addf(&notes, "thread %d: %lu region end(s) that matched no open "
-				   "region were ignored\n", (int)t->tid, t->unbalanced);
-		if (t->errors)
+				   "region were ignored\n", (int)t->tid, unbalanced);
+		if (errors)
 			tc_sb_addf(&notes, "thread %d: %lu region call(s) failed (nesting deeper "
-				   "than %d, or a counter read failed)\n", (int)t->tid, t->errors,
+				   "than %d, or a counter read failed)\n", (int)t->tid, errors,
 				   TC_REGION_MAXDEPTH);
-		if (t->depth)
+		if (depth)
 			tc_sb_addf(&notes, "thread %d: %u region(s) still open at the report "
-				   "(not counted)\n", (int)t->tid, t->depth);
+				   "(not counted)\n", (int)t->tid, depth);
 	}
 	items = calloc(nitems ? nitems : 1, sizeof(*items));
+	qcalls = calloc((nitems ? nitems : 1) * nq, sizeof(*qcalls));
+	qacc = calloc((nitems ? nitems : 1) * nq, sizeof(*qacc));
 	accs = calloc(nitems ? nitems : 1, sizeof(*accs));
 	calls = calloc(nitems ? nitems : 1, sizeof(*calls));
 	r->th = calloc(nitems ? nitems : 1, sizeof(*r->th));
-	if (!items || !accs || !calls || !r->th)
+	if (!items || !qcalls || !qacc || !accs || !calls || !r->th)
 		goto out;
 	nitems = 0;
-	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
-		for (size_t i = 0; i < t->nrec; i++)
-			if (t->recs[i]->calls)
-				items[nitems++] = (struct rr_item){ t, t->recs[i] };
+	for (size_t i = 0; i < tc_regions.nretired; i++) {
+		const struct tc_region_retired *rt = tc_regions.retired[i];
+		struct rr_item *it = &items[nitems];
+
+		if (!rt->calls)
+			continue;
+		*it = (struct rr_item){ .name = rt->name, .threads = rt->threads,
+					.calls = rt->calls, .qcalls = qcalls + nitems * nq,
+					.q = qacc + nitems * nq };
+		for (size_t q = 0; q < nq; q++) {
+			it->qcalls[q] = rt->q[q].calls;
+			it->q[q] = rt->q[q].a;
+		}
+		nitems++;
+	}
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
+		for (size_t i = 0; i < t->nrec; i++) {
+			struct rr_item *it = &items[nitems];
+
+			*it = (struct rr_item){ .name = t->recs[i]->name, .tid = t->tid,
+						.threads = 1, .counted = t->nq_read == nq,
+						.qcalls = qcalls + nitems * nq,
+						.q = qacc + nitems * nq };
+			snap_record(t, t->recs[i], nq, it);
+			if (it->calls)
+				nitems++;
+		}
+	}
 	qsort(items, nitems, sizeof(*items), cmp_item);
 
 	size_t nreg = 0;
 	for (size_t i = 0; i < nitems; i++)
-		if (!i || strcmp(items[i].rec->name, items[i - 1].rec->name))
+		if (!i || strcmp(items[i].name, items[i - 1].name))
 			nreg++;
 	r->st = calloc(nreg ? nreg : 1, sizeof(*r->st));
 	r->vals = calloc((nreg ? nreg : 1) * nq, sizeof(*r->vals));
@@ -259,20 +377,19 @@ static int build(struct tacho_regions_report *r)
 		struct tacho_region_value *v = &r->vals[r->n * nq];
 		const struct tacho_region_value **vp = &r->valp[r->n * nq];
 
-		for (j = i; j < nitems && !strcmp(items[j].rec->name, items[i].rec->name); j++)
+		for (j = i; j < nitems && !strcmp(items[j].name, items[i].name); j++)
 			;
-		st->name = tc_strdup(items[i].rec->name);
+		st->name = tc_strdup(items[i].name);
 		if (!st->name)
 			goto out;
 		for (size_t k = i; k < j; k++) {
-			st->calls += items[k].rec->calls;
-			st->threads++;
+			st->calls += items[k].calls;
+			st->threads += items[k].threads;
 		}
 		for (size_t q = 0; q < nq; q++) {
 			for (size_t k = i; k < j; k++) {
-				accs[k - i] = &items[k].rec->q[q];
-				/* a thread without its counters has no event figures */
-				calls[k - i] = q < items[k].t->nq_read ? items[k].rec->calls : 0;
+				accs[k - i] = &items[k].q[q];
+				calls[k - i] = items[k].qcalls[q];
 			}
 			tc_region_accumulators_merge(accs, calls, j - i, &v[q]);
 			if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
@@ -288,21 +405,24 @@ static int build(struct tacho_regions_report *r)
 		st->time_ns = to_ns((double)v[0].total, r->hz);
 		st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
 		st->events = nq > 1 ? &vp[1] : NULL;
-		/* the per-thread detail */
+		/* the per-thread detail: the threads alive (those that ended are in the
+		 * totals only) */
 		for (size_t k = i; k < j; k++) {
 			struct rr_thread *th = &r->th[r->nth];
-			th->tid = items[k].t->tid;
+			if (!items[k].tid)
+				continue;
+			th->tid = items[k].tid;
 			th->region = r->n;
-			th->calls = items[k].rec->calls;
-			th->counted = items[k].t->nq_read == nq;
+			th->calls = items[k].calls;
+			th->counted = items[k].counted;
 			th->vals = calloc(nq, sizeof(*th->vals));
 			if (!th->vals)
 				goto out;
 			r->nth++;
 			for (size_t q = 0; q < nq; q++) {
-				const struct tc_region_accumulator *a = &items[k].rec->q[q];
-				uint64_t c = q < items[k].t->nq_read ? items[k].rec->calls : 0;
-				tc_region_accumulators_merge(&a, &c, 1, &th->vals[q]);
+				const struct tc_region_accumulator *a = &items[k].q[q];
+				tc_region_accumulators_merge(&a, &items[k].qcalls[q], 1,
+							     &th->vals[q]);
 			}
 		}
 		r->n++;
@@ -314,6 +434,8 @@ static int build(struct tacho_regions_report *r)
 out:
 	tc_sb_exit(&notes);
 	free(items);
+	free(qcalls);
+	free(qacc);
 	free(accs);
 	free(calls);
 	return err;
@@ -645,48 +767,73 @@ int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 	}
 }
 
+/* The figures must not be lost: when the file cannot be written (opened, written or
+ * closed), they go to stderr, with the reason. */
+static int fall_back(const struct tacho_regions_report *r, const char *path, int ferr)
+{
+	int err;
+
+	tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
+	       tacho_strerror(ferr));
+	fprintf(stderr, "tacho regions: cannot write the report to %s: %s; here it is\n", path,
+		ferr == -ELOOP ? "it is a symbolic link, which tacho does not follow" :
+		tacho_strerror(ferr));
+	err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+	fflush(stderr);
+	return err ? err : ferr;
+}
+
 int tacho_regions_write(void)
 {
 	struct tacho_regions_report *r;
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
-	FILE *f = stderr;
+	struct tc_outfile out;
+	FILE *f;
 	int err;
 
 	err = tacho_regions_report_new(&r);
 	if (err)
 		return err;
-	if (to_file) {
-		f = fopen(path, "w");
-		if (!f) {
-			/* The figures must not be lost: they go to stderr instead. */
-			int ferr = -errno;
-			tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
-			       tacho_strerror(ferr));
-			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
-				"here it is\n", path, tacho_strerror(ferr));
-			err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
-			fflush(stderr);
-			tacho_regions_report_free(r);
-			return err ? err : ferr;
-		}
+	if (!to_file) {
+		err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+		fflush(stderr);
+		goto out;
 	}
-	err = tacho_regions_report_write(r, f, to_file ? tc_format_of_path(path) :
-					TACHO_FORMAT_TABLE, NULL);
-	if (to_file) {
-		if (fclose(f) && !err)
-			err = -errno;
-		/* The notes are in the file; the person running the program is told once
-		 * that there are some (a bad TACHO_EVENTS must not pass unseen). */
-		for (const char *p = r->alerts; p && *p;) {
-			const char *nl = strchr(p, '\n');
-			int len = nl ? (int)(nl - p) : (int)strlen(p);
-			fprintf(stderr, "tacho regions: %.*s\n", len, p);
-			p += len + (nl ? 1 : 0);
-		}
-	} else {
-		fflush(f);
+	/* a new file of mode 0600, renamed over path when whole (util.h, tc_outfile) */
+	err = tc_outfile_open(&out, path, 0);
+	if (err) {
+		err = fall_back(r, path, err);
+		goto out;
 	}
+	f = tc_outfile_stream(&out);
+	if (!f) {
+		tc_outfile_abort(&out);
+		err = fall_back(r, path, -ENOMEM);
+		goto out;
+	}
+	err = tacho_regions_report_write(r, f, tc_format_of_path(path), NULL);
+	if (err) {
+		tc_outfile_abort(&out);
+		err = fall_back(r, path, err);
+		goto out;
+	}
+	/* the data reach the file at the flush and close: a full disk (or /dev/full)
+	 * says so only there */
+	err = tc_outfile_commit(&out);
+	if (err) {
+		err = fall_back(r, path, err);
+		goto out;
+	}
+	/* The notes are in the file; the person running the program is told once that
+	 * there are some (a bad TACHO_EVENTS must not pass unseen). */
+	for (const char *p = r->alerts; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(stderr, "tacho regions: %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+out:
 	tacho_regions_report_free(r);
 	return err;
 }

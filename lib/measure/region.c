@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "measure/region.h"
@@ -31,14 +32,12 @@ static pthread_key_t thread_key;
  * the pointer cache answers repeated calls with the same string. The thread's string
  * pool numbers names in the order first seen, as records are made, so a name's id is
  * its record's index. */
-static int rec_find_slow(struct tc_region_thread *t, const char *name)
+static int rec_add(struct tc_region_thread *t, const char *name)
 {
 	struct tc_region_record *r;
 	uint32_t id;
 	int err;
 
-	if (tc_strpool_find(&t->names, name, &id))
-		return (int)id;
 	if (t->nrec == t->arec) {
 		size_t a = t->arec ? t->arec * 2 : 16;
 		struct tc_region_record **recs = realloc(t->recs, a * sizeof(*recs));
@@ -59,6 +58,24 @@ static int rec_find_slow(struct tc_region_thread *t, const char *name)
 	r->name = tc_strpool_str(&t->names, id);
 	t->recs[t->nrec++] = r;
 	return (int)id;
+}
+
+static int rec_find_slow(struct tc_region_thread *t, const char *name)
+{
+	uint32_t id;
+	int r;
+
+	/* only this thread changes its names: it reads them without the lock */
+	if (tc_strpool_find(&t->names, name, &id))
+		return (int)id;
+	/* A report may be walking this thread's records (the table it reallocs, the
+	 * pool it grows): a new record is made under the lock. */
+	if (t->in_setup)
+		return rec_add(t, name);
+	pthread_mutex_lock(&tc_regions.lock);
+	r = rec_add(t, name);
+	pthread_mutex_unlock(&tc_regions.lock);
+	return r;
 }
 
 static inline int64_t *frame_start(struct tc_region_thread *t, unsigned depth);
@@ -155,7 +172,7 @@ int tacho_region_begin(const char *name)
 	if (tc_unlikely(!name))
 		return -EINVAL;
 	if (tc_unlikely(t->depth == TC_REGION_MAXDEPTH)) {
-		t->errors++;
+		TC_WRITE_ONCE(t->errors, t->errors + 1);
 		return -TACHO_EOUTOFRANGE;
 	}
 	r = rec_find(t, name);
@@ -167,7 +184,7 @@ int tacho_region_begin(const char *name)
 	f->rec = (uint32_t)r;
 	f->desc = 0;
 	memset(frame_child(t, t->depth), 0, t->nq * sizeof(int64_t));
-	t->depth++;
+	TC_WRITE_ONCE(t->depth, t->depth + 1);
 	/* Traced: the span's begin, outside this region's window and inside the
 	 * enclosing one's, where the calibration of a nested pair (which runs traced
 	 * too) accounts for it. */
@@ -178,8 +195,8 @@ int tacho_region_begin(const char *name)
 	if (t->nq_read > 1) {
 		err = tc_measure_set_read(&t->m, (uint64_t *)start + 1);
 		if (tc_unlikely(err)) {
-			t->depth--;
-			t->errors++;
+			TC_WRITE_ONCE(t->depth, t->depth - 1);
+			TC_WRITE_ONCE(t->errors, t->errors + 1);
 			if (tc_trace_on())   /* the span the trace saw begin ends here */
 				tc_trace_emit(TC_TRACE_END, name, 0);
 			return err;
@@ -197,7 +214,7 @@ int tacho_region_end(const char *name)
 
 	if (tc_unlikely(!t || t->depth == 0 || !name)) {
 		if (t)
-			t->unbalanced++;
+			TC_WRITE_ONCE(t->unbalanced, t->unbalanced + 1);
 		return -EINVAL;
 	}
 	int64_t *now = t->snap;
@@ -205,7 +222,7 @@ int tacho_region_end(const char *name)
 	if (t->nq_read > 1) {
 		err = tc_measure_set_read(&t->m, (uint64_t *)now + 1);
 		if (tc_unlikely(err)) {
-			t->errors++;
+			TC_WRITE_ONCE(t->errors, t->errors + 1);
 			return err;
 		}
 	}
@@ -214,16 +231,22 @@ int tacho_region_end(const char *name)
 	struct tc_region_frame *f = &t->frames[d];
 	struct tc_region_record *rec = t->recs[f->rec];
 	if (tc_unlikely(rec->name != name && strcmp(rec->name, name))) {
-		t->unbalanced++;
+		TC_WRITE_ONCE(t->unbalanced, t->unbalanced + 1);
 		return -EINVAL;
 	}
-	t->depth = d;
+	TC_WRITE_ONCE(t->depth, d);
 
 	const int64_t *start = frame_start(t, d), *child = frame_child(t, d);
 	const int64_t *ot = tc_regions.o_in, *of = tc_regions.o_nested;
 	int64_t *pchild = d ? frame_child(t, d - 1) : NULL;
-	uint64_t calls = rec->calls++;
+	uint64_t calls = rec->calls;
 
+	/* The seqlock's write side: seq odd, then the record's fields, then seq even. A
+	 * report on another thread copies the record only while seq is even and the same
+	 * before and after. Each store is a release (nothing before it moves after it),
+	 * which on x86-64 is a plain move. */
+	TC_WRITE_ONCE(t->seq, t->seq + 1);
+	TC_STORE_RELEASE(rec->calls, calls + 1);
 	for (size_t q = 0; q < t->nq_read; q++) {
 		/* what this call cost, less the measuring inside it: its own pair's
 		 * inner part and the whole of every pair nested in it */
@@ -231,22 +254,25 @@ int tacho_region_end(const char *name)
 		int64_t excl = incl - child[q];
 		struct tc_region_accumulator *a = &rec->q[q];
 
-		a->incl += incl;
-		a->excl += excl;
+		TC_STORE_RELEASE(a->incl, a->incl + incl);
+		TC_STORE_RELEASE(a->excl, a->excl + excl);
 		if (!calls) {
-			a->min = a->max = a->shift = incl;
+			TC_STORE_RELEASE(a->min, incl);
+			TC_STORE_RELEASE(a->max, incl);
+			TC_STORE_RELEASE(a->shift, incl);
 		} else {
 			if (incl < a->min)
-				a->min = incl;
+				TC_STORE_RELEASE(a->min, incl);
 			if (incl > a->max)
-				a->max = incl;
+				TC_STORE_RELEASE(a->max, incl);
 		}
 		double v = (double)(incl - a->shift);
-		a->s1 += v;
-		a->s2 += v * v;
+		TC_STORE_RELEASE(a->s1, a->s1 + v);
+		TC_STORE_RELEASE(a->s2, a->s2 + v * v);
 		if (pchild)
 			pchild[q] += incl;
 	}
+	TC_STORE_RELEASE(t->seq, t->seq + 1);
 	if (d)
 		t->frames[d - 1].desc += 1 + f->desc;
 	if (tc_unlikely(t->cal_out)) {
@@ -260,17 +286,118 @@ int tacho_region_end(const char *name)
 
 /* --- set-up --- */
 
+static void thread_free(struct tc_region_thread *t)
+{
+	tc_measure_set_close(&t->m);
+	records_free(t);
+	free(t->snap);
+	free(t->snap2);
+	free(t->fvals);
+	free(t);
+}
+
+static void retired_free(void)
+{
+	for (size_t i = 0; i < tc_regions.nretired; i++)
+		free(tc_regions.retired[i]);
+	free(tc_regions.retired);
+	tc_strpool_exit(&tc_regions.retired_names);
+	tc_regions.retired = NULL;
+	tc_regions.nretired = tc_regions.aretired = 0;
+}
+
+/* The process-wide record of the name, made on first use. With the lock. */
+static struct tc_region_retired *retired_get(const char *name)
+{
+	struct tc_region_retired *r;
+	uint32_t id;
+	int err;
+
+	if (tc_strpool_find(&tc_regions.retired_names, name, &id))
+		return tc_regions.retired[id];
+	if (tc_regions.nretired == tc_regions.aretired) {
+		size_t a = tc_regions.aretired ? tc_regions.aretired * 2 : 16;
+		struct tc_region_retired **v = realloc(tc_regions.retired, a * sizeof(*v));
+		if (!v)
+			return NULL;
+		tc_regions.retired = v;
+		tc_regions.aretired = a;
+	}
+	r = calloc(1, sizeof(*r) + tc_regions.nq * sizeof(r->q[0]));
+	if (!r)
+		return NULL;
+	err = tc_strpool_intern(&tc_regions.retired_names, name, &id);
+	if (err) {
+		free(r);
+		return NULL;
+	}
+	r->name = tc_strpool_str(&tc_regions.retired_names, id);
+	tc_regions.retired[tc_regions.nretired++] = r;
+	return r;
+}
+
+/* The thread ends: its figures go into the process-wide records and its state goes,
+ * so that a process of many short threads keeps one record per region name, not one
+ * state per thread. Without the memory for a record, the state stays as it is (the
+ * report reads it as a thread's). */
 static void thread_gone(void *arg)
 {
-	struct tc_region_thread *t = arg;
+	struct tc_region_thread *t = arg, **pp;
+	size_t i;
 
-	/* The thread's figures stay for the report; its counters go. */
 	pthread_mutex_lock(&tc_regions.lock);
-	t->multiplexed |= tc_measure_set_multiplexed(&t->m);
-	t->ran |= tc_measure_set_ran(&t->m);
-	tc_measure_set_close(&t->m);
-	t->gone = true;
+	/* every record first, so that a failure merges nothing twice */
+	for (i = 0; i < t->nrec; i++)
+		if (t->recs[i]->calls && !retired_get(t->recs[i]->name))
+			break;
+	if (i < t->nrec) {
+		tc_log(TACHO_LOG_WARN, "regions: out of memory merging thread %d's figures; "
+		       "its state stays", (int)t->tid);
+		tc_regions.retired_multiplexed |= tc_measure_set_multiplexed(&t->m);
+		tc_regions.retired_ran |= tc_measure_set_ran(&t->m);
+		tc_measure_set_close(&t->m);
+		pthread_mutex_unlock(&tc_regions.lock);
+		return;
+	}
+	for (i = 0; i < t->nrec; i++) {
+		const struct tc_region_record *rec = t->recs[i];
+		struct tc_region_retired *r;
+
+		if (!rec->calls)
+			continue;
+		r = retired_get(rec->name);
+		r->calls += rec->calls;
+		r->threads++;
+		for (size_t q = 0; q < t->nq_read; q++) {
+			tc_region_accumulator_absorb(&r->q[q].a, r->q[q].calls, &rec->q[q],
+						     rec->calls);
+			r->q[q].calls += rec->calls;
+		}
+	}
+	tc_regions.retired_errors += t->errors;
+	tc_regions.retired_unbalanced += t->unbalanced;
+	tc_regions.retired_multiplexed |= tc_measure_set_multiplexed(&t->m);
+	tc_regions.retired_ran |= tc_measure_set_ran(&t->m);
+	for (pp = &tc_regions.threads; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	}
+	tc_regions.nstates--;
+	thread_free(t);
+	tls = NULL;
 	pthread_mutex_unlock(&tc_regions.lock);
+}
+
+unsigned tc_regions_thread_states(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&tc_regions.lock);
+	n = tc_regions.nstates;
+	pthread_mutex_unlock(&tc_regions.lock);
+	return n;
 }
 
 /* fork(): the lock must not be held by a thread that does not exist in the child, and
@@ -295,16 +422,14 @@ static void fork_child(void)
 	pthread_mutex_init(&tc_regions.lock, NULL);
 	while (t) {
 		struct tc_region_thread *next = t->next;
-		tc_measure_set_close(&t->m);
-		records_free(t);
-		free(t->snap);
-		free(t->snap2);
-		free(t->fvals);
-		free(t);
+		thread_free(t);
 		t = next;
 	}
 	tc_regions.threads = NULL;
-	tc_regions.nthreads = 0;
+	tc_regions.nthreads = tc_regions.nstates = 0;
+	retired_free();
+	tc_regions.retired_errors = tc_regions.retired_unbalanced = 0;
+	tc_regions.retired_multiplexed = tc_regions.retired_ran = false;
 	tls = NULL;
 	pthread_setspecific(thread_key, NULL);
 }
@@ -364,7 +489,7 @@ static int calibrate(struct tc_region_thread *t)
 	err = 0;
 out:
 	t->cal_out = NULL;
-	t->depth = 0;
+	TC_WRITE_ONCE(t->depth, 0);
 	records_free(t);
 	free(in);
 	free(out);
@@ -384,16 +509,38 @@ static void add_note(const char *fmt, ...)
 	tc_sb_addc(&tc_regions.notes, '\n');
 }
 
+/* A variable of the environment, unless this process runs with privileges its caller
+ * lacks (setuid, setgid, file capabilities: the kernel's AT_SECURE, as secure_getenv):
+ * then whoever set TACHO_OUTPUT could make it write a file they may not write, and
+ * TACHO_EVENTS's text would land in it. Ignored, and said once on the log. */
+static const char *trusted_env(const char *name)
+{
+	if (getauxval(AT_SECURE)) {
+		if (getenv(name)) {
+			/* in the report's notes (on stderr, where the report then goes)
+			 * and on the log */
+			add_note("%s ignored: this process runs with privileges (setuid, "
+				 "setgid or file capabilities) that whoever set it may lack",
+				 name);
+			tc_log(TACHO_LOG_WARN, "%s ignored: this process runs with "
+			       "privileges (setuid, setgid or file capabilities)", name);
+		}
+		return NULL;
+	}
+	return secure_getenv(name);
+}
+
 /* Once per process: the events, the output, the TSC, the exit hook. With the lock. */
 static int process_setup(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
 {
-	const char *spec = opts && opts->events ? opts->events : getenv("TACHO_EVENTS");
-	const char *output = opts && opts->output ? opts->output : getenv("TACHO_OUTPUT");
+	const char *spec, *output;
 	struct tacho_evlist *list = NULL;
 	int err;
 
 	tc_tsc_info();   /* measures the TSC once, outside any region */
 	tc_sb_init(&tc_regions.notes);
+	spec = opts && opts->events ? opts->events : trusted_env("TACHO_EVENTS");
+	output = opts && opts->output ? opts->output : trusted_env("TACHO_OUTPUT");
 	if (spec && *spec) {
 		struct tacho_diag d = { .sz = sizeof(d) };
 
@@ -477,6 +624,7 @@ static struct tc_region_thread *thread_setup(int *errp)
 		goto out_unlock;
 	}
 	t->tid = gettid();
+	t->in_setup = true;
 	t->nq = tc_regions.nq;
 	t->snap = calloc(t->nq, sizeof(*t->snap));
 	t->snap2 = calloc(t->nq, sizeof(*t->snap2));
@@ -519,11 +667,13 @@ static struct tc_region_thread *thread_setup(int *errp)
 	t->next = tc_regions.threads;
 	tc_regions.threads = t;
 	tc_regions.nthreads++;
+	tc_regions.nstates++;
 	tls = t;
 	pthread_setspecific(thread_key, t);
 	if (!tc_regions.calibrated || (t->nq_read > 1 && !tc_regions.calibrated_counters)) {
 		err = calibrate(t);
 		if (err) {
+			t->in_setup = false;
 			tls = NULL;
 			goto out_unlock;
 		}
@@ -533,6 +683,7 @@ static struct tc_region_thread *thread_setup(int *errp)
 		tc_regions.read_path = t->nq_read == 1 ? "none (time only)" :
 			tc_measure_set_read_path(&t->m);
 	}
+	t->in_setup = false;
 	pthread_mutex_unlock(&tc_regions.lock);
 	return t;
 out_unlock:
@@ -551,5 +702,12 @@ void tacho_regions_reset(void)
 		}
 		t->errors = t->unbalanced = 0;
 	}
+	for (size_t i = 0; i < tc_regions.nretired; i++) {
+		struct tc_region_retired *r = tc_regions.retired[i];
+		r->calls = 0;
+		r->threads = 0;
+		memset(r->q, 0, tc_regions.nq * sizeof(r->q[0]));
+	}
+	tc_regions.retired_errors = tc_regions.retired_unbalanced = 0;
 	pthread_mutex_unlock(&tc_regions.lock);
 }

@@ -22,6 +22,14 @@ struct tacho_regions_report;
 /* How many regions a snapshot holds (the tests' look at it: a program finds a region by
  * name or writes them all). */
 size_t tc_regions_report_count(const struct tacho_regions_report *r);
+/* How many thread states regions hold now: one per thread alive that entered a region
+ * (a thread's state is merged into process-wide records when it ends). The tests'
+ * look at it; not exported. */
+unsigned tc_regions_thread_states(void);
+/* Adds src (scalls calls) to dst (dcalls calls): sums, extremes, and the mean and
+ * variance by Chan et al.'s pairwise combination, kept in dst's shifted sums (pure). */
+void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dcalls,
+				  const struct tc_region_accumulator *src, uint64_t scalls);
 /* Merges n per-thread accumulators with calls[] calls each into *out (pure). */
 void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
 				  const uint64_t *calls, size_t n,

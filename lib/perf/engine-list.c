@@ -568,24 +568,24 @@ int tc_perf_list_read_hot(struct tc_perf_list *l, uint64_t *v)
 				break;   /* off its counter now: the whole set by read(2) */
 			v[i] = pv.count;
 			if (pv.running < pv.enabled)
-				h->multiplexed = true;
+				TC_WRITE_ONCE(h->multiplexed, true);
 			/* read through the page: index != 0, on its counter now */
-			h->ran = true;
+			TC_WRITE_ONCE(h->ran, true);
 		}
 		if (i == l->nev) {
-			h->reads_rdpmc++;
+			TC_WRITE_ONCE(h->reads_rdpmc, h->reads_rdpmc + 1);
 			return 0;
 		}
 	}
-	h->reads_syscall++;
+	TC_WRITE_ONCE(h->reads_syscall, h->reads_syscall + 1);
 	if (h->group_fd >= 0) {
 		err = read_one(h->group_fd, h->buf, h->words);
 		if (err)
 			return err;
 		if (h->buf[2] < h->buf[1])
-			h->multiplexed = true;
+			TC_WRITE_ONCE(h->multiplexed, true);
 		if (h->buf[2])
-			h->ran = true;
+			TC_WRITE_ONCE(h->ran, true);
 		for (size_t i = 0; i < l->nev; i++)
 			v[i] = h->fds[i] < 0 ? 0 : h->buf[h->pos[i]];
 		return 0;
@@ -602,9 +602,9 @@ int tc_perf_list_read_hot(struct tc_perf_list *l, uint64_t *v)
 		if (err)
 			return err < 0 ? err : -EIO;
 		if (run < ena)
-			h->multiplexed = true;
+			TC_WRITE_ONCE(h->multiplexed, true);
 		if (run)
-			h->ran = true;
+			TC_WRITE_ONCE(h->ran, true);
 	}
 	return 0;
 }
@@ -613,9 +613,11 @@ void tc_perf_list_hot_state(const struct tc_perf_list *l, struct tc_perf_hot_sta
 {
 	const struct tc_perf_hot *h = &l->hot;
 
+	/* the owner thread's hot path writes these without a lock while a report on
+	 * another thread reads them */
 	out->path = h->path;
-	out->multiplexed = h->multiplexed;
-	out->ran = h->ran;
-	out->reads_rdpmc = h->reads_rdpmc;
-	out->reads_syscall = h->reads_syscall;
+	out->multiplexed = TC_READ_ONCE(h->multiplexed);
+	out->ran = TC_READ_ONCE(h->ran);
+	out->reads_rdpmc = TC_READ_ONCE(h->reads_rdpmc);
+	out->reads_syscall = TC_READ_ONCE(h->reads_syscall);
 }

@@ -138,6 +138,7 @@ int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 	memset(w, 0, sizeof(*w));
 	tc_sb_init(&w->buf);
 	w->fd = fd;
+	w->out.fd = -1;
 	/* magic, version, header size, 8 reserved bytes, CRC of the 24 bytes before it */
 	memcpy(hdr, TC_REC_MAGIC, 8);
 	put_u32(hdr + 8, TC_REC_VERSION);
@@ -151,18 +152,20 @@ int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 
 int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct tc_outfile out;
 	int err;
 
-	if (fd < 0) {
+	err = tc_outfile_open(&out, path, TC_OUTFILE_KEEP_OLD);
+	if (err) {
 		memset(w, 0, sizeof(*w));
 		w->fd = -1;
-		return -errno;
+		w->out.fd = -1;
+		return err;
 	}
-	err = tc_record_writer_open_fd(w, fd);
-	w->fd = fd;
+	err = tc_record_writer_open_fd(w, out.fd);
+	w->out = out;
 	if (err) {
-		close(fd);
+		tc_outfile_abort(&w->out);
 		w->fd = -1;
 		tc_sb_exit(&w->buf);
 	}
@@ -385,11 +388,28 @@ int tc_record_writer_close(struct tc_record_writer *w)
 {
 	int err = tc_record_writer_flush(w);
 
-	if (w->fd >= 0 && close(w->fd) != 0 && !err)
+	if (w->out.path) {
+		/* opened by path: the file takes its name only when whole */
+		if (err)
+			tc_outfile_abort(&w->out);
+		else
+			err = tc_outfile_commit(&w->out);
+	} else if (w->fd >= 0 && close(w->fd) != 0 && !err) {
 		err = -errno;
+	}
 	w->fd = -1;
 	tc_sb_exit(&w->buf);
 	return err;
+}
+
+void tc_record_writer_discard(struct tc_record_writer *w)
+{
+	if (w->out.path)
+		tc_outfile_abort(&w->out);
+	else if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	tc_sb_exit(&w->buf);
 }
 
 /* --- reading --- */

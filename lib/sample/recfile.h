@@ -93,12 +93,14 @@ struct tc_rec {
 /* --- writing --- */
 struct tc_record_writer {
 	int fd;
+	struct tc_outfile out; /* when opened by path: the temporary file and its name */
 	struct tc_sb buf;      /* records not yet written */
 	uint64_t written;      /* bytes in the file */
 	int err;               /* first write error, sticky */
 };
 
-/* Creates (truncates) path and writes the file header. 0 or -errno. */
+/* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
+ * at path is refused with -ELOOP) and writes the file header. 0 or -errno. */
 int tc_record_writer_open(struct tc_record_writer *w, const char *path);
 /* Uses an open fd, which the writer then owns: tc_record_writer_close closes it. */
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd);
@@ -141,8 +143,13 @@ void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
 				 uint64_t no_ring, uint64_t no_channel, uint64_t time);
 /* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
 int tc_record_writer_flush(struct tc_record_writer *w);
-/* Flushes, closes the file (when opened by path) and frees the buffer. 0 or -errno. */
+/* Flushes, closes the file and frees the buffer; a file opened by path then takes its
+ * name (the previous file there becomes path.old). 0 or -errno (then path and path.old
+ * stay as they were). */
 int tc_record_writer_close(struct tc_record_writer *w);
+/* Closes and removes a file opened by path without putting it in place (a recording
+ * that failed): path stays as it was. Frees the buffer. */
+void tc_record_writer_discard(struct tc_record_writer *w);
 
 /* --- reading --- */
 struct tc_record_reader {

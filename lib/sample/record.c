@@ -646,7 +646,8 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 	err = tc_record_writer_open(&s->w, out_path);
 	if (err)
 		return tc_diag_set(diag, out_path, 0, 0, err, "cannot write '%s': %s", out_path,
-				   tacho_strerror(err));
+				   err == -ELOOP ? "it is a symbolic link, which tacho does not "
+				   "follow" : tacho_strerror(err));
 	write_meta(s);
 	tc_sideband_vdso(&s->side);
 	if (!s->child_mode && !o->system_wide)
@@ -894,8 +895,11 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 		goto out;
 	/* phase 4: the recording itself */
 	err = start_target(&s, diag);
-	if (err)
-		goto out_close;
+	if (err) {
+		/* no program ran, no recording: the previous file stays (issue 10) */
+		tc_record_writer_discard(&s.w);
+		goto out;
+	}
 	err = record_loop(&s, diag);
 	if (err == 1)
 		goto out_write_failed;
@@ -903,7 +907,6 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	err = finish(&s, err, diag);
 	if (err == 1)
 		goto out_write_failed;
-out_close:
 	cerr = tc_record_writer_close(&s.w);
 	if (cerr && !err) {
 		err = cerr;
@@ -913,7 +916,7 @@ out_close:
 	goto out;
 out_write_failed:
 	err = 0;
-	tc_record_writer_close(&s.w);
+	tc_record_writer_discard(&s.w);
 out_write_failed_closed:
 	tc_diag_set(diag, out_path, 0, 0, err ? err : s.w.err, "cannot write '%s': %s", out_path,
 		    tacho_strerror(err ? err : s.w.err));

@@ -256,6 +256,44 @@ int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 	return -ENOENT;
 }
 
+/* Reads fd from its start: size bytes as fstat said, fewer when the file shrank
+ * meanwhile, more when it grew (to its end then). */
+static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
+{
+	size_t alloc = size ? size : 4096, n = 0;
+	unsigned char *buf = malloc(alloc), *nb;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == alloc) {
+			nb = realloc(buf, alloc * 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			alloc *= 2;
+		}
+		r = pread(fd, buf + n, alloc - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 int tacho_profile_load(const char *path, struct tacho_profile **out, struct tacho_diag *diag)
 {
 	struct tacho_profile *p;
@@ -265,38 +303,30 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	*out = NULL;
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		return tc_diag_set(diag, path, 0, 0, err, "cannot open: %s", tacho_strerror(err));
-	}
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		close(fd);
-		return tc_diag_set(diag, path, 0, 0, err, "cannot read: %s", tacho_strerror(err));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return tc_diag_set(diag, path, 0, 0, -EINVAL, "not a regular file");
-	}
+	/* A recording may come from someone else: only a regular file is read (a FIFO
+	 * would hang the open, a device would be read) */
+	fd = tc_open_regular(path, &st);
+	if (fd == -EINVAL)
+		return tc_diag_set(diag, path, 0, 0, -EINVAL, "not a regular file (a FIFO or a "
+				   "device): refused");
+	if (fd < 0)
+		return tc_diag_set(diag, path, 0, 0, fd, "cannot open: %s", tacho_strerror(fd));
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		close(fd);
 		return -ENOMEM;
 	}
 	p->exit_status = -1;
-	p->len = (size_t)st.st_size;
-	if (p->len) {
-		void *m = mmap(NULL, p->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			err = -errno;
-			close(fd);
-			free(p);
-			return tc_diag_set(diag, path, 0, 0, err, "cannot map: %s", tacho_strerror(err));
-		}
-		p->data = m;
-	}
+	/* Copied in, not mapped: a mapping of a file that shrinks while it is reported
+	 * (a recording cut short, report -o over its own input, another program) faults
+	 * with SIGBUS past the new end; a copy holds what was there when read, and a
+	 * file cut short while it is read is read up to where it ends. */
+	err = read_all(fd, (size_t)st.st_size, &p->data, &p->len);
 	close(fd);
+	if (err) {
+		free(p);
+		return tc_diag_set(diag, path, 0, 0, err, "cannot read: %s", tacho_strerror(err));
+	}
 	err = tc_strpool_intern(&p->pool, "[unknown]", &p->unknown_id);
 	if (!err)
 		err = tc_strpool_intern(&p->pool, "[kernel]", &p->kernel_id);
@@ -331,8 +361,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->dem_idx);
 	tc_kallsyms_free(p->ksyms);
 	tc_strpool_exit(&p->pool);
-	if (p->data)
-		munmap(p->data, p->len);
+	free(p->data);
 	free(p);
 }
 

@@ -62,9 +62,11 @@ int tc_symdso_open(const char *path, const void *image, size_t len, struct tc_sy
 			return err;
 		}
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* a path a recording names: a regular file only (a FIFO there would
+		 * hang the report, a device would be read) */
+		fd = tc_open_regular(path, NULL);
 		if (fd < 0)
-			return -errno;
+			return fd;
 	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -295,11 +297,11 @@ static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
 
 int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	int fd = tc_open_regular(path, NULL), ret;   /* as tc_symdso_open */
 	Elf *elf;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ret = build_id_of_elf(elf, bid, max);

@@ -8,18 +8,16 @@
 
 #include "util/util.h"
 
-int tc_read_file(const char *path, char **out, size_t *len, size_t max)
+/* Reads fd to its end (at most max bytes) and closes it. */
+static int read_fd(int fd, char **out, size_t *len, size_t max)
 {
 	size_t alloc = 4096, n = 0;
 	char *buf, *p;
 	ssize_t r;
-	int fd, err;
+	int err;
 
 	if (!max)
 		max = (size_t)256 << 20;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	buf = malloc(alloc);
 	if (!buf) {
 		close(fd);
@@ -61,6 +59,52 @@ out_err:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+int tc_read_file(const char *path, char **out, size_t *len, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, out, len, max);
+}
+
+int tc_open_regular(const char *path, struct stat *st)
+{
+	struct stat s;
+	int fd;
+
+	/* O_NONBLOCK: opening a FIFO waits for a writer, forever; O_NOCTTY: a terminal
+	 * named here must not become ours. Neither changes a regular file's reads. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st ? st : &s) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG((st ? st : &s)->st_mode)) {
+		bool dir = S_ISDIR((st ? st : &s)->st_mode);
+		close(fd);
+		return dir ? -EISDIR : -EINVAL;
+	}
+	return fd;
+}
+
+int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max)
+{
+	struct stat st;
+	int fd = tc_open_regular(path, &st);
+
+	if (fd < 0)
+		return fd;
+	if (max && (uint64_t)st.st_size > max) {
+		close(fd);
+		return -EFBIG;
+	}
+	return read_fd(fd, out, len, max);
 }
 
 int tc_read_line_file(const char *path, char *buf, size_t size)

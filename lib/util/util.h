@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tacho/errors.h"
 
@@ -47,6 +48,27 @@ void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 #define TC_UNUSED __attribute__((unused))
 #define tc_likely(x) __builtin_expect(!!(x), 1)
 #define tc_unlikely(x) __builtin_expect(!!(x), 0)
+/* A value one thread writes and another reads without a lock (a region's figures, the
+ * hot path's flags): atomic loads and stores of any scalar type, plain moves on x86-64,
+ * so no data race for the compiler, nor for ThreadSanitizer. The _ACQUIRE and _RELEASE
+ * forms also order the accesses around them (a seqlock's data, without the fences that
+ * ThreadSanitizer cannot follow); on x86-64 they too are plain moves. */
+#define TC_LOAD_ORDER(x, order)                                                         \
+	({                                                                              \
+		/* x's type without const (lvalue conversion); not evaluated */       \
+		__typeof__(({ __auto_type tc_t_ = (x); tc_t_; })) tc_once_;             \
+		__atomic_load(&(x), &tc_once_, order);                                  \
+		tc_once_;                                                               \
+	})
+#define TC_STORE_ORDER(x, v, order)                                                     \
+	do {                                                                            \
+		__typeof__(x) tc_once_ = (v);                                           \
+		__atomic_store(&(x), &tc_once_, order);                                 \
+	} while (0)
+#define TC_READ_ONCE(x) TC_LOAD_ORDER(x, __ATOMIC_RELAXED)
+#define TC_WRITE_ONCE(x, v) TC_STORE_ORDER(x, v, __ATOMIC_RELAXED)
+#define TC_LOAD_ACQUIRE(x) TC_LOAD_ORDER(x, __ATOMIC_ACQUIRE)
+#define TC_STORE_RELEASE(x, v) TC_STORE_ORDER(x, v, __ATOMIC_RELEASE)
 
 /* --- diagnostics (error.c) --- */
 
@@ -61,6 +83,36 @@ int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigne
 		int err, const char *fmt, ...) TC_PRINTF(6, 7);
 bool tc_log_enabled(enum tacho_log_level level);
 void tc_log(enum tacho_log_level level, const char *fmt, ...) TC_PRINTF(2, 3);
+
+/* --- output files (outfile.c) ---
+ * Every file tacho writes (a recording, -o, TACHO_OUTPUT) is made here: a new file of
+ * mode 0600 (a recording holds addresses, command lines and paths), NAME.tmp-XXXXXX in
+ * the same directory, renamed over NAME by tc_outfile_commit. So a symbolic link at NAME
+ * is never followed to a file (open refuses it, -ELOOP; a link to a pipe, a terminal or
+ * /dev/null, as /dev/stdout, is written in place), a failed run leaves NAME as it was, two
+ * runs writing NAME each leave a whole file (the last rename wins), and a file still
+ * being read under NAME (report -i F -o F) keeps its contents until it is unmapped. A
+ * character device or a FIFO at NAME is written in place (never created, truncated or
+ * replaced); a FIFO without a reader is -ENXIO, a directory -EISDIR, anything else that
+ * is not a regular file -EPERM. */
+#define TC_OUTFILE_KEEP_OLD 0x1u   /* commit moves a regular file at NAME to NAME.old */
+struct tc_outfile {
+	int fd;          /* write here (or through tc_outfile_stream) */
+	FILE *f;
+	char *path;
+	char *tmp;       /* NULL: written in place */
+	unsigned flags;
+};
+/* 0, or -errno with *o cleared. */
+int tc_outfile_open(struct tc_outfile *o, const char *path, unsigned flags);
+/* A stdio stream on fd, made on first call and owned by *o; NULL without memory. */
+FILE *tc_outfile_stream(struct tc_outfile *o);
+/* Flushes and closes (a write error of the stream counts), then renames into place; on
+ * any error the temporary file goes and NAME stays as it was. 0 or -errno; *o is done
+ * either way. */
+int tc_outfile_commit(struct tc_outfile *o);
+/* Closes and removes the temporary file: NAME stays as it was. NULL-safe fields. */
+void tc_outfile_abort(struct tc_outfile *o);
 
 /* --- growable string (strbuf.c), in the manner of git's strbuf ---
  * Always NUL-terminated; buf is never NULL after tc_sb_init. On allocation failure
@@ -87,6 +139,15 @@ char *tc_sb_detach(struct tc_sb *sb);
 /* Reads a whole file into a NUL-terminated buffer the caller frees. Returns 0 or
  * -errno. `max` bounds the size (-EFBIG past it); 0 means 256 MiB. */
 int tc_read_file(const char *path, char **out, size_t *len, size_t max);
+/* Opens path for reading only if it is a regular file (never waiting on a FIFO, never
+ * taking a terminal), filling *st when st is non-NULL: the fd, -EISDIR for a directory,
+ * -EINVAL for anything else that is not a regular file (a FIFO, a device), or -errno. What a recording or a dump names is
+ * data from someone else: open it with this. */
+struct stat;
+int tc_open_regular(const char *path, struct stat *st);
+/* tc_read_file of a regular file (tc_open_regular), refused with -EFBIG before any read
+ * when larger than max. */
+int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max);
 /* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
 int tc_read_line_file(const char *path, char *buf, size_t size);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */

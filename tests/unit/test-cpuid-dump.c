@@ -3,6 +3,7 @@
  * the whole libcpuid corpus, and the live reading of this machine. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,8 +554,54 @@ static void test_load_errors(void **state)
 	assert_null(d);
 	assert_string_equal(diag.source, "/nonexistent/dump.txt");
 	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid"), &d, &diag), -EISDIR);
-	assert_int_equal(tacho_cpuid_dump_load("/dev/null", &d, &diag), -TACHO_EEMPTY);
+	/* a device or a FIFO is refused before any read (a FIFO would wait forever) */
+	assert_int_equal(tacho_cpuid_dump_load("/dev/null", &d, &diag), -EINVAL);
 	assert_string_equal(diag.source, "/dev/null");
+	assert_non_null(strstr(diag.message, "not a regular file"));
+	const char *fifo = th_tmp("dump.fifo");
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(tacho_cpuid_dump_load(fifo, &d, &diag), -EINVAL);
+	assert_null(d);
+	/* an empty file is an empty dump */
+	const char *empty = th_tmp("empty.txt");
+	FILE *f = fopen(empty, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(tacho_cpuid_dump_load(empty, &d, &diag), -TACHO_EEMPTY);
+	/* the size is checked before any read: a sparse file of 1 GiB is refused at once
+	 * (it was read, 256 MB of it, before) */
+	const char *big = th_tmp("big.txt");
+	int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)1 << 30), 0);
+	close(fd);
+	assert_int_equal(tacho_cpuid_dump_load(big, &d, &diag), -EFBIG);
+	assert_non_null(strstr(diag.message, "too large"));
+	unlink(big);
+}
+
+/* A CPU number that is not a CPU's is an error at its line and column, not CPU 0 (a
+ * number that wrapped) nor free text. */
+static void test_bad_cpu_numbers(void **state)
+{
+	static const char *const bad[] = { "CPU 4294967296:\n", "CPU -5:\n", "CPU 2147483648:\n" };
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct tacho_cpuid_dump *d = NULL;
+		struct tacho_diag diag = { .sz = sizeof(diag) };
+		char text[256];
+
+		snprintf(text, sizeof(text), "%s   0x00000000 0x00: eax=0x0000000d ebx=0x756e6547 "
+			 "ecx=0x6c65746e edx=0x49656e69\n", bad[i]);
+		assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "t", &d, &diag),
+				 -TACHO_EPARSE);
+		assert_null(d);
+		assert_int_equal(diag.line, 1);
+		assert_int_equal(diag.column, 5);
+		assert_non_null(strstr(diag.message, "CPU number"));
+	}
 }
 
 /* --- the whole corpus --- */
@@ -942,7 +989,9 @@ int main(void)
 		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_order_and_limits),
 		cmocka_unit_test(test_free_text),
-		cmocka_unit_test(test_load_errors),     cmocka_unit_test(test_enumeration_rules),
+		cmocka_unit_test_setup_teardown(test_load_errors, th_tmpdir_setup,
+						th_tmpdir_teardown),
+		cmocka_unit_test(test_bad_cpu_numbers), cmocka_unit_test(test_enumeration_rules),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_live),            cmocka_unit_test(test_live_methods_agree),
 		cmocka_unit_test(test_live_vs_cpuid_tool),

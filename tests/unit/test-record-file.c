@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tacho.h"
@@ -309,6 +310,82 @@ static void test_crc32(void **state)
 	assert_int_equal(tc_crc32(tc_crc32(0, "1234", 4), "56789", 5), 0xcbf43926);
 }
 
+/* A recording that names a FIFO and a device as the files of its mappings: the report
+ * neither opens the FIFO (it waited there forever) nor reads the device; their samples
+ * stay unresolved. The watchdog turns a hang into a failure. */
+static void test_named_paths_not_opened(void **state)
+{
+	struct tc_record_writer w;
+	const char *rec = th_tmp("fifo.rec"), *fifo = th_tmp("map.fifo");
+	struct tacho_profile *p = NULL;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(tc_record_writer_open(&w, rec), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			       PERF_SAMPLE_IP, 1, 0, "cpu-clock");
+	tc_record_writer_mmap(&w, 100, 100, 0x400000, 0x2000, 0, 5, 10, NULL, 0, fifo);
+	tc_record_writer_mmap(&w, 100, 100, 0x500000, 0x2000, 0, 5, 10, NULL, 0, "/dev/zero");
+	tc_record_writer_sample(&w, 20, 0x401010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_sample(&w, 21, 0x501010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 2, 0, 26, 0);
+	assert_int_equal(tc_record_writer_close(&w), 0);
+
+	alarm(20);
+	assert_int_equal(tacho_profile_load(rec, &p, &d), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, f,
+						  TACHO_FORMAT_TABLE, NULL), 0);
+	fclose(f);
+	alarm(0);
+	assert_non_null(strstr(text, "map.fifo"));
+	free(text);
+	tacho_profile_free(p);
+
+	/* and a FIFO as the recording itself: refused at once, not waited on */
+	alarm(20);
+	assert_int_equal(tacho_profile_load(fifo, &p, &d), -EINVAL);
+	alarm(0);
+	assert_null(p);
+	assert_non_null(strstr(d.message, "not a regular file"));
+	unlink(fifo);
+}
+
+/* A recording cut short while it is reported (another program, or a report written
+ * over its own input) must not kill the report: the file is read in, not mapped (a
+ * mapping faulted with SIGBUS past the new end). */
+static void test_truncated_while_reported(void **state)
+{
+	const char *rec = th_tmp("cut.rec");
+	struct tacho_profile *p = NULL;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	unsigned char *buf;
+	char *text = NULL;
+	size_t len, tlen = 0;
+	FILE *f;
+	(void)state;
+
+	buf = make_recording(&len, true);
+	f = fopen(rec, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+	assert_int_equal(tacho_profile_load(rec, &p, &d), 0);
+	assert_int_equal(truncate(rec, 0), 0);
+	f = open_memstream(&text, &tlen);
+	assert_int_equal(tacho_profile_write_script(p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "prog"));
+	free(text);
+	tacho_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_no_finish_is_truncated),
 		cmocka_unit_test(test_unknown_type_skipped),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_named_paths_not_opened),
+		cmocka_unit_test(test_truncated_while_reported),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }

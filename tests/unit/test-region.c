@@ -262,7 +262,7 @@ static unsigned long my_pc_misses(void)
 	pid_t tid = gettid();
 
 	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
-		if (t->tid == tid && !t->gone)
+		if (t->tid == tid)
 			return t->pc_misses;
 	fail_msg("no region state for this thread");
 	return 0;

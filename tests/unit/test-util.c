@@ -1,8 +1,10 @@
 /* test-util.c - the error model, number parsing, hex digits, size formatting, the JSON
- * and table writers. */
+ * and table writers, output files (tc_outfile). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "output/output.h"
@@ -278,16 +280,103 @@ static void test_strbuf(void **state)
 	tc_sb_exit(&sb);
 }
 
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+	size_t len;
+
+	return tc_read_file(path, &text, &len, 0) ? NULL : text;
+}
+
+/* tc_outfile: a new file of mode 0600 renamed into place at commit; a link refused and
+ * its target untouched; an abort or a failed commit leaves the name as it was; KEEP_OLD
+ * moves the previous file to NAME.old; a device written in place; a FIFO without a
+ * reader refused instead of waited on; a directory refused. */
+static void test_outfile(void **state)
+{
+	const char *path = th_tmp("out.txt"), *link = th_tmp("link"), *fifo = th_tmp("fifo");
+	struct tc_outfile o;
+	struct stat st;
+	char old[600], *text;
+	(void)state;
+
+	assert_int_equal(tc_outfile_open(&o, path, 0), 0);
+	assert_non_null(o.tmp);
+	fputs("one\n", tc_outfile_stream(&o));
+	assert_int_not_equal(stat(path, &st), 0);   /* nothing under the name yet */
+	assert_int_equal(tc_outfile_commit(&o), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	text = slurp(path);
+	assert_string_equal(text, "one\n");
+	free(text);
+
+	/* abort: the name keeps "one" */
+	assert_int_equal(tc_outfile_open(&o, path, 0), 0);
+	assert_int_equal(write(o.fd, "two\n", 4), 4);
+	tc_outfile_abort(&o);
+	text = slurp(path);
+	assert_string_equal(text, "one\n");
+	free(text);
+
+	/* KEEP_OLD */
+	assert_int_equal(tc_outfile_open(&o, path, TC_OUTFILE_KEEP_OLD), 0);
+	assert_int_equal(write(o.fd, "three\n", 6), 6);
+	assert_int_equal(tc_outfile_commit(&o), 0);
+	snprintf(old, sizeof(old), "%s.old", path);
+	text = slurp(old);
+	assert_string_equal(text, "one\n");
+	free(text);
+	text = slurp(path);
+	assert_string_equal(text, "three\n");
+	free(text);
+
+	/* a link is refused, its target untouched */
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(tc_outfile_open(&o, link, 0), -ELOOP);
+	assert_int_equal(o.fd, -1);
+	text = slurp(path);
+	assert_string_equal(text, "three\n");
+	free(text);
+
+	/* a link to a pipe, a terminal or /dev/null (as /dev/stdout) is written in place;
+	 * a link to another device is refused like a link to a file */
+	const char *null_link = th_tmp("null-link"), *full_link = th_tmp("full-link");
+	assert_int_equal(symlink("/dev/null", null_link), 0);
+	assert_int_equal(tc_outfile_open(&o, null_link, 0), 0);
+	assert_null(o.tmp);
+	assert_int_equal(tc_outfile_commit(&o), 0);
+	assert_int_equal(lstat(null_link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(symlink("/dev/full", full_link), 0);
+	assert_int_equal(tc_outfile_open(&o, full_link, 0), -ELOOP);
+
+	/* a device in place; a write error shows at commit */
+	assert_int_equal(tc_outfile_open(&o, "/dev/null", 0), 0);
+	assert_null(o.tmp);
+	fputs("x", tc_outfile_stream(&o));
+	assert_int_equal(tc_outfile_commit(&o), 0);
+	assert_int_equal(tc_outfile_open(&o, "/dev/full", 0), 0);
+	fputs("x", tc_outfile_stream(&o));
+	assert_int_equal(tc_outfile_commit(&o), -ENOSPC);
+
+	/* a FIFO nobody reads, a directory */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(tc_outfile_open(&o, fifo, 0), -ENXIO);
+	assert_int_equal(tc_outfile_open(&o, th_tmpdir(), 0), -EISDIR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
 		cmocka_unit_test(test_err_names_are_not_errnos),
 		cmocka_unit_test(test_diag_sized),
+		cmocka_unit_test(test_outfile),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
