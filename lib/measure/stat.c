@@ -312,7 +312,8 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		err = tacho_child_wait(ch, &s->exit);
 	if (!err) {
 		s->have_exit = true;
-		if (s->exit.signal)
+		/* a signal to us the program survived still ends the repetitions */
+		if (s->exit.signal || tacho_child_signals(ch))
 			s->interrupted = true;
 	}
 	tacho_child_free(ch);
@@ -410,7 +411,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			err = tacho_child_wait(ch, &s->exit);
 		if (!err) {
 			s->have_exit = true;
-			if (s->exit.signal)
+			/* a signal to us the program survived still ends the repetitions:
+			 * this one is complete, the next does not start */
+			if (s->exit.signal || tacho_child_signals(ch))
 				s->interrupted = true;
 		}
 	} else {
