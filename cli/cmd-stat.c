@@ -238,6 +238,30 @@ static int parse_option(struct stat_cli *c, int opt)
 	return GO_ON;
 }
 
+/* -C names CPUs that are online: the kernel would refuse the others with an error that
+ * reads like a bad option, and skipping them would count less than asked. */
+static int check_online(const int *cpus, size_t n)
+{
+	char online[256] = "";
+	int *on = NULL;
+	size_t non = 0, j = 0;
+	int ret = GO_ON;
+
+	if (tc_online_cpus(&on, &non))
+		return GO_ON;   /* no sysfs to ask: the kernel will say */
+	for (size_t i = 0; i < n && ret == GO_ON; i++) {
+		while (j < non && on[j] < cpus[i])
+			j++;
+		if (j == non || on[j] != cpus[i]) {
+			tc_read_line_file("/sys/devices/system/cpu/online", online, sizeof(online));
+			ret = cli_usage_error(&cmd_stat, "CPU %d is not online (online: %s)", cpus[i],
+					      online[0] ? online : "none known");
+		}
+	}
+	free(on);
+	return ret;
+}
+
 static int stat_parse(struct stat_cli *c, int argc, char **argv)
 {
 	struct cli_args args;
@@ -273,6 +297,9 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 					       c->cpus_arg, diag.column, diag.message);
 		c->o.cpus = c->cpus;
 		c->o.ncpus = ncpus;
+		ret = check_online(c->cpus, ncpus);
+		if (ret != GO_ON)
+			return ret;
 	}
 	c->o.repeat = c->repeat;
 	return GO_ON;
