@@ -672,6 +672,41 @@ static void test_cpus_utilized_bounded(void **state)
 	}
 }
 
+/* Bytes from outside: a program argument "\xff\xfe" leaves the JSON valid UTF-8 (as
+ * \ufffd); an escape sequence in an argument or an event spec reaches the terminal
+ * as \xHH, never raw (it could set the window title). */
+static void test_outside_bytes(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "-e", "page-faults", "--", help(), "out", "\xff\xfe", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(json_str(j, "command[2]"), "\xef\xbf\xbd\xef\xbf\xbd");
+	assert_contains(r.err, "\"\\ufffd\\ufffd\"");
+	assert_null(strchr(r.err, '\xff'));
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page-faults", "--", help(), "out", "\x1b]0;pwned\x07", NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.err, '\x1b'));
+	assert_null(strchr(r.err, '\x07'));
+	assert_contains(r.err, "\\x1b]0;pwned\\x07");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page\x1b[2J", "--", help(), "exit", "0", NULL);
+	assert_int_equal(r.status, 2);
+	assert_null(strchr(r.err, '\x1b'));
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-e", "page-faults", "--", "/nonexistent/\x1b[2J", NULL);
+	assert_int_equal(r.status, 127);
+	assert_null(strchr(r.err, '\x1b'));
+	assert_contains(r.err, "\\x1b[2J");
+	th_run_free(&r);
+}
+
 static void test_default_and_all(void **state)
 {
 	struct th_run r;
@@ -811,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_target),
 		cmocka_unit_test(test_cpu_not_online),
 		cmocka_unit_test(test_cpus_utilized_bounded),
+		cmocka_unit_test(test_outside_bytes),
 		cmocka_unit_test(test_default_and_all),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help),

@@ -1,6 +1,7 @@
 /* test-profile-load.c - loading recordings that are large or hostile: sums that would
  * wrap (the file is called corrupt), more than 65,536 events (the selected index is
- * kept whole), 70,000 mappings (the lookups' work is counted: linear, not quadratic). */
+ * kept whole), 70,000 mappings (the lookups' work is counted: linear, not quadratic),
+ * escape sequences in names (shown, never passed to the terminal). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,65 @@ static void test_overlapping_mappings(void **state)
 	tacho_profile_free(p);
 }
 
+/* A recording is data from someone else: its command line, thread names, event names
+ * and binaries' names reach the terminal with their control bytes shown as \xHH (an
+ * OSC sequence would set the window title; CSI would recolour or move the cursor), in
+ * the table, perf-script and folded views; its JSON is valid UTF-8. */
+static void test_escape_sequences_shown(void **state)
+{
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_diag d;
+	static const char *const writers[] = { "table", "script", "folded", "json" };
+	(void)state;
+
+	assert_int_equal(tc_record_writer_open(&w, th_tmp("esc.rec")), 0);
+	tc_record_writer_meta(&w, "command", "./prog \x1b]0;pwned\x07 \xff");
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 1, 0, "page-faults\x1b[2J");
+	tc_record_writer_comm(&w, 7, 7, true, 1, "\x1b[31mevil\xc2\x9b");
+	tc_record_writer_mmap(&w, 7, 7, 0x400000, 0x1000, 0, 5, 1, NULL, 0, "[anon \x1b[1A]");
+	tc_record_writer_sample(&w, 10, 0x400800, 0, 1, 7, 7, 0, 0, 2, 0, NULL);
+	assert_int_equal(finish_load(&w, "esc.rec", &p, &d), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(writers); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		if (i == 0)
+			assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_DSO, false, f,
+								  TACHO_FORMAT_TABLE, NULL), 0);
+		else if (i == 1)
+			assert_int_equal(tacho_profile_write_script(p, f), 0);
+		else if (i == 2)
+			assert_int_equal(tacho_profile_write_folded(p, f), 0);
+		else
+			assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_DSO, false, f,
+								  TACHO_FORMAT_JSON, NULL), 0);
+		fclose(f);
+		for (size_t k = 0; k < len; k++)
+			if (text[k] == 0x1b || text[k] == 0x07 || (unsigned char)text[k] == 0x9b ||
+			    (i < 3 && (unsigned char)text[k] == 0xff))
+				fail_msg("%s: byte 0x%02x at %zu: %s", writers[i],
+					 (unsigned char)text[k], k, text);
+		if (i < 3)
+			assert_contains(text, "\\x1b");
+		if (i == 0) {
+			assert_contains(text, "./prog \\x1b]0;pwned\\x07 \\xff");
+			assert_contains(text, "[anon \\x1b[1A]");
+			assert_contains(text, "page-faults\\x1b[2J");
+		}
+		if (i == 1)
+			assert_contains(text, "\\x1b[31mevil\\xc2\\x9b 7/7");
+		if (i == 2)
+			assert_contains(text, "\\x1b[31mevil\\xc2\\x9b;[unknown] 1");
+		if (i == 3)
+			assert_contains(text, "\\u001b[1A");
+		free(text);
+	}
+	tacho_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_select_event_keeps_index),
 		cmocka_unit_test(test_many_mappings_linear),
 		cmocka_unit_test(test_overlapping_mappings),
+		cmocka_unit_test(test_escape_sequences_shown),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
