@@ -147,6 +147,42 @@ static int index_ids(struct tc_perf_list *l)
 	return 0;
 }
 
+/* A group counts together or not at all: on a cell where one of its events could not
+ * open (out of descriptors half-way through, say), the others are closed there too and
+ * take that refusal as theirs, so that no ratio is ever made of a partial group. */
+static void groups_whole(struct tc_perf_list *l)
+{
+	for (size_t i = 0; i < l->nev; i++) {
+		struct tc_perf_ev *g = l->ev[i];
+
+		if (g->leader || g->nmembers < 2)
+			continue;
+		for (size_t c = 0; c < g->ncells; c++) {
+			const struct tc_perf_ev *bad = NULL;
+			for (size_t m = 0; m < g->nmembers && !bad; m++)
+				if (g->members[m]->fds[c] < 0 && g->members[m]->err)
+					bad = g->members[m];
+			if (!bad)
+				continue;
+			/* members before their leader: the kernel keeps a group while a
+			 * member holds it */
+			for (size_t m = g->nmembers; m-- > 0;) {
+				struct tc_perf_ev *e = g->members[m];
+				if (e->fds[c] < 0)
+					continue;
+				close(e->fds[c]);
+				e->fds[c] = -1;
+				e->nopen--;
+				if (!e->err) {
+					e->err = bad->err;
+					e->err_flags = bad->err_flags;
+					e->err_attr = bad->err_attr;
+				}
+			}
+		}
+	}
+}
+
 /* Opens every event in order (a leader before its members). 0; 1 when the kernel
  * refuses group reads of inherited events (everything is closed again); -errno. */
 static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsigned flags)
@@ -158,6 +194,7 @@ static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsign
 			return err;
 		}
 	}
+	groups_whole(l);
 	return 0;
 }
 
