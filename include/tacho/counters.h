@@ -87,8 +87,8 @@ enum tacho_count_status {
 					coverage < 1 says how much it ran */
 	TACHO_COUNT_NOT_COUNTED,     /* opened, but never on a counter (time running 0),
 					or never enabled, or not opened for want of file
-					descriptors (err -EMFILE / -ENFILE): no value. A
-					group is counted whole or not at all */
+					descriptors (err -EMFILE / -ENFILE; a group then
+					is left out whole): no value */
 	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
 };
 

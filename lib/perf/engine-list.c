@@ -147,9 +147,11 @@ static int index_ids(struct tc_perf_list *l)
 	return 0;
 }
 
-/* A group counts together or not at all: on a cell where one of its events could not
- * open (out of descriptors half-way through, say), the others are closed there too and
- * take that refusal as theirs, so that no ratio is ever made of a partial group. */
+/* Out of descriptors half-way through a group (EMFILE, ENFILE): the group counts
+ * together or not at all, so on that cell the others are closed too and take that
+ * refusal as theirs (the group would have opened with more descriptors). Other
+ * refusals keep the rest open: an event this machine does not support leaves its
+ * group's others counting, as the regions and stat's automatic groups rely on. */
 static void groups_whole(struct tc_perf_list *l)
 {
 	for (size_t i = 0; i < l->nev; i++) {
@@ -160,7 +162,8 @@ static void groups_whole(struct tc_perf_list *l)
 		for (size_t c = 0; c < g->ncells; c++) {
 			const struct tc_perf_ev *bad = NULL;
 			for (size_t m = 0; m < g->nmembers && !bad; m++)
-				if (g->members[m]->fds[c] < 0 && g->members[m]->err)
+				if (g->members[m]->fds[c] < 0 &&
+				    (g->members[m]->err == -EMFILE || g->members[m]->err == -ENFILE))
 					bad = g->members[m];
 			if (!bad)
 				continue;

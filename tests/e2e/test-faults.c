@@ -147,6 +147,10 @@ static void test_signal_at_any_moment(void **state)
 		nap_ms(50 + delay);
 		assert_int_equal(kill(b.pid, SIGINT), 0);
 		st = bg_finish(&b, buf, sizeof(buf));
+		/* so early that tacho had not caught the signal yet (a slow start, as under
+		 * ASan): it died of it, before any program ran, and said nothing */
+		if (st == 128 + SIGINT && !buf[0])
+			continue;
 		/* the program was between runs (0) or killed by the forwarded SIGINT (130) */
 		assert_true(st == 0 || st == 130);
 		assert_contains(buf, "stopped early: ");
