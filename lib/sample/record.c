@@ -609,11 +609,16 @@ static void calibrate(struct session *s, bool final)
 		if (period != s->ev[e].period) {
 			/* the samples in the rings were taken with the old period and are
 			 * labelled with the event's period as they are drained: write them
-			 * out first, right before the change (a sample cannot carry its own
-			 * period: with a fixed period, PERF_SAMPLE_PERIOD makes a software
-			 * event sample every event) */
+			 * out with it before the change and again right after it, for those
+			 * the program wrote while tacho was between the two (it may be
+			 * preempted there; a sample cannot carry its own period: with a
+			 * fixed period, PERF_SAMPLE_PERIOD makes a software event sample
+			 * every event). Only the samples of the new period that land in the
+			 * short time between the change and the second drain are taken for
+			 * old ones: an undercount, never the old samples counted P times. */
 			tc_perf_list_drain(s->list, on_record, s);
 			tc_perf_ev_set_period(pe, period);
+			tc_perf_list_drain(s->list, on_record, s);
 			s->ev[e].period = period;
 			tc_record_writer_period(&s->w, (uint32_t)e, period, 0);
 		}

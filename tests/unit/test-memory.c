@@ -34,6 +34,10 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void __libc_free(void *p);
 extern void *__libc_memalign(size_t align, size_t n);
 
+/* Exported (the build hides symbols by default): libtacho.so, in the shared-library
+ * variant, must find these before the C library's. */
+#define SEAM __attribute__((visibility("default")))
+
 /* bytes in use and their peak; atomics: the library may allocate in a thread */
 static size_t in_use, peak;
 
@@ -55,17 +59,17 @@ static void given_back(void *p)
 		__atomic_sub_fetch(&in_use, malloc_usable_size(p), __ATOMIC_RELAXED);
 }
 
-void *malloc(size_t n)
+SEAM void *malloc(size_t n)
 {
 	return taken(__libc_malloc(n));
 }
 
-void *calloc(size_t n, size_t size)
+SEAM void *calloc(size_t n, size_t size)
 {
 	return taken(__libc_calloc(n, size));
 }
 
-void *realloc(void *p, size_t n)
+SEAM void *realloc(void *p, size_t n)
 {
 	void *q;
 
@@ -76,23 +80,23 @@ void *realloc(void *p, size_t n)
 	return taken(q);
 }
 
-void free(void *p)
+SEAM void free(void *p)
 {
 	given_back(p);
 	__libc_free(p);
 }
 
-void *memalign(size_t align, size_t n)
+SEAM void *memalign(size_t align, size_t n)
 {
 	return taken(__libc_memalign(align, n));
 }
 
-void *aligned_alloc(size_t align, size_t n)
+SEAM void *aligned_alloc(size_t align, size_t n)
 {
 	return taken(__libc_memalign(align, n));
 }
 
-int posix_memalign(void **out, size_t align, size_t n)
+SEAM int posix_memalign(void **out, size_t align, size_t n)
 {
 	void *p = __libc_memalign(align, n);
 
