@@ -78,7 +78,8 @@ static const char stat_footer[] =
 	"\n"
 	"exit status: the program's (128 + N when signal N killed it; the counts are still\n"
 	"printed), 0 for -p/-t/-a without a program, 127 when the program cannot be found,\n"
-	"126 when it cannot be executed, 1 when counting failed, 2 for bad usage.\n"
+	"126 when it cannot be executed, 1 when counting failed (or events were left out for\n"
+	"want of file descriptors), 2 for bad usage.\n"
 	"docs/stat.md tells more.\n";
 
 /* What the command was asked, what it made of it, and what it holds until the end:
@@ -247,6 +248,30 @@ static int parse_option(struct stat_cli *c, int opt)
 	return GO_ON;
 }
 
+/* -C names CPUs that are online: the kernel would refuse the others with an error that
+ * reads like a bad option, and skipping them would count less than asked. */
+static int check_online(const int *cpus, size_t n)
+{
+	char online[256] = "";
+	int *on = NULL;
+	size_t non = 0, j = 0;
+	int ret = GO_ON;
+
+	if (tc_online_cpus(&on, &non))
+		return GO_ON;   /* no sysfs to ask: the kernel will say */
+	for (size_t i = 0; i < n && ret == GO_ON; i++) {
+		while (j < non && on[j] < cpus[i])
+			j++;
+		if (j == non || on[j] != cpus[i]) {
+			tc_read_line_file("/sys/devices/system/cpu/online", online, sizeof(online));
+			ret = cli_usage_error(&cmd_stat, "CPU %d is not online (online: %s)", cpus[i],
+					      online[0] ? online : "none known");
+		}
+	}
+	free(on);
+	return ret;
+}
+
 static int stat_parse(struct stat_cli *c, int argc, char **argv)
 {
 	struct cli_args args;
@@ -282,6 +307,9 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 					       c->cpus_arg, diag.column, diag.message);
 		c->o.cpus = c->cpus;
 		c->o.ncpus = ncpus;
+		ret = check_online(c->cpus, ncpus);
+		if (ret != GO_ON)
+			return ret;
 	}
 	c->o.repeat = c->repeat;
 	return GO_ON;
@@ -377,6 +405,11 @@ static int stat_prepare(struct stat_cli *c)
 		return EXIT_FAIL;
 	}
 	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
+	if (err == -ENOMEM) {
+		/* no fault of the list's: no caret, and no usage error */
+		cli_error("cannot read the event list: out of memory");
+		return EXIT_FAIL;
+	}
 	if (err)
 		return cli_event_error("event list", &diag);
 	if (c->explain && cli_msr_explain_events(c->list, stderr))
@@ -456,6 +489,25 @@ static int stat_count(struct stat_cli *c)
 
 /* --- printing --- */
 
+/* Events left uncounted for want of file descriptors make the whole count fail (1),
+ * said in one line after the counts that were made, unless the program's own failure
+ * is the status to report. */
+static int out_of_files(const struct tacho_stat *s, const struct tacho_exit *ex)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		n += e->status == TACHO_COUNT_NOT_COUNTED && (e->err == -EMFILE || e->err == -ENFILE);
+	}
+	if (!n)
+		return ex ? ex->status : EXIT_OK;
+	cli_error("cannot count %zu of %zu events: out of file descriptors (every event takes "
+		  "one per CPU or thread: raise 'ulimit -n', or count fewer events)", n,
+		  tacho_stat_nevents(s));
+	return ex && ex->status ? ex->status : EXIT_FAIL;
+}
+
 static int stat_print(struct stat_cli *c)
 {
 	const struct tacho_exit *ex = tacho_stat_exit(c->s);
@@ -495,7 +547,7 @@ static int stat_print(struct stat_cli *c)
 	}
 	if (err)
 		return EXIT_FAIL;
-	return ex ? ex->status : EXIT_OK;
+	return out_of_files(c->s, ex);
 }
 
 static int cmd_stat_fn(int argc, char **argv)

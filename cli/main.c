@@ -46,13 +46,20 @@ static const struct cli_cmd *find_command(const char *name)
 	return NULL;
 }
 
+/* A message names what the user gave (a program, an event spec, a file): its control
+ * bytes are shown as \xHH, so that no escape sequence reaches the terminal. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	struct tc_sb sb = TC_SB_INIT;
+
+	tc_sb_init(&sb);
+	tc_sb_vaddf(&sb, fmt, ap);
 	fputs("tacho: ", stderr);
 	if (kind)
 		fputs(kind, stderr);
-	vfprintf(stderr, fmt, ap);
+	tc_fputs_printable(sb.oom ? "out of memory" : sb.buf, stderr);
 	fputc('\n', stderr);
+	tc_sb_exit(&sb);
 }
 
 void cli_error(const char *fmt, ...)
@@ -85,12 +92,16 @@ static void print_usage_lines(const struct cli_cmd *cmd, FILE *f)
 int cli_usage_error(const struct cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	struct tc_sb sb = TC_SB_INIT;
 
-	fprintf(stderr, "tacho %s: ", cmd->name);
+	tc_sb_init(&sb);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	tc_sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "tacho %s: ", cmd->name);
+	tc_fputs_printable(sb.oom ? "bad usage" : sb.buf, stderr);   /* as vmsg */
 	fputc('\n', stderr);
+	tc_sb_exit(&sb);
 	print_usage_lines(cmd, stderr);
 	return EXIT_USAGE;
 }
@@ -234,7 +245,9 @@ static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg
 	static const char *const names[] = { "error: ", "warning: ", "", "debug: " };
 
 	(void)arg;
-	fprintf(stderr, "tacho: %s%s\n", names[level <= TACHO_LOG_DEBUG ? level : 3], msg);
+	fprintf(stderr, "tacho: %s", names[level <= TACHO_LOG_DEBUG ? level : 3]);
+	tc_fputs_printable(msg, stderr);   /* as vmsg: shown, never acted upon */
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

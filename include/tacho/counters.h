@@ -86,7 +86,9 @@ enum tacho_count_status {
 	TACHO_COUNT_MULTIPLEXED,     /* on a counter part of the time: value is scaled,
 					coverage < 1 says how much it ran */
 	TACHO_COUNT_NOT_COUNTED,     /* opened, but never on a counter (time running 0),
-					or never enabled: there is no value */
+					or never enabled, or not opened for want of file
+					descriptors (err -EMFILE / -ENFILE; a group then
+					is left out whole): no value */
 	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
 };
 
@@ -104,7 +106,8 @@ struct tacho_count {
 					CPU / thread for MULTIPLEXED, NAN when there is none */
 	uint64_t enabled_ns, running_ns;
 	double coverage;             /* running / enabled (1.0 when counted, 0 when not) */
-	int err;                     /* NOT_SUPPORTED: -errno of perf_event_open or
+	int err;                     /* NOT_SUPPORTED (and NOT_COUNTED for want of file
+					descriptors): -errno of perf_event_open or
 					-TACHO_E...; else 0 */
 	const char *why;             /* NOT_SUPPORTED / NOT_COUNTED: a sentence saying why
 					and what to do (owned by the counters); else NULL.

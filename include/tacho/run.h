@@ -32,8 +32,10 @@ struct tacho_child_opts {
 				       by another process are passed on to the child; from
 				       the terminal (Ctrl-C) the child gets them itself and
 				       this process ignores them, so that the caller lives
-				       to print its counts. The caller's handlers are
-				       restored afterwards. One child at a time. */
+				       to print its counts. A second such signal kills the
+				       child (SIGKILL). tacho_child_signals counts them. The
+				       caller's handlers are restored afterwards. One child
+				       at a time. */
 	const char *cwd;            /* NULL: the caller's */
 	char *const *env;           /* NULL-terminated NAME=VALUE strings put into the
 				       program's environment (replacing the caller's
@@ -56,6 +58,9 @@ struct tacho_exit {
 
 /* Forks a child that will run argv[0] (searched in PATH as execvp does) with argv.
  * Returns 0 and *out, or -errno (fork, pipe). The child has not run the program yet.
+ * The child is killed (SIGKILL, PR_SET_PDEATHSIG) when the thread that started it
+ * ends, so that a caller killed outright leaves nothing running: start it from a
+ * thread that outlives it (a set-user-ID program it execs drops that tie).
  * The caller owns *out: tacho_child_free. Not thread-safe with respect to other
  * threads that fork. */
 TACHO_API int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
@@ -71,9 +76,15 @@ TACHO_API pid_t tacho_child_pid(const struct tacho_child *c);
 TACHO_API int tacho_child_exec(struct tacho_child *c, int *exec_err);
 
 /* Waits for the program to end and fills *st (may be NULL). Forwards signals as the
- * options said. Returns 0, or -errno of wait4, -EINVAL if the child was never
- * released or already waited for. */
+ * options said. A program that stops (SIGSTOP, SIGTSTP...) is continued (SIGCONT)
+ * with a warning through the log callback, so that the wait ends. Returns 0, or
+ * -errno of wait4, -EINVAL if the child was never released or already waited for. */
 TACHO_API int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st);
+
+/* How many of the forwarded signals (forward_signals) this process took while it
+ * followed the child: 0 when none, nor when forwarding was off. A caller that repeats
+ * the program stops after this run when it is not 0. */
+TACHO_API unsigned tacho_child_signals(const struct tacho_child *c);
 
 /* Sends sig to the child. 0 or -errno (-ESRCH once it is reaped). */
 TACHO_API int tacho_child_kill(struct tacho_child *c, int sig);

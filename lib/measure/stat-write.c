@@ -145,8 +145,11 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 
 	if (a->argv) {
 		struct tc_sb sb = TC_SB_INIT;
-		for (size_t i = 0; a->argv[i]; i++)
-			tc_sb_addf(&sb, "%s%s", i ? " " : "", a->argv[i]);
+		for (size_t i = 0; a->argv[i]; i++) {
+			if (i)
+				tc_sb_addc(&sb, ' ');
+			tc_sb_add_printable(&sb, a->argv[i]);   /* no escape sequence passes */
+		}
 		if (a->target[0])
 			snprintf(who, sizeof(who), "%s while '%s' ran", a->target, sb.buf ? sb.buf : "");
 		else

@@ -312,7 +312,8 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		err = tacho_child_wait(ch, &s->exit);
 	if (!err) {
 		s->have_exit = true;
-		if (s->exit.signal)
+		/* a signal to us the program survived still ends the repetitions */
+		if (s->exit.signal || tacho_child_signals(ch))
 			s->interrupted = true;
 	}
 	tacho_child_free(ch);
@@ -377,6 +378,10 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
 		goto out;
 	}
+	/* the wall time of a CPU target spans the counters' whole enabled time, so that
+	 * a clock's count per CPU never exceeds it ("CPUs utilized" at most the CPUs
+	 * counted); a child's starts at its exec, when its counters start */
+	t0 = now_ns();
 	if (o->target != TACHO_TARGET_CHILD) {
 		err = tacho_counters_enable(c);
 		if (err)
@@ -406,7 +411,8 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			goto out;
 		}
 	}
-	t0 = now_ns();
+	if (o->target == TACHO_TARGET_CHILD)
+		t0 = now_ns();
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
 		if (err == -TACHO_ENOSTART) {
@@ -419,7 +425,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			err = tacho_child_wait(ch, &s->exit);
 		if (!err) {
 			s->have_exit = true;
-			if (s->exit.signal)
+			/* a signal to us the program survived still ends the repetitions:
+			 * this one is complete, the next does not start */
+			if (s->exit.signal || tacho_child_signals(ch))
 				s->interrupted = true;
 		}
 	} else {
@@ -427,9 +435,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		if (stop_requested(o))
 			s->interrupted = true;
 	}
-	t1 = now_ns();
 	if (o->target != TACHO_TARGET_CHILD)
 		tacho_counters_disable(c);
+	t1 = now_ns();
 	ticker_stop(&t, err == 0);
 	if (err)
 		goto out;

@@ -29,10 +29,21 @@ void tc_json_escape(FILE *f, const char *s, size_t len)
 		case '\b': fputs("\\b", f); break;
 		case '\f': fputs("\\f", f); break;
 		default:
-			if (c < 0x20 || c == 0x7f)
+			if (c < 0x20 || c == 0x7f) {
 				fprintf(f, "\\u%04x", c);
-			else
+			} else if (c >= 0x80) {
+				/* JSON is UTF-8 (RFC 8259 section 8.1): a byte that is not
+				 * becomes U+FFFD, as a decoder would show it (docs/schemas.md) */
+				size_t n = tc_utf8_seq((const unsigned char *)s + i, len - i);
+				if (n) {
+					fwrite(s + i, 1, n, f);
+					i += n - 1;
+				} else {
+					fputs("\\ufffd", f);
+				}
+			} else {
 				fputc(c, f);
+			}
 		}
 	}
 	fputc('"', f);

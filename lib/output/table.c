@@ -57,7 +57,13 @@ int tc_table_add(struct tc_table *t, const char *const *cells)
 		t->alloc = n;
 	}
 	for (unsigned c = 0; c < t->ncols; c++) {
-		char *s = strdup(cells[c] ? cells[c] : "");
+		/* a cell may hold a name from outside (a symbol, a binary's path, an
+		 * event): shown, never acted upon by the terminal */
+		struct tc_sb sb = TC_SB_INIT;
+		char *s;
+		tc_sb_init(&sb);
+		tc_sb_add_printable(&sb, cells[c] ? cells[c] : "");
+		s = tc_sb_detach(&sb);
 		if (!s) {
 			for (unsigned k = 0; k < c; k++)
 				free(t->cells[t->nrows * t->ncols + k]);

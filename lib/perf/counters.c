@@ -252,6 +252,10 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 		o->value = v->value;
 		o->coverage = v->coverage;
 		if (v->status == TACHO_COUNT_NOT_SUPPORTED) {
+			/* out of descriptors says nothing of the event: it is supported and
+			 * was not counted this time (the reason says what to raise) */
+			if (ce->err == -EMFILE || ce->err == -ENFILE)
+				o->status = TACHO_COUNT_NOT_COUNTED;
 			o->err = ce->err;
 			o->why = ce->why;
 			o->hint = ce->hint;

@@ -147,6 +147,45 @@ static int index_ids(struct tc_perf_list *l)
 	return 0;
 }
 
+/* Out of descriptors half-way through a group (EMFILE, ENFILE): the group counts
+ * together or not at all, so on that cell the others are closed too and take that
+ * refusal as theirs (the group would have opened with more descriptors). Other
+ * refusals keep the rest open: an event this machine does not support leaves its
+ * group's others counting, as the regions and stat's automatic groups rely on. */
+static void groups_whole(struct tc_perf_list *l)
+{
+	for (size_t i = 0; i < l->nev; i++) {
+		struct tc_perf_ev *g = l->ev[i];
+
+		if (g->leader || g->nmembers < 2)
+			continue;
+		for (size_t c = 0; c < g->ncells; c++) {
+			const struct tc_perf_ev *bad = NULL;
+			for (size_t m = 0; m < g->nmembers && !bad; m++)
+				if (g->members[m]->fds[c] < 0 &&
+				    (g->members[m]->err == -EMFILE || g->members[m]->err == -ENFILE))
+					bad = g->members[m];
+			if (!bad)
+				continue;
+			/* members before their leader: the kernel keeps a group while a
+			 * member holds it */
+			for (size_t m = g->nmembers; m-- > 0;) {
+				struct tc_perf_ev *e = g->members[m];
+				if (e->fds[c] < 0)
+					continue;
+				close(e->fds[c]);
+				e->fds[c] = -1;
+				e->nopen--;
+				if (!e->err) {
+					e->err = bad->err;
+					e->err_flags = bad->err_flags;
+					e->err_attr = bad->err_attr;
+				}
+			}
+		}
+	}
+}
+
 /* Opens every event in order (a leader before its members). 0; 1 when the kernel
  * refuses group reads of inherited events (everything is closed again); -errno. */
 static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsigned flags)
@@ -158,6 +197,7 @@ static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsign
 			return err;
 		}
 	}
+	groups_whole(l);
 	return 0;
 }
 

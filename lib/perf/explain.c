@@ -243,6 +243,15 @@ static void explain_eacces(struct out *o, const struct tc_perf_env *env,
 		    env->cap_perfmon ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
 		return;
 	}
+	if (pmu && (!strcmp(pmu, "uprobe") || !strcmp(pmu, "kprobe"))) {
+		/* perf_uprobe_event_init and perf_kprobe_event_init (kernel/events/core.c)
+		 * refuse anyone not perfmon_capable(), before any modifier or paranoid
+		 * level is looked at: ':u' cannot help */
+		put(o, "the %s PMU needs CAP_PERFMON (or CAP_SYS_ADMIN) whatever the modifiers "
+		       "and perf_event_paranoid: run as root, or give the program CAP_PERFMON "
+		       "(setcap cap_perfmon+ep)", pmu);
+		return;
+	}
 	if (p != TC_PARANOID_UNKNOWN && p >= 3) {
 		put(o, "perf_event_paranoid is %d: this kernel lets no unprivileged user count "
 		       "anything (", p);

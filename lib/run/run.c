@@ -1,11 +1,13 @@
 /* run.c - launching and following a program: fork, hold it before exec until the
  * counters are attached, exec with its errors reported exactly, wait with the exit
- * status, forward signals. */
+ * status, forward signals (a second one kills), continue a program that stops itself,
+ * and never leave it running when the caller dies. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -25,6 +27,7 @@ struct tacho_child {
 	enum child_state state;
 	bool forward;
 	bool forwarding;    /* our handlers are installed; old holds the caller's */
+	unsigned signals;   /* forwarded signals that arrived while it was followed */
 	struct sigaction old[NFWD];
 };
 
@@ -37,12 +40,18 @@ static void close_fd(int *fd)
 
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
-child_main(char *const argv[], char *const envp[], const char *cwd, int go_rd, int err_wr)
+child_main(char *const argv[], char *const envp[], const char *cwd, int go_rd, int err_wr,
+	   pid_t parent)
 {
 	char c;
 	ssize_t r;
 	int e;
 
+	/* a caller killed with SIGKILL leaves no program running behind it; the parent may
+	 * have died before the prctl, which then arms nothing: compare with the pid read
+	 * before the fork (getppid is the reaper's by then) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
 	do
 		r = read(go_rd, &c, 1);
 	while (r < 0 && errno == EINTR);
@@ -101,6 +110,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	struct tacho_child *c;
 	int go[2], er[2];
 	const char *cwd = NULL;
+	pid_t parent = getpid();
 	int err;
 
 	if (!argv || !argv[0] || !argv[0][0] || !out)
@@ -136,7 +146,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, envp, cwd, go[0], er[1]);
+		child_main(argv, envp, cwd, go[0], er[1], parent);
 	}
 	free(envp);
 	close(go[0]);
@@ -165,6 +175,7 @@ pid_t tacho_child_pid(const struct tacho_child *c)
 
 /* Signal forwarding: one child at a time (the handler cannot carry a pointer). */
 static volatile sig_atomic_t fwd_pid;
+static volatile sig_atomic_t fwd_count;   /* signals taken while forwarding */
 static const int fwd_signals[NFWD] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void fwd_handler(int sig, siginfo_t *si, void *uc)
@@ -172,11 +183,19 @@ static void fwd_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	(void)uc;
 
-	/* From the terminal (si_code SI_KERNEL) the child, in the same foreground process
-	 * group, got the signal itself; from kill(2) (si_code <= 0: SI_USER, SI_QUEUE,
-	 * SI_TKILL) only tacho did, so pass it on. Either way tacho keeps going, waits for
-	 * the program and prints what it counted. */
-	if (fwd_pid > 0 && si && si->si_code <= 0 && si->si_pid != fwd_pid)
+	if (fwd_pid <= 0 || (si && si->si_pid == fwd_pid && si->si_code <= 0)) {
+		errno = saved;
+		return;   /* the program signalling its parent is not the user asking */
+	}
+	/* A second signal: the program ignored the first or is stuck in it, and the user
+	 * means it (as record does, and perf). From the terminal (si_code SI_KERNEL) the
+	 * child, in the same foreground process group, got a first signal itself; from
+	 * kill(2) (si_code <= 0: SI_USER, SI_QUEUE, SI_TKILL) only tacho did, so pass it
+	 * on. Either way tacho keeps going, waits for the program and prints what it
+	 * counted; the caller sees the count (tacho_child_signals) and stops there. */
+	if (++fwd_count >= 2)
+		kill((pid_t)fwd_pid, SIGKILL);
+	else if (si && si->si_code <= 0)
 		kill((pid_t)fwd_pid, sig);
 	errno = saved;
 }
@@ -191,6 +210,7 @@ static void forward_start(struct tacho_child *c)
 	sa.sa_sigaction = fwd_handler;
 	sa.sa_flags = SA_SIGINFO;   /* no SA_RESTART: wait4 sees EINTR and loops */
 	sigemptyset(&sa.sa_mask);
+	fwd_count = 0;
 	fwd_pid = c->pid;
 	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
 		sigaction(fwd_signals[i], &sa, &c->old[i]);
@@ -204,6 +224,7 @@ static void forward_stop(struct tacho_child *c)
 	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
 		sigaction(fwd_signals[i], &c->old[i], NULL);
 	fwd_pid = 0;
+	c->signals = (unsigned)fwd_count;
 	c->forwarding = false;
 }
 
@@ -259,11 +280,23 @@ int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)
 		return -EINVAL;
 	forward_start(c);
 	memset(&ru, 0, sizeof(ru));
-	do
-		r = wait4(c->pid, &status, 0, &ru);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;     /* still forwarding: the child is still ours */
+	for (;;) {
+		r = wait4(c->pid, &status, WUNTRACED, &ru);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;     /* still forwarding: the child is still ours */
+		if (!WIFSTOPPED(status))
+			break;
+		/* A program that stops itself (raise(SIGSTOP), a terminal stop signal with
+		 * nobody to continue it) would be waited for forever: say it and continue
+		 * it, as a debugger or a shell's fg would, so that the measurement ends
+		 * (docs/stat.md). Its stopped time counts in the wall time only. */
+		tc_log(TACHO_LOG_WARN, "the program (pid %d) stopped itself (SIG%s): continuing "
+		       "it (SIGCONT)", (int)c->pid,
+		       sigabbrev_np(WSTOPSIG(status)) ? sigabbrev_np(WSTOPSIG(status)) : "?");
+		kill(c->pid, SIGCONT);
+	}
 	forward_stop(c);
 	c->state = CH_REAPED;
 	if (st) {
@@ -284,6 +317,13 @@ int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)
 		st->max_rss_kb = ru.ru_maxrss;
 	}
 	return 0;
+}
+
+unsigned tacho_child_signals(const struct tacho_child *c)
+{
+	if (!c)
+		return 0;
+	return c->forwarding ? (unsigned)fwd_count : c->signals;
 }
 
 int tacho_child_kill(struct tacho_child *c, int sig)

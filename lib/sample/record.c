@@ -609,9 +609,30 @@ static void calibrate(struct session *s, bool final)
 		period = (uint64_t)((double)count * 1e9 / (double)running / rate + 0.5);
 		if (period < 1)
 			period = 1;
-		tc_perf_ev_set_period(pe, period);
-		s->ev[e].period = period;
-		tc_record_writer_period(&s->w, (uint32_t)e, period, 0);
+		/* A change drops the events since the last sample (the kernel starts the new
+		 * period afresh: period_left = 0, even for the same period), which no weight
+		 * then stands for. From the provisional period 1 nothing is pending; later
+		 * steps change only a period off by more than twice, so that the weights
+		 * stay within a period or two of the true count. */
+		if (s->ev[e].period > 1 && period < 2 * s->ev[e].period &&
+		    2 * period > s->ev[e].period)
+			period = s->ev[e].period;
+		if (period != s->ev[e].period) {
+			/* the samples in the rings were taken with the old period and are
+			 * labelled with the event's period as they are drained: write them
+			 * out with it before the change and again right after it, for those
+			 * the program wrote while tacho was between the two (it may be
+			 * preempted there; a sample cannot carry its own period: with a
+			 * fixed period, PERF_SAMPLE_PERIOD makes a software event sample
+			 * every event). Only the samples of the new period that land in the
+			 * short time between the change and the second drain are taken for
+			 * old ones: an undercount, never the old samples counted P times. */
+			tc_perf_list_drain(s->list, on_record, s);
+			tc_perf_ev_set_period(pe, period);
+			tc_perf_list_drain(s->list, on_record, s);
+			s->ev[e].period = period;
+			tc_record_writer_period(&s->w, (uint32_t)e, period, 0);
+		}
 		if (!final)
 			continue;
 		notify(s, "%s: %s events per CPU-second in the program's first %.0f ms of CPU time: "

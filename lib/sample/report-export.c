@@ -22,6 +22,18 @@ static const char *comm_of(struct tacho_profile *p, uint32_t pid)
 	return pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]";
 }
 
+/* One frame of a folded stack: shown, never acted upon (control bytes as \xHH), and
+ * without the ';' that separates frames or the space that ends the stack. */
+static void add_folded(struct tc_sb *sb, const char *name)
+{
+	size_t from = sb->len;
+
+	tc_sb_add_printable(sb, name);
+	for (size_t i = from; i < sb->len && !sb->oom; i++)
+		if (sb->buf[i] == ';' || sb->buf[i] == ' ')
+			sb->buf[i] = '_';
+}
+
 int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 {
 	struct tc_strpool stacks = TC_STRPOOL_INIT;
@@ -42,13 +54,10 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		if (err)
 			break;
 		tc_sb_reset(&sb);
-		tc_sb_adds(&sb, comm_of(p, p->smps[i].pid));
+		add_folded(&sb, comm_of(p, p->smps[i].pid));
 		for (size_t k = nf; k-- > 0;) {
-			const char *name = frame_name(p, &p->locs[frames[k]]);
 			tc_sb_addc(&sb, ';');
-			/* ';' separates frames and a space ends the stack: keep them out */
-			for (const char *c = name; *c; c++)
-				tc_sb_addc(&sb, *c == ';' || *c == ' ' || *c == '\n' ? '_' : *c);
+			add_folded(&sb, frame_name(p, &p->locs[frames[k]]));
 		}
 		if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id)) {
 			err = -ENOMEM;
@@ -133,9 +142,12 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
-		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:",
-			comm_of(p, s->pid), s->pid, s->tid, s->cpu, s->time / 1000000000u,
-			(s->time % 1000000000u) / 1000u, s->period, ev);
+		/* names from the file are shown, never acted upon by the terminal */
+		tc_fputs_printable(comm_of(p, s->pid), f);
+		fprintf(f, " %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " ", s->pid, s->tid,
+			s->cpu, s->time / 1000000000u, (s->time % 1000000000u) / 1000u, s->period);
+		tc_fputs_printable(ev, f);
+		fputc(':', f);
 		/* the data address, where the event has one, as `perf script -F ...,addr`
 		 * prints it: after the event name */
 		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
@@ -160,11 +172,16 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 					}
 				}
 			}
-			if (l->sym != NONE)
-				fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", ip, pool_str(p, l->sym),
-					l->addr - l->sym_start, dso);
-			else
-				fprintf(f, "\t%16" PRIx64 " [unknown] (%s)\n", ip, dso);
+			fprintf(f, "\t%16" PRIx64 " ", ip);
+			if (l->sym != NONE) {
+				tc_fputs_printable(pool_str(p, l->sym), f);
+				fprintf(f, "+0x%" PRIx64, l->addr - l->sym_start);
+			} else {
+				fputs("[unknown]", f);
+			}
+			fputs(" (", f);
+			tc_fputs_printable(dso, f);
+			fputs(")\n", f);
 		}
 		fputc('\n', f);
 		if (ferror(f))

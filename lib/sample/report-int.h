@@ -31,7 +31,11 @@ struct proc {
 	uint32_t comm;                 /* pool id */
 	struct map *maps;
 	size_t nmaps, cap;
-	size_t last_hit;
+	/* built once the file is read (tc_profile_index_maps): the maps' indices by start
+	 * address, and the largest end among by_start[0..i], so that a lookup is a binary
+	 * search and a short walk back over the mappings that may still cover the address */
+	uint32_t *by_start;
+	uint64_t *max_end;
 };
 
 struct smp {
@@ -58,6 +62,7 @@ struct ev {
 	uint32_t name;                 /* pool id */
 	uint32_t flags;
 	uint64_t period;
+	uint64_t events;               /* sum of its samples' periods (checked not to wrap) */
 };
 
 struct tacho_profile {
@@ -65,12 +70,14 @@ struct tacho_profile {
 	size_t len;
 	struct tc_strpool pool;
 	struct ev *evs;
-	size_t nev;
+	size_t nev, evs_cap;
 	struct dso *dsos;
-	size_t ndsos;
+	size_t ndsos, dsos_cap;
+	struct tc_hmap dso_idx;        /* pool id of a name -> dsos (one per build-id) */
 	struct proc *procs;
-	size_t nprocs;
+	size_t nprocs, procs_cap;
 	struct tc_hmap proc_idx;       /* pid -> proc */
+	struct tc_hmap map_idx;        /* hash of (pid, start, end, pgoff, dso) -> maps */
 	struct smp *smps;
 	size_t nsmps;
 	uint64_t lost;
@@ -87,8 +94,11 @@ struct tacho_profile {
 	bool ksyms_tried;
 	const char *kernel_note;
 	uint32_t unknown_id, kernel_id;
-	uint16_t sel;                  /* the event reports are about */
+	size_t sel;                    /* the event reports are about (index into evs) */
 	uint64_t sel_samples, sel_events;
+	/* the keys compared by the lookups of binaries and mappings, and the arrays grown:
+	 * what a test counts to prove loading and resolving are not quadratic */
+	uint64_t compares, grows;
 };
 
 #define NONE UINT32_MAX   /* no pool id: unknown */
@@ -103,6 +113,11 @@ static inline const char *pool_str(const struct tacho_profile *p, uint32_t id)
 /* report-load.c: the process pid (created when create is set; NULL when it is not
  * there, or out of memory). The pointer lives until the next creation. */
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create);
+
+/* report-load.c: grows the array *v of *cap elements of size sz to hold n (doubling,
+ * from min). 0 or -ENOMEM (then *v is untouched). */
+int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, size_t sz,
+		    size_t min);
 
 /* report-resolve.c: the symbols of binary d, opened on first use (NULL when they
  * cannot be read, or the file changed since the recording: a warning says which). */

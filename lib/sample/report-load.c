@@ -14,6 +14,28 @@
 #include "tacho/errors.h"
 #include "tacho/sample.h"
 
+int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, size_t sz,
+		    size_t min)
+{
+	size_t nc = *cap ? *cap : min;
+	void *nv;
+
+	if (n <= *cap)
+		return 0;
+	while (nc < n) {
+		if (nc > SIZE_MAX / 2 / sz)
+			return -ENOMEM;
+		nc *= 2;
+	}
+	nv = realloc(*v, nc * sz);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = nc;
+	p->grows++;
+	return 0;
+}
+
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 {
 	uint32_t i;
@@ -23,10 +45,10 @@ struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 		return &p->procs[i];
 	if (!create)
 		return NULL;
-	np = realloc(p->procs, (p->nprocs + 1) * sizeof(*np));
-	if (!np)
+	if (tc_profile_grow(p, (void **)&p->procs, &p->procs_cap, p->nprocs + 1,
+			    sizeof(*p->procs), 16))
 		return NULL;
-	p->procs = np;
+	np = p->procs;
 	memset(&np[p->nprocs], 0, sizeof(*np));
 	np[p->nprocs].pid = pid;
 	np[p->nprocs].comm = NONE;
@@ -35,62 +57,113 @@ struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 	return &p->procs[p->nprocs++];
 }
 
+/* The binary of this name and build-id, added when it is new: found through the index
+ * by name, so that 70,000 mappings of as many files do not compare every pair. */
 static int find_dso(struct tacho_profile *p, const char *name, const uint8_t *bid, unsigned bidlen,
 		    uint32_t *out)
 {
-	uint32_t nid;
+	uint32_t nid, i;
 	struct dso *nd;
+	size_t pos = 0;
 	int err = tc_strpool_intern(&p->pool, name, &nid);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < p->ndsos; i++)
-		if (p->dsos[i].name == nid && p->dsos[i].bidlen == bidlen &&
-		    !memcmp(p->dsos[i].bid, bid, bidlen)) {
-			*out = (uint32_t)i;
+	while (tc_hmap_next(&p->dso_idx, nid, &pos, &i)) {
+		p->compares++;
+		if (p->dsos[i].bidlen == bidlen && !memcmp(p->dsos[i].bid, bid, bidlen)) {
+			*out = i;
 			return 0;
 		}
-	nd = realloc(p->dsos, (p->ndsos + 1) * sizeof(*nd));
-	if (!nd)
+	}
+	if (tc_profile_grow(p, (void **)&p->dsos, &p->dsos_cap, p->ndsos + 1, sizeof(*p->dsos),
+			    16))
 		return -ENOMEM;
-	p->dsos = nd;
+	nd = p->dsos;
 	memset(&nd[p->ndsos], 0, sizeof(*nd));
 	nd[p->ndsos].name = nid;
 	nd[p->ndsos].bidlen = (uint8_t)bidlen;
 	memcpy(nd[p->ndsos].bid, bid, bidlen);
+	if (tc_hmap_add(&p->dso_idx, nid, (uint32_t)p->ndsos))
+		return -ENOMEM;
 	*out = (uint32_t)p->ndsos++;
 	return 0;
+}
+
+static uint64_t map_key(uint32_t pid, const struct map *m)
+{
+	return tc_hash_u64(pid ^ ((uint64_t)m->dso << 32)) ^ tc_hash_u64(m->start) ^
+	       tc_hash_u64(m->end + 0x9e3779b97f4a7c15ull) ^ tc_hash_u64(~m->pgoff);
 }
 
 static int add_map(struct tacho_profile *p, const struct tc_rec *r)
 {
 	struct proc *pr = tc_profile_proc(p, r->u.mmap.pid, true);
-	uint32_t d;
+	struct map m;
+	uint64_t key;
+	uint32_t i;
+	size_t pos = 0;
 	int err;
 
 	if (!pr)
 		return -ENOMEM;
-	err = find_dso(p, r->u.mmap.filename, r->u.mmap.build_id, r->u.mmap.build_id_size, &d);
+	m = (struct map){ r->u.mmap.start, r->u.mmap.start + r->u.mmap.len, r->u.mmap.pgoff,
+			  r->u.mmap.time, 0 };
+	err = find_dso(p, r->u.mmap.filename, r->u.mmap.build_id, r->u.mmap.build_id_size, &m.dso);
 	if (err)
 		return err;
-	for (size_t i = 0; i < pr->nmaps; i++)
-		if (pr->maps[i].start == r->u.mmap.start && pr->maps[i].dso == d &&
-		    pr->maps[i].end == r->u.mmap.start + r->u.mmap.len &&
-		    pr->maps[i].pgoff == r->u.mmap.pgoff)
-			return 0;   /* the same mapping twice (synthesized and reported) */
-	if (pr->nmaps == pr->cap) {
-		size_t nc = pr->cap ? pr->cap * 2 : 16;
-		struct map *nm = realloc(pr->maps, nc * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		pr->maps = nm;
-		pr->cap = nc;
+	/* the same mapping twice (synthesized and reported) is kept once */
+	key = map_key(pr->pid, &m);
+	while (tc_hmap_next(&p->map_idx, key, &pos, &i)) {
+		const struct map *o = &pr->maps[i];
+		p->compares++;
+		if (i < pr->nmaps && o->start == m.start && o->end == m.end && o->pgoff == m.pgoff &&
+		    o->dso == m.dso)
+			return 0;
 	}
-	pr->maps[pr->nmaps++] = (struct map){ r->u.mmap.start, r->u.mmap.start + r->u.mmap.len,
-					      r->u.mmap.pgoff, r->u.mmap.time, d };
+	if (tc_profile_grow(p, (void **)&pr->maps, &pr->cap, pr->nmaps + 1, sizeof(*pr->maps), 16))
+		return -ENOMEM;
+	if (tc_hmap_add(&p->map_idx, key, (uint32_t)pr->nmaps))
+		return -ENOMEM;
+	pr->maps[pr->nmaps++] = m;
 	return 0;
 }
 
+static int start_cmp(const void *a, const void *b, void *arg)
+{
+	const struct proc *pr = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct map *x = &pr->maps[i], *y = &pr->maps[j];
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Every process's mappings by start address, for find_map (report-resolve.c). */
+static int index_maps(struct tacho_profile *p)
+{
+	for (size_t k = 0; k < p->nprocs; k++) {
+		struct proc *pr = &p->procs[k];
+		uint64_t end = 0;
+
+		if (!pr->nmaps)
+			continue;
+		pr->by_start = malloc(pr->nmaps * sizeof(*pr->by_start));
+		pr->max_end = malloc(pr->nmaps * sizeof(*pr->max_end));
+		if (!pr->by_start || !pr->max_end)
+			return -ENOMEM;
+		for (size_t i = 0; i < pr->nmaps; i++)
+			pr->by_start[i] = (uint32_t)i;
+		qsort_r(pr->by_start, pr->nmaps, sizeof(*pr->by_start), start_cmp, pr);
+		for (size_t i = 0; i < pr->nmaps; i++) {
+			if (pr->maps[pr->by_start[i]].end > end)
+				end = pr->maps[pr->by_start[i]].end;
+			pr->max_end[i] = end;
+		}
+	}
+	return 0;
+}
 static int load_records(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
 {
 	struct tc_record_reader rd;
@@ -122,10 +195,11 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 				return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
 						   "corrupt record at byte %" PRIu64 ": event %u out of order",
 						   r.offset, r.u.event.index);
-			ne = realloc(p->evs, (p->nev + 1) * sizeof(*ne));
-			if (!ne)
+			if (tc_profile_grow(p, (void **)&p->evs, &p->evs_cap, p->nev + 1,
+					    sizeof(*p->evs), 4))
 				return -ENOMEM;
-			p->evs = ne;
+			ne = p->evs;
+			ne[p->nev].events = 0;
 			ne[p->nev].flags = r.u.event.flags;
 			ne[p->nev].period = r.u.event.period;
 			if (tc_strpool_intern(&p->pool, r.u.event.name, &ne[p->nev].name))
@@ -192,7 +266,11 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 			break;
 		}
 		case TC_REC_LOST:
-			p->lost += r.u.lost.lost;
+			/* no kernel loses 2^64 samples: a sum that wraps is a damaged file */
+			if (__builtin_add_overflow(p->lost, r.u.lost.lost, &p->lost))
+				return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
+						   "corrupt record at byte %" PRIu64 ": the lost "
+						   "samples add up to more than 2^64", r.offset);
 			break;
 		case TC_REC_IMAGE: {
 			uint32_t d;
@@ -218,39 +296,59 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 	p->truncated = rd.truncated;
 	p->finished = rd.finished;
 	p->good_end = rd.good_end;
-	/* a sample naming an event the file never declared is corrupt */
-	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event >= p->nev && !(p->nev == 0 && p->truncated))
+	/* a sample naming an event the file never declared is corrupt; so is one whose
+	 * periods add up past 2^64 (no run counts that many events): a sum that wrapped
+	 * would give percentages above 100 */
+	for (size_t i = 0; i < p->nsmps; i++) {
+		struct smp *s = &p->smps[i];
+		if (s->event >= p->nev) {
+			if (p->nev == 0 && p->truncated)
+				continue;
 			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
-					   "sample %zu names event %u of %zu", i, p->smps[i].event, p->nev);
+					   "sample %zu names event %u of %zu", i, s->event, p->nev);
+		}
+		if (__builtin_add_overflow(p->evs[s->event].events, s->period,
+					   &p->evs[s->event].events))
+			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
+					   "sample %zu: the periods of event %u add up to more "
+					   "than 2^64", i, s->event);
+	}
 	/* the vDSO image pairs with the mappings named [vdso] whatever their build-id */
-	for (size_t i = 0; i < p->ndsos; i++)
-		if (!strcmp(pool_str(p, p->dsos[i].name), "[vdso]") && !p->dsos[i].image)
-			for (size_t j = 0; j < p->ndsos; j++)
-				if (p->dsos[j].image && !strcmp(pool_str(p, p->dsos[j].name), "[vdso]")) {
-					p->dsos[i].image = p->dsos[j].image;
-					p->dsos[i].image_len = p->dsos[j].image_len;
-				}
-	return 0;
+	{
+		uint32_t vdso, i;
+		size_t pos = 0;
+		const struct dso *img = NULL;
+
+		if (!tc_strpool_find(&p->pool, "[vdso]", &vdso))
+			return index_maps(p);
+		while (!img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
+			if (p->dsos[i].image)
+				img = &p->dsos[i];
+		pos = 0;
+		while (img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
+			if (!p->dsos[i].image) {
+				p->dsos[i].image = img->image;
+				p->dsos[i].image_len = img->image_len;
+			}
+	}
+	return index_maps(p);
 }
 
-static void select_event(struct tacho_profile *p, uint16_t ev)
+static void select_event(struct tacho_profile *p, size_t ev)
 {
 	p->sel = ev;
 	p->sel_samples = 0;
-	p->sel_events = 0;
+	p->sel_events = ev < p->nev ? p->evs[ev].events : 0;
 	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event == ev) {
+		if (p->smps[i].event == ev)
 			p->sel_samples++;
-			p->sel_events += p->smps[i].period;
-		}
 }
 
 int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nev; i++)
 		if (!strcmp(pool_str(p, p->evs[i].name), name)) {
-			select_event(p, (uint16_t)i);
+			select_event(p, i);
 			return 0;
 		}
 	return -ENOENT;
@@ -350,10 +448,15 @@ void tacho_profile_free(struct tacho_profile *p)
 	for (size_t i = 0; i < p->ndsos; i++)
 		tc_symdso_free(p->dsos[i].sd);
 	free(p->dsos);
-	for (size_t i = 0; i < p->nprocs; i++)
+	tc_hmap_exit(&p->dso_idx);
+	for (size_t i = 0; i < p->nprocs; i++) {
 		free(p->procs[i].maps);
+		free(p->procs[i].by_start);
+		free(p->procs[i].max_end);
+	}
 	free(p->procs);
 	tc_hmap_exit(&p->proc_idx);
+	tc_hmap_exit(&p->map_idx);
 	free(p->smps);
 	free(p->evs);
 	free(p->locs);

@@ -81,34 +81,46 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 	return d->sd;
 }
 
+/* The newest mapping of pid that covers ip and is not younger than the sample (a
+ * process that exec'd, or re-mapped a range), else the newest that covers it: a binary
+ * search among the mappings by start, then a walk back while a mapping that starts
+ * lower may still reach ip (max_end), which is one step when mappings do not overlap.
+ * (The cache of the last mapping hit it replaces returned an older mapping that a newer
+ * one covered.) */
 static const struct map *find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time)
 {
 	for (int depth = 0; depth < 16; depth++) {
 		struct proc *pr = tc_profile_proc(p, pid, false);
-		const struct map *best = NULL;
+		size_t lo = 0, hi, best = SIZE_MAX, young = SIZE_MAX;
 
 		if (!pr)
 			return NULL;
-		if (pr->last_hit < pr->nmaps) {
-			const struct map *m = &pr->maps[pr->last_hit];
-			if (ip >= m->start && ip < m->end && m->time <= time)
-				return m;
+		/* hi: how many mappings start at or below ip */
+		hi = pr->by_start ? pr->nmaps : 0;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			p->compares++;
+			if (pr->maps[pr->by_start[mid]].start <= ip)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		/* the newest mapping that covers ip and is not younger than the sample (a
-		 * process that exec'd, or re-mapped a range) */
-		for (size_t i = pr->nmaps; i-- > 0;) {
-			const struct map *m = &pr->maps[i];
-			if (ip < m->start || ip >= m->end)
+		for (size_t k = lo; k-- > 0 && pr->max_end[k] > ip;) {
+			size_t i = pr->by_start[k];
+			p->compares++;
+			if (ip >= pr->maps[i].end)
 				continue;
-			if (m->time <= time) {
-				pr->last_hit = i;
-				return m;
+			if (pr->maps[i].time <= time) {
+				if (best == SIZE_MAX || i > best)
+					best = i;
+			} else if (young == SIZE_MAX || i > young) {
+				young = i;
 			}
-			if (!best)
-				best = m;
 		}
-		if (best)
-			return best;
+		if (best != SIZE_MAX)
+			return &pr->maps[best];
+		if (young != SIZE_MAX)
+			return &pr->maps[young];
 		if (!pr->parent || pr->parent == pid)
 			return NULL;
 		pid = pr->parent;   /* a forked child shares its parent's mappings */

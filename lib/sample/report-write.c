@@ -36,12 +36,17 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 	char g[32], l[32];
 
 	fprintf(f, "# %s samples", tc_fmt_grouped(in->samples, g, sizeof(g)));
-	if (in->event)
-		fprintf(f, " of %s (%s %" PRIu64 ")", in->event, in->freq ? "frequency" : "period",
-			in->period);
+	/* the event and the command come from the file: shown, never acted upon */
+	if (in->event) {
+		fputs(" of ", f);
+		tc_fputs_printable(in->event, f);
+		fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->period);
+	}
 	fprintf(f, ", %s lost", tc_fmt_grouped(in->lost, l, sizeof(l)));
-	if (in->command)
-		fprintf(f, ": %s", in->command);
+	if (in->command) {
+		fputs(": ", f);
+		tc_fputs_printable(in->command, f);
+	}
 	fputc('\n', f);
 }
 

@@ -62,14 +62,15 @@ static const struct {
 const char *tacho_strerror(int err)
 {
 	static __thread char buf[64];
-	int num = err < 0 ? -err : err;
+	/* as long long: -INT_MIN does not fit an int */
+	long long num = err < 0 ? -(long long)err : err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(tacho_errors); i++)
 		if (tacho_errors[i].num == num)
 			return tacho_errors[i].text;
 	if (num > 0 && num < 4096) {
 		/* strerror_r (GNU) returns a pointer to a static or to buf */
-		return strerror_r(num, buf, sizeof(buf));
+		return strerror_r((int)num, buf, sizeof(buf));
 	}
 	snprintf(buf, sizeof(buf), "unknown error %d", err);
 	return buf;
@@ -77,7 +78,7 @@ const char *tacho_strerror(int err)
 
 const char *tacho_err_name(int err)
 {
-	int num = err < 0 ? -err : err;
+	long long num = err < 0 ? -(long long)err : err;
 
 	for (size_t i = 0; i < ARRAY_SIZE(tacho_errors); i++)
 		if (tacho_errors[i].num == num)

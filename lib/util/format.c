@@ -1,7 +1,9 @@
-/* format.c - human-readable sizes and counts (ia32lib's ia32size, in binary units). */
+/* format.c - human-readable sizes and counts (ia32lib's ia32size, in binary units);
+ * UTF-8 checked, and outside text made safe to print on a terminal. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/util.h"
 
@@ -61,4 +63,78 @@ char *tc_fmt_grouped(uint64_t v, char *buf, size_t size)
 	if (size)
 		buf[o < size ? o : size - 1] = '\0';
 	return buf;
+}
+
+size_t tc_utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = n ? s[0] : 0;
+	size_t len;
+	uint32_t cp;
+
+	if (!n)
+		return 0;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;   /* a continuation byte, an overlong lead (c0, c1) or past U+10FFFF */
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8
+	 * (RFC 3629 section 3) */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void tc_sb_add_printable(struct tc_sb *sb, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	for (size_t i = 0; i < n;) {
+		size_t len = tc_utf8_seq(s + i, n - i);
+		/* C0 controls and DEL, C1 controls (U+0080..U+009F: 8-bit CSI and OSC to a
+		 * terminal) and bytes that are not UTF-8 are shown, not acted upon */
+		bool c1 = len == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0;
+		if (len == 0 || (len == 1 && (s[i] < 0x20 || s[i] == 0x7f)) || c1) {
+			for (size_t k = 0; k < (len ? len : 1); k++)
+				tc_sb_addf(sb, "\\x%02x", s[i + k]);
+			i += len ? len : 1;
+			continue;
+		}
+		tc_sb_add(sb, s + i, len);
+		i += len;
+	}
+}
+
+void tc_fputs_printable(const char *s, FILE *f)
+{
+	struct tc_sb sb = TC_SB_INIT;
+
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			goto out_escape;
+	fputs(s, f);   /* plain ASCII, the common case */
+	return;
+out_escape:
+	tc_sb_init(&sb);
+	tc_sb_add_printable(&sb, s);
+	fputs(sb.oom ? "?" : sb.buf, f);
+	tc_sb_exit(&sb);
 }

@@ -190,6 +190,17 @@ char *tc_hex_encode(const void *data, size_t n, char *buf, size_t size);
 
 /* --- formatting (format.c) --- */
 
+/* The length (1 to 4) of the well-formed UTF-8 sequence at s (n bytes readable), or 0
+ * when the bytes there are not UTF-8 (RFC 3629: no overlong form, no surrogate, at
+ * most U+10FFFF). */
+size_t tc_utf8_seq(const unsigned char *s, size_t n);
+/* Text from outside (a recording's command line, a program's name, an event spec) as
+ * a terminal may show it: control bytes (C0, DEL, C1) and bytes that are not UTF-8
+ * become \xHH, so that they cannot move the cursor or set the window title; valid
+ * UTF-8 is kept. Appends to sb / writes to f. */
+void tc_sb_add_printable(struct tc_sb *sb, const char *s);
+void tc_fputs_printable(const char *s, FILE *f);
+
 /* Human-readable binary size: "48 KiB", "2 MiB", "1.5 MiB", "512 B". Returns buf. */
 char *tc_fmt_size(uint64_t bytes, char *buf, size_t size);
 /* Human-readable count with SI suffix: "1.23 M", "950". Returns buf. */

@@ -748,6 +748,105 @@ static void test_cpu_target(void **state)
 	th_run_free(&r);
 }
 
+/* -C with a CPU that is not online: a usage error that names the online CPUs (it was
+ * counted as "not supported ... the kernel rejected an option", exit 0). */
+static void test_cpu_not_online(void **state)
+{
+	struct th_run r;
+	char online[256] = "", arg[32];
+	int *on = NULL;
+	size_t n = 0;
+	(void)state;
+
+	assert_int_equal(tc_online_cpus(&on, &n), 0);
+	assert_true(n > 0);
+	assert_int_equal(tc_read_line_file("/sys/devices/system/cpu/online", online,
+					   sizeof(online)), 0);
+	/* one past the last online CPU is not online, and neither is 4095 here */
+	snprintf(arg, sizeof(arg), "%d", on[n - 1] + 1);
+	free(on);
+	th_tacho(&r, "stat", "-C", arg, "--", help(), "exit", "0", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "is not online (online: ");
+	assert_contains(r.err, online);
+	assert_not_contains(r.err, "not supported");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-C", "0,4095", "--", help(), "exit", "0", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "CPU 4095 is not online");
+	th_run_free(&r);
+}
+
+/* "CPUs utilized" never exceeds the CPUs counted: the wall time of a CPU target spans
+ * the counters' enabled time (it began at the program's exec: 30.9 CPUs for -C 1). */
+static void test_cpus_utilized_bounded(void **state)
+{
+	static const struct {
+		const char *cpus;
+		double max;
+	} cases[] = { { "0", 1 }, { "0-1", 2 } };
+	struct th_run r;
+	struct th_json *j;
+	long long paranoid;
+	int *on = NULL;
+	size_t n = 0;
+	(void)state;
+
+	if (tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) != 0)
+		paranoid = 2;
+	if (geteuid() != 0 && paranoid > 0)
+		TEST_SKIP("counting a CPU needs root or perf_event_paranoid <= 0 (it is %lld)",
+			  paranoid);
+	assert_int_equal(tc_online_cpus(&on, &n), 0);
+	free(on);
+	for (size_t i = 0; i < ARRAY_SIZE(cases) && cases[i].max <= (double)n; i++) {
+		/* a program that ends at once: the counters' set-up is most of the time */
+		j = stat_json(&r, "-C", cases[i].cpus, "-e", "task-clock", "--", help(), "exit",
+			      "0", NULL);
+		assert_int_equal(r.status, 0);
+		assert_string_equal(json_str(j, "metrics[0].name"), "CPUs utilized");
+		assert_true(json_num(j, "metrics[0].value") > 0);
+		assert_true(json_num(j, "metrics[0].value") <= cases[i].max);
+		th_json_free(j);
+		th_run_free(&r);
+	}
+}
+
+/* Bytes from outside: a program argument "\xff\xfe" leaves the JSON valid UTF-8 (as
+ * \ufffd); an escape sequence in an argument or an event spec reaches the terminal
+ * as \xHH, never raw (it could set the window title). */
+static void test_outside_bytes(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "-e", "page-faults", "--", help(), "out", "\xff\xfe", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(json_str(j, "command[2]"), "\xef\xbf\xbd\xef\xbf\xbd");
+	assert_contains(r.err, "\"\\ufffd\\ufffd\"");
+	assert_null(strchr(r.err, '\xff'));
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page-faults", "--", help(), "out", "\x1b]0;pwned\x07", NULL);
+	assert_int_equal(r.status, 0);
+	assert_null(strchr(r.err, '\x1b'));
+	assert_null(strchr(r.err, '\x07'));
+	assert_contains(r.err, "\\x1b]0;pwned\\x07");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page\x1b[2J", "--", help(), "exit", "0", NULL);
+	assert_int_equal(r.status, 2);
+	assert_null(strchr(r.err, '\x1b'));
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-e", "page-faults", "--", "/nonexistent/\x1b[2J", NULL);
+	assert_int_equal(r.status, 127);
+	assert_null(strchr(r.err, '\x1b'));
+	assert_contains(r.err, "\\x1b[2J");
+	th_run_free(&r);
+}
+
 static void test_default_and_all(void **state)
 {
 	struct th_run r;
@@ -885,6 +984,9 @@ int main(void)
 		cmocka_unit_test(test_pid_target),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_cpu_target),
+		cmocka_unit_test(test_cpu_not_online),
+		cmocka_unit_test(test_cpus_utilized_bounded),
+		cmocka_unit_test(test_outside_bytes),
 		cmocka_unit_test(test_default_and_all),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_help),

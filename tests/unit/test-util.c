@@ -1,6 +1,7 @@
 /* test-util.c - the error model, number parsing, hex digits, size formatting, the JSON
  * and table writers, output files (tc_outfile). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,10 @@ static void test_strerror(void **state)
 	assert_string_equal(tacho_err_name(-TACHO_ENOSTART), "TACHO_ENOSTART");
 	assert_string_equal(tacho_err_name(-TACHO_ENOVALUE), "TACHO_ENOVALUE");
 	assert_string_equal(tacho_err_name(-ERANGE), "ERANGE");
+	/* -INT_MIN does not fit an int: UBSan (which aborts the asan build) watches */
+	assert_string_equal(tacho_strerror(INT_MIN), "unknown error -2147483648");
+	assert_null(tacho_err_name(INT_MIN));
+	assert_string_equal(tacho_strerror(INT_MAX), "unknown error 2147483647");
 }
 
 /* No code of tacho's is named like an errno with another number (TACHO_ERANGE was
@@ -243,6 +248,72 @@ static void test_json(void **state)
 	free(text);
 }
 
+/* JSON is always UTF-8: a byte that is not (a program argument "\xff\xfe") becomes
+ * \ufffd; well-formed UTF-8 passes as it is; overlong forms and surrogates do not. */
+static void test_json_utf8(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "\xff\xfe", "\"\\ufffd\\ufffd\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },              /* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },     /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* past U+10FFFF */
+		{ "a\xe2\x82", "\"a\\ufffd\\ufffd\"" },             /* cut short */
+		{ "\x1b]0;t\x07", "\"\\u001b]0;t\\u0007\"" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		tc_json_escape(f, cases[i].in, strlen(cases[i].in));
+		fclose(f);
+		if (strcmp(text, cases[i].want))
+			fail_msg("case %zu: %s, want %s", i, text, cases[i].want);
+		free(text);
+	}
+}
+
+/* Text for a terminal: control bytes, C1 controls and bytes that are not UTF-8 are
+ * shown as \xHH (no escape sequence passes); UTF-8 text is kept. */
+static void test_printable(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "plain ascii", "plain ascii" },
+		{ "\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07" },
+		{ "a\nb\tc\x7f", "a\\x0ab\\x09c\\x7f" },
+		{ "\xff\xfe", "\\xff\\xfe" },
+		{ "\xc2\x9b" "31m", "\\xc2\\x9b" "31m" },   /* C1 CSI */
+		{ "\xc2\xb5s caf\xc3\xa9", "\xc2\xb5s caf\xc3\xa9" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tc_sb sb = TC_SB_INIT;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		tc_sb_init(&sb);
+		tc_sb_add_printable(&sb, cases[i].in);
+		assert_string_equal(sb.buf, cases[i].want);
+		tc_sb_exit(&sb);
+		tc_fputs_printable(cases[i].in, f);
+		fclose(f);
+		assert_string_equal(text, cases[i].want);
+		free(text);
+	}
+	assert_int_equal(tc_utf8_seq((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	assert_int_equal(tc_utf8_seq((const unsigned char *)"\xe2\x82\xac", 2), 0);
+	assert_int_equal(tc_utf8_seq((const unsigned char *)"\x80", 1), 0);
+}
+
 static void test_table(void **state)
 {
 	char *text = NULL;
@@ -376,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_json_utf8),  cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
