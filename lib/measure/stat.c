@@ -649,7 +649,7 @@ static int stat_user_only(const struct tacho_stat_opts *o, struct tacho_stat *s)
 	if (names.oom)
 		err = -ENOMEM;
 	else if (names.len)
-		tc_user_only_warn(&env, names.buf);
+		err = tc_user_only_warn(&env, names.buf);
 out:
 	tc_sb_exit(&names);
 	return err;

@@ -25,8 +25,10 @@ int tc_user_only_fallback(struct perf_event_attr *a);
  * "page-faults:u"). malloc'd; NULL when out of memory. */
 char *tc_user_only_name(const char *name);
 
-/* The sentence said once (level warn) for the events made user-only: names is their
- * list, comma-separated. */
-void tc_user_only_warn(const struct tc_perf_env *env, const char *names);
+/* The sentence that says why, for the events made user-only (names: their list,
+ * comma-separated): malloc'd, NULL when out of memory. */
+char *tc_user_only_why(const struct tc_perf_env *env, const char *names);
+/* Says it once, at level warn. 0 or -ENOMEM. */
+int tc_user_only_warn(const struct tc_perf_env *env, const char *names);
 
 #endif
