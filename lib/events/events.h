@@ -123,6 +123,11 @@ int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t sy
 		     const char *name, size_t namelen, uint64_t *id);
 
 /* --- uprobe.c --- */
+/* suggest.c: the name or alias tacho list knows nearest to word (len bytes), into buf
+ * (tc_nearest's rule). 0, -ENOENT when none is near, -ENOMEM. */
+int tc_events_suggest(const struct tc_events_ctx *ctx, const char *word, size_t len,
+		      char *buf, size_t size);
+
 /* The uprobe PMU under ctx's sysfs root: its type and the bit of config that makes a
  * probe a return probe. 0, -ENODEV (no such PMU), -EPROTO (a format tacho cannot
  * read) or another -errno. */
