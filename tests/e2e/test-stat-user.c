@@ -159,6 +159,36 @@ static void test_named_and_said_once(void **state)
 	th_run_free(&r);
 }
 
+/* A breakpoint on the helper's variable falls back too (its access group stays, the
+ * 'u' comes after it) and counts exactly the N stores, which are in user space. */
+static void test_breakpoint_user_exact(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char addr[64], spec[96], name[100];
+	char *const argv[] = { (char *)th_prog("stat-helper"), (char *)"addr", NULL };
+	(void)state;
+
+	if (*skip_why)
+		TEST_SKIP("%s", skip_why);
+	th_runv(&r, NULL, argv);
+	snprintf(addr, sizeof(addr), "%s", r.out);
+	addr[strcspn(addr, "\n")] = '\0';
+	th_run_free(&r);
+	snprintf(spec, sizeof(spec), "mem:%s/8:w", addr);
+	snprintf(name, sizeof(name), "%s:u", spec);
+	stat_user(&r, "--json", "-e", spec, "--", th_prog("stat-helper"), "stores", "1234",
+		  NULL);
+	if (r.status != 0)
+		fail_msg("tacho stat exited %d: %s", r.status, r.err);
+	j = assert_json(strchr(r.err, '{'));
+	assert_json_str(j, "events[0].name", name);
+	assert_json_str(j, "events[0].status", "counted");
+	assert_true(json_num(j, "events[0].value") == 1234);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
 /* What ':u' cannot help keeps its explanation: a tracepoint fires in the kernel (user
  * only it would count nothing), and an event the user wrote ':k' wants the kernel. */
 static void test_no_fallback_where_it_would_lie(void **state)
@@ -234,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_faults_user_exact),
 		cmocka_unit_test(test_named_and_said_once),
+		cmocka_unit_test(test_breakpoint_user_exact),
 		cmocka_unit_test(test_no_fallback_where_it_would_lie),
 	};
 
