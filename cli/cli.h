@@ -95,6 +95,10 @@ int cli_help(const struct cli_cmd *cmd);
 /* The message for an option getopt rejected (optopt / the argv word): a one-line
  * error and the usage, EXIT_USAGE. cli_args_next calls it. */
 int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
+/* The long option of cmd nearest to word ("--repat", "--repat=3": "--repeat") into
+ * buf, for "did you mean"; NULL when word is no long option or none is near. */
+const char *cli_option_suggest(const struct cli_cmd *cmd, const char *word, char *buf,
+			       size_t size);
 
 /* A bad event list (-e): "tacho: bad WHAT: MESSAGE", then the list with a caret under
  * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */

@@ -46,6 +46,23 @@ static const struct cli_cmd *find_command(const char *name)
 	return NULL;
 }
 
+/* The command nearest to a word that names none (static storage), or NULL. */
+static const char *nearest_command(const char *word)
+{
+	static char buf[32];
+	struct tc_nearest n;
+	const char *found;
+
+	tc_nearest_init(&n, word, strlen(word));
+	for (size_t i = 0; commands[i]; i++)
+		tc_nearest_add(&n, commands[i]->name, strlen(commands[i]->name));
+	found = tc_nearest_get(&n);
+	if (found)
+		snprintf(buf, sizeof(buf), "%s", found);
+	tc_nearest_exit(&n);
+	return found ? buf : NULL;
+}
+
 /* A message names what the user gave (a program, an event spec, a file): its control
  * bytes are shown as \xHH, so that no escape sequence reaches the terminal. */
 static void vmsg(const char *kind, const char *fmt, va_list ap)
@@ -115,9 +132,12 @@ int cli_help(const struct cli_cmd *cmd)
 int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 {
 	const char *word = (optind > 0 && optind <= argc) ? argv[optind - 1] : "?";
+	char near[64];
 
 	if (optopt && optopt != '?' && strchr(word, '=') == NULL && word[0] == '-' && word[1] != '-')
 		return cli_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
+	if (cli_option_suggest(cmd, word, near, sizeof(near)))
+		return cli_usage_error(cmd, "unknown option '%s': did you mean '%s'?", word, near);
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
 }
 
@@ -311,7 +331,14 @@ int main(int argc, char **argv)
 	}
 	cmd = find_command(argv[i]);
 	if (!cmd) {
-		fprintf(stderr, "tacho: '%s' is not a tacho command (see 'tacho help')\n", argv[i]);
+		const char *near = nearest_command(argv[i]);
+
+		if (near)
+			fprintf(stderr, "tacho: '%s' is not a tacho command: did you mean '%s'? "
+				"(see 'tacho help')\n", argv[i], near);
+		else
+			fprintf(stderr, "tacho: '%s' is not a tacho command (see 'tacho help')\n",
+				argv[i]);
 		fputs(main_usage, stderr);
 		return EXIT_USAGE;
 	}

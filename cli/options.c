@@ -102,3 +102,25 @@ int cli_args_next(struct cli_args *a)
 	}
 	return opt;
 }
+
+const char *cli_option_suggest(const struct cli_cmd *cmd, const char *word, char *buf,
+			       size_t size)
+{
+	struct tc_nearest n;
+	const char *found;
+	size_t len;
+
+	if (strncmp(word, "--", 2) != 0 || !word[2])
+		return NULL;
+	word += 2;
+	len = strcspn(word, "=");
+	tc_nearest_init(&n, word, len);
+	for (const struct cli_option *o = cmd->options; o && o->id; o++)
+		if (o->long_name)
+			tc_nearest_add(&n, o->long_name, strlen(o->long_name));
+	found = tc_nearest_get(&n);
+	if (found)
+		snprintf(buf, size, "--%s", found);
+	tc_nearest_exit(&n);
+	return found ? buf : NULL;
+}

@@ -20,8 +20,9 @@ enum tc_event_source {
 	TC_EV_RAW = TACHO_EVENT_SRC_RAW,               /* rNNNN */
 	TC_EV_PMU = TACHO_EVENT_SRC_PMU,               /* pmu/term=value,.../ or pmu/alias/ */
 	TC_EV_TRACEPOINT = TACHO_EVENT_SRC_TRACEPOINT, /* subsystem:name */
-	TC_EV_BREAKPOINT = TACHO_EVENT_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx], and
-							  uprobe:PATH:WHERE (pmu "uprobe") */
+	TC_EV_BREAKPOINT = TACHO_EVENT_SRC_BREAKPOINT, /* mem:ADDR[/LEN][:rwx],
+							  uprobe:PATH:WHERE (pmu "uprobe") and
+							  kprobe:SYMBOL[+OFF] (pmu "kprobe") */
 };
 
 struct tc_event {
@@ -123,10 +124,18 @@ int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t sy
 		     const char *name, size_t namelen, uint64_t *id);
 
 /* --- uprobe.c --- */
+/* suggest.c: the name or alias tacho list knows nearest to word (len bytes), into buf
+ * (tc_nearest's rule). 0, -ENOENT when none is near, -ENOMEM. */
+int tc_events_suggest(const struct tc_events_ctx *ctx, const char *word, size_t len,
+		      char *buf, size_t size);
+
 /* The uprobe PMU under ctx's sysfs root: its type and the bit of config that makes a
  * probe a return probe. 0, -ENODEV (no such PMU), -EPROTO (a format tacho cannot
  * read) or another -errno. */
 int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *retbit);
+/* The same for any probe PMU of that shape (name "uprobe" or "kprobe"). */
+int tc_probe_pmu(const struct tc_events_ctx *ctx, const char *name, uint32_t *type,
+		 unsigned *retbit);
 /* A copy of path that lives as long as the process: one per distinct path, shared.
  * NULL when out of memory. Thread-safe. */
 const char *tc_uprobe_intern(const char *path);

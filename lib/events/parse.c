@@ -23,7 +23,7 @@ static int term_extent(struct tc_parser *p, size_t start, size_t *end)
 	size_t i = start;
 
 	if ((p->len - start >= 4 && strncasecmp(s + start, "mem:", 4) == 0) ||
-	    tc_uprobe_prefix(p, start)) {
+	    tc_uprobe_prefix(p, start) || tc_kprobe_prefix(p, start)) {
 		/* no pmu/terms/ here: a '/' is part of the address or the path */
 		while (i < p->len && !ends_term(s[i]))
 			i++;
@@ -71,6 +71,8 @@ static int parse_event(struct tc_parser *p, size_t start, size_t *endp)
 		r = tc_parse_breakpoint(p, start, end, &ev);
 	} else if (tc_uprobe_prefix(p, start)) {
 		r = tc_parse_uprobe(p, start, end, &ev);
+	} else if (tc_kprobe_prefix(p, start)) {
+		r = tc_parse_kprobe(p, start, end, &ev);
 	} else if (slash) {
 		r = tc_pmu_parse(p->ctx, p->src, start, end, &ev, p->diag);
 		if (r >= 0) {

@@ -52,6 +52,12 @@ size_t tc_uprobe_prefix(const struct tc_parser *p, size_t start);
 int tc_parse_breakpoint(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 
+/* --- kprobe.c --- */
+/* The length of "kprobe:" or "kretprobe:" at start, or 0. */
+size_t tc_kprobe_prefix(const struct tc_parser *p, size_t start);
+/* kprobe:SYMBOL[+OFF][:MODS], kretprobe:SYMBOL[:MODS]. */
+int tc_parse_kprobe(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
+
 /* --- parse.c --- */
 /* The whole spec p->src into p->ev; group leaders are numbered from base (the events
  * the list already holds). 0 or an error with *p->diag set. */

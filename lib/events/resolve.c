@@ -277,6 +277,11 @@ static int explain_unknown(struct tc_parser *p, size_t off, size_t len, struct l
 		if (miss->tp_err == -ENOENT) {
 			char path[512];
 			snprintf(path, sizeof(path), "%s/events/%.*s", root, (int)first, s);
+			if (access(path, F_OK) != 0 &&
+			    tc_events_suggest(p->ctx, s, first, why, sizeof(why)) == 0)
+				return tc_perr(p, off, -TACHO_ENOEVENT,
+					    "no tracepoint subsystem '%.*s' in %s/events: did you "
+					    "mean '%s'?", (int)first, s, root, why);
 			if (access(path, F_OK) != 0)
 				return tc_perr(p, off, -TACHO_ENOEVENT,
 					    "no tracepoint subsystem '%.*s' in %s/events", (int)first,
@@ -286,8 +291,13 @@ static int explain_unknown(struct tc_parser *p, size_t off, size_t len, struct l
 				    colon + 1, root, (int)first, s);
 		}
 	}
-	tc_perr(p, off, -TACHO_ENOEVENT, "unknown event '%.*s' (not a generic, cache, software, "
-		"raw, tracepoint or libpfm4 name)", (int)first, s);
+	if (tc_events_suggest(p->ctx, s, first, why, sizeof(why)) == 0)
+		tc_perr(p, off, -TACHO_ENOEVENT, "unknown event '%.*s': did you mean '%s'? (not a "
+			"generic, cache, software, raw, tracepoint or libpfm4 name)", (int)first,
+			s, why);
+	else
+		tc_perr(p, off, -TACHO_ENOEVENT, "unknown event '%.*s' (not a generic, cache, "
+			"software, raw, tracepoint or libpfm4 name)", (int)first, s);
 	if (p->diag)
 		p->diag->hint = TACHO_HINT_EVENTS;   /* the names that exist */
 	return -TACHO_ENOEVENT;

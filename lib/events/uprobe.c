@@ -38,11 +38,17 @@ const char *tc_uprobe_intern(const char *path)
 
 int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *retbit)
 {
+	return tc_probe_pmu(ctx, "uprobe", type, retbit);
+}
+
+int tc_probe_pmu(const struct tc_events_ctx *ctx, const char *name, uint32_t *type,
+		 unsigned *retbit)
+{
 	char path[1024], line[64];
 	long long t;
 	int r;
 
-	snprintf(path, sizeof(path), "%s/uprobe/type", ctx->sysfs_root);
+	snprintf(path, sizeof(path), "%s/%s/type", ctx->sysfs_root, name);
 	r = tc_read_int_file(path, &t);
 	if (r)
 		return r == -ENOENT ? -ENODEV : r;
@@ -52,7 +58,7 @@ int tc_uprobe_pmu(const struct tc_events_ctx *ctx, uint32_t *type, unsigned *ret
 	/* The kernel publishes "config:0" (kernel/events/core.c, PMU_FORMAT_ATTR(retprobe,
 	 * "config:0")); read it rather than assume it, but only a single bit of config
 	 * makes sense for a flag. */
-	snprintf(path, sizeof(path), "%s/uprobe/format/retprobe", ctx->sysfs_root);
+	snprintf(path, sizeof(path), "%s/%s/format/retprobe", ctx->sysfs_root, name);
 	r = tc_read_line_file(path, line, sizeof(line));
 	if (r)
 		return r == -ENOENT ? -ENODEV : r;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "measure/measure-set.h"
+#include "measure/user-only.h"
 #include "perf/engine.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
@@ -44,6 +45,42 @@ void tc_event_set_exit(struct tc_event_set *s)
 	free(s->names);
 	free(s->attrs);
 	memset(s, 0, sizeof(*s));
+}
+
+int tc_event_set_user_only(struct tc_event_set *s, char **why)
+{
+	struct tc_sb names = TC_SB_INIT;
+	struct tc_perf_env env;
+	int err = 0;
+
+	*why = NULL;
+	if (!s->n)
+		return 0;
+	tc_perf_env_probe(&env);
+	if (!tc_user_only_needed(&env))
+		return 0;
+	tc_sb_init(&names);
+	for (size_t i = 0; i < s->n; i++) {
+		char *name;
+
+		if (!tc_user_only_fallback(&s->attrs[i]))
+			continue;
+		name = tc_user_only_name(s->names[i]);
+		if (!name) {
+			err = -ENOMEM;
+			goto out;
+		}
+		free(s->names[i]);
+		s->names[i] = name;
+		tc_sb_addf(&names, "%s%s", names.len ? ", " : "", name);
+	}
+	if (names.oom)
+		err = -ENOMEM;
+	else if (names.len && !(*why = tc_user_only_why(&env, names.buf)))
+		err = -ENOMEM;
+out:
+	tc_sb_exit(&names);
+	return err;
 }
 
 void tc_measure_set_close(struct tc_measure_set *m)

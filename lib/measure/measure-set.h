@@ -21,6 +21,11 @@ struct tc_event_set {
 /* From a parsed list (names copied). 0 or -ENOMEM. */
 int tc_event_set_from_list(struct tc_event_set *s, const struct tacho_evlist *list);
 void tc_event_set_exit(struct tc_event_set *s);
+/* For a user who may count user space only (user-only.h): each event the kernel refuses
+ * because it includes the kernel is made user-only and renamed EVENT:u; *why gets the
+ * sentence that names them and says why (malloc'd), or NULL when none changed. Probes
+ * on the calling thread. 0 or -ENOMEM. */
+int tc_event_set_user_only(struct tc_event_set *s, char **why);
 
 struct tc_measure_set {
 	size_t n;                       /* events */

@@ -556,10 +556,20 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 				 tacho_strerror(err));
 			tc_log(TACHO_LOG_WARN, "TACHO_EVENTS: %s; regions measure time only", msg);
 		} else {
+			char *why = NULL;
+
 			err = tc_event_set_from_list(&tc_regions.ev, list);
 			tacho_evlist_free(list);
+			if (!err)
+				err = tc_event_set_user_only(&tc_regions.ev, &why);
 			if (err)
 				return err;
+			if (why) {
+				/* in the report, and once to a log callback */
+				add_note("%s", why);
+				tc_log(TACHO_LOG_WARN, "%s", why);
+				free(why);
+			}
 		}
 	}
 	tc_regions.spec = tc_strdup(spec);

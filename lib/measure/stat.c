@@ -18,6 +18,7 @@
 #include "perf/perf.h"
 #include "measure/metrics.h"
 #include "measure/schedule.h"
+#include "measure/user-only.h"
 #include "util/util.h"
 #include "tacho/counters.h"
 #include "tacho/events.h"
@@ -630,6 +631,47 @@ out_oom:
 	return -ENOMEM;
 }
 
+/* A task target whose user may count user space only: each event the kernel refuses
+ * because it includes the kernel is counted user-only and named EVENT:u, said once.
+ * CPU targets need more than ':u' gives (perf_event_paranoid <= 0): the explainer says
+ * so when they fail. */
+static int stat_user_only(const struct tacho_stat_opts *o, struct tacho_stat *s)
+{
+	struct tc_sb names = TC_SB_INIT;
+	struct tc_perf_env env;
+	int err = 0;
+
+	if (o->target == TACHO_TARGET_CPUS)
+		return 0;
+	tc_perf_env_probe(&env);
+	if (!tc_user_only_needed(&env))
+		return 0;
+	tc_sb_init(&names);
+	for (size_t e = 0; e < s->nev; e++) {
+		struct ev_res *r = &s->ev[e];
+		char *name;
+
+		if (!tc_user_only_fallback(&r->attr))
+			continue;
+		name = tc_user_only_name(r->name);
+		if (!name) {
+			err = -ENOMEM;
+			goto out;
+		}
+		free(r->name);
+		r->name = name;
+		r->pub.name = name;
+		tc_sb_addf(&names, "%s%s", names.len ? ", " : "", name);
+	}
+	if (names.oom)
+		err = -ENOMEM;
+	else if (names.len)
+		err = tc_user_only_warn(&env, names.buf);
+out:
+	tc_sb_exit(&names);
+	return err;
+}
+
 int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
@@ -671,6 +713,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	err = stat_new(o, repeat, &s);
 	if (err)
 		return err;
+	err = stat_user_only(o, s);
+	if (err)
+		goto out_free;
 	err = tacho_schedule_new(o->events, &pmu, o->sched_flags, &s->sched);
 	if (err)
 		goto out_free;

@@ -358,4 +358,26 @@ int tc_proc_threads(pid_t pid, pid_t **out, size_t *n);
  * malloc'd array the caller free()s; -errno, -TACHO_EPARSE, -ENOMEM. */
 int tc_online_cpus(int **out, size_t *n);
 
+/* --- "did you mean" (suggest.c) ---
+ * The nearest of a set of names to a word that named none: the optimal string
+ * alignment distance (insertions, deletions, substitutions and swaps of two neighbours
+ * cost 1), case-insensitive. A candidate counts when its distance is at most a third
+ * of the word's length (at least 1, at most 3): "page-fault" finds "page-faults",
+ * "xyz" finds nothing far away. On ties the first candidate offered stays. */
+struct tc_nearest {
+	const char *word;
+	size_t len;
+	unsigned best;      /* the best distance so far (UINT_MAX: none) */
+	char *name;         /* the best candidate (owned), or NULL */
+	bool oom;
+};
+void tc_nearest_init(struct tc_nearest *n, const char *word, size_t len);
+/* Offers a candidate of len bytes (copied when it is the best so far). */
+void tc_nearest_add(struct tc_nearest *n, const char *cand, size_t len);
+/* The best candidate, or NULL when none is near enough. Owned by n. */
+const char *tc_nearest_get(const struct tc_nearest *n);
+void tc_nearest_exit(struct tc_nearest *n);
+/* The distance itself (pure; words of up to 64 bytes, longer ones are UINT_MAX). */
+unsigned tc_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+
 #endif /* TACHO_UTIL_H */

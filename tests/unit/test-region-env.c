@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "tacho.h"
 
 static char out_path[256];
+static bool child_as_nobody;   /* the child drops to nobody before its program */
 static volatile uint64_t watched __attribute__((aligned(8)));
 
 static int log_calls;
@@ -104,6 +106,9 @@ static void run_child(struct result *r, const char *events, const char *output, 
 			setenv("TACHO_OUTPUT", output, 1);
 		else
 			unsetenv("TACHO_OUTPUT");
+		if (child_as_nobody && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+					setresuid(65534, 65534, 65534)))
+			_exit(95);
 		child_program(with_log);
 	}
 	close(pfd[1]);
@@ -251,6 +256,37 @@ static void test_not_countable(void **state)
 	result_free(&r);
 }
 
+/* A user who may count user space only (perf_event_paranoid 2, no CAP_PERFMON): the
+ * regions count page-faults:u, exactly the 5 faults of each call, and the report says
+ * why once. The suite runs as root: the child drops to nobody. */
+static void test_user_only(void **state)
+{
+	struct result r;
+	long long p = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	bool read_ok = f && fscanf(f, "%lld", &p) == 1;
+	(void)state;
+
+	if (f)
+		fclose(f);
+	if (!read_ok)
+		TEST_SKIP("cannot read perf_event_paranoid");
+	if (p < 2)
+		TEST_SKIP("perf_event_paranoid is %lld: a user may count the kernel, and nothing "
+			  "falls back (test-stat-user raises it for stat)", p);
+	child_as_nobody = geteuid() == 0;
+	run_child(&r, "page-faults", out_path, true);
+	child_as_nobody = false;
+	expect_exit0(&r);
+	assert_non_null(r.file);
+	struct th_json *doc = assert_json(r.file);
+	const struct th_json *work = assert_json_named(doc, "regions", "work");
+	assert_json_int(work, "events.page-faults:u", 15);
+	th_json_free(doc);
+	assert_contains(r.file, "counting page-faults:u in user space only (':u')");
+	result_free(&r);
+}
+
 static void test_unwritable_output(void **state)
 {
 	struct result r;
@@ -274,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_not_countable),
 		cmocka_unit_test(test_unwritable_output),
+		cmocka_unit_test(test_user_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
