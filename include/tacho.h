@@ -3,10 +3,10 @@
  * It includes every area of the interface, each in its own header under tacho/, in
  * dependency order: errors and diagnostics, writing results (the formats every writer
  * shares), CPU detection, events, launching programs, counters, stat sessions, the
- * time-stamp counter, what the machine allows, regions, the benchmark harness,
- * sampling. Read them like a manual: every function states what it does, what it
- * returns on error, who owns what afterwards and whether it may be called from several
- * threads at once.
+ * time-stamp counter, the memory hierarchy measured, what the machine allows, regions,
+ * the benchmark harness, sampling. Read them like a manual: every function states what
+ * it does, what it returns on error, who owns what afterwards and whether it may be
+ * called from several threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -28,6 +28,7 @@
 #include "tacho/counters.h"
 #include "tacho/stat.h"
 #include "tacho/tsc.h"
+#include "tacho/cache.h"
 #include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"
