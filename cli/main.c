@@ -18,6 +18,7 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_report,
 	&cmd_list,
 	&cmd_cpu,
+	&cmd_cache,
 	&cmd_doctor,
 	NULL,   /* end */
 };
@@ -116,7 +117,7 @@ const char *cli_hint_text(enum tacho_hint hint)
 		[TACHO_HINT_SCHEDULE] = "'tacho stat' without --multiplex schedules the events "
 					"over several runs",
 		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
-		[TACHO_HINT_CACHE] = "'tacho cache', not implemented yet",
+		[TACHO_HINT_CACHE] = "'tacho cache' measures it",
 	};
 
 	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
