@@ -308,7 +308,7 @@ static const char *cli_words(void *arg, enum tacho_hint hint)
 {
 	(void)arg;
 	if (hint == TACHO_HINT_CACHE)
-		return "'tacho cache', not implemented yet";
+		return "'tacho cache' measures it";
 	if (hint == TACHO_HINT_MACHINE)
 		return "see 'tacho doctor'";
 	return NULL;
