@@ -60,13 +60,16 @@ int tc_cache_curve_set(struct tacho_cache_result *r, enum tacho_cache_curve c,
 /* Appends a sentence to the warnings (noise) or the notes (findings). */
 void tc_cache_warn(struct tacho_cache_result *r, const char *fmt, ...) TC_PRINTF(2, 3);
 void tc_cache_note(struct tacho_cache_result *r, const char *fmt, ...) TC_PRINTF(2, 3);
+/* A size for people: "32 KiB", "861 KiB", "11.3 MiB" (three figures unless whole). */
+void tc_cache_fmt_bytes(uint64_t b, char *buf, size_t size);
 
 /* --- the knee finder (knee.c) ---
  * A pure function of a curve: points ascending in x (a size) with the median y of
  * their samples (a latency) and the samples' quartiles. It cuts the curve into
  * plateaus, ranges of points whose medians stay close to the plateau's median, and
  * the transitions between them; a plateau ends (its knee) at the last point before
- * the curve has climbed a third of the way, on a log scale, to the next plateau.
+ * the curve has climbed a third of the way (log scale) to the next plateau, bounded
+ * to 1.6-2x its latency.
  * docs/cache.md states the rules; the constants are here. */
 #define TC_KNEE_RISE 0.15          /* a point whose median is more than 15 % above the
 				      plateau's median leaves it ... */
@@ -74,7 +77,11 @@ void tc_cache_note(struct tacho_cache_result *r, const char *fmt, ...) TC_PRINTF
 				      quartile range, whichever is larger */
 #define TC_LEVEL_RATIO 1.5         /* neighbouring plateaus closer than this ratio are
 				      one level (a slope, a TLB step, noise) */
-#define TC_MIN_OCTAVES 0.5         /* a level spans at least half an octave */
+#define TC_MIN_OCTAVES 0.75        /* a level spans at least three quarters of an octave */
+#define TC_KNEE_END_MIN 1.6        /* a level ends where the curve has climbed a third of
+				      the step to the next (log scale), but no sooner than
+				      1.6x its latency ... */
+#define TC_KNEE_END_MAX 2.0        /* ... and no later than twice it */
 
 struct tc_curve_pt {
 	double x;                  /* size, ascending */

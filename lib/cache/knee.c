@@ -155,20 +155,24 @@ static bool wide_enough(const struct tc_curve_pt *p, const struct tc_plateau *pl
 			    log2(p[pl->last].x / p[pl->first].x) >= TC_MIN_OCTAVES - 1e-9);
 }
 
-/* Where plateau k really ends: the last point before the curve climbs a third of the
- * way (on a log scale) towards the next plateau. A cache that loses lines gradually
- * (random replacement, a set-indexed cache over scattered physical pages, another
- * hardware thread sharing it) starts to rise before its size; an LRU-like one jumps
- * right after it; the third of the step finds both within a step of the sweep. */
+/* Where plateau k really ends: the last point before the curve has climbed a third of
+ * the way (on a log scale) to the next plateau, but at least to 1.6 times the
+ * plateau's latency and at most to twice it (and never past halfway). A cache that
+ * loses lines gradually (random replacement, a set-indexed cache over scattered
+ * physical pages, another hardware thread sharing it) starts to rise before its size;
+ * an LRU-like one jumps right after it; a third of the step finds both within a step
+ * of the sweep. The bounds keep a small step (a level the finder split) from ending
+ * a level too early, and a huge one (a level it missed, so that the next plateau is
+ * memory) from carrying it far into the level it missed. */
 static size_t knee_of(const struct tc_curve_pt *p, size_t n, const struct tc_plateau *pl,
 		      const struct tc_plateau *next)
 {
 	double ratio = next->y / pl->y;
 	double noise = median_noise(p, pl->first, pl->last);
-	double t = fmax(cbrt(ratio), fmax(1 + TC_KNEE_RISE, 1 + TC_KNEE_NOISE * noise));
+	double t = fmin(fmax(cbrt(ratio), TC_KNEE_END_MIN), TC_KNEE_END_MAX);
 	size_t last = pl->first;
 
-	t = pl->y * fmin(t, sqrt(ratio));
+	t = pl->y * fmin(fmax(t, 1 + TC_KNEE_NOISE * noise), sqrt(ratio));
 	for (size_t j = next_usable(p, n, pl->first + 1); j < next->first && j < n;
 	     j = next_usable(p, n, j + 1)) {
 		size_t after;
@@ -185,30 +189,12 @@ static size_t knee_of(const struct tc_curve_pt *p, size_t n, const struct tc_pla
 	return last;
 }
 
-size_t tc_cache_plateaus(const struct tc_curve_pt *pts, size_t n, struct tc_plateau *out,
-			 size_t max)
+/* Merges neighbours whose heights are closer than TC_LEVEL_RATIO, the closest pair
+ * first: a sloping plateau (a cache shared with other tenants), a TLB step inside a
+ * level or a noisy stretch cut a level in pieces; real levels differ by 2x or more
+ * (L1 ~4-5 cycles, L2 ~12-16, L3 ~40-70, memory hundreds). Returns the new count. */
+static size_t merge_close(const struct tc_curve_pt *pts, struct tc_plateau *pl, size_t count)
 {
-	struct tc_plateau buf[64], *pl = buf;
-	size_t count, cap = ARRAY_SIZE(buf), kept = 0;
-
-	if (!pts || !n)
-		return 0;
-	count = raw_plateaus(pts, n, pl, cap);
-	if (count > cap) {
-		pl = malloc(count * sizeof(*pl));
-		if (!pl)
-			return 0;
-		cap = count;
-		count = raw_plateaus(pts, n, pl, cap);
-	}
-	for (size_t k = 0; k < count; k++)
-		if (wide_enough(pts, &pl[k]))
-			pl[kept++] = pl[k];
-	count = kept;
-	/* Merge neighbours whose heights are closer than TC_LEVEL_RATIO, the closest
-	 * pair first: a sloping plateau (a cache shared with other tenants), a TLB step
-	 * inside a level or a noisy stretch cut a level in pieces; real levels differ by
-	 * 2x or more (L1 ~4-5 cycles, L2 ~12-16, L3 ~40-70, memory hundreds). */
 	while (count > 1) {
 		size_t best = 0;
 		double best_r = INFINITY;
@@ -231,6 +217,33 @@ size_t tc_cache_plateaus(const struct tc_curve_pt *pts, size_t n, struct tc_plat
 		memmove(&pl[best + 1], &pl[best + 2], (count - best - 2) * sizeof(*pl));
 		count--;
 	}
+	return count;
+}
+
+size_t tc_cache_plateaus(const struct tc_curve_pt *pts, size_t n, struct tc_plateau *out,
+			 size_t max)
+{
+	struct tc_plateau buf[64], *pl = buf;
+	size_t count, cap = ARRAY_SIZE(buf), kept = 0;
+
+	if (!pts || !n)
+		return 0;
+	count = raw_plateaus(pts, n, pl, cap);
+	if (count > cap) {
+		pl = malloc(count * sizeof(*pl));
+		if (!pl)
+			return 0;
+		cap = count;
+		count = raw_plateaus(pts, n, pl, cap);
+	}
+	/* Merge close neighbours, then drop what is still too narrow to be a level (a
+	 * shoulder of a transition), then merge again what the dropping made
+	 * neighbours. */
+	count = merge_close(pts, pl, count);
+	for (size_t k = 0; k < count; k++)
+		if (wide_enough(pts, &pl[k]))
+			pl[kept++] = pl[k];
+	count = merge_close(pts, pl, kept);
 	/* each level's end, by the third of the step to the next */
 	for (size_t k = 0; k + 1 < count; k++) {
 		pl[k].last = knee_of(pts, n, &pl[k], &pl[k + 1]);
