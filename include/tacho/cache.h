@@ -121,7 +121,9 @@ struct tacho_cache_bandwidth {
 struct tacho_cache_level {
 	unsigned level;             /* 1, 2, 3, ...: the claimed level it was matched to,
 				       else its place on the curve */
-	enum tacho_cache_type type; /* the claim's type; data when nothing is claimed */
+	enum tacho_cache_type type; /* the claim's type; when nothing is claimed, data for
+				       the first level and unified beyond (a chase of loads
+				       cannot tell) */
 	uint64_t bytes;             /* measured: the largest working set still on the
 				       level's plateau; 0: not seen on the curve */
 	uint64_t first_bytes;       /* where the plateau starts */

@@ -127,7 +127,7 @@ static size_t align(const uint64_t *m, size_t nm, const uint64_t *c, size_t nc, 
 
 static void fmt_size(uint64_t b, char *buf, size_t size)
 {
-	tc_fmt_size(b, buf, size);
+	tc_cache_fmt_bytes(b, buf, size);
 }
 
 /* The note of a level that has both a measurement and a claim. */
@@ -205,7 +205,10 @@ static int cache_levels(struct tacho_cache_result *r)
 		if (steps[s] != STEP_CLAIM) {
 			const struct tc_plateau *q = &pl[im];
 
+			/* a level nobody claims: its place on the curve; a load curve cannot
+			 * tell data from unified beyond the first level */
 			lv->level = (unsigned)im + 1;
+			lv->type = im ? TACHO_CACHE_UNIFIED : TACHO_CACHE_DATA;
 			lv->bytes = (uint64_t)p[q->last].x;
 			lv->first_bytes = (uint64_t)p[q->first].x;
 			lv->ns = q->y;

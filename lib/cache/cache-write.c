@@ -17,11 +17,11 @@ static const char *const curve_names[TACHO_CACHE_CURVE_COUNT] = {
 	[TACHO_CACHE_CURVE_PAGES_HUGE] = "pages_huge",
 };
 
-/* "L1d", "L2", "L1i" */
+/* "L1d", "L2"; "L3?" for a level the curve shows and nobody claims */
 static void level_name(const struct tacho_cache_level *lv, char *buf, size_t size)
 {
-	snprintf(buf, size, "L%u%s", lv->level, lv->type == TACHO_CACHE_DATA ? "d" :
-		 lv->type == TACHO_CACHE_INSTRUCTION ? "i" : "");
+	snprintf(buf, size, "L%u%s%s", lv->level, lv->type == TACHO_CACHE_DATA ? "d" :
+		 lv->type == TACHO_CACHE_INSTRUCTION ? "i" : "", lv->agrees < 0 ? "?" : "");
 }
 
 static void fmt_ns(double ns, char *buf, size_t size)
@@ -35,7 +35,7 @@ static void fmt_ns(double ns, char *buf, size_t size)
 static void fmt_size_or(uint64_t b, char *buf, size_t size)
 {
 	if (b)
-		tc_fmt_size(b, buf, size);
+		tc_cache_fmt_bytes(b, buf, size);
 	else
 		snprintf(buf, size, "-");
 }
@@ -88,7 +88,7 @@ static int table_levels(FILE *f, const struct tacho_cache_result *r)
 	if (!err && r->mem.seen) {
 		char from[48], lat[96];
 
-		tc_fmt_size(r->mem.first_bytes, from, sizeof(from));
+		tc_cache_fmt_bytes(r->mem.first_bytes, from, sizeof(from));
 		if (isfinite(r->mem.cycles))
 			snprintf(lat, sizeof(lat), "%s%.3g ns  %.3g ticks  %.3g cycles",
 				 r->mem.flat ? "" : ">= ", r->mem.ns, r->mem.ticks, r->mem.cycles);
@@ -110,7 +110,7 @@ static int bw_row(struct tc_table *t, const char *name, const struct tacho_cache
 
 	if (!bw->bytes)
 		return 0;
-	tc_fmt_size(bw->bytes, ws, sizeof(ws));
+	tc_cache_fmt_bytes(bw->bytes, ws, sizeof(ws));
 	fmt_gbs(bw->read, rd, sizeof(rd));
 	fmt_gbs(bw->write, wr, sizeof(wr));
 	fmt_gbs(bw->copy, cp, sizeof(cp));
@@ -182,7 +182,7 @@ static int table_tlbs(FILE *f, const struct tacho_cache_result *r)
 
 		snprintf(lv, sizeof(lv), "%u", b->level);
 		snprintf(e, sizeof(e), "%u", b->entries);
-		tc_fmt_size(b->reach_bytes, reach, sizeof(reach));
+		tc_cache_fmt_bytes(b->reach_bytes, reach, sizeof(reach));
 		fmt_ns(b->ns, ns, sizeof(ns));
 		if (isfinite(b->miss_ns))
 			snprintf(miss, sizeof(miss), "%+.3g ns", b->miss_ns);
@@ -602,7 +602,7 @@ int tacho_cache_write(const struct tacho_cache_result *r, FILE *f, enum tacho_fo
 #define SVG_H 520
 #define PLOT_L 70
 #define PLOT_R 200     /* room for the labels of the levels on the right */
-#define PLOT_T 40
+#define PLOT_T 58
 #define PLOT_B 60
 
 struct plot {
@@ -816,7 +816,7 @@ int tacho_cache_write_svg(const struct tacho_cache_result *r, FILE *f,
 		".memory { stroke: #7d3c98; stroke-width: 1.2; stroke-dasharray: 8 3; }\n"
 		".memory-label { fill: #7d3c98; }\n"
 		"</style>\n");
-	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"16\">", PLOT_L);
+	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"18\">", PLOT_L);
 	svg_text(f, title);
 	fprintf(f, "</text>\n");
 	svg_axes(f, &p);
@@ -830,12 +830,12 @@ int tacho_cache_write_svg(const struct tacho_cache_result *r, FILE *f,
 
 		level_name(lv, name, sizeof(name));
 		if (lv->cpuid_bytes) {
-			tc_fmt_size(lv->cpuid_bytes, sz, sizeof(sz));
+			tc_cache_fmt_bytes(lv->cpuid_bytes, sz, sizeof(sz));
 			snprintf(lab, sizeof(lab), "CPUID %s %s", name, sz);
 			svg_claim(f, &p, lv->cpuid_bytes, "claim-cpuid", lab, (int)(i % 2));
 		}
 		if (lv->sysfs_bytes && lv->sysfs_bytes != lv->cpuid_bytes) {
-			tc_fmt_size(lv->sysfs_bytes, sz, sizeof(sz));
+			tc_cache_fmt_bytes(lv->sysfs_bytes, sz, sizeof(sz));
 			snprintf(lab, sizeof(lab), "sysfs %s %s", name, sz);
 			svg_claim(f, &p, lv->sysfs_bytes, "claim-sysfs", lab, (int)(i % 2));
 		}
@@ -847,7 +847,7 @@ int tacho_cache_write_svg(const struct tacho_cache_result *r, FILE *f,
 			px(&p, (double)lv->first_bytes), y, x, y);
 		fprintf(f, "<line class=\"level\" data-level=\"%u\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%d\"/>\n", lv->level, x, y, x, SVG_H - PLOT_B);
-		tc_fmt_size(lv->bytes, sz, sizeof(sz));
+		tc_cache_fmt_bytes(lv->bytes, sz, sizeof(sz));
 		snprintf(lab, sizeof(lab), "%s %s, %.3g ns%s", name, sz, lv->ns,
 			 lv->agrees == 0 ? " (disagrees)" : "");
 		fprintf(f, "<text class=\"level-label\" x=\"%.1f\" y=\"%.1f\">", x + 4, y - 6);
@@ -865,18 +865,18 @@ int tacho_cache_write_svg(const struct tacho_cache_result *r, FILE *f,
 		svg_text(f, lab);
 		fprintf(f, "</text>\n");
 	}
-	/* the legend */
+	/* the legend (its lines are "key"s, not marks of the curve) */
 	fprintf(f, "<g class=\"legend\" transform=\"translate(%d %d)\">\n"
-		"<line class=\"curve\" x1=\"0\" y1=\"0\" x2=\"20\" y2=\"0\"/><text x=\"26\" y=\"4\">median, "
+		"<line class=\"curve key\" x1=\"0\" y1=\"0\" x2=\"20\" y2=\"0\"/><text x=\"26\" y=\"4\">median, "
 		"quartiles as bars</text>\n"
-		"<line class=\"level\" x1=\"0\" y1=\"16\" x2=\"20\" y2=\"16\"/><text x=\"26\" y=\"20\">a "
+		"<line class=\"level key\" x1=\"0\" y1=\"16\" x2=\"20\" y2=\"16\"/><text x=\"26\" y=\"20\">a "
 		"level: its size and latency</text>\n"
-		"<line class=\"claim-cpuid\" x1=\"0\" y1=\"32\" x2=\"20\" y2=\"32\"/><text x=\"26\" "
+		"<line class=\"claim-cpuid key\" x1=\"0\" y1=\"32\" x2=\"20\" y2=\"32\"/><text x=\"26\" "
 		"y=\"36\">CPUID's size</text>\n"
-		"<line class=\"claim-sysfs\" x1=\"0\" y1=\"48\" x2=\"20\" y2=\"48\"/><text x=\"26\" "
+		"<line class=\"claim-sysfs key\" x1=\"0\" y1=\"48\" x2=\"20\" y2=\"48\"/><text x=\"26\" "
 		"y=\"52\">sysfs's, where it differs</text>\n", SVG_W - PLOT_R + 6, SVG_H - PLOT_B - 70);
 	if (r->ncurve[TACHO_CACHE_CURVE_RANDOM])
-		fprintf(f, "<line class=\"curve-random\" x1=\"0\" y1=\"64\" x2=\"20\" y2=\"64\"/>"
+		fprintf(f, "<line class=\"curve-random key\" x1=\"0\" y1=\"64\" x2=\"20\" y2=\"64\"/>"
 			"<text x=\"26\" y=\"68\">random, small pages</text>\n");
 	fprintf(f, "</g>\n</svg>\n");
 	return tc_write_status(f);

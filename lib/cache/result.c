@@ -102,6 +102,25 @@ void tc_cache_note(struct tacho_cache_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A size for people: whole units as they are ("32 KiB"), others to three figures
+ * ("861 KiB", "11.3 MiB"): the sweep's sizes are whole lines, not round numbers, and
+ * their resolution is a step of the sweep anyway. */
+void tc_cache_fmt_bytes(uint64_t b, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
+	double v = (double)b;
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (v == floor(v))
+		snprintf(buf, size, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, size, "%.3g %s", v, units[u]);
+}
+
 /* --- the public accessors --- */
 
 const struct tacho_cache_about *tacho_cache_result_about(const struct tacho_cache_result *r)
