@@ -221,7 +221,7 @@ static void header_functions(struct names *out)
 {
 	static const char *const areas[] = {
 		"errors", "cpu", "events", "run", "counters", "machine", "stat", "tsc",
-		"regions", "bench", "sample",
+		"regions", "bench", "sample", "cache",
 	};
 
 	for (size_t a = 0; a < sizeof(areas) / sizeof(areas[0]); a++) {
