@@ -241,6 +241,24 @@ static int cache_levels(struct tacho_cache_result *r)
 		}
 	}
 
+	/* the alignment leaves a level nobody claims and a claim nobody saw in either
+	 * order: rows go by size (measured, else claimed); insertion keeps the others */
+	for (size_t a = 1; a < r->nlevels; a++) {
+		struct tacho_cache_level t = r->levels[a];
+		uint64_t key = t.bytes ? t.bytes : (t.sysfs_bytes ? t.sysfs_bytes : t.cpuid_bytes);
+		size_t b = a;
+
+		for (; b > 0; b--) {
+			const struct tacho_cache_level *q = &r->levels[b - 1];
+			uint64_t kq = q->bytes ? q->bytes : (q->sysfs_bytes ? q->sysfs_bytes : q->cpuid_bytes);
+
+			if (kq <= key)
+				break;
+			r->levels[b] = *q;
+		}
+		r->levels[b] = t;
+	}
+
 	/* main memory: the open plateau at the end, or what follows the last level */
 	if (memp && memp->last > memp->first) {
 		r->mem.seen = r->mem.flat = true;
