@@ -1,14 +1,27 @@
-# Makefile - the one, non-recursive build of libtacho, the tacho binary, tests,
-# examples, benchmarks and fuzz targets.
+# Makefile - the one build of libtacho, the tacho binary, tests, examples, benchmarks and
+# fuzz targets: non-recursive within a build tree; `make test` builds its three trees
+# with one sub-make each under one jobserver, so that their compiles overlap.
 #
 #   make                  libtacho.a, libtacho.so, tacho, tacho.pc in $(BUILD) (default build/)
+#   make tests            that, the test binaries, the examples and the tests' helper programs
+#   make tests-so         $(BUILD)/so: tacho and the tests that use only the public API
+#                         linked against libtacho.so, and the e2e tests that run tacho
+#   make check            both of those, then the suite of $(BUILD) and $(BUILD)/so
+#   make test             the README's test command, from a clean clone: installs what is
+#                         missing (scripts/deps.sh), builds build/ (with build/so), build/asan
+#                         (ASan+UBSan) and the libFuzzer targets with warnings as errors, then
+#                         scripts/run-tests.sh runs every test binary of the three trees and
+#                         each fuzz target (its corpus, then FUZZ_SECONDS of fuzzing) as
+#                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
+#                         clean clone (measured 1:24 to 1:48, a third of it building)
 #   make demo             install what is missing, build, run tacho on a bundled workload
-#   make test             install what is missing, then the whole suite: warnings as errors,
-#                         release build, the same under ASan+UBSan, fuzz targets briefly
-#   make check            run the suite in $(BUILD) only (no set-up)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make BUILD=build-x    keep a separate build tree (parallel work, variants)
+#
+# A change of compiler or flags (CC, CPPFLAGS, CFLAGS, SAN, OPT, LDFLAGS) rebuilds what
+# they made (the stamps $(BUILD)/flags.*); nothing is ever deleted as an intermediate, so
+# a second `make` after a build runs nothing.
 
 VERSION := $(shell sed -n 's/^\#define TACHO_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)/\2/p' include/tacho/errors.h | paste -sd.)
 SOVERSION := 0
@@ -44,12 +57,16 @@ endif
 
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
-CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# ncurses is for the live monitor to come: nothing links it until a command uses it (then
+# that command's objects add $(CURSES_LIBS) to CLI_LIBS, the libraries of tacho alone).
+CURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+CLI_LIBS  :=
 
-CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
-CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden $(DW_CFLAGS)
-LDFLAGS  += $(SANFLAGS)
+override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
+override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+	$(DW_CFLAGS)
+override LDFLAGS  += $(SANFLAGS)
 LIBS     := -lpfm $(DW_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
@@ -62,8 +79,8 @@ FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz-*.c))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
 TEST_LIB_OBJ := $(TEST_LIB_SRC:%.c=$(BUILD)/%.o)
-TEST_BIN  := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
 EX_BIN    := $(patsubst %.c,$(BUILD)/%,$(EX_SRC))
 BENCH_BIN := $(patsubst %.c,$(BUILD)/%,$(BENCH_SRC))
 FUZZ_BIN  := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -73,13 +90,33 @@ SHARED := $(BUILD)/libtacho.so.$(VERSION)
 TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
 
-.PHONY: all lib tests examples benches fuzz check test demo install uninstall clean deps bench
+.PHONY: all lib tests tests-so examples benches fuzz check test test-trees test-tree-release \
+	test-tree-asan test-tree-fuzz demo install uninstall clean deps bench test-links FORCE
 all: lib $(TACHO) $(PC)
 lib: $(STATIC) $(SHARED)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d)
+# Nothing is an intermediate to delete (the harness objects were, so every second make
+# relinked every test); a recipe that fails leaves no half-written target behind.
+.SECONDARY:
+.DELETE_ON_ERROR:
 
-$(BUILD)/%.o: %.c
+# The flags stamps: $(BUILD)/flags.KIND holds what STAMP_KIND expands to and is rewritten
+# only when that changes, so its time is the time of the last change and whatever was
+# made with those flags depends on it. The recipe runs on every make and prints nothing.
+STAMP_cc   = $(CC) $(CPPFLAGS) $(CFLAGS)
+STAMP_ld   = $(CC) $(LDFLAGS) $(LIBS) $(CLI_LIBS) $(CMOCKA_LIBS)
+STAMP_prog = $(CC)
+STAMP_fuzz = $(CLANG) $(FUZZ_FLAGS) $(LIBS)
+shell-quote = '$(subst ','\'',$(1))'
+$(BUILD)/flags.%: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(call shell-quote,$(STAMP_$*)) | cmp -s - $@ || \
+		printf '%s\n' $(call shell-quote,$(STAMP_$*)) >$@
+FORCE:
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TEST_LIB_OBJ:.o=.d)
+
+$(BUILD)/%.o: %.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -88,14 +125,14 @@ $(STATIC): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED): $(LIB_OBJ) lib/tacho.map
+$(SHARED): $(LIB_OBJ) lib/tacho.map $(BUILD)/flags.ld
 	$(CC) -shared -Wl,-soname,libtacho.so.$(SOVERSION) -Wl,--version-script=lib/tacho.map \
 		-Wl,--no-undefined $(LDFLAGS) -o $@ $(LIB_OBJ) $(LIBS)
 	ln -sf libtacho.so.$(VERSION) $(BUILD)/libtacho.so.$(SOVERSION)
 	ln -sf libtacho.so.$(SOVERSION) $(BUILD)/libtacho.so
 
-$(TACHO): $(CLI_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CURSES_LIBS)
+$(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CLI_LIBS)
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	-e 's|@VERSION@|$(VERSION)|'
@@ -103,71 +140,151 @@ $(PC): tacho.pc.in include/tacho.h
 	@mkdir -p $(@D)
 	$(PC_SED) $< > $@
 
-# Tests link the static library (they may reach internal functions through lib/ headers);
-# tests/e2e/test-abi*.c link the shared one and see only what the version script exports.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(STATIC) $(TEST_LIB_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
-		$(LIBS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/test-abi%: tests/e2e/test-abi%.c $(SHARED) $(TEST_LIB_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) -L$(BUILD) -ltacho \
-		-Wl,-rpath,'$$ORIGIN/../..' $(LDFLAGS) $(CMOCKA_LIBS)
-$(BUILD)/tests/e2e/%: tests/e2e/%.c $(STATIC) $(TEST_LIB_OBJ) $(TACHO)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LDFLAGS) \
-		$(LIBS) $(CMOCKA_LIBS)
--include $(TEST_BIN:=.d)
+# --- tests -------------------------------------------------------------------------
+# Each test is compiled once (with tests/lib on the include path) and linked where it
+# runs: in $(BUILD), and again in the shared-library variant $(BUILD)/so.
+#
+# A test whose source includes a header of lib/ reaches functions libtacho.so does not
+# export, so it links libtacho.a wherever it runs (today: every unit test but
+# test-region-env, and the e2e tests test-cmd-doctor, test-cmd-list and test-cmd-stat;
+# `make test-links` prints the lists as they are). The others use only include/: in
+# $(BUILD)/so they link libtacho.so; in $(BUILD) they link libtacho.a, except
+# tests/e2e/test-abi*.c, which check the shared library itself and always link it.
+empty :=
+space := $(empty) $(empty)
+LIB_PARTS := $(patsubst lib/%/,%,$(sort $(dir $(LIB_SRC))))
+INTERNAL_TEST_SRC := $(shell grep -lE '^.include "($(subst $(space),|,$(LIB_PARTS)))/' \
+	$(TEST_SRC))
+PUBLIC_TEST_SRC := $(filter-out $(INTERNAL_TEST_SRC),$(TEST_SRC))
+ABI_TEST_SRC := $(filter tests/e2e/test-abi%,$(TEST_SRC))
+E2E_TEST_SRC := $(filter tests/e2e/%,$(TEST_SRC))
 
-$(BUILD)/examples/%: examples/%.c $(STATIC)
+TEST_BIN := $(patsubst %.c,$(BUILD)/%,$(TEST_SRC))
+TEST_BIN_SHARED := $(patsubst %.c,$(BUILD)/%,$(ABI_TEST_SRC))
+TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
+# The variant holds the tests whose result can differ there: every e2e test that runs
+# tacho, and every test that uses only the public API. The e2e tests that do neither
+# read the build tree only (its objects, its install, the docs' programs built against
+# libtacho.a) and would repeat themselves word for word: they stay out.
+SO := $(BUILD)/so
+SO_TACHO := $(SO)/tacho
+SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c
+SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
+SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
+SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC)))
+SO_BIN_STATIC := $(filter-out $(SO_BIN_SHARED),$(SO_BIN))
+
+# Helper programs the e2e tests run (known event counts): static and not PIE, so that
+# their start-up is the same on every run; never sanitized (ASan cannot be static).
+PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
+
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.cc
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -c -o $@ $<
+
+TEST_LINK_DEPS := $(TEST_LIB_OBJ) $(BUILD)/flags.ld
+TEST_SYS_LIBS := $(CMOCKA_LIBS) -lm -lpthread -ldl
+$(TEST_BIN_STATIC): $(BUILD)/%: $(BUILD)/%.o $(STATIC) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LIBS) $(CMOCKA_LIBS)
+$(TEST_BIN_SHARED): $(BUILD)/%: $(BUILD)/%.o $(SHARED) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(SHARED) -Wl,-rpath,'$$ORIGIN/../..' \
+		$(TEST_SYS_LIBS)
+$(SO_BIN_STATIC): $(SO)/%: $(BUILD)/%.o $(STATIC) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(STATIC) $(LIBS) $(CMOCKA_LIBS)
+$(SO_BIN_SHARED): $(SO)/%: $(BUILD)/%.o $(SHARED) $(TEST_LINK_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(SHARED) -Wl,-rpath,'$$ORIGIN/../../..' \
+		$(TEST_SYS_LIBS)
+
+# The variant's tacho calls the library through libtacho.so; the internal helpers the
+# command line may also use (docs/architecture.md: strings, numbers, tables) come from
+# libtacho.a. That is sound only while no such helper shares its file with an exported
+# function or with state: the archive member would bring a second copy of them (a second
+# tacho_set_log, whose callback libtacho.so would never see). So the link fails, naming
+# them, when the binary defines anything libtacho.so exports.
+$(SO_TACHO): $(CLI_OBJ) $(SHARED) $(STATIC) $(BUILD)/flags.ld
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(SHARED) $(STATIC) -Wl,-rpath,'$$ORIGIN/..' \
+		$(LIBS) $(CLI_LIBS)
+	@nm -D --defined-only $(SHARED) | awk '{ sub(/@.*/, "", $$3); print $$3 }' | sort -u \
+		>$@.exported
+	@twice=$$(nm -g --defined-only $@ | awk '{ print $$3 }' | sort -u | comm -12 $@.exported -); \
+	rm -f $@.exported; \
+	if [ -n "$$twice" ]; then \
+		echo "$@: defines what libtacho.so exports (taken from libtacho.a with an" \
+			"internal function the command line calls; move that function out of" \
+			"their file):" $$twice >&2; \
+		rm -f $@; exit 1; \
+	fi
+
+$(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+
+$(BUILD)/examples/%: examples/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)
-$(BUILD)/bench/%: bench/%.c $(STATIC)
+$(BUILD)/bench/%: bench/%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS) \
 		$(shell pkg-config --libs papi 2>/dev/null)
 -include $(EX_BIN:=.d) $(BENCH_BIN:=.d)
 
-# Helper programs the e2e tests run (known event counts): static and not PIE, so that
-# their start-up is the same on every run; never sanitized (ASan cannot be static).
-PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
-$(BUILD)/tests/progs/%: tests/progs/%.c
-	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+# The e2e tests run tacho, the helper programs and the examples.
+$(filter $(BUILD)/tests/e2e/%,$(TEST_BIN)): $(TACHO) $(PROG_BIN) $(EX_BIN)
+$(filter $(SO)/tests/e2e/%,$(SO_BIN)): $(SO_TACHO)
 
 tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
+tests-so: tests $(SO_TACHO) $(SO_BIN)
 examples: $(EX_BIN)
 benches: $(BENCH_BIN)
+
+test-links:
+	@echo "include a lib/ header, link libtacho.a everywhere:" $(INTERNAL_TEST_SRC)
+	@echo "in $(SO), linked with libtacho.so:" $(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC))
+	@echo "in $(SO), linked with libtacho.a:" $(filter $(SO_TEST_SRC),$(INTERNAL_TEST_SRC))
+	@echo "not in $(SO) (neither run tacho nor call the library):" $(SO_SAME_SRC)
 
 # Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
 # once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -Ilib \
 	-D_GNU_SOURCE $(DW_CFLAGS)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
-$(BUILD)/fuzzobj/%.o: %.c
+$(BUILD)/fuzzobj/%.o: %.c $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/libtacho-fuzz.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
-$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
--include $(FUZZ_LIB_OBJ:.o=.d)
+	$(CLANG) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(BUILD)/libtacho-fuzz.a $(LIBS)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
 
-check: tests
-	@scripts/run-tests.sh $(BUILD)
+check: tests tests-so
+	@scripts/run-tests.sh $(BUILD) $(SO)
 
-# The README's test command. Everything from a clean clone: set-up, warnings as errors,
-# the suite on the release build, again under ASan+UBSan, the fuzz targets, a summary.
+# The README's test command. Everything from a clean clone: set-up, the three trees built
+# with warnings as errors by one make (one sub-make per tree, sharing the jobserver, so
+# that their compiles overlap), then the suite of every tree and the fuzz targets as
+# parallel jobs (scripts/run-tests.sh), ending with the summary line.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test:
 	@scripts/deps.sh test
-	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build tests
-	$(MAKE) --no-print-directory -j$(JOBS) WERROR=1 BUILD=build/asan SAN=1 tests
-	$(MAKE) --no-print-directory -j$(JOBS) BUILD=build/fuzz-build fuzz
-	@scripts/run-tests.sh build build/asan --fuzz build/fuzz-build/fuzz
+	@$(MAKE) --no-print-directory -j$(JOBS) --output-sync=target test-trees
+	@scripts/run-tests.sh build build/so build/asan --fuzz build/fuzz-build/fuzz
+
+test-trees: test-tree-release test-tree-asan test-tree-fuzz
+test-tree-release:
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build tests tests-so
+test-tree-asan:
+	@$(MAKE) --no-print-directory WERROR=1 BUILD=build/asan SAN=1 tests
+test-tree-fuzz:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz-build fuzz
 
 # The README's first command: what tacho is for, on a bundled workload.
 demo:

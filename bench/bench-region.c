@@ -23,16 +23,11 @@
 #include <papi.h>
 
 #include "tacho.h"
+#include "util/util.h"
 
 #define ROUNDS 41
 #define EVENTS "task-clock,page-faults,context-switches,cpu-migrations"
 #define PAPI_EVENTS_LIST "perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,perf::CPU-MIGRATIONS"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 typedef void pair_fn(void *arg);
 
@@ -60,10 +55,8 @@ static void measure(struct variant *vs, size_t n, unsigned pairs)
 			vs[k].v[r] = tacho_tsc_to_ns(b - a) / pairs;
 		}
 	}
-	for (size_t k = 0; k < n; k++) {
-		qsort(vs[k].v, ROUNDS, sizeof(vs[k].v[0]), cmp_double);
-		printf("%s\t%.1f\n", vs[k].name, vs[k].v[ROUNDS / 2]);
-	}
+	for (size_t k = 0; k < n; k++)
+		printf("%s\t%.1f\n", vs[k].name, tc_stats_percentile(vs[k].v, ROUNDS, 50));
 }
 
 static volatile uint64_t sink;

@@ -95,10 +95,15 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv);
  * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */
 int cli_event_error(const char *what, const struct tacho_diag *diag);
 
-/* The tacho command's words for the library's hints (enum tacho_hint): where it
- * sends its reader ("see 'tacho doctor'"); NULL for TACHO_HINT_NONE or a hint it has
- * no words for. */
+/* The command's words for a library hint ("see 'tacho doctor'"), NULL for none
+ * (hint.c: the one place that names a command for the library). */
 const char *cli_hint_text(enum tacho_hint hint);
+/* sentence with its hint in those words: inside its closing parenthesis when it ends
+ * with one ("(count software events instead; see 'tacho doctor')"), else in
+ * parentheses of its own. NULL stays NULL, a sentence without a hint is returned as
+ * is; otherwise the result lives in a buffer of the calling thread until its next
+ * call. */
+const char *cli_hinted(const char *sentence, enum tacho_hint hint);
 /* Write options for the library's writers: the defaults, and hints worded by
  * cli_hint_text. */
 void cli_write_opts_init(struct tacho_write_opts *wo);

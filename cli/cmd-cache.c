@@ -147,7 +147,7 @@ static int run_cache(int argc, char **argv)
 	struct tacho_cache_result *r = NULL;
 	struct tacho_write_opts wo;
 	struct progress prog = { .on = isatty(STDERR_FILENO) != 0, .shown = -1 };
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const char *svg = NULL, *out = NULL;
 	enum tacho_format fmt = TACHO_FORMAT_TABLE;
 	FILE *f;

@@ -109,20 +109,6 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
 }
 
-const char *cli_hint_text(enum tacho_hint hint)
-{
-	static const char *const words[TACHO_HINT_COUNT] = {
-		[TACHO_HINT_MACHINE] = "see 'tacho doctor'",
-		[TACHO_HINT_EVENTS] = "see 'tacho list'",
-		[TACHO_HINT_SCHEDULE] = "'tacho stat' without --multiplex schedules the events "
-					"over several runs",
-		[TACHO_HINT_RING_PAGES] = "see 'tacho record -m'",
-		[TACHO_HINT_CACHE] = "'tacho cache' measures it",
-	};
-
-	return (unsigned)hint < TACHO_HINT_COUNT ? words[hint] : NULL;
-}
-
 static const char *hint_words(void *arg, enum tacho_hint hint)
 {
 	(void)arg;
@@ -168,7 +154,7 @@ int cli_event_error(const char *what, const struct tacho_diag *diag)
 {
 	char caret[600];
 
-	cli_error("bad %s: %s", what, diag->message);
+	cli_error("bad %s: %s", what, cli_hinted(diag->message, diag->hint));
 	if (tacho_diag_caret(diag, caret, sizeof(caret)) > 0)
 		fputs(caret, stderr);
 	return EXIT_USAGE;
@@ -214,8 +200,14 @@ static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int i, ret;
 
+	/* the libtacho.so that runs serves the header tacho was built with */
+	if (TACHO_CHECK_VERSION(&diag)) {
+		cli_error("%s", diag.message);
+		return EXIT_FAIL;
+	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--version")) {

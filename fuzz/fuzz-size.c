@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	if (tc_parse_size(s, &v, &d) == 0) {
 		/* bytes written back in decimal parse to the same value */
 		snprintf(again, sizeof(again), "%" PRIu64, v);

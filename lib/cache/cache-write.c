@@ -302,7 +302,7 @@ static void json_words(struct tc_json *j, const char *key, char *const *v, size_
 }
 
 static int write_json(FILE *f, const struct tacho_cache_result *r, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	const struct tacho_cache_about *a = &r->about;
 	struct tc_json j;
@@ -457,7 +457,7 @@ static void cell_s(struct csv_row *row, unsigned c, const char *s)
 	snprintf(row->cell[c], sizeof(row->cell[c]), "%s", s ? s : "");
 }
 
-static void csv_emit(FILE *f, const struct tc_wopts *w, const struct csv_row *row)
+static void csv_emit(FILE *f, const struct tc_write_settings *w, const struct csv_row *row)
 {
 	const char *fields[C_COUNT];
 
@@ -479,7 +479,7 @@ static void csv_bw(struct csv_row *row, const struct tacho_cache_bandwidth *bw)
 	cell_d(row, C_COPY_ALL, bw->copy_all);
 }
 
-static void write_csv(FILE *f, const struct tacho_cache_result *r, const struct tc_wopts *w)
+static void write_csv(FILE *f, const struct tacho_cache_result *r, const struct tc_write_settings *w)
 {
 	struct csv_row row;
 
@@ -569,12 +569,12 @@ static void write_csv(FILE *f, const struct tacho_cache_result *r, const struct 
 int tacho_cache_write(const struct tacho_cache_result *r, FILE *f, enum tacho_format fmt,
 		      const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {
@@ -749,13 +749,13 @@ int tacho_cache_write_svg(const struct tacho_cache_result *r, FILE *f,
 	size_t n;
 	struct plot p;
 	double lo = INFINITY, hi = 0;
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	char title[160];
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, TACHO_FORMAT_TABLE, &w);
+	err = tc_write_settings_get(opts, TACHO_FORMAT_TABLE, &w);
 	if (err)
 		return err;
 	c = r->curve[TACHO_CACHE_CURVE_LATENCY];

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "tacho/cache.h"
+#include "tacho/tsc.h"
 #include "util/util.h"
 
 #define TC_CACHE_MAX_LEVELS 12

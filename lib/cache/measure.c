@@ -140,7 +140,7 @@ static void claims_cpuid(struct run *u)
 	struct tacho_cache_result *r = u->r;
 	struct tacho_cpuid_dump *live = NULL;
 	const struct tacho_cpuid_dump *d = u->o.dump;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	unsigned idx;
 	int err;
@@ -525,7 +525,7 @@ static int allowed_cpus(struct run *u, const cpu_set_t *set)
 int tacho_cache_measure(const struct tacho_cache_opts *opts, struct tacho_cache_result **out)
 {
 	struct run u = { .seed = 0x9e3779b97f4a7c15ull };
-	struct tacho_tsc_info ti;
+	struct tacho_tsc_info ti = { .sz = sizeof(ti) };
 	cpu_set_t saved, one;
 	long long steal0;
 	bool pinned = false;

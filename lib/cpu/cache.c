@@ -6,15 +6,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
-
-unsigned tc_ceil_log2(unsigned v)
-{
-	unsigned s = 0;
-
-	while (s < 32 && (1ull << s) < v)
-		s++;
-	return s;
-}
+#include "tacho/cpu.h"
 
 static int cmp_cache(const struct tacho_cpu_cache *a, const struct tacho_cpu_cache *b)
 {
@@ -67,7 +59,7 @@ static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, ui
 		struct tacho_cpu_cache *c;
 		unsigned type;
 
-		if (!tc_q(d, cpu, leaf, sub, &r))
+		if (!tc_query_leaf(d, cpu, leaf, sub, &r))
 			break;
 		type = tc_bits(r.eax, 4, 0);
 		if (type == 0) {
@@ -104,26 +96,12 @@ static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, ui
 	return n;
 }
 
-/* AMD's associativity code for L2 and L3 in 0x8000_0006 (APM Vol. 3, Fn8000_0006,
- * "L2/L3 cache and TLB associativity field encoding"). 0 = disabled, 9 = "see
- * 0x8000_001D", 0xF = fully associative. */
-static const unsigned amd_assoc[16] = {
-	[0x0] = 0, [0x1] = 1, [0x2] = 2, [0x3] = 3, [0x4] = 4, [0x5] = 6, [0x6] = 8, [0x7] = 0,
-	[0x8] = 16, [0x9] = 0, [0xa] = 32, [0xb] = 48, [0xc] = 64, [0xd] = 96, [0xe] = 128,
-	[0xf] = 0,
-};
-
 /* Intel's reading of the same field in 0x8000_0006 ECX (SDM Vol. 2A, CPUID 80000006H):
  * 3, 5 and 9 are reserved and 7 means "see leaf 4" (all unknown here: 0). */
 static const unsigned intel_assoc[16] = {
 	[0x1] = 1, [0x2] = 2, [0x4] = 4, [0x6] = 8, [0x8] = 16, [0xa] = 32, [0xb] = 48,
 	[0xc] = 64, [0xd] = 96, [0xe] = 128,
 };
-
-unsigned tc_amd_ways(unsigned code)
-{
-	return code < 16 ? amd_assoc[code] : 0;
-}
 
 static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *ct,
 		       unsigned level, enum tacho_cache_type type, uint64_t size,
@@ -147,7 +125,7 @@ static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *
 	if (amd_code) {
 		c->fully_assoc = assoc_code == 0xf;
 		c->ways = info->vendor == TACHO_VENDOR_INTEL ? intel_assoc[assoc_code & 0xf]
-							     : amd_assoc[assoc_code & 0xf];
+							     : tc_amd_ways(assoc_code & 0xf);
 		if (assoc_code == 7)
 			tc_cpu_note(info, "%s: L%u associativity code 7 is reserved",
 				    tacho_cpu_source_name(src), level);
@@ -168,14 +146,14 @@ static void amd_legacy(const struct tacho_cpuid_dump *d, unsigned cpu, struct ta
 {
 	struct tacho_cpuid_regs r;
 
-	if (l1 && tc_q(d, cpu, 0x80000005u, 0, &r)) {
+	if (l1 && tc_query_leaf(d, cpu, 0x80000005u, 0, &r)) {
 		legacy_one(info, ct, 1, TACHO_CACHE_DATA, (uint64_t)tc_bits(r.ecx, 31, 24) * 1024,
 			   tc_bits(r.ecx, 23, 16), false, tc_bits(r.ecx, 7, 0), TACHO_SRC_AMD_80000005);
 		legacy_one(info, ct, 1, TACHO_CACHE_INSTRUCTION,
 			   (uint64_t)tc_bits(r.edx, 31, 24) * 1024, tc_bits(r.edx, 23, 16), false,
 			   tc_bits(r.edx, 7, 0), TACHO_SRC_AMD_80000005);
 	}
-	if (l2l3 && tc_q(d, cpu, 0x80000006u, 0, &r)) {
+	if (l2l3 && tc_query_leaf(d, cpu, 0x80000006u, 0, &r)) {
 		uint64_t l2 = (uint64_t)tc_bits(r.ecx, 31, 16) * 1024;
 		/* VIA C3 "Samuel 2"/"Ezra" (family 6, models 7 and 8) put the L2 size in
 		 * ECX[31:24] (Linux's cpu_detect_cache_sizes, "VIA C3 CPUs need further
@@ -227,7 +205,7 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 {
 	struct tacho_cpuid_regs r;
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
-	bool topoext = tc_q(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
+	bool topoext = tc_query_leaf(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
 	bool ended = true;
 	unsigned n;
 	struct tacho_cpu_core_type tmp, *old = &tmp;   /* ~3 KiB */
@@ -251,7 +229,7 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		 * on parts with an L3 per die or per CCX it is the package's total, which
 		 * contradicts 0x8000_001D's per-instance size: say so. */
 		struct tacho_cpuid_regs r6;
-		if (tc_q(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
+		if (tc_query_leaf(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
 			uint64_t l3 = (uint64_t)tc_bits(r6.edx, 31, 18) * 512 * 1024;
 			for (unsigned i = 0; i < ct->ncaches; i++)
 				if (ct->caches[i].level == 3 && ct->caches[i].size != l3)

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 struct tacho_cpuid_dump *tc_cpuid_dump_new(void)
 {
@@ -153,7 +155,7 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 		range = leaf & 0xffffff00u;
 	base = tc_cpuid_raw(d, idx, range, 0);
 	if (!base)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	{
 		uint32_t max = base->eax;
 		/* A maximum outside its own range means the range does not exist (AMD and
@@ -168,11 +170,11 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 		    l1 && (l1->ecx >> 31 & 1) && (base->ebx | base->ecx | base->edx))
 			exists = true, max = range;
 		if (!exists || leaf > max)
-			return -TACHO_ENODATA;
+			return -TACHO_ENOVALUE;
 	}
 	r = tc_cpuid_raw(d, idx, leaf, subleaf);
 	if (!r)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	*out = *r;
 	return 0;
 }
@@ -199,15 +201,9 @@ int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *d, FILE *f)
 
 bool tc_cpuid_exec(uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("cpuid"
-			 : "=a"(out->eax), "=b"(out->ebx), "=c"(out->ecx), "=d"(out->edx)
-			 : "a"(leaf), "c"(subleaf));
-	return true;
-#else
-	(void)leaf;
-	(void)subleaf;
-	memset(out, 0, sizeof(*out));
-	return false;
-#endif
+	uint32_t r[4];
+	bool ok = tc_cpuid_insn(leaf, subleaf, r);
+
+	*out = (struct tacho_cpuid_regs){ r[0], r[1], r[2], r[3] };
+	return ok;
 }

@@ -1,14 +1,16 @@
 /* decode.c - tacho_cpu_decode: from a CPUID dump to struct tacho_cpu_info. This file
  * drives the others and decodes vendor, signature, brand string and hypervisor; the
  * rest lives beside it (features.c, cache.c, leaf2.c, tlb.c, topology.c, pmu.c,
- * tsc.c, uarch.c). Sources: Intel SDM Vol. 2A "CPUID"; AMD APM Vol. 3 Appendix E. */
+ * tsc.c, uarch.c), and what they all share below them (info.c): calls go from here
+ * down, never back. Sources: Intel SDM Vol. 2A "CPUID"; AMD APM Vol. 3 Appendix E. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 static const struct {
 	const char *sig;
@@ -29,16 +31,6 @@ static const struct {
 	{ "UMC UMC UMC ", TACHO_VENDOR_UMC },
 	{ "NexGenDriven", TACHO_VENDOR_NEXGEN },
 	{ "Vortex86 SoC", TACHO_VENDOR_VORTEX },
-};
-
-static const char *const vendor_names[TACHO_VENDOR_COUNT] = {
-	[TACHO_VENDOR_UNKNOWN] = "unknown", [TACHO_VENDOR_INTEL] = "Intel",
-	[TACHO_VENDOR_AMD] = "AMD", [TACHO_VENDOR_HYGON] = "Hygon",
-	[TACHO_VENDOR_VIA] = "VIA/Centaur", [TACHO_VENDOR_ZHAOXIN] = "Zhaoxin",
-	[TACHO_VENDOR_CYRIX] = "Cyrix", [TACHO_VENDOR_TRANSMETA] = "Transmeta",
-	[TACHO_VENDOR_NSC] = "NSC", [TACHO_VENDOR_RISE] = "Rise", [TACHO_VENDOR_SIS] = "SiS",
-	[TACHO_VENDOR_UMC] = "UMC", [TACHO_VENDOR_NEXGEN] = "NexGen",
-	[TACHO_VENDOR_VORTEX] = "Vortex86",
 };
 
 /* Hypervisor signatures: leaf 0x4000_0000 EBX, ECX, EDX as 12 characters. */
@@ -62,90 +54,25 @@ static const struct {
 	{ "Apple VZ", TACHO_HV_APPLE },
 };
 
-static const char *const hv_names[TACHO_HV_COUNT] = {
-	[TACHO_HV_NONE] = "none", [TACHO_HV_UNKNOWN] = "unknown", [TACHO_HV_KVM] = "KVM",
-	[TACHO_HV_HYPERV] = "Microsoft Hyper-V", [TACHO_HV_VMWARE] = "VMware",
-	[TACHO_HV_XEN] = "Xen", [TACHO_HV_BHYVE] = "bhyve", [TACHO_HV_QEMU_TCG] = "QEMU (TCG)",
-	[TACHO_HV_PARALLELS] = "Parallels", [TACHO_HV_VIRTUALBOX] = "VirtualBox",
-	[TACHO_HV_ACRN] = "ACRN", [TACHO_HV_QNX] = "QNX", [TACHO_HV_APPLE] = "Apple",
-};
-
-static const char *const source_names[TACHO_SRC_COUNT] = {
-	[TACHO_SRC_NONE] = "none", [TACHO_SRC_LEAF_2] = "leaf 2",
-	[TACHO_SRC_LEAF_4] = "leaf 4", [TACHO_SRC_LEAF_18] = "leaf 0x18",
-	[TACHO_SRC_AMD_8000001D] = "leaf 0x8000001d", [TACHO_SRC_AMD_80000005] = "leaf 0x80000005",
-	[TACHO_SRC_AMD_80000006] = "leaf 0x80000006", [TACHO_SRC_AMD_80000019] = "leaf 0x80000019",
-	[TACHO_SRC_LEAF_1F] = "leaf 0x1f", [TACHO_SRC_LEAF_B] = "leaf 0xb",
-	[TACHO_SRC_AMD_80000008] = "leaf 0x80000008", [TACHO_SRC_AMD_8000001E] = "leaf 0x8000001e",
-	[TACHO_SRC_LEGACY] = "leaves 1 and 4", [TACHO_SRC_APIC_IDS] = "APIC IDs",
-};
-
-static const char *const kind_names[TACHO_CORE_KIND_COUNT] = {
-	[TACHO_CORE_GENERAL] = "general", [TACHO_CORE_PERFORMANCE] = "performance",
-	[TACHO_CORE_EFFICIENCY] = "efficiency", [TACHO_CORE_LP_EFFICIENCY] = "low-power efficiency",
-};
-
-#define NAME_OF(tab, i) ((unsigned)(i) < ARRAY_SIZE(tab) && (tab)[i] ? (tab)[i] : "unknown")
-
-const char *tacho_cpu_vendor_name(enum tacho_cpu_vendor v) { return NAME_OF(vendor_names, v); }
-const char *tacho_hypervisor_name(enum tacho_hypervisor hv) { return NAME_OF(hv_names, hv); }
-const char *tacho_cpu_source_name(enum tacho_cpu_source s) { return NAME_OF(source_names, s); }
-const char *tacho_core_kind_name(enum tacho_core_kind k) { return NAME_OF(kind_names, k); }
-
-const char *tacho_cache_type_name(enum tacho_cache_type t)
+/* Frees what a description owns (all of it in its first version: a later owning field
+ * must be freed here when a caller's sz does not reach it). */
+static void info_free(struct tacho_cpu_info *info)
 {
-	switch (t) {
-	case TACHO_CACHE_DATA: return "data";
-	case TACHO_CACHE_INSTRUCTION: return "instruction";
-	case TACHO_CACHE_UNIFIED: return "unified";
-	}
-	return "unknown";
-}
-
-const char *tacho_tlb_type_name(enum tacho_tlb_type t)
-{
-	switch (t) {
-	case TACHO_TLB_DATA: return "data";
-	case TACHO_TLB_INSTRUCTION: return "instruction";
-	case TACHO_TLB_UNIFIED: return "unified";
-	case TACHO_TLB_LOAD: return "load";
-	case TACHO_TLB_STORE: return "store";
-	}
-	return "unknown";
-}
-
-void tc_cpu_note(struct tacho_cpu_info *info, const char *fmt, ...)
-{
-	char buf[512], **p, *s;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	/* The same remark from several CPUs is said once. */
-	for (unsigned i = 0; i < info->nnotes; i++)
-		if (strcmp(info->notes[i], buf) == 0)
-			return;
-	s = strdup(buf);
-	p = s ? realloc(info->notes, (info->nnotes + 1) * sizeof(*p)) : NULL;
-	if (!p) {
-		free(s);
-		info->notes_dropped++;
-		return;
-	}
-	info->notes = p;
-	info->notes[info->nnotes++] = s;
-}
-
-void tacho_cpu_info_exit(struct tacho_cpu_info *info)
-{
-	if (!info)
-		return;
 	for (unsigned i = 0; i < info->nnotes; i++)
 		free(info->notes[i]);
 	free(info->notes);
 	free(info->cpus);
-	memset(info, 0, sizeof(*info));
+}
+
+void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+{
+	size_t sz;
+
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1)
+		return;
+	sz = info->sz < sizeof(*info) ? info->sz : sizeof(*info);
+	info_free(info);
+	memset((char *)info + sizeof(info->sz), 0, sz - sizeof(info->sz));
 }
 
 static void regs_str(char *out, uint32_t a, uint32_t b, uint32_t c)
@@ -180,7 +107,7 @@ static void decode_signature(const struct tacho_cpuid_dump *d, struct tacho_cpu_
 {
 	struct tacho_cpuid_regs r;
 
-	if (!tc_q(d, 0, 1, 0, &r)) {
+	if (!tc_query_leaf(d, 0, 1, 0, &r)) {
 		tc_cpu_note(info, "leaf 1 is absent: no family, model or stepping");
 		return;
 	}
@@ -224,7 +151,7 @@ static void decode_brand(const struct tacho_cpuid_dump *d, struct tacho_cpu_info
 		return;
 	}
 	for (uint32_t l = 0x80000002; l <= 0x80000004; l++) {
-		tc_q(d, 0, l, 0, &r);
+		tc_query_leaf(d, 0, l, 0, &r);
 		memcpy(raw + n, &r.eax, 4);
 		memcpy(raw + n + 4, &r.ebx, 4);
 		memcpy(raw + n + 8, &r.ecx, 4);
@@ -281,16 +208,17 @@ static void decode_hypervisor(const struct tacho_cpuid_dump *d, struct tacho_cpu
 			    "topology may be the host's, or invented)");
 }
 
-int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+/* Decodes into the library's struct, zeroed first; on failure it holds nothing to
+ * free. */
+static int decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 {
 	struct tacho_cpuid_regs r0, r;
 	int err;
 
-	if (!info)
-		return -EINVAL;
 	memset(info, 0, sizeof(*info));
+	info->sz = sizeof(*info);
 	if (!d || tacho_cpuid_dump_ncpus(d) == 0 || tacho_cpuid_query(d, 0, 0, 0, &r0) != 0)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	info->max_leaf = r0.eax;
 	decode_vendor(&r0, info);
 	if (tacho_cpuid_query(d, 0, 0x80000000u, 0, &r) == 0 &&
@@ -300,17 +228,17 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	decode_brand(d, info);
 	decode_hypervisor(d, info);
 	tc_cpu_features(d, 0, info->features);
-	if (tc_q(d, 0, 0x80000008u, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0x80000008u, 0, &r)) {
 		info->phys_addr_bits = tc_bits(r.eax, 7, 0);
 		info->virt_addr_bits = tc_bits(r.eax, 15, 8);
 	}
-	if (tc_q(d, 0, 0xd, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0xd, 0, &r)) {
 		info->xsave_size = r.ecx;
 		info->xcr0_supported = (uint64_t)r.edx << 32 | r.eax;
 	}
 	err = tc_cpu_topology(d, info);
 	if (err)
-		goto fail;
+		goto out_exit;
 	for (unsigned k = 0; k < info->ncore_types; k++) {
 		struct tacho_cpu_core_type *ct = &info->core_types[k];
 		tc_cpu_caches(d, ct->first_cpu, info, ct);
@@ -337,10 +265,35 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	tc_cpu_uarch(info);
 	if (info->notes_dropped) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_exit;
 	}
 	return 0;
-fail:
-	tacho_cpu_info_exit(info);
+out_exit:
+	info_free(info);
+	memset(info, 0, sizeof(*info));
+	return err;
+}
+
+int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *out)
+{
+	struct tacho_cpu_info *info;
+	size_t sz;
+	int err;
+
+	if (!out || out->sz < TC_CPU_INFO_SZ_V1)
+		return -EINVAL;
+	/* the library's struct, then what the caller's version has of it: every field
+	 * that owns memory is in the first version, so the copy owns it all */
+	info = malloc(sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	err = decode(d, info);
+	if (!err) {
+		tc_sized_put_sz(out, info, sizeof(*info));
+	} else {
+		sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+		memset((char *)out + sizeof(out->sz), 0, sz - sizeof(out->sz));
+	}
+	free(info);
 	return err;
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 enum dump_format {
 	FMT_NONE,
@@ -95,17 +97,6 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
@@ -132,7 +123,7 @@ static int get_hex(struct parser *ps, const char **p, unsigned exact, unsigned m
 	uint64_t v = 0;
 	unsigned n = 0;
 
-	while (s < ps->end && hexval(*s) >= 0) {
+	while (s < ps->end && tc_is_hex_digit(*s)) {
 		if (n == 16)
 			return perr(ps, *p, false, "%s: too many hex digits", what);
 		s++;
@@ -508,7 +499,7 @@ static const char *aida_data(const char *p, const char *end)
 		return NULL;
 	w = skip_ws(p, end);
 	for (p = w; p < end && is_alnum(*p); p++)
-		hex = hex && hexval(*p) >= 0;
+		hex = hex && tc_is_hex_digit(*p);
 	if (p - w != 8 || (p < end && *p != ':' && !is_ws(*p)))
 		return NULL;
 	if (!hex && !(*w >= '0' && *w <= '9'))
@@ -541,13 +532,13 @@ static int aida_affmask(struct parser *ps, const char *p)
 	p = skip_ws(p, ps->end);
 	if (eat(&p, ps->end, "0x") || eat(&p, ps->end, "0X")) {
 		words = 1;
-		for (; p < ps->end && (hexval(*p) >= 0 || *p == ':'); p++) {
+		for (; p < ps->end && (tc_is_hex_digit(*p) || *p == ':'); p++) {
 			if (*p == ':') {
 				words++;
 				continue;
 			}
 			if (nd++ < 16)
-				mask = mask << 4 | (uint64_t)hexval(*p);
+				mask = mask << 4 | (uint64_t)tc_hex_value(*p);
 		}
 	}
 	if (words == 1 && nd <= 16 && mask && !(mask & (mask - 1)))
@@ -662,6 +653,8 @@ int tacho_cpuid_dump_parse(const char *text, size_t len, const char *name,
 	int err = 0;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	ps.d = tc_cpuid_dump_new();
 	if (!ps.d)
 		return -ENOMEM;
@@ -737,6 +730,8 @@ int tacho_cpuid_dump_load(const char *path, struct tacho_cpuid_dump **out,
 	int err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	err = tc_read_file(path, &buf, &len, 0);
 	if (err)
 		return tc_diag_set(diag, path, 0, 0, err, "cannot read the file: %s",

@@ -6,27 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "events/events.h"
-#include "perf/perf.h"
+#include "perf/engine.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
 	struct perf_event_attr attr;
-	int fd;
 
 	if (!ev)
 		return -EINVAL;
 	attr = ev->attr;
-	attr.size = sizeof(attr);
 	attr.disabled = 1;
-	fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+	return tc_perf_probe(&attr, NULL);
 }
 
 /* snprintf into a fixed buffer where a long name may be cut (it then fails to open,
@@ -156,7 +151,7 @@ static int visit_alias(struct walk *w, const char *pmu, const char *name, const 
 		.tracefs_root = w->ctx.tracefs_root,
 	};
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char desc[600];
 
 	if (tacho_evlist_parse_opts(name, &opts, &l, &d) == 0) {
@@ -179,8 +174,10 @@ static int walk_pmus(struct walk *w)
 		struct dirent **evs;
 		int ne;
 
-		if (r)
-			goto next;
+		if (r) {
+			free(pmus[i]);
+			continue;
+		}
 		tc_sb_init(&sb);
 		fmtbuf(path, sizeof(path), "%s/%s/format", w->ctx.sysfs_root, pmu);
 		format_summary(path, &sb);
@@ -205,7 +202,6 @@ static int walk_pmus(struct walk *w)
 		}
 		if (ne >= 0)
 			free(evs);
-next:
 		free(pmus[i]);
 	}
 	if (n >= 0)

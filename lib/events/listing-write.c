@@ -9,6 +9,8 @@
 #include "events/listing.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
 
 static const char *const headings[] = {
 	[TACHO_EVENT_SRC_HARDWARE] = "generic hardware events (kernel)",
@@ -34,16 +36,20 @@ static const char *status_word(const struct tc_listing_row *r, char *buf, size_t
 }
 
 /* Why a probed row did not open, in one sentence. */
-static const char *why_text(const struct tacho_event_listing *l, const struct tc_listing_row *r)
+static const char *why_text(const struct tacho_event_listing *l, const struct tc_listing_row *r,
+			    const struct tc_write_settings *w, char *buf, size_t size)
 {
 	if (r->why >= 0)
-		return l->ex[r->why].text;
+		return tc_hinted_w(w, l->ex[r->why].text, l->ex[r->why].hint, buf, size);
 	return r->msg ? r->msg : tacho_strerror(r->err);
 }
 
 /* Notes under a group: why its events could not be opened, once per reason. */
-static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t from, size_t to)
+static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t from, size_t to,
+			const struct tc_write_settings *w)
 {
+	char hb[1200];
+
 	for (size_t e = 0; e < l->nex; e++) {
 		size_t count = 0;
 		for (size_t i = from; i < to; i++)
@@ -51,7 +57,8 @@ static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t fro
 				count++;
 		if (count)
 			fprintf(f, "    %s: %s\n", tacho_err_name(l->ex[e].err) ?
-				tacho_err_name(l->ex[e].err) : "error", l->ex[e].text);
+				tacho_err_name(l->ex[e].err) : "error",
+				tc_hinted_w(w, l->ex[e].text, l->ex[e].hint, hb, sizeof(hb)));
 	}
 	for (size_t i = from; i < to; i++)
 		if (l->rows[i].msg)
@@ -99,7 +106,7 @@ static const char *short_desc(const char *d, char *buf, size_t size)
 /* Tracepoints were asked for but none was found: say why rather than leave the group
  * out silently. True when it wrote. */
 static bool no_tracefs_note(FILE *f, const struct tacho_event_listing *l,
-			    const struct tc_wopts *w, bool any)
+			    const struct tc_write_settings *w, bool any)
 {
 	const char *hint;
 
@@ -111,7 +118,8 @@ static bool no_tracefs_note(FILE *f, const struct tacho_event_listing *l,
 	return true;
 }
 
-static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, size_t j)
+static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, size_t j,
+		       const struct tc_write_settings *w)
 {
 	enum tacho_event_source src = l->rows[i].src;
 	struct tc_table *t = tc_table_new(3);
@@ -152,11 +160,12 @@ static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, s
 			"selects at most %d tries each)\n", r->name, r->err ? "it failed" :
 			"it opens", TC_LISTING_TP_PROBE_EACH);
 	}
-	write_notes(f, l, i, j);
+	write_notes(f, l, i, j, w);
 	return 0;
 }
 
-static int write_table(FILE *f, const struct tacho_event_listing *l, const struct tc_wopts *w)
+static int write_table(FILE *f, const struct tacho_event_listing *l,
+		       const struct tc_write_settings *w)
 {
 	size_t i = 0;
 	bool any = false, tp_seen = false;
@@ -174,7 +183,7 @@ static int write_table(FILE *f, const struct tacho_event_listing *l, const struc
 		if (any)
 			fputc('\n', f);
 		any = true;
-		err = write_group(f, l, i, j);
+		err = write_group(f, l, i, j, w);
 		if (err)
 			return err;
 		i = j;
@@ -188,9 +197,10 @@ static int write_table(FILE *f, const struct tacho_event_listing *l, const struc
 }
 
 static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
+	char hb[1200];
 
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
@@ -225,7 +235,7 @@ static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_f
 			tc_json_bool(&j, "opens", r->err == 0);
 			if (r->err) {
 				tc_json_str(&j, "error", tacho_err_name(r->err));
-				tc_json_str(&j, "why", why_text(l, r));
+				tc_json_str(&j, "why", why_text(l, r, w, hb, sizeof(hb)));
 			} else {
 				tc_json_null(&j, "error");
 				tc_json_null(&j, "why");
@@ -243,10 +253,12 @@ static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_f
 }
 
 /* One row per event; what was not probed is empty, never "no". */
-static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct tc_wopts *w)
+static int write_csv(FILE *f, const struct tacho_event_listing *l,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "name", "aliases", "source", "pmu", "opens",
 					    "opens_with_u", "error", "why", "description" };
+	char hb[1200];
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
@@ -258,7 +270,7 @@ static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct 
 			!r->probed ? "" : r->err ? "no" : "yes",
 			r->err_u > 0 ? "" : r->err_u == 0 ? "yes" : "no",
 			r->probed && r->err ? (err ? err : "?") : "",
-			r->probed && r->err ? why_text(l, r) : "",
+			r->probed && r->err ? why_text(l, r, w, hb, sizeof(hb)) : "",
 			r->desc,
 		};
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");
@@ -270,12 +282,12 @@ static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct 
 int tacho_event_listing_write(const struct tacho_event_listing *l, FILE *f,
 			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!l || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

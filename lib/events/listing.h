@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "tacho/events.h"
+#include "tacho/errors.h"
 
 /* One event the walk gave, and what probing it found. */
 struct tc_listing_row {
@@ -26,6 +27,7 @@ struct tc_listing_expl {
 	enum tacho_event_source src;
 	int err;
 	char text[512];
+	enum tacho_hint hint;     /* where to look next, worded by the writer */
 };
 
 struct tacho_event_listing {

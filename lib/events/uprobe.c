@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 /* The paths uprobe attrs point to. An attr is a plain struct that callers copy and
  * keep after the list is gone (record, regions and bench open their copies later), so
@@ -22,28 +23,15 @@
  * named, so there are few. */
 static struct {
 	pthread_mutex_t lock;
-	char **v;
-	size_t n, alloc;
-} interned = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct tc_strpool paths;
+} interned = { .lock = PTHREAD_MUTEX_INITIALIZER, .paths = TC_STRPOOL_INIT };
 
 const char *tc_uprobe_intern(const char *path)
 {
-	const char *out = NULL;
+	const char *out;
 
 	pthread_mutex_lock(&interned.lock);
-	for (size_t i = 0; i < interned.n && !out; i++)
-		if (strcmp(interned.v[i], path) == 0)
-			out = interned.v[i];
-	if (!out && interned.n == interned.alloc) {
-		size_t na = interned.alloc ? 2 * interned.alloc : 16;
-		char **nv = realloc(interned.v, na * sizeof(*nv));
-		if (nv) {
-			interned.v = nv;
-			interned.alloc = na;
-		}
-	}
-	if (!out && interned.n < interned.alloc && (interned.v[interned.n] = tc_strdup(path)))
-		out = interned.v[interned.n++];
+	out = tc_strpool_add(&interned.paths, path);
 	pthread_mutex_unlock(&interned.lock);
 	return out;
 }
@@ -155,11 +143,11 @@ int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t why
 	if (r == 0 && off >= f.size) {
 		snprintf(why, whysz, "offset 0x%llx is past the end of '%s' (%llu bytes)",
 			 (unsigned long long)off, path, (unsigned long long)f.size);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 	} else if (r == 0 && find_load(f.elf, off, false, &ph) != 0) {
 		snprintf(why, whysz, "offset 0x%llx of '%s' is not in an executable segment "
 			 "(readelf -l shows them)", (unsigned long long)off, path);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 	}
 	elf_file_close(&f);
 	return r;
@@ -294,7 +282,7 @@ int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint
 	if (add && s.size && add >= s.size) {
 		snprintf(why, whysz, "+0x%llx is past the end of '%.*s' (%llu bytes)",
 			 (unsigned long long)add, (int)len, name, (unsigned long long)s.size);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 		goto out;
 	}
 	/* The kernel wants the offset in the file, not the link-time address: the

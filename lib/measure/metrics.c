@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/metrics.h"
+#include "perf/perf.h"
 #include "util/util.h"
+#include "tacho/stat.h"
 
 /* One input of a table metric: an event named by its encoding, so that "cycles",
  * "cpu-cycles" and "cpu/cpu-cycles/" all match. */
@@ -19,7 +22,8 @@ struct metric_event {
 
 #define HWE(c) { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##c }
 #define SWE(c) { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##c }
-/* generic cache events: id | op << 8 | result << 16 (perf_event_open(2)) */
+/* generic cache events: id | op << 8 | result << 16 (PERF_TYPE_HW_CACHE in the perf
+ * syscall's manual page) */
 #define CACHEE(id, op, res)                                                             \
 	{ .type = PERF_TYPE_HW_CACHE,                                                   \
 	  .config = PERF_COUNT_HW_CACHE_##id | (PERF_COUNT_HW_CACHE_OP_##op << 8) |     \
@@ -59,9 +63,10 @@ static const struct metric_def metric_defs[] = {
 	  .factor = 1 },
 };
 
-static bool is_event(const struct tacho_metric_input *in, const struct metric_event *e)
+static bool is_event(const struct tacho_metric_input *in, const struct perf_event_attr *a,
+		     const struct metric_event *e)
 {
-	return in->has_value && in->attr.type == e->type && in->attr.config == e->config;
+	return in->has_value && a->type == e->type && a->config == e->config;
 }
 
 /* Inputs of one metric must count the same privilege levels: cycles:u with all
@@ -124,17 +129,18 @@ static unsigned cmask_of(uint64_t c)
 /* The average duration of an event: its cycles (cmask=1: cycles with at least one
  * occurrence in progress; the Pentium's CESR "count cycles" bit, seed 000) over its
  * occurrences (cmask=1 with edge: the starts; or the plain event). */
-static int durations(struct metric_vec *v, const struct tacho_metric_input *in, size_t n)
+static int durations(struct metric_vec *v, const struct tacho_metric_input *in,
+		     const struct perf_event_attr *attrs, size_t n)
 {
 	for (size_t c = 0; c < n; c++) {
-		const struct perf_event_attr *ca = &in[c].attr;
+		const struct perf_event_attr *ca = &attrs[c];
 		int best = -1;
 
 		if (!in[c].has_value || ca->type != PERF_TYPE_RAW || cmask_of(ca->config) != 1 ||
 		    (ca->config & X86_EDGE))
 			continue;
 		for (size_t o = 0; o < n; o++) {
-			const struct perf_event_attr *oa = &in[o].attr;
+			const struct perf_event_attr *oa = &attrs[o];
 			uint64_t base_c = ca->config & ~(X86_CMASK | X86_EDGE);
 			uint64_t base_o = oa->config & ~(X86_CMASK | X86_EDGE);
 			bool edge, plain;
@@ -163,20 +169,29 @@ static int durations(struct metric_vec *v, const struct tacho_metric_input *in, 
 	return 0;
 }
 
-int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
-			  struct tacho_metric **out, size_t *nout)
+int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
+		       struct tacho_metric **out, size_t *nout)
 {
 	struct metric_vec v = { 0 };
+	struct perf_event_attr *attrs;
 	int task_clock = -1, err = 0;
 
 	if (!out || !nout || (n && !in))
 		return -EINVAL;
 	*out = NULL;
 	*nout = 0;
+	/* each attr read by its own size, as the kernel reads one; an input without a
+	 * value is ignored, its attr with it */
+	attrs = calloc(n ? n : 1, sizeof(*attrs));
+	if (!attrs)
+		return -ENOMEM;
+	for (size_t a = 0; a < n && !err; a++)
+		if (in[a].has_value)
+			err = tc_perf_attr_copy(&attrs[a], in[a].attr);
 	for (size_t d = 0; d < ARRAY_SIZE(metric_defs) && !err; d++) {
 		const struct metric_def *def = &metric_defs[d];
 		for (size_t a = 0; a < n && !err; a++) {
-			if (!is_event(&in[a], &def->num))
+			if (!is_event(&in[a], &attrs[a], &def->num))
 				continue;
 			if (def->den_is_wall) {
 				if (wall_ns > 0)
@@ -186,8 +201,8 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double 
 				continue;
 			}
 			for (size_t b = 0; b < n; b++) {
-				if (b == a || !is_event(&in[b], &def->den) ||
-				    !same_rings(&in[a].attr, &in[b].attr))
+				if (b == a || !is_event(&in[b], &attrs[b], &def->den) ||
+				    !same_rings(&attrs[a], &attrs[b]))
 					continue;
 				if (in[b].value > 0)
 					err = push(&v, def->name, def->unit,
@@ -198,11 +213,11 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double 
 		}
 	}
 	if (!err)
-		err = durations(&v, in, n);
+		err = durations(&v, in, attrs, n);
 	/* events per second of running time (task-clock), else of wall time */
 	for (size_t a = 0; a < n; a++)
-		if (in[a].has_value && in[a].attr.type == PERF_TYPE_SOFTWARE &&
-		    in[a].attr.config == PERF_COUNT_SW_TASK_CLOCK && in[a].value > 0) {
+		if (in[a].has_value && attrs[a].type == PERF_TYPE_SOFTWARE &&
+		    attrs[a].config == PERF_COUNT_SW_TASK_CLOCK && in[a].value > 0) {
 			task_clock = (int)a;
 			break;
 		}
@@ -210,7 +225,7 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double 
 		char name[64];
 		double secs;
 
-		if (!in[a].has_value || is_clock(&in[a].attr))
+		if (!in[a].has_value || is_clock(&attrs[a]))
 			continue;
 		secs = task_clock >= 0 ? in[task_clock].value * 1e-9 : wall_ns * 1e-9;
 		if (!(secs > 0))
@@ -219,11 +234,55 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double 
 		err = push(&v, name, "/sec", in[a].value / secs, (int)a, task_clock, in[a].name,
 			   "/", task_clock >= 0 ? in[task_clock].name : "wall time");
 	}
+	free(attrs);
 	if (err) {
 		free(v.m);
 		return err;
 	}
 	*out = v.m;
 	*nout = v.n;
+	return 0;
+}
+
+/* The first versions: struct tacho_metric_input ends at has_value, struct tacho_metric
+ * at inputs. */
+#define INPUT_SZ_V1 tc_offsetofend(struct tacho_metric_input, has_value)
+#define METRIC_SZ_V1 tc_offsetofend(struct tacho_metric, inputs)
+
+int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t in_sz,
+			  double wall_ns, struct tacho_metric **out, size_t *nout,
+			  size_t metric_sz)
+{
+	struct tacho_metric_input *inputs = NULL;
+	struct tacho_metric *m = NULL;
+	char *laid;
+	size_t nm = 0;
+	int err;
+
+	if (!out || !nout || (n && (!in || in_sz < INPUT_SZ_V1)) || metric_sz < METRIC_SZ_V1)
+		return -EINVAL;
+	*out = NULL;
+	*nout = 0;
+	/* the caller's inputs at its stride, fields its version lacks as 0 */
+	inputs = calloc(n ? n : 1, sizeof(*inputs));
+	if (!inputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		tc_sized_get(&inputs[i], sizeof(inputs[i]), TC_CONST_ELEM(in, i, in_sz), in_sz);
+	err = tc_metrics_compute(inputs, n, wall_ns, &m, &nm);
+	free(inputs);
+	if (err || !nm)
+		return err;
+	/* laid out at the caller's stride: the fields its version has */
+	laid = calloc(nm, metric_sz);
+	if (!laid) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nm; i++)
+		tc_sized_put(TC_ELEM(laid, i, metric_sz), metric_sz, &m[i], sizeof(m[i]));
+	free(m);
+	*out = (struct tacho_metric *)(void *)laid;
+	*nout = nm;
 	return 0;
 }

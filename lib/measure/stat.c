@@ -16,12 +16,19 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
-#include "perf/schedule.h"
+#include "measure/metrics.h"
+#include "measure/schedule.h"
 #include "util/util.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/stat.h"
 
 struct ev_res {
 	struct tacho_stat_event pub;
+	struct tacho_stat_summary stats; /* pub.stats points here */
 	char *name, *unit, *why;
+	enum tacho_hint hint;            /* where why sends its reader */
 	double scale;
 	struct perf_event_attr attr;
 	double *values;                  /* per repetition, scaled to unit; NAN: none */
@@ -67,13 +74,14 @@ struct ticker {
 	const struct tacho_stat_opts *o;
 	struct tacho_stat *s;
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
+	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
 };
 
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
-	int err = tacho_counters_read(t->c, t->cur, t->n);
+	int err = tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
 
 	if (err) {
 		/* a missing line must not pass for a quiet interval; prev and last stay,
@@ -89,6 +97,7 @@ static void emit_interval(struct ticker *t, double now)
 		t->out[e].value = NAN;
 		t->out[e].why = t->s->ev[e].pub.why ? t->s->ev[e].pub.why
 						    : "not counted in this run of the program";
+		t->out[e].hint = t->s->ev[e].pub.why ? t->s->ev[e].pub.hint : TACHO_HINT_NONE;
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tacho_count *c = &t->cur[i], *p = &t->prev[i];
@@ -98,6 +107,7 @@ static void emit_interval(struct ticker *t, double now)
 
 		o->err = c->err;
 		o->why = c->why;
+		o->hint = c->hint;
 		if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
 			o->status = c->status;
 			continue;
@@ -109,6 +119,7 @@ static void emit_interval(struct ticker *t, double now)
 		o->enabled_ns = d_ena;
 		o->running_ns = d_run;
 		o->why = NULL;
+		o->hint = TACHO_HINT_NONE;
 		if (d_run == 0 && d_ena == 0 && c->enabled_ns > 0) {
 			/* A task-bound event's clocks stand still while its task is off the
 			 * CPU: the program slept through the interval, so nothing of it can
@@ -131,14 +142,14 @@ static void emit_interval(struct ticker *t, double now)
 			o->coverage = 1.0;
 		} else {
 			o->status = TACHO_COUNT_MULTIPLEXED;
-			o->value = tacho_count_scale(d_raw, d_ena, d_run) * r->scale;
+			o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
 			o->coverage = (double)d_run / (double)d_ena;
 		}
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
 	iv.n = t->nev;
-	iv.counts = t->out;
+	iv.counts = t->outp;
 	t->o->on_interval(t->o->interval_arg, &iv);
 	t->last = now;
 	memcpy(t->prev, t->cur, t->n * sizeof(*t->cur));
@@ -179,8 +190,11 @@ static int ticker_start(struct ticker *t)
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
-	if (!t->prev || !t->cur || !t->out)
+	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
+	if (!t->prev || !t->cur || !t->out || !t->outp)
 		return -ENOMEM;
+	for (size_t e = 0; e < t->nev; e++)
+		t->outp[e] = &t->out[e];
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -214,7 +228,9 @@ static void ticker_stop(struct ticker *t, bool final)
 	free(t->prev);
 	free(t->cur);
 	free(t->out);
+	free(t->outp);
 	t->prev = t->cur = t->out = NULL;
+	t->outp = NULL;
 	t->started = false;
 }
 
@@ -273,7 +289,7 @@ static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *di
 	char buf[256];
 
 	tacho_exec_strerror(o->argv[0], exec_err, buf, sizeof(buf));
-	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ECHILD, "%s", buf);
+	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
 	if (STAT_OPTS_HAS(o, exec_err) && o->exec_err)
 		*o->exec_err = exec_err;
 }
@@ -290,7 +306,7 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (err)
 		return err;
 	err = tacho_child_exec(ch, &exec_err);
-	if (err == -TACHO_ECHILD)
+	if (err == -TACHO_ENOSTART)
 		set_exec_diag(o, diag, exec_err);
 	if (!err)
 		err = tacho_child_wait(ch, &s->exit);
@@ -319,9 +335,9 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	int err = 0, exec_err = 0;
 
 	/* the specs of this run, group by group, and which event each one is */
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		tacho_schedule_group(s->sched, run, g, &k);
+		tc_schedule_group(s->sched, run, g, &k);
 		n += k;
 	}
 	specs = calloc(n ? n : 1, sizeof(*specs));
@@ -332,13 +348,13 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		goto out;
 	}
 	n = 0;
-	for (unsigned g = 0; g < tacho_schedule_ngroups(s->sched, run); g++) {
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
 		unsigned k;
-		const unsigned *ev = tacho_schedule_group(s->sched, run, g, &k);
+		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
 		for (unsigned i = 0; i < k; i++) {
 			struct ev_res *r = &s->ev[ev[i]];
 			specs[n].name = r->name;
-			specs[n].attr = r->attr;
+			specs[n].attr = &r->attr;
 			specs[n].group = k > 1 ? (int)g : TACHO_GROUP_NONE;
 			spec_ev[n] = ev[i];
 			n++;
@@ -355,7 +371,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			goto out;
 		co.pid = tacho_child_pid(ch);
 	}
-	err = tacho_counters_open(&co, specs, n, &c);
+	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
 	if (err) {
 		if (err == -ESRCH)
 			tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
@@ -385,7 +401,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	t0 = now_ns();
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
-		if (err == -TACHO_ECHILD) {
+		if (err == -TACHO_ENOSTART) {
 			set_exec_diag(o, diag, exec_err);
 			ticker_stop(&t, false);
 			goto out;
@@ -408,7 +424,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	ticker_stop(&t, err == 0);
 	if (err)
 		goto out;
-	err = tacho_counters_read(c, counts, n);
+	err = tacho_counters_read(c, counts, n, sizeof(*counts));
 	if (err)
 		goto out;
 	/* the clocks count in the first run: its wall time goes with them */
@@ -425,8 +441,10 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 				  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
 					 ? k->value * r->scale
 					 : NAN;
-		if (k->why && !r->why)
+		if (k->why && !r->why) {
 			r->why = tc_strdup(k->why);
+			r->hint = k->hint;
+		}
 		if (k->err && !r->err)
 			r->err = k->err;
 	}
@@ -485,13 +503,14 @@ static int aggregate(struct tacho_stat *s)
 		err = tc_stats_compute(vals, nv, &st);
 		if (err)
 			break;
-		p->stats.mean = st.mean;
-		p->stats.stddev = st.stddev;
-		p->stats.min = st.min;
-		p->stats.max = st.max;
-		p->stats.median = st.median;
-		p->stats.spread_pct = st.spread_pct;
-		p->stats.rsd_pct = st.rsd_pct;
+		r->stats.mean = st.mean;
+		r->stats.stddev = st.stddev;
+		r->stats.min = st.min;
+		r->stats.max = st.max;
+		r->stats.median = st.median;
+		r->stats.spread_pct = st.spread_pct;
+		r->stats.rsd_pct = st.rsd_pct;
+		p->stats = &r->stats;
 		p->value = st.mean;
 		if (nv == 0) {
 			p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
@@ -510,10 +529,11 @@ static int aggregate(struct tacho_stat *s)
 			p->status = TACHO_COUNT_MULTIPLEXED;
 		}
 		p->why = p->status == TACHO_COUNT_COUNTED ? NULL : r->why;
+		p->hint = p->why ? r->hint : TACHO_HINT_NONE;
 		if (p->status == TACHO_COUNT_MULTIPLEXED && !p->why)
 			p->why = "counted part of the time; the value is scaled";
 		in[e].name = r->name;
-		in[e].attr = r->attr;
+		in[e].attr = &r->attr;
 		in[e].has_value = nv > 0 && r->scale != 0;
 		in[e].value = in[e].has_value ? st.mean / r->scale : 0;
 	}
@@ -522,8 +542,8 @@ static int aggregate(struct tacho_stat *s)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&wall, s->wall_ns[k]);
 	if (!err)
-		err = tacho_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
-					    &s->metrics, &s->nmetrics);
+		err = tc_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
+					 &s->metrics, &s->nmetrics);
 	free(vals);
 	free(in);
 	return err;
@@ -562,7 +582,7 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
 	if (!s->ev || !s->wall_ns)
-		goto oom;
+		goto out_oom;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
 		const char *unit = tacho_evlist_unit(o->events, e);
@@ -577,18 +597,18 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 		r->status = calloc(repeat, sizeof(*r->status));
 		r->seen = calloc(repeat, sizeof(*r->seen));
 		if (!r->name || !r->unit || !r->values || !r->coverage || !r->status || !r->seen)
-			goto oom;
+			goto out_oom;
 		for (unsigned k = 0; k < repeat; k++)
 			r->values[k] = NAN;
 		if (tacho_evlist_attr(o->events, e, &r->attr) != 0)
-			goto oom;
+			goto out_oom;
 		r->pub.name = r->name;
 		r->pub.unit = r->unit;
 		r->pub.value = NAN;
 	}
 	*out = s;
 	return 0;
-oom:
+out_oom:
 	tacho_stat_free(s);
 	return -ENOMEM;
 }
@@ -596,12 +616,14 @@ oom:
 int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
-	struct tacho_pmu_counters pmu;
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	struct tacho_stat *s = NULL;
 	unsigned repeat, nruns, total, progress = 0;
 	bool program;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || !STAT_OPTS_HAS(o, stop) || !o->events)
 		return -EINVAL;
 	*out = NULL;
@@ -620,7 +642,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "repetitions and warm-up runs need a program to run");
 	if (o->pmu) {
-		pmu = *o->pmu;
+		if (o->pmu->sz < TC_PMU_COUNTERS_SZ_V1)
+			return -EINVAL;
+		tc_sized_get(&pmu, sizeof(pmu), o->pmu, o->pmu->sz);
+		pmu.sz = sizeof(pmu);
 	} else {
 		err = tacho_pmu_counters_detect(&pmu);
 		if (err)
@@ -631,10 +656,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return err;
 	err = tacho_schedule_new(o->events, &pmu, o->sched_flags, &s->sched);
 	if (err)
-		goto fail;
+		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
 	for (size_t e = 0; e < s->nev; e++) {
-		const struct tacho_sched_slot *sl = tacho_schedule_slot(s->sched, (unsigned)e);
+		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
 		s->ev[e].pub.run = sl->run;
 		if (sl->why) {
 			s->ev[e].why = tc_strdup(sl->why);
@@ -647,14 +672,14 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				  "these events need %u runs to fit the counters (%s), and a "
 				  "running process cannot be run again (use --multiplex, or fewer "
 				  "events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	if (nruns > 1 && o->interval_ms) {
 		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
 				  "(%s); intervals need them counted in one run (use --multiplex, "
 				  "or fewer events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
 	for (unsigned w = 0; w < o->warmup && !s->interrupted && !stop_requested(o); w++) {
@@ -663,7 +688,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		progress++;
 		err = run_uncounted(o, s, diag);
 		if (err)
-			goto fail;
+			goto out_free;
 	}
 	for (unsigned k = 0; k < repeat && !s->interrupted && !stop_requested(o); k++) {
 		s->done = k + 1;
@@ -677,7 +702,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			progress++;
 			err = count_once(o, s, r, k, diag);
 			if (err)
-				goto fail;
+				goto out_free;
 		}
 	}
 	if (stop_requested(o))
@@ -686,10 +711,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		o->on_progress(o->progress_arg, total, total);
 	err = aggregate(s);
 	if (err)
-		goto fail;
+		goto out_free;
 	*out = s;
 	return 0;
-fail:
+out_free:
 	tacho_stat_free(s);
 	return err;
 }

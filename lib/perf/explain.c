@@ -13,11 +13,10 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 
 #include "perf/perf.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 
@@ -46,22 +45,6 @@ static int read_capeff(uint64_t *caps)
 	return err;
 }
 
-bool tc_cpu_is_hypervisor_guest(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-
-	/* CPUID.1:ECX bit 31 is reserved for hypervisors to set: every mainstream one
-	 * (KVM, Xen HVM, Hyper-V, VMware) does. A plain CPUID read: this is not a timing
-	 * path, and lib/cpu's dump is more than an error message needs. */
-	if (__get_cpuid(1, &a, &b, &c, &d))
-		return (c >> 31) & 1;
-	return false;
-#else
-	return path_exists("/sys/hypervisor/type");
-#endif
-}
-
 int tc_perf_env_probe(struct tc_perf_env *env)
 {
 	long long v;
@@ -86,7 +69,7 @@ int tc_perf_env_probe(struct tc_perf_env *env)
 			break;
 		}
 	}
-	env->hypervisor = tc_cpu_is_hypervisor_guest();
+	env->hypervisor = tc_hypervisor_guest();
 	env->nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
 	env->tracefs = path_exists("/sys/kernel/tracing/events") ||
 		       path_exists("/sys/kernel/debug/tracing/events");
@@ -184,6 +167,7 @@ static enum ev_kind kind_of(const struct perf_event_attr *a, const char *pmu)
 struct out {
 	char *buf;
 	size_t size, len;
+	enum tacho_hint hint;   /* where the reader should look next */
 };
 
 static void put(struct out *o, const char *fmt, ...) TC_PRINTF(2, 3);
@@ -209,11 +193,12 @@ static void no_pmu(struct out *o, const struct tc_perf_env *env)
 		put(o, "this virtual machine has no hardware PMU: the hypervisor does not pass "
 		       "the CPU's counters through (count software events, tracepoints or "
 		       "breakpoints instead, or give the VM a virtual PMU, e.g. QEMU/KVM "
-		       "'-cpu host,pmu=on'; see 'tacho doctor')");
+		       "'-cpu host,pmu=on')");
 	else
 		put(o, "this machine has no hardware PMU driver (" EVDEV "/cpu is missing): "
 		       "the kernel was built without it or the CPU is not supported (count "
-		       "software events instead; see 'tacho doctor')");
+		       "software events instead)");
+	o->hint = TACHO_HINT_MACHINE;
 }
 
 static void paranoid_hint(struct out *o)
@@ -316,15 +301,18 @@ static void explain_eacces(struct out *o, const struct tc_perf_env *env,
 }
 
 char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_event_attr *a,
-		      const char *pmu, unsigned flags, char *buf, size_t size)
+		      const char *pmu, unsigned flags, char *buf, size_t size,
+		      enum tacho_hint *hint)
 {
-	struct out o = { buf, size, 0 };
+	struct out o = { buf, size, 0, TACHO_HINT_NONE };
 	char pmubuf[64];
 	enum ev_kind k;
 	bool member = flags & TC_EXPLAIN_GROUP_MEMBER;
 	bool cpu_wide = flags & TC_EXPLAIN_CPU_WIDE;
 	bool sampling = a->sample_period != 0;   /* sample_freq shares the field */
 
+	if (hint)
+		*hint = TACHO_HINT_NONE;
 	if (!size)
 		return buf;
 	buf[0] = '\0';
@@ -350,30 +338,34 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 	case ENOENT:
 		switch (k) {
 		case K_HW:
-			if (!env->core_pmu[0])
+			if (!env->core_pmu[0]) {
 				no_pmu(&o, env);
-			else if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
+				break;
+			}
+			if (a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE)
 				put(&o, "the CPU's PMU ('%s') has no counter for this generic "
-					"event (see 'tacho list' for the ones it has)",
-				    env->core_pmu);
+					"event (name one of the events it has)", env->core_pmu);
 			else
 				put(&o, "this CPU does not have this event: its PMU ('%s') does "
-					"not accept the encoding (see 'tacho list' for the events "
-					"of this CPU)", env->core_pmu);
+					"not accept the encoding (name an event of this CPU)",
+				    env->core_pmu);
+			o.hint = TACHO_HINT_EVENTS;
 			break;
 		case K_SW:
 			put(&o, "this kernel does not know software event %llu: it is older "
-				"than the event (see 'tacho list')", (unsigned long long)a->config);
+				"than the event", (unsigned long long)a->config);
+			o.hint = TACHO_HINT_EVENTS;
 			break;
 		case K_TP:
-			if (!env->tracefs)
+			if (!env->tracefs) {
 				put(&o, "tracepoint id %llu is unknown and tracefs is not mounted "
 					"(mount -t tracefs nodev /sys/kernel/tracing)",
 				    (unsigned long long)a->config);
-			else
-				put(&o, "this kernel has no tracepoint with id %llu (see "
-					"/sys/kernel/tracing/events or 'tacho list')",
-				    (unsigned long long)a->config);
+				break;
+			}
+			put(&o, "this kernel has no tracepoint with id %llu (look in "
+				"/sys/kernel/tracing/events)", (unsigned long long)a->config);
+			o.hint = TACHO_HINT_EVENTS;
 			break;
 		case K_BP:
 			put(&o, "hardware breakpoints are not available here: the kernel was "
@@ -414,11 +406,11 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 		}
 		break;
 	case EINVAL:
-		if (member && (k == K_HW || k == K_PMU))
+		if (member && (k == K_HW || k == K_PMU)) {
 			put(&o, "the group does not fit: its events cannot all be on the PMU's "
-				"counters at once (split the group; 'tacho stat' schedules groups "
-				"that fit)");
-		else if (k == K_HW && any_thread(a))
+				"counters at once (split the group)");
+			o.hint = TACHO_HINT_SCHEDULE;
+		} else if (k == K_HW && any_thread(a))
 			put(&o, "the PMU refused the 'any' bit (AnyThread, bit 21): it needs "
 				"architectural perfmon version 3, and CPUs from Ice Lake on "
 				"deprecate it, CPUID leaf 0xA EDX bit 15 (drop 'any')");
@@ -428,11 +420,12 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 			 * sampling events") */
 			put(&o, "a precise level (':p') is for sampling only: the PMU refuses it "
 				"on a counting event (drop the 'p' to count)");
-		else if (k == K_HW)
+		else if (k == K_HW) {
 			put(&o, "the PMU rejected this encoding: a reserved bit, a counter mask, "
 				"edge or invert this event does not take, or a period above "
-				"perf_event_max_sample_rate (check the event with 'tacho list')");
-		else if (k == K_BP)
+				"perf_event_max_sample_rate (check the event's fields)");
+			o.hint = TACHO_HINT_EVENTS;
+		} else if (k == K_BP)
 			put(&o, "the breakpoint is malformed: its length must be 1, 2, 4 or 8 "
 				"bytes with the address aligned to it (x86), and an execute "
 				"breakpoint takes the length of a long");
@@ -507,15 +500,21 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 		put(&o, "perf_event_open failed: %s", tacho_strerror(err));
 		break;
 	}
+	if (hint)
+		*hint = o.hint;
 	return buf;
 }
 
-char *tacho_counters_explain(int err, const struct perf_event_attr *attr, char *buf,
-			     size_t size)
+char *tacho_perf_strerror(int err, const struct perf_event_attr *attr, char *buf, size_t size,
+			  enum tacho_hint *hint)
 {
 	struct tc_perf_env env;
-	struct perf_event_attr zero = { 0 };
+	struct perf_event_attr a;
 
+	/* the caller's attr is read by its own size, as the kernel would: an attr the
+	 * library cannot read is explained as an empty one */
+	if (!attr || tc_perf_attr_copy(&a, attr))
+		memset(&a, 0, sizeof(a));
 	tc_perf_env_probe(&env);
-	return tc_perf_explain(&env, err, attr ? attr : &zero, NULL, 0, buf, size);
+	return tc_perf_explain(&env, err, &a, NULL, 0, buf, size, hint);
 }

@@ -1,5 +1,7 @@
-/* perf.h - internal interface of the perf_event engine. lib/perf is the only place
- * that calls perf_event_open(2); everything above goes through here. */
+/* perf.h - what lib/perf offers besides the engine's objects (engine.h): the one rule
+ * for a value, reading a caller's attr, what this machine and user allow and the
+ * explainer, and the procfs parsers. Nothing here hands out a descriptor: the system
+ * calls and their seams are lib/perf's own (syscall.h). */
 #ifndef TACHO_PERF_PERF_H
 #define TACHO_PERF_PERF_H
 
@@ -7,17 +9,22 @@
 #include <sys/types.h>
 
 #include "util/util.h"
+#include "tacho/counters.h"
 
-/* The one call of perf_event_open(2). Returns the new fd (O_CLOEXEC is always added)
- * or -errno. Tests can replace the system call with tc_perf_set_open_hook to record
- * the attributes tacho asks for, or to inject failures, without a PMU. */
-int tc_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-		       unsigned long flags);
+/* --- the one rule for a value (engine-event.c) ---
+ * A count whose time running is 0 was never on a counter: NOT_COUNTED, and no number,
+ * whatever the count field says. Running >= enabled: COUNTED, the count as is. Else
+ * MULTIPLEXED, scaled by enabled / running. Every reader of the engine applies this. */
+enum tacho_count_status tc_count_status(uint64_t enabled, uint64_t running);
+/* raw * enabled / running without overflow (128-bit product); NAN when running is 0;
+ * raw itself when running >= enabled. Pure. */
+double tc_count_scale(uint64_t raw, uint64_t enabled, uint64_t running);
 
-typedef int tc_perf_open_hook(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu,
-			      int group_fd, unsigned long flags);
-/* NULL restores the real system call. Not thread-safe: tests only. */
-void tc_perf_set_open_hook(tc_perf_open_hook *hook, void *arg);
+/* A caller's perf_event_attr copied by its own size field, as the kernel reads one:
+ * a size this library's header knows (PERF_ATTR_SIZE_VER0 up to its sizeof) is copied
+ * and the rest zero-filled; 0 or a size it does not know is -EINVAL. out->size is set
+ * to sizeof(*out). Pure. */
+int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr *in);
 
 /* --- what this machine and user allow (explain.c) ---
  * Probed live by tc_perf_env_probe; tests fill one in by hand to reach every path of
@@ -36,7 +43,6 @@ struct tc_perf_env {
 };
 int tc_perf_env_probe(struct tc_perf_env *env);
 bool tc_perf_env_privileged(const struct tc_perf_env *env);
-bool tc_cpu_is_hypervisor_guest(void);
 /* What a perf_event_paranoid level allows an unprivileged user, as a clause. */
 const char *tc_paranoid_meaning(int level);
 /* The sysfs name of the PMU behind attr.type. 0 or -ENOENT. */
@@ -46,31 +52,18 @@ int tc_pmu_name_of_type(uint32_t type, char *buf, size_t size);
 #define TC_EXPLAIN_CPU_WIDE     0x1u   /* opened with pid -1 on a CPU */
 #define TC_EXPLAIN_GROUP_MEMBER 0x2u   /* opened into an existing group */
 /* One sentence (lowercase, no full stop) saying why perf_event_open(a) failed with err
- * (negative errno) and what to do. pmu: the PMU's name, or NULL to look it up from
- * a->type. Returns buf. */
+ * (negative errno) and what to do; it names no command: where the reader should look
+ * next is *hint (TACHO_HINT_NONE when nowhere; hint may be NULL). pmu: the PMU's name,
+ * or NULL to look it up from a->type. Returns buf. */
 char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_event_attr *a,
-		      const char *pmu, unsigned flags, char *buf, size_t size);
-
-/* --- counters.c: what regions and sampling reach inside a struct tacho_counters ---
- * A slot is one (pid, cpu) pair the events were opened on: a thread, the child, or a
- * CPU. */
-size_t tc_counters_nslots(const struct tacho_counters *c);
-/* The fd of event ev on slot, or -1 where it is not open. Owned by the counters. */
-int tc_counters_fd(const struct tacho_counters *c, size_t ev, size_t slot);
-int tc_counters_slot(const struct tacho_counters *c, size_t slot, pid_t *pid, int *cpu);
-/* Whether groups are read with PERF_FORMAT_GROUP (false after the inherit fallback or
- * with no_group_read). */
-bool tc_counters_group_read(const struct tacho_counters *c);
-/* The online CPUs (/sys/devices/system/cpu/online). 0 or -errno; free(*out). */
-int tc_online_cpus(int **out, size_t *n);
+		      const char *pmu, unsigned flags, char *buf, size_t size,
+		      enum tacho_hint *hint);
 
 /* --- procfs.c: pure parsers of procfs text (tested and fuzzed on any input) --- */
-/* CapEff of /proc/self/status. 0, -TACHO_ENODATA (no such line), -TACHO_EPARSE. */
+/* CapEff of /proc/self/status. 0, -TACHO_ENOVALUE (no such line), -TACHO_EPARSE. */
 int tc_parse_capeff(const char *status, uint64_t *caps);
 /* The mount point of the first file system of type fstype in /proc/mounts text, octal
  * escapes undone, cut to size. 0 or -ENOENT. */
 int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size);
-/* Whether the first "flags" line of /proc/cpuinfo text lists flag (a whole word). */
-bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag);
 
 #endif

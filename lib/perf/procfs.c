@@ -1,10 +1,12 @@
 /* procfs.c - the few lines of procfs text the engine and the doctor need: effective
- * capabilities, where a file system is mounted, a CPU flag. Pure functions of the text,
- * so that they can be tested and fuzzed on any input. */
+ * capabilities, where a file system is mounted (a CPU flag of /proc/cpuinfo is util's
+ * tc_cpuinfo_has_flag). Pure functions of the text, so that they can be tested and
+ * fuzzed on any input. */
 #include <errno.h>
 #include <string.h>
 
 #include "perf/perf.h"
+#include "tacho/errors.h"
 
 /* Finds the line that starts with key at the start of a line; returns what follows it,
  * or NULL. */
@@ -24,12 +26,11 @@ int tc_parse_capeff(const char *status, uint64_t *caps)
 	const char *end;
 
 	if (!p)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	end = p;
-	while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') ||
-	       (*end >= 'A' && *end <= 'F'))
+	while (tc_is_hex_digit(*end))
 		end++;
 	if (end == p || end - p > 16 || (*end && *end != '\n'))
 		return -TACHO_EPARSE;
@@ -88,28 +89,4 @@ int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t siz
 		line = *eol ? eol + 1 : NULL;
 	}
 	return -ENOENT;
-}
-
-bool tc_cpuinfo_has_flag(const char *cpuinfo, const char *flag)
-{
-	const char *p = cpuinfo ? line_value(cpuinfo, "flags") : NULL;
-	size_t n = strlen(flag);
-
-	if (!p || !n)
-		return false;
-	p = strchr(p, ':');
-	if (!p)
-		return false;
-	p++;
-	while (*p && *p != '\n') {
-		const char *w;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		w = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		if ((size_t)(p - w) == n && !strncmp(w, flag, n))
-			return true;
-	}
-	return false;
 }

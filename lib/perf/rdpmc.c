@@ -1,36 +1,17 @@
-/* rdpmc.c - the user-space counter reader over a perf mmap page, with read() as the
- * fallback. The loop follows the recipe in the comments of struct perf_event_mmap_page
- * (include/uapi/linux/perf_event.h); the arithmetic is pure so tests run it on
- * synthetic pages (this machine has no user RDPMC). */
+/* rdpmc.c - the user-space counter reader over a perf mmap page (the engine falls back
+ * to read(2) where the page does not allow it). The loop follows the recipe in the
+ * comments of struct perf_event_mmap_page (include/uapi/linux/perf_event.h); the
+ * arithmetic is pure so tests run it on synthetic pages (this machine has no user
+ * RDPMC). */
 #include <errno.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "perf/rdpmc.h"
 #include "util/util.h"
 
-int tc_perf_mmap_page(int fd, struct perf_event_mmap_page **out)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, (size_t)psz, PROT_READ, MAP_SHARED, fd, 0);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	*out = p;
-	return 0;
-}
-
-void tc_perf_munmap_page(struct perf_event_mmap_page *pg)
-{
-	if (pg)
-		munmap(pg, (size_t)sysconf(_SC_PAGESIZE));
-}
-
 /* A compiler barrier, as in the recipe of include/uapi/linux/perf_event.h: enough on
- * x86, whose loads are not reordered with other loads (SDM Vol. 3A, "Memory Ordering in P6 and More Recent Processor
- * Families"), and the
- * page is read with RDPMC on x86 only (tc_pmc_read). Another architecture would need
- * a read barrier (smp_rmb) here. */
+ * x86, whose loads are not reordered with other loads (SDM Vol. 3A, "Memory Ordering
+ * in P6 and More Recent Processor Families"), and the engine reads a page with RDPMC
+ * on x86 only. Another architecture would need a read barrier (smp_rmb) here. */
 #define barrier() __asm__ __volatile__("" : : : "memory")
 
 bool tc_pmc_page_rdpmc(const volatile struct perf_event_mmap_page *pg)
@@ -49,18 +30,6 @@ static uint64_t scale_cycles(uint64_t cyc, uint32_t mult, uint16_t shift)
 	quot = cyc >> shift;
 	rem = cyc & (((uint64_t)1 << shift) - 1);
 	return quot * mult + ((rem * mult) >> shift);
-}
-
-/* count * enabled / running without overflow for counts below 2^64 / enabled:
- * quot * enabled + rem * enabled / running (rem < running keeps the second product
- * small while running fits 32 bits; beyond that, fall back to long double). */
-static uint64_t scale_count(uint64_t count, uint64_t enabled, uint64_t running)
-{
-	if (running == 0 || running >= enabled)
-		return count;
-	if (running < (1ull << 32) && enabled < (1ull << 32))
-		return count / running * enabled + count % running * enabled / running;
-	return (uint64_t)((long double)count * (long double)enabled / (long double)running);
 }
 
 int tc_pmc_read_page(const volatile struct perf_event_mmap_page *pg, const struct tc_pmc_ops *ops,
@@ -142,7 +111,6 @@ int tc_pmc_read_page(const volatile struct perf_event_mmap_page *pg, const struc
 	out->count = count;
 	out->enabled = enabled;
 	out->running = running;
-	out->scaled = scale_count(count, enabled, running);
 	out->retries = pass - 1;
 	return 0;
 }
@@ -186,35 +154,3 @@ const struct tc_pmc_ops tc_pmc_ops_cpu = {
 const struct tc_pmc_ops tc_pmc_ops_cpu_count = {
 	.rdpmc = cpu_rdpmc,
 };
-
-int tc_pmc_read(int fd, const volatile struct perf_event_mmap_page *pg, struct tc_pmc_value *out,
-		bool *via_rdpmc)
-{
-	uint64_t buf[3];
-	ssize_t n;
-
-#if defined(__x86_64__) || defined(__i386__)
-	if (pg && pg->cap_user_rdpmc) {
-		int err = tc_pmc_read_page(pg, &tc_pmc_ops_cpu, out);
-		if (err != -EAGAIN) {
-			if (via_rdpmc)
-				*via_rdpmc = err == 0;
-			return err;
-		}
-	}
-#endif
-	if (via_rdpmc)
-		*via_rdpmc = false;
-	n = read(fd, buf, sizeof(buf));
-	if (n < 0)
-		return -errno;
-	if (n != (ssize_t)sizeof(buf))
-		return -EIO;   /* opened without TOTAL_TIME_ENABLED|RUNNING, or a group */
-	out->count = buf[0];
-	out->enabled = buf[1];
-	out->running = buf[2];
-	out->scaled = scale_count(buf[0], buf[1], buf[2]);
-	out->retries = 0;
-	out->now = true;
-	return 0;
-}

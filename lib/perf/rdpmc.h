@@ -8,17 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Maps the first page of a perf event (its struct perf_event_mmap_page, no ring
- * buffer), read-only. Mapping it is also what lets the kernel allow RDPMC for this
- * process on x86 (/sys/bus/event_source/devices/cpu/rdpmc = 1). 0 or -errno. */
-int tc_perf_mmap_page(int fd, struct perf_event_mmap_page **out);
-void tc_perf_munmap_page(struct perf_event_mmap_page *pg);
-
 /* One read of a counter through its page. */
 struct tc_pmc_value {
-	uint64_t count;     /* raw count (offset + sign-extended PMC), not scaled */
-	uint64_t scaled;    /* count * enabled / running when the event was multiplexed,
-			       else count */
+	uint64_t count;     /* raw count (offset + sign-extended PMC), not scaled: the
+			       engine's one rule (tc_count_status) makes it a value */
 	uint64_t enabled;   /* time_enabled, brought up to now when the page allows */
 	uint64_t running;   /* time_running, likewise */
 	unsigned retries;   /* times the seqlock changed under the read */
@@ -53,11 +46,5 @@ extern const struct tc_pmc_ops tc_pmc_ops_cpu_count;
 
 /* True if the page says RDPMC works for this event now. */
 bool tc_pmc_page_rdpmc(const volatile struct perf_event_mmap_page *pg);
-
-/* A counter read either way: through the page when it allows, else read(fd) with
- * read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING (no group). 0 or -errno;
- * *via_rdpmc says which path was taken. */
-int tc_pmc_read(int fd, const volatile struct perf_event_mmap_page *pg, struct tc_pmc_value *out,
-		bool *via_rdpmc);
 
 #endif

@@ -5,7 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "perf/perf.h"
 #include "perf/ring.h"
+#include "perf/syscall.h"
+#include "tacho/errors.h"
 
 /* header.size is a u16, so no record is larger than this. */
 #define RING_MAX_RECORD 65536
@@ -28,16 +31,14 @@ int tc_ring_mmap(struct tc_ring *r, int fd, unsigned data_pages)
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
 	if (data_pages == 0 || (data_pages & (data_pages - 1)))
 		return -EINVAL;
 	len = (size_t)(data_pages + 1) * (size_t)page;
 	/* PROT_WRITE makes this a "writable" ring: the kernel then honours data_tail and
 	 * never overwrites unread records (it counts them in PERF_RECORD_LOST instead). */
-	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		return -errno;
-	r->fd = fd;
+	err = tc_perf_mmap(fd, len, PROT_READ | PROT_WRITE, &base);
+	if (err)
+		return err;
 	r->map_len = len;
 	err = ring_setup(r, base, (size_t)page, (size_t)data_pages * (size_t)page);
 	if (err) {
@@ -56,7 +57,6 @@ int tc_ring_mmap(struct tc_ring *r, int fd, unsigned data_pages)
 int tc_ring_init_mem(struct tc_ring *r, void *mem, size_t meta_len, size_t data_size)
 {
 	memset(r, 0, sizeof(*r));
-	r->fd = -1;
 	if (!mem || meta_len < sizeof(struct perf_event_mmap_page) || data_size < 8 ||
 	    (data_size & (data_size - 1)))
 		return -EINVAL;
@@ -68,7 +68,7 @@ void tc_ring_exit(struct tc_ring *r)
 	if (!r)
 		return;
 	if (r->map_len && r->base)
-		munmap(r->base, r->map_len);
+		tc_perf_munmap(r->base, r->map_len);
 	free(r->tmp);
 	r->tmp = NULL;
 	r->base = NULL;

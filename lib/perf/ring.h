@@ -14,7 +14,6 @@
  * The kernel advances data_head; we read records from data_tail to data_head and then
  * store data_tail so the kernel may reuse the space. */
 struct tc_ring {
-	int fd;                             /* the event that owns the mapping, or -1 */
 	void *base;                         /* start of the mapping (the metadata page) */
 	size_t map_len;                     /* bytes mapped; 0 when base is caller memory */
 	struct perf_event_mmap_page *meta;

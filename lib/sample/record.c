@@ -1,15 +1,13 @@
-/* record.c - a sampling session: open sampling events on a program, a process or the
- * CPUs, read their rings as they fill, and write the record file as it goes. */
-#include <dirent.h>
+/* record.c - a sampling session in phases: resolve the events and how each one samples,
+ * open them on the engine (one ring per CPU), start the file, run (poll, drain,
+ * calibrate, pass signals on), finish. The side-band synthesis is sideband.c's. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -17,10 +15,14 @@
 #include <unistd.h>
 
 #include "events/events.h"
-#include "perf/perf.h"
-#include "perf/ring.h"
+#include "perf/engine.h"
 #include "sample/recfile.h"
-#include "sample/symbols.h"
+#include "sample/sideband.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/sample.h"
 
 #define DEFAULT_PAGES 128        /* 512 KiB of data per ring */
 #define DEFAULT_FLUSH_MS 200
@@ -37,34 +39,18 @@ struct rec_event {
 	uint64_t samples;               /* samples of this event written */
 };
 
-struct rec_fd {
-	int fd;
-	unsigned ev;                    /* index into events */
-	uint64_t id;                    /* the kernel's PERF_EVENT_IOC_ID */
-	int ring;                       /* the ring it writes to */
-};
-
-/* Build-ids read from files at record time, by path: one read per binary. */
-struct bid_cache {
-	char *path;
-	uint8_t bid[TC_BUILD_ID_MAX];
-	int len;                        /* < 0: none */
-};
-
 struct session {
 	const struct tacho_record_opts *o;
 	struct tacho_record_result *res;
 	struct rec_event *ev;
 	size_t nev;
-	struct rec_fd *fds;
-	size_t nfds, fds_alloc;
-	struct tc_ring *rings;
-	size_t nrings;
+	struct tc_perf_list *list;      /* the engine's events, one ring per CPU */
 	uint64_t sample_type;
-	struct tc_recw w;
-	struct bid_cache *bids;
-	size_t nbids;
-	bool have_vdso;
+	struct tc_record_writer w;
+	struct tc_sideband side;
+	struct tacho_child *child;
+	bool child_mode;
+	int pidfd;
 	uint64_t unparsed;              /* sample records too short for their fields */
 	char msg[256];
 };
@@ -152,7 +138,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	s->nev = tacho_evlist_count(list);
 	if (s->nev == 0 || s->nev > 64) {
 		tacho_evlist_free(list);
-		return tc_diag_set(diag, spec, 0, 0, -TACHO_ERANGE, "record takes 1 to 64 events");
+		return tc_diag_set(diag, spec, 0, 0, -TACHO_EOUTOFRANGE, "record takes 1 to 64 events");
 	}
 	s->ev = calloc(s->nev, sizeof(*s->ev));
 	if (!s->ev) {
@@ -215,20 +201,20 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	return 0;
 }
 
-static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a, bool first,
-		      bool child, bool inherit)
+/* The attributes of event i as the session samples it (the engine adds the ones it
+ * owns: read_format, disabled, inherit, enable_on_exec). */
+static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 {
 	const struct tacho_record_opts *o = s->o;
 	unsigned pages = o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES;
+	bool first = i == 0;
 
 	*a = s->ev[i].attr;
 	a->sample_type = s->sample_type;
-	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a->disabled = 1;
-	a->enable_on_exec = child;
-	a->inherit = inherit;
 	a->sample_id_all = 1;
-	/* the side-band records come once, from the first event on each ring */
+	/* the side-band records come from the first event: the kernel gives a task's
+	 * mappings, names, forks and exits to the events of that task (on its CPU), so
+	 * the first event of every thread and CPU reports them once */
 	a->mmap = first;
 	a->mmap2 = first;
 	a->comm = first;
@@ -245,126 +231,115 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a, bo
 	}
 }
 
-static int add_fd(struct session *s, int fd, unsigned ev, int ring)
+/* The grid of the target: the program's threads and children (inherited) on every
+ * CPU; every task on every CPU; each thread of a running process on every CPU. */
+static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_diag *diag)
 {
-	struct rec_fd *f;
+	const struct tacho_record_opts *o = s->o;
+	int *cpus = NULL;
+	pid_t *tids = NULL, one;
+	size_t ncpus = 0, ntids = 0;
+	int err;
 
-	if (s->nfds == s->fds_alloc) {
-		size_t n = s->fds_alloc ? s->fds_alloc * 2 : 16;
-		struct rec_fd *nf = realloc(s->fds, n * sizeof(*nf));
-		if (!nf)
-			return -ENOMEM;
-		s->fds = nf;
-		s->fds_alloc = n;
+	err = tc_online_cpus(&cpus, &ncpus);
+	if (err)
+		return tc_diag_set(diag, "/sys/devices/system/cpu/online", 0, 0, err,
+				   "cannot list the online CPUs: %s", tacho_strerror(err));
+	if (o->system_wide) {
+		err = tc_perf_grid_init(g, cpus, ncpus, NULL, 0);
+	} else if (s->child_mode) {
+		one = tacho_child_pid(s->child);
+		err = tc_perf_grid_init(g, cpus, ncpus, &one, 1);
+	} else {
+		err = tc_proc_threads(o->pid, &tids, &ntids);
+		if (err)
+			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
+				    (int)o->pid, err == -ESRCH ? "no such process" : tacho_strerror(err));
+		else
+			err = tc_perf_grid_init(g, cpus, ncpus, tids, ntids);
 	}
-	f = &s->fds[s->nfds++];
-	f->fd = fd;
-	f->ev = ev;
-	f->ring = ring;
-	f->id = 0;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &f->id) < 0)
-		f->id = 0;
-	return 0;
+	free(cpus);
+	free(tids);
+	return err;
 }
 
-/* Opens every event for one (pid, cpu) pair. The first event of the first pair on a
- * CPU owns that CPU's ring; the others are redirected into it (PERF_EVENT_IOC_SET_OUTPUT),
- * so there is one ring per CPU whatever the number of events and threads. */
-static int open_pair(struct session *s, pid_t pid, int cpu, int *ring_of_cpu, bool child,
-		     bool inherit, struct tacho_diag *diag)
+/* Phase 2: every event on every cell of the grid, one ring per CPU. */
+static int open_events(struct session *s, struct tacho_diag *diag)
 {
-	unsigned pages = s->o->mmap_pages ? s->o->mmap_pages : DEFAULT_PAGES;
+	const struct tacho_record_opts *o = s->o;
+	unsigned pages = o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES;
+	struct tc_perf_grid grid = { 0 };
+	unsigned flags = 0;
+	size_t bad = 0, opened = 0;
+	bool sharing = false;
+	int err;
 
+	err = tc_perf_list_new(&s->list);
+	if (err)
+		return err;
 	for (size_t i = 0; i < s->nev; i++) {
 		struct perf_event_attr a;
-		bool owner = *ring_of_cpu < 0;
-		int fd, err;
 
-		fill_attr(s, i, &a, owner, child, inherit);
-		fd = tc_perf_event_open(&a, pid, cpu, -1, 0);
-		if (fd == -EINVAL && a.build_id) {
-			/* before Linux 5.12: no build-ids in MMAP2; tacho reads them itself */
-			a.build_id = 0;
-			fd = tc_perf_event_open(&a, pid, cpu, -1, 0);
-		}
-		if (fd < 0) {
-			char why[512];
-			if (fd == -ESRCH && !child)
-				return fd;   /* a thread that ended meanwhile: the caller skips it */
-			tacho_counters_explain(fd, &a, why, sizeof(why));
-			return tc_diag_set(diag, s->ev[i].name, 0, 0, fd, "cannot sample '%s': %s",
-					   s->ev[i].name, why);
-		}
-		if (owner) {
-			struct tc_ring *r = &s->rings[s->nrings];
-			err = tc_ring_mmap(r, fd, pages);
-			if (err) {
-				close(fd);
-				return tc_diag_set(diag, s->ev[i].name, 0, 0, err,
-						   "cannot map the sample buffer of '%s' (%u pages): %s",
-						   s->ev[i].name, pages, tacho_strerror(err));
-			}
-			*ring_of_cpu = (int)s->nrings++;
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[*ring_of_cpu].fd) < 0) {
-			err = -errno;
-			close(fd);
-			return tc_diag_set(diag, s->ev[i].name, 0, 0, err,
-					   "cannot share the sample buffer for '%s': %s",
-					   s->ev[i].name, tacho_strerror(err));
-		}
-		err = add_fd(s, fd, (unsigned)i, *ring_of_cpu);
-		if (err) {
-			close(fd);
+		fill_attr(s, i, &a);
+		err = tc_perf_list_add(s->list, &a, s->ev[i].name, TACHO_GROUP_NONE);
+		if (err < 0)
 			return err;
-		}
 	}
+	err = make_grid(s, &grid, diag);
+	if (err)
+		return err;
+	/* a program is followed into its threads and children, and starts counting at
+	 * exec; a running process's threads are followed too; whole CPUs need neither */
+	if (s->child_mode)
+		flags |= TC_PERF_ENABLE_ON_EXEC;
+	if (!o->system_wide)
+		flags |= TC_PERF_INHERIT;
+	if (!s->child_mode && !o->system_wide)
+		flags |= TC_PERF_SKIP_GONE;
+	err = tc_perf_list_open(s->list, &grid, flags);
+	tc_perf_grid_exit(&grid);
+	if (err)
+		return err;
+	for (size_t i = 0; i < s->nev; i++) {
+		struct tc_perf_ev *e = tc_perf_list_event(s->list, i);
+		struct tc_perf_env env;
+		struct perf_event_attr a;
+		enum tacho_hint hint;
+		char why[512];
+		unsigned ctx;
+		int ferr = tc_perf_ev_error(e, &ctx, &a);
+
+		opened += tc_perf_ev_nopen(e);
+		if (!ferr)
+			continue;
+		/* the explainer with the context of the refusal: a CPU-wide open is told
+		 * apart from a task's */
+		tc_perf_env_probe(&env);
+		tc_perf_explain(&env, ferr, &a, NULL, ctx, why, sizeof(why), &hint);
+		err = tc_diag_set(diag, s->ev[i].name, 0, 0, ferr, "cannot sample '%s': %s",
+				  s->ev[i].name, why);
+		if (diag)
+			diag->hint = hint;
+		return err;
+	}
+	if (!opened)
+		return tc_diag_set(diag, "record", 0, 0, -ESRCH, "cannot record process %d: "
+				   "no such process", (int)o->pid);
+	err = tc_perf_list_mmap(s->list, pages, &bad, &sharing);
+	if (err && !sharing)
+		return tc_diag_set(diag, s->ev[bad].name, 0, 0, err,
+				   "cannot map the sample buffer of '%s' (%u pages): %s",
+				   s->ev[bad].name, pages, tacho_strerror(err));
+	if (err)
+		return tc_diag_set(diag, s->ev[bad].name, 0, 0, err,
+				   "cannot share the sample buffer for '%s': %s",
+				   s->ev[bad].name, tacho_strerror(err));
 	return 0;
 }
 
-static int build_id_cached(struct session *s, const char *path, uint8_t *bid)
-{
-	struct bid_cache *nb;
-
-	for (size_t i = 0; i < s->nbids; i++)
-		if (!strcmp(s->bids[i].path, path)) {
-			if (s->bids[i].len > 0)
-				memcpy(bid, s->bids[i].bid, (size_t)s->bids[i].len);
-			return s->bids[i].len;
-		}
-	nb = realloc(s->bids, (s->nbids + 1) * sizeof(*nb));
-	if (!nb)
-		return -ENOMEM;
-	s->bids = nb;
-	nb[s->nbids].path = tc_strdup(path);
-	nb[s->nbids].len = path[0] == '/' ? tc_build_id_of_file(path, nb[s->nbids].bid,
-								  TC_BUILD_ID_MAX) : -ENOENT;
-	if (!nb[s->nbids].path)
-		return -ENOMEM;
-	if (nb[s->nbids].len > 0)
-		memcpy(bid, nb[s->nbids].bid, (size_t)nb[s->nbids].len);
-	return nb[s->nbids++].len;
-}
-
-static void write_mmap(struct session *s, uint32_t pid, uint32_t tid, uint64_t start,
-		       uint64_t len, uint64_t pgoff, uint32_t prot, uint64_t time,
-		       const uint8_t *kbid, unsigned kbid_len, const char *filename)
-{
-	uint8_t bid[TC_BUILD_ID_MAX];
-	int n = 0;
-
-	if (kbid && kbid_len) {
-		memcpy(bid, kbid, kbid_len);
-		n = (int)kbid_len;
-	} else {
-		n = build_id_cached(s, filename, bid);
-	}
-	tc_recw_mmap(&s->w, pid, tid, start, len, pgoff, prot, time, bid, n > 0 ? (unsigned)n : 0,
-		     filename);
-}
-
-/* The layout of PERF_RECORD_MMAP2 (perf_event_open(2)): pid, tid, addr, len, pgoff, then
- * maj/min/ino/ino_generation or (with PERF_RECORD_MISC_MMAP_BUILD_ID) the build-id,
- * then prot, flags, filename. */
+/* The layout of PERF_RECORD_MMAP2 (the perf syscall's manual page): pid, tid, addr,
+ * len, pgoff, then maj/min/ino/ino_generation or (with PERF_RECORD_MISC_MMAP_BUILD_ID)
+ * the build-id, then prot, flags, filename. */
 struct k_mmap2 {
 	struct perf_event_header h;
 	uint32_t pid, tid;
@@ -383,23 +358,6 @@ struct k_task {
 	uint64_t time;
 };
 
-static int fd_id_cmp(const void *a, const void *b)
-{
-	const struct rec_fd *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Per sample: a binary search over the fds, sorted by id once they are all open (there
- * is one fd per event, CPU and, with -p, thread: a linear scan grows with all three). */
-static uint64_t lookup_event(struct session *s, uint64_t id)
-{
-	struct rec_fd key = { .id = id };
-	const struct rec_fd *f = bsearch(&key, s->fds, s->nfds, sizeof(*s->fds), fd_id_cmp);
-
-	return f ? f->ev : 0;
-}
-
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct session *s = arg;
@@ -413,11 +371,17 @@ static int on_record(void *arg, const struct perf_event_header *h)
 			s->unparsed++;   /* told after the last drain; never stop the drain */
 			return 0;
 		}
-		ev = s->nev > 1 ? lookup_event(s, smp.id) : 0;
+		if (s->nev > 1) {
+			int i = tc_perf_list_event_of_id(s->list, smp.id);
+			ev = i >= 0 ? (uint64_t)i : 0;
+		} else {
+			ev = 0;
+		}
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
-		tc_recw_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid, smp.tid,
-			       smp.cpu, (uint16_t)ev, smp.misc, (uint32_t)smp.nr, smp.chain);
+		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
+					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
+					(uint32_t)smp.nr, smp.chain);
 		s->res->samples++;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
@@ -435,11 +399,11 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (!(m->prot & 4 /* PROT_EXEC */))
 			break;
 		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID && m->u.bid.size <= 20)
-			write_mmap(s, m->pid, m->tid, m->addr, m->len, m->pgoff, m->prot, sid.time,
-				   m->u.bid.id, m->u.bid.size, name);
+			tc_sideband_mmap(&s->side, m->pid, m->tid, m->addr, m->len, m->pgoff,
+					 m->prot, sid.time, m->u.bid.id, m->u.bid.size, name);
 		else
-			write_mmap(s, m->pid, m->tid, m->addr, m->len, m->pgoff, m->prot, sid.time,
-				   NULL, 0, name);
+			tc_sideband_mmap(&s->side, m->pid, m->tid, m->addr, m->len, m->pgoff,
+					 m->prot, sid.time, NULL, 0, name);
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -452,7 +416,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		max = h->size - sizeof(*h) - 8;
 		snprintf(name, sizeof(name), "%.*s", (int)strnlen(comm, max), comm);
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_comm(&s->w, p[0], p[1], h->misc & PERF_RECORD_MISC_COMM_EXEC, sid.time, name);
+		tc_record_writer_comm(&s->w, p[0], p[1], h->misc & PERF_RECORD_MISC_COMM_EXEC,
+				      sid.time, name);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -460,8 +425,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		const struct k_task *t = (const void *)h;
 		if (h->size < sizeof(*t))
 			break;
-		tc_recw_task(&s->w, h->type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT,
-			     t->pid, t->ppid, t->tid, t->ptid, t->time);
+		tc_record_writer_task(&s->w,
+				      h->type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT,
+				      t->pid, t->ppid, t->tid, t->ptid, t->time);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -469,7 +435,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 16)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_lost(&s->w, p[1], sid.time, sid.cpu);
+		tc_record_writer_lost(&s->w, p[1], sid.time, sid.cpu);
 		s->res->lost += p[1];
 		break;
 	}
@@ -478,7 +444,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 8)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_lost(&s->w, p[0], sid.time, sid.cpu);
+		tc_record_writer_lost(&s->w, p[0], sid.time, sid.cpu);
 		s->res->lost += p[0];
 		break;
 	}
@@ -488,7 +454,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 24)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_throttle(&s->w, p[0], sid.cpu, h->type == PERF_RECORD_THROTTLE);
+		tc_record_writer_throttle(&s->w, p[0], sid.cpu,
+					  h->type == PERF_RECORD_THROTTLE);
 		if (h->type == PERF_RECORD_THROTTLE)
 			s->res->throttled++;
 		break;
@@ -512,105 +479,25 @@ static void account_unreported_lost(struct session *s)
 	uint64_t due = 0, got = 0, extra;
 
 	for (size_t e = 0; e < s->nev; e++) {
+		struct tc_perf_count c;
+
 		if (s->ev[e].calibrate || (s->ev[e].flags & TC_EVF_FREQ) || s->ev[e].period != 1)
 			return;
-		for (size_t i = 0; i < s->nfds; i++) {
-			uint64_t v[3];
-			if (s->fds[i].ev == e && read(s->fds[i].fd, v, sizeof(v)) == sizeof(v))
-				due += v[0];
-		}
+		if (tc_perf_ev_read(tc_perf_list_event(s->list, e), &c) == 0)
+			due += c.raw;
 		got += s->ev[e].samples;
 	}
 	if (due <= got + s->res->lost)
 		return;
 	extra = due - got - s->res->lost;
-	tc_recw_lost(&s->w, extra, 0, 0);
+	tc_record_writer_lost(&s->w, extra, 0, 0);
 	s->res->lost += extra;
 }
 
 static int drain_all(struct session *s)
 {
-	for (size_t i = 0; i < s->nrings; i++) {
-		int n = tc_ring_drain(&s->rings[i], on_record, s);
-		if (n == -TACHO_ECORRUPT)
-			tc_log(TACHO_LOG_WARN, "the sample buffer of CPU ring %zu was inconsistent; "
-			       "its unread records were dropped", i);
-	}
-	return tc_recw_flush(&s->w);
-}
-
-/* The vDSO is the same image in every process of this kernel and ABI: copy tacho's
- * own, so that reports can symbolize it anywhere. */
-static void write_vdso(struct session *s)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && hi > lo &&
-		    hi - lo <= (1u << 20)) {
-			uint8_t bid[TC_BUILD_ID_MAX];
-			int n = tc_build_id_of_image((const void *)lo, hi - lo, bid, sizeof(bid));
-			tc_recw_image(&s->w, bid, n > 0 ? (unsigned)n : 0, "[vdso]", (const void *)lo,
-				      hi - lo);
-			s->have_vdso = true;
-			break;
-		}
-	}
-	fclose(f);
-}
-
-/* Executable mappings of a process that already runs (-p, -a): the kernel only
- * reports mappings made after the events are enabled. */
-static void synthesize_process(struct session *s, pid_t pid)
-{
-	char path[64], line[4600], comm[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if (tc_read_line_file(path, comm, sizeof(comm)) == 0)
-		tc_recw_comm(&s->w, (uint32_t)pid, (uint32_t)pid, false, 0, comm);
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, off;
-		char perms[8], file[4096] = "";
-		int n = 0;
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &n) < 4)
-			continue;
-		if (perms[2] != 'x')
-			continue;
-		snprintf(file, sizeof(file), "%s", line + n);
-		file[strcspn(file, "\n")] = 0;
-		if (!file[0])
-			continue;
-		write_mmap(s, (uint32_t)pid, (uint32_t)pid, lo, hi - lo, off, 5, 0, NULL, 0, file);
-	}
-	fclose(f);
-}
-
-static void synthesize_all(struct session *s)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		synthesize_process(s, (pid_t)pid);
-		if (s->w.buf.len > (1u << 20))
-			tc_recw_flush(&s->w);
-	}
-	closedir(d);
+	tc_perf_list_drain(s->list, on_record, s);
+	return tc_record_writer_flush(&s->w);
 }
 
 static void write_meta(struct session *s)
@@ -630,28 +517,29 @@ static void write_meta(struct session *s)
 	else
 		tc_sb_adds(&sb, "-a");
 	if (!sb.oom)
-		tc_recw_meta(&s->w, "command", sb.buf);
+		tc_record_writer_meta(&s->w, "command", sb.buf);
 	tc_sb_exit(&sb);
-	tc_recw_meta(&s->w, "tacho", tacho_version());
+	tc_record_writer_meta(&s->w, "tacho", tacho_version());
 	if (uname(&u) == 0) {
-		tc_recw_meta(&s->w, "kernel", u.release);
-		tc_recw_meta(&s->w, "hostname", u.nodename);
-		tc_recw_meta(&s->w, "machine", u.machine);
+		tc_record_writer_meta(&s->w, "kernel", u.release);
+		tc_record_writer_meta(&s->w, "hostname", u.nodename);
+		tc_record_writer_meta(&s->w, "machine", u.machine);
 	}
 	if (tc_read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
-		tc_recw_meta(&s->w, "boot_id", buf);
+		tc_record_writer_meta(&s->w, "boot_id", buf);
 	if (tc_read_int_file("/proc/sys/kernel/kptr_restrict", &kr) == 0) {
 		snprintf(buf, sizeof(buf), "%lld", kr);
-		tc_recw_meta(&s->w, "kptr_restrict", buf);
+		tc_record_writer_meta(&s->w, "kptr_restrict", buf);
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME));
-	tc_recw_meta(&s->w, "start_realtime_ns", buf);
+	tc_record_writer_meta(&s->w, "start_realtime_ns", buf);
 	/* perf's timestamps are the kernel's local clock; CLOCK_MONOTONIC is close */
 	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_MONOTONIC));
-	tc_recw_meta(&s->w, "start_monotonic_ns", buf);
+	tc_record_writer_meta(&s->w, "start_monotonic_ns", buf);
 	for (size_t i = 0; i < s->nev; i++)
-		tc_recw_event(&s->w, (uint32_t)i, s->ev[i].attr.type, s->ev[i].attr.config,
-			      s->sample_type, s->ev[i].period, s->ev[i].flags, s->ev[i].name);
+		tc_record_writer_event(&s->w, (uint32_t)i, s->ev[i].attr.type,
+				       s->ev[i].attr.config, s->sample_type, s->ev[i].period,
+				       s->ev[i].flags, s->ev[i].name);
 }
 
 static void describe_choice(struct session *s)
@@ -679,27 +567,27 @@ static void describe_choice(struct session *s)
 
 /* VTune's "Sample After" calibration (seed 004): from the count of the first window,
  * the period that gives about `rate` samples per second of the program's CPU time,
- * applied to every open event with PERF_EVENT_IOC_PERIOD. */
+ * applied to every open descriptor of the event by the engine. */
 static void calibrate(struct session *s, bool final)
 {
 	unsigned rate = s->o->rate ? s->o->rate : DEFAULT_RATE;
 
 	for (size_t e = 0; e < s->nev; e++) {
-		uint64_t count = 0, enabled = 0, period;
+		struct tc_perf_ev *pe = tc_perf_list_event(s->list, e);
+		struct tc_perf_count c = { 0 };
+		uint64_t count, running, period;
 		char g[32];
+
 		if (!s->ev[e].calibrate)
 			continue;
-		for (size_t i = 0; i < s->nfds; i++) {
-			uint64_t v[3];
-			if (s->fds[i].ev != e || read(s->fds[i].fd, v, sizeof(v)) != sizeof(v))
-				continue;
-			/* running time summed over CPUs (and, through inherit, threads): the
-			 * program's CPU time, the base of "samples per second" that cpu-clock's
-			 * 1 ms period also has */
-			count += v[0];
-			enabled += v[2];
-		}
-		if (!enabled || !count) {
+		/* running time summed over CPUs (and, through inherit, threads): the
+		 * program's CPU time, the base of "samples per second" that cpu-clock's
+		 * 1 ms period also has */
+		if (tc_perf_ev_read(pe, &c))
+			memset(&c, 0, sizeof(c));
+		count = c.raw;
+		running = c.running;
+		if (!running || !count) {
 			if (!final)
 				continue;
 			notify(s, "%s: no events in the first %u ms; keeping the period of %" PRIu64,
@@ -707,243 +595,141 @@ static void calibrate(struct session *s, bool final)
 			       s->ev[e].period);
 			continue;
 		}
-		period = (uint64_t)((double)count * 1e9 / (double)enabled / rate + 0.5);
+		period = (uint64_t)((double)count * 1e9 / (double)running / rate + 0.5);
 		if (period < 1)
 			period = 1;
-		for (size_t i = 0; i < s->nfds; i++)
-			if (s->fds[i].ev == e)
-				ioctl(s->fds[i].fd, PERF_EVENT_IOC_PERIOD, &period);
+		tc_perf_ev_set_period(pe, period);
 		s->ev[e].period = period;
-		tc_recw_period(&s->w, (uint32_t)e, period, 0);
+		tc_record_writer_period(&s->w, (uint32_t)e, period, 0);
 		if (!final)
 			continue;
 		notify(s, "%s: %s events per CPU-second in the program's first %.0f ms of CPU time: "
 		       "sampling every %" PRIu64 " events (about %u samples per CPU-second)", s->ev[e].name,
-		       tc_fmt_grouped((uint64_t)((double)count * 1e9 / (double)enabled), g, sizeof(g)),
-		       enabled / 1e6, period, rate);
+		       tc_fmt_grouped((uint64_t)((double)count * 1e9 / (double)running), g, sizeof(g)),
+		       running / 1e6, period, rate);
 		snprintf(s->res->choice, sizeof(s->res->choice), "%s", s->msg);
 	}
 }
 
-static int list_threads(pid_t pid, pid_t **out, size_t *n)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long t = strtol(de->d_name, &end, 10);
-		if (*end || t <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *np = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(*np));
-			if (!np) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*out = np;
-		}
-		(*out)[(*n)++] = (pid_t)t;
-	}
-	closedir(d);
-	return 0;
-}
-
 static void session_free(struct session *s)
 {
-	for (size_t i = 0; i < s->nrings; i++)
-		tc_ring_exit(&s->rings[i]);
-	free(s->rings);
-	for (size_t i = 0; i < s->nfds; i++)
-		close(s->fds[i].fd);
-	free(s->fds);
+	tc_perf_list_free(s->list);
 	for (size_t i = 0; i < s->nev; i++)
 		free(s->ev[i].name);
 	free(s->ev);
-	for (size_t i = 0; i < s->nbids; i++)
-		free(s->bids[i].path);
-	free(s->bids);
+	tc_sideband_exit(&s->side);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	tacho_child_free(s->child);
 }
 
-static void enable_all(struct session *s, unsigned long req)
+/* Phase 3: the file and what is known before the first sample: the meta records, the
+ * vDSO, the processes that already run, the choice of periods. 0; -errno with *diag
+ * when the file cannot be created; 1 when a write failed (the caller closes and says
+ * so). */
+static int start_file(struct session *s, const char *out_path, struct tacho_diag *diag)
 {
-	for (size_t i = 0; i < s->nfds; i++)
-		ioctl(s->fds[i].fd, req, 0);
-}
+	const struct tacho_record_opts *o = s->o;
+	int err;
 
-int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *res,
-		 struct tacho_diag *diag)
-{
-	struct session s;
-	struct tacho_child *child = NULL;
-	int *cpus = NULL, *ring_of_cpu = NULL;
-	size_t ncpus = 0;
-	pid_t *tids = NULL;
-	size_t ntids = 0;
-	int pidfd = -1, err;
-	bool child_mode, done = false, forwarded = false, killed = false;
-	uint64_t t0, calib_at = 0, calib_ms = 0, last_flush;
-	unsigned calib_step = 0;
-	unsigned flush_ms;
-	struct pollfd *pfd = NULL;
-	const char *out_path;
-
-	if (!o || !res || o->sz < sizeof(*o))
-		return -EINVAL;
-	memset(res, 0, sizeof(*res));
-	memset(&s, 0, sizeof(s));
-	s.o = o;
-	s.res = res;
-	s.w.fd = -1;
-	child_mode = o->argv && o->argv[0];
-	if (!child_mode && !o->pid && !o->system_wide)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a program, "
-				   "a process or all CPUs");
-	if (o->period && o->freq)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency exclude "
-				   "each other");
-	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power of "
-				   "two pages, not %u", o->mmap_pages);
-	flush_ms = o->flush_ms ? o->flush_ms : DEFAULT_FLUSH_MS;
-	out_path = o->output ? o->output : "tacho.rec";
-
-	err = setup_events(&s, diag);
+	err = tc_record_writer_open(&s->w, out_path);
 	if (err)
-		goto out;
-	err = tc_online_cpus(&cpus, &ncpus);
-	if (err) {
-		tc_diag_set(diag, "/sys/devices/system/cpu/online", 0, 0, err,
-			    "cannot list the online CPUs: %s", tacho_strerror(err));
-		goto out;
-	}
-	s.rings = calloc(ncpus, sizeof(*s.rings));
-	ring_of_cpu = malloc(ncpus * sizeof(*ring_of_cpu));
-	if (!s.rings || !ring_of_cpu) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t c = 0; c < ncpus; c++)
-		ring_of_cpu[c] = -1;
-
-	if (child_mode) {
-		struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = false };
-		err = tacho_child_start(o->argv, &co, &child);
-		if (err) {
-			tc_diag_set(diag, o->argv[0], 0, 0, err, "cannot start '%s': %s", o->argv[0],
-				    tacho_strerror(err));
-			goto out;
-		}
-	}
-
-	/* open: one fd per event and CPU for a program or all CPUs (inherited into the
-	 * program's threads and children); per thread and CPU for a running process */
-	for (size_t c = 0; c < ncpus && !err; c++) {
-		if (child_mode && !o->system_wide)
-			err = open_pair(&s, tacho_child_pid(child), cpus[c], &ring_of_cpu[c], true,
-					true, diag);
-		else if (o->system_wide)
-			err = open_pair(&s, -1, cpus[c], &ring_of_cpu[c], child_mode, false, diag);
-	}
-	if (!err && !child_mode && !o->system_wide) {
-		size_t opened = 0;
-		err = list_threads(o->pid, &tids, &ntids);
-		if (err) {
-			tc_diag_set(diag, "record", 0, 0, err == -ENOENT ? -ESRCH : err,
-				    "cannot record process %d: %s", (int)o->pid,
-				    err == -ENOENT ? "no such process" : tacho_strerror(err));
-			err = err == -ENOENT ? -ESRCH : err;
-		}
-		for (size_t t = 0; t < ntids && !err; t++)
-			for (size_t c = 0; c < ncpus && !err; c++) {
-				err = open_pair(&s, tids[t], cpus[c], &ring_of_cpu[c], false, true, diag);
-				if (err == -ESRCH)
-					err = 0;
-				else if (!err)
-					opened++;
-			}
-		if (!err && !opened) {
-			err = tc_diag_set(diag, "record", 0, 0, -ESRCH, "cannot record process %d: "
-					  "no such process", (int)o->pid);
-		}
-	}
-	if (err)
-		goto out;
-	if (s.nfds > 1)
-		qsort(s.fds, s.nfds, sizeof(*s.fds), fd_id_cmp);   /* for lookup_event */
-
-	err = tc_recw_open(&s.w, out_path);
-	if (err) {
-		tc_diag_set(diag, out_path, 0, 0, err, "cannot write '%s': %s", out_path,
-			    tacho_strerror(err));
-		goto out;
-	}
-	write_meta(&s);
-	write_vdso(&s);
-	if (!child_mode && !o->system_wide)
-		synthesize_process(&s, o->pid);
+		return tc_diag_set(diag, out_path, 0, 0, err, "cannot write '%s': %s", out_path,
+				   tacho_strerror(err));
+	write_meta(s);
+	tc_sideband_vdso(&s->side);
+	if (!s->child_mode && !o->system_wide)
+		tc_sideband_process(&s->side, o->pid);
 	else if (o->system_wide)
-		synthesize_all(&s);
-	err = tc_recw_flush(&s.w);
-	if (err)
-		goto write_failed;
-	describe_choice(&s);
+		tc_sideband_all(&s->side);
+	if (tc_record_writer_flush(&s->w))
+		return 1;
+	describe_choice(s);
+	return 0;
+}
 
-	if (child_mode) {
-		int exec_err = 0;
-		if (o->system_wide)
-			enable_all(&s, PERF_EVENT_IOC_ENABLE);
-		err = tacho_child_exec(child, &exec_err);
-		if (err) {
-			res->exec_err = exec_err;
-			tacho_exec_strerror(o->argv[0], exec_err, s.msg, sizeof(s.msg));
-			tc_diag_set(diag, o->argv[0], 0, 0, err, "%s", s.msg);
-			goto out_close;
-		}
-		res->ran = true;
-		pidfd = (int)syscall(SYS_pidfd_open, tacho_child_pid(child), 0);
-	} else {
-		enable_all(&s, PERF_EVENT_IOC_ENABLE);
+/* Phase 4a: counting starts: the program's exec (its events enable themselves there),
+ * or an explicit enable. 0 or -errno with *diag. */
+static int start_target(struct session *s, struct tacho_diag *diag)
+{
+	const struct tacho_record_opts *o = s->o;
+	int err, exec_err = 0;
+
+	if (!s->child_mode) {
+		tc_perf_list_enable(s->list);
 		if (!o->system_wide)
-			pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+			s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+		return 0;
 	}
-	t0 = now_ns(CLOCK_MONOTONIC);
+	if (o->system_wide)
+		tc_perf_list_enable(s->list);
+	err = tacho_child_exec(s->child, &exec_err);
+	if (err) {
+		s->res->exec_err = exec_err;
+		tacho_exec_strerror(o->argv[0], exec_err, s->msg, sizeof(s->msg));
+		return tc_diag_set(diag, o->argv[0], 0, 0, err, "%s", s->msg);
+	}
+	s->res->ran = true;
+	s->pidfd = (int)syscall(SYS_pidfd_open, tacho_child_pid(s->child), 0);
+	return 0;
+}
+
+/* A signal from the caller (*o->stop): passed on to the program once, SIGKILL the
+ * second time; without a program, the end of the recording. */
+static bool take_stop(struct session *s, bool *forwarded, bool *killed)
+{
+	const struct tacho_record_opts *o = s->o;
+
+	if (!o->stop || !*o->stop)
+		return false;
+	if (!s->child_mode)
+		return true;
+	/* take the signal and clear the flag in one step (an atomic exchange cannot lose
+	 * a signal that lands in between), so that a second one shows as the flag set
+	 * again */
+	int sig = __atomic_exchange_n(o->stop, 0, __ATOMIC_SEQ_CST);
+	if (!*forwarded) {
+		/* pass the signal on and record until the program ends */
+		tacho_child_kill(s->child, sig);
+		*forwarded = true;
+	} else if (!*killed) {
+		/* a second signal: the program ignored or is stuck in the first; SIGKILL
+		 * cannot be caught, and the file is still finished below */
+		tacho_child_kill(s->child, SIGKILL);
+		*killed = true;
+		notify(s, "a second signal: killing the program (SIGKILL); the recording is "
+		       "kept");
+	}
+	return false;
+}
+
+/* Phase 4b: until the target ends (or *stop): wait for the rings, drain them at every
+ * wake-up and at least every flush_ms, calibrate the periods at 1/20, 1/4 and the end
+ * of the window. 0; -errno with *diag when waiting failed (the recording is still
+ * finished); 1 when a write failed. */
+static int record_loop(struct session *s, struct tacho_diag *diag)
+{
+	const struct tacho_record_opts *o = s->o;
+	unsigned flush_ms = o->flush_ms ? o->flush_ms : DEFAULT_FLUSH_MS;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), calib_at = 0, last_flush = t0;
+	uint64_t calib_ms = o->calibrate_ms ? o->calibrate_ms : DEFAULT_CALIBRATE_MS;
+	unsigned calib_step = 0;
+	bool done = false, forwarded = false, killed = false;
+
 	/* calibrate in three steps, at 1/20, 1/4 and all of the window: the provisional
 	 * period (1 for software events) then lasts only a few milliseconds, and the
 	 * final period comes from the whole window */
-	calib_ms = o->calibrate_ms ? o->calibrate_ms : DEFAULT_CALIBRATE_MS;
-	for (size_t e = 0; e < s.nev; e++)
-		if (s.ev[e].calibrate)
+	for (size_t e = 0; e < s->nev; e++)
+		if (s->ev[e].calibrate)
 			calib_at = t0 + calib_ms * 1000000u / 20;
-	last_flush = t0;
-
-	pfd = calloc(s.nrings + 1, sizeof(*pfd));
-	if (!pfd) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	for (size_t i = 0; i < s.nrings; i++) {
-		pfd[i].fd = s.rings[i].fd;
-		pfd[i].events = POLLIN;
-	}
-	pfd[s.nrings].fd = pidfd;
-	pfd[s.nrings].events = POLLIN;
-
 	while (!done) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = (int)flush_ms, n;
+		short pid_revents = 0;
 
 		if (calib_at && now >= calib_at) {
 			calib_step++;
-			calibrate(&s, calib_step == 3);
+			calibrate(s, calib_step == 3);
 			calib_at = calib_step == 1 ? t0 + calib_ms * 1000000u / 4 :
 				   calib_step == 2 ? t0 + calib_ms * 1000000u : 0;
 			now = now_ns(CLOCK_MONOTONIC);
@@ -953,111 +739,162 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 			timeout = (int)((calib_at - now) / 1000000u) + 1;
 		else if (calib_at && calib_at <= now)
 			timeout = 0;
-		if (pidfd < 0 && (child_mode || !o->system_wide))
+		if (s->pidfd < 0 && (s->child_mode || !o->system_wide))
 			timeout = timeout > 20 ? 20 : timeout;   /* no pidfd: look for the exit often */
-		n = poll(pfd, s.nrings + 1, timeout);
-		if (n < 0 && errno != EINTR) {
-			err = -errno;
-			tc_diag_set(diag, "record", 0, 0, err, "cannot wait for samples (poll): %s",
-				    tacho_strerror(err));
-			break;
-		}
-		for (size_t i = 0; n > 0 && i < s.nrings; i++)
-			if (pfd[i].revents & (POLLHUP | POLLERR))
-				pfd[i].fd = -1;   /* the target is gone: drained below, never again polled */
-		if (o->stop && *o->stop) {
-			if (child_mode) {
-				/* take the signal and clear the flag in one step (an atomic
-				 * exchange cannot lose a signal that lands in between), so
-				 * that a second one shows as the flag set again */
-				int sig = __atomic_exchange_n(o->stop, 0, __ATOMIC_SEQ_CST);
-				if (!forwarded) {
-					/* pass the signal on and record until the program ends */
-					tacho_child_kill(child, sig);
-					forwarded = true;
-				} else if (!killed) {
-					/* a second signal: the program ignored or is stuck in the
-					 * first; SIGKILL cannot be caught, and the file is still
-					 * finished below */
-					tacho_child_kill(child, SIGKILL);
-					killed = true;
-					notify(&s, "a second signal: killing the program (SIGKILL); "
-					       "the recording is kept");
-				}
-			} else {
-				done = true;
-			}
-		}
-		if (child_mode) {
+		n = tc_perf_list_poll(s->list, timeout, s->pidfd, &pid_revents);
+		if (n < 0 && n != -EINTR)
+			return tc_diag_set(diag, "record", 0, 0, n, "cannot wait for samples (poll): %s",
+					   tacho_strerror(n));
+		if (take_stop(s, &forwarded, &killed))
+			done = true;
+		if (s->child_mode) {
 			siginfo_t si;
 			memset(&si, 0, sizeof(si));
 			/* WNOWAIT: look without reaping; tacho_child_wait reaps and reports */
-			if (waitid(P_PID, (id_t)tacho_child_pid(child), &si,
+			if (waitid(P_PID, (id_t)tacho_child_pid(s->child), &si,
 				   WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
 				done = true;
 		} else if (!o->system_wide) {
 			if (kill(o->pid, 0) < 0 && errno == ESRCH)
 				done = true;
-			else if (pidfd >= 0 && n > 0 && (pfd[s.nrings].revents & POLLIN))
+			else if (s->pidfd >= 0 && n > 0 && (pid_revents & POLLIN))
 				done = true;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 		/* drain at every wake-up or timeout: the file lags the program by at most
 		 * flush_ms, and on exit there is no wait at all */
 		if (done || n > 0 || now - last_flush >= (uint64_t)flush_ms * 1000000u) {
-			err = drain_all(&s);
 			last_flush = now;
-			if (err)
-				goto write_failed;
+			if (drain_all(s))
+				return 1;
 		}
 	}
-	if (child_mode) {
-		int werr = tacho_child_wait(child, &res->exit);
+	return 0;
+}
+
+/* Phase 5: the program's end, the last records, the losses no record told, the totals.
+ * err is what the loop left (a failed wait); returns it, or the wait's error, or 1
+ * when a write failed. */
+static int finish(struct session *s, int err, struct tacho_diag *diag)
+{
+	const struct tacho_record_opts *o = s->o;
+
+	if (s->child_mode) {
+		int werr = tacho_child_wait(s->child, &s->res->exit);
 		if (werr && !err)
 			err = tc_diag_set(diag, o->argv[0], 0, 0, werr,
 					  "cannot learn how '%s' ended: %s", o->argv[0],
 					  tacho_strerror(werr));
 	}
-	enable_all(&s, PERF_EVENT_IOC_DISABLE);
-	{
-		/* its own variable: err may hold the wait's error, which is not a write error */
-		int derr = drain_all(&s);
-		if (derr) {
-			err = derr;
-			goto write_failed;
-		}
-	}
-	account_unreported_lost(&s);
-	if (s.unparsed)
+	tc_perf_list_disable(s->list);
+	/* a write error wins over the wait's error, which is not one */
+	if (drain_all(s))
+		return 1;
+	account_unreported_lost(s);
+	if (s->unparsed)
 		tc_log(TACHO_LOG_WARN, "%" PRIu64 " sample records from the kernel were shorter "
-		       "than their fields and were dropped", s.unparsed);
-	tc_recw_finish(&s.w, res->samples, res->lost, now_ns(CLOCK_MONOTONIC),
-		       child_mode ? res->exit.status : 0);
+		       "than their fields and were dropped", s->unparsed);
+	tc_record_writer_finish(&s->w, s->res->samples, s->res->lost, now_ns(CLOCK_MONOTONIC),
+				s->child_mode ? s->res->exit.status : 0);
+	return err;
+}
 
-out_close:
-	{
-		int cerr = tc_recw_close(&s.w);
-		if (cerr && !err) {
-			err = cerr;
-			goto write_failed_closed;
+/* The first versions: struct tacho_record_opts ends at notify_arg, struct
+ * tacho_record_result at choice. */
+#define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
+#define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
+
+int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
+		 struct tacho_diag *diag)
+{
+	struct tacho_record_opts opts, *o = &opts;
+	struct tacho_record_result result = { .sz = sizeof(result) };
+	struct session s;
+	const char *out_path;
+	int err, cerr;
+
+	if (tc_diag_check(diag))
+		return -EINVAL;
+	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
+		return -EINVAL;
+	/* the caller's versions: options it lacks read as 0, the result is written as far
+	 * as its sz goes (at the end, whatever happened: zero when nothing ran) */
+	tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.res = &result;
+	s.w.fd = -1;
+	s.pidfd = -1;
+	tc_sideband_init(&s.side, &s.w);
+	s.child_mode = o->argv && o->argv[0];
+	out_path = o->output ? o->output : "tacho.rec";
+	if (!s.child_mode && !o->pid && !o->system_wide) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a "
+				  "program, a process or all CPUs");
+		goto out;
+	}
+	if (o->period && o->freq) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency "
+				  "exclude each other");
+		goto out;
+	}
+	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1))) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power "
+				  "of two pages, not %u", o->mmap_pages);
+		goto out;
+	}
+
+	/* phase 1: the events and how each one samples */
+	err = setup_events(&s, diag);
+	if (err)
+		goto out;
+	/* phase 2: the program held before exec, the events opened on it */
+	if (s.child_mode) {
+		struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = false };
+		err = tacho_child_start(o->argv, &co, &s.child);
+		if (err) {
+			tc_diag_set(diag, o->argv[0], 0, 0, err, "cannot start '%s': %s", o->argv[0],
+				    tacho_strerror(err));
+			goto out;
 		}
 	}
-	res->bytes = s.w.written;
+	err = open_events(&s, diag);
+	if (err)
+		goto out;
+	/* phase 3: the file */
+	err = start_file(&s, out_path, diag);
+	if (err == 1)
+		goto out_write_failed;
+	if (err)
+		goto out;
+	/* phase 4: the recording itself */
+	err = start_target(&s, diag);
+	if (err)
+		goto out_close;
+	err = record_loop(&s, diag);
+	if (err == 1)
+		goto out_write_failed;
+	/* phase 5 */
+	err = finish(&s, err, diag);
+	if (err == 1)
+		goto out_write_failed;
+out_close:
+	cerr = tc_record_writer_close(&s.w);
+	if (cerr && !err) {
+		err = cerr;
+		goto out_write_failed_closed;
+	}
+	result.bytes = s.w.written;
 	goto out;
-write_failed:
-	tc_recw_close(&s.w);
-write_failed_closed:
+out_write_failed:
+	err = 0;
+	tc_record_writer_close(&s.w);
+out_write_failed_closed:
 	tc_diag_set(diag, out_path, 0, 0, err ? err : s.w.err, "cannot write '%s': %s", out_path,
 		    tacho_strerror(err ? err : s.w.err));
 	err = err ? err : s.w.err;
 out:
-	free(pfd);
-	if (pidfd >= 0)
-		close(pidfd);
-	tacho_child_free(child);
-	free(cpus);
-	free(ring_of_cpu);
-	free(tids);
 	session_free(&s);
+	tc_sized_put_sz(res, &result, sizeof(result));
 	return err;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sample/symbols.h"
+#include "tacho/errors.h"
 
 struct fsym {
 	uint64_t start, size;
@@ -285,7 +286,7 @@ static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
 		return -TACHO_EPARSE;
 	n = dwelf_elf_gnu_build_id(elf, &p);
 	if (n <= 0)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	if ((size_t)n > max)
 		n = (ssize_t)max;
 	memcpy(bid, p, (size_t)n);
@@ -373,13 +374,17 @@ char *tc_demangle(const char *name)
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;      /* in names */
 };
 
 struct tc_kallsyms {
 	struct ksym *v;
 	size_t n;
 	bool hidden;
+	/* one copy per distinct name: static functions of the same name in many files
+	 * and modules ("init_once", "[ext4]") are stored once, in a few large blocks
+	 * instead of one allocation per symbol */
+	struct tc_strpool names;
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -407,10 +412,14 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		return -ENOMEM;
 	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, type, *name;
-		uint64_t addr = strtoull(line, &end, 16);
+		char *end = line, type, *name;
+		uint64_t addr;
 
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		/* "ADDRESS TYPE NAME": the address in hex, 16 digits on x86-64 */
+		while (tc_is_hex_digit(*end))
+			end++;
+		if (tc_parse_hex_u64(line, (size_t)(end - line), &addr) ||
+		    *end != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];
 		name = end + 3;
@@ -432,15 +441,15 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 			cap = ncap;
 		}
 		/* "name\t[module]": keep the name and the module */
+		for (char *t = name; *t; t++)
+			if (*t == '\t')
+				*t = ' ';
 		k->v[k->n].addr = addr;
-		k->v[k->n].name = tc_strdup(name);
+		k->v[k->n].name = tc_strpool_add(&k->names, name);
 		if (!k->v[k->n].name) {
 			err = -ENOMEM;
 			break;
 		}
-		for (char *t = k->v[k->n].name; *t; t++)
-			if (*t == '\t')
-				*t = ' ';
 		k->n++;
 	}
 	free(text);
@@ -459,8 +468,7 @@ void tc_kallsyms_free(struct tc_kallsyms *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->n; i++)
-		free(k->v[i].name);
+	tc_strpool_exit(&k->names);
 	free(k->v);
 	free(k);
 }

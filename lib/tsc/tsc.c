@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
-#include "perf/perf.h"
-#include "perf/rdpmc.h"
+#include "perf/engine.h"
 #include "tsc/tsc.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/tsc.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define TC_X86 1
@@ -58,7 +60,7 @@ uint64_t tacho_tsc_read_end(void)
 #endif
 }
 
-double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
+double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 {
 	if (time_mult == 0 || time_shift >= 64)
 		return 0;
@@ -69,7 +71,7 @@ double tacho_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, double *hz,
 			 enum tacho_tsc_source *src)
 {
-	struct tacho_cpu_info ci;
+	struct tacho_cpu_info ci = { .sz = sizeof(ci) };
 	int err;
 
 	/* The decoder (lib/cpu/tsc.c) is the one reader of leaves 15h, 16h and 4000_0010h
@@ -83,7 +85,7 @@ int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, doub
 	*hz = (double)ci.tsc.hz;
 	*src = ci.tsc.hz ? ci.tsc.source : TACHO_TSC_FREQ_UNKNOWN;
 	tacho_cpu_info_exit(&ci);
-	return *hz > 0 ? 0 : -TACHO_ENODATA;
+	return *hz > 0 ? 0 : -TACHO_ENOVALUE;
 }
 
 /* Copies the few leaves the TSC needs into a small dump, so that the live path and
@@ -96,69 +98,48 @@ static struct tacho_cpuid_dump *live_leaves(void)
 	struct tacho_cpuid_regs r;
 
 	if (!d || tc_cpuid_dump_add_cpu(d, -1) < 0)
-		goto fail;
+		goto out_free;
 	for (size_t i = 0; i < ARRAY_SIZE(leaves); i++) {
 		if (!tc_cpuid_exec(leaves[i], 0, &r))
-			goto fail;
+			goto out_free;
 		if (tc_cpuid_dump_set(d, 0, leaves[i], 0, &r))
-			goto fail;
+			goto out_free;
 	}
 	if (tc_cpuid_dump_finish(d))
-		goto fail;
+		goto out_free;
 	return d;
-fail:
+out_free:
 	tacho_cpuid_dump_free(d);
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-double tc_tsc_median_u64(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
-}
-
 /* The kernel's TSC->ns conversion, from the mmap page of a dummy software event on
- * this task (perf_event_paranoid 2 allows it: user-only, own task). */
+ * this task (perf_event_paranoid 2 allows it: user-only, own task), through the
+ * engine's probe. */
 static void kernel_conversion(struct tacho_tsc_info *ti)
 {
 	struct perf_event_attr attr;
-	struct perf_event_mmap_page *pg = NULL;
-	int fd;
+	struct tc_perf_page_info pg;
+	int err;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = tc_perf_event_open(&attr, 0, -1, -1, 0);
-	if (fd < 0) {
-		tc_log(TACHO_LOG_DEBUG, "tsc: no perf event for the kernel's TSC rate: %s",
-		       tacho_strerror(fd));
+	err = tc_perf_probe(&attr, &pg);
+	if (err) {
+		tc_log(TACHO_LOG_DEBUG, "tsc: no perf event page for the kernel's TSC rate: %s",
+		       tacho_strerror(err));
 		return;
 	}
-	if (tc_perf_mmap_page(fd, &pg) == 0) {
-		uint32_t seq;
-		do {
-			seq = pg->lock;
-			__asm__ __volatile__("" : : : "memory");
-			ti->kernel_time = pg->cap_user_time;
-			ti->time_mult = pg->time_mult;
-			ti->time_shift = pg->time_shift;
-			ti->kernel_time_zero = pg->cap_user_time_zero;
-			ti->time_zero = pg->time_zero;
-			__asm__ __volatile__("" : : : "memory");
-		} while (pg->lock != seq);
-		if (ti->kernel_time)
-			ti->kernel_hz = tacho_tsc_kernel_hz(ti->time_mult, ti->time_shift);
-		tc_perf_munmap_page(pg);
-	}
-	close(fd);
+	ti->kernel_time = pg.cap_user_time;
+	ti->time_mult = pg.time_mult;
+	ti->time_shift = pg.time_shift;
+	ti->kernel_time_zero = pg.cap_user_time_zero;
+	ti->time_zero = pg.time_zero;
+	if (ti->kernel_time)
+		ti->kernel_hz = tc_tsc_kernel_hz(ti->time_mult, ti->time_shift);
 }
 
 /* ~20 ms against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is bracketed by two
@@ -212,7 +193,8 @@ static double pair_cost(bool rdtscp)
 		}
 		d[i] = b - a;
 	}
-	return tc_tsc_median_u64(d, PAIR_SAMPLES);
+	tc_stats_sort_u64(d, PAIR_SAMPLES);
+	return tc_stats_percentile_sorted_u64(d, PAIR_SAMPLES, 50);
 }
 
 static struct tacho_tsc_info info;
@@ -227,6 +209,7 @@ static void info_init(void)
 	enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
 	double hz = 0;
 
+	ti->sz = sizeof(*ti);
 	if (!TC_X86) {
 		info_err = -TACHO_ENOTX86;
 		return;
@@ -287,9 +270,14 @@ const struct tacho_tsc_info *tc_tsc_info(void)
 	return &info;
 }
 
+/* The first version of struct tacho_tsc_info ends at pair_ns. */
+#define TSC_INFO_SZ_V1 tc_offsetofend(struct tacho_tsc_info, pair_ns)
+
 int tacho_tsc_info(struct tacho_tsc_info *out)
 {
-	*out = *tc_tsc_info();
+	if (!out || out->sz < TSC_INFO_SZ_V1)
+		return -EINVAL;
+	tc_sized_put_sz(out, tc_tsc_info(), sizeof(struct tacho_tsc_info));
 	return info_err;
 }
 

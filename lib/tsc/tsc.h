@@ -1,14 +1,16 @@
-/* tsc.h - internal helpers of the TSC module shared with lib/measure. */
+/* tsc.h - internal helpers of the TSC module, shared with lib/measure and the tests. */
 #ifndef TACHO_TSC_TSC_H
 #define TACHO_TSC_TSC_H
 
 #include "util/util.h"
+#include "tacho/tsc.h"
 
 /* The cached info (measured on the first call); never NULL. Thread-safe. */
 const struct tacho_tsc_info *tc_tsc_info(void);
 
-/* Median of n values (sorts v in place). n > 0. */
-double tc_tsc_median_u64(uint64_t *v, size_t n);
+/* The kernel's TSC frequency from a perf mmap page's time_mult and time_shift:
+ * 1e9 * 2^shift / mult. 0 when mult is 0 or shift is 64 or more. Pure. */
+double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift);
 
 /* CLOCK_MONOTONIC_RAW in ns. */
 uint64_t tc_mono_raw_ns(void);

@@ -8,14 +8,36 @@
 
 #include "util/util.h"
 
-static int hexval(int c)
+int tc_hex_value(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
-	c = tolower(c);
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
 	return -1;
+}
+
+bool tc_is_hex_digit(int c)
+{
+	return tc_hex_value(c) >= 0;
+}
+
+char *tc_hex_encode(const void *data, size_t n, char *buf, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = data;
+	size_t o = 0;
+
+	if (!size)
+		return buf;
+	for (size_t i = 0; i < n && o + 2 < size; i++) {
+		buf[o++] = digits[b[i] >> 4];
+		buf[o++] = digits[b[i] & 0xf];
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out)
@@ -23,9 +45,9 @@ int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out)
 	uint64_t v = 0;
 
 	if (len == 0 || len > 16)
-		return len ? -TACHO_ERANGE : -TACHO_EPARSE;
+		return len ? -TACHO_EOUTOFRANGE : -TACHO_EPARSE;
 	for (size_t i = 0; i < len; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = tc_hex_value((unsigned char)s[i]);
 		if (d < 0)
 			return -TACHO_EPARSE;
 		v = v << 4 | (uint64_t)d;
@@ -55,7 +77,7 @@ int tc_parse_u64(const char *s, uint64_t *out)
 		if (*p < '0' || *p > '9')
 			return -TACHO_EPARSE;
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -TACHO_ERANGE;
+			return -TACHO_EOUTOFRANGE;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	*out = v;
@@ -78,7 +100,7 @@ int tc_parse_i64(const char *s, int64_t *out)
 	if (err)
 		return err;
 	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
@@ -95,7 +117,7 @@ int tc_parse_double(const char *s, double *out)
 	if (*end)
 		return -TACHO_EPARSE;
 	if (errno == ERANGE || !isfinite(v))
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	*out = v;
 	return 0;
 }
@@ -145,14 +167,14 @@ int tc_parse_size(const char *s, uint64_t *out, struct tacho_diag *diag)
 		return tc_diag_set(diag, s, 0, 1, -TACHO_EPARSE, "a size starts with a number");
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return tc_diag_set(diag, s, 0, 1, -TACHO_ERANGE, "the number is too large");
+			return tc_diag_set(diag, s, 0, 1, -TACHO_EOUTOFRANGE, "the number is too large");
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcasecmp(p, units[i].name))
 			continue;
 		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
-			return tc_diag_set(diag, s, 0, 1, -TACHO_ERANGE, "the size is too large");
+			return tc_diag_set(diag, s, 0, 1, -TACHO_EOUTOFRANGE, "the size is too large");
 		*out = v << units[i].shift;
 		return 0;
 	}

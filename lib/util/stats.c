@@ -48,10 +48,15 @@ double tc_welford_stddev(const struct tc_welford *w)
 	return sqrt(w->m2 > 0 ? w->m2 / (double)(w->n - 1) : 0.0);
 }
 
+/* A total order: NaN after every number (and equal to NaN), so that qsort gets a
+ * consistent comparison and a NaN anywhere in the data ends up last, where the
+ * percentile functions look for it. */
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
 	return (x > y) - (x < y);
 }
 
@@ -61,24 +66,65 @@ void tc_stats_sort(double *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_double);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void tc_stats_sort_u64(uint64_t *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+/* Hyndman & Fan type 7: h = (n-1)p/100, interpolate between the ranks around it. The
+ * rank below h and the fraction, or false when p clamps to an end (*lo is that end). */
+static bool type7_rank(size_t n, double p, size_t *lo, double *frac)
+{
+	double h;
+
+	*frac = 0;
+	if (p <= 0) {
+		*lo = 0;
+		return false;
+	}
+	*lo = n - 1;
+	if (p >= 100)
+		return false;
+	h = (double)(n - 1) * p / 100.0;
+	if ((size_t)h >= n - 1)
+		return false;
+	*lo = (size_t)h;
+	*frac = h - (double)*lo;
+	return true;
+}
+
 double tc_stats_percentile_sorted(const double *sorted, size_t n, double p)
 {
-	double h, frac;
+	double frac;
+	size_t lo;
+
+	if (n == 0 || isnan(p) || isnan(sorted[n - 1]))
+		return NAN;
+	if (!type7_rank(n, p, &lo, &frac))
+		return sorted[lo];
+	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+double tc_stats_percentile_sorted_u64(const uint64_t *sorted, size_t n, double p)
+{
+	double frac;
 	size_t lo;
 
 	if (n == 0 || isnan(p))
 		return NAN;
-	if (p <= 0)
-		return sorted[0];
-	if (p >= 100)
-		return sorted[n - 1];
-	/* Hyndman & Fan type 7: h = (n-1)p, interpolate between the ranks around it */
-	h = (double)(n - 1) * p / 100.0;
-	lo = (size_t)h;
-	if (lo >= n - 1)
-		return sorted[n - 1];
-	frac = h - (double)lo;
-	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+	if (!type7_rank(n, p, &lo, &frac))
+		return (double)sorted[lo];
+	/* the difference in integers (sorted: never negative), so that two large close
+	 * values keep their distance */
+	return (double)sorted[lo] + frac * (double)(sorted[lo + 1] - sorted[lo]);
 }
 
 static double *sorted_copy(const double *v, size_t n)
@@ -111,7 +157,7 @@ double tc_stats_mode_sorted(const double *sorted, size_t n, double width)
 {
 	size_t i = 0, best_start = 0, best_len = 0;
 
-	if (n == 0)
+	if (n == 0 || isnan(sorted[n - 1]))
 		return NAN;
 	while (i < n) {
 		size_t j = i + 1;
@@ -142,6 +188,23 @@ double tc_stats_mode_sorted(const double *sorted, size_t n, double width)
 			tc_welford_add(&w, sorted[k]);
 		return tc_welford_mean(&w);
 	}
+}
+
+double tc_stats_percentile_u64(const uint64_t *v, size_t n, double p)
+{
+	uint64_t *c;
+	double r;
+
+	if (n == 0)
+		return NAN;
+	c = malloc(n * sizeof(*c));
+	if (!c)
+		return NAN;
+	memcpy(c, v, n * sizeof(*c));
+	tc_stats_sort_u64(c, n);
+	r = tc_stats_percentile_sorted_u64(c, n, p);
+	free(c);
+	return r;
 }
 
 double tc_stats_mode(const double *v, size_t n, double width)

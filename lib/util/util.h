@@ -11,13 +11,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tacho.h"
+#include "tacho/errors.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define TC_STR_(x) #x
 #define TC_STR(x) TC_STR_(x)
 #define TACHO_VERSION_STRING                                                            \
 	TC_STR(TACHO_VERSION_MAJOR) "." TC_STR(TACHO_VERSION_MINOR) "." TC_STR(TACHO_VERSION_PATCH)
+
+/* --- structs that grow (docs/architecture.md, "An API that can grow") ---
+ * A struct of the API that the caller sizes (opts, results, array elements) says how
+ * many bytes it has in sz (or an element size beside the array); the library reads and
+ * writes only the fields wholly inside them. */
+
+/* The end of field in type: a struct's first version ends at the end of its last
+ * field of that version. */
+#define tc_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* Whether a caller's struct p, of its own sz bytes, has field. */
+#define TC_SZ_HAS(p, type, field) ((p)->sz >= tc_offsetofend(type, field))
+/* Element i of an array whose elements are elem_sz bytes (the caller's sizeof). */
+#define TC_ELEM(base, i, elem_sz) ((void *)((char *)(base) + (size_t)(i) * (elem_sz)))
+#define TC_CONST_ELEM(base, i, elem_sz)                                                 \
+	((const void *)((const char *)(base) + (size_t)(i) * (elem_sz)))
+/* Copies the library's struct (src, src_sz bytes) into the caller's (dst, dst_sz
+ * bytes): the fields the caller's version has. */
+void tc_sized_put(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+/* The same into a caller's struct whose first field is its size_t sz (at least the
+ * first version's, checked before): dst's sz stays as the caller set it. */
+void tc_sized_put_sz(void *dst, const void *src, size_t src_sz);
+/* Reads the caller's struct (src, src_sz bytes) into the library's (dst, dst_sz bytes):
+ * the fields the caller's version lacks are zero, their defaults. */
+void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 
 #define TC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define TC_UNUSED __attribute__((unused))
@@ -26,6 +50,11 @@
 
 /* --- diagnostics (error.c) --- */
 
+/* The first version of struct tacho_diag ends at hint. */
+#define TC_DIAG_SZ_V1 tc_offsetofend(struct tacho_diag, hint)
+/* -EINVAL for a caller's diag whose sz is below the first version, else 0 (NULL too):
+ * every public function that takes a diag checks it on entry. */
+int tc_diag_check(const struct tacho_diag *d);
 /* Fills *d (when d is non-NULL) and returns err, so that parsers can write
  * `return tc_diag_set(d, file, line, col, -TACHO_EPARSE, "...")`. */
 int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigned column,
@@ -63,20 +92,44 @@ int tc_read_line_file(const char *path, char *buf, size_t size);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
 int tc_read_int_file(const char *path, long long *out);
 
+/* --- /proc/cpuinfo (cpuinfo.c): the one reader of it ---
+ * Reads root/proc/cpuinfo (root NULL, "" or "/": this machine; else a fake tree) into a
+ * NUL-terminated buffer the caller frees. 0 or -errno. */
+int tc_cpuinfo_read(const char *root, char **text, size_t *len);
+/* The value of "KEY<blanks>: VALUE" in the first processor's block of text[0..len)
+ * (which need not be NUL-terminated), blanks around it removed, as a new string the
+ * caller frees. NULL when absent or on allocation failure. */
+char *tc_cpuinfo_field(const char *text, size_t len, const char *key);
+/* Whether the first processor's "flags" field lists flag as a whole word. False for an
+ * empty flag, a NULL text or no flags field. No allocation. */
+bool tc_cpuinfo_has_flag(const char *text, size_t len, const char *flag);
+/* The same test on a flags value already taken out (tc_cpuinfo_field's "flags"). */
+bool tc_cpuinfo_flags_has(const char *flags, const char *flag);
+
 /* --- numbers (parse.c) --- */
 
 /* Strict parses: the whole of s must be the number (no sign for u64), base 0 rules
  * (0x hex, 0 octal is NOT accepted: leading zeros mean decimal). 0 or -TACHO_EPARSE /
- * -TACHO_ERANGE. */
+ * -TACHO_EOUTOFRANGE. */
 int tc_parse_u64(const char *s, uint64_t *out);
 int tc_parse_i64(const char *s, int64_t *out);
 int tc_parse_double(const char *s, double *out);
 /* A size in bytes: digits and an optional unit, K/KiB, M/MiB, G/GiB (powers of 1024,
- * any case) or B; "64K", "1MiB", "4096". 0, or -TACHO_EPARSE / -TACHO_ERANGE with *diag
+ * any case) or B; "64K", "1MiB", "4096". 0, or -TACHO_EPARSE / -TACHO_EOUTOFRANGE with *diag
  * (if non-NULL) pointing at the column. */
 int tc_parse_size(const char *s, uint64_t *out, struct tacho_diag *diag);
 /* Hex of exactly 1..16 digits without prefix, as in dumps. */
 int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out);
+
+/* --- hex digits (parse.c): the one place that knows them ---
+ * ASCII only, whatever the locale: dumps, procfs and event specs are not text in the
+ * user's language. */
+/* The value of a hex digit (0-9, a-f, A-F -> 0..15), or -1 for any other character. */
+int tc_hex_value(int c);
+bool tc_is_hex_digit(int c);
+/* Writes the n bytes at data as 2n lower-case hex digits and a NUL into buf; when
+ * size is short, as many whole bytes as fit (size 0 writes nothing). Returns buf. */
+char *tc_hex_encode(const void *data, size_t n, char *buf, size_t size);
 
 /* --- formatting (format.c) --- */
 
@@ -92,6 +145,78 @@ char *tc_strdup(const char *s);     /* NULL-safe strdup */
 char *tc_strndup(const char *s, size_t n);
 char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
 bool tc_starts_with(const char *s, const char *prefix);
+
+/* --- the CPUID instruction (cpuid.c) ---
+ * Executes CPUID (leaf, subleaf) on the calling CPU: r[0..3] = EAX, EBX, ECX, EDX.
+ * False, r zeroed, where there is no CPUID (not x86). Thread-safe. */
+bool tc_cpuid_insn(uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
+/* Whether this runs as a guest of a hypervisor: CPUID.1:ECX[31] on x86, elsewhere
+ * whether /sys/hypervisor/type exists. Thread-safe. */
+bool tc_hypervisor_guest(void);
+
+/* --- hashing and the hash map (hashmap.c): the one map of tacho ---
+ * Open addressing with linear probing from a 64-bit key to a 32-bit value (an index
+ * into the caller's array, as a rule). Keys are mixed inside, so small integers (pids,
+ * ids) spread as well as hashes do. A key may hold several values (tc_hmap_add): for a
+ * key that is the hash of something larger (a string, a tuple), the caller walks the
+ * values under it with tc_hmap_next and confirms each against its own data. Removal
+ * moves the rest of the probe run back (no tombstones), so lookups stay short after
+ * many removals. At most half full; grows by doubling. All-zero storage (TC_HMAP_INIT)
+ * is an empty map. Not thread-safe; a map must not change during a walk. */
+struct tc_hmap {
+	uint64_t *keys;
+	uint32_t *vals;       /* value + 1; 0 marks an empty slot */
+	size_t cap, n;
+};
+#define TC_HMAP_INIT { NULL, NULL, 0, 0 }
+void tc_hmap_init(struct tc_hmap *h);
+/* Frees the table; h is an empty map again. */
+void tc_hmap_exit(struct tc_hmap *h);
+size_t tc_hmap_count(const struct tc_hmap *h);
+/* A value of key (for a key that holds several, any one of them). */
+bool tc_hmap_get(const struct tc_hmap *h, uint64_t key, uint32_t *val);
+/* Sets key's value: replaces it when key holds one, else adds it. 0, -ENOMEM, or
+ * -TACHO_EOUTOFRANGE for val UINT32_MAX (the one value a slot cannot hold). */
+int tc_hmap_put(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* Adds (key, val) beside what key already holds. Returns as tc_hmap_put. */
+int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* Walks key's values: *pos = 0 to begin; true with *val for each, false at the end. */
+bool tc_hmap_next(const struct tc_hmap *h, uint64_t key, size_t *pos, uint32_t *val);
+/* Removes the pair (key, val); false when the map does not hold it. */
+bool tc_hmap_del(struct tc_hmap *h, uint64_t key, uint32_t val);
+/* splitmix64's finalizer (to combine fields into a key), and FNV-1a over bytes and
+ * over a NUL-terminated string. */
+uint64_t tc_hash_u64(uint64_t x);
+uint64_t tc_hash_bytes(const void *data, size_t n);
+uint64_t tc_hash_str(const char *s);
+
+/* --- the string pool (strpool.c): interned strings ---
+ * One copy of each distinct string, numbered 0, 1, 2, ... in the order first seen, at
+ * an address that stays valid until tc_strpool_exit (copies live in chunks that never
+ * move). Equal strings get the same id and the same pointer, so callers compare ids or
+ * pointers instead of strings. All-zero storage (TC_STRPOOL_INIT) is an empty pool.
+ * Not thread-safe. */
+struct tc_strpool_chunk;
+struct tc_strpool {
+	char **strs;                      /* id -> copy */
+	size_t n, cap;
+	struct tc_hmap index;             /* tc_hash_str -> ids */
+	struct tc_strpool_chunk *chunks;  /* newest first */
+};
+#define TC_STRPOOL_INIT { NULL, 0, 0, TC_HMAP_INIT, NULL }
+void tc_strpool_init(struct tc_strpool *p);
+/* Frees every copy; p is an empty pool again. */
+void tc_strpool_exit(struct tc_strpool *p);
+/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_EOUTOFRANGE
+ * (2^32 - 1 strings). */
+int tc_strpool_intern(struct tc_strpool *p, const char *s, uint32_t *id);
+/* The pool's copy of s, added when new; NULL when out of memory. */
+const char *tc_strpool_add(struct tc_strpool *p, const char *s);
+/* The id of s if the pool holds it; never adds. */
+bool tc_strpool_find(const struct tc_strpool *p, const char *s, uint32_t *id);
+/* The string of id, or NULL for an id the pool never gave. */
+const char *tc_strpool_str(const struct tc_strpool *p, uint32_t id);
+size_t tc_strpool_count(const struct tc_strpool *p);
 
 /* --- statistics (stats.c) [owner: stat] ---
  * Descriptive statistics over doubles; u64 counts go through tc_stats_compute_u64
@@ -122,12 +247,21 @@ struct tc_stats {
 int tc_stats_compute(const double *v, size_t n, struct tc_stats *out);
 int tc_stats_compute_u64(const uint64_t *v, size_t n, struct tc_stats *out);
 /* Percentile / mode of unsorted data (they sort a copy; NaN on n == 0 or no memory),
- * and of data already sorted ascending (no allocation). */
+ * and of data sorted by tc_stats_sort (no allocation). p outside 0..100 is clamped to
+ * the minimum or maximum; p NaN gives NaN. A NaN among the values makes the result NaN
+ * (as numpy's percentile does): tc_stats_sort puts NaN last, where the _sorted
+ * functions look for it. The median is p = 50: the middle value, or for an even n the
+ * mean of the middle two. */
 double tc_stats_percentile(const double *v, size_t n, double p);
 double tc_stats_percentile_sorted(const double *sorted, size_t n, double p);
 double tc_stats_mode(const double *v, size_t n, double width);
 double tc_stats_mode_sorted(const double *sorted, size_t n, double width);
-void tc_stats_sort(double *v, size_t n);   /* ascending, in place */
+void tc_stats_sort(double *v, size_t n);   /* ascending, in place, NaN last */
+/* The same percentile over u64 counts and ticks, in double (exact up to 2^53; the
+ * interpolation works on the integer difference of neighbours). */
+double tc_stats_percentile_u64(const uint64_t *v, size_t n, double p);
+double tc_stats_percentile_sorted_u64(const uint64_t *sorted, size_t n, double p);
+void tc_stats_sort_u64(uint64_t *v, size_t n);   /* ascending, in place */
 /* Streaming mean / stddev / min / max (Welford), for values that arrive one by one
  * (intervals) and need no storage. */
 struct tc_welford {
@@ -144,7 +278,16 @@ double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, N
  * Parses "0-3,8,10-11" (the kernel's cpulist format, perf's -C): numbers and ranges,
  * comma-separated, no spaces. Returns 0 and a sorted array of distinct CPU numbers
  * the caller free()s; -TACHO_EEMPTY, -TACHO_EPARSE (*diag points at the column),
- * -TACHO_ERANGE (a number of 65536 or more), -ENOMEM. */
+ * -TACHO_EOUTOFRANGE (a number of 65536 or more), -ENOMEM. */
 int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *diag);
+
+/* --- the running system (procsys.c): one reader each, shared by every part --- */
+/* The thread ids of process pid (0: this process) from /proc/PID/task, ascending.
+ * 0 and a malloc'd array the caller free()s; -ESRCH when there is no such process
+ * (or no thread is left of it), -EINVAL for a negative pid, -errno, -ENOMEM. */
+int tc_proc_threads(pid_t pid, pid_t **out, size_t *n);
+/* The online CPUs from /sys/devices/system/cpu/online ("0-3,6"), ascending. 0 and a
+ * malloc'd array the caller free()s; -errno, -TACHO_EPARSE, -ENOMEM. */
+int tc_online_cpus(int **out, size_t *n);
 
 #endif /* TACHO_UTIL_H */

@@ -11,33 +11,6 @@
 #include "json-check.h"
 #include "tacho.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tacho-cmd-cpu-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[512];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *tmp(const char *name)
-{
-	static char path[4][512];
-	static unsigned k;
-	char *p = path[k++ % 4];
-
-	snprintf(p, sizeof(path[0]), "%s/%s", tmpdir, name);
-	return p;
-}
-
 static void write_file(const char *path, const char *data, size_t len)
 {
 	FILE *f = fopen(path, "w");
@@ -52,7 +25,7 @@ static void write_file(const char *path, const char *data, size_t len)
 /* The dump part of a corpus file (before the first line of 80 dashes), as a user has it. */
 static const char *corpus_dump(const char *rel, const char *name)
 {
-	const char *dst = tmp(name);
+	const char *dst = th_tmp(name);
 	char *buf;
 	size_t len;
 
@@ -258,7 +231,7 @@ static void test_live_json(void **state)
 {
 	struct th_run r;
 	struct th_json *j;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	if (!live_info(&info))
@@ -317,7 +290,7 @@ static char *unwrap(const char *s)
 static void test_live_report(void **state)
 {
 	struct th_run r;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	char *flat;
 	(void)state;
 
@@ -356,7 +329,7 @@ static void test_live_report(void **state)
 static void test_live_roundtrip(void **state)
 {
 	struct th_run live, raw, a, b;
-	const char *f1 = tmp("live.raw"), *f2 = tmp("again.raw");
+	const char *f1 = th_tmp("live.raw"), *f2 = th_tmp("again.raw");
 	struct th_json *jl, *ja;
 	static const char *const same[] = {
 		"vendor", "brand", "family", "model", "stepping", "packages", "signature",
@@ -583,7 +556,7 @@ static void test_corpus(void **state)
 static void test_corpus_report_and_roundtrip(void **state)
 {
 	const char *path = corpus_dump(corpus[2].file, "hybrid.dump");
-	const char *raw = tmp("hybrid.raw");
+	const char *raw = th_tmp("hybrid.raw");
 	struct th_run r, a, b;
 	(void)state;
 
@@ -674,18 +647,18 @@ static void test_load_errors(void **state)
 		"   0x00000001 0x00: eax=0x00a10f11 ebx=0xZZ020800 ecx=0xf6fa3203 edx=0x178bfbff\n";
 	(void)state;
 
-	expect_load_error(tmp("does-not-exist"), false);
-	write_file(tmp("empty"), "", 0);
-	expect_load_error(tmp("empty"), false);
-	write_file(tmp("truncated"), truncated, sizeof(truncated) - 1);
-	expect_load_error(tmp("truncated"), true);
-	write_file(tmp("garbled"), garbled, sizeof(garbled) - 1);
-	expect_load_error(tmp("garbled"), true);
+	expect_load_error(th_tmp("does-not-exist"), false);
+	write_file(th_tmp("empty"), "", 0);
+	expect_load_error(th_tmp("empty"), false);
+	write_file(th_tmp("truncated"), truncated, sizeof(truncated) - 1);
+	expect_load_error(th_tmp("truncated"), true);
+	write_file(th_tmp("garbled"), garbled, sizeof(garbled) - 1);
+	expect_load_error(th_tmp("garbled"), true);
 	/* text in no known format has no line to blame: the file is named */
-	write_file(tmp("junk"), junk, sizeof(junk) - 1);
-	expect_load_error(tmp("junk"), false);
+	write_file(th_tmp("junk"), junk, sizeof(junk) - 1);
+	expect_load_error(th_tmp("junk"), false);
 	/* a folder is not a dump */
-	expect_load_error(tmpdir, false);
+	expect_load_error(th_tmpdir(), false);
 }
 
 int main(void)
@@ -696,11 +669,14 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_live_json),
 		cmocka_unit_test(test_live_report),
-		cmocka_unit_test_setup_teardown(test_live_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_roundtrip, th_tmpdir_setup,
+						th_tmpdir_teardown),
 		cmocka_unit_test(test_cpu_option),
-		cmocka_unit_test_setup_teardown(test_corpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_corpus_report_and_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_load_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corpus, th_tmpdir_setup, th_tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_corpus_report_and_roundtrip, th_tmpdir_setup,
+						th_tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_load_errors, th_tmpdir_setup,
+						th_tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

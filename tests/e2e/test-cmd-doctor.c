@@ -21,25 +21,10 @@ static const char *const clock_names[] = {
 	"CLOCK_REALTIME", "CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID",
 };
 
+/* The check whose "key" is key, or NULL. */
 static const struct th_json *check_of(const struct th_json *j, const char *key)
 {
-	const struct th_json *checks = th_json_get(j, "checks");
-
-	for (size_t i = 0; checks && i < checks->n; i++) {
-		const struct th_json *k = th_json_get(checks->items[i], "key");
-		if (k && k->type == TH_JSON_STRING && !strcmp(k->string, key))
-			return checks->items[i];
-	}
-	return NULL;
-}
-
-static const char *str_of(const struct th_json *o, const char *member)
-{
-	const struct th_json *v = th_json_get(o, member);
-
-	assert_non_null(v);
-	assert_int_equal(v->type, TH_JSON_STRING);
-	return v->string;
+	return th_json_find(j, "checks", "key", key);
 }
 
 static void test_json(void **state)
@@ -61,10 +46,10 @@ static void test_json(void **state)
 		c = check_of(j, keys[i]);
 		if (!c)
 			fail_msg("no check '%s' in %s", keys[i], r.out);
-		const char *st_name = str_of(c, "state");
-		const char *text = str_of(c, "text");
-		str_of(c, "title");
-		str_of(c, "value");
+		const char *st_name = json_str(c, "state");
+		const char *text = json_str(c, "text");
+		json_str(c, "title");
+		json_str(c, "value");
 		assert_true(strlen(text) > 10);
 		if (!strcmp(st_name, "limited")) {
 			/* every limitation ends with what to do */
@@ -78,24 +63,24 @@ static void test_json(void **state)
 	/* values agree with the machine */
 	assert_int_equal(tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid), 0);
 	snprintf(want, sizeof(want), "%lld", paranoid);
-	assert_string_equal(str_of(check_of(j, "paranoid"), "value"), want);
+	assert_string_equal(json_str(check_of(j, "paranoid"), "value"), want);
 	pmu_dir = stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
 		  stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
 	if (!pmu_dir) {
-		assert_string_equal(str_of(check_of(j, "pmu"), "state"), "limited");
-		assert_string_equal(str_of(check_of(j, "pmu"), "value"), "none");
-		assert_contains(str_of(check_of(j, "pmu"), "text"), "no hardware PMU");
+		assert_string_equal(json_str(check_of(j, "pmu"), "state"), "limited");
+		assert_string_equal(json_str(check_of(j, "pmu"), "value"), "none");
+		assert_contains(json_str(check_of(j, "pmu"), "text"), "no hardware PMU");
 	}
 	/* software events and breakpoints open on every machine DESIGN.md targets */
-	assert_string_equal(str_of(check_of(j, "software"), "state"), "ok");
+	assert_string_equal(json_str(check_of(j, "software"), "state"), "ok");
 	if (stat("/dev/cpu/0/msr", &st) != 0)
-		assert_string_equal(str_of(check_of(j, "msr"), "value"), "absent");
+		assert_string_equal(json_str(check_of(j, "msr"), "value"), "absent");
 
 	clocks = th_json_get(j, "clocks");
 	assert_non_null(clocks);
 	assert_int_equal(clocks->n, ARRAY_SIZE(clock_names));
 	for (size_t i = 0; i < ARRAY_SIZE(clock_names); i++) {
-		assert_string_equal(str_of(clocks->items[i], "name"), clock_names[i]);
+		assert_string_equal(json_str(clocks->items[i], "name"), clock_names[i]);
 		const struct th_json *e = th_json_get(clocks->items[i], "error");
 		assert_non_null(e);
 		if (e->type != TH_JSON_NULL)
@@ -172,16 +157,27 @@ static void test_usage(void **state)
 static void test_library(void **state)
 {
 	struct tacho_check c[40], one;
+	struct {
+		struct tacho_check c;
+		int future;
+	} newer[2] = { [0].future = 1, [1].future = 2 };
 	int n, m;
 	(void)state;
 
-	n = tacho_machine_check(c, ARRAY_SIZE(c));
+	n = tacho_machine_check(c, ARRAY_SIZE(c), sizeof(c[0]));
 	assert_int_equal(n, ARRAY_SIZE(keys));
-	m = tacho_machine_check(&one, 1);
+	m = tacho_machine_check(&one, 1, sizeof(one));
 	assert_int_equal(m, n);                /* says how many there are */
 	assert_string_equal(one.key, "pmu");
-	assert_int_equal(tacho_machine_check(NULL, 0), n);
-	assert_int_equal(tacho_machine_check(NULL, 3), -EINVAL);
+	assert_int_equal(tacho_machine_check(NULL, 0, sizeof(one)), n);
+	assert_int_equal(tacho_machine_check(NULL, 3, sizeof(one)), -EINVAL);
+	/* the caller's element size: a newer header's larger checks, at their stride */
+	assert_int_equal(tacho_machine_check(&newer[0].c, 2, sizeof(newer[0])), n);
+	assert_string_equal(newer[0].c.key, keys[0]);
+	assert_string_equal(newer[1].c.key, keys[1]);
+	assert_int_equal(newer[0].future, 1);
+	assert_int_equal(newer[1].future, 2);
+	assert_int_equal(tacho_machine_check(c, 2, offsetof(struct tacho_check, hint)), -EINVAL);
 	assert_string_equal(tacho_check_state_name(TACHO_CHECK_LIMIT), "limited");
 	assert_string_equal(tacho_check_state_name((enum tacho_check_state)9), "unknown");
 }

@@ -19,82 +19,16 @@
 #include "json-check.h"
 #include "tacho.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tacho-test-record-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[400];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *tmp(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
-
 static char *th_tacho_bin_rw(void)
 {
 	return (char *)th_tacho_bin();
 }
 
-static const char *prog(const char *name)
-{
-	static char buf[4][1024];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/tests/progs/%s", th_build_dir(), name);
-	return buf[k];
-}
-
-/* The line of a source file that holds marker. */
-static int marker_line(const char *src, const char *marker)
-{
-	FILE *f = fopen(th_path(src), "r");
-	char line[512];
-	int n = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, marker)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("no %s in %s", marker, src);
-	return 0;
-}
-
 /* A row of report --json whose symbol is sym (the first), or NULL. */
 static const struct th_json *row_of(const struct th_json *j, const char *sym)
 {
-	const struct th_json *rows = th_json_get(j, "rows");
-
-	assert_non_null(rows);
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct th_json *s = th_json_get(rows->items[i], "symbol");
-		if (s && s->string && !strcmp(s->string, sym))
-			return rows->items[i];
-	}
-	return NULL;
+	assert_non_null(th_json_get(j, "rows"));
+	return th_json_find(j, "rows", "symbol", sym);
 }
 
 static size_t rows_named(const struct th_json *j, const char *sym)
@@ -107,15 +41,6 @@ static size_t rows_named(const struct th_json *j, const char *sym)
 		n += s && s->string && !strcmp(s->string, sym);
 	}
 	return n;
-}
-
-static double num(const struct th_json *row, const char *key)
-{
-	const struct th_json *v = th_json_get(row, key);
-
-	assert_non_null(v);
-	assert_int_equal(v->type, TH_JSON_NUMBER);
-	return v->number;
 }
 
 /* Runs tacho record; skips the test with tacho's reason when the machine refuses the
@@ -172,31 +97,31 @@ static const struct {
 
 static void test_page_faults_exact(void **state)
 {
-	int line = marker_line("tests/progs/sample-faults.c", "FAULT-LINE");
+	int line = th_source_line("tests/progs/sample-faults.c", "FAULT-LINE");
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(fault_cases); i++) {
 		struct th_run r;
-		char *argv[] = { (char *)prog("sample-faults"), (char *)fault_cases[i].pages, NULL };
+		char *argv[] = { (char *)th_prog("sample-faults"), (char *)fault_cases[i].pages, NULL };
 		struct th_json *j;
 		const struct th_json *row;
 
-		if (!record(&r, tmp("faults.rec"), "page-faults", fault_cases[i].period, argv))
+		if (!record(&r, th_tmp("faults.rec"), "page-faults", fault_cases[i].period, argv))
 			TEST_SKIP("%s", r.err);
 		if (r.status != 0)
 			fail_msg("case %zu: record exit %d: %s", i, r.status, r.err);
 		th_run_free(&r);
-		j = report_json(tmp("faults.rec"), "line");
+		j = report_json(th_tmp("faults.rec"), "line");
 		row = row_of(j, "touch_pages");
 		if (!row)
 			fail_msg("case %zu: no row for touch_pages", i);
 		/* every fault of the function is on one line: one row, exactly M/N samples */
-		if (rows_named(j, "touch_pages") != 1 || num(row, "samples") != fault_cases[i].want ||
-		    num(row, "line") != line)
+		if (rows_named(j, "touch_pages") != 1 ||
+		    json_num(row, "samples") != fault_cases[i].want || json_num(row, "line") != line)
 			fail_msg("case %zu (%s pages, period %s): %zu rows, %g samples on line %g; "
 				 "want 1 row, %d samples on line %d", i, fault_cases[i].pages,
-				 fault_cases[i].period, rows_named(j, "touch_pages"), num(row, "samples"),
-				 num(row, "line"), fault_cases[i].want, line);
+				 fault_cases[i].period, rows_named(j, "touch_pages"), json_num(row, "samples"),
+				 json_num(row, "line"), fault_cases[i].want, line);
 		assert_json_type(j, "rows[0].file", TH_JSON_STRING);
 		th_json_free(j);
 	}
@@ -210,7 +135,7 @@ static void test_page_faults_exact(void **state)
 		long page = sysconf(_SC_PAGESIZE);
 		int n = 0;
 
-		th_tacho(&s, "report", "-i", tmp("faults.rec"), "--format", "perf-script", NULL);
+		th_tacho(&s, "report", "-i", th_tmp("faults.rec"), "--format", "perf-script", NULL);
 		assert_int_equal(s.status, 0);
 		for (p = strstr(s.out, " page-faults: "); p; p = strstr(p + 1, " page-faults: ")) {
 			const char *frame = strchr(p, '\n');
@@ -229,9 +154,9 @@ static void test_page_faults_exact(void **state)
 
 static void test_breakpoint_line(void **state)
 {
-	int line = marker_line("tests/progs/sample-bp.c", "STORE-LINE");
-	char *addr_argv[] = { (char *)prog("sample-bp"), (char *)"--addr", NULL };
-	char *argv[] = { (char *)prog("sample-bp"), (char *)"1000", NULL };
+	int line = th_source_line("tests/progs/sample-bp.c", "STORE-LINE");
+	char *addr_argv[] = { (char *)th_prog("sample-bp"), (char *)"--addr", NULL };
+	char *argv[] = { (char *)th_prog("sample-bp"), (char *)"1000", NULL };
 	char event[64];
 	struct th_run r;
 	struct th_json *j;
@@ -243,26 +168,26 @@ static void test_breakpoint_line(void **state)
 	r.out[strcspn(r.out, "\n")] = 0;
 	snprintf(event, sizeof(event), "mem:%s:w", r.out);
 	th_run_free(&r);
-	if (!record(&r, tmp("bp.rec"), event, "1", argv))
+	if (!record(&r, th_tmp("bp.rec"), event, "1", argv))
 		TEST_SKIP("%s", r.err);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 
 	/* the CPU reports the instruction after the store; tacho puts every sample on
 	 * the storing line, and on one instruction */
-	j = report_json(tmp("bp.rec"), "line");
+	j = report_json(th_tmp("bp.rec"), "line");
 	row = row_of(j, "store_loop");
 	assert_non_null(row);
 	assert_int_equal(rows_named(j, "store_loop"), 1);
-	assert_int_equal((int)num(row, "samples"), 1000);
-	assert_int_equal((int)num(row, "line"), line);
+	assert_int_equal((int)json_num(row, "samples"), 1000);
+	assert_int_equal((int)json_num(row, "line"), line);
 	th_json_free(j);
-	j = report_json(tmp("bp.rec"), "address");
+	j = report_json(th_tmp("bp.rec"), "address");
 	assert_int_equal(rows_named(j, "store_loop"), 1);
 	th_json_free(j);
 
 	/* the per-instruction view: the sampled instruction is on the storing line */
-	th_tacho(&r, "report", "-i", tmp("bp.rec"), "--annotate", "store_loop", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("bp.rec"), "--annotate", "store_loop", NULL);
 	assert_int_equal(r.status, 0);
 	{
 		char want[64];
@@ -282,13 +207,13 @@ static void test_tracepoint_exact(void **state)
 	struct th_json *j;
 	(void)state;
 
-	if (!record(&r, tmp("tp.rec"), "syscalls:sys_enter_write", "1", argv))
+	if (!record(&r, th_tmp("tp.rec"), "syscalls:sys_enter_write", "1", argv))
 		TEST_SKIP("%s", r.err);
 	if (r.status != 0 && strstr(r.err, "tracepoint"))
 		TEST_SKIP("no tracepoints here: %s", r.err);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
-	j = report_json(tmp("tp.rec"), "symbol");
+	j = report_json(th_tmp("tp.rec"), "symbol");
 	assert_json_int(j, "samples", 300);   /* one per write(2), and dd makes 300 */
 	assert_json_int(j, "lost", 0);
 	th_json_free(j);
@@ -296,7 +221,7 @@ static void test_tracepoint_exact(void **state)
 
 static void test_cpu_clock_split(void **state)
 {
-	char *argv[] = { (char *)prog("sample-cpu"), (char *)"1000", NULL };
+	char *argv[] = { (char *)th_prog("sample-cpu"), (char *)"1000", NULL };
 	struct th_run r;
 	struct th_json *j;
 	const struct th_json *h3, *h1;
@@ -306,18 +231,18 @@ static void test_cpu_clock_split(void **state)
 	/* the default event here is cpu-clock, every 1 ms of CPU time: about 1000
 	 * samples for one CPU-second. The program measures the CPU time each function
 	 * took (about 3:1): the samples must show the same split */
-	assert_true(record(&r, tmp("cpu.rec"), NULL, NULL, argv));
+	assert_true(record(&r, th_tmp("cpu.rec"), NULL, NULL, argv));
 	assert_int_equal(r.status, 0);
 	assert_int_equal(sscanf(r.out, "hot3 %lf ns, hot1 %lf ns", &ns3, &ns1), 2);
 	th_run_free(&r);
-	j = report_json(tmp("cpu.rec"), "symbol");
+	j = report_json(th_tmp("cpu.rec"), "symbol");
 	h3 = row_of(j, "hot3");
 	h1 = row_of(j, "hot1");
 	assert_non_null(h3);
 	assert_non_null(h1);
-	s3 = num(h3, "samples");
-	s1 = num(h1, "samples");
-	total = num(j, "samples");
+	s3 = json_num(h3, "samples");
+	s1 = json_num(h1, "samples");
+	total = json_num(j, "samples");
 	want = ns3 / (ns3 + ns1);
 	got = s3 / (s3 + s1);
 	/* ~1000 samples: the binomial standard deviation of the share is ~1.4 points */
@@ -330,8 +255,8 @@ static void test_cpu_clock_split(void **state)
 static void test_callchain_and_exports(void **state)
 {
 	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q", (char *)"-g",
-			 (char *)"-o", (char *)tmp("g.rec"), (char *)"--",
-			 (char *)prog("sample-cpu"), (char *)"300", NULL };
+			 (char *)"-o", (char *)th_tmp("g.rec"), (char *)"--",
+			 (char *)th_prog("sample-cpu"), (char *)"300", NULL };
 	struct th_run r;
 	struct th_json *j;
 	const struct th_json *m;
@@ -342,23 +267,23 @@ static void test_callchain_and_exports(void **state)
 	th_run_free(&r);
 
 	/* every sample of the program has main on its stack */
-	th_tacho(&r, "report", "-i", tmp("g.rec"), "--children", "--json", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--children", "--json", NULL);
 	assert_int_equal(r.status, 0);
 	j = assert_json(r.out);
 	m = row_of(j, "main");
 	assert_non_null(m);
-	if (num(m, "samples") < 0.95 * num(j, "samples"))
-		fail_msg("main on %g of %g stacks", num(m, "samples"), num(j, "samples"));
+	if (json_num(m, "samples") < 0.95 * json_num(j, "samples"))
+		fail_msg("main on %g of %g stacks", json_num(m, "samples"), json_num(j, "samples"));
 	th_json_free(j);
 	th_run_free(&r);
 
-	th_tacho(&r, "report", "-i", tmp("g.rec"), "--format", "folded", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--format", "folded", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, ";main;hot3 ");
 	assert_contains(r.out, "sample-cpu;");
 	th_run_free(&r);
 
-	th_tacho(&r, "report", "-i", tmp("g.rec"), "--format", "perf-script", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--format", "perf-script", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, " cpu-clock:\n\t");
 	assert_contains(r.out, " hot3+0x");
@@ -368,16 +293,16 @@ static void test_callchain_and_exports(void **state)
 
 static void test_children_followed(void **state)
 {
-	char *argv[] = { (char *)prog("sample-cpu"), (char *)"300", (char *)"fork", NULL };
+	char *argv[] = { (char *)th_prog("sample-cpu"), (char *)"300", (char *)"fork", NULL };
 	struct th_run r;
 	char *p, first[32] = "";
 	bool two = false;
 	(void)state;
 
-	assert_true(record(&r, tmp("fork.rec"), NULL, NULL, argv));
+	assert_true(record(&r, th_tmp("fork.rec"), NULL, NULL, argv));
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
-	th_tacho(&r, "report", "-i", tmp("fork.rec"), "--format", "perf-script", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("fork.rec"), "--format", "perf-script", NULL);
 	assert_int_equal(r.status, 0);
 	/* headers: "sample-cpu PID/TID [CPU] ..." from both processes */
 	for (p = r.out; (p = strstr(p, "sample-cpu ")); p++) {
@@ -397,23 +322,23 @@ static void test_children_followed(void **state)
 
 static void test_crash_and_missing(void **state)
 {
-	char *crash[] = { (char *)prog("sample-cpu"), (char *)"200", (char *)"crash", NULL };
+	char *crash[] = { (char *)th_prog("sample-cpu"), (char *)"200", (char *)"crash", NULL };
 	char *missing[] = { (char *)"/nonexistent/tacho-no-such-program", NULL };
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
 
 	/* a program that dies of SIGSEGV: its status passes through, its samples stay */
-	record(&r, tmp("crash.rec"), NULL, NULL, crash);
+	record(&r, th_tmp("crash.rec"), NULL, NULL, crash);
 	assert_int_equal(r.status, 128 + SIGSEGV);
 	th_run_free(&r);
-	j = report_json(tmp("crash.rec"), "symbol");
+	j = report_json(th_tmp("crash.rec"), "symbol");
 	assert_non_null(row_of(j, "hot3"));
-	if (num(j, "samples") < 100)
-		fail_msg("only %g samples of 200 ms", num(j, "samples"));
+	if (json_num(j, "samples") < 100)
+		fail_msg("only %g samples of 200 ms", json_num(j, "samples"));
 	th_json_free(j);
 
-	record(&r, tmp("missing.rec"), NULL, NULL, missing);
+	record(&r, th_tmp("missing.rec"), NULL, NULL, missing);
 	assert_int_equal(r.status, 127);
 	assert_contains(r.err, "tacho: cannot run");
 	assert_int_equal(th_count_lines(r.err), 1);
@@ -423,7 +348,7 @@ static void test_crash_and_missing(void **state)
 /* SIGKILL of tacho in the middle of a recording: what was written reads back. */
 static void test_killed_recording(void **state)
 {
-	const char *out = tmp("killed.rec");
+	const char *out = th_tmp("killed.rec");
 	struct timespec ts = { 0, 20 * 1000000L };
 	struct stat st;
 	struct th_run r;
@@ -436,7 +361,7 @@ static void test_killed_recording(void **state)
 	if (pid == 0) {
 		setpgid(0, 0);
 		execl(th_tacho_bin(), "tacho", "record", "-q", "-o", out, "--",
-		      prog("sample-cpu"), "5000", (char *)NULL);
+		      th_prog("sample-cpu"), "5000", (char *)NULL);
 		_exit(126);
 	}
 	setpgid(pid, pid);
@@ -458,8 +383,8 @@ static void test_killed_recording(void **state)
 	{
 		struct th_json *j = assert_json(r.out);
 		/* at least the samples of the writes seen before the kill */
-		if (num(j, "samples") < 50)
-			fail_msg("%g samples in a file of %lld bytes", num(j, "samples"),
+		if (json_num(j, "samples") < 50)
+			fail_msg("%g samples in a file of %lld bytes", json_num(j, "samples"),
 				 (long long)st.st_size);
 		th_json_free(j);
 	}
@@ -472,8 +397,8 @@ static void test_killed_recording(void **state)
 static void test_cxx_names(void **state)
 {
 	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q", (char *)"-g",
-			 (char *)"-o", (char *)tmp("cxx.rec"), (char *)"--",
-			 (char *)prog("sample-cxxname"), (char *)"200", NULL };
+			 (char *)"-o", (char *)th_tmp("cxx.rec"), (char *)"--",
+			 (char *)th_prog("sample-cxxname"), (char *)"200", NULL };
 	const char *shown = "tacho::detail::spin()", *raw = "_ZN5tacho6detail4spinEv";
 	struct th_run r;
 	struct th_json *j;
@@ -487,31 +412,31 @@ static void test_cxx_names(void **state)
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 
-	j = report_json(tmp("cxx.rec"), "symbol");
+	j = report_json(th_tmp("cxx.rec"), "symbol");
 	assert_non_null(row_of(j, shown));
 	assert_null(row_of(j, raw));
 	th_json_free(j);
 
-	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--format", "folded", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("cxx.rec"), "--format", "folded", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, ";tacho::detail::spin() ");
 	if (strstr(r.out, raw))
 		fail_msg("a mangled name in the folded stacks:\n%s", r.out);
 	th_run_free(&r);
 
-	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--format", "perf-script", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("cxx.rec"), "--format", "perf-script", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, " tacho::detail::spin()+0x");
 	assert_null(strstr(r.out, raw));
 	th_run_free(&r);
 
 	/* annotate finds it by either name */
-	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--annotate", shown, NULL);
+	th_tacho(&r, "report", "-i", th_tmp("cxx.rec"), "--annotate", shown, NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "sample-cxxname.c:");
 	th_run_free(&r);
 
-	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--no-demangle", "--json", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("cxx.rec"), "--no-demangle", "--json", NULL);
 	assert_int_equal(r.status, 0);
 	j = assert_json(r.out);
 	assert_non_null(row_of(j, raw));
@@ -519,7 +444,8 @@ static void test_cxx_names(void **state)
 	th_json_free(j);
 	th_run_free(&r);
 
-	th_tacho(&r, "report", "-i", tmp("cxx.rec"), "--no-demangle", "--format", "folded", NULL);
+	th_tacho(&r, "report", "-i", th_tmp("cxx.rec"), "--no-demangle", "--format", "folded",
+		 NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, ";_ZN5tacho6detail4spinEv ");
 	th_run_free(&r);
@@ -544,15 +470,15 @@ static bool appears(const char *path)
  * is finished all the same and tacho exits as the program did, 137. */
 static void test_second_signal_kills(void **state)
 {
-	const char *out = tmp("stubborn.rec"), *err = tmp("stubborn.err");
+	const char *out = th_tmp("stubborn.rec"), *err = th_tmp("stubborn.err");
 	char ready[512], noted[512];
 	struct th_run r;
 	pid_t pid;
 	int status;
 	(void)state;
 
-	snprintf(ready, sizeof(ready), "%s", tmp("stubborn.ready"));
-	snprintf(noted, sizeof(noted), "%s", tmp("stubborn.noted"));
+	snprintf(ready, sizeof(ready), "%s", th_tmp("stubborn.ready"));
+	snprintf(noted, sizeof(noted), "%s", th_tmp("stubborn.noted"));
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -560,7 +486,7 @@ static void test_second_signal_kills(void **state)
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(125);
 		execl(th_tacho_bin(), "tacho", "record", "-o", out, "--",
-		      prog("sample-stubborn"), ready, noted, (char *)NULL);
+		      th_prog("sample-stubborn"), ready, noted, (char *)NULL);
 		_exit(126);
 	}
 	if (!appears(ready)) {
@@ -611,8 +537,8 @@ static void test_lost_counted(void **state)
 {
 	char *argv[] = { th_tacho_bin_rw(), (char *)"record", (char *)"-m", (char *)"1",
 			 (char *)"-e", (char *)"page-faults", (char *)"-c", (char *)"1",
-			 (char *)"-o", (char *)tmp("lost.rec"), (char *)"--",
-			 (char *)prog("sample-faults"), (char *)"20000", NULL };
+			 (char *)"-o", (char *)th_tmp("lost.rec"), (char *)"--",
+			 (char *)th_prog("sample-faults"), (char *)"20000", NULL };
 	struct th_run r;
 	struct th_json *j;
 	unsigned long long samples = 0, lost = 0;
@@ -633,7 +559,7 @@ static void test_lost_counted(void **state)
 	 * that are counted nowhere but in the number of throttles tacho reports */
 	throttled = strstr(r.err, "throttled") != NULL;
 	th_run_free(&r);
-	j = report_json(tmp("lost.rec"), "symbol");
+	j = report_json(th_tmp("lost.rec"), "symbol");
 	assert_json_int(j, "samples", (long long)samples);
 	assert_json_int(j, "lost", (long long)lost);
 	/* 20000 faults of touch_pages and a few dozen of start-up and exit */
@@ -657,26 +583,26 @@ static void test_attach_pid(void **state)
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
-		execl(prog("sample-cpu"), "sample-cpu", "600", (char *)NULL);
+		execl(th_prog("sample-cpu"), "sample-cpu", "600", (char *)NULL);
 		_exit(126);
 	}
 	/* give it time to exec; what it ran before the attach is simply not recorded */
 	usleep(100 * 1000);
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
-	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", pidarg, NULL);
+	th_tacho(&r, "record", "-q", "-o", th_tmp("pid.rec"), "-p", pidarg, NULL);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 	waitpid(pid, &status, 0);
-	j = report_json(tmp("pid.rec"), "symbol");
+	j = report_json(th_tmp("pid.rec"), "symbol");
 	assert_non_null(row_of(j, "hot3"));   /* symbolized through /proc/PID/maps */
-	if (num(j, "samples") < 100)
-		fail_msg("%g samples of a 600 ms process", num(j, "samples"));
+	if (json_num(j, "samples") < 100)
+		fail_msg("%g samples of a 600 ms process", json_num(j, "samples"));
 	th_json_free(j);
 
-	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", "0", NULL);
+	th_tacho(&r, "record", "-q", "-o", th_tmp("pid.rec"), "-p", "0", NULL);
 	assert_int_equal(r.status, 2);   /* not a process id */
 	th_run_free(&r);
-	th_tacho(&r, "record", "-q", "-o", tmp("pid.rec"), "-p", "999999999", NULL);
+	th_tacho(&r, "record", "-q", "-o", th_tmp("pid.rec"), "-p", "999999999", NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "no such process");
 	th_run_free(&r);
@@ -695,8 +621,8 @@ static void write_file(const char *path, const void *data, size_t len)
  * the report command says so; flipped bytes are errors of one line. */
 static void test_truncations_and_corruption(void **state)
 {
-	char *argv[] = { (char *)prog("sample-faults"), (char *)"40", NULL };
-	const char *full = tmp("small.rec"), *cut = tmp("cut.rec");
+	char *argv[] = { (char *)th_prog("sample-faults"), (char *)"40", NULL };
+	const char *full = th_tmp("small.rec"), *cut = th_tmp("cut.rec");
 	struct th_run r;
 	char *data;
 	size_t len;
@@ -718,18 +644,48 @@ static void test_truncations_and_corruption(void **state)
 	}
 	{
 		struct tacho_profile *p;
-		struct tacho_profile_info in;
+		struct tacho_profile_info in = { .sz = sizeof(in) };
 		assert_int_equal(tacho_profile_load(full, &p, NULL), 0);
-		tacho_profile_info(p, &in);
+		assert_int_equal(tacho_profile_info(p, &in), 0);
 		all = in.samples;
 		assert_false(in.truncated);
-		tacho_profile_free(p);
 		assert_true(all >= 10);   /* 40 faults of touch_pages / 4, and others */
+
+		/* sized and element-sized: a short info is refused untouched; rows of a
+		 * newer header's larger elements come at their stride, the same rows */
+		struct tacho_profile_info small = { .sz = offsetof(struct tacho_profile_info,
+								   kernel_note) };
+		struct tacho_profile_row *rows = NULL;
+		struct newer_row {
+			struct tacho_profile_row r;
+			uint64_t future;
+		} *nrows = NULL;
+		size_t nr = 0, nn = 0;
+		assert_int_equal(tacho_profile_info(p, &small), -EINVAL);
+		assert_int_equal(small.samples, 0);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &nr,
+						    sizeof(*rows)), 0);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false,
+						    (struct tacho_profile_row **)&nrows, &nn,
+						    sizeof(*nrows)), 0);
+		assert_int_equal(nn, nr);
+		for (size_t i = 0; i < nr; i++) {
+			assert_string_equal(nrows[i].r.symbol, rows[i].symbol);
+			assert_int_equal(nrows[i].r.samples, rows[i].samples);
+			assert_int_equal(nrows[i].future, 0);
+		}
+		free(rows);
+		free(nrows);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &nr,
+						    offsetof(struct tacho_profile_row, percent)),
+				 -EINVAL);
+		assert_null(rows);
+		tacho_profile_free(p);
 	}
 	for (size_t n = 0; n <= len; n++) {
 		struct tacho_profile *p;
-		struct tacho_diag d;
-		struct tacho_profile_info in;
+		struct tacho_diag d = { .sz = sizeof(d) };
+		struct tacho_profile_info in = { .sz = sizeof(in) };
 		int err;
 
 		write_file(cut, data, n);
@@ -751,7 +707,8 @@ static void test_truncations_and_corruption(void **state)
 		if (n % 997 == 0 || n + 1 >= len) {
 			struct tacho_profile_row *rows;
 			size_t nr;
-			assert_int_equal(tacho_profile_rows(p, TACHO_SORT_LINE, false, &rows, &nr), 0);
+			assert_int_equal(tacho_profile_rows(p, TACHO_SORT_LINE, false, &rows, &nr,
+							    sizeof(*rows)), 0);
 			free(rows);
 		}
 		tacho_profile_free(p);
@@ -788,7 +745,7 @@ static void test_truncations_and_corruption(void **state)
 	assert_int_equal(r.status, 1);
 	assert_int_equal(th_count_lines(r.err), 1);
 	th_run_free(&r);
-	th_tacho(&r, "report", "-i", tmp("does-not-exist.rec"), NULL);
+	th_tacho(&r, "report", "-i", th_tmp("does-not-exist.rec"), NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "No such file");
 	th_run_free(&r);
@@ -797,15 +754,15 @@ static void test_truncations_and_corruption(void **state)
 
 static void test_json_contract(void **state)
 {
-	char *argv[] = { (char *)prog("sample-faults"), (char *)"100", NULL };
+	char *argv[] = { (char *)th_prog("sample-faults"), (char *)"100", NULL };
 	struct th_run r;
 	struct th_json *j;
 	const struct th_json *rows;
 	(void)state;
 
-	assert_true(record(&r, tmp("contract.rec"), "page-faults", "10", argv));
+	assert_true(record(&r, th_tmp("contract.rec"), "page-faults", "10", argv));
 	th_run_free(&r);
-	j = report_json(tmp("contract.rec"), "symbol");
+	j = report_json(th_tmp("contract.rec"), "symbol");
 	assert_int_equal(j->n, 4);
 	assert_json_int(j, "version", 1);
 	assert_json_type(j, "samples", TH_JSON_NUMBER);
@@ -821,7 +778,7 @@ static void test_json_contract(void **state)
 		assert_json_type(rows->items[i], "percent", TH_JSON_NUMBER);
 	}
 	th_json_free(j);
-	j = report_json(tmp("contract.rec"), "line");
+	j = report_json(th_tmp("contract.rec"), "line");
 	rows = th_json_get(j, "rows");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct th_json *line = th_json_get(rows->items[i], "line");
@@ -835,30 +792,30 @@ static void test_json_contract(void **state)
 /* two events in one recording, reported one at a time */
 static void test_two_events(void **state)
 {
-	char *argv[] = { (char *)prog("sample-faults"), (char *)"100", NULL };
+	char *argv[] = { (char *)th_prog("sample-faults"), (char *)"100", NULL };
 	struct th_run r;
 	struct th_json *j;
 	const struct th_json *row;
 	(void)state;
 
-	if (!record(&r, tmp("two.rec"), "page-faults,syscalls:sys_enter_write", "1", argv))
+	if (!record(&r, th_tmp("two.rec"), "page-faults,syscalls:sys_enter_write", "1", argv))
 		TEST_SKIP("%s", r.err);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
-	j = report_json(tmp("two.rec"), "symbol");   /* the first event */
+	j = report_json(th_tmp("two.rec"), "symbol");   /* the first event */
 	row = row_of(j, "touch_pages");
 	assert_non_null(row);
-	assert_int_equal((int)num(row, "samples"), 100);
+	assert_int_equal((int)json_num(row, "samples"), 100);
 	th_json_free(j);
 	/* the program writes one line: one write(2) */
-	th_tacho(&r, "report", "-i", tmp("two.rec"), "--event", "syscalls:sys_enter_write",
+	th_tacho(&r, "report", "-i", th_tmp("two.rec"), "--event", "syscalls:sys_enter_write",
 		 "--json", NULL);
 	assert_int_equal(r.status, 0);
 	j = assert_json(r.out);
 	assert_json_int(j, "samples", 1);
 	th_json_free(j);
 	th_run_free(&r);
-	th_tacho(&r, "report", "-i", tmp("two.rec"), NULL);
+	th_tacho(&r, "report", "-i", th_tmp("two.rec"), NULL);
 	assert_contains(r.err, "holds 2 events: reporting page-faults");
 	th_run_free(&r);
 }
@@ -878,7 +835,7 @@ static void test_usage(void **state)
 	th_tacho(&r, "record", "--frob", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
 	th_run_free(&r);
-	th_tacho(&r, "record", "-e", "no-such-event", "-o", tmp("x.rec"), "--", "true", NULL);
+	th_tacho(&r, "record", "-e", "no-such-event", "-o", th_tmp("x.rec"), "--", "true", NULL);
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "bad event");
 	th_run_free(&r);
@@ -911,5 +868,5 @@ int main(void)
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_two_events),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }

@@ -8,7 +8,6 @@
  * the helper then faults in the same pages on every run, so whole-program page-fault
  * counts are exact, not just close. */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +19,6 @@
 #include "harness.h"
 #include "json-check.h"
 #include "util/util.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static char helper[4096];
 static char target_addr[32];
@@ -52,28 +49,6 @@ static struct th_json *stat_json(struct th_run *r, const char *first, ...)
 	return assert_json(r->err);
 }
 
-static double num(const struct th_json *j, const char *path)
-{
-	const struct th_json *v = th_json_get(j, path);
-
-	if (!v || v->type != TH_JSON_NUMBER) {
-		fail_msg("%s is not a number", path);
-		return NAN;
-	}
-	return v->number;
-}
-
-static const char *str(const struct th_json *j, const char *path)
-{
-	const struct th_json *v = th_json_get(j, path);
-
-	if (!v || v->type != TH_JSON_STRING) {
-		fail_msg("%s is not a string", path);
-		return "";
-	}
-	return v->string;
-}
-
 static void bp_spec(char *buf, size_t size, unsigned copies);
 
 /* The fewest page faults of the helper touching `pages` pages over 7 runs (-r 7). The
@@ -89,8 +64,8 @@ static double page_faults_min(const char *pages)
 	double v;
 
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	v = num(j, "events[0].min");
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	v = json_num(j, "events[0].min");
 	th_json_free(j);
 	th_run_free(&r);
 	return v;
@@ -131,15 +106,15 @@ static void test_repeat_statistics(void **state)
 	for (int i = 0; i < 5; i++) {
 		char p[64];
 		snprintf(p, sizeof(p), "events[0].values[%d]", i);
-		assert_true(num(j, p) == 500);
+		assert_true(json_num(j, p) == 500);
 	}
-	assert_true(num(j, "events[0].value") == 500);
-	assert_true(num(j, "events[0].mean") == 500);
-	assert_true(num(j, "events[0].min") == 500);
-	assert_true(num(j, "events[0].median") == 500);
-	assert_true(num(j, "events[0].max") == 500);
-	assert_true(num(j, "events[0].stddev") == 0);
-	assert_true(num(j, "events[0].spread_pct") == 0);
+	assert_true(json_num(j, "events[0].value") == 500);
+	assert_true(json_num(j, "events[0].mean") == 500);
+	assert_true(json_num(j, "events[0].min") == 500);
+	assert_true(json_num(j, "events[0].median") == 500);
+	assert_true(json_num(j, "events[0].max") == 500);
+	assert_true(json_num(j, "events[0].stddev") == 0);
+	assert_true(json_num(j, "events[0].spread_pct") == 0);
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -163,14 +138,14 @@ static void test_tracepoint_writes(void **state)
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "77", NULL);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	assert_true(num(j, "events[0].value") == 77);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") == 77);
 	th_json_free(j);
 	th_run_free(&r);
 
 	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "0", NULL);
-	assert_true(num(j, "events[0].value") == 0);    /* counted, and really zero */
-	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") == 0);    /* counted, and really zero */
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	th_json_free(j);
 	th_run_free(&r);
 }
@@ -195,8 +170,8 @@ static void test_breakpoint_stores(void **state)
 	bp_spec(spec, sizeof(spec), 1);
 	j = stat_json(&r, "-e", spec, "--", help(), "stores", "12345", NULL);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	assert_true(num(j, "events[0].value") == 12345);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") == 12345);
 	th_json_free(j);
 	th_run_free(&r);
 }
@@ -218,12 +193,12 @@ static void test_breakpoints_over_two_runs(void **state)
 	for (int i = 0; i < 5; i++) {
 		char p[64];
 		snprintf(p, sizeof(p), "events[%d].value", i);
-		if (num(j, p) != 1000)
-			fail_msg("breakpoint %d counted %g stores, want 1000", i, num(j, p));
+		if (json_num(j, p) != 1000)
+			fail_msg("breakpoint %d counted %g stores, want 1000", i, json_num(j, p));
 		snprintf(p, sizeof(p), "events[%d].stddev", i);
-		assert_true(num(j, p) == 0);
+		assert_true(json_num(j, p) == 0);
 		snprintf(p, sizeof(p), "events[%d].program_run", i);
-		assert_true(num(j, p) == (i < 4 ? 0 : 1));
+		assert_true(json_num(j, p) == (i < 4 ? 0 : 1));
 	}
 	th_json_free(j);
 	th_run_free(&r);
@@ -254,10 +229,10 @@ static void test_never_zero(void **state)
 	snprintf(group, sizeof(group), "{%s},page-faults", spec);
 	j = stat_json(&r, "-e", group, "--", help(), "stores", "5", NULL);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "not counted");
+	assert_string_equal(json_str(j, "events[0].status"), "not counted");
 	assert_json_type(j, "events[0].value", TH_JSON_NULL);
-	assert_contains(str(j, "events[0].explanation"), "breakpoint registers");
-	assert_string_equal(str(j, "events[5].status"), "counted");
+	assert_contains(json_str(j, "events[0].explanation"), "breakpoint registers");
+	assert_string_equal(json_str(j, "events[5].status"), "counted");
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -278,9 +253,9 @@ static void test_never_zero(void **state)
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
 		return;
 	j = stat_json(&r, "-e", "cycles,page-faults", "--", help(), "pages", "1", NULL);
-	assert_string_equal(str(j, "events[0].status"), "not supported");
+	assert_string_equal(json_str(j, "events[0].status"), "not supported");
 	assert_json_type(j, "events[0].value", TH_JSON_NULL);
-	assert_contains(str(j, "events[0].explanation"), "PMU");
+	assert_contains(json_str(j, "events[0].explanation"), "PMU");
 	th_json_free(j);
 	th_run_free(&r);
 }
@@ -294,9 +269,9 @@ static void test_context_switches(void **state)
 	j = stat_json(&r, "-e", "context-switches,task-clock", "--", help(), "sleep", "20", NULL);
 	assert_int_equal(r.status, 0);
 	/* every sleep gives the CPU away at least once */
-	assert_true(num(j, "events[0].value") >= 20);
-	assert_string_equal(str(j, "events[1].unit"), "msec");
-	assert_true(num(j, "events[1].value") > 0);
+	assert_true(json_num(j, "events[0].value") >= 20);
+	assert_string_equal(json_str(j, "events[1].unit"), "msec");
+	assert_true(json_num(j, "events[1].value") > 0);
 	th_json_free(j);
 	th_run_free(&r);
 }
@@ -310,7 +285,7 @@ static void test_exit_status(void **state)
 	j = stat_json(&r, "-e", "page-faults", "--", help(), "exit", "3", NULL);
 	assert_int_equal(r.status, 3);
 	assert_json_int(j, "exit_status", 3);
-	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -319,8 +294,8 @@ static void test_exit_status(void **state)
 	assert_int_equal(r.status, 139);
 	assert_json_int(j, "exit_status", 139);
 	assert_json_int(j, "signal", 11);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	assert_true(num(j, "events[0].value") > 0);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") > 0);
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -467,7 +442,7 @@ static void test_intervals(void **state)
 		assert_json_str(j, "name", spec);
 		assert_json_type(j, "time", TH_JSON_NUMBER);
 		if (th_json_get(j, "value")->type == TH_JSON_NUMBER)
-			sum += num(j, "value");
+			sum += json_num(j, "value");
 		th_json_free(j);
 		lines++;
 	}
@@ -523,8 +498,8 @@ static void test_pid_target(void **state)
 	waitpid(pid, &st, 0);
 	assert_int_equal(r.status, 0);
 	assert_json_type(j, "exit_status", TH_JSON_NULL);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	assert_true(num(j, "events[0].value") > 0);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") > 0);
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -562,8 +537,8 @@ static void test_pid_target(void **state)
 	j = stat_json(&r, "-e", "task-clock", "-t", pidbuf, NULL);
 	waitpid(pid, &st, 0);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "counted");
-	assert_true(num(j, "events[0].value") > 0);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_true(json_num(j, "events[0].value") > 0);
 	th_json_free(j);
 	th_run_free(&r);
 
@@ -624,10 +599,10 @@ static void test_cpu_target(void **state)
 			  paranoid);
 	j = stat_json(&r, "-C", "0", "-e", "cpu-clock", "--", help(), "sleep", "20", NULL);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(str(j, "events[0].status"), "counted");
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	/* the CPU's clock runs all the time the program does, busy or idle: at least
 	 * the 20 ms it slept */
-	assert_true(num(j, "events[0].value") >= 20.0);
+	assert_true(json_num(j, "events[0].value") >= 20.0);
 	assert_json_int(j, "exit_status", 0);
 	th_json_free(j);
 	th_run_free(&r);
@@ -653,7 +628,7 @@ static void test_default_and_all(void **state)
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0) {
 		struct th_json *j = stat_json(&r, "--", help(), "pages", "1", NULL);
 		assert_int_equal(r.status, 0);
-		assert_contains(str(j, "note"), "no hardware PMU on this machine");
+		assert_contains(json_str(j, "note"), "no hardware PMU on this machine");
 		th_json_free(j);
 		th_run_free(&r);
 	}
@@ -736,14 +711,10 @@ static int setup(void **state)
 	char addr_arg[] = "addr";
 	char *const argv[] = { helper, addr_arg, NULL };
 	struct stat st;
-	char cwd[1024] = "";
 	(void)state;
 
-	/* absolute: -p runs it directly, and a relative $TACHO_BUILD is relative to here */
-	if (th_build_dir()[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return -1;
-	snprintf(helper, sizeof(helper), "%.1024s%s%.2048s/tests/progs/stat-helper", cwd,
-		 cwd[0] ? "/" : "", th_build_dir());
+	/* absolute: -p runs it directly */
+	snprintf(helper, sizeof(helper), "%s", th_prog("stat-helper"));
 	if (stat(helper, &st) != 0) {
 		fprintf(stderr, "the helper %s is missing (make tests builds it)\n", helper);
 		return -1;

@@ -32,28 +32,14 @@ static void set_env(const char *events, const char *output)
 		unsetenv("TACHO_OUTPUT");
 }
 
-/* The entry of "regions" called name. */
-static const struct th_json *region(const struct th_json *doc, const char *name)
-{
-	const struct th_json *regs = th_json_get(doc, "regions");
-
-	assert_non_null(regs);
-	for (size_t i = 0; i < regs->n; i++) {
-		const struct th_json *n = th_json_get(regs->items[i], "name");
-		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
-			return regs->items[i];
-	}
-	fail_msg("region %s not in the report", name);
-	return NULL;
-}
-
 /* 1,000,000 ints are 4,000,000 bytes: 977 pages of 4 KiB. The whole document must be
  * valid JSON (no duplicate keys), in the summary and in the detail alike. */
 static void check_walk_json(const char *doc)
 {
 	struct th_json *j = assert_json(doc);
 	long psz = sysconf(_SC_PAGESIZE);
-	const struct th_json *pre = region(j, "pretouch"), *walk = region(j, "walk");
+	const struct th_json *pre = assert_json_named(j, "regions", "pretouch");
+	const struct th_json *walk = assert_json_named(j, "regions", "walk");
 
 	assert_json_int(j, "version", 1);
 	assert_json_int(pre, "calls", 1);

@@ -1,16 +1,20 @@
 /* test-layers.c - the layers of docs/architecture.md hold in the compiled library
- * (scripts/check-layers.sh over this build's objects), and the check is real: a
- * deliberately forbidden call, a command-line object calling a JSON primitive and a part
- * without a row are each caught and named. */
+ * (scripts/check-layers.sh over this build's objects and the sources' includes), and the
+ * check is real: a deliberately forbidden call, a command-line object calling a JSON
+ * primitive, a part without a row, a part (or an area header) including a public header
+ * of a part above it, the umbrella header under lib/ and an area without a row are each
+ * caught and named. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "harness.h"
 
-static void run_check(struct th_run *r, const char *build)
+/* src: the source tree, so that objects of moved files are left out; NULL for a fake
+ * tree. */
+static void run_check(struct th_run *r, const char *build, const char *src)
 {
-	char *argv[] = { (char *)"sh", NULL, (char *)build, NULL, NULL };
+	char *argv[] = { (char *)"sh", NULL, (char *)build, NULL, (char *)src, NULL };
 	char script[4096], table[4096];
 
 	snprintf(script, sizeof(script), "%s", th_path("scripts/check-layers.sh"));
@@ -25,12 +29,22 @@ static void test_this_build(void **state)
 	struct th_run r;
 	(void)state;
 
-	run_check(&r, th_build_dir());
-	if (r.status != 0)
+	int status;
+	bool said;
+
+	{
+		char src[4096];
+		snprintf(src, sizeof(src), "%s", th_path("."));
+		run_check(&r, th_build_dir(), src);
+	}
+	status = r.status;
+	said = strstr(r.out, "every call between parts is allowed") != NULL &&
+	       strstr(r.out, "every public header a part includes is allowed") != NULL;
+	if (status != 0)
 		print_error("%s%s", r.out, r.err);
-	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "every call between parts is allowed");
-	th_run_free(&r);
+	th_run_free(&r);   /* before asserting: a failed assert does not return */
+	assert_int_equal(status, 0);
+	assert_true(said);
 }
 
 /* Compiles `code` into DIR/REL (an object), failing the test if cc does. */
@@ -79,14 +93,14 @@ static void test_forbidden_calls_are_named(void **state)
 	object(dir, "lib/events/parse.o",
 	       "int tc_engine_open(void); int tc_str_len(void);\n"
 	       "int tc_evlist_parse(void) { return tc_engine_open() + tc_str_len(); }\n");
-	run_check(&r, dir);
+	run_check(&r, dir, NULL);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 
 	/* the engine calling up into the grammar: forbidden, and named */
 	object(dir, "lib/perf/counters.o",
 	       "int tc_evlist_parse(void);\nint tc_counters_open(void) { return tc_evlist_parse(); }\n");
-	run_check(&r, dir);
+	run_check(&r, dir, NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.out, "layers: forbidden: perf/counters.o -> events/parse.o: tc_evlist_parse");
 	th_run_free(&r);
@@ -94,16 +108,92 @@ static void test_forbidden_calls_are_named(void **state)
 	/* a command writing JSON itself instead of through a library writer */
 	object(dir, "lib/output/json.o", "void tc_json_str(void) {}\n");
 	object(dir, "cli/cmd-x.o", "void tc_json_str(void);\nvoid cmd_x(void) { tc_json_str(); }\n");
-	run_check(&r, dir);
+	run_check(&r, dir, NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.out, "cli/cmd-x.o -> output/json.o: tc_json_str (denied to cli)");
 	th_run_free(&r);
 
 	/* a new part must get its row */
 	object(dir, "lib/newpart/x.o", "int tc_new(void) { return 3; }\n");
-	run_check(&r, dir);
+	run_check(&r, dir, NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.out, "part \"newpart\" has no row in the table");
+	th_run_free(&r);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Writes text to DIR/REL, making its folders. */
+static void source(const char *dir, const char *rel, const char *text)
+{
+	char path[4096], *slash;
+	struct th_run r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	{
+		char *argv[] = { (char *)"mkdir", (char *)"-p", path, NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	*slash = '/';
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The includes of a fake source tree (no objects: the symbol check has nothing to say):
+ * a part's own area and an area below it pass; an area above it, the umbrella header
+ * and an area the table does not know each fail, named by file, line and header. */
+static void test_forbidden_includes_are_named(void **state)
+{
+	char dir[] = "/tmp/tacho-layers-XXXXXX";
+	char cmd[4200];
+	struct th_run r;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	source(dir, "lib/perf/counters.c",
+	       "#include <errno.h>\n\n#include \"tacho/errors.h\"\n"
+	       "#include \"tacho/counters.h\"\n");
+	source(dir, "lib/events/events.h",
+	       "#include \"tacho/counters.h\"\n#include \"tacho/events.h\"\n");
+	run_check(&r, dir, dir);
+	if (r.status)
+		print_error("%s%s", r.out, r.err);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "every public header a part includes is allowed (4 includes)");
+	th_run_free(&r);
+
+	/* the engine seeing the grammar's declarations: forbidden, named by line */
+	source(dir, "lib/perf/counters.c",
+	       "#include \"tacho/errors.h\"\n#include \"tacho/counters.h\"\n"
+	       "#include \"tacho/events.h\"\n");
+	run_check(&r, dir, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "layers: forbidden include: lib/perf/counters.c:3: "
+			"\"tacho/events.h\": perf may not use events");
+	th_run_free(&r);
+
+	/* the umbrella under lib/, a header no part defines, and an area header that builds
+	 * on an area above its part */
+	source(dir, "lib/perf/counters.c", "#include \"tacho.h\"\n");
+	source(dir, "lib/util/x.c", "\n#  include \"tacho/nosuch.h\"\n");
+	source(dir, "include/tacho/counters.h",
+	       "#include \"tacho/errors.h\"\n#include \"tacho/stat.h\"\n");
+	run_check(&r, dir, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "layers: forbidden include: include/tacho/counters.h:2: "
+			"\"tacho/stat.h\": perf may not use measure");
+	assert_contains(r.out, "layers: forbidden include: lib/perf/counters.c:1: \"tacho.h\" "
+			"(the umbrella");
+	assert_contains(r.out,
+			"lib/util/x.c:2: \"tacho/nosuch.h\": area \"nosuch\" has no row");
 	th_run_free(&r);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -115,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_this_build),
 		cmocka_unit_test(test_forbidden_calls_are_named),
+		cmocka_unit_test(test_forbidden_includes_are_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

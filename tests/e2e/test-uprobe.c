@@ -4,7 +4,6 @@
  * caret and a suggestion, and `tacho list` shows the syntax as usable here. Skips,
  * saying why, where the kernel has no uprobe PMU. */
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,12 +15,9 @@ static char prog[PATH_MAX];
 
 static int setup(void **state)
 {
-	char rel[PATH_MAX];
-
 	(void)state;
-	snprintf(rel, sizeof(rel), "%s/tests/progs/uprobe-calls", th_build_dir());
-	if (!realpath(rel, prog))
-		snprintf(prog, sizeof(prog), "%s", rel);
+	if (!realpath(th_prog("uprobe-calls"), prog))
+		snprintf(prog, sizeof(prog), "%s", th_prog("uprobe-calls"));
 	return 0;
 }
 
@@ -35,17 +31,6 @@ static bool have_uprobe_pmu(void)
 			TEST_SKIP("no uprobe PMU in /sys/bus/event_source/devices (the "   \
 				  "kernel lacks CONFIG_UPROBE_EVENTS)");                \
 	} while (0)
-
-static double num(const struct th_json *j, const char *path)
-{
-	const struct th_json *v = th_json_get(j, path);
-
-	if (!v || v->type != TH_JSON_NUMBER) {
-		fail_msg("%s is not a number", path);
-		return NAN;
-	}
-	return v->number;
-}
 
 /* The issue's own example: 1234 calls count 1234, in the text output. */
 static void test_stat_text(void **state)
@@ -84,11 +69,11 @@ static void test_stat_exact(void **state)
 		assert_json_str(j, "events[0].status", "counted");
 		assert_json_str(j, "events[1].status", "counted");
 		assert_json_str(j, "events[2].status", "counted");
-		if (num(j, "events[0].value") != n || num(j, "events[1].value") != n ||
-		    num(j, "events[2].value") != 2 * n)
+		if (json_num(j, "events[0].value") != n || json_num(j, "events[1].value") != n ||
+		    json_num(j, "events[2].value") != 2 * n)
 			fail_msg("N=%s: work %g, returns %g, leaf %g", ns[k],
-				 num(j, "events[0].value"), num(j, "events[1].value"),
-				 num(j, "events[2].value"));
+				 json_num(j, "events[0].value"), json_num(j, "events[1].value"),
+				 json_num(j, "events[2].value"));
 		th_json_free(j);
 		th_run_free(&r);
 	}
@@ -109,7 +94,7 @@ static void test_stat_repeat(void **state)
 	for (int i = 0; i < 3; i++) {
 		char p[64];
 		snprintf(p, sizeof(p), "events[0].values[%d]", i);
-		assert_true(num(j, p) == 777);
+		assert_true(json_num(j, p) == 777);
 	}
 	th_json_free(j);
 	th_run_free(&r);

@@ -99,9 +99,11 @@ run list-software.txt "$bin" list --no-probe --source software,breakpoint
 run list-software.json "$bin" list --no-probe --json --source software,breakpoint
 run list-pattern.txt "$bin" list --no-probe --source hardware,cache,software faults
 
-# record + report: breakpoint samples, exact
+# record + report: breakpoint samples, exact. On one CPU: an event opened per CPU counts
+# its period on each CPU apart, so a program that migrates mid-way can give one sample
+# less (499 + 501 stores make 49 + 50 samples of period 10, not 100).
 baddr=$("$BP" --addr)
-$norandom "$bin" record -q -e "mem:$baddr:w" -c 10 -o "$work/bp.rec" -- "$BP" 1000 >/dev/null 2>&1
+taskset -c 0 $norandom "$bin" record -q -e "mem:$baddr:w" -c 10 -o "$work/bp.rec" -- "$BP" 1000 >/dev/null 2>&1
 for s in symbol dso line address; do
 	run report-$s.txt "$bin" report -i "$work/bp.rec" --sort $s
 	run report-$s.json "$bin" report -i "$work/bp.rec" --sort $s --json
@@ -116,7 +118,7 @@ run report-script.txt sh -c "\"$bin\" report -i \"$work/bp.rec\" --format perf-s
 regions_norm() {
 	norm | sed -E 's/TSC [0-9]+ Hz/TSC <M> Hz/' | awk -F, -v OFS=, '
 	# the table: time columns of each region row; the CSV: time and tick rows
-	/^  region +calls +time ns/ { table = 1; print; next }
+	/^  region +calls +time ns/ { table = 1; gsub(/ +/, " "); print; next }
 	table && NF && $0 ~ /^  / { n = split($0, f, " +"); line = "  " f[2] " " f[3]
 		for (i = 4; i <= n; i++) line = line " " (i <= 6 ? "<M>" : f[i]); print line; next }
 	$2 == "time_ns" || $2 == "ticks" { for (i = 5; i <= 10; i++) $i = "<M>"; print; next }

@@ -252,3 +252,76 @@ size_t th_corpus_dump_len(const char *buf, size_t len)
 	}
 	return len;
 }
+
+const char *th_prog(const char *name)
+{
+	static char path[4][PATH_MAX + 64];
+	static unsigned k;
+	char *p = path[k++ % 4], cwd[PATH_MAX] = "";
+	const char *build = th_build_dir();
+
+	if (build[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		fail_msg("getcwd: %s", strerror(errno));
+	snprintf(p, sizeof(path[0]), "%s%s%s/tests/progs/%s", cwd, cwd[0] ? "/" : "", build,
+		 name);
+	return p;
+}
+
+int th_source_line(const char *rel, const char *marker)
+{
+	FILE *f = fopen(th_path(rel), "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		print_error("cannot read %s: %s\n", th_path(rel), strerror(errno));
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("no %s in %s", marker, rel);
+	return 0;
+}
+
+static char tmpdir[PATH_MAX];
+
+int th_tmpdir_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tacho-%s-XXXXXX", program_invocation_short_name);
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+int th_tmpdir_teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+	int st;
+	(void)state;
+
+	if (!tmpdir[0])
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	st = system(cmd);
+	tmpdir[0] = '\0';
+	return st == 0 ? 0 : -1;
+}
+
+const char *th_tmpdir(void)
+{
+	return tmpdir;
+}
+
+const char *th_tmp(const char *name)
+{
+	static char path[4][PATH_MAX + 256];
+	static unsigned k;
+	char *p = path[k++ % 4];
+
+	snprintf(p, sizeof(path[0]), "%s/%s", tmpdir, name);
+	return p;
+}

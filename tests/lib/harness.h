@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <cmocka.h>
 
+#ifndef ARRAY_SIZE   /* the same as lib/util/util.h's, for tests that do not include it */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Skips the current test and says why (libuv's RETURN_SKIP): the reason is printed as
  * "SKIP: <test>: <reason>", which scripts/run-tests.sh collects into its summary. */
 #define TEST_SKIP(...)                                                                  \
@@ -46,6 +50,26 @@ const char *th_build_dir(void);
  * ($TACHO_SHARED, else ../shared). The string is static storage, overwritten by the
  * next call. */
 const char *th_path(const char *rel);
+
+/* The absolute path of the helper program tests/progs/NAME of the build under test
+ * (th_build_dir(), made absolute with the current folder when it is relative: a program
+ * run with -p, or probed by the kernel, needs no folder to be resolved against). Static
+ * storage, one of four buffers in turn: the fourth call after overwrites it. */
+const char *th_prog(const char *name);
+
+/* The number of the first line of the repository file rel (as th_path) that contains
+ * marker: where a helper program's source marks the line a sample must land on. Fails
+ * the test when the file cannot be read or has no such line. */
+int th_source_line(const char *rel, const char *marker);
+
+/* A fresh folder for the files of a test (mkdtemp: /tmp/tacho-PROGRAM-XXXXXX), as a
+ * cmocka setup and teardown pair: the setup makes it, the teardown removes it with all
+ * it holds. th_tmpdir() is the folder; th_tmp(name) the path of name inside it, in
+ * static storage, one of four buffers in turn. */
+int th_tmpdir_setup(void **state);
+int th_tmpdir_teardown(void **state);
+const char *th_tmpdir(void);
+const char *th_tmp(const char *name);
 
 /* True if s contains needle; on false the test fails printing both. */
 #define assert_contains(s, needle) th_assert_contains((s), (needle), __FILE__, __LINE__)

@@ -460,3 +460,45 @@ void th_json_expect_str(const struct th_json *j, const char *path, const char *w
 		fail();
 	}
 }
+
+double th_json_num_or_fail(const struct th_json *j, const char *path, const char *file,
+			   int line)
+{
+	th_json_expect_type(j, path, TH_JSON_NUMBER, file, line);
+	return th_json_get(j, path)->number;
+}
+
+const char *th_json_str_or_fail(const struct th_json *j, const char *path, const char *file,
+				int line)
+{
+	th_json_expect_type(j, path, TH_JSON_STRING, file, line);
+	return th_json_get(j, path)->string;
+}
+
+const struct th_json *th_json_find(const struct th_json *j, const char *path,
+				   const char *member, const char *value)
+{
+	const struct th_json *a = th_json_get(j, path);
+
+	if (!a || a->type != TH_JSON_ARRAY)
+		return NULL;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct th_json *m = th_json_get(a->items[i], member);
+		if (m && m->type == TH_JSON_STRING && !strcmp(m->string, value))
+			return a->items[i];
+	}
+	return NULL;
+}
+
+const struct th_json *th_json_named_or_fail(const struct th_json *j, const char *path,
+					    const char *name, const char *file, int line)
+{
+	const struct th_json *e = th_json_find(j, path, "name", name);
+
+	if (!e) {
+		print_error("%s:%d: JSON \"%s\" has no entry named \"%s\"\n", file, line, path,
+			    name);
+		fail();
+	}
+	return e;
+}

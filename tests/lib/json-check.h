@@ -47,4 +47,25 @@ void th_json_expect_str(const struct th_json *j, const char *path, const char *v
 #define assert_json_int(j, path, v) th_json_expect_int((j), (path), (v), __FILE__, __LINE__)
 #define assert_json_str(j, path, v) th_json_expect_str((j), (path), (v), __FILE__, __LINE__)
 
+/* The number, or the string, at path; fails the test when it is missing or of another
+ * type. The string belongs to j. */
+double th_json_num_or_fail(const struct th_json *j, const char *path, const char *file,
+			   int line);
+const char *th_json_str_or_fail(const struct th_json *j, const char *path, const char *file,
+				int line);
+#define json_num(j, path) th_json_num_or_fail((j), (path), __FILE__, __LINE__)
+#define json_str(j, path) th_json_str_or_fail((j), (path), __FILE__, __LINE__)
+
+/* The first element of the array at path whose member `member` is the string value: a
+ * region of a regions report by its "name", a row of a report by its "symbol", a
+ * doctor's check by its "key". NULL when there is none, or path is not an array. */
+const struct th_json *th_json_find(const struct th_json *j, const char *path,
+				   const char *member, const char *value);
+/* The same for member "name", failing the test (naming path and name) when there is
+ * none: the entries of a regions report, "regions" or "detail". */
+const struct th_json *th_json_named_or_fail(const struct th_json *j, const char *path,
+					    const char *name, const char *file, int line);
+#define assert_json_named(j, path, name)                                                \
+	th_json_named_or_fail((j), (path), (name), __FILE__, __LINE__)
+
 #endif

@@ -305,13 +305,13 @@ static void test_parse_size(void **state)
 		{ "4KB", -TACHO_EPARSE, 0, 2 }, { "4T", -TACHO_EPARSE, 0, 2 },
 		{ "1.5M", -TACHO_EPARSE, 0, 2 }, { "12Q", -TACHO_EPARSE, 0, 3 },
 		{ "18446744073709551615", 0, UINT64_MAX, 0 },
-		{ "18446744073709551616", -TACHO_ERANGE, 0, 1 },
-		{ "17179869184G", -TACHO_ERANGE, 0, 1 },
+		{ "18446744073709551616", -TACHO_EOUTOFRANGE, 0, 1 },
+		{ "17179869184G", -TACHO_EOUTOFRANGE, 0, 1 },
 	};
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct tacho_diag d = { .column = 99 };
+		struct tacho_diag d = { .sz = sizeof(d), .column = 99 };
 		uint64_t v = 7;
 		int err = tc_parse_size(cases[i].s, &v, &d);
 

@@ -2,8 +2,10 @@
  * exact expectations: display family and model, vendor and brand, leaf 2 (0xFF, 0x40,
  * 0x49, bit 31, unknown bytes), leaf 4 and instance counts, AMD's legacy associativity
  * codes, maximum leaves, topology and hybrid kinds, leaf 0xA, AMD counters, the TSC
- * frequency and its source, the hypervisor, feature names. */
+ * frequency and its source, the hypervisor, feature names; and that the decoder's
+ * files call one way, down a tree. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +115,7 @@ static void test_signature(void **state)
 		struct leaf l[] = {
 			INTEL(1), { ALL, 1, 0, sigs[i].eax, 0, 0, 0 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 		if (sigs[i].amd)
 			l[0] = (struct leaf)AMD(1);
 		DECODE(l, 1, &info);
@@ -142,7 +144,7 @@ static void test_vendor_brand_hypervisor(void **state)
 		{ ALL, 0x80000003, 0, 0x00002020, 0, 0, 0 },
 		{ ALL, 0x80000004, 0, 0, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(l, 1, &info);
@@ -162,13 +164,61 @@ static void test_vendor_brand_hypervisor(void **state)
 	tacho_cpu_info_exit(NULL);
 }
 
+/* The description is sized: a newer caller's larger struct is decoded as far as this
+ * library knows and its own fields are left alone, by the decoder and by _exit; one
+ * below the first version is refused untouched, and so is the cross-check's. */
+static void test_sized(void **state)
+{
+	static const struct leaf l[] = {
+		{ ALL, 0, 0, 0xd, 0x756e6547, 0x6c65746e, 0x49656e69 },   /* GenuineIntel */
+		{ ALL, 1, 0, 0x000906ea, 0, 0x80000000, 0 },
+	};
+	struct tacho_cpuid_dump *d = build(2, l, ARRAY_SIZE(l));
+	struct {
+		struct tacho_cpu_info info;
+		uint64_t future;
+	} newer = { .info.sz = sizeof(newer), .future = 0xfade };
+	struct tacho_cpu_info small = { .sz = offsetof(struct tacho_cpu_info, notes_dropped),
+					.family = 77 };
+	struct tacho_cpu_crosscheck x = { .sz = offsetof(struct tacho_cpu_crosscheck, items) };
+	struct tacho_cpu_sysfs *sys = NULL;
+	(void)state;
+
+	assert_int_equal(tacho_cpu_decode(d, &newer.info), 0);
+	assert_int_equal(newer.info.sz, sizeof(newer));
+	assert_int_equal(newer.info.vendor, TACHO_VENDOR_INTEL);
+	assert_int_equal(newer.info.ncpus, 2);
+	assert_non_null(newer.info.cpus);
+	assert_int_equal(newer.future, 0xfade);
+	assert_true(tacho_cpu_has(&newer.info, "hypervisor"));
+	assert_false(tacho_cpu_has(&small, "hypervisor"));
+
+	assert_int_equal(tacho_cpu_decode(d, &small), -EINVAL);
+	assert_int_equal(small.family, 77);
+	tacho_cpu_info_exit(&small);           /* nothing decoded, nothing done */
+	assert_int_equal(small.family, 77);
+
+	assert_int_equal(tacho_cpu_sysfs_read(NULL, &sys), 0);
+	assert_int_equal(tacho_cpu_crosscheck(&newer.info, sys, &x), -EINVAL);
+	assert_null(x.items);
+	assert_int_equal(tacho_cpu_crosscheck(&small, sys, &x), -EINVAL);
+	tacho_cpu_sysfs_free(sys);
+
+	tacho_cpu_info_exit(&newer.info);
+	assert_int_equal(newer.info.sz, sizeof(newer));
+	assert_null(newer.info.cpus);
+	assert_int_equal(newer.info.ncpus, 0);
+	assert_int_equal(newer.future, 0xfade);
+	tacho_cpuid_dump_free(d);
+}
+
 static void test_unknown_vendor_and_empty(void **state)
 {
 	static const struct leaf l[] = {
 		{ ALL, 0, 0, 1, 0x41414141, 0x41414141, 0x41414141 },
 		{ ALL, 1, 0, 0x00000f00, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpuid_dump *d;
 	struct tacho_cpuid_regs r = { 0x80000000, 0, 0, 0 };
 	(void)state;
@@ -185,9 +235,9 @@ static void test_unknown_vendor_and_empty(void **state)
 	tc_cpuid_dump_add_cpu(d, 0);
 	tc_cpuid_dump_set(d, 0, 0x80000000, 0, &r);
 	assert_int_equal(tc_cpuid_dump_finish(d), 0);
-	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENOVALUE);
 	tacho_cpuid_dump_free(d);
-	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENOVALUE);
 }
 
 /* --- leaf 2 --- */
@@ -203,7 +253,7 @@ static void test_leaf2(void **state)
 		{ ALL, 1, 0, 0x00000f27, 0, 0, 0 },
 		{ ALL, 2, 0, 0x665b5001, 0x00000000, 0x8000220c, 0x007c7040 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	const struct tacho_cpu_cache *c;
 	(void)state;
@@ -245,7 +295,7 @@ static void test_leaf2_0x49(void **state)
 		INTEL(2), { ALL, 1, 0, 0x000006f6, 0, 0, 0 },
 		{ ALL, 2, 0, 0x00004901, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(xeon, 1, &info);
@@ -277,7 +327,7 @@ static void test_leaf2_ff_40_and_odd(void **state)
 		{ ALL, 0x80000000, 0, 0x80000006, 0, 0, 0 },
 		{ ALL, 0x80000006, 0, 0, 0, 0x02008040, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(ff, 1, &info);
@@ -319,7 +369,7 @@ static const struct leaf quad_ht[] = {
 
 static void test_leaf4_topology(void **state)
 {
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	const struct tacho_cpu_cache *c;
 	(void)state;
@@ -375,7 +425,7 @@ static void test_max_leaf(void **state)
 		{ ALL, 4, 0, 0x1c004121, 0x01c0003f, 0x0000003f, 0 },
 		{ ALL, 0xb, 0, 1, 2, 0x100, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	(void)state;
 
@@ -418,7 +468,7 @@ static void test_amd_legacy(void **state)
 			  0x00300040 | codes[i].code << 12 },
 			{ ALL, 0x80000008, 0, 0x3030, 0, 0x3003, 0 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 		const struct tacho_cpu_core_type *ct;
 		const struct tacho_cpu_cache *c;
 
@@ -470,7 +520,7 @@ static void test_amd_pmu(void **state)
 		/* a leaf 0xA must not be read on AMD (reserved there) */
 		{ ALL, 0xa, 0, 0x07300402, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(old, 1, &info);
@@ -513,7 +563,7 @@ static void test_leaf_a(void **state)
 		INTEL(0xa), { ALL, 1, 0, 0x000906ea, 0, 0, 0 },
 		{ ALL, 0xa, 0, 0, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(v4, 1, &info);
@@ -577,7 +627,7 @@ static void test_tsc(void **state)
 			{ ALL, 0x80000000, 0, 0x80000007, 0, 0, 0 },
 			{ ALL, 0x80000007, 0, 0, 0, 0, 1u << 8 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 
 		DECODE(l, 1, &info);
 		if (info.tsc.hz != tscs[i].hz || info.tsc.source != tscs[i].src ||
@@ -617,7 +667,7 @@ static void test_tlbs(void **state)
 		{ ALL, 0x80000006, 0, 0, 0x68000000, 0, 0 },
 		{ ALL, 0x80000019, 0, 0xf0400000, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	(void)state;
 
@@ -664,7 +714,7 @@ static void test_intel_80000006(void **state)
 		{ ALL, 0x80000000, 0, 0x80000006, 0, 0, 0 },
 		{ ALL, 0x80000006, 0, 0, 0, 0x10005040, 0 },          /* 4 MiB, code 5 */
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_cache *c;
 	(void)state;
 
@@ -707,7 +757,7 @@ static void test_hybrid(void **state)
 		{ 3, 0x1f, 0, 1, 1, 0x100, 10 }, { 3, 0x1f, 1, 7, 6, 0x201, 10 },
 		{ 4, 0x1f, 0, 1, 1, 0x100, 64 }, { 4, 0x1f, 1, 7, 6, 0x201, 64 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(l, 5, &info);
@@ -755,7 +805,7 @@ static void test_amd_kinds(void **state)
 		{ ALL, 0x80000021, 0, 0x00062fcf, 0, 0, 0 },
 		{ ALL, 0x80000026, 0, 0, 0x00000002, 0x00000100, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(strix, 3, &info);
@@ -787,7 +837,7 @@ static void test_features(void **state)
 		{ ALL, 0x80000000, 0, 0x80000001, 0, 0, 0 },
 		{ ALL, 0x80000001, 0, 0, 0, 1u << 5, 1u << 29 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	uint32_t leaf, sub;
 	unsigned bit;
 	char reg;
@@ -817,7 +867,7 @@ static void test_features(void **state)
 	assert_string_equal(tacho_cpu_feature_name((unsigned)i), "avx512f");
 	assert_null(tacho_cpu_feature_name(tacho_cpu_feature_count()));
 	assert_int_equal(tacho_cpu_feature_where(tacho_cpu_feature_count(), NULL, NULL, NULL,
-						 NULL), -TACHO_ERANGE);
+						 NULL), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tacho_cpu_feature_index("nonsense"), -ENOENT);
 	/* every name is unique, and every (leaf, subleaf, register, bit) too */
 	for (unsigned a = 0; a < tacho_cpu_feature_count(); a++)
@@ -852,6 +902,109 @@ static void test_names(void **state)
 	assert_string_equal(tacho_cpu_vendor_name((enum tacho_cpu_vendor)-1), "unknown");
 }
 
+/* The decoder's files call down a tree: decode.o drives the leaf decoders, which may
+ * call leaf2.o and info.o; nothing calls back up into decode.o, and the calls between
+ * the objects have no cycle. Read from the objects' symbols (nm), as the layering
+ * check reads the parts. */
+static const char *const decoder_objs[] = { "decode", "cache", "tlb", "topology", "leaf2",
+					    "features", "uarch", "pmu", "tsc", "info" };
+#define NOBJ (sizeof(decoder_objs) / sizeof(decoder_objs[0]))
+
+/* The global symbols of an object, defined (want_defined) or undefined, as one string
+ * of "\nNAME\n" lines. */
+static char *object_symbols(const char *obj, bool want_defined)
+{
+	char path[1024];
+	char *argv[] = { (char *)"nm", (char *)(want_defined ? "--defined-only" : "-u"),
+			 (char *)"-g", (char *)"-P", path, NULL };
+	struct th_run r;
+	struct tc_sb sb = TC_SB_INIT;
+
+	snprintf(path, sizeof(path), "%s/lib/cpu/%s.o", th_build_dir(), obj);
+	th_runv(&r, NULL, argv);
+	if (r.status != 0)
+		fail_msg("nm %s: exit %d: %s", path, r.status, r.err);
+	tc_sb_init(&sb);
+	tc_sb_addc(&sb, '\n');
+	for (char *line = r.out; line && *line;) {
+		char *eol = strchr(line, '\n');
+		size_t n = strcspn(line, " \n");
+		tc_sb_add(&sb, line, n);
+		tc_sb_addc(&sb, '\n');
+		line = eol ? eol + 1 : NULL;
+	}
+	th_run_free(&r);
+	assert_false(sb.oom);
+	return tc_sb_detach(&sb);
+}
+
+static bool uses(bool edge[NOBJ][NOBJ], size_t from, size_t to, bool *seen)
+{
+	if (from == to)
+		return true;
+	if (seen[from])
+		return false;
+	seen[from] = true;
+	for (size_t k = 0; k < NOBJ; k++)
+		if (edge[from][k] && uses(edge, k, to, seen))
+			return true;
+	return false;
+}
+
+static void test_decoder_is_a_tree(void **state)
+{
+	char *def[NOBJ], *und[NOBJ];
+	bool edge[NOBJ][NOBJ] = { { false } };
+	struct th_run r;
+	char *argv[] = { (char *)"nm", (char *)"--version", NULL };
+	(void)state;
+
+	th_runv(&r, NULL, argv);
+	if (r.status != 0) {
+		th_run_free(&r);
+		TEST_SKIP("no nm (binutils) to read the objects with");
+	}
+	th_run_free(&r);
+	for (size_t i = 0; i < NOBJ; i++) {
+		def[i] = object_symbols(decoder_objs[i], true);
+		und[i] = object_symbols(decoder_objs[i], false);
+	}
+	/* an edge i -> k for each symbol i uses that k defines */
+	for (size_t i = 0; i < NOBJ; i++) {
+		for (char *s = und[i] + 1; *s; s = strchr(s, '\n') + 1) {
+			size_t n = strcspn(s, "\n");
+			char want[256];
+			snprintf(want, sizeof(want), "\n%.*s\n", (int)n, s);
+			for (size_t k = 0; k < NOBJ; k++) {
+				if (k == i || !strstr(def[k], want))
+					continue;
+				if (k == 0)
+					fail_msg("%s.o uses %.*s of decode.o: the leaf decoders must not "
+						 "call back into their driver", decoder_objs[i], (int)n, s);
+				edge[i][k] = true;
+			}
+		}
+	}
+	/* decode.o drives them all, and no two call each other round in a circle */
+	for (size_t i = 1; i < NOBJ; i++)
+		for (size_t k = 1; k < NOBJ; k++) {
+			bool seen[NOBJ] = { false };
+			if (edge[i][k] && uses(edge, k, i, seen))
+				fail_msg("%s.o and %s.o call each other (a cycle)", decoder_objs[i],
+					 decoder_objs[k]);
+		}
+	for (size_t k = 0; k < NOBJ; k++)
+		if (strcmp(decoder_objs[k], "info") == 0)
+			for (size_t j = 0; j < NOBJ; j++)
+				if (edge[k][j])
+					fail_msg("info.o calls %s.o: it must stay below all", decoder_objs[j]);
+	assert_true(edge[0][1] && edge[0][2] && edge[0][3]);   /* decode -> cache, tlb, topology */
+	for (size_t i = 0; i < NOBJ; i++) {
+		free(def[i]);
+		free(und[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -873,6 +1026,8 @@ int main(void)
 		cmocka_unit_test(test_amd_kinds),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_sized),
+		cmocka_unit_test(test_decoder_is_a_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

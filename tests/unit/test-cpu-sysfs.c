@@ -1,5 +1,6 @@
 /* test-cpu-sysfs.c - the kernel's CPU view (lib/cpu/sysfs.c) on fake sysfs trees built
- * under /tmp, its /proc/cpuinfo parser, and the cross-check with CPUID. */
+ * under /tmp, and the cross-check with CPUID (crosscheck.c). The /proc/cpuinfo parser is util's
+ * (test-cpuinfo.c). */
 #include <errno.h>
 #include <ftw.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 #include "harness.h"
 #include "tacho.h"
-#include "cpu/sysfs.h"
+#include "util/util.h"
 
 /* --- fake trees --- */
 
@@ -131,30 +132,6 @@ static void build_hybrid_tree(void)
 	put_cache(2, 1, "2\n", "Unified\n", "2048K\n", "16\n", "2048\n", "2-3\n");
 	put("sys/devices/cpu_core/cpus", "0-1\n");
 	put("sys/devices/cpu_atom/cpus", "2-3\n");
-}
-
-/* --- the parsers --- */
-
-static void test_cpuinfo_field(void **state)
-{
-	const char *t = "processor\t: 0\nmodel name\t: Intel(R) Xeon(R)  \nflags\t\t: a b c\n\n"
-			"processor\t: 1\nbogus\t: 1\n";
-	char *v;
-	(void)state;
-
-	v = tc_cpuinfo_field(t, strlen(t), "model name");
-	assert_non_null(v);
-	assert_string_equal(v, "Intel(R) Xeon(R)");
-	free(v);
-	v = tc_cpuinfo_field(t, strlen(t), "flags");
-	assert_non_null(v);
-	assert_string_equal(v, "a b c");
-	free(v);
-	/* only the first processor's block counts */
-	assert_null(tc_cpuinfo_field(t, strlen(t), "bogus"));
-	assert_null(tc_cpuinfo_field(t, strlen(t), "model"));
-	assert_null(tc_cpuinfo_field("", 0, "flags"));
-	assert_null(tc_cpuinfo_field("flags", 5, "flags"));
 }
 
 /* --- the reader --- */
@@ -330,6 +307,7 @@ static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus,
 	struct tacho_cpu_core_type *ct = &info->core_types[0];
 
 	memset(info, 0, sizeof(*info));
+	info->sz = sizeof(*info);
 	info->ncpus = 2;
 	info->cpus = cpus;
 	for (unsigned i = 0; i < 2; i++) {
@@ -358,9 +336,9 @@ static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus,
 static void test_crosscheck_agrees(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -381,9 +359,9 @@ static void test_crosscheck_agrees(void **state)
 static void test_crosscheck_l3(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -405,9 +383,9 @@ static void test_crosscheck_l3(void **state)
 static void test_crosscheck_topology(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -437,15 +415,15 @@ static void test_crosscheck_topology(void **state)
 static void test_crosscheck_hybrid(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[4];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	struct tacho_cpu_core_type *p = &info.core_types[0], *e = &info.core_types[1];
 	(void)state;
 
 	build_hybrid_tree();
 	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	memset(cpus, 0, sizeof(cpus));
 	info.ncpus = 4;
 	info.cpus = cpus;
@@ -491,9 +469,9 @@ static void test_crosscheck_hybrid(void **state)
 static void test_crosscheck_pmu_features(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -551,7 +529,6 @@ static void test_crosscheck_pmu_features(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpuinfo_field),
 		cmocka_unit_test_setup_teardown(test_read_vm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_hybrid_old_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup, teardown),

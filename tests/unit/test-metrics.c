@@ -5,12 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "util/util.h"
 
-#define HW(c) { .type = PERF_TYPE_HARDWARE, .config = PERF_COUNT_HW_##c }
-#define SW(c) { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_##c }
-#define RAW(c) { .type = PERF_TYPE_RAW, .config = (c) }
+/* An input's attr is read by its size field, as the kernel reads one: these are
+ * full-size, as a caller built with this library's headers passes them. */
+#define ATTR(t, c) { .size = sizeof(struct perf_event_attr), .type = (t), .config = (c) }
+#define HWA(c) ATTR(PERF_TYPE_HARDWARE, PERF_COUNT_HW_##c)
+#define SWA(c) ATTR(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c)
+#define RAWA(c) ATTR(PERF_TYPE_RAW, (c))
+#define HW(c) (&(const struct perf_event_attr)HWA(c))
+#define SW(c) (&(const struct perf_event_attr)SWA(c))
 
 static const struct tacho_metric *find(const struct tacho_metric *m, size_t n, const char *name)
 {
@@ -55,7 +61,8 @@ static void test_table_metrics(void **state)
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 3e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 3e9, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "IPC"), 2.0));
 	assert_true(NEAR(get(m, n, "CPI"), 0.5));
 	assert_true(NEAR(get(m, n, "branch-miss ratio"), 1.0));
@@ -86,7 +93,8 @@ static void test_missing_inputs(void **state)
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "IPC"));
 	assert_null(find(m, n, "CPI"));
 	assert_null(find(m, n, "GHz"));
@@ -99,35 +107,40 @@ static void test_missing_inputs(void **state)
 	free(m);
 
 	/* with a wall time, rates fall back to it */
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 2e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 2e9, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "page-faults rate"), 500.0));
 	assert_string_equal(must(m, n, "page-faults rate")->expr, "page-faults / wall time");
 	assert_int_equal(must(m, n, "page-faults rate")->inputs[1], -1);
 	free(m);
 
 	/* nothing at all */
-	assert_int_equal(tacho_metrics_compute(NULL, 0, 1e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(NULL, 0, sizeof(struct tacho_metric_input), 1e9,
+					       &m, &n, sizeof(*m)), 0);
 	assert_int_equal(n, 0);
 	assert_null(m);
-	assert_int_equal(tacho_metrics_compute(NULL, 1, 1e9, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(NULL, 1, sizeof(struct tacho_metric_input), 1e9,
+					       &m, &n, sizeof(*m)), -EINVAL);
 }
 
 /* cycles:u with instructions:k is no IPC; cycles:u with instructions:u is. */
 static void test_rings(void **state)
 {
+	struct perf_event_attr a[] = { HWA(CPU_CYCLES), HWA(INSTRUCTIONS), HWA(INSTRUCTIONS) };
 	struct tacho_metric_input in[] = {
-		{ "cycles:u", HW(CPU_CYCLES), 100, true },
-		{ "instructions:k", HW(INSTRUCTIONS), 50, true },
-		{ "instructions:u", HW(INSTRUCTIONS), 300, true },
+		{ "cycles:u", &a[0], 100, true },
+		{ "instructions:k", &a[1], 50, true },
+		{ "instructions:u", &a[2], 300, true },
 	};
 	struct tacho_metric *m;
 	size_t n;
 	(void)state;
 
-	in[0].attr.exclude_kernel = 1;
-	in[1].attr.exclude_user = 1;
-	in[2].attr.exclude_kernel = 1;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	a[0].exclude_kernel = 1;
+	a[1].exclude_user = 1;
+	a[2].exclude_kernel = 1;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "IPC"), 3.0));
 	assert_string_equal(must(m, n, "IPC")->expr, "instructions:u / cycles:u");
 	free(m);
@@ -140,35 +153,141 @@ static void test_duration(void **state)
 {
 	/* event 0x48 umask 0x01 (L1D_PEND_MISS.PENDING on Intel): cmask=1 = 0x01000148,
 	 * cmask=1,edge = 0x01040148 */
+	struct perf_event_attr a[] = { RAWA(0x01000148), RAWA(0x01040148), RAWA(0x01040149) };
 	struct tacho_metric_input in[] = {
-		{ "l1d-pend-cycles", RAW(0x01000148), 12000, true },
-		{ "l1d-pend-starts", RAW(0x01040148), 400, true },
-		{ "other", RAW(0x01040149), 7, true },    /* another umask: not a partner */
+		{ "l1d-pend-cycles", &a[0], 12000, true },
+		{ "l1d-pend-starts", &a[1], 400, true },
+		{ "other", &a[2], 7, true },    /* another umask: not a partner */
 	};
 	struct tacho_metric *m;
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
 	assert_string_equal(must(m, n, "avg duration of l1d-pend-starts")->unit, "cycles");
 	free(m);
 
 	/* occurrences counted plainly (no cmask, no edge) serve too */
-	in[1].attr.config = 0x0148;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	a[1].config = 0x0148;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
 	free(m);
 
 	/* without occurrences, or with zero of them, no duration */
 	in[1].has_value = false;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
 	free(m);
 	in[1].has_value = true;
 	in[1].value = 0;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
+	free(m);
+}
+
+/* The attrs are read by their size field: an older caller's smaller attr (here the
+ * first published one, PERF_ATTR_SIZE_VER0) reads with the rest zero, whatever lies
+ * beyond it; a size of 0 or one this library's headers do not know is refused. An
+ * input without a value is ignored, attr and all. */
+static void test_attr_sizes(void **state)
+{
+	struct {
+		struct perf_event_attr a;
+		unsigned char beyond[64];
+	} c = { .a = HWA(CPU_CYCLES) }, i = { .a = HWA(INSTRUCTIONS) };
+	struct tacho_metric_input in[] = {
+		{ "cycles", &c.a, 100, true },
+		{ "instructions", &i.a, 300, true },
+	};
+	struct tacho_metric *m;
+	size_t n;
+	(void)state;
+
+	/* exclude_kernel sits in the flags word, inside VER0: a difference there splits
+	 * the rings; sample_regs_user lies beyond VER0 and must read as zero */
+	c.a.size = PERF_ATTR_SIZE_VER0;
+	c.a.sample_regs_user = ~0ull;
+	memset(c.beyond, 0xff, sizeof(c.beyond));
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
+	assert_true(NEAR(get(m, n, "IPC"), 3.0));
+	free(m);
+	c.a.exclude_kernel = 1;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
+	assert_null(find(m, n, "IPC"));
+	free(m);
+	c.a.exclude_kernel = 0;
+
+	c.a.size = 0;
+	m = (struct tacho_metric *)&c;   /* must be reset, not left */
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
+	assert_null(m);
+	c.a.size = PERF_ATTR_SIZE_VER0 + 4;   /* between two published sizes */
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
+	c.a.size = sizeof(struct perf_event_attr) + 8;   /* a newer header than ours */
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
+	/* without a value the attr is not read at all */
+	in[0].has_value = false;
+	in[0].attr = NULL;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
+	assert_null(find(m, n, "IPC"));
+	free(m);
+	in[1].attr = NULL;
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
+}
+
+/* Both arrays go with the caller's element size: inputs of a newer header's larger
+ * elements are read at their stride, and the metrics are laid out at the caller's
+ * stride, the fields it has and the library does not know left zero. */
+static void test_element_sizes(void **state)
+{
+	struct newer_input {
+		struct tacho_metric_input in;
+		double future;
+	} in[] = {
+		{ { "cycles", HW(CPU_CYCLES), 3e9, true }, -1 },
+		{ { "instructions", HW(INSTRUCTIONS), 6e9, true }, -1 },
+	};
+	struct newer_metric {
+		struct tacho_metric m;
+		double future;
+	} *m = NULL;
+	size_t n = 0;
+	bool ipc = false, cpi = false;
+	(void)state;
+
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2,
+					       offsetof(struct tacho_metric_input, has_value),
+					       0, (struct tacho_metric **)&m, &n,
+					       sizeof(*m)), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2, sizeof(in[0]), 0,
+					       (struct tacho_metric **)&m, &n,
+					       offsetof(struct tacho_metric, inputs)), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2, sizeof(in[0]), 0,
+					       (struct tacho_metric **)&m, &n, sizeof(*m)), 0);
+	assert_true(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(m[i].future == 0);
+		if (!strcmp(m[i].m.name, "IPC")) {
+			assert_true(NEAR(m[i].m.value, 2.0));
+			ipc = true;
+		} else if (!strcmp(m[i].m.name, "CPI")) {
+			assert_true(NEAR(m[i].m.value, 0.5));
+			cpi = true;
+		}
+	}
+	assert_true(ipc && cpi);
 	free(m);
 }
 
@@ -176,9 +295,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_metrics),
+		cmocka_unit_test(test_attr_sizes),
 		cmocka_unit_test(test_missing_inputs),
 		cmocka_unit_test(test_rings),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_element_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

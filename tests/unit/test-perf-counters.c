@@ -13,14 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
+#include "pages.h"
 #include "perf/perf.h"
+#include "perf/syscall.h"
 
 static volatile long watched;    /* the breakpoint target */
 
@@ -71,31 +74,70 @@ static int helper(int argc, char **argv)
 
 /* --- helpers --- */
 
+/* Specs point at their attrs: a pool that outlives every open of a test. */
+static struct perf_event_attr *new_attr(void)
+{
+	static struct perf_event_attr pool[32];
+	static unsigned next;
+	struct perf_event_attr *a = &pool[next++ % ARRAY_SIZE(pool)];
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	return a;
+}
+
 static struct tacho_counter_spec bp_spec(const char *name, volatile void *addr, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_BREAKPOINT;
-	s.attr.bp_type = HW_BREAKPOINT_W;
-	s.attr.bp_addr = (uintptr_t)addr;
-	s.attr.bp_len = HW_BREAKPOINT_LEN_8;
-	s.attr.exclude_kernel = 1;       /* ':u', the seeds' "count in CPL 3" */
-	s.group = group;
+	a->type = PERF_TYPE_BREAKPOINT;
+	a->bp_type = HW_BREAKPOINT_W;
+	a->bp_addr = (uintptr_t)addr;
+	a->bp_len = HW_BREAKPOINT_LEN_8;
+	a->exclude_kernel = 1;       /* ':u', the seeds' "count in CPL 3" */
 	return s;
 }
 
 static struct tacho_counter_spec sw_spec(const char *name, uint64_t config, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_SOFTWARE;
-	s.attr.config = config;
-	s.group = group;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = config;
 	return s;
+}
+
+/* The open hook that notes what the engine asks the kernel for, then asks it. */
+struct opens {
+	size_t n;
+	struct {
+		pid_t pid;
+		int cpu, group_fd, fd;
+		uint64_t read_format;
+		bool disabled, inherit, enable_on_exec;
+	} o[64];
+};
+
+static int note_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		     unsigned long flags)
+{
+	struct opens *r = arg;
+	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	if (r->n < ARRAY_SIZE(r->o)) {
+		r->o[r->n].pid = pid;
+		r->o[r->n].cpu = cpu;
+		r->o[r->n].group_fd = group_fd;
+		r->o[r->n].fd = fd < 0 ? -1 : (int)fd;
+		r->o[r->n].read_format = attr->read_format;
+		r->o[r->n].disabled = attr->disabled;
+		r->o[r->n].inherit = attr->inherit;
+		r->o[r->n].enable_on_exec = attr->enable_on_exec;
+	}
+	r->n++;
+	return fd < 0 ? -errno : (int)fd;
 }
 
 /* The id of a tracepoint from tracefs, or -1 (the caller skips). */
@@ -115,15 +157,13 @@ static long long tracepoint_id(const char *sys, const char *name)
 
 static struct tacho_counter_spec tp_spec(const char *name, long long id, int group)
 {
-	struct tacho_counter_spec s;
+	struct perf_event_attr *a = new_attr();
+	struct tacho_counter_spec s = { .name = name, .attr = a, .group = group };
 
-	memset(&s, 0, sizeof(s));
-	s.name = name;
-	s.attr.type = PERF_TYPE_TRACEPOINT;
-	s.attr.config = (uint64_t)id;
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)id;
 	/* not exclude_kernel: a tracepoint fires in the kernel, and with exclude_kernel
 	 * the kernel drops every hit (perf_tp_event_match) */
-	s.group = group;
 	return s;
 }
 
@@ -132,7 +172,7 @@ static struct tacho_counters *open_self(const struct tacho_counter_spec *s, size
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
 	struct tacho_counters *c = NULL;
 
-	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, n, sizeof(*s), &c), 0);
 	assert_non_null(c);
 	return c;
 }
@@ -164,10 +204,10 @@ static int count_child(const char *what, const char *arg, const struct tacho_cou
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
 					 .pid = tacho_child_pid(ch), .no_inherit = no_inherit };
-	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, n, sizeof(*s), &c), 0);
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
-	assert_int_equal(tacho_counters_read(c, out, n), 0);
+	assert_int_equal(tacho_counters_read(c, out, n, sizeof(*out)), 0);
 	tacho_counters_free(c);
 	tacho_child_free(ch);
 	return ex.status;
@@ -192,7 +232,7 @@ static void test_breakpoint_exact(void **state)
 			watched = i;
 		assert_int_equal(tacho_counters_disable(c), 0);
 		watched = -2;
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		if (ns[k] == 0) {
 			/* enabled, on a counter, and nothing happened: a true zero */
 			assert_int_equal(v.status, TACHO_COUNT_COUNTED);
@@ -206,7 +246,7 @@ static void test_breakpoint_exact(void **state)
 		watched = 5;
 		watched = 6;
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		assert_counted(&v, 2);
 		tacho_counters_free(c);
 	}
@@ -220,7 +260,7 @@ static void test_never_enabled_is_not_counted(void **state)
 	(void)state;
 
 	watched = 1;
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_int_equal(v.status, TACHO_COUNT_NOT_COUNTED);
 	assert_true(isnan(v.value));
 	assert_non_null(v.why);
@@ -228,19 +268,9 @@ static void test_never_enabled_is_not_counted(void **state)
 	tacho_counters_free(c);
 }
 
-/* ASan checks every store against its shadow memory, and the shadow of fresh pages is
- * fresh too: an instrumented loop would fault on the shadow as well. */
-__attribute__((no_sanitize_address, noinline))
-static void touch_pages(char *p, size_t n, size_t psz)
-{
-	for (size_t i = 0; i < n; i++)
-		((volatile char *)p)[i * psz] = 1;
-}
-
 static void test_page_faults_exact(void **state)
 {
 	static const size_t pages[] = { 1, 17, 256 };
-	long psz = sysconf(_SC_PAGESIZE);
 	(void)state;
 
 	for (size_t k = 0; k < ARRAY_SIZE(pages); k++) {
@@ -249,24 +279,65 @@ static void test_page_faults_exact(void **state)
 			sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0),
 			sw_spec("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 0),
 		};
-		char *p = mmap(NULL, n * (size_t)psz, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p = th_pages_map(n);
 		struct tacho_counters *c;
 		struct tacho_count v[2];
 
-		assert_true(p != MAP_FAILED);
-		/* one fault per page only with small pages: no transparent huge page */
-		assert_int_equal(madvise(p, n * (size_t)psz, MADV_NOHUGEPAGE), 0);
+		assert_non_null(p);
 		c = open_self(s, 2);
 		assert_int_equal(tacho_counters_enable(c), 0);
-		touch_pages(p, n, (size_t)psz);
+		th_pages_touch(p, n);
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, v, 2), 0);
+		assert_int_equal(tacho_counters_read(c, v, 2, sizeof(*v)), 0);
 		assert_counted(&v[0], n);
 		assert_counted(&v[1], n);
 		tacho_counters_free(c);
-		munmap(p, n * (size_t)psz);
+		th_pages_unmap(p, n);
 	}
+}
+
+/* Arrays go with the caller's element size: a program built against a newer header,
+ * whose elements have a field this library does not know, is read and written at its
+ * stride, its field left alone; an element smaller than the first version is refused. */
+static void test_element_sizes(void **state)
+{
+	enum { N = 19 };
+	struct newer_spec {
+		struct tacho_counter_spec s;
+		long future;
+	} specs[2] = {
+		{ sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0), -1 },
+		{ sw_spec("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 0), -1 },
+	};
+	struct newer_count {
+		struct tacho_count c;
+		uint64_t future;
+	} v[2] = { { .future = 0xfeed }, { .future = 0xbeef } };
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
+	struct tacho_counters *c = NULL;
+	char *p = th_pages_map(N);
+	(void)state;
+
+	assert_non_null(p);
+	assert_int_equal(tacho_counters_open(&o, &specs[0].s, 2,
+					     offsetof(struct tacho_counter_spec, group), &c),
+			 -EINVAL);
+	assert_null(c);
+	assert_int_equal(tacho_counters_open(&o, &specs[0].s, 2, sizeof(specs[0]), &c), 0);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	th_pages_touch(p, N);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	assert_int_equal(tacho_counters_read(c, &v[0].c, 2, offsetof(struct tacho_count, hint)),
+			 -EINVAL);
+	assert_int_equal(tacho_counters_read(c, &v[0].c, 2, sizeof(v[0])), 0);
+	assert_string_equal(v[0].c.name, "page-faults");
+	assert_string_equal(v[1].c.name, "minor-faults");
+	assert_counted(&v[0].c, N);
+	assert_counted(&v[1].c, N);
+	assert_int_equal(v[0].future, 0xfeed);
+	assert_int_equal(v[1].future, 0xbeef);
+	tacho_counters_free(c);
+	th_pages_unmap(p, N);
 }
 
 static void test_syscall_tracepoint_exact(void **state)
@@ -289,7 +360,7 @@ static void test_syscall_tracepoint_exact(void **state)
 	helper_writes(fd, 333);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	close(fd);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_counted(&v, 333);
 	tacho_counters_free(c);
 }
@@ -302,13 +373,28 @@ static void test_group_read_ids_in_order(void **state)
 		sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 7),
 		sw_spec("alone", PERF_COUNT_SW_PAGE_FAULTS, TACHO_GROUP_NONE),
 	};
-	struct tacho_counters *c = open_self(s, 4);
+	struct opens op = { 0 };
+	struct tacho_counters *c;
 	struct tacho_count v[4];
-	uint64_t buf[16], ids[3];
-	ssize_t r;
 	(void)state;
 
-	assert_true(tc_counters_group_read(c));
+	tc_perf_set_open_hook(note_open, &op);
+	c = open_self(s, 4);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* one group of three and one alone, every one read whole by one read(2) with
+	 * the ids that map the values back; leaders disabled, members enabled */
+	assert_int_equal(op.n, 4);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_true(op.o[0].disabled);
+	for (size_t i = 1; i < 3; i++) {
+		assert_int_equal(op.o[i].group_fd, op.o[0].fd);
+		assert_false(op.o[i].disabled);
+	}
+	assert_int_equal(op.o[3].group_fd, -1);
+	for (size_t i = 0; i < 4; i++)
+		assert_true(op.o[i].read_format ==
+			    (PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			     PERF_FORMAT_TOTAL_TIME_RUNNING));
 	assert_int_equal(tacho_counters_opened(c), 4);
 	assert_int_equal(tacho_counters_enable(c), 0);
 	for (int i = 0; i < 10; i++)
@@ -316,24 +402,7 @@ static void test_group_read_ids_in_order(void **state)
 	for (int i = 0; i < 20; i++)
 		b = i;
 	assert_int_equal(tacho_counters_disable(c), 0);
-
-	/* the raw group read: one read(2) of the leader returns every member, each with
-	 * the id the kernel gave its fd, in the order they joined */
-	for (size_t i = 0; i < 3; i++) {
-		int fd = tc_counters_fd(c, i, 0);
-		assert_true(fd >= 0);
-		assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ID, &ids[i]), 0);
-	}
-	r = read(tc_counters_fd(c, 0, 0), buf, sizeof(buf));
-	assert_int_equal(r, (3 + 2 * 3) * 8);
-	assert_int_equal(buf[0], 3);
-	assert_true(buf[1] > 0 && buf[2] == buf[1]);
-	for (size_t i = 0; i < 3; i++)
-		assert_true(buf[4 + 2 * i] == ids[i]);
-	assert_int_equal(buf[3], 10);
-	assert_int_equal(buf[5], 20);
-
-	assert_int_equal(tacho_counters_read(c, v, 4), 0);
+	assert_int_equal(tacho_counters_read(c, v, 4, sizeof(*v)), 0);
 	assert_string_equal(v[0].name, "a");
 	assert_counted(&v[0], 10);
 	assert_string_equal(v[1].name, "b");
@@ -361,7 +430,7 @@ static void test_fifth_breakpoint_enospc(void **state)
 		for (int j = 0; j <= i; j++)
 			w[i] = j;
 	assert_int_equal(tacho_counters_disable(c), 0);
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	for (int i = 0; i < 4; i++)
 		assert_counted(&v[i], (uint64_t)i + 1);
 	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
@@ -376,7 +445,7 @@ static void test_fifth_breakpoint_enospc(void **state)
 		s[i].group = 1;
 	c = open_self(s, 5);
 	assert_int_equal(tacho_counters_opened(c), 4);
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
 	assert_int_equal(v[4].err, -ENOSPC);
 	tacho_counters_free(c);
@@ -402,12 +471,18 @@ static void test_scale_arithmetic(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		double got = tacho_count_scale(cases[i].raw, cases[i].ena, cases[i].run);
+		double got = tc_count_scale(cases[i].raw, cases[i].ena, cases[i].run);
 		if (fabs(got - cases[i].want) > 1e-9 * fabs(cases[i].want))
 			fail_msg("case %zu: got %.17g want %.17g", i, got, cases[i].want);
 	}
-	assert_true(isnan(tacho_count_scale(5, 10, 0)));
-	assert_true(isnan(tacho_count_scale(0, 0, 0)));
+	/* the one rule: time running 0 is not counted and no number, whatever the count */
+	assert_true(isnan(tc_count_scale(5, 10, 0)));
+	assert_true(isnan(tc_count_scale(0, 0, 0)));
+	assert_int_equal(tc_count_status(10, 0), TACHO_COUNT_NOT_COUNTED);
+	assert_int_equal(tc_count_status(0, 0), TACHO_COUNT_NOT_COUNTED);
+	assert_int_equal(tc_count_status(10, 10), TACHO_COUNT_COUNTED);
+	assert_int_equal(tc_count_status(10, 20), TACHO_COUNT_COUNTED);
+	assert_int_equal(tc_count_status(10, 3), TACHO_COUNT_MULTIPLEXED);
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_COUNTED), "counted");
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_MULTIPLEXED), "multiplexed");
 	assert_string_equal(tacho_count_status_name(TACHO_COUNT_NOT_COUNTED), "not counted");
@@ -457,10 +532,10 @@ static void test_statuses_on_synthetic_reads(void **state)
 	for (int i = 0; i < 5; i++)
 		s[i] = sw_spec("e", PERF_COUNT_SW_DUMMY, TACHO_GROUP_NONE);
 	tc_perf_set_open_hook(fake_open, &f);
-	assert_int_equal(tacho_counters_open(&o, s, 5, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, 5, sizeof(*s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	/* the end-of-file of one pinned event must not fail the read of the others */
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	assert_int_equal(v[0].status, TACHO_COUNT_COUNTED);
 	assert_true(v[0].value == 1000 && v[0].coverage == 1.0);
 	assert_int_equal(v[1].status, TACHO_COUNT_MULTIPLEXED);
@@ -545,6 +620,9 @@ static void test_process_target_threads(void **state)
 	struct tacho_counter_spec s;
 	struct tacho_counters *c;
 	struct tacho_count v;
+	struct opens op = { 0 };
+	pid_t *tids;
+	size_t ntids;
 	pthread_t t;
 	(void)state;
 
@@ -554,16 +632,27 @@ static void test_process_target_threads(void **state)
 	writer_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	pthread_barrier_init(&bar, NULL, 2);
 	assert_int_equal(pthread_create(&t, NULL, writer_thread, NULL), 0);
-	/* the thread exists before the open, so /proc/self/task lists it */
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_true(tc_counters_nslots(c) >= 2);
+	/* the thread exists before the open, so /proc/self/task lists it: one open per
+	 * thread, on any CPU, following what each one creates */
+	assert_int_equal(tc_proc_threads(0, &tids, &ntids), 0);
+	assert_true(ntids >= 2);
+	tc_perf_set_open_hook(note_open, &op);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, ntids);
+	for (size_t i = 0; i < ntids; i++) {
+		assert_int_equal(op.o[i].pid, tids[i]);
+		assert_int_equal(op.o[i].cpu, -1);
+		assert_true(op.o[i].inherit);
+	}
+	free(tids);
 	pthread_barrier_wait(&bar);
 	assert_int_equal(tacho_counters_enable(c), 0);
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&bar);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	pthread_join(t, NULL);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_counted(&v, 57);
 	tacho_counters_free(c);
 	close(writer_fd);
@@ -577,6 +666,7 @@ static void test_cpu_target(void **state)
 	struct tacho_counter_spec s;
 	struct tacho_counters *c;
 	struct tacho_count v;
+	struct opens op = { 0 };
 	int *cpus, fd;
 	size_t ncpu;
 	(void)state;
@@ -585,10 +675,18 @@ static void test_cpu_target(void **state)
 		TEST_SKIP("tracefs has no syscalls/sys_enter_write");
 	s = tp_spec("syscalls:sys_enter_write", id, 0);
 	assert_int_equal(tc_online_cpus(&cpus, &ncpu), 0);
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_int_equal(tc_counters_nslots(c), ncpu);
+	tc_perf_set_open_hook(note_open, &op);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* every online CPU, every task on it, nothing to inherit */
+	assert_int_equal(op.n, ncpu);
+	for (size_t i = 0; i < ncpu; i++) {
+		assert_int_equal(op.o[i].pid, -1);
+		assert_int_equal(op.o[i].cpu, cpus[i]);
+		assert_false(op.o[i].inherit);
+	}
 	if (!tacho_counters_opened(c)) {
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		TEST_SKIP("this user may not count whole CPUs: %s", v.why);
 	}
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -596,7 +694,7 @@ static void test_cpu_target(void **state)
 	helper_writes(fd, 100);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	close(fd);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_int_equal(v.status, TACHO_COUNT_COUNTED);
 	/* every task on every CPU is counted: ours at least */
 	if (v.raw < 100)
@@ -604,10 +702,14 @@ static void test_cpu_target(void **state)
 	tacho_counters_free(c);
 
 	/* an explicit list of one CPU */
-	o.cpus = cpus;
+	o.cpus = cpus + ncpu - 1;
 	o.ncpus = 1;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
-	assert_int_equal(tc_counters_nslots(c), 1);
+	memset(&op, 0, sizeof(op));
+	tc_perf_set_open_hook(note_open, &op);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, 1);
+	assert_int_equal(op.o[0].cpu, cpus[ncpu - 1]);
 	tacho_counters_free(c);
 	free(cpus);
 }
@@ -618,46 +720,50 @@ static void test_open_evlist(void **state)
 	struct tacho_evlist *list;
 	struct tacho_counters *c;
 	struct tacho_count v[3];
-	struct tacho_diag d;
-	long psz = sysconf(_SC_PAGESIZE);
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct opens op = { 0 };
 	char *p;
-	uint64_t buf[16];
 	(void)state;
 
 	assert_int_equal(tacho_evlist_parse("page-faults,{minor-faults,major-faults}", &list,
 					    &d), 0);
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open_evlist(&o, list, NULL, &c), 0);
+	tc_perf_set_open_hook(NULL, NULL);
+	/* the user's {group}: major-faults joins minor-faults; the lone page-faults is a
+	 * group of one */
+	assert_int_equal(op.n, 3);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_int_equal(op.o[1].group_fd, -1);
+	assert_int_equal(op.o[2].group_fd, op.o[1].fd);
 	assert_int_equal(tacho_counters_count(c), 3);
-	p = mmap(NULL, 10 * (size_t)psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	assert_true(p != MAP_FAILED);
-	madvise(p, 10 * (size_t)psz, MADV_NOHUGEPAGE);
+	p = th_pages_map(10);
+	assert_non_null(p);
 	assert_int_equal(tacho_counters_enable(c), 0);
-	touch_pages(p, 10, (size_t)psz);
+	th_pages_touch(p, 10);
 	assert_int_equal(tacho_counters_disable(c), 0);
-	assert_int_equal(tacho_counters_read(c, v, 3), 0);
+	assert_int_equal(tacho_counters_read(c, v, 3, sizeof(*v)), 0);
 	assert_string_equal(v[0].name, "page-faults");
 	assert_string_equal(v[1].name, "minor-faults");
 	assert_string_equal(v[2].name, "major-faults");
 	assert_counted(&v[0], 10);
 	assert_counted(&v[1], 10);
 	assert_counted(&v[2], 0);
-	/* the user's {group}: one read of minor-faults' fd returns both members; the lone
-	 * page-faults is a group of one */
-	assert_int_equal(read(tc_counters_fd(c, 1, 0), buf, sizeof(buf)), (3 + 4) * 8);
-	assert_int_equal(buf[0], 2);
-	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 2) * 8);
-	assert_int_equal(buf[0], 1);
 	tacho_counters_free(c);
 
-	/* the caller's grouping instead: all three in one group */
+	/* the caller's grouping instead: all three in one group, led by page-faults */
 	int groups[3] = { 4, 4, 4 };
+	memset(&op, 0, sizeof(op));
+	tc_perf_set_open_hook(note_open, &op);
 	assert_int_equal(tacho_counters_open_evlist(&o, list, groups, &c), 0);
-	assert_int_equal(read(tc_counters_fd(c, 0, 0), buf, sizeof(buf)), (3 + 6) * 8);
-	assert_int_equal(buf[0], 3);
+	tc_perf_set_open_hook(NULL, NULL);
+	assert_int_equal(op.n, 3);
+	assert_int_equal(op.o[0].group_fd, -1);
+	assert_int_equal(op.o[1].group_fd, op.o[0].fd);
+	assert_int_equal(op.o[2].group_fd, op.o[0].fd);
 	tacho_counters_free(c);
 	tacho_evlist_free(list);
-	munmap(p, 10 * (size_t)psz);
+	th_pages_unmap(p, 10);
 	assert_int_equal(tacho_counters_open_evlist(&o, NULL, NULL, &c), -EINVAL);
 }
 
@@ -681,11 +787,11 @@ static int emfile_child(void)
 	rl.rlim_cur = (rlim_t)fd + 3;         /* room for three events */
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return 11;
-	if (tacho_counters_open(&o, s, 8, &c))
+	if (tacho_counters_open(&o, s, 8, sizeof(*s), &c))
 		return 12;
 	if (tacho_counters_opened(c) != 3)
 		return 13;
-	if (tacho_counters_read(c, v, 8))
+	if (tacho_counters_read(c, v, 8, sizeof(*v)))
 		return 14;
 	snprintf(want, sizeof(want), "the limit is %d", fd + 3);
 	for (int i = 0; i < 8; i++) {
@@ -726,22 +832,22 @@ static void test_bad_targets(void **state)
 	int bad_cpu = -3;
 	(void)state;
 
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -ESRCH);
 	assert_null(c);
 	o.target = TACHO_TARGET_THREAD;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -ESRCH);
 	o.target = TACHO_TARGET_CHILD;
 	o.pid = 0;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.target = TACHO_TARGET_CPUS;
 	o.cpus = &bad_cpu;
 	o.ncpus = 1;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.target = (enum tacho_target)99;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.sz = 0;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
-	assert_int_equal(tacho_counters_open(NULL, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(NULL, &s, 1, sizeof(s), &c), -EINVAL);
 	tacho_counters_free(NULL);
 	assert_int_equal(tacho_counters_enable(NULL), -EINVAL);
 }
@@ -752,6 +858,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_breakpoint_exact),
 		cmocka_unit_test(test_never_enabled_is_not_counted),
 		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_element_sizes),
 		cmocka_unit_test(test_syscall_tracepoint_exact),
 		cmocka_unit_test(test_group_read_ids_in_order),
 		cmocka_unit_test(test_fifth_breakpoint_enospc),

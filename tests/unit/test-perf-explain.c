@@ -11,6 +11,7 @@
 
 #include "harness.h"
 #include "perf/perf.h"
+#include "perf/syscall.h"
 
 enum { VM_USER, VM_ROOT, METAL_USER, METAL_ROOT, P3_USER, P1_USER, PERFMON_ONLY, NENV };
 
@@ -41,6 +42,7 @@ static struct perf_event_attr attr_of(int kind)
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);   /* what the public entry points read it by */
 	switch (kind) {
 	case HW: a.type = PERF_TYPE_HARDWARE; a.config = PERF_COUNT_HW_CPU_CYCLES; break;
 	case CACHE: a.type = PERF_TYPE_HW_CACHE; a.config = 0x10000; break;
@@ -72,6 +74,7 @@ static const struct {
 	unsigned flags;      /* TC_EXPLAIN_* | EK | SP | PIP */
 	const char *want[3];
 	const char *deny;    /* a hint the sentence must not give */
+	enum tacho_hint hint; /* where it sends its reader (the CLI words it) */
 } cases[] = {
 	/* EACCES: what the paranoid level allows this user */
 	{ __LINE__, VM_USER, EACCES, HW, 0, { "perf_event_paranoid is 2", "user space only",
@@ -102,24 +105,32 @@ static const struct {
 	{ __LINE__, VM_ROOT, EPERM, SW, 0, { "does not permit", "audit log" } },
 	/* ENOENT: no PMU in a VM, none on bare metal, an event the CPU lacks */
 	{ __LINE__, VM_USER, ENOENT, HW, 0, { "this virtual machine has no hardware PMU",
-					      "pmu=on", "tacho doctor" } },
-	{ __LINE__, VM_USER, ENOENT, CACHE, 0, { "this virtual machine has no hardware PMU" } },
-	{ __LINE__, VM_USER, ENOENT, RAW, 0, { "this virtual machine has no hardware PMU" } },
+					      "pmu=on')" }, NULL, TACHO_HINT_MACHINE },
+	{ __LINE__, VM_USER, ENOENT, CACHE, 0, { "this virtual machine has no hardware PMU" },
+	  NULL, TACHO_HINT_MACHINE },
+	{ __LINE__, VM_USER, ENOENT, RAW, 0, { "this virtual machine has no hardware PMU" }, NULL,
+	  TACHO_HINT_MACHINE },
 	{ __LINE__, METAL_USER, ENOENT, CORE_DYN, 0, { "this CPU does not have this event",
-						       "('cpu')", "tacho list" } },
-	{ __LINE__, METAL_USER, ENOENT, RAW, 0, { "this CPU does not have this event" } },
+						       "('cpu')", "name an event of this CPU" },
+	  NULL, TACHO_HINT_EVENTS },
+	{ __LINE__, METAL_USER, ENOENT, RAW, 0, { "this CPU does not have this event" }, NULL,
+	  TACHO_HINT_EVENTS },
 	{ __LINE__, METAL_ROOT, ENOENT, HW, 0, { "PMU ('cpu_core') has no counter for this "
-						 "generic event" } },
-	{ __LINE__, METAL_ROOT, ENOENT, CACHE, 0, { "no counter for this generic event" } },
-	{ __LINE__, VM_ROOT, ENOENT, SW, 0, { "does not know software event 2" } },
-	{ __LINE__, VM_ROOT, ENOENT, TP, 0, { "no tracepoint with id 840" } },
+						 "generic event" }, NULL, TACHO_HINT_EVENTS },
+	{ __LINE__, METAL_ROOT, ENOENT, CACHE, 0, { "no counter for this generic event" }, NULL,
+	  TACHO_HINT_EVENTS },
+	{ __LINE__, VM_ROOT, ENOENT, SW, 0, { "does not know software event 2" }, NULL,
+	  TACHO_HINT_EVENTS },
+	{ __LINE__, VM_ROOT, ENOENT, TP, 0, { "no tracepoint with id 840" }, NULL,
+	  TACHO_HINT_EVENTS },
 	{ __LINE__, METAL_USER, ENOENT, TP, 0, { "tracefs is not mounted",
 						 "mount -t tracefs" } },
 	{ __LINE__, VM_ROOT, ENOENT, BP, 0, { "CONFIG_HAVE_HW_BREAKPOINT" } },
 	{ __LINE__, VM_ROOT, ENOENT, MSR, 0, { "the PMU 'msr' does not have this event",
 					       "/sys/bus/event_source/devices/msr/events" } },
 	/* EOPNOTSUPP */
-	{ __LINE__, VM_USER, EOPNOTSUPP, HW, 0, { "this virtual machine has no hardware PMU" } },
+	{ __LINE__, VM_USER, EOPNOTSUPP, HW, 0, { "this virtual machine has no hardware PMU" },
+	  NULL, TACHO_HINT_MACHINE },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, HW, PIP | SP, { "this precise level (':p')" } },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, RAW, SP, { "sampling on this event" } },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, HW, EK, { "filtering by privilege level" } },
@@ -132,16 +143,18 @@ static const struct {
 	{ __LINE__, VM_ROOT, EOPNOTSUPP, TP, 0, { "this tracepoint event does not support" } },
 	/* EINVAL */
 	{ __LINE__, METAL_ROOT, EINVAL, HW, TC_EXPLAIN_GROUP_MEMBER, { "the group does not fit",
-								     "split the group" } },
+								     "(split the group)" },
+	  NULL, TACHO_HINT_SCHEDULE },
 	/* AnyThread: EINVAL where deprecated (Ice Lake on), EACCES above paranoid 0 */
 	{ __LINE__, METAL_ROOT, EINVAL, ANY, 0, { "refused the 'any' bit", "CPUID leaf 0xA" } },
 	{ __LINE__, METAL_USER, EACCES, ANY, EK, { "the 'any' bit", "perf_event_paranoid 0",
 						   "it is 2 here" } },
 	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP, { "a precise level (':p') is for sampling only",
 						   "drop the 'p'" } },
-	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP | SP, { "the PMU rejected this encoding" } },
+	{ __LINE__, METAL_ROOT, EINVAL, HW, PIP | SP, { "the PMU rejected this encoding" }, NULL,
+	  TACHO_HINT_EVENTS },
 	{ __LINE__, METAL_ROOT, EINVAL, RAW, 0, { "the PMU rejected this encoding",
-						  "counter mask" } },
+						  "counter mask" }, NULL, TACHO_HINT_EVENTS },
 	{ __LINE__, VM_ROOT, EINVAL, BP, 0, { "the breakpoint is malformed", "1, 2, 4 or 8" } },
 	{ __LINE__, VM_ROOT, EINVAL, TP, 0, { "rejected this tracepoint (id 840)" } },
 	{ __LINE__, VM_ROOT, EINVAL, SW, 0, { "rejected an option of this software event",
@@ -178,6 +191,7 @@ static const struct {
 static void test_sentences(void **state)
 {
 	char buf[1024];
+	enum tacho_hint hint;
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -191,7 +205,13 @@ static void test_sentences(void **state)
 			a.precise_ip = 2;
 		tc_perf_explain(&envs[cases[i].env], -cases[i].err, &a, pmu_of(cases[i].kind),
 				fl & (TC_EXPLAIN_CPU_WIDE | TC_EXPLAIN_GROUP_MEMBER), buf,
-				sizeof(buf));
+				sizeof(buf), &hint);
+		/* where to look next is data: the sentence names no command */
+		if (hint != cases[i].hint)
+			fail_msg("case at line %d: hint %d, want %d (\"%s\")", cases[i].line,
+				 (int)hint, (int)cases[i].hint, buf);
+		if (strstr(buf, "tacho "))
+			fail_msg("case at line %d: names a command: \"%s\"", cases[i].line, buf);
 		for (size_t k = 0; k < ARRAY_SIZE(cases[i].want) && cases[i].want[k]; k++)
 			if (!strstr(buf, cases[i].want[k]))
 				fail_msg("case at line %d: \"%s\" lacks \"%s\"", cases[i].line, buf,
@@ -206,7 +226,7 @@ static void test_sentences(void **state)
 		char buf2[1024];
 		tc_perf_explain(&envs[cases[i].env], cases[i].err, &a, pmu_of(cases[i].kind),
 				fl & (TC_EXPLAIN_CPU_WIDE | TC_EXPLAIN_GROUP_MEMBER), buf2,
-				sizeof(buf2));
+				sizeof(buf2), NULL);
 		assert_string_equal(buf, buf2);
 	}
 }
@@ -227,7 +247,7 @@ static void test_never_merged(void **state)
 			struct perf_event_attr a = attr_of(kind);
 			for (size_t e = 0; e < ARRAY_SIZE(all_errnos); e++)
 				tc_perf_explain(&envs[env], -all_errnos[e], &a, pmu_of(kind), 0,
-						s[e], sizeof(s[e]));
+						s[e], sizeof(s[e]), NULL);
 			for (size_t x = 0; x < ARRAY_SIZE(all_errnos); x++) {
 				assert_true(strlen(s[x]) > 20);
 				assert_null(strstr(s[x], "not supported"));
@@ -254,13 +274,15 @@ static void test_truncation(void **state)
 	(void)state;
 
 	memset(small, 'Z', sizeof(small));
-	tc_perf_explain(&envs[VM_ROOT], -ENOSPC, &a, NULL, 0, small, sizeof(small));
+	tc_perf_explain(&envs[VM_ROOT], -ENOSPC, &a, NULL, 0, small, sizeof(small), NULL);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_true(tc_starts_with("all hardware breakpoint", small));
 	/* size 0 writes nothing */
 	small[0] = 'Q';
-	tc_perf_explain(&envs[VM_ROOT], -ENOSPC, &a, NULL, 0, small, 0);
+	enum tacho_hint hint = TACHO_HINT_EVENTS;
+	tc_perf_explain(&envs[VM_ROOT], -ENOSPC, &a, NULL, 0, small, 0, &hint);
 	assert_int_equal(small[0], 'Q');
+	assert_int_equal(hint, TACHO_HINT_NONE);
 }
 
 static const char *const paranoid_want[] = {
@@ -323,8 +345,10 @@ static void test_hook_every_errno_every_type(void **state)
 			continue;  /* dynamic type numbers differ per machine */
 		for (size_t e = 0; e < ARRAY_SIZE(all_errnos); e++) {
 			struct inject in = { all_errnos[e], 0 };
-			struct tacho_counter_spec s = { .name = "ev", .attr = attr_of(kind),
+			struct perf_event_attr a = attr_of(kind);
+			struct tacho_counter_spec s = { .name = "ev", .attr = &a,
 							.group = TACHO_GROUP_NONE };
+			enum tacho_hint hint;
 			struct tacho_counters_opts o = { .sz = sizeof(o),
 							 .target = TACHO_TARGET_THREAD };
 			struct tacho_counters *c;
@@ -332,24 +356,27 @@ static void test_hook_every_errno_every_type(void **state)
 			char want[1024];
 
 			tc_perf_set_open_hook(inject_open, &in);
-			assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+			assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 			tc_perf_set_open_hook(NULL, NULL);
 			assert_true(in.calls >= 1);
 			assert_int_equal(tacho_counters_opened(c), 0);
-			assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+			assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 			assert_int_equal(v.status, TACHO_COUNT_NOT_SUPPORTED);
 			assert_int_equal(v.err, -all_errnos[e]);
 			assert_true(isnan(v.value));
 			assert_non_null(v.why);
 			/* the engine explains with the attr it really passed (read_format,
 			 * disabled, inherit set): those fields do not change the sentence */
-			tc_perf_explain(&env, -all_errnos[e], &s.attr, NULL, 0, want, sizeof(want));
+			tc_perf_explain(&env, -all_errnos[e], &a, NULL, 0, want, sizeof(want), &hint);
 			if (strcmp(v.why, want))
 				fail_msg("kind %d %s: engine says \"%s\", explainer \"%s\"", kind,
 					 tacho_err_name(-all_errnos[e]), v.why, want);
-			/* and the public explainer says the same */
-			tacho_counters_explain(-all_errnos[e], &s.attr, want, sizeof(want));
+			assert_int_equal(v.hint, hint);
+			/* and the public perf strerror says the same */
+			hint = TACHO_HINT_COUNT;
+			tacho_perf_strerror(-all_errnos[e], &a, want, sizeof(want), &hint);
 			assert_string_equal(v.why, want);
+			assert_int_equal(v.hint, hint);
 			tacho_counters_free(c);
 		}
 	}
@@ -378,30 +405,35 @@ static int member_fail_open(void *arg, struct perf_event_attr *attr, pid_t pid, 
 static void test_hook_group_member(void **state)
 {
 	struct member_fail m = { 0 };
+	struct perf_event_attr a = attr_of(RAW);
 	struct tacho_counter_spec s[2] = {
-		{ .name = "lead", .attr = attr_of(RAW), .group = 0 },
-		{ .name = "member", .attr = attr_of(RAW), .group = 0 },
+		{ .name = "lead", .attr = &a, .group = 0 },
+		{ .name = "member", .attr = &a, .group = 0 },
 	};
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
 	struct tacho_counters *c;
 	struct tacho_count v[2];
-	struct tc_perf_env env;
 	(void)state;
 
-	tc_perf_env_probe(&env);
 	tc_perf_set_open_hook(member_fail_open, &m);
-	assert_int_equal(tacho_counters_open(&o, s, 2, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, 2, sizeof(*s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	assert_int_equal(tacho_counters_opened(c), 1);
-	/* no read: the fake leader is not a perf fd */
-	(void)v;
+	/* the fake leader reads end-of-file, as a pinned group in error state does: no
+	 * value for it; the member is explained as a member, with its hint */
+	assert_int_equal(tacho_counters_read(c, v, 2, sizeof(*v)), 0);
+	assert_int_equal(v[0].status, TACHO_COUNT_NOT_COUNTED);
+	assert_int_equal(v[1].status, TACHO_COUNT_NOT_SUPPORTED);
+	assert_int_equal(v[1].err, -EINVAL);
+	assert_contains(v[1].why, "the group does not fit");
+	assert_int_equal(v[1].hint, TACHO_HINT_SCHEDULE);
 	tacho_counters_free(c);
-	if (!env.core_pmu[0]) {
-		/* the sentence for a group member of a core-PMU event */
+	/* the public strerror knows no group: the same errno reads another way */
+	{
 		char buf[512];
-		tc_perf_explain(&env, -EINVAL, &s[1].attr, NULL, TC_EXPLAIN_GROUP_MEMBER, buf,
-				sizeof(buf));
-		assert_contains(buf, "the group does not fit");
+		enum tacho_hint hint;
+		tacho_perf_strerror(-EINVAL, &a, buf, sizeof(buf), &hint);
+		assert_null(strstr(buf, "the group does not fit"));
 	}
 }
 

@@ -6,14 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "pages.h"
 #include "tacho.h"
-#include "util/util.h"
 
 static char out_path[256];
 static volatile uint64_t watched __attribute__((aligned(8)));
@@ -27,20 +26,6 @@ static void count_log(void *arg, enum tacho_log_level level, const char *msg)
 		log_calls++;
 }
 
-/* Not instrumented by ASan: its shadow checks would fault on shadow pages too. */
-__attribute__((no_sanitize("address"))) static void fault_n(unsigned n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, (size_t)psz * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-	if (p == MAP_FAILED)
-		_exit(99);
-	madvise(p, (size_t)psz * n, MADV_NOHUGEPAGE);
-	for (unsigned i = 0; i < n; i++)
-		((volatile char *)p)[(size_t)i * psz] = 1;
-	munmap(p, (size_t)psz * n);
-}
-
 /* The child's program: three calls of "work", each faulting on 5 pages, and one
  * empty region; with a log callback when asked. */
 static void child_program(bool with_log)
@@ -50,7 +35,8 @@ static void child_program(bool with_log)
 	for (int i = 0; i < 3; i++) {
 		if (tacho_region_begin("work"))
 			_exit(98);
-		fault_n(5);
+		if (th_fault_pages(5))
+			_exit(99);
 		if (tacho_region_end("work"))
 			_exit(97);
 	}
@@ -160,21 +146,6 @@ static void test_time_only_table_on_stderr(void **state)
 	result_free(&r);
 }
 
-/* The entry of the report's "regions" called name. */
-static const struct th_json *json_region(const struct th_json *doc, const char *name)
-{
-	const struct th_json *a = th_json_get(doc, "regions");
-
-	assert_non_null(a);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct th_json *n = th_json_get(a->items[i], "name");
-		if (n && n->type == TH_JSON_STRING && !strcmp(n->string, name))
-			return a->items[i];
-	}
-	fail_msg("regions: no entry named %s", name);
-	return NULL;
-}
-
 static void test_json_exact(void **state)
 {
 	struct result r;
@@ -185,11 +156,11 @@ static void test_json_exact(void **state)
 	assert_non_null(r.file);
 	struct th_json *doc = assert_json(r.file);
 	assert_json_int(doc, "version", 1);
-	const struct th_json *work = json_region(doc, "work");
+	const struct th_json *work = assert_json_named(doc, "regions", "work");
 	assert_json_int(work, "calls", 3);
 	assert_json_int(work, "events.page-faults", 15);
 	/* the empty region reads exactly 0 after the subtraction */
-	assert_json_int(json_region(doc, "nothing"), "events.page-faults", 0);
+	assert_json_int(assert_json_named(doc, "regions", "nothing"), "events.page-faults", 0);
 	th_json_free(doc);
 	/* nothing to tell the person running it */
 	assert_string_equal(r.err, "");
@@ -210,8 +181,9 @@ static void test_breakpoint_from_env(void **state)
 		TEST_SKIP("no hardware breakpoints here: %s", r.err);
 	snprintf(want, sizeof(want), "mem:%p/8:w", (void *)&watched);
 	struct th_json *doc = assert_json(r.file);
-	assert_json_int(th_json_get(json_region(doc, "stores"), "events"), want, 123);
-	assert_json_int(th_json_get(json_region(doc, "work"), "events"), want, 0);
+	assert_json_int(th_json_get(assert_json_named(doc, "regions", "stores"), "events"), want,
+			123);
+	assert_json_int(th_json_get(assert_json_named(doc, "regions", "work"), "events"), want, 0);
 	th_json_free(doc);
 	result_free(&r);
 }

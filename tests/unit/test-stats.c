@@ -1,5 +1,6 @@
 /* test-stats.c - descriptive statistics: known values, edge cases (n = 0, 1, mean 0),
- * numerical stability, u64 inputs beyond 2^32. */
+ * the one percentile (double and u64, NaN), numerical stability, u64 inputs beyond
+ * 2^32. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -54,6 +55,63 @@ static void test_percentile(void **state)
 	assert_true(tc_stats_percentile(v, 1, 73) == 5);
 	/* even count: median is the mean of the middle two */
 	assert_true(NEAR(tc_stats_percentile(v, 4, 50), 3.0));   /* 1 2 4 5 */
+}
+
+/* The edges every caller of the one percentile meets: no values, one, an even count,
+ * NaN in the data (the result is NaN, wherever the NaN was), NaN as p. */
+static void test_percentile_edges(void **state)
+{
+	const double one = 7, pair[] = { 10, 20 }, four[] = { 4, 1, 3, 2 };
+	const double nan_first[] = { NAN, 1, 2 }, nan_mid[] = { 3, NAN, 1, 2 };
+	double sorted[4];
+	(void)state;
+
+	assert_true(isnan(tc_stats_percentile(NULL, 0, 50)));
+	assert_true(isnan(tc_stats_percentile_sorted(NULL, 0, 0)));
+	for (double p = 0; p <= 100; p += 12.5)
+		assert_true(tc_stats_percentile(&one, 1, p) == 7);
+	assert_true(tc_stats_percentile(pair, 2, 50) == 15);
+	assert_true(tc_stats_percentile(pair, 2, 25) == 12.5);
+	assert_true(tc_stats_percentile(four, 4, 50) == 2.5);   /* mean of the middle two */
+	assert_true(isnan(tc_stats_percentile(four, 4, NAN)));
+	assert_true(isnan(tc_stats_percentile(nan_first, 3, 0)));
+	assert_true(isnan(tc_stats_percentile(nan_mid, 4, 50)));
+	assert_true(isnan(tc_stats_percentile(nan_mid, 4, 100)));
+	assert_true(isnan(tc_stats_mode(nan_mid, 4, 0)));
+	/* the sort orders NaN last, numbers ascending before it */
+	memcpy(sorted, nan_mid, sizeof(sorted));
+	tc_stats_sort(sorted, 4);
+	assert_true(sorted[0] == 1 && sorted[1] == 2 && sorted[2] == 3 && isnan(sorted[3]));
+	/* the caller's array is left as it was */
+	assert_true(four[0] == 4 && four[3] == 2);
+}
+
+/* The u64 variant: the same definition, exact for ticks and counts beyond 2^32, and
+ * two neighbours beyond 2^53 keep their distance (their integer difference). */
+static void test_percentile_u64(void **state)
+{
+	uint64_t v[] = { 9, 1, 5, 3, 7 };
+	const uint64_t even[] = { 6, 2, 4, 8 };
+	const uint64_t big[] = { (1ull << 60) + 2, 1ull << 60 };
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pct_cases); i++) {
+		/* pct_cases are for 1..5; scale to 1,3,5,7,9 */
+		double got = tc_stats_percentile_u64(v, 5, pct_cases[i].p);
+		if (!NEAR(got, 2 * pct_cases[i].want - 1))
+			fail_msg("u64 case %zu (p=%g): got %g", i, pct_cases[i].p, got);
+	}
+	assert_true(v[0] == 9);   /* a copy was sorted */
+	assert_true(tc_stats_percentile_u64(even, 4, 50) == 5);
+	assert_true(isnan(tc_stats_percentile_u64(NULL, 0, 50)));
+	assert_true(isnan(tc_stats_percentile_u64(even, 4, NAN)));
+	assert_true(tc_stats_percentile_u64(even, 1, 50) == 6);
+	assert_true(tc_stats_percentile_u64(big, 2, 50) == (double)(1ull << 60) + 1);
+	tc_stats_sort_u64(v, 5);
+	assert_true(v[0] == 1 && v[1] == 3 && v[2] == 5 && v[3] == 7 && v[4] == 9);
+	assert_true(tc_stats_percentile_sorted_u64(v, 5, 50) == 5);
+	assert_true(tc_stats_percentile_sorted_u64(v, 5, 100) == 9);
+	assert_true(tc_stats_percentile_sorted_u64(v, 5, -1) == 1);
 }
 
 static void test_mode(void **state)
@@ -168,6 +226,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_percentile_edges),
+		cmocka_unit_test(test_percentile_u64),
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_edge_counts),
 		cmocka_unit_test(test_bad_values),

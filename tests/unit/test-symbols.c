@@ -108,22 +108,6 @@ static void test_prev_insn(void **state)
 	assert_int_equal(tc_x86_prev_insn(code, n, 0x1000, 0x1100, &out), -TACHO_EPARSE);
 }
 
-static int marker_line(const char *src, const char *marker)
-{
-	FILE *f = fopen(th_path(src), "r");
-	char line[512];
-	int n = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, marker))
-			break;
-	}
-	fclose(f);
-	return n;
-}
-
 static void test_elf_symbols_lines(void **state)
 {
 	char path[1024];
@@ -133,11 +117,11 @@ static void test_elf_symbols_lines(void **state)
 	uint8_t bid[20], code[4096];
 	const uint8_t *b;
 	size_t blen, got, off = 0;
-	int store_line = marker_line("tests/progs/sample-bp.c", "STORE-LINE"), n;
+	int store_line = th_source_line("tests/progs/sample-bp.c", "STORE-LINE"), n;
 	bool found = false;
 	(void)state;
 
-	snprintf(path, sizeof(path), "%s/tests/progs/sample-bp", th_build_dir());
+	snprintf(path, sizeof(path), "%s", th_prog("sample-bp"));
 	if (access(path, R_OK))
 		TEST_SKIP("%s is not built", path);
 	assert_int_equal(tc_symdso_open(path, NULL, 0, &d), 0);
@@ -200,7 +184,7 @@ static void test_insn_len_vs_objdump(void **state)
 	uint8_t *code;
 	(void)state;
 
-	snprintf(path, sizeof(path), "%s/tests/progs/sample-cpu", th_build_dir());
+	snprintf(path, sizeof(path), "%s", th_prog("sample-cpu"));
 	if (access(path, R_OK))
 		TEST_SKIP("%s is not built", path);
 	if (system("objdump --version >/dev/null 2>&1") != 0)
@@ -288,6 +272,7 @@ static void test_kallsyms(void **state)
 		"ffffffff81000100 t helper\n"
 		"ffffffff81000200 D some_data\n"
 		"ffffffff81000300 T mod_func\t[some_mod]\n"
+		"ffffffff81000400 t helper\n"
 		"garbage line\n";
 	static const char hidden[] =
 		"0000000000000000 T _stext\n"
@@ -309,6 +294,10 @@ static void test_kallsyms(void **state)
 	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000250ull, &start), "helper");
 	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000310ull, &start),
 			    "mod_func [some_mod]");
+	/* two static functions of one name (two files): one interned copy */
+	assert_ptr_equal(tc_kallsyms_lookup(k, 0xffffffff81000410ull, &start),
+			 tc_kallsyms_lookup(k, 0xffffffff81000150ull, NULL));
+	assert_int_equal(start, 0xffffffff81000400ull);
 	tc_kallsyms_free(k);
 
 	fd = open(path, O_WRONLY | O_TRUNC);
@@ -381,7 +370,7 @@ static void test_demangle_symtab(void **state)
 	(void)state;
 
 	need_libstdcxx();
-	snprintf(path, sizeof(path), "%s/tests/progs/sample-cxxname", th_build_dir());
+	snprintf(path, sizeof(path), "%s", th_prog("sample-cxxname"));
 	assert_int_equal(tc_symdso_open(path, NULL, 0, &d), 0);
 	assert_int_equal(tc_symdso_find(d, "_ZN5tacho6detail4spinEv", &start, &size), 0);
 	assert_int_equal(tc_symdso_lookup(d, start, &sl), 0);

@@ -1,4 +1,5 @@
-/* test-util.c - the error model, number parsing, size formatting, the JSON and table writers. */
+/* test-util.c - the error model, number parsing, hex digits, size formatting, the JSON
+ * and table writers. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,8 @@
 #include "harness.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
 
 static void test_strerror(void **state)
 {
@@ -17,11 +20,37 @@ static void test_strerror(void **state)
 	assert_string_equal(tacho_err_name(-EACCES), "EACCES");
 	assert_null(tacho_err_name(-99999));
 	assert_string_equal(tacho_strerror(-99999), "unknown error -99999");
+	assert_string_equal(tacho_err_name(-TACHO_EOUTOFRANGE), "TACHO_EOUTOFRANGE");
+	assert_string_equal(tacho_err_name(-TACHO_ENOSTART), "TACHO_ENOSTART");
+	assert_string_equal(tacho_err_name(-TACHO_ENOVALUE), "TACHO_ENOVALUE");
+	assert_string_equal(tacho_err_name(-ERANGE), "ERANGE");
+}
+
+/* No code of tacho's is named like an errno with another number (TACHO_ERANGE was
+ * 10008 while ERANGE is 34): a reader of "TACHO_EX" must never take it for EX. */
+static void test_err_names_are_not_errnos(void **state)
+{
+	static const struct {
+		const char *name;
+	} codes[] = {
+#define NAME_(name, num, text) { #name },
+		TACHO_ERRNO_MAP(NAME_)
+#undef NAME_
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		for (int e = 1; e < 4096; e++) {
+			const char *os = strerrorname_np(e);
+
+			if (os && !strcmp(os, codes[i].name))
+				fail_msg("TACHO_%s reuses the name of errno %d", codes[i].name, e);
+		}
 }
 
 static void test_diag(void **state)
 {
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[512];
 	(void)state;
 
@@ -35,6 +64,40 @@ static void test_diag(void **state)
 	assert_int_equal(tc_diag_set(NULL, "x", 1, 1, -EINVAL, "ignored"), -EINVAL);
 }
 
+/* A diag is sized: one whose sz is below the first version is refused by every function
+ * that takes it, with nothing written, and is never formatted. */
+static void test_diag_sized(void **state)
+{
+	struct tacho_diag small = { .sz = sizeof(small) };
+	struct tacho_evlist *l = (struct tacho_evlist *)&small;
+	struct tacho_cpuid_dump *dump = (struct tacho_cpuid_dump *)&small;
+	char buf[64];
+	(void)state;
+
+	memset(&small, 0x5a, sizeof(small));
+	small.sz = offsetof(struct tacho_diag, hint);   /* one field short */
+	assert_int_equal(tc_diag_check(&small), -EINVAL);
+	assert_int_equal(tc_diag_check(NULL), 0);
+	assert_int_equal(tacho_diag_format(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_format(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_caret(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_evlist_parse("no-such-event", &l, &small), -EINVAL);
+	assert_null(l);
+	assert_int_equal(tacho_cpuid_dump_parse("junk", 4, "x", &dump, &small), -EINVAL);
+	assert_null(dump);
+	for (size_t i = sizeof(small.sz); i < sizeof(small); i++)
+		assert_int_equal(((unsigned char *)&small)[i], 0x5a);
+	assert_int_equal(tc_diag_set(&small, "x", 1, 1, -TACHO_EPARSE, "not written"),
+			 -TACHO_EPARSE);
+	assert_int_equal(small.source[0], 0x5a);
+
+	/* the first version exactly (a caller built before any later field) is enough */
+	small.sz = offsetof(struct tacho_diag, hint) + sizeof(small.hint);
+	assert_int_equal(tacho_evlist_parse("cycles:q", &l, &small), -TACHO_EPARSE);
+	assert_null(l);
+	assert_int_equal(small.column, 8);
+}
+
 static const struct {
 	const char *in;
 	int err;
@@ -45,10 +108,10 @@ static const struct {
 	{ "0x2a", 0, 42 },
 	{ "0X2A", 0, 42 },
 	{ "18446744073709551615", 0, UINT64_MAX },
-	{ "18446744073709551616", -TACHO_ERANGE, 0 },
+	{ "18446744073709551616", -TACHO_EOUTOFRANGE, 0 },
 	{ "0xffffffffffffffff", 0, UINT64_MAX },
 	{ "0x0000ffffffffffffffff", 0, UINT64_MAX },
-	{ "0x1ffffffffffffffff", -TACHO_ERANGE, 0 },
+	{ "0x1ffffffffffffffff", -TACHO_EOUTOFRANGE, 0 },
 	{ "", -TACHO_EPARSE, 0 },
 	{ "0x", -TACHO_EPARSE, 0 },
 	{ "12a", -TACHO_EPARSE, 0 },
@@ -75,7 +138,7 @@ static void test_parse_i64(void **state)
 	(void)state;
 	assert_int_equal(tc_parse_i64("-9223372036854775808", &v), 0);
 	assert_true(v == INT64_MIN);
-	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_ERANGE);
+	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tc_parse_i64("+7", &v), 0);
 	assert_int_equal(v, 7);
 }
@@ -96,6 +159,44 @@ static const struct {
 	{ 1000, "1000 B" },
 	{ 1100, "1.07 KiB" },
 };
+
+/* Every byte value: the sixteen digits in both cases, nothing else (high bytes too,
+ * which a signed char passes as negative). */
+static void test_hex_digits(void **state)
+{
+	(void)state;
+	for (int c = -128; c < 256; c++) {
+		int want = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			   c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (tc_hex_value(c) != want || tc_is_hex_digit(c) != (want >= 0))
+			fail_msg("character %d: value %d, want %d", c, tc_hex_value(c), want);
+	}
+	assert_int_equal(tc_hex_value((char)0xe9), -1);   /* a Latin-1 letter, signed */
+}
+
+static void test_hex_encode(void **state)
+{
+	const uint8_t bid[] = { 0x00, 0x0f, 0xa5, 0xff, 0x10 };
+	char buf[16];
+	(void)state;
+
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, sizeof(buf)), "000fa5ff10");
+	assert_string_equal(tc_hex_encode(bid, 0, buf, sizeof(buf)), "");
+	/* short buffers keep whole bytes and stay terminated */
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 6), "000f");
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 5), "000f");
+	assert_string_equal(tc_hex_encode(bid, sizeof(bid), buf, 2), "");
+	buf[0] = 'x';
+	tc_hex_encode(bid, sizeof(bid), buf, 0);
+	assert_int_equal(buf[0], 'x');
+	/* what the hex parser reads back */
+	uint64_t v;
+	assert_int_equal(tc_parse_hex_u64("000fa5ff10", 10, &v), 0);
+	assert_true(v == 0x000fa5ff10ull);
+	assert_int_equal(tc_parse_hex_u64("0FA5", 4, &v), 0);
+	assert_true(v == 0xfa5);
+	assert_int_equal(tc_parse_hex_u64("0fg5", 4, &v), -TACHO_EPARSE);
+}
 
 static void test_fmt_size(void **state)
 {
@@ -181,9 +282,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_err_names_are_not_errnos),
+		cmocka_unit_test(test_diag_sized),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,15 @@
 /* schedule.h - internal side of the counter scheduler (schedule.c): which events share
  * a run of the program and which share a perf group, given the counters the CPU has.
- * The public side is tacho.h section 4 ("4s. Scheduling"). */
-#ifndef TACHO_PERF_SCHEDULE_H
-#define TACHO_PERF_SCHEDULE_H
+ * The public side is include/tacho/stat.h ("4s. Scheduling"). */
+#ifndef TACHO_MEASURE_SCHEDULE_H
+#define TACHO_MEASURE_SCHEDULE_H
 
 #include <linux/perf_event.h>
 
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
+#include "tacho/cpu.h"
 
 /* What the scheduler needs of one event. */
 enum tc_sched_kind {
@@ -42,6 +45,37 @@ struct tc_sched_item tc_sched_classify(const struct perf_event_attr *attr,
 int tc_schedule_build(const struct tc_sched_item *items, size_t n,
 		      const struct tacho_pmu_counters *pmu, unsigned flags,
 		      struct tacho_schedule **out);
+
+/* Where one event of the list goes. */
+struct tc_sched_slot {
+	int run;                 /* 0-based run of the program; -1: never scheduled */
+	int group;               /* 0-based perf group within the run; -1 when unscheduled */
+	bool fixed;              /* planned on a fixed counter */
+	const char *why;         /* NULL when scheduled; else why it can never be counted
+				    here (it is never opened), owned by the schedule */
+};
+
+/* Reading a plan's groups and slots (0 / NULL for out-of-range arguments): what
+ * tacho_stat executes. Pointers live as long as s. */
+unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
+/* The event indices of one group, leader first; *n their number. */
+const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run, unsigned group,
+				  unsigned *n);
+const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev);
+
+/* The first version of struct tacho_pmu_counters ends at note. */
+#define TC_PMU_COUNTERS_SZ_V1 tc_offsetofend(struct tacho_pmu_counters, note)
+
+/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
+ * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
+ * on AMD, two on P5/P6 parts before leaf 0xA. Pure: the tests' way to plan on dumps
+ * (tacho_pmu_counters_detect decodes this machine's leaves with it). 0 or -EINVAL. */
+int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out);
+
+/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
+ * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
+ * in c->note. 0 or -EINVAL. Pure. */
+int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
 
 /* libpfm4's count of the active core PMU's counters (schedule-pfm.c): 0 and the
  * numbers with libpfm4's PMU name, or -1 when libpfm4 knows no active core PMU. */

@@ -1,5 +1,6 @@
 /* machine.c - what this machine and this user allow tacho to measure, and why: the
- * facts behind `tacho doctor`, each with what to do about a limitation. */
+ * facts behind `tacho doctor`, each with what to do about a limitation. It stands above
+ * the engine (its probes), cpu, tsc and the counter detection of lib/measure. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>
@@ -10,8 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perf/perf.h"
-#include "perf/rdpmc.h"
+#include "perf/engine.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/machine.h"
+#include "tacho/stat.h"
+#include "tacho/tsc.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 
@@ -31,26 +36,34 @@ struct probe {
 	struct tc_perf_env env;
 	bool have_cpu;
 	struct tacho_cpu_info cpu;
-	struct tacho_check *out;
-	size_t max, n;
-	struct tacho_check sink;   /* where rows beyond max are written, then dropped */
+	struct tacho_check *out;   /* the caller's array: max entries of check_sz bytes */
+	size_t max, n, check_sz;
+	struct tacho_check cur;    /* the row being filled, the library's struct */
+	bool pending;              /* cur is row n - 1, not yet copied out */
 };
+
+/* Copies the row being filled into the caller's array, at its element size, when it
+ * has room; a row beyond max is counted, not stored: the caller learns it needs more. */
+static void flush(struct probe *p)
+{
+	if (p->pending && p->n - 1 < p->max)
+		tc_sized_put(TC_ELEM(p->out, p->n - 1, p->check_sz), p->check_sz, &p->cur,
+			     sizeof(p->cur));
+	p->pending = false;
+}
 
 static struct tacho_check *row(struct probe *p, const char *key, const char *title,
 			       enum tacho_check_state st)
 {
-	struct tacho_check *c;
+	struct tacho_check *c = &p->cur;
 
-	if (p->n >= p->max) {
-		p->n++;
-		memset(&p->sink, 0, sizeof(p->sink));
-		return &p->sink;   /* counted, not stored: the caller learns it needs more */
-	}
-	c = &p->out[p->n++];
+	flush(p);
 	memset(c, 0, sizeof(*c));
 	c->key = key;
 	c->title = title;
 	c->state = st;
+	p->n++;
+	p->pending = true;
 	return c;
 }
 
@@ -84,17 +97,21 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* The explainer's sentence for a row, and its hint: never "what this machine allows",
+ * since the doctor is the page that hint would send the reader to. */
+static void explain(struct probe *p, struct tacho_check *c, int err,
+		    const struct perf_event_attr *a, char *buf, size_t size)
+{
+	tc_perf_explain(&p->env, err, a, NULL, 0, buf, size, &c->hint);
+	if (c->hint == TACHO_HINT_MACHINE)
+		c->hint = TACHO_HINT_NONE;
+}
+
 /* Opens attr on the calling thread and closes it again: 0 or -errno. */
 static int try_open(struct perf_event_attr *a)
 {
-	int fd;
-
 	a->disabled = 1;
-	fd = tc_perf_event_open(a, 0, -1, -1, 0);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
+	return tc_perf_probe(a, NULL);
 }
 
 static void check_pmu(struct probe *p)
@@ -129,18 +146,12 @@ static void check_pmu(struct probe *p)
 		setf(c->text, sizeof(c->text), "CPUID leaf 0xA: PMU version %u, %u general "
 		     "counters; ", p->cpu.pmu.version, p->cpu.pmu.gp_counters);
 	len = strlen(c->text);
-	tc_perf_explain(&p->env, err, &a, NULL, 0, c->text + len, sizeof(c->text) - len);
-	/* this is the page that sentence points to */
-	char *self = strstr(c->text, "; see 'tacho doctor'");
-	if (self)
-		memmove(self, self + strlen("; see 'tacho doctor'"),
-			strlen(self + strlen("; see 'tacho doctor'")) + 1);
-
+	explain(p, c, err, &a, c->text + len, sizeof(c->text) - len);
 }
 
 static void check_counters(struct probe *p)
 {
-	struct tacho_pmu_counters pc;
+	struct tacho_pmu_counters pc = { .sz = sizeof(pc) };
 	struct tacho_check *c;
 
 	if (tacho_pmu_counters_detect(&pc) != 0)
@@ -157,7 +168,8 @@ static void check_counters(struct probe *p)
 	} else if (!pc.known) {
 		setf(c->value, sizeof(c->value), "unknown");
 		setf(c->text, sizeof(c->text), "the CPU does not say how many counters it has "
-		     "(%s): tacho stat lets the kernel multiplex and shows the coverage",
+		     "(%s): counting lets the kernel multiplex what does not fit, and says "
+		     "how much of the time each event was counted",
 		     pc.source[0] ? pc.source : "no source");
 	} else if (pc.none) {
 		setf(c->value, sizeof(c->value), "0");
@@ -253,7 +265,7 @@ static void check_open(struct probe *p, const char *key, const char *title,
 	c = row(p, key, title, err ? TACHO_CHECK_LIMIT : TACHO_CHECK_OK);
 	setf(c->value, sizeof(c->value), "%s", err ? "no" : "yes");
 	if (err)
-		tc_perf_explain(&p->env, err, a, NULL, 0, c->text, sizeof(c->text));
+		explain(p, c, err, a, c->text, sizeof(c->text));
 	else
 		setf(c->text, sizeof(c->text), "%s", ok_text);
 }
@@ -316,7 +328,7 @@ static void check_tracefs(struct probe *p)
 		if (err) {
 			char why[400];
 			c->state = TACHO_CHECK_LIMIT;
-			tc_perf_explain(&p->env, err, &a, NULL, 0, why, sizeof(why));
+			explain(p, c, err, &a, why, sizeof(why));
 			addf(c->text, sizeof(c->text), ", but syscalls:sys_enter_write does not "
 			     "open: %s", why);
 		} else {
@@ -332,19 +344,16 @@ static void check_rdpmc(struct probe *p)
 				     .config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
 				     .disabled = 1 };
 	char path[256], val[32] = "";
-	struct perf_event_mmap_page *pg = NULL;
+	struct tc_perf_page_info pg;
 	struct tacho_check *c;
-	int fd;
 
 	if (p->env.core_pmu[0]) {
 		snprintf(path, sizeof(path), EVDEV "/%s/rdpmc", p->env.core_pmu);
 		tc_read_line_file(path, val, sizeof(val));
 	}
-	fd = tc_perf_event_open(&a, 0, -1, -1, 0);
-	if (fd >= 0 && tc_perf_mmap_page(fd, &pg) == 0) {
-		bool cap = pg->cap_user_rdpmc;
-		tc_perf_munmap_page(pg);
-		close(fd);
+	/* the page of an event opened on this thread says whether RDPMC is allowed */
+	if (tc_perf_probe(&a, &pg) == 0) {
+		bool cap = pg.cap_user_rdpmc;
 		c = row(p, "rdpmc", "user-space rdpmc", cap ? TACHO_CHECK_OK : TACHO_CHECK_LIMIT);
 		setf(c->value, sizeof(c->value), "%s", cap ? "yes" : "no");
 		if (cap)
@@ -358,8 +367,6 @@ static void check_rdpmc(struct probe *p)
 			     val[0] ? val : "?", p->env.core_pmu);
 		return;
 	}
-	if (fd >= 0)
-		close(fd);
 	c = row(p, "rdpmc", "user-space rdpmc", TACHO_CHECK_LIMIT);
 	setf(c->value, sizeof(c->value), "no");
 	setf(c->text, sizeof(c->text), "no hardware event opens, so there is no counter to "
@@ -447,8 +454,9 @@ static void check_sysctl_info(struct probe *p)
 		c = row(p, "mlock", "perf_event_mlock_kb", TACHO_CHECK_INFO);
 		setf(c->value, sizeof(c->value), "%lld", v);
 		setf(c->text, sizeof(c->text), "an unprivileged user may lock %lld KiB of "
-		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger 'tacho record' "
-		     "buffers need CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		     "sampling ring buffer per CPU beyond RLIMIT_MEMLOCK (larger buffers need "
+		     "CAP_IPC_LOCK or sysctl kernel.perf_event_mlock_kb)", v);
+		c->hint = TACHO_HINT_RING_PAGES;
 	}
 	if (tc_read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &v) == 0) {
 		c = row(p, "sample_rate", "perf_event_max_sample_rate", TACHO_CHECK_INFO);
@@ -460,16 +468,17 @@ static void check_sysctl_info(struct probe *p)
 
 static void check_tsc(struct probe *p)
 {
-	struct tacho_tsc_info t;
+	struct tacho_tsc_info t = { .sz = sizeof(t) };
 	struct tacho_check *c;
 	char *cpuinfo = NULL;
+	size_t cpuinfo_len = 0;
 	const char *constant, *nonstop;
 	char cur[64] = "", avail[256] = "";
 
 	/* an unreadable /proc/cpuinfo says nothing about the flags: "unknown", not "no" */
-	if (tc_read_file("/proc/cpuinfo", &cpuinfo, NULL, 16 << 20) == 0) {
-		constant = tc_cpuinfo_has_flag(cpuinfo, "constant_tsc") ? "yes" : "no";
-		nonstop = tc_cpuinfo_has_flag(cpuinfo, "nonstop_tsc") ? "yes" : "no";
+	if (tc_cpuinfo_read(NULL, &cpuinfo, &cpuinfo_len) == 0) {
+		constant = tc_cpuinfo_has_flag(cpuinfo, cpuinfo_len, "constant_tsc") ? "yes" : "no";
+		nonstop = tc_cpuinfo_has_flag(cpuinfo, cpuinfo_len, "nonstop_tsc") ? "yes" : "no";
 		free(cpuinfo);
 	} else {
 		constant = nonstop = "unknown (cannot read it)";
@@ -517,18 +526,23 @@ static void check_tsc(struct probe *p)
 		     "tsc=reliable on the kernel command line if you know better)");
 }
 
-int tacho_machine_check(struct tacho_check *out, size_t max)
+/* The first version of struct tacho_check ends at hint. */
+#define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
+
+int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
 {
 	struct tacho_cpuid_dump *dump = NULL;
 	struct probe p;
 	static volatile long bp_target;
 
-	if (max && !out)
+	if (max && (!out || check_sz < CHECK_SZ_V1))
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.out = out;
 	p.max = max;
+	p.check_sz = check_sz;
 	tc_perf_env_probe(&p.env);
+	p.cpu.sz = sizeof(p.cpu);
 	if (tacho_cpuid_dump_live(&dump) == 0) {
 		p.have_cpu = tacho_cpu_decode(dump, &p.cpu) == 0;
 		tacho_cpuid_dump_free(dump);
@@ -560,6 +574,7 @@ int tacho_machine_check(struct tacho_check *out, size_t max)
 	check_nmi_watchdog(&p);
 	check_sysctl_info(&p);
 	check_tsc(&p);
+	flush(&p);
 	if (p.have_cpu)
 		tacho_cpu_info_exit(&p.cpu);
 	return (int)p.n;

@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
-#include "perf/schedule.h"
+#include "measure/schedule.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
 
 /* Intel's architectural fixed counters (SDM Vol. 3B 20.2.2, "Fixed-function performance
  * counters"): IA32_FIXED_CTR0 counts INST_RETIRED.ANY, CTR1 CPU_CLK_UNHALTED.THREAD,
@@ -147,8 +150,7 @@ static void add_note(struct tacho_pmu_counters *c, const char *s)
 	snprintf(c->note + len, sizeof(c->note) - len, "%s%s", len ? "; " : "", s);
 }
 
-int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
-				struct tacho_pmu_counters *out)
+int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out)
 {
 	const struct tacho_cpu_pmu *p;
 	unsigned gp, fixed;
@@ -157,6 +159,7 @@ int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 	if (!info || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	/* DR0-DR3 on every x86 since the 386 (SDM Vol. 3B 18.2) */
 	out->breakpoints = 4;
 	p = &info->pmu;
@@ -253,7 +256,7 @@ int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 	return 0;
 }
 
-int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
+int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 {
 	if (!c)
 		return -EINVAL;
@@ -287,18 +290,17 @@ int tacho_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A, 0x40000000,
 					  0x80000000, 0x80000001, 0x80000022 };
 
-int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
+static int detect(struct tacho_pmu_counters *out)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpuid_regs r;
 	char info_hv[96] = "the kernel found no PMU";
 	long long wd = 0;
 	int idx, err;
 
-	if (!out)
-		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	out->breakpoints = 4;
 	if (!tc_cpuid_exec(0, 0, &r)) {
 		set_source(out, "not x86");
@@ -319,7 +321,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	tacho_cpuid_dump_free(d);
 	if (err)
 		return err;
-	err = tacho_pmu_counters_from_cpu(&info, out);
+	err = tc_pmu_counters_from_cpu(&info, out);
 	if (info.hypervisor_bit)
 		snprintf(info_hv, sizeof(info_hv), "%s guest, the kernel found no PMU",
 			 info.hypervisor == TACHO_HV_NONE || info.hypervisor == TACHO_HV_UNKNOWN
@@ -353,7 +355,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 		}
 	}
 	if (tc_read_int_file("/proc/sys/kernel/nmi_watchdog", &wd) == 0 && wd > 0)
-		tacho_pmu_counters_set_watchdog(out, true);
+		tc_pmu_counters_set_watchdog(out, true);
 	return 0;
 }
 
@@ -393,7 +395,7 @@ struct sched_run {
 
 struct tacho_schedule {
 	unsigned nev;
-	struct tacho_sched_slot *slots;
+	struct tc_sched_slot *slots;
 	char **why;         /* owned reason strings, one per event (NULL if placed) */
 	struct sched_run *runs;
 	unsigned nruns, ralloc;
@@ -522,7 +524,7 @@ static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
 
 	for (unsigned i = 0; i < u->n; i++) {
 		const struct tc_sched_item *it = &items[u->ev[i]];
-		struct tacho_sched_slot *sl = &s->slots[u->ev[i]];
+		struct tc_sched_slot *sl = &s->slots[u->ev[i]];
 		uint32_t bit = it->fixed_idx >= 0 && it->fixed_idx < 32 ? 1u << it->fixed_idx : 0;
 		int err = group_add(grp, u->ev[i]);
 
@@ -769,15 +771,33 @@ out:
 	return 0;
 }
 
-int tacho_schedule_new(const struct tacho_evlist *events, const struct tacho_pmu_counters *pmu,
-		       unsigned flags, struct tacho_schedule **out)
+int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 {
+	struct tacho_pmu_counters pc;
+	int err;
+
+	if (!out || out->sz < TC_PMU_COUNTERS_SZ_V1)
+		return -EINVAL;
+	err = detect(&pc);
+	if (!err)
+		tc_sized_put_sz(out, &pc, sizeof(pc));
+	return err;
+}
+
+int tacho_schedule_new(const struct tacho_evlist *events,
+		       const struct tacho_pmu_counters *caller_pmu, unsigned flags,
+		       struct tacho_schedule **out)
+{
+	struct tacho_pmu_counters pmu_copy, *pmu = &pmu_copy;
 	struct tc_sched_item *items;
 	size_t n;
 	int err;
 
-	if (!events || !pmu || !out)
+	if (!events || !caller_pmu || !out || caller_pmu->sz < TC_PMU_COUNTERS_SZ_V1)
 		return -EINVAL;
+	/* the caller's version: the fields it lacks read as 0 */
+	tc_sized_get(pmu, sizeof(*pmu), caller_pmu, caller_pmu->sz);
+	pmu->sz = sizeof(*pmu);
 	n = tacho_evlist_count(events);
 	items = calloc(n ? n : 1, sizeof(*items));
 	if (!items)
@@ -811,12 +831,12 @@ unsigned tacho_schedule_nevents(const struct tacho_schedule *s)
 	return s ? s->nev : 0;
 }
 
-unsigned tacho_schedule_ngroups(const struct tacho_schedule *s, unsigned run)
+unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run)
 {
 	return s && run < s->nruns ? s->runs[run].ng : 0;
 }
 
-const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned run,
+const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run,
 				     unsigned group, unsigned *n)
 {
 	if (!s || run >= s->nruns || group >= s->runs[run].ng) {
@@ -829,7 +849,7 @@ const unsigned *tacho_schedule_group(const struct tacho_schedule *s, unsigned ru
 	return s->runs[run].g[group].ev;
 }
 
-const struct tacho_sched_slot *tacho_schedule_slot(const struct tacho_schedule *s, unsigned ev)
+const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev)
 {
 	return s && ev < s->nev ? &s->slots[ev] : NULL;
 }

@@ -1,0 +1,175 @@
+/* report-export.c - the profile in the formats of others' tools: folded stacks
+ * (FlameGraph, speedscope, inferno) and perf script's text (Firefox Profiler). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "sample/report-int.h"
+#include "tacho/sample.h"
+
+static const char *frame_name(const struct tacho_profile *p, const struct loc *l)
+{
+	return l->sym == NONE ? "[unknown]" : pool_str(p, l->sym);
+}
+
+static const char *comm_of(struct tacho_profile *p, uint32_t pid)
+{
+	struct proc *pr = tc_profile_proc(p, pid, false);
+
+	return pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]";
+}
+
+int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
+{
+	struct tc_strpool stacks = TC_STRPOOL_INIT;
+	uint64_t *counts = NULL;
+	size_t cap = 0, nstacks;
+	uint32_t frames[MAX_FRAMES], *order = NULL;
+	struct tc_sb sb = TC_SB_INIT;
+	int err = 0;
+
+	tc_sb_init(&sb);
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		size_t nf;
+		uint32_t id;
+
+		if (p->smps[i].event != p->sel)
+			continue;
+		err = tc_profile_frames(p, &p->smps[i], frames, MAX_FRAMES, &nf);
+		if (err)
+			break;
+		tc_sb_reset(&sb);
+		tc_sb_adds(&sb, comm_of(p, p->smps[i].pid));
+		for (size_t k = nf; k-- > 0;) {
+			const char *name = frame_name(p, &p->locs[frames[k]]);
+			tc_sb_addc(&sb, ';');
+			/* ';' separates frames and a space ends the stack: keep them out */
+			for (const char *c = name; *c; c++)
+				tc_sb_addc(&sb, *c == ';' || *c == ' ' || *c == '\n' ? '_' : *c);
+		}
+		if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (id >= cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			uint64_t *ncnt = realloc(counts, nc * sizeof(*ncnt));
+			if (!ncnt) {
+				err = -ENOMEM;
+				break;
+			}
+			memset(ncnt + cap, 0, (nc - cap) * sizeof(*ncnt));
+			counts = ncnt;
+			cap = nc;
+		}
+		counts[id]++;
+	}
+	tc_sb_exit(&sb);
+	nstacks = tc_strpool_count(&stacks);
+	if (!err) {
+		/* sorted by stack, so that equal profiles give equal files */
+		order = malloc((nstacks ? nstacks : 1) * sizeof(*order));
+		if (!order)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		for (size_t i = 0; i < nstacks; i++)
+			order[i] = (uint32_t)i;
+		for (size_t i = 1; i < nstacks; i++) {   /* insertion sort on small sets */
+			uint32_t v = order[i];
+			size_t j = i;
+			if (nstacks > 4096)
+				break;
+			while (j && strcmp(tc_strpool_str(&stacks, order[j - 1]),
+					   tc_strpool_str(&stacks, v)) > 0) {
+				order[j] = order[j - 1];
+				j--;
+			}
+			order[j] = v;
+		}
+		for (size_t i = 0; i < nstacks; i++)
+			fprintf(f, "%s %" PRIu64 "\n", tc_strpool_str(&stacks, order[i]),
+				counts[order[i]]);
+		if (ferror(f))
+			err = -EIO;
+	}
+	free(order);
+	free(counts);
+	tc_strpool_exit(&stacks);
+	return err;
+}
+
+static int time_cmp(const void *a, const void *b)
+{
+	const struct smp *const *x = a, *const *y = b;
+
+	if ((*x)->time != (*y)->time)
+		return (*x)->time < (*y)->time ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;
+}
+
+int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
+{
+	const struct smp **order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
+	uint32_t frames[MAX_FRAMES];
+	int err = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nsmps; i++)
+		order[i] = &p->smps[i];
+	/* the rings of several CPUs interleave in the file: the text is in time order */
+	qsort(order, p->nsmps, sizeof(*order), time_cmp);
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		const struct smp *s = order[i];
+		size_t nf;
+		const char *ev = s->event < p->nev ? pool_str(p, p->evs[s->event].name) : "[unknown]";
+
+		if (s->event != p->sel)
+			continue;
+		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
+		if (err)
+			break;
+		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " %s:",
+			comm_of(p, s->pid), s->pid, s->tid, s->cpu, s->time / 1000000000u,
+			(s->time % 1000000000u) / 1000u, s->period, ev);
+		/* the data address, where the event has one, as `perf script -F ...,addr`
+		 * prints it: after the event name */
+		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
+			fprintf(f, " %16" PRIx64, s->addr);
+		fputc('\n', f);
+		for (size_t k = 0; k < nf; k++) {
+			const struct loc *l = &p->locs[frames[k]];
+			const char *dso = pool_str(p, l->dso) ? pool_str(p, l->dso) : "[unknown]";
+			uint64_t ip = k == 0 ? s->ip : l->addr;
+			/* the runtime address, as perf prints it: the leaf's is the sample's IP;
+			 * for callers, the chain's return address */
+			if (k > 0 && s->nr) {
+				size_t real = 0;
+				for (uint32_t c = 0; c < s->nr; c++) {
+					uint64_t v;
+					memcpy(&v, &s->chain[c], 8);
+					if (v >= (uint64_t)PERF_CONTEXT_MAX)
+						continue;
+					if (real++ == k) {
+						ip = v;
+						break;
+					}
+				}
+			}
+			if (l->sym != NONE)
+				fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", ip, pool_str(p, l->sym),
+					l->addr - l->sym_start, dso);
+			else
+				fprintf(f, "\t%16" PRIx64 " [unknown] (%s)\n", ip, dso);
+		}
+		fputc('\n', f);
+		if (ferror(f))
+			err = -EIO;
+	}
+	free(order);
+	return err;
+}

@@ -1,0 +1,122 @@
+/* report-int.h - what the pieces of the report share: the loaded profile (its
+ * processes, mappings, binaries, events, samples and resolved locations, strings as
+ * pool ids) and the calls between loading (report-load.c), resolving addresses
+ * (report-resolve.c), aggregating (report-aggregate.c) and exporting
+ * (report-export.c). The public contract is include/tacho/sample.h. */
+#ifndef TACHO_SAMPLE_REPORT_INT_H
+#define TACHO_SAMPLE_REPORT_INT_H
+
+#include "sample/recfile.h"
+#include "sample/symbols.h"
+#include "tacho/sample.h"
+
+struct dso {
+	uint32_t name;                 /* pool id of the path / label */
+	uint8_t bid[TC_BUILD_ID_MAX];
+	uint8_t bidlen;
+	const unsigned char *image;    /* in-file copy (vDSO), or NULL */
+	size_t image_len;
+	struct tc_symdso *sd;
+	bool tried, stale;
+};
+
+struct map {
+	uint64_t start, end, pgoff, time;
+	uint32_t dso;
+};
+
+struct proc {
+	uint32_t pid, parent;          /* parent: pid it was forked from (0: none) */
+	uint64_t fork_time;
+	uint32_t comm;                 /* pool id */
+	struct map *maps;
+	size_t nmaps, cap;
+	size_t last_hit;
+};
+
+struct smp {
+	uint64_t time, ip, period, addr;
+	const uint64_t *chain;         /* into the mapped file */
+	uint32_t pid, tid, cpu, nr;
+	uint16_t event, misc;
+};
+
+/* Where one address is: all ids into the string pool (UINT32_MAX: unknown). */
+struct loc {
+	uint64_t ip;                   /* the key: pid, ip, kind, kernel */
+	uint32_t pid;
+	uint8_t kind, kernel;
+	uint32_t sym, dso, file;       /* sym: the name shown (demangled unless turned off) */
+	uint32_t raw;                  /* the name as the symbol table spells it */
+	int line;
+	uint64_t addr;                 /* ELF address of the instruction (trap-corrected) */
+	uint64_t sym_start;
+	uint64_t rel;                  /* the address looked up, relative to the ELF */
+};
+
+struct ev {
+	uint32_t name;                 /* pool id */
+	uint32_t flags;
+	uint64_t period;
+};
+
+struct tacho_profile {
+	unsigned char *data;
+	size_t len;
+	struct tc_strpool pool;
+	struct ev *evs;
+	size_t nev;
+	struct dso *dsos;
+	size_t ndsos;
+	struct proc *procs;
+	size_t nprocs;
+	struct tc_hmap proc_idx;       /* pid -> proc */
+	struct smp *smps;
+	size_t nsmps;
+	uint64_t lost;
+	bool truncated, finished;
+	uint64_t good_end;
+	int exit_status;
+	const char *command, *boot_id, *kptr;
+	struct loc *locs;
+	size_t nlocs, locs_cap;
+	struct tc_hmap loc_idx;        /* hash of (pid, ip, kind, kernel) -> locs */
+	bool no_demangle;              /* show C++ names as the binary spells them */
+	struct tc_hmap dem_idx;        /* pool id of a raw name -> pool id of its display */
+	struct tc_kallsyms *ksyms;
+	bool ksyms_tried;
+	const char *kernel_note;
+	uint32_t unknown_id, kernel_id;
+	uint16_t sel;                  /* the event reports are about */
+	uint64_t sel_samples, sel_events;
+};
+
+#define NONE UINT32_MAX   /* no pool id: unknown */
+#define MAX_FRAMES 512     /* frames of one sample that are resolved */
+
+/* The string of a pool id; NULL for NONE. */
+static inline const char *pool_str(const struct tacho_profile *p, uint32_t id)
+{
+	return tc_strpool_str(&p->pool, id);
+}
+
+/* report-load.c: the process pid (created when create is set; NULL when it is not
+ * there, or out of memory). The pointer lives until the next creation. */
+struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create);
+
+/* report-resolve.c: the symbols of binary d, opened on first use (NULL when they
+ * cannot be read, or the file changed since the recording: a warning says which). */
+struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d);
+/* The frames of a sample, leaf first: loc ids into frames (at most max), each
+ * address resolved once per profile. 0 or -ENOMEM. */
+int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
+		      size_t *n);
+
+/* report-aggregate.c: tacho_profile_rows and tacho_profile_annotate in the library's
+ * own struct tacho_profile_row (the writers' and the public calls' common part). */
+int tc_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
+		    struct tacho_profile_row **rows, size_t *n);
+int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
+			struct tacho_profile_row **rows, size_t *n);
+
+#endif

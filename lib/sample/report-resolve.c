@@ -1,0 +1,285 @@
+/* report-resolve.c - resolving the addresses of samples: each distinct (process,
+ * address, kind) once, to a binary, function (demangled unless turned off), source line
+ * and instruction, through the mappings the recording saw and the kernel's symbols. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "sample/report-int.h"
+#include "tacho/errors.h"
+#include "tacho/sample.h"
+
+void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
+{
+	if (p->no_demangle == !on)
+		return;
+	p->no_demangle = !on;
+	/* the cached locations carry the names of the old choice: resolve again */
+	p->nlocs = 0;
+	tc_hmap_exit(&p->loc_idx);
+}
+
+/* The pool id of the name to show for the symbol-table name raw: its demangled form
+ * (computed once per name), or raw itself. */
+static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
+{
+	char *dem;
+	int err = 0;
+
+	*out = raw;
+	if (p->no_demangle)
+		return 0;
+	if (tc_hmap_get(&p->dem_idx, raw, out))
+		return 0;
+	dem = tc_demangle(pool_str(p, raw));
+	if (dem) {
+		err = tc_strpool_intern(&p->pool, dem, out);
+		free(dem);
+	}
+	if (!err)
+		err = tc_hmap_put(&p->dem_idx, raw, *out);
+	return err;
+}
+
+struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
+{
+	const char *name = pool_str(p, d->name);
+
+	if (d->tried)
+		return d->stale ? NULL : d->sd;
+	d->tried = true;
+	if (d->image) {
+		tc_symdso_open(name, d->image, d->image_len, &d->sd);
+	} else if (name[0] == '/') {
+		tc_symdso_open(name, NULL, 0, &d->sd);
+		if (!d->sd && d->bidlen) {
+			/* the file is gone: look for a copy by build-id, as gdb does */
+			char hex[2 * TC_BUILD_ID_MAX + 1], path[128];
+			tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
+			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+				 hex + 2);
+			tc_symdso_open(path, NULL, 0, &d->sd);
+		}
+	}
+	if (d->sd && d->bidlen) {
+		size_t len;
+		const uint8_t *b = tc_symdso_build_id(d->sd, &len);
+		if (!b || len < d->bidlen || memcmp(b, d->bid, d->bidlen)) {
+			tc_log(TACHO_LOG_WARN, "%s changed since the recording (build-id differs): "
+			       "its samples are not symbolized", name);
+			d->stale = true;
+			return NULL;
+		}
+	}
+	/* a missing regular file is worth a word; deleted files, memfds and devices
+	 * (JIT code, shared memory) never had symbols to read */
+	if (!d->sd && name[0] == '/' && !strstr(name, " (deleted)") &&
+	    !tc_starts_with(name, "/memfd:") && !tc_starts_with(name, "/dev/"))
+		tc_log(TACHO_LOG_WARN, "cannot read %s: its samples are not symbolized", name);
+	return d->sd;
+}
+
+static const struct map *find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		struct proc *pr = tc_profile_proc(p, pid, false);
+		const struct map *best = NULL;
+
+		if (!pr)
+			return NULL;
+		if (pr->last_hit < pr->nmaps) {
+			const struct map *m = &pr->maps[pr->last_hit];
+			if (ip >= m->start && ip < m->end && m->time <= time)
+				return m;
+		}
+		/* the newest mapping that covers ip and is not younger than the sample (a
+		 * process that exec'd, or re-mapped a range) */
+		for (size_t i = pr->nmaps; i-- > 0;) {
+			const struct map *m = &pr->maps[i];
+			if (ip < m->start || ip >= m->end)
+				continue;
+			if (m->time <= time) {
+				pr->last_hit = i;
+				return m;
+			}
+			if (!best)
+				best = m;
+		}
+		if (best)
+			return best;
+		if (!pr->parent || pr->parent == pid)
+			return NULL;
+		pid = pr->parent;   /* a forked child shares its parent's mappings */
+	}
+	return NULL;
+}
+
+static void kernel_symbols(struct tacho_profile *p)
+{
+	char now[64] = "";
+
+	if (p->ksyms_tried)
+		return;
+	p->ksyms_tried = true;
+	tc_read_line_file("/proc/sys/kernel/random/boot_id", now, sizeof(now));
+	if (!p->boot_id || strcmp(p->boot_id, now)) {
+		p->kernel_note = "the recording comes from another boot: kernel addresses are not "
+				 "symbolized";
+		return;
+	}
+	if (tc_kallsyms_load(NULL, &p->ksyms) != 0) {
+		p->kernel_note = "cannot read /proc/kallsyms: kernel addresses are not symbolized";
+		return;
+	}
+	if (tc_kallsyms_hidden(p->ksyms))
+		p->kernel_note = "/proc/kallsyms shows every address as 0 (kernel.kptr_restrict): "
+				 "kernel addresses are not symbolized";
+}
+
+enum { K_EXACT = 0, K_RETURN = 1, K_TRAP = 2 };
+
+static bool is_kernel_ip(uint64_t ip, uint16_t misc)
+{
+	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && ip >= 0xffff800000000000ull);
+}
+
+static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time, int kind,
+		   bool kernel, uint32_t *out)
+{
+	uint64_t key = tc_hash_u64(ip) ^ ((uint64_t)pid << 2) ^ (uint64_t)kind ^
+		       ((uint64_t)kernel << 34);
+	struct loc l;
+	uint32_t idx;
+	size_t pos = 0;
+
+	/* the key is a hash of (pid, ip, kind, kernel): confirm the location is this one */
+	while (tc_hmap_next(&p->loc_idx, key, &pos, &idx)) {
+		const struct loc *c = &p->locs[idx];
+		if (c->ip == ip && c->pid == pid && c->kind == kind && c->kernel == kernel)
+			goto out;
+	}
+	memset(&l, 0, sizeof(l));
+	l.ip = ip;
+	l.pid = pid;
+	l.kind = (uint8_t)kind;
+	l.kernel = kernel;
+	l.file = NONE;
+	l.sym = NONE;
+	l.raw = NONE;
+	l.dso = p->unknown_id;
+	if (kernel) {
+		const char *name;
+		uint64_t start = 0;
+		l.dso = p->kernel_id;
+		l.addr = ip;
+		kernel_symbols(p);
+		if (p->ksyms && (name = tc_kallsyms_lookup(p->ksyms, kind == K_RETURN ? ip - 1 : ip,
+							   &start))) {
+			if (tc_strpool_intern(&p->pool, name, &l.sym))
+				return -ENOMEM;
+			l.raw = l.sym;
+			l.sym_start = start;
+		}
+	} else {
+		const struct map *m = find_map(p, pid, ip, time);
+		if (m) {
+			struct dso *d = &p->dsos[m->dso];
+			struct tc_symdso *sd = tc_profile_dso_open(p, d);
+			uint64_t addr = ip - m->start + m->pgoff;   /* file offset until translated */
+			l.dso = d->name;
+			l.addr = addr;
+			if (sd && tc_symdso_file_to_addr(sd, addr, &addr) == 0) {
+				struct tc_symloc sl;
+				uint64_t look = kind == K_EXACT ? addr : addr - 1;
+				l.rel = addr;
+				l.addr = addr;
+				tc_symdso_lookup(sd, look, &sl);
+				if (kind == K_TRAP && sl.symbol) {
+					/* decode from the function's start to the IP: the last
+					 * instruction boundary before it is the store */
+					uint8_t code[8192];
+					uint64_t insn;
+					size_t want = (size_t)(addr - sl.sym_start), got;
+					l.addr = addr - 1;
+					if (want <= sizeof(code)) {
+						got = tc_symdso_read(sd, sl.sym_start, code, want);
+						if (got == want && tc_x86_prev_insn(code, got, sl.sym_start,
+										    addr, &insn) == 0) {
+							l.addr = insn;
+							tc_symdso_lookup(sd, insn, &sl);
+						}
+					}
+				} else if (kind == K_RETURN || kind == K_TRAP) {
+					/* no function to decode from: the byte before the IP lies
+					 * inside the instruction that trapped (or made the call) */
+					l.addr = addr - 1;
+				}
+				if (sl.symbol && (tc_strpool_intern(&p->pool, sl.symbol, &l.raw) ||
+						  display_name(p, l.raw, &l.sym)))
+					return -ENOMEM;
+				if (sl.file && tc_strpool_intern(&p->pool, sl.file, &l.file))
+					return -ENOMEM;
+				l.line = sl.line;
+				l.sym_start = sl.sym_start;
+			}
+		}
+	}
+	if (p->nlocs == p->locs_cap) {
+		size_t nc = p->locs_cap ? p->locs_cap * 2 : 256;
+		struct loc *nl = realloc(p->locs, nc * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		p->locs = nl;
+		p->locs_cap = nc;
+	}
+	idx = (uint32_t)p->nlocs;
+	p->locs[p->nlocs++] = l;
+	if (tc_hmap_add(&p->loc_idx, key, idx))
+		return -ENOMEM;
+out:
+	*out = idx;
+	return 0;
+}
+
+int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
+		      size_t *n)
+{
+	bool trap = s->event < p->nev && (p->evs[s->event].flags & TC_EVF_TRAP);
+	bool kernel = is_kernel_ip(s->ip, s->misc);
+	int err;
+
+	*n = 0;
+	if (!s->nr) {
+		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT, kernel, &frames[0]);
+		if (!err)
+			*n = 1;
+		return err;
+	}
+	for (uint32_t i = 0; i < s->nr && *n < max; i++) {
+		uint64_t ip;
+		memcpy(&ip, &s->chain[i], 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		err = resolve(p, s->pid, ip, s->time, *n == 0 ? (trap ? K_TRAP : K_EXACT) : K_RETURN,
+			      kernel, &frames[*n]);
+		if (err)
+			return err;
+		(*n)++;
+	}
+	if (*n == 0) {
+		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT,
+			      is_kernel_ip(s->ip, s->misc), &frames[0]);
+		if (!err)
+			*n = 1;
+		return err;
+	}
+	return 0;
+}
