@@ -142,7 +142,8 @@ static void claims_cpuid(struct run *u)
 	const struct tacho_cpuid_dump *d = u->o.dump;
 	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
-	unsigned idx;
+	const struct tacho_cpu_cache *caches;
+	unsigned idx, ncaches;
 	int err;
 
 	if (!d) {
@@ -163,8 +164,11 @@ static void claims_cpuid(struct run *u)
 	ct = &info.core_types[idx < info.ncpus ? info.cpus[idx].core_type : 0];
 	snprintf(r->about.brand, sizeof(r->about.brand), "%s", info.brand);
 	r->about.hypervisor = info.hypervisor_bit;
-	for (unsigned i = 0; i < ct->ncaches; i++) {
-		const struct tacho_cpu_cache *c = &ct->caches[i];
+	/* the caches this very CPU reports: on an asymmetric part (a 7950X3D's two
+	 * CCDs) they are not those of the first CPU of its kind */
+	caches = tacho_cpu_caches_of(&info, idx < info.ncpus ? idx : 0, &ncaches);
+	for (unsigned i = 0; i < ncaches; i++) {
+		const struct tacho_cpu_cache *c = &caches[i];
 		struct tc_cache_claim *cl;
 
 		if (c->type == TACHO_CACHE_INSTRUCTION || !c->size || !(cl = claim_of(r, c->level)))

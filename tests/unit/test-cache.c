@@ -2,12 +2,14 @@
  * measured levels to the claimed ones (in order, a missing one, an invented one, a
  * 480 MB claim against 8 MiB seen), the TLB levels with the caches' share removed,
  * the options tacho_cache_measure refuses, a small live measurement through the
- * accessors, and the size parser behind --min and --max. */
+ * accessors, the caches CPUID gives each CPU of an asymmetric part, and the size parser
+ * behind --min and --max. */
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "cache/cache.h"
@@ -289,6 +291,95 @@ static void test_small_live(void **state)
 	tacho_cache_result_free(r);
 }
 
+/* Caches grouped by the CPUs that report them, on libcpuid's dumps of asymmetric parts
+ * (the X3D Ryzens: one CCD under the stacked cache) and a symmetric one: exact sizes and
+ * instances per group, the kind's own list, and tacho_cpu_caches_of per CPU, which is
+ * what the measurement holds its levels against. */
+static void test_cache_groups(void **state)
+{
+	static const struct {
+		const char *file;
+		unsigned ncpus, split;        /* split: the first CPU of the second group; 0 none */
+		uint64_t l3_first, l3_second;
+	} cases[] = {
+		{ "amd/zen4/amd-ryzen-9-7950x3d-16-core-processor.test.xz", 32, 16, 96 * MIB, 32 * MIB },
+		{ "amd/zen4/amd-ryzen-9-7900x3d-12-core-processor.test", 24, 12, 96 * MIB, 32 * MIB },
+		{ "amd/zen5/amd-ryzen-9-9950x3d-16-core-processor.test.xz", 32, 16, 96 * MIB, 32 * MIB },
+		{ "amd/zen4/amd-ryzen-7-7800x3d-8-core-processor.test", 16, 0, 96 * MIB, 96 * MIB },
+	};
+	char root[4096];
+	struct stat st;
+	(void)state;
+
+	snprintf(root, sizeof(root), "%s", th_path("shared/data/libcpuid"));
+	if (stat(root, &st) != 0)
+		TEST_SKIP("the libcpuid corpus is not at %s", root);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tacho_diag diag = { .sz = sizeof(diag) };
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
+		struct tacho_cpuid_dump *d = NULL;
+		const struct tacho_cpu_cache *c;
+		char path[8192], *buf;
+		unsigned n, split = cases[i].split;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", root, cases[i].file);
+		if (th_read_data(path, &buf, &len))
+			fail_msg("%s: cannot read", cases[i].file);
+		len = th_corpus_dump_len(buf, len);
+		if (tacho_cpuid_dump_parse(buf, len, cases[i].file, &d, &diag))
+			fail_msg("%s: %s", cases[i].file, diag.message);
+		assert_int_equal(tacho_cpu_decode(d, &info), 0);
+		if (info.ncpus != cases[i].ncpus || info.ncore_types != 1)
+			fail_msg("%s: %u CPUs, %u kinds", cases[i].file, info.ncpus, info.ncore_types);
+		if (info.ncache_groups != (split ? 2u : 0u))
+			fail_msg("%s: %u cache groups", cases[i].file, info.ncache_groups);
+		if (split) {
+			const struct tacho_cpu_cache_group *g = info.cache_groups;
+
+			if (g[0].first_cpu != 0 || g[0].ncpus != split || g[1].first_cpu != split ||
+			    g[1].ncpus != info.ncpus - split || g[0].cpus[0] != (1ull << split) - 1 ||
+			    g[1].cpus[0] != ((1ull << info.ncpus) - 1) - ((1ull << split) - 1))
+				fail_msg("%s: groups from %u (%u CPUs) and %u (%u CPUs)", cases[i].file,
+					 g[0].first_cpu, g[0].ncpus, g[1].first_cpu, g[1].ncpus);
+			for (unsigned k = 0; k < 2; k++) {
+				const struct tacho_cpu_cache *l3 = &g[k].caches[g[k].ncaches - 1];
+				uint64_t want = k ? cases[i].l3_second : cases[i].l3_first;
+
+				/* each CCD: its own L3, once; an L1d per core of the CCD */
+				if (l3->level != 3 || l3->size != want || l3->instances != 1 ||
+				    g[k].caches[0].instances != (int)g[k].ncpus / 2)
+					fail_msg("%s: group %u: L%u of %llu bytes, %d instances, L1d %d",
+						 cases[i].file, k, l3->level, (unsigned long long)l3->size,
+						 l3->instances, g[k].caches[0].instances);
+			}
+		}
+		/* the kind's list is CPU 0's: its L3 once, the L1d of every core */
+		c = &info.core_types[0].caches[info.core_types[0].ncaches - 1];
+		if (c->size != cases[i].l3_first || c->instances != 1 ||
+		    info.core_types[0].caches[0].instances != (int)info.ncpus / 2)
+			fail_msg("%s: the kind's L3 %llu bytes, %d instances", cases[i].file,
+				 (unsigned long long)c->size, c->instances);
+		c = tacho_cpu_caches_of(&info, 0, &n);
+		assert_non_null(c);
+		if (c[n - 1].size != cases[i].l3_first)
+			fail_msg("%s: CPU 0 reports an L3 of %llu bytes", cases[i].file,
+				 (unsigned long long)c[n - 1].size);
+		c = tacho_cpu_caches_of(&info, info.ncpus - 1, &n);
+		assert_non_null(c);
+		if (c[n - 1].size != cases[i].l3_second)
+			fail_msg("%s: CPU %u reports an L3 of %llu bytes", cases[i].file,
+				 info.ncpus - 1, (unsigned long long)c[n - 1].size);
+		/* no such CPU; a description too short to have groups is read as none */
+		assert_null(tacho_cpu_caches_of(&info, info.ncpus, &n));
+		assert_int_equal(n, 0);
+		assert_null(tacho_cpu_caches_of(NULL, 0, &n));
+		tacho_cpu_info_exit(&info);
+		tacho_cpuid_dump_free(d);
+		free(buf);
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	static const struct {
@@ -331,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_tlb_levels),
 		cmocka_unit_test(test_bad_opts),
 		cmocka_unit_test(test_small_live),
+		cmocka_unit_test(test_cache_groups),
 		cmocka_unit_test(test_parse_size),
 	};
 
