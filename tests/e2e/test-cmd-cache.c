@@ -258,6 +258,47 @@ static void test_formats(void **state)
 	th_run_free(&r);
 }
 
+/* --thorough's defaults (8 points per octave, 21 samples) and its second curve, the
+ * chase with the TLB's misses in it; --min and --max bound the sweep exactly; one
+ * round, so that it stays short. */
+static void test_thorough(void **state)
+{
+	struct th_run r;
+	struct th_json *doc;
+	const struct th_json *pts;
+	(void)state;
+
+#if !defined(__x86_64__) && !defined(__i386__)
+	TEST_SKIP("the chase is timed with the TSC: x86 only");
+#endif
+	th_tacho(&r, "cache", "--thorough", "--rounds", "1", "--min", "64K", "--max", "512K",
+		 "--no-bandwidth", "--no-tlb", "--json", NULL);
+	if (r.status)
+		fail_msg("tacho cache --thorough failed (%d): %s", r.status, r.err);
+	doc = assert_json(r.out);
+	assert_true(th_json_get(doc, "measurement.thorough")->boolean);
+	assert_json_int(doc, "measurement.points_per_octave", 8);
+	assert_json_int(doc, "measurement.samples", 21);
+	assert_json_int(doc, "measurement.rounds", 1);
+	assert_json_int(doc, "measurement.min_bytes", 64 << 10);
+	pts = th_json_get(doc, "curves.latency");
+	assert_int_equal(pts->n, 25);   /* 64K to 512K: three octaves of 8, both ends */
+	assert_int_equal((int)th_json_get(pts->items[0], "bytes")->number, 64 << 10);
+	assert_int_equal((int)th_json_get(pts->items[24], "bytes")->number, 512 << 10);
+	assert_int_equal(th_json_get(doc, "curves.random")->n, 25);
+	th_json_free(doc);
+	th_run_free(&r);
+
+	/* a default run draws no such curve */
+	th_tacho(&r, "cache", QUICK, "--no-tlb", "--min", "64K", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	doc = assert_json(r.out);
+	assert_int_equal(th_json_get(doc, "curves.random")->n, 0);
+	assert_json_int(doc, "measurement.min_bytes", 64 << 10);
+	th_json_free(doc);
+	th_run_free(&r);
+}
+
 static const struct {
 	const char *args[4];
 	int status;
@@ -368,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_thorough),
 		cmocka_unit_test(test_bad_usage),
 		cmocka_unit_test(test_cpu_not_allowed),
 		cmocka_unit_test(test_help),
