@@ -147,7 +147,7 @@ static size_t raw_plateaus(const struct tc_curve_pt *p, size_t n, struct tc_plat
 	return count;
 }
 
-/* A closed plateau must span half an octave (three points at four per octave): fewer
+/* A closed plateau must span three quarters of an octave (four points at four per octave): fewer
  * points that happen to lie close together on a rise are part of the rise. */
 static bool wide_enough(const struct tc_curve_pt *p, const struct tc_plateau *pl)
 {
