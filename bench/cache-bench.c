@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "tacho.h"
@@ -63,7 +64,20 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* ns per load of the lmbench-method chain over `bytes`, the median of 11 timings. */
+/* Context switches of this thread so far: a timing during which it moved was shared
+ * with other tasks (tacho retakes such samples; so does this peer). */
+static long switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/* ns per load of the lmbench-method chain over `bytes`: the median of 11 timings of
+ * about 0.1 ms each (tacho's sample length) during which the thread was not switched
+ * out; on a busy machine a longer timing holds other tasks' time slices. */
 static double lmbench_chase(size_t bytes)
 {
 	const size_t page = 4096, line = 64, nlines = page / line;
@@ -71,6 +85,7 @@ static double lmbench_chase(size_t bytes)
 	char *base = malloc(npages * page + page), *p;
 	double t[11];
 	size_t loads;
+	int kept = 0, tries = 0;
 
 	pages = malloc(npages * sizeof(*pages));
 	if (!base || !pages) {
@@ -92,13 +107,18 @@ static double lmbench_chase(size_t bytes)
 			*(char **)(p + pages[i] + lines[j]) = p + pages[i] + lines[j + 1];
 		*(char **)(p + pages[i] + lines[nlines - 1]) = p + pages[(i + 1) % npages] + lines[0];
 	}
-	/* run through the chain once, then time enough loads for ~2 ms */
 	char **q = (char **)(p + pages[0] + lines[0]);
-	for (size_t i = 0; i < npages * nlines; i++)
-		q = (char **)*q;
-	loads = 100000;
-	for (int r = 0; r < 11; r++) {
-		double t0 = now_ns();
+	loads = 1000;
+	while (kept < 11 && tries++ < 2000) {
+		long s0;
+		double t0, dt;
+
+		/* warm: once through a chain that fits in a cache (which lost it if we
+		 * were switched out); memory needs no warming */
+		for (size_t i = 0; bytes <= (16u << 20) && i < npages * nlines; i++)
+			q = (char **)*q;
+		s0 = switches();
+		t0 = now_ns();
 		for (size_t i = 0; i < loads; i += 100) {
 #define L q = (char **)*q;
 #define TEN L L L L L L L L L L
@@ -106,37 +126,56 @@ static double lmbench_chase(size_t bytes)
 #undef TEN
 #undef L
 		}
-		t[r] = (now_ns() - t0) / (double)loads;
-		if (r == 0 && t[0] * (double)loads < 2e6)
-			loads = (size_t)(2e6 / t[0]) / 100 * 100 + 100;
+		dt = now_ns() - t0;
+		if (switches() != s0)
+			continue;
+		if (dt < 50e3) {   /* too short to time: lengthen to ~0.1 ms and start over */
+			loads = (size_t)(loads * 100e3 / (dt > 1 ? dt : 1)) / 100 * 100 + 100;
+			kept = 0;
+			continue;
+		}
+		t[kept++] = dt / (double)loads;
 	}
 	__asm__ __volatile__("" : : "r"(q) : "memory");
-	qsort(t + 1, 10, sizeof(double), cmp_double);
 	free(base);
 	free(pages);
-	return (t[5] + t[6]) / 2;
+	if (kept < 11)
+		return NAN;
+	qsort(t, 11, sizeof(double), cmp_double);
+	return t[5];
 }
 
 /* --- likwid-bench --- */
 
-/* MByte/s of one likwid-bench kernel over `bytes` with `threads` threads of S0, as
- * GB/s; NaN when it cannot be run. */
-static double likwid(const char *kernel, uint64_t bytes, unsigned threads)
+/* GB/s of one likwid-bench kernel over `bytes` with `threads` threads of S0: the best of
+ * 9 runs of a fixed number of iterations that take about 1 ms (-i), so that some of
+ * them run while no other task has the CPU, as tacho's undisturbed samples do. NaN
+ * when it cannot be run. */
+static double likwid(const char *kernel, uint64_t bytes, unsigned threads, double gbs_guess)
 {
 	char cmd[256], line[256];
-	double mbs = NAN;
-	FILE *f;
+	double best = NAN;
+	unsigned long iters = (unsigned long)(gbs_guess * 1e9 * 1e-3 / (double)bytes);
 
-	snprintf(cmd, sizeof(cmd), "likwid-bench -t %s -w S0:%lluB:%u 2>/dev/null", kernel,
-		 (unsigned long long)bytes, threads);
-	f = popen(cmd, "r");
-	if (!f)
-		return NAN;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "MByte/s:", 8))
-			mbs = strtod(line + 8, NULL);
-	pclose(f);
-	return mbs / 1000;
+	if (iters < 10)
+		iters = 10;   /* likwid-bench's own floor */
+	snprintf(cmd, sizeof(cmd), "likwid-bench -t %s -i %lu -w S0:%lluB:%u 2>/dev/null", kernel,
+		 iters, (unsigned long long)bytes, threads);
+	for (int run = 0; run < 9; run++) {
+		FILE *f = popen(cmd, "r");
+
+		if (!f)
+			return NAN;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "MByte/s:", 8)) {
+				double gbs = strtod(line + 8, NULL) / 1000;
+
+				if (!(best >= gbs))
+					best = gbs;
+			}
+		pclose(f);
+	}
+	return best;
 }
 
 static void bw_rows(const char *name, const struct tacho_cache_bandwidth *bw)
@@ -148,9 +187,9 @@ static void bw_rows(const char *name, const struct tacho_cache_bandwidth *bw)
 	if (!bw->bytes)
 		return;
 	for (unsigned k = 0; k < 3; k++) {
-		double peer = likwid(kernels[k], bw->bytes, 1);
+		double peer = likwid(kernels[k], bw->bytes, 1, ours[k]);
 		double peer_all = bw->threads > 1 ? likwid(kernels[k], bw->bytes_all * bw->threads,
-							      bw->threads) : NAN;
+							      bw->threads, all[k]) : NAN;
 
 		printf("  %-7s %-9s %10llu  %8.1f %8.1f %6.2f   %8.1f %8.1f %6.2f\n", name, kernels[k],
 		       (unsigned long long)bw->bytes, ours[k], peer, ours[k] / peer, all[k], peer_all,
@@ -200,7 +239,7 @@ int main(int argc, char **argv)
 		       tacho_cache_result_memory(r)->ns, peer, tacho_cache_result_memory(r)->ns / peer);
 	}
 
-	printf("\nbandwidth (GB/s), one thread, then %u threads (likwid-bench on S0):\n"
+	printf("\nbandwidth (GB/s), one thread, then %u threads (likwid-bench on S0, the best of 9 runs):\n"
 	       "  level   kernel     working set   tacho   likwid  ratio      tacho   likwid  ratio\n",
 	       a->threads);
 	for (size_t i = 0; i < tacho_cache_result_nlevels(r); i++) {

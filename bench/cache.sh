@@ -6,7 +6,8 @@
 #      copy_avx), on the same CPU and working sets (bench/cache-bench.c).
 #
 #   bench/cache.sh [BUILD]       (BUILD: the build folder, default build)
-# Needs likwid-bench (Debian likwid): `scripts/deps.sh bench` installs it. RUNS
+# Needs likwid-bench (Debian likwid) and GNU time (/usr/bin/time): `scripts/deps.sh bench`
+# installs likwid. RUNS
 # (default 5) sets the effort of part 1.
 set -eu
 b=${1:-build}
@@ -23,17 +24,18 @@ echo "machine: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)
 echo "tacho: $("$tacho" --version); $(likwid-bench -h 2>&1 | grep -i -m1 version || echo likwid-bench)"
 echo
 
-echo "1. the default run, wall time ($runs runs; tacho cache -C 0 > /dev/null)"
+echo "1. the default run ($runs runs; tacho cache -C 0 > /dev/null): wall time, and CPU time (user + sys)"
+echo "   (the wall time of a run that shares the CPUs is the CPU time plus other tasks' slices)"
 i=0
 : > /tmp/cache-bench.$$
 while [ $i -lt "$runs" ]; do
-	t0=$(date +%s.%N)
-	"$tacho" cache -C 0 > /dev/null
-	t1=$(date +%s.%N)
-	echo "$t0 $t1" | awk '{ printf "%.2f\n", $2 - $1 }' >> /tmp/cache-bench.$$
+	/usr/bin/time -f "%e %U %S" -a -o /tmp/cache-bench.$$ "$tacho" cache -C 0 > /dev/null
 	i=$((i + 1))
 done
-sort -n /tmp/cache-bench.$$ | awk '{ v[NR] = $1 } END { printf "   min %.2f s, median %.2f s, max %.2f s\n", v[1], v[int((NR + 1) / 2)], v[NR] }'
+awk '{ print $1, $2 + $3 }' /tmp/cache-bench.$$ | sort -n | awk '{ w[NR] = $1; c[NR] = $2 }
+	END { printf "   wall: min %.2f s, median %.2f s, max %.2f s\n", w[1], w[int((NR + 1) / 2)], w[NR] }'
+awk '{ print $2 + $3 }' /tmp/cache-bench.$$ | sort -n | awk '{ c[NR] = $1 }
+	END { printf "   CPU:  min %.2f s, median %.2f s, max %.2f s\n", c[1], c[int((NR + 1) / 2)], c[NR] }'
 rm -f /tmp/cache-bench.$$
 echo
 
