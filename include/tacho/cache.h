@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* ==================================================================================
- * 6. The memory hierarchy, measured
+ * 5b. The memory hierarchy, measured
  * ================================================================================== */
 /* CPUID and sysfs say what caches a CPU has; in a virtual machine they say what the
  * hypervisor chose to pass on, which can be far from what a program gets. tacho

@@ -1,6 +1,7 @@
 /* test-cmd-cache.c - `tacho cache` on this machine: the L1d and L2 it finds are the sizes
- * sysfs gives within one step of the sweep, latencies rise level by level, memory is
- * slower than the last cache; the JSON, the CSV and -o; the SVG parses as XML and marks
+ * sysfs gives within one step of the sweep (never above; the largest of up to three runs
+ * not below, since a busy neighbour makes a cache look smaller), latencies rise level by
+ * level, memory is slower than the last cache; --thorough; the JSON, the CSV and -o; the SVG parses as XML and marks
  * every level and every claim; bad CPUs, sizes, units and counts are one-line errors. */
 #include <errno.h>
 #include <limits.h>
@@ -75,20 +76,13 @@ static const struct th_json *level_of(const struct th_json *doc, unsigned level,
 	return NULL;
 }
 
-static void near_step(const struct th_json *doc, unsigned level, const char *type, uint64_t want,
-		      const char *out)
+/* The measured size of a level over sysfs's, or NAN when the run shows no such level. */
+static double size_ratio(const struct th_json *doc, unsigned level, const char *type, uint64_t want)
 {
 	const struct th_json *l = level_of(doc, level, type);
 	const struct th_json *m = l ? th_json_get(l, "measured_bytes") : NULL;
-	double step = num(doc, "measurement.step"), r;
 
-	if (!m || m->type != TH_JSON_NUMBER)
-		fail_msg("no measured L%u %s in:\n%s", level, type, out);
-	r = m->number / (double)want;
-	/* one step of the sweep either way (with the slack of whole lines) */
-	if (r < pow(step, -1.02) || r > pow(step, 1.02))
-		fail_msg("L%u %s measured %.0f bytes, sysfs says %llu: more than one step (%.3f) "
-			 "apart\n%s", level, type, m->number, (unsigned long long)want, step, out);
+	return m && m->type == TH_JSON_NUMBER ? m->number / (double)want : NAN;
 }
 
 /* The table of levels, for a failure's message: the JSON of the run is long. */
@@ -109,15 +103,22 @@ static void levels_text(const struct th_json *doc, char *buf, size_t size)
 	}
 }
 
+/* Up to three runs: a cache shared with a busy neighbour (the host may run another
+ * vCPU on this core's other hardware thread, and the test runner keeps this guest's
+ * other vCPU busy) keeps fewer of our lines, so it can look smaller, never larger; for
+ * seconds at a time, longer than a run's sweeps. So every run must find L1d and L2 no
+ * more than one step above sysfs's sizes, and the largest found in the runs within one
+ * step of them; each run's latencies must rise level by level to memory. */
 static void test_live(void **state)
 {
 	struct th_run r;
 	struct th_json *doc;
 	const struct th_json *levels;
-	char cpu[16], text[2048];
+	char cpu[16], text[3][2048];
 	int c = sched_getcpu();
 	uint64_t l1 = sysfs_cache(c, 1, "data"), l2 = sysfs_cache(c, 2, "unified");
-	double last = 0;
+	double best1 = 0, best2 = 0, step = 0;
+	int run, runs = 0;
 	(void)state;
 
 #if !defined(__x86_64__) && !defined(__i386__)
@@ -126,42 +127,68 @@ static void test_live(void **state)
 	if (!l1 || !l2)
 		TEST_SKIP("sysfs gives no L1d or L2 size for CPU %d: nothing to hold the levels against", c);
 	snprintf(cpu, sizeof(cpu), "%d", c);
-	th_tacho(&r, "cache", "-C", cpu, "--json", "--no-bandwidth", NULL);
-	if (r.status)
-		fail_msg("tacho cache failed (%d): %s", r.status, r.err);
-	doc = assert_json(r.out);
-	assert_json_int(doc, "cpu", c);
-	levels_text(doc, text, sizeof(text));
-	near_step(doc, 1, "data", l1, text);
-	near_step(doc, 2, "unified", l2, text);
-	/* level by level, each slower than the one before, on the medians of its points */
-	levels = th_json_get(doc, "levels");
-	for (size_t i = 0; i < levels->n; i++) {
-		const struct th_json *ns = th_json_get(levels->items[i], "latency_ns");
+	for (run = 0; run < 3; run++) {
+		double last = 0, r1, r2;
 
-		if (!ns || ns->type != TH_JSON_NUMBER)
-			continue;   /* a claimed level the curve does not show */
-		if (!(ns->number > last))
-			fail_msg("level %zu is not slower than the one before:\n%s", i + 1, text);
-		last = ns->number;
+		th_tacho(&r, "cache", "-C", cpu, "--json", "--no-bandwidth", "--no-tlb", NULL);
+		if (r.status)
+			fail_msg("tacho cache failed (%d): %s", r.status, r.err);
+		doc = assert_json(r.out);
+		runs++;
+		assert_json_int(doc, "cpu", c);
+		levels_text(doc, text[run], sizeof(text[run]));
+		step = num(doc, "measurement.step");
+		r1 = size_ratio(doc, 1, "data", l1);
+		r2 = size_ratio(doc, 2, "unified", l2);
+		if (!(r1 > 0) || !(r2 > 0))
+			fail_msg("no measured L1d or L2 in:\n%s", text[run]);
+		/* one step of the sweep (with the slack of whole lines), never above */
+		if (r1 > pow(step, 1.02) || r2 > pow(step, 1.02))
+			fail_msg("L1d or L2 measured more than one step (%.3f) above sysfs's %llu and "
+				 "%llu bytes:\n%s", step, (unsigned long long)l1,
+				 (unsigned long long)l2, text[run]);
+		best1 = fmax(best1, r1);
+		best2 = fmax(best2, r2);
+		/* level by level, each slower than the one before, on the medians of its points */
+		levels = th_json_get(doc, "levels");
+		for (size_t i = 0; i < levels->n; i++) {
+			const struct th_json *ns = th_json_get(levels->items[i], "latency_ns");
+
+			if (!ns || ns->type != TH_JSON_NUMBER)
+				continue;   /* a claimed level the curve does not show */
+			if (!(ns->number > last))
+				fail_msg("level %zu is not slower than the one before:\n%s", i + 1,
+					 text[run]);
+			last = ns->number;
+		}
+		assert_true(last > 0);
+		if (!(num(doc, "dram_latency_ns") > last))
+			fail_msg("memory (%g ns) is not slower than the last cache:\n%s",
+				 num(doc, "dram_latency_ns"), text[run]);
+		assert_true(th_json_get(doc, "memory.seen")->boolean);
+		/* the chase's curve: every point has samples, ascending sizes */
+		levels = th_json_get(doc, "curves.latency");
+		assert_true(levels->n > 20);
+		for (size_t i = 0; i < levels->n; i++) {
+			assert_true(th_json_get(levels->items[i], "samples")->number >= 1);
+			if (i)
+				assert_true(th_json_get(levels->items[i], "bytes")->number >
+					    th_json_get(levels->items[i - 1], "bytes")->number);
+		}
+		assert_int_equal((int)th_json_get(doc, "curves.latency[0].bytes")->number, 4096);
+		th_json_free(doc);
+		th_run_free(&r);
+		if (best1 >= pow(step, -1.02) && best2 >= pow(step, -1.02))
+			break;
 	}
-	assert_true(last > 0);
-	if (!(num(doc, "dram_latency_ns") > last))
-		fail_msg("memory (%g ns) is not slower than the last cache:\n%s",
-			 num(doc, "dram_latency_ns"), text);
-	assert_true(th_json_get(doc, "memory.seen")->boolean);
-	/* the chase's curve: every point has samples, ascending sizes */
-	levels = th_json_get(doc, "curves.latency");
-	assert_true(levels->n > 20);
-	for (size_t i = 0; i < levels->n; i++) {
-		assert_true(th_json_get(levels->items[i], "samples")->number >= 1);
-		if (i)
-			assert_true(th_json_get(levels->items[i], "bytes")->number >
-				    th_json_get(levels->items[i - 1], "bytes")->number);
-	}
-	assert_int_equal((int)th_json_get(doc, "curves.latency[0].bytes")->number, 4096);
-	th_json_free(doc);
-	th_run_free(&r);
+	if (best1 < pow(step, -1.02) || best2 < pow(step, -1.02))
+		fail_msg("in %d runs the largest L1d was %.3f and the largest L2 %.3f of sysfs's "
+			 "size (%llu and %llu bytes): more than one step (%.3f) below\n%s\n%s\n%s",
+			 runs, best1, best2, (unsigned long long)l1, (unsigned long long)l2, step,
+			 text[0], runs > 1 ? text[1] : "", runs > 2 ? text[2] : "");
+	if (runs > 1)
+		printf("note: %d runs to find L1d and L2 within a step of sysfs (the first found "
+		       "them smaller: a busy neighbour)\n", runs);
 }
 
 /* A small, quick run for the formats: a few points, one sweep. */
