@@ -72,6 +72,7 @@ int cli_args_next(struct cli_args *a);
 /* One line per command: `extern const struct cli_cmd cmd_NAME;` defined in cmd-NAME.c,
  * and a row in main.c's table. */
 extern const struct cli_cmd cmd_cpu;
+extern const struct cli_cmd cmd_cache;
 extern const struct cli_cmd cmd_doctor;
 extern const struct cli_cmd cmd_list;
 extern const struct cli_cmd cmd_stat;

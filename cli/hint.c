@@ -19,7 +19,7 @@ const char *cli_hint_text(enum tacho_hint hint)
 	case TACHO_HINT_RING_PAGES:
 		return "'tacho record -m' sets the ring's size";
 	case TACHO_HINT_CACHE:
-		return "'tacho cache', not implemented yet";
+		return "'tacho cache' measures it";
 	case TACHO_HINT_MSRS:
 		return "see 'tacho msr list'";
 	default:

@@ -19,6 +19,7 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_trace,
 	&cmd_list,
 	&cmd_cpu,
+	&cmd_cache,
 	&cmd_doctor,
 	&cmd_msr,
 	NULL,   /* end */

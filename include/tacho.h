@@ -7,6 +7,10 @@
  * sampling, model-specific registers. Read them like a manual: every function states what it does, what it
  * returns on error, who owns what afterwards and whether it may be called from several
  * threads at once.
+ * time-stamp counter, the memory hierarchy measured, what the machine allows, regions,
+ * the benchmark harness, sampling. Read them like a manual: every function states what
+ * it does, what it returns on error, who owns what afterwards and whether it may be
+ * called from several threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -39,6 +43,7 @@
 #include "tacho/stat.h"
 #include "tacho/tsc.h"
 #include "tacho/trace.h"
+#include "tacho/cache.h"
 #include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"

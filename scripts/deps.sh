@@ -13,7 +13,7 @@ what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev"
 test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium"
-bench="$test libpapi-dev linux-perf gzip sqlite3"
+bench="$test libpapi-dev linux-perf gzip sqlite3 likwid time"
 
 case $what in
 build) want=$build ;;

@@ -322,6 +322,23 @@ struct tacho_cpu_core_type {
 
 #define TACHO_CPU_FEATURE_WORDS 16   /* room for 1024 named flags */
 #define TACHO_CPU_MAX_CORE_TYPES 4
+#define TACHO_CPU_MAX_CACHE_GROUPS 8
+#define TACHO_CPU_SET_WORDS 16       /* a set of up to 1024 CPUs of a dump */
+
+/* CPUs of one kind that report the same caches, and those caches. A kind's CPUs need
+ * not agree: a Ryzen 9 7950X3D's CPUs 0-15 (the CCD under the stacked cache) report a
+ * 96 MiB L3 in 0x8000_001D and CPUs 16-31 a 32 MiB one. Fixed (a part of the
+ * description). */
+struct tacho_cpu_cache_group {
+	unsigned core_type;          /* index into tacho_cpu_info.core_types */
+	unsigned first_cpu;          /* index in the dump of the group's first CPU */
+	unsigned ncpus;              /* the dump's CPUs in the group */
+	uint64_t cpus[TACHO_CPU_SET_WORDS]; /* bit i (word i / 64): the dump's CPU i */
+	unsigned ncaches;
+	struct tacho_cpu_cache caches[TACHO_CPU_MAX_CACHES]; /* sorted by level, type;
+	                              * instances counted among the group's CPUs of the
+	                              * first CPU's package (-1 when the dump lacks some) */
+};
 
 struct tacho_cpu_info {
 	size_t sz;                   /* sizeof(struct tacho_cpu_info), set by the caller */
@@ -362,6 +379,12 @@ struct tacho_cpu_info {
 	char **notes;                /* remarks in plain words: contradictions, absent leaves,
 	                              * values CPUID cannot know; owned (freed by _exit) */
 	unsigned notes_dropped;      /* notes lost to a failed allocation */
+
+	/* Where the CPUs of a kind report different caches, one group per distinct set
+	 * of caches, in the order of their first CPUs (core_types[k].caches are then the
+	 * first group's). None when every CPU reports what the first of its kind does. */
+	unsigned ncache_groups;
+	struct tacho_cpu_cache_group cache_groups[TACHO_CPU_MAX_CACHE_GROUPS];
 };
 
 /* Decodes a dump into *out, whose sz the caller set (`struct tacho_cpu_info info = {
@@ -371,6 +394,13 @@ struct tacho_cpu_info {
  * leaf 0 at all, or -EINVAL for NULL or an sz below the first version (nothing
  * written). Free with tacho_cpu_info_exit. Thread-safe (pure: reads only the dump). */
 TACHO_API int tacho_cpu_decode(const struct tacho_cpuid_dump *dump, struct tacho_cpu_info *out);
+
+/* The caches that the dump's CPU `cpu` (an index in the dump, as info->cpus) reports:
+ * its cache group's where its kind has groups, else its kind's. Sets *n to their
+ * count. NULL (and *n 0) for a CPU out of range, NULL arguments or an info whose sz
+ * is too small. The array lives in *info. Thread-safe. */
+TACHO_API const struct tacho_cpu_cache *tacho_cpu_caches_of(const struct tacho_cpu_info *info,
+							    unsigned cpu, unsigned *n);
 
 /* Frees what tacho_cpu_decode allocated inside *info and zeroes it but for sz. NULL
  * (or a struct whose sz is too small to have been decoded) is fine. */

@@ -94,7 +94,7 @@ enum tacho_hint {
 				   oversized group (tacho stat, without --multiplex) */
 	TACHO_HINT_RING_PAGES,  /* a smaller sampling ring per CPU (tacho record -m) */
 	TACHO_HINT_CACHE,       /* measuring the caches rather than believing CPUID (a
-				   pointer-chasing latency curve: tacho cache, to come) */
+				   pointer-chasing latency curve: tacho cache) */
 	TACHO_HINT_MSRS,        /* which model-specific registers tacho knows (tacho msr
 				   list) */
 	TACHO_HINT_COUNT

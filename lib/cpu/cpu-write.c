@@ -161,15 +161,57 @@ static void fmt_ways(bool fully_assoc, unsigned ways, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
-static void print_caches(FILE *f, const struct tacho_cpu_core_type *ct)
+/* "0-15,32-47": the dump's CPUs in a cache group. */
+static void fmt_cpu_set(const uint64_t *set, char *buf, size_t size)
+{
+	const unsigned max = TACHO_CPU_SET_WORDS * 64;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < max && o < size; i++) {
+		unsigned j = i;
+
+		if (!((set[i / 64] >> (i % 64)) & 1))
+			continue;
+		while (j + 1 < max && (set[(j + 1) / 64] >> ((j + 1) % 64)) & 1)
+			j++;
+		o += (size_t)snprintf(buf + o, size - o, j > i ? "%s%u-%u" : "%s%u", o ? "," : "",
+				      i, j);
+		i = j;
+	}
+}
+
+/* The cache groups of kind k, or 0 when its CPUs all report the same caches (or the
+ * caller's description predates the groups). */
+static unsigned cache_groups_of(const struct tacho_cpu_info *info, unsigned k,
+				const struct tacho_cpu_cache_group **first)
+{
+	unsigned n = 0;
+
+	*first = NULL;
+	if (info->sz < TC_CPU_INFO_SZ_GROUPS)
+		return 0;
+	for (unsigned g = 0; g < info->ncache_groups && g < TACHO_CPU_MAX_CACHE_GROUPS; g++)
+		if (info->cache_groups[g].core_type == k) {
+			if (!n)
+				*first = &info->cache_groups[g];
+			n++;
+		}
+	return n;
+}
+
+/* inst_head: the instances column's title ("per package", or "in these CPUs" for a
+ * cache group's table). */
+static void print_caches(FILE *f, const struct tacho_cpu_cache *caches, unsigned n,
+			 const char *inst_head)
 {
 	struct tc_table *t = tc_table_new(7);
 
 	if (!t)
 		return;
-	tc_table_addf(t, "cache\tsize\tways\tline\tshared by up to\tper package\tfrom");
-	for (unsigned i = 0; i < ct->ncaches; i++) {
-		const struct tacho_cpu_cache *c = &ct->caches[i];
+	tc_table_addf(t, "cache\tsize\tways\tline\tshared by up to\t%s\tfrom", inst_head);
+	for (unsigned i = 0; i < n; i++) {
+		const struct tacho_cpu_cache *c = &caches[i];
 		char label[16], size[32], ways[32], line[16], share[32], inst[16], src[64];
 
 		cache_label(c, label, sizeof(label));
@@ -379,12 +421,31 @@ static void write_table(FILE *f, const struct tacho_cpu_view *v,
 		const struct tacho_cpu_core_type *ct = &info->core_types[k];
 		/* the kind is named on hybrid parts, and for one CPU of them (--cpu) */
 		bool named = info->ncore_types > 1 || ct->kind != TACHO_CORE_GENERAL;
+		const struct tacho_cpu_cache_group *grp;
+		unsigned ngroups = cache_groups_of(info, k, &grp);
+
+		/* CPUs of this kind that report different caches: a table for each set */
+		for (unsigned g = 0; g < ngroups; grp++) {
+			char cpus[256];
+
+			if (grp->core_type != k)
+				continue;
+			fmt_cpu_set(grp->cpus, cpus, sizeof(cpus));
+			fprintf(f, "\ncaches%s%s%s reported by CPU%s %s of the dump\n",
+				named ? " of the " : "", named ? tacho_core_kind_name(ct->kind) : "",
+				named ? " cores" : "", grp->ncpus == 1 ? "" : "s", cpus);
+			print_caches(f, grp->caches, grp->ncaches, "in these CPUs");
+			g++;
+		}
+		if (ngroups)
+			goto tlbs;
 		fprintf(f, "\ncaches%s%s%s\n", named ? " of the " : "",
 			named ? tacho_core_kind_name(ct->kind) : "", named ? " cores" : "");
 		if (ct->ncaches)
-			print_caches(f, ct);
+			print_caches(f, ct->caches, ct->ncaches, "per package");
 		else
 			fprintf(f, "    none described by CPUID\n");
+tlbs:
 		if (ct->ntlbs) {
 			fprintf(f, "\nTLBs%s%s%s\n", named ? " of the " : "",
 				named ? tacho_core_kind_name(ct->kind) : "", named ? " cores" : "");
@@ -453,6 +514,36 @@ static void write_table(FILE *f, const struct tacho_cpu_view *v,
 }
 
 /* --- JSON --- */
+
+static void json_cache(struct tc_json *j, const struct tacho_cpu_cache *c);
+
+/* "cache_groups" of kind k, only where its CPUs report different caches. */
+static void json_cache_groups(struct tc_json *j, const struct tacho_cpu_info *info, unsigned k)
+{
+	const struct tacho_cpu_cache_group *grp;
+	unsigned ngroups = cache_groups_of(info, k, &grp);
+
+	if (!ngroups)
+		return;
+	tc_json_arr_begin(j, "cache_groups");
+	for (unsigned g = 0; g < ngroups; grp++) {
+		char cpus[256];
+
+		if (grp->core_type != k)
+			continue;
+		fmt_cpu_set(grp->cpus, cpus, sizeof(cpus));
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "cpus", cpus);
+		tc_json_uint(j, "ncpus", grp->ncpus);
+		tc_json_arr_begin(j, "caches");
+		for (unsigned i = 0; i < grp->ncaches; i++)
+			json_cache(j, &grp->caches[i]);
+		tc_json_arr_end(j);
+		tc_json_obj_end(j);
+		g++;
+	}
+	tc_json_arr_end(j);
+}
 
 static void json_cache(struct tc_json *j, const struct tacho_cpu_cache *c)
 {
@@ -570,6 +661,7 @@ static int write_json(FILE *f, const struct tacho_cpu_view *v, enum tacho_format
 		for (unsigned i = 0; i < ct->ncaches; i++)
 			json_cache(&j, &ct->caches[i]);
 		tc_json_arr_end(&j);
+		json_cache_groups(&j, info, k);
 		tc_json_arr_begin(&j, "tlbs");
 		for (unsigned i = 0; i < ct->ntlbs; i++)
 			json_tlb(&j, &ct->tlbs[i]);

@@ -9,6 +9,8 @@
 /* The first versions of the sized structs of the area (docs/architecture.md, "An API
  * that can grow"): a caller's struct smaller than these is refused. */
 #define TC_CPU_INFO_SZ_V1 tc_offsetofend(struct tacho_cpu_info, notes_dropped)
+/* ... and one that has the cache groups */
+#define TC_CPU_INFO_SZ_GROUPS tc_offsetofend(struct tacho_cpu_info, cache_groups)
 #define TC_CPU_CROSSCHECK_SZ_V1 tc_offsetofend(struct tacho_cpu_crosscheck, items)
 
 /* One leaf/subleaf as recorded. `indexed` is false for leaves whose subleaf is

@@ -246,6 +246,7 @@ static int decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 		tc_cpu_pmu(d, ct->first_cpu, info, &ct->pmu);
 	}
 	tc_cpu_cache_instances(d, info);
+	tc_cpu_cache_groups(d, info);
 	tc_cpu_pmu(d, 0, info, &info->pmu);
 	if (info->hypervisor_bit && info->ncore_types) {
 		const struct tacho_cpu_core_type *ct = &info->core_types[0];

@@ -65,6 +65,9 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		   struct tacho_cpu_core_type *ct);
 /* Fixes instance counts once the topology is known. */
 void tc_cpu_cache_instances(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info);
+/* Cache groups (cache-groups.c): where the CPUs of a kind report different caches,
+ * fills info->cache_groups; after tc_cpu_cache_instances. */
+void tc_cpu_cache_groups(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info);
 /* Ways for AMD's L2/L3/TLB associativity code (0 = disabled, reserved or full; info.c). */
 unsigned tc_amd_ways(unsigned code);
 /* The cache-ID shift of a leaf-4 style sharing count (info.c). */

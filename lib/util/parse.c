@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/util.h"
 
@@ -146,4 +147,37 @@ char *tc_trim(char *s)
 bool tc_starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int tc_parse_size(const char *s, uint64_t *out, struct tacho_diag *diag)
+{
+	static const struct {
+		const char *name;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 }, { "b", 0 }, { "k", 10 }, { "kib", 10 }, { "m", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gib", 30 },
+	};
+	const char *p = s;
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return tc_diag_set(diag, s ? s : "", 0, 1, -TACHO_EPARSE, "empty size");
+	if (*p < '0' || *p > '9')
+		return tc_diag_set(diag, s, 0, 1, -TACHO_EPARSE, "a size starts with a number");
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return tc_diag_set(diag, s, 0, 1, -TACHO_EOUTOFRANGE, "the number is too large");
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcasecmp(p, units[i].name))
+			continue;
+		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
+			return tc_diag_set(diag, s, 0, 1, -TACHO_EOUTOFRANGE, "the size is too large");
+		*out = v << units[i].shift;
+		return 0;
+	}
+	return tc_diag_set(diag, s, 0, (unsigned)(p - s) + 1, -TACHO_EPARSE,
+			   "unknown unit '%s' (K, M or G: powers of 1024; B or none: bytes)", p);
 }

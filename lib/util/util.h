@@ -175,6 +175,10 @@ bool tc_cpuinfo_flags_has(const char *flags, const char *flag);
 int tc_parse_u64(const char *s, uint64_t *out);
 int tc_parse_i64(const char *s, int64_t *out);
 int tc_parse_double(const char *s, double *out);
+/* A size in bytes: digits and an optional unit, K/KiB, M/MiB, G/GiB (powers of 1024,
+ * any case) or B; "64K", "1MiB", "4096". 0, or -TACHO_EPARSE / -TACHO_EOUTOFRANGE with *diag
+ * (if non-NULL) pointing at the column. */
+int tc_parse_size(const char *s, uint64_t *out, struct tacho_diag *diag);
 /* Hex of exactly 1..16 digits without prefix, as in dumps. */
 int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out);
 

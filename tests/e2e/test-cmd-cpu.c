@@ -306,7 +306,7 @@ static void test_live_report(void **state)
 	assert_contains(r.out, "\nfeatures\n");
 	assert_contains(r.out, "\nnotes\n");
 	flat = unwrap(r.out);
-	assert_contains(flat, "('tacho cache', not implemented yet)");
+	assert_contains(flat, "('tacho cache' measures it)");
 	if (info.brand[0])
 		assert_contains(r.out, info.brand);
 	/* the cross-check either agrees or says where it does not */

@@ -94,7 +94,16 @@ struct known {
 	"shared by 8 cores, 2 per package); libcpuid reads 0x80000006 EDX, which lumps "  \
 	"both dies together as one 12 MiB \"128-way\" cache that does not exist"
 
+#define R_X3D                                                                          \
+	"the CCDs differ: the first half of the CPUs reports the L3 under the stacked "   \
+	"cache (98,304 sets: 96 MiB) in 0x8000001D, the other half 32,768 sets (32 MiB); "  \
+	"CPU 0's 96 MiB L3 is one instance, not two (tacho groups the caches by the CPUs " \
+	"that report them); libcpuid repeats CPU 0's L3 for both CCDs"
+
 static const struct known known[] = {
+	{ "amd/zen4/amd-ryzen-9-7950x3d-16-core-processor.test.xz", 0, F_L3_INST, 1, 2, R_X3D },
+	{ "amd/zen4/amd-ryzen-9-7900x3d-12-core-processor.test", 0, F_L3_INST, 1, 2, R_X3D },
+	{ "amd/zen5/amd-ryzen-9-9950x3d-16-core-processor.test.xz", 0, F_L3_INST, 1, 2, R_X3D },
 	{ "amd/k10/quad-core-amd-opteron-processor-2378-dual.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
 	{ "amd/k10/quad-core-amd-opteron-processor-2344-he.test", 0, F_LOGICAL, 4, 8, R_PACKAGES },
 	{ "amd/k10/six-core-amd-opteron-processor-2431-dual.test", 0, F_LOGICAL, 6, 12, R_PACKAGES },

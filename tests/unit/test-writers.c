@@ -1,10 +1,11 @@
 /* test-writers.c - every writer of the library called without the command line, on fixed
  * inputs (a CPUID dump, a record file written here, a stat session of a tiny program and
  * a hand-filled interval, the event walk over the fake sysfs tree, a hand-filled doctor
- * list, regions and a benchmark of this process, MSR values and rates on a fake device
- * tree and the MSR table): each JSON document is checked against
- * its schema in docs/schemas.md (every key listed with its type, every listed key
- * present, "version" 1), each CSV against its header there; then the write options. */
+ * list, regions and a benchmark of this process, a memory-hierarchy result built from a
+ * synthetic curve, MSR values and rates on a fake device tree and the MSR table, a
+ * trace): each JSON document is checked against its schema in docs/schemas.md (every
+ * key listed with its type, every listed key present, "version" 1), each CSV against
+ * its header there, the SVG by xmllint; then the write options. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include "msr-fake.h"
 #include "tacho.h"
 #include "sample/recfile.h"
+#include "cache/cache.h"
 #include "util/util.h"
 
 /* --- the schemas of docs/schemas.md --- */
@@ -310,7 +312,7 @@ static const char *cli_words(void *arg, enum tacho_hint hint)
 {
 	(void)arg;
 	if (hint == TACHO_HINT_CACHE)
-		return "'tacho cache', not implemented yet";
+		return "'tacho cache' measures it";
 	if (hint == TACHO_HINT_MACHINE)
 		return "see 'tacho doctor'";
 	return NULL;
@@ -962,6 +964,184 @@ static void test_msr(void **state)
 	assert_int_equal(tacho_msr_set_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
 }
 
+/* --- cache: a result built from a synthetic curve, analysed as a measurement is --- */
+
+static double step_curve(double ws)
+{
+	return ws <= 32768 ? 1.0 : ws <= 1048576 ? 4.0 : ws <= 8 * 1048576.0 ? 14.0 : 100.0;
+}
+
+static struct tacho_cache_result *synthetic_cache(void)
+{
+	struct tacho_cache_result *r = tc_cache_result_new();
+	struct tacho_cache_point pts[80];
+	size_t n = 0;
+
+	assert_non_null(r);
+	for (unsigned k = 0; n < 80; k++) {
+		uint64_t ws = (uint64_t)(4096 * exp2(k / 4.0) + 0.5) & ~(uint64_t)63;
+		double y = step_curve((double)ws);
+
+		if (ws > 64ull << 20)
+			break;
+		pts[n++] = (struct tacho_cache_point){ .bytes = ws, .ns = y, .ns_p25 = y * 0.99,
+						       .ns_p75 = y * 1.02, .ns_min = y * 0.98,
+						       .ns_max = y * 1.1, .samples = 9, .discarded = k % 3 };
+	}
+	assert_int_equal(tc_cache_curve_set(r, TACHO_CACHE_CURVE_LATENCY, pts, n), 0);
+	/* the page chase: 64 pages in the L1 TLB, 2048 in the L2 one, and the caches' share
+	 * of its lines on top */
+	n = 0;
+	for (unsigned k = 0; n < 80; k++) {
+		uint64_t pages = (uint64_t)(8 * exp2(k / 4.0) + 0.5);
+		double y = (pages <= 64 ? 1.0 : pages <= 2048 ? 3.0 : 30.0) +
+			   step_curve((double)pages * 64) - 1.0;
+
+		if (pages > 16384)
+			break;
+		pts[n++] = (struct tacho_cache_point){ .bytes = pages * 4096, .pages = pages, .ns = y,
+						       .ns_p25 = y, .ns_p75 = y, .ns_min = y,
+						       .ns_max = y, .samples = 9 };
+	}
+	assert_int_equal(tc_cache_curve_set(r, TACHO_CACHE_CURVE_PAGES, pts, n), 0);
+	r->claims[0] = (struct tc_cache_claim){ 1, TACHO_CACHE_DATA, 32768, 32768, 1 };
+	r->claims[1] = (struct tc_cache_claim){ 2, TACHO_CACHE_UNIFIED, 1 << 20, 1 << 20, 1 };
+	r->claims[2] = (struct tc_cache_claim){ 3, TACHO_CACHE_UNIFIED, 32 << 20, 32 << 20, 2 };
+	r->nclaims = 3;
+	r->cpuid_tlb[1] = 72;
+	r->cpuid_tlb[2] = 3072;
+	r->about = (struct tacho_cache_about){
+		.cpu = 1, .brand = "Test CPU \"Q\" <&>", .hypervisor = true, .tsc_hz = 2e9,
+		.tsc_source = "calibrated", .core_hz = 3e9, .core_hz_min = 2.9e9,
+		.core_hz_max = 3.1e9, .points_per_octave = 4, .step = exp2(0.25), .samples = 9,
+		.rounds = 3, .min_bytes = 4096, .max_bytes = 64 << 20, .huge_pages = true,
+		.huge_fraction = 1, .kernel = "avx2", .threads = 2, .seconds = 2.5,
+		.steal_pct = NAN, .discarded = 3, .busy = 1,
+	};
+	assert_int_equal(tc_cache_analyze(r), 0);
+	for (size_t i = 0; i < r->nlevels; i++) {
+		struct tacho_cache_bandwidth *bw = &r->levels[i].bw;
+
+		if (!r->levels[i].bytes)
+			continue;
+		*bw = (struct tacho_cache_bandwidth){ r->levels[i].bytes / 2, r->levels[i].bytes / 2,
+						      2, 100.0 / (double)(i + 1), 50, 90, 200, 100,
+						      NAN };
+	}
+	tc_cache_warn(r, "a warning, \"quoted\", with, commas");
+	return r;
+}
+
+/* Runs xmllint on the file at path with args; the exit status, or -1 when there is no
+ * xmllint. out gets what it printed. */
+static int xmllint(const char *path, const char *xpath, char *out, size_t size)
+{
+	const char *argv[] = { "xmllint", "--noout", path, NULL, NULL, NULL };
+	struct th_run r;
+	int status;
+
+	if (system("command -v xmllint >/dev/null 2>&1") != 0)
+		return -1;
+	if (xpath) {
+		argv[1] = "--xpath";
+		argv[2] = xpath;
+		argv[3] = path;
+	}
+	th_runv(&r, NULL, (char *const *)argv);
+	status = r.status;
+	snprintf(out, size, "%s%s", r.out, r.err);
+	th_run_free(&r);
+	tc_trim(out);
+	return status;
+}
+
+static void test_cache(void **state)
+{
+	struct tacho_cache_result *r = synthetic_cache();
+	struct th_json *doc;
+	struct buf b;
+	char path[PATH_MAX], out[4096];
+	FILE *f;
+	int st;
+	(void)state;
+
+	/* the analysis, through the accessors */
+	assert_int_equal(tacho_cache_result_nlevels(r), 3);
+	assert_int_equal(tacho_cache_result_level(r, 0)->bytes, 32768);
+	assert_int_equal(tacho_cache_result_level(r, 0)->agrees, 1);
+	assert_int_equal(tacho_cache_result_level(r, 1)->bytes, 1 << 20);
+	assert_int_equal(tacho_cache_result_level(r, 1)->agrees, 1);
+	assert_int_equal(tacho_cache_result_level(r, 2)->bytes, 8 << 20);
+	assert_int_equal(tacho_cache_result_level(r, 2)->agrees, 0);
+	assert_null(tacho_cache_result_level(r, 3));
+	assert_true(tacho_cache_result_memory(r)->flat);
+	assert_int_equal(tacho_cache_result_ntlbs(r), 2);
+	assert_int_equal(tacho_cache_result_tlb(r, 0)->entries, 64);
+	assert_int_equal(tacho_cache_result_tlb(r, 1)->entries, 2048);
+	assert_int_equal(tacho_cache_result_tlb(r, 1)->agrees, 0);
+
+	assert_int_equal(tacho_cache_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "cache");
+	assert_json_int(doc, "levels[0].level", 1);
+	assert_json_str(doc, "levels[0].type", "data");
+	assert_json_int(doc, "levels[0].measured_bytes", 32768);
+	assert_json_type(doc, "levels[2].agrees", TH_JSON_BOOL);
+	assert_json_str(doc, "brand", "Test CPU \"Q\" <&>");
+	assert_json_type(doc, "levels[0].bandwidth.copy_all_gbs", TH_JSON_NULL);
+	assert_json_type(doc, "dram_latency_ns", TH_JSON_NUMBER);
+	assert_json_type(doc, "measurement.steal_pct", TH_JSON_NULL);
+	assert_json_type(doc, "curves.random", TH_JSON_ARRAY);
+	assert_null(th_json_get(doc, "curves.random[0]"));
+	assert_json_int(doc, "tlbs[1].cpuid_entries", 3072);
+	th_json_free(doc);
+	free(b.s);
+
+	assert_int_equal(tacho_cache_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "cache", ',');
+	assert_contains(b.s, "\nlevel,,1,data,32768,,1,");
+	assert_contains(b.s, "\nwarning,");
+	assert_contains(b.s, "\"a warning, \"\"quoted\"\", with, commas\"\n");
+	free(b.s);
+
+	assert_int_equal(tacho_cache_write(r, buf_open(&b), TACHO_FORMAT_TABLE, &cli_opts), 0);
+	assert_contains(buf_close(&b), "memory hierarchy of CPU 1 (Test CPU \"Q\" <&>)");
+	assert_contains(b.s, "NO: CPUID and sysfs claim 32 MiB; the latency leaves this level's plateau past 8 MiB (4x less than claimed)");
+	assert_contains(b.s, "\nwarnings:\n  - a warning");
+	free(b.s);
+	assert_int_equal(tacho_cache_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	assert_int_equal(tacho_cache_write(r, stdout, TACHO_FORMAT_COUNT, NULL), -EINVAL);
+
+	/* the picture: well-formed XML, a line per level found and a claim per level */
+	snprintf(path, sizeof(path), "%s/cache.svg", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(tacho_cache_write_svg(r, f, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	st = xmllint(path, NULL, out, sizeof(out));
+	if (st >= 0) {
+		if (st)
+			fail_msg("the SVG is not well-formed XML: %s", out);
+		assert_int_equal(xmllint(path, "count(//*[local-name()='line'][@class='level'])",
+					 out, sizeof(out)), 0);
+		assert_string_equal(out, "3");
+		assert_int_equal(xmllint(path, "count(//*[local-name()='line'][@class='claim-cpuid'])",
+					 out, sizeof(out)), 0);
+		assert_string_equal(out, "3");
+		assert_int_equal(xmllint(path, "string(//*[local-name()='title'])", out,
+					 sizeof(out)), 0);
+		assert_string_equal(out, "Load latency against working set, CPU 1, Test CPU \"Q\" <&>");
+	}
+	unlink(path);
+	assert_int_equal(tacho_cache_write_svg(NULL, stdout, NULL), -EINVAL);
+	tacho_cache_result_free(r);
+	/* no curve, no picture */
+	r = tc_cache_result_new();
+	assert_int_equal(tacho_cache_write_svg(r, stdout, NULL), -EINVAL);
+	tacho_cache_result_free(r);
+	if (st < 0)
+		TEST_SKIP("xmllint (Debian libxml2-utils) is missing: the SVG was not parsed");
+}
+
 /* --- the options every writer shares --- */
 
 /* --- trace: the small trace of the fuzz corpus, written by hand with every record --- */
@@ -1063,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
+		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_msr),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_options),
