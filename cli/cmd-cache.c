@@ -248,9 +248,8 @@ static int run_cache(int argc, char **argv)
 	cli_write_opts_init(&wo);
 	ret = EXIT_OK;
 	if (svg) {
-		f = fopen(svg, "w");
+		f = cli_open_output(svg);
 		if (!f) {
-			cli_error("cannot write '%s': %s", svg, strerror(errno));
 			ret = EXIT_FAIL;
 		} else {
 			err = tacho_cache_write_svg(r, f, &wo);

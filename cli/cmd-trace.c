@@ -104,9 +104,8 @@ static int trace_report(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (out) {
-		f = fopen(out, "w");
+		f = cli_open_output(out);   /* mode 0600, renamed into place when whole */
 		if (!f) {
-			cli_error("cannot write '%s': %s", out, strerror(errno));
 			tacho_timeline_free(t);
 			return EXIT_FAIL;
 		}
@@ -121,13 +120,16 @@ static int trace_report(int argc, char **argv)
 					   !strcmp(format, "json") ? TACHO_FORMAT_JSON :
 					   TACHO_FORMAT_TABLE, &wo);
 	tacho_timeline_free(t);
-	if (out && fclose(f) && !err)
-		err = -errno;
-	if (err) {
+	if (err && err != -EIO) {
 		cli_error("cannot write the trace's %s view: %s", format, tacho_strerror(err));
+		if (out)
+			cli_abandon_output(f);
 		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	/* a write error (-EIO) is told once, by the close or main's check of stdout */
+	if (out && cli_close_output(f, out) != EXIT_OK)
+		return EXIT_FAIL;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 static int cmd_trace_fn(int argc, char **argv)
