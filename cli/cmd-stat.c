@@ -12,13 +12,14 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
+	"   or: tacho stat --sim [--sim-cpu <dump>] [-e <events>] [-r <n>] [--] <program> [<args>]\n"
 	"\n"
 	"Counts events while a program runs and prints every value with its status. When\n"
 	"there are more events than the CPU has counters, the program runs as many times\n"
@@ -46,6 +47,15 @@ static const struct cli_option stat_options[] = {
 	  "and tacho scales, showing each value's coverage" },
 	{ 'I', 'I', "interval", "<ms>",
 	  "print the counts of every <ms> milliseconds" },
+	{ OPT_SIM, 0, "sim", NULL,
+	  "simulate instead of counting: run the program under\n"
+	  "valgrind (callgrind) with this CPU's caches; values are\n"
+	  "\"simulated\", exact and the same on every run\n"
+	  "(docs/sim.md). Default events: instructions, branches,\n"
+	  "branch-misses and the L1, LL cache events" },
+	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
+	  "with --sim: simulate the caches of the CPU of this CPUID\n"
+	  "dump (tacho cpu --raw, cpuid -r) instead of this one's" },
 	{ 'p', 'p', "pid", "<pid>",
 	  "count process <pid> (all its threads) until it ends or\n"
 	  "Ctrl-C" },
@@ -70,8 +80,9 @@ static const struct cli_option stat_options[] = {
 static const char stat_footer[] =
 	"Statuses: counted; multiplexed (scaled, with its coverage); not counted (opened\n"
 	"but never on a counter, or never scheduled: the reason is given); not supported\n"
-	"(could not be opened here: the reason is given). A value that was not counted is\n"
-	"never printed as 0: it is empty in CSV and null in JSON.\n"
+	"(could not be opened here: the reason is given); simulated (--sim: valgrind's\n"
+	"value, not a counter's). A value that was not counted is never printed as 0: it\n"
+	"is empty in CSV and null in JSON.\n"
 	"\n"
 	"exit status: the program's (128 + N when signal N killed it; the counts are still\n"
 	"printed), 0 for -p/-t/-a without a program, 127 when the program cannot be found,\n"
@@ -107,6 +118,9 @@ struct stat_cli {
 	bool interval_header_done;
 	int exec_err;
 	struct tacho_stat *s;
+	bool sim;                       /* --sim */
+	const char *sim_cpu;            /* --sim-cpu */
+	struct tacho_sim *simulator;
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -122,7 +136,7 @@ static void stat_cli_init(struct stat_cli *c)
 	tc_sb_init(&c->events);
 	c->o.sz = sizeof(c->o);
 	c->o.target = TACHO_TARGET_CHILD;
-	c->wo.sz = sizeof(c->wo);
+	cli_write_opts_init(&c->wo);   /* the library's hints in the command's words */
 }
 
 static void stat_cli_exit(struct stat_cli *c)
@@ -130,6 +144,7 @@ static void stat_cli_exit(struct stat_cli *c)
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
 	tacho_stat_free(c->s);
+	tacho_sim_free(c->simulator);
 	tacho_evlist_free(c->list);
 	tc_sb_exit(&c->events);
 	free(c->cpus);
@@ -234,6 +249,14 @@ static int parse_option(struct stat_cli *c, int opt)
 	case 'o':
 		c->outpath = optarg;
 		return GO_ON;
+	case OPT_SIM:
+		c->sim = true;
+		return GO_ON;
+	case OPT_SIM_CPU:
+		if (!*optarg)
+			return cli_usage_error(&cmd_stat, "--sim-cpu needs a CPUID dump");
+		c->sim_cpu = optarg;
+		return GO_ON;
 	}
 	return GO_ON;
 }
@@ -256,6 +279,12 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 		return cli_usage_error(&cmd_stat, "one target at most: -p, -t, -a or -C");
 	if (c->all && c->events.len)
 		return cli_usage_error(&cmd_stat, "--all and -e do not go together");
+	if (c->sim_cpu && !c->sim)
+		return cli_usage_error(&cmd_stat, "--sim-cpu goes with --sim");
+	if (c->sim && (c->ntargets || c->interval || c->all || (c->o.sched_flags &
+							       TACHO_SCHED_MULTIPLEX)))
+		return cli_usage_error(&cmd_stat, "--sim runs a program under valgrind: no -p, -t, "
+				       "-a, -C, -I, --all or --multiplex");
 	if (optind < argc)
 		c->o.argv = argv + optind;
 	if (c->o.target == TACHO_TARGET_CHILD && !c->o.argv)
@@ -340,10 +369,38 @@ static void default_events(struct stat_cli *c)
 		cli_error("%s", c->note);
 }
 
+/* --sim: the simulator and its default events. */
+static int sim_prepare(struct stat_cli *c)
+{
+	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	int err = tacho_sim_new(&so, &c->simulator, &diag);
+
+	if (err) {
+		cli_error("cannot simulate: %s", diag.message[0] ? diag.message
+								   : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	c->o.sim = c->simulator;
+	if (!c->events.len)
+		tc_sb_adds(&c->events, tacho_sim_default_events());
+	if (c->events.oom) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
+	if (err)
+		return cli_event_error("event list", &diag);
+	return GO_ON;
+}
+
 static int stat_prepare(struct stat_cli *c)
 {
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
+
+	if (c->sim)
+		return sim_prepare(c);
 
 	c->pmu.sz = sizeof(c->pmu);
 	err = tacho_pmu_counters_detect(&c->pmu);
@@ -433,13 +490,15 @@ static int stat_count(struct stat_cli *c)
 		on_progress(c, 1, 1);
 	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
+		if (c->sim && !c->exec_err)
+			return 126;   /* found, but valgrind cannot run it */
 		/* as a shell says it: 127 not found, 126 found but not runnable */
 		return c->exec_err == ENOENT || c->exec_err == ENOTDIR ? 127 : 126;
 	}
 	if (diag.message[0])
-		cli_error("cannot count: %s", diag.message);
+		cli_error("cannot %s: %s", c->sim ? "simulate" : "count", diag.message);
 	else
-		cli_error("cannot count: %s", tacho_strerror(err));
+		cli_error("cannot %s: %s", c->sim ? "simulate" : "count", tacho_strerror(err));
 	return EXIT_FAIL;
 }
 
@@ -458,7 +517,7 @@ static int stat_print(struct stat_cli *c)
 	FILE *out = c->out;
 	int err = 0;
 
-	if (cli_verbose) {
+	if (cli_verbose && !c->sim) {
 		const struct tacho_schedule *plan = tacho_stat_schedule(c->s);
 		const struct tacho_pmu_counters *pc = tacho_schedule_counters(plan);
 		fprintf(stderr, "tacho: %u events in %u run%s of the program per repetition; "

@@ -20,6 +20,8 @@ const char *cli_hint_text(enum tacho_hint hint)
 		return "'tacho record -m' sets the ring's size";
 	case TACHO_HINT_CACHE:
 		return "'tacho cache', not implemented yet";
+	case TACHO_HINT_SIMULATE:
+		return "'tacho stat --sim' simulates it under valgrind";
 	default:
 		return NULL;
 	}

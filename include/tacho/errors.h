@@ -61,7 +61,8 @@ TACHO_API int tacho_version_number(void);
 	X(ENOTX86,     10011, "not an x86 processor")                                     \
 	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")               \
 	X(ETOOMANY,    10013, "more events than this CPU has counters for in one group")  \
-	X(ENOSTART,    10014, "the program could not be started")
+	X(ENOSTART,    10014, "the program could not be started")                         \
+	X(ENOSIM,      10015, "the simulator (valgrind) is not available")
 
 enum tacho_errno {
 #define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,
@@ -91,6 +92,8 @@ enum tacho_hint {
 	TACHO_HINT_RING_PAGES,  /* a smaller sampling ring per CPU (tacho record -m) */
 	TACHO_HINT_CACHE,       /* measuring the caches rather than believing CPUID (a
 				   pointer-chasing latency curve: tacho cache, to come) */
+	TACHO_HINT_SIMULATE,    /* simulated counts instead (valgrind: tacho stat --sim),
+				   where the machine cannot count the event */
 	TACHO_HINT_COUNT
 };
 

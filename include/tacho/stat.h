@@ -16,6 +16,7 @@
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 #include "tacho/counters.h"
 
 #ifdef __cplusplus
@@ -178,6 +179,13 @@ struct tacho_stat_opts {
 					   when -TACHO_ENOSTART is returned (ENOENT: no such
 					   program, EACCES: not executable); a caller built
 					   before this field existed passes a smaller sz */
+	const struct tacho_sim *sim;    /* non-NULL: simulate instead of counting: each
+					   repetition runs the program once under the simulator
+					   (tacho_sim_run), every event with a simulated meaning
+					   gets the status SIMULATED, the others NOT_SUPPORTED
+					   with the reason; the target must be CHILD, and neither
+					   intervals nor a PMU are used. Needed until the session
+					   ends (tacho_stat_run returns) */
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -195,8 +203,10 @@ struct tacho_stat_event {
 	const char *unit;                /* of value and the statistics ("" or "msec") */
 	enum tacho_count_status status;  /* COUNTED: every repetition counted it whole;
 					    MULTIPLEXED: some value, but not always whole
-					    (coverage says how much); NOT_COUNTED /
-					    NOT_SUPPORTED: no value at all (why says why) */
+					    (coverage says how much); SIMULATED: every
+					    repetition's value is the simulator's (opts.sim);
+					    NOT_COUNTED / NOT_SUPPORTED: no value at all (why
+					    says why) */
 	double value;                    /* mean over the repetitions with a value, in unit
 					    (count x the event's scale); NAN when none */
 	double coverage;                 /* mean of running/enabled (0 for a repetition
@@ -246,6 +256,9 @@ TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
 TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
 /* The plan that was executed. */
 TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+/* The simulated machine of a session run with opts.sim (a copy: lives as long as s);
+ * NULL for a session that counted. */
+TACHO_API const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s);
 
 /* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 

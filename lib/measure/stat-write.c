@@ -13,6 +13,7 @@
 #include "tacho/events.h"
 #include "tacho/output.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 
 /* --- values --- */
 
@@ -75,7 +76,18 @@ static const char *metric_human(const struct tacho_metric *m, char *buf, size_t 
 
 static bool has_value(enum tacho_count_status s)
 {
-	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED;
+	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED ||
+	       s == TACHO_COUNT_SIMULATED;
+}
+
+/* "32 KiB, 8-way, 64 B lines" */
+static const char *sim_cache_human(const struct tacho_sim_cache *c, char *buf, size_t size)
+{
+	char b[32];
+
+	snprintf(buf, size, "%s, %u-way, %u B lines", tc_fmt_size(c->size, b, sizeof(b)),
+		 c->ways, c->line_size);
+	return buf;
 }
 
 static const char *no_value_word(enum tacho_count_status s)
@@ -138,6 +150,23 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 
 /* --- the table --- */
 
+/* The simulated machine, under the title: the values are this machine's, not the
+ * CPU's. */
+static void table_machine(const struct tacho_sim_machine *m, FILE *f)
+{
+	char b[3][80];
+
+	if (!m)
+		return;
+	fprintf(f, "  simulated by valgrind's %s, caches from %s:\n", m->tool, m->source);
+	fprintf(f, "    I1 %s; D1 %s; LL %s\n", sim_cache_human(&m->i1, b[0], sizeof(b[0])),
+		sim_cache_human(&m->d1, b[1], sizeof(b[1])),
+		sim_cache_human(&m->ll, b[2], sizeof(b[2])));
+	if (m->note && m->note[0])
+		fprintf(f, "    (%s)\n", m->note);
+	fprintf(f, "    branch predictor: %s\n\n", m->branch_model);
+}
+
 static void table_title(const struct tacho_stat *s, const struct about *a, FILE *f)
 {
 	unsigned reps = tacho_stat_repeats(s), runs = tacho_stat_runs(s);
@@ -155,7 +184,9 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 	} else {
 		snprintf(who, sizeof(who), "%s", a->target);
 	}
-	if (who[0])
+	if (tacho_stat_sim_machine(s))
+		fprintf(f, "\n Simulated event stats%s%s", who[0] ? " for " : "", who);
+	else if (who[0])
 		fprintf(f, "\n Counter stats for %s", who);
 	else
 		fprintf(f, "\n Counter stats");
@@ -169,6 +200,7 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 		fprintf(f, ")");
 	}
 	fprintf(f, ":\n\n");
+	table_machine(tacho_stat_sim_machine(s), f);
 }
 
 /* One row per event: value, unit, name, then the statistics of the repetitions (with
@@ -203,6 +235,8 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 		if (e->status == TACHO_COUNT_MULTIPLEXED)
 			snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
 				 100.0 * e->coverage);
+		else if (e->status == TACHO_COUNT_SIMULATED)
+			snprintf(note, sizeof(note), "(simulated)");
 		else if (rate)
 			metric_human(rate, note, sizeof(note));
 		if (stats && has_value(e->status)) {
@@ -332,6 +366,24 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 		snprintf(runs, sizeof(runs), "%u", e->nvalues);
 		tc_csv_row(f, w, row, ARRAY_SIZE(row));
 	}
+	if (tacho_stat_sim_machine(s)) {
+		/* the simulated machine, a row per cache: its size, and the rest in words */
+		const struct tacho_sim_machine *m = tacho_stat_sim_machine(s);
+		const struct tacho_sim_cache *c[] = { &m->i1, &m->d1, &m->ll };
+		static const char *const cname[] = { "I1", "D1", "LL" };
+		for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+			char size[32], words[400];
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)c[i]->size);
+			snprintf(words, sizeof(words), "%u-way, %u B lines, from %s%s%s",
+				 c[i]->ways, c[i]->line_size, m->source,
+				 m->note[0] ? "; " : "", m->note);
+			const char *row[] = { "sim-cache", cname[i], "simulated", size, "B",
+					      "", "", "", "", "", "", "", "", words };
+			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head),
+				       "a field per column");
+			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		}
+	}
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
 		const char *row[] = { "metric", m->name, "derived",
@@ -383,6 +435,28 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 	tc_json_obj_end(j);
 }
 
+static void json_cache(struct tc_json *j, const char *key, const struct tacho_sim_cache *c)
+{
+	tc_json_obj_begin(j, key);
+	tc_json_uint(j, "size", c->size);
+	tc_json_uint(j, "ways", c->ways);
+	tc_json_uint(j, "line_size", c->line_size);
+	tc_json_obj_end(j);
+}
+
+static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
+{
+	tc_json_obj_begin(j, "simulation");
+	tc_json_str(j, "tool", m->tool);
+	json_cache(j, "I1", &m->i1);
+	json_cache(j, "D1", &m->d1);
+	json_cache(j, "LL", &m->ll);
+	tc_json_str(j, "source", m->source);
+	tc_json_str(j, "note", m->note);
+	tc_json_str(j, "branch_model", m->branch_model);
+	tc_json_obj_end(j);
+}
+
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
 		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
@@ -416,6 +490,8 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	}
 	tc_json_arr_end(&j);
 	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	if (tacho_stat_sim_machine(s))
+		json_machine(&j, tacho_stat_sim_machine(s));
 	if (a->note)
 		tc_json_str(&j, "note", a->note);
 	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));

@@ -1,0 +1,148 @@
+/* tacho/sim.h - libtacho's public interface: simulated events: a program run under
+ * valgrind's callgrind (cache and branch simulation on), its counts mapped onto tacho's
+ * event names, the simulated machine taken from the CPU's description.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_SIM_H
+#define TACHO_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include "tacho/errors.h"
+#include "tacho/cpu.h"
+#include "tacho/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- 4v. Simulation (lib/sim) ---
+ * VTune's Dynamic Analyzer simulated code and its events instead of reading counters.
+ * valgrind does that today: callgrind runs the program on a synthetic CPU, counts every
+ * instruction, data read and write and conditional or indirect branch exactly, and
+ * feeds them through a model of two levels of cache (I1 and D1, then the last level)
+ * and of a branch predictor. The counts of one program and input are the same on every
+ * run, on any machine, with or without a PMU. docs/sim.md says what is exact and what
+ * is a model. */
+
+/* One simulated cache, as valgrind's --I1/--D1/--LL options take it. Fixed (a part of
+ * struct tacho_sim_machine). */
+struct tacho_sim_cache {
+	uint64_t size;               /* bytes */
+	unsigned ways;               /* associativity */
+	unsigned line_size;          /* bytes */
+};
+
+/* The machine a simulator simulates. Handed out by tacho_sim_machine (read through the
+ * pointer: fields are only ever added at the end). */
+struct tacho_sim_machine {
+	const char *tool;            /* "callgrind" */
+	struct tacho_sim_cache i1, d1, ll; /* the caches handed to valgrind */
+	const char *source;          /* where the geometry came from ("CPUID of this CPU
+					(Intel Xeon ...)", "the CPUID dump FILE (...)") */
+	const char *note;            /* what had to be changed for valgrind (a set count
+					that is not a power of two), "" when nothing */
+	const char *branch_model;    /* valgrind's predictor, in one sentence */
+};
+
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
+struct tacho_sim_opts {
+	size_t sz;                   /* sizeof(struct tacho_sim_opts) */
+	const char *valgrind;        /* the valgrind program, a path or a name searched in
+					PATH; NULL: "valgrind" */
+	const char *cpu_dump;        /* a CPUID dump (`tacho cpu --raw`, `cpuid -r`, ...)
+					whose caches are simulated; NULL: this CPU's */
+	bool no_children;            /* do not follow children (valgrind
+					--trace-children=no); by default every process the
+					program starts is simulated and counted too */
+	bool dump_instr;             /* keep per-instruction costs in the output files
+					(--dump-instr=yes), for per-instruction views */
+};
+
+/* A simulator: valgrind found, the simulated machine decided. */
+struct tacho_sim;
+
+/* Prepares a simulator: finds valgrind (opts->valgrind or "valgrind" in PATH), takes
+ * the L1 instruction, L1 data and last-level caches of the CPU's description (this
+ * CPU's CPUID, or opts->cpu_dump), fitting each to what valgrind accepts (a power of two
+ * of sets; the change is said in the machine's note). opts may be NULL. Returns 0 and
+ * *out (tacho_sim_free), or: -TACHO_ENOSIM when valgrind cannot be found or run (*diag
+ * says so and names the Debian package to install); -errno, -TACHO_EPARSE and the like
+ * for a dump that cannot be read (*diag names the file); -TACHO_ENOVALUE when the
+ * description has no L1 data, L1 instruction or second-or-higher-level cache; -EINVAL;
+ * -ENOMEM. diag may be NULL. Thread-safe; reads CPUID on the calling CPU. */
+TACHO_API int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
+			    struct tacho_diag *diag);
+TACHO_API void tacho_sim_free(struct tacho_sim *sim);
+
+/* The simulated machine (lives as long as sim). NULL for NULL. */
+TACHO_API const struct tacho_sim_machine *tacho_sim_machine(const struct tacho_sim *sim);
+
+/* The counts of one simulated run: the totals of valgrind's events ("Ir", "Dr", "Dw",
+ * "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim") over every
+ * process simulated. */
+struct tacho_sim_result;
+
+/* Runs argv under the simulator (valgrind --tool=callgrind --cache-sim=yes
+ * --branch-sim=yes with the machine's caches; valgrind's own messages go to a file, so
+ * the program's standard streams are its own) and reads the counts it wrote. Returns 0
+ * and *out (tacho_sim_result_free), with the program's ending in
+ * tacho_sim_result_exit; -TACHO_ENOSTART when the program cannot be started (no such
+ * program, not executable, or valgrind cannot run it: *diag says why, in valgrind's
+ * words where they are the reason; *exec_err, if non-NULL, gets ENOENT or EACCES when
+ * the program was not found or not executable, else 0); -TACHO_ENOSIM when valgrind
+ * itself fails; -TACHO_EPARSE when its output cannot be read; -errno; -ENOMEM.
+ * Not thread-safe with other code of the process that forks or handles SIGCHLD. */
+TACHO_API int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
+			    struct tacho_sim_result **out, int *exec_err,
+			    struct tacho_diag *diag);
+
+/* Parses one callgrind output file (docs/sim.md, "The file"): its header (events,
+ * summary, totals) and every cost line, checking that each has no more numbers than
+ * events. text need not be NUL-terminated; name names it in *diag. Adds the file's
+ * totals to *res when *res is non-NULL (the files of several processes of one run add
+ * up), else makes a new result. Returns 0; -TACHO_EPARSE with *diag naming the line
+ * (a malformed line, a cost line before "events:", totals that do not equal the sum of
+ * the cost lines), -TACHO_EEMPTY (no events), -ENOMEM, -EINVAL. *res is untouched on
+ * error. Thread-safe. */
+TACHO_API int tacho_sim_result_parse(const char *text, size_t len, const char *name,
+				     struct tacho_sim_result **res, struct tacho_diag *diag);
+TACHO_API void tacho_sim_result_free(struct tacho_sim_result *res);
+
+/* The total of valgrind's event ev ("Ir", ...) in *out. 0, -TACHO_ENOVALUE when the
+ * simulation did not produce that event, -EINVAL. Thread-safe. */
+TACHO_API int tacho_sim_result_total(const struct tacho_sim_result *res, const char *ev,
+				     uint64_t *out);
+
+/* How the program ended (NULL for a parsed result, which ran nothing). */
+TACHO_API const struct tacho_exit *tacho_sim_result_exit(const struct tacho_sim_result *res);
+
+/* The simulated value of the event that attr describes (read by its size field), as
+ * tacho names it: instructions (Ir), branches (Bc + Bi: conditional and indirect; direct
+ * jumps and calls are not counted by valgrind), branch-misses (Bcm + Bim),
+ * L1-dcache-loads (Dr), L1-dcache-load-misses (D1mr), L1-dcache-stores (Dw),
+ * L1-dcache-store-misses (D1mw), L1-icache-loads (Ir), L1-icache-load-misses (I1mr),
+ * LLC-loads (D1mr), LLC-load-misses (DLmr), LLC-stores (D1mw), LLC-store-misses (DLmw),
+ * cache-references (I1mr + D1mr + D1mw: the last level's accesses), cache-misses (ILmr +
+ * DLmr + DLmw). Returns 0 and *out; -TACHO_ENOVALUE when the event has no simulated
+ * meaning (cycles, software events, ...), *why (if non-NULL) a static sentence saying
+ * why; -EINVAL. Only user-space events simulate (exclude_kernel or not: valgrind sees
+ * no kernel code, said in docs/sim.md). Thread-safe. */
+TACHO_API int tacho_sim_result_value(const struct tacho_sim_result *res,
+				     const struct perf_event_attr *attr, uint64_t *out,
+				     const char **why);
+
+/* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
+ * --sim` shows them by default (a static string). */
+TACHO_API const char *tacho_sim_default_events(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_SIM_H */

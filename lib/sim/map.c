@@ -1,0 +1,114 @@
+/* map.c - tacho's event names in valgrind's counts: which perf event (generic hardware
+ * or cache event) each simulated total stands for, as a table, and why the others have
+ * no simulated meaning. */
+#include <errno.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "util/util.h"
+#include "tacho/sim.h"
+
+#define CACHE(id, op, res)                                                              \
+	((uint64_t)PERF_COUNT_HW_CACHE_##id | (uint64_t)PERF_COUNT_HW_CACHE_OP_##op << 8 |   \
+	 (uint64_t)PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+
+/* An event and the valgrind totals that add up to it. */
+struct sim_map {
+	uint32_t type;
+	uint64_t config;
+	const char *sum[3];
+};
+
+static const struct sim_map sim_map[] = {
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, { "Ir" } },
+	/* valgrind counts conditional (Bc) and indirect (Bi) branches; a direct jump or
+	 * call cannot be mispredicted in its model and is not counted */
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, { "Bc", "Bi" } },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, { "Bcm", "Bim" } },
+	/* the last level's accesses are the first level's misses */
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, { "I1mr", "D1mr", "D1mw" } },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, { "ILmr", "DLmr", "DLmw" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1D, READ, ACCESS), { "Dr" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1D, READ, MISS), { "D1mr" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1D, WRITE, ACCESS), { "Dw" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1D, WRITE, MISS), { "D1mw" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1I, READ, ACCESS), { "Ir" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(L1I, READ, MISS), { "I1mr" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(LL, READ, ACCESS), { "D1mr" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(LL, READ, MISS), { "DLmr" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(LL, WRITE, ACCESS), { "D1mw" } },
+	{ PERF_TYPE_HW_CACHE, CACHE(LL, WRITE, MISS), { "DLmw" } },
+};
+
+static const char default_events[] =
+	"instructions,branches,branch-misses,L1-dcache-loads,L1-dcache-load-misses,"
+	"L1-dcache-stores,L1-icache-load-misses,LLC-loads,LLC-load-misses,cache-misses";
+
+const char *tacho_sim_default_events(void)
+{
+	return default_events;
+}
+
+/* Why an event has no simulated value, by its kind. */
+static const char *no_meaning(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		if (a->config == PERF_COUNT_HW_CPU_CYCLES || a->config == PERF_COUNT_HW_REF_CPU_CYCLES ||
+		    a->config == PERF_COUNT_HW_BUS_CYCLES ||
+		    a->config == PERF_COUNT_HW_STALLED_CYCLES_FRONTEND ||
+		    a->config == PERF_COUNT_HW_STALLED_CYCLES_BACKEND)
+			return "not supported under --sim: valgrind's model has no time, so no "
+			       "cycles (llvm-mca predicts a block's cycles)";
+		return "not supported under --sim: valgrind simulates no such event";
+	case PERF_TYPE_HW_CACHE:
+		return "not supported under --sim: valgrind simulates the I1, D1 and last-level "
+		       "caches' reads and writes, no TLB, prefetch or branch-buffer cache";
+	case PERF_TYPE_SOFTWARE:
+		return "not supported under --sim: a software event of the kernel would count "
+		       "valgrind's own work, not the program's";
+	default:
+		return "not supported under --sim: valgrind simulates the instructions, caches "
+		       "and branches, not this event";
+	}
+}
+
+int tacho_sim_result_value(const struct tacho_sim_result *res,
+			   const struct perf_event_attr *attr, uint64_t *out, const char **why)
+{
+	struct perf_event_attr a = { 0 };
+
+	if (!res || !attr || !out || attr->size < PERF_ATTR_SIZE_VER0)
+		return -EINVAL;
+	/* read by its own size, as the kernel reads it */
+	memcpy(&a, attr, attr->size < sizeof(a) ? attr->size : sizeof(a));
+	if (why)
+		*why = NULL;
+	if (a.exclude_user) {
+		if (why)
+			*why = "not supported under --sim: valgrind simulates user space only, "
+			       "and this event excludes it";
+		return -TACHO_ENOVALUE;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sim_map); i++) {
+		const struct sim_map *m = &sim_map[i];
+		uint64_t sum = 0, v;
+
+		if (m->type != a.type || m->config != a.config)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(m->sum) && m->sum[k]; k++) {
+			if (tacho_sim_result_total(res, m->sum[k], &v) != 0) {
+				if (why)
+					*why = "not supported under --sim: the simulation did not "
+					       "produce the counts it needs";
+				return -TACHO_ENOVALUE;
+			}
+			sum += v;
+		}
+		*out = sum;
+		return 0;
+	}
+	if (why)
+		*why = no_meaning(&a);
+	return -TACHO_ENOVALUE;
+}
