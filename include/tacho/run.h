@@ -35,6 +35,10 @@ struct tacho_child_opts {
 				       to print its counts. The caller's handlers are
 				       restored afterwards. One child at a time. */
 	const char *cwd;            /* NULL: the caller's */
+	char *const *env;           /* the program's whole environment, NULL-terminated
+				       "NAME=VALUE" strings (execvpe's envp); NULL: the
+				       caller's. Read at tacho_child_start (the child
+				       holds its own copy after fork) */
 };
 
 /* How a program ended. Fixed (docs/architecture.md, "An API that can grow"): it is

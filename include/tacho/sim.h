@@ -103,8 +103,9 @@ TACHO_API int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
 			    struct tacho_diag *diag);
 
 /* Parses one callgrind output file (docs/sim.md, "The file"): its header (events,
- * summary, totals) and every cost line, checking that each has no more numbers than
- * events. text need not be NUL-terminated; name names it in *diag. Adds the file's
+ * pid, part, the trigger of a dump, totals) and every cost line, checking that each
+ * has no more numbers than events; the dumps of regions (above) are matched up again
+ * after each file. text need not be NUL-terminated; name names it in *diag. Adds the file's
  * totals to *res when *res is non-NULL (the files of several processes of one run add
  * up), else makes a new result. Returns 0; -TACHO_EPARSE with *diag naming the line
  * (a malformed line, a cost line before "events:", totals that do not equal the sum of
@@ -136,6 +137,37 @@ TACHO_API const struct tacho_exit *tacho_sim_result_exit(const struct tacho_sim_
 TACHO_API int tacho_sim_result_value(const struct tacho_sim_result *res,
 				     const struct perf_event_attr *attr, uint64_t *out,
 				     const char **why);
+
+/* Regions under simulation. A program's tacho_region_begin/end, run by tacho_sim_run
+ * (which sets TACHO_SIM=1 in its environment; or by hand: TACHO_SIM=1 valgrind
+ * --tool=callgrind ./prog) on valgrind, do not measure: each asks callgrind to write
+ * its counts so far and start again from zero, naming the dump "tacho:b:TID:NAME" or
+ * "tacho:e:TID:NAME". Adding up the dumps of a process in their order gives its counts
+ * at every boundary, so a region's inclusive count is the difference between its end
+ * and its begin, exactly, and its exclusive count that minus its nested regions'
+ * (the instructions of the boundary calls themselves are in it: a fixed number per
+ * call, which the difference of two runs cancels). One region as the simulation saw
+ * it, merged over calls, threads and processes. Handed out by tacho_sim_result_region
+ * (read through the pointer: fields are only ever added at the end). */
+struct tacho_sim_region {
+	const char *name;
+	uint64_t calls;              /* begin/end pairs */
+	unsigned unbalanced;         /* ends that did not match the innermost begin, and
+					begins never ended (not counted in calls) */
+};
+
+/* The regions of a result, in the order of their first begin (0 / NULL when none or
+ * out of range). Thread-safe. */
+TACHO_API size_t tacho_sim_result_nregions(const struct tacho_sim_result *res);
+TACHO_API const struct tacho_sim_region *tacho_sim_result_region(const struct tacho_sim_result *res,
+								 size_t i);
+
+/* The simulated value of attr's event in region i, inclusive or exclusive of its nested
+ * regions, summed over its calls: as tacho_sim_result_value, errors and why included,
+ * and -EINVAL for i out of range. Thread-safe. */
+TACHO_API int tacho_sim_region_value(const struct tacho_sim_result *res, size_t i,
+				     const struct perf_event_attr *attr, bool exclusive,
+				     uint64_t *out, const char **why);
 
 /* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
  * --sim` shows them by default (a static string). */

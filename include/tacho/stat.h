@@ -260,6 +260,25 @@ TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_st
  * NULL for a session that counted. */
 TACHO_API const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s);
 
+/* A region of the program under simulation (tacho_region_begin/end: tacho/sim.h says
+ * how), with the simulated values of the session's events, of the last repetition (a
+ * simulation gives the same on every one). Handed out by tacho_stat_region (read
+ * through the pointer: fields are only ever added at the end). */
+struct tacho_stat_region {
+	const char *name;
+	uint64_t calls;
+	unsigned unbalanced;          /* ends that matched no begin, begins never ended */
+	const double *inclusive;      /* [tacho_stat_nevents], NAN where the event has no
+					 simulated value */
+	const double *exclusive;      /* the same without the nested regions */
+};
+
+/* The regions of a simulated session, in the order of their first begin (0 / NULL for a
+ * session that counted, or a program without regions). */
+TACHO_API size_t tacho_stat_nregions(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s,
+							    size_t i);
+
 /* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 
 /* What the writers say about a session besides its figures: how its caller asked for

@@ -291,6 +291,47 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	return err;
 }
 
+/* The regions of a simulated run: per region and event, inclusive and exclusive. */
+static int table_regions(const struct tacho_stat *s, FILE *f)
+{
+	struct tc_table *t;
+	char b1[64], b2[64], calls[32];
+	int err = 0;
+
+	if (!tacho_stat_nregions(s))
+		return 0;
+	t = tc_table_new(5);
+	if (!t)
+		return -ENOMEM;
+	tc_table_align_right(t, 1, true);
+	tc_table_align_right(t, 3, true);
+	tc_table_align_right(t, 4, true);
+	err = tc_table_addf(t, "region\tcalls\tevent\tinclusive\texclusive");
+	for (size_t i = 0; i < tacho_stat_nregions(s) && !err; i++) {
+		const struct tacho_stat_region *g = tacho_stat_region(s, i);
+		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)g->calls);
+		for (size_t e = 0; e < tacho_stat_nevents(s) && !err; e++) {
+			const struct tacho_stat_event *ev = tacho_stat_event(s, e);
+			if (!isfinite(g->inclusive[e]))
+				continue;
+			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s", g->name, calls, ev->name,
+					    fmt_human(g->inclusive[e], ev->unit, b1, sizeof(b1)),
+					    fmt_human(g->exclusive[e], ev->unit, b2, sizeof(b2)));
+		}
+	}
+	if (!err) {
+		fprintf(f, "\n  regions (simulated; exclusive: without the nested regions):\n");
+		tc_table_print(t, f, 2, 2);
+		for (size_t i = 0; i < tacho_stat_nregions(s); i++)
+			if (tacho_stat_region(s, i)->unbalanced)
+				fprintf(f, "  %s: %u unbalanced begin or end, not counted\n",
+					tacho_stat_region(s, i)->name,
+					tacho_stat_region(s, i)->unbalanced);
+	}
+	tc_table_free(t);
+	return err;
+}
+
 static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f,
 		       const struct tc_write_settings *w)
 {
@@ -306,6 +347,8 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	err = table_events(s, a->repeat > 1, f, &nnotes);
 	if (!err)
 		err = table_metrics(s, f);
+	if (!err)
+		err = table_regions(s, f);
 	if (err)
 		return err;
 	if (nnotes) {
@@ -457,6 +500,30 @@ static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
 	tc_json_obj_end(j);
 }
 
+static void json_regions(struct tc_json *j, const struct tacho_stat *s)
+{
+	tc_json_arr_begin(j, "regions");
+	for (size_t i = 0; i < tacho_stat_nregions(s); i++) {
+		const struct tacho_stat_region *g = tacho_stat_region(s, i);
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "name", g->name);
+		tc_json_uint(j, "calls", g->calls);
+		tc_json_uint(j, "unbalanced", g->unbalanced);
+		tc_json_arr_begin(j, "events");
+		for (size_t e = 0; e < tacho_stat_nevents(s); e++) {
+			const struct tacho_stat_event *ev = tacho_stat_event(s, e);
+			tc_json_obj_begin(j, NULL);
+			tc_json_str(j, "name", ev->name);
+			json_value(j, "inclusive", g->inclusive[e], ev->unit);
+			json_value(j, "exclusive", g->exclusive[e], ev->unit);
+			tc_json_obj_end(j);
+		}
+		tc_json_arr_end(j);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+}
+
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
 		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
@@ -490,8 +557,10 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	}
 	tc_json_arr_end(&j);
 	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
-	if (tacho_stat_sim_machine(s))
+	if (tacho_stat_sim_machine(s)) {
 		json_machine(&j, tacho_stat_sim_machine(s));
+		json_regions(&j, s);
+	}
 	if (a->note)
 		tc_json_str(&j, "note", a->note);
 	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));

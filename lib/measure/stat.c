@@ -39,6 +39,12 @@ struct ev_res {
 	int err;
 };
 
+struct stat_region {
+	struct tacho_stat_region pub;
+	char *name;
+	double *vals;           /* [2 * nev]: inclusive, then exclusive */
+};
+
 struct tacho_stat {
 	size_t nev;
 	struct ev_res *ev;
@@ -51,6 +57,8 @@ struct tacho_stat {
 	struct tacho_exit exit;
 	struct tacho_metric *metrics;
 	size_t nmetrics;
+	struct stat_region *regions;   /* under simulation: of the last repetition */
+	size_t nregions;
 	bool simulated;         /* opts.sim: machine holds the simulated machine */
 	struct tacho_sim_machine machine;
 	char *machine_source, *machine_note;
@@ -461,6 +469,55 @@ out:
 	return err;
 }
 
+static void regions_free(struct tacho_stat *s)
+{
+	for (size_t i = 0; i < s->nregions; i++) {
+		free(s->regions[i].name);
+		free(s->regions[i].vals);
+	}
+	free(s->regions);
+	s->regions = NULL;
+	s->nregions = 0;
+}
+
+/* The regions of a simulated run, with the value of every event of the session. */
+static int take_regions(struct tacho_stat *s, const struct tacho_sim_result *res)
+{
+	size_t n = tacho_sim_result_nregions(res);
+
+	regions_free(s);
+	if (!n)
+		return 0;
+	s->regions = calloc(n, sizeof(*s->regions));
+	if (!s->regions)
+		return -ENOMEM;
+	s->nregions = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct tacho_sim_region *g = tacho_sim_result_region(res, i);
+		struct stat_region *r = &s->regions[i];
+
+		r->name = tc_strdup(g->name);
+		r->vals = malloc(2 * (s->nev ? s->nev : 1) * sizeof(*r->vals));
+		if (!r->name || !r->vals)
+			return -ENOMEM;
+		r->pub.name = r->name;
+		r->pub.calls = g->calls;
+		r->pub.unbalanced = g->unbalanced;
+		r->pub.inclusive = r->vals;
+		r->pub.exclusive = r->vals + s->nev;
+		for (size_t e = 0; e < s->nev; e++)
+			for (int x = 0; x < 2; x++) {
+				uint64_t v;
+				r->vals[x * s->nev + e] =
+					tacho_sim_region_value(res, i, &s->ev[e].attr, x, &v,
+							       NULL) == 0
+						? (double)v * s->ev[e].scale
+						: NAN;
+			}
+	}
+	return 0;
+}
+
 /* One repetition under the simulator: the program runs once under valgrind, and every
  * event takes its simulated value or says why it has none. */
 static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, unsigned rep,
@@ -502,8 +559,9 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 		if (!r->err)
 			r->err = -TACHO_ENOVALUE;
 	}
+	err = take_regions(s, res);
 	tacho_sim_result_free(res);
-	return 0;
+	return err;
 }
 
 /* --- aggregation --- */
@@ -627,6 +685,7 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->metrics);
 	free(s->machine_source);
 	free(s->machine_note);
+	regions_free(s);
 	tacho_schedule_free(s->sched);
 	free(s);
 }
@@ -871,4 +930,14 @@ const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s)
 const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s)
 {
 	return s && s->simulated ? &s->machine : NULL;
+}
+
+size_t tacho_stat_nregions(const struct tacho_stat *s)
+{
+	return s ? s->nregions : 0;
+}
+
+const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s, size_t i)
+{
+	return s && i < s->nregions ? &s->regions[i].pub : NULL;
 }

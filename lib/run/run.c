@@ -37,7 +37,7 @@ static void close_fd(int *fd)
 
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
-child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
+child_main(char *const argv[], const char *cwd, char *const env[], int go_rd, int err_wr)
 {
 	char c;
 	ssize_t r;
@@ -53,7 +53,10 @@ child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
 		e = errno;
 		goto out_tell_parent;
 	}
-	execvp(argv[0], argv);
+	if (env)
+		execvpe(argv[0], argv, env);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 out_tell_parent:
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
@@ -67,6 +70,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	struct tacho_child *c;
 	int go[2], er[2];
 	const char *cwd = NULL;
+	char *const *env = NULL;
 	int err;
 
 	if (!argv || !argv[0] || !argv[0][0] || !out)
@@ -76,6 +80,8 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		return -ENOMEM;
 	if (opts && opts->sz >= offsetof(struct tacho_child_opts, cwd) + sizeof(opts->cwd))
 		cwd = opts->cwd;
+	if (opts && opts->sz >= offsetof(struct tacho_child_opts, env) + sizeof(opts->env))
+		env = opts->env;
 	if (opts && opts->sz >= offsetof(struct tacho_child_opts, forward_signals) +
 				    sizeof(opts->forward_signals))
 		c->forward = opts->forward_signals;
@@ -104,7 +110,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, cwd, go[0], er[1]);
+		child_main(argv, cwd, env, go[0], er[1]);
 	}
 	close(go[0]);
 	close(er[1]);

@@ -1,7 +1,8 @@
 /* callgrind.c - reading callgrind's output files (valgrind's "callgrind format", its
- * manual's "Callgrind Format Specification"): the header's events and totals and every
- * cost line, whose self costs add up to the totals; a result holds the sums of the
- * files of one run. */
+ * manual's "Callgrind Format Specification"): the header's events, pid, part, trigger
+ * and totals and every cost line, whose self costs add up to the totals; a result holds
+ * the sums of the files of one run, and the regions that its dumps mark, matched up
+ * again in the order of the dumps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,42 @@
  * branch simulations on, more with --collect-systime and the like). */
 #define MAX_EVENTS 32
 
+/* One file: one process's counts between two dumps (callgrind starts again from zero
+ * after each), in the result's order of events. */
+struct sim_part {
+	long pid;
+	unsigned long part;          /* its "part:", the dumps' order within a process */
+	size_t seq;                  /* the order it was read in, for files without one */
+	char *trigger;               /* "Client Request: tacho:b:12:parse", or NULL */
+	uint64_t cost[MAX_EVENTS];
+};
+
+struct sim_region {
+	struct tacho_sim_region pub;
+	char *name;
+	uint64_t incl[MAX_EVENTS], excl[MAX_EVENTS];
+};
+
 struct tacho_sim_result {
 	size_t nev;
 	char *ev[MAX_EVENTS];
 	uint64_t total[MAX_EVENTS];
 	bool have_exit;
 	struct tacho_exit exit;
+	struct sim_part *parts;
+	size_t nparts, cap;
+	struct sim_region *regions;
+	size_t nregions;
 };
+
+static void regions_clear(struct tacho_sim_result *res)
+{
+	for (size_t i = 0; i < res->nregions; i++)
+		free(res->regions[i].name);
+	free(res->regions);
+	res->regions = NULL;
+	res->nregions = 0;
+}
 
 void tacho_sim_result_free(struct tacho_sim_result *res)
 {
@@ -29,6 +59,10 @@ void tacho_sim_result_free(struct tacho_sim_result *res)
 		return;
 	for (size_t i = 0; i < res->nev; i++)
 		free(res->ev[i]);
+	for (size_t i = 0; i < res->nparts; i++)
+		free(res->parts[i].trigger);
+	free(res->parts);
+	regions_clear(res);
 	free(res);
 }
 
@@ -43,6 +77,9 @@ struct cg_parse {
 	bool have_totals;
 	bool after_calls;              /* the line after "calls=" is the call's inclusive
 					  cost, not a self cost: the callee's lines have it */
+	long pid;
+	unsigned long part;
+	char *trigger;
 };
 
 static int cg_err(struct cg_parse *p, const char *what)
@@ -55,6 +92,8 @@ static void cg_parse_exit(struct cg_parse *p)
 	for (size_t i = 0; i < p->nev; i++)
 		free(p->ev[i]);
 	p->nev = 0;
+	free(p->trigger);
+	p->trigger = NULL;
 }
 
 /* "events: Ir Dr Dw": names of letters and digits. */
@@ -93,9 +132,10 @@ static int parse_num(char **s, uint64_t *out)
 	if (*c < '0' || *c > '9')
 		return -1;
 	for (; *c >= '0' && *c <= '9'; c++) {
-		if (v > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*c - '0');
+		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return -1;
-		v = v * 10 + (uint64_t)(*c - '0');
+		v = v * 10 + d;
 	}
 	if (*c && *c != ' ' && *c != '\t')
 		return -1;
@@ -221,6 +261,22 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 		p->after_calls = true;
 		return 0;
 	}
+	if (tc_starts_with(s, "pid:") || tc_starts_with(s, "part:")) {
+		uint64_t v;
+		char *t = tc_trim(s + (s[1] == 'i' ? 4 : 5));
+		if (parse_num(&t, &v) < 0 || *t || v > 0x7fffffff)
+			return cg_err(p, "a pid or part that is not a whole number");
+		if (s[1] == 'i')
+			p->pid = (long)v;
+		else
+			p->part = (unsigned long)v;
+		return 0;
+	}
+	if (tc_starts_with(s, "desc: Trigger:")) {
+		free(p->trigger);
+		p->trigger = tc_strdup(tc_trim(s + 14));
+		return p->trigger ? 0 : -ENOMEM;
+	}
 	/* the rest is names (fn=, fl=, ob=, cfn=, ...), jumps (jump=, jcnd=) and header
 	 * lines (version:, creator:, cmd:, desc:, summary:, ...): a word, then '=' or ':' */
 	for (const char *k = s; *k; k++) {
@@ -233,33 +289,222 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 	return cg_err(p, "a line that is neither a header, a name nor a cost line");
 }
 
-static int add_into(struct tacho_sim_result *r, const struct cg_parse *p)
+/* --- regions: the dumps matched up again --- */
+
+struct frame {
+	int tid;
+	size_t region;
+	uint64_t start[MAX_EVENTS], child[MAX_EVENTS];
+};
+
+static int cmp_part(const void *a, const void *b)
 {
+	const struct sim_part *x = *(const struct sim_part *const *)a;
+	const struct sim_part *y = *(const struct sim_part *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct sim_region *region_get(struct tacho_sim_result *r, const char *name)
+{
+	struct sim_region *g;
+
+	for (size_t i = 0; i < r->nregions; i++)
+		if (!strcmp(r->regions[i].name, name))
+			return &r->regions[i];
+	g = realloc(r->regions, (r->nregions + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	r->regions = g;
+	g = &r->regions[r->nregions];
+	memset(g, 0, sizeof(*g));
+	g->name = tc_strdup(name);
+	if (!g->name)
+		return NULL;
+	g->pub.name = g->name;
+	r->nregions++;
+	return g;
+}
+
+/* "Client Request: tacho:b:TID:NAME" */
+static bool parse_mark(const char *trigger, char *kind, int *tid, const char **name)
+{
+	static const char req[] = "Client Request: " TC_SIM_MARK;
+	const char *s;
+	char *end;
+	long t;
+
+	if (!trigger || !tc_starts_with(trigger, req))
+		return false;
+	s = trigger + sizeof(req) - 1;
+	if ((s[0] != 'b' && s[0] != 'e') || s[1] != ':')
+		return false;
+	*kind = s[0];
+	t = strtol(s + 2, &end, 10);
+	if (end == s + 2 || *end != ':' || t < 0 || t > 0x7fffffff)
+		return false;
+	*tid = (int)t;
+	*name = end + 1;
+	return true;
+}
+
+static int regions_compute(struct tacho_sim_result *r)
+{
+	struct sim_part **order = NULL;
+	struct frame *fr = NULL;
+	size_t nfr = 0, cap = 0;
+	uint64_t cum[MAX_EVENTS];
+	int err = 0;
+
+	regions_clear(r);
+	if (!r->nparts)
+		return 0;
+	order = malloc(r->nparts * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nparts; i++)
+		order[i] = &r->parts[i];
+	qsort(order, r->nparts, sizeof(*order), cmp_part);
+	for (size_t i = 0; i < r->nparts && !err; i++) {
+		const struct sim_part *pt = order[i];
+		struct sim_region *g;
+		const char *name;
+		char kind;
+		int tid;
+
+		if (i == 0 || pt->pid != order[i - 1]->pid) {
+			/* a new process: what its predecessor left open never ended */
+			for (size_t k = 0; k < nfr; k++)
+				r->regions[fr[k].region].pub.unbalanced++;
+			nfr = 0;
+			memset(cum, 0, sizeof(cum));
+		}
+		for (size_t k = 0; k < r->nev; k++)
+			cum[k] += pt->cost[k];
+		if (!parse_mark(pt->trigger, &kind, &tid, &name))
+			continue;
+		g = region_get(r, name);
+		if (!g) {
+			err = -ENOMEM;
+			break;
+		}
+		if (kind == 'b') {
+			if (nfr == cap) {
+				struct frame *n = realloc(fr, (cap ? 2 * cap : 16) * sizeof(*n));
+				if (!n) {
+					err = -ENOMEM;
+					break;
+				}
+				fr = n;
+				cap = cap ? 2 * cap : 16;
+			}
+			fr[nfr].tid = tid;
+			fr[nfr].region = (size_t)(g - r->regions);
+			memcpy(fr[nfr].start, cum, sizeof(cum));
+			memset(fr[nfr].child, 0, sizeof(fr[nfr].child));
+			nfr++;
+			continue;
+		}
+		/* an end closes the innermost open region of its thread, if it is this one */
+		size_t top = nfr;
+		for (size_t k = nfr; k-- > 0;)
+			if (fr[k].tid == tid) {
+				top = k;
+				break;
+			}
+		if (top == nfr || fr[top].region != (size_t)(g - r->regions)) {
+			g->pub.unbalanced++;
+			continue;
+		}
+		g->pub.calls++;
+		for (size_t k = 0; k < r->nev; k++) {
+			uint64_t incl = cum[k] - fr[top].start[k];
+			g->incl[k] += incl;
+			g->excl[k] += incl - fr[top].child[k];
+			for (size_t up = top; up-- > 0;)
+				if (fr[up].tid == tid) {
+					fr[up].child[k] += incl;
+					break;
+				}
+		}
+		memmove(&fr[top], &fr[top + 1], (nfr - top - 1) * sizeof(*fr));
+		nfr--;
+	}
+	for (size_t k = 0; !err && k < nfr; k++)
+		r->regions[fr[k].region].pub.unbalanced++;
+	free(fr);
+	free(order);
+	return err;
+}
+
+/* Adds the file p read to r: its events (new ones at the end), its costs to the totals,
+ * and its part. Checked before anything changes: r is untouched on error but for
+ * -ENOMEM of the regions' matching. */
+static int add_file(struct tacho_sim_result *r, struct cg_parse *p)
+{
+	size_t map[MAX_EVENTS], nnew = 0;
+	char *names[MAX_EVENTS] = { 0 };
+	struct sim_part *pt;
+
 	for (size_t i = 0; i < p->nev; i++) {
 		size_t k;
 		for (k = 0; k < r->nev && strcmp(r->ev[k], p->ev[i]); k++)
 			;
-		if (k == r->nev) {
-			if (r->nev == MAX_EVENTS)
-				return -TACHO_EPARSE;
-			r->ev[k] = tc_strdup(p->ev[i]);
-			if (!r->ev[k])
-				return -ENOMEM;
-			r->total[k] = 0;
-			r->nev++;
-		}
-		if (r->total[k] > UINT64_MAX - p->sum[i])
+		if (k == r->nev)
+			k = r->nev + nnew++;
+		else if (r->total[k] > UINT64_MAX - p->sum[i])
 			return -TACHO_EPARSE;
-		r->total[k] += p->sum[i];
+		map[i] = k;
 	}
-	return 0;
+	if (r->nev + nnew > MAX_EVENTS)
+		return -TACHO_EPARSE;
+	if (r->nparts == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 8;
+		pt = realloc(r->parts, cap * sizeof(*pt));
+		if (!pt)
+			return -ENOMEM;
+		r->parts = pt;
+		r->cap = cap;
+	}
+	for (size_t i = 0; i < p->nev; i++)
+		if (map[i] >= r->nev) {
+			names[map[i] - r->nev] = tc_strdup(p->ev[i]);
+			if (!names[map[i] - r->nev]) {
+				for (size_t k = 0; k < nnew; k++)
+					free(names[k]);
+				return -ENOMEM;
+			}
+		}
+	/* nothing can fail from here on but the regions */
+	for (size_t k = 0; k < nnew; k++) {
+		r->ev[r->nev + k] = names[k];
+		r->total[r->nev + k] = 0;
+	}
+	r->nev += nnew;
+	pt = &r->parts[r->nparts];
+	memset(pt, 0, sizeof(*pt));
+	pt->pid = p->pid;
+	pt->part = p->part;
+	pt->seq = r->nparts;
+	pt->trigger = p->trigger;
+	p->trigger = NULL;
+	for (size_t i = 0; i < p->nev; i++) {
+		r->total[map[i]] += p->sum[i];
+		pt->cost[map[i]] = p->sum[i];
+	}
+	r->nparts++;
+	return regions_compute(r);
 }
 
 int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 			   struct tacho_sim_result **res, struct tacho_diag *diag)
 {
 	struct cg_parse p = { .name = name ? name : "", .diag = diag };
-	struct tacho_sim_result *r, *tmp = NULL;
+	struct tacho_sim_result *fresh = NULL;
 	unsigned npos = 1;
 	char *buf;
 	size_t i = 0;
@@ -289,7 +534,6 @@ int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 	if (!err && p.have_totals) {
 		for (size_t k = 0; k < p.nev; k++)
 			if (p.totals[k] != p.sum[k]) {
-				p.line = 0;
 				err = tc_diag_set(diag, p.name, 0, 0, -TACHO_EPARSE,
 						  "the totals of %s (%llu) are not the sum of its "
 						  "cost lines (%llu)", p.ev[k],
@@ -300,34 +544,21 @@ int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 	}
 	if (err)
 		goto out;
-	/* add into a copy, so that *res is untouched on error */
-	r = tmp = calloc(1, sizeof(*tmp));
-	if (!tmp) {
-		err = -ENOMEM;
-		goto out;
+	if (!*res) {
+		err = tc_sim_result_new(&fresh);
+		if (err)
+			goto out;
 	}
-	if (*res) {
-		for (size_t k = 0; k < (*res)->nev && !err; k++) {
-			tmp->ev[k] = tc_strdup((*res)->ev[k]);
-			if (!tmp->ev[k])
-				err = -ENOMEM;
-			tmp->total[k] = (*res)->total[k];
-			tmp->nev = k + 1;
-		}
-		tmp->have_exit = (*res)->have_exit;
-		tmp->exit = (*res)->exit;
-	}
-	if (!err)
-		err = add_into(tmp, &p);
+	err = add_file(*res ? *res : fresh, &p);
 	if (err == -TACHO_EPARSE)
-		tc_diag_set(diag, p.name, 0, 0, err, "costs that add up beyond 64 bits, or too "
-			    "many events over the files");
-	if (err) {
-		tacho_sim_result_free(tmp);
-		goto out;
+		tc_diag_set(diag, p.name, 0, 0, err, "costs that add up beyond 64 bits over the "
+			    "files, or more than 32 events");
+	if (err && fresh) {
+		tacho_sim_result_free(fresh);
+		fresh = NULL;
 	}
-	tacho_sim_result_free(*res);
-	*res = r;
+	if (fresh)
+		*res = fresh;
 out:
 	cg_parse_exit(&p);
 	return err;
@@ -348,6 +579,31 @@ int tacho_sim_result_total(const struct tacho_sim_result *res, const char *ev, u
 const struct tacho_exit *tacho_sim_result_exit(const struct tacho_sim_result *res)
 {
 	return res && res->have_exit ? &res->exit : NULL;
+}
+
+size_t tacho_sim_result_nregions(const struct tacho_sim_result *res)
+{
+	return res ? res->nregions : 0;
+}
+
+const struct tacho_sim_region *tacho_sim_result_region(const struct tacho_sim_result *res,
+						       size_t i)
+{
+	return res && i < res->nregions ? &res->regions[i].pub : NULL;
+}
+
+int tc_sim_result_values(const struct tacho_sim_result *res, long region, bool exclusive,
+			 const char *const **names, const uint64_t **vals, size_t *n)
+{
+	if (region >= 0 && (size_t)region >= res->nregions)
+		return -EINVAL;
+	*names = (const char *const *)res->ev;
+	*n = res->nev;
+	if (region < 0)
+		*vals = res->total;
+	else
+		*vals = exclusive ? res->regions[region].excl : res->regions[region].incl;
+	return 0;
 }
 
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex)

@@ -58,27 +58,44 @@ static const char *no_meaning(const struct perf_event_attr *a)
 		    a->config == PERF_COUNT_HW_BUS_CYCLES ||
 		    a->config == PERF_COUNT_HW_STALLED_CYCLES_FRONTEND ||
 		    a->config == PERF_COUNT_HW_STALLED_CYCLES_BACKEND)
-			return "not supported under --sim: valgrind's model has no time, so no "
+			return "no simulated value: valgrind's model has no time, so no "
 			       "cycles (llvm-mca predicts a block's cycles)";
-		return "not supported under --sim: valgrind simulates no such event";
+		return "no simulated value: valgrind simulates no such event";
 	case PERF_TYPE_HW_CACHE:
-		return "not supported under --sim: valgrind simulates the I1, D1 and last-level "
+		return "no simulated value: valgrind simulates the I1, D1 and last-level "
 		       "caches' reads and writes, no TLB, prefetch or branch-buffer cache";
 	case PERF_TYPE_SOFTWARE:
-		return "not supported under --sim: a software event of the kernel would count "
+		return "no simulated value: a software event of the kernel would count "
 		       "valgrind's own work, not the program's";
 	default:
-		return "not supported under --sim: valgrind simulates the instructions, caches "
+		return "no simulated value: valgrind simulates the instructions, caches "
 		       "and branches, not this event";
 	}
 }
 
-int tacho_sim_result_value(const struct tacho_sim_result *res,
-			   const struct perf_event_attr *attr, uint64_t *out, const char **why)
+/* The value of a total by name among n. */
+static int find_total(const char *const *names, const uint64_t *vals, size_t n,
+		      const char *ev, uint64_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], ev)) {
+			*out = vals[i];
+			return 0;
+		}
+	return -TACHO_ENOVALUE;
+}
+
+static int map_value(const struct tacho_sim_result *res, long region, bool exclusive,
+		     const struct perf_event_attr *attr, uint64_t *out, const char **why)
 {
 	struct perf_event_attr a = { 0 };
+	const char *const *names;
+	const uint64_t *vals;
+	size_t n;
 
 	if (!res || !attr || !out || attr->size < PERF_ATTR_SIZE_VER0)
+		return -EINVAL;
+	if (tc_sim_result_values(res, region, exclusive, &names, &vals, &n))
 		return -EINVAL;
 	/* read by its own size, as the kernel reads it */
 	memcpy(&a, attr, attr->size < sizeof(a) ? attr->size : sizeof(a));
@@ -86,8 +103,8 @@ int tacho_sim_result_value(const struct tacho_sim_result *res,
 		*why = NULL;
 	if (a.exclude_user) {
 		if (why)
-			*why = "not supported under --sim: valgrind simulates user space only, "
-			       "and this event excludes it";
+			*why = "no simulated value: valgrind simulates user space only, and this "
+			       "event excludes it";
 		return -TACHO_ENOVALUE;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(sim_map); i++) {
@@ -97,10 +114,10 @@ int tacho_sim_result_value(const struct tacho_sim_result *res,
 		if (m->type != a.type || m->config != a.config)
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(m->sum) && m->sum[k]; k++) {
-			if (tacho_sim_result_total(res, m->sum[k], &v) != 0) {
+			if (find_total(names, vals, n, m->sum[k], &v) != 0) {
 				if (why)
-					*why = "not supported under --sim: the simulation did not "
-					       "produce the counts it needs";
+					*why = "no simulated value: the simulation did not produce "
+					       "the counts it needs";
 				return -TACHO_ENOVALUE;
 			}
 			sum += v;
@@ -111,4 +128,19 @@ int tacho_sim_result_value(const struct tacho_sim_result *res,
 	if (why)
 		*why = no_meaning(&a);
 	return -TACHO_ENOVALUE;
+}
+
+int tacho_sim_result_value(const struct tacho_sim_result *res,
+			   const struct perf_event_attr *attr, uint64_t *out, const char **why)
+{
+	return map_value(res, -1, false, attr, out, why);
+}
+
+int tacho_sim_region_value(const struct tacho_sim_result *res, size_t i,
+			   const struct perf_event_attr *attr, bool exclusive, uint64_t *out,
+			   const char **why)
+{
+	if (!res || i >= tacho_sim_result_nregions(res))
+		return -EINVAL;
+	return map_value(res, (long)i, exclusive, attr, out, why);
 }

@@ -14,6 +14,8 @@
 #include "tacho/run.h"
 #include "tacho/sim.h"
 
+extern char **environ;
+
 #define OUT_PREFIX "callgrind.out."
 #define LOG_PREFIX "valgrind.log."
 
@@ -149,6 +151,8 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 {
 	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true };
 	const struct tacho_sim_machine *m = tacho_sim_machine(sim);
+	char **env = NULL;
+	size_t nenv = 0, kenv = 0;
 	struct tacho_child *ch = NULL;
 	char dir[4096], i1[80], d1[80], ll[80], outf[4200], logf[4200];
 	const char *tmp = getenv("TMPDIR"), *why;
@@ -219,6 +223,21 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	for (size_t i = 0; i < nargs; i++)
 		vargv[k++] = argv[i];
 	vargv[k] = NULL;
+	/* the program's environment, with TACHO_SIM=1: its regions, if it has any, then
+	 * mark themselves for the simulator (client.c) */
+	while (environ && environ[nenv])
+		nenv++;
+	env = calloc(nenv + 2, sizeof(*env));
+	if (!env) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nenv; i++)
+		if (!tc_starts_with(environ[i], "TACHO_SIM="))
+			env[kenv++] = environ[i];
+	env[kenv++] = (char *)"TACHO_SIM=1";
+	env[kenv] = NULL;
+	co.env = env;
 	err = tacho_child_start(vargv, &co, &ch);
 	if (err)
 		goto out;
@@ -276,6 +295,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 out:
 	tacho_child_free(ch);
 	free(vargv);
+	free(env);
 	remove_dir(dir);
 	return err;
 }

@@ -6,6 +6,10 @@
 
 /* A new, empty result (no events); -ENOMEM. */
 int tc_sim_result_new(struct tacho_sim_result **out);
+/* The event names and the values of the whole result (region < 0) or of region's
+ * inclusive or exclusive counts: n of each, owned by res. 0, -EINVAL. */
+int tc_sim_result_values(const struct tacho_sim_result *res, long region, bool exclusive,
+			 const char *const **names, const uint64_t **vals, size_t *n);
 /* Records how the simulated program ended. */
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
 
@@ -34,5 +38,21 @@ typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *
 int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
 		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
 		     struct tacho_diag *diag);
+
+/* --- regions under simulation (client.c) --- */
+
+/* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,
+ * "tacho:e:TID:NAME" at an end. */
+#define TC_SIM_MARK "tacho:"
+
+/* valgrind's RUNNING_ON_VALGRIND: 0 natively, else the depth of valgrinds. */
+unsigned tc_sim_running_on_valgrind(void);
+/* callgrind's CALLGRIND_DUMP_STATS_AT(name); nothing natively. */
+void tc_sim_dump_at(const char *name);
+/* Whether regions mark themselves for the simulator instead of measuring: TACHO_SIM set
+ * (not "0") and the process runs on valgrind. Decided on the first call. */
+bool tc_sim_regions_on(void);
+/* Marks the begin ('b') or end ('e') of region name on the calling thread. */
+void tc_sim_region_mark(char kind, const char *name);
 
 #endif /* TC_SIM_SIM_H */

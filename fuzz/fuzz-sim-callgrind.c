@@ -1,0 +1,37 @@
+/* fuzz-sim-callgrind.c - libFuzzer target for lib/sim's reader of callgrind's output
+ * files (lib/sim/callgrind.c): any text either parses, with every event's total
+ * reachable by name and a second file adding to the first, or is refused with a
+ * diagnostic, never read past its size. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tacho/sim.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tacho_sim_result *res = NULL;
+	uint64_t a, b;
+	int err;
+
+	err = tacho_sim_result_parse((const char *)data, size, "fuzz", &res, &d);
+	if (err) {
+		/* refused: nothing made, and a reason given */
+		if (res || !d.message[0])
+			abort();
+		return 0;
+	}
+	if (!res)
+		abort();
+	/* the same file again doubles every total */
+	if (tacho_sim_result_total(res, "Ir", &a) == 0) {
+		if (tacho_sim_result_parse((const char *)data, size, "fuzz", &res, &d) == 0 &&
+		    (tacho_sim_result_total(res, "Ir", &b) != 0 || b != 2 * a))
+			abort();
+	}
+	tacho_sim_result_free(res);
+	return 0;
+}
