@@ -12,14 +12,15 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
-	"   or: tacho stat --sim [--sim-cpu <dump>] [-e <events>] [-r <n>] [--] <program> [<args>]\n"
+	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [-e <events>] [-r <n>]\n"
+	"                  [--] <program> [<args>]\n"
 	"\n"
 	"Counts events while a program runs and prints every value with its status. When\n"
 	"there are more events than the CPU has counters, the program runs as many times\n"
@@ -56,6 +57,9 @@ static const struct cli_option stat_options[] = {
 	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
 	  "with --sim: simulate the caches of the CPU of this CPUID\n"
 	  "dump (tacho cpu --raw, cpuid -r) instead of this one's" },
+	{ OPT_SIM_HOT, 0, "sim-hot", "<by>[:<n>]",
+	  "with --sim: the n (20) hottest places of the first\n"
+	  "event, by function, line or instruction" },
 	{ 'p', 'p', "pid", "<pid>",
 	  "count process <pid> (all its threads) until it ends or\n"
 	  "Ctrl-C" },
@@ -120,6 +124,8 @@ struct stat_cli {
 	struct tacho_stat *s;
 	bool sim;                       /* --sim */
 	const char *sim_cpu;            /* --sim-cpu */
+	unsigned hot;                   /* --sim-hot: places to show, 0 none */
+	enum tacho_sim_view hot_view;
 	struct tacho_sim *simulator;
 };
 
@@ -201,6 +207,26 @@ static int set_target(struct stat_cli *c, int opt, const char *arg)
 	return GO_ON;
 }
 
+/* --sim-hot function|line|instruction[:N] */
+static int parse_hot(struct stat_cli *c, const char *arg)
+{
+	static const char *const views[] = { "function", "line", "instruction" };
+	size_t len = strcspn(arg, ":");
+
+	for (unsigned v = 0; v < ARRAY_SIZE(views); v++) {
+		if (strlen(views[v]) != len || strncmp(arg, views[v], len))
+			continue;
+		c->hot_view = (enum tacho_sim_view)v;
+		c->hot = 20;
+		if (arg[len] && (parse_uint("--sim-hot", arg + len + 1, 1000000, &c->hot) !=
+				 GO_ON || c->hot == 0))
+			return EXIT_USAGE;
+		return GO_ON;
+	}
+	return cli_usage_error(&cmd_stat, "bad value for --sim-hot: '%s' (function, line or "
+			       "instruction, then :N for how many)", arg);
+}
+
 static int parse_option(struct stat_cli *c, int opt)
 {
 	switch (opt) {
@@ -257,6 +283,8 @@ static int parse_option(struct stat_cli *c, int opt)
 			return cli_usage_error(&cmd_stat, "--sim-cpu needs a CPUID dump");
 		c->sim_cpu = optarg;
 		return GO_ON;
+	case OPT_SIM_HOT:
+		return parse_hot(c, optarg);
 	}
 	return GO_ON;
 }
@@ -279,8 +307,8 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 		return cli_usage_error(&cmd_stat, "one target at most: -p, -t, -a or -C");
 	if (c->all && c->events.len)
 		return cli_usage_error(&cmd_stat, "--all and -e do not go together");
-	if (c->sim_cpu && !c->sim)
-		return cli_usage_error(&cmd_stat, "--sim-cpu goes with --sim");
+	if ((c->sim_cpu || c->hot) && !c->sim)
+		return cli_usage_error(&cmd_stat, "--sim-cpu and --sim-hot go with --sim");
 	if (c->sim && (c->ntargets || c->interval || c->all || (c->o.sched_flags &
 							       TACHO_SCHED_MULTIPLEX)))
 		return cli_usage_error(&cmd_stat, "--sim runs a program under valgrind: no -p, -t, "
@@ -372,7 +400,9 @@ static void default_events(struct stat_cli *c)
 /* --sim: the simulator and its default events. */
 static int sim_prepare(struct stat_cli *c)
 {
-	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu };
+	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu,
+				     .dump_instr = c->hot && c->hot_view ==
+							     TACHO_SIM_VIEW_INSTRUCTION };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err = tacho_sim_new(&so, &c->simulator, &diag);
 
@@ -513,6 +543,8 @@ static int stat_print(struct stat_cli *c)
 		.target = c->target,
 		.repeat = c->repeat_given ? c->repeat : 0,
 		.note = c->note,
+		.hot = c->hot,
+		.hot_view = c->hot_view,
 	};
 	FILE *out = c->out;
 	int err = 0;

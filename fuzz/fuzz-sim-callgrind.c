@@ -1,7 +1,8 @@
 /* fuzz-sim-callgrind.c - libFuzzer target for lib/sim's reader of callgrind's output
  * files (lib/sim/callgrind.c): any text either parses, with every event's total
- * reachable by name and a second file adding to the first, or is refused with a
- * diagnostic, never read past its size. */
+ * reachable by name, its places adding up to the totals in every view and a second
+ * file adding to the first, or is refused with a diagnostic, never read past its
+ * size. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!res)
 		abort();
+	/* every view adds up to the total of the event, for an event every file has */
+	for (int v = TACHO_SIM_VIEW_FUNCTION; v <= TACHO_SIM_VIEW_INSTRUCTION; v++) {
+		struct perf_event_attr insn = { .size = sizeof(insn), .type = PERF_TYPE_HARDWARE,
+						.config = PERF_COUNT_HW_INSTRUCTIONS };
+		struct tacho_sim_row *rows;
+		uint64_t sum = 0, all;
+		size_t n;
+
+		if (tacho_sim_result_rows(res, (enum tacho_sim_view)v, &insn, &rows, &n,
+					  sizeof(*rows), NULL) != 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			sum += rows[i].value;
+		if (tacho_sim_result_value(res, &insn, &all, NULL) != 0 || sum != all)
+			abort();
+		free(rows);
+	}
 	/* the same file again doubles every total */
 	if (tacho_sim_result_total(res, "Ir", &a) == 0) {
 		if (tacho_sim_result_parse((const char *)data, size, "fuzz", &res, &d) == 0 &&

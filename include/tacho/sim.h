@@ -169,6 +169,41 @@ TACHO_API int tacho_sim_region_value(const struct tacho_sim_result *res, size_t 
 				     const struct perf_event_attr *attr, bool exclusive,
 				     uint64_t *out, const char **why);
 
+/* Where a simulation's counts were spent: callgrind's self costs per function, per
+ * source line or per instruction (valgrind reads the binaries' symbols and debug
+ * information: no sampling, every instruction counted). */
+enum tacho_sim_view {
+	TACHO_SIM_VIEW_FUNCTION = 0, /* object and function */
+	TACHO_SIM_VIEW_LINE,         /* and the source file and line */
+	TACHO_SIM_VIEW_INSTRUCTION,  /* and the instruction's address (a run with
+					tacho_sim_opts.dump_instr; else every address
+					is 0) */
+};
+
+/* One place and its count. Element size: tacho_sim_result_rows lays its array out at
+ * the caller's sizeof(struct tacho_sim_row). */
+struct tacho_sim_row {
+	const char *object;          /* the binary, as valgrind names it ("???": unknown) */
+	const char *function;        /* "???" when valgrind knows none */
+	const char *file;            /* source file ("???" unknown); NULL in the function
+					view */
+	unsigned line;               /* 0 in the function view, or unknown */
+	uint64_t address;            /* the instruction (as the process saw it, under
+					valgrind) in the instruction view, else 0 */
+	uint64_t value;              /* the event's simulated count there, self only */
+};
+
+/* The places of res in view, with the simulated value of attr's event (mapped as
+ * tacho_sim_result_value maps it), largest first (ties in the order of object,
+ * function, file, line, address); places where it is 0 are left out. Returns 0 and
+ * *out: *n rows of row_sz bytes each (sizeof(**out)), malloc'd, the caller free()s it
+ * (NULL when *n is 0); its strings live as long as res. -TACHO_ENOVALUE (*why, if
+ * non-NULL, says why) for an event with no simulated meaning; -EINVAL (a bad view, a
+ * row_sz below the first version); -ENOMEM. Thread-safe. */
+TACHO_API int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tacho_sim_view view,
+				    const struct perf_event_attr *attr, struct tacho_sim_row **out,
+				    size_t *n, size_t row_sz, const char **why);
+
 /* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
  * --sim` shows them by default (a static string). */
 TACHO_API const char *tacho_sim_default_events(void);

@@ -273,6 +273,10 @@ struct tacho_stat_region {
 	const double *exclusive;      /* the same without the nested regions */
 };
 
+/* The simulation of the last repetition of a simulated session (lives as long as s: its
+ * places, tacho_sim_result_rows), NULL for a session that counted. */
+TACHO_API const struct tacho_sim_result *tacho_stat_sim_result(const struct tacho_stat *s);
+
 /* The regions of a simulated session, in the order of their first begin (0 / NULL for a
  * session that counted, or a program without regions). */
 TACHO_API size_t tacho_stat_nregions(const struct tacho_stat *s);
@@ -295,6 +299,10 @@ struct tacho_stat_about {
 				       statistics */
 	const char *note;           /* one sentence for the reader (the JSON's "note"), or
 				       NULL */
+	unsigned hot;               /* a simulated session: the hot hottest places of its
+				       first simulated event (the table's "hottest ..."
+				       section, the JSON's "hot"); 0: none */
+	enum tacho_sim_view hot_view; /* by function, line or instruction */
 };
 
 /* Writes the results of s to f:

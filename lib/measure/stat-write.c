@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/stat.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"
@@ -124,6 +125,8 @@ struct about {
 	const char *target;
 	unsigned repeat;
 	const char *note;
+	unsigned hot;
+	enum tacho_sim_view hot_view;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -145,6 +148,12 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->repeat = in->repeat;
 	if (ABOUT_HAS(in, note) && in->note && *in->note)
 		out->note = in->note;
+	if (ABOUT_HAS(in, hot_view)) {
+		if ((unsigned)in->hot_view > TACHO_SIM_VIEW_INSTRUCTION)
+			return -EINVAL;
+		out->hot = in->hot;
+		out->hot_view = in->hot_view;
+	}
 	return 0;
 }
 
@@ -291,6 +300,118 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	return err;
 }
 
+static const char *const view_name[] = { "function", "line", "instruction" };
+
+/* The hottest places of a simulated session: of its first event with a simulated value.
+ * 0 and *rows (free()), *n, *ev; *n 0 when there are none. */
+static int hot_rows(const struct tacho_stat *s, const struct about *a,
+		    struct tacho_sim_row **rows, size_t *n, const struct tacho_stat_event **ev,
+		    const struct perf_event_attr **attr_out)
+{
+	const struct tacho_sim_result *res = tacho_stat_sim_result(s);
+
+	*rows = NULL;
+	*n = 0;
+	if (!a->hot || !res)
+		return 0;
+	for (size_t e = 0; e < tacho_stat_nevents(s); e++) {
+		const struct perf_event_attr *attr = tc_stat_event_attr(s, e);
+		int err;
+		if (tacho_stat_event(s, e)->status != TACHO_COUNT_SIMULATED)
+			continue;
+		err = tacho_sim_result_rows(res, a->hot_view, attr, rows, n, sizeof(**rows),
+					    NULL);
+		if (err)
+			return err;
+		*ev = tacho_stat_event(s, e);
+		if (attr_out)
+			*attr_out = attr;
+		if (*n > a->hot)
+			*n = a->hot;
+		return 0;
+	}
+	return 0;
+}
+
+static int table_hot(const struct tacho_stat *s, const struct about *a, FILE *f)
+{
+	const struct tacho_stat_event *ev = NULL;
+	struct tacho_sim_row *rows;
+	struct tc_table *t;
+	char b[64], where[600], addr[32];
+	size_t n;
+	int err = hot_rows(s, a, &rows, &n, &ev, NULL);
+
+	if (err || !n) {
+		free(rows);
+		return err;
+	}
+	t = tc_table_new(3);
+	if (!t) {
+		free(rows);
+		return -ENOMEM;
+	}
+	tc_table_align_right(t, 0, true);
+	err = tc_table_addf(t, "%s\t%s\t%s", ev->name, "function", a->hot_view ==
+			    TACHO_SIM_VIEW_FUNCTION ? "object" : "where");
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct tacho_sim_row *r = &rows[i];
+		addr[0] = '\0';
+		if (a->hot_view == TACHO_SIM_VIEW_INSTRUCTION)
+			snprintf(addr, sizeof(addr), "0x%llx ", (unsigned long long)r->address);
+		if (a->hot_view == TACHO_SIM_VIEW_FUNCTION)
+			snprintf(where, sizeof(where), "%s", r->object ? r->object : "???");
+		else
+			snprintf(where, sizeof(where), "%s%s:%u", addr, r->file ? r->file : "???",
+				 r->line);
+		err = tc_table_addf(t, "%s\t%s\t%s", fmt_human((double)r->value, "", b, sizeof(b)),
+				    r->function ? r->function : "???", where);
+	}
+	if (!err) {
+		fprintf(f, "\n  hottest by %s (simulated %s, self):\n", view_name[a->hot_view],
+			ev->name);
+		tc_table_print(t, f, 2, 2);
+	}
+	tc_table_free(t);
+	free(rows);
+	return err;
+}
+
+static void json_hot(struct tc_json *j, const struct tacho_stat *s, const struct about *a)
+{
+	const struct tacho_stat_event *ev = NULL;
+	struct tacho_sim_row *rows;
+	size_t n;
+
+	if (!a->hot || !tacho_stat_sim_result(s))
+		return;
+	if (hot_rows(s, a, &rows, &n, &ev, NULL))
+		n = 0;
+	tc_json_obj_begin(j, "hot");
+	tc_json_str(j, "view", view_name[a->hot_view]);
+	if (ev)
+		tc_json_str(j, "event", ev->name);
+	else
+		tc_json_null(j, "event");
+	tc_json_arr_begin(j, "rows");
+	for (size_t i = 0; i < n; i++) {
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "object", rows[i].object ? rows[i].object : "???");
+		tc_json_str(j, "function", rows[i].function ? rows[i].function : "???");
+		if (a->hot_view != TACHO_SIM_VIEW_FUNCTION) {
+			tc_json_str(j, "file", rows[i].file ? rows[i].file : "???");
+			tc_json_uint(j, "line", rows[i].line);
+		}
+		if (a->hot_view == TACHO_SIM_VIEW_INSTRUCTION)
+			tc_json_uint(j, "address", rows[i].address);
+		tc_json_uint(j, "value", rows[i].value);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+	tc_json_obj_end(j);
+	free(rows);
+}
+
 /* The regions of a simulated run: per region and event, inclusive and exclusive. */
 static int table_regions(const struct tacho_stat *s, FILE *f)
 {
@@ -349,6 +470,8 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 		err = table_metrics(s, f);
 	if (!err)
 		err = table_regions(s, f);
+	if (!err)
+		err = table_hot(s, a, f);
 	if (err)
 		return err;
 	if (nnotes) {
@@ -560,6 +683,7 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	if (tacho_stat_sim_machine(s)) {
 		json_machine(&j, tacho_stat_sim_machine(s));
 		json_regions(&j, s);
+		json_hot(&j, s, a);
 	}
 	if (a->note)
 		tc_json_str(&j, "note", a->note);

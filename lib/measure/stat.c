@@ -18,6 +18,7 @@
 #include "perf/perf.h"
 #include "measure/metrics.h"
 #include "measure/schedule.h"
+#include "measure/stat.h"
 #include "util/util.h"
 #include "tacho/counters.h"
 #include "tacho/events.h"
@@ -59,6 +60,7 @@ struct tacho_stat {
 	size_t nmetrics;
 	struct stat_region *regions;   /* under simulation: of the last repetition */
 	size_t nregions;
+	struct tacho_sim_result *sim_last; /* the last repetition's simulation */
 	bool simulated;         /* opts.sim: machine holds the simulated machine */
 	struct tacho_sim_machine machine;
 	char *machine_source, *machine_note;
@@ -560,7 +562,8 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 			r->err = -TACHO_ENOVALUE;
 	}
 	err = take_regions(s, res);
-	tacho_sim_result_free(res);
+	tacho_sim_result_free(s->sim_last);
+	s->sim_last = res;
 	return err;
 }
 
@@ -686,6 +689,7 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->machine_source);
 	free(s->machine_note);
 	regions_free(s);
+	tacho_sim_result_free(s->sim_last);
 	tacho_schedule_free(s->sched);
 	free(s);
 }
@@ -930,6 +934,16 @@ const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s)
 const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s)
 {
 	return s && s->simulated ? &s->machine : NULL;
+}
+
+const struct perf_event_attr *tc_stat_event_attr(const struct tacho_stat *s, size_t i)
+{
+	return &s->ev[i].attr;
+}
+
+const struct tacho_sim_result *tacho_stat_sim_result(const struct tacho_stat *s)
+{
+	return s ? s->sim_last : NULL;
 }
 
 size_t tacho_stat_nregions(const struct tacho_stat *s)

@@ -26,6 +26,14 @@ struct sim_part {
 	uint64_t cost[MAX_EVENTS];
 };
 
+/* The self costs of one place: (object, function, file, line, instruction). */
+struct sim_row {
+	uint32_t ob, fn, file;         /* pool ids (0: none) */
+	uint32_t line;
+	uint64_t addr;                 /* 0 without "instr" positions */
+	uint64_t cost[MAX_EVENTS];
+};
+
 struct sim_region {
 	struct tacho_sim_region pub;
 	char *name;
@@ -42,6 +50,10 @@ struct tacho_sim_result {
 	size_t nparts, cap;
 	struct sim_region *regions;
 	size_t nregions;
+	struct tc_strpool pool;        /* the rows' names */
+	struct sim_row *rows;
+	size_t nrows, rows_cap;
+	struct tc_hmap row_idx;
 };
 
 static void regions_clear(struct tacho_sim_result *res)
@@ -63,6 +75,9 @@ void tacho_sim_result_free(struct tacho_sim_result *res)
 		free(res->parts[i].trigger);
 	free(res->parts);
 	regions_clear(res);
+	free(res->rows);
+	tc_hmap_exit(&res->row_idx);
+	tc_strpool_exit(&res->pool);
 	free(res);
 }
 
@@ -80,6 +95,17 @@ struct cg_parse {
 	long pid;
 	unsigned long part;
 	char *trigger;
+	/* where the costs are: positions (addr when "instr" is one of them), the names in
+	 * force (pool ids of the file's own pool), and the rows they add up to */
+	bool instr_pos[2];             /* position k is "instr" (else "line") */
+	uint64_t last[2];              /* the last value of each position, for "+N" */
+	struct tc_strpool pool;
+	struct tc_hmap names[3];       /* compressed "(id)" of ob=, files, fn= -> pool id */
+	uint32_t ob, file, fn;         /* the context (pool ids; 0: none) */
+	uint32_t fl;                   /* the function's own file, before fi=/fe= */
+	struct sim_row *rows;
+	size_t nrows, rows_cap;
+	struct tc_hmap row_idx;        /* key of (ob, fn, file, line, addr) -> row */
 };
 
 static int cg_err(struct cg_parse *p, const char *what)
@@ -94,6 +120,12 @@ static void cg_parse_exit(struct cg_parse *p)
 	p->nev = 0;
 	free(p->trigger);
 	p->trigger = NULL;
+	free(p->rows);
+	p->rows = NULL;
+	tc_hmap_exit(&p->row_idx);
+	for (int k = 0; k < 3; k++)
+		tc_hmap_exit(&p->names[k]);
+	tc_strpool_exit(&p->pool);
 }
 
 /* "events: Ir Dr Dw": names of letters and digits. */
@@ -164,34 +196,97 @@ static int parse_costs(struct cg_parse *p, char *s, uint64_t *out)
 	return 0;
 }
 
-/* A position: a number (decimal or 0x hex), "+N", "-N" (relative) or "*" (the same). */
-static int skip_position(char **s)
+/* A position: a number (decimal or 0x hex), "+N", "-N" (relative to the last value of
+ * this position) or "*" (the same); *last becomes its value. */
+static int parse_position(char **s, uint64_t *last)
 {
 	char *c = *s;
+	uint64_t v = 0;
+	int sign = 0;
 
 	if (*c == '*') {
 		c++;
+		v = *last;
 	} else {
 		if (*c == '+' || *c == '-')
-			c++;
+			sign = *c++ == '+' ? 1 : -1;
 		if (c[0] == '0' && c[1] == 'x') {
 			c += 2;
 			if (!tc_is_hex_digit(*c))
 				return -1;
-			while (tc_is_hex_digit(*c))
-				c++;
+			for (; tc_is_hex_digit(*c); c++) {
+				if (v >> 60)
+					return -1;
+				v = v << 4 | (uint64_t)tc_hex_value(*c);
+			}
 		} else {
 			if (*c < '0' || *c > '9')
 				return -1;
-			while (*c >= '0' && *c <= '9')
-				c++;
+			for (; *c >= '0' && *c <= '9'; c++) {
+				if (v > UINT64_MAX / 10 - 1)
+					return -1;
+				v = v * 10 + (uint64_t)(*c - '0');
+			}
 		}
+		/* relative positions wrap as callgrind's own unsigned arithmetic does */
+		if (sign > 0)
+			v = *last + v;
+		else if (sign < 0)
+			v = *last - v;
 	}
 	if (*c && *c != ' ' && *c != '\t')
 		return -1;
 	while (*c == ' ' || *c == '\t')
 		c++;
 	*s = c;
+	*last = v;
+	return 0;
+}
+
+static uint64_t row_hash(const struct sim_row *k)
+{
+	return tc_hash_u64(((uint64_t)k->ob << 32 | k->fn) ^
+			   tc_hash_u64((uint64_t)k->file << 32 | k->line) ^
+			   tc_hash_u64(k->addr + 0x9e3779b97f4a7c15ull));
+}
+
+/* Adds cost (nev values; map: their indices in the row, NULL: the same) to the row of
+ * key's place, made if new. */
+static int add_row(struct sim_row **rows, size_t *nrows, size_t *cap, struct tc_hmap *idx,
+		   const struct sim_row *key, const uint64_t *cost, const size_t *map, size_t nev)
+{
+	uint64_t h = row_hash(key);
+	struct sim_row *r = NULL;
+	size_t pos = 0;
+	uint32_t v;
+	int err;
+
+	while (tc_hmap_next(idx, h, &pos, &v)) {
+		struct sim_row *c = &(*rows)[v];
+		if (c->ob == key->ob && c->fn == key->fn && c->file == key->file &&
+		    c->line == key->line && c->addr == key->addr) {
+			r = c;
+			break;
+		}
+	}
+	if (!r) {
+		if (*nrows == *cap) {
+			size_t ncap = *cap ? 2 * *cap : 64;
+			struct sim_row *n = realloc(*rows, ncap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			*rows = n;
+			*cap = ncap;
+		}
+		err = tc_hmap_add(idx, h, (uint32_t)*nrows);
+		if (err)
+			return err;
+		r = &(*rows)[(*nrows)++];
+		*r = *key;
+		memset(r->cost, 0, sizeof(r->cost));
+	}
+	for (size_t i = 0; i < nev; i++)
+		r->cost[map ? map[i] : i] += cost[i];
 	return 0;
 }
 
@@ -200,12 +295,13 @@ static int skip_position(char **s)
 static int parse_cost_line(struct cg_parse *p, char *s, unsigned npos)
 {
 	uint64_t c[MAX_EVENTS];
+	struct sim_row key = { 0 };
 	int err;
 
 	if (!p->nev)
 		return cg_err(p, "a cost line before \"events:\"");
 	for (unsigned k = 0; k < npos; k++)
-		if (skip_position(&s) < 0)
+		if (parse_position(&s, &p->last[k]) < 0)
 			return cg_err(p, "a cost line whose position is not a number");
 	err = parse_costs(p, s, c);
 	if (err)
@@ -219,6 +315,86 @@ static int parse_cost_line(struct cg_parse *p, char *s, unsigned npos)
 			return cg_err(p, "costs that add up beyond 64 bits");
 		p->sum[i] += c[i];
 	}
+	key.ob = p->ob;
+	key.fn = p->fn;
+	key.file = p->file;
+	for (unsigned k = 0; k < npos && k < 2; k++) {
+		if (p->instr_pos[k])
+			key.addr = p->last[k];
+		else
+			key.line = p->last[k] > UINT32_MAX ? UINT32_MAX : (uint32_t)p->last[k];
+	}
+	return add_row(&p->rows, &p->nrows, &p->rows_cap, &p->row_idx, &key, c, NULL, p->nev);
+}
+
+/* The name lines: which table their "(id)" is in (callgrind's three: objects, files,
+ * functions) and what they set. */
+enum name_sets { SETS_NOTHING, SETS_OB, SETS_FL, SETS_FILE, SETS_FN };
+
+static const struct name_key {
+	const char *key;
+	int table;
+	enum name_sets sets;
+} name_keys[] = {
+	{ "ob=", 0, SETS_OB },        { "fl=", 1, SETS_FL },        { "fi=", 1, SETS_FILE },
+	{ "fe=", 1, SETS_FILE },      { "fn=", 2, SETS_FN },        { "cob=", 0, SETS_NOTHING },
+	{ "cfi=", 1, SETS_NOTHING },  { "cfl=", 1, SETS_NOTHING },  { "cfn=", 2, SETS_NOTHING },
+};
+
+/* "(id) name" defines id, "(id)" refers to it, "name" is plain; a callee's names
+ * (cob=, cfi=, cfn=) only define. */
+static int name_line(struct cg_parse *p, char *s, const struct name_key *nk)
+{
+	uint64_t id = 0;
+	uint32_t v;
+	char *name = s;
+	bool has_id = false;
+	int err;
+
+	if (*s == '(') {
+		char *e = strchr(s, ')'), *n = s + 1;
+		if (!e || e == n)
+			return cg_err(p, "a name's \"(id)\" that is not closed");
+		*e = '\0';
+		if (parse_num(&n, &id) < 0 || *n)
+			return cg_err(p, "a name's id that is not a whole number");
+		has_id = true;
+		name = e + 1;
+		while (*name == ' ')
+			name++;
+	}
+	if (has_id && !*name) {
+		if (!tc_hmap_get(&p->names[nk->table], id, &v))
+			return cg_err(p, "a name's id that was never defined");
+	} else {
+		err = tc_strpool_intern(&p->pool, name, &v);
+		if (err)
+			return err;
+		v++;   /* 0 stays "no name" */
+		if (has_id) {
+			err = tc_hmap_put(&p->names[nk->table], id, v);
+			if (err)
+				return err;
+		}
+	}
+	switch (nk->sets) {
+	case SETS_OB:
+		p->ob = v;
+		break;
+	case SETS_FL:
+		p->fl = p->file = v;
+		break;
+	case SETS_FILE:
+		p->file = v;
+		break;
+	case SETS_FN:
+		/* a function's lines are in its own file until fi= or fe= */
+		p->fn = v;
+		p->file = p->fl;
+		break;
+	case SETS_NOTHING:
+		break;
+	}
 	return 0;
 }
 
@@ -231,6 +407,8 @@ static int parse_positions(struct cg_parse *p, char *s, unsigned *npos)
 	for (tok = strtok_r(s, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (strcmp(tok, "line") && strcmp(tok, "instr"))
 			return cg_err(p, "a position other than \"instr\" and \"line\"");
+		if (n < 2)
+			p->instr_pos[n] = !strcmp(tok, "instr");
 		n++;
 	}
 	if (n < 1 || n > 2)
@@ -258,9 +436,13 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 		return parse_costs(p, s + 7, p->totals);
 	}
 	if (tc_starts_with(s, "calls=")) {
+		/* its positions are the call's target: they do not move this file's */
 		p->after_calls = true;
 		return 0;
 	}
+	for (size_t k = 0; k < ARRAY_SIZE(name_keys); k++)
+		if (tc_starts_with(s, name_keys[k].key))
+			return name_line(p, s + strlen(name_keys[k].key), &name_keys[k]);
 	if (tc_starts_with(s, "pid:") || tc_starts_with(s, "part:")) {
 		uint64_t v;
 		char *t = tc_trim(s + (s[1] == 'i' ? 4 : 5));
@@ -441,14 +623,52 @@ static int regions_compute(struct tacho_sim_result *r)
 	return err;
 }
 
+/* A name of p's pool (id + 1, 0: none) in r's pool, the same way. */
+static int repool(struct tacho_sim_result *r, const struct cg_parse *p, uint32_t id,
+		  uint32_t *out)
+{
+	int err;
+
+	if (!id) {
+		*out = 0;
+		return 0;
+	}
+	err = tc_strpool_intern(&r->pool, tc_strpool_str(&p->pool, id - 1), out);
+	if (!err)
+		(*out)++;
+	return err;
+}
+
+/* The rows of the file p read, added to r's (map: p's events in r's order). */
+static int add_rows(struct tacho_sim_result *r, const struct cg_parse *p, const size_t *map)
+{
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct sim_row *src = &p->rows[i];
+		struct sim_row key = { .line = src->line, .addr = src->addr };
+		int err = repool(r, p, src->ob, &key.ob);
+
+		if (!err)
+			err = repool(r, p, src->fn, &key.fn);
+		if (!err)
+			err = repool(r, p, src->file, &key.file);
+		if (!err)
+			err = add_row(&r->rows, &r->nrows, &r->rows_cap, &r->row_idx, &key,
+				      src->cost, map, p->nev);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Adds the file p read to r: its events (new ones at the end), its costs to the totals,
- * and its part. Checked before anything changes: r is untouched on error but for
- * -ENOMEM of the regions' matching. */
+ * its part and its rows. Checked before anything changes: r is untouched on error but
+ * for -ENOMEM of the rows and the regions' matching. */
 static int add_file(struct tacho_sim_result *r, struct cg_parse *p)
 {
 	size_t map[MAX_EVENTS], nnew = 0;
 	char *names[MAX_EVENTS] = { 0 };
 	struct sim_part *pt;
+	int err;
 
 	for (size_t i = 0; i < p->nev; i++) {
 		size_t k;
@@ -497,7 +717,10 @@ static int add_file(struct tacho_sim_result *r, struct cg_parse *p)
 		pt->cost[map[i]] = p->sum[i];
 	}
 	r->nparts++;
-	return regions_compute(r);
+	err = add_rows(r, p, map);
+	if (!err)
+		err = regions_compute(r);
+	return err;
 }
 
 int tacho_sim_result_parse(const char *text, size_t len, const char *name,
@@ -512,9 +735,15 @@ int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 
 	if (tc_diag_check(diag) || (!text && len) || !res)
 		return -EINVAL;
+	tc_strpool_init(&p.pool);
+	for (int k = 0; k < 3; k++)
+		tc_hmap_init(&p.names[k]);
+	tc_hmap_init(&p.row_idx);
 	buf = malloc(len + 1);
-	if (!buf)
+	if (!buf) {
+		cg_parse_exit(&p);
 		return -ENOMEM;
+	}
 	while (i < len && !err) {
 		size_t j = i;
 		while (j < len && text[j] != '\n')
@@ -606,6 +835,30 @@ int tc_sim_result_values(const struct tacho_sim_result *res, long region, bool e
 	return 0;
 }
 
+static const char *pool_name(const struct tacho_sim_result *res, uint32_t id)
+{
+	return id ? tc_strpool_str(&res->pool, id - 1) : NULL;
+}
+
+size_t tc_sim_result_nplaces(const struct tacho_sim_result *res)
+{
+	return res->nrows;
+}
+
+void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
+			 const char **fn, const char **file, unsigned *line, uint64_t *addr,
+			 const uint64_t **cost)
+{
+	const struct sim_row *r = &res->rows[i];
+
+	*ob = pool_name(res, r->ob);
+	*fn = pool_name(res, r->fn);
+	*file = pool_name(res, r->file);
+	*line = r->line;
+	*addr = r->addr;
+	*cost = r->cost;
+}
+
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex)
 {
 	res->exit = *ex;
@@ -615,5 +868,9 @@ void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exi
 int tc_sim_result_new(struct tacho_sim_result **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	tc_strpool_init(&(*out)->pool);
+	tc_hmap_init(&(*out)->row_idx);
+	return 0;
 }

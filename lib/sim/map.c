@@ -2,6 +2,7 @@
  * or cache event) each simulated total stands for, as a table, and why the others have
  * no simulated meaning. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -85,18 +86,12 @@ static int find_total(const char *const *names, const uint64_t *vals, size_t n,
 	return -TACHO_ENOVALUE;
 }
 
-static int map_value(const struct tacho_sim_result *res, long region, bool exclusive,
-		     const struct perf_event_attr *attr, uint64_t *out, const char **why)
+/* attr's value among the totals vals of names (n of each). */
+static int map_vals(const char *const *names, const uint64_t *vals, size_t n,
+		    const struct perf_event_attr *attr, uint64_t *out, const char **why)
 {
 	struct perf_event_attr a = { 0 };
-	const char *const *names;
-	const uint64_t *vals;
-	size_t n;
 
-	if (!res || !attr || !out || attr->size < PERF_ATTR_SIZE_VER0)
-		return -EINVAL;
-	if (tc_sim_result_values(res, region, exclusive, &names, &vals, &n))
-		return -EINVAL;
 	/* read by its own size, as the kernel reads it */
 	memcpy(&a, attr, attr->size < sizeof(a) ? attr->size : sizeof(a));
 	if (why)
@@ -130,6 +125,20 @@ static int map_value(const struct tacho_sim_result *res, long region, bool exclu
 	return -TACHO_ENOVALUE;
 }
 
+static int map_value(const struct tacho_sim_result *res, long region, bool exclusive,
+		     const struct perf_event_attr *attr, uint64_t *out, const char **why)
+{
+	const char *const *names;
+	const uint64_t *vals;
+	size_t n;
+
+	if (!res || !attr || !out || attr->size < PERF_ATTR_SIZE_VER0)
+		return -EINVAL;
+	if (tc_sim_result_values(res, region, exclusive, &names, &vals, &n))
+		return -EINVAL;
+	return map_vals(names, vals, n, attr, out, why);
+}
+
 int tacho_sim_result_value(const struct tacho_sim_result *res,
 			   const struct perf_event_attr *attr, uint64_t *out, const char **why)
 {
@@ -143,4 +152,114 @@ int tacho_sim_region_value(const struct tacho_sim_result *res, size_t i,
 	if (!res || i >= tacho_sim_result_nregions(res))
 		return -EINVAL;
 	return map_value(res, (long)i, exclusive, attr, out, why);
+}
+
+/* --- views: the places of a result, merged by function, line or instruction --- */
+
+#define TC_SIM_ROW_SZ_V1 tc_offsetofend(struct tacho_sim_row, value)
+
+static int str_cmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct tacho_sim_row *a = x, *b = y;
+	int c;
+
+	if (a->value != b->value)
+		return a->value > b->value ? -1 : 1;
+	if ((c = str_cmp(a->object, b->object)) || (c = str_cmp(a->function, b->function)) ||
+	    (c = str_cmp(a->file, b->file)))
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->address < b->address ? -1 : a->address > b->address;
+}
+
+static bool same_place(const struct tacho_sim_row *a, const struct tacho_sim_row *b)
+{
+	/* the names are the result's pool's: one pointer per distinct string */
+	return a->object == b->object && a->function == b->function && a->file == b->file &&
+	       a->line == b->line && a->address == b->address;
+}
+
+int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tacho_sim_view view,
+			  const struct perf_event_attr *attr, struct tacho_sim_row **out,
+			  size_t *n, size_t row_sz, const char **why)
+{
+	const char *const *names;
+	const uint64_t *vals;
+	struct tacho_sim_row *rows = NULL, *o;
+	struct tc_hmap idx;
+	size_t nev, nplaces, nrows = 0;
+	uint64_t v;
+	int err;
+
+	if (!res || !attr || !out || !n || row_sz < TC_SIM_ROW_SZ_V1 ||
+	    (unsigned)view > TACHO_SIM_VIEW_INSTRUCTION)
+		return -EINVAL;
+	*out = NULL;
+	*n = 0;
+	err = map_value(res, -1, false, attr, &v, why);
+	if (err)
+		return err;
+	tc_sim_result_values(res, -1, false, &names, &vals, &nev);
+	nplaces = tc_sim_result_nplaces(res);
+	rows = calloc(nplaces ? nplaces : 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	tc_hmap_init(&idx);
+	for (size_t i = 0; i < nplaces && !err; i++) {
+		struct tacho_sim_row k = { 0 };
+		const uint64_t *cost;
+		size_t pos = 0;
+		uint32_t at;
+		uint64_t h;
+		bool found = false;
+
+		tc_sim_result_place(res, i, &k.object, &k.function, &k.file, &k.line, &k.address,
+				    &cost);
+		if (map_vals(names, cost, nev, attr, &k.value, NULL) != 0 || !k.value)
+			continue;
+		if (view == TACHO_SIM_VIEW_FUNCTION) {
+			k.file = NULL;
+			k.line = 0;
+		}
+		if (view != TACHO_SIM_VIEW_INSTRUCTION)
+			k.address = 0;
+		h = tc_hash_u64((uint64_t)(uintptr_t)k.object ^
+				tc_hash_u64((uint64_t)(uintptr_t)k.function) ^
+				tc_hash_u64((uint64_t)(uintptr_t)k.file + k.line) ^
+				tc_hash_u64(k.address + 1));
+		while (tc_hmap_next(&idx, h, &pos, &at))
+			if (same_place(&rows[at], &k)) {
+				rows[at].value += k.value;
+				found = true;
+				break;
+			}
+		if (!found) {
+			err = tc_hmap_add(&idx, h, (uint32_t)nrows);
+			rows[nrows++] = k;
+		}
+	}
+	tc_hmap_exit(&idx);
+	if (err || !nrows) {
+		free(rows);
+		return err;
+	}
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	/* laid out at the caller's stride */
+	o = calloc(nrows, row_sz);
+	if (!o) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		tc_sized_put((char *)o + i * row_sz, row_sz, &rows[i], sizeof(rows[i]));
+	free(rows);
+	*out = o;
+	*n = nrows;
+	return 0;
 }

@@ -10,6 +10,13 @@ int tc_sim_result_new(struct tacho_sim_result **out);
  * inclusive or exclusive counts: n of each, owned by res. 0, -EINVAL. */
 int tc_sim_result_values(const struct tacho_sim_result *res, long region, bool exclusive,
 			 const char *const **names, const uint64_t **vals, size_t *n);
+/* The places of res: how many, and the i-th one (i < that): the names (NULL: none),
+ * line, address, and its costs in the result's order of events (tc_sim_result_values'
+ * names). */
+size_t tc_sim_result_nplaces(const struct tacho_sim_result *res);
+void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
+			   const char **fn, const char **file, unsigned *line, uint64_t *addr,
+			   const uint64_t **cost);
 /* Records how the simulated program ended. */
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
 

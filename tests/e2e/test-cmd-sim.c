@@ -99,6 +99,33 @@ static void test_loop_exact(void **state)
 	th_json_free(b);
 }
 
+/* Children are simulated and counted too: a shell that runs the loop twice, with 10000
+ * and then 10000 or 20000 iterations (arguments of the same length, so that the shell's
+ * own work is the same), differs by exactly 60000 instructions. */
+static void test_children_followed(void **state)
+{
+	char cmd[2][4096];
+	double v[2];
+	(void)state;
+
+	NEED_VALGRIND();
+	for (int k = 0; k < 2; k++) {
+		struct th_run r;
+		struct th_json *j;
+		snprintf(cmd[k], sizeof(cmd[k]), "%s loop 10000; %s loop %s", th_prog("sim-kernels"),
+			 th_prog("sim-kernels"), k ? "20000" : "10000");
+		th_tacho(&r, "stat", "--sim", "--json", "-e", "instructions", "--", "/bin/sh", "-c",
+			 cmd[k], NULL);
+		if (r.status != 0)
+			fail_msg("exit %d:\n%s", r.status, r.err);
+		j = assert_json(r.err);
+		v[k] = sim_value(j, "instructions");
+		th_json_free(j);
+		th_run_free(&r);
+	}
+	assert_true(v[1] - v[0] == 60000);
+}
+
 /* Two repetitions give identical numbers for every event (stddev 0), and the default
  * events are the simulated set. */
 static void test_deterministic(void **state)
@@ -284,6 +311,49 @@ static void test_regions_exact(void **state)
 	assert_true(v[2][3] - v[0][3] == 30000);
 }
 
+/* --sim-hot: the loop's source line holds exactly its 6 instructions per iteration; by
+ * instruction, each of the 6 holds exactly one per iteration; by function, main holds
+ * them. */
+static void test_hot_places(void **state)
+{
+	int line = th_source_line("tests/progs/sim-kernels.c", "sim-kernels: the loop line");
+	struct th_json *j;
+	const struct th_json *rows;
+	(void)state;
+
+	NEED_VALGRIND();
+	for (int k = 1; k <= 2; k++) {
+		j = sim_json("-e", "instructions", "--sim-hot", "line:3", NULL, "loop",
+			     k == 1 ? "10000" : "20000", NULL);
+		assert_string_equal(json_str(j, "hot.view"), "line");
+		assert_string_equal(json_str(j, "hot.event"), "instructions");
+		assert_string_equal(json_str(j, "hot.rows[0].function"), "main");
+		assert_contains(json_str(j, "hot.rows[0].file"), "tests/progs/sim-kernels.c");
+		assert_int_equal(json_num(j, "hot.rows[0].line"), line);
+		assert_true(json_num(j, "hot.rows[0].value") == 60000.0 * k);
+		assert_int_equal(th_json_get(j, "hot.rows")->n, 3);
+		th_json_free(j);
+	}
+	j = sim_json("-e", "instructions", "--sim-hot", "instruction:6", NULL, "loop", "10000",
+		     NULL);
+	rows = th_json_get(j, "hot.rows");
+	assert_int_equal(rows->n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_true(json_num(rows->items[i], "value") == 10000);
+		assert_int_equal(json_num(rows->items[i], "line"), line);
+		assert_true(json_num(rows->items[i], "address") > 0);
+		if (i)
+			assert_true(json_num(rows->items[i], "address") >
+				    json_num(rows->items[i - 1], "address"));
+	}
+	th_json_free(j);
+	j = sim_json("-e", "branches", "--sim-hot", "function:1", NULL, "loop", "10000", NULL);
+	assert_string_equal(json_str(j, "hot.rows[0].function"), "main");
+	assert_true(json_num(j, "hot.rows[0].value") >= 10000);
+	assert_null(th_json_get(j, "hot.rows[0].line"));
+	th_json_free(j);
+}
+
 /* The program's exit status is tacho's, as without --sim. */
 static void test_exit_status(void **state)
 {
@@ -355,7 +425,14 @@ static void test_bad_input(void **state)
 	/* usage */
 	th_tacho(&r, "stat", "--sim-cpu", "x", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
-	assert_contains(r.err, "--sim-cpu goes with --sim");
+	assert_contains(r.err, "--sim-cpu and --sim-hot go with --sim");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "--sim", "--sim-hot", "lines", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "bad value for --sim-hot: 'lines'");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "--sim", "--sim-hot", "line:0", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
 	th_run_free(&r);
 	th_tacho(&r, "stat", "--sim", "-p", "1", NULL);
 	assert_int_equal(r.status, 2);
@@ -384,11 +461,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_exact),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_children_followed),
 		cmocka_unit_test(test_stream_misses),
 		cmocka_unit_test(test_fits_in_d1),
 		cmocka_unit_test(test_branch_prediction),
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_regions_exact),
+		cmocka_unit_test(test_hot_places),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_pmu_hint),

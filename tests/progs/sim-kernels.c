@@ -23,7 +23,7 @@ static void loop(long n)
 {
 	if (n <= 0)
 		return;
-	__asm__ volatile("1:\n\t"
+	__asm__ volatile("1:\n\t"   /* sim-kernels: the loop line */
 			 "nop\n\t"
 			 "nop\n\t"
 			 "nop\n\t"

@@ -115,6 +115,92 @@ static void test_parse_bad(void **state)
 	}
 }
 
+/* Places: compressed names, relative and "*" positions, the call's line left out but
+ * moving the positions, fi=/fe= and fn= switching files. */
+static const char places[] =
+	"events: Ir Bc Bi\npositions: instr line\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
+	"0x10 3 5 1\n+2 * 5 0\n+1 +1 2\ncfl=(2) y.c\ncfn=(2) f\ncalls=2 0x40 10\n"
+	"+1 * 100 4\nfn=(2)\nfi=(2)\n0x40 10 100 4\nfe=(1)\n+1 5 1 0\nfn=(1)\n0x20 7 9 0\n"
+	"totals: 122 5\n";
+
+static void test_places(void **state)
+{
+	static const struct {
+		int line;
+		enum tacho_sim_view view;
+		uint64_t config;
+		const char *want;     /* "function file:line@addr=value;" per row */
+	} cases[] = {
+		{ __LINE__, TACHO_SIM_VIEW_FUNCTION, PERF_COUNT_HW_INSTRUCTIONS,
+		  "f -:0@0=101;main -:0@0=21;" },
+		{ __LINE__, TACHO_SIM_VIEW_LINE, PERF_COUNT_HW_INSTRUCTIONS,
+		  "f y.c:10@0=100;main x.c:3@0=10;main x.c:7@0=9;main x.c:4@0=2;f x.c:5@0=1;" },
+		{ __LINE__, TACHO_SIM_VIEW_INSTRUCTION, PERF_COUNT_HW_INSTRUCTIONS,
+		  "f y.c:10@64=100;main x.c:7@32=9;main x.c:3@16=5;main x.c:3@18=5;"
+		  "main x.c:4@19=2;f x.c:5@65=1;" },
+		{ __LINE__, TACHO_SIM_VIEW_LINE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+		  "f y.c:10@0=4;main x.c:3@0=1;" },
+	};
+	struct tacho_sim_result *r = parse_ok(places);
+	struct {
+		struct tacho_sim_row row;
+		uint64_t later;       /* a newer header's field: written as 0 */
+	} *big;
+	struct tacho_sim_row *rows;
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE };
+	const char *why;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(total(r, "Ir"), 122);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char got[512] = "";
+		a.config = cases[i].config;
+		assert_int_equal(tacho_sim_result_rows(r, cases[i].view, &a, &rows, &n,
+						       sizeof(*rows), NULL), 0);
+		for (size_t k = 0; k < n; k++) {
+			size_t len = strlen(got);
+			assert_string_equal(rows[k].object, "/bin/x");
+			snprintf(got + len, sizeof(got) - len, "%s %s:%u@%llu=%llu;",
+				 rows[k].function, rows[k].file ? rows[k].file : "-", rows[k].line,
+				 (unsigned long long)rows[k].address,
+				 (unsigned long long)rows[k].value);
+		}
+		if (strcmp(got, cases[i].want))
+			fail_msg("case of line %d: %s", cases[i].line, got);
+		free(rows);
+	}
+	/* a newer caller's larger rows, at its stride */
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	assert_int_equal(tacho_sim_result_rows(r, TACHO_SIM_VIEW_FUNCTION, &a,
+					       (struct tacho_sim_row **)&big, &n, sizeof(*big),
+					       NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(big[1].row.function, "main");
+	assert_int_equal(big[1].row.value, 21);
+	assert_int_equal(big[1].later, 0);
+	free(big);
+	/* no simulated meaning, a bad view, a short row */
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	assert_int_equal(tacho_sim_result_rows(r, TACHO_SIM_VIEW_LINE, &a, &rows, &n,
+					       sizeof(*rows), &why), -TACHO_ENOVALUE);
+	assert_non_null(strstr(why, "no time"));
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	assert_int_equal(tacho_sim_result_rows(r, (enum tacho_sim_view)7, &a, &rows, &n,
+					       sizeof(*rows), NULL), -EINVAL);
+	assert_int_equal(tacho_sim_result_rows(r, TACHO_SIM_VIEW_LINE, &a, &rows, &n, 8, NULL),
+			 -EINVAL);
+	tacho_sim_result_free(r);
+	/* a name id never defined */
+	{
+		struct tacho_diag d = { .sz = sizeof(d) };
+		static const char undefined[] = "events: Ir\nfn=(3)\n1 1\n";
+		assert_int_equal(tacho_sim_result_parse(undefined, strlen(undefined), "u", &r, &d),
+				 -TACHO_EPARSE);
+		assert_int_equal(d.line, 2);
+	}
+}
+
 /* A refused second file leaves the first one's result as it was. */
 static void test_parse_keeps_on_error(void **state)
 {
@@ -358,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_parse_totals),
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_keeps_on_error),
+		cmocka_unit_test(test_places),
 		cmocka_unit_test(test_mapping),
 		cmocka_unit_test(test_cache_fit),
 		cmocka_unit_test(test_regions_matched),
