@@ -12,15 +12,15 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
-	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [-e <events>] [-r <n>]\n"
-	"                  [--] <program> [<args>]\n"
+	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
+	"                  [-r <n>] [--] <program> [<args>]\n"
 	"\n"
 	"Counts events while a program runs and prints every value with its status. When\n"
 	"there are more events than the CPU has counters, the program runs as many times\n"
@@ -60,6 +60,9 @@ static const struct cli_option stat_options[] = {
 	{ OPT_SIM_HOT, 0, "sim-hot", "<by>[:<n>]",
 	  "with --sim: the n (20) hottest places of the first\n"
 	  "event, by function, line or instruction" },
+	{ OPT_MCA, 0, "mca", NULL,
+	  "with --sim: the hottest basic block to llvm-mca, with\n"
+	  "this CPU's -mcpu: predicted IPC, throughput, pressure" },
 	{ 'p', 'p', "pid", "<pid>",
 	  "count process <pid> (all its threads) until it ends or\n"
 	  "Ctrl-C" },
@@ -126,6 +129,8 @@ struct stat_cli {
 	const char *sim_cpu;            /* --sim-cpu */
 	unsigned hot;                   /* --sim-hot: places to show, 0 none */
 	enum tacho_sim_view hot_view;
+	bool mca;                       /* --mca */
+	struct tacho_sim_mca *mca_result;
 	struct tacho_sim *simulator;
 };
 
@@ -150,6 +155,7 @@ static void stat_cli_exit(struct stat_cli *c)
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
 	tacho_stat_free(c->s);
+	tacho_sim_mca_free(c->mca_result);
 	tacho_sim_free(c->simulator);
 	tacho_evlist_free(c->list);
 	tc_sb_exit(&c->events);
@@ -285,6 +291,9 @@ static int parse_option(struct stat_cli *c, int opt)
 		return GO_ON;
 	case OPT_SIM_HOT:
 		return parse_hot(c, optarg);
+	case OPT_MCA:
+		c->mca = true;
+		return GO_ON;
 	}
 	return GO_ON;
 }
@@ -307,8 +316,8 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 		return cli_usage_error(&cmd_stat, "one target at most: -p, -t, -a or -C");
 	if (c->all && c->events.len)
 		return cli_usage_error(&cmd_stat, "--all and -e do not go together");
-	if ((c->sim_cpu || c->hot) && !c->sim)
-		return cli_usage_error(&cmd_stat, "--sim-cpu and --sim-hot go with --sim");
+	if ((c->sim_cpu || c->hot || c->mca) && !c->sim)
+		return cli_usage_error(&cmd_stat, "--sim-cpu, --sim-hot and --mca go with --sim");
 	if (c->sim && (c->ntargets || c->interval || c->all || (c->o.sched_flags &
 							       TACHO_SCHED_MULTIPLEX)))
 		return cli_usage_error(&cmd_stat, "--sim runs a program under valgrind: no -p, -t, "
@@ -401,8 +410,8 @@ static void default_events(struct stat_cli *c)
 static int sim_prepare(struct stat_cli *c)
 {
 	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu,
-				     .dump_instr = c->hot && c->hot_view ==
-							     TACHO_SIM_VIEW_INSTRUCTION };
+				     .dump_instr = c->mca || (c->hot && c->hot_view ==
+								      TACHO_SIM_VIEW_INSTRUCTION) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err = tacho_sim_new(&so, &c->simulator, &diag);
 
@@ -514,6 +523,15 @@ static int stat_count(struct stat_cli *c)
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_stat_run(&c->o, &c->s, &diag);
 	cli_stop_signals_restore(&saved);
+	if (!err && c->mca) {
+		err = tacho_sim_mca_new(c->simulator, tacho_stat_sim_result(c->s), &c->mca_result,
+					&diag);
+		if (err) {
+			cli_error("cannot analyse the hottest block: %s", diag.message[0] ?
+				  diag.message : tacho_strerror(err));
+			return EXIT_FAIL;
+		}
+	}
 	if (!err)
 		return GO_ON;
 	if (c->progress)
@@ -545,6 +563,7 @@ static int stat_print(struct stat_cli *c)
 		.note = c->note,
 		.hot = c->hot,
 		.hot_view = c->hot_view,
+		.mca = c->mca_result,
 	};
 	FILE *out = c->out;
 	int err = 0;

@@ -47,6 +47,10 @@ struct tacho_sim_machine {
 	const char *note;            /* what had to be changed for valgrind (a set count
 					that is not a power of two), "" when nothing */
 	const char *branch_model;    /* valgrind's predictor, in one sentence */
+	const char *mcpu;            /* llvm-mca's -mcpu for this CPU ("znver3", "skylake",
+					"x86-64" when the table has no entry) */
+	const char *mcpu_source;     /* how it was chosen ("AMD family 0x19 model 0x01:
+					Zen 3"; the fallback says so) */
 };
 
 /* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
@@ -203,6 +207,48 @@ struct tacho_sim_row {
 TACHO_API int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tacho_sim_view view,
 				    const struct perf_event_attr *attr, struct tacho_sim_row **out,
 				    size_t *n, size_t row_sz, const char **why);
+
+/* --- Pipeline analysis of the hottest block (llvm-mca) --- */
+
+/* What llvm-mca predicts for the hottest basic block of a simulated run. */
+struct tacho_sim_mca;
+
+/* Finds the hottest basic block of res (a run with tacho_sim_opts.dump_instr): the
+ * instruction executed most often, extended over its neighbours in the same function
+ * executed exactly as often and contiguous in memory (a basic block runs all its
+ * instructions equally often), reads its bytes from the binary (a fixed-address
+ * executable: a position-independent one is loaded under valgrind at an address tacho
+ * does not know), disassembles them with llvm-mc and gives them to llvm-mca with the
+ * machine's -mcpu. Returns 0 and *out (tacho_sim_mca_free); -TACHO_ENOSIM when llvm-mc
+ * or llvm-mca is missing (*diag names the Debian package llvm); -TACHO_ENOVALUE when
+ * the run kept no instructions, or the block's binary is position-independent or
+ * cannot be read (*diag says which); -TACHO_EPARSE when llvm-mca's report cannot be
+ * read; -errno; -ENOMEM. Runs programs: not thread-safe with other code of the process
+ * that forks or handles SIGCHLD. */
+TACHO_API int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result *res,
+				struct tacho_sim_mca **out, struct tacho_diag *diag);
+TACHO_API void tacho_sim_mca_free(struct tacho_sim_mca *m);
+
+/* The block and llvm-mca's prediction. Handed out by tacho_sim_mca_info (read through
+ * the pointer: fields are only ever added at the end); lives as long as m. */
+struct tacho_sim_mca_info {
+	const char *object, *function; /* where the block is */
+	uint64_t address;            /* its first instruction */
+	uint64_t executions;         /* how often it ran (simulated, exact) */
+	const char *bytes;           /* its bytes in hex, "90 90 48 ff c8 ..." */
+	size_t ninsns;
+	const char *const *insns;    /* [ninsns] as llvm-mc disassembles them */
+	const char *mcpu;            /* the -mcpu given to llvm-mca */
+	double ipc;                  /* predicted instructions per cycle */
+	double block_rthroughput;    /* predicted cycles per iteration of the block */
+	unsigned dispatch_width;
+	size_t nresources;
+	const char *const *resource_names;   /* [nresources] llvm-mca's names */
+	const double *resource_pressure;     /* [nresources] cycles per iteration */
+	const char *bottleneck;      /* llvm-mca's bottleneck analysis, its words */
+	const char *report;          /* llvm-mca's whole report */
+};
+TACHO_API const struct tacho_sim_mca_info *tacho_sim_mca_info(const struct tacho_sim_mca *m);
 
 /* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
  * --sim` shows them by default (a static string). */

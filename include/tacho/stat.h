@@ -303,6 +303,9 @@ struct tacho_stat_about {
 				       first simulated event (the table's "hottest ..."
 				       section, the JSON's "hot"); 0: none */
 	enum tacho_sim_view hot_view; /* by function, line or instruction */
+	const struct tacho_sim_mca *mca; /* llvm-mca's analysis of the hottest block
+				       (tacho_sim_mca_new), to write with the session, or
+				       NULL */
 };
 
 /* Writes the results of s to f:

@@ -127,6 +127,7 @@ struct about {
 	const char *note;
 	unsigned hot;
 	enum tacho_sim_view hot_view;
+	const struct tacho_sim_mca *mca;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -154,6 +155,8 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->hot = in->hot;
 		out->hot_view = in->hot_view;
 	}
+	if (ABOUT_HAS(in, mca))
+		out->mca = in->mca;
 	return 0;
 }
 
@@ -412,6 +415,69 @@ static void json_hot(struct tc_json *j, const struct tacho_stat *s, const struct
 	free(rows);
 }
 
+/* llvm-mca's prediction for the hottest block. */
+static void table_mca(const struct about *a, const struct tacho_sim_machine *mach, FILE *f)
+{
+	const struct tacho_sim_mca_info *m = tacho_sim_mca_info(a->mca);
+	char b[64];
+
+	if (!m)
+		return;
+	fprintf(f, "\n  the hottest block: %s in %s at 0x%llx, run %s times (simulated):\n",
+		m->function, m->object, (unsigned long long)m->address,
+		fmt_human((double)m->executions, "", b, sizeof(b)));
+	for (size_t i = 0; i < m->ninsns; i++)
+		fprintf(f, "    %s\n", m->insns[i]);
+	fprintf(f, "  llvm-mca -mcpu=%s (%s): IPC %.2f, %.2f cycles per iteration (block "
+		"throughput), dispatch width %u\n", m->mcpu, mach ? mach->mcpu_source : "",
+		m->ipc, m->block_rthroughput, m->dispatch_width);
+	fprintf(f, "  resource pressure per iteration:");
+	for (size_t i = 0; i < m->nresources; i++)
+		if (m->resource_pressure[i] > 0)
+			fprintf(f, " %s %.2f", m->resource_names[i], m->resource_pressure[i]);
+	fprintf(f, "\n");
+	/* llvm-mca's bottleneck analysis, its lines indented under ours */
+	for (const char *l = m->bottleneck; *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(f, "  %.*s\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
+static void json_mca(struct tc_json *j, const struct about *a,
+		     const struct tacho_sim_machine *mach)
+{
+	const struct tacho_sim_mca_info *m = tacho_sim_mca_info(a->mca);
+
+	if (!m)
+		return;
+	tc_json_obj_begin(j, "mca");
+	tc_json_str(j, "mcpu", m->mcpu);
+	tc_json_str(j, "mcpu_source", mach ? mach->mcpu_source : "");
+	tc_json_str(j, "object", m->object);
+	tc_json_str(j, "function", m->function);
+	tc_json_uint(j, "address", m->address);
+	tc_json_uint(j, "executions", m->executions);
+	tc_json_str(j, "bytes", m->bytes);
+	tc_json_arr_begin(j, "instructions");
+	for (size_t i = 0; i < m->ninsns; i++)
+		tc_json_str(j, NULL, m->insns[i]);
+	tc_json_arr_end(j);
+	tc_json_double(j, "ipc", m->ipc);
+	tc_json_double(j, "block_rthroughput", m->block_rthroughput);
+	tc_json_uint(j, "dispatch_width", m->dispatch_width);
+	tc_json_arr_begin(j, "resources");
+	for (size_t i = 0; i < m->nresources; i++) {
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "name", m->resource_names[i]);
+		tc_json_double(j, "pressure", m->resource_pressure[i]);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+	tc_json_str(j, "bottleneck", m->bottleneck);
+	tc_json_obj_end(j);
+}
+
 /* The regions of a simulated run: per region and event, inclusive and exclusive. */
 static int table_regions(const struct tacho_stat *s, FILE *f)
 {
@@ -472,6 +538,8 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 		err = table_regions(s, f);
 	if (!err)
 		err = table_hot(s, a, f);
+	if (!err)
+		table_mca(a, tacho_stat_sim_machine(s), f);
 	if (err)
 		return err;
 	if (nnotes) {
@@ -620,6 +688,8 @@ static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
 	tc_json_str(j, "source", m->source);
 	tc_json_str(j, "note", m->note);
 	tc_json_str(j, "branch_model", m->branch_model);
+	tc_json_str(j, "mcpu", m->mcpu);
+	tc_json_str(j, "mcpu_source", m->mcpu_source);
 	tc_json_obj_end(j);
 }
 
@@ -684,6 +754,7 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 		json_machine(&j, tacho_stat_sim_machine(s));
 		json_regions(&j, s);
 		json_hot(&j, s, a);
+		json_mca(&j, a, tacho_stat_sim_machine(s));
 	}
 	if (a->note)
 		tc_json_str(&j, "note", a->note);

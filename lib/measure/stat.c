@@ -63,7 +63,7 @@ struct tacho_stat {
 	struct tacho_sim_result *sim_last; /* the last repetition's simulation */
 	bool simulated;         /* opts.sim: machine holds the simulated machine */
 	struct tacho_sim_machine machine;
-	char *machine_source, *machine_note;
+	char *machine_source, *machine_note, *machine_mcpu_source;
 };
 
 static double now_ns(void)
@@ -688,6 +688,7 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->metrics);
 	free(s->machine_source);
 	free(s->machine_note);
+	free(s->machine_mcpu_source);
 	regions_free(s);
 	tacho_sim_result_free(s->sim_last);
 	tacho_schedule_free(s->sched);
@@ -796,12 +797,14 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		s->machine = *m;
 		s->machine_source = tc_strdup(m->source ? m->source : "");
 		s->machine_note = tc_strdup(m->note ? m->note : "");
-		if (!s->machine_source || !s->machine_note) {
+		s->machine_mcpu_source = tc_strdup(m->mcpu_source ? m->mcpu_source : "");
+		if (!s->machine_source || !s->machine_note || !s->machine_mcpu_source) {
 			err = -ENOMEM;
 			goto out_free;
 		}
 		s->machine.source = s->machine_source;
 		s->machine.note = s->machine_note;
+		s->machine.mcpu_source = s->machine_mcpu_source;
 	}
 	err = tacho_schedule_new(o->events, &pmu, sched_flags, &s->sched);
 	if (err)

@@ -19,6 +19,7 @@ struct tacho_sim {
 	char *valgrind;          /* the path that runs */
 	char source[256];
 	char note[512];
+	char mcpu_why[160];
 	bool children;
 	bool dump_instr;
 };
@@ -240,6 +241,9 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 	err = take_caches(s, &info, diag);
 	if (err)
 		goto out_free;
+	s->pub.mcpu = tc_sim_mcpu(info.vendor, info.family, info.model, s->mcpu_why,
+				  sizeof(s->mcpu_why));
+	s->pub.mcpu_source = s->mcpu_why;
 	s->pub.tool = "callgrind";
 	s->pub.source = s->source;
 	s->pub.note = s->note;

@@ -46,6 +46,11 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
 		     struct tacho_diag *diag);
 
+/* llvm-mca's -mcpu for a CPU (mca.c's table) and a sentence saying how it was chosen
+ * (written into why). */
+const char *tc_sim_mcpu(enum tacho_cpu_vendor vendor, unsigned family, unsigned model,
+			char *why, size_t size);
+
 /* --- regions under simulation (client.c) --- */
 
 /* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,

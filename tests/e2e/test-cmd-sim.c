@@ -9,6 +9,7 @@
  * EPYC guest's dump with a last level of 1 MiB, 16-way, 64-byte lines: 16384 lines),
  * so that a buffer 8 times the last level stays small. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -354,6 +355,92 @@ static void test_hot_places(void **state)
 	th_json_free(j);
 }
 
+/* A value after "Key:" in llvm-mca's report. */
+static double report_value(const char *report, const char *key)
+{
+	const char *p = strstr(report, key);
+	double v;
+
+	if (!p || sscanf(p + strlen(key), " %lf", &v) != 1)
+		fail_msg("no '%s' in llvm-mca's report:\n%s", key, report);
+	return v;
+}
+
+/* --mca: the hottest block of the loop is its 6 instructions, run exactly N times; its
+ * bytes, given to llvm-mc and llvm-mca directly with the same -mcpu, give the same
+ * instructions, block throughput and IPC as tacho shows. */
+static void test_mca(void **state)
+{
+	char in[4096], dis[4096], rep[4096], mcpu[64], *text = NULL, *report = NULL;
+	const struct th_json *insns;
+	const char *bytes;
+	struct th_json *j;
+	struct th_run r;
+	size_t len, k = 0;
+	FILE *f;
+	(void)state;
+
+	NEED_VALGRIND();
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	j = sim_json("-e", "instructions", "--mca", NULL, "loop", "100000", NULL);
+	assert_int_equal(json_num(j, "mca.executions"), 100000);
+	assert_string_equal(json_str(j, "mca.function"), "main");
+	assert_string_equal(json_str(j, "mca.mcpu"), json_str(j, "simulation.mcpu"));
+	insns = th_json_get(j, "mca.instructions");
+	assert_int_equal(insns->n, 6);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(insns->items[i]->string, "nop");
+	assert_true(strncmp(insns->items[4]->string, "dec", 3) == 0);
+	assert_true(strncmp(insns->items[5]->string, "jne", 3) == 0);
+	bytes = json_str(j, "mca.bytes");
+	assert_true(strncmp(bytes, "90 90 90 90 ", 12) == 0);
+
+	/* the same bytes, straight to llvm-mc and llvm-mca */
+	snprintf(in, sizeof(in), "%s", th_tmp("block.txt"));
+	snprintf(dis, sizeof(dis), "%s", th_tmp("block.s"));
+	snprintf(rep, sizeof(rep), "%s", th_tmp("mca.txt"));
+	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", json_str(j, "mca.mcpu"));
+	f = fopen(in, "w");
+	assert_non_null(f);
+	for (const char *b = bytes; *b; b += b[2] ? 3 : 2)
+		fprintf(f, "0x%.2s ", b);
+	assert_int_equal(fclose(f), 0);
+	{
+		const char *mc[] = { "llvm-mc", "--disassemble", "-triple=x86_64-unknown-linux-gnu",
+				     in, "-o", dis, NULL };
+		const char *mca[] = { "llvm-mca", "-mtriple=x86_64-unknown-linux-gnu", mcpu, "-o",
+				      rep, dis, NULL };
+		th_runv(&r, NULL, (char *const *)mc);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+		th_runv(&r, NULL, (char *const *)mca);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	assert_int_equal(th_read_data(dis, &text, &len), 0);
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (*l == '.' || !*l)
+			continue;
+		for (char *c = l; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		assert_true(k < insns->n);
+		assert_string_equal(l, insns->items[k]->string);
+		k++;
+	}
+	assert_int_equal(k, insns->n);
+	assert_int_equal(th_read_data(rep, &report, &len), 0);
+	assert_true(report_value(report, "Block RThroughput:") ==
+		    json_num(j, "mca.block_rthroughput"));
+	assert_true(report_value(report, "IPC:") == json_num(j, "mca.ipc"));
+	free(text);
+	free(report);
+	th_json_free(j);
+}
+
 /* The program's exit status is tacho's, as without --sim. */
 static void test_exit_status(void **state)
 {
@@ -380,7 +467,7 @@ static void assert_one_line(const struct th_run *r, int status, const char *need
 static void test_bad_input(void **state)
 {
 	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
-	const char *junk = th_tmp("junk");
+	char junk[4096];
 	unsigned char bytes[64];
 	struct th_run r;
 	FILE *f;
@@ -391,10 +478,39 @@ static void test_bad_input(void **state)
 	th_tacho(&r, "stat", "--sim", "--", th_prog("sim-kernels"), "loop", "1", NULL);
 	if (path)
 		setenv("PATH", path, 1);
-	free(path);
 	assert_one_line(&r, 1, "tacho: cannot simulate: valgrind is not installed: no "
 			       "'valgrind' in PATH (install the Debian package valgrind)");
 	th_run_free(&r);
+
+	/* --mca without llvm: a PATH that holds valgrind alone */
+	if (have_valgrind()) {
+		char link[4096], vg[4096];
+		const char *p = path ? path : "";
+		vg[0] = '\0';
+		while (*p && !vg[0]) {
+			size_t n = strcspn(p, ":");
+			snprintf(vg, sizeof(vg), "%.*s/valgrind", (int)n, p);
+			if (access(vg, X_OK) != 0)
+				vg[0] = '\0';
+			p += n + (p[n] == ':');
+		}
+		snprintf(link, sizeof(link), "%s", th_tmp("bin"));
+		assert_int_equal(mkdir(link, 0755), 0);
+		snprintf(link, sizeof(link), "%s/valgrind", th_tmp("bin"));
+		assert_int_equal(symlink(vg, link), 0);
+		/* Debian's valgrind is a script that runs valgrind.bin beside itself */
+		snprintf(link, sizeof(link), "%s/valgrind.bin", th_tmp("bin"));
+		strncat(vg, ".bin", sizeof(vg) - strlen(vg) - 1);
+		if (access(vg, X_OK) == 0)
+			assert_int_equal(symlink(vg, link), 0);
+		setenv("PATH", th_tmp("bin"), 1);
+		th_tacho(&r, "stat", "--sim", "--mca", "--", th_prog("sim-kernels"), "loop", "1",
+			 NULL);
+		setenv("PATH", path, 1);
+		assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: llvm-mc is not "
+				       "installed (install the Debian package llvm)");
+		th_run_free(&r);
+	}
 
 	/* a CPUID dump that does not exist, and one that is no dump */
 	th_tacho(&r, "stat", "--sim", "--sim-cpu", "/nonexistent.cpuid", "--", "true", NULL);
@@ -412,6 +528,7 @@ static void test_bad_input(void **state)
 	th_run_free(&r);
 	for (size_t i = 0; i < sizeof(bytes); i++)
 		bytes[i] = (unsigned char)(i * 37);
+	snprintf(junk, sizeof(junk), "%s", th_tmp("junk"));
 	f = fopen(junk, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(bytes, 1, sizeof(bytes), f), sizeof(bytes));
@@ -425,7 +542,7 @@ static void test_bad_input(void **state)
 	/* usage */
 	th_tacho(&r, "stat", "--sim-cpu", "x", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
-	assert_contains(r.err, "--sim-cpu and --sim-hot go with --sim");
+	assert_contains(r.err, "--sim-cpu, --sim-hot and --mca go with --sim");
 	th_run_free(&r);
 	th_tacho(&r, "stat", "--sim", "--sim-hot", "lines", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
@@ -438,6 +555,7 @@ static void test_bad_input(void **state)
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "--sim runs a program under valgrind");
 	th_run_free(&r);
+	free(path);
 }
 
 /* Without a PMU, stat's explanation of a hardware event names --sim. */
@@ -468,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_regions_exact),
 		cmocka_unit_test(test_hot_places),
+		cmocka_unit_test(test_mca),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_pmu_hint),

@@ -397,6 +397,42 @@ static void test_regions_matched(void **state)
 	tacho_sim_result_free(r);
 }
 
+/* llvm-mca's -mcpu from CPUID, and the fallback. */
+static void test_mcpu(void **state)
+{
+	static const struct {
+		int line;
+		enum tacho_cpu_vendor vendor;
+		unsigned family, model;
+		const char *want;
+	} cases[] = {
+		{ __LINE__, TACHO_VENDOR_AMD, 0x17, 0x01, "znver1" },
+		{ __LINE__, TACHO_VENDOR_AMD, 0x17, 0x31, "znver2" },
+		{ __LINE__, TACHO_VENDOR_AMD, 0x19, 0x01, "znver3" },
+		{ __LINE__, TACHO_VENDOR_AMD, 0x19, 0x11, "znver3" },
+		{ __LINE__, TACHO_VENDOR_INTEL, 6, 0x55, "skylake-avx512" },
+		{ __LINE__, TACHO_VENDOR_INTEL, 6, 0x9e, "skylake" },
+		{ __LINE__, TACHO_VENDOR_INTEL, 6, 0x97, "alderlake" },
+		{ __LINE__, TACHO_VENDOR_INTEL, 6, 0x3c, "haswell" },
+		{ __LINE__, TACHO_VENDOR_INTEL, 6, 0x01, "x86-64" },
+		{ __LINE__, TACHO_VENDOR_AMD, 0x15, 0x02, "x86-64" },
+	};
+	char why[160];
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *m = tc_sim_mcpu(cases[i].vendor, cases[i].family, cases[i].model, why,
+					    sizeof(why));
+		if (strcmp(m, cases[i].want))
+			fail_msg("case of line %d: %s (%s)", cases[i].line, m, why);
+	}
+	tc_sim_mcpu(TACHO_VENDOR_INTEL, 6, 1, why, sizeof(why));
+	assert_string_equal(why, "Intel family 0x6 model 0x1 is not in tacho's table: llvm's "
+				 "generic x86-64");
+	tc_sim_mcpu(TACHO_VENDOR_AMD, 0x19, 0x11, why, sizeof(why));
+	assert_string_equal(why, "AMD family 0x19 model 0x11: Zen 4 (llvm 14 has no znver4)");
+}
+
 /* Natively the client requests change nothing and say no valgrind. */
 static void test_client_native(void **state)
 {
@@ -449,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_cache_fit),
 		cmocka_unit_test(test_regions_matched),
 		cmocka_unit_test(test_client_native),
+		cmocka_unit_test(test_mcpu),
 		cmocka_unit_test(test_simulator_errors),
 		cmocka_unit_test(test_simulator_run),
 	};
