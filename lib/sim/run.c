@@ -213,6 +213,9 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	vargv[k++] = ll;
 	vargv[k++] = (char *)(tc_sim_children(sim) ? "--trace-children=yes"
 						   : "--trace-children=no");
+	/* callgrind writes nothing when a process execs: a dump just before keeps what ran
+	 * before (the exec'd program, followed, writes its own file) */
+	vargv[k++] = (char *)"--dump-before=execve";
 	if (tc_sim_dump_instr(sim))
 		vargv[k++] = (char *)"--dump-instr=yes";
 	vargv[k++] = outf;

@@ -8,18 +8,25 @@
  *                                 one load every 64 bytes (one per cache line)
  *   sim-kernels branch alt N      N conditional branches taken every other time
  *   sim-kernels branch rand N     N conditional branches taken at random (xorshift)
+ *   sim-kernels fork N            a child process runs the loop N times; the parent
+ *                                 waits for it (SIGCHLD left at its default, so that
+ *                                 the wait is never interrupted: the same instructions
+ *                                 on every run)
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static long num(const char *s)
 {
 	return s ? strtol(s, NULL, 10) : 0;
 }
 
-/* Exactly 6 instructions per iteration, the last one the loop's only branch. */
-static void loop(long n)
+/* Exactly 6 instructions per iteration, the last one the loop's only branch; never
+ * inlined, so that its instructions are the function "loop"'s in every view. */
+static __attribute__((noinline)) void loop(long n)
 {
 	if (n <= 0)
 		return;
@@ -69,6 +76,18 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "loop")) {
 		loop(num(argc > 2 ? argv[2] : NULL));
+	} else if (!strcmp(cmd, "fork")) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 3;
+		if (pid == 0) {
+			loop(num(argc > 2 ? argv[2] : NULL));
+			_exit(0);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 4;
 	} else if (!strcmp(cmd, "stream")) {
 		stream((size_t)num(argc > 2 ? argv[2] : NULL), num(argc > 3 ? argv[3] : NULL));
 	} else if (!strcmp(cmd, "branch") && argc > 3) {
