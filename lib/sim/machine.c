@@ -235,9 +235,9 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 			    "cannot decode the CPU description: %s", tacho_strerror(err));
 		goto out_free;
 	}
-	snprintf(s->source, sizeof(s->source), "%s%s%s (%s)",
+	snprintf(s->source, sizeof(s->source), "%s%s (%s)",
 		 dump_path ? "the CPUID dump " : "CPUID of this CPU", dump_path ? dump_path : "",
-		 "", info.brand[0] ? info.brand : tacho_cpu_vendor_name(info.vendor));
+		 info.brand[0] ? info.brand : tacho_cpu_vendor_name(info.vendor));
 	err = take_caches(s, &info, diag);
 	if (err)
 		goto out_free;

@@ -8,6 +8,7 @@
  *                                 one load every 64 bytes (one per cache line)
  *   sim-kernels branch alt N      N conditional branches taken every other time
  *   sim-kernels branch rand N     N conditional branches taken at random (xorshift)
+ *   sim-kernels exec N            execs itself (argv[0], a path) as "loop N"
  *   sim-kernels fork N            a child process runs the loop N times; the parent
  *                                 waits for it (SIGCHLD left at its default, so that
  *                                 the wait is never interrupted: the same instructions
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "loop")) {
 		loop(num(argc > 2 ? argv[2] : NULL));
+	} else if (!strcmp(cmd, "exec") && argc > 2) {
+		execl(argv[0], argv[0], "loop", argv[2], (char *)NULL);
+		return 5;
 	} else if (!strcmp(cmd, "fork")) {
 		int st;
 		pid_t pid = fork();
