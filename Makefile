@@ -187,7 +187,10 @@ SO_BIN_STATIC := $(filter-out $(SO_BIN_SHARED),$(SO_BIN))
 
 # Helper programs the e2e tests run (known event counts): static and not PIE, so that
 # their start-up is the same on every run; never sanitized (ASan cannot be static).
+# Those named lib-*.c link libtacho.a instead, built with this tree's flags (a sanitized
+# tree's run under valgrind cannot: their tests skip there).
 PROG_BIN := $(patsubst %.c,$(BUILD)/%,$(sort $(wildcard tests/progs/*.c)))
+PROG_LIB_BIN := $(filter $(BUILD)/tests/progs/lib-%,$(PROG_BIN))
 
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
@@ -234,6 +237,10 @@ $(SO_TACHO): $(CLI_OBJ) $(SHARED) $(STATIC) $(BUILD)/flags.ld
 $(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+$(PROG_LIB_BIN): $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC) $(BUILD)/flags.cc \
+		$(BUILD)/flags.ld
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)
 
 # Helper programs that mark (tacho trace's tests) link the library of their build.
 $(BUILD)/tests/progs/trace-%: tests/progs/trace-%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld

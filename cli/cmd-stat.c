@@ -12,13 +12,15 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
+	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
+	"                  [-r <n>] [--] <program> [<args>]\n"
 	"\n"
 	"Counts events while a program runs and prints every value with its status. When\n"
 	"there are more events than the CPU has counters, the program runs as many times\n"
@@ -46,6 +48,21 @@ static const struct cli_option stat_options[] = {
 	  "and tacho scales, showing each value's coverage" },
 	{ 'I', 'I', "interval", "<ms>",
 	  "print the counts of every <ms> milliseconds" },
+	{ OPT_SIM, 0, "sim", NULL,
+	  "simulate instead of counting: run the program under\n"
+	  "valgrind (callgrind) with this CPU's caches; values are\n"
+	  "\"simulated\", exact and the same on every run\n"
+	  "(docs/sim.md). Default events: instructions, branches,\n"
+	  "branch-misses and the L1, LL cache events" },
+	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
+	  "with --sim: simulate the caches of the CPU of this CPUID\n"
+	  "dump (tacho cpu --raw, cpuid -r) instead of this one's" },
+	{ OPT_SIM_HOT, 0, "sim-hot", "<by>[:<n>]",
+	  "with --sim: the n (20) hottest places of the first\n"
+	  "event, by function, line or instruction" },
+	{ OPT_MCA, 0, "mca", NULL,
+	  "with --sim: the hottest basic block to llvm-mca, with\n"
+	  "this CPU's -mcpu: predicted IPC, throughput, pressure" },
 	{ 'p', 'p', "pid", "<pid>",
 	  "count process <pid> (all its threads) until it ends or\n"
 	  "Ctrl-C" },
@@ -73,8 +90,9 @@ static const struct cli_option stat_options[] = {
 static const char stat_footer[] =
 	"Statuses: counted; multiplexed (scaled, with its coverage); not counted (opened\n"
 	"but never on a counter, or never scheduled: the reason is given); not supported\n"
-	"(could not be opened here: the reason is given). A value that was not counted is\n"
-	"never printed as 0: it is empty in CSV and null in JSON.\n"
+	"(could not be opened here: the reason is given); simulated (--sim: valgrind's\n"
+	"value, not a counter's). A value that was not counted is never printed as 0: it\n"
+	"is empty in CSV and null in JSON.\n"
 	"\n"
 	"exit status: the program's (128 + N when signal N killed it; the counts are still\n"
 	"printed), 0 for -p/-t/-a without a program, 127 when the program cannot be found,\n"
@@ -112,6 +130,13 @@ struct stat_cli {
 	bool interval_header_done;
 	int exec_err;
 	struct tacho_stat *s;
+	bool sim;                       /* --sim */
+	const char *sim_cpu;            /* --sim-cpu */
+	unsigned hot;                   /* --sim-hot: places to show, 0 none */
+	enum tacho_sim_view hot_view;
+	bool mca;                       /* --mca */
+	struct tacho_sim_mca *mca_result;
+	struct tacho_sim *simulator;
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -127,7 +152,7 @@ static void stat_cli_init(struct stat_cli *c)
 	tc_sb_init(&c->events);
 	c->o.sz = sizeof(c->o);
 	c->o.target = TACHO_TARGET_CHILD;
-	c->wo.sz = sizeof(c->wo);
+	cli_write_opts_init(&c->wo);   /* the library's hints in the command's words */
 }
 
 static void stat_cli_exit(struct stat_cli *c)
@@ -135,6 +160,8 @@ static void stat_cli_exit(struct stat_cli *c)
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
 	tacho_stat_free(c->s);
+	tacho_sim_mca_free(c->mca_result);
+	tacho_sim_free(c->simulator);
 	tacho_evlist_free(c->list);
 	tc_sb_exit(&c->events);
 	free(c->cpus);
@@ -191,6 +218,26 @@ static int set_target(struct stat_cli *c, int opt, const char *arg)
 	return GO_ON;
 }
 
+/* --sim-hot function|line|instruction[:N] */
+static int parse_hot(struct stat_cli *c, const char *arg)
+{
+	static const char *const views[] = { "function", "line", "instruction" };
+	size_t len = strcspn(arg, ":");
+
+	for (unsigned v = 0; v < ARRAY_SIZE(views); v++) {
+		if (strlen(views[v]) != len || strncmp(arg, views[v], len))
+			continue;
+		c->hot_view = (enum tacho_sim_view)v;
+		c->hot = 20;
+		if (arg[len] && (parse_uint("--sim-hot", arg + len + 1, 1000000, &c->hot) !=
+				 GO_ON || c->hot == 0))
+			return EXIT_USAGE;
+		return GO_ON;
+	}
+	return cli_usage_error(&cmd_stat, "bad value for --sim-hot: '%s' (function, line or "
+			       "instruction, then :N for how many)", arg);
+}
+
 static int parse_option(struct stat_cli *c, int opt)
 {
 	switch (opt) {
@@ -244,6 +291,19 @@ static int parse_option(struct stat_cli *c, int opt)
 		cli_verbose++;
 		c->explain = true;
 		return GO_ON;
+	case OPT_SIM:
+		c->sim = true;
+		return GO_ON;
+	case OPT_SIM_CPU:
+		if (!*optarg)
+			return cli_usage_error(&cmd_stat, "--sim-cpu needs a CPUID dump");
+		c->sim_cpu = optarg;
+		return GO_ON;
+	case OPT_SIM_HOT:
+		return parse_hot(c, optarg);
+	case OPT_MCA:
+		c->mca = true;
+		return GO_ON;
 	}
 	return GO_ON;
 }
@@ -290,6 +350,12 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 		return cli_usage_error(&cmd_stat, "one target at most: -p, -t, -a or -C");
 	if (c->all && c->events.len)
 		return cli_usage_error(&cmd_stat, "--all and -e do not go together");
+	if ((c->sim_cpu || c->hot || c->mca) && !c->sim)
+		return cli_usage_error(&cmd_stat, "--sim-cpu, --sim-hot and --mca go with --sim");
+	if (c->sim && (c->ntargets || c->interval || c->all || (c->o.sched_flags &
+							       TACHO_SCHED_MULTIPLEX)))
+		return cli_usage_error(&cmd_stat, "--sim runs a program under valgrind: no -p, -t, "
+				       "-a, -C, -I, --all or --multiplex");
 	if (optind < argc)
 		c->o.argv = argv + optind;
 	if (c->o.target == TACHO_TARGET_CHILD && !c->o.argv)
@@ -377,10 +443,40 @@ static void default_events(struct stat_cli *c)
 		cli_error("%s", c->note);
 }
 
+/* --sim: the simulator and its default events. */
+static int sim_prepare(struct stat_cli *c)
+{
+	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu,
+				     .dump_instr = c->mca || (c->hot && c->hot_view ==
+								      TACHO_SIM_VIEW_INSTRUCTION) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	int err = tacho_sim_new(&so, &c->simulator, &diag);
+
+	if (err) {
+		cli_error("cannot simulate: %s", diag.message[0] ? diag.message
+								   : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	c->o.sim = c->simulator;
+	if (!c->events.len)
+		tc_sb_adds(&c->events, tacho_sim_default_events());
+	if (c->events.oom) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	err = tacho_evlist_parse(c->events.buf, &c->list, &diag);
+	if (err)
+		return cli_event_error("event list", &diag);
+	return GO_ON;
+}
+
 static int stat_prepare(struct stat_cli *c)
 {
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
+
+	if (c->sim)
+		return sim_prepare(c);
 
 	c->pmu.sz = sizeof(c->pmu);
 	err = tacho_pmu_counters_detect(&c->pmu);
@@ -471,19 +567,30 @@ static int stat_count(struct stat_cli *c)
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_stat_run(&c->o, &c->s, &diag);
 	cli_stop_signals_restore(&saved);
+	if (!err && c->mca) {
+		err = tacho_sim_mca_new(c->simulator, tacho_stat_sim_result(c->s), &c->mca_result,
+					&diag);
+		if (err) {
+			cli_error("cannot analyse the hottest block: %s", diag.message[0] ?
+				  diag.message : tacho_strerror(err));
+			return EXIT_FAIL;
+		}
+	}
 	if (!err)
 		return GO_ON;
 	if (c->progress)
 		on_progress(c, 1, 1);
 	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
+		if (c->sim && !c->exec_err)
+			return 126;   /* found, but valgrind cannot run it */
 		/* as a shell says it: 127 not found, 126 found but not runnable */
 		return c->exec_err == ENOENT || c->exec_err == ENOTDIR ? 127 : 126;
 	}
 	if (diag.message[0])
-		cli_error("cannot count: %s", diag.message);
+		cli_error("cannot %s: %s", c->sim ? "simulate" : "count", diag.message);
 	else
-		cli_error("cannot count: %s", tacho_strerror(err));
+		cli_error("cannot %s: %s", c->sim ? "simulate" : "count", tacho_strerror(err));
 	return EXIT_FAIL;
 }
 
@@ -517,11 +624,14 @@ static int stat_print(struct stat_cli *c)
 		.target = c->target,
 		.repeat = c->repeat_given ? c->repeat : 0,
 		.note = c->note,
+		.hot = c->hot,
+		.hot_view = c->hot_view,
+		.mca = c->mca_result,
 	};
 	FILE *out = c->out;
 	int err = 0;
 
-	if (cli_verbose) {
+	if (cli_verbose && !c->sim) {
 		const struct tacho_schedule *plan = tacho_stat_schedule(c->s);
 		const struct tacho_pmu_counters *pc = tacho_schedule_counters(plan);
 		fprintf(stderr, "tacho: %u events in %u run%s of the program per repetition; "

@@ -22,6 +22,8 @@ const char *cli_hint_text(enum tacho_hint hint)
 		return "'tacho cache' measures it";
 	case TACHO_HINT_MSRS:
 		return "see 'tacho msr list'";
+	case TACHO_HINT_SIMULATE:
+		return "'tacho stat --sim' simulates it under valgrind";
 	default:
 		return NULL;
 	}

@@ -2,7 +2,8 @@
  *
  * It includes every area of the interface, each in its own header under tacho/, in
  * dependency order: errors and diagnostics, writing results (the formats every writer
- * shares), CPU detection, events, launching programs, counters, stat sessions, the
+ * shares), CPU detection, events, launching programs, simulated events (valgrind),
+ * counters, stat sessions, the
  * time-stamp counter, what the machine allows, regions, the benchmark harness,
  * sampling, model-specific registers. Read them like a manual: every function states what it does, what it
  * returns on error, who owns what afterwards and whether it may be called from several
@@ -39,6 +40,7 @@
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 #include "tacho/counters.h"
 #include "tacho/stat.h"
 #include "tacho/tsc.h"

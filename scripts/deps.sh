@@ -2,7 +2,8 @@
 # deps.sh - install the Debian packages tacho needs, or say exactly which are missing.
 #
 #   scripts/deps.sh build   what building libtacho and tacho needs
-#   scripts/deps.sh test    that, plus the test framework and the fuzzing toolchain
+#   scripts/deps.sh test    that, plus the test framework, the fuzzing toolchain and
+#                           the simulators that `tacho stat --sim` runs (valgrind, llvm-mca)
 #   scripts/deps.sh bench   that, plus the peer tools the benchmarks compare against
 #
 # On Debian as root, missing packages are installed with apt-get. Anywhere else the
@@ -12,7 +13,7 @@ set -eu
 what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium"
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm"
 bench="$test libpapi-dev linux-perf gzip sqlite3 likwid time"
 
 case $what in

@@ -90,10 +90,13 @@ enum tacho_count_status {
 					descriptors (err -EMFILE / -ENFILE; a group then
 					is left out whole): no value */
 	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
+	TACHO_COUNT_SIMULATED,       /* not counted by hardware: the value of a simulation
+					of the program (valgrind, lib/sim), exact for what
+					the simulator counts, a model for the rest */
 };
 
 /* The stable lowercase name of a status: "counted", "multiplexed", "not counted",
- * "not supported". */
+ * "not supported", "simulated". */
 TACHO_API const char *tacho_count_status_name(enum tacho_count_status s);
 
 /* One event's value. Element size: tacho_counters_read fills an array of them with the

@@ -65,7 +65,8 @@ TACHO_API int tacho_version_number(void);
 	X(ENOMSR,      10015, "no such model-specific register")                          \
 	X(EMSRCPU,     10016, "this register does not exist on this CPU")                 \
 	X(ENOWRITE,    10017, "tacho does not write this register")                       \
-	X(ENOFORCE,    10018, "writing a register must be forced")
+	X(ENOFORCE,    10018, "writing a register must be forced")                       \
+	X(ENOSIM,      10019, "the simulator (valgrind) is not available")
 
 enum tacho_errno {
 #define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,
@@ -97,6 +98,8 @@ enum tacho_hint {
 				   pointer-chasing latency curve: tacho cache) */
 	TACHO_HINT_MSRS,        /* which model-specific registers tacho knows (tacho msr
 				   list) */
+	TACHO_HINT_SIMULATE,    /* simulated counts instead (valgrind: tacho stat --sim),
+				   where the machine cannot count the event */
 	TACHO_HINT_COUNT
 };
 

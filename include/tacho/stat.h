@@ -16,6 +16,7 @@
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 #include "tacho/counters.h"
 
 #ifdef __cplusplus
@@ -178,6 +179,13 @@ struct tacho_stat_opts {
 					   when -TACHO_ENOSTART is returned (ENOENT: no such
 					   program, EACCES: not executable); a caller built
 					   before this field existed passes a smaller sz */
+	const struct tacho_sim *sim;    /* non-NULL: simulate instead of counting: each
+					   repetition runs the program once under the simulator
+					   (tacho_sim_run), every event with a simulated meaning
+					   gets the status SIMULATED, the others NOT_SUPPORTED
+					   with the reason; the target must be CHILD, and neither
+					   intervals nor a PMU are used. Needed until the session
+					   ends (tacho_stat_run returns) */
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -195,8 +203,10 @@ struct tacho_stat_event {
 	const char *unit;                /* of value and the statistics ("" or "msec") */
 	enum tacho_count_status status;  /* COUNTED: every repetition counted it whole;
 					    MULTIPLEXED: some value, but not always whole
-					    (coverage says how much); NOT_COUNTED /
-					    NOT_SUPPORTED: no value at all (why says why) */
+					    (coverage says how much); SIMULATED: every
+					    repetition's value is the simulator's (opts.sim);
+					    NOT_COUNTED / NOT_SUPPORTED: no value at all (why
+					    says why) */
 	double value;                    /* mean over the repetitions with a value, in unit
 					    (count x the event's scale); NAN when none */
 	double coverage;                 /* mean of running/enabled (0 for a repetition
@@ -246,6 +256,32 @@ TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
 TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
 /* The plan that was executed. */
 TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+/* The simulated machine of a session run with opts.sim (a copy: lives as long as s);
+ * NULL for a session that counted. */
+TACHO_API const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s);
+
+/* A region of the program under simulation (tacho_region_begin/end: tacho/sim.h says
+ * how), with the simulated values of the session's events, of the last repetition (a
+ * simulation gives the same on every one). Handed out by tacho_stat_region (read
+ * through the pointer: fields are only ever added at the end). */
+struct tacho_stat_region {
+	const char *name;
+	uint64_t calls;
+	unsigned unbalanced;          /* ends that matched no begin, begins never ended */
+	const double *inclusive;      /* [tacho_stat_nevents], NAN where the event has no
+					 simulated value */
+	const double *exclusive;      /* the same without the nested regions */
+};
+
+/* The simulation of the last repetition of a simulated session (lives as long as s: its
+ * places, tacho_sim_result_rows), NULL for a session that counted. */
+TACHO_API const struct tacho_sim_result *tacho_stat_sim_result(const struct tacho_stat *s);
+
+/* The regions of a simulated session, in the order of their first begin (0 / NULL for a
+ * session that counted, or a program without regions). */
+TACHO_API size_t tacho_stat_nregions(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s,
+							    size_t i);
 
 /* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 
@@ -262,6 +298,13 @@ struct tacho_stat_about {
 				       gives the JSON every repetition's values and their
 				       statistics */
 	const char *note;           /* one sentence for the reader (the JSON's "note"), or
+				       NULL */
+	unsigned hot;               /* a simulated session: the hot hottest places of its
+				       first simulated event (the table's "hottest ..."
+				       section, the JSON's "hot"); 0: none */
+	enum tacho_sim_view hot_view; /* by function, line or instruction */
+	const struct tacho_sim_mca *mca; /* llvm-mca's analysis of the hottest block
+				       (tacho_sim_mca_new), to write with the session, or
 				       NULL */
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/stat.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"
@@ -13,6 +14,7 @@
 #include "tacho/events.h"
 #include "tacho/output.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 
 /* --- values --- */
 
@@ -75,7 +77,18 @@ static const char *metric_human(const struct tacho_metric *m, char *buf, size_t 
 
 static bool has_value(enum tacho_count_status s)
 {
-	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED;
+	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED ||
+	       s == TACHO_COUNT_SIMULATED;
+}
+
+/* "32 KiB, 8-way, 64 B lines" */
+static const char *sim_cache_human(const struct tacho_sim_cache *c, char *buf, size_t size)
+{
+	char b[32];
+
+	snprintf(buf, size, "%s, %u-way, %u B lines", tc_fmt_size(c->size, b, sizeof(b)),
+		 c->ways, c->line_size);
+	return buf;
 }
 
 static const char *no_value_word(enum tacho_count_status s)
@@ -112,6 +125,9 @@ struct about {
 	const char *target;
 	unsigned repeat;
 	const char *note;
+	unsigned hot;
+	enum tacho_sim_view hot_view;
+	const struct tacho_sim_mca *mca;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -133,10 +149,35 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->repeat = in->repeat;
 	if (ABOUT_HAS(in, note) && in->note && *in->note)
 		out->note = in->note;
+	if (ABOUT_HAS(in, hot_view)) {
+		if ((unsigned)in->hot_view > TACHO_SIM_VIEW_INSTRUCTION)
+			return -EINVAL;
+		out->hot = in->hot;
+		out->hot_view = in->hot_view;
+	}
+	if (ABOUT_HAS(in, mca))
+		out->mca = in->mca;
 	return 0;
 }
 
 /* --- the table --- */
+
+/* The simulated machine, under the title: the values are this machine's, not the
+ * CPU's. */
+static void table_machine(const struct tacho_sim_machine *m, FILE *f)
+{
+	char b[3][80];
+
+	if (!m)
+		return;
+	fprintf(f, "  simulated by valgrind's %s, caches from %s:\n", m->tool, m->source);
+	fprintf(f, "    I1 %s; D1 %s; LL %s\n", sim_cache_human(&m->i1, b[0], sizeof(b[0])),
+		sim_cache_human(&m->d1, b[1], sizeof(b[1])),
+		sim_cache_human(&m->ll, b[2], sizeof(b[2])));
+	if (m->note && m->note[0])
+		fprintf(f, "    (%s)\n", m->note);
+	fprintf(f, "    branch predictor: %s\n\n", m->branch_model);
+}
 
 static void table_title(const struct tacho_stat *s, const struct about *a, FILE *f)
 {
@@ -158,7 +199,9 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 	} else {
 		snprintf(who, sizeof(who), "%s", a->target);
 	}
-	if (who[0])
+	if (tacho_stat_sim_machine(s))
+		fprintf(f, "\n Simulated event stats%s%s", who[0] ? " for " : "", who);
+	else if (who[0])
 		fprintf(f, "\n Counter stats for %s", who);
 	else
 		fprintf(f, "\n Counter stats");
@@ -172,6 +215,7 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 		fprintf(f, ")");
 	}
 	fprintf(f, ":\n\n");
+	table_machine(tacho_stat_sim_machine(s), f);
 }
 
 /* One row per event: value, unit, name, then the statistics of the repetitions (with
@@ -206,6 +250,8 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 		if (e->status == TACHO_COUNT_MULTIPLEXED)
 			snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
 				 100.0 * e->coverage);
+		else if (e->status == TACHO_COUNT_SIMULATED)
+			snprintf(note, sizeof(note), "(simulated)");
 		else if (rate)
 			metric_human(rate, note, sizeof(note));
 		if (stats && has_value(e->status)) {
@@ -260,6 +306,222 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	return err;
 }
 
+static const char *const view_name[] = { "function", "line", "instruction" };
+
+/* The hottest places of a simulated session: of its first event with a simulated value.
+ * 0 and *rows (free()), *n, *ev; *n 0 when there are none. */
+static int hot_rows(const struct tacho_stat *s, const struct about *a,
+		    struct tacho_sim_row **rows, size_t *n, const struct tacho_stat_event **ev,
+		    const struct perf_event_attr **attr_out)
+{
+	const struct tacho_sim_result *res = tacho_stat_sim_result(s);
+
+	*rows = NULL;
+	*n = 0;
+	if (!a->hot || !res)
+		return 0;
+	for (size_t e = 0; e < tacho_stat_nevents(s); e++) {
+		const struct perf_event_attr *attr = tc_stat_event_attr(s, e);
+		int err;
+		if (tacho_stat_event(s, e)->status != TACHO_COUNT_SIMULATED)
+			continue;
+		err = tacho_sim_result_rows(res, a->hot_view, attr, rows, n, sizeof(**rows),
+					    NULL);
+		if (err)
+			return err;
+		*ev = tacho_stat_event(s, e);
+		if (attr_out)
+			*attr_out = attr;
+		if (*n > a->hot)
+			*n = a->hot;
+		return 0;
+	}
+	return 0;
+}
+
+static int table_hot(const struct tacho_stat *s, const struct about *a, FILE *f)
+{
+	const struct tacho_stat_event *ev = NULL;
+	struct tacho_sim_row *rows;
+	struct tc_table *t;
+	char b[64], where[600], addr[32];
+	size_t n;
+	int err = hot_rows(s, a, &rows, &n, &ev, NULL);
+
+	if (err || !n) {
+		free(rows);
+		return err;
+	}
+	t = tc_table_new(3);
+	if (!t) {
+		free(rows);
+		return -ENOMEM;
+	}
+	tc_table_align_right(t, 0, true);
+	err = tc_table_addf(t, "%s\t%s\t%s", ev->name, "function", a->hot_view ==
+			    TACHO_SIM_VIEW_FUNCTION ? "object" : "where");
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct tacho_sim_row *r = &rows[i];
+		addr[0] = '\0';
+		if (a->hot_view == TACHO_SIM_VIEW_INSTRUCTION)
+			snprintf(addr, sizeof(addr), "0x%llx ", (unsigned long long)r->address);
+		if (a->hot_view == TACHO_SIM_VIEW_FUNCTION)
+			snprintf(where, sizeof(where), "%s", r->object ? r->object : "???");
+		else
+			snprintf(where, sizeof(where), "%s%s:%u", addr, r->file ? r->file : "???",
+				 r->line);
+		err = tc_table_addf(t, "%s\t%s\t%s", fmt_human((double)r->value, "", b, sizeof(b)),
+				    r->function ? r->function : "???", where);
+	}
+	if (!err) {
+		fprintf(f, "\n  hottest by %s (simulated %s, self):\n", view_name[a->hot_view],
+			ev->name);
+		tc_table_print(t, f, 2, 2);
+	}
+	tc_table_free(t);
+	free(rows);
+	return err;
+}
+
+static void json_hot(struct tc_json *j, const struct tacho_stat *s, const struct about *a)
+{
+	const struct tacho_stat_event *ev = NULL;
+	struct tacho_sim_row *rows;
+	size_t n;
+
+	if (!a->hot || !tacho_stat_sim_result(s))
+		return;
+	if (hot_rows(s, a, &rows, &n, &ev, NULL))
+		n = 0;
+	tc_json_obj_begin(j, "hot");
+	tc_json_str(j, "view", view_name[a->hot_view]);
+	if (ev)
+		tc_json_str(j, "event", ev->name);
+	else
+		tc_json_null(j, "event");
+	tc_json_arr_begin(j, "rows");
+	for (size_t i = 0; i < n; i++) {
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "object", rows[i].object ? rows[i].object : "???");
+		tc_json_str(j, "function", rows[i].function ? rows[i].function : "???");
+		if (a->hot_view != TACHO_SIM_VIEW_FUNCTION) {
+			tc_json_str(j, "file", rows[i].file ? rows[i].file : "???");
+			tc_json_uint(j, "line", rows[i].line);
+		}
+		if (a->hot_view == TACHO_SIM_VIEW_INSTRUCTION)
+			tc_json_uint(j, "address", rows[i].address);
+		tc_json_uint(j, "value", rows[i].value);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+	tc_json_obj_end(j);
+	free(rows);
+}
+
+/* llvm-mca's prediction for the hottest block. */
+static void table_mca(const struct about *a, const struct tacho_sim_machine *mach, FILE *f)
+{
+	const struct tacho_sim_mca_info *m = tacho_sim_mca_info(a->mca);
+	char b[64];
+
+	if (!m)
+		return;
+	fprintf(f, "\n  the hottest block: %s in %s at 0x%llx, run %s times (simulated):\n",
+		m->function, m->object, (unsigned long long)m->address,
+		fmt_human((double)m->executions, "", b, sizeof(b)));
+	for (size_t i = 0; i < m->ninsns; i++)
+		fprintf(f, "    %s\n", m->insns[i]);
+	fprintf(f, "  llvm-mca -mcpu=%s (%s): IPC %.2f, %.2f cycles per iteration (block "
+		"throughput), dispatch width %u\n", m->mcpu, mach ? mach->mcpu_source : "",
+		m->ipc, m->block_rthroughput, m->dispatch_width);
+	fprintf(f, "  resource pressure per iteration:");
+	for (size_t i = 0; i < m->nresources; i++)
+		if (m->resource_pressure[i] > 0)
+			fprintf(f, " %s %.2f", m->resource_names[i], m->resource_pressure[i]);
+	fprintf(f, "\n");
+	/* llvm-mca's bottleneck analysis, its lines indented under ours */
+	for (const char *l = m->bottleneck; *l;) {
+		size_t n = strcspn(l, "\n");
+		fprintf(f, "  %.*s\n", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+}
+
+static void json_mca(struct tc_json *j, const struct about *a,
+		     const struct tacho_sim_machine *mach)
+{
+	const struct tacho_sim_mca_info *m = tacho_sim_mca_info(a->mca);
+
+	if (!m)
+		return;
+	tc_json_obj_begin(j, "mca");
+	tc_json_str(j, "mcpu", m->mcpu);
+	tc_json_str(j, "mcpu_source", mach ? mach->mcpu_source : "");
+	tc_json_str(j, "object", m->object);
+	tc_json_str(j, "function", m->function);
+	tc_json_uint(j, "address", m->address);
+	tc_json_uint(j, "executions", m->executions);
+	tc_json_str(j, "bytes", m->bytes);
+	tc_json_arr_begin(j, "instructions");
+	for (size_t i = 0; i < m->ninsns; i++)
+		tc_json_str(j, NULL, m->insns[i]);
+	tc_json_arr_end(j);
+	tc_json_double(j, "ipc", m->ipc);
+	tc_json_double(j, "block_rthroughput", m->block_rthroughput);
+	tc_json_uint(j, "dispatch_width", m->dispatch_width);
+	tc_json_arr_begin(j, "resources");
+	for (size_t i = 0; i < m->nresources; i++) {
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "name", m->resource_names[i]);
+		tc_json_double(j, "pressure", m->resource_pressure[i]);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+	tc_json_str(j, "bottleneck", m->bottleneck);
+	tc_json_obj_end(j);
+}
+
+/* The regions of a simulated run: per region and event, inclusive and exclusive. */
+static int table_regions(const struct tacho_stat *s, FILE *f)
+{
+	struct tc_table *t;
+	char b1[64], b2[64], calls[32];
+	int err = 0;
+
+	if (!tacho_stat_nregions(s))
+		return 0;
+	t = tc_table_new(5);
+	if (!t)
+		return -ENOMEM;
+	tc_table_align_right(t, 1, true);
+	tc_table_align_right(t, 3, true);
+	tc_table_align_right(t, 4, true);
+	err = tc_table_addf(t, "region\tcalls\tevent\tinclusive\texclusive");
+	for (size_t i = 0; i < tacho_stat_nregions(s) && !err; i++) {
+		const struct tacho_stat_region *g = tacho_stat_region(s, i);
+		snprintf(calls, sizeof(calls), "%llu", (unsigned long long)g->calls);
+		for (size_t e = 0; e < tacho_stat_nevents(s) && !err; e++) {
+			const struct tacho_stat_event *ev = tacho_stat_event(s, e);
+			if (!isfinite(g->inclusive[e]))
+				continue;
+			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s", g->name, calls, ev->name,
+					    fmt_human(g->inclusive[e], ev->unit, b1, sizeof(b1)),
+					    fmt_human(g->exclusive[e], ev->unit, b2, sizeof(b2)));
+		}
+	}
+	if (!err) {
+		fprintf(f, "\n  regions (simulated; exclusive: without the nested regions):\n");
+		tc_table_print(t, f, 2, 2);
+		for (size_t i = 0; i < tacho_stat_nregions(s); i++)
+			if (tacho_stat_region(s, i)->unbalanced)
+				fprintf(f, "  %s: %u unbalanced begin or end, not counted\n",
+					tacho_stat_region(s, i)->name,
+					tacho_stat_region(s, i)->unbalanced);
+	}
+	tc_table_free(t);
+	return err;
+}
+
 static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f,
 		       const struct tc_write_settings *w)
 {
@@ -275,6 +537,12 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	err = table_events(s, a->repeat > 1, f, &nnotes);
 	if (!err)
 		err = table_metrics(s, f);
+	if (!err)
+		err = table_regions(s, f);
+	if (!err)
+		err = table_hot(s, a, f);
+	if (!err)
+		table_mca(a, tacho_stat_sim_machine(s), f);
 	if (err)
 		return err;
 	if (nnotes) {
@@ -335,6 +603,24 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 		snprintf(runs, sizeof(runs), "%u", e->nvalues);
 		tc_csv_row(f, w, row, ARRAY_SIZE(row));
 	}
+	if (tacho_stat_sim_machine(s)) {
+		/* the simulated machine, a row per cache: its size, and the rest in words */
+		const struct tacho_sim_machine *m = tacho_stat_sim_machine(s);
+		const struct tacho_sim_cache *c[] = { &m->i1, &m->d1, &m->ll };
+		static const char *const cname[] = { "I1", "D1", "LL" };
+		for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+			char size[32], words[400];
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)c[i]->size);
+			snprintf(words, sizeof(words), "%u-way, %u B lines, from %s%s%s",
+				 c[i]->ways, c[i]->line_size, m->source,
+				 m->note[0] ? "; " : "", m->note);
+			const char *row[] = { "sim-cache", cname[i], "simulated", size, "B",
+					      "", "", "", "", "", "", "", "", words };
+			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head),
+				       "a field per column");
+			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		}
+	}
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
 		const char *row[] = { "metric", m->name, "derived",
@@ -386,6 +672,54 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 	tc_json_obj_end(j);
 }
 
+static void json_cache(struct tc_json *j, const char *key, const struct tacho_sim_cache *c)
+{
+	tc_json_obj_begin(j, key);
+	tc_json_uint(j, "size", c->size);
+	tc_json_uint(j, "ways", c->ways);
+	tc_json_uint(j, "line_size", c->line_size);
+	tc_json_obj_end(j);
+}
+
+static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
+{
+	tc_json_obj_begin(j, "simulation");
+	tc_json_str(j, "tool", m->tool);
+	json_cache(j, "I1", &m->i1);
+	json_cache(j, "D1", &m->d1);
+	json_cache(j, "LL", &m->ll);
+	tc_json_str(j, "source", m->source);
+	tc_json_str(j, "note", m->note);
+	tc_json_str(j, "branch_model", m->branch_model);
+	tc_json_str(j, "mcpu", m->mcpu);
+	tc_json_str(j, "mcpu_source", m->mcpu_source);
+	tc_json_obj_end(j);
+}
+
+static void json_regions(struct tc_json *j, const struct tacho_stat *s)
+{
+	tc_json_arr_begin(j, "regions");
+	for (size_t i = 0; i < tacho_stat_nregions(s); i++) {
+		const struct tacho_stat_region *g = tacho_stat_region(s, i);
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "name", g->name);
+		tc_json_uint(j, "calls", g->calls);
+		tc_json_uint(j, "unbalanced", g->unbalanced);
+		tc_json_arr_begin(j, "events");
+		for (size_t e = 0; e < tacho_stat_nevents(s); e++) {
+			const struct tacho_stat_event *ev = tacho_stat_event(s, e);
+			tc_json_obj_begin(j, NULL);
+			tc_json_str(j, "name", ev->name);
+			json_value(j, "inclusive", g->inclusive[e], ev->unit);
+			json_value(j, "exclusive", g->exclusive[e], ev->unit);
+			tc_json_obj_end(j);
+		}
+		tc_json_arr_end(j);
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+}
+
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
 		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
@@ -419,6 +753,12 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	}
 	tc_json_arr_end(&j);
 	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	if (tacho_stat_sim_machine(s)) {
+		json_machine(&j, tacho_stat_sim_machine(s));
+		json_regions(&j, s);
+		json_hot(&j, s, a);
+		json_mca(&j, a, tacho_stat_sim_machine(s));
+	}
 	if (a->note)
 		tc_json_str(&j, "note", a->note);
 	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));

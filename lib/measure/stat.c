@@ -18,11 +18,13 @@
 #include "perf/perf.h"
 #include "measure/metrics.h"
 #include "measure/schedule.h"
+#include "measure/stat.h"
 #include "measure/user-only.h"
 #include "util/util.h"
 #include "tacho/counters.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
+#include "tacho/sim.h"
 #include "tacho/stat.h"
 
 struct ev_res {
@@ -39,6 +41,12 @@ struct ev_res {
 	int err;
 };
 
+struct stat_region {
+	struct tacho_stat_region pub;
+	char *name;
+	double *vals;           /* [2 * nev]: inclusive, then exclusive */
+};
+
 struct tacho_stat {
 	size_t nev;
 	struct ev_res *ev;
@@ -51,6 +59,12 @@ struct tacho_stat {
 	struct tacho_exit exit;
 	struct tacho_metric *metrics;
 	size_t nmetrics;
+	struct stat_region *regions;   /* under simulation: of the last repetition */
+	size_t nregions;
+	struct tacho_sim_result *sim_last; /* the last repetition's simulation */
+	bool simulated;         /* opts.sim: machine holds the simulated machine */
+	struct tacho_sim_machine machine;
+	char *machine_source, *machine_note, *machine_mcpu_source;
 };
 
 static double now_ns(void)
@@ -475,6 +489,102 @@ out:
 	return err;
 }
 
+static void regions_free(struct tacho_stat *s)
+{
+	for (size_t i = 0; i < s->nregions; i++) {
+		free(s->regions[i].name);
+		free(s->regions[i].vals);
+	}
+	free(s->regions);
+	s->regions = NULL;
+	s->nregions = 0;
+}
+
+/* The regions of a simulated run, with the value of every event of the session. */
+static int take_regions(struct tacho_stat *s, const struct tacho_sim_result *res)
+{
+	size_t n = tacho_sim_result_nregions(res);
+
+	regions_free(s);
+	if (!n)
+		return 0;
+	s->regions = calloc(n, sizeof(*s->regions));
+	if (!s->regions)
+		return -ENOMEM;
+	s->nregions = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct tacho_sim_region *g = tacho_sim_result_region(res, i);
+		struct stat_region *r = &s->regions[i];
+
+		r->name = tc_strdup(g->name);
+		r->vals = malloc(2 * (s->nev ? s->nev : 1) * sizeof(*r->vals));
+		if (!r->name || !r->vals)
+			return -ENOMEM;
+		r->pub.name = r->name;
+		r->pub.calls = g->calls;
+		r->pub.unbalanced = g->unbalanced;
+		r->pub.inclusive = r->vals;
+		r->pub.exclusive = r->vals + s->nev;
+		for (size_t e = 0; e < s->nev; e++)
+			for (int x = 0; x < 2; x++) {
+				uint64_t v;
+				r->vals[x * s->nev + e] =
+					tacho_sim_region_value(res, i, &s->ev[e].attr, x, &v,
+							       NULL) == 0
+						? (double)v * s->ev[e].scale
+						: NAN;
+			}
+	}
+	return 0;
+}
+
+/* One repetition under the simulator: the program runs once under valgrind, and every
+ * event takes its simulated value or says why it has none. */
+static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, unsigned rep,
+			 struct tacho_diag *diag)
+{
+	struct tacho_sim_result *res = NULL;
+	int err, exec_err = 0;
+	double t0 = now_ns();
+
+	err = tacho_sim_run(o->sim, o->argv, &res, &exec_err, diag);
+	if (err) {
+		if (err == -TACHO_ENOSTART && exec_err && STAT_OPTS_HAS(o, exec_err) && o->exec_err)
+			*o->exec_err = exec_err;
+		return err;
+	}
+	s->wall_ns[rep] = now_ns() - t0;
+	s->exit = *tacho_sim_result_exit(res);
+	s->have_exit = true;
+	if (s->exit.signal)
+		s->interrupted = true;
+	for (size_t e = 0; e < s->nev; e++) {
+		struct ev_res *r = &s->ev[e];
+		const char *why = NULL;
+		uint64_t v;
+
+		r->seen[rep] = true;
+		if (tacho_sim_result_value(res, &r->attr, &v, &why) == 0) {
+			r->status[rep] = TACHO_COUNT_SIMULATED;
+			r->coverage[rep] = 1.0;
+			r->values[rep] = (double)v * r->scale;
+			continue;
+		}
+		r->status[rep] = TACHO_COUNT_NOT_SUPPORTED;
+		r->values[rep] = NAN;
+		if (!r->why) {
+			r->why = tc_strdup(why);
+			r->hint = TACHO_HINT_NONE;
+		}
+		if (!r->err)
+			r->err = -TACHO_ENOVALUE;
+	}
+	err = take_regions(s, res);
+	tacho_sim_result_free(s->sim_last);
+	s->sim_last = res;
+	return err;
+}
+
 /* --- aggregation --- */
 
 static int aggregate(struct tacho_stat *s)
@@ -495,7 +605,7 @@ static int aggregate(struct tacho_stat *s)
 		struct ev_res *r = &s->ev[e];
 		struct tacho_stat_event *p = &r->pub;
 		struct tc_stats st;
-		unsigned nv = 0, whole = 0, nseen = 0;
+		unsigned nv = 0, whole = 0, nsim = 0, nseen = 0;
 		double cov = 0;
 		enum tacho_count_status first_bad = TACHO_COUNT_NOT_COUNTED;
 		bool have_bad = false;
@@ -507,6 +617,8 @@ static int aggregate(struct tacho_stat *s)
 				cov += r->coverage[k];
 				if (r->status[k] == TACHO_COUNT_COUNTED)
 					whole++;
+				else if (r->status[k] == TACHO_COUNT_SIMULATED)
+					nsim++;
 			} else if (!have_bad && r->seen[k]) {
 				first_bad = r->status[k];
 				have_bad = true;
@@ -532,7 +644,8 @@ static int aggregate(struct tacho_stat *s)
 		p->value = st.mean;
 		if (nv == 0) {
 			p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
-			if (p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_MULTIPLEXED)
+			if (p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_MULTIPLEXED ||
+			    p->status == TACHO_COUNT_SIMULATED)
 				p->status = TACHO_COUNT_NOT_COUNTED;
 			if (!r->why) {
 				r->why = tc_strdup(p->run >= 0 && s->interrupted
@@ -543,10 +656,14 @@ static int aggregate(struct tacho_stat *s)
 		} else if (whole == nseen) {
 			p->status = TACHO_COUNT_COUNTED;
 			p->coverage = 1.0;
+		} else if (nsim == nseen) {
+			p->status = TACHO_COUNT_SIMULATED;
+			p->coverage = 1.0;
 		} else {
 			p->status = TACHO_COUNT_MULTIPLEXED;
 		}
-		p->why = p->status == TACHO_COUNT_COUNTED ? NULL : r->why;
+		p->why = p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_SIMULATED
+				 ? NULL : r->why;
 		p->hint = p->why ? r->hint : TACHO_HINT_NONE;
 		if (p->status == TACHO_COUNT_MULTIPLEXED && !p->why)
 			p->why = "counted part of the time; the value is scaled";
@@ -559,8 +676,11 @@ static int aggregate(struct tacho_stat *s)
 	for (unsigned k = 0; k < s->done; k++)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&wall, s->wall_ns[k]);
+	/* a simulation's wall time is valgrind's, dozens of times the program's: no rate
+	 * per second of it would mean anything */
 	if (!err)
-		err = tc_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
+		err = tc_metrics_compute(in, s->nev,
+					 wall.n && !s->simulated ? tc_welford_mean(&wall) : 0,
 					 &s->metrics, &s->nmetrics);
 	free(vals);
 	free(in);
@@ -584,6 +704,11 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->ev);
 	free(s->wall_ns);
 	free(s->metrics);
+	free(s->machine_source);
+	free(s->machine_note);
+	free(s->machine_mcpu_source);
+	regions_free(s);
+	tacho_sim_result_free(s->sim_last);
 	tacho_schedule_free(s->sched);
 	free(s);
 }
@@ -676,8 +801,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
 	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
+	const struct tacho_sim *sim = NULL;
 	struct tacho_stat *s = NULL;
-	unsigned repeat, nruns, total, progress = 0;
+	unsigned repeat, nruns, total, progress = 0, sched_flags;
 	bool program;
 	int err;
 
@@ -687,6 +813,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return -EINVAL;
 	*out = NULL;
 	program = o->argv && o->argv[0];
+	sched_flags = o->sched_flags;
+	if (STAT_OPTS_HAS(o, sim))
+		sim = o->sim;
 	if (tacho_evlist_count(o->events) == 0)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no events to count");
 	if (o->target == TACHO_TARGET_CHILD && !program)
@@ -700,7 +829,15 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if ((repeat > 1 || o->warmup) && !program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "repetitions and warm-up runs need a program to run");
-	if (o->pmu) {
+	if (sim && (o->target != TACHO_TARGET_CHILD || o->interval_ms))
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "a simulation runs a program of its "
+				   "own, and has no intervals");
+	if (sim) {
+		/* no counters: every event goes into the one run, where the simulator
+		 * gives it a value or says why not */
+		pmu.known = false;
+		sched_flags = TACHO_SCHED_MULTIPLEX;
+	} else if (o->pmu) {
 		if (o->pmu->sz < TC_PMU_COUNTERS_SZ_V1)
 			return -EINVAL;
 		tc_sized_get(&pmu, sizeof(pmu), o->pmu, o->pmu->sz);
@@ -713,10 +850,27 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	err = stat_new(o, repeat, &s);
 	if (err)
 		return err;
-	err = stat_user_only(o, s);
-	if (err)
-		goto out_free;
-	err = tacho_schedule_new(o->events, &pmu, o->sched_flags, &s->sched);
+	if (sim) {
+		const struct tacho_sim_machine *m = tacho_sim_machine(sim);
+		s->simulated = true;
+		s->machine = *m;
+		s->machine_source = tc_strdup(m->source ? m->source : "");
+		s->machine_note = tc_strdup(m->note ? m->note : "");
+		s->machine_mcpu_source = tc_strdup(m->mcpu_source ? m->mcpu_source : "");
+		if (!s->machine_source || !s->machine_note || !s->machine_mcpu_source) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		s->machine.source = s->machine_source;
+		s->machine.note = s->machine_note;
+		s->machine.mcpu_source = s->machine_mcpu_source;
+	}
+	if (!sim) {
+		err = stat_user_only(o, s);
+		if (err)
+			goto out_free;
+	}
+	err = tacho_schedule_new(o->events, &pmu, sched_flags, &s->sched);
 	if (err)
 		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
@@ -748,6 +902,11 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (o->on_progress)
 			o->on_progress(o->progress_arg, progress, total);
 		progress++;
+		if (sim) {
+			/* a warm-up under the simulator warms nothing: its caches start
+			 * cold on every run */
+			continue;
+		}
 		err = run_uncounted(o, s, diag);
 		if (err)
 			goto out_free;
@@ -762,7 +921,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			if (o->on_progress)
 				o->on_progress(o->progress_arg, progress, total);
 			progress++;
-			err = count_once(o, s, r, k, diag);
+			err = sim ? simulate_once(o, s, k, diag) : count_once(o, s, r, k, diag);
 			if (err)
 				goto out_free;
 		}
@@ -837,4 +996,29 @@ const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s)
 const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s)
 {
 	return s ? s->sched : NULL;
+}
+
+const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s)
+{
+	return s && s->simulated ? &s->machine : NULL;
+}
+
+const struct perf_event_attr *tc_stat_event_attr(const struct tacho_stat *s, size_t i)
+{
+	return &s->ev[i].attr;
+}
+
+const struct tacho_sim_result *tacho_stat_sim_result(const struct tacho_stat *s)
+{
+	return s ? s->sim_last : NULL;
+}
+
+size_t tacho_stat_nregions(const struct tacho_stat *s)
+{
+	return s ? s->nregions : 0;
+}
+
+const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s, size_t i)
+{
+	return s && i < s->nregions ? &s->regions[i].pub : NULL;
 }

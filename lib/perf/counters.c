@@ -31,6 +31,7 @@ const char *tacho_count_status_name(enum tacho_count_status s)
 		[TACHO_COUNT_MULTIPLEXED] = "multiplexed",
 		[TACHO_COUNT_NOT_COUNTED] = "not counted",
 		[TACHO_COUNT_NOT_SUPPORTED] = "not supported",
+		[TACHO_COUNT_SIMULATED] = "simulated",
 	};
 
 	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";

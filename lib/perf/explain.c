@@ -198,7 +198,9 @@ static void no_pmu(struct out *o, const struct tc_perf_env *env)
 		put(o, "this machine has no hardware PMU driver (" EVDEV "/cpu is missing): "
 		       "the kernel was built without it or the CPU is not supported (count "
 		       "software events instead)");
-	o->hint = TACHO_HINT_MACHINE;
+	/* valgrind can still give the program's instructions, branches and cache
+	 * accesses: the hint sends the reader to the simulation */
+	o->hint = TACHO_HINT_SIMULATE;
 }
 
 static void paranoid_hint(struct out *o)

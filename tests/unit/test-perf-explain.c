@@ -111,11 +111,11 @@ static const struct {
 	{ __LINE__, VM_ROOT, EPERM, SW, 0, { "does not permit", "audit log" } },
 	/* ENOENT: no PMU in a VM, none on bare metal, an event the CPU lacks */
 	{ __LINE__, VM_USER, ENOENT, HW, 0, { "this virtual machine has no hardware PMU",
-					      "pmu=on')" }, NULL, TACHO_HINT_MACHINE },
+					      "pmu=on')" }, NULL, TACHO_HINT_SIMULATE },
 	{ __LINE__, VM_USER, ENOENT, CACHE, 0, { "this virtual machine has no hardware PMU" },
-	  NULL, TACHO_HINT_MACHINE },
+	  NULL, TACHO_HINT_SIMULATE },
 	{ __LINE__, VM_USER, ENOENT, RAW, 0, { "this virtual machine has no hardware PMU" }, NULL,
-	  TACHO_HINT_MACHINE },
+	  TACHO_HINT_SIMULATE },
 	{ __LINE__, METAL_USER, ENOENT, CORE_DYN, 0, { "this CPU does not have this event",
 						       "('cpu')", "name an event of this CPU" },
 	  NULL, TACHO_HINT_EVENTS },
@@ -136,7 +136,7 @@ static const struct {
 					       "/sys/bus/event_source/devices/msr/events" } },
 	/* EOPNOTSUPP */
 	{ __LINE__, VM_USER, EOPNOTSUPP, HW, 0, { "this virtual machine has no hardware PMU" },
-	  NULL, TACHO_HINT_MACHINE },
+	  NULL, TACHO_HINT_SIMULATE },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, HW, PIP | SP, { "this precise level (':p')" } },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, RAW, SP, { "sampling on this event" } },
 	{ __LINE__, METAL_ROOT, EOPNOTSUPP, HW, EK, { "filtering by privilege level" } },

@@ -1,0 +1,320 @@
+/* run.c - one simulated run: valgrind --tool=callgrind over the program with the
+ * machine's caches, its output files (one per process, in a private folder) read and
+ * added up, its own messages kept out of the program's standard error. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim/sim.h"
+#include "util/util.h"
+#include "tacho/run.h"
+#include "tacho/sim.h"
+
+extern char **environ;
+
+#define OUT_PREFIX "callgrind.out."
+#define LOG_PREFIX "valgrind.log."
+
+/* Where execvp would find the program: 0 and the path in *out (malloc'd), or ENOENT /
+ * EACCES as exec would say them. */
+static int resolve_program(const char *name, char **out)
+{
+	const char *path = getenv("PATH");
+	struct tc_sb sb;
+	struct stat st;
+	int found_err = ENOENT;
+
+	if (strchr(name, '/')) {
+		if (stat(name, &st) < 0)
+			return errno == ENOTDIR ? ENOTDIR : ENOENT;
+		if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0)
+			return EACCES;
+		*out = tc_strdup(name);
+		return *out ? 0 : ENOMEM;
+	}
+	if (!path)
+		path = "/usr/bin:/bin";
+	tc_sb_init(&sb);
+	for (const char *p = path; ; ) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		tc_sb_reset(&sb);
+		if (n)
+			tc_sb_add(&sb, p, n);
+		else
+			tc_sb_adds(&sb, ".");
+		tc_sb_addf(&sb, "/%s", name);
+		if (sb.oom)
+			break;
+		if (stat(sb.buf, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
+				*out = tc_sb_detach(&sb);
+				return *out ? 0 : ENOMEM;
+			}
+			found_err = EACCES;   /* execvp's answer when only such files exist */
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	tc_sb_exit(&sb);
+	return sb.oom ? ENOMEM : found_err;
+}
+
+/* What valgrind can start: an ELF executable of this machine, a "#!" script, or text
+ * (which it runs with /bin/sh, as execvp does). NULL, or why not. */
+static const char *runnable(const char *path)
+{
+	unsigned char h[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;   /* exec will say it better */
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	if (n >= 20 && !memcmp(h, "\177ELF", 4)) {
+		unsigned machine = (unsigned)h[18] | (unsigned)h[19] << 8;
+#if defined(__x86_64__)
+		if (h[4] != 2 || machine != 62)
+			return "an ELF file for another machine than x86-64";
+#else
+		(void)machine;
+#endif
+		return NULL;
+	}
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return NULL;
+	if (memchr(h, '\0', (size_t)n))
+		return "neither an ELF executable nor a script";
+	return NULL;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[4096 + 512];
+
+	if (d) {
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* valgrind's first complaint in its logs ("valgrind: ...", or a fatal line), for a run
+ * that wrote no counts. */
+static void first_complaint(const char *dir, char *buf, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	buf[0] = '\0';
+	if (!d)
+		return;
+	while (!buf[0] && (de = readdir(d)) != NULL) {
+		char path[4096 + 512], *text = NULL;
+		size_t len;
+
+		if (!tc_starts_with(de->d_name, LOG_PREFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (tc_read_file(path, &text, &len, 1 << 20) == 0) {
+			char *line = text, *save = NULL;
+			for (line = strtok_r(text, "\n", &save); line && !buf[0];
+			     line = strtok_r(NULL, "\n", &save))
+				if (tc_starts_with(line, "valgrind:") || strstr(line, "FATAL") ||
+				    strstr(line, "Fatal error"))
+					snprintf(buf, size, "%s", tc_trim(line));
+		}
+		free(text);
+	}
+	closedir(d);
+}
+
+int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
+		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
+		     struct tacho_diag *diag)
+{
+	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true };
+	const struct tacho_sim_machine *m = tacho_sim_machine(sim);
+	static char *const sim_env[] = { (char *)"TACHO_SIM=1", NULL };
+	struct tacho_child *ch = NULL;
+	char dir[4096], i1[80], d1[80], ll[80], outf[4200], logf[4200];
+	const char *tmp = getenv("TMPDIR"), *why;
+	char **vargv = NULL, *prog = NULL;
+	size_t nargs = 0, nextra = 0, k = 0, nfiles = 0;
+	int err, e, verr = 0;
+	struct dirent *de;
+
+	if (exec_err)
+		*exec_err = 0;
+	if (!sim || !argv || !argv[0] || !argv[0][0] || !fn || !ex)
+		return -EINVAL;
+	e = resolve_program(argv[0], &prog);
+	if (e == ENOMEM)
+		return -ENOMEM;
+	if (e) {
+		char buf[256];
+		if (exec_err)
+			*exec_err = e;
+		tacho_exec_strerror(argv[0], e, buf, sizeof(buf));
+		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
+	}
+	why = runnable(prog);
+	free(prog);
+	if (why)
+		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART,
+				   "valgrind cannot run '%s': %s", argv[0], why);
+	snprintf(dir, sizeof(dir), "%s/tacho-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		err = -errno;
+		return tc_diag_set(diag, dir, 0, 0, err, "cannot make a folder for valgrind's "
+				   "files: %s", tacho_strerror(err));
+	}
+	while (argv[nargs])
+		nargs++;
+	while (extra && extra[nextra])
+		nextra++;
+	vargv = calloc(nargs + nextra + 16, sizeof(*vargv));
+	if (!vargv) {
+		err = -ENOMEM;
+		goto out;
+	}
+	snprintf(i1, sizeof(i1), "--I1=%llu,%u,%u", (unsigned long long)m->i1.size, m->i1.ways,
+		 m->i1.line_size);
+	snprintf(d1, sizeof(d1), "--D1=%llu,%u,%u", (unsigned long long)m->d1.size, m->d1.ways,
+		 m->d1.line_size);
+	snprintf(ll, sizeof(ll), "--LL=%llu,%u,%u", (unsigned long long)m->ll.size, m->ll.ways,
+		 m->ll.line_size);
+	/* %p: one file per process, so that followed children do not overwrite theirs */
+	snprintf(outf, sizeof(outf), "--callgrind-out-file=%s/" OUT_PREFIX "%%p", dir);
+	snprintf(logf, sizeof(logf), "--log-file=%s/" LOG_PREFIX "%%p", dir);
+	vargv[k++] = (char *)tc_sim_valgrind(sim);
+	vargv[k++] = (char *)"--tool=callgrind";
+	vargv[k++] = (char *)"--cache-sim=yes";
+	vargv[k++] = (char *)"--branch-sim=yes";
+	vargv[k++] = i1;
+	vargv[k++] = d1;
+	vargv[k++] = ll;
+	vargv[k++] = (char *)(tc_sim_children(sim) ? "--trace-children=yes"
+						   : "--trace-children=no");
+	/* callgrind writes nothing when a process execs: a dump just before keeps what ran
+	 * before (the exec'd program, followed, writes its own file) */
+	vargv[k++] = (char *)"--dump-before=execve";
+	if (tc_sim_dump_instr(sim))
+		vargv[k++] = (char *)"--dump-instr=yes";
+	vargv[k++] = outf;
+	vargv[k++] = logf;
+	for (size_t i = 0; i < nextra; i++)
+		vargv[k++] = extra[i];
+	vargv[k++] = (char *)"--";
+	for (size_t i = 0; i < nargs; i++)
+		vargv[k++] = argv[i];
+	vargv[k] = NULL;
+	/* the program's environment with TACHO_SIM=1 put in (tacho_child_opts.env adds to
+	 * the caller's): its regions, if it has any, then mark themselves for the
+	 * simulator (client.c) */
+	co.env = sim_env;
+	err = tacho_child_start(vargv, &co, &ch);
+	if (err)
+		goto out;
+	err = tacho_child_exec(ch, &verr);
+	if (err == -TACHO_ENOSTART) {
+		char buf[256];
+		tacho_exec_strerror(vargv[0], verr, buf, sizeof(buf));
+		err = tc_diag_set(diag, vargv[0], 0, 0, -TACHO_ENOSIM, "%s (install the Debian "
+				  "package valgrind)", buf);
+		goto out;
+	}
+	if (!err)
+		err = tacho_child_wait(ch, ex);
+	if (err)
+		goto out;
+	/* in the order of the names, so that a result never depends on readdir's */
+	{
+		struct dirent **list = NULL;
+		int n = scandir(dir, &list, NULL, alphasort);
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			de = list[i];
+			if (!err && tc_starts_with(de->d_name, OUT_PREFIX)) {
+				char path[4400], *text = NULL;
+				size_t len;
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				err = tc_read_file(path, &text, &len, (size_t)1 << 32);
+				if (!err)
+					err = fn(arg, text, len, de->d_name, diag);
+				free(text);
+				nfiles++;
+			}
+			free(list[i]);
+		}
+		free(list);
+	}
+	if (err)
+		goto out;
+	if (!nfiles) {
+		char what[200], how[64];
+		first_complaint(dir, what, sizeof(what));
+		if (ex->exited && (ex->code == 126 || ex->code == 127))
+			err = tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART,
+					  "valgrind cannot run '%s'%s%s", argv[0],
+					  what[0] ? ": " : "", what);
+		else
+			err = tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSIM,
+					  "valgrind wrote no counts (it %s)%s%s",
+					  tacho_exit_describe(ex, how, sizeof(how)),
+					  what[0] ? ": " : "", what);
+	}
+out:
+	tacho_child_free(ch);
+	free(vargv);
+	remove_dir(dir);
+	return err;
+}
+
+static int add_file(void *arg, const char *text, size_t len, const char *name,
+		    struct tacho_diag *diag)
+{
+	return tacho_sim_result_parse(text, len, name, arg, diag);
+}
+
+int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
+		  struct tacho_sim_result **out, int *exec_err, struct tacho_diag *diag)
+{
+	struct tacho_sim_result *res = NULL;
+	struct tacho_exit ex;
+	int err;
+
+	if (tc_diag_check(diag) || !out)
+		return -EINVAL;
+	*out = NULL;
+	err = tc_sim_result_new(&res);
+	if (err)
+		return err;
+	err = tc_sim_run_files(sim, argv, NULL, add_file, &res, &ex, exec_err, diag);
+	if (err) {
+		tacho_sim_result_free(res);
+		return err;
+	}
+	tc_sim_result_set_exit(res, &ex);
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* sim/sim.h - lib/sim's internal interface: what its files share. */
+#ifndef TC_SIM_SIM_H
+#define TC_SIM_SIM_H
+
+#include "tacho/sim.h"
+
+/* A new, empty result (no events); -ENOMEM. */
+int tc_sim_result_new(struct tacho_sim_result **out);
+/* The event names and the values of the whole result (region < 0) or of region's
+ * inclusive or exclusive counts: n of each, owned by res. 0, -EINVAL. */
+int tc_sim_result_values(const struct tacho_sim_result *res, long region, bool exclusive,
+			 const char *const **names, const uint64_t **vals, size_t *n);
+/* The places of res: how many, and the i-th one (i < that): the names (NULL: none),
+ * line, address, and its costs in the result's order of events (tc_sim_result_values'
+ * names). */
+size_t tc_sim_result_nplaces(const struct tacho_sim_result *res);
+void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
+			   const char **fn, const char **file, unsigned *line, uint64_t *addr,
+			   const uint64_t **cost);
+/* Records how the simulated program ended. */
+void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
+
+/* Fits one cache of a CPU description to valgrind's rules (a power-of-two line size of
+ * at least 16 bytes, a whole number of sets, a power of two of them): fills *out and,
+ * when something had to change, appends a sentence about it (name: "I1", "D1", "LL")
+ * to note. 0, or -TACHO_ENOVALUE for a cache without a size or a line size. */
+int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c,
+		     struct tacho_sim_cache *out, char *note, size_t note_size);
+
+/* What tacho_sim_new decided: the valgrind to run, whether to follow children, whether
+ * to keep per-instruction costs. */
+const char *tc_sim_valgrind(const struct tacho_sim *sim);
+bool tc_sim_children(const struct tacho_sim *sim);
+bool tc_sim_dump_instr(const struct tacho_sim *sim);
+
+/* Called with each output file of a run (callgrind.out.PID, in the order of their
+ * names): its text, its length and its name. A non-zero return stops the run's reading
+ * and is its result. */
+typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *name,
+			   struct tacho_diag *diag);
+
+/* Runs argv under sim's valgrind with extra options of callgrind (NULL-terminated, may be
+ * NULL) before the program, fills *ex with how it ended, then gives fn each output file.
+ * Errors as tacho_sim_run's. */
+int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
+		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
+		     struct tacho_diag *diag);
+
+/* llvm-mca's -mcpu for a CPU (mca.c's table) and a sentence saying how it was chosen
+ * (written into why). */
+const char *tc_sim_mcpu(enum tacho_cpu_vendor vendor, unsigned family, unsigned model,
+			char *why, size_t size);
+
+/* --- regions under simulation (client.c) --- */
+
+/* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,
+ * "tacho:e:TID:NAME" at an end. */
+#define TC_SIM_MARK "tacho:"
+
+/* valgrind's RUNNING_ON_VALGRIND: 0 natively, else the depth of valgrinds. */
+unsigned tc_sim_running_on_valgrind(void);
+/* callgrind's CALLGRIND_DUMP_STATS_AT(name); nothing natively. */
+void tc_sim_dump_at(const char *name);
+/* Whether regions mark themselves for the simulator instead of measuring: TACHO_SIM set
+ * (not "0") and the process runs on valgrind. Decided on the first call. */
+bool tc_sim_regions_on(void);
+/* Marks the begin ('b') or end ('e') of region name on the calling thread. */
+void tc_sim_region_mark(char kind, const char *name);
+
+#endif /* TC_SIM_SIM_H */
