@@ -118,7 +118,7 @@ static int cmd_read(unsigned n)
 		specs[i].attr = &attrs[i];
 		specs[i].group = 0;
 	}
-	err = tacho_counters_open(&o, specs, 4, &c);
+	err = tacho_counters_open(&o, specs, 4, sizeof(specs[0]), &c);
 	if (err || tacho_counters_opened(c) != 4) {
 		fprintf(stderr, "stat-bench: cannot open the group: %s\n", tacho_strerror(err));
 		return 1;
