@@ -77,6 +77,9 @@ extern const struct cli_cmd cmd_list;
 extern const struct cli_cmd cmd_stat;
 extern const struct cli_cmd cmd_record;
 extern const struct cli_cmd cmd_report;
+extern const struct cli_cmd cmd_top;
+extern const struct cli_cmd cmd_serve;
+extern const struct cli_cmd cmd_watch;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -4,9 +4,9 @@
  * dependency order: errors and diagnostics, writing results (the formats every writer
  * shares), CPU detection, events, launching programs, counters, stat sessions, the
  * time-stamp counter, what the machine allows, regions, the benchmark harness,
- * sampling. Read them like a manual: every function states what it does, what it
- * returns on error, who owns what afterwards and whether it may be called from several
- * threads at once.
+ * sampling, live monitoring. Read them like a manual: every function states what it
+ * does, what it returns on error, who owns what afterwards and whether it may be
+ * called from several threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -32,5 +32,6 @@
 #include "tacho/regions.h"
 #include "tacho/bench.h"
 #include "tacho/sample.h"
+#include "tacho/live.h"
 
 #endif /* TACHO_H */
