@@ -367,7 +367,6 @@ static int top_screen(struct top_cli *t)
 	curs_set(0);
 	set_escdelay(25);
 	t->ui.interval = lc->interval;
-	t->ui.target = t->target;
 	t->ui.note = lc->note;
 	t->ui.sort = lc->view == TACHO_LIVE_PROCESS || lc->view == TACHO_LIVE_THREAD ? 0
 										      : TOP_SORT_NATURAL;
@@ -440,6 +439,7 @@ static int cmd_top_fn(int argc, char **argv)
 	}
 	if (ret == GO_ON) {
 		live_cli_target(&t.lc, t.target, sizeof(t.target));
+		t.ui.target = t.lc.pid || t.lc.argv || t.lc.ncgroups ? t.target : NULL;
 		/* Ctrl-C and kill end the loop, restore the terminal, report */
 		cli_stop_signals_catch(&saved);
 		ret = t.batch ? top_batch(&t) : top_screen(&t);

@@ -274,7 +274,12 @@ const char *live_cli_target(const struct live_cli *lc, char *buf, size_t size)
 		snprintf(buf, size, "process %d", (int)lc->pid);
 	else if (lc->ncgroups == 1)
 		snprintf(buf, size, "cgroup %s", lc->cgroups[0]);
+	else if (lc->ncgroups)
+		snprintf(buf, size, "%zu cgroups", lc->ncgroups);
 	else
-		snprintf(buf, size, "the %s view", tacho_live_view_name(lc->view));
+		snprintf(buf, size, "%s", lc->view == TACHO_LIVE_MACHINE ? "the whole machine" :
+			 lc->view == TACHO_LIVE_CPU ? "every CPU" :
+			 lc->view == TACHO_LIVE_PROCESS ? "the busiest processes" :
+			 lc->view == TACHO_LIVE_THREAD ? "the busiest threads" : "every cgroup");
 	return buf;
 }

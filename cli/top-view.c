@@ -132,8 +132,16 @@ static void title(struct top_ui *ui, int cols)
 	char line[512];
 	int n;
 
+	static const char *const every[] = {
+		[TACHO_LIVE_MACHINE] = "the whole machine", [TACHO_LIVE_CPU] = "every CPU",
+		[TACHO_LIVE_PROCESS] = "the busiest processes",
+		[TACHO_LIVE_THREAD] = "the busiest threads", [TACHO_LIVE_CGROUP] = "cgroups",
+	};
+	enum tacho_live_view v = tacho_live_frame_view(f);
+
 	n = snprintf(line, sizeof(line), "tacho top - %s view - %s - every %.2g s",
-		     tacho_live_view_name(tacho_live_frame_view(f)), ui->target, ui->interval);
+		     tacho_live_view_name(v), ui->target ? ui->target :
+		     (unsigned)v < ARRAY_SIZE(every) ? every[v] : "", ui->interval);
 	if (ui->paused)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "  [paused]");
 	attron(A_BOLD);
@@ -236,7 +244,7 @@ void top_draw(struct top_ui *ui)
 {
 	const struct tacho_live_frame *f = ui->frame;
 	size_t nev, nr, *idx, n;
-	int cols = COLS, y = 3, rows_end, sel_line = -1, plot_h = 0, spark_w, ev_w = 12;
+	int cols = COLS, y = 3, rows_end, sel_line = -1, plot_h = 0, spark_w, ev_w = 8;
 	const struct tacho_live_row *sel = NULL;
 	char line[2048], buf[64], spark[1024];
 
@@ -253,6 +261,14 @@ void top_draw(struct top_ui *ui)
 		return;
 	n = top_rows(ui, idx);
 	title(ui, cols);
+	/* as wide as the longest event name, within reason and the screen */
+	for (size_t e = 0; e < nev; e++) {
+		int l = (int)strlen(tacho_live_frame_event(f, e)) + 1;
+		if (l > ev_w)
+			ev_w = l < 18 ? l : 18;
+	}
+	while (ev_w > 8 && 32 + (int)nev * (ev_w + 1) > cols)
+		ev_w--;
 	if (ui->plot)
 		plot_h = (LINES - 4) / 2;
 	rows_end = LINES - 1 - plot_h;
@@ -270,9 +286,13 @@ void top_draw(struct top_ui *ui)
 				 TACHO_LIVE_MACHINE ? "" : "PID", "NAME", "CPU%");
 		for (size_t e = 0; e < nev && o < (int)sizeof(line) - 64; e++) {
 			char name[64];
-			snprintf(name, sizeof(name), "%s%s", (int)e == ui->sort ?
-				 (ui->reverse ? "^" : "v") : "", tacho_live_frame_event(f, e));
-			o += snprintf(line + o, sizeof(line) - (size_t)o, " %*.*s", ev_w, ev_w, name);
+			snprintf(name, sizeof(name), "%s%s", (int)e == ui->sort ? (ui->reverse ?
+				 (ui->ascii ? "^" : "\u25b2") : (ui->ascii ? "v" : "\u25bc")) : "",
+				 tacho_live_frame_event(f, e));
+			/* the arrow is three bytes in one cell */
+			int wide = (int)e == ui->sort && !ui->ascii ? 2 : 0;
+			o += snprintf(line + o, sizeof(line) - (size_t)o, " %*.*s", ev_w + wide,
+				      ev_w + wide, name);
 		}
 		if (spark_w > 4)
 			snprintf(line + o, sizeof(line) - (size_t)o, "  history of %s",

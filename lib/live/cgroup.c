@@ -126,9 +126,9 @@ int tc_cgroup_resolve(const char *root, const char *cg, char *buf, size_t size)
 	for (const char *p = cg; (p = strstr(p, "..")); p += 2)
 		if ((p == cg || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
 			return -EINVAL;
-	while (rl > 1 && root[rl - 1] == '/')
-		rl--;
-	if (!strncmp(cg, root, rl) && (cg[rl] == '/' || cg[rl] == '\0'))
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;       /* "/" itself becomes "": the paths below start with '/' */
+	if (rl && !strncmp(cg, root, rl) && (cg[rl] == '/' || cg[rl] == '\0'))
 		n = snprintf(buf, size, "%s", cg);
 	else
 		n = snprintf(buf, size, "%.*s/%s", (int)rl, root, cg[0] == '/' ? cg + 1 : cg);
