@@ -11,6 +11,11 @@
  *   live-helper progress FILE CPU pinned to CPU, count units of work in FILE (a u64 at
  *                                 offset 0, mapped shared) for ever; one write per unit
  *                                 until SIGUSR1, none after
+ *   live-helper toggle N          N writes per second, paced as above, for ever; each
+ *                                 SIGUSR1 pauses or resumes them (it starts writing)
+ *   live-helper wave HI LO MS     HI writes per second for MS ms, then LO for MS ms, and
+ *                                 so on for ever
+ *   live-helper burst N           each SIGUSR1: N writes at once; nothing else, for ever
  *   live-helper wait              sleep until a signal ends it
  */
 #define _GNU_SOURCE
@@ -26,13 +31,58 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t quiet;
+static volatile sig_atomic_t quiet, bursts;
 static volatile unsigned long sink;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
-	quiet = 1;
+	quiet = !quiet;
+	bursts++;
+}
+
+/* Writes at rate(i) per second, one every 1/rate s on an absolute clock, for ever (or
+ * total writes when total > 0); none while quiet. */
+static int paced(int fd, long (*rate)(double t, void *arg), void *arg, long total)
+{
+	struct timespec t;
+	double t0 = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t0 = (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+	for (long i = 0; !total || i < total; i++) {
+		long r = rate((double)t.tv_sec + (double)t.tv_nsec * 1e-9 - t0, arg);
+		long long ns = 1000000000LL / (r > 0 ? r : 1);
+		/* the next write's time on an absolute clock: a late wake-up catches up
+		 * instead of drifting */
+		t.tv_nsec += ns;
+		while (t.tv_nsec >= 1000000000) {
+			t.tv_nsec -= 1000000000;
+			t.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL))
+			;
+		if (!quiet && write(fd, "x", 1) != 1)
+			return 1;
+	}
+	return 0;
+}
+
+struct wave {
+	long hi, lo, ms;
+};
+
+static long steady(double t, void *arg)
+{
+	(void)t;
+	return *(long *)arg;
+}
+
+static long wave(double t, void *arg)
+{
+	const struct wave *w = arg;
+
+	return (long)(t * 1000 / (double)w->ms) % 2 ? w->lo : w->hi;
 }
 
 static double now(void)
@@ -67,26 +117,35 @@ int main(int argc, char **argv)
 
 	if (fd < 0)
 		return 1;
-	if (!strcmp(cmd, "paced") && a > 0) {
-		long total = a * b / 1000;
-		struct timespec t;
+	if (!strcmp(cmd, "paced") && a > 0 && b > 0)
+		return paced(fd, steady, &a, a * b / 1000);
+	if (!strcmp(cmd, "toggle") && a > 0) {
+		signal(SIGUSR1, on_usr1);
+		return paced(fd, steady, &a, 0);
+	}
+	if (!strcmp(cmd, "wave") && argc > 4) {
+		struct wave w = { a, b, strtol(argv[4], NULL, 10) };
+		if (w.hi <= 0 || w.lo <= 0 || w.ms <= 0)
+			return 2;
+		return paced(fd, wave, &w, 0);
+	}
+	if (!strcmp(cmd, "burst") && a > 0) {
+		sig_atomic_t done = 0;
+		sigset_t block, old;
 
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		for (long i = 0; i < total; i++) {
-			long long ns = 1000000000LL / a;
-			/* the next write's time on an absolute clock: a late wake-up catches up
-			 * instead of drifting */
-			t.tv_nsec += ns;
-			while (t.tv_nsec >= 1000000000) {
-				t.tv_nsec -= 1000000000;
-				t.tv_sec++;
-			}
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL))
-				;
-			if (write(fd, "x", 1) != 1)
-				return 1;
+		/* blocked but while waiting: no signal lost between the test and the wait */
+		sigemptyset(&block);
+		sigaddset(&block, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &block, &old);
+		signal(SIGUSR1, on_usr1);
+		for (;;) {
+			while (done == bursts)
+				sigsuspend(&old);
+			done++;
+			for (long i = 0; i < a; i++)
+				if (write(fd, "x", 1) != 1)
+					return 1;
 		}
-		return 0;
 	}
 	if (!strcmp(cmd, "writes")) {
 		for (long i = 0; i < a; i++)
