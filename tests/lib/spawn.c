@@ -25,11 +25,17 @@ double th_now(void)
 
 void th_spawn(struct th_proc *p, const char *tag, char *const argv[])
 {
+	int sync[2];
+	char c;
+
 	memset(p, 0, sizeof(*p));
 	snprintf(p->out, sizeof(p->out), "%s", th_tmp(tag));
 	strncat(p->out, ".out", sizeof(p->out) - strlen(p->out) - 1);
 	snprintf(p->err, sizeof(p->err), "%s", th_tmp(tag));
 	strncat(p->err, ".err", sizeof(p->err) - strlen(p->err) - 1);
+	/* a close-on-exec pipe: its end of file says the exec is done, so that a test
+	 * never hands a command the pid of a fork that is still the test */
+	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
 	fflush(NULL);
 	p->pid = fork();
 	assert_true(p->pid >= 0);
@@ -46,6 +52,10 @@ void th_spawn(struct th_proc *p, const char *tag, char *const argv[])
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	close(sync[1]);
+	while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(sync[0]);
 }
 
 bool th_proc_wait(struct th_proc *p, double timeout_s)
