@@ -95,6 +95,7 @@ struct wrule {
 	double cap, duty;           /* percent, 0: none */
 	struct tacho_rule *rule;
 	double share;               /* the throttle share it asked for while it holds */
+	double goal;                /* --cap of one event: the rate to bring it to */
 	char desc[256];
 };
 
@@ -395,12 +396,13 @@ static int send_signal(struct watch_cli *w, int sig)
 	return n;
 }
 
-/* The CPUs the target used over the rule's window: task-clock's rate (msec per second)
- * averaged over its last intervals. */
-static double cpus_used(const struct tacho_live_frame *f, const struct wrule *r)
+/* Event name's rate on the target averaged over the rule's window (its last
+ * intervals). */
+static double window_rate(const struct tacho_live_frame *f, const struct wrule *r,
+			  const char *name)
 {
 	const struct tacho_live_row *row = tacho_live_frame_row(f, 0);
-	int e = tacho_live_frame_event_index(f, "task-clock");
+	int e = tacho_live_frame_event_index(f, name);
 	double iv = tacho_live_frame_interval(f), sum = 0;
 	size_t k, n = 0, want;
 
@@ -416,7 +418,13 @@ static double cpus_used(const struct tacho_live_frame *f, const struct wrule *r)
 			n++;
 		}
 	}
-	return n ? sum / (double)n / 1000.0 : NAN;
+	return n ? sum / (double)n : NAN;
+}
+
+/* The CPUs the target used over the rule's window: task-clock in msec per second. */
+static double cpus_used(const struct tacho_live_frame *f, const struct wrule *r)
+{
+	return window_rate(f, r, "task-clock") / 1000.0;
 }
 
 /* The smallest share asked by the rules of that kind that hold, or 0. */
@@ -477,6 +485,10 @@ static void on_change(struct watch_cli *w, struct wrule *r, int change, double v
 		double used = cpus_used(f, r);
 		/* the share of what it used: under load it had less than a CPU */
 		r->share = (isfinite(used) && used > 0 ? used : 1.0) * r->cap / 100;
+		/* one event: then its rate is what the cap brings to the percentage (a
+		 * ratio stays the same whatever the bandwidth: the CPU share it is) */
+		r->goal = strchr(tacho_rule_events(r->rule), ',') ? NAN :
+			  window_rate(f, r, tacho_rule_events(r->rule)) * r->cap / 100;
 	} else if (fired && r->duty) {
 		r->share = r->duty / 100;
 	}
@@ -494,6 +506,35 @@ static void on_change(struct watch_cli *w, struct wrule *r, int change, double v
 		run_exec(w, r, r->exec_lift, "lifted", value, t);
 	logf_(w, "+%.3fs %s %s at %s on %s%s", t, fired ? "fired" : "lifted", r->desc, v,
 	      w->target, act);
+}
+
+/* The cap as measured, not as written: the capping rule that holds with the smallest
+ * share steers it, by its event's rate (one event) or by the CPU it uses (a ratio). */
+static void cap_feedback(struct watch_cli *w, const struct tacho_live_frame *f)
+{
+	const struct tacho_live_row *row = tacho_live_frame_row(f, 0);
+	const struct wrule *lead = NULL;
+	double measured, target;
+	int e;
+
+	for (size_t i = 0; i < w->nr; i++) {
+		const struct wrule *r = &w->r[i];
+		if (tacho_rule_active(r->rule) && r->cap && (!lead || r->share < lead->share))
+			lead = r;
+	}
+	if (!lead || !row)
+		return;
+	if (isfinite(lead->goal)) {
+		e = tacho_live_frame_event_index(f, tacho_rule_events(lead->rule));
+		measured = e >= 0 ? row->values[e].rate : NAN;
+		target = lead->goal;
+	} else {
+		e = tacho_live_frame_event_index(f, "task-clock");
+		measured = e >= 0 ? row->values[e].rate / 1e3 : NAN;
+		target = lead->share;
+	}
+	if (tacho_throttle_feedback(w->cap, measured, target))
+		cli_warn("cannot adjust the cap of %s", w->target);
 }
 
 /* --- the loop --- */
@@ -578,6 +619,8 @@ static int watch_loop(struct watch_cli *w)
 				if (k == TACHO_RULE_FIRED || k == TACHO_RULE_LIFTED)
 					on_change(w, &w->r[i], k, value, f);
 			}
+			if (w->cap && tacho_throttle_active(w->cap))
+				cap_feedback(w, f);
 		}
 		tacho_live_frame_put(f);
 		reap_execs(w, false);

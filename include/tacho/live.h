@@ -337,6 +337,15 @@ TACHO_API int tacho_throttle_new(const struct tacho_throttle_opts *opts,
  * < 1). May be called again with another share. 0 or -errno (of the cgroup files,
  * or of kill). */
 TACHO_API int tacho_throttle_apply(struct tacho_throttle *t, double share);
+/* CAP: corrects the bandwidth written to the kernel so that a quantity the caller
+ * measures on the target (measured, over the last interval) comes to target: the CPUs
+ * it uses (the kernel's enforcement overruns a quota by up to a scheduler tick per
+ * period), or the rate of an event that follows its progress (what a CPU second buys
+ * varies with the load). A damped step each call, the bandwidth kept between a quarter
+ * and twice the share of the last apply. Call it every interval while the cap holds.
+ * 0 (also when there is nothing to do: DUTY, a lifted throttle, a measured or target
+ * that is not a positive number), or -errno of the cgroup file. */
+TACHO_API int tacho_throttle_feedback(struct tacho_throttle *t, double measured, double target);
 /* Lifts the limit (the target runs freely; a stopped one is continued). 0 or -errno. */
 TACHO_API int tacho_throttle_lift(struct tacho_throttle *t);
 TACHO_API bool tacho_throttle_active(const struct tacho_throttle *t);

@@ -24,6 +24,8 @@ struct tacho_throttle {
 	char *proc_root;
 	unsigned period_us;
 	bool active;
+	double target;                 /* the share asked by the last apply */
+	double quota;                  /* CAP: the share written to the kernel (feedback) */
 	char where[PATH_MAX + 96];
 	/* CAP */
 	int version;                   /* 1 or 2 */
@@ -430,9 +432,38 @@ int tacho_throttle_apply(struct tacho_throttle *t, double share)
 			return err;
 	}
 	err = cap_set(t, share);
-	if (!err)
+	if (!err) {
 		t->active = true;
+		t->target = t->quota = share;
+	}
 	return err;
+}
+
+int tacho_throttle_feedback(struct tacho_throttle *t, double measured, double target)
+{
+	double f, q;
+
+	if (!t)
+		return -EINVAL;
+	if (t->kind != TACHO_THROTTLE_CAP || !t->active || !isfinite(measured) || measured <= 0 ||
+	    !isfinite(target) || target <= 0)
+		return 0;
+	/* a damped proportional correction: the square root of the error, steps of at
+	 * most 2x, the bandwidth kept between a quarter and twice the share of the apply */
+	f = target / measured;
+	if (f < 0.5)
+		f = 0.5;
+	if (f > 2)
+		f = 2;
+	q = t->quota * sqrt(f);
+	if (q < t->target / 4)
+		q = t->target / 4;
+	if (q > t->target * 2)
+		q = t->target * 2;
+	if (fabs(q / t->quota - 1) < 0.02)
+		return 0;
+	t->quota = q;
+	return cap_set(t, q);
 }
 
 int tacho_throttle_lift(struct tacho_throttle *t)

@@ -741,6 +741,26 @@ static void test_throttle_cap(void **state)
 		assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
 		assert_string_equal(buf, "25000");
 	}
+	/* the feedback: measured twice the target, the quota goes down by sqrt(1/2);
+	 * then 4x again: clamped at a quarter of the applied share; then far below: at
+	 * most twice; a step under 2 % or a measure that is not positive changes nothing */
+	assert_int_equal(tacho_throttle_feedback(t, 0.5, 0.25), 0);
+	assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(atoi(buf), 17678);                   /* 25000 / sqrt(2) */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(tacho_throttle_feedback(t, 1.0, 0.25), 0);
+	assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(atoi(buf), 6250);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(tacho_throttle_feedback(t, 0.01, 0.25), 0);
+	assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(atoi(buf), 50000);
+	assert_int_equal(tacho_throttle_feedback(t, 0.25, 0.2525), 0);
+	assert_int_equal(tacho_throttle_feedback(t, 0, 0.25), 0);
+	assert_int_equal(tacho_throttle_feedback(t, NAN, 0.25), 0);
+	assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
+	assert_int_equal(atoi(buf), 50000);
+	assert_int_equal(tacho_throttle_feedback(NULL, 1, 1), -EINVAL);
 	/* at least 1 ms a period */
 	assert_int_equal(tacho_throttle_apply(t, 0.0001), 0);
 	assert_int_equal(tc_read_line_file(path, buf, sizeof(buf)), 0);
