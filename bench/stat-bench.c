@@ -145,7 +145,7 @@ static int cmd_read(unsigned n)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		double t0 = now_ns();
-		tacho_counters_read(c, out, 4);
+		tacho_counters_read(c, out, 4, sizeof(*out));
 		double t1 = now_ns();
 		if (tc_perf_list_read_hot(hot, v))
 			return 1;

@@ -105,10 +105,9 @@ static int select_cpu(struct tacho_cpuid_dump **dump, long cpu)
 
 static int get_dump(const struct cpu_opts *o, struct tacho_cpuid_dump **dump)
 {
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
-	memset(&diag, 0, sizeof(diag));
 	if (o->load) {
 		err = tacho_cpuid_dump_load(o->load, dump, &diag);
 		if (err) {
@@ -137,10 +136,10 @@ static int cmd_cpu_fn(int argc, char **argv)
 {
 	struct cli_args args;
 	struct cpu_opts o = { .crosscheck = true, .cpu = -1 };
-	struct tacho_cpu_info info;
-	struct tacho_tsc_info tsc;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	struct tacho_tsc_info tsc = { .sz = sizeof(tsc) };
 	struct tacho_cpu_sysfs *sys = NULL;
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };
 	struct tacho_write_opts wo;
 	struct tacho_cpuid_dump *dump = NULL;
@@ -180,7 +179,7 @@ static int cmd_cpu_fn(int argc, char **argv)
 		return err ? EXIT_FAIL : EXIT_OK;
 	}
 
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	v.live = !o.load;
 	if (o.cpu >= 0) {
 		snprintf(decoded, sizeof(decoded), "CPU %ld only (--cpu)", o.cpu);

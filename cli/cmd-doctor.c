@@ -54,7 +54,7 @@ static int get_checks(struct tacho_check **out)
 			return -ENOMEM;
 		}
 		c = nc;
-		n = tacho_machine_check(c, max);
+		n = tacho_machine_check(c, max, sizeof(*c));
 		if (n < 0 || (size_t)n <= max)
 			break;
 		max = (size_t)n;
@@ -85,6 +85,9 @@ static int run_doctor(int argc, char **argv)
 	struct cli_args args;
 	struct tacho_clock_info clocks[TACHO_CLOCK_SURVEY_MAX];
 	struct tacho_check *checks;
+	struct tacho_machine_view view = {
+		.sz = sizeof(view), .check_sz = sizeof(*checks), .clock_sz = sizeof(clocks[0]),
+	};
 	struct tacho_write_opts wo;
 	bool json = false, no_clocks = false;
 	int opt, n, nk = 0, err;
@@ -111,15 +114,19 @@ static int run_doctor(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (!no_clocks) {
-		nk = tacho_clock_survey(clocks, ARRAY_SIZE(clocks));
+		nk = tacho_clock_survey(clocks, ARRAY_SIZE(clocks), sizeof(*clocks));
 		if (nk < 0) {
 			cli_warn("cannot survey the clocks: %s", tacho_strerror(nk));
 			nk = 0;
 		}
 	}
 	cli_write_opts_init(&wo);
-	err = tacho_machine_write(checks, (size_t)n, clocks, (size_t)nk, stdout,
-				  json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE, &wo);
+	view.checks = checks;
+	view.nchecks = (size_t)n;
+	view.clocks = clocks;
+	view.nclocks = (size_t)nk;
+	err = tacho_machine_write(&view, stdout, json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE,
+				  &wo);
 	free(checks);
 	/* a write error is told once, by main's check of standard output */
 	if (err && err != -EIO)

@@ -59,12 +59,12 @@ static int parse_sources(const char *s, unsigned *mask, const char **bad, int *b
 		size_t n = comma ? (size_t)(comma - s) : strlen(s);
 		unsigned src;
 
-		for (src = 0; src < TACHO_EVENT_SRC_COUNT_; src++) {
+		for (src = 0; src < TACHO_EVENT_SRC_COUNT; src++) {
 			const char *name = tacho_event_source_name(src);
 			if (strlen(name) == n && !strncmp(name, s, n))
 				break;
 		}
-		if (src == TACHO_EVENT_SRC_COUNT_) {
+		if (src == TACHO_EVENT_SRC_COUNT) {
 			*bad = s;
 			*badlen = (int)n;
 			return -1;

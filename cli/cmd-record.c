@@ -76,8 +76,8 @@ static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
 	struct tacho_record_opts o = { .sz = sizeof(o) };
-	struct tacho_record_result res;
-	struct tacho_diag diag;
+	struct tacho_record_result res = { .sz = sizeof(res) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
 	bool quiet = false;
@@ -98,11 +98,11 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'c':
 			if (parse_num("-c", optarg, UINT64_MAX >> 1, &o.period))
-				goto usage;
+				goto out_usage;
 			break;
 		case 'F':
 			if (parse_num("-F", optarg, 1000000, &v))
-				goto usage;
+				goto out_usage;
 			o.freq = (unsigned)v;
 			break;
 		case 'g':
@@ -113,7 +113,7 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_num("-p", optarg, INT32_MAX, &v))
-				goto usage;
+				goto out_usage;
 			o.pid = (pid_t)v;
 			break;
 		case 'a':
@@ -121,10 +121,10 @@ static int cmd_record_fn(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_num("-m", optarg, 1u << 20, &v))
-				goto usage;
+				goto out_usage;
 			if (v & (v - 1)) {
 				cli_usage_error(&cmd_record, "-m needs a power of two, not %" PRIu64, v);
-				goto usage;
+				goto out_usage;
 			}
 			o.mmap_pages = (unsigned)v;
 			break;
@@ -139,17 +139,17 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	if (o.period && o.freq) {
 		cli_usage_error(&cmd_record, "-c and -F exclude each other");
-		goto usage;
+		goto out_usage;
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (o.pid && (o.system_wide || o.argv)) {
 		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
-		goto usage;
+		goto out_usage;
 	}
 	if (!o.argv && !o.pid && !o.system_wide) {
 		cli_usage_error(&cmd_record, "give a program to run, -p <pid> or -a");
-		goto usage;
+		goto out_usage;
 	}
 	if (events.oom) {
 		tc_sb_exit(&events);
@@ -163,11 +163,11 @@ static int cmd_record_fn(int argc, char **argv)
 
 	/* the program still dies of Ctrl-C; tacho lives to finish the file */
 	cli_stop_signals_catch(&saved);
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
-	if (err == -TACHO_ECHILD) {
+	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
 		return res.exec_err == ENOENT ? 127 : 126;
 	}
@@ -197,7 +197,7 @@ static int cmd_record_fn(int argc, char **argv)
 		return res.exit.status;
 	}
 	return EXIT_OK;
-usage:
+out_usage:
 	tc_sb_exit(&events);
 	return EXIT_USAGE;
 }

@@ -67,9 +67,9 @@ static int cmd_report_fn(int argc, char **argv)
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
 	bool children = false, json = false, demangle = true;
 	struct tacho_profile *p = NULL;
-	struct tacho_profile_info in;
+	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	enum tacho_format fmt;
 	FILE *out;
 	int opt, err, ret = EXIT_FAIL;
@@ -129,7 +129,7 @@ static int cmd_report_fn(int argc, char **argv)
 	if (annotate && children)
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children");
 
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_profile_load(input, &p, &diag);
 	if (err) {
 		char line[600];
@@ -139,7 +139,7 @@ static int cmd_report_fn(int argc, char **argv)
 	}
 	if (event && tacho_profile_select_event(p, event)) {
 		cli_error("'%s' holds no event '%s'", input, event);
-		goto done;
+		goto out;
 	}
 	tacho_profile_set_demangle(p, demangle);
 	tacho_profile_info(p, &in);
@@ -157,7 +157,7 @@ static int cmd_report_fn(int argc, char **argv)
 		cli_warn("%" PRIu64 " samples were lost while recording", in.lost);
 	out = cli_open_output(outpath);
 	if (!out)
-		goto done;
+		goto out;
 	cli_write_opts_init(&wo);
 	fmt = json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE;
 	if (format && !strcmp(format, "folded"))
@@ -172,18 +172,18 @@ static int cmd_report_fn(int argc, char **argv)
 		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", annotate,
 			  input);
 		cli_close_output(out, outpath);
-		goto done;
+		goto out;
 	}
 	if (err) {
 		cli_error("cannot report: %s", tacho_strerror(err));
 		cli_close_output(out, outpath);
-		goto done;
+		goto out;
 	}
 	tacho_profile_info(p, &in);
 	if (in.kernel_note)
 		cli_warn("%s", in.kernel_note);
 	ret = cli_close_output(out, outpath);
-done:
+out:
 	tacho_profile_free(p);
 	return ret;
 }

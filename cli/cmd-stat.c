@@ -241,7 +241,7 @@ static int parse_option(struct stat_cli *c, int opt)
 static int stat_parse(struct stat_cli *c, int argc, char **argv)
 {
 	struct cli_args args;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int opt = 0, ret = GO_ON;
 	size_t ncpus = 0;
 
@@ -342,9 +342,10 @@ static void default_events(struct stat_cli *c)
 
 static int stat_prepare(struct stat_cli *c)
 {
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
+	c->pmu.sz = sizeof(c->pmu);
 	err = tacho_pmu_counters_detect(&c->pmu);
 	if (err) {
 		cli_error("cannot read this CPU's counters: %s", tacho_strerror(err));
@@ -400,7 +401,7 @@ static void on_progress(void *arg, unsigned done, unsigned total)
 static int stat_count(struct stat_cli *c)
 {
 	struct cli_signals saved;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
 	c->out = c->outpath ? cli_open_output(c->outpath) : stderr;
@@ -423,14 +424,14 @@ static int stat_count(struct stat_cli *c)
 	/* Ctrl-C stops counting and still prints; while a program runs, the library
 	 * forwards or leaves the signal to it */
 	cli_stop_signals_catch(&saved);
-	memset(&diag, 0, sizeof(diag));
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_stat_run(&c->o, &c->s, &diag);
 	cli_stop_signals_restore(&saved);
 	if (!err)
 		return GO_ON;
 	if (c->progress)
 		on_progress(c, 1, 1);
-	if (err == -TACHO_ECHILD) {
+	if (err == -TACHO_ENOSTART) {
 		cli_error("%s", diag.message);
 		/* as a shell says it: 127 not found, 126 found but not runnable */
 		return c->exec_err == ENOENT || c->exec_err == ENOTDIR ? 127 : 126;

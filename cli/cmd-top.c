@@ -213,6 +213,7 @@ static void switch_view(struct top_cli *t, enum tacho_live_view v)
 		o.ncgroups = lc->ncgroups;
 	}
 	memset(&diag, 0, sizeof(diag));
+	diag.sz = sizeof(diag);
 	err = tacho_live_new(&o, &nl, &diag);
 	if (err) {
 		snprintf(t->ui.message, sizeof(t->ui.message), "no %s view: %s",

@@ -169,6 +169,7 @@ static int rule_option(struct watch_cli *w, int opt, const char *arg)
 		if (r->dir_set)
 			return cli_usage_error(&cmd_watch, "one of --above and --below per rule");
 		memset(&diag, 0, sizeof(diag));
+		diag.sz = sizeof(diag);
 		if (tacho_rate_parse(arg, &v, &diag)) {
 			char caret[600];
 			cli_error("bad rate for %s: %s", opt == OPT_ABOVE ? "--above" : "--below",
@@ -268,6 +269,7 @@ static int make_rules(struct watch_cli *w)
 		int err;
 
 		memset(&diag, 0, sizeof(diag));
+		diag.sz = sizeof(diag);
 		err = tacho_rule_new(&r->o, &r->rule, &diag);
 		if (err) {
 			if (err == -ENOMEM) {
@@ -555,6 +557,7 @@ static int watch_setup(struct watch_cli *w)
 	if (want_cap) {
 		to.kind = TACHO_THROTTLE_CAP;
 		memset(&diag, 0, sizeof(diag));
+		diag.sz = sizeof(diag);
 		err = tacho_throttle_new(&to, &w->cap, &diag);
 		if (err) {
 			cli_error("cannot cap %s: %s (--duty stops and continues it instead)",
@@ -565,6 +568,7 @@ static int watch_setup(struct watch_cli *w)
 	if (want_duty) {
 		to.kind = TACHO_THROTTLE_DUTY;
 		memset(&diag, 0, sizeof(diag));
+		diag.sz = sizeof(diag);
 		err = tacho_throttle_new(&to, &w->duty, &diag);
 		if (err) {
 			cli_error("cannot duty-cycle %s: %s", w->target,

@@ -175,6 +175,7 @@ int live_cli_start(struct live_cli *lc, int argc, char **argv, const char *extra
 		return EXIT_FAIL;
 	}
 	memset(&diag, 0, sizeof(diag));
+	diag.sz = sizeof(diag);
 	if (tacho_evlist_parse(lc->events.buf, &lc->list, &diag))
 		return cli_event_error("event list", &diag);
 	raise_nofile();
@@ -198,6 +199,7 @@ int live_cli_start(struct live_cli *lc, int argc, char **argv, const char *extra
 	o.ncgroups = lc->ncgroups;
 	o.max_rows = lc->max_rows;
 	memset(&diag, 0, sizeof(diag));
+	diag.sz = sizeof(diag);
 	err = tacho_live_new(&o, &lc->live, &diag);
 	if (err) {
 		cli_error("cannot count %s: %s", live_cli_target(lc, tmsg, sizeof(tmsg)),

@@ -202,8 +202,14 @@ static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int i, ret;
 
+	/* the libtacho.so that runs serves the header tacho was built with */
+	if (TACHO_CHECK_VERSION(&diag)) {
+		cli_error("%s", diag.message);
+		return EXIT_FAIL;
+	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--version")) {

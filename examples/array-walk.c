@@ -63,8 +63,8 @@ static const char *choose_events(void)
 int main(int argc, char **argv)
 {
 	size_t n = 10 * 1000 * 1000, page = (size_t)sysconf(_SC_PAGESIZE);
-	struct tacho_region_report *r;
-	struct tacho_diag d;
+	struct tacho_regions_report *r;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const char *events = getenv("TACHO_EVENTS");
 	int err;
 
@@ -101,23 +101,24 @@ int main(int argc, char **argv)
 	walk(a, n);
 	tacho_region_end("walk");
 
-	if (tacho_regions_report(&r) == 0) {
-		const struct tacho_region_stat *w = tacho_region_report_find(r, "walk");
-		const struct tacho_region_stat *p = tacho_region_report_find(r, "pretouch");
+	if (tacho_regions_report_new(&r) == 0) {
+		const struct tacho_region_stat *w = tacho_regions_report_find(r, "walk");
+		const struct tacho_region_stat *p = tacho_regions_report_find(r, "pretouch");
 		printf("array-walk: %zu ints (%zu pages), events %s\n", n, bytes / page, o.events);
 		if (w && p) {
 			printf("  pretouch  %12.0f ns\n", p->time_ns);
 			printf("  walk      %12.0f ns  %.3f ns per element\n", w->time_ns,
 			       w->time_ns / (double)n);
-			for (size_t i = 0; i < tacho_region_report_nevents(r); i++) {
+			for (size_t i = 0; i < tacho_regions_report_nevents(r); i++) {
 				const char *why;
-				const char *name = tacho_region_report_event(r, i);
-				if (tacho_region_report_status(r, i, &why) >= TACHO_COUNT_NOT_COUNTED) {
+				const char *name = tacho_regions_report_event(r, i);
+				if (tacho_regions_report_status(r, i, &why) >= TACHO_COUNT_NOT_COUNTED) {
 					printf("  %s: not counted: %s\n", name, why ? why : "no reason given");
 					continue;
 				}
 				printf("  %-22s pretouch %10lld  walk %10lld\n", name,
-				       (long long)p->events[i].total, (long long)w->events[i].total);
+				       (long long)p->events[i]->total,
+				       (long long)w->events[i]->total);
 			}
 			if (strstr(o.events, "L1-dcache"))
 				printf("  expected in the walk: >= %zu loads, about %zu misses "
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
 				printf("  expected: %zu faults in pretouch (one per page), 0 in the "
 				       "walk\n", bytes / page);
 		}
-		tacho_region_report_free(r);
+		tacho_regions_report_free(r);
 	}
 	munmap(a, bytes);
 	return 0;   /* the regions' report follows, at exit */

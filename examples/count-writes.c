@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	struct tacho_evlist *list;
 	struct tacho_counters *c;
 	struct tacho_count v[2];
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char *mem;
 	int fd, err;
 
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	tacho_counters_disable(c);
 
 	size_t n = tacho_counters_count(c);
-	err = tacho_counters_read(c, v, n);
+	err = tacho_counters_read(c, v, n, sizeof(*v));
 	if (err) {
 		fprintf(stderr, "count-writes: cannot read the counts: %s\n", tacho_strerror(err));
 		return 1;

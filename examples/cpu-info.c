@@ -12,11 +12,16 @@
 int main(int argc, char **argv)
 {
 	struct tacho_cpuid_dump *dump;
-	struct tacho_cpu_info info;
-	struct tacho_diag diag;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char line[600];
 	int err;
 
+	/* first of all: the library that runs serves the header this was built with */
+	if (TACHO_CHECK_VERSION(&diag)) {
+		fprintf(stderr, "cpu-info: %s\n", diag.message);
+		return 1;
+	}
 	if (argc > 2) {
 		fprintf(stderr, "usage: %s [DUMP-FILE]\n", argv[0]);
 		return 2;

@@ -12,7 +12,7 @@
 int main(int argc, char **argv)
 {
 	struct tacho_cpuid_dump *dump;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char line[600];
 	int err;
 

@@ -26,7 +26,7 @@ static uint32_t u32(const uint8_t *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	unsigned ncpus;
 	int err;
 
@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		(void)threads;
 		tacho_cpu_info_exit(&info);
-	} else if (err != -TACHO_ENODATA && err != -ENOMEM) {
+	} else if (err != -TACHO_ENOVALUE && err != -ENOMEM) {
 		abort();
 	}
 	tacho_cpuid_dump_free(d);

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char *s = malloc(size + 1);
 	int *cpus;
 	size_t n;

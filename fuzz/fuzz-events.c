@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	const struct tacho_event_opts *opts = access(fake.sysfs_pmu_root, F_OK) == 0 ? &fake : &here;
 	struct tacho_evlist *l = (struct tacho_evlist *)&l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char caret[600];
 	char *s;
 	int r;
@@ -40,7 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	memset(&d, 0, sizeof(d));
 	r = tacho_evlist_parse_opts(s, opts, &l, &d);
 	if (r) {
 		if (l != NULL || d.message[0] == '\0')

@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	     !memchr(m.v1_perf, '\0', sizeof(m.v1_perf))))
 		abort();
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	if (tacho_rate_parse(text, &v, &d) == 0 && (!isfinite(v) || v < 0))
 		abort();
 out:

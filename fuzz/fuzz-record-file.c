@@ -62,13 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void one(const uint8_t *data, size_t size)
 {
 	struct tacho_profile *p;
-	struct tc_recr r;
+	struct tc_record_reader r;
 	struct tc_rec rec;
 	FILE *f;
 
 	/* the reader on the bytes as they are */
-	if (tc_recr_init(&r, data, size, "fuzz", NULL) == 0)
-		while (tc_recr_next(&r, &rec, "fuzz", NULL) == 1)
+	if (tc_record_reader_init(&r, data, size, "fuzz", NULL) == 0)
+		while (tc_record_reader_next(&r, &rec, "fuzz", NULL) == 1)
 			if (rec.type == TC_REC_META) {
 				size_t pos = 0;
 				const char *k, *v;
@@ -91,9 +91,9 @@ static void one(const uint8_t *data, size_t size)
 		struct tacho_profile_row *rows;
 		size_t n;
 		FILE *null = fopen("/dev/null", "w");
-		if (tacho_profile_rows(p, TACHO_SORT_LINE, true, &rows, &n) == 0)
+		if (tacho_profile_rows(p, TACHO_SORT_LINE, true, &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
-		if (tacho_profile_annotate(p, "main", &rows, &n) == 0)
+		if (tacho_profile_annotate(p, "main", &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
 		if (null) {
 			tacho_profile_write_folded(p, null);

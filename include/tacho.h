@@ -15,7 +15,17 @@
  *  - _new/_free: objects the caller owns; _init/_exit: storage the caller provides;
  *    every _free and _exit accepts NULL;
  *  - the library never prints, never exits and never runs a shell; it reports through
- *    the log callback (tacho_set_log) and through struct tacho_diag where input is bad.
+ *    the log callback (tacho_set_log) and through struct tacho_diag where input is bad;
+ *  - every struct can grow, and says by which rule (docs/architecture.md, "An API that
+ *    can grow"): options and results the caller provides carry `size_t sz` first, set to
+ *    sizeof by the caller ("options", "sized"); arrays cross with their element size,
+ *    sizeof(array[0]) ("element size"); what the library allocates is opaque or read
+ *    through pointers, never indexed with the caller's sizeof ("handed out"); the small
+ *    parts a caller embeds or indexes never change ("fixed"). Fields are only ever
+ *    added at the end; a size below a struct's first version is -EINVAL;
+ *  - the library says which version it is (tacho_version, tacho_version_number), and a
+ *    program checks at start-up that it runs with a library at least as new as the
+ *    header it was built with: TACHO_CHECK_VERSION(&diag).
  */
 #ifndef TACHO_H
 #define TACHO_H

@@ -9,9 +9,18 @@
 # objects define; a use of another part that the table does not allow is printed as
 #   layers: forbidden: CALLER_PART/FILE.o -> CALLEE_PART/FILE.o: SYMBOL
 # and so is a use of a symbol a `!PATTERN` entry denies. A part without a row is an
-# error too (add its row when adding a part). With SRC (the source tree), an object whose
-# source file is gone (a file moved since the last build) is left out. Exit 0 when every arrow is allowed, 1
-# when one is not, 2 for bad input.
+# error too (add its row when adding a part).
+#
+# With SRC (the source tree), an object whose source file is gone (a file moved since
+# the last build) is left out, and the includes are checked too: the ```areas block of
+# TABLE says which part defines each public header (include/tacho/AREA.h), and every
+#   #include "tacho/AREA.h"
+# in SRC/lib/PART/ (and in include/tacho/AREA.h, for the part that defines AREA) must
+# name an area of PART or of a part PART may use; one that does not is printed as
+#   layers: forbidden include: lib/PART/FILE:LINE: "tacho/AREA.h": PART may not use OWNER
+# and so is the umbrella "tacho.h" anywhere under lib/ (a file includes the areas it
+# needs), and an area without a row. Exit 0 when every arrow is allowed, 1 when one is
+# not, 2 for bad input.
 set -u
 build=${1:-build}
 table=${2:-$(dirname "$0")/../docs/architecture.md}
@@ -97,4 +106,71 @@ END { exit bad }
 ' "$tmp/undef"
 rc=$?
 [ $rc = 0 ] && echo "layers: every call between parts is allowed ($(wc -l <"$tmp/table") parts)"
+[ -n "$src" ] || exit $rc
+
+# The includes: "PART AREA..." lines of the ```areas block, then every #include of a
+# public header under SRC/lib and in the area headers themselves (an area may build on
+# the areas its part may use) as "FILE:LINE:HEADER".
+awk '/^```areas/ { on = 1; next } /^```/ { on = 0 } on && !/^#/ && NF { print }' \
+	"$table" >"$tmp/areas"
+[ -s "$tmp/areas" ] || { echo "layers: $table has no \`\`\`areas block" >&2; exit 2; }
+: >"$tmp/includes"
+for f in "$src"/lib/*/*.c "$src"/lib/*/*.h "$src"/include/tacho/*.h; do
+	[ -f "$f" ] || continue
+	awk -v f="${f#"$src"/}" '/^[ \t]*#[ \t]*include[ \t]*"tacho[\/.]/ {
+		h = $0; sub(/^[^"]*"/, "", h); sub(/".*/, "", h); print f ":" FNR ":" h }' \
+		"$f" >>"$tmp/includes"
+done
+awk -v table="$tmp/table" -v areas="$tmp/areas" -F: '
+BEGIN {
+	bad = 0
+	while ((getline line < table) > 0) {
+		n = split(line, f, /[ \t]+/)
+		for (i = 2; i <= n; i++) {
+			if (f[i] == "*") any[f[1]] = 1
+			else if (f[i] != "-" && substr(f[i], 1, 1) != "!") allow[f[1], f[i]] = 1
+		}
+	}
+	while ((getline line < areas) > 0) {
+		n = split(line, f, /[ \t]+/)
+		for (i = 2; i <= n; i++) owner[f[i]] = f[1]
+	}
+}
+{
+	file = $1; line = $2; hdr = $3
+	part = file; sub(/^lib\//, "", part); sub(/\/.*/, "", part)
+	if (file ~ /^include\//) {        # an area header: its part is the one defining it
+		self = file; sub(/^.*\//, "", self); sub(/\.h$/, "", self)
+		if (!(self in owner)) {
+			print "layers: " file ": area \"" self "\" has no row in the areas table"
+			bad = 1
+			next
+		}
+		part = owner[self]
+	}
+	if (hdr == "tacho.h") {
+		print "layers: forbidden include: " file ":" line ": \"tacho.h\"" \
+			" (the umbrella: include the areas the file needs)"
+		bad = 1
+		next
+	}
+	area = hdr; sub(/^tacho\//, "", area); sub(/\.h$/, "", area)
+	if (!(area in owner)) {
+		print "layers: " file ":" line ": \"" hdr "\": area \"" area "\"" \
+			" has no row in the areas table"
+		bad = 1
+		next
+	}
+	def = owner[area]
+	if (def == part || any[part] || ((part, def) in allow)) next
+	print "layers: forbidden include: " file ":" line ": \"" hdr "\": " part \
+		" may not use " def
+	bad = 1
+}
+END { exit bad }
+' "$tmp/includes"
+irc=$?
+[ $irc = 0 ] && echo "layers: every public header a part includes is allowed" \
+	"($(wc -l <"$tmp/includes") includes)"
+[ $rc = 0 ] && rc=$irc
 exit $rc

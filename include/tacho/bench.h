@@ -28,6 +28,8 @@ extern "C" {
 
 typedef void tacho_bench_fn(void *arg);
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_bench_opts {
 	size_t sz;            /* sizeof(struct tacho_bench_opts) */
 	unsigned warmup;      /* untimed runs first (0: 10) */
@@ -39,16 +41,20 @@ struct tacho_bench_opts {
 	double mode_bin;      /* bin width of the mode, per call (0: 1 tick, 1 count) */
 };
 
-/* Statistics of per-call values over the kept trials. */
+/* Statistics of per-call values over the kept trials. Handed out: a result points to
+ * them (fields are only ever added at the end). */
 struct tacho_bench_stats {
 	size_t n;
 	double min, median, mode, mean, stddev, max;
 	double p10, p25, p75, p90, p99;
 };
 
-/* What the environment says about trusting the figures. */
+/* What the environment says about trusting the figures. Sized (docs/architecture.md,
+ * "An API that can grow"): the caller of tacho_bench_env_check sets sz; a result
+ * points to the library's own. */
 #define TACHO_BENCH_WARN_MAX 8
 struct tacho_bench_env {
+	size_t sz;            /* sizeof(struct tacho_bench_env) */
 	char governor[32];    /* cpufreq governor of CPU 0; "" when the VM has none */
 	bool vm;              /* CPUID.1:ECX[31] */
 	bool tsc_invariant;
@@ -60,24 +66,29 @@ struct tacho_bench_env {
 };
 
 /* Looks at the machine: the frequency governor, a hypervisor, the TSC's invariance,
- * other load. Fills *out, with a warning per reason not to trust timings. 0 always
- * (what cannot be read is left empty). Thread-safe. */
+ * other load. Fills *out, with a warning per reason not to trust timings. 0 (what
+ * cannot be read is left empty), or -EINVAL for NULL or an sz below the first version.
+ * Thread-safe. */
 TACHO_API int tacho_bench_env_check(struct tacho_bench_env *out);
 
+/* A run's result. Handed out (docs/architecture.md, "An API that can grow"): the
+ * library allocates it, the caller reads it through the pointer, and every struct in it
+ * is reached through a pointer too, so that each may grow at its end. */
 struct tacho_bench_result {
 	unsigned trials, kept, culled, reps;
 	bool difference;
 	char cull_rule[128];              /* the rule, in words */
-	struct tacho_bench_stats ticks;   /* per call */
-	struct tacho_bench_stats ns;      /* per call */
+	const struct tacho_bench_stats *ticks;   /* per call */
+	const struct tacho_bench_stats *ns;      /* per call */
 	double overhead_ticks;            /* subtracted from every trial (0 with the
 					     difference method) */
 	double tsc_hz;
 	size_t nevents;
 	char **event_names;               /* as spelled in the spec */
-	struct tacho_bench_stats *events; /* per call; n = 0 for events not counted */
+	const struct tacho_bench_stats *const *events; /* [nevents] per call; n = 0 for
+					     events not counted */
 	char **event_why;                 /* NULL, or why the event is not counted */
-	struct tacho_bench_env env;
+	const struct tacho_bench_env *env;
 };
 
 /* Runs fn(arg) as opts say (NULL: the defaults) on the calling thread. Returns 0 and

@@ -31,10 +31,10 @@ extern "C" {
  *	tacho_child_start(argv, NULL, &ch);                  // forked, waits before exec
  *	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
  *					 .pid = tacho_child_pid(ch) };
- *	tacho_counters_open(&o, specs, nspecs, &c);          // enable_on_exec + inherit
+ *	tacho_counters_open(&o, specs, nspecs, sizeof(specs[0]), &c); // enable_on_exec
  *	tacho_child_exec(ch);                                // counting starts at exec
  *	tacho_child_wait(ch, &exit);
- *	tacho_counters_read(c, values, nspecs);
+ *	tacho_counters_read(c, values, nspecs, sizeof(values[0]));
  *
  * docs/lib-counters.md tells more: targets, groups, inheritance, the explainer. */
 
@@ -50,6 +50,8 @@ enum tacho_target {
 				      ncpus is 0); needs privilege at paranoid > 0 */
 };
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_counters_opts {
 	size_t sz;                 /* sizeof(struct tacho_counters_opts) */
 	enum tacho_target target;
@@ -61,14 +63,16 @@ struct tacho_counters_opts {
 	bool no_group_read;        /* read each event by itself even inside a group */
 };
 
-/* One event to open: its name (for messages), its attributes and its group. Events
- * with the same group number >= 0 are opened as one group, in order, the first one
- * the leader; TACHO_GROUP_NONE opens an event alone. attr is read by its own size
- * field, as the kernel reads it: a caller built with older kernel headers sets the
- * size it has (PERF_ATTR_SIZE_VER*, or sizeof) and the fields it lacks are zero; a
- * size of 0, or one the library's headers do not know, is refused. The engine sets
- * the attributes it owns (size, disabled, inherit, enable_on_exec, read_format) and
- * keeps the rest (sampling fields included). */
+/* One event to open: its name (for messages), its attributes and its group. Events with
+ * the same group number >= 0 are opened as one group, in order, the first one the
+ * leader; TACHO_GROUP_NONE opens an event alone. Element size (docs/architecture.md,
+ * "An API that can grow"): an array of specs goes with its element size
+ * as the caller knows it (sizeof(specs[0])); fields the caller's version lacks read as
+ * 0. attr is read by its own size field, as the kernel reads it: a caller built
+ * with older kernel headers sets the size it has (PERF_ATTR_SIZE_VER*, or sizeof) and
+ * the fields it lacks are zero; a size of 0, or one the library's headers do not know,
+ * is refused. The engine sets the attributes it owns (size, disabled, inherit,
+ * enable_on_exec, read_format) and keeps the rest (sampling fields included). */
 #define TACHO_GROUP_NONE (-1)
 struct tacho_counter_spec {
 	const char *name;
@@ -90,6 +94,8 @@ enum tacho_count_status {
  * "not supported". */
 TACHO_API const char *tacho_count_status_name(enum tacho_count_status s);
 
+/* One event's value. Element size: tacho_counters_read fills an array of them with the
+ * caller's sizeof(struct tacho_count), writing only the fields it has. */
 struct tacho_count {
 	const char *name;            /* the spec's name (owned by the counters) */
 	enum tacho_count_status status;
@@ -109,19 +115,19 @@ struct tacho_count {
 
 struct tacho_counters;
 
-/* Opens the n events of specs on the target. Events that cannot be opened do not fail
- * the call: they read back as NOT_SUPPORTED with the error and its explanation
- * (tacho_perf_strerror). A member that cannot join its group is reported that way
- * too, never dropped silently; the rest of the group stays. Counters start disabled,
- * except for TACHO_TARGET_CHILD, where the program's exec enables them.
- * Returns 0 and *out (even when every event failed: read them for the reasons);
- * -EINVAL for bad options or an attr whose size the library cannot read, -ESRCH when
- * the target does not exist, -ENOMEM. The caller
- * owns *out (tacho_counters_free). One object must not be used by two threads at once;
- * separate objects are independent. */
+/* Opens the n events of specs (each spec_sz bytes: sizeof(specs[0])) on the target.
+ * Events that cannot be opened do not fail the call: they read back as NOT_SUPPORTED
+ * with the error and its explanation (tacho_perf_strerror). A member that cannot join
+ * its group is reported that way too, never dropped silently; the rest of the group
+ * stays. Counters start disabled, except for TACHO_TARGET_CHILD, where the program's
+ * exec enables them. Returns 0 and *out (even when every event failed: read them for
+ * the reasons); -EINVAL for bad options, a spec_sz below the first version or an attr
+ * whose size the library cannot read, -ESRCH when the target does not exist, -ENOMEM.
+ * The caller owns *out (tacho_counters_free). One object must not be used by two
+ * threads at once; separate objects are independent. */
 TACHO_API int tacho_counters_open(const struct tacho_counters_opts *opts,
 				  const struct tacho_counter_spec *specs, size_t n,
-				  struct tacho_counters **out);
+				  size_t spec_sz, struct tacho_counters **out);
 
 /* Closes every fd and frees. NULL-safe. */
 TACHO_API void tacho_counters_free(struct tacho_counters *c);
@@ -138,10 +144,12 @@ TACHO_API int tacho_counters_enable(struct tacho_counters *c);
 TACHO_API int tacho_counters_disable(struct tacho_counters *c);
 TACHO_API int tacho_counters_reset(struct tacho_counters *c);
 
-/* Reads every event into out[0..n-1] in the order of the specs (n may be smaller than
- * the count). A group is read with one read(2) per CPU/thread. Returns 0 or -errno
- * of read(2). May be called while counting (a snapshot) or after. */
-TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n);
+/* Reads every event into out[0..n-1], elements of count_sz bytes (sizeof(out[0])), in
+ * the order of the specs (n may be smaller than the count). A group is read with one
+ * read(2) per CPU/thread. Returns 0, -EINVAL (a count_sz below the first version), or
+ * -errno of read(2). May be called while counting (a snapshot) or after. */
+TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n,
+				  size_t count_sz);
 
 /* The perf strerror: why perf_event_open(attr) failed with err (negative errno) for a
  * process target on this machine, as one clause, lowercase, without the event's name,

@@ -26,6 +26,7 @@ extern "C" {
  * from this machine or loaded from a dump taken elsewhere. Decoding (2b) is a pure
  * function of a dump, so everything tacho says about a CPU can be tested on data. */
 
+/* The four registers of one CPUID answer. Fixed: CPUID has no fifth register. */
 struct tacho_cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
 };
@@ -69,9 +70,9 @@ TACHO_API int tacho_cpuid_dump_os_cpu(const struct tacho_cpuid_dump *dump, unsig
 /* Looks up one leaf of the idx-th CPU. Honours the maximum leaf of each range
  * (CPUID.0:EAX for 0x0..., CPUID.8000_0000h:EAX for 0x8000_0000..., the hypervisor's
  * 0x4000_0000:EAX, and so on): a leaf above its range's maximum returns
- * -TACHO_ENODATA even if the dump holds a value, because a real CPU answers such a
+ * -TACHO_ENOVALUE even if the dump holds a value, because a real CPU answers such a
  * query with another leaf's data. A leaf that is not subleaf-indexed is found under
- * subleaf 0 whatever subleaf is asked. Returns 0 and *out, or -TACHO_ENODATA.
+ * subleaf 0 whatever subleaf is asked. Returns 0 and *out, or -TACHO_ENOVALUE.
  * Thread-safe. */
 TACHO_API int tacho_cpuid_query(const struct tacho_cpuid_dump *dump, unsigned idx,
 				uint32_t leaf, uint32_t subleaf, struct tacho_cpuid_regs *out);
@@ -88,7 +89,14 @@ TACHO_API int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *dump, FI
  * maximum leaf of every range (through tacho_cpuid_query), never fails on odd values
  * (it writes a note instead), and says where each value came from. What CPUID cannot
  * tell (a hypervisor's invented L3, a TSC frequency nobody reports) is said in the
- * notes, not guessed. */
+ * notes, not guessed.
+ *
+ * The description is sized (docs/architecture.md, "An API that can grow"): struct
+ * tacho_cpu_info carries sz, set by the caller, and a new fact goes at its end. The
+ * parts it holds by value or in its arrays (caches, TLBs, PMU, TSC, topology, logical
+ * CPUs, core types) are fixed: their layout never changes once released, since a
+ * caller indexes and embeds them with its own sizeof; what a new leaf tells goes into
+ * new fields at the end of struct tacho_cpu_info. */
 
 enum tacho_cpu_vendor {
 	TACHO_VENDOR_UNKNOWN = 0,
@@ -154,7 +162,7 @@ enum tacho_cache_type {
 };
 
 /* One cache as seen by one kind of core. Zero in a number means "not known" unless
- * said otherwise. */
+ * said otherwise. Fixed (a part of the description, above). */
 struct tacho_cpu_cache {
 	unsigned level;              /* 1, 2, 3, 4 */
 	enum tacho_cache_type type;
@@ -188,6 +196,7 @@ enum tacho_tlb_type {
 #define TACHO_PAGE_4M (1u << 2)
 #define TACHO_PAGE_1G (1u << 3)
 
+/* One TLB as seen by one kind of core. Fixed (a part of the description). */
 struct tacho_cpu_tlb {
 	unsigned level;              /* 1, 2 (leaf 2 "shared L2" TLBs are 2) */
 	enum tacho_tlb_type type;
@@ -210,7 +219,7 @@ enum tacho_core_kind {
 };
 
 /* Performance monitoring as CPUID describes it. Zero counters is a real answer on a
- * virtual machine without a virtual PMU. */
+ * virtual machine without a virtual PMU. Fixed (a part of the description). */
 struct tacho_cpu_pmu {
 	unsigned version;            /* leaf 0xA EAX[7:0]; 0 = none reported */
 	unsigned gp_counters;        /* general-purpose counters per logical CPU */
@@ -256,6 +265,7 @@ enum tacho_tsc_source {
  * Thread-safe. */
 TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
+/* The TSC as CPUID describes it. Fixed (a part of the description). */
 struct tacho_cpu_tsc {
 	bool present;                /* 1:EDX[4] */
 	bool invariant;              /* 0x8000_0007 EDX[8] */
@@ -268,6 +278,8 @@ struct tacho_cpu_tsc {
 	unsigned base_mhz, max_mhz, bus_mhz; /* leaf 0x16, 0 when absent */
 };
 
+/* Packages, dies, cores and threads as CPUID and the APIC IDs say. Fixed (a part of the
+ * description). */
 struct tacho_cpu_topology {
 	unsigned packages;           /* in the dump (1 if only part of a package is there) */
 	unsigned dies_per_package;
@@ -281,7 +293,8 @@ struct tacho_cpu_topology {
 	unsigned smt_shift, core_shift; /* APIC ID bits below the core and package levels */
 };
 
-/* One logical CPU of the dump, placed in the topology. */
+/* One logical CPU of the dump, placed in the topology. Fixed (a part of the
+ * description: tacho_cpu_info.cpus is indexed with the caller's sizeof). */
 struct tacho_cpu_logical {
 	int os_cpu;                  /* as tacho_cpuid_dump_os_cpu; -1 unknown */
 	uint32_t apic_id;            /* x2APIC ID (0xB/0x1F EDX) or leaf 1 EBX[31:24] */
@@ -292,7 +305,7 @@ struct tacho_cpu_logical {
 #define TACHO_CPU_MAX_CACHES 16
 #define TACHO_CPU_MAX_TLBS 32
 
-/* One kind of core and what it sees. */
+/* One kind of core and what it sees. Fixed (a part of the description). */
 struct tacho_cpu_core_type {
 	enum tacho_core_kind kind;
 	uint32_t native_model_id;    /* leaf 0x1A EAX[23:0]; 0 when not hybrid */
@@ -311,6 +324,7 @@ struct tacho_cpu_core_type {
 #define TACHO_CPU_MAX_CORE_TYPES 4
 
 struct tacho_cpu_info {
+	size_t sz;                   /* sizeof(struct tacho_cpu_info), set by the caller */
 	enum tacho_cpu_vendor vendor;
 	char vendor_string[13];      /* leaf 0 EBX EDX ECX, as the CPU says it */
 	char brand[49];              /* 0x8000_0002..4, leading and trailing spaces trimmed;
@@ -350,13 +364,16 @@ struct tacho_cpu_info {
 	unsigned notes_dropped;      /* notes lost to a failed allocation */
 };
 
-/* Decodes a dump. Fills *out completely (zeroing it first), including notes about
- * anything odd; a dump with strange values still decodes. Returns 0, or -ENOMEM (then
- * *out holds nothing that needs freeing), or -TACHO_ENODATA when the dump has no leaf 0
- * at all. Free with tacho_cpu_info_exit. Thread-safe (pure: reads only the dump). */
+/* Decodes a dump into *out, whose sz the caller set (`struct tacho_cpu_info info = {
+ * .sz = sizeof(info) };`). Fills what sz covers (zeroing it first), including notes
+ * about anything odd; a dump with strange values still decodes. Returns 0, or -ENOMEM
+ * (then *out holds nothing that needs freeing), or -TACHO_ENOVALUE when the dump has no
+ * leaf 0 at all, or -EINVAL for NULL or an sz below the first version (nothing
+ * written). Free with tacho_cpu_info_exit. Thread-safe (pure: reads only the dump). */
 TACHO_API int tacho_cpu_decode(const struct tacho_cpuid_dump *dump, struct tacho_cpu_info *out);
 
-/* Frees what tacho_cpu_decode allocated inside *info and zeroes it. NULL is fine. */
+/* Frees what tacho_cpu_decode allocated inside *info and zeroes it but for sz. NULL
+ * (or a struct whose sz is too small to have been decoded) is fine. */
 TACHO_API void tacho_cpu_info_exit(struct tacho_cpu_info *info);
 
 /* Names for the enums above ("Intel", "KVM", "leaf 4", "unified", "data",
@@ -371,14 +388,15 @@ TACHO_API const char *tacho_core_kind_name(enum tacho_core_kind k);
 
 /* The named feature flags: their number, the /proc/cpuinfo-style name of flag i
  * (NULL past the end), and where it lives (leaf, subleaf, register 'a' 'b' 'c' 'd',
- * bit; returns -TACHO_ERANGE past the end). Thread-safe. */
+ * bit; returns -TACHO_EOUTOFRANGE past the end). Thread-safe. */
 TACHO_API unsigned tacho_cpu_feature_count(void);
 TACHO_API const char *tacho_cpu_feature_name(unsigned i);
 TACHO_API int tacho_cpu_feature_where(unsigned i, uint32_t *leaf, uint32_t *subleaf,
 				      char *reg, unsigned *bit);
 /* The index of a flag by name, or -ENOENT if tacho has no flag of that name. */
 TACHO_API int tacho_cpu_feature_index(const char *name);
-/* True if the decoded CPU has the named flag (false for unknown names). */
+/* True if the decoded CPU has the named flag (false for unknown names, NULL, or an
+ * info whose sz is too small). */
 TACHO_API bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name);
 
 /* --- 2c. What the kernel says ---
@@ -387,11 +405,17 @@ TACHO_API bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name
  * each one sees with the CPUs that share them. On x86 the kernel builds this from CPUID
  * too, but it counts sharing over the CPUs it actually brought up, and in a VM it is the
  * guest's view. tacho_cpu_crosscheck() compares it with a decoded CPUID description
- * (2b) and says in words where the two disagree. */
+ * (2b) and says in words where the two disagree.
+ *
+ * The kernel's view is handed out (the library allocates it, the caller reads it
+ * through the pointer, and new facts go at the end of struct tacho_cpu_sysfs); its
+ * parts (struct tacho_sysfs_cpu, struct tacho_sysfs_cache) are fixed, as a
+ * description's are. */
 
 #define TACHO_SYSFS_MAX_CACHES 8   /* cache/indexN directories read per CPU */
 
-/* One cacheN/indexN directory. Unknown numbers are 0. */
+/* One cacheN/indexN directory. Unknown numbers are 0. Fixed (a part of the kernel's
+ * view). */
 struct tacho_sysfs_cache {
 	unsigned level;          /* 1, 2, 3, 4 */
 	char type[16];           /* "data", "instruction", "unified" (the kernel's word, lowercase) */
@@ -403,7 +427,8 @@ struct tacho_sysfs_cache {
 	int shared_first;        /* the lowest of them, which names this instance; -1 unknown */
 };
 
-/* One online logical CPU. Identifiers the kernel does not provide are -1. */
+/* One online logical CPU. Identifiers the kernel does not provide are -1. Fixed (a part
+ * of the kernel's view: tacho_cpu_sysfs.cpus is indexed with the caller's sizeof). */
 struct tacho_sysfs_cpu {
 	int cpu;                 /* N of /sys/devices/system/cpu/cpuN */
 	int package;             /* topology/physical_package_id */
@@ -418,6 +443,8 @@ struct tacho_sysfs_cpu {
 	struct tacho_sysfs_cache caches[TACHO_SYSFS_MAX_CACHES];
 };
 
+/* The kernel's view. Handed out (tacho_cpu_sysfs_read allocates it; fields are only
+ * ever added at the end). */
 struct tacho_cpu_sysfs {
 	unsigned ncpus;                /* online CPUs (at least 1) */
 	struct tacho_sysfs_cpu *cpus;  /* ncpus entries, ascending cpu numbers */
@@ -449,15 +476,17 @@ TACHO_API void tacho_cpu_sysfs_free(struct tacho_cpu_sysfs *sys);
 TACHO_API const struct tacho_sysfs_cpu *tacho_cpu_sysfs_cpu(const struct tacho_cpu_sysfs *sys,
 							     int cpu);
 
-/* One thing CPUID and the kernel disagree about. */
+/* One thing CPUID and the kernel disagree about. Fixed: a subject and a sentence. */
 struct tacho_cpu_disagreement {
 	char what[32];    /* the subject: "packages", "cores", "L3", "L1d", "feature avx512f" */
 	char text[320];   /* the sentence, e.g. "L3: CPUID says 320 MiB shared by 2 threads,
 			     the kernel says 32 MiB shared by 2 CPUs" */
 };
 
-/* The result of a cross-check. Storage the caller provides (_init/_exit lifetime). */
+/* The result of a cross-check. Storage the caller provides (_init/_exit lifetime),
+ * sized: the caller sets sz. */
 struct tacho_cpu_crosscheck {
+	size_t sz;                             /* sizeof(struct tacho_cpu_crosscheck) */
 	unsigned checked;                      /* how many values were compared */
 	unsigned n;                            /* how many of them disagreed */
 	struct tacho_cpu_disagreement *items;  /* n entries, owned by the struct */
@@ -472,9 +501,9 @@ struct tacho_cpu_info;
  * (CPUID's sharing is an upper bound: only a larger kernel count disagrees); and the
  * features CPUID reports that /proc/cpuinfo does not list (the kernel masks them or
  * does not use them), as one item "features". Fills *out (any previous content is not
- * freed) and
- * returns 0, or -ENOMEM. A value one side does not know is not compared. Free with
- * tacho_cpu_crosscheck_exit. Thread-safe. */
+ * freed) and returns 0, -ENOMEM, or -EINVAL (NULL, or an info or out whose sz is below
+ * the first version; out is then untouched). A value one side does not know is not
+ * compared. Free with tacho_cpu_crosscheck_exit. Thread-safe. */
 TACHO_API int tacho_cpu_crosscheck(const struct tacho_cpu_info *info,
 				   const struct tacho_cpu_sysfs *sys,
 				   struct tacho_cpu_crosscheck *out);
@@ -484,7 +513,8 @@ TACHO_API void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x);
 /* --- 2d. Writing a description (what `tacho cpu` prints; docs/schemas.md) --- */
 
 /* What the writers show: a decoded description and what the caller learnt beside it.
- * Every field but sz and info may be 0/NULL. */
+ * Every field but sz and info may be 0/NULL. Sized, and so are the description and the
+ * cross-check it points to. */
 struct tacho_cpu_view {
 	size_t sz;                       /* sizeof(struct tacho_cpu_view) */
 	const struct tacho_cpu_info *info;   /* the description (tacho_cpu_decode) */
@@ -511,7 +541,8 @@ struct tacho_cpu_view {
  * TSC, the features by group, the notes, the cross-check) or the JSON document of
  * docs/schemas.md ("version" 1; TACHO_FORMAT_JSON, or on one line). Where the report
  * would send its reader to measure the caches it words TACHO_HINT_CACHE through
- * opts->hint_words. 0; -EINVAL (NULL view, info or f, an sz too small, a bad format);
+ * opts->hint_words. 0; -EINVAL (NULL view, info or f, an sz too small here or in the
+ * info or cross-check, a bad format);
  * -EOPNOTSUPP for TACHO_FORMAT_CSV (a description is not a table); -EIO. Pure apart
  * from writing f; thread-safe. */
 TACHO_API int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_format fmt,

@@ -25,30 +25,43 @@ extern "C" {
  * 1. Version, errors and diagnostics
  * ================================================================================== */
 
+/* The version of this header. A new minor version only adds (functions, fields at
+ * the ends of structs, enum values); a new major version may break programs built
+ * against an older one. */
 #define TACHO_VERSION_MAJOR 0
 #define TACHO_VERSION_MINOR 1
 #define TACHO_VERSION_PATCH 0
+/* The same as one number that grows with each release, SQLite's way: MAJOR * 1000000 +
+ * MINOR * 1000 + PATCH (1000 for 0.1.0). */
+#define TACHO_VERSION_NUMBER                                                            \
+	(TACHO_VERSION_MAJOR * 1000000 + TACHO_VERSION_MINOR * 1000 + TACHO_VERSION_PATCH)
 
-/* The library's version as "MAJOR.MINOR.PATCH". Never NULL. Thread-safe. */
+/* The library's version as "MAJOR.MINOR.PATCH": the library's that runs, which may be
+ * another than the header's the program was built with. Never NULL. Thread-safe. */
 TACHO_API const char *tacho_version(void);
 
+/* The library's version as TACHO_VERSION_NUMBER counts it (the library's, as above).
+ * Thread-safe. */
+TACHO_API int tacho_version_number(void);
+
 /* tacho's own error codes. They are positive numbers far above any errno; functions
- * return them negated. X(NAME, NUMBER, SENTENCE) */
-#define TACHO_ERRNO_MAP(X)                                                              \
-	X(EPARSE,    10001, "malformed input")                                          \
-	X(ETRUNC,    10002, "input ends too early")                                     \
-	X(EEMPTY,    10003, "input is empty")                                           \
-	X(ENODATA,   10004, "the value is not available from this source")              \
-	X(ENOEVENT,  10005, "no such event")                                            \
-	X(ENOPMU,    10006, "no hardware performance-monitoring unit on this machine")  \
-	X(ENOTCPU,   10007, "this event does not exist on this CPU")                    \
-	X(ERANGE,    10008, "a value is out of range")                                  \
-	X(EVERSION,  10009, "unsupported file format version")                          \
-	X(ECORRUPT,  10010, "the file is corrupt")                                      \
-	X(ENOTX86,   10011, "not an x86 processor")                                     \
-	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")             \
-	X(ETOOMANY,  10013, "more events than this CPU has counters for in one group")  \
-	X(ECHILD,    10014, "the program could not be started")
+ * return them negated. No name repeats an errno's (tacho_err_name says "TACHO_EX" and
+ * "EX" for two different numbers otherwise). X(NAME, NUMBER, SENTENCE) */
+#define TACHO_ERRNO_MAP(X)                                                                \
+	X(EPARSE,      10001, "malformed input")                                          \
+	X(ETRUNC,      10002, "input ends too early")                                     \
+	X(EEMPTY,      10003, "input is empty")                                           \
+	X(ENOVALUE,    10004, "the value is not available from this source")              \
+	X(ENOEVENT,    10005, "no such event")                                            \
+	X(ENOPMU,      10006, "no hardware performance-monitoring unit on this machine")  \
+	X(ENOTCPU,     10007, "this event does not exist on this CPU")                    \
+	X(EOUTOFRANGE, 10008, "a value is out of range")                                  \
+	X(EVERSION,    10009, "unsupported version (of a file format or of the library)") \
+	X(ECORRUPT,    10010, "the file is corrupt")                                      \
+	X(ENOTX86,     10011, "not an x86 processor")                                     \
+	X(ENOTCOUNTED, 10012, "the event was never scheduled on a counter")               \
+	X(ETOOMANY,    10013, "more events than this CPU has counters for in one group")  \
+	X(ENOSTART,    10014, "the program could not be started")
 
 enum tacho_errno {
 #define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,
@@ -82,8 +95,13 @@ enum tacho_hint {
 };
 
 /* Where bad input was found. Functions that parse text fill one in when the caller
- * passes a non-NULL pointer; on success they leave it untouched. */
+ * passes a non-NULL pointer; on success they leave it untouched.
+ * Sized (docs/architecture.md, "An API that can grow"): the caller sets sz, as in
+ * `struct tacho_diag d = { .sz = sizeof(d) };`, and the library writes only the fields
+ * sz covers; a function given a diag whose sz is below this first version returns
+ * -EINVAL and writes nothing. */
 struct tacho_diag {
+	size_t sz;          /* sizeof(struct tacho_diag) */
 	char source[256];   /* file name, or the text that was parsed (may be cut short) */
 	unsigned line;      /* 1-based line in source; 0 when not a file */
 	unsigned column;    /* 1-based column (byte offset + 1); 0 when unknown */
@@ -91,8 +109,30 @@ struct tacho_diag {
 	enum tacho_hint hint; /* where to look next; TACHO_HINT_NONE when nowhere */
 };
 
+/* Whether this library can serve a program built against the header of version
+ * major.minor: the same major version (another breaks the ABI both ways) and a minor
+ * version at least as new as the header's (an older library lacks what a newer header
+ * declares, and its structs are shorter). Returns 0; -TACHO_EVERSION with *diag (if
+ * non-NULL) saying both versions and what to do, source "libtacho"; -EINVAL for a
+ * negative version or a diag whose sz is too small. Thread-safe.
+ * A program calls it through TACHO_CHECK_VERSION at start-up, before anything else of
+ * the library:
+ *
+ *	struct tacho_diag d = { .sz = sizeof(d) };
+ *	if (TACHO_CHECK_VERSION(&d)) {
+ *		fprintf(stderr, "%s\n", d.message);
+ *		return 1;
+ *	}
+ */
+TACHO_API int tacho_version_check(int major, int minor, struct tacho_diag *diag);
+
+/* tacho_version_check with the version of the header the program is compiled with. */
+#define TACHO_CHECK_VERSION(diag)                                                       \
+	tacho_version_check(TACHO_VERSION_MAJOR, TACHO_VERSION_MINOR, (diag))
+
 /* Formats a diagnostic as one line: "SOURCE:LINE:COLUMN: MESSAGE" (LINE and COLUMN
- * only when known). Returns the length it wanted, as snprintf does. */
+ * only when known). Returns the length it wanted, as snprintf does; -EINVAL for a NULL
+ * d or one whose sz is too small. Thread-safe. */
 TACHO_API int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size);
 
 enum tacho_log_level {

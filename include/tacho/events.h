@@ -53,7 +53,7 @@ enum tacho_event_source {
 	TACHO_EVENT_SRC_TRACEPOINT,    /* kernel tracepoints (tracefs) */
 	TACHO_EVENT_SRC_BREAKPOINT,    /* hardware breakpoints, and uprobes (pmu "uprobe"):
 					  exact, rare events that take no counter */
-	TACHO_EVENT_SRC_COUNT_
+	TACHO_EVENT_SRC_COUNT
 };
 
 /* A short lowercase name for a source ("hardware", "cache", "software", "pfm", "raw",
@@ -61,7 +61,8 @@ enum tacho_event_source {
 TACHO_API const char *tacho_event_source_name(enum tacho_event_source src);
 
 /* Where the grammar looks things up; every field may be NULL/0 for the default.
- * Tests point these at fake trees. */
+ * Tests point these at fake trees. Options (docs/architecture.md, "An API that can
+ * grow"): sz first; fields the caller's sz does not cover take their defaults. */
 struct tacho_event_opts {
 	size_t sz;                  /* sizeof(struct tacho_event_opts), for growth */
 	const char *sysfs_pmu_root; /* default "/sys/bus/event_source/devices" */
@@ -84,7 +85,7 @@ TACHO_API int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho
 
 /* Parses spec and appends its events to list. All or nothing: on error the list is as
  * it was. Returns 0, or -TACHO_EPARSE (malformed), -TACHO_ENOEVENT (well formed but
- * unknown here), -TACHO_ERANGE (a value that does not fit), -TACHO_EEMPTY, -ENOMEM,
+ * unknown here), -TACHO_EOUTOFRANGE (a value that does not fit), -TACHO_EEMPTY, -ENOMEM,
  * with *diag (if non-NULL) holding the spec as source, the 1-based column of the bad
  * character and what was expected there (tacho_diag_caret shows it). Reads sysfs,
  * tracefs and libpfm4's tables. Not thread-safe on the same list; thread-safe on
@@ -107,7 +108,7 @@ TACHO_API void tacho_evlist_free(struct tacho_evlist *list);
 TACHO_API size_t tacho_evlist_count(const struct tacho_evlist *list);
 
 /* Accessors of the i-th event; i must be below tacho_evlist_count (else NULL, -EINVAL,
- * TACHO_EVENT_SRC_COUNT_, -1 or 1.0). Strings live as long as the list. */
+ * TACHO_EVENT_SRC_COUNT, -1 or 1.0). Strings live as long as the list. */
 TACHO_API const char *tacho_evlist_name(const struct tacho_evlist *list, size_t i);
 /* Copies the complete perf_event_attr (size set; read_format, disabled, inherit and
  * the sampling fields left for the engine, except sample_period when the spec gave a
@@ -151,6 +152,8 @@ TACHO_API int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t siz
 
 /* --- 3b. Enumerating the events this machine knows (tacho list) --- */
 
+/* One event of a walk. Handed out to the visitor (read through the pointer during the
+ * call; fields are only ever added at the end). */
 struct tacho_event_info {
 	enum tacho_event_source source;
 	const char *name;     /* how to write it in a spec (for the breakpoint source and
@@ -179,15 +182,9 @@ typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
 TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 				   tacho_event_visit_fn *fn, void *arg);
 
-/* The tracefs folder tracepoints are looked up in (opts->tracefs_root, else the first
- * of /sys/kernel/tracing and /sys/kernel/debug/tracing whose events/ this process can
- * see), or NULL when there is none: not mounted, or not readable by this user. The
- * string is static or opts's. Thread-safe. */
-TACHO_API const char *tacho_event_tracefs(const struct tacho_event_opts *opts);
-
 /* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
 
-/* Which events a listing holds. Every field may be 0/NULL. */
+/* Which events a listing holds. Every field may be 0/NULL. Options: sz first. */
 struct tacho_event_listing_opts {
 	size_t sz;                  /* sizeof(struct tacho_event_listing_opts) */
 	const struct tacho_event_opts *events;  /* where to look (NULL: the defaults) */

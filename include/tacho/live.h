@@ -292,7 +292,7 @@ TACHO_API bool tacho_rule_active(const struct tacho_rule *r);
 
 /* A rate as people write it: a number with an optional SI suffix (k, M, G, T; m, u
  * below one) and an optional "/s": "1000", "2.5k", "10M/s", "0.02". 0 and *out;
- * -TACHO_EPARSE (with *diag: the column) for anything else, -TACHO_ERANGE for a value
+ * -TACHO_EPARSE (with *diag: the column) for anything else, -TACHO_EOUTOFRANGE for a value
  * that is not finite. Thread-safe. */
 TACHO_API int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag);
 

@@ -29,6 +29,9 @@ enum tacho_check_state {
 /* "ok", "limited", "info". */
 TACHO_API const char *tacho_check_state_name(enum tacho_check_state s);
 
+/* One check. Element size (docs/architecture.md, "An API that can grow"):
+ * tacho_machine_check fills an array of them at the caller's sizeof(struct
+ * tacho_check), and tacho_machine_write reads one so. */
 struct tacho_check {
 	const char *key;        /* stable identifier: "pmu", "vm", "paranoid", "caps",
 				   "software", "breakpoints", "tracefs", "rdpmc", "msr",
@@ -49,14 +52,25 @@ struct tacho_check {
  * events, breakpoints and tracepoints open, tracefs, user-space RDPMC (from the mmap
  * page of an event), /dev/cpu/N/msr, the NMI watchdog, perf_event_mlock_kb,
  * perf_event_max_sample_rate, the TSC and the clocksource. Fills at most max checks
- * into out and returns how many there are (more than max: call again with room), or
- * -EINVAL. Takes some tens of ms (it calibrates the TSC once per process, and reads
+ * of check_sz bytes each (sizeof(out[0])) into out and returns how many there are
+ * (more than max: call again with room), or -EINVAL (a check_sz below the first
+ * version). Takes some tens of ms (it calibrates the TSC once per process, and reads
  * CPUID on every CPU). Not thread-safe with respect to the calling thread's CPU
  * affinity, which it restores. */
-TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max);
+TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz);
 
-/* Writes n checks and nclocks clocks (tacho_clock_survey; 0 to leave the survey out)
- * to f:
+/* What tacho_machine_write writes: checks (tacho_machine_check) and clocks
+ * (tacho_clock_survey), each array with its element size. Sized: sz first; every field
+ * but sz may be 0/NULL (no clocks: the survey is left out). */
+struct tacho_machine_view {
+	size_t sz;                              /* sizeof(struct tacho_machine_view) */
+	const struct tacho_check *checks;       /* nchecks entries of check_sz bytes */
+	size_t nchecks, check_sz;               /* check_sz: sizeof(checks[0]) */
+	const struct tacho_clock_info *clocks;  /* nclocks entries of clock_sz bytes */
+	size_t nclocks, clock_sz;               /* clock_sz: sizeof(clocks[0]) */
+};
+
+/* Writes the view's checks and clocks to f:
  *  - TACHO_FORMAT_TABLE: "what this machine lets tacho measure:", a line per check
  *    (state, title, value, text), then the clocks with their resolution and the cost
  *    of one read;
@@ -66,12 +80,11 @@ TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max);
  *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "checks": [{"key", "title",
  *    "state", "value", "text"}], "clocks": [{"name", "resolution_ns", "read_ns",
  *    "error"}]} (docs/schemas.md).
- * Only the public fields are read: any list of checks may be written. 0, -EINVAL,
+ * Only the public fields are read: any list of checks may be written. 0, -EINVAL (NULL
+ * view or f, an sz or element size below the first version, a bad format or opts),
  * -ENOMEM, -EIO. Thread-safe. */
-TACHO_API int tacho_machine_write(const struct tacho_check *checks, size_t n,
-				  const struct tacho_clock_info *clocks, size_t nclocks,
-				  FILE *f, enum tacho_format fmt,
-				  const struct tacho_write_opts *opts);
+TACHO_API int tacho_machine_write(const struct tacho_machine_view *view, FILE *f,
+				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,10 @@ extern "C" {
  *
  *	$ TACHO_EVENTS=page-faults,task-clock TACHO_OUTPUT=out.json ./prog
  *
+ * Names: tacho_region_* is one region (begin, end, TACHO_REGION_SCOPE, the figures of
+ * one region); tacho_regions_* is the process-wide state (init, write, reset);
+ * tacho_regions_report_* is a snapshot of every region (new, find, write, free).
+ *
  * The events come from tacho_regions_init, else from the environment variable
  * TACHO_EVENTS; with none, regions measure time only. Each thread opens its own
  * counters on its first region (one perf group, read with RDPMC through the mmap pages
@@ -58,7 +62,8 @@ extern "C" {
  * the child starts without the parent's figures or counters and writes no report at
  * exit (it may call tacho_regions_write). */
 
-/* Explicit set-up, instead of the environment. Every field may be 0/NULL. */
+/* Explicit set-up, instead of the environment. Every field may be 0/NULL. Options
+ * (docs/architecture.md, "An API that can grow"): sz first. */
 struct tacho_regions_opts {
 	size_t sz;               /* sizeof(struct tacho_regions_opts) */
 	const char *events;      /* the -e grammar; NULL: $TACHO_EVENTS; "": time only */
@@ -70,13 +75,14 @@ struct tacho_regions_opts {
  * environment). Returns 0; -EBUSY when regions are already set up; -TACHO_EPARSE /
  * -TACHO_ENOEVENT ... with *diag for a bad spec (regions then stay unconfigured and
  * the next call may try again). Call it before threads use regions. */
-TACHO_API int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag *diag);
+TACHO_API int tacho_regions_init(const struct tacho_regions_opts *opts,
+				 struct tacho_diag *diag);
 
 /* Enters / leaves the region called name on the calling thread. Regions nest: end
  * must name the innermost open region of this thread. Names are compared as strings
  * (the pointer is remembered to make the common case fast). Returns 0; -EINVAL for
  * NULL or an end that does not match the innermost open region (nothing is recorded,
- * the region stays open); -TACHO_ERANGE beyond 64 levels; -ENOMEM; -errno of the
+ * the region stays open); -TACHO_EOUTOFRANGE beyond 64 levels; -ENOMEM; -errno of the
  * counter read. Thread-safe; lock-free after the thread's first call. */
 TACHO_API int tacho_region_begin(const char *name);
 TACHO_API int tacho_region_end(const char *name);
@@ -97,7 +103,8 @@ static inline void tacho_region_scope_end_(const char **name)
 			(tacho_region_begin(name) == 0 ? (name) : (const char *)0)
 
 /* One measured quantity of a region (TSC ticks or one event), merged over threads,
- * after the subtraction of the cost of measuring. */
+ * after the subtraction of the cost of measuring. Handed out: a region's figures point
+ * to them (fields are only ever added at the end). */
 struct tacho_region_value {
 	int64_t total;       /* inclusive total, clamped at 0 */
 	int64_t exclusive;   /* total without the nested regions, clamped at 0 */
@@ -106,49 +113,50 @@ struct tacho_region_value {
 	bool clamped;        /* a total went below zero and was clamped */
 };
 
+/* The figures of one region. Handed out by tacho_regions_report_find (read through the
+ * pointer; every struct in it is reached through a pointer too, so that each may grow
+ * at its end). */
 struct tacho_region_stat {
 	const char *name;
 	uint64_t calls;
 	unsigned threads;                  /* threads that entered it */
-	struct tacho_region_value ticks;   /* TSC ticks */
-	double time_ns, exclusive_ns;      /* ticks.total / .exclusive in nanoseconds */
-	const struct tacho_region_value *events;  /* [tacho_region_report_nevents] */
+	const struct tacho_region_value *ticks;   /* TSC ticks */
+	double time_ns, exclusive_ns;      /* ticks->total / ->exclusive in nanoseconds */
+	const struct tacho_region_value *const *events; /* [tacho_regions_report_nevents] */
 };
 
 /* A snapshot of every region of every thread, merged by name (sorted by name). */
-struct tacho_region_report;
+struct tacho_regions_report;
 
 /* Takes the snapshot. Figures of a thread that is inside a region at this moment may
  * be torn by one call; take it when threads are quiet (at exit they are). 0 and *out
- * (tacho_region_report_free), -ENOMEM. Thread-safe. */
-TACHO_API int tacho_regions_report(struct tacho_region_report **out);
-TACHO_API void tacho_region_report_free(struct tacho_region_report *r);
-TACHO_API size_t tacho_region_report_count(const struct tacho_region_report *r);
-/* The i-th region, or NULL past the end; by name, or NULL. Valid while r lives. */
-TACHO_API const struct tacho_region_stat *tacho_region_report_get(const struct tacho_region_report *r,
-								  size_t i);
-TACHO_API const struct tacho_region_stat *tacho_region_report_find(const struct tacho_region_report *r,
-								   const char *name);
+ * (tacho_regions_report_free), -ENOMEM. Thread-safe. */
+TACHO_API int tacho_regions_report_new(struct tacho_regions_report **out);
+TACHO_API void tacho_regions_report_free(struct tacho_regions_report *r);
+/* The region called name, or NULL. Valid while r lives. */
+TACHO_API const struct tacho_region_stat *
+tacho_regions_report_find(const struct tacho_regions_report *r, const char *name);
 /* The events (as spelled in the spec) and whether they were counted:
  * TACHO_COUNT_COUNTED, _MULTIPLEXED (values are raw deltas while on the counter),
  * _NOT_SUPPORTED (why says why; values are 0 and the writers print null),
  * _NOT_COUNTED (no thread entered a region). */
-TACHO_API size_t tacho_region_report_nevents(const struct tacho_region_report *r);
-TACHO_API const char *tacho_region_report_event(const struct tacho_region_report *r, size_t i);
-TACHO_API enum tacho_count_status tacho_region_report_status(const struct tacho_region_report *r,
-							     size_t i, const char **why);
+TACHO_API size_t tacho_regions_report_nevents(const struct tacho_regions_report *r);
+TACHO_API const char *tacho_regions_report_event(const struct tacho_regions_report *r,
+						  size_t i);
+TACHO_API enum tacho_count_status
+tacho_regions_report_status(const struct tacho_regions_report *r, size_t i, const char **why);
 /* Messages for the reader, one per line ("" when none): a bad TACHO_EVENTS, events
  * that could not be counted, clamped totals, unbalanced ends. */
-TACHO_API const char *tacho_region_report_notes(const struct tacho_region_report *r);
+TACHO_API const char *tacho_regions_report_notes(const struct tacho_regions_report *r);
 
 /* Writes the report to f: a table (TACHO_FORMAT_TABLE), CSV in long form (one row
  * per region and quantity: region, quantity, status, calls, total, exclusive, mean,
  * stddev, min, max, clamped) or the JSON document above (TACHO_FORMAT_JSON, or on one
  * line); opts may be NULL (docs/schemas.md). 0, -EINVAL (a bad format or opts), -EIO.
  * Thread-safe on a report nobody frees meanwhile. */
-TACHO_API int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
-					enum tacho_format fmt,
-					const struct tacho_write_opts *opts);
+TACHO_API int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
+					 enum tacho_format fmt,
+					 const struct tacho_write_opts *opts);
 
 /* Takes a snapshot and writes it where the report at exit would go (TACHO_OUTPUT or
  * the output option, else stderr). 0, -errno of the file, -ENOMEM. Thread-safe. */

@@ -23,6 +23,8 @@ extern "C" {
 
 struct tacho_child;
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_child_opts {
 	size_t sz;                  /* sizeof(struct tacho_child_opts) */
 	bool forward_signals;       /* from tacho_child_exec until tacho_child_wait returns:
@@ -35,7 +37,10 @@ struct tacho_child_opts {
 	const char *cwd;            /* NULL: the caller's */
 };
 
-/* How a program ended. */
+/* How a program ended. Fixed (docs/architecture.md, "An API that can grow"): it is
+ * filled into the caller's storage by tacho_child_wait and held by value in struct
+ * tacho_record_result, so its layout never changes; another fact about an ending would
+ * be a new struct. */
 struct tacho_exit {
 	int status;        /* as a shell says it: the exit code, or 128 + the signal */
 	bool exited;       /* it called exit(): code is valid */
@@ -57,7 +62,7 @@ TACHO_API int tacho_child_start(char *const argv[], const struct tacho_child_opt
 TACHO_API pid_t tacho_child_pid(const struct tacho_child *c);
 
 /* Lets the child run the program and waits until the exec has happened or failed.
- * Returns 0 once the program runs; -TACHO_ECHILD when it could not be started, with
+ * Returns 0 once the program runs; -TACHO_ENOSTART when it could not be started, with
  * the reason as *exec_err (e.g. ENOENT: no such program, EACCES: not executable), the
  * child then already reaped; -EINVAL when called twice. exec_err may be NULL. */
 TACHO_API int tacho_child_exec(struct tacho_child *c, int *exec_err);

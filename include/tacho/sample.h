@@ -27,6 +27,8 @@ extern "C" {
  * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
 
 /* --- 7a. Recording --- */
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_record_opts {
 	size_t sz;                  /* sizeof(struct tacho_record_opts) */
 	const char *events;         /* an event spec of the grammar (section 3); NULL:
@@ -60,7 +62,11 @@ struct tacho_record_opts {
 	void *notify_arg;
 };
 
+/* What a recording did. Sized (docs/architecture.md, "An API that can grow"): the
+ * caller sets sz (`struct tacho_record_result res = { .sz = sizeof(res) };`) and gets
+ * the fields it covers. */
 struct tacho_record_result {
+	size_t sz;                  /* sizeof(struct tacho_record_result) */
 	uint64_t samples;           /* samples written */
 	uint64_t lost;              /* samples the kernel dropped (full ring), from its
 				       PERF_RECORD_LOST records, plus, for period-1
@@ -71,7 +77,7 @@ struct tacho_record_result {
 	uint64_t bytes;             /* size of the file */
 	bool ran;                   /* the program was started */
 	struct tacho_exit exit;     /* how it ended (when ran) */
-	int exec_err;               /* errno of a failed exec (then -TACHO_ECHILD) */
+	int exec_err;               /* errno of a failed exec (then -TACHO_ENOSTART) */
 	char choice[256];           /* the last sentence about the period tacho chose */
 };
 
@@ -79,10 +85,12 @@ struct tacho_record_result {
  * the recording goes (every flush_ms at the latest), so that a recording killed at any
  * moment reads up to its last write. Returns when the program (or the process) ends,
  * with no fixed delay, or when *opts->stop is set without a program. Returns 0 (also
- * when the program failed: see res->exit), -TACHO_ECHILD when the program could not be
+ * when the program failed: see res->exit), -TACHO_ENOSTART when the program could not be
  * started (res->exec_err), the grammar's errors for a bad spec, -errno of
- * perf_event_open with an explanation in *diag, or -errno of writing the file. Starts a
- * child and changes no signal disposition; not thread-safe with other forks. */
+ * perf_event_open with an explanation in *diag, or -errno of writing the file; -EINVAL
+ * (and nothing recorded, *res untouched) for an opts->sz or res->sz below the first
+ * version. Starts a child and changes no signal disposition; not thread-safe with other
+ * forks. */
 TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_record_result *res,
 			   struct tacho_diag *diag);
 
@@ -102,7 +110,10 @@ TACHO_API int tacho_profile_load(const char *path, struct tacho_profile **out,
 				 struct tacho_diag *diag);
 TACHO_API void tacho_profile_free(struct tacho_profile *p);
 
+/* What a loaded recording holds. Sized: the caller sets sz and gets the fields it
+ * covers. */
 struct tacho_profile_info {
+	size_t sz;                  /* sizeof(struct tacho_profile_info) */
 	uint64_t samples;           /* samples of the selected event (the first by default) */
 	uint64_t all_samples;       /* samples of every event in the file */
 	unsigned nevents;           /* events recorded */
@@ -117,8 +128,9 @@ struct tacho_profile_info {
 	int exit_status;            /* the program's, as a shell says it; -1 unknown */
 	const char *kernel_note;    /* why kernel addresses are not symbolized, or NULL */
 };
-/* Strings live as long as the profile. */
-TACHO_API void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out);
+/* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
+ * below the first version (nothing written). */
+TACHO_API int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out);
 /* Reports (rows, annotate, exports) are about one event of the file at a time: the
  * first one unless this selects another by name. 0 or -ENOENT. */
 TACHO_API int tacho_profile_select_event(struct tacho_profile *p, const char *name);
@@ -137,6 +149,8 @@ enum tacho_sort {
 	TACHO_SORT_ADDRESS,         /* instruction */
 };
 
+/* One row of a report. Element size: tacho_profile_rows and tacho_profile_annotate lay
+ * their arrays out at the caller's sizeof(struct tacho_profile_row). */
 struct tacho_profile_row {
 	const char *symbol;         /* "[unknown]" when there is none */
 	const char *dso;            /* path of the binary, "[kernel]", "[vdso]", "[unknown]" */
@@ -156,16 +170,17 @@ struct tacho_profile_row {
  * samples, then name). children:
  * count a function for every sample with it anywhere on the call chain (needs -g).
  * Trap-type samples (data breakpoints) are attributed to the instruction before the
- * reported IP. 0 and *rows (malloc'd, caller frees; strings owned by the profile) with
- * *n, or -ENOMEM. */
+ * reported IP. 0 and *rows: *n rows of row_sz bytes each (sizeof(**rows)), malloc'd,
+ * the caller frees; strings owned by the profile. -EINVAL (a row_sz below the first
+ * version), -ENOMEM. */
 TACHO_API int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
-				 struct tacho_profile_row **rows, size_t *n);
+				 struct tacho_profile_row **rows, size_t *n, size_t row_sz);
 /* The per-instruction view of one function (name exact, as shown or as mangled): one
- * row per sampled address
- * of it, in address order, with file and line. 0, -ENOENT when no sample falls in a
- * function of that name, -ENOMEM. */
+ * row per sampled address of it, in address order, with file and line, laid out as
+ * tacho_profile_rows lays its rows. 0, -ENOENT when no sample falls in a function of
+ * that name, -EINVAL, -ENOMEM. */
 TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
-				     struct tacho_profile_row **rows, size_t *n);
+				     struct tacho_profile_row **rows, size_t *n, size_t row_sz);
 /* Exports: folded stacks, one line per distinct stack, "comm;outer;...;inner COUNT"
  * (FlameGraph, speedscope, inferno); and perf script's text (one block per sample: a
  * header line "comm pid/tid [cpu] secs: period event:" (then the data address in hex

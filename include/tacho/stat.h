@@ -31,7 +31,11 @@ extern "C" {
  * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
  * counted in the first run; breakpoints take one of the four debug registers each. */
 
+/* The counters a task may use. Sized (docs/architecture.md, "An API that can grow"):
+ * the caller sets sz (`struct tacho_pmu_counters pc = { .sz = sizeof(pc) };`) where it
+ * provides one, to be filled or read; the library touches only the fields sz covers. */
 struct tacho_pmu_counters {
+	size_t sz;               /* sizeof(struct tacho_pmu_counters) */
 	unsigned gp;             /* general-purpose counters a task may use */
 	unsigned fixed;          /* fixed counters a task may use */
 	uint32_t fixed_mask;     /* bit i: fixed counter i usable (Intel: 0 instructions,
@@ -47,16 +51,10 @@ struct tacho_pmu_counters {
 				    "" when nothing */
 };
 
-/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
- * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
- * on AMD, two on P5/P6 parts before leaf 0xA. Pure: test it on dumps. 0 or -EINVAL. */
-TACHO_API int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
-					  struct tacho_pmu_counters *out);
-
 /* This machine's counters: the few CPUID leaves that decide them, read on the calling
  * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
  * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,
- * -ENOMEM. Thread-safe. */
+ * -EINVAL (NULL, or an sz below the first version), -ENOMEM. Thread-safe. */
 TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
 
 /* A plan: nruns runs of the program, each with perf groups of event indices. */
@@ -96,7 +94,8 @@ TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct 
  * (4s) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
 
 /* One counted event as the metrics see it. value is the count itself, unscaled
- * (task-clock and cpu-clock in nanoseconds). */
+ * (task-clock and cpu-clock in nanoseconds). Element size: an array of inputs goes with
+ * sizeof(in[0]) as the caller knows it; fields its version lacks read as 0. */
 struct tacho_metric_input {
 	const char *name;
 	const struct perf_event_attr *attr; /* type, config and the exclude_* bits are used;
@@ -105,7 +104,9 @@ struct tacho_metric_input {
 	bool has_value;                /* false: not counted; the event is then ignored */
 };
 
-/* A derived value. */
+/* A derived value. Element size in tacho_metrics_compute's array (laid out at the
+ * caller's sizeof(struct tacho_metric)); handed out by tacho_stat_metric (read through
+ * the pointer: fields are only ever added at the end). */
 struct tacho_metric {
 	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
 			      "page-faults rate", "avg duration of NAME" */
@@ -121,27 +122,35 @@ struct tacho_metric {
  * rate per second of every event that is not a clock (over task-clock, or wall_ns
  * when task-clock was not counted), and the average duration in cycles of a raw x86
  * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
- * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. Returns 0
- * and *out (malloc'd, the caller free()s it; NULL when *nout is 0); -EINVAL for bad
- * arguments or an input with a value whose attr is NULL or of a size the library
- * cannot read; -ENOMEM. Pure and thread-safe. */
+ * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. in holds n
+ * inputs of in_sz bytes each (sizeof(in[0])). Returns 0 and *out: *nout metrics of
+ * metric_sz bytes each (sizeof(**out): the array is laid out at the caller's stride),
+ * malloc'd, the caller free()s it; NULL when *nout is 0. -EINVAL for bad arguments, an
+ * element size below the first version or an input with a value whose attr is NULL or
+ * of a size the library cannot read; -ENOMEM. Pure and thread-safe. */
 TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
-				    double wall_ns, struct tacho_metric **out, size_t *nout);
+				    size_t in_sz, double wall_ns, struct tacho_metric **out,
+				    size_t *nout, size_t metric_sz);
 
-/* Called while counting with -I: the counts of one interval. */
+/* Called while counting with -I: the counts of one interval. Handed out (read through
+ * the pointer, valid during the call; fields are only ever added at the end), and so
+ * are the counts: counts[i] points to one. */
 struct tacho_stat_interval {
 	double t_s;                       /* end of the interval, seconds since counting began */
 	double len_s;                     /* its length */
 	size_t n;                         /* events, as in the session's list */
-	const struct tacho_count *counts; /* per event: value, status and coverage of the
-					     interval alone (deltas); status NOT_SUPPORTED
-					     / NOT_COUNTED as in tacho_counters_read */
+	const struct tacho_count *const *counts; /* [n] per event: value, status and
+					     coverage of the interval alone (deltas); status
+					     NOT_SUPPORTED / NOT_COUNTED as in
+					     tacho_counters_read */
 };
 typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
 
 /* Called before each run of the program: done runs of total (warm-up runs included). */
 typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
 
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
 struct tacho_stat_opts {
 	size_t sz;                      /* sizeof(struct tacho_stat_opts) */
 	const struct tacho_evlist *events;
@@ -166,12 +175,21 @@ struct tacho_stat_opts {
 					   program is left to end (PROCESS/THREAD/CPUS: not
 					   touched) and what was counted is kept */
 	int *exec_err;                  /* non-NULL: receives the errno of a failed exec
-					   when -TACHO_ECHILD is returned (ENOENT: no such
+					   when -TACHO_ENOSTART is returned (ENOENT: no such
 					   program, EACCES: not executable); a caller built
 					   before this field existed passes a smaller sz */
 };
 
-/* One event's result over every repetition. */
+/* Statistics of an event's values over the repetitions. Handed out through
+ * tacho_stat_event's stats. */
+struct tacho_stat_summary {
+	double mean, stddev, min, median, max;
+	double spread_pct;       /* 100 (max - min) / |mean| */
+	double rsd_pct;          /* 100 stddev / |mean| */
+};
+
+/* One event's result over every repetition. Handed out by tacho_stat_event (read
+ * through the pointer: fields are only ever added at the end). */
 struct tacho_stat_event {
 	const char *name;
 	const char *unit;                /* of value and the statistics ("" or "msec") */
@@ -184,11 +202,7 @@ struct tacho_stat_event {
 	double coverage;                 /* mean of running/enabled (0 for a repetition
 					    without a value) */
 	unsigned nvalues;                /* repetitions that gave a value */
-	struct tacho_stat_summary {
-		double mean, stddev, min, median, max;
-		double spread_pct;       /* 100 (max - min) / |mean| */
-		double rsd_pct;          /* 100 stddev / |mean| */
-	} stats;                         /* over the values; NAN where undefined */
+	const struct tacho_stat_summary *stats; /* over the values; NAN where undefined */
 	const double *values;            /* per repetition, NAN where none (repeat entries) */
 	int err;                         /* NOT_SUPPORTED: the open's error */
 	const char *why;                 /* a sentence for NOT_SUPPORTED / NOT_COUNTED; it
@@ -207,7 +221,7 @@ struct tacho_stat;
  * with a program) with a schedule of several runs (a process cannot be run again: use
  * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
  * run: use TACHO_SCHED_MULTIPLEX or fewer events); repeat > 1 without a program.
- * -TACHO_ECHILD when the program cannot be started, *diag saying why ("cannot run
+ * -TACHO_ENOSTART when the program cannot be started, *diag saying why ("cannot run
  * 'frob': no such program in PATH"); -ESRCH for a PID that does not exist; -ENOMEM.
  * On success *out holds the results (tacho_stat_free). Not thread-safe with other
  * code of the process that forks or handles SIGCHLD; callbacks run on a helper thread
@@ -236,7 +250,7 @@ TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_st
 /* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 
 /* What the writers say about a session besides its figures: how its caller asked for
- * it and names it. Every field may be 0/NULL. */
+ * it and names it. Every field may be 0/NULL. Options: sz first. */
 struct tacho_stat_about {
 	size_t sz;                  /* sizeof(struct tacho_stat_about) */
 	char *const *argv;          /* the program that ran, NULL-terminated: the table's

@@ -63,8 +63,11 @@ static inline uint64_t tacho_tsc_end(void)
 
 /* tacho_tsc_source_name (tacho/cpu.h, beside enum tacho_tsc_source) names a source. */
 
-/* What is known about this machine's TSC. */
+/* What is known about this machine's TSC. Sized (docs/architecture.md, "An API that can
+ * grow"): the caller sets sz (`struct tacho_tsc_info ti = { .sz = sizeof(ti) };`) and
+ * gets the fields it covers. */
 struct tacho_tsc_info {
+	size_t sz;           /* sizeof(struct tacho_tsc_info) */
 	bool present;        /* CPUID.1:EDX[4] */
 	bool rdtscp;         /* CPUID.8000_0001h:EDX[27] */
 	bool invariant;      /* CPUID.8000_0007h:EDX[8]: constant rate in every P/C-state */
@@ -87,15 +90,15 @@ struct tacho_tsc_info {
 
 /* Fills *out with what tacho knows about the TSC. The first call measures (about
  * 25 ms: the calibration and the pair cost) and caches; later calls copy. Returns 0,
- * -TACHO_ENOTX86 off x86 or -ENODEV without a TSC (*out still filled as far as known).
- * Thread-safe. */
+ * -TACHO_ENOTX86 off x86 or -ENODEV without a TSC (*out still filled as far as known),
+ * -EINVAL for NULL or an sz below the first version (nothing written). Thread-safe. */
 TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
 
 /* The TSC frequency in Hz that CPUID alone gives, for dumps taken elsewhere: leaf 15h
  * (with the SDM's crystal table or 16h's base when 15h lacks the crystal), then the
  * hypervisor's leaf 4000_0010h, then 16h's nominal base, as tacho_cpu_decode reads
  * them from the first CPU of the dump (idx must be 0). Pure. Returns 0 and *hz, *src;
- * -TACHO_ENODATA when the dump does not say; -EINVAL for another idx. */
+ * -TACHO_ENOVALUE when the dump does not say; -EINVAL for another idx. */
 TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx,
 				   double *hz, enum tacho_tsc_source *src);
 
@@ -107,6 +110,8 @@ TACHO_API double tacho_tsc_to_ns(uint64_t ticks);
 
 #define TACHO_CLOCK_SURVEY_MAX 8
 
+/* One clock. Element size: tacho_clock_survey fills an array of them at the caller's
+ * sizeof(struct tacho_clock_info), and tacho_machine_write reads one so. */
 struct tacho_clock_info {
 	const char *name;      /* "tsc", "CLOCK_MONOTONIC", ... (static storage) */
 	int clock_id;          /* the clockid_t, or -1 for the TSC */
@@ -118,9 +123,10 @@ struct tacho_clock_info {
 
 /* Surveys the TSC, CLOCK_MONOTONIC, _RAW, _COARSE, CLOCK_REALTIME,
  * CLOCK_PROCESS_CPUTIME_ID and CLOCK_THREAD_CPUTIME_ID, in that order, filling at most
- * max entries. Returns the number filled (7 when max allows). Takes some ms.
+ * max entries of clock_sz bytes each (sizeof(out[0])). Returns the number filled (7
+ * when max allows), or -EINVAL for a clock_sz below the first version. Takes some ms.
  * Thread-safe. */
-TACHO_API int tacho_clock_survey(struct tacho_clock_info *out, size_t max);
+TACHO_API int tacho_clock_survey(struct tacho_clock_info *out, size_t max, size_t clock_sz);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 static int cmp_cache(const struct tacho_cpu_cache *a, const struct tacho_cpu_cache *b)
 {
@@ -58,7 +59,7 @@ static unsigned deterministic(const struct tacho_cpuid_dump *d, unsigned cpu, ui
 		struct tacho_cpu_cache *c;
 		unsigned type;
 
-		if (!tc_q(d, cpu, leaf, sub, &r))
+		if (!tc_query_leaf(d, cpu, leaf, sub, &r))
 			break;
 		type = tc_bits(r.eax, 4, 0);
 		if (type == 0) {
@@ -145,14 +146,14 @@ static void amd_legacy(const struct tacho_cpuid_dump *d, unsigned cpu, struct ta
 {
 	struct tacho_cpuid_regs r;
 
-	if (l1 && tc_q(d, cpu, 0x80000005u, 0, &r)) {
+	if (l1 && tc_query_leaf(d, cpu, 0x80000005u, 0, &r)) {
 		legacy_one(info, ct, 1, TACHO_CACHE_DATA, (uint64_t)tc_bits(r.ecx, 31, 24) * 1024,
 			   tc_bits(r.ecx, 23, 16), false, tc_bits(r.ecx, 7, 0), TACHO_SRC_AMD_80000005);
 		legacy_one(info, ct, 1, TACHO_CACHE_INSTRUCTION,
 			   (uint64_t)tc_bits(r.edx, 31, 24) * 1024, tc_bits(r.edx, 23, 16), false,
 			   tc_bits(r.edx, 7, 0), TACHO_SRC_AMD_80000005);
 	}
-	if (l2l3 && tc_q(d, cpu, 0x80000006u, 0, &r)) {
+	if (l2l3 && tc_query_leaf(d, cpu, 0x80000006u, 0, &r)) {
 		uint64_t l2 = (uint64_t)tc_bits(r.ecx, 31, 16) * 1024;
 		/* VIA C3 "Samuel 2"/"Ezra" (family 6, models 7 and 8) put the L2 size in
 		 * ECX[31:24] (Linux's cpu_detect_cache_sizes, "VIA C3 CPUs need further
@@ -204,7 +205,7 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 {
 	struct tacho_cpuid_regs r;
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
-	bool topoext = tc_q(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
+	bool topoext = tc_query_leaf(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
 	bool ended = true;
 	unsigned n;
 	struct tacho_cpu_core_type tmp, *old = &tmp;   /* ~3 KiB */
@@ -228,7 +229,7 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		 * on parts with an L3 per die or per CCX it is the package's total, which
 		 * contradicts 0x8000_001D's per-instance size: say so. */
 		struct tacho_cpuid_regs r6;
-		if (tc_q(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
+		if (tc_query_leaf(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
 			uint64_t l3 = (uint64_t)tc_bits(r6.edx, 31, 18) * 512 * 1024;
 			for (unsigned i = 0; i < ct->ncaches; i++)
 				if (ct->caches[i].level == 3 && ct->caches[i].size != l3)

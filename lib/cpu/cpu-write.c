@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpuid.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/cpu.h"
+#include "tacho/output.h"
 
 /* --- small helpers --- */
 
@@ -344,7 +346,8 @@ static void print_topology(FILE *f, const struct tacho_cpu_info *info)
 		}
 }
 
-static void write_table(FILE *f, const struct tacho_cpu_view *v, const struct tc_wopts *w)
+static void write_table(FILE *f, const struct tacho_cpu_view *v,
+			const struct tc_write_settings *w)
 {
 	const struct tacho_cpu_info *info = v->info;
 	struct tc_sb sb = TC_SB_INIT;
@@ -527,7 +530,7 @@ static void json_pmu(struct tc_json *j, const struct tacho_cpu_pmu *p, const cha
 }
 
 static int write_json(FILE *f, const struct tacho_cpu_view *v, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	const struct tacho_cpu_info *info = v->info;
 	struct tc_json j;
@@ -635,18 +638,19 @@ int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_forma
 		    const struct tacho_write_opts *opts)
 {
 	struct tacho_cpu_view v;
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	/* the caller's fields, the ones its sz does not cover left 0 */
 	if (!view || !f || view->sz < offsetof(struct tacho_cpu_view, info) + sizeof(view->info) ||
-	    !view->info)
+	    !view->info || view->info->sz < TC_CPU_INFO_SZ_V1)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	memset(&v, 0, sizeof(v));
-	memcpy(&v, view, view->sz < sizeof(v) ? view->sz : sizeof(v));
+	tc_sized_get(&v, sizeof(v), view, view->sz);
+	if (v.crosscheck && v.crosscheck->sz < TC_CPU_CROSSCHECK_SZ_V1)
+		return -EINVAL;
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 struct tacho_cpuid_dump *tc_cpuid_dump_new(void)
 {
@@ -153,7 +155,7 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 		range = leaf & 0xffffff00u;
 	base = tc_cpuid_raw(d, idx, range, 0);
 	if (!base)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	{
 		uint32_t max = base->eax;
 		/* A maximum outside its own range means the range does not exist (AMD and
@@ -168,11 +170,11 @@ int tacho_cpuid_query(const struct tacho_cpuid_dump *d, unsigned idx, uint32_t l
 		    l1 && (l1->ecx >> 31 & 1) && (base->ebx | base->ecx | base->edx))
 			exists = true, max = range;
 		if (!exists || leaf > max)
-			return -TACHO_ENODATA;
+			return -TACHO_ENOVALUE;
 	}
 	r = tc_cpuid_raw(d, idx, leaf, subleaf);
 	if (!r)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	*out = *r;
 	return 0;
 }

@@ -1,9 +1,15 @@
 /* cpuid.h - internal view of a CPUID dump: the container the loaders fill and the
- * decoder reads. See tacho.h section 2 for the public contract. */
+ * decoder reads. See tacho/cpu.h for the public contract. */
 #ifndef TACHO_CPU_CPUID_H
 #define TACHO_CPU_CPUID_H
 
 #include "util/util.h"
+#include "tacho/cpu.h"
+
+/* The first versions of the sized structs of the area (docs/architecture.md, "An API
+ * that can grow"): a caller's struct smaller than these is refused. */
+#define TC_CPU_INFO_SZ_V1 tc_offsetofend(struct tacho_cpu_info, notes_dropped)
+#define TC_CPU_CROSSCHECK_SZ_V1 tc_offsetofend(struct tacho_cpu_crosscheck, items)
 
 /* One leaf/subleaf as recorded. `indexed` is false for leaves whose subleaf is
  * meaningless (recorded under subleaf 0). */

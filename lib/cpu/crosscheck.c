@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpuid.h"
 #include "util/util.h"
+#include "tacho/cpu.h"
 
 void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x)
 {
-	if (!x)
+	if (!x || x->sz < TC_CPU_CROSSCHECK_SZ_V1)
 		return;
 	free(x->items);
 	x->items = NULL;
@@ -343,11 +345,14 @@ static int check_features(const struct tacho_cpu_info *info, const struct tacho_
 }
 
 int tacho_cpu_crosscheck(const struct tacho_cpu_info *info, const struct tacho_cpu_sysfs *sys,
-			 struct tacho_cpu_crosscheck *out)
+			 struct tacho_cpu_crosscheck *caller)
 {
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) }, *out = &x;
 	int err;
 
-	memset(out, 0, sizeof(*out));
+	if (!info || !sys || !caller || info->sz < TC_CPU_INFO_SZ_V1 ||
+	    caller->sz < TC_CPU_CROSSCHECK_SZ_V1)
+		return -EINVAL;
 	err = check_topology(info, sys, out);
 	if (!err)
 		err = check_pmu(info, sys, out);
@@ -357,5 +362,7 @@ int tacho_cpu_crosscheck(const struct tacho_cpu_info *info, const struct tacho_c
 		err = check_caches(info, sys, k, out);
 	if (err)
 		tacho_cpu_crosscheck_exit(out);
+	/* all of the first version, the items with it (nothing owned lies beyond) */
+	tc_sized_put_sz(caller, out, sizeof(*out));
 	return err;
 }

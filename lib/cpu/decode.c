@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 static const struct {
 	const char *sig;
@@ -52,15 +54,25 @@ static const struct {
 	{ "Apple VZ", TACHO_HV_APPLE },
 };
 
-void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+/* Frees what a description owns (all of it in its first version: a later owning field
+ * must be freed here when a caller's sz does not reach it). */
+static void info_free(struct tacho_cpu_info *info)
 {
-	if (!info)
-		return;
 	for (unsigned i = 0; i < info->nnotes; i++)
 		free(info->notes[i]);
 	free(info->notes);
 	free(info->cpus);
-	memset(info, 0, sizeof(*info));
+}
+
+void tacho_cpu_info_exit(struct tacho_cpu_info *info)
+{
+	size_t sz;
+
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1)
+		return;
+	sz = info->sz < sizeof(*info) ? info->sz : sizeof(*info);
+	info_free(info);
+	memset((char *)info + sizeof(info->sz), 0, sz - sizeof(info->sz));
 }
 
 static void regs_str(char *out, uint32_t a, uint32_t b, uint32_t c)
@@ -95,7 +107,7 @@ static void decode_signature(const struct tacho_cpuid_dump *d, struct tacho_cpu_
 {
 	struct tacho_cpuid_regs r;
 
-	if (!tc_q(d, 0, 1, 0, &r)) {
+	if (!tc_query_leaf(d, 0, 1, 0, &r)) {
 		tc_cpu_note(info, "leaf 1 is absent: no family, model or stepping");
 		return;
 	}
@@ -139,7 +151,7 @@ static void decode_brand(const struct tacho_cpuid_dump *d, struct tacho_cpu_info
 		return;
 	}
 	for (uint32_t l = 0x80000002; l <= 0x80000004; l++) {
-		tc_q(d, 0, l, 0, &r);
+		tc_query_leaf(d, 0, l, 0, &r);
 		memcpy(raw + n, &r.eax, 4);
 		memcpy(raw + n + 4, &r.ebx, 4);
 		memcpy(raw + n + 8, &r.ecx, 4);
@@ -196,16 +208,17 @@ static void decode_hypervisor(const struct tacho_cpuid_dump *d, struct tacho_cpu
 			    "topology may be the host's, or invented)");
 }
 
-int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
+/* Decodes into the library's struct, zeroed first; on failure it holds nothing to
+ * free. */
+static int decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 {
 	struct tacho_cpuid_regs r0, r;
 	int err;
 
-	if (!info)
-		return -EINVAL;
 	memset(info, 0, sizeof(*info));
+	info->sz = sizeof(*info);
 	if (!d || tacho_cpuid_dump_ncpus(d) == 0 || tacho_cpuid_query(d, 0, 0, 0, &r0) != 0)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	info->max_leaf = r0.eax;
 	decode_vendor(&r0, info);
 	if (tacho_cpuid_query(d, 0, 0x80000000u, 0, &r) == 0 &&
@@ -215,17 +228,17 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	decode_brand(d, info);
 	decode_hypervisor(d, info);
 	tc_cpu_features(d, 0, info->features);
-	if (tc_q(d, 0, 0x80000008u, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0x80000008u, 0, &r)) {
 		info->phys_addr_bits = tc_bits(r.eax, 7, 0);
 		info->virt_addr_bits = tc_bits(r.eax, 15, 8);
 	}
-	if (tc_q(d, 0, 0xd, 0, &r)) {
+	if (tc_query_leaf(d, 0, 0xd, 0, &r)) {
 		info->xsave_size = r.ecx;
 		info->xcr0_supported = (uint64_t)r.edx << 32 | r.eax;
 	}
 	err = tc_cpu_topology(d, info);
 	if (err)
-		goto fail;
+		goto out_exit;
 	for (unsigned k = 0; k < info->ncore_types; k++) {
 		struct tacho_cpu_core_type *ct = &info->core_types[k];
 		tc_cpu_caches(d, ct->first_cpu, info, ct);
@@ -252,10 +265,35 @@ int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *in
 	tc_cpu_uarch(info);
 	if (info->notes_dropped) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_exit;
 	}
 	return 0;
-fail:
-	tacho_cpu_info_exit(info);
+out_exit:
+	info_free(info);
+	memset(info, 0, sizeof(*info));
+	return err;
+}
+
+int tacho_cpu_decode(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *out)
+{
+	struct tacho_cpu_info *info;
+	size_t sz;
+	int err;
+
+	if (!out || out->sz < TC_CPU_INFO_SZ_V1)
+		return -EINVAL;
+	/* the library's struct, then what the caller's version has of it: every field
+	 * that owns memory is in the first version, so the copy owns it all */
+	info = malloc(sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	err = decode(d, info);
+	if (!err) {
+		tc_sized_put_sz(out, info, sizeof(*info));
+	} else {
+		sz = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
+		memset((char *)out + sizeof(out->sz), 0, sz - sizeof(out->sz));
+	}
+	free(info);
 	return err;
 }

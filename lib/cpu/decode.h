@@ -5,10 +5,11 @@
 #define TACHO_CPU_DECODE_H
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
 
 /* A CPUID query that honours maximum leaves; false when the leaf is absent. */
-static inline bool tc_q(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t leaf,
-			uint32_t sub, struct tacho_cpuid_regs *r)
+static inline bool tc_query_leaf(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t leaf,
+				 uint32_t sub, struct tacho_cpuid_regs *r)
 {
 	if (tacho_cpuid_query(d, cpu, leaf, sub, r) == 0)
 		return true;
@@ -29,18 +30,18 @@ void tc_cpu_note(struct tacho_cpu_info *info, const char *fmt, ...) TC_PRINTF(2,
 void tc_cpu_features(const struct tacho_cpuid_dump *d, unsigned cpu, uint64_t *bits);
 
 /* Leaf 2 (leaf2.c). One descriptor's meaning. */
-enum tc_l2d_kind {
-	TC_L2D_NONE = 0,       /* null descriptor */
-	TC_L2D_CACHE,
-	TC_L2D_TLB,
-	TC_L2D_TRACE,          /* trace cache, size in K-uops */
-	TC_L2D_PREFETCH,       /* prefetch size in bytes (in line) */
-	TC_L2D_NO_L2_L3,       /* 0x40: no L2, or no L3 if an L2 is present */
-	TC_L2D_USE_LEAF4,      /* 0xFF */
-	TC_L2D_NO_TLB_INFO,    /* 0xF0-ish "no TLB information in leaf 2, use 0x18" (0xFE) */
+enum tc_leaf2_kind {
+	TC_LEAF2_NONE = 0,       /* null descriptor */
+	TC_LEAF2_CACHE,
+	TC_LEAF2_TLB,
+	TC_LEAF2_TRACE,          /* trace cache, size in K-uops */
+	TC_LEAF2_PREFETCH,       /* prefetch size in bytes (in line) */
+	TC_LEAF2_NO_L2_L3,       /* 0x40: no L2, or no L3 if an L2 is present */
+	TC_LEAF2_USE_LEAF4,      /* 0xFF */
+	TC_LEAF2_NO_TLB_INFO,    /* 0xF0-ish "no TLB information in leaf 2, use 0x18" (0xFE) */
 };
 struct tc_leaf2_desc {
-	enum tc_l2d_kind kind;
+	enum tc_leaf2_kind kind;
 	unsigned level;        /* cache level; for TLBs 1 or 2 (shared second level) */
 	unsigned type;         /* enum tacho_cache_type or enum tacho_tlb_type */
 	unsigned size_kib;     /* caches; trace: K-uops */

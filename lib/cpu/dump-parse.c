@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 enum dump_format {
 	FMT_NONE,
@@ -651,6 +653,8 @@ int tacho_cpuid_dump_parse(const char *text, size_t len, const char *name,
 	int err = 0;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	ps.d = tc_cpuid_dump_new();
 	if (!ps.d)
 		return -ENOMEM;
@@ -726,6 +730,8 @@ int tacho_cpuid_dump_load(const char *path, struct tacho_cpuid_dump **out,
 	int err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	err = tc_read_file(path, &buf, &len, 0);
 	if (err)
 		return tc_diag_set(diag, path, 0, 0, err, "cannot read the file: %s",

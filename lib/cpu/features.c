@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 struct tc_feature {
 	const char *name;
@@ -201,7 +203,7 @@ void tc_cpu_features(const struct tacho_cpuid_dump *d, unsigned cpu, uint64_t *b
 		if (!cached || f->leaf != leaf || f->subleaf != sub) {
 			leaf = f->leaf;
 			sub = f->subleaf;
-			have = tc_q(d, cpu, leaf, sub, &r);
+			have = tc_query_leaf(d, cpu, leaf, sub, &r);
 			cached = true;
 		}
 		if (have && (reg_of(&r, f->reg) >> f->bit & 1))
@@ -223,7 +225,7 @@ int tacho_cpu_feature_where(unsigned i, uint32_t *leaf, uint32_t *subleaf, char 
 			    unsigned *bit)
 {
 	if (i >= ARRAY_SIZE(features))
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if (leaf)
 		*leaf = features[i].leaf;
 	if (subleaf)
@@ -249,7 +251,7 @@ bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name)
 {
 	int i = tacho_cpu_feature_index(name);
 
-	if (!info || i < 0)
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1 || i < 0)
 		return false;
 	return info->features[i / 64] >> (i % 64) & 1;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 /* --- words --- */
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 #define D  TACHO_CACHE_DATA
 #define I  TACHO_CACHE_INSTRUCTION
@@ -16,16 +17,16 @@
 #define P1G TACHO_PAGE_1G
 
 #define CACHE(lvl, t, kib, w, ln, sec, txt) \
-	{ .kind = TC_L2D_CACHE, .level = lvl, .type = t, .size_kib = kib, .ways = w, \
+	{ .kind = TC_LEAF2_CACHE, .level = lvl, .type = t, .size_kib = kib, .ways = w, \
 	  .line = ln, .sectors = sec, .text = txt }
 #define TLB(lvl, t, pg, n, w, txt) \
-	{ .kind = TC_L2D_TLB, .level = lvl, .type = t, .pages = pg, .entries = n, .ways = w, \
+	{ .kind = TC_LEAF2_TLB, .level = lvl, .type = t, .pages = pg, .entries = n, .ways = w, \
 	  .text = txt }
 #define TRACE(kuops, w, txt) \
-	{ .kind = TC_L2D_TRACE, .size_kib = kuops, .ways = w, .text = txt }
+	{ .kind = TC_LEAF2_TRACE, .size_kib = kuops, .ways = w, .text = txt }
 
 static const struct tc_leaf2_desc descs[256] = {
-	[0x00] = { .kind = TC_L2D_NONE, .text = "null descriptor" },
+	[0x00] = { .kind = TC_LEAF2_NONE, .text = "null descriptor" },
 	[0x01] = TLB(1, TACHO_TLB_INSTRUCTION, P4K, 32, 4, "ITLB: 4 KiB pages, 4-way, 32 entries"),
 	[0x02] = TLB(1, TACHO_TLB_INSTRUCTION, P4M, 2, FULL, "ITLB: 4 MiB pages, fully associative, 2 entries"),
 	[0x03] = TLB(1, TACHO_TLB_DATA, P4K, 64, 4, "DTLB: 4 KiB pages, 4-way, 64 entries"),
@@ -56,7 +57,7 @@ static const struct tc_leaf2_desc descs[256] = {
 	[0x3d] = CACHE(2, U, 384, 6, 64, 2, "L2: 384 KiB, 6-way, 64-byte lines, sectored"),
 	[0x3e] = CACHE(2, U, 512, 4, 64, 2, "L2: 512 KiB, 4-way, 64-byte lines, sectored"),
 	[0x3f] = CACHE(2, U, 256, 2, 64, 0, "L2: 256 KiB, 2-way, 64-byte lines"),
-	[0x40] = { .kind = TC_L2D_NO_L2_L3,
+	[0x40] = { .kind = TC_LEAF2_NO_L2_L3,
 		   .text = "no L2 cache, or, when a valid L2 is reported, no L3 cache" },
 	[0x41] = CACHE(2, U, 128, 4, 32, 0, "L2: 128 KiB, 4-way, 32-byte lines"),
 	[0x42] = CACHE(2, U, 256, 4, 32, 0, "L2: 256 KiB, 4-way, 32-byte lines"),
@@ -159,11 +160,11 @@ static const struct tc_leaf2_desc descs[256] = {
 	[0xea] = CACHE(3, U, 12288, 24, 64, 0, "L3: 12 MiB, 24-way, 64-byte lines"),
 	[0xeb] = CACHE(3, U, 18432, 24, 64, 0, "L3: 18 MiB, 24-way, 64-byte lines"),
 	[0xec] = CACHE(3, U, 24576, 24, 64, 0, "L3: 24 MiB, 24-way, 64-byte lines"),
-	[0xf0] = { .kind = TC_L2D_PREFETCH, .line = 64, .text = "64-byte prefetching" },
-	[0xf1] = { .kind = TC_L2D_PREFETCH, .line = 128, .text = "128-byte prefetching" },
-	[0xfe] = { .kind = TC_L2D_NO_TLB_INFO,
+	[0xf0] = { .kind = TC_LEAF2_PREFETCH, .line = 64, .text = "64-byte prefetching" },
+	[0xf1] = { .kind = TC_LEAF2_PREFETCH, .line = 128, .text = "128-byte prefetching" },
+	[0xfe] = { .kind = TC_LEAF2_NO_TLB_INFO,
 		   .text = "no TLB descriptors in leaf 2: use leaf 0x18" },
-	[0xff] = { .kind = TC_L2D_USE_LEAF4,
+	[0xff] = { .kind = TC_LEAF2_USE_LEAF4,
 		   .text = "no cache descriptors in leaf 2: use leaf 4" },
 };
 
@@ -172,7 +173,7 @@ const struct tc_leaf2_desc *tc_leaf2_lookup(uint8_t desc)
 	const struct tc_leaf2_desc *e = &descs[desc];
 
 	/* A zero entry other than 0x00 is a byte the SDM does not define. */
-	if (desc != 0 && e->kind == TC_L2D_NONE)
+	if (desc != 0 && e->kind == TC_LEAF2_NONE)
 		return NULL;
 	return e;
 }
@@ -225,7 +226,7 @@ unsigned tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct 
 	uint32_t regs[4];
 	unsigned flags = 0;
 
-	if (!tc_q(d, cpu, 2, 0, &r))
+	if (!tc_query_leaf(d, cpu, 2, 0, &r))
 		return 0;
 	/* AL is how many times leaf 2 must be executed to see every descriptor; every
 	 * processor since the Pentium 4 says 1. A dump keeps one answer only. */
@@ -253,7 +254,7 @@ unsigned tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct 
 				continue;
 			}
 			switch (e->kind) {
-			case TC_L2D_CACHE: {
+			case TC_LEAF2_CACHE: {
 				unsigned level = e->level;
 				/* 0x49 is an L3 on the Xeon MP of family 0Fh model 06h and an
 				 * L2 everywhere else (SDM Table 3-12). */
@@ -264,26 +265,26 @@ unsigned tc_leaf2_decode(const struct tacho_cpuid_dump *d, unsigned cpu, struct 
 					add_cache(info, ct, e, level, b);
 				break;
 			}
-			case TC_L2D_TLB:
+			case TC_LEAF2_TLB:
 				add_tlb(info, ct, e->level, e->type, e->pages, e->entries, e->ways, b);
 				if (b == 0x63)
 					add_tlb(info, ct, 1, TACHO_TLB_DATA, P1G, 4, 4, b);
 				else if (b == 0xc3)
 					add_tlb(info, ct, 2, TACHO_TLB_UNIFIED, P1G, 16, 4, b);
 				break;
-			case TC_L2D_TRACE:
+			case TC_LEAF2_TRACE:
 				if (caches)
 					tc_cpu_note(info, "leaf 2 descriptor %#04x: %s", b, e->text);
 				break;
-			case TC_L2D_USE_LEAF4:
+			case TC_LEAF2_USE_LEAF4:
 				flags |= TC_L2F_LEAF4;
 				break;
-			case TC_L2D_NO_L2_L3:
+			case TC_LEAF2_NO_L2_L3:
 				flags |= TC_L2F_NO_L2L3;
 				break;
-			case TC_L2D_NO_TLB_INFO:
-			case TC_L2D_PREFETCH:
-			case TC_L2D_NONE:
+			case TC_LEAF2_NO_TLB_INFO:
+			case TC_LEAF2_PREFETCH:
+			case TC_LEAF2_NONE:
 				break;
 			}
 		}

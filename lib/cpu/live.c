@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
 
 /* Sanity caps: a real CPU's maximum basic leaf is below 0x30 and its subleaf counts
  * below 64; a hypervisor or a broken part answering more would make us loop for long. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tacho_cpu_info *info,
 		struct tacho_cpu_pmu *p)
@@ -13,7 +14,7 @@ void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tac
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
 
 	memset(p, 0, sizeof(*p));
-	if (!amd && info->max_leaf >= 0xa && tc_q(d, cpu, 0xa, 0, &r)) {
+	if (!amd && info->max_leaf >= 0xa && tc_query_leaf(d, cpu, 0xa, 0, &r)) {
 		p->version = tc_bits(r.eax, 7, 0);
 		if (p->version) {
 			p->gp_counters = tc_bits(r.eax, 15, 8);
@@ -42,10 +43,10 @@ void tc_cpu_pmu(const struct tacho_cpuid_dump *d, unsigned cpu, const struct tac
 	}
 	if (!amd)
 		return;
-	tc_q(d, cpu, 0x80000001u, 0, &rx);
+	tc_query_leaf(d, cpu, 0x80000001u, 0, &rx);
 	p->amd_nb_ext = tc_bits(rx.ecx, 24, 24);
 	p->amd_l2i_ext = tc_bits(rx.ecx, 28, 28);
-	if (tc_q(d, cpu, 0x80000022u, 0, &r) && tc_bits(r.eax, 0, 0)) {
+	if (tc_query_leaf(d, cpu, 0x80000022u, 0, &r) && tc_bits(r.eax, 0, 0)) {
 		p->amd_perfmon_v2 = true;
 		p->amd_lbr_v2 = tc_bits(r.eax, 1, 1);
 		p->gp_counters = tc_bits(r.ebx, 3, 0);

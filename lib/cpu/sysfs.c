@@ -10,12 +10,13 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "tacho/cpu.h"
 
 /* --- CPU lists --- */
 
 /* The size of a kernel CPU list ("0-3,8-11\n") and its lowest CPU, which names the
  * instance of a shared cache or a core (sysfs sharing sets partition the CPUs).
- * 0 or -TACHO_EPARSE / -TACHO_EEMPTY / -TACHO_ERANGE / -ENOMEM. */
+ * 0 or -TACHO_EPARSE / -TACHO_EEMPTY / -TACHO_EOUTOFRANGE / -ENOMEM. */
 static int list_count(char *s, unsigned *count, int *first)
 {
 	int *cpus;

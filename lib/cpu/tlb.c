@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 static void leaf18(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		   struct tacho_cpu_core_type *ct)
@@ -11,7 +12,7 @@ static void leaf18(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 	struct tacho_cpuid_regs r;
 	uint32_t max;
 
-	if (!tc_q(d, cpu, 0x18, 0, &r))
+	if (!tc_query_leaf(d, cpu, 0x18, 0, &r))
 		return;
 	max = r.eax;
 	if (max > 63) {
@@ -22,7 +23,7 @@ static void leaf18(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		struct tacho_cpu_tlb t = { .source = TACHO_SRC_LEAF_18 };
 		unsigned type;
 
-		if (sub && !tc_q(d, cpu, 0x18, sub, &r))
+		if (sub && !tc_query_leaf(d, cpu, 0x18, sub, &r))
 			break;
 		type = tc_bits(r.edx, 4, 0);
 		if (type == 0)
@@ -88,15 +89,15 @@ static void amd_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tach
 	struct tacho_cpuid_regs r;
 	const unsigned big = TACHO_PAGE_2M | TACHO_PAGE_4M;
 
-	if (tc_q(d, cpu, 0x80000005u, 0, &r)) {
+	if (tc_query_leaf(d, cpu, 0x80000005u, 0, &r)) {
 		amd_tlb_reg(info, ct, 1, big, r.eax, false, TACHO_SRC_AMD_80000005);
 		amd_tlb_reg(info, ct, 1, TACHO_PAGE_4K, r.ebx, false, TACHO_SRC_AMD_80000005);
 	}
-	if (tc_q(d, cpu, 0x80000006u, 0, &r)) {
+	if (tc_query_leaf(d, cpu, 0x80000006u, 0, &r)) {
 		amd_tlb_reg(info, ct, 2, big, r.eax, true, TACHO_SRC_AMD_80000006);
 		amd_tlb_reg(info, ct, 2, TACHO_PAGE_4K, r.ebx, true, TACHO_SRC_AMD_80000006);
 	}
-	if (tc_q(d, cpu, 0x80000019u, 0, &r)) {
+	if (tc_query_leaf(d, cpu, 0x80000019u, 0, &r)) {
 		amd_tlb_reg(info, ct, 1, TACHO_PAGE_1G, r.eax, true, TACHO_SRC_AMD_80000019);
 		amd_tlb_reg(info, ct, 2, TACHO_PAGE_1G, r.ebx, true, TACHO_SRC_AMD_80000019);
 	}
@@ -112,7 +113,7 @@ void tc_cpu_tlbs(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cp
 		amd_tlbs(d, cpu, info, ct);
 		return;
 	}
-	if (info->max_leaf >= 0x18 && tc_q(d, cpu, 0x18, 0, &r)) {
+	if (info->max_leaf >= 0x18 && tc_query_leaf(d, cpu, 0x18, 0, &r)) {
 		leaf18(d, cpu, info, ct);
 		if (ct->ntlbs)
 			return;

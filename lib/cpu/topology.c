@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 /* Leaf 0xB/0x1F level types (ECX[15:8]). */
 enum { LVL_INVALID = 0, LVL_SMT = 1, LVL_CORE = 2, LVL_MODULE = 3, LVL_TILE = 4, LVL_DIE = 5,
@@ -35,7 +36,7 @@ static bool ext_levels(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t 
 	lv->threads_per_core = 1;
 	for (uint32_t sub = 0; sub < 16; sub++) {
 		unsigned type, shift, count;
-		if (!tc_q(d, cpu, leaf, sub, &r))
+		if (!tc_query_leaf(d, cpu, leaf, sub, &r))
 			break;
 		type = tc_bits(r.ecx, 15, 8);
 		/* SDM: a level with EBX[15:0] = 0 or type 0 ends the enumeration. */
@@ -75,11 +76,11 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 	unsigned logical = 1, cores = 1;
 
 	memset(lv, 0, sizeof(*lv));
-	tc_q(d, cpu, 1, 0, &r1);
+	tc_query_leaf(d, cpu, 1, 0, &r1);
 	/* HTT (1:EDX[28]) makes EBX[23:16] the number of addressable logical IDs. */
 	if (tc_bits(r1.edx, 28, 28) && tc_bits(r1.ebx, 23, 16))
 		logical = tc_bits(r1.ebx, 23, 16);
-	if (amd && tc_q(d, cpu, 0x80000008u, 0, &r)) {
+	if (amd && tc_query_leaf(d, cpu, 0x80000008u, 0, &r)) {
 		unsigned nc = tc_bits(r.ecx, 7, 0) + 1;
 		unsigned idsize = tc_bits(r.ecx, 15, 12);
 		unsigned tpc = 1;
@@ -87,8 +88,8 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 		/* Family 17h on: NC counts threads and 0x8000_001E EBX[15:8] gives threads
 		 * per core. Before, NC counts cores and there is no SMT (family 15h's
 		 * "compute units" pair cores, which Linux and the APM still call cores). */
-		if (info->family >= 0x17 && tc_q(d, cpu, 0x80000001u, 0, &rx) &&
-		    tc_bits(rx.ecx, 22, 22) && tc_q(d, cpu, 0x8000001eu, 0, &re))
+		if (info->family >= 0x17 && tc_query_leaf(d, cpu, 0x80000001u, 0, &rx) &&
+		    tc_bits(rx.ecx, 22, 22) && tc_query_leaf(d, cpu, 0x8000001eu, 0, &re))
 			tpc = tc_bits(re.ebx, 15, 8) + 1;
 		lv->src = TACHO_SRC_AMD_80000008;
 		lv->logical_per_pkg = nc;
@@ -100,7 +101,7 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 		lv->valid = true;
 		return;
 	}
-	if (info->max_leaf >= 4 && tc_q(d, cpu, 4, 0, &r4) && tc_bits(r4.eax, 4, 0))
+	if (info->max_leaf >= 4 && tc_query_leaf(d, cpu, 4, 0, &r4) && tc_bits(r4.eax, 4, 0))
 		cores = tc_bits(r4.eax, 31, 26) + 1;
 	if (logical < cores)
 		logical = cores;
@@ -120,9 +121,9 @@ static enum tacho_core_kind kind_of(const struct tacho_cpuid_dump *d, unsigned c
 	*native = 0;
 	if (info->vendor == TACHO_VENDOR_INTEL) {
 		/* Leaf 0x1A is meaningful on hybrid parts (7.0:EDX[15]). */
-		if (!tc_q(d, cpu, 7, 0, &r) || !tc_bits(r.edx, 15, 15))
+		if (!tc_query_leaf(d, cpu, 7, 0, &r) || !tc_bits(r.edx, 15, 15))
 			return TACHO_CORE_GENERAL;
-		if (!tc_q(d, cpu, 0x1a, 0, &r))
+		if (!tc_query_leaf(d, cpu, 0x1a, 0, &r))
 			return TACHO_CORE_GENERAL;
 		*native = tc_bits(r.eax, 23, 0);
 		switch (tc_bits(r.eax, 31, 24)) {
@@ -134,8 +135,8 @@ static enum tacho_core_kind kind_of(const struct tacho_cpuid_dump *d, unsigned c
 	/* AMD: HeterogeneousCores (0x8000_0021 EAX[30]) says the part mixes core types;
 	 * then 0x8000_0026 EBX[31:28] CoreType gives 0 performance, 1 efficiency and
 	 * [27:24] NativeModeID. Other parts report CoreType 0 too: they are "general". */
-	if (info->vendor == TACHO_VENDOR_AMD && tc_q(d, cpu, 0x80000021u, 0, &r) &&
-	    tc_bits(r.eax, 30, 30) && tc_q(d, cpu, 0x80000026u, 0, &r) &&
+	if (info->vendor == TACHO_VENDOR_AMD && tc_query_leaf(d, cpu, 0x80000021u, 0, &r) &&
+	    tc_bits(r.eax, 30, 30) && tc_query_leaf(d, cpu, 0x80000026u, 0, &r) &&
 	    tc_bits(r.ecx, 15, 8) != 0) {
 		*native = tc_bits(r.ebx, 27, 24);
 		return tc_bits(r.ebx, 31, 28) == 1 ? TACHO_CORE_EFFICIENCY
@@ -149,7 +150,7 @@ static bool has_l3(const struct tacho_cpuid_dump *d, unsigned cpu)
 	struct tacho_cpuid_regs r;
 
 	for (uint32_t sub = 0; sub < 16; sub++) {
-		if (!tc_q(d, cpu, 4, sub, &r) || tc_bits(r.eax, 4, 0) == 0)
+		if (!tc_query_leaf(d, cpu, 4, sub, &r) || tc_bits(r.eax, 4, 0) == 0)
 			return false;
 		if (tc_bits(r.eax, 7, 5) == 3)
 			return true;
@@ -168,6 +169,77 @@ static unsigned count_distinct(const uint32_t *v, unsigned n)
 		k += !seen;
 	}
 	return k;
+}
+
+/* Places the CPUs of the dump in packages (from their APIC IDs) and, when the dump is
+ * complete, counts cores and threads from them instead of trusting the leaves' shipped
+ * counts. *pkg0_count: the CPUs of the first package. 0 or -ENOMEM. */
+static int place_cpus(struct tacho_cpu_info *info, struct tacho_cpu_topology *t, unsigned n,
+		      unsigned smt_shift, unsigned *pkg0_count)
+{
+	uint32_t *pk = calloc(n, sizeof(*pk));
+	uint32_t *ids = calloc(n, sizeof(*ids));
+	unsigned npk, m = 0, pkg0 = info->cpus[0].package;
+
+	if (!pk || !ids) {
+		free(pk);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++)
+		pk[i] = info->cpus[i].apic_id;
+	if (count_distinct(pk, n) != n) {
+		/* Before the Pentium 4, leaf 1 EBX[31:24] holds no APIC ID; a VM may
+		 * repeat one too. Then the CPUs cannot be placed: take the dump's CPUs
+		 * as whole packages of the size the leaves give. */
+		tc_cpu_note(info, "the CPUs of the dump share APIC IDs: they cannot be "
+			    "placed in packages and cores from CPUID; taking %u CPUs as %u "
+			    "package(s)", n,
+			    n / t->logical_per_package ? n / t->logical_per_package : 1);
+		t->packages = n / t->logical_per_package ? n / t->logical_per_package : 1;
+		*pkg0_count = n / t->packages;
+		free(pk);
+		free(ids);
+		return 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		pk[i] = info->cpus[i].package;
+	npk = count_distinct(pk, n);
+	t->packages = npk;
+	for (unsigned i = 0; i < n; i++)
+		if (info->cpus[i].package == pkg0)
+			ids[m++] = info->cpus[i].apic_id;
+	*pkg0_count = m;
+	/* Complete: every package in the dump has as many CPUs as the first, and
+	 * no APIC ID repeats. (A dump of a part with disabled cores is complete
+	 * even though it holds fewer CPUs than leaf 0xB's shipped count.) */
+	t->complete = count_distinct(ids, m) == m && n == m * npk &&
+		      (m >= t->logical_per_package || n > 1);
+	if (n == 1 && t->logical_per_package > 1)
+		t->complete = false;
+	if (t->complete) {
+		unsigned ncores, maxt = 1;
+		for (unsigned i = 0; i < m; i++)
+			ids[i] >>= smt_shift;
+		ncores = count_distinct(ids, m);
+		for (unsigned i = 0; i < m; i++) {
+			unsigned c = 0;
+			for (unsigned j = 0; j < m; j++)
+				c += ids[j] == ids[i];
+			if (c > maxt)
+				maxt = c;
+		}
+		if (m != t->logical_per_package)
+			tc_cpu_note(info, "the dump holds %u logical CPUs per package; %s says "
+				    "%u (the count as shipped): using the CPUs present", m,
+				    tacho_cpu_source_name(t->source), t->logical_per_package);
+		t->logical_per_package = m;
+		t->cores_per_package = ncores;
+		t->threads_per_core = maxt;
+	}
+	free(pk);
+	free(ids);
+	return 0;
 }
 
 int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
@@ -196,7 +268,7 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 		struct levels lv;
 		uint32_t x2 = 0, native;
 
-		tc_q(d, i, 1, 0, &r1);
+		tc_query_leaf(d, i, 1, 0, &r1);
 		l->os_cpu = tacho_cpuid_dump_os_cpu(d, i);
 		l->apic_id = tc_bits(r1.ebx, 31, 24);
 		if ((info->vendor == TACHO_VENDOR_INTEL && ext_levels(d, i, 0x1f, &lv, &x2)) ||
@@ -232,72 +304,11 @@ int tc_cpu_topology(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *inf
 	t->dies_per_package = lv0.logical_per_die ? t->logical_per_package / lv0.logical_per_die : 1;
 	if (!t->dies_per_package)
 		t->dies_per_package = 1;
-	{
-		uint32_t *pk = calloc(n, sizeof(*pk));
-		uint32_t *ids = calloc(n, sizeof(*ids));
-		unsigned npk, m = 0, pkg0 = info->cpus[0].package;
-		if (!pk || !ids) {
-			free(pk);
-			free(ids);
-			free(kinds);
-			free(tmp);
-			return -ENOMEM;
-		}
-		for (unsigned i = 0; i < n; i++)
-			pk[i] = info->cpus[i].apic_id;
-		if (count_distinct(pk, n) != n) {
-			/* Before the Pentium 4, leaf 1 EBX[31:24] holds no APIC ID; a VM may
-			 * repeat one too. Then the CPUs cannot be placed: take the dump's CPUs
-			 * as whole packages of the size the leaves give. */
-			tc_cpu_note(info, "the CPUs of the dump share APIC IDs: they cannot be "
-				    "placed in packages and cores from CPUID; taking %u CPUs as %u "
-				    "package(s)", n,
-				    n / t->logical_per_package ? n / t->logical_per_package : 1);
-			t->packages = n / t->logical_per_package ? n / t->logical_per_package : 1;
-			pkg0_count = n / t->packages;
-			free(pk);
-			free(ids);
-			goto placed;
-		}
-		for (unsigned i = 0; i < n; i++)
-			pk[i] = info->cpus[i].package;
-		npk = count_distinct(pk, n);
-		t->packages = npk;
-		for (unsigned i = 0; i < n; i++)
-			if (info->cpus[i].package == pkg0)
-				ids[m++] = info->cpus[i].apic_id;
-		pkg0_count = m;
-		/* Complete: every package in the dump has as many CPUs as the first, and
-		 * no APIC ID repeats. (A dump of a part with disabled cores is complete
-		 * even though it holds fewer CPUs than leaf 0xB's shipped count.) */
-		t->complete = count_distinct(ids, m) == m && n == m * npk &&
-			      (m >= t->logical_per_package || n > 1);
-		if (n == 1 && t->logical_per_package > 1)
-			t->complete = false;
-		if (t->complete) {
-			unsigned ncores, maxt = 1;
-			for (unsigned i = 0; i < m; i++)
-				ids[i] >>= lv0.smt_shift;
-			ncores = count_distinct(ids, m);
-			for (unsigned i = 0; i < m; i++) {
-				unsigned c = 0;
-				for (unsigned j = 0; j < m; j++)
-					c += ids[j] == ids[i];
-				if (c > maxt)
-					maxt = c;
-			}
-			if (m != t->logical_per_package)
-				tc_cpu_note(info, "the dump holds %u logical CPUs per package; %s says "
-					    "%u (the count as shipped): using the CPUs present", m,
-					    tacho_cpu_source_name(t->source), t->logical_per_package);
-			t->logical_per_package = m;
-			t->cores_per_package = ncores;
-			t->threads_per_core = maxt;
-		}
-		free(pk);
-		free(ids);
+	if (place_cpus(info, t, n, lv0.smt_shift, &pkg0_count)) {
+		free(kinds);
+		free(tmp);
+		return -ENOMEM;
 	}
-placed:
 	if (!t->complete && n > 1 && pkg0_count < t->logical_per_package)
 		tc_cpu_note(info, "the dump holds %u of the %u logical CPUs of a package: counts "
 			    "are the fields of %s, not counted", pkg0_count, t->logical_per_package,

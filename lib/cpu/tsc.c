@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 /* Parts whose leaf 0x15 gives the ratio but ECX = 0: the SDM's crystal table, and
  * Denverton as Linux's native_calibrate_tsc has it. Intel family 6 only. */
@@ -50,20 +51,20 @@ void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 	struct tacho_cpu_tsc *t = &info->tsc;
 	struct tacho_cpuid_regs r;
 
-	if (tc_q(d, 0, 1, 0, &r)) {
+	if (tc_query_leaf(d, 0, 1, 0, &r)) {
 		t->present = tc_bits(r.edx, 4, 4);
 		t->deadline = tc_bits(r.ecx, 24, 24);
 	}
-	if (tc_q(d, 0, 0x80000001u, 0, &r))
+	if (tc_query_leaf(d, 0, 0x80000001u, 0, &r))
 		t->rdtscp = tc_bits(r.edx, 27, 27);
-	if (tc_q(d, 0, 0x80000007u, 0, &r))
+	if (tc_query_leaf(d, 0, 0x80000007u, 0, &r))
 		t->invariant = tc_bits(r.edx, 8, 8);
-	if (info->max_leaf >= 0x16 && tc_q(d, 0, 0x16, 0, &r)) {
+	if (info->max_leaf >= 0x16 && tc_query_leaf(d, 0, 0x16, 0, &r)) {
 		t->base_mhz = tc_bits(r.eax, 15, 0);
 		t->max_mhz = tc_bits(r.ebx, 15, 0);
 		t->bus_mhz = tc_bits(r.ecx, 15, 0);
 	}
-	if (info->max_leaf >= 0x15 && tc_q(d, 0, 0x15, 0, &r) && r.eax && r.ebx) {
+	if (info->max_leaf >= 0x15 && tc_query_leaf(d, 0, 0x15, 0, &r) && r.eax && r.ebx) {
 		t->ratio_den = r.eax;
 		t->ratio_num = r.ebx;
 		if (r.ecx) {
@@ -92,7 +93,8 @@ void tc_cpu_tsc(const struct tacho_cpuid_dump *d, struct tacho_cpu_info *info)
 	}
 	/* A hypervisor that states the TSC rate (VMware's leaf, KVM and others too) says
 	 * what the guest sees; 16h is the host part's nominal base, passed through. */
-	if (!t->hz && info->hv_max_leaf >= 0x40000010u && tc_q(d, 0, 0x40000010u, 0, &r) && r.eax) {
+	if (!t->hz && info->hv_max_leaf >= 0x40000010u &&
+	    tc_query_leaf(d, 0, 0x40000010u, 0, &r) && r.eax) {
 		t->hz = (uint64_t)r.eax * 1000u;
 		t->source = TACHO_TSC_FREQ_HYPERVISOR;
 	}

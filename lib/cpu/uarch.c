@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpu/decode.h"
+#include "tacho/cpu.h"
 
 struct uarch {
 	enum tacho_cpu_vendor vendor;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "events/events.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
 
 int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
 			       const struct tacho_evlist *list, const int *groups,
@@ -36,7 +38,7 @@ int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
 		}
 	}
 	if (!err)
-		err = tacho_counters_open(opts, specs, n, out);
+		err = tacho_counters_open(opts, specs, n, sizeof(*specs), out);
 out_free:
 	free(specs);
 	free(attrs);

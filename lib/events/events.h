@@ -1,5 +1,5 @@
 /* events.h - internal view of a parsed event: what the event grammar produces and the
- * engine, regions and sampling consume. The public side is tacho.h section 3. */
+ * engine, regions and sampling consume. The public side is tacho/events.h. */
 #ifndef TACHO_EVENTS_EVENTS_H
 #define TACHO_EVENTS_EVENTS_H
 
@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "util/util.h"
+#include "tacho/events.h"
 
 /* Where an event comes from; decides how `tacho list` groups it, how the scheduler
  * places it (hardware events compete for counters, the rest do not) and how a
@@ -134,11 +135,11 @@ const char *tc_uprobe_intern(const char *path);
  * PT_LOAD holding it. 0 and *off, or a negative error with why (a sentence) set:
  * the file cannot be opened (-errno), is not a regular ELF file (-TACHO_EPARSE), has
  * no such function or two of that name (-TACHO_ENOEVENT, with a close name when one
- * exists), add is past the function's end (-TACHO_ERANGE). */
+ * exists), add is past the function's end (-TACHO_EOUTOFRANGE). */
 int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint64_t add,
 			    uint64_t *off, char *why, size_t whysz);
 /* Checks that file offset off lies in an executable PT_LOAD of the ELF file path.
- * 0, or a negative error with why set as above (-TACHO_ERANGE when outside). */
+ * 0, or a negative error with why set as above (-TACHO_EOUTOFRANGE when outside). */
 int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t whysz);
 
 /* --- token.c (the grammar: parse.h) --- */

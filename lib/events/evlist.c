@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 struct tacho_evlist {
 	struct tc_event *ev;
@@ -48,6 +50,8 @@ int tacho_evlist_add(struct tacho_evlist *list, const char *spec, struct tacho_d
 	struct tc_parser p = { .src = spec, .ctx = &list->ctx, .diag = diag };
 	int r;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!list || !spec)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no event list given");
 	p.len = strlen(spec);
@@ -80,6 +84,8 @@ int tacho_evlist_parse_opts(const char *spec, const struct tacho_event_opts *opt
 	int r;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	r = tacho_evlist_new(opts, &l);
 	if (r)
 		return tc_diag_set(diag, spec, 0, 0, r, "%s", tacho_strerror(r));
@@ -139,7 +145,7 @@ int tacho_evlist_attr(const struct tacho_evlist *list, size_t i, struct perf_eve
 enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
-	return ev ? (enum tacho_event_source)ev->source : TACHO_EVENT_SRC_COUNT_;
+	return ev ? (enum tacho_event_source)ev->source : TACHO_EVENT_SRC_COUNT;
 }
 
 const char *tacho_evlist_pmu(const struct tacho_evlist *list, size_t i)

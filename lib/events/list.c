@@ -9,6 +9,8 @@
 
 #include "events/events.h"
 #include "perf/engine.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 {
@@ -149,7 +151,7 @@ static int visit_alias(struct walk *w, const char *pmu, const char *name, const 
 		.tracefs_root = w->ctx.tracefs_root,
 	};
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char desc[600];
 
 	if (tacho_evlist_parse_opts(name, &opts, &l, &d) == 0) {
@@ -172,8 +174,10 @@ static int walk_pmus(struct walk *w)
 		struct dirent **evs;
 		int ne;
 
-		if (r)
-			goto next;
+		if (r) {
+			free(pmus[i]);
+			continue;
+		}
 		tc_sb_init(&sb);
 		fmtbuf(path, sizeof(path), "%s/%s/format", w->ctx.sysfs_root, pmu);
 		format_summary(path, &sb);
@@ -198,7 +202,6 @@ static int walk_pmus(struct walk *w)
 		}
 		if (ne >= 0)
 			free(evs);
-next:
 		free(pmus[i]);
 	}
 	if (n >= 0)

@@ -9,6 +9,8 @@
 #include "events/listing.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
 
 static const char *const headings[] = {
 	[TACHO_EVENT_SRC_HARDWARE] = "generic hardware events (kernel)",
@@ -35,7 +37,7 @@ static const char *status_word(const struct tc_listing_row *r, char *buf, size_t
 
 /* Why a probed row did not open, in one sentence. */
 static const char *why_text(const struct tacho_event_listing *l, const struct tc_listing_row *r,
-			    const struct tc_wopts *w, char *buf, size_t size)
+			    const struct tc_write_settings *w, char *buf, size_t size)
 {
 	if (r->why >= 0)
 		return tc_hinted_w(w, l->ex[r->why].text, l->ex[r->why].hint, buf, size);
@@ -44,7 +46,7 @@ static const char *why_text(const struct tacho_event_listing *l, const struct tc
 
 /* Notes under a group: why its events could not be opened, once per reason. */
 static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t from, size_t to,
-			const struct tc_wopts *w)
+			const struct tc_write_settings *w)
 {
 	char hb[1200];
 
@@ -104,7 +106,7 @@ static const char *short_desc(const char *d, char *buf, size_t size)
 /* Tracepoints were asked for but none was found: say why rather than leave the group
  * out silently. True when it wrote. */
 static bool no_tracefs_note(FILE *f, const struct tacho_event_listing *l,
-			    const struct tc_wopts *w, bool any)
+			    const struct tc_write_settings *w, bool any)
 {
 	const char *hint;
 
@@ -117,7 +119,7 @@ static bool no_tracefs_note(FILE *f, const struct tacho_event_listing *l,
 }
 
 static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, size_t j,
-		       const struct tc_wopts *w)
+		       const struct tc_write_settings *w)
 {
 	enum tacho_event_source src = l->rows[i].src;
 	struct tc_table *t = tc_table_new(3);
@@ -162,7 +164,8 @@ static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, s
 	return 0;
 }
 
-static int write_table(FILE *f, const struct tacho_event_listing *l, const struct tc_wopts *w)
+static int write_table(FILE *f, const struct tacho_event_listing *l,
+		       const struct tc_write_settings *w)
 {
 	size_t i = 0;
 	bool any = false, tp_seen = false;
@@ -194,7 +197,7 @@ static int write_table(FILE *f, const struct tacho_event_listing *l, const struc
 }
 
 static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 	char hb[1200];
@@ -250,7 +253,8 @@ static int write_json(FILE *f, const struct tacho_event_listing *l, enum tacho_f
 }
 
 /* One row per event; what was not probed is empty, never "no". */
-static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct tc_wopts *w)
+static int write_csv(FILE *f, const struct tacho_event_listing *l,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "name", "aliases", "source", "pmu", "opens",
 					    "opens_with_u", "error", "why", "description" };
@@ -278,12 +282,12 @@ static int write_csv(FILE *f, const struct tacho_event_listing *l, const struct 
 int tacho_event_listing_write(const struct tacho_event_listing *l, FILE *f,
 			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!l || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "events/listing.h"
 #include "util/util.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
 
 /* How the walk's visitor sees the listing being built. */
 struct build {
@@ -78,7 +81,7 @@ static int explanation(struct build *b, enum tacho_event_source src, int err,
 static int probe_user_only(const struct build *b, const char *spec)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[700];
 	int err;
 
@@ -94,7 +97,7 @@ static int probe_user_only(const struct build *b, const char *spec)
 static void probe_row(struct build *b, struct tc_listing_row *r)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr attr;
 
 	if (!r->spec || !b->probe)
@@ -210,7 +213,7 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 		if (LISTING_OPTS_HAS(opts, no_probe))
 			b.probe = !opts->no_probe;
 	}
-	if (mask >> TACHO_EVENT_SRC_COUNT_)
+	if (mask >> TACHO_EVENT_SRC_COUNT)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -225,7 +228,15 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 	b.glob = pattern && strpbrk(pattern, "*?[") != NULL;
 	l->grouped = !pattern && mask != 1u << TACHO_EVENT_SRC_TRACEPOINT;
 	l->tp_wanted = !mask || (mask & (1u << TACHO_EVENT_SRC_TRACEPOINT));
-	l->tracefs = tacho_event_tracefs(b.events) != NULL;
+	{
+		struct tc_events_ctx ctx = {
+			.tracefs_root = b.events && TC_SZ_HAS(b.events, struct tacho_event_opts,
+							      tracefs_root)
+				? b.events->tracefs_root : NULL,
+		};
+
+		l->tracefs = tc_tracefs_root(&ctx) != NULL;
+	}
 	err = tacho_events_foreach(b.events, mask, collect, &b);
 	if (!err)
 		probe_tracepoints(&b);

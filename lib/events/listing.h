@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "tacho/events.h"
+#include "tacho/errors.h"
 
 /* One event the walk gave, and what probing it found. */
 struct tc_listing_row {

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
 
 /* ---------------------------------------------------------------- one event */
 

@@ -7,6 +7,7 @@
 #define TACHO_EVENTS_PARSE_H
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 struct tc_parser {
 	const char *src;

@@ -13,10 +13,9 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "events/pfm.h"
-
-/* tacho.h cannot be included here (its <linux/perf_event.h> clashes with libpfm4's
- * definitions); the one error code this file returns is repeated from it. */
-#define TC_PFM_ENODATA 10004
+/* Only the errors: the areas that include <linux/perf_event.h> (counters, events) clash
+ * with libpfm4's definitions of the same structs. */
+#include "tacho/errors.h"
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status;
@@ -26,7 +25,7 @@ static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void pfm_start(void)
 {
-	pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -TC_PFM_ENODATA;
+	pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -TACHO_ENOVALUE;
 }
 
 int tc_pfm_init(void)

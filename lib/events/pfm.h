@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Initializes libpfm4 once (thread-safe). 0, or -TACHO_ENODATA when libpfm4 could
+/* Initializes libpfm4 once (thread-safe). 0, or -TACHO_ENOVALUE when libpfm4 could
  * not start (then every lookup misses). */
 int tc_pfm_init(void);
 

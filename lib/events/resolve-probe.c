@@ -9,6 +9,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
 
 /* ---------------------------------------------------------------- breakpoints */
 
@@ -37,7 +38,7 @@ int tc_parse_breakpoint(struct tc_parser *p, size_t start, size_t end, struct tc
 			i += 2;
 		while (i < pos && (hex ? tc_is_hex_digit(s[i]) : (s[i] >= '0' && s[i] <= '9')))
 			i++;
-		if (r == -TACHO_ERANGE)
+		if (r == -TACHO_EOUTOFRANGE)
 			return tc_perr(p, a0, r, "the address does not fit in 64 bits");
 		/* i == pos: nothing after "0x" */
 		return tc_perr(p, i, -TACHO_EPARSE, "expected a hex (0x...) or decimal address");
@@ -139,7 +140,7 @@ static int uprobe_err(struct tc_parser *p, int r, size_t path_col, size_t where_
 {
 	if (r == -ENOMEM)
 		return tc_perr(p, path_col, r, "out of memory");
-	if (r == -TACHO_ERANGE || r == -TACHO_ENOEVENT)
+	if (r == -TACHO_EOUTOFRANGE || r == -TACHO_ENOEVENT)
 		return tc_perr(p, where_col, r, "%s", why);
 	return tc_perr(p, path_col, -TACHO_ENOEVENT, "%s", why);
 }
@@ -171,7 +172,7 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 		return tc_perr(p, end, -TACHO_EPARSE, "expected ':' and a function name or a file "
 			    "offset after the path");
 	if (p1 - p0 >= sizeof(path))
-		return tc_perr(p, p0, -TACHO_ERANGE, "the path is longer than %zu bytes",
+		return tc_perr(p, p0, -TACHO_EOUTOFRANGE, "the path is longer than %zu bytes",
 			    sizeof(path) - 1);
 	t0 = p1 + 1;
 	for (t1 = t0; t1 < end && s[t1] != ':'; t1++)
@@ -190,8 +191,8 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 		/* a file offset; "+" has no meaning after a number */
 		r = tc_parse_num(s + t0, t1 - t0, &off);
 		if (r)
-			return tc_perr(p, t0, r == -TACHO_ERANGE ? r : -TACHO_EPARSE,
-				    r == -TACHO_ERANGE ? "the offset does not fit in 64 bits" :
+			return tc_perr(p, t0, r == -TACHO_EOUTOFRANGE ? r : -TACHO_EPARSE,
+				    r == -TACHO_EOUTOFRANGE ? "the offset does not fit in 64 bits" :
 				    "expected a file offset (0x... or decimal) or a function name");
 	} else {
 		for (size_t i = t0; i < plus; i++)
@@ -203,7 +204,7 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 		if (plus < t1) {
 			r = tc_parse_num(s + plus + 1, t1 - plus - 1, &add);
 			if (r)
-				return tc_perr(p, plus + 1, r == -TACHO_ERANGE ? r : -TACHO_EPARSE,
+				return tc_perr(p, plus + 1, r == -TACHO_EOUTOFRANGE ? r : -TACHO_EPARSE,
 					    "expected a byte offset into the function after '+'");
 			if (ret && add)
 				return tc_perr(p, plus, -TACHO_EPARSE, "a return probe fires when the "
@@ -244,7 +245,7 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 		upath = r ? NULL : tc_uprobe_intern(abs);
 		free(abs);
 		if (r)
-			return uprobe_err(p, r, p0, r == -TACHO_ERANGE && plus < t1 ? plus + 1 : t0,
+			return uprobe_err(p, r, p0, r == -TACHO_EOUTOFRANGE && plus < t1 ? plus + 1 : t0,
 					  why);
 	}
 	if (!upath)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
 
 /* ---------------------------------------------------------------- cache events */
 
@@ -263,7 +264,7 @@ static int explain_unknown(struct tc_parser *p, size_t off, size_t len, struct l
 		while (i < first && tc_is_hex_digit(s[i]))
 			i++;
 		if (i == first)
-			return tc_perr(p, off + 17, -TACHO_ERANGE,
+			return tc_perr(p, off + 17, -TACHO_EOUTOFRANGE,
 				    "a raw event has at most 16 hex digits");
 	}
 	if (colon && looks_like_subsystem(s, first) && !memchr(colon + 1, ':', len - first - 1)) {

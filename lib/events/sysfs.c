@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 bool tc_events_safe_component(const char *s, size_t len)
 {
@@ -217,7 +218,7 @@ static int parse_one_term(struct pmu_parse *pp, const char *key, size_t klen, co
 		char num[64];
 
 		if (vlen == 0 || vlen >= sizeof(num)) {
-			r = vlen ? -TACHO_ERANGE : -TACHO_EPARSE;
+			r = vlen ? -TACHO_EOUTOFRANGE : -TACHO_EPARSE;
 		} else {
 			memcpy(num, val, vlen);
 			num[vlen] = '\0';
@@ -228,8 +229,8 @@ static int parse_one_term(struct pmu_parse *pp, const char *key, size_t klen, co
 				return pp_err(pp, kcol, -TACHO_EPARSE,
 					      "the alias '%s' of PMU '%s' has a value tacho cannot "
 					      "read: '%.*s'", alias_name, pp->pmu, (int)vlen, val);
-			return pp_err(pp, vcol, r == -TACHO_ERANGE ? r : -TACHO_EPARSE,
-				      r == -TACHO_ERANGE ? "the value does not fit in 64 bits" :
+			return pp_err(pp, vcol, r == -TACHO_EOUTOFRANGE ? r : -TACHO_EPARSE,
+				      r == -TACHO_EOUTOFRANGE ? "the value does not fit in 64 bits" :
 				      "expected a number (decimal or 0x hex) for '%s'", kname);
 		}
 	}
@@ -254,10 +255,10 @@ static int parse_one_term(struct pmu_parse *pp, const char *key, size_t klen, co
 				      "('%s' in %s)", kname, fmt, path);
 		if (!put_format(&f, v, &pp->ev->attr)) {
 			if (in_alias)
-				return pp_err(pp, kcol, -TACHO_ERANGE, "the alias '%s' sets '%s' to "
+				return pp_err(pp, kcol, -TACHO_EOUTOFRANGE, "the alias '%s' sets '%s' to "
 					      "a value wider than its %u bits", alias_name, kname,
 					      f.width);
-			return pp_err(pp, vcol, -TACHO_ERANGE, "0x%llx does not fit in '%s' "
+			return pp_err(pp, vcol, -TACHO_EOUTOFRANGE, "0x%llx does not fit in '%s' "
 				      "(%u bits: %s)", (unsigned long long)v, kname, f.width, fmt);
 		}
 		return 0;

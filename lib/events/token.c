@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "events/parse.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
 int tc_perr(struct tc_parser *p, size_t off, int err, const char *fmt, ...)
 {
@@ -53,7 +55,7 @@ int tc_parse_num(const char *s, size_t len, uint64_t *out)
 	char buf[64];
 
 	if (len == 0 || len >= sizeof(buf))
-		return len ? -TACHO_ERANGE : -TACHO_EPARSE;
+		return len ? -TACHO_EOUTOFRANGE : -TACHO_EPARSE;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	return tc_parse_u64(buf, out);
@@ -178,6 +180,8 @@ int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t size)
 	size_t n, col;
 	int ret;
 
+	if (tc_diag_check(d))
+		return -EINVAL;
 	if (!d || d->column == 0) {
 		if (size)
 			buf[0] = '\0';

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 static const char *const tracefs_places[] = {
 	"/sys/kernel/tracing",
@@ -58,13 +59,6 @@ int tc_tracepoint_id(const struct tc_events_ctx *ctx, const char *sys, size_t sy
 		return -TACHO_EPARSE;
 	*id = (uint64_t)v;
 	return 0;
-}
-
-const char *tacho_event_tracefs(const struct tacho_event_opts *opts)
-{
-	struct tc_events_ctx ctx = { .tracefs_root = opts ? opts->tracefs_root : NULL };
-
-	return tc_tracefs_root(&ctx);
 }
 
 void tc_tracefs_why(const struct tc_events_ctx *ctx, char *buf, size_t size)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "events/events.h"
+#include "tacho/errors.h"
 
 /* The paths uprobe attrs point to. An attr is a plain struct that callers copy and
  * keep after the list is gone (record, regions and bench open their copies later), so
@@ -142,11 +143,11 @@ int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t why
 	if (r == 0 && off >= f.size) {
 		snprintf(why, whysz, "offset 0x%llx is past the end of '%s' (%llu bytes)",
 			 (unsigned long long)off, path, (unsigned long long)f.size);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 	} else if (r == 0 && find_load(f.elf, off, false, &ph) != 0) {
 		snprintf(why, whysz, "offset 0x%llx of '%s' is not in an executable segment "
 			 "(readelf -l shows them)", (unsigned long long)off, path);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 	}
 	elf_file_close(&f);
 	return r;
@@ -281,7 +282,7 @@ int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint
 	if (add && s.size && add >= s.size) {
 		snprintf(why, whysz, "+0x%llx is past the end of '%.*s' (%llu bytes)",
 			 (unsigned long long)add, (int)len, name, (unsigned long long)s.size);
-		r = -TACHO_ERANGE;
+		r = -TACHO_EOUTOFRANGE;
 		goto out;
 	}
 	/* The kernel wants the offset in the file, not the link-time address: the

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <sys/types.h>
 
+#include "tacho/live.h"
 #include "util/util.h"
 
 /* --- /proc/PID/stat (procscan.c) --- */

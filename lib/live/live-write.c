@@ -82,7 +82,7 @@ static const char *fmt_rate(const struct tacho_live_value *v, const char *unit, 
 	return buf;
 }
 
-static int write_table(const struct tacho_live_frame *f, FILE *out, const struct tc_wopts *w)
+static int write_table(const struct tacho_live_frame *f, FILE *out, const struct tc_write_settings *w)
 {
 	const struct tacho_live_health *h = &f->health;
 	unsigned ncols = 3 + (unsigned)f->nev;
@@ -158,7 +158,7 @@ out:
 
 /* --- CSV --- */
 
-static int write_csv(const struct tacho_live_frame *f, FILE *out, const struct tc_wopts *w)
+static int write_csv(const struct tacho_live_frame *f, FILE *out, const struct tc_write_settings *w)
 {
 	char t[32], id[32], pid[32], cpus[32], rate[40], total[40], cov[40], hb[1200];
 
@@ -203,7 +203,7 @@ static void json_num_or_null(struct tc_json *j, const char *key, double v)
 }
 
 static int write_json(const struct tacho_live_frame *f, FILE *out, enum tacho_format fmt,
-		      const struct tc_wopts *w, bool history)
+		      const struct tc_write_settings *w, bool history)
 {
 	const struct tacho_live_health *h = &f->health;
 	struct tc_json j;
@@ -283,12 +283,12 @@ static int write_json(const struct tacho_live_frame *f, FILE *out, enum tacho_fo
 int tacho_live_frame_write(const struct tacho_live_frame *f, FILE *out, enum tacho_format fmt,
 			   const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!f || !out)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {
@@ -308,12 +308,12 @@ int tacho_live_frame_write(const struct tacho_live_frame *f, FILE *out, enum tac
 int tacho_live_frame_write_history(const struct tacho_live_frame *f, FILE *out,
 				   const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!f || !out)
 		return -EINVAL;
-	err = tc_wopts_get(opts, TACHO_FORMAT_JSON, &w);
+	err = tc_write_settings_get(opts, TACHO_FORMAT_JSON, &w);
 	if (err)
 		return err;
 	err = write_json(f, out, TACHO_FORMAT_JSON, &w, true);

@@ -28,6 +28,9 @@ int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag)
 	size_t n = 0;
 	double v, mul = 1;
 	const char *p;
+
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	int err;
 
 	if (!s || !*s)
@@ -49,7 +52,7 @@ int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag)
 				   "expected a number (a rate such as 1000, 2.5k or 10M/s)");
 	err = tc_parse_double(num, &v);
 	if (err)
-		return tc_diag_set(diag, s, 0, 1, err, err == -TACHO_ERANGE ? "number out of range"
+		return tc_diag_set(diag, s, 0, 1, err, err == -TACHO_EOUTOFRANGE ? "number out of range"
 				   : "malformed number");
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++)
 		if (*p && *p == suffixes[i].c) {
@@ -65,7 +68,7 @@ int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag)
 				   "or u, and an optional /s)", *p);
 	v *= mul;
 	if (!isfinite(v))
-		return tc_diag_set(diag, s, 0, 1, -TACHO_ERANGE, "number out of range");
+		return tc_diag_set(diag, s, 0, 1, -TACHO_EOUTOFRANGE, "number out of range");
 	*out = v;
 	return 0;
 }
@@ -139,6 +142,8 @@ int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 	struct tc_sb sb = TC_SB_INIT;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || o->sz < offsetof(struct tacho_rule_opts, hysteresis) || !o->input)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad rule options");
 	*out = NULL;
@@ -172,13 +177,14 @@ int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 	err = one_event(r->input, &r->a, diag);
 	if (err && err != -ENOMEM && strchr(r->input, '/')) {
 		struct tacho_diag whole;
+		size_t n = diag && diag->sz < sizeof(whole) ? diag->sz : sizeof(whole);
 		int k;
 
 		if (diag)
-			whole = *diag;
+			memcpy(&whole, diag, n);   /* as much as the caller's version has */
 		k = split_ratio(r, diag);
 		if (k == 1 && diag)
-			*diag = whole;   /* no split works: the whole input's error, caret */
+			memcpy(diag, &whole, n);   /* no split works: the whole input's error */
 		else if (k != 1)
 			err = k;
 	}

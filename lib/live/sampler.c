@@ -860,6 +860,8 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 	struct rlimit rl;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || o->sz < offsetof(struct tacho_live_opts, fd_limit) ||
 	    (unsigned)o->view >= TACHO_LIVE_VIEW_COUNT || !tacho_evlist_count(o->events) ||
 	    o->pid < 0 || (o->child && o->pid <= 0) || (o->ncgroups && !o->cgroups) ||

@@ -378,6 +378,8 @@ int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttl
 	struct tacho_throttle *t;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || o->sz < offsetof(struct tacho_throttle_opts, mounts) ||
 	    (o->kind != TACHO_THROTTLE_CAP && o->kind != TACHO_THROTTLE_DUTY) ||
 	    (o->pid <= 0) == !o->cgroup || o->pid < 0)

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/machine.h"
+#include "tacho/output.h"
+#include "tacho/tsc.h"
 
 /* 0.385 ns, 24.4 ns, 4 ms: the unit that keeps the number short */
 static void fmt_ns(double ns, char *buf, size_t size)
@@ -25,7 +28,8 @@ static void fmt_ns(double ns, char *buf, size_t size)
 }
 
 static int write_table(FILE *f, const struct tacho_check *c, size_t n,
-		       const struct tacho_clock_info *k, size_t nk, const struct tc_wopts *w)
+		       const struct tacho_clock_info *k, size_t nk,
+		       const struct tc_write_settings *w)
 {
 	struct tc_table *t = tc_table_new(4);
 	char res[64], cost[128], hb[1200];
@@ -70,7 +74,7 @@ static int write_table(FILE *f, const struct tacho_check *c, size_t n,
 
 static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 		      const struct tacho_clock_info *k, size_t nk, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 	char hb[1200];
@@ -112,7 +116,8 @@ static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 /* Checks and clocks in one table, told apart by the first column, as stat's events
  * and metrics are. */
 static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
-		      const struct tacho_clock_info *k, size_t nk, const struct tc_wopts *w)
+		      const struct tacho_clock_info *k, size_t nk,
+		      const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "kind", "key", "title", "state", "value", "text",
 					    "resolution_ns", "read_ns", "error" };
@@ -141,18 +146,19 @@ static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
 	}
 }
 
-int tacho_machine_write(const struct tacho_check *checks, size_t n,
-			const struct tacho_clock_info *clocks, size_t nclocks, FILE *f,
-			enum tacho_format fmt, const struct tacho_write_opts *opts)
-{
-	struct tc_wopts w;
-	int err;
+/* The first versions: struct tacho_machine_view ends at clock_sz, struct tacho_check at
+ * hint, struct tacho_clock_info at read_ns. */
+#define VIEW_SZ_V1 tc_offsetofend(struct tacho_machine_view, clock_sz)
+#define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
+#define CLOCK_SZ_V1 tc_offsetofend(struct tacho_clock_info, read_ns)
 
-	if (!f || (n && !checks) || (nclocks && !clocks))
-		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
-	if (err)
-		return err;
+static int write_doc(const struct tacho_check *checks, size_t n,
+		     const struct tacho_clock_info *clocks, size_t nclocks, FILE *f,
+		     enum tacho_format fmt, const struct tc_write_settings *ws)
+{
+	struct tc_write_settings w = *ws;
+	int err = 0;
+
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:
@@ -165,4 +171,42 @@ int tacho_machine_write(const struct tacho_check *checks, size_t n,
 		break;
 	}
 	return err ? err : tc_write_status(f);
+}
+
+int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tacho_format fmt,
+			const struct tacho_write_opts *opts)
+{
+	struct tacho_machine_view v;
+	struct tacho_check *checks = NULL;
+	struct tacho_clock_info *clocks = NULL;
+	struct tc_write_settings w;
+	int err;
+
+	if (!view || !f || view->sz < VIEW_SZ_V1)
+		return -EINVAL;
+	tc_sized_get(&v, sizeof(v), view, view->sz);
+	if ((v.nchecks && (!v.checks || v.check_sz < CHECK_SZ_V1)) ||
+	    (v.nclocks && (!v.clocks || v.clock_sz < CLOCK_SZ_V1)))
+		return -EINVAL;
+	err = tc_write_settings_get(opts, fmt, &w);
+	if (err)
+		return err;
+	/* the caller's arrays at their element sizes, in the library's structs */
+	checks = calloc(v.nchecks ? v.nchecks : 1, sizeof(*checks));
+	clocks = calloc(v.nclocks ? v.nclocks : 1, sizeof(*clocks));
+	if (!checks || !clocks) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < v.nchecks; i++)
+		tc_sized_get(&checks[i], sizeof(checks[i]), TC_CONST_ELEM(v.checks, i, v.check_sz),
+			     v.check_sz);
+	for (size_t i = 0; i < v.nclocks; i++)
+		tc_sized_get(&clocks[i], sizeof(clocks[i]), TC_CONST_ELEM(v.clocks, i, v.clock_sz),
+			     v.clock_sz);
+	err = write_doc(checks, v.nchecks, clocks, v.nclocks, f, fmt, &w);
+out_free:
+	free(checks);
+	free(clocks);
+	return err;
 }

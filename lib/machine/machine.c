@@ -12,6 +12,11 @@
 #include <unistd.h>
 
 #include "perf/engine.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/machine.h"
+#include "tacho/stat.h"
+#include "tacho/tsc.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 
@@ -31,26 +36,34 @@ struct probe {
 	struct tc_perf_env env;
 	bool have_cpu;
 	struct tacho_cpu_info cpu;
-	struct tacho_check *out;
-	size_t max, n;
-	struct tacho_check sink;   /* where rows beyond max are written, then dropped */
+	struct tacho_check *out;   /* the caller's array: max entries of check_sz bytes */
+	size_t max, n, check_sz;
+	struct tacho_check cur;    /* the row being filled, the library's struct */
+	bool pending;              /* cur is row n - 1, not yet copied out */
 };
+
+/* Copies the row being filled into the caller's array, at its element size, when it
+ * has room; a row beyond max is counted, not stored: the caller learns it needs more. */
+static void flush(struct probe *p)
+{
+	if (p->pending && p->n - 1 < p->max)
+		tc_sized_put(TC_ELEM(p->out, p->n - 1, p->check_sz), p->check_sz, &p->cur,
+			     sizeof(p->cur));
+	p->pending = false;
+}
 
 static struct tacho_check *row(struct probe *p, const char *key, const char *title,
 			       enum tacho_check_state st)
 {
-	struct tacho_check *c;
+	struct tacho_check *c = &p->cur;
 
-	if (p->n >= p->max) {
-		p->n++;
-		memset(&p->sink, 0, sizeof(p->sink));
-		return &p->sink;   /* counted, not stored: the caller learns it needs more */
-	}
-	c = &p->out[p->n++];
+	flush(p);
 	memset(c, 0, sizeof(*c));
 	c->key = key;
 	c->title = title;
 	c->state = st;
+	p->n++;
+	p->pending = true;
 	return c;
 }
 
@@ -138,7 +151,7 @@ static void check_pmu(struct probe *p)
 
 static void check_counters(struct probe *p)
 {
-	struct tacho_pmu_counters pc;
+	struct tacho_pmu_counters pc = { .sz = sizeof(pc) };
 	struct tacho_check *c;
 
 	if (tacho_pmu_counters_detect(&pc) != 0)
@@ -455,7 +468,7 @@ static void check_sysctl_info(struct probe *p)
 
 static void check_tsc(struct probe *p)
 {
-	struct tacho_tsc_info t;
+	struct tacho_tsc_info t = { .sz = sizeof(t) };
 	struct tacho_check *c;
 	char *cpuinfo = NULL;
 	size_t cpuinfo_len = 0;
@@ -513,18 +526,23 @@ static void check_tsc(struct probe *p)
 		     "tsc=reliable on the kernel command line if you know better)");
 }
 
-int tacho_machine_check(struct tacho_check *out, size_t max)
+/* The first version of struct tacho_check ends at hint. */
+#define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
+
+int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
 {
 	struct tacho_cpuid_dump *dump = NULL;
 	struct probe p;
 	static volatile long bp_target;
 
-	if (max && !out)
+	if (max && (!out || check_sz < CHECK_SZ_V1))
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.out = out;
 	p.max = max;
+	p.check_sz = check_sz;
 	tc_perf_env_probe(&p.env);
+	p.cpu.sz = sizeof(p.cpu);
 	if (tacho_cpuid_dump_live(&dump) == 0) {
 		p.have_cpu = tacho_cpu_decode(dump, &p.cpu) == 0;
 		tacho_cpuid_dump_free(dump);
@@ -556,6 +574,7 @@ int tacho_machine_check(struct tacho_check *out, size_t max)
 	check_nmi_watchdog(&p);
 	check_sysctl_info(&p);
 	check_tsc(&p);
+	flush(&p);
 	if (p.have_cpu)
 		tacho_cpu_info_exit(&p.cpu);
 	return (int)p.n;

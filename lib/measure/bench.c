@@ -8,9 +8,14 @@
 #include <unistd.h>
 
 #include "measure/bench.h"
-#include "measure/mset.h"
+#include "measure/measure-set.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
+#include "tacho/bench.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
+#include "tacho/tsc.h"
 
 /* --- the environment --- */
 
@@ -46,12 +51,17 @@ void tc_bench_env_eval(struct tacho_bench_env *e)
 		     e->loadavg1, e->ncpus, e->ncpus == 1 ? "" : "s");
 }
 
-int tacho_bench_env_check(struct tacho_bench_env *out)
+/* The first version of struct tacho_bench_env ends at warnings. */
+#define ENV_SZ_V1 tc_offsetofend(struct tacho_bench_env, warnings)
+
+/* Fills the library's struct. */
+static void env_read(struct tacho_bench_env *out)
 {
 	const struct tacho_tsc_info *ti = tc_tsc_info();
 	char line[256];
 
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	if (tc_read_line_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
 			      out->governor, sizeof(out->governor)))
 		out->governor[0] = 0;
@@ -66,6 +76,16 @@ int tacho_bench_env_check(struct tacho_bench_env *out)
 			out->runnable = run > 0 ? run - 1 : 0;
 	}
 	tc_bench_env_eval(out);
+}
+
+int tacho_bench_env_check(struct tacho_bench_env *out)
+{
+	struct tacho_bench_env e;
+
+	if (!out || out->sz < ENV_SZ_V1)
+		return -EINVAL;
+	env_read(&e);
+	tc_sized_put_sz(out, &e, sizeof(e));
 	return 0;
 }
 
@@ -125,7 +145,7 @@ size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, 
 struct trial_ctx {
 	tacho_bench_fn *fn;
 	void *arg;
-	struct tc_mset *m;
+	struct tc_measure_set *m;
 	size_t nev;
 	uint64_t *c0, *c1;
 };
@@ -137,13 +157,13 @@ static int trial(struct trial_ctx *t, unsigned reps, int64_t *ticks, int64_t *ev
 	uint64_t a, b;
 	int err;
 
-	if (t->nev && (err = tc_mset_read(t->m, t->c0)))
+	if (t->nev && (err = tc_measure_set_read(t->m, t->c0)))
 		return err;
 	a = tacho_tsc_begin();
 	for (unsigned r = 0; r < reps; r++)
 		t->fn(t->arg);
 	b = tacho_tsc_end();
-	if (t->nev && (err = tc_mset_read(t->m, t->c1)))
+	if (t->nev && (err = tc_measure_set_read(t->m, t->c1)))
 		return err;
 	*ticks = (int64_t)(b - a);
 	for (size_t i = 0; i < t->nev; i++)
@@ -156,8 +176,19 @@ static void nop(void *arg)
 	(void)arg;
 }
 
+/* A result as the library allocates it: the public struct and what it points to. */
+struct bench_result {
+	struct tacho_bench_result pub;
+	struct tacho_bench_stats ticks, ns;
+	struct tacho_bench_stats *events;         /* [nevents] */
+	const struct tacho_bench_stats **eventp;  /* [nevents] &events[i]: pub.events */
+	struct tacho_bench_env env;
+};
+
 void tacho_bench_result_free(struct tacho_bench_result *r)
 {
+	struct bench_result *br = (struct bench_result *)r;
+
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nevents; i++) {
@@ -166,8 +197,9 @@ void tacho_bench_result_free(struct tacho_bench_result *r)
 	}
 	free(r->event_names);
 	free(r->event_why);
-	free(r->events);
-	free(r);
+	free(br->events);
+	free(br->eventp);
+	free(br);
 }
 
 int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
@@ -175,8 +207,9 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 {
 	struct tacho_bench_opts o = { 0 };
 	struct tacho_evlist *list = NULL;
-	struct tc_evset evs = { 0 };
-	struct tc_mset m = { 0 };
+	struct tc_event_set evs = { 0 };
+	struct tc_measure_set m = { 0 };
+	struct bench_result *br = NULL;
 	struct tacho_bench_result *r = NULL;
 	int64_t *ev_a = NULL, *ev_b = NULL, *cal = NULL;
 	double *tv = NULL, **evv = NULL, *ovh = NULL;
@@ -185,6 +218,8 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	int err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!fn || (opts && opts->sz && opts->sz < offsetof(struct tacho_bench_opts, events)))
 		return -EINVAL;
 	if (opts)
@@ -200,21 +235,27 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		err = tacho_evlist_parse(o.events, &list, diag);
 		if (err)
 			return err;
-		err = tc_evset_from_list(&evs, list);
+		err = tc_event_set_from_list(&evs, list);
 		tacho_evlist_free(list);
 		if (err)
 			return err;
 		nev = evs.n;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
+	br = calloc(1, sizeof(*br));
+	if (!br) {
 		err = -ENOMEM;
 		goto out;
 	}
+	r = &br->pub;
+	r->ticks = &br->ticks;
+	r->ns = &br->ns;
+	r->env = &br->env;
 	r->nevents = nev;
 	r->event_names = calloc(nev + 1, sizeof(char *));
 	r->event_why = calloc(nev + 1, sizeof(char *));
-	r->events = calloc(nev + 1, sizeof(*r->events));
+	br->events = calloc(nev + 1, sizeof(*br->events));
+	br->eventp = calloc(nev + 1, sizeof(*br->eventp));
+	r->events = br->eventp;
 	tv = calloc(o.trials, sizeof(*tv));
 	evv = calloc(nev + 1, sizeof(*evv));
 	ovh = calloc(nev + 1, sizeof(*ovh));
@@ -223,12 +264,13 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	cal = calloc((size_t)o.trials * (nev + 1), sizeof(*cal));
 	t.c0 = calloc(nev + 1, sizeof(uint64_t));
 	t.c1 = calloc(nev + 1, sizeof(uint64_t));
-	if (!r->event_names || !r->event_why || !r->events || !tv || !evv || !ovh || !ev_a ||
-	    !ev_b || !cal || !t.c0 || !t.c1) {
+	if (!r->event_names || !r->event_why || !br->events || !br->eventp || !tv || !evv ||
+	    !ovh || !ev_a || !ev_b || !cal || !t.c0 || !t.c1) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < nev; i++) {
+		br->eventp[i] = &br->events[i];
 		evv[i] = calloc(o.trials, sizeof(double));
 		r->event_names[i] = tc_strdup(evs.names[i]);
 		if (!evv[i] || !r->event_names[i]) {
@@ -237,11 +279,11 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 		}
 	}
 	if (nev) {
-		err = tc_mset_open(&m, &evs);
+		err = tc_measure_set_open(&m, &evs);
 		if (err)
 			goto out;
 		for (size_t i = 0; i < nev; i++)
-			if (!tc_mset_is_open(&m, i))
+			if (!tc_measure_set_is_open(&m, i))
 				r->event_why[i] = tc_strdup(m.why[i] ? m.why[i] :
 							    tacho_strerror(m.err[i]));
 	}
@@ -249,7 +291,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	t.arg = arg;
 	t.m = &m;
 	t.nev = nev;
-	tacho_bench_env_check(&r->env);
+	env_read(&br->env);
 	r->tsc_hz = tc_tsc_info()->hz;
 
 	/* warm-up: caches, branch predictors, page faults of fn's data, the counters */
@@ -304,7 +346,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	}
 
 	/* a group the PMU never scheduled reads 0: say so rather than print the zeros */
-	for (size_t q = 0; nev && !tc_mset_ran(&m) && q < nev; q++)
+	for (size_t q = 0; nev && !tc_measure_set_ran(&m) && q < nev; q++)
 		if (!r->event_why[q]) {
 			r->event_why[q] = tc_strdup("opened, but never on a counter (more hardware "
 						    "events than the PMU counts at once? try fewer)");
@@ -334,22 +376,22 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	}
 	for (unsigned i = 0; i < r->kept; i++)
 		nsv[i] = r->tsc_hz > 0 ? tv[i] * 1e9 / r->tsc_hz : NAN;
-	err = tc_bench_stats(tv, r->kept, o.mode_bin > 0 ? o.mode_bin : 1.0, &r->ticks);
+	err = tc_bench_stats(tv, r->kept, o.mode_bin > 0 ? o.mode_bin : 1.0, &br->ticks);
 	if (!err)
 		err = r->tsc_hz > 0 ? tc_bench_stats(nsv, r->kept, (o.mode_bin > 0 ? o.mode_bin : 1.0) *
-						     1e9 / r->tsc_hz, &r->ns)
-				    : tc_bench_stats(nsv, 0, 1, &r->ns);
+						     1e9 / r->tsc_hz, &br->ns)
+				    : tc_bench_stats(nsv, 0, 1, &br->ns);
 	free(nsv);
 	for (size_t q = 0; !err && q < nev; q++)
 		err = tc_bench_stats(evv[q], r->event_why[q] ? 0 : r->kept,
-				     o.mode_bin > 0 ? o.mode_bin : 1.0, &r->events[q]);
+				     o.mode_bin > 0 ? o.mode_bin : 1.0, &br->events[q]);
 	if (err)
 		goto out;
 	*out = r;
 	r = NULL;
 out:
-	tc_mset_close(&m);
-	tc_evset_exit(&evs);
+	tc_measure_set_close(&m);
+	tc_event_set_exit(&evs);
 	for (size_t i = 0; evv && i < nev; i++)
 		free(evv[i]);
 	free(evv);
@@ -391,7 +433,7 @@ static void row(struct tc_table *t, const char *name, const struct tacho_bench_s
 }
 
 static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 
@@ -406,19 +448,19 @@ static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_fo
 	tc_json_str(&j, "cull_rule", r->cull_rule);
 	tc_json_double(&j, "overhead_ticks", r->overhead_ticks);
 	tc_json_double(&j, "tsc_hz", r->tsc_hz);
-	json_stats(&j, "ticks", &r->ticks);
-	json_stats(&j, "ns", &r->ns);
+	json_stats(&j, "ticks", r->ticks);
+	json_stats(&j, "ns", r->ns);
 	tc_json_obj_begin(&j, "events");
 	for (size_t i = 0; i < r->nevents; i++) {
 		if (r->event_why[i])
 			tc_json_null(&j, r->event_names[i]);
 		else
-			json_stats(&j, r->event_names[i], &r->events[i]);
+			json_stats(&j, r->event_names[i], r->events[i]);
 	}
 	tc_json_obj_end(&j);
 	tc_json_arr_begin(&j, "warnings");
-	for (unsigned i = 0; i < r->env.nwarnings; i++)
-		tc_json_str(&j, NULL, r->env.warnings[i]);
+	for (unsigned i = 0; i < r->env->nwarnings; i++)
+		tc_json_str(&j, NULL, r->env->warnings[i]);
 	for (size_t i = 0; i < r->nevents; i++)
 		if (r->event_why[i]) {
 			char buf[600];
@@ -432,8 +474,8 @@ static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_fo
 }
 
 /* One row per quantity; the figures of an event not counted are empty, never 0. */
-static void csv_stats(FILE *f, const struct tc_wopts *w, const char *name, const char *why,
-		      const struct tacho_bench_stats *s)
+static void csv_stats(FILE *f, const struct tc_write_settings *w, const char *name,
+		      const char *why, const struct tacho_bench_stats *s)
 {
 	const double v[] = { s->min, s->median, s->mode, s->mean, s->stddev, s->p10, s->p25,
 			     s->p75, s->p90, s->p99, s->max };
@@ -455,7 +497,8 @@ static void csv_stats(FILE *f, const struct tc_wopts *w, const char *name, const
 	tc_csv_row(f, w, fields, ARRAY_SIZE(fields));
 }
 
-static int write_csv(const struct tacho_bench_result *r, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_bench_result *r, FILE *f,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "quantity", "status", "n", "min", "median", "mode",
 					    "mean", "stddev", "p10", "p25", "p75", "p90", "p99",
@@ -463,10 +506,10 @@ static int write_csv(const struct tacho_bench_result *r, FILE *f, const struct t
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
-	csv_stats(f, w, "ticks", NULL, &r->ticks);
-	csv_stats(f, w, "ns", NULL, &r->ns);
+	csv_stats(f, w, "ticks", NULL, r->ticks);
+	csv_stats(f, w, "ns", NULL, r->ns);
 	for (size_t i = 0; i < r->nevents; i++)
-		csv_stats(f, w, r->event_names[i], r->event_why[i], &r->events[i]);
+		csv_stats(f, w, r->event_names[i], r->event_why[i], r->events[i]);
 	return tc_write_status(f);
 }
 
@@ -479,13 +522,13 @@ static int write_table(const struct tacho_bench_result *r, FILE *f)
 	for (unsigned c = 1; c < 9; c++)
 		tc_table_align_right(t, c, true);
 	tc_table_addf(t, "per call\tmin\tmedian\tmode\tmean\tstddev\tp90\tp99\tmax");
-	row(t, "ticks", &r->ticks);
-	row(t, "ns", &r->ns);
+	row(t, "ticks", r->ticks);
+	row(t, "ns", r->ns);
 	for (size_t i = 0; i < r->nevents; i++) {
 		if (r->event_why[i])
 			tc_table_addf(t, "%s\tnot counted", r->event_names[i]);
 		else
-			row(t, r->event_names[i], &r->events[i]);
+			row(t, r->event_names[i], r->events[i]);
 	}
 	fprintf(f, "%u trials of %u call%s%s; %u kept, %u culled (%s)\n", r->trials, r->reps,
 		r->reps == 1 ? "" : "s", r->difference ? " and of twice that (difference method)" : "",
@@ -499,20 +542,20 @@ static int write_table(const struct tacho_bench_result *r, FILE *f)
 		if (r->event_why[i])
 			fprintf(f, "note: event '%s' not counted: %s\n", r->event_names[i],
 				r->event_why[i]);
-	for (unsigned i = 0; i < r->env.nwarnings; i++)
-		fprintf(f, "warning: %s\n", r->env.warnings[i]);
+	for (unsigned i = 0; i < r->env->nwarnings; i++)
+		fprintf(f, "warning: %s\n", r->env->warnings[i]);
 	return tc_write_status(f);
 }
 
 int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
 			     enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {

@@ -3,6 +3,7 @@
 #define TACHO_MEASURE_BENCH_H
 
 #include "util/util.h"
+#include "tacho/bench.h"
 
 /* Fills e->warnings from the other fields of *e (pure: tests drive it on data). */
 void tc_bench_env_eval(struct tacho_bench_env *e);

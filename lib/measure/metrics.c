@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/metrics.h"
 #include "perf/perf.h"
+#include "util/util.h"
+#include "tacho/stat.h"
 
 /* One input of a table metric: an event named by its encoding, so that "cycles",
  * "cpu-cycles" and "cpu/cpu-cycles/" all match. */
@@ -166,8 +169,8 @@ static int durations(struct metric_vec *v, const struct tacho_metric_input *in,
 	return 0;
 }
 
-int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
-			  struct tacho_metric **out, size_t *nout)
+int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
+		       struct tacho_metric **out, size_t *nout)
 {
 	struct metric_vec v = { 0 };
 	struct perf_event_attr *attrs;
@@ -238,5 +241,48 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, double 
 	}
 	*out = v.m;
 	*nout = v.n;
+	return 0;
+}
+
+/* The first versions: struct tacho_metric_input ends at has_value, struct tacho_metric
+ * at inputs. */
+#define INPUT_SZ_V1 tc_offsetofend(struct tacho_metric_input, has_value)
+#define METRIC_SZ_V1 tc_offsetofend(struct tacho_metric, inputs)
+
+int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t in_sz,
+			  double wall_ns, struct tacho_metric **out, size_t *nout,
+			  size_t metric_sz)
+{
+	struct tacho_metric_input *inputs = NULL;
+	struct tacho_metric *m = NULL;
+	char *laid;
+	size_t nm = 0;
+	int err;
+
+	if (!out || !nout || (n && (!in || in_sz < INPUT_SZ_V1)) || metric_sz < METRIC_SZ_V1)
+		return -EINVAL;
+	*out = NULL;
+	*nout = 0;
+	/* the caller's inputs at its stride, fields its version lacks as 0 */
+	inputs = calloc(n ? n : 1, sizeof(*inputs));
+	if (!inputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		tc_sized_get(&inputs[i], sizeof(inputs[i]), TC_CONST_ELEM(in, i, in_sz), in_sz);
+	err = tc_metrics_compute(inputs, n, wall_ns, &m, &nm);
+	free(inputs);
+	if (err || !nm)
+		return err;
+	/* laid out at the caller's stride: the fields its version has */
+	laid = calloc(nm, metric_sz);
+	if (!laid) {
+		free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nm; i++)
+		tc_sized_put(TC_ELEM(laid, i, metric_sz), metric_sz, &m[i], sizeof(m[i]));
+	free(m);
+	*out = (struct tacho_metric *)(void *)laid;
+	*nout = nm;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* region-report.c - the regions' report: every thread's records merged by name, then
- * written as JSON (the contract in tacho.h section 6a), CSV or a table. */
+ * written as JSON (the contract in tacho/regions.h), CSV or a table. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,6 +8,12 @@
 #include "measure/region-int.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
+#include "tacho/counters.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/regions.h"
+#include "tacho/tsc.h"
 
 struct rr_thread {         /* one region on one thread, for the per-thread detail */
 	pid_t tid;
@@ -17,10 +23,12 @@ struct rr_thread {         /* one region on one thread, for the per-thread detai
 	struct tacho_region_value *vals;  /* [nq] */
 };
 
-struct tacho_region_report {
+struct tacho_regions_report {
 	size_t n, nev, nq;
 	struct tacho_region_stat *st;
 	struct tacho_region_value *vals;   /* [n][nq]: q 0 ticks, 1 + i events */
+	const struct tacho_region_value **valp;  /* [n][nq] &vals[...]: what the stats
+						    point to */
 	char **evnames;
 	enum tacho_count_status *status;
 	char **why;
@@ -38,8 +46,9 @@ struct tacho_region_report {
 	unsigned nthreads;
 };
 
-void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size_t n,
-		   struct tacho_region_value *out)
+void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
+				  const uint64_t *calls, size_t n,
+				  struct tacho_region_value *out)
 {
 	double mean = 0, m2 = 0;
 	uint64_t total_calls = 0;
@@ -47,7 +56,7 @@ void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
-		const struct tc_racc *a = acc[i];
+		const struct tc_region_accumulator *a = acc[i];
 		uint64_t c = calls[i];
 		if (!c)
 			continue;
@@ -85,7 +94,7 @@ void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size
 	}
 }
 
-void tacho_region_report_free(struct tacho_region_report *r)
+void tacho_regions_report_free(struct tacho_regions_report *r)
 {
 	if (!r)
 		return;
@@ -102,6 +111,7 @@ void tacho_region_report_free(struct tacho_region_report *r)
 	free(r->status);
 	free(r->st);
 	free(r->vals);
+	free(r->valp);
 	free(r->th);
 	free(r->notes);
 	free(r->alerts);
@@ -112,8 +122,8 @@ void tacho_region_report_free(struct tacho_region_report *r)
 }
 
 struct rr_item {
-	struct tc_rthread *t;
-	struct tc_rrec *rec;
+	struct tc_region_thread *t;
+	struct tc_region_record *rec;
 };
 
 static int cmp_item(const void *a, const void *b)
@@ -131,11 +141,11 @@ static double to_ns(double ticks, double hz)
 }
 
 /* Builds the report. With the lock held. */
-static int build(struct tacho_region_report *r)
+static int build(struct tacho_regions_report *r)
 {
 	struct rr_item *items = NULL;
 	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
-	const struct tc_racc **accs = NULL;
+	const struct tc_region_accumulator **accs = NULL;
 	uint64_t *calls = NULL;
 	struct tc_sb notes = TC_SB_INIT;
 	int err = -ENOMEM;
@@ -168,9 +178,10 @@ static int build(struct tacho_region_report *r)
 		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
 		if (!r->evnames[i])
 			goto out;
-		for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
-			mux |= t->multiplexed || (!t->mset_err && tc_mset_multiplexed(&t->m));
-			ran |= t->ran || (!t->mset_err && tc_mset_ran(&t->m));
+		for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
+			mux |= t->multiplexed ||
+			       (!t->set_err && tc_measure_set_multiplexed(&t->m));
+			ran |= t->ran || (!t->set_err && tc_measure_set_ran(&t->m));
 		}
 		if (tc_regions.ev_opened[i + 1] && !ran) {
 			/* opened, but the kernel never put the group on the counters: its
@@ -207,7 +218,7 @@ static int build(struct tacho_region_report *r)
 		if (!r->alerts)
 			goto out;
 	}
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
 		nitems += t->nrec;
 		if (t->unbalanced)
 			tc_sb_addf(&notes, "thread %d: %lu region end(s) that matched no open "
@@ -227,7 +238,7 @@ static int build(struct tacho_region_report *r)
 	if (!items || !accs || !calls || !r->th)
 		goto out;
 	nitems = 0;
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
 		for (size_t i = 0; i < t->nrec; i++)
 			if (t->recs[i]->calls)
 				items[nitems++] = (struct rr_item){ t, t->recs[i] };
@@ -239,12 +250,14 @@ static int build(struct tacho_region_report *r)
 			nreg++;
 	r->st = calloc(nreg ? nreg : 1, sizeof(*r->st));
 	r->vals = calloc((nreg ? nreg : 1) * nq, sizeof(*r->vals));
-	if (!r->st || !r->vals)
+	r->valp = calloc((nreg ? nreg : 1) * nq, sizeof(*r->valp));
+	if (!r->st || !r->vals || !r->valp)
 		goto out;
 
 	for (size_t i = 0, j; i < nitems; i = j) {
 		struct tacho_region_stat *st = &r->st[r->n];
 		struct tacho_region_value *v = &r->vals[r->n * nq];
+		const struct tacho_region_value **vp = &r->valp[r->n * nq];
 
 		for (j = i; j < nitems && !strcmp(items[j].rec->name, items[i].rec->name); j++)
 			;
@@ -261,7 +274,7 @@ static int build(struct tacho_region_report *r)
 				/* a thread without its counters has no event figures */
 				calls[k - i] = q < items[k].t->nq_read ? items[k].rec->calls : 0;
 			}
-			tc_racc_merge(accs, calls, j - i, &v[q]);
+			tc_region_accumulators_merge(accs, calls, j - i, &v[q]);
 			if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
 				memset(&v[q], 0, sizeof(v[q]));
 			if (v[q].clamped)
@@ -269,10 +282,12 @@ static int build(struct tacho_region_report *r)
 					   "cost of measuring; clamped at 0\n", st->name,
 					   q ? r->evnames[q - 1] : "time");
 		}
-		st->ticks = v[0];
+		for (size_t q = 0; q < nq; q++)
+			vp[q] = &v[q];
+		st->ticks = vp[0];
 		st->time_ns = to_ns((double)v[0].total, r->hz);
 		st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
-		st->events = nq > 1 ? &v[1] : NULL;
+		st->events = nq > 1 ? &vp[1] : NULL;
 		/* the per-thread detail */
 		for (size_t k = i; k < j; k++) {
 			struct rr_thread *th = &r->th[r->nth];
@@ -285,9 +300,9 @@ static int build(struct tacho_region_report *r)
 				goto out;
 			r->nth++;
 			for (size_t q = 0; q < nq; q++) {
-				const struct tc_racc *a = &items[k].rec->q[q];
+				const struct tc_region_accumulator *a = &items[k].rec->q[q];
 				uint64_t c = q < items[k].t->nq_read ? items[k].rec->calls : 0;
-				tc_racc_merge(&a, &c, 1, &th->vals[q]);
+				tc_region_accumulators_merge(&a, &c, 1, &th->vals[q]);
 			}
 		}
 		r->n++;
@@ -304,9 +319,9 @@ out:
 	return err;
 }
 
-int tacho_regions_report(struct tacho_region_report **out)
+int tacho_regions_report_new(struct tacho_regions_report **out)
 {
-	struct tacho_region_report *r = calloc(1, sizeof(*r));
+	struct tacho_regions_report *r = calloc(1, sizeof(*r));
 	int err;
 
 	*out = NULL;
@@ -316,25 +331,19 @@ int tacho_regions_report(struct tacho_region_report **out)
 	err = build(r);
 	pthread_mutex_unlock(&tc_regions.lock);
 	if (err) {
-		tacho_region_report_free(r);
+		tacho_regions_report_free(r);
 		return err;
 	}
 	*out = r;
 	return 0;
 }
 
-size_t tacho_region_report_count(const struct tacho_region_report *r)
+size_t tc_regions_report_count(const struct tacho_regions_report *r)
 {
 	return r ? r->n : 0;
 }
 
-const struct tacho_region_stat *tacho_region_report_get(const struct tacho_region_report *r,
-							size_t i)
-{
-	return r && i < r->n ? &r->st[i] : NULL;
-}
-
-const struct tacho_region_stat *tacho_region_report_find(const struct tacho_region_report *r,
+const struct tacho_region_stat *tacho_regions_report_find(const struct tacho_regions_report *r,
 							 const char *name)
 {
 	for (size_t i = 0; r && name && i < r->n; i++)
@@ -343,17 +352,17 @@ const struct tacho_region_stat *tacho_region_report_find(const struct tacho_regi
 	return NULL;
 }
 
-size_t tacho_region_report_nevents(const struct tacho_region_report *r)
+size_t tacho_regions_report_nevents(const struct tacho_regions_report *r)
 {
 	return r ? r->nev : 0;
 }
 
-const char *tacho_region_report_event(const struct tacho_region_report *r, size_t i)
+const char *tacho_regions_report_event(const struct tacho_regions_report *r, size_t i)
 {
 	return r && i < r->nev ? r->evnames[i] : NULL;
 }
 
-enum tacho_count_status tacho_region_report_status(const struct tacho_region_report *r,
+enum tacho_count_status tacho_regions_report_status(const struct tacho_regions_report *r,
 						   size_t i, const char **why)
 {
 	if (!r || i >= r->nev) {
@@ -366,14 +375,14 @@ enum tacho_count_status tacho_region_report_status(const struct tacho_region_rep
 	return r->status[i];
 }
 
-const char *tacho_region_report_notes(const struct tacho_region_report *r)
+const char *tacho_regions_report_notes(const struct tacho_regions_report *r)
 {
 	return r && r->notes ? r->notes : "";
 }
 
 /* --- writers --- */
 
-static bool counted(const struct tacho_region_report *r, size_t i)
+static bool counted(const struct tacho_regions_report *r, size_t i)
 {
 	return r->status[i] == TACHO_COUNT_COUNTED || r->status[i] == TACHO_COUNT_MULTIPLEXED;
 }
@@ -391,8 +400,8 @@ static void json_value(struct tc_json *j, const char *key, const struct tacho_re
 	tc_json_obj_end(j);
 }
 
-static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_format fmt,
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 
@@ -413,7 +422,7 @@ static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_f
 		tc_json_obj_begin(&j, "events");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				tc_json_int(&j, r->evnames[e], st->events[e].total);
+				tc_json_int(&j, r->evnames[e], st->events[e]->total);
 			else
 				tc_json_null(&j, r->evnames[e]);
 		}
@@ -431,11 +440,11 @@ static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_f
 		tc_json_uint(&j, "threads", st->threads);
 		tc_json_double(&j, "time_ns", st->time_ns);
 		tc_json_double(&j, "exclusive_ns", st->exclusive_ns);
-		json_value(&j, "ticks", &st->ticks);
+		json_value(&j, "ticks", st->ticks);
 		tc_json_obj_begin(&j, "events");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				json_value(&j, r->evnames[e], &st->events[e]);
+				json_value(&j, r->evnames[e], st->events[e]);
 			else
 				tc_json_null(&j, r->evnames[e]);
 		}
@@ -502,7 +511,7 @@ static int write_json(const struct tacho_region_report *r, FILE *f, enum tacho_f
 	return tc_json_doc_end(&j);
 }
 
-static void csv_num(FILE *f, const struct tc_wopts *w, double v)
+static void csv_num(FILE *f, const struct tc_write_settings *w, double v)
 {
 	char buf[64];
 
@@ -514,7 +523,8 @@ static void csv_num(FILE *f, const struct tc_wopts *w, double v)
 }
 
 /* Long format, one row per region and quantity: it holds any event name. */
-static int write_csv(const struct tacho_region_report *r, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_regions_report *r, FILE *f,
+		     const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "region", "quantity", "status", "calls", "total",
 					    "exclusive", "mean", "stddev", "min", "max",
@@ -527,7 +537,8 @@ static int write_csv(const struct tacho_region_report *r, FILE *f, const struct 
 		const struct tacho_region_stat *st = &r->st[i];
 		for (size_t q = 0; q < r->nq + 1; q++) {
 			/* rows: time_ns, ticks, then each event */
-			const struct tacho_region_value *v = q < 2 ? &st->ticks : &st->events[q - 2];
+			const struct tacho_region_value *v =
+				q < 2 ? st->ticks : st->events[q - 2];
 			double scale = q == 0 ? (r->hz > 0 ? 1e9 / r->hz : NAN) : 1;
 			const char *status = q < 2 ? "counted" : tacho_count_status_name(r->status[q - 2]);
 			bool have = q < 2 || counted(r, q - 2);
@@ -551,7 +562,7 @@ static int write_csv(const struct tacho_region_report *r, FILE *f, const struct 
 	return tc_write_status(f);
 }
 
-static int write_table(const struct tacho_region_report *r, FILE *f)
+static int write_table(const struct tacho_regions_report *r, FILE *f)
 {
 	unsigned ncols = 5 + (unsigned)r->nev;
 	struct tc_table *t = tc_table_new(ncols);
@@ -584,7 +595,8 @@ static int write_table(const struct tacho_region_report *r, FILE *f)
 			snprintf(buf[c], 64, "%s", "-");
 		for (size_t e = 0; e < r->nev; e++) {
 			if (counted(r, e))
-				snprintf(buf[5 + e], 64, "%lld", (long long)st->events[e].total);
+				snprintf(buf[5 + e], 64, "%lld",
+					 (long long)st->events[e]->total);
 			else
 				snprintf(buf[5 + e], 64, "%s", "-");
 		}
@@ -611,15 +623,15 @@ out:
 	return err;
 }
 
-int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
+int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 			      enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	int err;
 
 	if (!r || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	switch (fmt) {
@@ -635,13 +647,13 @@ int tacho_region_report_write(const struct tacho_region_report *r, FILE *f,
 
 int tacho_regions_write(void)
 {
-	struct tacho_region_report *r;
+	struct tacho_regions_report *r;
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
 	FILE *f = stderr;
 	int err;
 
-	err = tacho_regions_report(&r);
+	err = tacho_regions_report_new(&r);
 	if (err)
 		return err;
 	if (to_file) {
@@ -653,13 +665,13 @@ int tacho_regions_write(void)
 			       tacho_strerror(ferr));
 			fprintf(stderr, "tacho regions: cannot write the report to %s: %s; "
 				"here it is\n", path, tacho_strerror(ferr));
-			err = tacho_region_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
+			err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
 			fflush(stderr);
-			tacho_region_report_free(r);
+			tacho_regions_report_free(r);
 			return err ? err : ferr;
 		}
 	}
-	err = tacho_region_report_write(r, f, to_file ? tc_format_of_path(path) :
+	err = tacho_regions_report_write(r, f, to_file ? tc_format_of_path(path) :
 					TACHO_FORMAT_TABLE, NULL);
 	if (to_file) {
 		if (fclose(f) && !err)
@@ -675,6 +687,6 @@ int tacho_regions_write(void)
 	} else {
 		fflush(f);
 	}
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	return err;
 }

@@ -12,12 +12,16 @@
 #include "measure/region.h"
 #include "measure/region-int.h"
 #include "tsc/tsc.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/regions.h"
+#include "tacho/tsc.h"
 
 struct tc_regions tc_regions = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static __thread struct tc_rthread *tls __attribute__((tls_model("initial-exec")));
+static __thread struct tc_region_thread *tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key;
 
 /* --- records and lookup --- */
@@ -26,9 +30,9 @@ static pthread_key_t thread_key;
  * the pointer cache answers repeated calls with the same string. The thread's string
  * pool numbers names in the order first seen, as records are made, so a name's id is
  * its record's index. */
-static int rec_find_slow(struct tc_rthread *t, const char *name)
+static int rec_find_slow(struct tc_region_thread *t, const char *name)
 {
-	struct tc_rrec *r;
+	struct tc_region_record *r;
 	uint32_t id;
 	int err;
 
@@ -36,14 +40,14 @@ static int rec_find_slow(struct tc_rthread *t, const char *name)
 		return (int)id;
 	if (t->nrec == t->arec) {
 		size_t a = t->arec ? t->arec * 2 : 16;
-		struct tc_rrec **recs = realloc(t->recs, a * sizeof(*recs));
+		struct tc_region_record **recs = realloc(t->recs, a * sizeof(*recs));
 		if (!recs)
 			return -ENOMEM;
 		t->recs = recs;
 		t->arec = a;
 	}
 	/* the record first: a name interned without its record would break id == index */
-	r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_racc));
+	r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_region_accumulator));
 	if (!r)
 		return -ENOMEM;
 	err = tc_strpool_intern(&t->names, name, &id);
@@ -56,25 +60,25 @@ static int rec_find_slow(struct tc_rthread *t, const char *name)
 	return (int)id;
 }
 
-static inline int64_t *frame_start(struct tc_rthread *t, unsigned depth);
+static inline int64_t *frame_start(struct tc_region_thread *t, unsigned depth);
 
 /* The slow lookup inside open regions: it may allocate (a new record, a bigger table),
  * and what that costs (page faults of the allocator, time) belongs to no region. The
  * enclosing regions' start values move forward by what it cost, so their figures stay
  * exact whatever the heap does. */
-static int rec_find_guarded(struct tc_rthread *t, const char *name)
+static int rec_find_guarded(struct tc_region_thread *t, const char *name)
 {
 	int64_t *before = t->snap, *after = t->snap2;
 	int r;
 
 	if (t->depth == 0)
 		return rec_find_slow(t, name);
-	if (t->nq_read > 1 && tc_mset_read(&t->m, (uint64_t *)before + 1))
+	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)before + 1))
 		return rec_find_slow(t, name);
 	before[0] = (int64_t)tacho_tsc_begin();
 	r = rec_find_slow(t, name);
 	after[0] = (int64_t)tacho_tsc_end();
-	if (t->nq_read > 1 && tc_mset_read(&t->m, (uint64_t *)after + 1))
+	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)after + 1))
 		return r;
 	for (unsigned d = 0; d < t->depth; d++) {
 		int64_t *start = frame_start(t, d);
@@ -89,15 +93,15 @@ static int rec_find_guarded(struct tc_rthread *t, const char *name)
  * taking address bits 3..8 put such neighbours in one slot, and two nested regions
  * then evicted each other on every call, each miss a slow lookup with two extra
  * counter reads. The top bits of the product spread neighbours far apart. */
-_Static_assert(TC_RPC_SIZE == 64, "pc_slot takes 6 bits");
+_Static_assert(TC_REGION_NAME_SLOTS == 64, "pc_slot takes 6 bits");
 static inline size_t pc_slot(const char *name)
 {
 	return (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
-static inline int rec_find(struct tc_rthread *t, const char *name)
+static inline int rec_find(struct tc_region_thread *t, const char *name)
 {
-	struct tc_rpc *pc = &t->pc[pc_slot(name)];
+	struct tc_region_name_slot *pc = &t->pc[pc_slot(name)];
 
 	/* The same pointer usually means the same literal; the string compare keeps
 	 * a reused buffer with new contents from being taken for the old name. */
@@ -112,7 +116,7 @@ static inline int rec_find(struct tc_rthread *t, const char *name)
 	return r;
 }
 
-static void records_free(struct tc_rthread *t)
+static void records_free(struct tc_region_thread *t)
 {
 	for (size_t i = 0; i < t->nrec; i++)
 		free(t->recs[i]);
@@ -125,21 +129,21 @@ static void records_free(struct tc_rthread *t)
 
 /* --- the hot path --- */
 
-static inline int64_t *frame_start(struct tc_rthread *t, unsigned depth)
+static inline int64_t *frame_start(struct tc_region_thread *t, unsigned depth)
 {
 	return t->fvals + (size_t)depth * 2 * t->nq;
 }
 
-static inline int64_t *frame_child(struct tc_rthread *t, unsigned depth)
+static inline int64_t *frame_child(struct tc_region_thread *t, unsigned depth)
 {
 	return t->fvals + (size_t)depth * 2 * t->nq + t->nq;
 }
 
-static struct tc_rthread *thread_setup(int *err);
+static struct tc_region_thread *thread_setup(int *err);
 
 int tacho_region_begin(const char *name)
 {
-	struct tc_rthread *t = tls;
+	struct tc_region_thread *t = tls;
 	int err, r;
 
 	if (tc_unlikely(!t)) {
@@ -151,13 +155,13 @@ int tacho_region_begin(const char *name)
 		return -EINVAL;
 	if (tc_unlikely(t->depth == TC_REGION_MAXDEPTH)) {
 		t->errors++;
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	}
 	r = rec_find(t, name);
 	if (tc_unlikely(r < 0))
 		return r;
 
-	struct tc_rframe *f = &t->frames[t->depth];
+	struct tc_region_frame *f = &t->frames[t->depth];
 	int64_t *start = frame_start(t, t->depth);
 	f->rec = (uint32_t)r;
 	f->desc = 0;
@@ -166,7 +170,7 @@ int tacho_region_begin(const char *name)
 	/* Counters first, the TSC last: the time window holds as little of the
 	 * measuring as it can, and the counter window none of the bookkeeping above. */
 	if (t->nq_read > 1) {
-		err = tc_mset_read(&t->m, (uint64_t *)start + 1);
+		err = tc_measure_set_read(&t->m, (uint64_t *)start + 1);
 		if (tc_unlikely(err)) {
 			t->depth--;
 			t->errors++;
@@ -180,7 +184,7 @@ int tacho_region_begin(const char *name)
 int tacho_region_end(const char *name)
 {
 	uint64_t t1 = tacho_tsc_end();
-	struct tc_rthread *t = tls;
+	struct tc_region_thread *t = tls;
 	int err;
 
 	if (tc_unlikely(!t || t->depth == 0 || !name)) {
@@ -191,7 +195,7 @@ int tacho_region_end(const char *name)
 	int64_t *now = t->snap;
 	now[0] = (int64_t)t1;
 	if (t->nq_read > 1) {
-		err = tc_mset_read(&t->m, (uint64_t *)now + 1);
+		err = tc_measure_set_read(&t->m, (uint64_t *)now + 1);
 		if (tc_unlikely(err)) {
 			t->errors++;
 			return err;
@@ -199,8 +203,8 @@ int tacho_region_end(const char *name)
 	}
 
 	unsigned d = t->depth - 1;
-	struct tc_rframe *f = &t->frames[d];
-	struct tc_rrec *rec = t->recs[f->rec];
+	struct tc_region_frame *f = &t->frames[d];
+	struct tc_region_record *rec = t->recs[f->rec];
 	if (tc_unlikely(rec->name != name && strcmp(rec->name, name))) {
 		t->unbalanced++;
 		return -EINVAL;
@@ -217,7 +221,7 @@ int tacho_region_end(const char *name)
 		 * inner part and the whole of every pair nested in it */
 		int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
 		int64_t excl = incl - child[q];
-		struct tc_racc *a = &rec->q[q];
+		struct tc_region_accumulator *a = &rec->q[q];
 
 		a->incl += incl;
 		a->excl += excl;
@@ -248,13 +252,13 @@ int tacho_region_end(const char *name)
 
 static void thread_gone(void *arg)
 {
-	struct tc_rthread *t = arg;
+	struct tc_region_thread *t = arg;
 
 	/* The thread's figures stay for the report; its counters go. */
 	pthread_mutex_lock(&tc_regions.lock);
-	t->multiplexed |= tc_mset_multiplexed(&t->m);
-	t->ran |= tc_mset_ran(&t->m);
-	tc_mset_close(&t->m);
+	t->multiplexed |= tc_measure_set_multiplexed(&t->m);
+	t->ran |= tc_measure_set_ran(&t->m);
+	tc_measure_set_close(&t->m);
 	t->gone = true;
 	pthread_mutex_unlock(&tc_regions.lock);
 }
@@ -276,12 +280,12 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-	struct tc_rthread *t = tc_regions.threads;
+	struct tc_region_thread *t = tc_regions.threads;
 
 	pthread_mutex_init(&tc_regions.lock, NULL);
 	while (t) {
-		struct tc_rthread *next = t->next;
-		tc_mset_close(&t->m);
+		struct tc_region_thread *next = t->next;
+		tc_measure_set_close(&t->m);
 		records_free(t);
 		free(t->snap);
 		free(t->snap2);
@@ -307,7 +311,7 @@ static void at_exit(void)
  * runs: CAL_PAIRS empty regions nested in an enclosing one. The inner pairs give what
  * a region sees of its own begin/end; the outer ones, less that, what an enclosing
  * region sees of a whole nested pair. Medians, so that an interrupt does not count. */
-static int calibrate(struct tc_rthread *t)
+static int calibrate(struct tc_region_thread *t)
 {
 	size_t nq = t->nq;
 	size_t nqr = t->nq_read;
@@ -317,7 +321,7 @@ static int calibrate(struct tc_rthread *t)
 	int err = -ENOMEM;
 
 	if (!in || !out || !col)
-		goto done;
+		goto out;
 	for (int i = -16; i < CAL_PAIRS; i++) {   /* 16 warm-up rounds */
 		int64_t *pi = i < 0 ? in : in + (size_t)i * nq;
 		int64_t *po = i < 0 ? out : out + (size_t)i * nq;
@@ -332,7 +336,7 @@ static int calibrate(struct tc_rthread *t)
 			err = tacho_region_end("\001calibrate-outer");
 		t->cal_out = NULL;
 		if (err)
-			goto done;
+			goto out;
 	}
 	for (size_t q = 0; q < nqr; q++) {
 		for (int i = 0; i < CAL_PAIRS; i++)
@@ -348,7 +352,7 @@ static int calibrate(struct tc_rthread *t)
 			tc_regions.o_nested[q] = 0;
 	}
 	err = 0;
-done:
+out:
 	t->cal_out = NULL;
 	t->depth = 0;
 	records_free(t);
@@ -381,13 +385,13 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	tc_tsc_info();   /* measures the TSC once, outside any region */
 	tc_sb_init(&tc_regions.notes);
 	if (spec && *spec) {
-		struct tacho_diag d;
-		memset(&d, 0, sizeof(d));
+		struct tacho_diag d = { .sz = sizeof(d) };
+
 		err = tacho_evlist_parse(spec, &list, &d);
 		if (err) {
 			char msg[600];
 			if (diag)
-				*diag = d;
+				tc_sized_put_sz(diag, &d, sizeof(d));
 			if (opts && opts->events)
 				return err;   /* an explicit call: the caller decides */
 			tacho_diag_format(&d, msg, sizeof(msg));
@@ -395,7 +399,7 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 				 tacho_strerror(err));
 			tc_log(TACHO_LOG_WARN, "TACHO_EVENTS: %s; regions measure time only", msg);
 		} else {
-			err = tc_evset_from_list(&tc_regions.ev, list);
+			err = tc_event_set_from_list(&tc_regions.ev, list);
 			tacho_evlist_free(list);
 			if (err)
 				return err;
@@ -431,6 +435,8 @@ int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag 
 	struct tacho_regions_opts o;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	/* fields past what the caller's sz covers read as 0 (libbpf's _opts rule) */
 	memset(&o, 0, sizeof(o));
 	if (opts) {
@@ -444,21 +450,21 @@ int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag 
 	return err;
 }
 
-static struct tc_rthread *thread_setup(int *errp)
+static struct tc_region_thread *thread_setup(int *errp)
 {
-	struct tc_rthread *t;
+	struct tc_region_thread *t;
 	int err = 0;
 
 	pthread_mutex_lock(&tc_regions.lock);
 	if (!tc_regions.ready) {
 		err = process_setup(NULL, NULL);
 		if (err)
-			goto fail;
+			goto out_unlock;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
-		goto fail;
+		goto out_unlock;
 	}
 	t->tid = gettid();
 	t->nq = tc_regions.nq;
@@ -471,10 +477,10 @@ static struct tc_rthread *thread_setup(int *errp)
 		free(t->fvals);
 		free(t);
 		err = -ENOMEM;
-		goto fail;
+		goto out_unlock;
 	}
 	if (tc_regions.ev.n) {
-		err = tc_mset_open(&t->m, &tc_regions.ev);
+		err = tc_measure_set_open(&t->m, &tc_regions.ev);
 		if (err) {
 			/* nothing could be set up for counting: this thread times only */
 			if (!tc_regions.open_failed_noted)
@@ -483,22 +489,23 @@ static struct tc_rthread *thread_setup(int *errp)
 			tc_regions.open_failed_noted = true;
 			memset(&t->m, 0, sizeof(t->m));
 			t->m.n = tc_regions.ev.n;
-			t->mset_err = err;
+			t->set_err = err;
 			err = 0;
 		}
 		for (size_t i = 0; i < tc_regions.ev.n; i++) {
-			bool open = !t->mset_err && tc_mset_is_open(&t->m, i);
+			bool open = !t->set_err && tc_measure_set_is_open(&t->m, i);
 			if (open) {
 				tc_regions.ev_opened[i + 1] = true;
 			} else if (!tc_regions.ev_err[i + 1]) {
-				tc_regions.ev_err[i + 1] = t->mset_err ? t->mset_err : t->m.err[i];
-				if (!t->mset_err && t->m.why[i])
+				tc_regions.ev_err[i + 1] = t->set_err ? t->set_err
+								      : t->m.err[i];
+				if (!t->set_err && t->m.why[i])
 					tc_regions.ev_why[i + 1] = tc_strdup(t->m.why[i]);
 			}
 		}
 	}
 	/* a thread that could not open its counters measures time only */
-	t->nq_read = t->mset_err ? 1 : t->nq;
+	t->nq_read = t->set_err ? 1 : t->nq;
 	t->next = tc_regions.threads;
 	tc_regions.threads = t;
 	tc_regions.nthreads++;
@@ -508,17 +515,17 @@ static struct tc_rthread *thread_setup(int *errp)
 		err = calibrate(t);
 		if (err) {
 			tls = NULL;
-			goto fail;
+			goto out_unlock;
 		}
 		tc_regions.calibrated = true;
 		if (t->nq_read > 1)
 			tc_regions.calibrated_counters = true;
 		tc_regions.read_path = t->nq_read == 1 ? "none (time only)" :
-			tc_mset_read_path(&t->m);
+			tc_measure_set_read_path(&t->m);
 	}
 	pthread_mutex_unlock(&tc_regions.lock);
 	return t;
-fail:
+out_unlock:
 	pthread_mutex_unlock(&tc_regions.lock);
 	*errp = err;
 	return NULL;
@@ -527,10 +534,10 @@ fail:
 void tacho_regions_reset(void)
 {
 	pthread_mutex_lock(&tc_regions.lock);
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next) {
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
 		for (size_t i = 0; i < t->nrec; i++) {
 			t->recs[i]->calls = 0;
-			memset(t->recs[i]->q, 0, t->nq * sizeof(struct tc_racc));
+			memset(t->recs[i]->q, 0, t->nq * sizeof(struct tc_region_accumulator));
 		}
 		t->errors = t->unbalanced = 0;
 	}

@@ -2,14 +2,15 @@
 #ifndef TACHO_MEASURE_REGION_H
 #define TACHO_MEASURE_REGION_H
 
-#include "measure/mset.h"
+#include "measure/measure-set.h"
+#include "tacho/regions.h"
 
 /* Per-call accumulators of one quantity (TSC ticks, or one event's count) of one
  * region on one thread. Values are after the subtraction of the measuring cost, so
  * they may be negative for an empty region (noise around the calibrated cost): the
  * report clamps totals at 0 and says so. Per-call mean and variance come from sums of
  * values shifted by the first one (numerically stable, one multiply-add per call). */
-struct tc_racc {
+struct tc_region_accumulator {
 	int64_t incl, excl;        /* sums: inclusive, and without nested regions */
 	int64_t min, max;          /* of the inclusive per-call values */
 	int64_t shift;             /* the first value */
@@ -17,8 +18,13 @@ struct tc_racc {
 };
 
 struct tacho_region_value;
+struct tacho_regions_report;
+/* How many regions a snapshot holds (the tests' look at it: a program finds a region by
+ * name or writes them all). */
+size_t tc_regions_report_count(const struct tacho_regions_report *r);
 /* Merges n per-thread accumulators with calls[] calls each into *out (pure). */
-void tc_racc_merge(const struct tc_racc *const *acc, const uint64_t *calls, size_t n,
-		   struct tacho_region_value *out);
+void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
+				  const uint64_t *calls, size_t n,
+				  struct tacho_region_value *out);
 
 #endif

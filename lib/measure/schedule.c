@@ -15,6 +15,9 @@
 
 #include "cpu/cpuid.h"
 #include "measure/schedule.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
 
 /* Intel's architectural fixed counters (SDM Vol. 3B 20.2.2, "Fixed-function performance
  * counters"): IA32_FIXED_CTR0 counts INST_RETIRED.ANY, CTR1 CPU_CLK_UNHALTED.THREAD,
@@ -147,8 +150,7 @@ static void add_note(struct tacho_pmu_counters *c, const char *s)
 	snprintf(c->note + len, sizeof(c->note) - len, "%s%s", len ? "; " : "", s);
 }
 
-int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
-				struct tacho_pmu_counters *out)
+int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out)
 {
 	const struct tacho_cpu_pmu *p;
 	unsigned gp, fixed;
@@ -157,6 +159,7 @@ int tacho_pmu_counters_from_cpu(const struct tacho_cpu_info *info,
 	if (!info || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	/* DR0-DR3 on every x86 since the 386 (SDM Vol. 3B 18.2) */
 	out->breakpoints = 4;
 	p = &info->pmu;
@@ -287,18 +290,17 @@ int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active)
 static const uint32_t detect_leaves[] = { 0x0, 0x1, 0x7, 0xA, 0x1A, 0x40000000,
 					  0x80000000, 0x80000001, 0x80000022 };
 
-int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
+static int detect(struct tacho_pmu_counters *out)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpuid_regs r;
 	char info_hv[96] = "the kernel found no PMU";
 	long long wd = 0;
 	int idx, err;
 
-	if (!out)
-		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
 	out->breakpoints = 4;
 	if (!tc_cpuid_exec(0, 0, &r)) {
 		set_source(out, "not x86");
@@ -319,7 +321,7 @@ int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 	tacho_cpuid_dump_free(d);
 	if (err)
 		return err;
-	err = tacho_pmu_counters_from_cpu(&info, out);
+	err = tc_pmu_counters_from_cpu(&info, out);
 	if (info.hypervisor_bit)
 		snprintf(info_hv, sizeof(info_hv), "%s guest, the kernel found no PMU",
 			 info.hypervisor == TACHO_HV_NONE || info.hypervisor == TACHO_HV_UNKNOWN
@@ -769,15 +771,33 @@ out:
 	return 0;
 }
 
-int tacho_schedule_new(const struct tacho_evlist *events, const struct tacho_pmu_counters *pmu,
-		       unsigned flags, struct tacho_schedule **out)
+int tacho_pmu_counters_detect(struct tacho_pmu_counters *out)
 {
+	struct tacho_pmu_counters pc;
+	int err;
+
+	if (!out || out->sz < TC_PMU_COUNTERS_SZ_V1)
+		return -EINVAL;
+	err = detect(&pc);
+	if (!err)
+		tc_sized_put_sz(out, &pc, sizeof(pc));
+	return err;
+}
+
+int tacho_schedule_new(const struct tacho_evlist *events,
+		       const struct tacho_pmu_counters *caller_pmu, unsigned flags,
+		       struct tacho_schedule **out)
+{
+	struct tacho_pmu_counters pmu_copy, *pmu = &pmu_copy;
 	struct tc_sched_item *items;
 	size_t n;
 	int err;
 
-	if (!events || !pmu || !out)
+	if (!events || !caller_pmu || !out || caller_pmu->sz < TC_PMU_COUNTERS_SZ_V1)
 		return -EINVAL;
+	/* the caller's version: the fields it lacks read as 0 */
+	tc_sized_get(pmu, sizeof(*pmu), caller_pmu, caller_pmu->sz);
+	pmu->sz = sizeof(*pmu);
 	n = tacho_evlist_count(events);
 	items = calloc(n ? n : 1, sizeof(*items));
 	if (!items)

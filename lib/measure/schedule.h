@@ -7,6 +7,9 @@
 #include <linux/perf_event.h>
 
 #include "util/util.h"
+#include "tacho/events.h"
+#include "tacho/stat.h"
+#include "tacho/cpu.h"
 
 /* What the scheduler needs of one event. */
 enum tc_sched_kind {
@@ -59,6 +62,15 @@ unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
 const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run, unsigned group,
 				  unsigned *n);
 const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev);
+
+/* The first version of struct tacho_pmu_counters ends at note. */
+#define TC_PMU_COUNTERS_SZ_V1 tc_offsetofend(struct tacho_pmu_counters, note)
+
+/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
+ * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
+ * on AMD, two on P5/P6 parts before leaf 0xA. Pure: the tests' way to plan on dumps
+ * (tacho_pmu_counters_detect decodes this machine's leaves with it). 0 or -EINVAL. */
+int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out);
 
 /* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
  * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so

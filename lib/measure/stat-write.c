@@ -9,6 +9,10 @@
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
+#include "tacho/output.h"
+#include "tacho/run.h"
 
 /* --- values --- */
 
@@ -202,16 +206,17 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 		else if (rate)
 			metric_human(rate, note, sizeof(note));
 		if (stats && has_value(e->status)) {
+			const struct tacho_stat_summary *st = e->stats;
 			char spread[32];
-			if (isfinite(e->stats.spread_pct))
-				snprintf(spread, sizeof(spread), "%.2f%%", e->stats.spread_pct);
+			if (isfinite(st->spread_pct))
+				snprintf(spread, sizeof(spread), "%.2f%%", st->spread_pct);
 			else
 				snprintf(spread, sizeof(spread), "-");
 			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", val, e->unit,
-					    e->name, fmt_human(e->stats.stddev, e->unit, b2, sizeof(b2)),
-					    fmt_human(e->stats.min, e->unit, b3, sizeof(b3)),
-					    fmt_human(e->stats.median, e->unit, b4, sizeof(b4)),
-					    fmt_human(e->stats.max, e->unit, b5, sizeof(b5)), spread,
+					    e->name, fmt_human(st->stddev, e->unit, b2, sizeof(b2)),
+					    fmt_human(st->min, e->unit, b3, sizeof(b3)),
+					    fmt_human(st->median, e->unit, b4, sizeof(b4)),
+					    fmt_human(st->max, e->unit, b5, sizeof(b5)), spread,
 					    note);
 		} else if (stats) {
 			err = tc_table_addf(t, "%s\t%s\t%s\t\t\t\t\t\t", val, e->unit, e->name);
@@ -253,7 +258,7 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 }
 
 static int write_table(const struct tacho_stat *s, const struct about *a, FILE *f,
-		       const struct tc_wopts *w)
+		       const struct tc_write_settings *w)
 {
 	char hb[1200];
 
@@ -302,7 +307,7 @@ static const char *const csv_head[] = { "kind", "name", "status", "value", "unit
 static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
 						 "coverage", "explanation" };
 
-static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts *w)
+static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
 {
 	char b[8][64], runs[16], hb[1200];
 
@@ -315,12 +320,12 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts 
 			"event", e->name, tacho_count_status_name(e->status),
 			v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "", e->unit,
 			fmt_machine(e->coverage, b[1], sizeof(b[1])), runs,
-			v ? fmt_machine(e->stats.mean, b[2], sizeof(b[2])) : "",
-			v ? fmt_machine(e->stats.stddev, b[3], sizeof(b[3])) : "",
-			v ? fmt_machine(e->stats.min, b[4], sizeof(b[4])) : "",
-			v ? fmt_machine(e->stats.median, b[5], sizeof(b[5])) : "",
-			v ? fmt_machine(e->stats.max, b[6], sizeof(b[6])) : "",
-			v ? fmt_machine(e->stats.spread_pct, b[7], sizeof(b[7])) : "",
+			v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "",
+			v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "",
+			v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "",
+			v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "",
+			v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "",
+			v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "",
 			e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "",
 		};
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
@@ -341,7 +346,8 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_wopts 
 /* --- JSON --- */
 
 static void json_event(struct tc_json *j, const struct tacho_stat *s,
-		       const struct tacho_stat_event *e, bool stats, const struct tc_wopts *w)
+		       const struct tacho_stat_event *e, bool stats,
+		       const struct tc_write_settings *w)
 {
 	char hb[1200];
 	bool v = has_value(e->status);
@@ -362,12 +368,12 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 			json_value(j, NULL, e->values[k], e->unit);
 		tc_json_arr_end(j);
 		tc_json_uint(j, "n", e->nvalues);
-		json_value(j, "mean", v ? e->stats.mean : NAN, "x");
-		json_value(j, "stddev", v ? e->stats.stddev : NAN, "x");
-		json_value(j, "min", v ? e->stats.min : NAN, e->unit);
-		json_value(j, "median", v ? e->stats.median : NAN, "x");
-		json_value(j, "max", v ? e->stats.max : NAN, e->unit);
-		json_value(j, "spread_pct", v ? e->stats.spread_pct : NAN, "x");
+		json_value(j, "mean", v ? e->stats->mean : NAN, "x");
+		json_value(j, "stddev", v ? e->stats->stddev : NAN, "x");
+		json_value(j, "min", v ? e->stats->min : NAN, e->unit);
+		json_value(j, "median", v ? e->stats->median : NAN, "x");
+		json_value(j, "max", v ? e->stats->max : NAN, e->unit);
+		json_value(j, "spread_pct", v ? e->stats->spread_pct : NAN, "x");
 	}
 	if (e->run >= 0)
 		tc_json_int(j, "program_run", e->run);
@@ -378,7 +384,7 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 }
 
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
-		      enum tacho_format fmt, const struct tc_wopts *w)
+		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
 	const struct tacho_exit *ex = tacho_stat_exit(s);
 	struct tc_json j;
@@ -427,13 +433,13 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about, FILE *f,
 		     enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	struct about a;
 	int err;
 
 	if (!s || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (!err)
 		err = about_get(about, &a);
 	if (err)
@@ -455,20 +461,20 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
 			      const struct tacho_write_opts *opts)
 {
-	struct tc_wopts w;
+	struct tc_write_settings w;
 	char b1[64], b2[64], t[32], hb[1200];
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	snprintf(t, sizeof(t), "%.6f", iv->t_s);
 	if (fmt == TACHO_FORMAT_CSV && w.header)
 		tc_csv_row(f, &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
 	for (size_t i = 0; i < iv->n; i++) {
-		const struct tacho_count *k = &iv->counts[i];
+		const struct tacho_count *k = iv->counts[i];
 		bool v = has_value(k->status);
 		const char *unit = events ? tacho_evlist_unit(events, i) : "";
 

@@ -16,11 +16,17 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
+#include "measure/metrics.h"
 #include "measure/schedule.h"
 #include "util/util.h"
+#include "tacho/counters.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/stat.h"
 
 struct ev_res {
 	struct tacho_stat_event pub;
+	struct tacho_stat_summary stats; /* pub.stats points here */
 	char *name, *unit, *why;
 	enum tacho_hint hint;            /* where why sends its reader */
 	double scale;
@@ -68,13 +74,14 @@ struct ticker {
 	const struct tacho_stat_opts *o;
 	struct tacho_stat *s;
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
+	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
 };
 
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
-	int err = tacho_counters_read(t->c, t->cur, t->n);
+	int err = tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
 
 	if (err) {
 		/* a missing line must not pass for a quiet interval; prev and last stay,
@@ -142,7 +149,7 @@ static void emit_interval(struct ticker *t, double now)
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
 	iv.n = t->nev;
-	iv.counts = t->out;
+	iv.counts = t->outp;
 	t->o->on_interval(t->o->interval_arg, &iv);
 	t->last = now;
 	memcpy(t->prev, t->cur, t->n * sizeof(*t->cur));
@@ -183,8 +190,11 @@ static int ticker_start(struct ticker *t)
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
-	if (!t->prev || !t->cur || !t->out)
+	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
+	if (!t->prev || !t->cur || !t->out || !t->outp)
 		return -ENOMEM;
+	for (size_t e = 0; e < t->nev; e++)
+		t->outp[e] = &t->out[e];
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -218,7 +228,9 @@ static void ticker_stop(struct ticker *t, bool final)
 	free(t->prev);
 	free(t->cur);
 	free(t->out);
+	free(t->outp);
 	t->prev = t->cur = t->out = NULL;
+	t->outp = NULL;
 	t->started = false;
 }
 
@@ -277,7 +289,7 @@ static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *di
 	char buf[256];
 
 	tacho_exec_strerror(o->argv[0], exec_err, buf, sizeof(buf));
-	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ECHILD, "%s", buf);
+	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
 	if (STAT_OPTS_HAS(o, exec_err) && o->exec_err)
 		*o->exec_err = exec_err;
 }
@@ -294,7 +306,7 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (err)
 		return err;
 	err = tacho_child_exec(ch, &exec_err);
-	if (err == -TACHO_ECHILD)
+	if (err == -TACHO_ENOSTART)
 		set_exec_diag(o, diag, exec_err);
 	if (!err)
 		err = tacho_child_wait(ch, &s->exit);
@@ -359,7 +371,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			goto out;
 		co.pid = tacho_child_pid(ch);
 	}
-	err = tacho_counters_open(&co, specs, n, &c);
+	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
 	if (err) {
 		if (err == -ESRCH)
 			tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
@@ -389,7 +401,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	t0 = now_ns();
 	if (ch) {
 		err = tacho_child_exec(ch, &exec_err);
-		if (err == -TACHO_ECHILD) {
+		if (err == -TACHO_ENOSTART) {
 			set_exec_diag(o, diag, exec_err);
 			ticker_stop(&t, false);
 			goto out;
@@ -412,7 +424,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	ticker_stop(&t, err == 0);
 	if (err)
 		goto out;
-	err = tacho_counters_read(c, counts, n);
+	err = tacho_counters_read(c, counts, n, sizeof(*counts));
 	if (err)
 		goto out;
 	/* the clocks count in the first run: its wall time goes with them */
@@ -491,13 +503,14 @@ static int aggregate(struct tacho_stat *s)
 		err = tc_stats_compute(vals, nv, &st);
 		if (err)
 			break;
-		p->stats.mean = st.mean;
-		p->stats.stddev = st.stddev;
-		p->stats.min = st.min;
-		p->stats.max = st.max;
-		p->stats.median = st.median;
-		p->stats.spread_pct = st.spread_pct;
-		p->stats.rsd_pct = st.rsd_pct;
+		r->stats.mean = st.mean;
+		r->stats.stddev = st.stddev;
+		r->stats.min = st.min;
+		r->stats.max = st.max;
+		r->stats.median = st.median;
+		r->stats.spread_pct = st.spread_pct;
+		r->stats.rsd_pct = st.rsd_pct;
+		p->stats = &r->stats;
 		p->value = st.mean;
 		if (nv == 0) {
 			p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
@@ -529,8 +542,8 @@ static int aggregate(struct tacho_stat *s)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&wall, s->wall_ns[k]);
 	if (!err)
-		err = tacho_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
-					    &s->metrics, &s->nmetrics);
+		err = tc_metrics_compute(in, s->nev, wall.n ? tc_welford_mean(&wall) : 0,
+					 &s->metrics, &s->nmetrics);
 	free(vals);
 	free(in);
 	return err;
@@ -569,7 +582,7 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
 	if (!s->ev || !s->wall_ns)
-		goto oom;
+		goto out_oom;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
 		const char *unit = tacho_evlist_unit(o->events, e);
@@ -584,18 +597,18 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 		r->status = calloc(repeat, sizeof(*r->status));
 		r->seen = calloc(repeat, sizeof(*r->seen));
 		if (!r->name || !r->unit || !r->values || !r->coverage || !r->status || !r->seen)
-			goto oom;
+			goto out_oom;
 		for (unsigned k = 0; k < repeat; k++)
 			r->values[k] = NAN;
 		if (tacho_evlist_attr(o->events, e, &r->attr) != 0)
-			goto oom;
+			goto out_oom;
 		r->pub.name = r->name;
 		r->pub.unit = r->unit;
 		r->pub.value = NAN;
 	}
 	*out = s;
 	return 0;
-oom:
+out_oom:
 	tacho_stat_free(s);
 	return -ENOMEM;
 }
@@ -603,12 +616,14 @@ oom:
 int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
-	struct tacho_pmu_counters pmu;
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	struct tacho_stat *s = NULL;
 	unsigned repeat, nruns, total, progress = 0;
 	bool program;
 	int err;
 
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	if (!o || !out || !STAT_OPTS_HAS(o, stop) || !o->events)
 		return -EINVAL;
 	*out = NULL;
@@ -627,7 +642,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "repetitions and warm-up runs need a program to run");
 	if (o->pmu) {
-		pmu = *o->pmu;
+		if (o->pmu->sz < TC_PMU_COUNTERS_SZ_V1)
+			return -EINVAL;
+		tc_sized_get(&pmu, sizeof(pmu), o->pmu, o->pmu->sz);
+		pmu.sz = sizeof(pmu);
 	} else {
 		err = tacho_pmu_counters_detect(&pmu);
 		if (err)
@@ -638,7 +656,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		return err;
 	err = tacho_schedule_new(o->events, &pmu, o->sched_flags, &s->sched);
 	if (err)
-		goto fail;
+		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
@@ -654,14 +672,14 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				  "these events need %u runs to fit the counters (%s), and a "
 				  "running process cannot be run again (use --multiplex, or fewer "
 				  "events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	if (nruns > 1 && o->interval_ms) {
 		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
 				  "(%s); intervals need them counted in one run (use --multiplex, "
 				  "or fewer events)", nruns, pmu.source);
-		goto fail;
+		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
 	for (unsigned w = 0; w < o->warmup && !s->interrupted && !stop_requested(o); w++) {
@@ -670,7 +688,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		progress++;
 		err = run_uncounted(o, s, diag);
 		if (err)
-			goto fail;
+			goto out_free;
 	}
 	for (unsigned k = 0; k < repeat && !s->interrupted && !stop_requested(o); k++) {
 		s->done = k + 1;
@@ -684,7 +702,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			progress++;
 			err = count_once(o, s, r, k, diag);
 			if (err)
-				goto fail;
+				goto out_free;
 		}
 	}
 	if (stop_requested(o))
@@ -693,10 +711,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		o->on_progress(o->progress_arg, total, total);
 	err = aggregate(s);
 	if (err)
-		goto fail;
+		goto out_free;
 	*out = s;
 	return 0;
-fail:
+out_free:
 	tacho_stat_free(s);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "tacho/output.h"
+#include "tacho/errors.h"
 
 /* --- JSON (json.c) ---
  * A streaming writer: open objects and arrays, write members. Inside an object every
@@ -65,7 +66,7 @@ void tc_table_print(const struct tc_table *t, FILE *f, unsigned indent, unsigned
 
 /* The caller's options with the defaults filled in and only the fields its sz covers
  * read: o may be NULL. */
-struct tc_wopts {
+struct tc_write_settings {
 	char sep;                   /* CSV separator, ',' by default */
 	bool header;                /* CSV header row */
 	bool compact;               /* JSON on one line */
@@ -73,11 +74,12 @@ struct tc_wopts {
 	void *hint_arg;
 };
 /* 0, or -EINVAL for a format out of range or an sz too small to hold sz itself. */
-int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct tc_wopts *out);
+int tc_write_settings_get(const struct tacho_write_opts *o, enum tacho_format fmt,
+			  struct tc_write_settings *out);
 
 /* The caller's words for a hint, or NULL (no callback, TACHO_HINT_NONE, or the callback
  * left it out). */
-const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint);
+const char *tc_hint_words(const struct tc_write_settings *w, enum tacho_hint hint);
 
 /* A library sentence with the caller's words for its hint: inside the sentence's closing
  * parenthesis when it ends with one ("(count software events instead; see 'tacho
@@ -86,17 +88,19 @@ const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint);
  * when sentence is NULL. One rule for every writer and for the tacho command. */
 const char *tc_hinted(const char *sentence, const char *words, char *buf, size_t size);
 /* The same with the words of w's callback. */
-const char *tc_hinted_w(const struct tc_wopts *w, const char *sentence, enum tacho_hint hint,
-			char *buf, size_t size);
+const char *tc_hinted_w(const struct tc_write_settings *w, const char *sentence,
+			enum tacho_hint hint, char *buf, size_t size);
 
 /* A JSON document of a result writer: indented, or on one line for json_compact and
  * TACHO_FORMAT_JSON_LINES; tc_json_doc_end ends either with a newline and returns what
  * tc_json_finish does. */
-void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt, const struct tc_wopts *w);
+void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt,
+		       const struct tc_write_settings *w);
 int tc_json_doc_end(struct tc_json *j);
 
 /* Writes one CSV row of n fields with the separator of w. */
-void tc_csv_row(FILE *f, const struct tc_wopts *w, const char *const *fields, size_t n);
+void tc_csv_row(FILE *f, const struct tc_write_settings *w, const char *const *fields,
+		size_t n);
 
 /* The format a file name asks for: .json, .csv, else a table (regions' TACHO_OUTPUT). */
 enum tacho_format tc_format_of_path(const char *path);

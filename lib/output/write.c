@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "tacho/output.h"
 
 /* A field of the caller's struct, when its sz says the caller knows it. */
-#define WOPTS_HAS(o, field) \
+#define WRITE_OPTS_HAS(o, field) \
 	((o)->sz >= offsetof(struct tacho_write_opts, field) + sizeof((o)->field))
 
-int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct tc_wopts *out)
+int tc_write_settings_get(const struct tacho_write_opts *o, enum tacho_format fmt,
+			  struct tc_write_settings *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->sep = ',';
@@ -21,13 +23,13 @@ int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct
 		return 0;
 	if (o->sz < sizeof(o->sz))
 		return -EINVAL;
-	if (WOPTS_HAS(o, csv_sep) && o->csv_sep)
+	if (WRITE_OPTS_HAS(o, csv_sep) && o->csv_sep)
 		out->sep = o->csv_sep;
-	if (WOPTS_HAS(o, csv_no_header))
+	if (WRITE_OPTS_HAS(o, csv_no_header))
 		out->header = !o->csv_no_header;
-	if (WOPTS_HAS(o, json_compact))
+	if (WRITE_OPTS_HAS(o, json_compact))
 		out->compact = o->json_compact;
-	if (WOPTS_HAS(o, hint_arg)) {
+	if (WRITE_OPTS_HAS(o, hint_arg)) {
 		out->hint_words = o->hint_words;
 		out->hint_arg = o->hint_arg;
 	}
@@ -37,7 +39,7 @@ int tc_wopts_get(const struct tacho_write_opts *o, enum tacho_format fmt, struct
 	return 0;
 }
 
-const char *tc_hint_words(const struct tc_wopts *w, enum tacho_hint hint)
+const char *tc_hint_words(const struct tc_write_settings *w, enum tacho_hint hint)
 {
 	const char *s;
 
@@ -61,13 +63,14 @@ const char *tc_hinted(const char *sentence, const char *words, char *buf, size_t
 	return buf;
 }
 
-const char *tc_hinted_w(const struct tc_wopts *w, const char *sentence, enum tacho_hint hint,
-			char *buf, size_t size)
+const char *tc_hinted_w(const struct tc_write_settings *w, const char *sentence,
+			enum tacho_hint hint, char *buf, size_t size)
 {
 	return tc_hinted(sentence, tc_hint_words(w, hint), buf, size);
 }
 
-void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt, const struct tc_wopts *w)
+void tc_json_doc_begin(struct tc_json *j, FILE *f, enum tacho_format fmt,
+		       const struct tc_write_settings *w)
 {
 	tc_json_init(j, f, fmt == TACHO_FORMAT_JSON && !w->compact);
 }
@@ -81,7 +84,7 @@ int tc_json_doc_end(struct tc_json *j)
 	return err ? err : tc_write_status(j->f);
 }
 
-void tc_csv_row(FILE *f, const struct tc_wopts *w, const char *const *fields, size_t n)
+void tc_csv_row(FILE *f, const struct tc_write_settings *w, const char *const *fields, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		tc_csv_field(f, w->sep, i == 0, fields[i]);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "perf/engine.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
 
 struct cnt_event {
 	char *why;                     /* NOT_SUPPORTED: the explanation (owned) */
@@ -124,8 +126,13 @@ static int explain_failures(struct tacho_counters *c)
 	return 0;
 }
 
+/* The first versions: struct tacho_counter_spec ends at group, struct tacho_count at
+ * hint. */
+#define SPEC_SZ_V1 tc_offsetofend(struct tacho_counter_spec, group)
+#define COUNT_SZ_V1 tc_offsetofend(struct tacho_count, hint)
+
 int tacho_counters_open(const struct tacho_counters_opts *opts,
-			const struct tacho_counter_spec *specs, size_t n,
+			const struct tacho_counter_spec *specs, size_t n, size_t spec_sz,
 			struct tacho_counters **out)
 {
 	struct tacho_counters *c;
@@ -134,8 +141,8 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 	unsigned flags;
 	int err;
 
-	if (!opts || !out || (n && !specs) || opts->sz < offsetof(struct tacho_counters_opts,
-								   no_inherit))
+	if (!opts || !out || (n && (!specs || spec_sz < SPEC_SZ_V1)) ||
+	    opts->sz < offsetof(struct tacho_counters_opts, no_inherit))
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -149,12 +156,14 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 	if (err)
 		goto out_free;
 	for (size_t i = 0; i < n; i++) {
+		struct tacho_counter_spec sp;
 		struct perf_event_attr a;
 
-		err = tc_perf_attr_copy(&a, specs[i].attr);
+		tc_sized_get(&sp, sizeof(sp), TC_CONST_ELEM(specs, i, spec_sz), spec_sz);
+		err = tc_perf_attr_copy(&a, sp.attr);
 		if (err)
 			goto out_free;
-		err = tc_perf_list_add(c->list, &a, specs[i].name, specs[i].group);
+		err = tc_perf_list_add(c->list, &a, sp.name, sp.group);
 		if (err < 0)
 			goto out_free;
 	}
@@ -221,11 +230,12 @@ int tacho_counters_reset(struct tacho_counters *c)
 	return c ? tc_perf_list_reset(c->list) : -EINVAL;
 }
 
-int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n)
+int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_t n,
+			size_t count_sz)
 {
 	int err;
 
-	if (!c || (n && !out))
+	if (!c || (n && (!out || count_sz < COUNT_SZ_V1)))
 		return -EINVAL;
 	if (n > c->nev)
 		n = c->nev;
@@ -235,9 +245,8 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 	for (size_t i = 0; i < n; i++) {
 		const struct tc_perf_count *v = &c->vals[i];
 		const struct cnt_event *ce = &c->ev[i];
-		struct tacho_count *o = &out[i];
+		struct tacho_count count = { 0 }, *o = &count;
 
-		memset(o, 0, sizeof(*o));
 		o->name = tc_perf_ev_name(tc_perf_list_event(c->list, i));
 		o->status = v->status;
 		o->value = v->value;
@@ -246,6 +255,7 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 			o->err = ce->err;
 			o->why = ce->why;
 			o->hint = ce->hint;
+			tc_sized_put(TC_ELEM(out, i, count_sz), count_sz, o, sizeof(*o));
 			continue;
 		}
 		o->raw = v->raw;
@@ -260,6 +270,7 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 					      "(too many events at once: use fewer, or fewer groups)"
 					    : "the event was never enabled (the program never ran, "
 					      "or counting was never started)";
+		tc_sized_put(TC_ELEM(out, i, count_sz), count_sz, o, sizeof(*o));
 	}
 	return 0;
 }

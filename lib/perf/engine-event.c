@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "perf/engine-int.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
 
 /* --- the one rule --- */
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "perf/engine-int.h"
+#include "tacho/errors.h"
 
 int tc_perf_list_new(struct tc_perf_list **out)
 {

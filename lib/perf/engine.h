@@ -20,6 +20,7 @@
 
 #include "perf/perf.h"
 #include "perf/ring.h"
+#include "tacho/counters.h"
 
 /* --- the grid: where an event is opened ---
  * ncpus x nthreads cells; cell (c, t) is c * nthreads + t. A CPU of -1 is "whichever

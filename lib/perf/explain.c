@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
 
 #define EVDEV "/sys/bus/event_source/devices"
 

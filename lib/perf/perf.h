@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "util/util.h"
+#include "tacho/counters.h"
 
 /* --- the one rule for a value (engine-event.c) ---
  * A count whose time running is 0 was never on a counter: NOT_COUNTED, and no number,
@@ -59,7 +60,7 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 		      enum tacho_hint *hint);
 
 /* --- procfs.c: pure parsers of procfs text (tested and fuzzed on any input) --- */
-/* CapEff of /proc/self/status. 0, -TACHO_ENODATA (no such line), -TACHO_EPARSE. */
+/* CapEff of /proc/self/status. 0, -TACHO_ENOVALUE (no such line), -TACHO_EPARSE. */
 int tc_parse_capeff(const char *status, uint64_t *caps);
 /* The mount point of the first file system of type fstype in /proc/mounts text, octal
  * escapes undone, cut to size. 0 or -ENOENT. */

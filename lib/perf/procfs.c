@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf/perf.h"
+#include "tacho/errors.h"
 
 /* Finds the line that starts with key at the start of a line; returns what follows it,
  * or NULL. */
@@ -25,7 +26,7 @@ int tc_parse_capeff(const char *status, uint64_t *caps)
 	const char *end;
 
 	if (!p)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	end = p;

@@ -8,6 +8,7 @@
 #include "perf/perf.h"
 #include "perf/ring.h"
 #include "perf/syscall.h"
+#include "tacho/errors.h"
 
 /* header.size is a u16, so no record is larger than this. */
 #define RING_MAX_RECORD 65536

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "tacho/run.h"
 
 enum child_state { CH_HELD, CH_RUNNING, CH_REAPED };
 
@@ -50,11 +51,11 @@ child_main(char *const argv[], const char *cwd, int go_rd, int err_wr)
 	close(go_rd);
 	if (cwd && chdir(cwd) < 0) {
 		e = errno;
-		goto fail;
+		goto out_tell_parent;
 	}
 	execvp(argv[0], argv);
 	e = errno;
-fail:
+out_tell_parent:
 	while (write(err_wr, &e, sizeof(e)) < 0 && errno == EINTR)
 		;
 	_exit(127);
@@ -182,7 +183,7 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 	if (r != 1) {
 		/* the child is gone (killed before it was released) */
 		e = ESRCH;
-		goto failed;
+		goto out_reap;
 	}
 	/* EOF: exec succeeded and closed the pipe; an int: exec's errno */
 	do
@@ -195,14 +196,14 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 	}
 	if (r != (ssize_t)sizeof(e))
 		e = EIO;
-failed:
+out_reap:
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	forward_stop(c);
 	c->state = CH_REAPED;
 	if (exec_err)
 		*exec_err = e;
-	return -TACHO_ECHILD;
+	return -TACHO_ENOSTART;
 }
 
 int tacho_child_wait(struct tacho_child *c, struct tacho_exit *st)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "sample/recfile.h"
+#include "tacho/errors.h"
 
 /* Payload layouts. Every field is naturally aligned and every struct a multiple of 8
  * bytes, so the layout is the same for every x86-64 compiler; the file is little-endian
@@ -117,7 +118,7 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int tc_recw_open_fd(struct tc_recw *w, int fd)
+int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 {
 	unsigned char hdr[TC_REC_FILE_HDR] = { 0 };
 
@@ -135,7 +136,7 @@ int tc_recw_open_fd(struct tc_recw *w, int fd)
 	return w->err;
 }
 
-int tc_recw_open(struct tc_recw *w, const char *path)
+int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int err;
@@ -145,7 +146,7 @@ int tc_recw_open(struct tc_recw *w, const char *path)
 		w->fd = -1;
 		return -errno;
 	}
-	err = tc_recw_open_fd(w, fd);
+	err = tc_record_writer_open_fd(w, fd);
 	w->fd = fd;
 	if (err) {
 		close(fd);
@@ -162,8 +163,8 @@ struct piece {
 	size_t len;
 };
 
-static void recw_addv(struct tc_recw *w, enum tc_rec_type type, const struct piece *pc,
-		      unsigned n)
+static void record_writer_addv(struct tc_record_writer *w, enum tc_rec_type type,
+			       const struct piece *pc, unsigned n)
 {
 	static const unsigned char zeros[8];
 	size_t start = w->buf.len, size;
@@ -192,14 +193,15 @@ static void recw_addv(struct tc_recw *w, enum tc_rec_type type, const struct pie
 		tc_crc32(0, w->buf.buf + start + 4, size - 4));
 }
 
-void tc_recw_add(struct tc_recw *w, enum tc_rec_type type, const void *payload, size_t len)
+void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
+			  const void *payload, size_t len)
 {
 	struct piece pc = { payload, len };
 
-	recw_addv(w, type, &pc, 1);
+	record_writer_addv(w, type, &pc, 1);
 }
 
-void tc_recw_meta(struct tc_recw *w, const char *key, const char *value)
+void tc_record_writer_meta(struct tc_record_writer *w, const char *key, const char *value)
 {
 	struct piece pc[2] = { { key, strlen(key) + 1 }, { value, strlen(value) + 1 } };
 	struct tc_sb sb = TC_SB_INIT;
@@ -211,30 +213,33 @@ void tc_recw_meta(struct tc_recw *w, const char *key, const char *value)
 	if (sb.oom)
 		w->err = w->err ? w->err : -ENOMEM;
 	else
-		tc_recw_add(w, TC_REC_META, sb.buf, sb.len);
+		tc_record_writer_add(w, TC_REC_META, sb.buf, sb.len);
 	tc_sb_exit(&sb);
 }
 
-void tc_recw_event(struct tc_recw *w, uint32_t index, uint32_t type, uint64_t config,
-		   uint64_t sample_type, uint64_t period, uint32_t flags, const char *name)
+void tc_record_writer_event(struct tc_record_writer *w, uint32_t index, uint32_t type,
+			    uint64_t config, uint64_t sample_type, uint64_t period,
+			    uint32_t flags, const char *name)
 {
 	struct p_event e = { .index = index, .type = type, .config = config,
 			     .sample_type = sample_type, .period = period, .flags = flags };
 	struct piece pc[2] = { { &e, sizeof(e) }, { name, strlen(name) + 1 } };
 
-	recw_addv(w, TC_REC_EVENT, pc, 2);
+	record_writer_addv(w, TC_REC_EVENT, pc, 2);
 }
 
-void tc_recw_period(struct tc_recw *w, uint32_t event, uint64_t period, uint64_t time)
+void tc_record_writer_period(struct tc_record_writer *w, uint32_t event, uint64_t period,
+			     uint64_t time)
 {
 	struct p_period p = { .event = event, .period = period, .time = time };
 
-	tc_recw_add(w, TC_REC_PERIOD, &p, sizeof(p));
+	tc_record_writer_add(w, TC_REC_PERIOD, &p, sizeof(p));
 }
 
-void tc_recw_mmap(struct tc_recw *w, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
-		  uint64_t pgoff, uint32_t prot, uint64_t time, const uint8_t *build_id,
-		  unsigned build_id_size, const char *filename)
+void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t tid,
+			   uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
+			   uint64_t time, const uint8_t *build_id, unsigned build_id_size,
+			   const char *filename)
 {
 	struct p_mmap m = { .pid = pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
 			    .time = time, .prot = prot };
@@ -244,55 +249,59 @@ void tc_recw_mmap(struct tc_recw *w, uint32_t pid, uint32_t tid, uint64_t start,
 		m.build_id_size = (uint8_t)build_id_size;
 		memcpy(m.build_id, build_id, build_id_size);
 	}
-	recw_addv(w, TC_REC_MMAP, pc, 2);
+	record_writer_addv(w, TC_REC_MMAP, pc, 2);
 }
 
-void tc_recw_comm(struct tc_recw *w, uint32_t pid, uint32_t tid, bool exec, uint64_t time,
-		  const char *comm)
+void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
+			   uint64_t time, const char *comm)
 {
 	struct p_comm c = { .pid = pid, .tid = tid, .time = time, .exec = exec };
 	struct piece pc[2] = { { &c, sizeof(c) }, { comm, strlen(comm) + 1 } };
 
-	recw_addv(w, TC_REC_COMM, pc, 2);
+	record_writer_addv(w, TC_REC_COMM, pc, 2);
 }
 
-void tc_recw_task(struct tc_recw *w, uint32_t kind, uint32_t pid, uint32_t ppid, uint32_t tid,
-		  uint32_t ptid, uint64_t time)
+void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
 {
 	struct p_task t = { .kind = kind, .pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
 			    .time = time };
 
-	tc_recw_add(w, TC_REC_TASK, &t, sizeof(t));
+	tc_record_writer_add(w, TC_REC_TASK, &t, sizeof(t));
 }
 
-void tc_recw_sample(struct tc_recw *w, uint64_t time, uint64_t ip, uint64_t addr,
-		    uint64_t period, uint32_t pid, uint32_t tid, uint32_t cpu, uint16_t event,
-		    uint16_t misc, uint32_t nr, const uint64_t *chain)
+void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
+			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
+			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
+			     const uint64_t *chain)
 {
 	struct p_sample s = { .time = time, .ip = ip, .addr = addr, .period = period,
 			      .pid = pid, .tid = tid, .cpu = cpu, .event = event, .misc = misc,
 			      .nr = nr };
 	struct piece pc[2] = { { &s, sizeof(s) }, { chain, (size_t)nr * 8 } };
 
-	recw_addv(w, TC_REC_SAMPLE, pc, nr ? 2 : 1);
+	record_writer_addv(w, TC_REC_SAMPLE, pc, nr ? 2 : 1);
 }
 
-void tc_recw_lost(struct tc_recw *w, uint64_t lost, uint64_t time, uint32_t cpu)
+void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
+			   uint32_t cpu)
 {
 	struct p_lost l = { .lost = lost, .time = time, .cpu = cpu };
 
-	tc_recw_add(w, TC_REC_LOST, &l, sizeof(l));
+	tc_record_writer_add(w, TC_REC_LOST, &l, sizeof(l));
 }
 
-void tc_recw_throttle(struct tc_recw *w, uint64_t time, uint32_t cpu, bool throttled)
+void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,
+			       bool throttled)
 {
 	struct p_throttle t = { .time = time, .cpu = cpu, .throttled = throttled };
 
-	tc_recw_add(w, TC_REC_THROTTLE, &t, sizeof(t));
+	tc_record_writer_add(w, TC_REC_THROTTLE, &t, sizeof(t));
 }
 
-void tc_recw_image(struct tc_recw *w, const uint8_t *build_id, unsigned build_id_size,
-		   const char *name, const void *data, size_t len)
+void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
+			    unsigned build_id_size, const char *name, const void *data,
+			    size_t len)
 {
 	struct p_image im = { .name_len = (uint32_t)strlen(name) + 1, .data_len = len };
 	struct piece pc[3] = { { &im, sizeof(im) }, { name, strlen(name) + 1 }, { data, len } };
@@ -301,18 +310,18 @@ void tc_recw_image(struct tc_recw *w, const uint8_t *build_id, unsigned build_id
 		im.build_id_size = (uint8_t)build_id_size;
 		memcpy(im.build_id, build_id, build_id_size);
 	}
-	recw_addv(w, TC_REC_IMAGE, pc, 3);
+	record_writer_addv(w, TC_REC_IMAGE, pc, 3);
 }
 
-void tc_recw_finish(struct tc_recw *w, uint64_t samples, uint64_t lost, uint64_t time,
-		    int32_t status)
+void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
+			     uint64_t time, int32_t status)
 {
 	struct p_finish f = { .samples = samples, .lost = lost, .time = time, .status = status };
 
-	tc_recw_add(w, TC_REC_FINISH, &f, sizeof(f));
+	tc_record_writer_add(w, TC_REC_FINISH, &f, sizeof(f));
 }
 
-int tc_recw_flush(struct tc_recw *w)
+int tc_record_writer_flush(struct tc_record_writer *w)
 {
 	int err;
 
@@ -332,9 +341,9 @@ int tc_recw_flush(struct tc_recw *w)
 	return 0;
 }
 
-int tc_recw_close(struct tc_recw *w)
+int tc_record_writer_close(struct tc_record_writer *w)
 {
-	int err = tc_recw_flush(w);
+	int err = tc_record_writer_flush(w);
 
 	if (w->fd >= 0 && close(w->fd) != 0 && !err)
 		err = -errno;
@@ -345,8 +354,8 @@ int tc_recw_close(struct tc_recw *w)
 
 /* --- reading --- */
 
-int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *name,
-		 struct tacho_diag *diag)
+int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t len,
+			  const char *name, struct tacho_diag *diag)
 {
 	const unsigned char *p = data;
 	uint32_t version, hsize, crc;
@@ -403,7 +412,8 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct tacho_diag *diag)
+int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			  struct tacho_diag *diag)
 {
 	for (;;) {
 		const unsigned char *p = r->data + r->off, *pl, *end;

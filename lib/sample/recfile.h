@@ -82,7 +82,7 @@ struct tc_rec {
 };
 
 /* --- writing --- */
-struct tc_recw {
+struct tc_record_writer {
 	int fd;
 	struct tc_sb buf;      /* records not yet written */
 	uint64_t written;      /* bytes in the file */
@@ -90,39 +90,47 @@ struct tc_recw {
 };
 
 /* Creates (truncates) path and writes the file header. 0 or -errno. */
-int tc_recw_open(struct tc_recw *w, const char *path);
-/* Uses an open fd, which the writer then owns: tc_recw_close closes it. */
-int tc_recw_open_fd(struct tc_recw *w, int fd);
+int tc_record_writer_open(struct tc_record_writer *w, const char *path);
+/* Uses an open fd, which the writer then owns: tc_record_writer_close closes it. */
+int tc_record_writer_open_fd(struct tc_record_writer *w, int fd);
 /* Appends one record to the buffer; the payload is copied and padded to 8 bytes. */
-void tc_recw_add(struct tc_recw *w, enum tc_rec_type type, const void *payload, size_t len);
+void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
+			  const void *payload, size_t len);
 /* Record builders, one per type. Strings are copied NUL-terminated. */
-void tc_recw_meta(struct tc_recw *w, const char *key, const char *value);
-void tc_recw_event(struct tc_recw *w, uint32_t index, uint32_t type, uint64_t config,
-		   uint64_t sample_type, uint64_t period, uint32_t flags, const char *name);
-void tc_recw_period(struct tc_recw *w, uint32_t event, uint64_t period, uint64_t time);
-void tc_recw_mmap(struct tc_recw *w, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
-		  uint64_t pgoff, uint32_t prot, uint64_t time, const uint8_t *build_id,
-		  unsigned build_id_size, const char *filename);
-void tc_recw_comm(struct tc_recw *w, uint32_t pid, uint32_t tid, bool exec, uint64_t time,
-		  const char *comm);
-void tc_recw_task(struct tc_recw *w, uint32_t kind, uint32_t pid, uint32_t ppid, uint32_t tid,
-		  uint32_t ptid, uint64_t time);
-void tc_recw_sample(struct tc_recw *w, uint64_t time, uint64_t ip, uint64_t addr,
-		    uint64_t period, uint32_t pid, uint32_t tid, uint32_t cpu, uint16_t event,
-		    uint16_t misc, uint32_t nr, const uint64_t *chain);
-void tc_recw_lost(struct tc_recw *w, uint64_t lost, uint64_t time, uint32_t cpu);
-void tc_recw_throttle(struct tc_recw *w, uint64_t time, uint32_t cpu, bool throttled);
-void tc_recw_image(struct tc_recw *w, const uint8_t *build_id, unsigned build_id_size,
-		   const char *name, const void *data, size_t len);
-void tc_recw_finish(struct tc_recw *w, uint64_t samples, uint64_t lost, uint64_t time,
-		    int32_t status);
+void tc_record_writer_meta(struct tc_record_writer *w, const char *key, const char *value);
+void tc_record_writer_event(struct tc_record_writer *w, uint32_t index, uint32_t type,
+			    uint64_t config, uint64_t sample_type, uint64_t period,
+			    uint32_t flags, const char *name);
+void tc_record_writer_period(struct tc_record_writer *w, uint32_t event, uint64_t period,
+			     uint64_t time);
+void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t tid,
+			   uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
+			   uint64_t time, const uint8_t *build_id, unsigned build_id_size,
+			   const char *filename);
+void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
+			   uint64_t time, const char *comm);
+void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
+void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
+			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
+			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
+			     const uint64_t *chain);
+void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
+			   uint32_t cpu);
+void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,
+			       bool throttled);
+void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
+			    unsigned build_id_size, const char *name, const void *data,
+			    size_t len);
+void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
+			     uint64_t time, int32_t status);
 /* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
-int tc_recw_flush(struct tc_recw *w);
+int tc_record_writer_flush(struct tc_record_writer *w);
 /* Flushes, closes the file (when opened by path) and frees the buffer. 0 or -errno. */
-int tc_recw_close(struct tc_recw *w);
+int tc_record_writer_close(struct tc_record_writer *w);
 
 /* --- reading --- */
-struct tc_recr {
+struct tc_record_reader {
 	const unsigned char *data;
 	size_t len, off;
 	uint32_t version;
@@ -135,12 +143,13 @@ struct tc_recr {
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
  * -TACHO_ECORRUPT (not a tacho recording), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the
  * header) with *diag saying what and where (source = name). */
-int tc_recr_init(struct tc_recr *r, const void *data, size_t len, const char *name,
-		 struct tacho_diag *diag);
+int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t len,
+			  const char *name, struct tacho_diag *diag);
 /* Decodes the next record: 1 and *out, 0 at the end (r->truncated says whether the data
  * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. Records
  * of an unknown type are stepped over and counted in r->skipped. */
-int tc_recr_next(struct tc_recr *r, struct tc_rec *out, const char *name, struct tacho_diag *diag);
+int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			  struct tacho_diag *diag);
 
 /* Iterates the key/value pairs of a META record: returns false at the end. */
 bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);

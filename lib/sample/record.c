@@ -18,6 +18,11 @@
 #include "perf/engine.h"
 #include "sample/recfile.h"
 #include "sample/sideband.h"
+#include "tacho/counters.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
+#include "tacho/run.h"
+#include "tacho/sample.h"
 
 #define DEFAULT_PAGES 128        /* 512 KiB of data per ring */
 #define DEFAULT_FLUSH_MS 200
@@ -41,7 +46,7 @@ struct session {
 	size_t nev;
 	struct tc_perf_list *list;      /* the engine's events, one ring per CPU */
 	uint64_t sample_type;
-	struct tc_recw w;
+	struct tc_record_writer w;
 	struct tc_sideband side;
 	struct tacho_child *child;
 	bool child_mode;
@@ -133,7 +138,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	s->nev = tacho_evlist_count(list);
 	if (s->nev == 0 || s->nev > 64) {
 		tacho_evlist_free(list);
-		return tc_diag_set(diag, spec, 0, 0, -TACHO_ERANGE, "record takes 1 to 64 events");
+		return tc_diag_set(diag, spec, 0, 0, -TACHO_EOUTOFRANGE, "record takes 1 to 64 events");
 	}
 	s->ev = calloc(s->nev, sizeof(*s->ev));
 	if (!s->ev) {
@@ -374,8 +379,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		}
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
-		tc_recw_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid, smp.tid,
-			       smp.cpu, (uint16_t)ev, smp.misc, (uint32_t)smp.nr, smp.chain);
+		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
+					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
+					(uint32_t)smp.nr, smp.chain);
 		s->res->samples++;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
@@ -410,7 +416,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		max = h->size - sizeof(*h) - 8;
 		snprintf(name, sizeof(name), "%.*s", (int)strnlen(comm, max), comm);
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_comm(&s->w, p[0], p[1], h->misc & PERF_RECORD_MISC_COMM_EXEC, sid.time, name);
+		tc_record_writer_comm(&s->w, p[0], p[1], h->misc & PERF_RECORD_MISC_COMM_EXEC,
+				      sid.time, name);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -418,8 +425,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		const struct k_task *t = (const void *)h;
 		if (h->size < sizeof(*t))
 			break;
-		tc_recw_task(&s->w, h->type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT,
-			     t->pid, t->ppid, t->tid, t->ptid, t->time);
+		tc_record_writer_task(&s->w,
+				      h->type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT,
+				      t->pid, t->ppid, t->tid, t->ptid, t->time);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -427,7 +435,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 16)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_lost(&s->w, p[1], sid.time, sid.cpu);
+		tc_record_writer_lost(&s->w, p[1], sid.time, sid.cpu);
 		s->res->lost += p[1];
 		break;
 	}
@@ -436,7 +444,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 8)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_lost(&s->w, p[0], sid.time, sid.cpu);
+		tc_record_writer_lost(&s->w, p[0], sid.time, sid.cpu);
 		s->res->lost += p[0];
 		break;
 	}
@@ -446,7 +454,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (h->size < sizeof(*h) + 24)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
-		tc_recw_throttle(&s->w, p[0], sid.cpu, h->type == PERF_RECORD_THROTTLE);
+		tc_record_writer_throttle(&s->w, p[0], sid.cpu,
+					  h->type == PERF_RECORD_THROTTLE);
 		if (h->type == PERF_RECORD_THROTTLE)
 			s->res->throttled++;
 		break;
@@ -481,14 +490,14 @@ static void account_unreported_lost(struct session *s)
 	if (due <= got + s->res->lost)
 		return;
 	extra = due - got - s->res->lost;
-	tc_recw_lost(&s->w, extra, 0, 0);
+	tc_record_writer_lost(&s->w, extra, 0, 0);
 	s->res->lost += extra;
 }
 
 static int drain_all(struct session *s)
 {
 	tc_perf_list_drain(s->list, on_record, s);
-	return tc_recw_flush(&s->w);
+	return tc_record_writer_flush(&s->w);
 }
 
 static void write_meta(struct session *s)
@@ -508,28 +517,29 @@ static void write_meta(struct session *s)
 	else
 		tc_sb_adds(&sb, "-a");
 	if (!sb.oom)
-		tc_recw_meta(&s->w, "command", sb.buf);
+		tc_record_writer_meta(&s->w, "command", sb.buf);
 	tc_sb_exit(&sb);
-	tc_recw_meta(&s->w, "tacho", tacho_version());
+	tc_record_writer_meta(&s->w, "tacho", tacho_version());
 	if (uname(&u) == 0) {
-		tc_recw_meta(&s->w, "kernel", u.release);
-		tc_recw_meta(&s->w, "hostname", u.nodename);
-		tc_recw_meta(&s->w, "machine", u.machine);
+		tc_record_writer_meta(&s->w, "kernel", u.release);
+		tc_record_writer_meta(&s->w, "hostname", u.nodename);
+		tc_record_writer_meta(&s->w, "machine", u.machine);
 	}
 	if (tc_read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0)
-		tc_recw_meta(&s->w, "boot_id", buf);
+		tc_record_writer_meta(&s->w, "boot_id", buf);
 	if (tc_read_int_file("/proc/sys/kernel/kptr_restrict", &kr) == 0) {
 		snprintf(buf, sizeof(buf), "%lld", kr);
-		tc_recw_meta(&s->w, "kptr_restrict", buf);
+		tc_record_writer_meta(&s->w, "kptr_restrict", buf);
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_REALTIME));
-	tc_recw_meta(&s->w, "start_realtime_ns", buf);
+	tc_record_writer_meta(&s->w, "start_realtime_ns", buf);
 	/* perf's timestamps are the kernel's local clock; CLOCK_MONOTONIC is close */
 	snprintf(buf, sizeof(buf), "%" PRIu64, now_ns(CLOCK_MONOTONIC));
-	tc_recw_meta(&s->w, "start_monotonic_ns", buf);
+	tc_record_writer_meta(&s->w, "start_monotonic_ns", buf);
 	for (size_t i = 0; i < s->nev; i++)
-		tc_recw_event(&s->w, (uint32_t)i, s->ev[i].attr.type, s->ev[i].attr.config,
-			      s->sample_type, s->ev[i].period, s->ev[i].flags, s->ev[i].name);
+		tc_record_writer_event(&s->w, (uint32_t)i, s->ev[i].attr.type,
+				       s->ev[i].attr.config, s->sample_type, s->ev[i].period,
+				       s->ev[i].flags, s->ev[i].name);
 }
 
 static void describe_choice(struct session *s)
@@ -590,7 +600,7 @@ static void calibrate(struct session *s, bool final)
 			period = 1;
 		tc_perf_ev_set_period(pe, period);
 		s->ev[e].period = period;
-		tc_recw_period(&s->w, (uint32_t)e, period, 0);
+		tc_record_writer_period(&s->w, (uint32_t)e, period, 0);
 		if (!final)
 			continue;
 		notify(s, "%s: %s events per CPU-second in the program's first %.0f ms of CPU time: "
@@ -622,7 +632,7 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 	const struct tacho_record_opts *o = s->o;
 	int err;
 
-	err = tc_recw_open(&s->w, out_path);
+	err = tc_record_writer_open(&s->w, out_path);
 	if (err)
 		return tc_diag_set(diag, out_path, 0, 0, err, "cannot write '%s': %s", out_path,
 				   tacho_strerror(err));
@@ -632,7 +642,7 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 		tc_sideband_process(&s->side, o->pid);
 	else if (o->system_wide)
 		tc_sideband_all(&s->side);
-	if (tc_recw_flush(&s->w))
+	if (tc_record_writer_flush(&s->w))
 		return 1;
 	describe_choice(s);
 	return 0;
@@ -784,38 +794,55 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	if (s->unparsed)
 		tc_log(TACHO_LOG_WARN, "%" PRIu64 " sample records from the kernel were shorter "
 		       "than their fields and were dropped", s->unparsed);
-	tc_recw_finish(&s->w, s->res->samples, s->res->lost, now_ns(CLOCK_MONOTONIC),
-		       s->child_mode ? s->res->exit.status : 0);
+	tc_record_writer_finish(&s->w, s->res->samples, s->res->lost, now_ns(CLOCK_MONOTONIC),
+				s->child_mode ? s->res->exit.status : 0);
 	return err;
 }
 
-int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *res,
+/* The first versions: struct tacho_record_opts ends at notify_arg, struct
+ * tacho_record_result at choice. */
+#define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
+#define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
+
+int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
 		 struct tacho_diag *diag)
 {
+	struct tacho_record_opts opts, *o = &opts;
+	struct tacho_record_result result = { .sz = sizeof(result) };
 	struct session s;
 	const char *out_path;
 	int err, cerr;
 
-	if (!o || !res || o->sz < sizeof(*o))
+	if (tc_diag_check(diag))
 		return -EINVAL;
-	memset(res, 0, sizeof(*res));
+	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
+		return -EINVAL;
+	/* the caller's versions: options it lacks read as 0, the result is written as far
+	 * as its sz goes (at the end, whatever happened: zero when nothing ran) */
+	tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	s.res = res;
+	s.res = &result;
 	s.w.fd = -1;
 	s.pidfd = -1;
 	tc_sideband_init(&s.side, &s.w);
 	s.child_mode = o->argv && o->argv[0];
-	if (!s.child_mode && !o->pid && !o->system_wide)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a program, "
-				   "a process or all CPUs");
-	if (o->period && o->freq)
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency exclude "
-				   "each other");
-	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1)))
-		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power of "
-				   "two pages, not %u", o->mmap_pages);
 	out_path = o->output ? o->output : "tacho.rec";
+	if (!s.child_mode && !o->pid && !o->system_wide) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "nothing to record: give a "
+				  "program, a process or all CPUs");
+		goto out;
+	}
+	if (o->period && o->freq) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "a period and a frequency "
+				  "exclude each other");
+		goto out;
+	}
+	if (o->mmap_pages && (o->mmap_pages & (o->mmap_pages - 1))) {
+		err = tc_diag_set(diag, "record", 0, 0, -EINVAL, "the ring size must be a power "
+				  "of two pages, not %u", o->mmap_pages);
+		goto out;
+	}
 
 	/* phase 1: the events and how each one samples */
 	err = setup_events(&s, diag);
@@ -852,21 +879,22 @@ int tacho_record(const struct tacho_record_opts *o, struct tacho_record_result *
 	if (err == 1)
 		goto out_write_failed;
 out_close:
-	cerr = tc_recw_close(&s.w);
+	cerr = tc_record_writer_close(&s.w);
 	if (cerr && !err) {
 		err = cerr;
 		goto out_write_failed_closed;
 	}
-	res->bytes = s.w.written;
+	result.bytes = s.w.written;
 	goto out;
 out_write_failed:
 	err = 0;
-	tc_recw_close(&s.w);
+	tc_record_writer_close(&s.w);
 out_write_failed_closed:
 	tc_diag_set(diag, out_path, 0, 0, err ? err : s.w.err, "cannot write '%s': %s", out_path,
 		    tacho_strerror(err ? err : s.w.err));
 	err = err ? err : s.w.err;
 out:
 	session_free(&s);
+	tc_sized_put_sz(res, &result, sizeof(result));
 	return err;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sample/report-int.h"
+#include "tacho/sample.h"
 
 struct agg {
 	uint32_t sym, dso, file;
@@ -136,8 +137,8 @@ static int to_rows(struct tacho_profile *p, struct aggtab *t, uint64_t total,
 	return 0;
 }
 
-int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
-		       struct tacho_profile_row **rows, size_t *n)
+int tc_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
+		    struct tacho_profile_row **rows, size_t *n)
 {
 	struct aggtab t = { 0 };
 	uint32_t frames[MAX_FRAMES];
@@ -192,8 +193,8 @@ static int addr_cmp(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
-int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
-			   struct tacho_profile_row **rows, size_t *n)
+int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
+			struct tacho_profile_row **rows, size_t *n)
 {
 	struct aggtab t = { 0 };
 	uint32_t frame, sym_id = NONE, raw_id = NONE, dso_name = NONE;
@@ -282,5 +283,75 @@ int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
 	}
 	free(t.v);
 	tc_hmap_exit(&t.idx);
+	return err;
+}
+
+/* --- the rows as the caller knows them --- */
+
+/* The first version of struct tacho_profile_row ends at percent. */
+#define ROW_SZ_V1 tc_offsetofend(struct tacho_profile_row, percent)
+
+/* Lays the library's rows out at the caller's element size (when it is the library's
+ * own, they are handed over as they are). Frees lib. 0 or -ENOMEM. */
+static int at_caller_size(struct tacho_profile_row *lib, size_t n, size_t row_sz,
+			  struct tacho_profile_row **rows)
+{
+	char *laid;
+
+	if (row_sz == sizeof(*lib) || !n) {
+		*rows = lib;
+		return 0;
+	}
+	laid = calloc(n, row_sz);
+	if (!laid) {
+		free(lib);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		tc_sized_put(TC_ELEM(laid, i, row_sz), row_sz, &lib[i], sizeof(lib[i]));
+	free(lib);
+	*rows = (struct tacho_profile_row *)(void *)laid;
+	return 0;
+}
+
+int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
+		       struct tacho_profile_row **rows, size_t *n, size_t row_sz)
+{
+	struct tacho_profile_row *lib;
+	size_t nl;
+	int err;
+
+	if (rows)
+		*rows = NULL;
+	if (n)
+		*n = 0;
+	if (!p || !rows || !n || row_sz < ROW_SZ_V1)
+		return -EINVAL;
+	err = tc_profile_rows(p, sort, children, &lib, &nl);
+	if (!err)
+		err = at_caller_size(lib, nl, row_sz, rows);
+	if (!err)
+		*n = nl;
+	return err;
+}
+
+int tacho_profile_annotate(struct tacho_profile *p, const char *symbol,
+			   struct tacho_profile_row **rows, size_t *n, size_t row_sz)
+{
+	struct tacho_profile_row *lib;
+	size_t nl;
+	int err;
+
+	if (rows)
+		*rows = NULL;
+	if (n)
+		*n = 0;
+	if (!p || !symbol || !rows || !n || row_sz < ROW_SZ_V1)
+		return -EINVAL;
+	err = tc_profile_annotate(p, symbol, &lib, &nl);
+	if (!err)
+		err = at_caller_size(lib, nl, row_sz, rows);
+	if (!err)
+		*n = nl;
 	return err;
 }

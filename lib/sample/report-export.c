@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "sample/report-int.h"
+#include "tacho/sample.h"
 
 static const char *frame_name(const struct tacho_profile *p, const struct loc *l)
 {

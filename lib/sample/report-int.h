@@ -8,6 +8,7 @@
 
 #include "sample/recfile.h"
 #include "sample/symbols.h"
+#include "tacho/sample.h"
 
 struct dso {
 	uint32_t name;                 /* pool id of the path / label */
@@ -110,5 +111,12 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d);
  * address resolved once per profile. 0 or -ENOMEM. */
 int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
 		      size_t *n);
+
+/* report-aggregate.c: tacho_profile_rows and tacho_profile_annotate in the library's
+ * own struct tacho_profile_row (the writers' and the public calls' common part). */
+int tc_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children,
+		    struct tacho_profile_row **rows, size_t *n);
+int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
+			struct tacho_profile_row **rows, size_t *n);
 
 #endif

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "sample/report-int.h"
+#include "tacho/errors.h"
+#include "tacho/sample.h"
 
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 {
@@ -91,15 +93,15 @@ static int add_map(struct tacho_profile *p, const struct tc_rec *r)
 
 static int load_records(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
 {
-	struct tc_recr rd;
+	struct tc_record_reader rd;
 	struct tc_rec r;
 	size_t cap = 0;
 	int ret;
 
-	ret = tc_recr_init(&rd, p->data, p->len, path, diag);
+	ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
 	if (ret)
 		return ret;
-	while ((ret = tc_recr_next(&rd, &r, path, diag)) == 1) {
+	while ((ret = tc_record_reader_next(&rd, &r, path, diag)) == 1) {
 		switch (r.type) {
 		case TC_REC_META: {
 			size_t pos = 0;
@@ -261,6 +263,8 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	int fd, err;
 
 	*out = NULL;
+	if (tc_diag_check(diag))
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -332,8 +336,15 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p);
 }
 
-void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *out)
+/* The first version of struct tacho_profile_info ends at kernel_note. */
+#define INFO_SZ_V1 tc_offsetofend(struct tacho_profile_info, kernel_note)
+
+int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info *caller)
 {
+	struct tacho_profile_info info, *out = &info;
+
+	if (!p || !caller || caller->sz < INFO_SZ_V1)
+		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->samples = p->sel_samples;
 	out->all_samples = p->nsmps;
@@ -350,4 +361,6 @@ void tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;
+	tc_sized_put_sz(caller, out, sizeof(*out));
+	return 0;
 }

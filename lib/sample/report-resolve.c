@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "sample/report-int.h"
+#include "tacho/errors.h"
+#include "tacho/sample.h"
 
 void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 {
@@ -158,7 +161,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 	while (tc_hmap_next(&p->loc_idx, key, &pos, &idx)) {
 		const struct loc *c = &p->locs[idx];
 		if (c->ip == ip && c->pid == pid && c->kind == kind && c->kernel == kernel)
-			goto done;
+			goto out;
 	}
 	memset(&l, 0, sizeof(l));
 	l.ip = ip;
@@ -238,7 +241,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 	p->locs[p->nlocs++] = l;
 	if (tc_hmap_add(&p->loc_idx, key, idx))
 		return -ENOMEM;
-done:
+out:
 	*out = idx;
 	return 0;
 }

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "sample/report-int.h"
 #include "util/util.h"
 #include "tacho/sample.h"
+#include "tacho/output.h"
 
 /* What one call writes: rows of a sort, or of one function (annotate). */
 struct view {
@@ -140,7 +142,7 @@ static bool has_address(const struct view *v)
 }
 
 static int write_json(FILE *f, const struct view *v, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	struct tc_json j;
 
@@ -173,7 +175,7 @@ static int write_json(FILE *f, const struct view *v, enum tacho_format fmt,
 }
 
 /* Every column in every view, empty where the view has no such key. */
-static int write_csv(FILE *f, const struct view *v, const struct tc_wopts *w)
+static int write_csv(FILE *f, const struct view *v, const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "samples", "self", "events", "percent", "symbol",
 					    "dso", "file", "line", "address" };
@@ -200,7 +202,7 @@ static int write_csv(FILE *f, const struct view *v, const struct tc_wopts *w)
 }
 
 static int write_view(FILE *f, const struct view *v, enum tacho_format fmt,
-		      const struct tc_wopts *w)
+		      const struct tc_write_settings *w)
 {
 	int err;
 
@@ -222,16 +224,16 @@ int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort, bool
 			     FILE *f, enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
 	struct tacho_profile_row *rows = NULL;
-	struct view v = { .sort = sort, .children = children };
-	struct tc_wopts w;
+	struct view v = { .in.sz = sizeof(v.in), .sort = sort, .children = children };
+	struct tc_write_settings w;
 	int err;
 
 	if (!p || !f || (unsigned)sort > TACHO_SORT_ADDRESS)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	err = tacho_profile_rows(p, sort, children, &rows, &v.n);
+	err = tc_profile_rows(p, sort, children, &rows, &v.n);
 	if (err)
 		return err;
 	tacho_profile_info(p, &v.in);
@@ -245,16 +247,16 @@ int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol, FI
 				 enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
 	struct tacho_profile_row *rows = NULL;
-	struct view v = { .annotate = symbol };
-	struct tc_wopts w;
+	struct view v = { .in.sz = sizeof(v.in), .annotate = symbol };
+	struct tc_write_settings w;
 	int err;
 
 	if (!p || !symbol || !f)
 		return -EINVAL;
-	err = tc_wopts_get(opts, fmt, &w);
+	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	err = tacho_profile_annotate(p, symbol, &rows, &v.n);
+	err = tc_profile_annotate(p, symbol, &rows, &v.n);
 	if (err)
 		return err;
 	tacho_profile_info(p, &v.in);

@@ -10,13 +10,13 @@
 #include "sample/symbols.h"
 
 /* Build-ids read from files at record time, by path: one read per binary. */
-struct tc_bid_cache {
+struct tc_build_id_cache {
 	char *path;
 	uint8_t bid[TC_BUILD_ID_MAX];
 	int len;                        /* < 0: none */
 };
 
-void tc_sideband_init(struct tc_sideband *sb, struct tc_recw *w)
+void tc_sideband_init(struct tc_sideband *sb, struct tc_record_writer *w)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->w = w;
@@ -35,7 +35,7 @@ void tc_sideband_exit(struct tc_sideband *sb)
 
 static int build_id_cached(struct tc_sideband *sb, const char *path, uint8_t *bid)
 {
-	struct tc_bid_cache *nb;
+	struct tc_build_id_cache *nb;
 
 	for (size_t i = 0; i < sb->nbids; i++)
 		if (!strcmp(sb->bids[i].path, path)) {
@@ -70,8 +70,8 @@ void tc_sideband_mmap(struct tc_sideband *sb, uint32_t pid, uint32_t tid, uint64
 	} else {
 		n = build_id_cached(sb, filename, bid);
 	}
-	tc_recw_mmap(sb->w, pid, tid, start, len, pgoff, prot, time, bid, n > 0 ? (unsigned)n : 0,
-		     filename);
+	tc_record_writer_mmap(sb->w, pid, tid, start, len, pgoff, prot, time, bid,
+			      n > 0 ? (unsigned)n : 0, filename);
 }
 
 void tc_sideband_vdso(struct tc_sideband *sb)
@@ -87,8 +87,8 @@ void tc_sideband_vdso(struct tc_sideband *sb)
 		    hi - lo <= (1u << 20)) {
 			uint8_t bid[TC_BUILD_ID_MAX];
 			int n = tc_build_id_of_image((const void *)lo, hi - lo, bid, sizeof(bid));
-			tc_recw_image(sb->w, bid, n > 0 ? (unsigned)n : 0, "[vdso]", (const void *)lo,
-				      hi - lo);
+			tc_record_writer_image(sb->w, bid, n > 0 ? (unsigned)n : 0, "[vdso]",
+					       (const void *)lo, hi - lo);
 			break;
 		}
 	}
@@ -102,7 +102,7 @@ void tc_sideband_process(struct tc_sideband *sb, pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	if (tc_read_line_file(path, comm, sizeof(comm)) == 0)
-		tc_recw_comm(sb->w, (uint32_t)pid, (uint32_t)pid, false, 0, comm);
+		tc_record_writer_comm(sb->w, (uint32_t)pid, (uint32_t)pid, false, 0, comm);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
@@ -139,7 +139,7 @@ void tc_sideband_all(struct tc_sideband *sb)
 			continue;
 		tc_sideband_process(sb, (pid_t)pid);
 		if (sb->w->buf.len > (1u << 20))
-			tc_recw_flush(sb->w);
+			tc_record_writer_flush(sb->w);
 	}
 	closedir(d);
 }

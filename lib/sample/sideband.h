@@ -8,15 +8,15 @@
 
 #include "sample/recfile.h"
 
-struct tc_bid_cache;
+struct tc_build_id_cache;
 
 struct tc_sideband {
-	struct tc_recw *w;              /* where the records go (not owned) */
-	struct tc_bid_cache *bids;      /* build-ids read from files, by path */
+	struct tc_record_writer *w;              /* where the records go (not owned) */
+	struct tc_build_id_cache *bids;      /* build-ids read from files, by path */
 	size_t nbids;
 };
 
-void tc_sideband_init(struct tc_sideband *sb, struct tc_recw *w);
+void tc_sideband_init(struct tc_sideband *sb, struct tc_record_writer *w);
 void tc_sideband_exit(struct tc_sideband *sb);   /* NULL-safe */
 
 /* An executable mapping, with the build-id the kernel gave (kbid, kbid_len; NULL, 0

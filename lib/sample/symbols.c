@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sample/symbols.h"
+#include "tacho/errors.h"
 
 struct fsym {
 	uint64_t start, size;
@@ -285,7 +286,7 @@ static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
 		return -TACHO_EPARSE;
 	n = dwelf_elf_gnu_build_id(elf, &p);
 	if (n <= 0)
-		return -TACHO_ENODATA;
+		return -TACHO_ENOVALUE;
 	if ((size_t)n > max)
 		n = (ssize_t)max;
 	memcpy(bid, p, (size_t)n);

@@ -51,7 +51,7 @@ int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint6
 size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len);
 
 /* The GNU build-id of the ELF file at path (at record time): its length (<= max) copied
- * into bid, or a negative code (-ENOENT, -TACHO_ENODATA when the file has none). */
+ * into bid, or a negative code (-ENOENT, -TACHO_ENOVALUE when the file has none). */
 int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max);
 /* Same for an ELF image in memory. */
 int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sample/symbols.h"
+#include "tacho/errors.h"
 
 enum {
 	M = 0x01,      /* a ModRM byte follows the opcode */

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include "tsc/tsc.h"
+#include "tacho/errors.h"
+#include "tacho/tsc.h"
 
 static const struct {
 	const char *name;
@@ -71,38 +73,51 @@ static int read_cost(int id, double *ns)
 	return 0;
 }
 
-int tacho_clock_survey(struct tacho_clock_info *out, size_t max)
+/* The first version of struct tacho_clock_info ends at read_ns. */
+#define CLOCK_INFO_SZ_V1 tc_offsetofend(struct tacho_clock_info, read_ns)
+
+/* One clock's entry, in the library's struct. */
+static void survey_one(size_t i, struct tacho_clock_info *c)
 {
 	const struct tacho_tsc_info *ti = tc_tsc_info();
+	struct timespec res;
+
+	memset(c, 0, sizeof(*c));
+	c->name = clocks[i].name;
+	c->clock_id = clocks[i].id;
+	if (clocks[i].id < 0) {
+		if (!ti->present) {
+			c->err = -ENODEV;
+			return;
+		}
+		if (ti->hz <= 0) {
+			c->err = -TACHO_ENOVALUE;
+			return;
+		}
+		c->resolution_ns = 1e9 / ti->hz;
+	} else {
+		if (clock_getres((clockid_t)clocks[i].id, &res)) {
+			c->err = -errno;
+			return;
+		}
+		c->resolution_ns = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+	}
+	c->err = read_cost(clocks[i].id, &c->read_ns);
+	if (c->err)
+		c->read_ns = 0;
+}
+
+int tacho_clock_survey(struct tacho_clock_info *out, size_t max, size_t clock_sz)
+{
 	size_t n = 0;
 
+	if (max && (!out || clock_sz < CLOCK_INFO_SZ_V1))
+		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(clocks) && n < max; i++, n++) {
-		struct tacho_clock_info *c = &out[n];
-		struct timespec res;
+		struct tacho_clock_info c;
 
-		memset(c, 0, sizeof(*c));
-		c->name = clocks[i].name;
-		c->clock_id = clocks[i].id;
-		if (clocks[i].id < 0) {
-			if (!ti->present) {
-				c->err = -ENODEV;
-				continue;
-			}
-			if (ti->hz <= 0) {
-				c->err = -TACHO_ENODATA;
-				continue;
-			}
-			c->resolution_ns = 1e9 / ti->hz;
-		} else {
-			if (clock_getres((clockid_t)clocks[i].id, &res)) {
-				c->err = -errno;
-				continue;
-			}
-			c->resolution_ns = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
-		}
-		c->err = read_cost(clocks[i].id, &c->read_ns);
-		if (c->err)
-			c->read_ns = 0;
+		survey_one(i, &c);
+		tc_sized_put(TC_ELEM(out, n, clock_sz), clock_sz, &c, sizeof(c));
 	}
 	return (int)n;
 }

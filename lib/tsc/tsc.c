@@ -11,6 +11,9 @@
 #include "cpu/cpuid.h"
 #include "perf/engine.h"
 #include "tsc/tsc.h"
+#include "tacho/cpu.h"
+#include "tacho/errors.h"
+#include "tacho/tsc.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define TC_X86 1
@@ -68,7 +71,7 @@ double tc_tsc_kernel_hz(uint32_t time_mult, uint16_t time_shift)
 int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, double *hz,
 			 enum tacho_tsc_source *src)
 {
-	struct tacho_cpu_info ci;
+	struct tacho_cpu_info ci = { .sz = sizeof(ci) };
 	int err;
 
 	/* The decoder (lib/cpu/tsc.c) is the one reader of leaves 15h, 16h and 4000_0010h
@@ -82,7 +85,7 @@ int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned idx, doub
 	*hz = (double)ci.tsc.hz;
 	*src = ci.tsc.hz ? ci.tsc.source : TACHO_TSC_FREQ_UNKNOWN;
 	tacho_cpu_info_exit(&ci);
-	return *hz > 0 ? 0 : -TACHO_ENODATA;
+	return *hz > 0 ? 0 : -TACHO_ENOVALUE;
 }
 
 /* Copies the few leaves the TSC needs into a small dump, so that the live path and
@@ -206,6 +209,7 @@ static void info_init(void)
 	enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
 	double hz = 0;
 
+	ti->sz = sizeof(*ti);
 	if (!TC_X86) {
 		info_err = -TACHO_ENOTX86;
 		return;
@@ -266,9 +270,14 @@ const struct tacho_tsc_info *tc_tsc_info(void)
 	return &info;
 }
 
+/* The first version of struct tacho_tsc_info ends at pair_ns. */
+#define TSC_INFO_SZ_V1 tc_offsetofend(struct tacho_tsc_info, pair_ns)
+
 int tacho_tsc_info(struct tacho_tsc_info *out)
 {
-	*out = *tc_tsc_info();
+	if (!out || out->sz < TSC_INFO_SZ_V1)
+		return -EINVAL;
+	tc_sized_put_sz(out, tc_tsc_info(), sizeof(struct tacho_tsc_info));
 	return info_err;
 }
 

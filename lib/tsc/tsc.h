@@ -3,6 +3,7 @@
 #define TACHO_TSC_TSC_H
 
 #include "util/util.h"
+#include "tacho/tsc.h"
 
 /* The cached info (measured on the first call); never NULL. Thread-safe. */
 const struct tacho_tsc_info *tc_tsc_info(void);

@@ -48,14 +48,14 @@ int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *di
 
 		r = num(s, &pos, &a);
 		if (r)
-			goto bad;
+			goto out_bad;
 		b = a;
 		if (s[pos] == '-') {
 			pos++;
 			start = pos;
 			r = num(s, &pos, &b);
 			if (r)
-				goto bad;
+				goto out_bad;
 			if (b < a) {
 				free(seen);
 				return tc_diag_set(diag, s, 0, (unsigned)start + 1, -TACHO_EPARSE,
@@ -70,14 +70,14 @@ int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *di
 			break;
 		if (s[pos] != ',') {
 			r = -1;
-			goto bad;
+			goto out_bad;
 		}
 		pos++;
 		continue;
-bad:
+out_bad:
 		free(seen);
 		if (r == -2)
-			return tc_diag_set(diag, s, 0, (unsigned)start + 1, -TACHO_ERANGE,
+			return tc_diag_set(diag, s, 0, (unsigned)start + 1, -TACHO_EOUTOFRANGE,
 					   "CPU number too large (at most %d)", CPU_LIST_MAX - 1);
 		return tc_diag_set(diag, s, 0, (unsigned)pos + 1, -TACHO_EPARSE,
 				   "expected a CPU number or range such as 0-3,8");

@@ -11,6 +11,28 @@ const char *tacho_version(void)
 	return TACHO_VERSION_STRING;
 }
 
+int tacho_version_number(void)
+{
+	return TACHO_VERSION_NUMBER;
+}
+
+int tacho_version_check(int major, int minor, struct tacho_diag *diag)
+{
+	if (tc_diag_check(diag) || major < 0 || minor < 0)
+		return -EINVAL;
+	if (major != TACHO_VERSION_MAJOR)
+		return tc_diag_set(diag, "libtacho", 0, 0, -TACHO_EVERSION,
+				   "this program was built for libtacho %d.%d and runs with %s, "
+				   "another major version (rebuild it against this library, or "
+				   "install libtacho %d)", major, minor, TACHO_VERSION_STRING, major);
+	if (minor > TACHO_VERSION_MINOR)
+		return tc_diag_set(diag, "libtacho", 0, 0, -TACHO_EVERSION,
+				   "this program was built for libtacho %d.%d and runs with the "
+				   "older %s (install libtacho %d.%d or newer)", major, minor,
+				   TACHO_VERSION_STRING, major, minor);
+	return 0;
+}
+
 static const struct {
 	int num;
 	const char *name;
@@ -68,6 +90,8 @@ const char *tacho_err_name(int err)
 
 int tacho_diag_format(const struct tacho_diag *d, char *buf, size_t size)
 {
+	if (!d || tc_diag_check(d))
+		return -EINVAL;
 	if (d->line && d->column)
 		return snprintf(buf, size, "%s:%u:%u: %s", d->source, d->line, d->column, d->message);
 	if (d->line)

@@ -118,7 +118,7 @@ int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val)
 	size_t j;
 
 	if (val == UINT32_MAX)
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if ((h->n + 1) * 2 > h->cap && grow(h))
 		return -ENOMEM;
 	for (j = home(h, key); h->vals[j]; j = (j + 1) & (h->cap - 1))
@@ -132,7 +132,7 @@ int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val)
 int tc_hmap_put(struct tc_hmap *h, uint64_t key, uint32_t val)
 {
 	if (val == UINT32_MAX)
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if (h->cap) {
 		size_t mask = h->cap - 1;
 		for (size_t j = home(h, key); h->vals[j]; j = (j + 1) & mask)

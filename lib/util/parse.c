@@ -44,7 +44,7 @@ int tc_parse_hex_u64(const char *s, size_t len, uint64_t *out)
 	uint64_t v = 0;
 
 	if (len == 0 || len > 16)
-		return len ? -TACHO_ERANGE : -TACHO_EPARSE;
+		return len ? -TACHO_EOUTOFRANGE : -TACHO_EPARSE;
 	for (size_t i = 0; i < len; i++) {
 		int d = tc_hex_value((unsigned char)s[i]);
 		if (d < 0)
@@ -76,7 +76,7 @@ int tc_parse_u64(const char *s, uint64_t *out)
 		if (*p < '0' || *p > '9')
 			return -TACHO_EPARSE;
 		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -TACHO_ERANGE;
+			return -TACHO_EOUTOFRANGE;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
 	*out = v;
@@ -99,7 +99,7 @@ int tc_parse_i64(const char *s, int64_t *out)
 	if (err)
 		return err;
 	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
@@ -116,7 +116,7 @@ int tc_parse_double(const char *s, double *out)
 	if (*end)
 		return -TACHO_EPARSE;
 	if (errno == ERANGE || !isfinite(v))
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	*out = v;
 	return 0;
 }

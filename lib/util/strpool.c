@@ -102,7 +102,7 @@ int tc_strpool_intern(struct tc_strpool *p, const char *s, uint32_t *id)
 	if (find(p, s, h, id))
 		return 0;
 	if (p->n >= UINT32_MAX - 1)
-		return -TACHO_ERANGE;
+		return -TACHO_EOUTOFRANGE;
 	if (p->n == p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 16;
 		char **ns = realloc(p->strs, nc * sizeof(*ns));

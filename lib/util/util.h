@@ -11,13 +11,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tacho.h"
+#include "tacho/errors.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define TC_STR_(x) #x
 #define TC_STR(x) TC_STR_(x)
 #define TACHO_VERSION_STRING                                                            \
 	TC_STR(TACHO_VERSION_MAJOR) "." TC_STR(TACHO_VERSION_MINOR) "." TC_STR(TACHO_VERSION_PATCH)
+
+/* --- structs that grow (docs/architecture.md, "An API that can grow") ---
+ * A struct of the API that the caller sizes (opts, results, array elements) says how
+ * many bytes it has in sz (or an element size beside the array); the library reads and
+ * writes only the fields wholly inside them. */
+
+/* The end of field in type: a struct's first version ends at the end of its last
+ * field of that version. */
+#define tc_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* Whether a caller's struct p, of its own sz bytes, has field. */
+#define TC_SZ_HAS(p, type, field) ((p)->sz >= tc_offsetofend(type, field))
+/* Element i of an array whose elements are elem_sz bytes (the caller's sizeof). */
+#define TC_ELEM(base, i, elem_sz) ((void *)((char *)(base) + (size_t)(i) * (elem_sz)))
+#define TC_CONST_ELEM(base, i, elem_sz)                                                 \
+	((const void *)((const char *)(base) + (size_t)(i) * (elem_sz)))
+/* Copies the library's struct (src, src_sz bytes) into the caller's (dst, dst_sz
+ * bytes): the fields the caller's version has. */
+void tc_sized_put(void *dst, size_t dst_sz, const void *src, size_t src_sz);
+/* The same into a caller's struct whose first field is its size_t sz (at least the
+ * first version's, checked before): dst's sz stays as the caller set it. */
+void tc_sized_put_sz(void *dst, const void *src, size_t src_sz);
+/* Reads the caller's struct (src, src_sz bytes) into the library's (dst, dst_sz bytes):
+ * the fields the caller's version lacks are zero, their defaults. */
+void tc_sized_get(void *dst, size_t dst_sz, const void *src, size_t src_sz);
 
 #define TC_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define TC_UNUSED __attribute__((unused))
@@ -26,6 +50,11 @@
 
 /* --- diagnostics (error.c) --- */
 
+/* The first version of struct tacho_diag ends at hint. */
+#define TC_DIAG_SZ_V1 tc_offsetofend(struct tacho_diag, hint)
+/* -EINVAL for a caller's diag whose sz is below the first version, else 0 (NULL too):
+ * every public function that takes a diag checks it on entry. */
+int tc_diag_check(const struct tacho_diag *d);
 /* Fills *d (when d is non-NULL) and returns err, so that parsers can write
  * `return tc_diag_set(d, file, line, col, -TACHO_EPARSE, "...")`. */
 int tc_diag_set(struct tacho_diag *d, const char *source, unsigned line, unsigned column,
@@ -81,7 +110,7 @@ bool tc_cpuinfo_flags_has(const char *flags, const char *flag);
 
 /* Strict parses: the whole of s must be the number (no sign for u64), base 0 rules
  * (0x hex, 0 octal is NOT accepted: leading zeros mean decimal). 0 or -TACHO_EPARSE /
- * -TACHO_ERANGE. */
+ * -TACHO_EOUTOFRANGE. */
 int tc_parse_u64(const char *s, uint64_t *out);
 int tc_parse_i64(const char *s, int64_t *out);
 int tc_parse_double(const char *s, double *out);
@@ -143,7 +172,7 @@ size_t tc_hmap_count(const struct tc_hmap *h);
 /* A value of key (for a key that holds several, any one of them). */
 bool tc_hmap_get(const struct tc_hmap *h, uint64_t key, uint32_t *val);
 /* Sets key's value: replaces it when key holds one, else adds it. 0, -ENOMEM, or
- * -TACHO_ERANGE for val UINT32_MAX (the one value a slot cannot hold). */
+ * -TACHO_EOUTOFRANGE for val UINT32_MAX (the one value a slot cannot hold). */
 int tc_hmap_put(struct tc_hmap *h, uint64_t key, uint32_t val);
 /* Adds (key, val) beside what key already holds. Returns as tc_hmap_put. */
 int tc_hmap_add(struct tc_hmap *h, uint64_t key, uint32_t val);
@@ -174,7 +203,7 @@ struct tc_strpool {
 void tc_strpool_init(struct tc_strpool *p);
 /* Frees every copy; p is an empty pool again. */
 void tc_strpool_exit(struct tc_strpool *p);
-/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_ERANGE
+/* The id of s, added when new. 0, -ENOMEM (the pool is unchanged), -TACHO_EOUTOFRANGE
  * (2^32 - 1 strings). */
 int tc_strpool_intern(struct tc_strpool *p, const char *s, uint32_t *id);
 /* The pool's copy of s, added when new; NULL when out of memory. */
@@ -245,7 +274,7 @@ double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, N
  * Parses "0-3,8,10-11" (the kernel's cpulist format, perf's -C): numbers and ranges,
  * comma-separated, no spaces. Returns 0 and a sorted array of distinct CPU numbers
  * the caller free()s; -TACHO_EEMPTY, -TACHO_EPARSE (*diag points at the column),
- * -TACHO_ERANGE (a number of 65536 or more), -ENOMEM. */
+ * -TACHO_EOUTOFRANGE (a number of 65536 or more), -ENOMEM. */
 int tc_parse_cpu_list(const char *s, int **out, size_t *n, struct tacho_diag *diag);
 
 /* --- the running system (procsys.c): one reader each, shared by every part --- */

@@ -231,7 +231,7 @@ static void test_live_json(void **state)
 {
 	struct th_run r;
 	struct th_json *j;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	if (!live_info(&info))
@@ -290,7 +290,7 @@ static char *unwrap(const char *s)
 static void test_live_report(void **state)
 {
 	struct th_run r;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	char *flat;
 	(void)state;
 

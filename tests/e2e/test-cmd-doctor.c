@@ -157,16 +157,27 @@ static void test_usage(void **state)
 static void test_library(void **state)
 {
 	struct tacho_check c[40], one;
+	struct {
+		struct tacho_check c;
+		int future;
+	} newer[2] = { [0].future = 1, [1].future = 2 };
 	int n, m;
 	(void)state;
 
-	n = tacho_machine_check(c, ARRAY_SIZE(c));
+	n = tacho_machine_check(c, ARRAY_SIZE(c), sizeof(c[0]));
 	assert_int_equal(n, ARRAY_SIZE(keys));
-	m = tacho_machine_check(&one, 1);
+	m = tacho_machine_check(&one, 1, sizeof(one));
 	assert_int_equal(m, n);                /* says how many there are */
 	assert_string_equal(one.key, "pmu");
-	assert_int_equal(tacho_machine_check(NULL, 0), n);
-	assert_int_equal(tacho_machine_check(NULL, 3), -EINVAL);
+	assert_int_equal(tacho_machine_check(NULL, 0, sizeof(one)), n);
+	assert_int_equal(tacho_machine_check(NULL, 3, sizeof(one)), -EINVAL);
+	/* the caller's element size: a newer header's larger checks, at their stride */
+	assert_int_equal(tacho_machine_check(&newer[0].c, 2, sizeof(newer[0])), n);
+	assert_string_equal(newer[0].c.key, keys[0]);
+	assert_string_equal(newer[1].c.key, keys[1]);
+	assert_int_equal(newer[0].future, 1);
+	assert_int_equal(newer[1].future, 2);
+	assert_int_equal(tacho_machine_check(c, 2, offsetof(struct tacho_check, hint)), -EINVAL);
 	assert_string_equal(tacho_check_state_name(TACHO_CHECK_LIMIT), "limited");
 	assert_string_equal(tacho_check_state_name((enum tacho_check_state)9), "unknown");
 }

@@ -644,18 +644,48 @@ static void test_truncations_and_corruption(void **state)
 	}
 	{
 		struct tacho_profile *p;
-		struct tacho_profile_info in;
+		struct tacho_profile_info in = { .sz = sizeof(in) };
 		assert_int_equal(tacho_profile_load(full, &p, NULL), 0);
-		tacho_profile_info(p, &in);
+		assert_int_equal(tacho_profile_info(p, &in), 0);
 		all = in.samples;
 		assert_false(in.truncated);
-		tacho_profile_free(p);
 		assert_true(all >= 10);   /* 40 faults of touch_pages / 4, and others */
+
+		/* sized and element-sized: a short info is refused untouched; rows of a
+		 * newer header's larger elements come at their stride, the same rows */
+		struct tacho_profile_info small = { .sz = offsetof(struct tacho_profile_info,
+								   kernel_note) };
+		struct tacho_profile_row *rows = NULL;
+		struct newer_row {
+			struct tacho_profile_row r;
+			uint64_t future;
+		} *nrows = NULL;
+		size_t nr = 0, nn = 0;
+		assert_int_equal(tacho_profile_info(p, &small), -EINVAL);
+		assert_int_equal(small.samples, 0);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &nr,
+						    sizeof(*rows)), 0);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false,
+						    (struct tacho_profile_row **)&nrows, &nn,
+						    sizeof(*nrows)), 0);
+		assert_int_equal(nn, nr);
+		for (size_t i = 0; i < nr; i++) {
+			assert_string_equal(nrows[i].r.symbol, rows[i].symbol);
+			assert_int_equal(nrows[i].r.samples, rows[i].samples);
+			assert_int_equal(nrows[i].future, 0);
+		}
+		free(rows);
+		free(nrows);
+		assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &nr,
+						    offsetof(struct tacho_profile_row, percent)),
+				 -EINVAL);
+		assert_null(rows);
+		tacho_profile_free(p);
 	}
 	for (size_t n = 0; n <= len; n++) {
 		struct tacho_profile *p;
-		struct tacho_diag d;
-		struct tacho_profile_info in;
+		struct tacho_diag d = { .sz = sizeof(d) };
+		struct tacho_profile_info in = { .sz = sizeof(in) };
 		int err;
 
 		write_file(cut, data, n);
@@ -677,7 +707,8 @@ static void test_truncations_and_corruption(void **state)
 		if (n % 997 == 0 || n + 1 >= len) {
 			struct tacho_profile_row *rows;
 			size_t nr;
-			assert_int_equal(tacho_profile_rows(p, TACHO_SORT_LINE, false, &rows, &nr), 0);
+			assert_int_equal(tacho_profile_rows(p, TACHO_SORT_LINE, false, &rows, &nr,
+							    sizeof(*rows)), 0);
 			free(rows);
 		}
 		tacho_profile_free(p);

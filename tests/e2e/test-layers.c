@@ -1,7 +1,9 @@
 /* test-layers.c - the layers of docs/architecture.md hold in the compiled library
- * (scripts/check-layers.sh over this build's objects), and the check is real: a
- * deliberately forbidden call, a command-line object calling a JSON primitive and a part
- * without a row are each caught and named. */
+ * (scripts/check-layers.sh over this build's objects and the sources' includes), and the
+ * check is real: a deliberately forbidden call, a command-line object calling a JSON
+ * primitive, a part without a row, a part (or an area header) including a public header
+ * of a part above it, the umbrella header under lib/ and an area without a row are each
+ * caught and named. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,7 +38,8 @@ static void test_this_build(void **state)
 		run_check(&r, th_build_dir(), src);
 	}
 	status = r.status;
-	said = strstr(r.out, "every call between parts is allowed") != NULL;
+	said = strstr(r.out, "every call between parts is allowed") != NULL &&
+	       strstr(r.out, "every public header a part includes is allowed") != NULL;
 	if (status != 0)
 		print_error("%s%s", r.out, r.err);
 	th_run_free(&r);   /* before asserting: a failed assert does not return */
@@ -121,11 +124,88 @@ static void test_forbidden_calls_are_named(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Writes text to DIR/REL, making its folders. */
+static void source(const char *dir, const char *rel, const char *text)
+{
+	char path[4096], *slash;
+	struct th_run r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	{
+		char *argv[] = { (char *)"mkdir", (char *)"-p", path, NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	*slash = '/';
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The includes of a fake source tree (no objects: the symbol check has nothing to say):
+ * a part's own area and an area below it pass; an area above it, the umbrella header
+ * and an area the table does not know each fail, named by file, line and header. */
+static void test_forbidden_includes_are_named(void **state)
+{
+	char dir[] = "/tmp/tacho-layers-XXXXXX";
+	char cmd[4200];
+	struct th_run r;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	source(dir, "lib/perf/counters.c",
+	       "#include <errno.h>\n\n#include \"tacho/errors.h\"\n"
+	       "#include \"tacho/counters.h\"\n");
+	source(dir, "lib/events/events.h",
+	       "#include \"tacho/counters.h\"\n#include \"tacho/events.h\"\n");
+	run_check(&r, dir, dir);
+	if (r.status)
+		print_error("%s%s", r.out, r.err);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "every public header a part includes is allowed (4 includes)");
+	th_run_free(&r);
+
+	/* the engine seeing the grammar's declarations: forbidden, named by line */
+	source(dir, "lib/perf/counters.c",
+	       "#include \"tacho/errors.h\"\n#include \"tacho/counters.h\"\n"
+	       "#include \"tacho/events.h\"\n");
+	run_check(&r, dir, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "layers: forbidden include: lib/perf/counters.c:3: "
+			"\"tacho/events.h\": perf may not use events");
+	th_run_free(&r);
+
+	/* the umbrella under lib/, a header no part defines, and an area header that builds
+	 * on an area above its part */
+	source(dir, "lib/perf/counters.c", "#include \"tacho.h\"\n");
+	source(dir, "lib/util/x.c", "\n#  include \"tacho/nosuch.h\"\n");
+	source(dir, "include/tacho/counters.h",
+	       "#include \"tacho/errors.h\"\n#include \"tacho/stat.h\"\n");
+	run_check(&r, dir, dir);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "layers: forbidden include: include/tacho/counters.h:2: "
+			"\"tacho/stat.h\": perf may not use measure");
+	assert_contains(r.out, "layers: forbidden include: lib/perf/counters.c:1: \"tacho.h\" "
+			"(the umbrella");
+	assert_contains(r.out,
+			"lib/util/x.c:2: \"tacho/nosuch.h\": area \"nosuch\" has no row");
+	th_run_free(&r);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_this_build),
 		cmocka_unit_test(test_forbidden_calls_are_named),
+		cmocka_unit_test(test_forbidden_includes_are_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "json-check.h"
 #include "pages.h"
@@ -33,7 +34,7 @@ static void run_exact(bool difference)
 {
 	char spec[96];
 	struct tacho_bench_result *r = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
 	struct tacho_bench_opts o = { .sz = sizeof(o), .trials = 31, .warmup = 3, .reps = 3,
@@ -45,20 +46,20 @@ static void run_exact(bool difference)
 	assert_string_equal(r->event_names[1], "page-faults");
 	assert_int_equal(r->trials, 31);
 	assert_int_equal(r->kept + r->culled, 31);
-	assert_int_equal(r->events[0].n, r->kept);
+	assert_int_equal(r->events[0]->n, r->kept);
 	/* every kept trial: exactly 37 stores per call, no page faults */
-	assert_true(r->events[0].min == 37 && r->events[0].max == 37);
-	assert_true(r->events[0].median == 37 && r->events[0].mode == 37);
-	assert_true(r->events[0].stddev == 0);
-	assert_true(r->events[1].min == 0 && r->events[1].max == 0);
-	assert_int_equal(r->ticks.n, r->kept);
-	assert_true(r->ticks.min <= r->ticks.median && r->ticks.median <= r->ticks.max);
+	assert_true(r->events[0]->min == 37 && r->events[0]->max == 37);
+	assert_true(r->events[0]->median == 37 && r->events[0]->mode == 37);
+	assert_true(r->events[0]->stddev == 0);
+	assert_true(r->events[1]->min == 0 && r->events[1]->max == 0);
+	assert_int_equal(r->ticks->n, r->kept);
+	assert_true(r->ticks->min <= r->ticks->median && r->ticks->median <= r->ticks->max);
 	tacho_bench_result_free(r);
 
 	o.events = "page-faults";
 	assert_int_equal(tacho_bench_run(fault2, NULL, &o, &r, &d), 0);
 	assert_null(r->event_why[0]);
-	assert_true(r->events[0].min == 2 && r->events[0].max == 2);
+	assert_true(r->events[0]->min == 2 && r->events[0]->max == 2);
 	tacho_bench_result_free(r);
 }
 
@@ -86,7 +87,7 @@ static void test_time_only(void **state)
 	assert_int_equal(r->reps, 1);
 	assert_int_equal(r->nevents, 0);
 	assert_int_equal(r->kept + r->culled, 101);
-	assert_int_equal(r->ticks.n, r->kept);
+	assert_int_equal(r->ticks->n, r->kept);
 	assert_contains(r->cull_rule, "median + 10 x max(MAD, 1 tick)");
 	FILE *f = open_memstream(&buf, &len);
 	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
@@ -119,13 +120,12 @@ static void test_time_only(void **state)
 static void test_bad_input(void **state)
 {
 	struct tacho_bench_result *r = (struct tacho_bench_result *)1;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	assert_int_equal(tacho_bench_run(NULL, NULL, NULL, &r, NULL), -EINVAL);
 	assert_null(r);
 	struct tacho_bench_opts o = { .sz = sizeof(o), .events = "page-faults,{oops" };
-	memset(&d, 0, sizeof(d));
 	int err = tacho_bench_run(store37, NULL, &o, &r, &d);
 	assert_true(err == -TACHO_EPARSE || err == -TACHO_ENOEVENT);
 	assert_null(r);
@@ -229,11 +229,15 @@ static void test_env_eval(void **state)
 
 static void test_env_live(void **state)
 {
-	struct tacho_bench_env e;
-	struct tacho_tsc_info ti;
+	struct tacho_bench_env e = { .sz = sizeof(e) };
+	struct tacho_bench_env small = { .sz = offsetof(struct tacho_bench_env, warnings) };
+	struct tacho_tsc_info ti = { .sz = sizeof(ti) };
 	(void)state;
 
+	assert_int_equal(tacho_bench_env_check(&small), -EINVAL);
+	assert_int_equal(small.ncpus, 0);
 	assert_int_equal(tacho_bench_env_check(&e), 0);
+	assert_int_equal(e.sz, sizeof(e));
 	tacho_tsc_info(&ti);
 	assert_int_equal(e.vm, ti.hypervisor);
 	assert_true(e.ncpus >= 1);

@@ -298,8 +298,8 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	char *buf = NULL, *p, *cut = NULL;
 	size_t len, dump_len;
 	struct tacho_cpuid_dump *d = NULL;
-	struct tacho_diag diag = { 0 };
-	struct tacho_cpu_info info;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	double t0;
 	int err, bi = 0;
 	(void)st;

@@ -115,7 +115,7 @@ static void test_signature(void **state)
 		struct leaf l[] = {
 			INTEL(1), { ALL, 1, 0, sigs[i].eax, 0, 0, 0 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 		if (sigs[i].amd)
 			l[0] = (struct leaf)AMD(1);
 		DECODE(l, 1, &info);
@@ -144,7 +144,7 @@ static void test_vendor_brand_hypervisor(void **state)
 		{ ALL, 0x80000003, 0, 0x00002020, 0, 0, 0 },
 		{ ALL, 0x80000004, 0, 0, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(l, 1, &info);
@@ -164,13 +164,61 @@ static void test_vendor_brand_hypervisor(void **state)
 	tacho_cpu_info_exit(NULL);
 }
 
+/* The description is sized: a newer caller's larger struct is decoded as far as this
+ * library knows and its own fields are left alone, by the decoder and by _exit; one
+ * below the first version is refused untouched, and so is the cross-check's. */
+static void test_sized(void **state)
+{
+	static const struct leaf l[] = {
+		{ ALL, 0, 0, 0xd, 0x756e6547, 0x6c65746e, 0x49656e69 },   /* GenuineIntel */
+		{ ALL, 1, 0, 0x000906ea, 0, 0x80000000, 0 },
+	};
+	struct tacho_cpuid_dump *d = build(2, l, ARRAY_SIZE(l));
+	struct {
+		struct tacho_cpu_info info;
+		uint64_t future;
+	} newer = { .info.sz = sizeof(newer), .future = 0xfade };
+	struct tacho_cpu_info small = { .sz = offsetof(struct tacho_cpu_info, notes_dropped),
+					.family = 77 };
+	struct tacho_cpu_crosscheck x = { .sz = offsetof(struct tacho_cpu_crosscheck, items) };
+	struct tacho_cpu_sysfs *sys = NULL;
+	(void)state;
+
+	assert_int_equal(tacho_cpu_decode(d, &newer.info), 0);
+	assert_int_equal(newer.info.sz, sizeof(newer));
+	assert_int_equal(newer.info.vendor, TACHO_VENDOR_INTEL);
+	assert_int_equal(newer.info.ncpus, 2);
+	assert_non_null(newer.info.cpus);
+	assert_int_equal(newer.future, 0xfade);
+	assert_true(tacho_cpu_has(&newer.info, "hypervisor"));
+	assert_false(tacho_cpu_has(&small, "hypervisor"));
+
+	assert_int_equal(tacho_cpu_decode(d, &small), -EINVAL);
+	assert_int_equal(small.family, 77);
+	tacho_cpu_info_exit(&small);           /* nothing decoded, nothing done */
+	assert_int_equal(small.family, 77);
+
+	assert_int_equal(tacho_cpu_sysfs_read(NULL, &sys), 0);
+	assert_int_equal(tacho_cpu_crosscheck(&newer.info, sys, &x), -EINVAL);
+	assert_null(x.items);
+	assert_int_equal(tacho_cpu_crosscheck(&small, sys, &x), -EINVAL);
+	tacho_cpu_sysfs_free(sys);
+
+	tacho_cpu_info_exit(&newer.info);
+	assert_int_equal(newer.info.sz, sizeof(newer));
+	assert_null(newer.info.cpus);
+	assert_int_equal(newer.info.ncpus, 0);
+	assert_int_equal(newer.future, 0xfade);
+	tacho_cpuid_dump_free(d);
+}
+
 static void test_unknown_vendor_and_empty(void **state)
 {
 	static const struct leaf l[] = {
 		{ ALL, 0, 0, 1, 0x41414141, 0x41414141, 0x41414141 },
 		{ ALL, 1, 0, 0x00000f00, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpuid_dump *d;
 	struct tacho_cpuid_regs r = { 0x80000000, 0, 0, 0 };
 	(void)state;
@@ -187,9 +235,9 @@ static void test_unknown_vendor_and_empty(void **state)
 	tc_cpuid_dump_add_cpu(d, 0);
 	tc_cpuid_dump_set(d, 0, 0x80000000, 0, &r);
 	assert_int_equal(tc_cpuid_dump_finish(d), 0);
-	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(d, &info), -TACHO_ENOVALUE);
 	tacho_cpuid_dump_free(d);
-	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpu_decode(NULL, &info), -TACHO_ENOVALUE);
 }
 
 /* --- leaf 2 --- */
@@ -205,7 +253,7 @@ static void test_leaf2(void **state)
 		{ ALL, 1, 0, 0x00000f27, 0, 0, 0 },
 		{ ALL, 2, 0, 0x665b5001, 0x00000000, 0x8000220c, 0x007c7040 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	const struct tacho_cpu_cache *c;
 	(void)state;
@@ -247,7 +295,7 @@ static void test_leaf2_0x49(void **state)
 		INTEL(2), { ALL, 1, 0, 0x000006f6, 0, 0, 0 },
 		{ ALL, 2, 0, 0x00004901, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(xeon, 1, &info);
@@ -279,7 +327,7 @@ static void test_leaf2_ff_40_and_odd(void **state)
 		{ ALL, 0x80000000, 0, 0x80000006, 0, 0, 0 },
 		{ ALL, 0x80000006, 0, 0, 0, 0x02008040, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(ff, 1, &info);
@@ -321,7 +369,7 @@ static const struct leaf quad_ht[] = {
 
 static void test_leaf4_topology(void **state)
 {
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	const struct tacho_cpu_cache *c;
 	(void)state;
@@ -377,7 +425,7 @@ static void test_max_leaf(void **state)
 		{ ALL, 4, 0, 0x1c004121, 0x01c0003f, 0x0000003f, 0 },
 		{ ALL, 0xb, 0, 1, 2, 0x100, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	(void)state;
 
@@ -420,7 +468,7 @@ static void test_amd_legacy(void **state)
 			  0x00300040 | codes[i].code << 12 },
 			{ ALL, 0x80000008, 0, 0x3030, 0, 0x3003, 0 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 		const struct tacho_cpu_core_type *ct;
 		const struct tacho_cpu_cache *c;
 
@@ -472,7 +520,7 @@ static void test_amd_pmu(void **state)
 		/* a leaf 0xA must not be read on AMD (reserved there) */
 		{ ALL, 0xa, 0, 0x07300402, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(old, 1, &info);
@@ -515,7 +563,7 @@ static void test_leaf_a(void **state)
 		INTEL(0xa), { ALL, 1, 0, 0x000906ea, 0, 0, 0 },
 		{ ALL, 0xa, 0, 0, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(v4, 1, &info);
@@ -579,7 +627,7 @@ static void test_tsc(void **state)
 			{ ALL, 0x80000000, 0, 0x80000007, 0, 0, 0 },
 			{ ALL, 0x80000007, 0, 0, 0, 0, 1u << 8 },
 		};
-		struct tacho_cpu_info info;
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
 
 		DECODE(l, 1, &info);
 		if (info.tsc.hz != tscs[i].hz || info.tsc.source != tscs[i].src ||
@@ -619,7 +667,7 @@ static void test_tlbs(void **state)
 		{ ALL, 0x80000006, 0, 0, 0x68000000, 0, 0 },
 		{ ALL, 0x80000019, 0, 0xf0400000, 0, 0, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_core_type *ct;
 	(void)state;
 
@@ -666,7 +714,7 @@ static void test_intel_80000006(void **state)
 		{ ALL, 0x80000000, 0, 0x80000006, 0, 0, 0 },
 		{ ALL, 0x80000006, 0, 0, 0, 0x10005040, 0 },          /* 4 MiB, code 5 */
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	const struct tacho_cpu_cache *c;
 	(void)state;
 
@@ -709,7 +757,7 @@ static void test_hybrid(void **state)
 		{ 3, 0x1f, 0, 1, 1, 0x100, 10 }, { 3, 0x1f, 1, 7, 6, 0x201, 10 },
 		{ 4, 0x1f, 0, 1, 1, 0x100, 64 }, { 4, 0x1f, 1, 7, 6, 0x201, 64 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(l, 5, &info);
@@ -757,7 +805,7 @@ static void test_amd_kinds(void **state)
 		{ ALL, 0x80000021, 0, 0x00062fcf, 0, 0, 0 },
 		{ ALL, 0x80000026, 0, 0, 0x00000002, 0x00000100, 0 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	(void)state;
 
 	DECODE(strix, 3, &info);
@@ -789,7 +837,7 @@ static void test_features(void **state)
 		{ ALL, 0x80000000, 0, 0x80000001, 0, 0, 0 },
 		{ ALL, 0x80000001, 0, 0, 0, 1u << 5, 1u << 29 },
 	};
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	uint32_t leaf, sub;
 	unsigned bit;
 	char reg;
@@ -819,7 +867,7 @@ static void test_features(void **state)
 	assert_string_equal(tacho_cpu_feature_name((unsigned)i), "avx512f");
 	assert_null(tacho_cpu_feature_name(tacho_cpu_feature_count()));
 	assert_int_equal(tacho_cpu_feature_where(tacho_cpu_feature_count(), NULL, NULL, NULL,
-						 NULL), -TACHO_ERANGE);
+						 NULL), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tacho_cpu_feature_index("nonsense"), -ENOENT);
 	/* every name is unique, and every (leaf, subleaf, register, bit) too */
 	for (unsigned a = 0; a < tacho_cpu_feature_count(); a++)
@@ -978,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_amd_kinds),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_sized),
 		cmocka_unit_test(test_decoder_is_a_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -307,6 +307,7 @@ static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus,
 	struct tacho_cpu_core_type *ct = &info->core_types[0];
 
 	memset(info, 0, sizeof(*info));
+	info->sz = sizeof(*info);
 	info->ncpus = 2;
 	info->cpus = cpus;
 	for (unsigned i = 0; i < 2; i++) {
@@ -335,9 +336,9 @@ static void vm_info(struct tacho_cpu_info *info, struct tacho_cpu_logical *cpus,
 static void test_crosscheck_agrees(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -358,9 +359,9 @@ static void test_crosscheck_agrees(void **state)
 static void test_crosscheck_l3(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -382,9 +383,9 @@ static void test_crosscheck_l3(void **state)
 static void test_crosscheck_topology(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();
@@ -414,15 +415,15 @@ static void test_crosscheck_topology(void **state)
 static void test_crosscheck_hybrid(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[4];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	struct tacho_cpu_core_type *p = &info.core_types[0], *e = &info.core_types[1];
 	(void)state;
 
 	build_hybrid_tree();
 	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	memset(cpus, 0, sizeof(cpus));
 	info.ncpus = 4;
 	info.cpus = cpus;
@@ -468,9 +469,9 @@ static void test_crosscheck_hybrid(void **state)
 static void test_crosscheck_pmu_features(void **state)
 {
 	struct tacho_cpu_sysfs *s;
-	struct tacho_cpu_info info;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
 	struct tacho_cpu_logical cpus[2];
-	struct tacho_cpu_crosscheck x;
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
 	(void)state;
 
 	build_vm_tree();

@@ -36,7 +36,7 @@ static struct tacho_cpuid_dump *corpus_file(const char *rel)
 {
 	char full[512];
 	struct tacho_cpuid_dump *d = NULL;
-	struct tacho_diag diag = { 0 };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
 	snprintf(full, sizeof(full), "%s/%s", CORPUS, rel);
@@ -89,12 +89,12 @@ static void test_libcpuid_single(void **state)
 	/* libcpuid writes basic_cpuid[] up to 31 whatever the maximum (0x10 here): the dump
 	 * keeps them, the query refuses them. */
 	CHECK(d, 0, 0x11, 0, 0, 0, 0, 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x11, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x11, 0, &r), -TACHO_ENOVALUE);
 	assert_int_equal(tacho_cpuid_query(d, 0, 0x10, 0, &r), 0);
 	assert_int_equal(r.ebx, 0x00000002);
 	/* ext_cpuid[0] says 0x8000_0020: 0x8000_001F is in, 0x8000_0021 is not stored */
 	assert_int_equal(tacho_cpuid_query(d, 0, 0x8000001f, 0, &r), 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000021, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000021, 0, &r), -TACHO_ENOVALUE);
 	tacho_cpuid_dump_free(d);
 }
 
@@ -116,7 +116,7 @@ static void test_libcpuid_keys(void **state)
 		"amd_fn8000001dh[1]=00004122 01c0003f 0000003f 00000000\n"
 		"future_fn99h[0]=00000001 00000002 00000003 00000004\n";
 	struct tacho_cpuid_dump *d;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	(void)state;
 
 	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "keys", &d, &diag), 0);
@@ -239,7 +239,7 @@ static void test_old_aida(void **state)
 static void test_cpuid_r(void **state)
 {
 	struct tacho_cpuid_dump *d = NULL;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	(void)state;
 
 	/* `cpuid -r` on this project's KVM guest (AMD EPYC, 2 CPUs) */
@@ -278,11 +278,11 @@ static void test_max_leaf(void **state)
 
 	assert_int_equal(tacho_cpuid_dump_parse(text, strlen(text), "max", &d, NULL), 0);
 	assert_int_equal(tacho_cpuid_query(d, 0, 1, 0, &r), 0);
-	assert_int_equal(tacho_cpuid_query(d, 0, 2, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000000, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000001, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0xc0000000, 0, &r), -TACHO_ENODATA);
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x40000000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 2, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000000, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80000001, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0xc0000000, 0, &r), -TACHO_ENOVALUE);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x40000000, 0, &r), -TACHO_ENOVALUE);
 	assert_non_null(tc_cpuid_raw(d, 0, 2, 0));
 	tacho_cpuid_dump_free(d);
 }
@@ -321,7 +321,7 @@ static void assert_same_dump(const struct tacho_cpuid_dump *a, const struct tach
 static void round_trip(const struct tacho_cpuid_dump *d, const char *what)
 {
 	struct tacho_cpuid_dump *back;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	size_t len1, len2;
 	char *t1 = write_raw(d, &len1), *t2;
 	int err = tacho_cpuid_dump_parse(t1, len1, what, &back, &diag);
@@ -348,7 +348,7 @@ static void test_round_trip(void **state)
 		"intel/x86-64/nehalem/intel-core-i7-cpu-q-720.test",
 	};
 	struct tacho_cpuid_dump *d;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	char *buf, *text;
 	size_t len, tlen;
 	(void)state;
@@ -450,7 +450,7 @@ static void test_bad_input(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(bad_cases); i++) {
 		const struct bad_case *c = &bad_cases[i];
 		struct tacho_cpuid_dump *d = (struct tacho_cpuid_dump *)&d; /* must become NULL */
-		struct tacho_diag diag = { .line = 9999 };
+		struct tacho_diag diag = { .sz = sizeof(diag), .line = 9999 };
 		size_t len = c->len ? c->len : strlen(c->text);
 		int err = tacho_cpuid_dump_parse(c->text, len, "bad.txt", &d, &diag);
 
@@ -474,7 +474,7 @@ static void test_order_and_limits(void **state)
 		"   0x00000002 0x00: eax=0x00000022 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
 		"   0x00000001 0x05: eax=0x00000011 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n";
 	struct tacho_cpuid_dump *d;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tc_sb sb = TC_SB_INIT;
 	int err;
 	(void)state;
@@ -525,7 +525,7 @@ static void test_free_text(void **state)
 		"   0x00000004: eax=0x04000121 ebx=0x01c0003f ecx=0x0000003f edx=0x00000000\n"
 		"   0x00000004: eax=0x04000143 ebx=0x01c0003f ecx=0x00000fff edx=0x00000001\n";
 	struct tacho_cpuid_dump *d;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	(void)state;
 
 	assert_int_equal(tacho_cpuid_dump_parse(aida, strlen(aida), "a", &d, &diag), 0);
@@ -546,7 +546,7 @@ static void test_free_text(void **state)
 static void test_load_errors(void **state)
 {
 	struct tacho_cpuid_dump *d;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	(void)state;
 
 	assert_int_equal(tacho_cpuid_dump_load("/nonexistent/dump.txt", &d, &diag), -ENOENT);
@@ -589,7 +589,7 @@ static void walk_dir(const char *dir, bool arm, struct walk *w)
 		} else if ((len > 5 && strcmp(name + len - 5, ".test") == 0) ||
 			   (len > 8 && strcmp(name + len - 8, ".test.xz") == 0)) {
 			struct tacho_cpuid_dump *d = NULL;
-			struct tacho_diag diag = { 0 };
+			struct tacho_diag diag = { .sz = sizeof(diag) };
 			int err = load_cut(path, &d, &diag);
 
 			if (arm) {
@@ -742,7 +742,7 @@ static void test_enumeration_rules(void **state)
 	CHECK(d, 0, 0xd, 12, 0x18, 0, 1, 0);
 	CHECK(d, 0, 0xc0000001, 0, 0, 0, 0, 0x1ec33dfc);
 	/* the 0x8086_0000 probe got leaf 0x23's answer: recorded, refused by the query */
-	assert_int_equal(tacho_cpuid_query(d, 0, 0x80860000, 0, &r), -TACHO_ENODATA);
+	assert_int_equal(tacho_cpuid_query(d, 0, 0x80860000, 0, &r), -TACHO_ENOVALUE);
 	round_trip(d, "simulated");
 	tacho_cpuid_dump_free(d);
 	tacho_cpuid_dump_free(src);
@@ -909,7 +909,7 @@ static void test_live_vs_cpuid_tool(void **state)
 {
 	char *argv[] = { (char *)"cpuid", (char *)"-r", NULL };
 	struct tacho_cpuid_dump *live, *tool;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_run run;
 	int err;
 	(void)state;

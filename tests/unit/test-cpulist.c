@@ -29,15 +29,15 @@ static const struct {
 	{ __LINE__, "a", -TACHO_EPARSE, 1, 0, { 0 } },
 	{ __LINE__, "0 ,1", -TACHO_EPARSE, 2, 0, { 0 } },
 	{ __LINE__, "-1", -TACHO_EPARSE, 1, 0, { 0 } },
-	{ __LINE__, "65536", -TACHO_ERANGE, 1, 0, { 0 } },
-	{ __LINE__, "0-99999999999", -TACHO_ERANGE, 3, 0, { 0 } },
+	{ __LINE__, "65536", -TACHO_EOUTOFRANGE, 1, 0, { 0 } },
+	{ __LINE__, "0-99999999999", -TACHO_EOUTOFRANGE, 3, 0, { 0 } },
 };
 
 static void test_cases(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int *cpus = NULL;
 		size_t n = 99;
 		int err = tc_parse_cpu_list(cases[i].in, &cpus, &n, &d);

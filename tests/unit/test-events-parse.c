@@ -358,10 +358,9 @@ static void test_valid(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(valid_cases); i++) {
 		const struct valid *c = &valid_cases[i];
 		struct tacho_evlist *l = NULL;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int r;
 
-		memset(&d, 0, sizeof(d));
 		r = tacho_evlist_parse_opts(c->spec, &fake_opts, &l, &d);
 		if (r)
 			fail_msg("line %d: '%s' rejected: %s (column %u: %s)", c->line, c->spec,
@@ -400,7 +399,7 @@ static void test_generic_times_modifiers(void **state)
 		for (size_t j = 0; j < ARRAY_SIZE(mods); j++) {
 			char spec[128];
 			struct tacho_evlist *l;
-			struct tacho_diag d;
+			struct tacho_diag d = { .sz = sizeof(d) };
 			struct perf_event_attr a;
 			int r;
 
@@ -432,7 +431,7 @@ struct invalid {
 #define X(spec, err, col, frag) { __LINE__, spec, err, col, frag }
 #define EP (-TACHO_EPARSE)
 #define EN (-TACHO_ENOEVENT)
-#define ER (-TACHO_ERANGE)
+#define ER (-TACHO_EOUTOFRANGE)
 
 static const struct invalid invalid_cases[] = {
 	/* the list */
@@ -578,10 +577,9 @@ static void test_invalid(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(invalid_cases); i++) {
 		const struct invalid *c = &invalid_cases[i];
 		struct tacho_evlist *l = (struct tacho_evlist *)&l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int r;
 
-		memset(&d, 0, sizeof(d));
 		r = tacho_evlist_parse_opts(c->spec, &fake_opts, &l, &d);
 		if (r == 0) {
 			tacho_evlist_free(l);
@@ -609,7 +607,7 @@ static void test_invalid(void **state)
 static void test_lists(void **state)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -686,7 +684,7 @@ static void test_lists(void **state)
 
 static void test_caret(void **state)
 {
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[600];
 	struct tacho_evlist *l;
 	(void)state;
@@ -722,7 +720,7 @@ static void test_source_names(void **state)
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_PMU), "pmu");
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_TRACEPOINT), "tracepoint");
 	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_BREAKPOINT), "breakpoint");
-	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_COUNT_), "unknown");
+	assert_string_equal(tacho_event_source_name(TACHO_EVENT_SRC_COUNT), "unknown");
 }
 
 /* No tracefs where the options point: the error says where tacho looked. */
@@ -730,7 +728,7 @@ static void test_no_tracefs(void **state)
 {
 	struct tacho_event_opts o = fake_opts;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	o.tracefs_root = "/nonexistent/tracing";
@@ -748,7 +746,7 @@ static int probe_target;
 static void test_probe_live(void **state)
 {
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char spec[64];
 	(void)state;
 
@@ -766,7 +764,7 @@ static void test_live_tracepoint(void **state)
 {
 	long long id;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -796,7 +794,7 @@ static void test_tracepoint_globs(void **state)
 
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++) {
 		struct tacho_evlist *l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		struct tc_sb names = TC_SB_INIT;
 
 		if (tacho_evlist_parse_opts(g[i].spec, &fake_opts, &l, &d) != 0)
@@ -824,7 +822,7 @@ static void test_tracepoint_globs(void **state)
 	/* ids, not only names */
 	{
 		struct tacho_evlist *l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		struct perf_event_attr a;
 		assert_int_equal(tacho_evlist_parse_opts("sched:*", &fake_opts, &l, &d), 0);
 		tacho_evlist_attr(l, 0, &a);
@@ -839,7 +837,7 @@ static void test_tracepoint_globs(void **state)
  * of the generic tables, the PMUs' terms and aliases, the tracepoints sorted, and
  * every probe spec parsing back to an event of the same source. */
 struct seen {
-	size_t n[TACHO_EVENT_SRC_COUNT_];
+	size_t n[TACHO_EVENT_SRC_COUNT];
 	int last_src;
 	char names[64][80];
 	size_t nnames;
@@ -850,7 +848,7 @@ static int walk_check(void *arg, const struct tacho_event_info *ev)
 {
 	struct seen *w = arg;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	if ((int)ev->source < w->last_src) {
 		print_error("'%s' (%s) comes after a later source\n", ev->name,
@@ -979,7 +977,7 @@ static void test_bad_alias_scale(void **state)
 	o.sysfs_pmu_root = root;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct tacho_evlist *l = NULL;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		char scale[600];
 		int r;
 
@@ -1004,7 +1002,7 @@ static void test_bad_alias_scale(void **state)
 	/* a unit that exists but cannot be read is an error too, not a missing label */
 	{
 		struct tacho_evlist *l = NULL;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		char unit[200];
 
 		snprintf(unit, sizeof(unit), "%s/events/e.unit", dir);

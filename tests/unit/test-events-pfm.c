@@ -101,7 +101,7 @@ static void test_table(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct pfm_case *c = &cases[i];
 		struct tacho_evlist *l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		struct perf_event_attr mine, theirs;
 		int r;
 
@@ -171,7 +171,7 @@ static void test_modifiers(void **state)
 
 	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
 		struct tacho_evlist *l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		struct perf_event_attr a;
 
 		if (tacho_evlist_parse(m[i].name, &l, &d)) {
@@ -212,7 +212,7 @@ static void test_errors(void **state)
 
 	for (size_t i = 0; i < ARRAY_SIZE(e); i++) {
 		struct tacho_evlist *l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		int r = tacho_evlist_parse(e[i].name, &l, &d);
 
 		if (r == 0) {
@@ -240,7 +240,7 @@ static int check_listed(void *arg, const struct tacho_event_info *ev)
 {
 	struct walk_state *w = arg;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr mine, theirs;
 
 	assert_int_equal(ev->source, TACHO_EVENT_SRC_PFM);
@@ -289,7 +289,7 @@ static void *parse_table(void *arg)
 	for (int round = 0; round < 20; round++) {
 		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 			struct tacho_evlist *l;
-			struct tacho_diag d;
+			struct tacho_diag d = { .sz = sizeof(d) };
 			struct perf_event_attr a;
 
 			if (tacho_evlist_parse(cases[i].name, &l, &d) != 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "events/events.h"
 #include "util/util.h"
@@ -150,7 +151,7 @@ static void test_offsets_match_elf(void **state)
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l;
 		struct perf_event_attr a;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint64_t value = 0, off = 0;
 		int64_t nm;
 
@@ -183,7 +184,7 @@ static void test_self_offset(void **state)
 	char spec[PATH_MAX + 64];
 	struct tacho_evlist *l;
 	struct perf_event_attr a;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	uint64_t value = 0, off = 0;
 	(void)state;
 
@@ -238,14 +239,13 @@ static void test_valid(void **state)
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l;
 		struct perf_event_attr a;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		uint64_t value, off = 0;
 
 		expand(spec, sizeof(spec), c->tmpl, prog);
 		if (c->sym)
 			assert_int_equal(elf_offset(prog, c->sym, &value, &off), 0);
 		off += c->add;
-		memset(&d, 0, sizeof(d));
 		if (tacho_evlist_parse(spec, &l, &d) != 0) {
 			print_error("line %d: '%s' rejected: %s\n", c->line, spec, d.message);
 			bad++;
@@ -275,7 +275,7 @@ static void test_relative_and_many(void **state)
 {
 	char cwd[PATH_MAX], dir[PATH_MAX], spec[256];
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -314,7 +314,7 @@ struct invalid {
 #define X(t, err, col, frag) { __LINE__, t, err, col, frag }
 #define EP (-TACHO_EPARSE)
 #define EN (-TACHO_ENOEVENT)
-#define ER (-TACHO_ERANGE)
+#define ER (-TACHO_EOUTOFRANGE)
 
 static const struct invalid invalid_cases[] = {
 	X("uprobe:", EP, 8, "expected the path of an executable"),
@@ -357,7 +357,7 @@ static void test_invalid(void **state)
 		const struct invalid *c = &invalid_cases[i];
 		char spec[PATH_MAX + 64];
 		struct tacho_evlist *l = (struct tacho_evlist *)&l;
-		struct tacho_diag d;
+		struct tacho_diag d = { .sz = sizeof(d) };
 		unsigned col = c->column;
 		const char *at = strchr(c->tmpl, '@');
 		int r;
@@ -366,7 +366,6 @@ static void test_invalid(void **state)
 		for (; at && (unsigned)(at - c->tmpl) + 1 < c->column; at = strchr(at + 1, '@'))
 			col += (unsigned)strlen(prog) - 1;
 		expand(spec, sizeof(spec), c->tmpl, prog);
-		memset(&d, 0, sizeof(d));
 		r = tacho_evlist_parse(spec, &l, &d);
 		if (r == 0) {
 			tacho_evlist_free(l);
@@ -390,7 +389,7 @@ static void test_no_pmu(void **state)
 {
 	struct tacho_event_opts o = { .sz = sizeof(o) };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char root[PATH_MAX];
 	(void)state;
 
@@ -408,7 +407,7 @@ static void test_no_files(void **state)
 {
 	struct tacho_event_opts o = { .sz = sizeof(o), .flags = TACHO_EVENT_NO_FILES };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct perf_event_attr a;
 	(void)state;
 
@@ -434,7 +433,7 @@ static void count_helper(const char *spec, const char *n, uint64_t *out, size_t 
 {
 	char *argv[] = { prog, (char *)n, NULL };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct tacho_child *ch;
 	struct tacho_counters *c;
 	struct tacho_count cnt[8];
@@ -453,7 +452,7 @@ static void count_helper(const char *spec, const char *n, uint64_t *out, size_t 
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
 	assert_int_equal(ex.status, 0);
-	assert_int_equal(tacho_counters_read(c, cnt, nout), 0);
+	assert_int_equal(tacho_counters_read(c, cnt, nout, sizeof(*cnt)), 0);
 	for (size_t i = 0; i < nout; i++) {
 		if (cnt[i].status != TACHO_COUNT_COUNTED)
 			fail_msg("'%s' event %zu: %s (%s)", spec, i,
@@ -497,7 +496,7 @@ static void test_attr_copy_outlives_list(void **state)
 	struct tacho_counter_spec s = { .name = "work", .attr = &attr, .group = TACHO_GROUP_NONE };
 	char *argv[] = { prog, (char *)"4321", NULL };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct tacho_child *ch;
 	struct tacho_counters *c;
 	struct tacho_count cnt;
@@ -521,10 +520,10 @@ static void test_attr_copy_outlives_list(void **state)
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
 					 .pid = tacho_child_pid(ch) };
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
-	assert_int_equal(tacho_counters_read(c, &cnt, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &cnt, 1, sizeof(cnt)), 0);
 	assert_int_equal(cnt.status, TACHO_COUNT_COUNTED);
 	assert_int_equal(cnt.raw, 4321);
 	tacho_counters_free(c);
@@ -537,7 +536,7 @@ static void test_live_self(void **state)
 {
 	static const long ns[] = { 0, 1, 1000 };
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	if (!have_pmu)
@@ -557,7 +556,7 @@ static void test_live_self(void **state)
 		for (long i = 0; i < ns[k]; i++)
 			acc = tu_target(acc);
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, cnt, 2), 0);
+		assert_int_equal(tacho_counters_read(c, cnt, 2, sizeof(*cnt)), 0);
 		assert_int_equal(acc, ns[k]);
 		assert_int_equal(cnt[0].status, TACHO_COUNT_COUNTED);
 		assert_int_equal(cnt[0].raw, (uint64_t)ns[k]);
@@ -582,7 +581,7 @@ static void test_list_row(void **state)
 {
 	char *probe = NULL;
 	struct tacho_evlist *l;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	assert_int_equal(tacho_events_foreach(NULL, 1u << TACHO_EVENT_SRC_BREAKPOINT,

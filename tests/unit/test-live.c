@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "spawn.h"
 #include "live/live-int.h"
+#include "tacho/run.h"
 
 /* --- parsers --- */
 
@@ -140,13 +141,20 @@ static void test_rate_parse(void **state)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
 		if (tacho_rate_parse(bad[i].s, &v, &d) != -TACHO_EPARSE)
 			fail_msg("'%s' accepted", bad[i].s);
 		if (d.column != bad[i].col)
 			fail_msg("'%s': column %u, not %u (%s)", bad[i].s, d.column, bad[i].col,
 				 d.message);
 	}
-	assert_int_equal(tacho_rate_parse("1e999", &v, NULL), -TACHO_ERANGE);
+	assert_int_equal(tacho_rate_parse("1e999", &v, NULL), -TACHO_EOUTOFRANGE);
+	/* a diag below the first version is refused, untouched */
+	memset(&d, 0, sizeof(d));
+	d.sz = 8;
+	assert_int_equal(tacho_rate_parse("10x", &v, &d), -EINVAL);
+	assert_int_equal(d.column, 0);
+	assert_string_equal(d.message, "");
 }
 
 /* --- rules, on frames made by hand --- */
@@ -245,11 +253,13 @@ static void test_rule_errors(void **state)
 	(void)state;
 
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	o.input = "page-faultz";
 	assert_int_equal(tacho_rule_new(&o, &r, &d), -TACHO_ENOEVENT);
 	assert_true(d.column > 0);
 	assert_null(r);
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	o.input = "page-faults,task-clock";
 	assert_int_equal(tacho_rule_new(&o, &r, &d), -TACHO_EPARSE);
 	assert_contains(d.message, "one event or the ratio of two");
@@ -584,6 +594,7 @@ static void test_bad_options(void **state)
 	o.child = false;
 	o.pid = 0x7ffffff0;
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	assert_int_equal(tacho_live_new(&o, &lv, &d), -ESRCH);
 	assert_contains(d.message, "no process");
 	o.pid = 0;
@@ -591,6 +602,7 @@ static void test_bad_options(void **state)
 	o.cgroups = cg;
 	o.ncgroups = 1;
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	assert_int_equal(tacho_live_new(&o, &lv, &d), -ENOENT);
 	assert_contains(d.message, "tacho-no-such-cgroup");
 	assert_null(lv);
@@ -716,6 +728,7 @@ static void test_throttle_cap(void **state)
 	snprintf(before, sizeof(before), "%s", procs);
 	free(procs);
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	err = tacho_throttle_new(&o, &t, &d);
 	if (err == -ENOENT) {
 		tacho_child_free(ch);
@@ -830,6 +843,7 @@ static void test_throttle_no_controller(void **state)
 	o.mounts = th_tmp("mounts");
 	o.pid = getpid();
 	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
 	assert_int_equal(tacho_throttle_new(&o, &t, &d), -ENOENT);
 	assert_contains(d.message, "no cgroup CPU controller this user can write");
 	assert_null(t);

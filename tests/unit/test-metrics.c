@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "util/util.h"
 
@@ -60,7 +61,8 @@ static void test_table_metrics(void **state)
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 3e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 3e9, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "IPC"), 2.0));
 	assert_true(NEAR(get(m, n, "CPI"), 0.5));
 	assert_true(NEAR(get(m, n, "branch-miss ratio"), 1.0));
@@ -91,7 +93,8 @@ static void test_missing_inputs(void **state)
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "IPC"));
 	assert_null(find(m, n, "CPI"));
 	assert_null(find(m, n, "GHz"));
@@ -104,17 +107,20 @@ static void test_missing_inputs(void **state)
 	free(m);
 
 	/* with a wall time, rates fall back to it */
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 2e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 2e9, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "page-faults rate"), 500.0));
 	assert_string_equal(must(m, n, "page-faults rate")->expr, "page-faults / wall time");
 	assert_int_equal(must(m, n, "page-faults rate")->inputs[1], -1);
 	free(m);
 
 	/* nothing at all */
-	assert_int_equal(tacho_metrics_compute(NULL, 0, 1e9, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(NULL, 0, sizeof(struct tacho_metric_input), 1e9,
+					       &m, &n, sizeof(*m)), 0);
 	assert_int_equal(n, 0);
 	assert_null(m);
-	assert_int_equal(tacho_metrics_compute(NULL, 1, 1e9, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(NULL, 1, sizeof(struct tacho_metric_input), 1e9,
+					       &m, &n, sizeof(*m)), -EINVAL);
 }
 
 /* cycles:u with instructions:k is no IPC; cycles:u with instructions:u is. */
@@ -133,7 +139,8 @@ static void test_rings(void **state)
 	a[0].exclude_kernel = 1;
 	a[1].exclude_user = 1;
 	a[2].exclude_kernel = 1;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "IPC"), 3.0));
 	assert_string_equal(must(m, n, "IPC")->expr, "instructions:u / cycles:u");
 	free(m);
@@ -156,25 +163,29 @@ static void test_duration(void **state)
 	size_t n;
 	(void)state;
 
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
 	assert_string_equal(must(m, n, "avg duration of l1d-pend-starts")->unit, "cycles");
 	free(m);
 
 	/* occurrences counted plainly (no cmask, no edge) serve too */
 	a[1].config = 0x0148;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "avg duration of l1d-pend-starts"), 30.0));
 	free(m);
 
 	/* without occurrences, or with zero of them, no duration */
 	in[1].has_value = false;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
 	free(m);
 	in[1].has_value = true;
 	in[1].value = 0;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "avg duration of l1d-pend-starts"));
 	free(m);
 }
@@ -202,31 +213,82 @@ static void test_attr_sizes(void **state)
 	c.a.size = PERF_ATTR_SIZE_VER0;
 	c.a.sample_regs_user = ~0ull;
 	memset(c.beyond, 0xff, sizeof(c.beyond));
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_true(NEAR(get(m, n, "IPC"), 3.0));
 	free(m);
 	c.a.exclude_kernel = 1;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "IPC"));
 	free(m);
 	c.a.exclude_kernel = 0;
 
 	c.a.size = 0;
 	m = (struct tacho_metric *)&c;   /* must be reset, not left */
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
 	assert_null(m);
 	c.a.size = PERF_ATTR_SIZE_VER0 + 4;   /* between two published sizes */
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
 	c.a.size = sizeof(struct perf_event_attr) + 8;   /* a newer header than ours */
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
 	/* without a value the attr is not read at all */
 	in[0].has_value = false;
 	in[0].attr = NULL;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), 0);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
 	assert_null(find(m, n, "IPC"));
 	free(m);
 	in[1].attr = NULL;
-	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), 0, &m, &n), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), -EINVAL);
+}
+
+/* Both arrays go with the caller's element size: inputs of a newer header's larger
+ * elements are read at their stride, and the metrics are laid out at the caller's
+ * stride, the fields it has and the library does not know left zero. */
+static void test_element_sizes(void **state)
+{
+	struct newer_input {
+		struct tacho_metric_input in;
+		double future;
+	} in[] = {
+		{ { "cycles", HW(CPU_CYCLES), 3e9, true }, -1 },
+		{ { "instructions", HW(INSTRUCTIONS), 6e9, true }, -1 },
+	};
+	struct newer_metric {
+		struct tacho_metric m;
+		double future;
+	} *m = NULL;
+	size_t n = 0;
+	bool ipc = false, cpi = false;
+	(void)state;
+
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2,
+					       offsetof(struct tacho_metric_input, has_value),
+					       0, (struct tacho_metric **)&m, &n,
+					       sizeof(*m)), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2, sizeof(in[0]), 0,
+					       (struct tacho_metric **)&m, &n,
+					       offsetof(struct tacho_metric, inputs)), -EINVAL);
+	assert_int_equal(tacho_metrics_compute(&in[0].in, 2, sizeof(in[0]), 0,
+					       (struct tacho_metric **)&m, &n, sizeof(*m)), 0);
+	assert_true(n >= 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(m[i].future == 0);
+		if (!strcmp(m[i].m.name, "IPC")) {
+			assert_true(NEAR(m[i].m.value, 2.0));
+			ipc = true;
+		} else if (!strcmp(m[i].m.name, "CPI")) {
+			assert_true(NEAR(m[i].m.value, 0.5));
+			cpi = true;
+		}
+	}
+	assert_true(ipc && cpi);
+	free(m);
 }
 
 int main(void)
@@ -237,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_missing_inputs),
 		cmocka_unit_test(test_rings),
 		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_element_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

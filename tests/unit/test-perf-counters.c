@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "pages.h"
 #include "perf/perf.h"
@@ -171,7 +172,7 @@ static struct tacho_counters *open_self(const struct tacho_counter_spec *s, size
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
 	struct tacho_counters *c = NULL;
 
-	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, n, sizeof(*s), &c), 0);
 	assert_non_null(c);
 	return c;
 }
@@ -203,10 +204,10 @@ static int count_child(const char *what, const char *arg, const struct tacho_cou
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
 	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_CHILD,
 					 .pid = tacho_child_pid(ch), .no_inherit = no_inherit };
-	assert_int_equal(tacho_counters_open(&o, s, n, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, n, sizeof(*s), &c), 0);
 	assert_int_equal(tacho_child_exec(ch, &exec_err), 0);
 	assert_int_equal(tacho_child_wait(ch, &ex), 0);
-	assert_int_equal(tacho_counters_read(c, out, n), 0);
+	assert_int_equal(tacho_counters_read(c, out, n, sizeof(*out)), 0);
 	tacho_counters_free(c);
 	tacho_child_free(ch);
 	return ex.status;
@@ -231,7 +232,7 @@ static void test_breakpoint_exact(void **state)
 			watched = i;
 		assert_int_equal(tacho_counters_disable(c), 0);
 		watched = -2;
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		if (ns[k] == 0) {
 			/* enabled, on a counter, and nothing happened: a true zero */
 			assert_int_equal(v.status, TACHO_COUNT_COUNTED);
@@ -245,7 +246,7 @@ static void test_breakpoint_exact(void **state)
 		watched = 5;
 		watched = 6;
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		assert_counted(&v, 2);
 		tacho_counters_free(c);
 	}
@@ -259,7 +260,7 @@ static void test_never_enabled_is_not_counted(void **state)
 	(void)state;
 
 	watched = 1;
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_int_equal(v.status, TACHO_COUNT_NOT_COUNTED);
 	assert_true(isnan(v.value));
 	assert_non_null(v.why);
@@ -287,12 +288,56 @@ static void test_page_faults_exact(void **state)
 		assert_int_equal(tacho_counters_enable(c), 0);
 		th_pages_touch(p, n);
 		assert_int_equal(tacho_counters_disable(c), 0);
-		assert_int_equal(tacho_counters_read(c, v, 2), 0);
+		assert_int_equal(tacho_counters_read(c, v, 2, sizeof(*v)), 0);
 		assert_counted(&v[0], n);
 		assert_counted(&v[1], n);
 		tacho_counters_free(c);
 		th_pages_unmap(p, n);
 	}
+}
+
+/* Arrays go with the caller's element size: a program built against a newer header,
+ * whose elements have a field this library does not know, is read and written at its
+ * stride, its field left alone; an element smaller than the first version is refused. */
+static void test_element_sizes(void **state)
+{
+	enum { N = 19 };
+	struct newer_spec {
+		struct tacho_counter_spec s;
+		long future;
+	} specs[2] = {
+		{ sw_spec("page-faults", PERF_COUNT_SW_PAGE_FAULTS, 0), -1 },
+		{ sw_spec("minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 0), -1 },
+	};
+	struct newer_count {
+		struct tacho_count c;
+		uint64_t future;
+	} v[2] = { { .future = 0xfeed }, { .future = 0xbeef } };
+	struct tacho_counters_opts o = { .sz = sizeof(o), .target = TACHO_TARGET_THREAD };
+	struct tacho_counters *c = NULL;
+	char *p = th_pages_map(N);
+	(void)state;
+
+	assert_non_null(p);
+	assert_int_equal(tacho_counters_open(&o, &specs[0].s, 2,
+					     offsetof(struct tacho_counter_spec, group), &c),
+			 -EINVAL);
+	assert_null(c);
+	assert_int_equal(tacho_counters_open(&o, &specs[0].s, 2, sizeof(specs[0]), &c), 0);
+	assert_int_equal(tacho_counters_enable(c), 0);
+	th_pages_touch(p, N);
+	assert_int_equal(tacho_counters_disable(c), 0);
+	assert_int_equal(tacho_counters_read(c, &v[0].c, 2, offsetof(struct tacho_count, hint)),
+			 -EINVAL);
+	assert_int_equal(tacho_counters_read(c, &v[0].c, 2, sizeof(v[0])), 0);
+	assert_string_equal(v[0].c.name, "page-faults");
+	assert_string_equal(v[1].c.name, "minor-faults");
+	assert_counted(&v[0].c, N);
+	assert_counted(&v[1].c, N);
+	assert_int_equal(v[0].future, 0xfeed);
+	assert_int_equal(v[1].future, 0xbeef);
+	tacho_counters_free(c);
+	th_pages_unmap(p, N);
 }
 
 static void test_syscall_tracepoint_exact(void **state)
@@ -315,7 +360,7 @@ static void test_syscall_tracepoint_exact(void **state)
 	helper_writes(fd, 333);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	close(fd);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_counted(&v, 333);
 	tacho_counters_free(c);
 }
@@ -357,7 +402,7 @@ static void test_group_read_ids_in_order(void **state)
 	for (int i = 0; i < 20; i++)
 		b = i;
 	assert_int_equal(tacho_counters_disable(c), 0);
-	assert_int_equal(tacho_counters_read(c, v, 4), 0);
+	assert_int_equal(tacho_counters_read(c, v, 4, sizeof(*v)), 0);
 	assert_string_equal(v[0].name, "a");
 	assert_counted(&v[0], 10);
 	assert_string_equal(v[1].name, "b");
@@ -385,7 +430,7 @@ static void test_fifth_breakpoint_enospc(void **state)
 		for (int j = 0; j <= i; j++)
 			w[i] = j;
 	assert_int_equal(tacho_counters_disable(c), 0);
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	for (int i = 0; i < 4; i++)
 		assert_counted(&v[i], (uint64_t)i + 1);
 	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
@@ -400,7 +445,7 @@ static void test_fifth_breakpoint_enospc(void **state)
 		s[i].group = 1;
 	c = open_self(s, 5);
 	assert_int_equal(tacho_counters_opened(c), 4);
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	assert_int_equal(v[4].status, TACHO_COUNT_NOT_SUPPORTED);
 	assert_int_equal(v[4].err, -ENOSPC);
 	tacho_counters_free(c);
@@ -487,10 +532,10 @@ static void test_statuses_on_synthetic_reads(void **state)
 	for (int i = 0; i < 5; i++)
 		s[i] = sw_spec("e", PERF_COUNT_SW_DUMMY, TACHO_GROUP_NONE);
 	tc_perf_set_open_hook(fake_open, &f);
-	assert_int_equal(tacho_counters_open(&o, s, 5, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, 5, sizeof(*s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	/* the end-of-file of one pinned event must not fail the read of the others */
-	assert_int_equal(tacho_counters_read(c, v, 5), 0);
+	assert_int_equal(tacho_counters_read(c, v, 5, sizeof(*v)), 0);
 	assert_int_equal(v[0].status, TACHO_COUNT_COUNTED);
 	assert_true(v[0].value == 1000 && v[0].coverage == 1.0);
 	assert_int_equal(v[1].status, TACHO_COUNT_MULTIPLEXED);
@@ -592,7 +637,7 @@ static void test_process_target_threads(void **state)
 	assert_int_equal(tc_proc_threads(0, &tids, &ntids), 0);
 	assert_true(ntids >= 2);
 	tc_perf_set_open_hook(note_open, &op);
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	assert_int_equal(op.n, ntids);
 	for (size_t i = 0; i < ntids; i++) {
@@ -607,7 +652,7 @@ static void test_process_target_threads(void **state)
 	pthread_barrier_wait(&bar);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	pthread_join(t, NULL);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_counted(&v, 57);
 	tacho_counters_free(c);
 	close(writer_fd);
@@ -631,7 +676,7 @@ static void test_cpu_target(void **state)
 	s = tp_spec("syscalls:sys_enter_write", id, 0);
 	assert_int_equal(tc_online_cpus(&cpus, &ncpu), 0);
 	tc_perf_set_open_hook(note_open, &op);
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	/* every online CPU, every task on it, nothing to inherit */
 	assert_int_equal(op.n, ncpu);
@@ -641,7 +686,7 @@ static void test_cpu_target(void **state)
 		assert_false(op.o[i].inherit);
 	}
 	if (!tacho_counters_opened(c)) {
-		assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+		assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 		TEST_SKIP("this user may not count whole CPUs: %s", v.why);
 	}
 	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -649,7 +694,7 @@ static void test_cpu_target(void **state)
 	helper_writes(fd, 100);
 	assert_int_equal(tacho_counters_disable(c), 0);
 	close(fd);
-	assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+	assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 	assert_int_equal(v.status, TACHO_COUNT_COUNTED);
 	/* every task on every CPU is counted: ours at least */
 	if (v.raw < 100)
@@ -661,7 +706,7 @@ static void test_cpu_target(void **state)
 	o.ncpus = 1;
 	memset(&op, 0, sizeof(op));
 	tc_perf_set_open_hook(note_open, &op);
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	assert_int_equal(op.n, 1);
 	assert_int_equal(op.o[0].cpu, cpus[ncpu - 1]);
@@ -675,7 +720,7 @@ static void test_open_evlist(void **state)
 	struct tacho_evlist *list;
 	struct tacho_counters *c;
 	struct tacho_count v[3];
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	struct opens op = { 0 };
 	char *p;
 	(void)state;
@@ -697,7 +742,7 @@ static void test_open_evlist(void **state)
 	assert_int_equal(tacho_counters_enable(c), 0);
 	th_pages_touch(p, 10);
 	assert_int_equal(tacho_counters_disable(c), 0);
-	assert_int_equal(tacho_counters_read(c, v, 3), 0);
+	assert_int_equal(tacho_counters_read(c, v, 3, sizeof(*v)), 0);
 	assert_string_equal(v[0].name, "page-faults");
 	assert_string_equal(v[1].name, "minor-faults");
 	assert_string_equal(v[2].name, "major-faults");
@@ -742,11 +787,11 @@ static int emfile_child(void)
 	rl.rlim_cur = (rlim_t)fd + 3;         /* room for three events */
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		return 11;
-	if (tacho_counters_open(&o, s, 8, &c))
+	if (tacho_counters_open(&o, s, 8, sizeof(*s), &c))
 		return 12;
 	if (tacho_counters_opened(c) != 3)
 		return 13;
-	if (tacho_counters_read(c, v, 8))
+	if (tacho_counters_read(c, v, 8, sizeof(*v)))
 		return 14;
 	snprintf(want, sizeof(want), "the limit is %d", fd + 3);
 	for (int i = 0; i < 8; i++) {
@@ -787,22 +832,22 @@ static void test_bad_targets(void **state)
 	int bad_cpu = -3;
 	(void)state;
 
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -ESRCH);
 	assert_null(c);
 	o.target = TACHO_TARGET_THREAD;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -ESRCH);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -ESRCH);
 	o.target = TACHO_TARGET_CHILD;
 	o.pid = 0;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.target = TACHO_TARGET_CPUS;
 	o.cpus = &bad_cpu;
 	o.ncpus = 1;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.target = (enum tacho_target)99;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
 	o.sz = 0;
-	assert_int_equal(tacho_counters_open(&o, &s, 1, &c), -EINVAL);
-	assert_int_equal(tacho_counters_open(NULL, &s, 1, &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), -EINVAL);
+	assert_int_equal(tacho_counters_open(NULL, &s, 1, sizeof(s), &c), -EINVAL);
 	tacho_counters_free(NULL);
 	assert_int_equal(tacho_counters_enable(NULL), -EINVAL);
 }
@@ -813,6 +858,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_breakpoint_exact),
 		cmocka_unit_test(test_never_enabled_is_not_counted),
 		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_element_sizes),
 		cmocka_unit_test(test_syscall_tracepoint_exact),
 		cmocka_unit_test(test_group_read_ids_in_order),
 		cmocka_unit_test(test_fifth_breakpoint_enospc),

@@ -356,11 +356,11 @@ static void test_hook_every_errno_every_type(void **state)
 			char want[1024];
 
 			tc_perf_set_open_hook(inject_open, &in);
-			assert_int_equal(tacho_counters_open(&o, &s, 1, &c), 0);
+			assert_int_equal(tacho_counters_open(&o, &s, 1, sizeof(s), &c), 0);
 			tc_perf_set_open_hook(NULL, NULL);
 			assert_true(in.calls >= 1);
 			assert_int_equal(tacho_counters_opened(c), 0);
-			assert_int_equal(tacho_counters_read(c, &v, 1), 0);
+			assert_int_equal(tacho_counters_read(c, &v, 1, sizeof(v)), 0);
 			assert_int_equal(v.status, TACHO_COUNT_NOT_SUPPORTED);
 			assert_int_equal(v.err, -all_errnos[e]);
 			assert_true(isnan(v.value));
@@ -416,12 +416,12 @@ static void test_hook_group_member(void **state)
 	(void)state;
 
 	tc_perf_set_open_hook(member_fail_open, &m);
-	assert_int_equal(tacho_counters_open(&o, s, 2, &c), 0);
+	assert_int_equal(tacho_counters_open(&o, s, 2, sizeof(*s), &c), 0);
 	tc_perf_set_open_hook(NULL, NULL);
 	assert_int_equal(tacho_counters_opened(c), 1);
 	/* the fake leader reads end-of-file, as a pinned group in error state does: no
 	 * value for it; the member is explained as a member, with its hint */
-	assert_int_equal(tacho_counters_read(c, v, 2), 0);
+	assert_int_equal(tacho_counters_read(c, v, 2, sizeof(*v)), 0);
 	assert_int_equal(v[0].status, TACHO_COUNT_NOT_COUNTED);
 	assert_int_equal(v[1].status, TACHO_COUNT_NOT_SUPPORTED);
 	assert_int_equal(v[1].err, -EINVAL);

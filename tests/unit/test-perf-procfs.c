@@ -19,9 +19,9 @@ static const struct {
 	{ __LINE__, "CapEff:\t", -TACHO_EPARSE, 0 },
 	{ __LINE__, "CapEff:\t12345678901234567\n", -TACHO_EPARSE, 0 },
 	{ __LINE__, "CapEff:\t00g0\n", -TACHO_EPARSE, 0 },
-	{ __LINE__, "XCapEff:\t0\n", -TACHO_ENODATA, 0 },
-	{ __LINE__, "Name: CapEff:\t0\n", -TACHO_ENODATA, 0 },
-	{ __LINE__, "", -TACHO_ENODATA, 0 },
+	{ __LINE__, "XCapEff:\t0\n", -TACHO_ENOVALUE, 0 },
+	{ __LINE__, "Name: CapEff:\t0\n", -TACHO_ENOVALUE, 0 },
+	{ __LINE__, "", -TACHO_ENOVALUE, 0 },
 };
 
 static void test_capeff(void **state)
@@ -34,7 +34,7 @@ static void test_capeff(void **state)
 			fail_msg("case at line %d: err %d caps %#llx", capeff_cases[i].line, err,
 				 (unsigned long long)caps);
 	}
-	assert_int_equal(tc_parse_capeff(NULL, NULL), -TACHO_ENODATA);
+	assert_int_equal(tc_parse_capeff(NULL, NULL), -TACHO_ENOVALUE);
 }
 
 static void test_mounts(void **state)

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "sample/recfile.h"
 
@@ -15,7 +16,7 @@ static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 /* A small recording in memory: every record type once, 3 samples, a FINISH. */
 static unsigned char *make_recording(size_t *len, bool finish)
 {
-	struct tc_recw w;
+	struct tc_record_writer w;
 	int fd = memfd_create("rec", 0);
 	const uint64_t chain[3] = { 0x401010, 0x401200, 0x401300 };
 	static const unsigned char vdso[13] = "\x7f" "ELFfakeimage";
@@ -23,31 +24,36 @@ static unsigned char *make_recording(size_t *len, bool finish)
 	off_t size;
 
 	assert_true(fd >= 0);
-	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
-	tc_recw_meta(&w, "command", "./prog arg");
-	tc_recw_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-		      PERF_SAMPLE_IP | PERF_SAMPLE_ADDR, 4, TC_EVF_ADDR, "page-faults");
-	tc_recw_period(&w, 0, 8, 1000);
-	tc_recw_mmap(&w, 100, 100, 0x400000, 0x2000, 0, 5, 10, bid, 20, "/usr/bin/prog");
-	tc_recw_comm(&w, 100, 100, true, 11, "prog");
-	tc_recw_task(&w, TC_TASK_FORK, 101, 100, 101, 100, 12);
-	tc_recw_sample(&w, 20, 0x401010, 0x7f0000001000, 4, 100, 100, 1, 0, 2, 0, NULL);
-	tc_recw_sample(&w, 21, 0x401010, 0x7f0000002000, 4, 100, 101, 0, 0, 2, 3, chain);
-	tc_recw_flush(&w);   /* two flushes: the file is one stream whatever the flushes */
-	tc_recw_lost(&w, 17, 22, 1);
-	tc_recw_throttle(&w, 23, 0, true);
-	tc_recw_image(&w, bid, 20, "[vdso]", vdso, sizeof(vdso));
-	tc_recw_sample(&w, 24, 0x401020, 0, 4, 100, 100, 0, 0, 2, 0, NULL);
-	tc_recw_task(&w, TC_TASK_EXIT, 101, 100, 101, 100, 25);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_meta(&w, "command", "./prog arg");
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP | PERF_SAMPLE_ADDR, 4, TC_EVF_ADDR,
+			       "page-faults");
+	tc_record_writer_period(&w, 0, 8, 1000);
+	tc_record_writer_mmap(&w, 100, 100, 0x400000, 0x2000, 0, 5, 10, bid, 20,
+			      "/usr/bin/prog");
+	tc_record_writer_comm(&w, 100, 100, true, 11, "prog");
+	tc_record_writer_task(&w, TC_TASK_FORK, 101, 100, 101, 100, 12);
+	tc_record_writer_sample(&w, 20, 0x401010, 0x7f0000001000, 4, 100, 100, 1, 0, 2, 0,
+				NULL);
+	tc_record_writer_sample(&w, 21, 0x401010, 0x7f0000002000, 4, 100, 101, 0, 0, 2, 3,
+				chain);
+	/* two flushes: the file is one stream whatever the flushes */
+	tc_record_writer_flush(&w);
+	tc_record_writer_lost(&w, 17, 22, 1);
+	tc_record_writer_throttle(&w, 23, 0, true);
+	tc_record_writer_image(&w, bid, 20, "[vdso]", vdso, sizeof(vdso));
+	tc_record_writer_sample(&w, 24, 0x401020, 0, 4, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_task(&w, TC_TASK_EXIT, 101, 100, 101, 100, 25);
 	if (finish)
-		tc_recw_finish(&w, 3, 17, 26, 0);
-	assert_int_equal(tc_recw_flush(&w), 0);
+		tc_record_writer_finish(&w, 3, 17, 26, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
 	size = lseek(fd, 0, SEEK_END);
 	assert_true(size > 0);
 	assert_int_equal((uint64_t)size, w.written);
 	buf = malloc((size_t)size);
 	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
-	tc_recw_close(&w);   /* closes fd */
+	tc_record_writer_close(&w);   /* closes fd */
 	*len = (size_t)size;
 	return buf;
 }
@@ -61,15 +67,15 @@ struct summary {
 /* Reads everything; returns 0 or the reader's error. */
 static int read_all(const unsigned char *buf, size_t len, struct summary *s, struct tacho_diag *d)
 {
-	struct tc_recr r;
+	struct tc_record_reader r;
 	struct tc_rec rec;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = tc_recr_init(&r, buf, len, "test.rec", d);
+	ret = tc_record_reader_init(&r, buf, len, "test.rec", d);
 	if (ret)
 		return ret;
-	while ((ret = tc_recr_next(&r, &rec, "test.rec", d)) == 1) {
+	while ((ret = tc_record_reader_next(&r, &rec, "test.rec", d)) == 1) {
 		s->records++;
 		s->per_type[rec.type]++;
 		if (rec.type == TC_REC_SAMPLE)
@@ -86,14 +92,14 @@ static void test_roundtrip(void **state)
 {
 	size_t len, pos = 0;
 	unsigned char *buf = make_recording(&len, true);
-	struct tc_recr r;
+	struct tc_record_reader r;
 	struct tc_rec rec;
 	const char *k, *v;
 	int n = 0;
 	(void)state;
 
-	assert_int_equal(tc_recr_init(&r, buf, len, "t", NULL), 0);
-	while (tc_recr_next(&r, &rec, "t", NULL) == 1) {
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", NULL), 0);
+	while (tc_record_reader_next(&r, &rec, "t", NULL) == 1) {
 		switch (n++) {
 		case 0:
 			assert_int_equal(rec.type, TC_REC_META);
@@ -162,7 +168,7 @@ static void test_every_truncation(void **state)
 	size_t len;
 	unsigned char *buf = make_recording(&len, true);
 	struct summary full, s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	int prev = 0;
 	(void)state;
 
@@ -214,30 +220,30 @@ static void test_no_finish_is_truncated(void **state)
 /* A record type from a later writer is stepped over, counted, and what follows is read. */
 static void test_unknown_type_skipped(void **state)
 {
-	struct tc_recw w;
+	struct tc_record_writer w;
 	int fd = memfd_create("rec", 0);
 	const uint64_t payload[2] = { 1, 2 };
 	unsigned char *buf;
-	struct tc_recr r;
+	struct tc_record_reader r;
 	struct tc_rec rec;
 	size_t len;
 	int n = 0;
 	(void)state;
 
 	assert_true(fd >= 0);
-	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
-	tc_recw_meta(&w, "command", "x");
-	tc_recw_add(&w, (enum tc_rec_type)200, payload, sizeof(payload));
-	tc_recw_add(&w, (enum tc_rec_type)201, payload, 8);
-	tc_recw_finish(&w, 0, 0, 1, 0);
-	assert_int_equal(tc_recw_flush(&w), 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_meta(&w, "command", "x");
+	tc_record_writer_add(&w, (enum tc_rec_type)200, payload, sizeof(payload));
+	tc_record_writer_add(&w, (enum tc_rec_type)201, payload, 8);
+	tc_record_writer_finish(&w, 0, 0, 1, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
 	len = (size_t)w.written;
 	buf = malloc(len);
 	assert_non_null(buf);
 	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
-	tc_recw_close(&w);   /* closes fd */
-	assert_int_equal(tc_recr_init(&r, buf, len, "t", NULL), 0);
-	while (tc_recr_next(&r, &rec, "t", NULL) == 1)
+	tc_record_writer_close(&w);   /* closes fd */
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", NULL), 0);
+	while (tc_record_reader_next(&r, &rec, "t", NULL) == 1)
 		assert_int_equal(rec.type, n++ == 0 ? TC_REC_META : TC_REC_FINISH);
 	assert_int_equal(n, 2);
 	assert_int_equal(r.skipped, 2);
@@ -251,7 +257,7 @@ static void test_corrupt(void **state)
 	size_t len;
 	unsigned char *buf = make_recording(&len, true);
 	struct summary s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	unsigned char *p = malloc(len);
 	(void)state;
 
@@ -279,13 +285,13 @@ static void test_corrupt(void **state)
 	assert_contains(d.message, "not a tacho recording");
 	/* another version (with a matching header checksum) */
 	{
-		struct tc_recr r;
+		struct tc_record_reader r;
 		uint32_t v = 2, crc;
 		memcpy(p, buf, len);
 		memcpy(p + 8, &v, 4);
 		crc = tc_crc32(0, p, 24);
 		memcpy(p + 24, &crc, 4);
-		assert_int_equal(tc_recr_init(&r, p, len, "t", &d), -TACHO_EVERSION);
+		assert_int_equal(tc_record_reader_init(&r, p, len, "t", &d), -TACHO_EVERSION);
 		assert_contains(d.message, "format version 2");
 	}
 	/* empty file */

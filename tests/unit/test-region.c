@@ -28,17 +28,17 @@ static void store_n(unsigned n)
 		watched = i;
 }
 
-static struct tacho_region_report *report(void)
+static struct tacho_regions_report *report(void)
 {
-	struct tacho_region_report *r = NULL;
-	assert_int_equal(tacho_regions_report(&r), 0);
+	struct tacho_regions_report *r = NULL;
+	assert_int_equal(tacho_regions_report_new(&r), 0);
 	assert_non_null(r);
 	return r;
 }
 
-static const struct tacho_region_stat *find(struct tacho_region_report *r, const char *name)
+static const struct tacho_region_stat *find(struct tacho_regions_report *r, const char *name)
 {
-	const struct tacho_region_stat *st = tacho_region_report_find(r, name);
+	const struct tacho_region_stat *st = tacho_regions_report_find(r, name);
 	if (!st)
 		fail_msg("region '%s' missing from the report", name);
 	return st;
@@ -47,12 +47,11 @@ static const struct tacho_region_stat *find(struct tacho_region_report *r, const
 static int group_setup(void **state)
 {
 	char spec[128];
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
 	struct tacho_regions_opts o = { .sz = sizeof(o), .events = spec, .no_report_at_exit = true };
-	memset(&d, 0, sizeof(d));
 	setup_err = tacho_regions_init(&o, &d);
 	if (setup_err)
 		tacho_diag_format(&d, setup_msg, sizeof(setup_msg));
@@ -74,18 +73,18 @@ static char why_not[512];
 
 static bool events_ok(void)
 {
-	struct tacho_region_report *r;
+	struct tacho_regions_report *r;
 	bool ok = true;
 
 	/* the first region of this thread opens the counters */
 	assert_int_equal(tacho_region_begin("probe"), 0);
 	assert_int_equal(tacho_region_end("probe"), 0);
 	r = report();
-	assert_int_equal(tacho_region_report_nevents(r), 2);
+	assert_int_equal(tacho_regions_report_nevents(r), 2);
 	for (size_t i = 0; i < 2; i++) {
 		const char *why = NULL;
-		const char *name = tacho_region_report_event(r, i);
-		if (tacho_region_report_status(r, i, &why) != TACHO_COUNT_COUNTED) {
+		const char *name = tacho_regions_report_event(r, i);
+		if (tacho_regions_report_status(r, i, &why) != TACHO_COUNT_COUNTED) {
 			snprintf(why_not, sizeof(why_not), "%s: %s", name, why ? why : "not counted");
 			ok = false;
 		}
@@ -94,7 +93,7 @@ static bool events_ok(void)
 		else
 			ev_pf = i;
 	}
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 	return ok;
 }
@@ -110,17 +109,17 @@ static void test_breakpoint_exact(void **state)
 		store_n(n[i]);
 		assert_int_equal(tacho_region_end("stores"), 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *st = find(r, "stores");
 	assert_int_equal(st->calls, 5);
 	assert_int_equal(st->threads, 1);
-	assert_int_equal(st->events[ev_bp].total, 1100);
-	assert_int_equal(st->events[ev_bp].exclusive, 1100);
-	assert_true(st->events[ev_bp].min == 10 && st->events[ev_bp].max == 1000);
-	assert_true(st->events[ev_bp].mean == 220);
-	assert_false(st->events[ev_bp].clamped);
-	assert_int_equal(st->events[ev_pf].total, 0);
-	tacho_region_report_free(r);
+	assert_int_equal(st->events[ev_bp]->total, 1100);
+	assert_int_equal(st->events[ev_bp]->exclusive, 1100);
+	assert_true(st->events[ev_bp]->min == 10 && st->events[ev_bp]->max == 1000);
+	assert_true(st->events[ev_bp]->mean == 220);
+	assert_false(st->events[ev_bp]->clamped);
+	assert_int_equal(st->events[ev_pf]->total, 0);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -134,13 +133,13 @@ static void test_page_faults_exact(void **state)
 		assert_int_equal(th_fault_pages(16 * i), 0);
 		assert_int_equal(tacho_region_end("faults"), 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *st = find(r, "faults");
 	assert_int_equal(st->calls, 4);
-	assert_int_equal(st->events[ev_pf].total, 16 + 32 + 48 + 64);
-	assert_true(st->events[ev_pf].min == 16 && st->events[ev_pf].max == 64);
-	assert_int_equal(st->events[ev_bp].total, 0);
-	tacho_region_report_free(r);
+	assert_int_equal(st->events[ev_pf]->total, 16 + 32 + 48 + 64);
+	assert_true(st->events[ev_pf]->min == 16 && st->events[ev_pf]->max == 64);
+	assert_int_equal(st->events[ev_bp]->total, 0);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -155,14 +154,14 @@ static void test_empty_region(void **state)
 		assert_int_equal(tacho_region_begin("empty"), 0);
 		assert_int_equal(tacho_region_end("empty"), 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *st = find(r, "empty");
 	assert_int_equal(st->calls, 1000);
-	assert_int_equal(st->events[ev_bp].total, 0);
-	assert_int_equal(st->events[ev_pf].total, 0);
-	assert_true(st->events[ev_bp].min == 0 && st->events[ev_bp].max == 0);
-	assert_true(st->ticks.total >= 0 && st->time_ns >= 0);
-	tacho_region_report_free(r);
+	assert_int_equal(st->events[ev_bp]->total, 0);
+	assert_int_equal(st->events[ev_pf]->total, 0);
+	assert_true(st->events[ev_bp]->min == 0 && st->events[ev_bp]->max == 0);
+	assert_true(st->ticks->total >= 0 && st->time_ns >= 0);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -185,20 +184,20 @@ static void test_nested(void **state)
 		}
 		assert_int_equal(tacho_region_end("outer"), 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *o = find(r, "outer"), *in = find(r, "inner");
 	assert_int_equal(o->calls, 4);
 	assert_int_equal(in->calls, 8);
-	assert_int_equal(o->events[ev_bp].total, 4 * (3 + 2 * 5));
-	assert_int_equal(o->events[ev_bp].exclusive, 4 * 3);
-	assert_int_equal(in->events[ev_bp].total, 40);
-	assert_int_equal(in->events[ev_bp].exclusive, 40);
-	assert_int_equal(o->events[ev_pf].total, 4 * (8 + 2 * 4));
-	assert_int_equal(o->events[ev_pf].exclusive, 4 * 8);
-	assert_int_equal(in->events[ev_pf].total, 32);
+	assert_int_equal(o->events[ev_bp]->total, 4 * (3 + 2 * 5));
+	assert_int_equal(o->events[ev_bp]->exclusive, 4 * 3);
+	assert_int_equal(in->events[ev_bp]->total, 40);
+	assert_int_equal(in->events[ev_bp]->exclusive, 40);
+	assert_int_equal(o->events[ev_pf]->total, 4 * (8 + 2 * 4));
+	assert_int_equal(o->events[ev_pf]->exclusive, 4 * 8);
+	assert_int_equal(in->events[ev_pf]->total, 32);
 	/* time: the parts add up, whatever they are */
-	assert_true(o->ticks.exclusive <= o->ticks.total);
-	tacho_region_report_free(r);
+	assert_true(o->ticks->exclusive <= o->ticks->total);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -221,14 +220,14 @@ static void test_nested_deep(void **state)
 	assert_int_equal(tacho_region_end("c"), 0);
 	assert_int_equal(tacho_region_end("a"), 0);
 
-	struct tacho_region_report *r = report();
-	assert_int_equal(find(r, "a")->events[ev_bp].total, 1111);
-	assert_int_equal(find(r, "a")->events[ev_bp].exclusive, 1);
-	assert_int_equal(find(r, "b")->events[ev_bp].total, 110);
-	assert_int_equal(find(r, "b")->events[ev_bp].exclusive, 10);
-	assert_int_equal(find(r, "c")->events[ev_bp].total, 1100);
+	struct tacho_regions_report *r = report();
+	assert_int_equal(find(r, "a")->events[ev_bp]->total, 1111);
+	assert_int_equal(find(r, "a")->events[ev_bp]->exclusive, 1);
+	assert_int_equal(find(r, "b")->events[ev_bp]->total, 110);
+	assert_int_equal(find(r, "b")->events[ev_bp]->exclusive, 10);
+	assert_int_equal(find(r, "c")->events[ev_bp]->total, 1100);
 	assert_int_equal(find(r, "c")->calls, 2);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -249,12 +248,12 @@ static void test_new_names_inside(void **state)
 		assert_int_equal(tacho_region_end(name), 0);
 	}
 	assert_int_equal(tacho_region_end("host"), 0);
-	struct tacho_region_report *r = report();
-	assert_int_equal(find(r, "host")->events[ev_pf].total, 0);
-	assert_int_equal(find(r, "host")->events[ev_bp].total, 9);
+	struct tacho_regions_report *r = report();
+	assert_int_equal(find(r, "host")->events[ev_pf]->total, 0);
+	assert_int_equal(find(r, "host")->events[ev_bp]->total, 9);
 	assert_int_equal(find(r, "guest-2999")->calls, 1);
-	assert_int_equal(tacho_region_report_count(r), 3001);
-	tacho_region_report_free(r);
+	assert_int_equal(tc_regions_report_count(r), 3001);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -262,7 +261,7 @@ static unsigned long my_pc_misses(void)
 {
 	pid_t tid = gettid();
 
-	for (struct tc_rthread *t = tc_regions.threads; t; t = t->next)
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
 		if (t->tid == tid && !t->gone)
 			return t->pc_misses;
 	fail_msg("no region state for this thread");
@@ -288,10 +287,10 @@ static void test_pointer_cache_neighbours(void **state)
 			m0 = my_pc_misses();   /* the first round made the records */
 	}
 	assert_int_equal(my_pc_misses(), m0);
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	assert_int_equal(find(r, "p0")->calls, 101);
 	assert_int_equal(find(r, "p3")->calls, 101);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -327,14 +326,14 @@ static void test_threads(void **state)
 		pthread_join(th[i], NULL);
 		assert_int_equal(w[i].err, 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *st = find(r, "shared");
 	assert_int_equal(st->calls, 40);
 	assert_int_equal(st->threads, 4);
-	assert_int_equal(st->events[ev_bp].total, 10 * (100 + 200 + 300 + 400));
-	assert_int_equal(st->events[ev_pf].total, 10 * (1 + 2 + 3 + 4));
-	assert_true(st->events[ev_bp].min == 100 && st->events[ev_bp].max == 400);
-	tacho_region_report_free(r);
+	assert_int_equal(st->events[ev_bp]->total, 10 * (100 + 200 + 300 + 400));
+	assert_int_equal(st->events[ev_pf]->total, 10 * (1 + 2 + 3 + 4));
+	assert_true(st->events[ev_bp]->min == 100 && st->events[ev_bp]->max == 400);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -355,11 +354,11 @@ static void test_scope(void **state)
 
 	assert_int_equal(scoped(7, false), 0);
 	assert_int_equal(scoped(7, true), 1);
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	const struct tacho_region_stat *st = find(r, "scoped");
 	assert_int_equal(st->calls, 2);
-	assert_int_equal(st->events[ev_bp].total, 21);
-	tacho_region_report_free(r);
+	assert_int_equal(st->events[ev_bp]->total, 21);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -378,11 +377,11 @@ static void test_names_by_value(void **state)
 		strcpy(buf, i % 2 ? "name-1" : "name-0");   /* same contents, rewritten */
 		assert_int_equal(tacho_region_end(buf), 0);
 	}
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	assert_int_equal(find(r, "name-0")->calls, 3);
 	assert_int_equal(find(r, "name-1")->calls, 3);
-	assert_int_equal(find(r, "name-1")->events[ev_bp].total, 3);
-	tacho_region_report_free(r);
+	assert_int_equal(find(r, "name-1")->events[ev_bp]->total, 3);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -401,19 +400,19 @@ static void test_misuse(void **state)
 	/* 64 levels are allowed, the 65th is not */
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(tacho_region_begin("deep"), 0);
-	assert_int_equal(tacho_region_begin("deep"), -TACHO_ERANGE);
+	assert_int_equal(tacho_region_begin("deep"), -TACHO_EOUTOFRANGE);
 	for (int i = 0; i < 64; i++)
 		assert_int_equal(tacho_region_end("deep"), 0);
 	assert_int_equal(tacho_regions_init(NULL, NULL), -EBUSY);
 
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	assert_int_equal(find(r, "x")->calls, 1);
-	assert_int_equal(find(r, "x")->events[ev_bp].total, 2);
-	assert_null(tacho_region_report_find(r, "y"));
+	assert_int_equal(find(r, "x")->events[ev_bp]->total, 2);
+	assert_null(tacho_regions_report_find(r, "y"));
 	assert_int_equal(find(r, "deep")->calls, 64);
-	assert_contains(tacho_region_report_notes(r), "matched no open region");
-	assert_contains(tacho_region_report_notes(r), "deeper than 64");
-	tacho_region_report_free(r);
+	assert_contains(tacho_regions_report_notes(r), "matched no open region");
+	assert_contains(tacho_regions_report_notes(r), "deeper than 64");
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -431,17 +430,17 @@ static void test_fork(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct tacho_region_report *r = NULL;
+		struct tacho_regions_report *r = NULL;
 		int bad = 0;
 		tacho_region_begin("child");
 		store_n(7);
 		tacho_region_end("child");
-		if (tacho_regions_report(&r))
+		if (tacho_regions_report_new(&r))
 			_exit(10);
-		const struct tacho_region_stat *c = tacho_region_report_find(r, "child");
-		bad |= !c || c->calls != 1 || c->events[ev_bp].total != 7 ? 1 : 0;
-		bad |= tacho_region_report_find(r, "parent") ? 2 : 0;
-		tacho_region_report_free(r);
+		const struct tacho_region_stat *c = tacho_regions_report_find(r, "child");
+		bad |= !c || c->calls != 1 || c->events[ev_bp]->total != 7 ? 1 : 0;
+		bad |= tacho_regions_report_find(r, "parent") ? 2 : 0;
+		tacho_regions_report_free(r);
 		_exit(bad);
 	}
 	int status;
@@ -452,11 +451,11 @@ static void test_fork(void **state)
 	assert_int_equal(tacho_region_begin("parent"), 0);
 	store_n(6);
 	assert_int_equal(tacho_region_end("parent"), 0);
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	assert_int_equal(find(r, "parent")->calls, 2);
-	assert_int_equal(find(r, "parent")->events[ev_bp].total, 11);
-	assert_null(tacho_region_report_find(r, "child"));
-	tacho_region_report_free(r);
+	assert_int_equal(find(r, "parent")->events[ev_bp]->total, 11);
+	assert_null(tacho_regions_report_find(r, "child"));
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
 
@@ -472,14 +471,14 @@ static void test_json(void **state)
 	assert_int_equal(tacho_region_begin("json"), 0);
 	store_n(42);
 	assert_int_equal(tacho_region_end("json"), 0);
-	struct tacho_region_report *r = report();
+	struct tacho_regions_report *r = report();
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_regions_report_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
 	fclose(f);
 	/* valid JSON (no duplicate keys), the figures exact where they are written: the
 	 * summary, the detail and the one thread's entry */
 	struct th_json *doc = assert_json(buf);
-	const char *bp = tacho_region_report_event(r, ev_bp);
+	const char *bp = tacho_regions_report_event(r, ev_bp);
 	assert_json_int(doc, "version", 1);
 	const struct th_json *sum = assert_json_named(doc, "regions", "json");
 	assert_json_int(sum, "calls", 1);
@@ -500,21 +499,21 @@ static void test_json(void **state)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_CSV, NULL), 0);
+	assert_int_equal(tacho_regions_report_write(r, f, TACHO_FORMAT_CSV, NULL), 0);
 	fclose(f);
 	assert_contains(buf, "region,quantity,status,calls,total,exclusive");
-	snprintf(want, sizeof(want), "json,%s,counted,1,42,42,", tacho_region_report_event(r, ev_bp));
+	snprintf(want, sizeof(want), "json,%s,counted,1,42,42,", tacho_regions_report_event(r, ev_bp));
 	assert_contains(buf, want);
 	free(buf);
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	assert_int_equal(tacho_region_report_write(r, f, TACHO_FORMAT_TABLE, NULL), 0);
+	assert_int_equal(tacho_regions_report_write(r, f, TACHO_FORMAT_TABLE, NULL), 0);
 	fclose(f);
 	assert_contains(buf, "page-faults");
 	assert_contains(buf, "json");
 	free(buf);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 	tacho_regions_reset();
 
 	assert_int_equal(tc_format_of_path("x.json"), TACHO_FORMAT_JSON);

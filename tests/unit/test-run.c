@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "util/util.h"
 
@@ -143,7 +144,7 @@ static void test_exec_failures(void **state)
 		int e = -1;
 
 		assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
-		if (tacho_child_exec(ch, &e) != -TACHO_ECHILD || e != exec_cases[i].err)
+		if (tacho_child_exec(ch, &e) != -TACHO_ENOSTART || e != exec_cases[i].err)
 			fail_msg("case at line %d: exec error %d, want %d", exec_cases[i].line, e,
 				 exec_cases[i].err);
 		tacho_exec_strerror(exec_cases[i].prog, e, buf, sizeof(buf));
@@ -171,7 +172,7 @@ static void test_not_executable(void **state)
 	close(fd);
 	chmod(path, 0644);
 	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
-	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ECHILD);
+	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ENOSTART);
 	tacho_child_free(ch);
 	/* root too: execve needs an execute bit on a regular file */
 	assert_int_equal(e, EACCES);
@@ -198,7 +199,7 @@ static void test_cwd(void **state)
 
 	assert_int_equal(run("pwd", NULL, &o, &ex), 17);
 	assert_int_equal(tacho_child_start(argv, &bad, &ch), 0);
-	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ECHILD);
+	assert_int_equal(tacho_child_exec(ch, &e), -TACHO_ENOSTART);
 	assert_int_equal(e, ENOENT);
 	tacho_child_free(ch);
 }

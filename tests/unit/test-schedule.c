@@ -9,19 +9,24 @@
 #include "measure/schedule.h"
 
 static const struct tacho_pmu_counters intel_4_3 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 4, .fixed = 3, .fixed_mask = 0x7, .breakpoints = 4, .fixed_intel = true,
 	.known = true, .source = "test: Intel 4+3",
 };
 static const struct tacho_pmu_counters amd_6 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 6, .breakpoints = 4, .known = true, .source = "test: AMD 6",
 };
 static const struct tacho_pmu_counters p5_2 = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.gp = 2, .breakpoints = 4, .known = true, .source = "test: Pentium",
 };
 static const struct tacho_pmu_counters no_pmu = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.breakpoints = 4, .known = true, .none = true, .source = "test: none",
 };
 static const struct tacho_pmu_counters unknown = {
+	.sz = sizeof(struct tacho_pmu_counters),
 	.breakpoints = 4, .source = "test: unknown",
 };
 
@@ -195,14 +200,16 @@ static const struct sched_case cases[] = {
 		3, 2, { 0, 1, 0 }, { -1, -1, -1 }, 1,
 	},
 	{ /* ref-cycles without its fixed counter (v5 bitmap without bit 2) never runs */
-		__LINE__, &(const struct tacho_pmu_counters){ .gp = 4, .fixed = 2,
+		__LINE__, &(const struct tacho_pmu_counters){
+			.sz = sizeof(struct tacho_pmu_counters), .gp = 4, .fixed = 2,
 			.fixed_mask = 0x3, .breakpoints = 4, .fixed_intel = true, .known = true },
 		0, { { HW(REF_CPU_CYCLES) }, { HW(CPU_CYCLES) } },
 		2, 1, { -1, 0 }, { -1, 1 }, 1,
 	},
 	{ /* the NMI watchdog holds fixed counter 1: cycles takes a general one, and two
 	   * cycles events cannot both be fixed */
-		__LINE__, &(const struct tacho_pmu_counters){ .gp = 4, .fixed = 2,
+		__LINE__, &(const struct tacho_pmu_counters){
+			.sz = sizeof(struct tacho_pmu_counters), .gp = 4, .fixed = 2,
 			.fixed_mask = 0x5, .breakpoints = 4, .fixed_intel = true, .known = true },
 		0, { { HW(CPU_CYCLES) }, { HW(INSTRUCTIONS) }, { HW(INSTRUCTIONS) },
 		     { RAW(1) }, { RAW(2) }, { RAW(3) } },
@@ -395,17 +402,17 @@ static void set_feature(struct tacho_cpu_info *info, const char *name)
 
 static void test_counters_from_cpu(void **state)
 {
-	struct tacho_cpu_info info;
-	struct tacho_pmu_counters c;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	struct tacho_pmu_counters c = { .sz = sizeof(c) };
 	(void)state;
 
 	/* Intel, architectural perfmon v4: 4 general, 3 fixed */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_INTEL;
 	info.family = 6;
 	info.max_leaf = 0x16;
 	info.pmu = (struct tacho_cpu_pmu){ .version = 4, .gp_counters = 4, .fixed_counters = 3 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_true(c.known && !c.none && c.fixed_intel);
 	assert_int_equal(c.gp, 4);
 	assert_int_equal(c.fixed, 3);
@@ -421,7 +428,7 @@ static void test_counters_from_cpu(void **state)
 	/* v5 with a fixed-counter bitmap: counters 0, 1, 3 */
 	info.pmu = (struct tacho_cpu_pmu){ .version = 5, .gp_counters = 8, .fixed_counters = 4,
 					   .fixed_mask = 0xb };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.fixed_mask, 0xb);
 	assert_int_equal(c.fixed, 3);
 
@@ -432,7 +439,7 @@ static void test_counters_from_cpu(void **state)
 	info.core_types[1].pmu = (struct tacho_cpu_pmu){ .version = 5, .gp_counters = 6,
 							 .fixed_counters = 3, .fixed_mask = 0x7 };
 	info.pmu = info.core_types[0].pmu;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_int_equal(c.fixed_mask, 0x7);
 	info.ncore_types = 0;
@@ -440,62 +447,79 @@ static void test_counters_from_cpu(void **state)
 	/* a KVM guest without a virtual PMU: leaf 0xA is zero */
 	info.hypervisor_bit = true;
 	info.pmu = (struct tacho_cpu_pmu){ 0 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_true(c.known && c.none);
 	assert_int_equal(c.gp, 0);
 	assert_string_equal(c.note, "virtual machine guest, CPUID leaf 0xA is zero");
 	info.hypervisor = TACHO_HV_KVM;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_string_equal(c.note, "KVM guest, CPUID leaf 0xA is zero");
 	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 0);
 
 	/* the Pentium: no leaf 0xA, two counters (seed 000) */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_INTEL;
 	info.family = 5;
 	info.max_leaf = 1;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 2);
 	assert_int_equal(c.fixed, 0);
 	assert_false(c.none);
 
 	/* AMD: PerfCtrExtCore gives six; without it four; perfmon v2 says itself */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x17;
 	set_feature(&info, "perfctr_core");
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_false(c.fixed_intel);
 	assert_int_equal(tc_pmu_counters_set_watchdog(&c, true), 0);
 	assert_int_equal(c.gp, 5);
 	memset(info.features, 0, sizeof(info.features));
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 4);
 	info.pmu = (struct tacho_cpu_pmu){ .amd_perfmon_v2 = true, .gp_counters = 6 };
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_int_equal(c.gp, 6);
 	assert_string_equal(c.source, "CPUID 0x8000_0022");
 	/* an AMD guest that shows nothing: unknown, not "none" */
-	memset(&info, 0, sizeof(info));
+	info = (struct tacho_cpu_info){ .sz = sizeof(info) };
 	info.vendor = TACHO_VENDOR_AMD;
 	info.family = 0x19;
 	info.hypervisor_bit = true;
-	assert_int_equal(tacho_pmu_counters_from_cpu(&info, &c), 0);
+	assert_int_equal(tc_pmu_counters_from_cpu(&info, &c), 0);
 	assert_false(c.known);
 
-	assert_int_equal(tacho_pmu_counters_from_cpu(NULL, &c), -EINVAL);
+	assert_int_equal(tc_pmu_counters_from_cpu(NULL, &c), -EINVAL);
 }
 
 /* This machine: whatever it is, detection succeeds and is self-consistent. */
 static void test_detect_live(void **state)
 {
-	struct tacho_pmu_counters c;
+	struct tacho_pmu_counters c = { .sz = sizeof(c) };
 	(void)state;
 
 	assert_int_equal(tacho_pmu_counters_detect(&c), 0);
 	assert_true(c.source[0] != '\0');
+	/* sized: a caller's struct below the first version is refused, untouched */
+	{
+		struct tacho_pmu_counters small = { .sz = offsetof(struct tacho_pmu_counters,
+								   note),
+						    .gp = 77 };
+		struct tacho_evlist *l = NULL;
+		struct tacho_schedule *s = (struct tacho_schedule *)&small;
+
+		assert_int_equal(tacho_pmu_counters_detect(&small), -EINVAL);
+		assert_int_equal(small.gp, 77);
+		assert_int_equal(tacho_evlist_parse("page-faults", &l, NULL), 0);
+		assert_int_equal(tacho_schedule_new(l, &small, 0, &s), -EINVAL);
+		assert_int_equal(tacho_schedule_new(l, &c, 0, &s), 0);
+		assert_int_equal(tacho_schedule_nruns(s), 1);
+		tacho_schedule_free(s);
+		tacho_evlist_free(l);
+	}
 	assert_int_equal(c.fixed, (unsigned)__builtin_popcount(c.fixed_mask));
 	if (c.none)
 		assert_true(c.gp == 0 && c.fixed == 0);

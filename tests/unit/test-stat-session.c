@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tacho.h"
 #include "harness.h"
 #include "perf/perf.h"
 #include "perf/syscall.h"
@@ -44,14 +45,14 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 	if (iv->t_s < s->last_t)
 		s->monotonic = false;
 	s->last_t = iv->t_s;
-	if (iv->n >= 1 && iv->counts[0].status == TACHO_COUNT_COUNTED)
-		s->sum += iv->counts[0].value;
+	if (iv->n >= 1 && iv->counts[0]->status == TACHO_COUNT_COUNTED)
+		s->sum += iv->counts[0]->value;
 }
 
 static struct tacho_evlist *events(const char *spec)
 {
 	struct tacho_evlist *l = NULL;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 
 	if (tacho_evlist_parse(spec, &l, &d) != 0)
 		fail_msg("cannot parse '%s': %s", spec, d.message);
@@ -67,7 +68,7 @@ static void test_repeat_and_warmup(void **state)
 	struct tacho_evlist *l;
 	struct tacho_stat *s;
 	struct progress p = { 0 };
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
 
@@ -90,7 +91,7 @@ static void test_repeat_and_warmup(void **state)
 	assert_int_equal(e->nvalues, 4);
 	for (unsigned i = 0; i < 4; i++)
 		assert_true(e->values[i] == 33);
-	assert_true(e->value == 33 && e->stats.stddev == 0 && e->stats.spread_pct == 0);
+	assert_true(e->value == 33 && e->stats->stddev == 0 && e->stats->spread_pct == 0);
 	assert_null(e->why);
 	assert_int_equal(e->run, 0);
 	assert_non_null(tacho_stat_exit(s));
@@ -109,7 +110,7 @@ static void test_intervals_sum(void **state)
 	struct tacho_evlist *l = events("page-faults");
 	struct intervals iv = { .monotonic = true };
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
@@ -128,18 +129,18 @@ static void test_intervals_sum(void **state)
  * target cannot do that, nor can intervals. The refusal names the numbers. */
 static void test_refusals(void **state)
 {
-	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
-						       .known = true, .source = "test" };
+	static const struct tacho_pmu_counters two = {
+		.sz = sizeof(two), .gp = 2, .breakpoints = 4, .known = true, .source = "test",
+	};
 	char t[] = "true";
 	char *argv[] = { t, NULL };
 	struct tacho_evlist *l = events("r01,r02,r03,r04,r05");
 	struct tacho_stat *s = (struct tacho_stat *)1;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l,
 				     .target = TACHO_TARGET_PROCESS, .pid = getpid(), .pmu = &two };
-	memset(&d, 0, sizeof(d));
 	assert_int_equal(tacho_stat_run(&o, &s, &d), -EINVAL);
 	assert_null(s);
 	assert_contains(d.message, "need 3 runs");
@@ -167,19 +168,19 @@ static void test_refusals(void **state)
 	tacho_evlist_free(l);
 }
 
-/* A program that does not exist: -TACHO_ECHILD and the sentence. */
+/* A program that does not exist: -TACHO_ENOSTART and the sentence. */
 static void test_no_program(void **state)
 {
 	char p[] = "/nonexistent/prog";
 	char *argv[] = { p, NULL };
 	struct tacho_evlist *l = events("page-faults");
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
 				     .argv = argv };
-	assert_int_equal(tacho_stat_run(&o, &s, &d), -TACHO_ECHILD);
+	assert_int_equal(tacho_stat_run(&o, &s, &d), -TACHO_ENOSTART);
 	assert_string_equal(d.message, "cannot run '/nonexistent/prog': no such file");
 	tacho_evlist_free(l);
 }
@@ -192,7 +193,7 @@ static void test_signal_ends_early(void **state)
 	char *argv[] = { helper, segv, NULL };
 	struct tacho_evlist *l = events("page-faults,task-clock");
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
 
@@ -246,14 +247,15 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
  * as page-faults itself, whatever run it was in. */
 static void test_hardware_path_on_fake_pmu(void **state)
 {
-	static const struct tacho_pmu_counters two = { .gp = 2, .breakpoints = 4,
-						       .known = true, .source = "test" };
+	static const struct tacho_pmu_counters two = {
+		.sz = sizeof(two), .gp = 2, .breakpoints = 4, .known = true, .source = "test",
+	};
 	char pages[] = "pages", n[] = "100";
 	char *argv[] = { helper, pages, n, NULL };
 	struct tacho_evlist *l = events("page-faults,r01,r02,r03,r04,r05");
 	struct fake_pmu f = { 0 };
 	struct tacho_stat *s;
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	double want;
 	(void)state;
 
@@ -275,7 +277,7 @@ static void test_hardware_path_on_fake_pmu(void **state)
 		const struct tacho_stat_event *e = tacho_stat_event(s, i);
 		assert_int_equal(e->status, TACHO_COUNT_COUNTED);
 		assert_int_equal(e->run, (int)(i - 1) / 2);
-		if (e->value != want || e->stats.stddev != 0)
+		if (e->value != want || e->stats->stddev != 0)
 			fail_msg("event %zu (run %d): %g, want %g", i, e->run, e->value, want);
 	}
 	tacho_stat_free(s);

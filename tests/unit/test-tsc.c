@@ -44,13 +44,13 @@ static const struct {
 		      { 0x40000010, 2596134 } }, 0, 2.6e9, TACHO_TSC_FREQ_CPUID_16 },
 	/* hypervisor range too short to reach 4000_0010h: the stale value is ignored */
 	{ __LINE__, { { 0, 0xd }, { 0x40000000, 0x40000001 }, { 0x40000010, 2596134 } },
-	  -TACHO_ENODATA, 0, 0 },
+	  -TACHO_ENOVALUE, 0, 0 },
 	/* 15h present in the dump but above the maximum basic leaf: ignored */
-	{ __LINE__, { { 0, 0x14 }, { 0x15, 2, 168, 25000000 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x14 }, { 0x15, 2, 168, 25000000 } }, -TACHO_ENOVALUE, 0, 0 },
 	/* AMD here: nothing */
-	{ __LINE__, { { 0, 0x1c }, { 0x40000000, 0x40000001 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x1c }, { 0x40000000, 0x40000001 } }, -TACHO_ENOVALUE, 0, 0 },
 	/* 16h with only the upper bits of EAX set (reserved): no base frequency */
-	{ __LINE__, { { 0, 0x16 }, { 0x16, 0xffff0000 } }, -TACHO_ENODATA, 0, 0 },
+	{ __LINE__, { { 0, 0x16 }, { 0x16, 0xffff0000 } }, -TACHO_ENOVALUE, 0, 0 },
 };
 
 static void test_freq_cpuid(void **state)
@@ -108,7 +108,7 @@ static void test_source_names(void **state)
 
 static void test_live_info(void **state)
 {
-	struct tacho_tsc_info ti;
+	struct tacho_tsc_info ti = { .sz = sizeof(ti) };
 	(void)state;
 
 #if !defined(__x86_64__) && !defined(__i386__)
@@ -134,9 +134,24 @@ static void test_live_info(void **state)
 	assert_true(ns > 1e9 - 1 && ns < 1e9 + 1);
 	assert_true(tacho_tsc_to_ns(0) == 0);
 	/* a second call gives the cached figures */
-	struct tacho_tsc_info again;
+	struct tacho_tsc_info again = { .sz = sizeof(again) };
 	tacho_tsc_info(&again);
 	assert_memory_equal(&ti, &again, sizeof(ti));
+
+	/* sized: a newer caller's larger struct gets this version's fields, the rest
+	 * untouched; one below the first version is refused, untouched */
+	struct {
+		struct tacho_tsc_info ti;
+		uint64_t future;
+	} newer = { .ti.sz = sizeof(newer), .future = 0x5eed };
+	assert_int_equal(tacho_tsc_info(&newer.ti), 0);
+	assert_int_equal(newer.ti.sz, sizeof(newer));
+	assert_true(newer.ti.hz == ti.hz && newer.ti.pair_ns == ti.pair_ns);
+	assert_int_equal(newer.future, 0x5eed);
+	struct tacho_tsc_info small = { .sz = offsetof(struct tacho_tsc_info, pair_ns) };
+	assert_int_equal(tacho_tsc_info(&small), -EINVAL);
+	assert_true(small.hz == 0);
+	assert_int_equal(tacho_tsc_info(NULL), -EINVAL);
 }
 
 static void test_reads_ordered(void **state)
@@ -161,7 +176,7 @@ static void test_clock_survey(void **state)
 	struct timespec res;
 	(void)state;
 
-	assert_int_equal(tacho_clock_survey(c, TACHO_CLOCK_SURVEY_MAX), 7);
+	assert_int_equal(tacho_clock_survey(c, TACHO_CLOCK_SURVEY_MAX, sizeof(*c)), 7);
 	for (size_t i = 0; i < 7; i++) {
 		assert_string_equal(c[i].name, names[i]);
 		if (c[i].err)
@@ -175,9 +190,22 @@ static void test_clock_survey(void **state)
 	}
 	assert_int_equal(c[0].clock_id, -1);
 	/* a short array is filled as far as it goes */
-	assert_int_equal(tacho_clock_survey(c, 2), 2);
+	assert_int_equal(tacho_clock_survey(c, 2, sizeof(*c)), 2);
 	assert_string_equal(c[1].name, "CLOCK_MONOTONIC");
-	assert_int_equal(tacho_clock_survey(c, 0), 0);
+	assert_int_equal(tacho_clock_survey(c, 0, sizeof(*c)), 0);
+
+	/* the caller's element size: a newer header's larger entries at their stride */
+	struct {
+		struct tacho_clock_info c;
+		int future;
+	} newer[3] = { [0].future = 11, [1].future = 12, [2].future = 13 };
+	assert_int_equal(tacho_clock_survey(&newer[0].c, 3, sizeof(newer[0])), 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(newer[i].c.name, names[i]);
+		assert_int_equal(newer[i].future, 11 + (int)i);
+	}
+	assert_int_equal(tacho_clock_survey(c, 2, offsetof(struct tacho_clock_info, read_ns)),
+			 -EINVAL);
 }
 
 int main(void)

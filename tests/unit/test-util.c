@@ -7,6 +7,8 @@
 #include "harness.h"
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/cpu.h"
+#include "tacho/events.h"
 
 static void test_strerror(void **state)
 {
@@ -18,11 +20,37 @@ static void test_strerror(void **state)
 	assert_string_equal(tacho_err_name(-EACCES), "EACCES");
 	assert_null(tacho_err_name(-99999));
 	assert_string_equal(tacho_strerror(-99999), "unknown error -99999");
+	assert_string_equal(tacho_err_name(-TACHO_EOUTOFRANGE), "TACHO_EOUTOFRANGE");
+	assert_string_equal(tacho_err_name(-TACHO_ENOSTART), "TACHO_ENOSTART");
+	assert_string_equal(tacho_err_name(-TACHO_ENOVALUE), "TACHO_ENOVALUE");
+	assert_string_equal(tacho_err_name(-ERANGE), "ERANGE");
+}
+
+/* No code of tacho's is named like an errno with another number (TACHO_ERANGE was
+ * 10008 while ERANGE is 34): a reader of "TACHO_EX" must never take it for EX. */
+static void test_err_names_are_not_errnos(void **state)
+{
+	static const struct {
+		const char *name;
+	} codes[] = {
+#define NAME_(name, num, text) { #name },
+		TACHO_ERRNO_MAP(NAME_)
+#undef NAME_
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		for (int e = 1; e < 4096; e++) {
+			const char *os = strerrorname_np(e);
+
+			if (os && !strcmp(os, codes[i].name))
+				fail_msg("TACHO_%s reuses the name of errno %d", codes[i].name, e);
+		}
 }
 
 static void test_diag(void **state)
 {
-	struct tacho_diag d;
+	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[512];
 	(void)state;
 
@@ -36,6 +64,40 @@ static void test_diag(void **state)
 	assert_int_equal(tc_diag_set(NULL, "x", 1, 1, -EINVAL, "ignored"), -EINVAL);
 }
 
+/* A diag is sized: one whose sz is below the first version is refused by every function
+ * that takes it, with nothing written, and is never formatted. */
+static void test_diag_sized(void **state)
+{
+	struct tacho_diag small = { .sz = sizeof(small) };
+	struct tacho_evlist *l = (struct tacho_evlist *)&small;
+	struct tacho_cpuid_dump *dump = (struct tacho_cpuid_dump *)&small;
+	char buf[64];
+	(void)state;
+
+	memset(&small, 0x5a, sizeof(small));
+	small.sz = offsetof(struct tacho_diag, hint);   /* one field short */
+	assert_int_equal(tc_diag_check(&small), -EINVAL);
+	assert_int_equal(tc_diag_check(NULL), 0);
+	assert_int_equal(tacho_diag_format(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_format(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_diag_caret(&small, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(tacho_evlist_parse("no-such-event", &l, &small), -EINVAL);
+	assert_null(l);
+	assert_int_equal(tacho_cpuid_dump_parse("junk", 4, "x", &dump, &small), -EINVAL);
+	assert_null(dump);
+	for (size_t i = sizeof(small.sz); i < sizeof(small); i++)
+		assert_int_equal(((unsigned char *)&small)[i], 0x5a);
+	assert_int_equal(tc_diag_set(&small, "x", 1, 1, -TACHO_EPARSE, "not written"),
+			 -TACHO_EPARSE);
+	assert_int_equal(small.source[0], 0x5a);
+
+	/* the first version exactly (a caller built before any later field) is enough */
+	small.sz = offsetof(struct tacho_diag, hint) + sizeof(small.hint);
+	assert_int_equal(tacho_evlist_parse("cycles:q", &l, &small), -TACHO_EPARSE);
+	assert_null(l);
+	assert_int_equal(small.column, 8);
+}
+
 static const struct {
 	const char *in;
 	int err;
@@ -46,10 +108,10 @@ static const struct {
 	{ "0x2a", 0, 42 },
 	{ "0X2A", 0, 42 },
 	{ "18446744073709551615", 0, UINT64_MAX },
-	{ "18446744073709551616", -TACHO_ERANGE, 0 },
+	{ "18446744073709551616", -TACHO_EOUTOFRANGE, 0 },
 	{ "0xffffffffffffffff", 0, UINT64_MAX },
 	{ "0x0000ffffffffffffffff", 0, UINT64_MAX },
-	{ "0x1ffffffffffffffff", -TACHO_ERANGE, 0 },
+	{ "0x1ffffffffffffffff", -TACHO_EOUTOFRANGE, 0 },
 	{ "", -TACHO_EPARSE, 0 },
 	{ "0x", -TACHO_EPARSE, 0 },
 	{ "12a", -TACHO_EPARSE, 0 },
@@ -76,7 +138,7 @@ static void test_parse_i64(void **state)
 	(void)state;
 	assert_int_equal(tc_parse_i64("-9223372036854775808", &v), 0);
 	assert_true(v == INT64_MIN);
-	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_ERANGE);
+	assert_int_equal(tc_parse_i64("9223372036854775808", &v), -TACHO_EOUTOFRANGE);
 	assert_int_equal(tc_parse_i64("+7", &v), 0);
 	assert_int_equal(v, 7);
 }
@@ -220,6 +282,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
+		cmocka_unit_test(test_err_names_are_not_errnos),
+		cmocka_unit_test(test_diag_sized),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),

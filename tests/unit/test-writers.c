@@ -335,10 +335,10 @@ static char *golden_stdout(const char *name)
 static void test_cpu(void **state)
 {
 	struct tacho_cpuid_dump *dump;
-	struct tacho_cpu_info info;
-	struct tacho_diag diag;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tacho_cpu_disagreement item = { .what = "L3", .text = "L3: CPUID says one thing" };
-	struct tacho_cpu_crosscheck x = { .checked = 7, .n = 1, .items = &item };
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x), .checked = 7, .n = 1, .items = &item };
 	struct tacho_cpu_view v = { .sz = sizeof(v), .info = &info };
 	struct th_json *doc;
 	struct buf b;
@@ -443,24 +443,25 @@ static int make_recording(const char *file)
 	static const uint8_t no_bid[1];
 	uint64_t start, len, pgoff;
 	char exe[PATH_MAX];
-	struct tc_recw w;
+	struct tc_record_writer w;
 	int fd;
 
 	if (!self_text(&start, &len, &pgoff, exe, sizeof(exe)))
 		return -ENOENT;
 	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(tc_recw_open_fd(&w, fd), 0);
-	tc_recw_meta(&w, "command", "./test-writers");
-	tc_recw_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, PERF_SAMPLE_IP, 1, 0,
-		      "page-faults");
-	tc_recw_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
-	tc_recw_comm(&w, 100, 100, true, 11, "test-writers");
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_meta(&w, "command", "./test-writers");
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+	tc_record_writer_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
+	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
 	for (unsigned i = 0; i < 3; i++)
-		tc_recw_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
-	tc_recw_finish(&w, 3, 0, 30, 0);
-	assert_int_equal(tc_recw_flush(&w), 0);
-	tc_recw_close(&w);
+		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0,
+					0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 3, 0, 30, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	tc_record_writer_close(&w);
 	return 0;
 }
 
@@ -469,7 +470,7 @@ static void test_report(void **state)
 	static const enum tacho_sort sorts[] = { TACHO_SORT_SYMBOL, TACHO_SORT_DSO,
 						 TACHO_SORT_LINE, TACHO_SORT_ADDRESS };
 	struct tacho_profile *p;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	char file[128];
 	struct buf b;
@@ -545,7 +546,7 @@ static void test_stat(void **state)
 	struct tacho_write_opts semi = { .sz = sizeof(semi), .csv_sep = ';' };
 	struct tacho_evlist *ev;
 	struct tacho_stat *s;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	struct buf b;
 	int err;
@@ -603,7 +604,8 @@ static void test_stat_interval(void **state)
 		{ .name = "cycles", .status = TACHO_COUNT_NOT_SUPPORTED, .value = NAN,
 		  .why = "no hardware PMU" },
 	};
-	struct tacho_stat_interval iv = { .t_s = 0.25, .len_s = 0.25, .n = 2, .counts = counts };
+	const struct tacho_count *each[] = { &counts[0], &counts[1] };
+	struct tacho_stat_interval iv = { .t_s = 0.25, .len_s = 0.25, .n = 2, .counts = each };
 	struct tacho_write_opts later = { .sz = sizeof(later), .csv_no_header = true };
 	struct buf b;
 	char *line;
@@ -718,12 +720,31 @@ static void test_doctor(void **state)
 		{ .name = "CLOCK_MONOTONIC", .clock_id = 1, .resolution_ns = 1, .read_ns = 24.5 },
 		{ .name = "tsc", .clock_id = -1, .err = -ENODEV },
 	};
+	struct tacho_machine_view v = {
+		.sz = sizeof(v), .checks = c, .nchecks = 2, .check_sz = sizeof(c[0]),
+		.clocks = k, .nclocks = 2, .clock_sz = sizeof(k[0]),
+	};
+	struct tacho_machine_view no_clocks = {
+		.sz = sizeof(no_clocks), .checks = c, .nchecks = 2, .check_sz = sizeof(c[0]),
+	};
+	/* a newer header's larger checks, at their element size: the same document */
+	struct {
+		struct tacho_check c;
+		int future;
+	} newer[2] = { { c[0], -1 }, { c[1], -1 } };
+	struct tacho_machine_view nv = {
+		.sz = sizeof(nv), .checks = &newer[0].c, .nchecks = 2, .check_sz = sizeof(newer[0]),
+		.clocks = k, .nclocks = 2, .clock_sz = sizeof(k[0]),
+	};
 	struct th_json *doc;
-	struct buf b;
+	struct buf b, b2;
 	(void)state;
 
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
-	doc = check_json(buf_close(&b), "doctor");
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_machine_write(&nv, buf_open(&b2), TACHO_FORMAT_JSON, NULL), 0);
+	assert_string_equal(buf_close(&b2), buf_close(&b));
+	free(b2.s);
+	doc = check_json(b.s, "doctor");
 	assert_json_str(doc, "checks[0].state", "limited");
 	assert_json_str(doc, "checks[1].text", "a guest, \"quoted\", with, commas");
 	assert_json_type(doc, "clocks[1].read_ns", TH_JSON_NULL);
@@ -731,24 +752,29 @@ static void test_doctor(void **state)
 	th_json_free(doc);
 	free(b.s);
 	/* no survey: an empty array, still the schema */
-	assert_int_equal(tacho_machine_write(c, 2, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_machine_write(&no_clocks, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
 	doc = check_json(buf_close(&b), "doctor");
 	assert_json_type(doc, "clocks", TH_JSON_ARRAY);
 	assert_null(th_json_get(doc, "clocks[0]"));
 	th_json_free(doc);
 	free(b.s);
 
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "doctor", ',');
 	assert_contains(b.s, "\ncheck,vm,virtual machine,info,yes,\"a guest, \"\"quoted\"\", with, commas\",,,\n");
 	assert_contains(b.s, "\nclock,CLOCK_MONOTONIC,,,,,1,24.5,\n");
 	free(b.s);
-	assert_int_equal(tacho_machine_write(c, 2, k, 2, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
 	assert_contains(buf_close(&b), "what this machine lets tacho measure:\n\n  limited  hardware PMU");
 	assert_contains(b.s, "CLOCK_MONOTONIC");
 	assert_contains(b.s, "cannot read: ");
 	free(b.s);
-	assert_int_equal(tacho_machine_write(NULL, 2, k, 2, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	assert_int_equal(tacho_machine_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	v.check_sz = offsetof(struct tacho_check, hint);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	v.check_sz = sizeof(c[0]);
+	v.sz = offsetof(struct tacho_machine_view, clock_sz);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
 }
 
 /* --- regions and the harness, in this process --- */
@@ -763,9 +789,9 @@ static void test_regions_bench(void **state)
 	struct tacho_regions_opts ro = { .sz = sizeof(ro), .events = "page-faults",
 					 .no_report_at_exit = true };
 	struct tacho_bench_opts bo = { .sz = sizeof(bo), .trials = 11, .events = "page-faults" };
-	struct tacho_region_report *r;
+	struct tacho_regions_report *r;
 	struct tacho_bench_result *res;
-	struct tacho_diag diag;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct th_json *doc;
 	struct buf b;
 	(void)state;
@@ -777,17 +803,17 @@ static void test_regions_bench(void **state)
 		assert_int_equal(tacho_region_end("inner"), 0);
 		assert_int_equal(tacho_region_end("outer"), 0);
 	}
-	assert_int_equal(tacho_regions_report(&r), 0);
-	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	assert_int_equal(tacho_regions_report_new(&r), 0);
+	assert_int_equal(tacho_regions_report_write(r, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
 	doc = check_json(buf_close(&b), "regions");
 	assert_json_str(doc, "regions[0].name", "inner");
 	assert_json_int(doc, "regions[1].calls", 2);
 	th_json_free(doc);
 	free(b.s);
-	assert_int_equal(tacho_region_report_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_int_equal(tacho_regions_report_write(r, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "regions", ',');
 	free(b.s);
-	tacho_region_report_free(r);
+	tacho_regions_report_free(r);
 
 	assert_int_equal(tacho_bench_run(empty, NULL, &bo, &res, &diag), 0);
 	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
@@ -808,6 +834,9 @@ static void test_regions_bench(void **state)
 static void test_options(void **state)
 {
 	struct tacho_check c = { .key = "k", .title = "t", .value = "v", .text = "x" };
+	struct tacho_machine_view v = {
+		.sz = sizeof(v), .checks = &c, .nchecks = 1, .check_sz = sizeof(c),
+	};
 	struct tacho_write_opts o = { .sz = sizeof(o), .json_compact = true };
 	struct tacho_write_opts quote = { .sz = sizeof(quote), .csv_sep = '"' };
 	struct tacho_write_opts old = { .sz = offsetof(struct tacho_write_opts, json_compact),
@@ -817,24 +846,24 @@ static void test_options(void **state)
 	(void)state;
 
 	/* one line, ending with a newline: JSON lines */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &o), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, &o), 0);
 	assert_int_equal(th_count_lines(buf_close(&b)), 1);
 	assert_int_equal(b.s[strlen(b.s) - 1], '\n');
 	doc = check_json(b.s, "doctor");
 	th_json_free(doc);
 	free(b.s);
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON_LINES,
 					     NULL), 0);
 	assert_int_equal(th_count_lines(buf_close(&b)), 1);
 	free(b.s);
 	/* a caller that does not know json_compact gets the indented document */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, buf_open(&b), TACHO_FORMAT_JSON, &old), 0);
+	assert_int_equal(tacho_machine_write(&v, buf_open(&b), TACHO_FORMAT_JSON, &old), 0);
 	assert_true(th_count_lines(buf_close(&b)) > 5);
 	free(b.s);
 	/* no separator CSV cannot quote; no sz */
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &quote), -EINVAL);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_CSV, &quote), -EINVAL);
 	o.sz = 0;
-	assert_int_equal(tacho_machine_write(&c, 1, NULL, 0, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
+	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
 }
 
 /* --- live: frames of this process and of the machine --- */

@@ -1,14 +1,16 @@
-/* mset.c - a measurement set on the calling thread: the engine's list of one group on
- * one cell, read on its hot path (RDPMC through the mmap pages where the kernel allows
- * it, otherwise one read(2) of the group). */
+/* measure-set.c - a measurement set on the calling thread: the engine's list of one
+ * group on one cell, read on its hot path (RDPMC through the mmap pages where the kernel
+ * allows it, otherwise one read(2) of the group). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/mset.h"
+#include "measure/measure-set.h"
 #include "perf/engine.h"
+#include "tacho/errors.h"
+#include "tacho/events.h"
 
-int tc_evset_from_list(struct tc_evset *s, const struct tacho_evlist *list)
+int tc_event_set_from_list(struct tc_event_set *s, const struct tacho_evlist *list)
 {
 	size_t n = tacho_evlist_count(list);
 
@@ -29,11 +31,11 @@ int tc_evset_from_list(struct tc_evset *s, const struct tacho_evlist *list)
 	}
 	return 0;
 out_oom:
-	tc_evset_exit(s);
+	tc_event_set_exit(s);
 	return -ENOMEM;
 }
 
-void tc_evset_exit(struct tc_evset *s)
+void tc_event_set_exit(struct tc_event_set *s)
 {
 	if (!s)
 		return;
@@ -44,7 +46,7 @@ void tc_evset_exit(struct tc_evset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void tc_mset_close(struct tc_mset *m)
+void tc_measure_set_close(struct tc_measure_set *m)
 {
 	if (!m)
 		return;
@@ -56,7 +58,7 @@ void tc_mset_close(struct tc_mset *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int tc_mset_open(struct tc_mset *m, const struct tc_evset *s)
+int tc_measure_set_open(struct tc_measure_set *m, const struct tc_event_set *s)
 {
 	static const pid_t self = 0;
 	struct tc_perf_grid grid = { 0 };
@@ -113,16 +115,16 @@ int tc_mset_open(struct tc_mset *m, const struct tc_evset *s)
 		goto out_close;
 	return 0;
 out_close:
-	tc_mset_close(m);
+	tc_measure_set_close(m);
 	return err;
 }
 
-bool tc_mset_is_open(const struct tc_mset *m, size_t i)
+bool tc_measure_set_is_open(const struct tc_measure_set *m, size_t i)
 {
 	return m->err && i < m->n && !m->err[i];
 }
 
-bool tc_mset_multiplexed(const struct tc_mset *m)
+bool tc_measure_set_multiplexed(const struct tc_measure_set *m)
 {
 	struct tc_perf_hot_state st;
 
@@ -132,7 +134,7 @@ bool tc_mset_multiplexed(const struct tc_mset *m)
 	return st.multiplexed;
 }
 
-bool tc_mset_ran(const struct tc_mset *m)
+bool tc_measure_set_ran(const struct tc_measure_set *m)
 {
 	struct tc_perf_hot_state st;
 
@@ -142,7 +144,7 @@ bool tc_mset_ran(const struct tc_mset *m)
 	return st.ran;
 }
 
-const char *tc_mset_read_path(const struct tc_mset *m)
+const char *tc_measure_set_read_path(const struct tc_measure_set *m)
 {
 	struct tc_perf_hot_state st = { .path = TC_PERF_HOT_NONE };
 

@@ -1,0 +1,15 @@
+/* metrics.h - internal side of the derived metrics (metrics.c): the computation on the
+ * library's own arrays, which stat sessions call directly. */
+#ifndef TACHO_MEASURE_METRICS_H
+#define TACHO_MEASURE_METRICS_H
+
+#include <stddef.h>
+
+#include "tacho/stat.h"
+
+/* tacho_metrics_compute on arrays of the library's element sizes: *out is an array of
+ * *nout struct tacho_metric as this library lays them out (free() it). */
+int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
+		       struct tacho_metric **out, size_t *nout);
+
+#endif
