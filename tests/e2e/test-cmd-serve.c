@@ -426,11 +426,11 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prometheus),
-		cmocka_unit_test(test_promtool_openmetrics),
-		cmocka_unit_test(test_page_in_chromium),
-		cmocka_unit_test(test_many_clients),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test_teardown(test_prometheus, th_procs_teardown),
+		cmocka_unit_test_teardown(test_promtool_openmetrics, th_procs_teardown),
+		cmocka_unit_test_teardown(test_page_in_chromium, th_procs_teardown),
+		cmocka_unit_test_teardown(test_many_clients, th_procs_teardown),
+		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -343,14 +343,34 @@ static void test_bad_input(void **state)
 	th_run_free(&r);
 }
 
+/* What a failed screen test leaves: its tmux servers (daemons, not our children),
+ * then what th_spawn started. */
+static int screen_teardown(void **state)
+{
+	const char *socks[] = { "tmux", "tmux2" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(socks); i++) {
+		char path[4096];
+		struct th_run r;
+		char *argv[] = { (char *)"tmux", (char *)"-S", path, (char *)"kill-server", NULL };
+
+		snprintf(path, sizeof(path), "%s", th_tmp(socks[i]));
+		if (access(path, F_OK))
+			continue;
+		th_runv(&r, NULL, argv);
+		th_run_free(&r);
+	}
+	return th_procs_teardown(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_batch_json_exact),
-		cmocka_unit_test(test_batch_csv_table),
-		cmocka_unit_test(test_screen),
-		cmocka_unit_test(test_ctrl_c_restores),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test_teardown(test_batch_json_exact, th_procs_teardown),
+		cmocka_unit_test_teardown(test_batch_csv_table, th_procs_teardown),
+		cmocka_unit_test_teardown(test_screen, screen_teardown),
+		cmocka_unit_test_teardown(test_ctrl_c_restores, screen_teardown),
+		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -491,14 +491,14 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cap_ratio),
-		cmocka_unit_test(test_exec_per_crossing),
-		cmocka_unit_test(test_hysteresis),
-		cmocka_unit_test(test_signal),
-		cmocka_unit_test(test_no_cgroup_duty),
-		cmocka_unit_test(test_sigterm_lifts),
-		cmocka_unit_test(test_program),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test_teardown(test_cap_ratio, th_procs_teardown),
+		cmocka_unit_test_teardown(test_exec_per_crossing, th_procs_teardown),
+		cmocka_unit_test_teardown(test_hysteresis, th_procs_teardown),
+		cmocka_unit_test_teardown(test_signal, th_procs_teardown),
+		cmocka_unit_test_teardown(test_no_cgroup_duty, th_procs_teardown),
+		cmocka_unit_test_teardown(test_sigterm_lifts, th_procs_teardown),
+		cmocka_unit_test_teardown(test_program, th_procs_teardown),
+		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -15,6 +15,49 @@
 #include "harness.h"
 #include "spawn.h"
 
+/* What th_spawn started and nobody reaped yet, for th_procs_teardown. */
+static pid_t live_pids[64];
+
+static void forget(pid_t pid)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(live_pids); i++)
+		if (live_pids[i] == pid)
+			live_pids[i] = 0;
+}
+
+int th_procs_teardown(void **state)
+{
+	double end = th_now() + 5;
+	bool left = false;
+	(void)state;
+
+	/* SIGTERM first: a tacho command lifts its caps and continues what it stopped */
+	for (size_t i = 0; i < ARRAY_SIZE(live_pids); i++)
+		if (live_pids[i] > 0 && !kill(live_pids[i], SIGTERM))
+			left = true;
+	while (left && th_now() < end) {
+		left = false;
+		for (size_t i = 0; i < ARRAY_SIZE(live_pids); i++) {
+			if (live_pids[i] <= 0)
+				continue;
+			if (waitpid(live_pids[i], NULL, WNOHANG) == live_pids[i])
+				live_pids[i] = 0;
+			else
+				left = true;
+		}
+		if (left)
+			usleep(20000);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(live_pids); i++) {
+		if (live_pids[i] > 0) {
+			kill(live_pids[i], SIGKILL);
+			waitpid(live_pids[i], NULL, 0);
+		}
+		live_pids[i] = 0;
+	}
+	return 0;
+}
+
 double th_now(void)
 {
 	struct timespec ts;
@@ -56,6 +99,11 @@ void th_spawn(struct th_proc *p, const char *tag, char *const argv[])
 	while (read(sync[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(sync[0]);
+	for (size_t i = 0; i < ARRAY_SIZE(live_pids); i++)
+		if (!live_pids[i]) {
+			live_pids[i] = p->pid;
+			break;
+		}
 }
 
 bool th_proc_wait(struct th_proc *p, double timeout_s)
@@ -68,6 +116,7 @@ bool th_proc_wait(struct th_proc *p, double timeout_s)
 	for (;;) {
 		pid_t r = waitpid(p->pid, &st, WNOHANG);
 		if (r == p->pid) {
+			forget(p->pid);
 			p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			p->done = true;
 			return true;

@@ -19,6 +19,10 @@ struct th_proc {
 void th_spawn(struct th_proc *p, const char *tag, char *const argv[]);
 /* Waits up to timeout_s for it to end: true (and p->status) when it did. */
 bool th_proc_wait(struct th_proc *p, double timeout_s);
+/* A cmocka teardown for each test that spawns: what it started and did not reap (a
+ * failed assertion leaves the test on the spot) gets SIGTERM, then SIGKILL after 5 s,
+ * and is reaped, so that no helper outlives its test and loads the next ones. */
+int th_procs_teardown(void **state);
 /* Sends sig (when still running). */
 void th_proc_kill(struct th_proc *p, int sig);
 /* Kills it (SIGKILL) if it still runs and reaps it: for teardown. */
