@@ -63,8 +63,9 @@ static const struct cli_option watch_options[] = {
 	  "sends this signal (TERM, SIGUSR1, 10) to the target when\n"
 	  "the rule fires" },
 	{ OPT_CAP, 0, "cap", "<percent>",
-	  "while the rule holds, caps the target's CPU bandwidth to\n"
-	  "this share of what it used before (cgroup cpu controller)" },
+	  "while the rule holds, caps the target's CPU bandwidth\n"
+	  "(cgroup cpu controller), steered so that the rule's rate\n"
+	  "comes to this share of its rate before" },
 	{ OPT_DUTY, 0, "duty", "<percent>",
 	  "while the rule holds, lets the target run this share of\n"
 	  "each 100 ms and stops it (SIGSTOP) for the rest" },
