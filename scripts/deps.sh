@@ -11,9 +11,13 @@ set -eu
 
 what=${1:-build}
 
-build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid"
-bench="$test libpapi-dev linux-perf gzip sqlite3"
+# libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)
+build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev"
+# tmux, prometheus (with promtool) and chromium: the live commands' tests drive the real
+# programs; aha: scripts/docs-shots.sh turns tmux's panes into the docs' pictures
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid tmux prometheus chromium aha"
+# procps (top) and curl: bench/live.sh
+bench="$test libpapi-dev linux-perf gzip sqlite3 procps curl"
 
 case $what in
 build) want=$build ;;
