@@ -68,10 +68,12 @@ endif
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
-# ncurses is for the live monitor to come: nothing links it until a command uses it (then
-# that command's objects add $(CURSES_LIBS) to CLI_LIBS, the libraries of tacho alone).
+# ncurses (tacho top's screen) and libmicrohttpd (tacho serve's HTTP) are the command's
+# alone: CLI_LIBS, linked into tacho and nothing else (libtacho writes the documents they
+# carry, and needs neither).
 CURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
-CLI_LIBS  :=
+MHD_LIBS  = $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+CLI_LIBS  := $(CURSES_LIBS) $(MHD_LIBS)
 
 override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \

@@ -84,6 +84,9 @@ extern const struct cli_cmd cmd_msr;
  * processor, decoded (cmd-msr.c; for list -v and stat -v). 0 or the error, told. */
 int cli_msr_explain_events(const struct tacho_evlist *list, FILE *f);
 extern const struct cli_cmd cmd_trace;
+extern const struct cli_cmd cmd_top;
+extern const struct cli_cmd cmd_serve;
+extern const struct cli_cmd cmd_watch;
 
 /* "tacho: MESSAGE" on stderr. Lowercase, no full stop: say what failed, then a hint. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,15 +3,11 @@
  * It includes every area of the interface, each in its own header under tacho/, in
  * dependency order: errors and diagnostics, writing results (the formats every writer
  * shares), CPU detection, events, launching programs, simulated events (valgrind),
- * counters, stat sessions, the
- * time-stamp counter, what the machine allows, regions, the benchmark harness,
- * sampling, model-specific registers. Read them like a manual: every function states what it does, what it
- * returns on error, who owns what afterwards and whether it may be called from several
- * threads at once.
- * time-stamp counter, the memory hierarchy measured, what the machine allows, regions,
- * the benchmark harness, sampling. Read them like a manual: every function states what
- * it does, what it returns on error, who owns what afterwards and whether it may be
- * called from several threads at once.
+ * counters, stat sessions, the time-stamp counter, marks for traces, the memory
+ * hierarchy measured, what the machine allows, regions, the benchmark harness,
+ * sampling, model-specific registers, traces, live monitoring. Read them like a
+ * manual: every function states what it does, what it returns on error, who owns what
+ * afterwards and whether it may be called from several threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -52,5 +48,6 @@
 #include "tacho/sample.h"
 #include "tacho/msr.h"
 #include "tacho/timeline.h"
+#include "tacho/live.h"
 
 #endif /* TACHO_H */

@@ -310,6 +310,18 @@ int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned
 
 	if (!e || !g || e->ncells)
 		return -EINVAL;
+	if (flags & TC_PERF_CGROUP) {
+		/* a cgroup is counted per CPU: the kernel has no "this cgroup on any
+		 * CPU", and a cgroup event is not a task's to inherit or exec */
+		if (flags & (TC_PERF_INHERIT | TC_PERF_ENABLE_ON_EXEC))
+			return -EINVAL;
+		for (size_t c = 0; c < g->ncpus; c++)
+			if (g->cpus[c] < 0)
+				return -EINVAL;
+		for (size_t t = 0; t < g->nthreads; t++)
+			if (g->threads[t] < 0)
+				return -EINVAL;
+	}
 	l = leader_of(e);
 	if (e->leader && (l->grid.ncpus != g->ncpus || l->grid.nthreads != g->nthreads ||
 			  !l->ncells))
@@ -349,14 +361,16 @@ int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned
 		int fd;
 
 		prepare_attr(e, flags, group_fd < 0, &a);
-		fd = tc_perf_event_open(&a, pid, cpu, group_fd, 0);
+		fd = tc_perf_event_open(&a, pid, cpu, group_fd,
+					flags & TC_PERF_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
 		if (fd == -EINVAL && (flags & TC_PERF_GROUP_READ) && (flags & TC_PERF_INHERIT) &&
 		    group_fd < 0) {
 			/* Kernels before group reads of inherited events were allowed
 			 * (Linux 5.13) refuse the pair: find out whether that is the
 			 * reason, without the group format. */
 			a.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
-			fd = tc_perf_event_open(&a, pid, cpu, -1, 0);
+			fd = tc_perf_event_open(&a, pid, cpu, -1, 0);   /* never CGROUP:
+									   no INHERIT */
 			if (fd >= 0) {
 				close(fd);
 				tc_perf_ev_close(e);
@@ -368,12 +382,14 @@ int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned
 			/* before Linux 5.12: no build-ids in MMAP2; the reader finds them in
 			 * the files instead */
 			a.build_id = 0;
-			fd = tc_perf_event_open(&a, pid, cpu, group_fd, 0);
+			fd = tc_perf_event_open(&a, pid, cpu, group_fd,
+						flags & TC_PERF_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
 			if (fd >= 0)
 				e->attr.build_id = 0;
 		}
 		if (fd < 0) {
-			if (fd == -ESRCH && (flags & TC_PERF_SKIP_GONE) && pid > 0) {
+			if (fd == -ESRCH && (flags & TC_PERF_SKIP_GONE) && pid > 0 &&
+			    !(flags & TC_PERF_CGROUP)) {
 				/* the thread ended since /proc listed it */
 				tc_log(TACHO_LOG_DEBUG, "thread %d ended before '%s' opened on it",
 				       (int)pid, e->name);
@@ -381,7 +397,8 @@ int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned
 			}
 			if (!e->err) {
 				e->err = fd;
-				e->err_flags = (pid == -1 ? TC_EXPLAIN_CPU_WIDE : 0) |
+				e->err_flags = (pid == -1 || (flags & TC_PERF_CGROUP) ?
+						TC_EXPLAIN_CPU_WIDE : 0) |
 					       (group_fd >= 0 ? TC_EXPLAIN_GROUP_MEMBER : 0);
 				e->err_attr = a;
 			}

@@ -54,6 +54,14 @@ void tc_perf_grid_exit(struct tc_perf_grid *g);   /* NULL-safe, idempotent */
 					(PERF_FORMAT_GROUP) */
 #define TC_PERF_SKIP_GONE      0x8u  /* a thread that ended since it was listed (ESRCH)
 					leaves its cells closed, without an error */
+#define TC_PERF_CGROUP        0x10u  /* perf's cgroup mode (PERF_FLAG_PID_CGROUP): the
+					grid's threads are descriptors of cgroup
+					directories of the perf_event hierarchy (the
+					caller's: the kernel takes its own reference at the
+					open, so they may be closed after it), each cell
+					counts that cgroup's tasks on its CPU; every CPU of
+					the grid must be >= 0; not with INHERIT or
+					ENABLE_ON_EXEC */
 
 /* One event summed over the cells where it is open, under the one rule (perf.h). */
 struct tc_perf_count {
@@ -88,7 +96,8 @@ const char *tc_perf_ev_name(const struct tc_perf_ev *e);   /* "" when none */
 const struct perf_event_attr *tc_perf_ev_attr(const struct tc_perf_ev *e);
 
 /* Opens e on every cell of g (copied) with flags TC_PERF_*; a member opens after its
- * leader, on the same grid. A cell where the kernel refuses stays closed and the first
+ * leader, on the same grid (-EINVAL for TC_PERF_CGROUP with a CPU of -1, INHERIT or
+ * ENABLE_ON_EXEC). A cell where the kernel refuses stays closed and the first
  * refusal is kept (tc_perf_ev_error): the call itself fails only for bad arguments or
  * memory. Kernel differences it absorbs: build_id side-band records (Linux 5.12) are
  * dropped where refused. Returns 0; 1 when the kernel refuses group reads of inherited

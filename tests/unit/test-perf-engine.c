@@ -30,6 +30,7 @@
 struct fake_open {
 	pid_t pid;
 	int cpu, group_fd;
+	unsigned long flags;            /* perf_event_open's flags */
 	int fd, wfd;                    /* the pipe: what the engine reads, what we write */
 	uint64_t id;
 	struct perf_event_attr attr;
@@ -80,7 +81,6 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
 	struct fake_open *o;
 	int p[2];
 
-	(void)flags;
 	assert_true(f->n < MAXOPEN);
 	if ((int)f->n == f->fail_at) {
 		f->o[f->n].fd = f->o[f->n].wfd = -1;
@@ -99,6 +99,7 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
 	o->pid = pid;
 	o->cpu = cpu;
 	o->group_fd = group_fd;
+	o->flags = flags;
 	o->fd = p[0];
 	o->wfd = p[1];
 	o->id = 1000 + f->n;
@@ -383,6 +384,84 @@ static void test_skip_gone_and_context(void **state)
 	assert_int_equal(tc_perf_ev_error(tc_perf_list_event(l, 0), &ctx, NULL), -EACCES);
 	assert_int_equal(ctx, TC_EXPLAIN_CPU_WIDE);
 	tc_perf_list_free(l);
+	tc_perf_grid_exit(&g);
+	fake_end(&f);
+}
+
+/* perf's cgroup mode: the grid's threads are cgroup directory descriptors, every cell
+ * opens with PERF_FLAG_PID_CGROUP and that descriptor as pid, on its own CPU, without
+ * inherit; a member joins its cell's leader; a refusal is explained as CPU-wide. A CPU
+ * of -1, INHERIT or ENABLE_ON_EXEC is refused before any open. */
+static void test_cgroup_mode(void **state)
+{
+	static const int cpus[] = { 0, 1 }, any_cpu[] = { -1 };
+	static const pid_t cg[] = { 42 };
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct perf_event_attr b = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	struct tc_perf_count v[2];
+	struct tc_perf_list *l;
+	struct tc_perf_grid g;
+	unsigned ctx;
+	struct fake f;
+	(void)state;
+
+	fake_begin(&f);
+	assert_int_equal(tc_perf_grid_init(&g, cpus, 2, cg, 1), 0);
+	assert_int_equal(tc_perf_list_new(&l), 0);
+	assert_int_equal(tc_perf_list_add(l, &a, "A", 0), 0);
+	assert_int_equal(tc_perf_list_add(l, &b, "B", 0), 1);
+	assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_CGROUP | TC_PERF_GROUP_READ), 0);
+	assert_int_equal(f.n, 4);
+	for (size_t i = 0; i < f.n; i++) {
+		assert_int_equal(f.o[i].pid, 42);
+		assert_true(f.o[i].flags & PERF_FLAG_PID_CGROUP);
+		assert_true(f.o[i].flags & PERF_FLAG_FD_CLOEXEC);
+		assert_int_equal(f.o[i].attr.inherit, 0);
+		assert_int_equal(f.o[i].attr.enable_on_exec, 0);
+	}
+	/* A on CPU 0, A on CPU 1, then B into each cell's A */
+	assert_int_equal(f.o[0].cpu, 0);
+	assert_int_equal(f.o[1].cpu, 1);
+	assert_int_equal(f.o[0].group_fd, -1);
+	assert_int_equal(f.o[2].group_fd, f.o[0].fd);
+	assert_int_equal(f.o[3].group_fd, f.o[1].fd);
+	/* each CPU's group read, summed per event */
+	feed(&f.o[0], (const uint64_t[]){ 2, 100, 100, 5, f.o[0].id, 7, f.o[2].id }, 7);
+	feed(&f.o[1], (const uint64_t[]){ 2, 100, 100, 11, f.o[1].id, 13, f.o[3].id }, 7);
+	assert_int_equal(tc_perf_list_read(l, v), 0);
+	assert_int_equal(v[0].raw, 16);
+	assert_int_equal(v[1].raw, 20);
+	assert_int_equal(v[0].status, TACHO_COUNT_COUNTED);
+	tc_perf_list_free(l);
+
+	/* a refusal is a CPU-wide open's */
+	f.fail_at = (int)f.n;
+	f.fail_err = EACCES;
+	assert_int_equal(tc_perf_list_new(&l), 0);
+	assert_int_equal(tc_perf_list_add(l, &a, "A", TACHO_GROUP_NONE), 0);
+	assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_CGROUP), 0);
+	assert_int_equal(tc_perf_ev_error(tc_perf_list_event(l, 0), &ctx, NULL), -EACCES);
+	assert_int_equal(ctx, TC_EXPLAIN_CPU_WIDE);
+	tc_perf_list_free(l);
+
+	/* refused before any open */
+	f.fail_at = -1;
+	{
+		size_t before = f.n;
+		assert_int_equal(tc_perf_list_new(&l), 0);
+		assert_int_equal(tc_perf_list_add(l, &a, "A", TACHO_GROUP_NONE), 0);
+		assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_CGROUP | TC_PERF_INHERIT), -EINVAL);
+		assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_CGROUP | TC_PERF_ENABLE_ON_EXEC),
+				 -EINVAL);
+		tc_perf_list_free(l);
+		tc_perf_grid_exit(&g);
+		assert_int_equal(tc_perf_grid_init(&g, any_cpu, 1, cg, 1), 0);
+		assert_int_equal(tc_perf_list_new(&l), 0);
+		assert_int_equal(tc_perf_list_add(l, &a, "A", TACHO_GROUP_NONE), 0);
+		assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_CGROUP), -EINVAL);
+		tc_perf_list_free(l);
+		assert_int_equal(f.n, before);
+	}
 	tc_perf_grid_exit(&g);
 	fake_end(&f);
 }
@@ -923,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_grid_rules),
 		cmocka_unit_test_teardown(test_grid_opens, reset_hooks),
 		cmocka_unit_test_teardown(test_skip_gone_and_context, reset_hooks),
+		cmocka_unit_test_teardown(test_cgroup_mode, reset_hooks),
 		cmocka_unit_test_teardown(test_old_kernel_no_group_read, reset_hooks),
 		cmocka_unit_test_teardown(test_rings_set_output, reset_hooks),
 		cmocka_unit_test_teardown(test_group_read_by_id, reset_hooks),

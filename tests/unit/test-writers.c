@@ -2,7 +2,7 @@
  * inputs (a CPUID dump, a record file written here, a stat session of a tiny program and
  * a hand-filled interval, the event walk over the fake sysfs tree, a hand-filled doctor
  * list, regions and a benchmark of this process, a memory-hierarchy result built from a
- * synthetic curve, MSR values and rates on a fake device tree and the MSR table, a
+ * synthetic curve, live frames of this process and of the machine, MSR values and rates on a fake device tree and the MSR table, a
  * trace): each JSON document is checked against its schema in docs/schemas.md (every
  * key listed with its type, every listed key present, "version" 1), each CSV against
  * its header there, the SVG by xmllint; then the write options. */
@@ -1142,6 +1142,76 @@ static void test_cache(void **state)
 		TEST_SKIP("xmllint (Debian libxml2-utils) is missing: the SVG was not parsed");
 }
 
+/* --- live: frames of this process and of the machine --- */
+
+static struct tacho_live_frame *live_frame(enum tacho_live_view view, pid_t pid)
+{
+	struct tacho_live_opts o = { .sz = sizeof(o), .view = view, .pid = pid, .history = 8 };
+	struct tacho_live_frame *f = NULL;
+	struct tacho_evlist *l;
+	struct tacho_live *lv;
+
+	/* cycles: not supported without a PMU, else counted; both paths are schema */
+	assert_int_equal(tacho_evlist_parse("task-clock,page-faults,cycles", &l, NULL), 0);
+	o.events = l;
+	assert_int_equal(tacho_live_new(&o, &lv, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		tacho_live_frame_put(f);
+		assert_int_equal(tacho_live_sample(lv, &f), 0);
+		usleep(2000);
+	}
+	tacho_live_free(lv);
+	tacho_evlist_free(l);
+	return f;
+}
+
+static void test_live(void **state)
+{
+	struct tacho_live_frame *f = live_frame(TACHO_LIVE_PROCESS, getpid());
+	struct tacho_write_opts later = { .sz = sizeof(later), .csv_no_header = true };
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_live_frame_nrows(f), 1);
+	assert_int_equal(tacho_live_frame_write(f, buf_open(&b), TACHO_FORMAT_JSON_LINES, NULL), 0);
+	buf_close(&b);
+	assert_int_equal(th_count_lines(b.s), 1);
+	doc = check_json(b.s, "live");
+	assert_json_str(doc, "view", "process");
+	assert_json_int(doc, "rows[0].pid", getpid());
+	assert_json_str(doc, "rows[0].values.task-clock.status", "counted");
+	assert_json_str(doc, "events[0].unit", "msec");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_live_frame_write_history(f, buf_open(&b), NULL), 0);
+	doc = check_json(buf_close(&b), "live");
+	assert_int_equal(th_json_get(doc, "rows[0].history.page-faults")->n, 3);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_live_frame_write(f, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "live", ',');
+	assert_int_equal(th_count_lines(b.s), 4);
+	free(b.s);
+	assert_int_equal(tacho_live_frame_write(f, buf_open(&b), TACHO_FORMAT_CSV, &later), 0);
+	assert_int_equal(th_count_lines(buf_close(&b)), 3);
+	free(b.s);
+	assert_int_equal(tacho_live_frame_write(f, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "process view, 1 row");
+	free(b.s);
+	tacho_live_frame_put(f);
+
+	/* a row without a process: pid null */
+	f = live_frame(TACHO_LIVE_MACHINE, 0);
+	assert_int_equal(tacho_live_frame_write(f, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "live");
+	assert_json_type(doc, "rows[0].pid", TH_JSON_NULL);
+	assert_json_int(doc, "rows[0].id", -1);
+	th_json_free(doc);
+	free(b.s);
+	tacho_live_frame_put(f);
+}
+
 /* --- the options every writer shares --- */
 
 /* --- trace: the small trace of the fuzz corpus, written by hand with every record --- */
@@ -1244,6 +1314,7 @@ int main(void)
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_msr),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_options),

@@ -1,0 +1,551 @@
+/* cmd-serve.c - `tacho serve`: the live sampler's counters over HTTP (libmicrohttpd):
+ * /metrics for Prometheus (its text format, or OpenMetrics when the scraper asks for
+ * it), /api/frame and /api/history as JSON, and at / a page that plots the rates.
+ *
+ * Counting runs on a thread of its own and publishes each frame as a snapshot; the HTTP
+ * side (one thread, libmicrohttpd's poll loop, at most 64 connections, each timed out
+ * after 10 s of silence) answers from the latest snapshot and never waits on counting.
+ * A snapshot renders each document once, on its first request, and every answer is a
+ * copy of that text: a scraper costs a memcpy, whatever their number, and a slow or
+ * dead client holds nothing but its own copy. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "serve.h"
+
+#define GO_ON (-1)
+#define DEFAULT_PORT "9475"
+#define MAX_CONNECTIONS 64
+#define CONNECTION_TIMEOUT_S 10
+
+enum { OPT_LISTEN = 256, OPT_ONCE };
+
+static const char serve_usage[] =
+	"usage: tacho serve [--listen <addr>:<port>] [-e <events>] [-d <seconds>] [--view <view>]\n"
+	"                   [-k <n>] [-p <pid> | -G <cgroup>... | [--] <program> [<args>]]\n"
+	"\n"
+	"Counts events live, as tacho top does, and serves them over HTTP: /metrics for\n"
+	"Prometheus (a counter per event with labels for the cpu, process or cgroup, and\n"
+	"tacho's own health; OpenMetrics when the scraper asks for it), /api/frame and\n"
+	"/api/history as JSON, and at / a page that plots the rates. It listens on the\n"
+	"loopback address unless --listen names another one.\n"
+	"\n";
+
+static const struct cli_option serve_options[] = {
+	{ OPT_LISTEN, 0, "listen", "<addr>:<port>",
+	  "where to listen (default 127.0.0.1:" DEFAULT_PORT "); [::1]:9475,\n"
+	  ":9475 (every address: only when you mean it)" },
+	{ 'e', 'e', "event", "<events>",
+	  "events to count (default: the software set of tacho top)" },
+	{ 'd', 'd', "delay", "<seconds>", "the counting interval (default 1, at least 0.05)" },
+	{ LIVE_OPT_VIEW, 0, "view", "<view>",
+	  "machine, cpu, process (the default), thread or cgroup" },
+	{ 'p', 'p', "pid", "<pid>", "this process alone" },
+	{ 'G', 'G', "cgroup", "<cgroup>", "this cgroup (may be repeated): --view cgroup" },
+	{ 'k', 'k', "max", "<n>", "follow at most n targets (default 32)" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char serve_footer[] =
+	"Stop it with Ctrl-C or SIGTERM. With -p or a program it ends when that ends.\n"
+	"\n"
+	"exit status: 0 (the program's status when one ran), 1 when it cannot count or\n"
+	"listen, 2 for bad usage. docs/serve.md tells more, with a Prometheus scrape config.\n";
+
+/* --- snapshots: a frame and the documents rendered from it --- */
+
+enum { DOC_PROM, DOC_OPENMETRICS, DOC_FRAME, DOC_HISTORY, NDOCS };
+
+struct snapshot {
+	atomic_int refs;
+	struct tacho_live_frame *frame;
+	pthread_mutex_t mu;                 /* guards the renderings */
+	char *doc[NDOCS];
+	size_t len[NDOCS];
+};
+
+struct server {
+	struct live_cli lc;
+	const char *listen;
+	pthread_mutex_t mu;                 /* guards cur and the scrape figures */
+	struct snapshot *cur;
+	double scrape_s;
+	unsigned long long scrapes;
+	pthread_t counter;
+	bool counter_up;
+	atomic_bool stop;
+	int wake;                           /* eventfd: wakes the counting thread to stop */
+	int count_err;
+	char where[300];
+};
+
+static void snap_put(struct snapshot *s)
+{
+	if (!s || atomic_fetch_sub(&s->refs, 1) != 1)
+		return;
+	for (int i = 0; i < NDOCS; i++)
+		free(s->doc[i]);
+	pthread_mutex_destroy(&s->mu);
+	tacho_live_frame_put(s->frame);
+	free(s);
+}
+
+static struct snapshot *snap_new(struct tacho_live_frame *f)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	atomic_init(&s->refs, 1);
+	pthread_mutex_init(&s->mu, NULL);
+	s->frame = f;
+	return s;
+}
+
+/* The latest snapshot, with a reference for the caller. */
+static struct snapshot *snap_current(struct server *sv)
+{
+	struct snapshot *s;
+
+	pthread_mutex_lock(&sv->mu);
+	s = sv->cur;
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&sv->mu);
+	return s;
+}
+
+static void snap_publish(struct server *sv, struct snapshot *s)
+{
+	struct snapshot *old;
+
+	pthread_mutex_lock(&sv->mu);
+	old = sv->cur;
+	sv->cur = s;
+	pthread_mutex_unlock(&sv->mu);
+	snap_put(old);
+}
+
+/* Document d of s, rendered at its first request. 0 or -errno. */
+static int snap_doc(struct snapshot *s, int d)
+{
+	struct tacho_metrics_opts mo = { .sz = sizeof(mo), .parts = TACHO_METRICS_FRAME };
+	struct tacho_write_opts wo;
+	FILE *f;
+	int err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->doc[d])
+		goto out;
+	f = open_memstream(&s->doc[d], &s->len[d]);
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	cli_write_opts_init(&wo);
+	wo.json_compact = true;
+	switch (d) {
+	case DOC_PROM:
+	case DOC_OPENMETRICS:
+		mo.format = d == DOC_OPENMETRICS ? TACHO_METRICS_OPENMETRICS : TACHO_METRICS_PROMETHEUS;
+		err = tacho_live_frame_write_metrics(s->frame, f, &mo);
+		break;
+	case DOC_FRAME:
+		err = tacho_live_frame_write(s->frame, f, TACHO_FORMAT_JSON, &wo);
+		break;
+	default:
+		err = tacho_live_frame_write_history(s->frame, f, &wo);
+		break;
+	}
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (err) {
+		free(s->doc[d]);
+		s->doc[d] = NULL;
+	}
+out:
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+/* --- counting, on its own thread --- */
+
+static void *count_main(void *arg)
+{
+	struct server *sv = arg;
+	struct live_cli *lc = &sv->lc;
+	double next = live_now() + lc->interval;
+
+	while (!atomic_load(&sv->stop) && !cli_stop_sig) {
+		struct tacho_live_frame *f;
+		struct snapshot *s;
+		int err;
+
+		live_cli_wait(lc, next, sv->wake);
+		if (atomic_load(&sv->stop) || cli_stop_sig)
+			break;
+		if (live_now() < next && !lc->child_done)
+			continue;
+		err = tacho_live_sample(lc->live, &f);
+		if (err) {
+			sv->count_err = err;
+			break;
+		}
+		s = snap_new(f);
+		if (!s) {
+			tacho_live_frame_put(f);
+			sv->count_err = -ENOMEM;
+			break;
+		}
+		snap_publish(sv, s);
+		if (lc->child_done)
+			break;    /* the target ended: its last frame is published */
+		next += lc->interval;
+		if (next < live_now())
+			next = live_now() + lc->interval;
+	}
+	/* tell the main thread (which waits for a signal) that counting is over */
+	atomic_store(&sv->stop, true);
+	kill(getpid(), SIGUSR1);
+	return NULL;
+}
+
+/* --- HTTP --- */
+
+static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const char *type,
+			       char *body, size_t len, bool must_free)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, must_free ?
+		MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned code, const char *msg)
+{
+	return respond(c, code, "text/plain; charset=utf-8", (char *)msg, strlen(msg), false);
+}
+
+/* A copy of document d of the current snapshot, with tail (may be NULL) after it. */
+static enum MHD_Result send_doc(struct server *sv, struct MHD_Connection *c, int d,
+				const char *type, const char *tail, size_t tail_len)
+{
+	struct snapshot *s = snap_current(sv);
+	char *body;
+	size_t len;
+
+	if (!s)
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no frame yet\n");
+	if (snap_doc(s, d)) {
+		snap_put(s);
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot write the document\n");
+	}
+	len = s->len[d] + tail_len;
+	body = malloc(len ? len : 1);
+	if (!body) {
+		snap_put(s);
+		return MHD_NO;
+	}
+	memcpy(body, s->doc[d], s->len[d]);
+	if (tail_len)
+		memcpy(body + s->len[d], tail, tail_len);
+	snap_put(s);
+	return respond(c, MHD_HTTP_OK, type, body, len, true);
+}
+
+static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	bool om = accept && strstr(accept, "application/openmetrics-text");
+	struct tacho_metrics_opts mo = { .sz = sizeof(mo), .parts = TACHO_METRICS_SCRAPE };
+	double t0 = live_now();
+	enum MHD_Result ret;
+	char *tail = NULL;
+	size_t tail_len = 0;
+	FILE *f;
+
+	pthread_mutex_lock(&sv->mu);
+	mo.scrape_s = sv->scrape_s;
+	mo.scrapes = sv->scrapes;
+	pthread_mutex_unlock(&sv->mu);
+	mo.format = om ? TACHO_METRICS_OPENMETRICS : TACHO_METRICS_PROMETHEUS;
+	f = open_memstream(&tail, &tail_len);
+	if (!f)
+		return MHD_NO;
+	tacho_live_frame_write_metrics(NULL, f, &mo);
+	if (fclose(f)) {
+		free(tail);
+		return MHD_NO;
+	}
+	ret = send_doc(sv, c, om ? DOC_OPENMETRICS : DOC_PROM,
+		       om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+			  : "text/plain; version=0.0.4; charset=utf-8", tail, tail_len);
+	free(tail);
+	pthread_mutex_lock(&sv->mu);
+	sv->scrape_s = live_now() - t0;
+	sv->scrapes++;
+	pthread_mutex_unlock(&sv->mu);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct server *sv = cls;
+
+	(void)version;
+	(void)upload;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
+	/* no request body is read: a GET with one is refused at the first call */
+	if (*upload_size)
+		return MHD_NO;
+	(void)con_cls;
+	if (!strcmp(url, "/metrics"))
+		return send_metrics(sv, c);
+	if (!strcmp(url, "/api/frame"))
+		return send_doc(sv, c, DOC_FRAME, "application/json", NULL, 0);
+	if (!strcmp(url, "/api/history"))
+		return send_doc(sv, c, DOC_HISTORY, "application/json", NULL, 0);
+	if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_page,
+			       strlen(serve_page), false);
+	return text(c, MHD_HTTP_NOT_FOUND, "not found: /, /metrics, /api/frame, /api/history\n");
+}
+
+/* --- the listening socket --- */
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT" (every address) or "PORT" (loopback). 0 and a
+ * bound, listening socket in *fd; EXIT_USAGE for a bad address (said); EXIT_FAIL
+ * when it cannot listen (said). */
+static int open_listener(struct server *sv, int *fd)
+{
+	const char *spec = sv->listen ? sv->listen : "127.0.0.1:" DEFAULT_PORT;
+	char host[256], port[16];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_NUMERICHOST };
+	struct addrinfo *ai = NULL;
+	const char *colon = strrchr(spec, ':'), *h = spec;
+	size_t hl;
+	uint64_t pn;
+	int s, one = 1, err;
+
+	if (!colon) {
+		h = "127.0.0.1";
+		hl = strlen(h);
+		colon = spec - 1;
+	} else {
+		hl = (size_t)(colon - spec);
+	}
+	if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(host) || strlen(colon + 1) >= sizeof(port) ||
+	    tc_parse_u64(colon + 1, &pn) || pn == 0 || pn > 65535)
+		return cli_usage_error(&cmd_serve, "bad --listen '%s' (ADDR:PORT, [V6]:PORT, "
+				       ":PORT or PORT)", spec);
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	snprintf(port, sizeof(port), "%s", colon + 1);
+	err = getaddrinfo(hl ? host : NULL, port, &hints, &ai);
+	if (err)
+		return cli_usage_error(&cmd_serve, "bad --listen address '%s': %s", spec,
+				       gai_strerror(err));
+	s = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(s, ai->ai_addr, ai->ai_addrlen) || listen(s, 64)) {
+		cli_error("cannot listen on %s: %s", spec, strerror(errno));
+		if (s >= 0)
+			close(s);
+		freeaddrinfo(ai);
+		return EXIT_FAIL;
+	}
+	snprintf(sv->where, sizeof(sv->where), "%s%s%s:%s", ai->ai_family == AF_INET6 ? "[" : "",
+		 hl ? host : (ai->ai_family == AF_INET6 ? "::" : "0.0.0.0"),
+		 ai->ai_family == AF_INET6 ? "]" : "", port);
+	freeaddrinfo(ai);
+	*fd = s;
+	return 0;
+}
+
+static int serve_parse(struct server *sv, int argc, char **argv)
+{
+	struct cli_args args;
+	int opt, k;
+
+	cli_args_init(&args, &cmd_serve, argc, argv);
+	while ((opt = cli_args_next(&args)) > 0) {
+		k = live_cli_option(&sv->lc, opt, optarg);
+		if (k == 1)
+			continue;
+		if (k)
+			return k;
+		if (opt == OPT_LISTEN)
+			sv->listen = optarg;
+	}
+	if (opt < 0)
+		return args.exit;
+	return GO_ON;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static int serve_run(struct server *sv, int lfd)
+{
+	struct live_cli *lc = &sv->lc;
+	struct MHD_Daemon *d;
+	struct tacho_live_frame *f;
+	struct sigaction sa = { .sa_handler = on_usr1 }, old_usr1;
+	sigset_t block, wait_mask;
+	int err;
+
+	/* the first frame is there before the first request: the baseline */
+	err = tacho_live_sample(lc->live, &f);
+	if (err) {
+		cli_error("cannot count: %s", tacho_strerror(err));
+		close(lfd);
+		return EXIT_FAIL;
+	}
+	sv->cur = snap_new(f);
+	if (!sv->cur) {
+		tacho_live_frame_put(f);
+		close(lfd);
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	/* SIGUSR1 from the counting thread ends the wait below; every thread but this
+	 * one blocks the stop signals, so that they wake this one */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR1);
+	sigaction(SIGUSR1, &sa, &old_usr1);
+	pthread_sigmask(SIG_BLOCK, &block, &wait_mask);
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+			     on_request, sv,
+			     MHD_OPTION_LISTEN_SOCKET, lfd,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+			     MHD_OPTION_END);
+	if (!d) {
+		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
+		sigaction(SIGUSR1, &old_usr1, NULL);
+		close(lfd);
+		cli_error("cannot serve on %s: libmicrohttpd would not start", sv->where);
+		return EXIT_FAIL;
+	}
+	err = -pthread_create(&sv->counter, NULL, count_main, sv);
+	if (err) {
+		MHD_stop_daemon(d);
+		close(lfd);
+		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
+		sigaction(SIGUSR1, &old_usr1, NULL);
+		cli_error("cannot start counting: %s", tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	sv->counter_up = true;
+	fprintf(stderr, "tacho serve: http://%s/ (metrics at /metrics), counting %s every %g s\n",
+		sv->where, live_cli_target(lc, (char[128]){ 0 }, 128), lc->interval);
+	if (lc->note[0])
+		cli_warn("%s", lc->note);
+	/* this thread waits for a stop signal, or for counting to end */
+	while (!cli_stop_sig && !atomic_load(&sv->stop))
+		sigsuspend(&wait_mask);
+	atomic_store(&sv->stop, true);
+	if (eventfd_write(sv->wake, 1))
+		cli_warn("cannot wake the counting thread: %s", strerror(errno));
+	pthread_join(sv->counter, NULL);
+	sv->counter_up = false;
+	MHD_stop_daemon(d);
+	close(lfd);
+	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
+	if (sv->count_err) {
+		cli_error("cannot count: %s", tacho_strerror(sv->count_err));
+		return EXIT_FAIL;
+	}
+	live_cli_reap(lc);
+	return GO_ON;
+}
+
+static int cmd_serve_fn(int argc, char **argv)
+{
+	struct server sv;
+	struct cli_signals saved;
+	int ret, lfd = -1;
+
+	memset(&sv, 0, sizeof(sv));
+	live_cli_init(&sv.lc, &cmd_serve);
+	pthread_mutex_init(&sv.mu, NULL);
+	sv.wake = eventfd(0, EFD_CLOEXEC);
+	if (sv.wake < 0) {
+		cli_error("cannot make an eventfd: %s", strerror(errno));
+		live_cli_exit(&sv.lc);
+		return EXIT_FAIL;
+	}
+	ret = serve_parse(&sv, argc, argv);
+	/* the address before anything is started: a port in use is told at once */
+	if (ret == GO_ON) {
+		int k = open_listener(&sv, &lfd);
+		if (k)
+			ret = k;
+	}
+	if (ret == GO_ON)
+		ret = live_cli_start(&sv.lc, argc, argv, NULL);
+	if (ret == GO_ON) {
+		cli_stop_signals_catch(&saved);
+		ret = serve_run(&sv, lfd);
+		lfd = -1;
+		cli_stop_signals_restore(&saved);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	if (ret == GO_ON)
+		ret = live_cli_status(&sv.lc);
+	snap_put(sv.cur);
+	close(sv.wake);
+	pthread_mutex_destroy(&sv.mu);
+	live_cli_exit(&sv.lc);
+	return ret;
+}
+
+const struct cli_cmd cmd_serve = {
+	.name = "serve",
+	.fn = cmd_serve_fn,
+	.summary = "the live counters over HTTP: Prometheus metrics and a page that plots them",
+	.usage = serve_usage,
+	.options = serve_options,
+	.help_col = 30,
+	.stop_at_operand = true,
+	.footer = serve_footer,
+};

@@ -1,0 +1,363 @@
+/* tacho/live.h - libtacho's public interface: live monitoring: one sampler that counts
+ * events over a set of targets at an interval and keeps each row's recent history, the
+ * frames it hands out and their writers (text, CSV, JSON lines, OpenMetrics), rules over
+ * the rates, and throttling a target's CPU (cgroup bandwidth or a stop/continue duty
+ * cycle). tacho top, tacho serve and tacho watch stand on it.
+ * Part of <tacho.h>, which includes every area; include that one. */
+#ifndef TACHO_LIVE_H
+#define TACHO_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/events.h"
+#include "tacho/counters.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 8. Live monitoring (lib/live)
+ * ================================================================================== */
+/* A sampler counts the events of a parsed list over the rows of a view, all on the
+ * perf engine: the whole machine (CPU-wide counters on every online CPU), each CPU,
+ * each process, each thread, each cgroup (perf's cgroup mode). Each call of
+ * tacho_live_sample reads every row, turns the counts since the previous call into
+ * rates, refreshes the rows from /proc (processes and threads come and go) and returns
+ * a frame: an immutable snapshot that any thread may read and write out.
+ *
+ * What a process row counts: per-task counters with inherit, opened on each thread the
+ * process has when it is first followed; threads and children it creates later are
+ * counted into the thread that created them (the kernel's inheritance), and what
+ * ended threads counted stays in. Processes are many: the sampler follows at most
+ * max_rows of them, the busiest by CPU time over the last interval (from /proc), and
+ * keeps those it follows while they stay among the busiest 2 x max_rows, so that rows
+ * do not flicker. What it leaves out is counted by reason in the frame's health
+ * (docs/top.md says why these choices). */
+
+enum tacho_live_view {
+	TACHO_LIVE_MACHINE = 0,    /* one row: every online CPU summed */
+	TACHO_LIVE_CPU,            /* a row per online CPU */
+	TACHO_LIVE_PROCESS,        /* a row per process */
+	TACHO_LIVE_THREAD,         /* a row per thread */
+	TACHO_LIVE_CGROUP,         /* a row per cgroup of the perf_event hierarchy */
+	TACHO_LIVE_VIEW_COUNT
+};
+
+/* "machine", "cpu", "process", "thread", "cgroup"; "unknown" outside the enum.
+ * Thread-safe. */
+TACHO_API const char *tacho_live_view_name(enum tacho_live_view v);
+/* The view of one of those names. 0, or -EINVAL for any other string. */
+TACHO_API int tacho_live_view_parse(const char *s, enum tacho_live_view *out);
+
+struct tacho_live_opts {
+	size_t sz;                  /* sizeof(struct tacho_live_opts) */
+	const struct tacho_evlist *events;  /* what to count (read during tacho_live_new);
+				       the user's {groups} stay groups */
+	enum tacho_live_view view;
+	pid_t pid;                  /* PROCESS: > 0 this process alone; THREAD: > 0 its
+				       threads alone; 0: every process this user may
+				       count */
+	bool child;                 /* pid is a program from tacho_child_start that has
+				       not exec'd yet: its counters start at its exec */
+	const char *const *cgroups; /* CGROUP: these cgroups, as paths under the
+				       perf_event hierarchy ("/system.slice") or absolute
+				       paths inside it; NULL with ncgroups 0: every cgroup
+				       below the hierarchy's root, up to max_rows */
+	size_t ncgroups;
+	unsigned max_rows;          /* PROCESS, THREAD, CGROUP without pid or cgroups: the
+				       most rows followed (0: 32) */
+	unsigned history;           /* rates kept per row and event for the frames (0:
+				       120; at most 100000) */
+	const char *proc_root;      /* NULL: "/proc" */
+	const char *mounts;         /* the mount table to find the cgroup hierarchies in;
+				       NULL: "/proc/self/mounts" */
+	long fd_limit;              /* descriptors the sampler may hold; 0: the
+				       RLIMIT_NOFILE soft limit less 64 */
+};
+
+struct tacho_live;
+struct tacho_live_frame;
+
+/* Opens the rows of the view (for PROCESS and THREAD over everything, the first
+ * selection from /proc; CPU-wide rows need what tacho_perf_strerror explains where
+ * they do not open). Counting starts at the first tacho_live_sample, or at the child's
+ * exec. Returns 0 and *out; -EINVAL (bad options, an empty event list, a child
+ * without pid), -ESRCH (no such process), -ENOENT (a cgroup that does not exist, or
+ * no perf_event hierarchy is mounted; *diag says which), -ENOMEM. Events that open
+ * nowhere do not fail the call: their values read NOT_SUPPORTED with the reason.
+ * diag may be NULL. The caller owns *out (tacho_live_free). One thread at a time may
+ * use a sampler; its frames are independent of it. */
+TACHO_API int tacho_live_new(const struct tacho_live_opts *opts, struct tacho_live **out,
+			     struct tacho_diag *diag);
+/* Closes every counter and frees. NULL-safe. */
+TACHO_API void tacho_live_free(struct tacho_live *l);
+
+/* One interval: reads every row (the first call enables the counters and reads their
+ * start), computes each value's rate over the time since the previous call, notes the
+ * rows whose process ended (their final counts are in this frame, flagged ended, and
+ * they are closed after it), then refreshes the rows from /proc. Returns 0 and a new
+ * frame in *out (the caller holds one reference: tacho_live_frame_put), -ENOMEM, or
+ * -errno of a read. */
+TACHO_API int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out);
+
+/* The events as the sampler counts them (names, units): valid as long as l. */
+TACHO_API size_t tacho_live_nevents(const struct tacho_live *l);
+
+/* --- frames ---
+ * A frame never changes. It is shared by reference counting: _get adds a reference,
+ * _put drops one and frees at the last (NULL-safe). Both are thread-safe, and so is
+ * reading a frame from several threads at once. */
+TACHO_API struct tacho_live_frame *tacho_live_frame_get(struct tacho_live_frame *f);
+TACHO_API void tacho_live_frame_put(struct tacho_live_frame *f);
+
+/* One value of one row. */
+struct tacho_live_value {
+	enum tacho_count_status status;
+	double total;               /* in the event's unit since the row began counting;
+				       NAN without a value */
+	double rate;                /* per second over the last interval; NAN in the
+				       row's first frame or without a value */
+	double coverage;            /* running / enabled over the last interval */
+	const char *why;            /* NOT_SUPPORTED, NOT_COUNTED: why (names no command:
+				       see hint); else NULL */
+	enum tacho_hint hint;
+};
+
+/* One row. Owned by its frame. */
+struct tacho_live_row {
+	enum tacho_live_view kind;
+	long long id;               /* the CPU, pid, tid or cgroup id (the directory's
+				       inode); -1 for the machine */
+	pid_t pid;                  /* process and thread rows: the process; else 0 */
+	unsigned uid;               /* process and thread rows: the owner */
+	const char *name;           /* "all", "cpu3", the command name, the cgroup path */
+	double cpus;                /* process and thread rows: CPUs used over the last
+				       interval from /proc (1.0: one whole CPU); NAN
+				       elsewhere or in the first frame */
+	bool ended;                 /* the process or thread ended: final counts, last
+				       frame of this row */
+	double since;               /* frame time at which the row began counting */
+	const struct tacho_live_value *values;   /* [nevents] */
+	const double *history;      /* [nevents * nhistory]: event e's rates, oldest
+				       first, at history[e * nhistory + k]; NAN where none */
+	size_t nhistory;
+};
+
+/* What the sampler could not count in this frame, and its own cost. */
+struct tacho_live_health {
+	double sample_s;            /* how long the tacho_live_sample that made it took */
+	unsigned rows;              /* rows in the frame */
+	unsigned not_followed;      /* processes, threads or cgroups beyond max_rows */
+	unsigned no_permission;     /* processes of other users, which this user may not
+				       count (CAP_PERFMON, or root, may) */
+	unsigned no_descriptors;    /* targets left out for want of file descriptors
+				       (events x threads each; raise RLIMIT_NOFILE) */
+	unsigned ended;             /* rows that ended in this frame */
+	long fds;                   /* perf descriptors held */
+	long fd_limit;
+};
+
+TACHO_API enum tacho_live_view tacho_live_frame_view(const struct tacho_live_frame *f);
+/* Seconds since the sampler's first sample; and since the previous frame (0 in the
+ * first). */
+TACHO_API double tacho_live_frame_time(const struct tacho_live_frame *f);
+TACHO_API double tacho_live_frame_interval(const struct tacho_live_frame *f);
+/* The wall-clock time of the frame, seconds since the Epoch. */
+TACHO_API double tacho_live_frame_wall(const struct tacho_live_frame *f);
+TACHO_API size_t tacho_live_frame_nevents(const struct tacho_live_frame *f);
+/* Event i's name as the list spelled it, and its unit ("" for counts, "msec" for the
+ * clocks, whose totals and rates are in milliseconds). NULL out of range. */
+TACHO_API const char *tacho_live_frame_event(const struct tacho_live_frame *f, size_t i);
+TACHO_API const char *tacho_live_frame_unit(const struct tacho_live_frame *f, size_t i);
+/* The index of the event named name, or -1. */
+TACHO_API int tacho_live_frame_event_index(const struct tacho_live_frame *f, const char *name);
+TACHO_API size_t tacho_live_frame_nrows(const struct tacho_live_frame *f);
+/* Row i (processes: the busiest first; CPUs by number; cgroups by path), NULL out of
+ * range. */
+TACHO_API const struct tacho_live_row *tacho_live_frame_row(const struct tacho_live_frame *f,
+							     size_t i);
+TACHO_API const struct tacho_live_health *tacho_live_frame_health(const struct tacho_live_frame *f);
+
+/* Writes a frame:
+ *  - TACHO_FORMAT_TABLE: a heading line (time, view, rows, what was left out), a
+ *    column heading, then a line per row: id, name, CPU%, each event's rate (or why
+ *    not, in brackets);
+ *  - TACHO_FORMAT_CSV: a header row (unless csv_no_header) and a row per row and
+ *    event (docs/schemas.md, "live");
+ *  - TACHO_FORMAT_JSON, TACHO_FORMAT_JSON_LINES: the "live" document of
+ *    docs/schemas.md (one line for JSON_LINES or json_compact). The history is left
+ *    out unless with_history.
+ * 0, -EINVAL, -ENOMEM, -EIO. Thread-safe. */
+TACHO_API int tacho_live_frame_write(const struct tacho_live_frame *f, FILE *out,
+				     enum tacho_format fmt, const struct tacho_write_opts *opts);
+/* The same JSON document with each row's history ("history": one array per event). */
+TACHO_API int tacho_live_frame_write_history(const struct tacho_live_frame *f, FILE *out,
+					     const struct tacho_write_opts *opts);
+
+/* The exposition formats of tacho_live_frame_write_metrics. */
+enum tacho_metrics_format {
+	TACHO_METRICS_PROMETHEUS = 0,   /* Prometheus text format 0.0.4 (text/plain) */
+	TACHO_METRICS_OPENMETRICS,      /* OpenMetrics 1.0 (application/openmetrics-text):
+					   # UNIT lines, "# EOF" at the end */
+};
+/* The parts of an exposition: what depends on the frame alone (the counters, what
+ * was not counted, the sampler's health), and what depends on the scrape (its
+ * duration, the count, and OpenMetrics' "# EOF"). A server renders the first once per
+ * frame and the second per scrape, and sends them one after the other. */
+#define TACHO_METRICS_FRAME  0x1u
+#define TACHO_METRICS_SCRAPE 0x2u
+struct tacho_metrics_opts {
+	size_t sz;                  /* sizeof(struct tacho_metrics_opts) */
+	enum tacho_metrics_format format;
+	double scrape_s;            /* the previous scrape's duration, exposed as
+				       tacho_scrape_duration_seconds; NAN to leave out */
+	unsigned long long scrapes; /* scrapes served before this one */
+	unsigned parts;             /* TACHO_METRICS_*; 0: both */
+};
+/* Writes the frame (f may be NULL when parts is TACHO_METRICS_SCRAPE alone) as
+ * metrics: one counter family per event, tacho_EVENT_total (the
+ * name made of the event's, clocks in seconds as tacho_EVENT_seconds_total), a sample
+ * per row with labels for the row (cpu; pid and comm; tid; cgroup) and the event's
+ * spelling (event), # HELP and # TYPE (and # UNIT in OpenMetrics); values without
+ * a number are left out and counted in tacho_not_counted{event, status, reason}; then
+ * tacho's own health: tacho_rows, tacho_targets_left_out{reason},
+ * tacho_sample_duration_seconds, tacho_frame_timestamp_seconds,
+ * tacho_perf_descriptors, tacho_scrape_duration_seconds, tacho_scrapes_total.
+ * docs/serve.md lists them.
+ * 0, -EINVAL, -EIO. Thread-safe. */
+TACHO_API int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
+					     const struct tacho_metrics_opts *opts);
+
+/* --- 8b. Rules over rates (tacho watch) ---
+ * A rule watches one input of a row: an event's rate, or the ratio of two events'
+ * rates ("cache-misses/instructions"). ABOVE fires once the input has stayed above the
+ * threshold for for_s seconds, and lifts once it has stayed below threshold x (1 -
+ * hysteresis) for for_s seconds (BELOW: the mirror image, above threshold x (1 +
+ * hysteresis)): between the two it keeps its state, so that a rate hovering at the
+ * threshold fires once, not at every interval. An interval without a value (not
+ * counted, the first frame) keeps the state and restarts the clock. */
+
+enum tacho_rule_dir {
+	TACHO_RULE_ABOVE = 0,
+	TACHO_RULE_BELOW,
+};
+
+struct tacho_rule_opts {
+	size_t sz;                  /* sizeof(struct tacho_rule_opts) */
+	const char *input;          /* "EVENT" or "EVENT/EVENT", each in the event grammar */
+	enum tacho_rule_dir dir;
+	double threshold;           /* per second (a ratio: the ratio itself) */
+	double for_s;               /* 0: one interval is enough */
+	double hysteresis;          /* a fraction of the threshold, 0 to 1 (0: 0.1; a
+				       negative value: none) */
+};
+
+struct tacho_rule;
+
+/* Parses the input with the event grammar (a ratio is two events split at the one '/'
+ * that leaves an event on each side). 0 and *out; -TACHO_EPARSE, -TACHO_ENOEVENT
+ * (with *diag: the input, the column, what was wrong), -EINVAL (a threshold that is
+ * not finite or negative, for_s negative, hysteresis above 1), -ENOMEM. The caller
+ * owns *out (tacho_rule_free). */
+TACHO_API int tacho_rule_new(const struct tacho_rule_opts *opts, struct tacho_rule **out,
+			     struct tacho_diag *diag);
+TACHO_API void tacho_rule_free(struct tacho_rule *r);
+/* The events the rule needs, as one spec for tacho_evlist_add ("a" or "a,b"). Lives as
+ * long as r. */
+TACHO_API const char *tacho_rule_events(const struct tacho_rule *r);
+/* The rule in words: "page-faults above 1000/s for 2 s (lifts below 900/s)". Returns
+ * the length it wanted, as snprintf. */
+TACHO_API int tacho_rule_describe(const struct tacho_rule *r, char *buf, size_t size);
+
+enum tacho_rule_change {
+	TACHO_RULE_SAME = 0,
+	TACHO_RULE_FIRED,
+	TACHO_RULE_LIFTED,
+};
+/* Feeds the rule row `row` of frame f: finds its events by name, computes the input
+ * (*value, NAN when it has none) and advances its state with the frame's time. Returns
+ * FIRED or LIFTED at a crossing, SAME otherwise; -EINVAL for a bad row or a frame
+ * without the rule's events. Not thread-safe on one rule. */
+TACHO_API int tacho_rule_eval(struct tacho_rule *r, const struct tacho_live_frame *f, size_t row,
+			      double *value);
+/* Whether the rule has fired and not lifted. */
+TACHO_API bool tacho_rule_active(const struct tacho_rule *r);
+
+/* A rate as people write it: a number with an optional SI suffix (k, M, G, T; m, u
+ * below one) and an optional "/s": "1000", "2.5k", "10M/s", "0.02". 0 and *out;
+ * -TACHO_EPARSE (with *diag: the column) for anything else, -TACHO_EOUTOFRANGE for a value
+ * that is not finite. Thread-safe. */
+TACHO_API int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag);
+
+/* --- 8c. Throttling a target's CPU (tacho watch --cap, --duty) ---
+ * CAP limits the CPU bandwidth of the target through the cgroup CPU controller: cgroup
+ * v2's cpu.max where the v2 hierarchy has the cpu controller, else v1's
+ * cpu.cfs_quota_us and cpu.cfs_period_us. A process is moved into a cgroup of its own
+ * (tacho-PID under the controller's root) while the throttle lives and moved back at
+ * the end; a cgroup given by path has its own limit set and restored. DUTY stops and
+ * continues the target (SIGSTOP, SIGCONT) on a thread of its own, where no cgroup is
+ * writable. */
+
+enum tacho_throttle_kind {
+	TACHO_THROTTLE_CAP = 0,
+	TACHO_THROTTLE_DUTY,
+};
+
+struct tacho_throttle_opts {
+	size_t sz;                  /* sizeof(struct tacho_throttle_opts) */
+	enum tacho_throttle_kind kind;
+	pid_t pid;                  /* the process, or 0 with cgroup */
+	const char *cgroup;         /* CAP: a cgroup of the CPU controller's hierarchy
+				       (path under it, or absolute); DUTY: the processes of
+				       this cgroup (of any hierarchy, absolute or under the
+				       perf_event one) */
+	unsigned period_us;         /* CAP: the bandwidth period (0: 100000); DUTY: the
+				       cycle (0: 100000) */
+	const char *mounts;         /* NULL: "/proc/self/mounts" */
+	const char *proc_root;      /* NULL: "/proc" */
+};
+
+struct tacho_throttle;
+
+/* Finds where the throttle will act, changes nothing yet. 0 and *out; -ENOENT with
+ * *diag when CAP finds no CPU controller it can write (none mounted, read-only, or
+ * not this user's: DUTY works anyway), or the cgroup does not exist; -ESRCH (no such
+ * process), -EINVAL, -ENOMEM. The caller owns *out (tacho_throttle_free). */
+TACHO_API int tacho_throttle_new(const struct tacho_throttle_opts *opts,
+				 struct tacho_throttle **out, struct tacho_diag *diag);
+/* Limits the target: CAP to `share` CPUs of bandwidth (0.25: a quarter of one CPU,
+ * at least 1 ms per period); DUTY to running that fraction of each cycle (0 < share
+ * < 1). May be called again with another share. 0 or -errno (of the cgroup files,
+ * or of kill). */
+TACHO_API int tacho_throttle_apply(struct tacho_throttle *t, double share);
+/* CAP: corrects the bandwidth written to the kernel so that a quantity the caller
+ * measures on the target (measured, over the last interval) comes to target: the CPUs
+ * it uses (the kernel's enforcement overruns a quota by up to a scheduler tick per
+ * period), or the rate of an event that follows its progress (what a CPU second buys
+ * varies with the load). A damped step each call, the bandwidth kept between a quarter
+ * and twice the share of the last apply. Call it every interval while the cap holds.
+ * 0 (also when there is nothing to do: DUTY, a lifted throttle, a measured or target
+ * that is not a positive number), or -errno of the cgroup file. */
+TACHO_API int tacho_throttle_feedback(struct tacho_throttle *t, double measured, double target);
+/* Lifts the limit (the target runs freely; a stopped one is continued). 0 or -errno. */
+TACHO_API int tacho_throttle_lift(struct tacho_throttle *t);
+TACHO_API bool tacho_throttle_active(const struct tacho_throttle *t);
+/* Where it acts, for messages: "cgroup v1 /sys/fs/cgroup/cpu/tacho-42
+ * (cpu.cfs_quota_us)", "SIGSTOP/SIGCONT of process 42". Lives as long as t. */
+TACHO_API const char *tacho_throttle_where(const struct tacho_throttle *t);
+/* Lifts, moves the process back to its cgroup, removes the cgroup it made, continues
+ * a stopped process, frees. NULL-safe. */
+TACHO_API void tacho_throttle_free(struct tacho_throttle *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_LIVE_H */

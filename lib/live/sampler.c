@@ -1,0 +1,1104 @@
+/* sampler.c - the live sampler: rows (the machine, CPUs, processes, threads, cgroups),
+ * each an engine list over its grid; one sample reads them all, turns counts into
+ * rates and history, follows processes and threads as they come and go under a cap
+ * and a descriptor budget, and hands out an immutable frame. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live/live-int.h"
+#include "perf/engine.h"
+
+#define DEFAULT_MAX_ROWS 32
+#define DEFAULT_HISTORY 120
+#define MAX_HISTORY 100000
+#define CGROUP_DEPTH 4
+
+struct lrow {
+	enum tacho_live_view kind;
+	long long id;
+	pid_t pid, tid;               /* task rows: the process and the task counted */
+	unsigned uid;
+	uint64_t start;               /* task rows: starttime, the task's identity */
+	char *name;
+	char *path;                   /* cgroup rows: the directory */
+	struct tc_perf_list *list;
+	long nfds;
+	double opened;                /* monotonic seconds of the open */
+	double since;                 /* frame time of the open */
+	bool read_once;               /* a read since the open */
+	bool ended;                   /* reported ended: closed at the next sample */
+	bool enabled;
+	bool seen;                    /* found by this refresh */
+	uint64_t ticks;               /* task rows: CPU ticks at the last refresh */
+	double cpus;
+	struct tc_perf_count *cnt;    /* [nev] */
+	double *prev_total;           /* [nev] */
+	uint64_t *prev_ena, *prev_run;
+	struct tacho_live_value *vals; /* [nev] */
+	char **why;                   /* [nev] owned explanations */
+	enum tacho_hint *hint;        /* [nev] */
+	double *hist;                 /* [nev * H] rings */
+	size_t hpos, hcount;
+};
+
+struct cand {
+	size_t t;          /* index in the scan */
+	uint64_t delta;    /* CPU ticks since the previous scan */
+};
+
+struct prevtask {
+	pid_t tid;
+	uint64_t start, ticks;
+};
+
+struct tacho_live {
+	enum tacho_live_view view;
+	pid_t pid;
+	bool child;
+	unsigned max_rows, H;
+	char *proc_root;
+	size_t nev;
+	struct perf_event_attr *attrs;
+	int *groups;
+	char **names, **units;
+	double *scales;
+	struct lrow **rows;
+	size_t nrows, arows;
+	int *cpus;
+	size_t ncpus;
+	char *perf_root;
+	char **cg;                    /* the cgroups asked for (resolved) */
+	size_t ncg;
+	struct tc_perf_env env;
+	bool privileged;
+	unsigned euid;
+	long fd_limit, fds;
+	long hz;
+	struct tc_scan scan;
+	struct prevtask *prev;
+	size_t nprev;
+	struct tc_hmap prev_map;      /* tid -> index in prev */
+	struct tc_hmap refused;       /* hash(tid, start) of tasks this user may not count */
+	struct cand *cand;            /* the last scan's live tasks, the busiest first */
+	size_t ncand;
+	bool started;
+	double t0, tprev;
+	unsigned not_followed, no_permission, no_descriptors, ended;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --- rows --- */
+
+static void row_free(struct lrow *r, size_t nev)
+{
+	if (!r)
+		return;
+	tc_perf_list_free(r->list);
+	for (size_t e = 0; r->why && e < nev; e++)
+		free(r->why[e]);
+	free(r->why);
+	free(r->hint);
+	free(r->name);
+	free(r->path);
+	free(r->cnt);
+	free(r->prev_total);
+	free(r->prev_ena);
+	free(r->prev_run);
+	free(r->vals);
+	free(r->hist);
+	free(r);
+}
+
+static struct lrow *row_new(struct tacho_live *l, enum tacho_live_view kind, long long id,
+			    const char *name)
+{
+	struct lrow *r = calloc(1, sizeof(*r));
+	size_t n = l->nev;
+
+	if (!r)
+		return NULL;
+	r->kind = kind;
+	r->id = id;
+	r->name = tc_strdup(name);
+	r->cnt = calloc(n, sizeof(*r->cnt));
+	r->prev_total = calloc(n, sizeof(*r->prev_total));
+	r->prev_ena = calloc(n, sizeof(*r->prev_ena));
+	r->prev_run = calloc(n, sizeof(*r->prev_run));
+	r->vals = calloc(n, sizeof(*r->vals));
+	r->why = calloc(n, sizeof(*r->why));
+	r->hint = calloc(n, sizeof(*r->hint));
+	r->hist = malloc(n * l->H * sizeof(*r->hist));
+	r->cpus = NAN;
+	if (!r->name || !r->cnt || !r->prev_total || !r->prev_ena || !r->prev_run || !r->vals ||
+	    !r->why || !r->hint || !r->hist) {
+		row_free(r, n);
+		return NULL;
+	}
+	return r;
+}
+
+static int rows_push(struct tacho_live *l, struct lrow *r)
+{
+	if (l->nrows == l->arows) {
+		size_t n = l->arows ? 2 * l->arows : 16;
+		struct lrow **p = realloc(l->rows, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		l->rows = p;
+		l->arows = n;
+	}
+	l->rows[l->nrows++] = r;
+	l->fds += r->nfds;
+	return 0;
+}
+
+static void rows_remove(struct tacho_live *l, size_t i)
+{
+	l->fds -= l->rows[i]->nfds;
+	row_free(l->rows[i], l->nev);
+	memmove(&l->rows[i], &l->rows[i + 1], (l->nrows - i - 1) * sizeof(*l->rows));
+	l->nrows--;
+}
+
+/* Opens r's list over g with flags. 0; -ESRCH when no event opened anywhere because
+ * the task is gone; -EACCES when none opened for want of permission; -errno. */
+static int row_open(struct tacho_live *l, struct lrow *r, const struct tc_perf_grid *g,
+		    unsigned flags)
+{
+	size_t nopen = 0, esrch = 0, eacces = 0;
+	int err;
+
+	err = tc_perf_list_new(&r->list);
+	for (size_t e = 0; !err && e < l->nev; e++) {
+		int k = tc_perf_list_add(r->list, &l->attrs[e], l->names[e], l->groups[e]);
+		err = k < 0 ? k : 0;
+	}
+	if (!err)
+		err = tc_perf_list_open(r->list, g, flags);
+	if (err)
+		return err;
+	r->nfds = 0;
+	for (size_t e = 0; e < l->nev; e++) {
+		struct tc_perf_ev *ev = tc_perf_list_event(r->list, e);
+		size_t n = tc_perf_ev_nopen(ev);
+		int why = tc_perf_ev_error(ev, NULL, NULL);
+
+		r->nfds += (long)n;
+		nopen += n > 0;
+		esrch += !n && (why == -ESRCH || why == 0);
+		eacces += !n && (why == -EACCES || why == -EPERM);
+	}
+	if (!nopen && l->nev && esrch == l->nev)
+		return -ESRCH;
+	if (!nopen && l->nev && eacces == l->nev && r->kind >= TACHO_LIVE_PROCESS &&
+	    r->kind <= TACHO_LIVE_THREAD)
+		return -EACCES;
+	r->opened = now_s();
+	r->since = l->started ? r->opened - l->t0 : 0;
+	return 0;
+}
+
+static int row_enable(struct tacho_live *l, struct lrow *r)
+{
+	(void)l;
+	r->enabled = true;
+	return tc_perf_list_enable(r->list);
+}
+
+/* Why event e of r has no value: the engine's explanation of its refusal, worked out
+ * once. */
+static const char *row_why(struct tacho_live *l, struct lrow *r, size_t e, enum tacho_hint *hint)
+{
+	struct tc_perf_ev *ev = tc_perf_list_event(r->list, e);
+	struct perf_event_attr a;
+	unsigned flags;
+	char buf[512];
+	int err;
+
+	if (!r->why[e]) {
+		err = tc_perf_ev_error(ev, &flags, &a);
+		if (!err) {
+			r->why[e] = tc_strdup("the target ended before its counters could open");
+		} else {
+			tc_perf_explain(&l->env, err, &a, NULL, flags, buf, sizeof(buf),
+					&r->hint[e]);
+			r->why[e] = tc_strdup(buf);
+		}
+	}
+	*hint = r->hint[e];
+	return r->why[e];
+}
+
+/* Reads r and updates its values, rates and history; now is monotonic seconds, dt the
+ * time since the previous sample (0 at the first). */
+static int row_read(struct tacho_live *l, struct lrow *r, double now, double dt)
+{
+	int err = tc_perf_list_read(r->list, r->cnt);
+	double span = r->read_once ? dt : now - r->opened;
+
+	if (err)
+		return err;
+	for (size_t e = 0; e < l->nev; e++) {
+		const struct tc_perf_count *c = &r->cnt[e];
+		struct tacho_live_value *v = &r->vals[e];
+		double total, rate = NAN;
+
+		memset(v, 0, sizeof(*v));
+		v->total = v->rate = NAN;
+		if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
+			v->status = c->status;
+			v->why = row_why(l, r, e, &v->hint);
+			goto push;
+		}
+		if (!c->enabled) {
+			/* a task that has not run since the open (a task's times run only
+			 * while it is on a CPU) counted nothing: 0, not "no value" */
+			v->status = TACHO_COUNT_COUNTED;
+			v->total = r->read_once ? r->prev_total[e] : 0;
+			v->rate = l->started && span > 0 ? 0 : NAN;
+			v->coverage = 1;
+			rate = v->rate;
+			goto push;
+		}
+		if (c->status == TACHO_COUNT_NOT_COUNTED) {
+			v->status = c->status;
+			v->why = c->eof ? "the pinned event could not get a counter and is in "
+					  "error state"
+					: "the event was enabled but never got a counter (too many "
+					  "events at once: use fewer)";
+			goto push;
+		}
+		total = c->value * l->scales[e];
+		/* a multiplexed count is an estimate that may step back: a total never
+		 * does (counters exported as such must be monotonic) */
+		if (r->read_once && isfinite(r->prev_total[e]) && total < r->prev_total[e])
+			total = r->prev_total[e];
+		v->status = c->status;
+		v->total = total;
+		v->coverage = c->coverage;
+		if (r->read_once) {
+			uint64_t dena = c->enabled - r->prev_ena[e], drun = c->running - r->prev_run[e];
+			double prev = isfinite(r->prev_total[e]) ? r->prev_total[e] : 0;
+
+			if (!dena) {
+				rate = 0;     /* the task did not run in the interval */
+				v->coverage = 1;
+			} else if (!drun) {
+				v->status = TACHO_COUNT_NOT_COUNTED;
+				v->why = "not on a counter during the last interval";
+				v->coverage = 0;
+			} else {
+				v->coverage = (double)drun / (double)dena;
+				rate = dt > 0 ? (total - prev) / dt : NAN;
+			}
+		} else if (span > 0 && l->started) {
+			rate = total / span;
+		}
+		v->rate = rate;
+		r->prev_total[e] = total;
+		r->prev_ena[e] = c->enabled;
+		r->prev_run[e] = c->running;
+push:
+		r->hist[e * l->H + r->hpos] = v->rate;
+	}
+	r->hpos = (r->hpos + 1) % l->H;
+	if (r->hcount < l->H)
+		r->hcount++;
+	r->read_once = true;
+	return 0;
+}
+
+/* --- the fixed rows: the machine, CPUs --- */
+
+static int add_cpu_rows(struct tacho_live *l)
+{
+	struct tc_perf_grid g;
+	struct lrow *r;
+	int err;
+
+	if (l->view == TACHO_LIVE_MACHINE) {
+		r = row_new(l, TACHO_LIVE_MACHINE, -1, "all");
+		if (!r)
+			return -ENOMEM;
+		err = tc_perf_grid_init(&g, l->cpus, l->ncpus, NULL, 0);
+		if (!err) {
+			err = row_open(l, r, &g, TC_PERF_GROUP_READ);
+			tc_perf_grid_exit(&g);
+		}
+		if (!err)
+			err = rows_push(l, r);
+		if (err)
+			row_free(r, l->nev);
+		return err;
+	}
+	for (size_t i = 0; i < l->ncpus; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "cpu%d", l->cpus[i]);
+		r = row_new(l, TACHO_LIVE_CPU, l->cpus[i], name);
+		if (!r)
+			return -ENOMEM;
+		err = tc_perf_grid_init(&g, &l->cpus[i], 1, NULL, 0);
+		if (!err) {
+			err = row_open(l, r, &g, TC_PERF_GROUP_READ);
+			tc_perf_grid_exit(&g);
+		}
+		if (!err)
+			err = rows_push(l, r);
+		if (err) {
+			row_free(r, l->nev);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* --- cgroups --- */
+
+static struct lrow *find_cgroup_row(struct tacho_live *l, const char *path)
+{
+	for (size_t i = 0; i < l->nrows; i++)
+		if (!strcmp(l->rows[i]->path, path))
+			return l->rows[i];
+	return NULL;
+}
+
+/* A row for the cgroup directory path: 0, 1 when left out, -errno. */
+static int add_cgroup_row(struct tacho_live *l, const char *path)
+{
+	size_t rl = strlen(l->perf_root);
+	struct tc_perf_grid g;
+	pid_t dirfd_as_pid;
+	struct lrow *r;
+	struct stat sb;
+	int fd, err;
+
+	if ((size_t)l->fd_limit < (size_t)l->fds + l->nev * l->ncpus) {
+		l->no_descriptors++;
+		return 1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	r = row_new(l, TACHO_LIVE_CGROUP, (long long)sb.st_ino,
+		    path[rl] ? path + rl : "/");
+	if (!r) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->path = tc_strdup(path);
+	dirfd_as_pid = fd;
+	err = r->path ? tc_perf_grid_init(&g, l->cpus, l->ncpus, &dirfd_as_pid, 1) : -ENOMEM;
+	if (!err) {
+		/* the kernel holds the cgroup from the open on: the directory's descriptor
+		 * is not needed after it */
+		err = row_open(l, r, &g, TC_PERF_CGROUP | TC_PERF_GROUP_READ);
+		tc_perf_grid_exit(&g);
+	}
+	close(fd);
+	if (!err && l->started)
+		err = row_enable(l, r);
+	if (!err)
+		err = rows_push(l, r);
+	if (err)
+		row_free(r, l->nev);
+	return err;
+}
+
+struct cgwalk {
+	char **paths;
+	size_t n, alloc;
+};
+
+static int walk_cgroups(const char *dir, unsigned depth, struct cgwalk *w)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (depth > CGROUP_DEPTH)
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;     /* removed meanwhile */
+	while (!err && (de = readdir(d))) {
+		char path[PATH_MAX];
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (w->n == w->alloc) {
+			size_t na = w->alloc ? 2 * w->alloc : 32;
+			char **p = realloc(w->paths, na * sizeof(*p));
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			w->paths = p;
+			w->alloc = na;
+		}
+		w->paths[w->n] = tc_strdup(path);
+		if (!w->paths[w->n]) {
+			err = -ENOMEM;
+			break;
+		}
+		w->n++;
+		err = walk_cgroups(path, depth + 1, w);
+	}
+	closedir(d);
+	return err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Rows of directories that are gone end; with add, the cgroups asked for, or every one
+ * below the root (sorted, up to max_rows), get rows. */
+static int refresh_cgroups(struct tacho_live *l, bool add)
+{
+	struct cgwalk w = { 0 };
+	char **paths = l->cg;
+	size_t n = l->ncg, followed = 0;
+	int err = 0;
+
+	if (!l->ncg && add) {
+		err = walk_cgroups(l->perf_root, 1, &w);
+		qsort(w.paths, w.n, sizeof(*w.paths), cmp_str);
+		paths = w.paths;
+		n = w.n;
+	}
+	for (size_t i = 0; i < l->nrows; i++) {
+		struct lrow *r = l->rows[i];
+		struct stat sb;
+		if (!r->ended && stat(r->path, &sb) && errno == ENOENT) {
+			r->ended = true;
+			l->ended++;
+		}
+		followed += !r->ended;
+	}
+	for (size_t i = 0; add && !err && i < n; i++) {
+		int k;
+		if (find_cgroup_row(l, paths[i]))
+			continue;
+		if (!l->ncg && followed >= l->max_rows) {
+			l->not_followed++;
+			continue;
+		}
+		k = add_cgroup_row(l, paths[i]);
+		if (k == 0)
+			followed++;
+		else if (k < 0 && k != -ENOENT)
+			err = k;
+	}
+	for (size_t i = 0; i < w.n; i++)
+		free(w.paths[i]);
+	free(w.paths);
+	return err;
+}
+
+/* --- tasks --- */
+
+static uint64_t task_key(pid_t tid, uint64_t start)
+{
+	return tc_hash_u64(((uint64_t)(uint32_t)tid << 32) ^ start);
+}
+
+static bool prev_ticks(const struct tacho_live *l, pid_t tid, uint64_t start, uint64_t *ticks)
+{
+	uint32_t i;
+
+	if (!tc_hmap_get(&l->prev_map, (uint64_t)tid, &i) || l->prev[i].start != start)
+		return false;
+	*ticks = l->prev[i].ticks;
+	return true;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->delta != y->delta)
+		return x->delta > y->delta ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static struct lrow *find_task_row(struct tacho_live *l, pid_t tid, uint64_t start)
+{
+	for (size_t i = 0; i < l->nrows; i++)
+		if (l->rows[i]->tid == tid && l->rows[i]->start == start)
+			return l->rows[i];
+	return NULL;
+}
+
+/* A row for task t. 0; 1 when it was left out (counted in the health); -errno. */
+static int add_task_row(struct tacho_live *l, const struct tc_task *t)
+{
+	bool thread = l->view == TACHO_LIVE_THREAD;
+	struct tc_perf_grid g;
+	pid_t *tids = NULL;
+	size_t ntids = 1;
+	struct lrow *r;
+	unsigned flags;
+	int err;
+
+	if (tc_hmap_get(&l->refused, task_key(t->st.pid, t->st.starttime), &(uint32_t){ 0 })) {
+		l->no_permission++;
+		return 1;
+	}
+	if (!l->privileged && t->uid != l->euid) {
+		l->no_permission++;
+		return 1;
+	}
+	if (thread) {
+		tids = malloc(sizeof(*tids));
+		if (!tids)
+			return -ENOMEM;
+		tids[0] = t->st.pid;
+	} else {
+		err = tc_proc_threads(t->st.pid, &tids, &ntids);
+		if (err == -ESRCH || err == -ENOENT)
+			return 1;
+		if (err)
+			return err;
+	}
+	if (l->fd_limit < l->fds + (long)(l->nev * ntids)) {
+		free(tids);
+		l->no_descriptors++;
+		return 1;
+	}
+	r = row_new(l, thread ? TACHO_LIVE_THREAD : TACHO_LIVE_PROCESS, t->st.pid, t->st.comm);
+	if (!r) {
+		free(tids);
+		return -ENOMEM;
+	}
+	r->pid = t->tgid;
+	r->tid = t->st.pid;
+	r->uid = t->uid;
+	r->start = t->st.starttime;
+	r->ticks = t->st.ticks;
+	err = tc_perf_grid_init(&g, NULL, 0, tids, ntids);
+	free(tids);
+	/* a process: every thread it has, and (inherit) whatever they create; a thread:
+	 * itself alone, its new threads get rows of their own */
+	flags = TC_PERF_GROUP_READ | TC_PERF_SKIP_GONE | (thread ? 0 : TC_PERF_INHERIT);
+	if (!err) {
+		err = row_open(l, r, &g, flags);
+		tc_perf_grid_exit(&g);
+	}
+	if (err == -EACCES) {
+		tc_hmap_put(&l->refused, task_key(t->st.pid, t->st.starttime), 0);
+		l->no_permission++;
+		row_free(r, l->nev);
+		return 1;
+	}
+	if (err == -ESRCH) {
+		row_free(r, l->nev);
+		return 1;
+	}
+	if (!err && l->started)
+		err = row_enable(l, r);
+	if (!err)
+		err = rows_push(l, r);
+	if (err)
+		row_free(r, l->nev);
+	return err;
+}
+
+/* Scans /proc: updates the CPU use of every followed task (dt: seconds since the last
+ * scan), ends the rows of tasks that are gone or zombies, and ranks the live tasks by
+ * their CPU time since the last scan for follow_tasks. */
+static int scan_tasks(struct tacho_live *l, double dt)
+{
+	bool threads = l->view == TACHO_LIVE_THREAD;
+	struct prevtask *np = NULL;
+	struct cand *c;
+	size_t nc = 0;
+	int err;
+
+	err = tc_scan_tasks(l->proc_root, threads, l->pid, &l->scan);
+	if (err)
+		return err;
+	c = realloc(l->cand, (l->scan.n ? l->scan.n : 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	l->cand = c;
+	l->ncand = 0;
+	np = malloc((l->scan.n ? l->scan.n : 1) * sizeof(*np));
+	if (!np)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nrows; i++)
+		l->rows[i]->seen = false;
+	for (size_t i = 0; i < l->scan.n; i++) {
+		const struct tc_task *t = &l->scan.t[i];
+		struct lrow *r = find_task_row(l, t->st.pid, t->st.starttime);
+		uint64_t before;
+		bool dead = t->st.state == 'Z' || t->st.state == 'X';
+
+		np[i] = (struct prevtask){ t->st.pid, t->st.starttime, t->st.ticks };
+		if (r && !dead) {
+			r->seen = true;
+			/* the name changes at exec (a program tacho started was "tacho" until
+			 * then) */
+			if (strcmp(r->name, t->st.comm)) {
+				char *n = tc_strdup(t->st.comm);
+				if (n) {
+					free(r->name);
+					r->name = n;
+				}
+			}
+			r->cpus = dt > 0 ? (double)(t->st.ticks - r->ticks) / ((double)l->hz * dt)
+					 : NAN;
+			r->ticks = t->st.ticks;
+		}
+		if (dead)
+			continue;
+		/* a task first seen now has existed for less than an interval: its whole
+		 * CPU time is its recent use */
+		if (!prev_ticks(l, t->st.pid, t->st.starttime, &before))
+			before = l->nprev ? 0 : t->st.ticks;
+		c[nc].t = i;
+		c[nc].delta = l->nprev ? t->st.ticks - (before <= t->st.ticks ? before : t->st.ticks)
+				       : t->st.ticks;
+		nc++;
+	}
+	/* rows whose task is gone, or a zombie, end: their final counts are read now */
+	for (size_t i = 0; i < l->nrows; i++) {
+		struct lrow *r = l->rows[i];
+		if (!r->seen && !r->ended) {
+			r->ended = true;
+			l->ended++;
+		}
+	}
+	free(l->prev);
+	l->prev = np;
+	l->nprev = l->scan.n;
+	tc_hmap_exit(&l->prev_map);
+	for (size_t i = 0; i < l->nprev; i++)
+		if (tc_hmap_put(&l->prev_map, (uint64_t)l->prev[i].tid, (uint32_t)i))
+			return -ENOMEM;
+	qsort(c, nc, sizeof(*c), cmp_cand);
+	l->ncand = nc;
+	return 0;
+}
+
+/* Follows the tasks scan_tasks ranked: all of them for one process; otherwise those
+ * followed while they stay among the busiest 2 x cap (no flicker), then the busiest
+ * others up to the cap. */
+static int follow_tasks(struct tacho_live *l)
+{
+	const struct cand *c = l->cand;
+	size_t nc = l->ncand, kept = 0;
+	int err = 0;
+
+	if (l->pid > 0) {
+		/* one process, or its threads: all of them */
+		for (size_t i = 0; !err && i < nc; i++) {
+			const struct tc_task *t = &l->scan.t[c[i].t];
+			int k = find_task_row(l, t->st.pid, t->st.starttime) ? 0 : add_task_row(l, t);
+			err = k < 0 ? k : 0;
+		}
+		return err;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const struct tc_task *t = &l->scan.t[c[i].t];
+		struct lrow *r = find_task_row(l, t->st.pid, t->st.starttime);
+		if (r && !r->ended)
+			r->seen = i < 2 * (size_t)l->max_rows && kept++ < l->max_rows;
+	}
+	for (size_t i = l->nrows; i-- > 0;)
+		if (!l->rows[i]->ended && !l->rows[i]->seen)
+			rows_remove(l, i);
+	for (size_t i = 0; !err && i < nc; i++) {
+		const struct tc_task *t = &l->scan.t[c[i].t];
+		int k;
+		if (find_task_row(l, t->st.pid, t->st.starttime))
+			continue;
+		if (kept >= l->max_rows) {
+			l->not_followed++;
+			continue;
+		}
+		k = add_task_row(l, t);
+		if (k < 0)
+			err = k;
+		else if (k == 0)
+			kept++;
+	}
+	return err;
+}
+
+/* --- the sampler --- */
+
+void tacho_live_free(struct tacho_live *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nrows; i++)
+		row_free(l->rows[i], l->nev);
+	free(l->rows);
+	for (size_t e = 0; e < l->nev; e++) {
+		if (l->names)
+			free(l->names[e]);
+		if (l->units)
+			free(l->units[e]);
+	}
+	for (size_t i = 0; i < l->ncg; i++)
+		free(l->cg[i]);
+	free(l->cg);
+	free(l->names);
+	free(l->units);
+	free(l->scales);
+	free(l->attrs);
+	free(l->groups);
+	free(l->cpus);
+	free(l->perf_root);
+	free(l->proc_root);
+	free(l->prev);
+	free(l->cand);
+	tc_hmap_exit(&l->prev_map);
+	tc_hmap_exit(&l->refused);
+	tc_scan_exit(&l->scan);
+	free(l);
+}
+
+size_t tacho_live_nevents(const struct tacho_live *l)
+{
+	return l ? l->nev : 0;
+}
+
+static int copy_events(struct tacho_live *l, const struct tacho_evlist *list)
+{
+	size_t n = tacho_evlist_count(list);
+
+	l->nev = n;
+	l->attrs = calloc(n, sizeof(*l->attrs));
+	l->groups = calloc(n, sizeof(*l->groups));
+	l->names = calloc(n, sizeof(*l->names));
+	l->units = calloc(n, sizeof(*l->units));
+	l->scales = calloc(n, sizeof(*l->scales));
+	if (!l->attrs || !l->groups || !l->names || !l->units || !l->scales)
+		return -ENOMEM;
+	for (size_t e = 0; e < n; e++) {
+		int lead = tacho_evlist_group_leader(list, e);
+		int err = tacho_evlist_attr(list, e, &l->attrs[e]);
+		const char *unit = tacho_evlist_unit(list, e);
+
+		if (err)
+			return err;
+		l->groups[e] = lead >= 0 ? lead : TACHO_GROUP_NONE;
+		l->names[e] = tc_strdup(tacho_evlist_name(list, e));
+		l->units[e] = tc_strdup(unit ? unit : "");
+		l->scales[e] = tacho_evlist_scale(list, e);
+		if (!l->names[e] || !l->units[e])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int setup_cgroups(struct tacho_live *l, const struct tacho_live_opts *o,
+			 struct tacho_diag *diag)
+{
+	struct tc_cgroup_mounts m;
+	const char *root;
+	int err;
+
+	err = tc_cgroup_mounts_read(o->mounts, &m);
+	if (err)
+		return tc_diag_set(diag, o->mounts ? o->mounts : "/proc/self/mounts", 0, 0, err,
+				   "cannot read the mount table: %s", tacho_strerror(err));
+	root = tc_cgroup_perf_root(&m);
+	if (!root)
+		return tc_diag_set(diag, "", 0, 0, -ENOENT, "no cgroup hierarchy with perf_event "
+				   "is mounted (neither cgroup v2 nor a v1 perf_event one)");
+	l->perf_root = tc_strdup(root);
+	l->cg = calloc(o->ncgroups ? o->ncgroups : 1, sizeof(*l->cg));
+	if (!l->perf_root || !l->cg)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		char path[PATH_MAX];
+
+		err = tc_cgroup_resolve(root, o->cgroups[i], path, sizeof(path));
+		if (err)
+			return tc_diag_set(diag, o->cgroups[i] ? o->cgroups[i] : "", 0, 0,
+					   err == -EINVAL || err == -ERANGE ? -EINVAL : -ENOENT,
+					   "no cgroup '%s' under %s (%s)", o->cgroups[i], root,
+					   tacho_strerror(err));
+		l->cg[l->ncg] = tc_strdup(path);
+		if (!l->cg[l->ncg])
+			return -ENOMEM;
+		l->ncg++;
+	}
+	return 0;
+}
+
+int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
+		   struct tacho_diag *diag)
+{
+	struct tacho_live *l;
+	struct rlimit rl;
+	int err;
+
+	if (tc_diag_check(diag))
+		return -EINVAL;
+	if (!o || !out || o->sz < offsetof(struct tacho_live_opts, fd_limit) ||
+	    (unsigned)o->view >= TACHO_LIVE_VIEW_COUNT || !tacho_evlist_count(o->events) ||
+	    o->pid < 0 || (o->child && o->pid <= 0) || (o->ncgroups && !o->cgroups) ||
+	    o->history > MAX_HISTORY)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad options for the live sampler");
+	*out = NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->view = o->view;
+	l->pid = o->pid;
+	l->child = o->child;
+	l->max_rows = o->max_rows ? o->max_rows : DEFAULT_MAX_ROWS;
+	l->H = o->history ? o->history : DEFAULT_HISTORY;
+	l->proc_root = tc_strdup(o->proc_root ? o->proc_root : "/proc");
+	l->hz = sysconf(_SC_CLK_TCK);
+	if (l->hz <= 0)
+		l->hz = 100;
+	if (o->sz > offsetof(struct tacho_live_opts, fd_limit) && o->fd_limit > 0)
+		l->fd_limit = o->fd_limit;
+	else
+		l->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ?
+			      1024 - 64 : (long)rl.rlim_cur - 64;
+	tc_perf_env_probe(&l->env);
+	l->privileged = tc_perf_env_privileged(&l->env);
+	l->euid = (unsigned)geteuid();
+	err = l->proc_root ? copy_events(l, o->events) : -ENOMEM;
+	if (err)
+		goto out_free;
+
+	switch (l->view) {
+	case TACHO_LIVE_MACHINE:
+	case TACHO_LIVE_CPU:
+	case TACHO_LIVE_CGROUP:
+		err = tc_online_cpus(&l->cpus, &l->ncpus);
+		if (err)
+			goto out_free;
+		if (l->view != TACHO_LIVE_CGROUP) {
+			err = add_cpu_rows(l);
+			break;
+		}
+		err = setup_cgroups(l, o, diag);
+		if (!err)
+			err = refresh_cgroups(l, true);
+		break;
+	case TACHO_LIVE_PROCESS:
+	case TACHO_LIVE_THREAD:
+		if (l->pid > 0 && kill(l->pid, 0) && errno == ESRCH) {
+			err = tc_diag_set(diag, "", 0, 0, -ESRCH, "no process %d", (int)l->pid);
+			goto out_free;
+		}
+		if (l->child && l->view == TACHO_LIVE_PROCESS) {
+			/* before its exec: the counters start at the exec */
+			struct tc_task t = { .st.pid = l->pid, .tgid = l->pid,
+					     .uid = (unsigned)geteuid() };
+			struct lrow *r;
+			struct tc_perf_grid g;
+
+			err = tc_task_stat(l->proc_root, l->pid, l->pid, &t.st);
+			r = err ? NULL : row_new(l, TACHO_LIVE_PROCESS, l->pid, t.st.comm);
+			if (!err && !r)
+				err = -ENOMEM;
+			if (err)
+				goto out_free;
+			r->pid = r->tid = l->pid;
+			r->start = t.st.starttime;
+			r->uid = t.uid;
+			r->enabled = true;       /* by the exec */
+			err = tc_perf_grid_init(&g, NULL, 0, &l->pid, 1);
+			if (!err) {
+				err = row_open(l, r, &g, TC_PERF_GROUP_READ | TC_PERF_INHERIT |
+					       TC_PERF_ENABLE_ON_EXEC);
+				tc_perf_grid_exit(&g);
+			}
+			if (!err)
+				err = rows_push(l, r);
+			if (err) {
+				row_free(r, l->nev);
+				goto out_free;
+			}
+			break;
+		}
+		err = scan_tasks(l, 0);
+		if (!err)
+			err = follow_tasks(l);
+		if (!err && l->pid > 0 && !l->nrows && !l->no_permission)
+			err = tc_diag_set(diag, "", 0, 0, -ESRCH, "no process %d", (int)l->pid);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (err)
+		goto out_free;
+	*out = l;
+	return 0;
+
+out_free:
+	tacho_live_free(l);
+	if (err == -ENOMEM)
+		tc_diag_set(diag, "", 0, 0, err, "out of memory");
+	return err;
+}
+
+/* The order of a frame's rows: task rows by CPU use (the busiest first), the others
+ * as they are (CPUs by number, cgroups by path). */
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct tacho_live_row *x = a, *y = b;
+	double cx = isnan(x->cpus) ? -1 : x->cpus, cy = isnan(y->cpus) ? -1 : y->cpus;
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct tacho_live_frame *make_frame(struct tacho_live *l, double now, double dt,
+					   double took)
+{
+	struct tacho_live_frame *f;
+	size_t H = l->H, off = 0;
+	struct timespec wall;
+
+	f = tc_frame_new(l->nev, (const char *const *)l->names, (const char *const *)l->units,
+			 l->nrows, H);
+	if (!f)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	f->view = l->view;
+	f->time = now - l->t0;
+	f->interval = dt;
+	f->wall = (double)wall.tv_sec + (double)wall.tv_nsec * 1e-9;
+	/* a task's CPU use from task-clock where it is counted (exact), else from /proc's
+	 * clock ticks (a hundredth of a second) */
+	int tclock = -1;
+	for (size_t e = 0; e < l->nev; e++)
+		if (l->attrs[e].type == PERF_TYPE_SOFTWARE &&
+		    l->attrs[e].config == PERF_COUNT_SW_TASK_CLOCK &&
+		    !l->attrs[e].exclude_user && !l->attrs[e].exclude_kernel) {
+			tclock = (int)e;
+			break;
+		}
+	for (size_t i = 0; i < l->nrows; i++) {
+		const struct lrow *r = l->rows[i];
+		struct tacho_live_row *o = &f->rows[i];
+		struct tacho_live_value *v = &f->vals[i * l->nev];
+		double *h = &f->hist[off];
+
+		o->kind = r->kind;
+		o->id = r->id;
+		o->pid = r->kind == TACHO_LIVE_PROCESS || r->kind == TACHO_LIVE_THREAD ? r->pid : 0;
+		o->uid = r->uid;
+		o->name = tc_frame_str(f, r->name);
+		o->cpus = r->cpus;
+		if ((r->kind == TACHO_LIVE_PROCESS || r->kind == TACHO_LIVE_THREAD) && tclock >= 0 &&
+		    isfinite(r->vals[tclock].rate))
+			o->cpus = r->vals[tclock].rate / l->scales[tclock] / 1e9;   /* ns per s */
+		o->ended = r->ended;
+		o->since = r->since;
+		o->values = v;
+		o->history = h;
+		o->nhistory = r->hcount;
+		if (!o->name)
+			goto out_free;
+		for (size_t e = 0; e < l->nev; e++) {
+			v[e] = r->vals[e];
+			if (v[e].why && !(v[e].why = tc_frame_str(f, v[e].why)))
+				goto out_free;
+			/* the ring unrolled, oldest first */
+			for (size_t k = 0; k < r->hcount; k++)
+				h[e * r->hcount + k] =
+					r->hist[e * H + (r->hpos + H - r->hcount + k) % H];
+		}
+		off += l->nev * r->hcount;
+	}
+	qsort(f->rows, f->nrows, sizeof(*f->rows), cmp_rows);
+	f->health = (struct tacho_live_health){
+		.sample_s = took,
+		.rows = (unsigned)l->nrows,
+		.not_followed = l->not_followed,
+		.no_permission = l->no_permission,
+		.no_descriptors = l->no_descriptors,
+		.ended = l->ended,
+		.fds = l->fds,
+		.fd_limit = l->fd_limit,
+	};
+	return f;
+
+out_free:
+	tacho_live_frame_put(f);
+	return NULL;
+}
+
+int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
+{
+	double now, dt;
+	int err = 0;
+
+	if (!l || !out)
+		return -EINVAL;
+	*out = NULL;
+	now = now_s();
+	/* rows reported ended in the previous frame go now */
+	for (size_t i = l->nrows; i-- > 0;)
+		if (l->rows[i]->ended)
+			rows_remove(l, i);
+	l->not_followed = l->no_permission = l->no_descriptors = l->ended = 0;
+	if (!l->started) {
+		for (size_t i = 0; i < l->nrows; i++)
+			if (!l->rows[i]->enabled)
+				row_enable(l, l->rows[i]);
+		l->started = true;
+		l->t0 = l->tprev = now;
+		for (size_t i = 0; i < l->nrows; i++) {
+			l->rows[i]->opened = now;
+			l->rows[i]->since = 0;
+		}
+	}
+	dt = now - l->tprev;
+	/* find the rows that ended before reading them: their reads are then final */
+	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD)
+		err = scan_tasks(l, dt);
+	else if (l->view == TACHO_LIVE_CGROUP)
+		err = refresh_cgroups(l, false);
+	for (size_t i = 0; !err && i < l->nrows; i++)
+		err = row_read(l, l->rows[i], now, dt);
+	if (err)
+		return err;
+	/* then follow what is new */
+	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD) {
+		if (!(l->child && l->view == TACHO_LIVE_PROCESS))
+			err = follow_tasks(l);
+	} else if (l->view == TACHO_LIVE_CGROUP) {
+		err = refresh_cgroups(l, true);
+	}
+	if (err)
+		return err;
+	l->tprev = now;
+	*out = make_frame(l, now, dt, now_s() - now);
+	return *out ? 0 : -ENOMEM;
+}

@@ -1,0 +1,453 @@
+/* test-cmd-serve.c - `tacho serve` with real peers: a real Prometheus (loopback, a
+ * temporary data folder, 1 s scrapes) scrapes it and its HTTP API finds the counter,
+ * which a program's exactly N writes raise by exactly N; `promtool check metrics` on
+ * /metrics; OpenMetrics on request; the page in headless Chromium (no console message,
+ * new points arriving); 20 clients at once for 10 s and two that stall, while counting
+ * goes on and memory stays bounded; a port in use and bad addresses. */
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "spawn.h"
+
+static bool have(const char *prog)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
+	char cmd[256];
+	struct th_run r;
+	bool ok;
+
+	snprintf(cmd, sizeof(cmd), "command -v %s", prog);
+	argv[2] = cmd;
+	th_runv(&r, NULL, argv);
+	ok = r.status == 0;
+	th_run_free(&r);
+	return ok;
+}
+
+static bool have_write_tracepoint(void)
+{
+	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
+}
+
+/* tacho serve on a free loopback port with these arguments; waits until it answers. */
+static int start_serve(struct th_proc *p, const char *tag, const char *a1, const char *a2,
+		       const char *a3, const char *a4, const char *a5, const char *a6)
+{
+	int port = th_free_port();
+	char listen[32];
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"serve", (char *)"--listen", listen,
+			 (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, (char *)a6,
+			 NULL };
+	double end = th_now() + 15;
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
+	th_spawn(p, tag, argv);
+	while (th_now() < end) {
+		if (th_http_get(port, "/api/frame", NULL, NULL) == 200)
+			return port;
+		if (th_proc_wait(p, 0.05)) {
+			char *err = th_slurp(p->err);
+			fail_msg("tacho serve ended (%d): %s", p->status, err);
+		}
+	}
+	fail_msg("tacho serve does not answer on %d", port);
+	return -1;
+}
+
+/* --- a real Prometheus --- */
+
+/* The value of query's one sample in Prometheus's answer, NAN when there is none. */
+static double prom_query(int port, const char *query)
+{
+	char path[512], *body = NULL;
+	struct th_json *j;
+	const struct th_json *v;
+	double x = NAN;
+
+	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
+	if (th_http_get(port, path, NULL, &body) != 200) {
+		free(body);
+		return NAN;
+	}
+	j = th_json_parse(body, NULL, 0);
+	free(body);
+	if (!j)
+		return NAN;
+	v = th_json_get(j, "data.result[0].value[1]");
+	if (v && v->type == TH_JSON_STRING)
+		x = strtod(v->string, NULL);
+	th_json_free(j);
+	return x;
+}
+
+static void test_prometheus(void **state)
+{
+	char *burst[] = { (char *)th_prog("live-helper"), (char *)"burst", (char *)"1234", NULL };
+	struct th_proc helper, serve, prom;
+	char pid[32], cfg[8192], data[4096], listen[64], q[256];
+	int port, pport = th_free_port();
+	double v0 = NAN, v, end;
+	FILE *f;
+	(void)state;
+
+	if (!have("prometheus"))
+		TEST_SKIP("prometheus is not installed");
+	if (!have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	th_spawn(&helper, "burst", burst);
+	snprintf(pid, sizeof(pid), "%d", (int)helper.pid);
+	port = start_serve(&serve, "serve", "-d", "0.2", "-e", "syscalls:sys_enter_write", "-p",
+			   pid);
+	snprintf(cfg, sizeof(cfg), "%s", th_tmp("prometheus.yml"));
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+		   "scrape_configs:\n  - job_name: tacho\n    static_configs:\n"
+		   "      - targets: ['127.0.0.1:%d']\n", port);
+	fclose(f);
+	snprintf(data, sizeof(data), "--storage.tsdb.path=%s", th_tmp("tsdb"));
+	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", pport);
+	{
+		char cfgarg[8300];
+		char *argv[] = { (char *)"prometheus", cfgarg, data, listen, NULL };
+		snprintf(cfgarg, sizeof(cfgarg), "--config.file=%s", cfg);
+		th_spawn(&prom, "prometheus", argv);
+	}
+	/* the series appears once Prometheus has scraped tacho */
+	snprintf(q, sizeof(q), "tacho_syscalls_sys_enter_write_total%%7Bpid%%3D%%22%s%%22%%7D",
+		 pid);
+	end = th_now() + 30;
+	while (isnan(v0) && th_now() < end) {
+		v0 = prom_query(pport, q);
+		if (isnan(v0))
+			usleep(200000);
+	}
+	if (isnan(v0)) {
+		char *log = th_slurp(prom.err);
+		fail_msg("Prometheus never had the counter; its log:\n%s", log);
+	}
+	assert_true(v0 == 0);            /* the helper has not written yet */
+	assert_true(prom_query(pport, "tacho_rows") == 1);
+	assert_true(prom_query(pport, "up%7Bjob%3D%22tacho%22%7D") == 1);
+	/* exactly 1234 writes: the counter says so at the next scrapes */
+	kill(helper.pid, SIGUSR1);
+	v = v0;
+	end = th_now() + 20;
+	while (v == v0 && th_now() < end) {
+		usleep(200000);
+		v = prom_query(pport, q);
+	}
+	if (v - v0 != 1234)
+		fail_msg("the counter went from %g to %g, not by 1234", v0, v);
+	/* and stays there */
+	usleep(2500000);
+	assert_true(prom_query(pport, q) == v0 + 1234);
+	kill(helper.pid, SIGUSR1);
+	end = th_now() + 20;
+	while ((v = prom_query(pport, q)) != v0 + 2468 && th_now() < end)
+		usleep(200000);
+	assert_true(v == v0 + 2468);
+	th_proc_kill(&prom, SIGTERM);
+	assert_true(th_proc_wait(&prom, 20));
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 10));
+	assert_int_equal(serve.status, 0);
+	th_proc_end(&helper);
+}
+
+/* promtool's lint of the Prometheus text; OpenMetrics on request. */
+static void test_promtool_openmetrics(void **state)
+{
+	struct th_proc serve;
+	struct th_run r;
+	char *body = NULL;
+	int port;
+	(void)state;
+
+	port = start_serve(&serve, "serve2", "-d", "0.2", "--view", "cpu", NULL, NULL);
+	usleep(500000);
+	assert_int_equal(th_http_get(port, "/metrics", NULL, &body), 200);
+	assert_contains(body, "# TYPE tacho_task_clock_seconds_total counter\n");
+	assert_contains(body, "tacho_task_clock_seconds_total{event=\"task-clock\",cpu=\"0\"} ");
+	assert_contains(body, "tacho_scrapes_total ");
+	assert_not_contains(body, "# EOF");
+	if (have("promtool")) {
+		char *argv[] = { (char *)"promtool", (char *)"check", (char *)"metrics", NULL };
+		th_runv(&r, body, argv);
+		if (r.status != 0)
+			fail_msg("promtool check metrics: %s%s\n%s", r.out, r.err, body);
+		th_run_free(&r);
+	}
+	free(body);
+	assert_int_equal(th_http_get(port, "/metrics", "application/openmetrics-text; "
+				     "version=1.0.0", &body), 200);
+	assert_contains(body, "# TYPE tacho_task_clock_seconds counter\n# UNIT "
+			      "tacho_task_clock_seconds seconds\n");
+	assert_true(strlen(body) > 6 && !strcmp(body + strlen(body) - 6, "# EOF\n"));
+	free(body);
+	assert_int_equal(th_http_get(port, "/nothing", NULL, &body), 404);
+	free(body);
+	assert_int_equal(th_http_get(port, "/api/history", NULL, &body), 200);
+	{
+		struct th_json *j = assert_json(body);
+		assert_json_str(j, "view", "cpu");
+		assert_json_type(j, "rows[0].history", TH_JSON_OBJECT);
+		th_json_free(j);
+	}
+	free(body);
+	if (!have("promtool")) {
+		th_proc_end(&serve);
+		TEST_SKIP("promtool is not installed (the rest was checked)");
+	}
+	th_proc_kill(&serve, SIGINT);
+	assert_true(th_proc_wait(&serve, 10));
+	assert_int_equal(serve.status, 0);
+}
+
+/* --- the page --- */
+
+static void test_page_in_chromium(void **state)
+{
+	struct th_proc serve, chr;
+	char url[64], *dom, *log, *p;
+	int port, frames = 0, points = 0;
+	(void)state;
+
+	if (!have("chromium"))
+		TEST_SKIP("chromium is not installed");
+	port = start_serve(&serve, "serve3", "-d", "0.1", NULL, NULL, NULL, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", port);
+	{
+		/* virtual time runs the page's timers at once; each poll is a real request,
+		 * so new frames arrive as real time passes */
+		char *argv[] = { (char *)"chromium", (char *)"--headless", (char *)"--no-sandbox",
+				 (char *)"--disable-gpu", (char *)"--enable-logging=stderr",
+				 (char *)"--v=0", (char *)"--virtual-time-budget=60000",
+				 (char *)"--dump-dom", url, NULL };
+		th_spawn(&chr, "chromium", argv);
+	}
+	if (!th_proc_wait(&chr, 120)) {
+		th_proc_end(&chr);
+		fail_msg("chromium did not finish");
+	}
+	assert_int_equal(chr.status, 0);
+	dom = th_slurp(chr.out);
+	log = th_slurp(chr.err);
+	p = strstr(dom, "data-frames=\"");
+	assert_non_null(p);
+	frames = atoi(p + 13);
+	p = strstr(dom, "data-points=\"");
+	assert_non_null(p);
+	points = atoi(p + 13);
+	if (frames < 3 || points <= 0)
+		fail_msg("the page got %d frames and %d points:\n%s", frames, points, dom);
+	assert_contains(dom, "<div id=\"errors\"></div>");
+	assert_contains(dom, "<canvas");
+	/* the browser logs every console message as CONSOLE: there is none */
+	if (strstr(log, ":CONSOLE"))
+		fail_msg("console messages:\n%s", log);
+	free(dom);
+	free(log);
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 10));
+	assert_int_equal(serve.status, 0);
+}
+
+/* --- many clients --- */
+
+struct client {
+	int port;
+	double until;
+	unsigned ok, bad;
+};
+
+static void *client_main(void *arg)
+{
+	struct client *c = arg;
+	static const char *const paths[] = { "/metrics", "/api/frame", "/api/history", "/" };
+
+	/* bounded in time and in count, a request every 5 ms or so each: 4000 a second
+	 * in all, and the suite's other jobs still get the machine */
+	for (unsigned i = 0; th_now() < c->until && i < 2000; i++) {
+		char *body = NULL;
+		int code = th_http_get(c->port, paths[i % 4], NULL, &body);
+		if (code == 200 && body && *body)
+			c->ok++;
+		else
+			c->bad++;
+		free(body);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+static long rss_kib(pid_t pid)
+{
+	char path[64], *s, *p;
+	long kib = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	s = th_slurp(path);
+	p = strstr(s, "VmRSS:");
+	if (p)
+		kib = strtol(p + 6, NULL, 10);
+	free(s);
+	return kib;
+}
+
+static double frame_time(int port)
+{
+	char *body = NULL;
+	struct th_json *j;
+	double t;
+
+	assert_int_equal(th_http_get(port, "/api/frame", NULL, &body), 200);
+	j = assert_json(body);
+	t = json_num(j, "time");
+	th_json_free(j);
+	free(body);
+	return t;
+}
+
+/* Two clients that connect and stall (one sends half a request, one never reads) and
+ * twenty that ask as fast as they can for 10 s: every request is answered, counting
+ * goes on (new frames keep coming at the interval), and memory stays within bounds. */
+static void test_many_clients(void **state)
+{
+	struct client c[20];
+	pthread_t th[20];
+	struct th_proc serve;
+	int port, stall[2];
+	long rss0, rss1;
+	double t0, t1, wall0, wall1;
+	unsigned ok = 0, bad = 0;
+	(void)state;
+
+	{
+		/* under ASan, what is freed waits in a quarantine of up to 256 MiB before
+		 * its memory is reused, which would read as growth: a small one for tacho,
+		 * so that the RSS says what tacho keeps (a release build ignores it) */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char *saved = asan ? strdup(asan) : NULL, opts[1024];
+
+		snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=1", asan ? asan : "",
+			 asan && *asan ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+		port = start_serve(&serve, "serve4", "-d", "0.2", "--view", "cpu", NULL, NULL);
+		if (saved)
+			setenv("ASAN_OPTIONS", saved, 1);
+		else
+			unsetenv("ASAN_OPTIONS");
+		free(saved);
+	}
+	usleep(600000);
+	rss0 = rss_kib(serve.pid);
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		stall[i] = socket(AF_INET, SOCK_STREAM, 0);
+		assert_int_equal(connect(stall[i], (struct sockaddr *)&a, sizeof(a)), 0);
+		if (i == 0)
+			assert_int_equal(write(stall[i], "GET /met", 8), 8);
+		else
+			assert_int_equal(write(stall[i], "GET /api/history HTTP/1.0\r\n\r\n", 29), 29);
+	}
+	t0 = frame_time(port);
+	wall0 = th_now();
+	for (int i = 0; i < 20; i++) {
+		c[i] = (struct client){ .port = port, .until = th_now() + 10 };
+		assert_int_equal(pthread_create(&th[i], NULL, client_main, &c[i]), 0);
+	}
+	for (int i = 0; i < 20; i++) {
+		pthread_join(th[i], NULL);
+		ok += c[i].ok;
+		bad += c[i].bad;
+	}
+	t1 = frame_time(port);
+	wall1 = th_now();
+	rss1 = rss_kib(serve.pid);
+	print_message("20 clients, 10 s: %u answers, %u failures; frames advanced %.2f s in "
+		      "%.2f s; RSS %ld -> %ld KiB\n", ok, bad, t1 - t0, wall1 - wall0, rss0, rss1);
+	assert_int_equal(bad, 0);
+	assert_true(ok > 20);
+	/* counting was never held up by the clients: the frames kept up with the clock
+	 * (an interval of slack for the frame in flight at each end) */
+	assert_true(t1 - t0 >= (wall1 - wall0) - 0.5);
+	/* what twenty clients cost stays bounded: no growth with the number of answers */
+	assert_true(rss1 - rss0 < 16 * 1024);
+	close(stall[0]);
+	close(stall[1]);
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 15));
+	assert_int_equal(serve.status, 0);
+}
+
+static void test_bad_input(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	struct th_run r;
+	char busy[32];
+	int s;
+	(void)state;
+
+	/* a port in use */
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(s, 1), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
+	snprintf(busy, sizeof(busy), "127.0.0.1:%d", ntohs(a.sin_port));
+	th_tacho(&r, "serve", "--listen", busy, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot listen on 127.0.0.1:");
+	assert_contains(r.err, "in use");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	close(s);
+	th_tacho(&r, "serve", "--listen", "127.0.0.1:99999", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "bad --listen '127.0.0.1:99999'");
+	th_run_free(&r);
+	th_tacho(&r, "serve", "--listen", "not-an-address:80", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "bad --listen address");
+	th_run_free(&r);
+	th_tacho(&r, "serve", "--listen", "0", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "bad --listen '0'");
+	th_run_free(&r);
+	snprintf(busy, sizeof(busy), "%d", th_free_port());
+	th_tacho(&r, "serve", "--listen", busy, "-e", "page-faults,bogus-event", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "tacho: bad event list");
+	assert_contains(r.err, "^");
+	th_run_free(&r);
+	th_tacho(&r, "serve", "--listen", busy, "-G", "tacho-no-such-cgroup", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "no cgroup 'tacho-no-such-cgroup'");
+	th_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_prometheus, th_procs_teardown),
+		cmocka_unit_test_teardown(test_promtool_openmetrics, th_procs_teardown),
+		cmocka_unit_test_teardown(test_page_in_chromium, th_procs_teardown),
+		cmocka_unit_test_teardown(test_many_clients, th_procs_teardown),
+		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+}
