@@ -8,24 +8,6 @@
 
 #include "live/live-int.h"
 
-/* The mount table escapes blanks and backslashes in octal (\040); undone into out. */
-static void unescape(const char *s, size_t n, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 1 < size; i++) {
-		if (s[i] == '\\' && i + 3 < n &&
-		    s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-		    s[i + 3] >= '0' && s[i + 3] <= '7') {
-			out[o++] = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	out[o] = '\0';
-}
-
 /* Whether the comma-separated list [s, s+n) holds word. */
 static bool has_word(const char *s, size_t n, const char *word)
 {
@@ -73,16 +55,16 @@ int tc_cgroup_mounts_parse(const char *text, size_t len, struct tc_cgroup_mounts
 			return -TACHO_EPARSE;
 		if (fl[2] == 7 && !memcmp(f[2], "cgroup2", 7)) {
 			if (!out->v2[0]) {
-				unescape(f[1], fl[1], out->v2, sizeof(out->v2));
+				tc_unescape_octal(f[1], fl[1], out->v2, sizeof(out->v2));
 				out->v2_ro = has_word(f[3], fl[3], "ro");
 			}
 		} else if (fl[2] == 6 && !memcmp(f[2], "cgroup", 6)) {
 			if (!out->v1_cpu[0] && has_word(f[3], fl[3], "cpu")) {
-				unescape(f[1], fl[1], out->v1_cpu, sizeof(out->v1_cpu));
+				tc_unescape_octal(f[1], fl[1], out->v1_cpu, sizeof(out->v1_cpu));
 				out->v1_cpu_ro = has_word(f[3], fl[3], "ro");
 			}
 			if (!out->v1_perf[0] && has_word(f[3], fl[3], "perf_event"))
-				unescape(f[1], fl[1], out->v1_perf, sizeof(out->v1_perf));
+				tc_unescape_octal(f[1], fl[1], out->v1_perf, sizeof(out->v1_perf));
 		}
 		line = le + 1;
 	}

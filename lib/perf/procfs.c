@@ -37,26 +37,6 @@ int tc_parse_capeff(const char *status, uint64_t *caps)
 	return tc_parse_hex_u64(p, (size_t)(end - p), caps);
 }
 
-/* Copies a /proc/mounts field, undoing its octal escapes (\040 space, \011 tab, \012
- * newline, \134 backslash). */
-static void unescape_field(const char *s, size_t len, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len && o + 1 < size; i++) {
-		if (s[i] == '\\' && i + 3 < len &&
-		    s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
-		    s[i + 3] >= '0' && s[i + 3] <= '7') {
-			out[o++] = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	if (size)
-		out[o] = '\0';
-}
-
 int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t size)
 {
 	size_t tl = strlen(fstype);
@@ -83,7 +63,7 @@ int tc_mounts_find(const char *mounts, const char *fstype, char *dir, size_t siz
 				break;
 		}
 		if (k == 3 && fl[2] == tl && !strncmp(f[2], fstype, tl)) {
-			unescape_field(f[1], fl[1], dir, size);
+			tc_unescape_octal(f[1], fl[1], dir, size);
 			return 0;
 		}
 		line = *eol ? eol + 1 : NULL;

@@ -149,44 +149,10 @@ static int take_caches(struct tacho_sim *s, const struct tacho_cpu_info *info,
 /* valgrind: a path, or a name looked up in PATH as execvp would. */
 static int find_valgrind(const char *name, char **out, struct tacho_diag *diag)
 {
-	const char *path = getenv("PATH");
-	struct tc_sb sb;
-	struct stat st;
+	int err = tc_path_lookup(name, out);
 
-	if (strchr(name, '/')) {
-		if (stat(name, &st) == 0 && S_ISREG(st.st_mode) && access(name, X_OK) == 0) {
-			*out = tc_strdup(name);
-			return *out ? 0 : -ENOMEM;
-		}
-		goto out_missing;
-	}
-	if (!path)
-		path = "/usr/bin:/bin";
-	tc_sb_init(&sb);
-	for (const char *p = path; ; ) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		tc_sb_reset(&sb);
-		if (n)
-			tc_sb_add(&sb, p, n);
-		else
-			tc_sb_adds(&sb, ".");
-		tc_sb_addf(&sb, "/%s", name);
-		if (sb.oom) {
-			tc_sb_exit(&sb);
-			return -ENOMEM;
-		}
-		if (stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
-			*out = tc_sb_detach(&sb);
-			return *out ? 0 : -ENOMEM;
-		}
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	tc_sb_exit(&sb);
-out_missing:
+	if (!err || err == -ENOMEM)
+		return err;
 	tc_diag_set(diag, name, 0, 0, -TACHO_ENOSIM,
 		    "valgrind is not installed: no '%s' %s (install the Debian package "
 		    "valgrind)", name, strchr(name, '/') ? "that can be run" : "in PATH");

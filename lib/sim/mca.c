@@ -178,29 +178,9 @@ out:
 /* A program in PATH, as execvp would find it: a malloc'd path, or NULL. */
 static char *which(const char *name)
 {
-	const char *path = getenv("PATH");
-	struct tc_sb sb;
+	char *path = NULL;
 
-	if (!path)
-		path = "/usr/bin:/bin";
-	tc_sb_init(&sb);
-	for (const char *p = path; ; ) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		struct stat st;
-
-		tc_sb_reset(&sb);
-		tc_sb_add(&sb, n ? p : ".", n ? n : 1);
-		tc_sb_addf(&sb, "/%s", name);
-		if (!sb.oom && stat(sb.buf, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(sb.buf, X_OK) == 0)
-			return tc_sb_detach(&sb);
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	tc_sb_exit(&sb);
-	return NULL;
+	return tc_path_lookup(name, &path) ? NULL : path;
 }
 
 /* Runs argv and waits: 0 when it exited 0. */

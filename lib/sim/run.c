@@ -23,47 +23,7 @@ extern char **environ;
  * EACCES as exec would say them. */
 static int resolve_program(const char *name, char **out)
 {
-	const char *path = getenv("PATH");
-	struct tc_sb sb;
-	struct stat st;
-	int found_err = ENOENT;
-
-	if (strchr(name, '/')) {
-		if (stat(name, &st) < 0)
-			return errno == ENOTDIR ? ENOTDIR : ENOENT;
-		if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0)
-			return EACCES;
-		*out = tc_strdup(name);
-		return *out ? 0 : ENOMEM;
-	}
-	if (!path)
-		path = "/usr/bin:/bin";
-	tc_sb_init(&sb);
-	for (const char *p = path; ; ) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		tc_sb_reset(&sb);
-		if (n)
-			tc_sb_add(&sb, p, n);
-		else
-			tc_sb_adds(&sb, ".");
-		tc_sb_addf(&sb, "/%s", name);
-		if (sb.oom)
-			break;
-		if (stat(sb.buf, &st) == 0) {
-			if (S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
-				*out = tc_sb_detach(&sb);
-				return *out ? 0 : ENOMEM;
-			}
-			found_err = EACCES;   /* execvp's answer when only such files exist */
-		}
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	tc_sb_exit(&sb);
-	return sb.oom ? ENOMEM : found_err;
+	return -tc_path_lookup(name, out);
 }
 
 /* What valgrind can start: an ELF executable of this machine, a "#!" script, or text

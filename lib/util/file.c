@@ -147,3 +147,66 @@ int tc_read_int_file(const char *path, long long *out)
 	*out = v;
 	return 0;
 }
+
+int tc_path_lookup(const char *name, char **out)
+{
+	const char *path = getenv("PATH");
+	struct tc_sb sb;
+	struct stat st;
+	int found_err = -ENOENT;
+
+	if (strchr(name, '/')) {
+		if (stat(name, &st) < 0)
+			return errno == ENOTDIR ? -ENOTDIR : -ENOENT;
+		if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0)
+			return -EACCES;
+		*out = tc_strdup(name);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (!path)
+		path = "/usr/bin:/bin";
+	tc_sb_init(&sb);
+	for (const char *p = path; ; ) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		tc_sb_reset(&sb);
+		tc_sb_add(&sb, n ? p : ".", n ? n : 1);
+		tc_sb_addf(&sb, "/%s", name);
+		if (sb.oom)
+			break;
+		if (stat(sb.buf, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(sb.buf, X_OK) == 0) {
+				*out = tc_sb_detach(&sb);
+				return *out ? 0 : -ENOMEM;
+			}
+			found_err = -EACCES;   /* execvp's answer when only such files exist */
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (sb.oom)
+		found_err = -ENOMEM;
+	tc_sb_exit(&sb);
+	return found_err;
+}
+
+void tc_unescape_octal(const char *s, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+
+	if (!size)
+		return;
+	for (size_t i = 0; i < n && o + 1 < size; i++) {
+		if (s[i] == '\\' && i + 3 < n &&
+		    s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' && s[i + 2] <= '7' &&
+		    s[i + 3] >= '0' && s[i + 3] <= '7') {
+			out[o++] = (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+			i += 3;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = '\0';
+}

@@ -148,6 +148,14 @@ int tc_open_regular(const char *path, struct stat *st);
 /* tc_read_file of a regular file (tc_open_regular), refused with -EFBIG before any read
  * when larger than max. */
 int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max);
+/* Where execvp would find the program name (with a '/': name itself; else the first
+ * executable regular file in $PATH, "/usr/bin:/bin" when unset, an empty entry being
+ * "."): 0 and the path in *out (malloc'd), or -ENOENT, -ENOTDIR, -EACCES (only files
+ * that cannot be run, as exec says it), -ENOMEM. */
+int tc_path_lookup(const char *name, char **out);
+/* Copies s[0..n) to out (at most size - 1 bytes, NUL-terminated), turning the octal
+ * escapes \NNN of /proc/mounts and mountinfo (a space is \040) into their bytes. */
+void tc_unescape_octal(const char *s, size_t n, char *out, size_t size);
 /* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
 int tc_read_line_file(const char *path, char *buf, size_t size);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */

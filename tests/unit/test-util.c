@@ -437,6 +437,40 @@ static void test_outfile(void **state)
 	assert_int_equal(tc_outfile_open(&o, th_tmpdir(), 0), -EISDIR);
 }
 
+/* The PATH lookup of the simulator's helpers, as execvp finds a program; the octal
+ * escapes of the mount table. */
+static void test_path_and_mounts(void **state)
+{
+	char *path = NULL, buf[64];
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	(void)state;
+
+	assert_int_equal(setenv("PATH", "/nonexistent::/bin", 1), 0);
+	assert_int_equal(tc_path_lookup("sh", &path), 0);
+	assert_string_equal(path, "/bin/sh");
+	free(path);
+	assert_int_equal(tc_path_lookup("no-such-program-here", &path), -ENOENT);
+	assert_int_equal(tc_path_lookup("/etc/passwd", &path), -EACCES);
+	assert_int_equal(tc_path_lookup("/etc/passwd/x", &path), -ENOTDIR);
+	assert_int_equal(tc_path_lookup("/bin/sh", &path), 0);
+	assert_string_equal(path, "/bin/sh");
+	free(path);
+	if (saved) {
+		setenv("PATH", saved, 1);
+		free(saved);
+	} else {
+		unsetenv("PATH");
+	}
+
+	tc_unescape_octal("/a\\040b\\011c\\", 13, buf, sizeof(buf));
+	assert_string_equal(buf, "/a b\tc\\");
+	tc_unescape_octal("\\040\\040", 8, buf, 2);
+	assert_string_equal(buf, " ");
+	tc_unescape_octal("\\08", 3, buf, sizeof(buf));
+	assert_string_equal(buf, "\\08");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_json_utf8),  cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
+		cmocka_unit_test(test_path_and_mounts),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
