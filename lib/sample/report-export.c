@@ -74,7 +74,10 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 			counts = ncnt;
 			cap = nc;
 		}
-		counts[id]++;
+		/* weighted by the period each sample was taken with, so that the stacks add
+		 * up to the event's count when calibration changed the period (the sums
+		 * were checked not to wrap when the file was loaded) */
+		counts[id] += p->smps[i].period;
 	}
 	tc_sb_exit(&sb);
 	nstacks = tc_strpool_count(&stacks);

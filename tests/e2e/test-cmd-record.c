@@ -256,6 +256,32 @@ static void test_calibrated_periods(void **state)
 		fail_msg("the periods add up to %llu over %llu samples (largest %llu); stat "
 			 "counts %llu", (unsigned long long)sum, (unsigned long long)samples,
 			 (unsigned long long)maxp, (unsigned long long)truth);
+
+	/* the folded stacks weigh each sample by its period: they add up to the same sum */
+	th_tacho(&r, "report", "-i", th_tmp("calib.rec"), "--format", "folded", NULL);
+	assert_int_equal(r.status, 0);
+	{
+		uint64_t folded = 0;
+
+		for (char *line = r.out; line && *line;
+		     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			const char *sp = strrchr(line, ' ');
+			const char *nl = strchr(line, '\n');
+
+			if (nl) {
+				sp = NULL;
+				for (const char *c = line; c < nl; c++)
+					if (*c == ' ')
+						sp = c;
+			}
+			assert_non_null(sp);
+			folded += strtoull(sp + 1, NULL, 10);
+		}
+		if (folded != sum)
+			fail_msg("the folded stacks add up to %llu, the samples' periods to %llu",
+				 (unsigned long long)folded, (unsigned long long)sum);
+	}
+	th_run_free(&r);
 }
 
 static void test_tracepoint_exact(void **state)
