@@ -108,6 +108,12 @@ const char *cli_option_suggest(const struct cli_cmd *cmd, const char *word, char
  * the bad character (tacho_diag_caret). Returns EXIT_USAGE. */
 int cli_event_error(const char *what, const struct tacho_diag *diag);
 
+/* A recording session (record, trace) that failed with err: the program that could not
+ * start (its message; 127 when it was not found, else 126), a bad event (as
+ * cli_event_error), or the diagnostic's sentence with its hint (else tacho_strerror):
+ * told on stderr; returns the exit status. */
+int cli_session_error(int err, const struct tacho_diag *diag, int exec_err);
+
 /* The command's words for a library hint ("see 'tacho doctor'"), NULL for none
  * (hint.c: the one place that names a command for the library). */
 const char *cli_hint_text(enum tacho_hint hint);

@@ -167,17 +167,8 @@ static int cmd_record_fn(int argc, char **argv)
 	err = tacho_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
-	if (err == -TACHO_ENOSTART) {
-		cli_error("%s", diag.message);
-		return res.exec_err == ENOENT ? 127 : 126;
-	}
-	if (err) {
-		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
-			return cli_event_error("event", &diag);
-		cli_error("%s", diag.message[0] ? cli_hinted(diag.message, diag.hint) :
-			  tacho_strerror(err));
-		return EXIT_FAIL;
-	}
+	if (err)
+		return cli_session_error(err, &diag, res.exec_err);
 	if (!quiet)
 		fprintf(stderr, "tacho: %" PRIu64 " samples, %" PRIu64 " lost, in '%s' (%s)\n",
 			res.samples, res.lost, o.output ? o.output : "tacho.rec",

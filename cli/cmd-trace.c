@@ -194,17 +194,8 @@ static int cmd_trace_fn(int argc, char **argv)
 	err = tacho_timeline_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
-	if (err == -TACHO_ENOSTART) {
-		cli_error("%s", diag.message);
-		return res.exec_err == ENOENT ? 127 : 126;
-	}
-	if (err) {
-		if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
-			return cli_event_error("event", &diag);
-		cli_error("%s", diag.message[0] ? cli_hinted(diag.message, diag.hint) :
-			  tacho_strerror(err));
-		return EXIT_FAIL;
-	}
+	if (err)
+		return cli_session_error(err, &diag, res.exec_err);
 	if (!quiet)
 		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, in '%s' (%s)\n",
 			res.marks, res.events, o.output ? o.output : "tacho.trace",

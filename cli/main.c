@@ -196,6 +196,19 @@ int cli_event_error(const char *what, const struct tacho_diag *diag)
 	return EXIT_USAGE;
 }
 
+int cli_session_error(int err, const struct tacho_diag *diag, int exec_err)
+{
+	if (err == -TACHO_ENOSTART) {
+		cli_error("%s", diag->message);
+		return exec_err == ENOENT ? 127 : 126;
+	}
+	if (err == -TACHO_EPARSE || err == -TACHO_ENOEVENT)
+		return cli_event_error("event", diag);
+	cli_error("%s", diag->message[0] ? cli_hinted(diag->message, diag->hint) :
+		  tacho_strerror(err));
+	return EXIT_FAIL;
+}
+
 /* The one file a command writes with -o: made by lib/util's tc_outfile (mode 0600, a
  * temporary file renamed into place when closed, a link refused). */
 static struct tc_outfile cli_out = { .fd = -1 };
