@@ -7,37 +7,11 @@
 #include <string.h>
 
 #include "sample/recfile.h"
+#include "rec-repair.h"
 #include "timeline/timeline.h"
 #include "tacho.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* Mutated bytes nearly always fail the checksums: the second pass repairs every checksum
- * it can (the header's and each record's whose size fits) before loading, so that the
- * loader behind them is reached (as fuzz-record-file.c does). */
-static uint8_t *repair(const uint8_t *data, size_t size)
-{
-	uint8_t *c = malloc(size ? size : 1);
-	uint32_t crc, rsize;
-	size_t off = TC_REC_FILE_HDR;
-
-	if (!c)
-		return NULL;
-	memcpy(c, data, size);
-	if (size < TC_REC_FILE_HDR || memcmp(c, TC_REC_MAGIC, 8))
-		return c;
-	crc = tc_crc32(0, c, 24);
-	memcpy(c + 24, &crc, 4);
-	while (off + TC_REC_HDR <= size) {
-		memcpy(&rsize, c + off + 4, 4);
-		if (rsize < TC_REC_HDR || rsize % 8 || rsize > size - off)
-			break;
-		crc = tc_crc32(0, c + off + 4, rsize - 4);
-		memcpy(c + off, &crc, 4);
-		off += rsize;
-	}
-	return c;
-}
 
 static void one(const uint8_t *data, size_t size)
 {
@@ -67,7 +41,7 @@ static void one(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t *fixed = repair(data, size);
+	uint8_t *fixed = rec_repair(data, size);
 
 	one(data, size);
 	if (fixed) {
