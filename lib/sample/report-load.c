@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sample/perfdata.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
 #include "tacho/sample.h"
@@ -164,17 +165,56 @@ static int index_maps(struct tacho_profile *p)
 	}
 	return 0;
 }
+/* The next record of tacho's file, or of perf's perf.data read as tacho's (pd->data
+ * set): read_records reads both. */
+static int next_record(struct tc_record_reader *rd, struct tc_perfdata_reader *pd,
+		       struct tc_rec *r, const char *path, struct tacho_diag *diag)
+{
+	int ret;
+
+	if (!pd->data)
+		return tc_record_reader_next(rd, r, path, diag);
+	ret = tc_perfdata_reader_next(pd, r, path, diag);
+	rd->truncated = pd->truncated;
+	rd->finished = pd->finished;
+	rd->good_end = pd->good_end;
+	return ret;
+}
+
+static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
+			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag);
+
 static int load_records(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
 {
-	struct tc_record_reader rd;
+	struct tc_record_reader rd = { 0 };
+	struct tc_perfdata_reader pd = { 0 };
+	int ret;
+
+	if (!tc_perfdata_is(p->data, p->len))
+		ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
+	else
+		ret = tc_perfdata_reader_init(&pd, p->data, p->len, path, diag);
+	if (!ret)
+		ret = read_records(p, &rd, &pd, path, diag);
+	/* the words of a perf.data live in its reader: the pool keeps them */
+	if (!ret && pd.data && p->command && !(p->command = tc_strpool_add(&p->pool, p->command)))
+		ret = -ENOMEM;
+	if (!ret && pd.data && p->boot_id && !(p->boot_id = tc_strpool_add(&p->pool, p->boot_id)))
+		ret = -ENOMEM;
+	if (pd.data)
+		tc_perfdata_reader_exit(&pd);
+	return ret;
+}
+
+static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
+			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag)
+{
+	struct tc_record_reader rd = *prd;
 	struct tc_rec r;
 	size_t cap = 0;
 	int ret;
 
-	ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
-	if (ret)
-		return ret;
-	while ((ret = tc_record_reader_next(&rd, &r, path, diag)) == 1) {
+	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
 		switch (r.type) {
 		case TC_REC_META: {
 			size_t pos = 0;
