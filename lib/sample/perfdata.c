@@ -81,7 +81,7 @@ static int corrupt(struct tacho_diag *diag, const char *name, uint64_t off, cons
 
 bool tc_perfdata_is(const void *data, size_t len)
 {
-	return len >= 8 && !memcmp(data, PD_MAGIC, 8);
+	return len >= 8 && (!memcmp(data, PD_MAGIC, 8) || !memcmp(data, PD_MAGIC_SWAPPED, 8));
 }
 
 /* --- attributes --- */
@@ -517,7 +517,7 @@ int tc_perfdata_reader_init(struct tc_perfdata_reader *r, const void *data, size
 	if (len >= 8 && !memcmp(data, PD_MAGIC_SWAPPED, 8))
 		return tc_diag_set(diag, name, 0, 0, -TACHO_EVERSION, "perf.data of the other "
 				   "byte order (recorded on another architecture): not read");
-	if (!tc_perfdata_is(data, len))
+	if (len < 8 || memcmp(data, PD_MAGIC, 8))
 		return corrupt(diag, name, 0, "no PERFILE2 magic");
 	if (len < PD_PIPE_HDR)
 		return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC, "perf.data of %zu bytes ends "

@@ -39,7 +39,8 @@ struct tc_perfdata_reader {
 	uint64_t skipped;             /* records stepped over (types a report does not use) */
 };
 
-/* Whether len bytes at data begin with perf.data's magic "PERFILE2". */
+/* Whether len bytes at data begin with perf.data's magic "PERFILE2", in either byte
+ * order (the other one is refused by tc_perfdata_reader_init, with its reason). */
 bool tc_perfdata_is(const void *data, size_t len);
 /* Reads the header of a perf.data of len bytes at data (not copied; keep it alive):
  * the attributes and their ids, and the feature sections (build-ids, command line,
