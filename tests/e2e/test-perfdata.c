@@ -342,6 +342,34 @@ static void test_tracepoint_and_breakpoint(void **state)
 		th_run_free(&r);
 	}
 
+	/* two events in one file: each sample goes to its event by its id */
+	for (int pipe = 0; pipe < 2; pipe++) {
+		const char *file = th_tmp(pipe ? "two-pipe.data" : "two.data");
+		struct th_json *k;
+		if (!perf_record(file, pipe, "-e syscalls:sys_enter_write -e page-faults -c 1",
+				 "dd if=/dev/zero of=/dev/null bs=1 count=300 status=none", why,
+				 sizeof(why)))
+			TEST_SKIP("%s", why);
+		th_tacho(&r, "report", "-i", file, NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.err, "holds 2 events: reporting syscalls:sys_enter_write");
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", file, "--event", "page-faults", "--json", NULL);
+		assert_int_equal(r.status, 0);
+		k = assert_json(r.out);
+		assert_int_equal((long)json_num(k, "samples"), perf_script_count(file, " page-faults:"));
+		assert_true(json_num(k, "samples") > 10);
+		th_json_free(k);
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", file, "--event", "syscalls:sys_enter_write", "--json",
+			 NULL);
+		assert_int_equal(r.status, 0);
+		k = assert_json(r.out);
+		assert_int_equal((long)json_num(k, "samples"), 300);
+		th_json_free(k);
+		th_run_free(&r);
+	}
+
 	if (!sh(&r, "%s --addr", th_prog("sample-bp")))
 		fail_msg("sample-bp --addr: %s", r.err);
 	r.out[strcspn(r.out, "\n")] = 0;
