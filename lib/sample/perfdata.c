@@ -414,7 +414,7 @@ static int read_file_header(struct tc_perfdata_reader *r, const char *name,
 	}
 	if (doff < PD_FILE_HDR || doff > r->len)
 		return corrupt(diag, name, 40, "the data section lies outside the file");
-	r->off = doff;
+	r->off = r->good_end = doff;
 	if (dlen == 0 || dlen > r->len - doff) {
 		/* perf writes the data size when it ends: a recording killed before has
 		 * none (its records run to the end of the file), one cut short a size
@@ -525,7 +525,7 @@ int tc_perfdata_reader_init(struct tc_perfdata_reader *r, const void *data, size
 	if (get64(r->data + 8) == PD_PIPE_HDR) {
 		/* pipe mode: everything, attributes and features too, comes as records */
 		r->pipe = true;
-		r->off = PD_PIPE_HDR;
+		r->off = r->good_end = PD_PIPE_HDR;
 		r->end = len;
 		return 0;
 	}
