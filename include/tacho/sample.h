@@ -100,7 +100,9 @@ TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_re
  * /proc/kallsyms when it was recorded in this boot). Opaque. */
 struct tacho_profile;
 
-/* Reads a record file. A file that ends early (a recording that was killed, or cut
+/* Reads a record file, tacho's or perf's perf.data (file or pipe mode); path "-"
+ * reads standard input to its end (perf record -o - | tacho report -i -). A file that
+ * ends early (a recording that was killed, or cut
  * short) loads up to its last complete record and says so in tacho_profile_info.
  * 0 and *out, or -errno (file), -TACHO_ECORRUPT (not a recording, a bad checksum, an
  * impossible record), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the header), with

@@ -394,8 +394,8 @@ int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 	return -ENOENT;
 }
 
-/* Reads fd from its start: size bytes as fstat said, fewer when the file shrank
- * meanwhile, more when it grew (to its end then). */
+/* Reads fd from where it is (a file just opened: its start) to its end: size bytes as
+ * fstat said, fewer when the file shrank meanwhile, more when it grew, all of a pipe. */
 static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 {
 	size_t alloc = size ? size : 4096, n = 0;
@@ -415,7 +415,7 @@ static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 			buf = nb;
 			alloc *= 2;
 		}
-		r = pread(fd, buf + n, alloc - n, (off_t)n);
+		r = read(fd, buf + n, alloc - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -442,8 +442,17 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	if (tc_diag_check(diag))
 		return -EINVAL;
 	/* A recording may come from someone else: only a regular file is read (a FIFO
-	 * would hang the open, a device would be read) */
-	fd = tc_open_regular(path, &st);
+	 * would hang the open, a device would be read); "-" is standard input, which the
+	 * caller chose (perf record -o - | tacho report -i -) */
+	if (!strcmp(path, "-")) {
+		fd = dup(STDIN_FILENO);
+		if (fd < 0)
+			return tc_diag_set(diag, path, 0, 0, -errno, "cannot read standard input: %s",
+					   tacho_strerror(-errno));
+		st.st_size = 0;
+	} else {
+		fd = tc_open_regular(path, &st);
+	}
 	if (fd == -EINVAL)
 		return tc_diag_set(diag, path, 0, 0, -EINVAL, "not a regular file (a FIFO or a "
 				   "device): refused");

@@ -156,6 +156,40 @@ static void test_page_faults_exact(void **state)
 		}
 }
 
+/* perf record -o - | tacho report -i -: the pipe read as it comes, to its end */
+static void test_stdin(void **state)
+{
+	int line = th_source_line("tests/progs/sample-faults.c", "FAULT-LINE");
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *row;
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	if (!sh(&r, "perf record -q -e page-faults -c 1 -o - -- %s 300 2>/dev/null | "
+		"%s report -i - --json --sort line", th_prog("sample-faults"), th_tacho_bin())) {
+		/* perf wrote nothing when it could not record here */
+		if (strstr(r.err, "the file is empty"))
+			TEST_SKIP("perf record -o - wrote nothing");
+		fail_msg("report -i - failed (%d): %s", r.status, r.err);
+	}
+	j = assert_json(r.out);
+	row = th_json_find(j, "rows", "symbol", "touch_pages");
+	assert_non_null(row);
+	assert_int_equal((int)json_num(row, "samples"), 300);
+	assert_int_equal((int)json_num(row, "line"), line);
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* nothing on standard input: one line, exit 1 */
+	th_tacho(&r, "report", "-i", "-", NULL);
+	assert_int_equal(r.status, 1);
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_contains(r.err, "tacho: cannot read -: ");
+	th_run_free(&r);
+}
+
 /* Every row perf report --sort srcline gives a file and line holds the same samples in
  * tacho's by-line view (rows perf names "??:0" or "symbol+offset" have no line). */
 static void test_srcline_rows(void **state)
@@ -497,6 +531,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_srcline_rows),
 		cmocka_unit_test(test_cpu_clock_split),
 		cmocka_unit_test(test_callchains),
