@@ -4,14 +4,15 @@
 # ratios, by symbol, with call chains (--children), the perf-script export against perf
 # script; by line against perf report --sort srcline once (it takes minutes).
 # usage: sh bench/perfdata.sh [BUILD] (default build); PAIRS=N (default 7); ROUNDS=N sets
-# the workload's length (default 60: about 400k samples at one every 20 us);
+# the workload's length (default 2400: about 4 CPU-seconds, 200k samples at one every
+# 20 us);
 # PERF_SRCLINE=0 skips the by-line pair. Results: docs/performance.md ("perf.data in").
 set -eu
 b=${1:-build}
 cd "$(dirname "$0")/.."
 tacho=$b/tacho
 pairs=${PAIRS:-7}
-rounds=${ROUNDS:-60}
+rounds=${ROUNDS:-2400}
 tmp=$(mktemp -d /tmp/tacho-bench-perfdata.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [ -x /usr/bin/time ] || { echo "perfdata.sh: GNU time is not installed (Debian: time)" >&2; exit 1; }

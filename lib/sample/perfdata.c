@@ -323,7 +323,7 @@ static int feat_event_desc(struct tc_perfdata_reader *r, const unsigned char *s,
 		return corrupt(diag, name, off + 4, "an event description of a bad attribute size");
 	for (uint32_t i = 0; i < n; i++) {
 		const char *ev;
-		uint32_t nids;
+		uint32_t nids, k;
 		struct tc_pd_attr *a = NULL;
 		uint64_t id;
 
@@ -340,7 +340,6 @@ static int feat_event_desc(struct tc_perfdata_reader *r, const unsigned char *s,
 		/* the attribute of the same ids (or the same place, without ids) */
 		if (nids) {
 			id = get64(s + pos);
-			uint32_t k;
 			if (tc_hmap_get(&r->ids, id, &k) && k < r->nattrs)
 				a = &r->attrs[k];
 		} else if (i < r->nattrs && n == r->nattrs) {
@@ -768,6 +767,11 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		NEED(8, "physical address");
 		p += 8;
 	}
+	p += 8 * (size_t)(!!(st & PERF_SAMPLE_CGROUP) + !!(st & PERF_SAMPLE_DATA_PAGE_SIZE) +
+			  !!(st & PERF_SAMPLE_CODE_PAGE_SIZE));
+	if (p > size)
+		return corrupt(diag, name, off + size, "a sample is shorter than its fields");
+	/* the kernel writes the AUX data last (perf_output_sample) */
 	if (st & PERF_SAMPLE_AUX) {
 		uint64_t n;
 		NEED(8, "AUX data");
@@ -776,10 +780,6 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		NEED(n, "AUX data");
 		p += n;
 	}
-	p += 8 * (size_t)(!!(st & PERF_SAMPLE_CGROUP) + !!(st & PERF_SAMPLE_DATA_PAGE_SIZE) +
-			  !!(st & PERF_SAMPLE_CODE_PAGE_SIZE));
-	if (p > size)
-		return corrupt(diag, name, off + size, "a sample is shorter than its fields");
 #undef NEED
 	return 1;
 }

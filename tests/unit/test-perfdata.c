@@ -63,7 +63,7 @@ static void end(struct buf *b, size_t at)
 	 PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |           \
 	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |                 \
 	 PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |                  \
-	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
 
 /* A pipe-mode file: the attribute (id 42) with every sample field, its name, a COMM,
  * an executable MMAP2, a sample (cut short by `short_by` bytes of its fields), a LOST
@@ -163,6 +163,8 @@ static void build(struct buf *b, size_t short_by)
 	put64(b, 9);
 	put64(b, 4096);
 	put64(b, 4096);
+	put64(b, 8);                   /* AUX data, last: 8 bytes */
+	put64(b, 0xa0a0);
 	b->n -= short_by;
 	end(b, at);
 
@@ -253,7 +255,8 @@ static void test_every_sample_field(void **state)
 	tc_perfdata_reader_exit(&r);
 }
 
-/* 8 bytes fewer than the fields take: the last step runs past the record */
+/* 8 bytes fewer than the fields take: the last step (the AUX data) runs past the
+ * record */
 static void test_short_sample(void **state)
 {
 	struct tc_perfdata_reader r;
@@ -269,7 +272,7 @@ static void test_short_sample(void **state)
 		assert_int_not_equal(rec.type, TC_REC_SAMPLE);
 	assert_int_equal(ret, -TACHO_ECORRUPT);
 	assert_contains(d.message, "corrupt perf.data at byte ");
-	assert_contains(d.message, "a sample is shorter than its fields");
+	assert_contains(d.message, "a sample ends inside its AUX data");
 	tc_perfdata_reader_exit(&r);
 }
 
