@@ -190,6 +190,45 @@ static void test_stdin(void **state)
 	th_run_free(&r);
 }
 
+/* The build-ids perf wrote (the BUILD_ID feature, or in the mappings with
+ * --buildid-mmap) reach the report: a program replaced after the recording by another
+ * binary is called changed, and its samples are not named from the wrong file. */
+static void test_build_ids(void **state)
+{
+	static const char *const how[] = {
+		"-e page-faults:u -c 1",
+		"--buildid-mmap -e page-faults:u -c 1",
+	};
+	char why[512], prog[512], cmd[1024];
+	struct th_run r;
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	for (size_t i = 0; i < ARRAY_SIZE(how); i++) {
+		snprintf(cmd, sizeof(cmd), "cp %s %s", th_prog("sample-faults"), th_tmp("prog"));
+		assert_true(sh(&r, "%s", cmd));
+		th_run_free(&r);
+		snprintf(prog, sizeof(prog), "%s 64", th_tmp("prog"));
+		if (!perf_record(th_tmp("bid.data"), false, how[i], prog, why, sizeof(why)))
+			TEST_SKIP("%s", why);
+		th_tacho(&r, "report", "-i", th_tmp("bid.data"), NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "touch_pages");
+		assert_not_contains(r.err, "changed since the recording");
+		th_run_free(&r);
+
+		/* another program in its place */
+		assert_true(sh(&r, "cp %s %s", th_prog("sample-cpu"), th_tmp("prog")));
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", th_tmp("bid.data"), NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.err, "changed since the recording (build-id differs)");
+		assert_not_contains(r.out, "touch_pages");
+		th_run_free(&r);
+	}
+}
+
 /* Every row perf report --sort srcline gives a file and line holds the same samples in
  * tacho's by-line view (rows perf names "??:0" or "symbol+offset" have no line). */
 static void test_srcline_rows(void **state)
@@ -532,6 +571,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_build_ids),
 		cmocka_unit_test(test_srcline_rows),
 		cmocka_unit_test(test_cpu_clock_split),
 		cmocka_unit_test(test_callchains),
