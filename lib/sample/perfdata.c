@@ -36,7 +36,13 @@ enum {
 };
 
 /* feature bits of the file header and of PERF_RECORD_HEADER_FEATURE */
-enum { PD_FEAT_BUILD_ID = 2, PD_FEAT_OSRELEASE = 4, PD_FEAT_CMDLINE = 11, PD_FEAT_EVENT_DESC = 12, PD_FEAT_BITS = 256 };
+enum {
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_BITS = 256,
+};
 
 #define PD_EVENT_UPDATE_NAME 2
 #define PD_MISC_BUILD_ID_SIZE (1u << 15)
