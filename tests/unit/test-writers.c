@@ -520,14 +520,23 @@ static void test_report(void **state)
 	/* annotate: one function instruction by instruction */
 	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
 						      TACHO_FORMAT_JSON, NULL), 0);
-	doc = check_json(buf_close(&b), "report");
+	doc = check_json(buf_close(&b), "annotate");
 	assert_json_type(doc, "rows[0].address", TH_JSON_NUMBER);
 	assert_json_type(doc, "rows[0].line", TH_JSON_NUMBER);
+	assert_json_int(doc, "function_samples", 3);
+	/* this program's own code: read and disassembled */
+	assert_non_null(th_json_get(doc, "decoded"));
+	assert_true(th_json_get(doc, "decoded")->boolean);
+	assert_json_type(doc, "rows[0].mnemonic", TH_JSON_STRING);
 	th_json_free(doc);
 	free(b.s);
 	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
 						      TACHO_FORMAT_TABLE, NULL), 0);
 	assert_contains(buf_close(&b), ": 3 samples\n");
+	free(b.s);
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "annotate", ',');
 	free(b.s);
 	/* no sample there: an error and nothing written */
 	assert_int_equal(tacho_profile_write_annotate(p, "nosuch", buf_open(&b),
