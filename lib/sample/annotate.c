@@ -132,6 +132,39 @@ static int insn_grow(struct tc_annotation *a, size_t *cap)
 	return 0;
 }
 
+/* A direct jump or call names its target as objdump does: "jle 0x401636
+ * <store_loop+0x21>". */
+static void branch_target(struct tacho_profile *p, struct tc_symdso *sd,
+			  const struct tc_annotation *a, struct tc_insn *in)
+{
+	const char *name = NULL;
+	uint64_t target, start = 0;
+	struct tc_symloc sl;
+	size_t len = strlen(in->operands);
+	char *end;
+
+	if ((in->mnemonic[0] != 'j' && strncmp(in->mnemonic, "call", 4)) ||
+	    strncmp(in->operands, "0x", 2))
+		return;
+	target = strtoull(in->operands, &end, 16);
+	if (*end)
+		return;   /* through a register or memory */
+	if (target >= a->start && target < a->start + a->size) {
+		name = pool_str(p, a->sym);
+		start = a->start;
+	} else if (tc_symdso_lookup(sd, target, &sl) == 0 && sl.symbol) {
+		name = sl.symbol;
+		start = sl.sym_start;
+	}
+	if (!name)
+		return;
+	if (target == start)
+		snprintf(in->operands + len, sizeof(in->operands) - len, " <%s>", name);
+	else
+		snprintf(in->operands + len, sizeof(in->operands) - len, " <%s+%#" PRIx64 ">",
+			 name, target - start);
+}
+
 /* Every instruction of the function, with its source line. Bytes capstone cannot
  * decode become one-byte "(bad)" entries, as objdump shows them, and decoding goes on
  * after them. The paths to read each line's text from (absolute, through the
@@ -184,6 +217,7 @@ static int disassemble(struct tacho_profile *p, struct tc_symdso *sd, struct tc_
 			in->size = ci->size;
 			snprintf(in->mnemonic, sizeof(in->mnemonic), "%s", ci->mnemonic);
 			snprintf(in->operands, sizeof(in->operands), "%s", ci->op_str);
+			branch_target(p, sd, a, in);
 		} else {
 			in->size = 1;
 			snprintf(in->mnemonic, sizeof(in->mnemonic), "(bad)");
