@@ -41,7 +41,8 @@ static const struct cli_option report_options[] = {
 	  "one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}" },
 	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
 	  "function <sym> instruction by instruction: address,\n"
-	  "samples, source line" },
+	  "mnemonic and operands, samples and percent, the source\n"
+	  "lines interleaved with their text, the hottest marked" },
 	{ OPT_FORMAT, 0, "format", "<f>",
 	  "folded: one line per stack, for FlameGraph, speedscope and\n"
 	  "inferno; perf-script: the text of `perf script`, for the\n"

@@ -189,7 +189,7 @@ static int collect_stacks(struct pprof *x)
 	return err;
 }
 
-static int kernel_last(struct pprof *x);
+static int order_mappings(struct pprof *x);
 
 /* Functions (one per name and binary), mappings (one per binary) and locations (one
  * per resolved address) of the locs the stacks use. */
@@ -283,14 +283,16 @@ static int number_locations(struct pprof *x)
 		}
 	}
 	if (!err)
-		err = kernel_last(x);
+		err = order_mappings(x);
 	return err;
 }
 
-/* pprof takes the first mapping for the program's: the kernel's and the vDSO's go
- * last, the others keep the order they were first seen in. */
-static int kernel_last(struct pprof *x)
+/* pprof takes the first mapping for the program's: the program's binary (the first
+ * file the first process mapped: exec maps it before the loader maps libraries) goes
+ * first, the kernel's and the vDSO's last, the others in the order first seen. */
+static int order_mappings(struct pprof *x)
 {
+	uint32_t main_name = NONE;
 	uint32_t *newid = malloc((x->nmap ? x->nmap : 1) * sizeof(*newid));
 	uint32_t *dso = malloc((x->nmap ? x->nmap : 1) * sizeof(*dso));
 	uint64_t *lo = malloc((x->nmap ? x->nmap : 1) * sizeof(*lo));
@@ -304,12 +306,16 @@ static int kernel_last(struct pprof *x)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (int late = 0; late < 2; late++)
+	for (size_t i = 0; i < x->p->nprocs && main_name == NONE; i++)
+		if (x->p->procs[i].nmaps && x->p->procs[i].maps[0].dso < x->p->ndsos)
+			main_name = x->p->dsos[x->p->procs[i].maps[0].dso].name;
+	for (int rank = 0; rank < 3; rank++)
 		for (size_t m = 0; m < x->nmap; m++) {
 			const char *name = pool_str(x->p, x->map_dso[m]);
-			bool special = x->map_dso[m] == x->p->kernel_id ||
-				       (name && !strcmp(name, "[vdso]"));
-			if (special != (late == 1))
+			int r = x->map_dso[m] == main_name ? 0 :
+				x->map_dso[m] == x->p->kernel_id || (name && !strcmp(name, "[vdso]")) ?
+				2 : 1;
+			if (r != rank)
 				continue;
 			newid[m] = (uint32_t)k;
 			dso[k] = x->map_dso[m];
