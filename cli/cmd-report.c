@@ -15,7 +15,7 @@ enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO
 static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script|pprof|svg [-o <file>] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script|pprof|svg|speedscope [-o <file>] [--no-demangle]\n"
 	"\n"
 	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
 	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
@@ -49,7 +49,8 @@ static const struct cli_option report_options[] = {
 	  "Firefox Profiler and speedscope; pprof: gzipped\n"
 	  "profile.proto, for go tool pprof, Pyroscope, Parca and\n"
 	  "Grafana; svg: an interactive flame graph (click to zoom,\n"
-	  "search)" },
+	  "search); speedscope: speedscope's JSON, a profile per\n"
+	  "process in time order" },
 	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
@@ -109,9 +110,10 @@ static int cmd_report_fn(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
-			    strcmp(optarg, "pprof") && strcmp(optarg, "svg"))
+			    strcmp(optarg, "pprof") && strcmp(optarg, "svg") &&
+			    strcmp(optarg, "speedscope"))
 				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
-						       "pprof or svg, not '%s'", optarg);
+						       "pprof, svg or speedscope, not '%s'", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -182,6 +184,8 @@ static int cmd_report_fn(int argc, char **argv)
 		err = tacho_profile_write_pprof(p, out);
 	else if (format && !strcmp(format, "svg"))
 		err = tacho_profile_write_flamegraph(p, out);
+	else if (format && !strcmp(format, "speedscope"))
+		err = tacho_profile_write_speedscope(p, out);
 	else if (format)
 		err = tacho_profile_write_script(p, out);
 	else if (annotate)

@@ -75,6 +75,7 @@ static void one(const uint8_t *data, size_t size)
 			tacho_profile_write_script(p, null);
 			tacho_profile_write_pprof(p, null);
 			tacho_profile_write_flamegraph(p, null);
+			tacho_profile_write_speedscope(p, null);
 			fclose(null);
 		}
 		tacho_profile_free(p);

@@ -207,6 +207,12 @@ TACHO_API int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f);
  * share shown). Frames narrower than 0.1 pixel of the whole are left out. 0, -EINVAL,
  * -ENOMEM, -EIO. Not thread-safe on one profile. */
 TACHO_API int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f);
+/* speedscope's JSON file format (docs/schemas.md, "speedscope"): shared frames (one per
+ * function and binary: name, and the source file or else the binary), and a sampled
+ * profile per process with every sample of the selected event in time order, root
+ * first, weighted by its period (unit "nanoseconds" for cpu-clock and task-clock, else
+ * "none"). On one line. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f);
 
 /* --- 7c. Writing reports (what `tacho report` prints; docs/schemas.md) --- */
 

@@ -1,8 +1,8 @@
 /* test-report-formats.c - report's views for other tools, end to end and exact: annotate
  * of code stripped of its line tables, the pprof export read back by Go's own pprof
  * (the same functions with the same sample counts as tacho report, and the call chains
- * leaf first), and the SVG flame graph checked by xmllint and run in headless Chromium
- * (zoom and search through its script, no console error). */
+ * leaf first), the SVG flame graph checked by xmllint and run in headless Chromium
+ * (zoom and search through its script, no console error), speedscope's JSON. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +318,90 @@ static void test_pprof_traces(void **state)
 	th_run_free(&r);
 }
 
+/* speedscope's file, its stacks turned into folded stacks (a profile per process,
+ * named "COMM (pid N)"), is exactly --format folded; the weights add up to each
+ * profile's endValue. */
+static void test_speedscope(void **state)
+{
+	struct th_run r, folded;
+	struct th_json *j;
+	const struct th_json *frames, *profiles;
+	struct stack *v = NULL;
+	size_t n = 0, out_len = 0;
+	char *out = NULL;
+	FILE *o;
+	(void)state;
+
+	if (!record_faults(th_tmp("ss.rec"), true))
+		TEST_SKIP("cannot record page faults here");
+	th_tacho(&r, "report", "-i", th_tmp("ss.rec"), "--format", "speedscope", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	th_run_free(&r);
+	th_tacho(&folded, "report", "-i", th_tmp("ss.rec"), "--format", "folded", NULL);
+	assert_int_equal(folded.status, 0);
+	assert_string_equal(str(j, "$schema"), "https://www.speedscope.app/file-format-schema.json");
+	frames = th_json_get(j, "shared.frames");
+	profiles = th_json_get(j, "profiles");
+	assert_non_null(frames);
+	assert_non_null(profiles);
+	for (size_t i = 0; i < profiles->n; i++) {
+		const struct th_json *pr = profiles->items[i];
+		const struct th_json *smp = th_json_get(pr, "samples"), *wt = th_json_get(pr, "weights");
+		char comm[256];
+		long long sum = 0;
+
+		assert_string_equal(str(pr, "type"), "sampled");
+		assert_int_equal(sscanf(str(pr, "name"), "%255s (pid", comm), 1);
+		assert_int_equal(smp->n, wt->n);
+		v = realloc(v, (n + smp->n) * sizeof(*v));
+		assert_non_null(v);
+		for (size_t s = 0; s < smp->n; s++) {
+			const struct th_json *st = smp->items[s];
+			size_t len = strlen(comm), cap = len + 1;
+			char *line = malloc(cap);
+			assert_non_null(line);
+			memcpy(line, comm, len + 1);
+			for (size_t k = 0; k < st->n; k++) {
+				size_t fi = (size_t)st->items[k]->number;
+				const char *name;
+				assert_true(fi < frames->n);
+				name = str(frames->items[fi], "name");
+				cap = len + strlen(name) + 2;
+				line = realloc(line, cap);
+				assert_non_null(line);
+				len += (size_t)sprintf(line + len, ";%s", name);
+			}
+			v[n].s = line;
+			v[n].n = (long long)wt->items[s]->number;
+			sum += v[n].n;
+			n++;
+		}
+		assert_int_equal(sum, (long long)num(pr, "endValue"));
+	}
+	th_json_free(j);
+	qsort(v, n, sizeof(*v), stack_cmp);
+	o = open_memstream(&out, &out_len);
+	assert_non_null(o);
+	for (size_t i = 0; i < n; i++) {
+		long long sum = v[i].n;
+		while (i + 1 < n && !strcmp(v[i].s, v[i + 1].s)) {
+			free(v[i].s);
+			sum += v[++i].n;
+		}
+		fprintf(o, "%s %lld\n", v[i].s, sum);
+		free(v[i].s);
+	}
+	assert_int_equal(fclose(o), 0);
+	if (strcmp(out, folded.out))
+		fail_msg("speedscope as folded stacks:\n%s\ntacho report --format folded:\n%s",
+			 out, folded.out);
+	assert_contains(out, "sample-faults;touch_pages 1000\n");
+	free(out);
+	free(v);
+	th_run_free(&folded);
+}
+
 /* The flame graph: well-formed XML; in Chromium, the script zooms touch_pages to the
  * whole width and the search for it matches its share of the events, as tacho report
  * gives it; no console message. */
@@ -392,7 +476,7 @@ static void test_bad_usage(void **state)
 
 	th_tacho(&r, "report", "--format", "png", NULL);
 	assert_int_equal(r.status, 2);
-	assert_contains(r.err, "--format takes folded, perf-script, pprof or svg, not 'png'");
+	assert_contains(r.err, "--format takes folded, perf-script, pprof, svg or speedscope, not 'png'");
 	th_run_free(&r);
 	th_tacho(&r, "report", "--format", "svg", "--json", NULL);
 	assert_int_equal(r.status, 2);
@@ -406,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_top),
 		cmocka_unit_test(test_pprof_traces),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_bad_usage),
 	};
 

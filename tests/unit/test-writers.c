@@ -626,6 +626,32 @@ static void test_annotate_vdso(void **state)
 	unlink(file);
 }
 
+/* speedscope's document in its schema: the three samples of writers_hot, one profile */
+static void test_speedscope(void **state)
+{
+	struct tacho_profile *p;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	(void)state;
+
+	snprintf(file, sizeof(file), "%s/ss.rec", tmpdir);
+	if (make_recording(file))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_write_speedscope(p, buf_open(&b)), 0);
+	doc = check_json(buf_close(&b), "speedscope");
+	assert_json_int(doc, "profiles[0].endValue", 3);
+	assert_json_str(doc, "profiles[0].name", "test-writers (pid 100)");
+	assert_json_int(doc, "profiles[0].weights[2]", 1);
+	assert_json_str(doc, "shared.frames[0].name", "writers_hot");
+	th_json_free(doc);
+	free(b.s);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
 /* --- stat: a tiny run, and a hand-filled interval --- */
 
 static void test_stat(void **state)
@@ -1395,6 +1421,7 @@ int main(void)
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_annotate_vdso),
+		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
