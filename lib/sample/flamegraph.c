@@ -199,6 +199,29 @@ static void colour(const struct tacho_profile *p, const struct node *n, char *bu
 	}
 }
 
+/* What of name fits in w pixels at 7 a character, cut with "..": the script does the
+ * same when it zooms. Not inlined: its buffer stays off emit's recursion. */
+static __attribute__((noinline)) void put_label(FILE *f, const char *name, double w)
+{
+	int fit = (int)((w - 6) / 7);
+	size_t len = strlen(name), k;
+	char cut[512];
+
+	if (fit < 3)
+		return;
+	if (len <= (size_t)fit) {
+		xml_put(f, name);
+		return;
+	}
+	k = (size_t)fit - 2 < sizeof(cut) - 3 ? (size_t)fit - 2 : sizeof(cut) - 3;
+	/* not inside a UTF-8 sequence */
+	while (k && ((unsigned char)name[k] & 0xc0) == 0x80)
+		k--;
+	memcpy(cut, name, k);
+	memcpy(cut + k, "..", 3);
+	xml_put(f, cut);
+}
+
 struct emit {
 	struct fg *g;
 	FILE *f;
@@ -255,25 +278,7 @@ static int emit(struct emit *e, uint32_t i, uint64_t x, unsigned d)
 	fprintf(e->f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\" "
 		"rx=\"2\"/>", px, y, w, FG_FRAME - 1, fill);
 	fprintf(e->f, "<text x=\"%.3f\" y=\"%.1f\">", px + 3, y + FG_FRAME - 4.5);
-	{
-		/* what fits at 7 pixels a character, cut with ".." */
-		int fit = (int)((w - 6) / 7);
-		size_t len = strlen(name);
-		if (fit >= 3) {
-			char cut[512];
-			if (len <= (size_t)fit) {
-				xml_put(e->f, name);
-			} else {
-				size_t k = (size_t)fit - 2 < sizeof(cut) - 3 ? (size_t)fit - 2 : sizeof(cut) - 3;
-				/* not inside a UTF-8 sequence */
-				while (k && ((unsigned char)name[k] & 0xc0) == 0x80)
-					k--;
-				memcpy(cut, name, k);
-				memcpy(cut + k, "..", 3);
-				xml_put(e->f, cut);
-			}
-		}
-	}
+	put_label(e->f, name, w);
 	fputs("</text></g>\n", e->f);
 
 	for (uint32_t c = n->first; c; c = e->g->v[c].next)
