@@ -1,5 +1,5 @@
 /* test-report-formats.c - report's views for other tools, end to end and exact: annotate
- * of code stripped of its line tables, the pprof export read back by Go's own pprof
+ * of code stripped of its line tables and of code it cannot read, the pprof export read back by Go's own pprof
  * (the same functions with the same sample counts as tacho report, and the call chains
  * leaf first), the SVG flame graph checked by xmllint and run in headless Chromium
  * (zoom and search through its script, no console error), speedscope's JSON. */
@@ -122,6 +122,55 @@ static void test_annotate_stripped(void **state)
 	assert_contains(r.out, "movq");
 	assert_not_contains(r.out, "sample-bp.c:");
 	th_run_free(&r);
+}
+
+/* Code tacho cannot read (the kernel's: no image of it in the file): the sampled
+ * addresses alone, undecoded, every sample of the function on them. */
+static void test_annotate_unreadable(void **state)
+{
+	struct th_run r;
+	struct th_json *j, *a;
+	const struct th_json *rows, *kern = NULL;
+	long long sum = 0;
+	(void)state;
+
+	if (!record_faults(th_tmp("k.rec"), true))
+		TEST_SKIP("cannot record page faults here");
+	j = report_json(th_tmp("k.rec"));
+	rows = th_json_get(j, "rows");
+	assert_non_null(rows);
+	for (size_t i = 0; i < rows->n && !kern; i++)
+		if (!strcmp(str(rows->items[i], "dso"), "[kernel]") &&
+		    strcmp(str(rows->items[i], "symbol"), "[unknown]"))
+			kern = rows->items[i];
+	if (!kern) {
+		th_json_free(j);
+		TEST_SKIP("no named kernel function among the samples (kallsyms hidden?)");
+	}
+	th_tacho(&r, "report", "-i", th_tmp("k.rec"), "--annotate", str(kern, "symbol"), "--json",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	a = assert_json(r.out);
+	th_run_free(&r);
+	assert_false(th_json_get(a, "decoded")->boolean);
+	assert_int_equal((long long)num(a, "function_samples"), (long long)num(kern, "samples"));
+	rows = th_json_get(a, "rows");
+	assert_non_null(rows);
+	assert_true(rows->n >= 1);
+	for (size_t i = 0; i < rows->n; i++) {
+		assert_int_equal((int)num(rows->items[i], "size"), 0);
+		assert_int_equal(th_json_get(rows->items[i], "mnemonic")->type, TH_JSON_NULL);
+		assert_true(num(rows->items[i], "samples") >= 1);
+		sum += (long long)num(rows->items[i], "samples");
+	}
+	assert_int_equal(sum, (long long)num(kern, "samples"));
+	th_json_free(a);
+	th_tacho(&r, "report", "-i", th_tmp("k.rec"), "--annotate", str(kern, "symbol"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "(its code cannot be read: sampled addresses only)\n");
+	assert_contains(r.out, "(not decoded)");
+	th_run_free(&r);
+	th_json_free(j);
 }
 
 /* go tool pprof writes its cache and settings under HOME; the test's folder holds them */
@@ -487,6 +536,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_annotate_stripped),
+		cmocka_unit_test(test_annotate_unreadable),
 		cmocka_unit_test(test_pprof_top),
 		cmocka_unit_test(test_pprof_traces),
 		cmocka_unit_test(test_svg),
