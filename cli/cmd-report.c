@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "util/util.h"
@@ -14,7 +15,7 @@ enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO
 static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script|pprof|svg|speedscope [-o <file>] [--no-demangle]\n"
 	"\n"
 	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
 	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
@@ -40,11 +41,16 @@ static const struct cli_option report_options[] = {
 	  "one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}" },
 	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
 	  "function <sym> instruction by instruction: address,\n"
-	  "samples, source line" },
+	  "mnemonic and operands, samples and percent, the source\n"
+	  "lines interleaved with their text, the hottest marked" },
 	{ OPT_FORMAT, 0, "format", "<f>",
 	  "folded: one line per stack, for FlameGraph, speedscope and\n"
 	  "inferno; perf-script: the text of `perf script`, for the\n"
-	  "Firefox Profiler and speedscope" },
+	  "Firefox Profiler and speedscope; pprof: gzipped\n"
+	  "profile.proto, for go tool pprof, Pyroscope, Parca and\n"
+	  "Grafana; svg: an interactive flame graph (click to zoom,\n"
+	  "search); speedscope: speedscope's JSON, a profile per\n"
+	  "process in time order" },
 	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
@@ -103,9 +109,11 @@ static int cmd_report_fn(int argc, char **argv)
 			annotate = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script"))
-				return cli_usage_error(&cmd_report, "--format takes folded or perf-script, "
-						       "not '%s'", optarg);
+			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
+			    strcmp(optarg, "pprof") && strcmp(optarg, "svg") &&
+			    strcmp(optarg, "speedscope"))
+				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
+						       "pprof, svg or speedscope, not '%s'", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -128,6 +136,10 @@ static int cmd_report_fn(int argc, char **argv)
 				       "--annotate or --children with it");
 	if (annotate && children)
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children");
+	/* gzip is not for a terminal */
+	if (format && !strcmp(format, "pprof") && !outpath && isatty(STDOUT_FILENO))
+		return cli_usage_error(&cmd_report, "--format pprof writes gzipped binary: give "
+				       "-o <file> or redirect standard output");
 
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_profile_load(input, &p, &diag);
@@ -168,6 +180,12 @@ static int cmd_report_fn(int argc, char **argv)
 	fmt = json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE;
 	if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
+	else if (format && !strcmp(format, "pprof"))
+		err = tacho_profile_write_pprof(p, out);
+	else if (format && !strcmp(format, "svg"))
+		err = tacho_profile_write_flamegraph(p, out);
+	else if (format && !strcmp(format, "speedscope"))
+		err = tacho_profile_write_speedscope(p, out);
 	else if (format)
 		err = tacho_profile_write_script(p, out);
 	else if (annotate)

@@ -189,6 +189,30 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
 TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+/* pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca, Grafana;
+ * docs/report.md): a sample per distinct stack and process with two values, the number
+ * of samples ("samples"/"count") and the sum of their periods (the event's name, its
+ * unit "nanoseconds" for cpu-clock and task-clock, else "count"; the default sample
+ * type), locations leaf first (one per resolved address, with function and line),
+ * functions (the name shown, the name as spelled, the source file), a mapping per
+ * binary with its build-id, labels "pid" and "comm", the period, the duration from
+ * the first sample to the last, and the recorded command as a comment. Binary: the
+ * caller opens f for it. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f);
+/* A flame graph of the selected event as one self-contained SVG document with its own
+ * script (no network, no other file): a frame per function on a stack path, as wide as
+ * the events (periods) of the samples under it, root at the bottom, coloured by binary
+ * (the kernel, the vDSO and unknown code each their own); click to zoom into a frame,
+ * "Reset zoom", "Search" (a regular expression: matching frames highlighted, their
+ * share shown). Frames narrower than 0.1 pixel of the whole are left out. 0, -EINVAL,
+ * -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f);
+/* speedscope's JSON file format (docs/schemas.md, "speedscope"): shared frames (one per
+ * function and binary: name, and the source file or else the binary), and a sampled
+ * profile per process with every sample of the selected event in time order, root
+ * first, weighted by its period (unit "nanoseconds" for cpu-clock and task-clock, else
+ * "none"). On one line. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f);
 
 /* --- 7c. Writing reports (what `tacho report` prints; docs/schemas.md) --- */
 

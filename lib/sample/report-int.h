@@ -134,4 +134,8 @@ int tc_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children
 int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 			struct tacho_profile_row **rows, size_t *n);
 
+/* report-write.c: the report's first line, "# N samples of EVENT (period P), L lost:
+ * COMMAND", which annotate.c's table starts with too. */
+void tc_profile_write_header(FILE *f, const struct tacho_profile_info *in);
+
 #endif

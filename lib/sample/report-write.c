@@ -1,7 +1,7 @@
 /* report-write.c - the writers of a recording's report (what `tacho report` prints): the
- * header lines, the rows of each sort (with or without children), one function
- * instruction by instruction, as a table, CSV or the JSON document of docs/schemas.md.
- * The exports (folded stacks, perf script's text) are report.c's. */
+ * header lines, the rows of each sort (with or without children), as a table, CSV or
+ * the JSON document of docs/schemas.md. One function instruction by instruction is
+ * annotate.c's; the exports (folded stacks, perf script's text) report-export.c's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,12 +13,11 @@
 #include "tacho/sample.h"
 #include "tacho/output.h"
 
-/* What one call writes: rows of a sort, or of one function (annotate). */
+/* What one call writes: rows of a sort. */
 struct view {
 	struct tacho_profile_info in;
 	enum tacho_sort sort;
 	bool children;
-	const char *annotate;       /* the function, for annotate */
 	const struct tacho_profile_row *rows;
 	size_t n;
 };
@@ -48,6 +47,11 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 		tc_fputs_printable(in->command, f);
 	}
 	fputc('\n', f);
+}
+
+void tc_profile_write_header(FILE *f, const struct tacho_profile_info *in)
+{
+	write_header(f, in);
 }
 
 static int write_rows_table(FILE *f, const struct view *v)
@@ -99,51 +103,16 @@ static int write_rows_table(FILE *f, const struct view *v)
 	return err;
 }
 
-static int write_annotate_table(FILE *f, const struct view *v)
-{
-	struct tc_table *t = tc_table_new(4);
-	uint64_t total = 0;
-	char loc[4200];
-	int err;
-
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < v->n; i++)
-		total += v->rows[i].samples;
-	write_header(f, &v->in);
-	fprintf(f, "# %s in %s: %" PRIu64 " samples\n", v->annotate, v->n ? v->rows[0].dso : "?",
-		total);
-	tc_table_align_right(t, 1, true);
-	tc_table_align_right(t, 2, true);
-	err = tc_table_addf(t, "address\tsamples\tpercent\tsource");
-	for (size_t i = 0; i < v->n && !err; i++) {
-		const struct tacho_profile_row *r = &v->rows[i];
-		if (r->file)
-			snprintf(loc, sizeof(loc), "%s:%d", base_name(r->file), r->line);
-		else
-			snprintf(loc, sizeof(loc), "?");
-		if (r->samples)
-			err = tc_table_addf(t, "%#" PRIx64 "\t%" PRIu64 "\t%.2f%%\t%s", r->address,
-					    r->samples, r->percent, loc);
-		else
-			err = tc_table_addf(t, "%#" PRIx64 "\t\t\t%s", r->address, loc);
-	}
-	if (!err)
-		tc_table_print(t, f, 0, 2);
-	tc_table_free(t);
-	return err;
-}
-
-/* The keys a row has depend on the view: file and line for the line and address sorts
- * and annotate, the address for the address sort and annotate, self with children. */
+/* The keys a row has depend on the view: file and line for the line and address sorts,
+ * the address for the address sort, self with children. */
 static bool has_lines(const struct view *v)
 {
-	return v->sort == TACHO_SORT_LINE || v->sort == TACHO_SORT_ADDRESS || v->annotate;
+	return v->sort == TACHO_SORT_LINE || v->sort == TACHO_SORT_ADDRESS;
 }
 
 static bool has_address(const struct view *v)
 {
-	return v->sort == TACHO_SORT_ADDRESS || v->annotate;
+	return v->sort == TACHO_SORT_ADDRESS;
 }
 
 static int write_json(FILE *f, const struct view *v, enum tacho_format fmt,
@@ -219,7 +188,7 @@ static int write_view(FILE *f, const struct view *v, enum tacho_format fmt,
 		err = write_csv(f, v, w);
 		break;
 	default:
-		err = v->annotate ? write_annotate_table(f, v) : write_rows_table(f, v);
+		err = write_rows_table(f, v);
 		break;
 	}
 	return err ? err : tc_write_status(f);
@@ -239,29 +208,6 @@ int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort, bool
 	if (err)
 		return err;
 	err = tc_profile_rows(p, sort, children, &rows, &v.n);
-	if (err)
-		return err;
-	tacho_profile_info(p, &v.in);
-	v.rows = rows;
-	err = write_view(f, &v, fmt, &w);
-	free(rows);
-	return err;
-}
-
-int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol, FILE *f,
-				 enum tacho_format fmt, const struct tacho_write_opts *opts)
-{
-	struct tacho_profile_row *rows = NULL;
-	struct view v = { .in.sz = sizeof(v.in), .annotate = symbol };
-	struct tc_write_settings w;
-	int err;
-
-	if (!p || !symbol || !f)
-		return -EINVAL;
-	err = tc_write_settings_get(opts, fmt, &w);
-	if (err)
-		return err;
-	err = tc_profile_annotate(p, symbol, &rows, &v.n);
 	if (err)
 		return err;
 	tacho_profile_info(p, &v.in);
