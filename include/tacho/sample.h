@@ -281,10 +281,11 @@ TACHO_API int tacho_profile_set_filter(struct tacho_profile *p,
 
 /* Aggregates the selected event's samples as tacho_profile_rows does and writes them:
  *  - TACHO_FORMAT_TABLE: a header line ("# N samples of EVENT (period P), L lost:
- *    COMMAND"), then the columns of the sort: samples, percent and symbol / dso /
- *    file:line / address (children: children, self, percent, symbol, dso);
+ *    COMMAND"), then the columns of the sort: samples, percent and address / file:line /
+ *    dso, the function last (children: children, self, percent, then the same);
  *  - TACHO_FORMAT_CSV: a header row (samples, self, events, percent, symbol, dso, file,
- *    line, address) and a row per entry, empty where the sort has no such key;
+ *    line, address, comm, pid, tid, cpu, event, depth) and a row per entry, empty where
+ *    the sort has no such key;
  *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "samples", "lost", "rows": [...]}.
  * 0, -EINVAL (NULL p or f, a bad sort, format or opts), -ENOMEM, -EIO. Nothing is
  * written when the rows cannot be made. Not thread-safe on one profile. */

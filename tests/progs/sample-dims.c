@@ -19,7 +19,7 @@
 __attribute__((noinline)) static void touch_pages(volatile char *p, long n, long page)
 {
 	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
+		p[i * page] = 1; /* TOUCH-LINE */
 }
 
 static long page;
