@@ -10,12 +10,13 @@
 #include "util/util.h"
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
-       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT };
+       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
+       OPT_CSV };
 
 #define MAX_SORT 16
 
 static const char report_usage[] =
-	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json] [--no-demangle]\n"
+	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [<filters>] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --format folded|perf-script [<filters>] [--no-demangle]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
@@ -68,6 +69,9 @@ static const struct cli_option report_options[] = {
 	  "leave out rows (and tree nodes) under pct percent" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}" },
+	{ OPT_CSV, 0, "csv", NULL,
+	  "CSV: a header row, then a row per entry (and tree node), a\n"
+	  "column per dimension (docs/schemas.md)" },
 	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
 	  "function <sym> instruction by instruction: address,\n"
 	  "samples, source line" },
@@ -97,7 +101,7 @@ static int cmd_report_fn(int argc, char **argv)
 	enum tacho_sort sort[MAX_SORT] = { TACHO_SORT_SYMBOL };
 	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
 	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
-	bool filtering = false, json = false, demangle = true;
+	bool filtering = false, json = false, csv = false, demangle = true, all_events = false;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
@@ -165,6 +169,9 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_CSV:
+			csv = true;
+			break;
 		case OPT_ANNOTATE:
 			annotate = optarg;
 			break;
@@ -189,9 +196,11 @@ static int cmd_report_fn(int argc, char **argv)
 		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_report, "unexpected argument '%s'", argv[optind]);
-	if (format && (json || annotate || ro.children || ro.graph))
+	if (json && csv)
+		return cli_usage_error(&cmd_report, "--json or --csv, not both");
+	if (format && (json || csv || annotate || ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--format writes a file of its own: no --json, "
-				       "--annotate, --children or -g with it");
+				       "--csv, --annotate, --children or -g with it");
 	if (annotate && (ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children "
 				       "or -g");
@@ -219,7 +228,10 @@ static int cmd_report_fn(int argc, char **argv)
 		return cli_usage_error(&cmd_report, "%s", diag.message);
 	}
 	tacho_profile_info(p, &in);
-	if (in.nevents > 1 && !event)
+	for (size_t i = 0; i < ro.nsort; i++)
+		all_events |= sort[i] == TACHO_SORT_EVENT && !format && !annotate;
+	/* the event key reports every event: nothing to choose */
+	if (in.nevents > 1 && !event && !all_events)
 		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,
 			 in.nevents, in.event);
 	if (in.truncated && in.good_bytes == in.file_bytes) {
@@ -241,7 +253,7 @@ static int cmd_report_fn(int argc, char **argv)
 	if (!out)
 		goto out;
 	cli_write_opts_init(&wo);
-	fmt = json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE;
+	fmt = json ? TACHO_FORMAT_JSON : csv ? TACHO_FORMAT_CSV : TACHO_FORMAT_TABLE;
 	if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
 	else if (format)

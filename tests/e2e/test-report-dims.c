@@ -181,7 +181,7 @@ static void test_threads(void **state)
 			 (char *)"250", NULL };
 	int tids[8];
 	long pages[8];
-	char key[16], tidarg[16];
+	char key[48], tidarg[16];
 	struct th_run r;
 	struct th_json *j;
 	size_t n;
@@ -210,8 +210,19 @@ static void test_threads(void **state)
 	}
 	th_json_free(j);
 
-	/* --tid keeps one thread, in every view */
+	/* CSV: a column per dimension, the others empty */
 	snprintf(tidarg, sizeof(tidarg), "%d", tids[2]);
+	th_tacho(&r, "report", "-i", th_tmp("t.rec"), "--sort", "comm,tid", "--csv", "--tid", tidarg,
+		 NULL);
+	assert_int_equal(r.status, 0);
+	snprintf(key, sizeof(key), ",sample-dims,,%d,,,\n", tids[2]);
+	assert_true(!strncmp(r.out, "samples,self,events,percent,symbol,dso,file,line,address,"
+			     "comm,pid,tid,cpu,event,depth\n", 86));
+	assert_contains(r.out, key);
+	assert_int_equal(th_count_lines(r.out), 2);
+	th_run_free(&r);
+
+	/* --tid keeps one thread, in every view */
 	j = report_json(th_tmp("t.rec"), "--sort", "tid", "--tid", tidarg, NULL);
 	assert_int_equal(th_json_get(j, "rows")->n, 1);
 	assert_json_int(j, "rows[0].tid", tids[2]);
