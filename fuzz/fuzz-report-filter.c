@@ -5,6 +5,7 @@
  * 'm' comms), the rest is its text. An accepted sort has 1 to 16 distinct valid keys; a
  * refused text a diagnostic of one line; an accepted filter keeps, of a profile of
  * eleven samples at t 100..110, the same samples when asked twice. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

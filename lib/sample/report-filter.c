@@ -29,6 +29,18 @@ struct tc_filter {
 /* The first version of struct tacho_profile_filter ends at time. */
 #define FILTER_SZ_V1 tc_offsetofend(struct tacho_profile_filter, time)
 
+/* len bytes of the caller's text for a diagnostic: at most size - 1, control bytes as
+ * '?', so that the message stays one line whatever was typed. Returns buf. */
+static const char *shown(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size && s[i]; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 static void free_list(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -85,7 +97,7 @@ static int split_names(const char *s, char ***out, size_t *n, const char *what,
 static int split_ids(const char *s, uint64_t **out, size_t *n, const char *what,
 		     struct tacho_diag *d)
 {
-	char **names;
+	char **names, buf[64];
 	size_t cnt;
 	uint64_t *v;
 	int err = split_names(s, &names, &cnt, what, d);
@@ -100,7 +112,7 @@ static int split_ids(const char *s, uint64_t **out, size_t *n, const char *what,
 	for (size_t i = 0; i < cnt && !err; i++)
 		if (tc_parse_u64(names[i], &v[i]) || v[i] > INT32_MAX)
 			err = tc_diag_set(d, s, 0, 0, -TACHO_EPARSE, "'%s' in the %s list is not a %s",
-					  names[i], what, what);
+					  shown(buf, sizeof(buf), names[i], SIZE_MAX), what, what);
 	free_list(names, cnt);
 	if (err) {
 		free(v);
@@ -197,6 +209,7 @@ static int parse_time(const struct tacho_profile *p, const char *s, struct tc_fi
 		      struct tacho_diag *d)
 {
 	uint64_t lo, hi;
+	char buf[64];
 
 	time_span(p, &lo, &hi);
 	if (strchr(s, '%')) {
@@ -210,7 +223,7 @@ static int parse_time(const struct tacho_profile *p, const char *s, struct tc_fi
 			if (parse_percent(q, len, lo, hi, &f->wins[f->nwins]))
 				return tc_diag_set(d, s, 0, (unsigned)(q - s) + 1, -TACHO_EPARSE,
 						   "--time takes A%%-B%% or P%%/N (0 to 100 %%), not "
-						   "'%.*s'", (int)len, q);
+						   "'%s'", shown(buf, sizeof(buf), q, len));
 			f->nwins++;
 			if (!q[len])
 				return 0;
@@ -225,7 +238,8 @@ static int parse_time(const struct tacho_profile *p, const char *s, struct tc_fi
 
 		if (!comma || strchr(comma + 1, ','))
 			return tc_diag_set(d, s, 0, 0, -TACHO_EPARSE, "--time takes START,END "
-					   "(seconds; either may be empty), not '%s'", s);
+					   "(seconds; either may be empty), not '%s'",
+					   shown(buf, sizeof(buf), s, SIZE_MAX));
 		side[0] = s;
 		len[0] = (size_t)(comma - s);
 		side[1] = comma + 1;
@@ -236,8 +250,8 @@ static int parse_time(const struct tacho_profile *p, const char *s, struct tc_fi
 				continue;
 			if (parse_secs(side[k] + rel, len[k] - rel, &v[k], &unit))
 				return tc_diag_set(d, s, 0, (unsigned)(side[k] - s) + 1, -TACHO_EPARSE,
-						   "'%.*s' is not a time in seconds", (int)len[k],
-						   side[k]);
+						   "'%s' is not a time in seconds",
+						   shown(buf, sizeof(buf), side[k], len[k]));
 			if (rel)
 				v[k] = v[k] > UINT64_MAX - lo ? UINT64_MAX : v[k] + lo;
 			if (k == 1)   /* the end covers the whole of its last digit */
@@ -245,7 +259,8 @@ static int parse_time(const struct tacho_profile *p, const char *s, struct tc_fi
 		}
 		if (v[0] > v[1])
 			return tc_diag_set(d, s, 0, 0, -TACHO_EPARSE,
-					   "--time '%s' ends before it starts", s);
+					   "--time '%s' ends before it starts",
+					   shown(buf, sizeof(buf), s, SIZE_MAX));
 		f->wins = malloc(sizeof(*f->wins));
 		if (!f->wins)
 			return -ENOMEM;
@@ -409,6 +424,7 @@ int tacho_profile_parse_sort(const char *spec, enum tacho_sort *keys, size_t max
 	for (;;) {
 		size_t len = strcspn(p, ","), i;
 		bool dup = false;
+		char buf[64];
 
 		if (!len)
 			return tc_diag_set(diag, spec, 0, (unsigned)(p - spec) + 1, -TACHO_EEMPTY,
@@ -423,14 +439,15 @@ int tacho_profile_parse_sort(const char *spec, enum tacho_sort *keys, size_t max
 			for (size_t k = 0; k < ARRAY_SIZE(sort_names); k++)
 				tc_nearest_add(&near, sort_names[k].name, strlen(sort_names[k].name));
 			best = tc_nearest_get(&near);
+			shown(buf, sizeof(buf), p, len);
 			if (best)
 				err = tc_diag_set(diag, spec, 0, (unsigned)(p - spec) + 1, -TACHO_EPARSE,
-						  "unknown sort key '%.*s': did you mean '%s'?",
-						  (int)len, p, best);
+						  "unknown sort key '%s': did you mean '%s'?", buf,
+						  best);
 			else
 				err = tc_diag_set(diag, spec, 0, (unsigned)(p - spec) + 1, -TACHO_EPARSE,
-						  "unknown sort key '%.*s' (comm, pid, tid, cpu, dso, "
-						  "symbol, line, address, event)", (int)len, p);
+						  "unknown sort key '%s' (comm, pid, tid, cpu, dso, "
+						  "symbol, line, address, event)", buf);
 			tc_nearest_exit(&near);
 			return err;
 		}
