@@ -210,6 +210,13 @@ static void test_threads(void **state)
 	}
 	th_json_free(j);
 
+	/* --dso by file name: the program's own samples, one row under --sort dso */
+	j = report_json(th_tmp("t.rec"), "--sort", "dso", "--dso", "sample-dims", NULL);
+	assert_int_equal(th_json_get(j, "rows")->n, 1);
+	assert_string_equal(json_str(j, "rows[0].dso"), th_prog("sample-dims"));
+	assert_null(th_json_get(j, "rows[0].symbol"));
+	th_json_free(j);
+
 	/* CSV: a column per dimension, the others empty */
 	snprintf(tidarg, sizeof(tidarg), "%d", tids[2]);
 	th_tacho(&r, "report", "-i", th_tmp("t.rec"), "--sort", "comm,tid", "--csv", "--tid", tidarg,
