@@ -157,7 +157,9 @@ enum tacho_sort {
 /* One row of a report. Element size: tacho_profile_rows and tacho_profile_annotate lay
  * their arrays out at the caller's sizeof(struct tacho_profile_row). */
 struct tacho_profile_row {
-	const char *symbol;         /* "[unknown]" when there is none */
+	const char *symbol;         /* "[unknown] 0x..." (its address within the binary) where
+				       no function covers the address; "[unknown]" when the
+				       sort has no symbol */
 	const char *dso;            /* path of the binary, "[kernel]", "[vdso]", "[unknown]" */
 	const char *file;           /* source file (TACHO_SORT_LINE, ADDRESS), or NULL */
 	int line;                   /* its line, 0 when unknown */
