@@ -377,11 +377,15 @@ static int write_report_table(FILE *f, const struct view *v)
 	unsigned lead = v->ro->children ? 3 : 2, ncols = lead + v->ncols;
 	struct tc_table *t = tc_table_new(ncols);
 	const char *cells[3 + 16];
-	char num[3][32], buf[16][4200];
+	char num[3][32], (*buf)[4200] = malloc(16 * sizeof(*buf));   /* a path or a name per
+									 column: off the stack */
 	int err;
 
-	if (!t)
+	if (!t || !buf) {
+		tc_table_free(t);
+		free(buf);
 		return -ENOMEM;
+	}
 	write_report_header(f, v);
 	for (unsigned c = 0; c < lead; c++)
 		tc_table_align_right(t, c, true);
@@ -411,6 +415,7 @@ static int write_report_table(FILE *f, const struct view *v)
 	if (!err)
 		tc_table_print(t, f, 0, 2);
 	tc_table_free(t);
+	free(buf);
 	return err;
 }
 
