@@ -88,7 +88,8 @@ static void test_system_wide_comm(void **state)
 {
 	int line = th_source_line("tests/progs/sample-faults.c", "FAULT-LINE");
 	char heavy[512], light[512], script[2048];
-	const char *extra[] = { "-a", "-m", "1024", NULL };
+	/* rings of 16 MiB a CPU: the other processes of a busy machine fault too */
+	const char *extra[] = { "-a", "-m", "4096", NULL };
 	char *argv[] = { (char *)"sh", (char *)"-c", script, NULL };
 	struct th_json *j;
 	struct th_run r;
