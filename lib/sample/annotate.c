@@ -71,9 +71,15 @@ static int collect(struct tacho_profile *p, const char *symbol, struct tc_annota
 		const struct loc *l;
 		uint32_t frame;
 		size_t nf;
+		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
 
-		if (p->smps[i].event != p->sel)
+		if (keep < 0) {
+			err = keep;
+			break;
+		}
+		if (!keep)
 			continue;
+		a->all_events += p->smps[i].period;
 		err = tc_profile_frames(p, &p->smps[i], &frame, 1, &nf);
 		if (err || !nf)
 			break;
@@ -632,7 +638,7 @@ static int write_table(struct tacho_profile *p, const struct tc_annotation *a,
 				tc_sb_add_printable(&sb, l->text);
 			}
 			snprintf(n, sizeof(n), "%" PRIu64, l->samples);
-			snprintf(pct, sizeof(pct), "%.2f%%", share(l->events, p->sel_events));
+			snprintf(pct, sizeof(pct), "%.2f%%", share(l->events, a->all_events));
 			cells[0] = ins->src == a->hot_line ? ">" : "";
 			cells[1] = l->samples ? n : "";
 			cells[2] = l->samples ? pct : "";
@@ -653,7 +659,7 @@ static int write_table(struct tacho_profile *p, const struct tc_annotation *a,
 			tc_sb_adds(&sb, "(not decoded)");
 		}
 		snprintf(n, sizeof(n), "%" PRIu64, ins->samples);
-		snprintf(pct, sizeof(pct), "%.2f%%", share(ins->events, p->sel_events));
+		snprintf(pct, sizeof(pct), "%.2f%%", share(ins->events, a->all_events));
 		snprintf(addr, sizeof(addr), "%#" PRIx64, ins->addr);
 		cells[0] = i == a->hot_insn ? ">" : "";
 		cells[1] = ins->samples ? n : "";
@@ -697,7 +703,7 @@ static int write_json(struct tacho_profile *p, const struct tc_annotation *a,
 		tc_json_str(&j, "dso", dso);
 		tc_json_uint(&j, "samples", ins->samples);
 		tc_json_uint(&j, "events", ins->events);
-		tc_json_double(&j, "percent", share(ins->events, p->sel_events));
+		tc_json_double(&j, "percent", share(ins->events, a->all_events));
 		tc_json_str(&j, "file", pool_str(p, ins->file));
 		tc_json_int(&j, "line", ins->line);
 		tc_json_uint(&j, "address", ins->addr);
@@ -722,7 +728,7 @@ static int write_json(struct tacho_profile *p, const struct tc_annotation *a,
 		tc_json_str(&j, "text", l->text);
 		tc_json_uint(&j, "samples", l->samples);
 		tc_json_uint(&j, "events", l->events);
-		tc_json_double(&j, "percent", share(l->events, p->sel_events));
+		tc_json_double(&j, "percent", share(l->events, a->all_events));
 		tc_json_bool(&j, "hottest", i == a->hot_line);
 		tc_json_obj_end(&j);
 	}
@@ -755,7 +761,7 @@ static int write_csv(struct tacho_profile *p, const struct tc_annotation *a, FIL
 		snprintf(size, sizeof(size), "%u", ins->size);
 		snprintf(samples, sizeof(samples), "%" PRIu64, ins->samples);
 		snprintf(events, sizeof(events), "%" PRIu64, ins->events);
-		snprintf(pct, sizeof(pct), "%.17g", share(ins->events, p->sel_events));
+		snprintf(pct, sizeof(pct), "%.17g", share(ins->events, a->all_events));
 		snprintf(line, sizeof(line), "%d", ins->line);
 		tc_csv_row(f, w, row, ARRAY_SIZE(row));
 	}

@@ -41,6 +41,8 @@ struct tc_annotation {
 	struct tc_srcline *lines;      /* in order of file and line */
 	size_t nlines;
 	uint64_t samples, events;      /* in the function */
+	uint64_t all_events;           /* of every sample the report takes (the event's,
+					  after the filter): what percentages are of */
 	size_t hot_insn, hot_line;     /* the most events (then samples); SIZE_MAX: none */
 };
 

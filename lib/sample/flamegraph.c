@@ -106,8 +106,11 @@ static int build(struct fg *g)
 		struct proc *pr;
 		uint32_t at = 0;
 		size_t nf;
+		int keep = tc_profile_keep(p, s);   /* the event and the filter */
 
-		if (s->event != p->sel)
+		if (keep < 0)
+			return keep;
+		if (!keep)
 			continue;
 		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)

@@ -153,8 +153,13 @@ static int collect_stacks(struct pprof *x)
 		const struct smp *s = &p->smps[i];
 		size_t nf;
 		uint32_t id;
+		int keep = tc_profile_keep(p, s);   /* the event and the filter */
 
-		if (s->event != p->sel)
+		if (keep < 0) {
+			err = keep;
+			break;
+		}
+		if (!keep)
 			continue;
 		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)

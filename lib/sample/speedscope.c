@@ -106,9 +106,16 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event == p->sel)
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
+
+		if (keep < 0)
+			err = keep;
+		else if (keep)
 			order[n++] = &p->smps[i];
+	}
+	if (err)
+		goto out;
 	qsort(order, n, sizeof(*order), by_pid_time);
 	/* every stack resolved first: the locations array grows while frames resolve */
 	for (size_t i = 0; i < n && !err; i++) {

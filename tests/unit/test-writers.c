@@ -518,6 +518,27 @@ static void test_report(void **state)
 	assert_contains(b.s, "\n3,3,3,100,writers_hot,");
 	free(b.s);
 
+	/* by any dimensions, with a tree: one member per dimension, "children" below */
+	{
+		static const enum tacho_sort keys[] = { TACHO_SORT_COMM, TACHO_SORT_TID,
+							TACHO_SORT_SYMBOL };
+		struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = keys, .nsort = 3,
+						.graph = TACHO_GRAPH_CALLEE };
+		assert_int_equal(tacho_profile_write_report(p, &ro, buf_open(&b), TACHO_FORMAT_JSON,
+							    NULL), 0);
+		doc = check_json(buf_close(&b), "report");
+		assert_json_str(doc, "rows[0].comm", "test-writers");
+		assert_json_int(doc, "rows[0].tid", 100);
+		assert_json_type(doc, "rows[0].children", TH_JSON_ARRAY);
+		th_json_free(doc);
+		free(b.s);
+		assert_int_equal(tacho_profile_write_report(p, &ro, buf_open(&b), TACHO_FORMAT_CSV,
+							    NULL), 0);
+		assert_csv_header(buf_close(&b), "report", ',');
+		assert_contains(b.s, ",test-writers,,100,,,0\n");
+		free(b.s);
+	}
+
 	/* annotate: one function instruction by instruction */
 	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
 						      TACHO_FORMAT_JSON, NULL), 0);
