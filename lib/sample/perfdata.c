@@ -635,6 +635,9 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 	out->u.sample.event = (uint16_t)a->ev;
 	out->u.sample.misc = misc;
 	out->u.sample.period = a->freq ? 1 : a->period;
+	/* a CPU the file does not have is unknown, not CPU 0: perf record samples it only
+	 * with -a, -C or --sample-cpu (perf report shows -1 then, as the report does) */
+	out->u.sample.cpu = TC_CPU_UNKNOWN;
 	if (st & PERF_SAMPLE_IDENTIFIER) {
 		NEED(8, "identifier");
 		p += 8;

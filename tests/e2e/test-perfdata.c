@@ -475,6 +475,7 @@ static char *slurp(const char *path, size_t *len)
 	assert_non_null(buf);
 	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
+	buf[n] = 0;
 	*len = (size_t)n;
 	return buf;
 }
@@ -566,6 +567,200 @@ static void test_cut_and_damaged(void **state)
 	}
 }
 
+/* "tid T pages P" lines of sample-dims threads */
+static size_t thread_pages(const char *out, int *tids, long *pages, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = out; p && *p && n < max; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (sscanf(p, "tid %d pages %ld", &tids[n], &pages[n]) == 2)
+			n++;
+	return n;
+}
+
+static struct th_json *run_json(struct th_run *r)
+{
+	struct th_json *j;
+
+	if (r->status != 0)
+		fail_msg("tacho report failed (%d): %s", r->status, r->err);
+	j = assert_json(r->out);
+	th_run_free(r);
+	return j;
+}
+
+/* The report's dimensions, filters, annotate and exports read a perf.data as they read
+ * tacho's own file, in both modes: 4 threads touching 50, 100, 150 and 200 pages are
+ * rows of exactly their pages by tid, --tid keeps one in the table and in annotate,
+ * and the CPU that perf record did not sample is -1 (perf report's -001), never CPU 0,
+ * and left out of the perf-script export as perf script leaves it out. */
+static void test_dimensions_and_exports(void **state)
+{
+	char why[512], prog[1024], tidarg[16];
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	for (int pipe = 0; pipe < 2; pipe++) {
+		char file[512];
+		int tids[8];
+		long pages[8], all;
+		struct th_run r;
+		struct th_json *j;
+		const struct th_json *rows;
+		size_t n;
+
+		snprintf(file, sizeof(file), "%s", th_tmp(pipe ? "dims-pipe.data" : "dims.data"));
+		/* the program's lines to a file of their own: in pipe mode perf's stdout is
+		 * the recording */
+		snprintf(prog, sizeof(prog), "sh -c 'exec %s threads 4 50 > %s'",
+			 th_prog("sample-dims"), th_tmp("dims.out"));
+		if (!perf_record(file, pipe, "-e page-faults -c 1", prog, why, sizeof(why)))
+			TEST_SKIP("%s", why);
+		{
+			size_t len;
+			char *out = slurp(th_tmp("dims.out"), &len);
+			n = thread_pages(out, tids, pages, 8);
+			free(out);
+		}
+		assert_int_equal(n, 4);
+
+		/* one row per thread in touch_pages, with exactly its pages */
+		th_tacho(&r, "report", "-i", file, "--json", "--sort", "tid", "--symbols",
+			 "touch_pages", NULL);
+		j = run_json(&r);
+		rows = th_json_get(j, "rows");
+		assert_non_null(rows);
+		for (size_t i = 0; i < n; i++) {
+			double got = 0;
+			for (size_t k = 0; k < rows->n; k++)
+				if ((int)json_num(rows->items[k], "tid") == tids[i])
+					got += json_num(rows->items[k], "samples");
+			if (got != (double)pages[i])
+				fail_msg("%s mode: thread %d has %g samples in touch_pages, it "
+					 "touched %ld pages", pipe ? "pipe" : "file", tids[i], got,
+					 pages[i]);
+		}
+		th_json_free(j);
+
+		/* --tid in the table and in annotate */
+		snprintf(tidarg, sizeof(tidarg), "%d", tids[2]);
+		th_tacho(&r, "report", "-i", file, "--json", "--tid", tidarg, NULL);
+		j = run_json(&r);
+		assert_int_equal((long)samples_of(j, "touch_pages"), pages[2]);
+		th_json_free(j);
+		th_tacho(&r, "report", "-i", file, "--json", "--annotate", "touch_pages", "--tid",
+			 tidarg, NULL);
+		j = run_json(&r);
+		assert_int_equal((long)json_num(j, "function_samples"), pages[2]);
+		th_json_free(j);
+
+		/* no CPU in the file: one row of every sample at -1; --cpu 0 keeps none */
+		th_tacho(&r, "report", "-i", file, "--json", "--sort", "cpu", NULL);
+		j = run_json(&r);
+		all = (long)json_num(j, "samples");
+		assert_int_equal(all, perf_script_count(file, "page-faults:"));
+		assert_int_equal(th_json_get(j, "rows")->n, 1);
+		assert_json_int(j, "rows[0].cpu", -1);
+		assert_int_equal((long)json_num(j, "rows[0].samples"), all);
+		th_json_free(j);
+		th_tacho(&r, "report", "-i", file, "--sort", "cpu", "--cpu", "0", NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "# 0 of ");
+		th_run_free(&r);
+
+		/* perf-script export: every sample, no "[cpu]" */
+		th_tacho(&r, "report", "-i", file, "--format", "perf-script", NULL);
+		assert_int_equal(r.status, 0);
+		{
+			long heads = 0;
+			for (const char *p = r.out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+				if (*p != '\t' && *p != '\n') {
+					const char *nl = strchr(p, '\n');
+					const char *br = strchr(p, '[');
+					heads++;
+					if (br && (!nl || br < nl))
+						fail_msg("a CPU the file does not have: %.*s",
+							 nl ? (int)(nl - p) : 80, p);
+				}
+			assert_int_equal(heads, all);
+		}
+		th_run_free(&r);
+
+		/* folded stacks hold every sample; pprof is gzip, the SVG names the function */
+		th_tacho(&r, "report", "-i", file, "--format", "folded", NULL);
+		assert_int_equal(r.status, 0);
+		{
+			long sum = 0;
+			for (const char *p = r.out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+				const char *sp = strchr(p, '\n');
+				const char *e = sp ? sp : p + strlen(p);
+				while (e > p && e[-1] != ' ')
+					e--;
+				sum += strtol(e, NULL, 10);
+			}
+			assert_int_equal(sum, all);
+		}
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", file, "--format", "pprof", "-o", th_tmp("dims.pb.gz"),
+			 NULL);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+		{
+			size_t len;
+			char *pb = slurp(th_tmp("dims.pb.gz"), &len);
+			assert_true(len > 2 && (unsigned char)pb[0] == 0x1f && (unsigned char)pb[1] == 0x8b);
+			free(pb);
+		}
+		th_tacho(&r, "report", "-i", file, "--format", "svg", NULL);
+		if (r.status != 0)
+			fail_msg("--format svg (%d): %s", r.status, r.err);
+		assert_contains(r.out, "touch_pages");
+		th_run_free(&r);
+	}
+}
+
+/* perf record --sample-cpu: the CPUs perf script prints, sample for sample */
+static void test_sampled_cpus(void **state)
+{
+	char why[512], prog[512];
+	long want[64] = { 0 }, got = 0;
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *rows;
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	snprintf(prog, sizeof(prog), "%s threads 4 50", th_prog("sample-dims"));
+	if (!perf_record(th_tmp("cpus.data"), false, "-e page-faults -c 1 --sample-cpu", prog,
+			 why, sizeof(why)))
+		TEST_SKIP("%s", why);
+	if (!sh(&r, "perf script -i %s -F cpu", th_tmp("cpus.data")))
+		fail_msg("perf script -F cpu: %s", r.err);
+	for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
+		int cpu;
+		if (sscanf(l, " [%d]", &cpu) == 1 && cpu >= 0 && cpu < 64)
+			want[cpu]++;
+	}
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", th_tmp("cpus.data"), "--json", "--sort", "cpu", NULL);
+	j = run_json(&r);
+	rows = th_json_get(j, "rows");
+	assert_non_null(rows);
+	for (size_t k = 0; k < rows->n; k++) {
+		int cpu = (int)json_num(rows->items[k], "cpu");
+		long s = (long)json_num(rows->items[k], "samples");
+		if (cpu < 0 || cpu >= 64 || want[cpu] != s)
+			fail_msg("cpu %d: tacho %ld samples, perf script %ld", cpu, s,
+				 cpu >= 0 && cpu < 64 ? want[cpu] : -1);
+		got += s;
+	}
+	assert_int_equal(got, (long)json_num(j, "samples"));
+	assert_int_equal(got, perf_script_count(th_tmp("cpus.data"), "page-faults:"));
+	th_json_free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_callchains),
 		cmocka_unit_test(test_tracepoint_and_breakpoint),
 		cmocka_unit_test(test_cut_and_damaged),
+		cmocka_unit_test(test_dimensions_and_exports),
+		cmocka_unit_test(test_sampled_cpus),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
