@@ -2,8 +2,10 @@
  * every field perf_event_open can write decodes its IP, ids, time, CPU, period and call
  * chain after the fields it steps over, and a sample 8 bytes short of its fields is
  * corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
- * records, unknown types, a cut file, the other byte order. */
+ * records, unknown types, a cut file, the other byte order; a sample without CPU or
+ * mapping. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
@@ -11,6 +13,7 @@
 #include "harness.h"
 #include "sample/perfdata.h"
 #include "tacho/errors.h"
+#include "tacho/sample.h"
 
 struct buf {
 	unsigned char d[8192];
@@ -322,6 +325,61 @@ static void test_bad_headers(void **state)
 	tc_perfdata_reader_exit(&r);
 }
 
+/* A pipe-mode file of one sample without CPU, in no mapping: its CPU is unknown (not
+ * 0), and the views that group by mapping (pprof) take a profile that has none. */
+static void test_no_cpu_no_mapping(void **state)
+{
+	struct tc_perfdata_reader r;
+	struct tc_rec rec;
+	struct perf_event_attr a;
+	struct tacho_profile *p;
+	struct buf b;
+	size_t at;
+	FILE *f;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	put(&b, "PERFILE2", 8);
+	put64(&b, 16);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	at = begin(&b, 64 /* PERF_RECORD_HEADER_ATTR */, 0);
+	put(&b, &a, sizeof(a));
+	put64(&b, 5);
+	end(&b, at);
+	at = begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(&b, 0x401000);
+	put32(&b, 7);
+	put32(&b, 7);
+	put64(&b, 1000);
+	put64(&b, 1);
+	end(&b, at);
+
+	assert_int_equal(tc_perfdata_reader_init(&r, b.d, b.n, "t", NULL), 0);
+	do
+		assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	while (rec.type != TC_REC_SAMPLE);
+	assert_int_equal(rec.u.sample.ip, 0x401000);
+	assert_int_equal(rec.u.sample.cpu, TC_CPU_UNKNOWN);
+	tc_perfdata_reader_exit(&r);
+
+	f = fopen(th_tmp("nomap.data"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.d, 1, b.n, f), b.n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(tacho_profile_load(th_tmp("nomap.data"), &p, NULL), 0);
+	f = fopen("/dev/null", "w");
+	assert_non_null(f);
+	assert_int_equal(tacho_profile_write_pprof(p, f), 0);
+	assert_int_equal(tacho_profile_write_script(p, f), 0);
+	fclose(f);
+	tacho_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_short_sample),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_no_cpu_no_mapping),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
