@@ -1,6 +1,7 @@
 /* fuzz-perfdata.c - libFuzzer target for the perf.data reader and the report built on
  * it: any bytes read as perf's file or pipe format load (or fail with an error code)
- * and go through every report view without a crash. */
+ * and go through every report view (dimensions, filters, trees, annotate and every
+ * export) without a crash. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,9 +53,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			free(rows);
 		if (tacho_profile_annotate(p, "main", &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
+		/* the dimensions of the file (pid, tid, a CPU perf may not have recorded,
+		 * time) in rows with a call tree, then under a filter of each */
+		{
+			static const enum tacho_sort keys[] = {
+				TACHO_SORT_COMM, TACHO_SORT_TID, TACHO_SORT_CPU, TACHO_SORT_EVENT,
+				TACHO_SORT_SYMBOL,
+			};
+			struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = keys,
+							.nsort = 5, .graph = TACHO_GRAPH_CALLEE };
+			struct tacho_profile_filter flt = { .sz = sizeof(flt), .cpus = "0",
+							    .tids = "1-100000", .time = "10%-90%" };
+
+			if (tacho_profile_report_rows(p, &ro, &rows, &n, sizeof(*rows)) == 0)
+				free(rows);
+			if (tacho_profile_set_filter(p, &flt, NULL) == 0 &&
+			    tacho_profile_report_rows(p, &ro, &rows, &n, sizeof(*rows)) == 0)
+				free(rows);
+		}
 		if (null) {
+			tacho_profile_write_annotate(p, "main", null, TACHO_FORMAT_TABLE, NULL);
 			tacho_profile_write_folded(p, null);
 			tacho_profile_write_script(p, null);
+			tacho_profile_write_pprof(p, null);
+			tacho_profile_write_flamegraph(p, null);
+			tacho_profile_write_speedscope(p, null);
 			fclose(null);
 		}
 		tacho_profile_free(p);
