@@ -909,6 +909,9 @@ static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 		if (attr_is_dummy(a))
 			continue;
 		a->ev = r->nev++;
+		if ((a->sample_type & PERF_SAMPLE_STACK_USER) &&
+		    (a->sample_type & PERF_SAMPLE_CALLCHAIN))
+			r->user_stacks = true;
 		memset(out, 0, sizeof(*out));
 		out->type = TC_REC_EVENT;
 		out->offset = 0;

@@ -390,6 +390,44 @@ static void test_callchains(void **state)
 	th_run_free(&r);
 }
 
+/* --call-graph dwarf: perf copies user stacks for a later unwind, which tacho does not
+ * do; the report says so on stderr, and its samples are still perf's, each in the
+ * function perf script names first. */
+static void test_dwarf_stacks_said(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	char why[512], prog[512];
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	snprintf(prog, sizeof(prog), "%s 100", th_prog("sample-cpu"));
+	if (!perf_record(th_tmp("dwarf.data"), false,
+			 "--call-graph dwarf,4096 -e cpu-clock -c 1000000", prog, why, sizeof(why)))
+		TEST_SKIP("%s", why);
+	th_tacho(&r, "report", "-i", th_tmp("dwarf.data"), "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "perf recorded user stacks to unwind (--call-graph dwarf), "
+			"which tacho does not unwind");
+	assert_int_equal(th_count_lines(r.err), 1);
+	j = assert_json(r.out);
+	assert_int_equal((long)json_num(j, "samples"),
+			 perf_script_count(th_tmp("dwarf.data"), "cpu-clock:"));
+	assert_true(samples_of(j, "hot3") > samples_of(j, "hot1"));
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* a -g recording has nothing to say */
+	if (!perf_record(th_tmp("fp.data"), false, "-g -e cpu-clock -c 1000000", prog, why,
+			 sizeof(why)))
+		TEST_SKIP("%s", why);
+	th_tacho(&r, "report", "-i", th_tmp("fp.data"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+}
+
 /* A tracepoint (named from the file in both modes) and a data breakpoint: one sample
  * per write(2); the breakpoint's samples on the storing line, as tacho's own. */
 static void test_tracepoint_and_breakpoint(void **state)
@@ -770,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_srcline_rows),
 		cmocka_unit_test(test_cpu_clock_split),
 		cmocka_unit_test(test_callchains),
+		cmocka_unit_test(test_dwarf_stacks_said),
 		cmocka_unit_test(test_tracepoint_and_breakpoint),
 		cmocka_unit_test(test_cut_and_damaged),
 		cmocka_unit_test(test_dimensions_and_exports),
