@@ -3,7 +3,7 @@
  * chain after the fields it steps over, and a sample 8 bytes short of its fields is
  * corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
  * records, unknown types, a cut file, the other byte order; a sample without CPU or
- * mapping. */
+ * mapping; samples in anonymous code, unnamed without a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,6 +380,89 @@ static void test_no_cpu_no_mapping(void **state)
 	tacho_profile_free(p);
 }
 
+static char logged[2048];
+
+static void log_to_buf(void *arg, enum tacho_log_level level, const char *msg)
+{
+	size_t n = strlen(logged);
+	(void)arg;
+	(void)level;
+
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
+static void put_mmap2(struct buf *b, uint64_t start, const char *name)
+{
+	size_t at = begin(b, PERF_RECORD_MMAP2, 0);
+
+	put32(b, 7);
+	put32(b, 7);
+	put64(b, start);
+	put64(b, 0x1000);
+	put64(b, 0);
+	put32(b, 0);   /* maj, min */
+	put32(b, 0);
+	put64(b, 0);   /* ino, ino_generation */
+	put64(b, 0);
+	put32(b, 5);   /* PROT_READ | PROT_EXEC */
+	put32(b, 2);
+	put(b, name, strlen(name) + 1);
+	end(b, at);
+}
+
+/* Samples in anonymous code ("//anon", what the kernel names a JIT's mapping) are
+ * unnamed without a word, as memfds are; a binary that is gone is still said. */
+static void test_anon_code_quiet(void **state)
+{
+	struct perf_event_attr a;
+	struct tacho_profile *p;
+	struct tacho_profile_row *rows;
+	struct buf b;
+	size_t at, n;
+	FILE *f;
+	(void)state;
+
+	memset(&b, 0, sizeof(b));
+	put(&b, "PERFILE2", 8);
+	put64(&b, 16);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	at = begin(&b, 64 /* PERF_RECORD_HEADER_ATTR */, 0);
+	put(&b, &a, sizeof(a));
+	put64(&b, 5);
+	end(&b, at);
+	put_mmap2(&b, 0x7f0000000000, "//anon");
+	put_mmap2(&b, 0x400000, "/nonexistent/tacho-test-prog");
+	for (int i = 0; i < 2; i++) {
+		at = begin(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+		put64(&b, i ? 0x400010 : 0x7f0000000010);
+		put32(&b, 7);
+		put32(&b, 7);
+		end(&b, at);
+	}
+	f = fopen(th_tmp("anon.data"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.d, 1, b.n, f), b.n);
+	assert_int_equal(fclose(f), 0);
+
+	logged[0] = 0;
+	tacho_set_log(log_to_buf, NULL, TACHO_LOG_WARN);
+	assert_int_equal(tacho_profile_load(th_tmp("anon.data"), &p, NULL), 0);
+	assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &n,
+					    sizeof(*rows)), 0);
+	tacho_set_log(NULL, NULL, TACHO_LOG_WARN);
+	assert_int_equal(n, 2);
+	free(rows);
+	tacho_profile_free(p);
+	assert_contains(logged, "cannot read /nonexistent/tacho-test-prog");
+	if (strstr(logged, "anon"))
+		fail_msg("a word about anonymous code: %s", logged);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_no_cpu_no_mapping),
+		cmocka_unit_test(test_anon_code_quiet),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
