@@ -844,6 +844,59 @@ static void test_sampled_cpus(void **state)
 	th_json_free(j);
 }
 
+/* perf record -a: every process of the machine in one file, each sample to its thread
+ * and CPU as perf script gives them, sample for sample (comm is left out: tacho names
+ * a process by its last name, perf a sample by the name at its time). */
+static void test_system_wide(void **state)
+{
+	static const char *const keys[] = { "tid", "cpu" };
+	char why[512], prog[512];
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	snprintf(prog, sizeof(prog), "%s threads 2 100", th_prog("sample-dims"));
+	if (!perf_record(th_tmp("sys.data"), false, "-a -e page-faults -c 1", prog, why,
+			 sizeof(why)))
+		TEST_SKIP("%s", why);
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		struct th_run r;
+		struct th_json *j;
+		const struct th_json *rows;
+		long perf_total = 0;
+		size_t perf_rows = 0;
+
+		th_tacho(&r, "report", "-i", th_tmp("sys.data"), "--json", "--sort", keys[k],
+			 NULL);
+		j = run_json(&r);
+		rows = th_json_get(j, "rows");
+		assert_non_null(rows);
+		/* perf script's values of the key, one per sample, counted by uniq */
+		if (!sh(&r, "perf script -i %s -F %s 2>/dev/null | tr -d '[]' | sort | uniq -c",
+			th_tmp("sys.data"), keys[k]))
+			fail_msg("perf script -F %s: %s", keys[k], r.err);
+		for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
+			long count, value;
+			double got = 0;
+
+			if (sscanf(l, " %ld %ld", &count, &value) != 2)
+				continue;
+			for (size_t i = 0; i < rows->n; i++)
+				if ((long)json_num(rows->items[i], keys[k]) == value)
+					got += json_num(rows->items[i], "samples");
+			if (got != (double)count)
+				fail_msg("%s %ld: perf script %ld samples, tacho %g", keys[k], value,
+					 count, got);
+			perf_total += count;
+			perf_rows++;
+		}
+		assert_int_equal(perf_rows, rows->n);
+		assert_int_equal(perf_total, (long)json_num(j, "samples"));
+		th_json_free(j);
+		th_run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_cut_and_damaged),
 		cmocka_unit_test(test_dimensions_and_exports),
 		cmocka_unit_test(test_sampled_cpus),
+		cmocka_unit_test(test_system_wide),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
