@@ -3,7 +3,7 @@
  * chain after the fields it steps over, and a sample 8 bytes short of its fields is
  * corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
  * records, unknown types, a cut file, the other byte order; a sample without CPU or
- * mapping; samples in anonymous code, unnamed without a warning. */
+ * mapping; samples in anonymous code, unnamed without a warning; throttles counted. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,7 +411,8 @@ static void put_mmap2(struct buf *b, uint64_t start, const char *name)
 }
 
 /* Samples in anonymous code ("//anon", what the kernel names a JIT's mapping) are
- * unnamed without a word, as memfds are; a binary that is gone is still said. */
+ * unnamed without a word, as memfds are; a binary that is gone is still said. perf's
+ * THROTTLE records are the report's throttles (UNTHROTTLE ones are not). */
 static void test_anon_code_quiet(void **state)
 {
 	struct perf_event_attr a;
@@ -444,6 +445,14 @@ static void test_anon_code_quiet(void **state)
 		put32(&b, 7);
 		end(&b, at);
 	}
+	/* throttled twice, unthrottled once: the report counts the throttles */
+	for (int i = 0; i < 3; i++) {
+		at = begin(&b, i == 1 ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE, 0);
+		put64(&b, 1000 + (uint64_t)i);   /* time, id, stream id */
+		put64(&b, 5);
+		put64(&b, 5);
+		end(&b, at);
+	}
 	f = fopen(th_tmp("anon.data"), "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(b.d, 1, b.n, f), b.n);
@@ -452,6 +461,12 @@ static void test_anon_code_quiet(void **state)
 	logged[0] = 0;
 	tacho_set_log(log_to_buf, NULL, TACHO_LOG_WARN);
 	assert_int_equal(tacho_profile_load(th_tmp("anon.data"), &p, NULL), 0);
+	{
+		struct tacho_profile_info info = { .sz = sizeof(info) };
+		assert_int_equal(tacho_profile_info(p, &info), 0);
+		assert_int_equal(info.samples, 2);
+		assert_int_equal(info.throttles, 2);
+	}
 	assert_int_equal(tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &n,
 					    sizeof(*rows)), 0);
 	tacho_set_log(NULL, NULL, TACHO_LOG_WARN);
