@@ -393,7 +393,8 @@ static void program_stacks(const char *text, const char *prog, char *out, size_t
 }
 
 /* -g in pipe mode: tacho's call chains are perf script's, frame by frame up to main;
- * main is on every stack of the program, and folded shows main calling hot3. */
+ * main is on every stack of the program, folded shows main calling hot3, and so does
+ * the callee tree. */
 static void test_callchains(void **state)
 {
 	static char mine[1 << 20], theirs[1 << 20];
@@ -432,6 +433,17 @@ static void test_callchains(void **state)
 	th_tacho(&r, "report", "-i", th_tmp("g.data"), "--format", "folded", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, ";main;hot3 ");
+	th_run_free(&r);
+
+	/* -g callee: hot3's tree starts at its one caller, main, with all its samples */
+	th_tacho(&r, "report", "-i", th_tmp("g.data"), "-g", "callee", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	m = th_json_find(j, "rows", "symbol", "hot3");
+	assert_non_null(m);
+	assert_string_equal(json_str(m, "children[0].symbol"), "main");
+	assert_int_equal((long)json_num(m, "children[0].samples"), (long)json_num(m, "samples"));
+	th_json_free(j);
 	th_run_free(&r);
 }
 
