@@ -549,7 +549,9 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	struct tacho_evlist *list = NULL;
 	int err;
 
-	tc_tsc_info();   /* measures the TSC once, outside any region */
+	/* the TSC's facts, outside any region; its frequency (a perf event, perhaps a
+	 * calibration) waits for the first report */
+	tc_tsc_early();
 	tc_sb_init(&tc_regions.notes);
 	spec = opts && opts->events ? opts->events : trusted_env("TACHO_EVENTS");
 	output = opts && opts->output ? opts->output : trusted_env("TACHO_OUTPUT");
