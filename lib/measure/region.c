@@ -80,34 +80,6 @@ static int rec_find_slow(struct tc_region_thread *t, const char *name)
 	return r;
 }
 
-static inline int64_t *frame_start(struct tc_region_thread *t, unsigned depth);
-
-/* The slow lookup inside open regions: it may allocate (a new record, a bigger table),
- * and what that costs (page faults of the allocator, time) belongs to no region. The
- * enclosing regions' start values move forward by what it cost, so their figures stay
- * exact whatever the heap does. */
-static int rec_find_guarded(struct tc_region_thread *t, const char *name)
-{
-	int64_t *before = t->snap, *after = t->snap2;
-	int r;
-
-	if (t->depth == 0)
-		return rec_find_slow(t, name);
-	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)before + 1))
-		return rec_find_slow(t, name);
-	before[0] = (int64_t)tacho_tsc_begin();
-	r = rec_find_slow(t, name);
-	after[0] = (int64_t)tacho_tsc_end();
-	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)after + 1))
-		return r;
-	for (unsigned d = 0; d < t->depth; d++) {
-		int64_t *start = frame_start(t, d);
-		for (size_t q = 0; q < t->nq_read; q++)
-			start[q] += after[q] - before[q];
-	}
-	return r;
-}
-
 /* The pointer table's home slot: Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4) of the
  * whole address. String literals lie next to each other, a few bytes apart
  * ("outer\0inner"): taking low address bits put such neighbours in one slot, and two
@@ -189,15 +161,14 @@ static int pc_room(struct tc_region_thread *t)
 	return 0;
 }
 
-/* The lookup the pointer table did not answer: the record by its string, then the
- * pointer entered (or its entry corrected: a buffer that now holds another name). */
-static int rec_find_miss(struct tc_region_thread *t, const char *name,
-			 struct tc_region_name_slot *slot, bool *fixed)
+/* The lookup the pointer table did not answer, all of it: the record by its string
+ * (made when new), then the pointer entered, or its entry corrected (a buffer that now
+ * holds another name). */
+static int rec_find_miss_work(struct tc_region_thread *t, const char *name,
+			      struct tc_region_name_slot *slot, bool *fixed)
 {
-	int r;
+	int r = rec_find_slow(t, name);
 
-	t->pc_misses++;
-	r = rec_find_guarded(t, name);
 	if (r < 0)
 		return r;
 	if (slot) {
@@ -212,6 +183,42 @@ static int rec_find_miss(struct tc_region_thread *t, const char *name,
 		t->pc_used++;
 	}
 	return r;
+}
+
+static inline int64_t *frame_start(struct tc_region_thread *t, unsigned depth);
+
+/* The slow lookup inside open regions: it may allocate (a new record, a bigger table,
+ * the pointer table) and ask the loader about the pointer, and what that costs (page faults of the allocator, time) belongs to no region. The
+ * enclosing regions' start values move forward by what it cost, so their figures stay
+ * exact whatever the heap does. */
+static int rec_find_guarded(struct tc_region_thread *t, const char *name,
+			    struct tc_region_name_slot *slot, bool *fixed)
+{
+	int64_t *before = t->snap, *after = t->snap2;
+	int r;
+
+	if (t->depth == 0)
+		return rec_find_miss_work(t, name, slot, fixed);
+	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)before + 1))
+		return rec_find_miss_work(t, name, slot, fixed);
+	before[0] = (int64_t)tacho_tsc_begin();
+	r = rec_find_miss_work(t, name, slot, fixed);
+	after[0] = (int64_t)tacho_tsc_end();
+	if (t->nq_read > 1 && tc_measure_set_read(&t->m, (uint64_t *)after + 1))
+		return r;
+	for (unsigned d = 0; d < t->depth; d++) {
+		int64_t *start = frame_start(t, d);
+		for (size_t q = 0; q < t->nq_read; q++)
+			start[q] += after[q] - before[q];
+	}
+	return r;
+}
+
+static int rec_find_miss(struct tc_region_thread *t, const char *name,
+			 struct tc_region_name_slot *slot, bool *fixed)
+{
+	t->pc_misses++;
+	return rec_find_guarded(t, name, slot, fixed);
 }
 
 /* The record called name. A hit on a fixed pointer costs one compare of pointers; on a
