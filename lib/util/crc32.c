@@ -67,6 +67,15 @@ static uint32_t crc_slice8(uint32_t c, const unsigned char *p, size_t len)
 #if defined(__x86_64__)
 #define CRC_CLMUL_MIN 64
 
+/* An unaligned 16-byte load (movdqu), without a cast that claims alignment. */
+static inline __m128i load16(const unsigned char *p)
+{
+	__m128i v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* The fold of len bytes (len >= 64, a multiple of 16) into the inverted state c. */
 __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_clmul(uint32_t c,
 								   const unsigned char *p,
@@ -83,10 +92,10 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_clmul(uint32_t c,
 	const __m128i mask32 = _mm_setr_epi32(~0, 0, ~0, 0);
 	__m128i x1, x2, x3, x4, x5, x6, x7, x8;
 
-	x1 = _mm_loadu_si128((const __m128i *)(p + 0x00));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 0x10));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 0x20));
-	x4 = _mm_loadu_si128((const __m128i *)(p + 0x30));
+	x1 = load16(p + 0x00);
+	x2 = load16(p + 0x10);
+	x3 = load16(p + 0x20);
+	x4 = load16(p + 0x30);
 	x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)c));
 	p += 64;
 	len -= 64;
@@ -101,13 +110,13 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_clmul(uint32_t c,
 		x3 = _mm_clmulepi64_si128(x3, k1k2, 0x11);
 		x4 = _mm_clmulepi64_si128(x4, k1k2, 0x11);
 		x1 = _mm_xor_si128(_mm_xor_si128(x1, x5),
-				   _mm_loadu_si128((const __m128i *)(p + 0x00)));
+				   load16(p + 0x00));
 		x2 = _mm_xor_si128(_mm_xor_si128(x2, x6),
-				   _mm_loadu_si128((const __m128i *)(p + 0x10)));
+				   load16(p + 0x10));
 		x3 = _mm_xor_si128(_mm_xor_si128(x3, x7),
-				   _mm_loadu_si128((const __m128i *)(p + 0x20)));
+				   load16(p + 0x20));
 		x4 = _mm_xor_si128(_mm_xor_si128(x4, x8),
-				   _mm_loadu_si128((const __m128i *)(p + 0x30)));
+				   load16(p + 0x30));
 		p += 64;
 		len -= 64;
 	}
@@ -122,7 +131,7 @@ __attribute__((target("pclmul,sse4.1"))) static uint32_t crc_clmul(uint32_t c,
 	x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
 	x1 = _mm_xor_si128(_mm_xor_si128(x1, x4), x5);
 	while (len >= 16) {
-		x2 = _mm_loadu_si128((const __m128i *)p);
+		x2 = load16(p);
 		x5 = _mm_clmulepi64_si128(x1, k3k4, 0x00);
 		x1 = _mm_clmulepi64_si128(x1, k3k4, 0x11);
 		x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), x5);
