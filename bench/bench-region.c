@@ -5,6 +5,9 @@
  *                          four (perf_event_open + read, by hand) vs PAPI_read twice
  *   bench-region papi-hl   PAPI_hl_region_begin/end on the same four events
  *   bench-region first     the first tacho_region_begin of a process, in ms (its set-up)
+ *   bench-region names     time-only pairs over 1, 100, 1,000 and 10,000 names in heap
+ *                          buffers, cycled (10,000 pairs a round: what the name lookup
+ *                          and the data cache cost as names grow, beside one name)
  *   bench-region report    the JSON report of 10k, 20k, 40k and 80k names, in ms of this
  *                          thread's CPU time (median of 5: tacho_regions_report_new and
  *                          the write to /dev/null; CPU time, not wall, so that a loaded
@@ -110,6 +113,21 @@ static void region_pair_cycled(void *arg)
 
 	(void)arg;
 	i = i + 1 == CYCLED ? 0 : i + 1;
+	tacho_region_begin(name);
+	tacho_region_end(name);
+}
+
+/* Cycles through the first n names of cycled[], each variant with its own cursor. */
+struct names {
+	unsigned n, i;
+};
+
+static void region_pair_names(void *arg)
+{
+	struct names *c = arg;
+	const char *name = cycled[c->i];
+
+	c->i = c->i + 1 == c->n ? 0 : c->i + 1;
 	tacho_region_begin(name);
 	tacho_region_end(name);
 }
@@ -240,6 +258,27 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(mode, "names")) {
+		struct names c[] = { { 1, 0 }, { 100, 0 }, { 1000, 0 }, { CYCLED, 0 } };
+
+		o.events = "";
+		if (tacho_regions_init(&o, NULL))
+			return 1;
+		for (int i = 0; i < CYCLED; i++) {
+			cycled[i] = malloc(24);
+			if (!cycled[i])
+				return 1;
+			snprintf(cycled[i], 24, "cycled-%d", i);
+		}
+		struct variant vs[] = {
+			{ "time only, 1 name", region_pair_names, &c[0], { 0 } },
+			{ "time only, 100 names cycled", region_pair_names, &c[1], { 0 } },
+			{ "time only, 1,000 names cycled", region_pair_names, &c[2], { 0 } },
+			{ "time only, 10,000 names cycled", region_pair_names, &c[3], { 0 } },
+		};
+		measure(vs, 4, 10000);
+		return 0;
+	}
 	if (!strcmp(mode, "tsc")) {
 		o.events = "";
 		if (tacho_regions_init(&o, NULL))
@@ -306,6 +345,6 @@ int main(int argc, char **argv)
 		measure(vs, 2, 500);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench-region tsc|events|papi-hl\n");
+	fprintf(stderr, "usage: bench-region tsc|names|events|papi-hl|first|report\n");
 	return 2;
 }

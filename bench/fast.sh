@@ -7,7 +7,8 @@
 #   3. tacho stat -- true and stat -r 10 -- true vs perf stat;
 #   4. stat -I 10 --json to a file (its stderr) vs perf stat -I 10 -j, and the write(2)
 #      calls per line of each (strace);
-#   5. the first tacho_region_begin (ms) and the regions JSON report at 10k-80k names;
+#   5. the first tacho_region_begin (ms), time-only pairs over 1 to 10,000 names cycled
+#      (ns, beside one name) and the regions JSON report at 10k-80k names;
 #   6. the record file's CRC-32 vs zlib (bench/crc.sh).
 # usage: sh bench/fast.sh [BUILD] (default build); ROUNDS (default 30) sets the pairs.
 # Results: docs/performance.md, "Issue 13". Timings are medians on this machine only.
@@ -58,6 +59,7 @@ fi
 echo "5. regions"
 for i in 1 2 3 4 5; do "$b/bench/bench-region" first; done | sort -t "$(printf '\t')" -k2 -n |
 	awk -F '\t' '{ v[NR] = $2 } END { printf "   first tacho_region_begin: median %.3f ms (min %.3f, max %.3f, 5 runs)\n", v[3], v[1], v[5] }'
+"$b/bench/bench-region" names | awk -F '\t' '{ printf "   %-36s %8.1f ns\n", $1, $2 }'
 "$b/bench/bench-region" report | awk -F '\t' '{ printf "   %-36s %8.1f\n", $1, $2 }'
 echo "6. CRC-32"
 sh bench/crc.sh "$b"

@@ -344,7 +344,8 @@ static void test_pointer_table(void **state)
 			m0 = my_pc_misses();
 	}
 	assert_int_equal(my_pc_misses(), m0);
-	assert_true(my_state()->pc_mask + 1 >= 2 * N);
+	/* every pointer held, the table at most three quarters full */
+	assert_true((my_state()->pc_mask + 1) / 4 * 3 >= N);
 	assert_false(slot_fixed(names[17]));
 
 	assert_int_equal(tacho_region_begin("literal-name"), 0);
