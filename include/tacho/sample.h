@@ -127,6 +127,10 @@ struct tacho_profile_info {
 	const char *command;        /* what was recorded */
 	int exit_status;            /* the program's, as a shell says it; -1 unknown */
 	const char *kernel_note;    /* why kernel addresses are not symbolized, or NULL */
+	uint64_t events;            /* the selected event's total: its samples' periods */
+	bool simulated;             /* the selected event was simulated (tacho_sim_record):
+				       each period is an exact simulated count, no sample
+				       was drawn */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

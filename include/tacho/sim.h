@@ -15,6 +15,7 @@
 #include "tacho/errors.h"
 #include "tacho/cpu.h"
 #include "tacho/run.h"
+#include "tacho/sample.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -207,6 +208,34 @@ struct tacho_sim_row {
 TACHO_API int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tacho_sim_view view,
 				    const struct perf_event_attr *attr, struct tacho_sim_row **out,
 				    size_t *n, size_t row_sz, const char **why);
+
+/* --- A simulated recording (tacho record --sim) --- */
+
+/* Options (sz first; fields the caller's sz does not cover take their defaults). */
+struct tacho_sim_record_opts {
+	size_t sz;                   /* sizeof(struct tacho_sim_record_opts) */
+	const char *events;          /* events of the grammar with a simulated meaning
+					(tacho_sim_result_value); NULL: "instructions" */
+	const char *output;          /* the record file; NULL: "tacho.rec" */
+};
+
+/* Runs argv under the simulator with per-instruction costs (callgrind's
+ * --dump-instr=yes) and writes a recording that tacho_profile_load reads like a
+ * sampled one (docs/record-format.md): one EVENT per event, flagged simulated; an
+ * MMAP with its build-id for each executable segment of every binary that ran, at
+ * the address valgrind loaded it (valgrind's own log says where, so position-
+ * independent programs and libraries resolve too); and, per process and per
+ * instruction that ran, one SAMPLE whose period is the event's exact simulated count
+ * there. No call chains: callgrind keeps costs per caller and callee, not stacks.
+ * Fills *res as tacho_record does (samples, bytes, ran, exit, exec_err; lost and
+ * throttled 0). Returns 0 (also when the program failed: res->exit); -TACHO_ENOVALUE
+ * for an event with no simulated meaning (*diag says why); the grammar's errors for a
+ * bad spec; tacho_sim_run's errors; -errno of writing the file (the file at
+ * opts->output is then left as it was); -EINVAL (an sz below the first version).
+ * Not thread-safe with other code of the process that forks or handles SIGCHLD. */
+TACHO_API int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
+			       const struct tacho_sim_record_opts *opts,
+			       struct tacho_record_result *res, struct tacho_diag *diag);
 
 /* --- Pipeline analysis of the hottest block (llvm-mca) --- */
 

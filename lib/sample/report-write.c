@@ -30,11 +30,23 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000" */
+/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000"; a simulated
+ * recording: "# 97,306 instructions, simulated: ..." */
 static void write_header(FILE *f, const struct tacho_profile_info *in)
 {
 	char g[32], l[32];
 
+	if (in->simulated) {
+		fprintf(f, "# %s ", tc_fmt_grouped(in->events, g, sizeof(g)));
+		tc_fputs_printable(in->event ? in->event : "?", f);
+		fputs(", simulated: every instruction counted by valgrind, no sampling", f);
+		if (in->command) {
+			fputs(": ", f);
+			tc_fputs_printable(in->command, f);
+		}
+		fputc('\n', f);
+		return;
+	}
 	fprintf(f, "# %s samples", tc_fmt_grouped(in->samples, g, sizeof(g)));
 	/* the event and the command come from the file: shown, never acted upon */
 	if (in->event) {
@@ -50,9 +62,16 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 	fputc('\n', f);
 }
 
+/* A row's first column: its samples, or in a simulated recording its exact count. */
+static uint64_t first_value(const struct view *v, const struct tacho_profile_row *r)
+{
+	return v->in.simulated ? r->events : r->samples;
+}
+
 static int write_rows_table(FILE *f, const struct view *v)
 {
 	struct tc_table *t = tc_table_new(v->children ? 6 : 5);
+	const char *col = v->in.simulated ? "simulated" : "samples";
 	char loc[4200];
 	int err = 0;
 
@@ -64,13 +83,13 @@ static int write_rows_table(FILE *f, const struct view *v)
 	if (v->children)
 		err = tc_table_addf(t, "children\tself\tpercent\tsymbol\tdso\t");
 	else if (v->sort == TACHO_SORT_LINE)
-		err = tc_table_addf(t, "samples\tpercent\tfile:line\tsymbol\tdso");
+		err = tc_table_addf(t, "%s\tpercent\tfile:line\tsymbol\tdso", col);
 	else if (v->sort == TACHO_SORT_ADDRESS)
-		err = tc_table_addf(t, "samples\tpercent\taddress\tsymbol\tfile:line");
+		err = tc_table_addf(t, "%s\tpercent\taddress\tsymbol\tfile:line", col);
 	else if (v->sort == TACHO_SORT_DSO)
-		err = tc_table_addf(t, "samples\tpercent\tdso\t\t");
+		err = tc_table_addf(t, "%s\tpercent\tdso\t\t", col);
 	else
-		err = tc_table_addf(t, "samples\tpercent\tsymbol\tdso\t");
+		err = tc_table_addf(t, "%s\tpercent\tsymbol\tdso\t", col);
 	for (size_t i = 0; i < v->n && !err; i++) {
 		const struct tacho_profile_row *r = &v->rows[i];
 		if (r->file)
@@ -81,16 +100,16 @@ static int write_rows_table(FILE *f, const struct view *v)
 			err = tc_table_addf(t, "%" PRIu64 "\t%" PRIu64 "\t%.2f%%\t%s\t%s\t", r->samples,
 					    r->self, r->percent, r->symbol, base_name(r->dso));
 		else if (v->sort == TACHO_SORT_LINE)
-			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t%s", r->samples,
+			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t%s", first_value(v, r),
 					    r->percent, loc, r->symbol, base_name(r->dso));
 		else if (v->sort == TACHO_SORT_ADDRESS)
-			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%#" PRIx64 "\t%s\t%s", r->samples,
+			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%#" PRIx64 "\t%s\t%s", first_value(v, r),
 					    r->percent, r->address, r->symbol, loc);
 		else if (v->sort == TACHO_SORT_DSO)
-			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t\t", r->samples, r->percent,
+			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t\t", first_value(v, r), r->percent,
 					    r->dso);
 		else
-			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t", r->samples, r->percent,
+			err = tc_table_addf(t, "%" PRIu64 "\t%.2f%%\t%s\t%s\t", first_value(v, r), r->percent,
 					    r->symbol, base_name(r->dso));
 	}
 	if (!err)
@@ -109,13 +128,14 @@ static int write_annotate_table(FILE *f, const struct view *v)
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->n; i++)
-		total += v->rows[i].samples;
+		total += first_value(v, &v->rows[i]);
 	write_header(f, &v->in);
-	fprintf(f, "# %s in %s: %" PRIu64 " samples\n", v->annotate, v->n ? v->rows[0].dso : "?",
-		total);
+	fprintf(f, "# %s in %s: %" PRIu64 " %s\n", v->annotate, v->n ? v->rows[0].dso : "?",
+		total, v->in.simulated ? "simulated" : "samples");
 	tc_table_align_right(t, 1, true);
 	tc_table_align_right(t, 2, true);
-	err = tc_table_addf(t, "address\tsamples\tpercent\tsource");
+	err = tc_table_addf(t, "address\t%s\tpercent\tsource",
+			    v->in.simulated ? "simulated" : "samples");
 	for (size_t i = 0; i < v->n && !err; i++) {
 		const struct tacho_profile_row *r = &v->rows[i];
 		if (r->file)
@@ -124,7 +144,7 @@ static int write_annotate_table(FILE *f, const struct view *v)
 			snprintf(loc, sizeof(loc), "?");
 		if (r->samples)
 			err = tc_table_addf(t, "%#" PRIx64 "\t%" PRIu64 "\t%.2f%%\t%s", r->address,
-					    r->samples, r->percent, loc);
+					    first_value(v, r), r->percent, loc);
 		else
 			err = tc_table_addf(t, "%#" PRIx64 "\t\t\t%s", r->address, loc);
 	}
@@ -156,6 +176,8 @@ static int write_json(FILE *f, const struct view *v, enum tacho_format fmt,
 	tc_json_int(&j, "version", 1);
 	tc_json_uint(&j, "samples", v->in.samples);
 	tc_json_uint(&j, "lost", v->in.lost);
+	if (v->in.simulated)
+		tc_json_str(&j, "status", "simulated");
 	tc_json_arr_begin(&j, "rows");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct tacho_profile_row *r = &v->rows[i];
@@ -164,6 +186,8 @@ static int write_json(FILE *f, const struct view *v, enum tacho_format fmt,
 		tc_json_str(&j, "dso", r->dso);
 		tc_json_uint(&j, "samples", r->samples);
 		tc_json_double(&j, "percent", r->percent);
+		if (v->in.simulated)
+			tc_json_uint(&j, "events", r->events);
 		if (has_lines(v)) {
 			tc_json_str(&j, "file", r->file);
 			tc_json_int(&j, "line", r->line);

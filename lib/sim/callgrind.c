@@ -840,6 +840,11 @@ static const char *pool_name(const struct tacho_sim_result *res, uint32_t id)
 	return id ? tc_strpool_str(&res->pool, id - 1) : NULL;
 }
 
+long tc_sim_result_pid(const struct tacho_sim_result *res)
+{
+	return res->nparts ? res->parts[0].pid : 0;
+}
+
 size_t tc_sim_result_nplaces(const struct tacho_sim_result *res)
 {
 	return res->nrows;

@@ -17,6 +17,9 @@ size_t tc_sim_result_nplaces(const struct tacho_sim_result *res);
 void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
 			   const char **fn, const char **file, unsigned *line, uint64_t *addr,
 			   const uint64_t **cost);
+/* NULL when the event attr describes has a simulated meaning (map.c's table), else a
+ * static sentence saying why it has none. */
+const char *tc_sim_event_why(const struct perf_event_attr *attr);
 /* Records how the simulated program ended. */
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
 
@@ -40,11 +43,14 @@ typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *
 			   struct tacho_diag *diag);
 
 /* Runs argv under sim's valgrind with extra options of callgrind (NULL-terminated, may be
- * NULL) before the program, fills *ex with how it ended, then gives fn each output file.
- * Errors as tacho_sim_run's. */
+ * NULL) before the program, fills *ex with how it ended, then gives fn each output file
+ * and, when log_fn is not NULL, log_fn each of valgrind's logs (valgrind.log.PID, after
+ * the output files). Errors as tacho_sim_run's. */
 int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
-		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
-		     struct tacho_diag *diag);
+		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
+		     int *exec_err, struct tacho_diag *diag);
+/* The pid of the process that wrote a parsed file (its first "pid:"), 0 when none. */
+long tc_sim_result_pid(const struct tacho_sim_result *res);
 
 /* llvm-mca's -mcpu for a CPU (mca.c's table) and a sentence saying how it was chosen
  * (written into why). */

@@ -437,6 +437,224 @@ static void test_mca(void **state)
 	th_json_free(j);
 }
 
+static void assert_one_line(const struct th_run *r, int status, const char *needle);
+
+/* --- record --sim: a recording that report's views read --- */
+
+/* `tacho record --sim -q -e EVENTS -o th_tmp(NAME) -- PROG A1 A2` (A2 may be NULL);
+ * fails unless tacho exits 0. Returns the file's path (static). */
+static const char *sim_record(const char *name, const char *events, const char *prog,
+			      const char *a1, const char *a2)
+{
+	static char path[4096];
+	struct th_run r;
+
+	snprintf(path, sizeof(path), "%s", th_tmp(name));
+	th_tacho(&r, "record", "--sim", "-q", "-e", events, "-o", path, "--", th_prog(prog), a1,
+		 a2, NULL);
+	if (r.status != 0)
+		fail_msg("tacho record --sim exited %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	return path;
+}
+
+/* `tacho report -i FILE ARGS...` (at most 4, the first NULL ends them): its standard
+ * output, which the caller frees. */
+static char *sim_report(const char *file, const char *a1, const char *a2, const char *a3,
+			const char *a4)
+{
+	struct th_run r;
+	char *out;
+
+	th_tacho(&r, "report", "-i", file, a1, a2, a3, a4, NULL);
+	if (r.status != 0)
+		fail_msg("tacho report exited %d:\n%s", r.status, r.err);
+	out = strdup(r.out);
+	th_run_free(&r);
+	return out;
+}
+
+/* The row of a report's JSON whose key is value (a string), or whose line is line. */
+static const struct th_json *report_row(const struct th_json *j, const char *key,
+					const char *value, int line)
+{
+	const struct th_json *rows = th_json_get(j, "rows");
+
+	assert_non_null(rows);
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct th_json *row = rows->items[i];
+		if (value ? !strcmp(json_str(row, key), value) : json_num(row, "line") == line)
+			return row;
+	}
+	fail_msg("no row with %s %s in the report", key, value ? value : "of the line");
+	return NULL;
+}
+
+/* record --sim: the loop's line holds exactly N x 6 instructions and N branches (N and
+ * 2N), every output says simulated, the symbol's count equals stat --sim's for the
+ * same function, and two recordings give byte-identical views. */
+static void test_record_sim(void **state)
+{
+	int line = th_source_line("tests/progs/sim-kernels.c", "sim-kernels: the loop line");
+	const struct th_json *row;
+	struct th_json *j, *hot;
+	char *out, *again;
+	const char *rec;
+	(void)state;
+
+	NEED_VALGRIND();
+	for (int k = 1; k <= 2; k++) {
+		rec = sim_record("loop.rec", "instructions,branches", "sim-kernels", "loop",
+				 k == 1 ? "10000" : "20000");
+		out = sim_report(rec, "--sort", "line", "--json", NULL);
+		j = assert_json(out);
+		assert_string_equal(json_str(j, "status"), "simulated");
+		row = report_row(j, "line", NULL, line);
+		assert_string_equal(json_str(row, "symbol"), "loop");
+		assert_true(json_num(row, "events") == 60000.0 * k);
+		th_json_free(j);
+		free(out);
+	}
+	/* the second event: the loop's one branch per iteration */
+	{
+		struct th_run r;
+		th_tacho(&r, "report", "-i", rec, "--event", "branches", "--sort", "line", "--json",
+			 NULL);
+		assert_int_equal(r.status, 0);
+		j = assert_json(r.out);
+		assert_true(json_num(report_row(j, "line", NULL, line), "events") == 20000);
+		th_json_free(j);
+		th_run_free(&r);
+	}
+	/* by symbol: what stat --sim says the function ran */
+	rec = sim_record("loop.rec", "instructions", "sim-kernels", "loop", "10000");
+	out = sim_report(rec, "--json", NULL, NULL, NULL);
+	j = assert_json(out);
+	hot = sim_json("-e", "instructions", "--sim-hot", "function:1", NULL, "loop", "10000",
+		       NULL);
+	assert_string_equal(json_str(hot, "hot.rows[0].function"), "loop");
+	row = report_row(j, "symbol", "loop", 0);
+	assert_true(json_num(row, "events") == json_num(hot, "hot.rows[0].value"));
+	assert_string_equal(json_str(row, "dso"), th_prog("sim-kernels"));
+	th_json_free(hot);
+	th_json_free(j);
+	free(out);
+	/* the table says so; annotate: each of the 6 instructions exactly N times */
+	out = sim_report(rec, NULL, NULL, NULL, NULL);
+	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
+	assert_contains(out, "simulated  percent  symbol");
+	free(out);
+	out = sim_report(rec, "--annotate", "loop", "--json", NULL);
+	j = assert_json(out);
+	{
+		const struct th_json *rows = th_json_get(j, "rows");
+		size_t n = 0;
+		for (size_t i = 0; i < rows->n; i++)
+			if (json_num(rows->items[i], "line") == line) {
+				assert_true(json_num(rows->items[i], "events") == 10000);
+				n++;
+			}
+		assert_int_equal(n, 6);
+	}
+	th_json_free(j);
+	free(out);
+	/* folded: the loop's stack weighs its count */
+	out = sim_report(rec, "--format", "folded", NULL, NULL);
+	assert_contains(out, "sim-kernels;loop 60003\n");
+	free(out);
+	/* deterministic: a second recording, the same views byte for byte */
+	out = sim_report(rec, "--sort", "address", "--json", NULL);
+	rec = sim_record("again.rec", "instructions", "sim-kernels", "loop", "10000");
+	again = sim_report(rec, "--sort", "address", "--json", NULL);
+	assert_string_equal(out, again);
+	free(out);
+	free(again);
+}
+
+/* record --sim of a position-independent program with shared libraries: its loop's
+ * line is found in its binary (valgrind's load bias from its log), exactly (N + M) x 6
+ * instructions, and libc's functions resolve in libc. */
+static void test_record_sim_pie(void **state)
+{
+	const struct th_json *rows;
+	struct th_json *j;
+	const char *rec;
+	char *out;
+	bool libc = false;
+	double v[2];
+	(void)state;
+
+	NEED_VALGRIND();
+#if defined(__SANITIZE_ADDRESS__)
+	TEST_SKIP("the program links this tree's sanitized libtacho, which valgrind cannot "
+		  "run");
+#endif
+	for (int k = 0; k < 2; k++) {
+		rec = sim_record("pie.rec", "instructions", "lib-sim-regions",
+				 k ? "20000" : "10000", "5000");
+		out = sim_report(rec, "--sort", "line", "--json", NULL);
+		j = assert_json(out);
+		/* the program's hottest line is the loop's */
+		rows = th_json_get(j, "rows");
+		v[k] = -1;
+		for (size_t i = 0; i < rows->n && v[k] < 0; i++)
+			if (!strcmp(json_str(rows->items[i], "dso"), th_prog("lib-sim-regions"))) {
+				assert_contains(json_str(rows->items[i], "file"), "lib-sim-regions.c");
+				v[k] = json_num(rows->items[i], "events");
+			}
+		th_json_free(j);
+		free(out);
+	}
+	assert_true(v[0] == (10000 + 5000) * 6.0);
+	assert_true(v[1] == (20000 + 5000) * 6.0);
+	out = sim_report(rec, "--sort", "symbol", "--json", NULL);
+	j = assert_json(out);
+	rows = th_json_get(j, "rows");
+	for (size_t i = 0; i < rows->n; i++)
+		if (strstr(json_str(rows->items[i], "dso"), "libc.so"))
+			libc = libc || strcmp(json_str(rows->items[i], "symbol"), "[unknown]");
+	assert_true(libc);
+	th_json_free(j);
+	free(out);
+}
+
+/* record --sim's bad input: an event with no simulated meaning, options that do not go
+ * with it, no valgrind. */
+static void test_record_sim_bad(void **state)
+{
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "record", "--sim", "-g", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sim runs a program under valgrind");
+	th_run_free(&r);
+	th_tacho(&r, "record", "--sim", "-p", "1", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "record", "--sim-cpu", "x", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sim-cpu goes with --sim");
+	th_run_free(&r);
+	setenv("PATH", "/nonexistent", 1);
+	th_tacho(&r, "record", "--sim", "--", th_prog("sim-kernels"), "loop", "1", NULL);
+	if (path)
+		setenv("PATH", path, 1);
+	assert_one_line(&r, 1, "tacho: cannot simulate: valgrind is not installed");
+	th_run_free(&r);
+	free(path);
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-e", "cycles", "-o", th_tmp("no.rec"), "--",
+		 th_prog("sim-kernels"), "loop", "1", NULL);
+	assert_one_line(&r, 1, "tacho: cannot record 'cycles' under --sim: no simulated value");
+	th_run_free(&r);
+	assert_int_equal(access(th_tmp("no.rec"), F_OK), -1);
+	th_tacho(&r, "record", "--sim", "--", "no-such-program-tacho", NULL);
+	assert_one_line(&r, 127, "tacho: cannot run 'no-such-program-tacho'");
+	th_run_free(&r);
+}
+
 /* The program's exit status is tacho's, as without --sim. */
 static void test_exit_status(void **state)
 {
@@ -583,6 +801,9 @@ int main(void)
 		cmocka_unit_test(test_regions_exact),
 		cmocka_unit_test(test_hot_places),
 		cmocka_unit_test(test_mca),
+		cmocka_unit_test(test_record_sim),
+		cmocka_unit_test(test_record_sim_pie),
+		cmocka_unit_test(test_record_sim_bad),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_pmu_hint),

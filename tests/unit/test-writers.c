@@ -442,7 +442,9 @@ static bool self_text(uint64_t *start, uint64_t *len, uint64_t *pgoff, char *pat
 
 static char tmpdir[64];
 
-static int make_recording(const char *file)
+/* A recording of 3 samples in writers_hot: of period 1 each, or simulated (the event's
+ * flags say so: periods 1000, 2000 and 3000, as record --sim writes them). */
+static int make_recording(const char *file, bool simulated)
 {
 	static const uint8_t no_bid[1];
 	uint64_t start, len, pgoff;
@@ -457,12 +459,12 @@ static int make_recording(const char *file)
 	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
 	tc_record_writer_meta(&w, "command", "./test-writers");
 	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+			       PERF_SAMPLE_IP, 1, simulated ? TC_EVF_SIM : 0, "page-faults");
 	tc_record_writer_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
 	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
 	for (unsigned i = 0; i < 3; i++)
-		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0,
-					0, 2, 0, NULL);
+		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0,
+					simulated ? 1000 * (i + 1) : 1, 100, 100, 0, 0, 2, 0, NULL);
 	tc_record_writer_finish(&w, 3, 0, 30, 0);
 	assert_int_equal(tc_record_writer_flush(&w), 0);
 	tc_record_writer_close(&w);
@@ -481,7 +483,7 @@ static void test_report(void **state)
 	(void)state;
 
 	snprintf(file, sizeof(file), "%s/w.rec", tmpdir);
-	if (make_recording(file))
+	if (make_recording(file, false))
 		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
 	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
 
@@ -536,6 +538,49 @@ static void test_report(void **state)
 	free(b.s);
 	assert_int_equal(tacho_profile_write_rows(p, (enum tacho_sort)9, false, stdout,
 						  TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
+/* A simulated recording: the JSON's status and exact counts, the table's header and
+ * column say simulated. */
+static void test_report_simulated(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile_info in = { .sz = sizeof(in) };
+	struct tacho_profile *p;
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	(void)state;
+
+	snprintf(file, sizeof(file), "%s/sim.rec", tmpdir);
+	if (make_recording(file, true))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_info(p, &in), 0);
+	assert_true(in.simulated);
+	assert_int_equal(in.events, 6000);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_LINE, false, buf_open(&b),
+						  TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "report");
+	assert_json_str(doc, "status", "simulated");
+	assert_json_int(doc, "rows[0].events", 6000);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "report");
+	assert_json_str(doc, "status", "simulated");
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, buf_open(&b),
+						  TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# 6,000 page-faults, simulated: every instruction "
+				       "counted by valgrind, no sampling: ./test-writers\n");
+	assert_contains(b.s, "\nsimulated  percent  symbol");
+	assert_contains(b.s, "\n     6000  100.00%  writers_hot");
+	free(b.s);
 	tacho_profile_free(p);
 	unlink(file);
 }
@@ -1308,6 +1353,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_simulated),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
