@@ -15,6 +15,7 @@
 #include "tacho/errors.h"
 #include "tacho/cpu.h"
 #include "tacho/run.h"
+#include "tacho/output.h"
 #include "tacho/sample.h"
 
 #ifdef __cplusplus
@@ -276,8 +277,53 @@ struct tacho_sim_mca_info {
 	const double *resource_pressure;     /* [nresources] cycles per iteration */
 	const char *bottleneck;      /* llvm-mca's bottleneck analysis, its words */
 	const char *report;          /* llvm-mca's whole report */
+	const char *mcpu_source;     /* how mcpu was chosen (tacho_sim_machine's words) */
+	/* of a recording's block (tacho_sim_mca_profile; NULL otherwise): each
+	 * instruction's ELF address, and the selected event's samples and events there
+	 * (the sum of their periods; exact counts in a simulated recording) */
+	const uint64_t *insn_addresses, *insn_samples, *insn_events;
+	uint64_t block_samples, block_events;       /* the block's */
+	uint64_t function_samples, function_events; /* the whole function's */
+	bool simulated;              /* the recording's event was simulated */
 };
 TACHO_API const struct tacho_sim_mca_info *tacho_sim_mca_info(const struct tacho_sim_mca *m);
+
+/* Options of tacho_sim_mca_profile (sz first; fields the caller's sz does not cover take
+ * their defaults). */
+struct tacho_sim_mca_opts {
+	size_t sz;                   /* sizeof(struct tacho_sim_mca_opts) */
+	const char *cpu_dump;        /* the CPU whose -mcpu llvm-mca models, as a CPUID dump;
+					NULL: this CPU */
+};
+
+/* Pipeline analysis of a recording from any source (sampled, simulated): takes
+ * function symbol (exact, as shown or as mangled) of p's selected event, decodes its
+ * bytes from its binary (ELF addresses: position-independent binaries too) into basic
+ * blocks (split after every jump, call and return and at every direct jump's target
+ * inside the function), picks the block whose instructions hold the most events (the
+ * sum of their samples' periods; the lower address on a tie), and gives it to llvm-mc
+ * and llvm-mca with the -mcpu of this CPU (or opts->cpu_dump's; the table of
+ * tacho_sim_machine). The info's insn_* arrays put the measured samples beside each
+ * instruction. executions is how often the block ran when the recording simulated
+ * instructions (the count at its first instruction), else 0. Returns 0 and *out
+ * (tacho_sim_mca_free); -ENOENT when no sample falls in a function of that name;
+ * -TACHO_ENOVALUE when its code cannot be read or decoded (*diag says why);
+ * -TACHO_ENOSIM when llvm-mc or llvm-mca is missing; -TACHO_EPARSE; -errno; -EINVAL;
+ * -ENOMEM. Runs programs: not thread-safe with other code of the process that forks
+ * or handles SIGCHLD, nor with other calls on p. */
+TACHO_API int tacho_sim_mca_profile(struct tacho_profile *p, const char *symbol,
+				    const struct tacho_sim_mca_opts *opts,
+				    struct tacho_sim_mca **out, struct tacho_diag *diag);
+
+/* Writes a recording's block and its prediction (docs/schemas.md, "mca"):
+ *  - TACHO_FORMAT_TABLE: a header line ("# the hottest basic block of SYMBOL in DSO:
+ *    ..."), each instruction with its address and measured samples (a simulated
+ *    recording: its exact count), then llvm-mca's prediction and bottleneck;
+ *  - TACHO_FORMAT_JSON (or on one line): the document {"version": 1, ...}.
+ * m must come from tacho_sim_mca_profile. 0, -EINVAL (NULL, a result of
+ * tacho_sim_mca_new, CSV or a bad format), -EIO. Thread-safe on distinct files. */
+TACHO_API int tacho_sim_mca_write(const struct tacho_sim_mca *m, FILE *f,
+				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 
 /* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
  * --sim` shows them by default (a static string). */

@@ -57,6 +57,23 @@ long tc_sim_result_pid(const struct tacho_sim_result *res);
 const char *tc_sim_mcpu(enum tacho_cpu_vendor vendor, unsigned family, unsigned model,
 			char *why, size_t size);
 
+/* --- pipeline analysis (mca.c, mca-profile.c) --- */
+
+struct tacho_sim_mca {
+	struct tacho_sim_mca_info pub;
+	char *object, *function, *bytes, *report, *bottleneck, *mcpu, *mcpu_source;
+	char **insns;
+	char **res_names;
+	double *res_pressure;
+	uint64_t *addrs, *samples, *events;   /* per instruction (of a recording) */
+};
+
+/* Runs llvm-mc over the block's len bytes at code (ninsns instructions) and llvm-mca
+ * with -mcpu=mcpu over what it wrote, filling m's bytes, mcpu, instructions and
+ * prediction. Errors as tacho_sim_mca_new's. */
+int tc_sim_mca_analyse(struct tacho_sim_mca *m, const uint8_t *code, size_t len,
+		       size_t ninsns, const char *mcpu, struct tacho_diag *diag);
+
 /* --- regions under simulation (client.c) --- */
 
 /* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,

@@ -362,41 +362,21 @@ static double report_value(const char *report, const char *key)
 	return v;
 }
 
-/* --mca: the hottest block of the loop is its 6 instructions, run exactly N times; its
- * bytes, given to llvm-mc and llvm-mca directly with the same -mcpu, give the same
- * instructions, block throughput and IPC as tacho shows. */
-static void test_mca(void **state)
+/* The block's bytes ("90 90 ..."), given to llvm-mc and llvm-mca directly with -mcpu,
+ * disassemble to insns (strings, or objects whose "text" is one) and predict the same
+ * block throughput and IPC. */
+static void same_as_llvm(const char *bytes, const char *cpu, const struct th_json *insns,
+			 double rthroughput, double ipc)
 {
 	char in[4096], dis[4096], rep[4096], mcpu[64], *text = NULL, *report = NULL;
-	const struct th_json *insns;
-	const char *bytes;
-	struct th_json *j;
 	struct th_run r;
 	size_t len, k = 0;
 	FILE *f;
-	(void)state;
 
-	NEED_VALGRIND();
-	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
-		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
-	j = sim_json("-e", "instructions", "--mca", NULL, "loop", "100000", NULL);
-	assert_int_equal(json_num(j, "mca.executions"), 100000);
-	assert_string_equal(json_str(j, "mca.function"), "loop");
-	assert_string_equal(json_str(j, "mca.mcpu"), json_str(j, "simulation.mcpu"));
-	insns = th_json_get(j, "mca.instructions");
-	assert_int_equal(insns->n, 6);
-	for (int i = 0; i < 4; i++)
-		assert_string_equal(insns->items[i]->string, "nop");
-	assert_true(strncmp(insns->items[4]->string, "dec", 3) == 0);
-	assert_true(strncmp(insns->items[5]->string, "jne", 3) == 0);
-	bytes = json_str(j, "mca.bytes");
-	assert_true(strncmp(bytes, "90 90 90 90 ", 12) == 0);
-
-	/* the same bytes, straight to llvm-mc and llvm-mca */
 	snprintf(in, sizeof(in), "%s", th_tmp("block.txt"));
 	snprintf(dis, sizeof(dis), "%s", th_tmp("block.s"));
 	snprintf(rep, sizeof(rep), "%s", th_tmp("mca.txt"));
-	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", json_str(j, "mca.mcpu"));
+	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", cpu);
 	f = fopen(in, "w");
 	assert_non_null(f);
 	for (const char *b = bytes; *b; b += b[2] ? 3 : 2)
@@ -416,6 +396,7 @@ static void test_mca(void **state)
 	}
 	assert_int_equal(th_read_data(dis, &text, &len), 0);
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		const struct th_json *it;
 		while (*l == ' ' || *l == '\t')
 			l++;
 		if (*l == '.' || !*l)
@@ -424,16 +405,46 @@ static void test_mca(void **state)
 			if (*c == '\t')
 				*c = ' ';
 		assert_true(k < insns->n);
-		assert_string_equal(l, insns->items[k]->string);
+		it = insns->items[k];
+		assert_string_equal(l, it->type == TH_JSON_STRING ? it->string : json_str(it, "text"));
 		k++;
 	}
 	assert_int_equal(k, insns->n);
 	assert_int_equal(th_read_data(rep, &report, &len), 0);
-	assert_true(report_value(report, "Block RThroughput:") ==
-		    json_num(j, "mca.block_rthroughput"));
-	assert_true(report_value(report, "IPC:") == json_num(j, "mca.ipc"));
+	assert_true(report_value(report, "Block RThroughput:") == rthroughput);
+	assert_true(report_value(report, "IPC:") == ipc);
 	free(text);
 	free(report);
+}
+
+/* --mca: the hottest block of the loop is its 6 instructions, run exactly N times; its
+ * bytes, given to llvm-mc and llvm-mca directly with the same -mcpu, give the same
+ * instructions, block throughput and IPC as tacho shows. */
+static void test_mca(void **state)
+{
+	const struct th_json *insns;
+	const char *bytes;
+	struct th_json *j;
+	(void)state;
+
+	NEED_VALGRIND();
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	j = sim_json("-e", "instructions", "--mca", NULL, "loop", "100000", NULL);
+	assert_int_equal(json_num(j, "mca.executions"), 100000);
+	assert_string_equal(json_str(j, "mca.function"), "loop");
+	assert_string_equal(json_str(j, "mca.mcpu"), json_str(j, "simulation.mcpu"));
+	insns = th_json_get(j, "mca.instructions");
+	assert_int_equal(insns->n, 6);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(insns->items[i]->string, "nop");
+	assert_true(strncmp(insns->items[4]->string, "dec", 3) == 0);
+	assert_true(strncmp(insns->items[5]->string, "jne", 3) == 0);
+	bytes = json_str(j, "mca.bytes");
+	assert_true(strncmp(bytes, "90 90 90 90 ", 12) == 0);
+
+	same_as_llvm(bytes, json_str(j, "mca.mcpu"), insns, json_num(j, "mca.block_rthroughput"),
+		     json_num(j, "mca.ipc"));
 	th_json_free(j);
 }
 
@@ -616,6 +627,81 @@ static void test_record_sim_pie(void **state)
 	assert_true(libc);
 	th_json_free(j);
 	free(out);
+}
+
+/* report --annotate loop --mca on a simulated recording: the block is the loop's 6
+ * instructions, each run exactly N times, and llvm-mc and llvm-mca run directly on its
+ * bytes agree; on a sampled recording (cpu-clock) the same block, its samples beside. */
+static void test_report_mca(void **state)
+{
+	const struct th_json *insns;
+	struct th_json *j;
+	struct th_run r;
+	const char *rec;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	rec = sim_record("mca.rec", "instructions", "sim-kernels", "loop", "100000");
+	out = sim_report(rec, "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "status"), "simulated");
+	assert_string_equal(json_str(j, "symbol"), "loop");
+	assert_int_equal(json_num(j, "executions"), 100000);
+	assert_int_equal(json_num(j, "events"), 600000);
+	insns = th_json_get(j, "instructions");
+	assert_int_equal(insns->n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(json_num(insns->items[i], "events"), 100000);
+		if (i < 4)
+			assert_string_equal(json_str(insns->items[i], "text"), "nop");
+	}
+	assert_true(strncmp(json_str(insns->items[4], "text"), "dec", 3) == 0);
+	assert_true(strncmp(json_str(insns->items[5], "text"), "jne", 3) == 0);
+	same_as_llvm(json_str(j, "bytes"), json_str(j, "mcpu"), insns,
+		     json_num(j, "block_rthroughput"), json_num(j, "ipc"));
+	th_json_free(j);
+	free(out);
+	/* the table: the listing, then the block beside its counts */
+	out = sim_report(rec, "--annotate", "loop", "--mca", NULL);
+	assert_contains(out, "# loop in ");
+	assert_contains(out, "# the hottest basic block of loop in ");
+	assert_contains(out, "6 instructions at 0x");
+	assert_contains(out, "run 100000 times\n");
+	assert_contains(out, "llvm-mca -mcpu=");
+	free(out);
+
+	/* a sampled recording: time-based samples of the same loop */
+	th_tacho(&r, "record", "-q", "-e", "cpu-clock", "-o", th_tmp("cpu.rec"), "--",
+		 th_prog("sim-kernels"), "loop", "200000000", NULL);
+	if (r.status != 0) {
+		th_run_free(&r);
+		TEST_SKIP("cpu-clock cannot be sampled here");
+	}
+	th_run_free(&r);
+	out = sim_report(th_tmp("cpu.rec"), "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_null(th_json_get(j, "status"));
+	assert_true(json_num(j, "samples") > 0);
+	assert_true(json_num(j, "samples") <= json_num(j, "function_samples"));
+	assert_int_equal(th_json_get(j, "executions")->type, TH_JSON_NULL);
+	insns = th_json_get(j, "instructions");
+	assert_int_equal(insns->n, 6);
+	assert_true(strncmp(json_str(insns->items[5], "text"), "jne", 3) == 0);
+	th_json_free(j);
+	free(out);
+
+	/* usage and a function without samples */
+	th_tacho(&r, "report", "-i", rec, "--mca", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--mca analyses a function");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", rec, "--annotate", "nosuch", "--mca", NULL);
+	assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: no samples in a "
+			       "function named 'nosuch'");
+	th_run_free(&r);
 }
 
 /* record --sim's bad input: an event with no simulated meaning, options that do not go
@@ -804,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_record_sim),
 		cmocka_unit_test(test_record_sim_pie),
 		cmocka_unit_test(test_record_sim_bad),
+		cmocka_unit_test(test_report_mca),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_pmu_hint),

@@ -585,6 +585,51 @@ static void test_report_simulated(void **state)
 	unlink(file);
 }
 
+/* The pipeline analysis of a recording's function (writers_hot: its block is its only
+ * one), written as its schema says. */
+static void test_mca_write(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile *p;
+	struct tacho_sim_mca *m;
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	int err;
+	(void)state;
+
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	snprintf(file, sizeof(file), "%s/mca.rec", tmpdir);
+	if (make_recording(file, true))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	err = tacho_sim_mca_profile(p, "writers_hot", NULL, &m, &diag);
+	if (err)
+		fail_msg("tacho_sim_mca_profile: %d %s", err, diag.message);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "mca");
+	assert_json_str(doc, "symbol", "writers_hot");
+	assert_json_str(doc, "status", "simulated");
+	assert_json_int(doc, "events", 6000);
+	assert_json_int(doc, "function_events", 6000);
+	assert_json_int(doc, "instructions[0].events", 6000);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# the hottest basic block of writers_hot in ");
+	assert_contains(b.s, ", 6000 of its 6000 simulated (100.00%)\n");
+	assert_contains(b.s, "\nllvm-mca -mcpu=");
+	free(b.s);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_CSV, NULL), -EINVAL);
+	free(buf_close(&b));
+	tacho_sim_mca_free(m);
+	assert_int_equal(tacho_sim_mca_profile(p, "nosuch", NULL, &m, &diag), -ENOENT);
+	assert_null(m);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
 /* --- stat: a tiny run, and a hand-filled interval --- */
 
 static void test_stat(void **state)
@@ -1354,6 +1399,7 @@ int main(void)
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_simulated),
+		cmocka_unit_test(test_mca_write),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
