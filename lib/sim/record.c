@@ -22,14 +22,6 @@
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_record_opts, output)
 #define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
 
-/* Where valgrind loaded one binary in one process: its text's bias (actual minus
- * stated address), from the log's "Reading syms from PATH" and "svma S, avma A". */
-struct load {
-	long pid;
-	char *path;
-	uint64_t bias;
-};
-
 /* One output file: its process, its command's first word and its costs. */
 struct part {
 	long pid;
@@ -40,7 +32,7 @@ struct part {
 struct sim_rec {
 	struct part *parts;
 	size_t nparts;
-	struct load *loads;
+	struct tc_sim_load *loads;
 	size_t nloads;
 };
 
@@ -51,9 +43,7 @@ static void sim_rec_exit(struct sim_rec *r)
 		tacho_sim_result_free(r->parts[i].res);
 	}
 	free(r->parts);
-	for (size_t i = 0; i < r->nloads; i++)
-		free(r->loads[i].path);
-	free(r->loads);
+	tc_sim_loads_free(r->loads, r->nloads);
 }
 
 /* The program's name from the file's "cmd:  PROG ARGS" (its last path component). */
@@ -104,34 +94,36 @@ static int add_output(void *arg, const char *text, size_t len, const char *name,
 	return np->comm ? 0 : -ENOMEM;
 }
 
+void tc_sim_loads_free(struct tc_sim_load *loads, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(loads[i].path);
+	free(loads);
+}
+
 /* valgrind.log.PID at verbosity 2: "--PID-- Reading syms from PATH" then, for a binary
  * with code, "--PID--    svma 0x..., avma 0x..." (debuginfo.c: the text's stated and
  * actual addresses). */
-static int add_log(void *arg, const char *text, size_t len, const char *name,
-		   struct tacho_diag *diag)
+int tc_sim_log_loads(const char *text, size_t len, struct tc_sim_load **loads, size_t *n)
 {
 	static const char reading[] = "-- Reading syms from ";
-	struct sim_rec *r = arg;
 	const char *p = text, *end = text + len;
-	char *path = NULL;
+	char *path = NULL, line[4200];
 	long pid = 0;
 	int err = 0;
 
-	(void)name;
-	(void)diag;
 	while (p < end && !err) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *k;
 		unsigned long long svma, avma;
-		char line[4200];
-		size_t n;
+		size_t ln;
 
 		if (!nl)
 			nl = end;
-		n = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
-		memcpy(line, p, n);
-		line[n] = '\0';
+		ln = (size_t)(nl - p) < sizeof(line) - 1 ? (size_t)(nl - p) : sizeof(line) - 1;
+		memcpy(line, p, ln);
+		line[ln] = '\0';
 		p = nl + 1;
-		if (line[0] != '-' || line[1] != '-')
+		if (line[0] != '-' || line[1] != '-' || strlen(line) != ln)
 			continue;
 		if ((k = strstr(line, reading)) != NULL) {
 			free(path);
@@ -141,18 +133,28 @@ static int add_log(void *arg, const char *text, size_t len, const char *name,
 				err = -ENOMEM;
 		} else if (path && (k = strstr(line, "--    svma ")) != NULL &&
 			   sscanf(k, "--    svma %llx, avma %llx", &svma, &avma) == 2) {
-			struct load *nl2 = realloc(r->loads, (r->nloads + 1) * sizeof(*nl2));
-			if (!nl2) {
+			struct tc_sim_load *nv = realloc(*loads, (*n + 1) * sizeof(*nv));
+			if (!nv) {
 				err = -ENOMEM;
 				break;
 			}
-			r->loads = nl2;
-			r->loads[r->nloads++] = (struct load){ pid, path, avma - svma };
+			*loads = nv;
+			nv[(*n)++] = (struct tc_sim_load){ pid, path, avma - svma };
 			path = NULL;
 		}
 	}
 	free(path);
 	return err;
+}
+
+static int add_log(void *arg, const char *text, size_t len, const char *name,
+		   struct tacho_diag *diag)
+{
+	struct sim_rec *r = arg;
+
+	(void)name;
+	(void)diag;
+	return tc_sim_log_loads(text, len, &r->loads, &r->nloads);
 }
 
 /* The bias of path in process pid: 0 and *bias, or -ENOENT when the log did not say. */

@@ -49,6 +49,19 @@ typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *
 int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
 		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
 		     int *exec_err, struct tacho_diag *diag);
+/* Where valgrind loaded one binary in one process: its text's bias (actual minus
+ * stated address), which callgrind's instruction addresses are relative to. */
+struct tc_sim_load {
+	long pid;
+	char *path;
+	uint64_t bias;
+};
+/* Appends the loads that a valgrind log written at -v -v states ("Reading syms from
+ * PATH", then "svma S, avma A") to *loads (*n of them, realloc'd; a line longer than
+ * 4 KiB or holding a NUL byte is skipped). 0 or -ENOMEM (*loads then holds those read
+ * so far). */
+int tc_sim_log_loads(const char *text, size_t len, struct tc_sim_load **loads, size_t *n);
+void tc_sim_loads_free(struct tc_sim_load *loads, size_t n);
 /* The pid of the process that wrote a parsed file (its first "pid:"), 0 when none. */
 long tc_sim_result_pid(const struct tacho_sim_result *res);
 
