@@ -582,6 +582,36 @@ static void test_record_sim(void **state)
 	free(again);
 }
 
+/* record --sim --sim-cpu: the simulated caches of the dump, and a miss event per line:
+ * two passes of a 64-byte stride over 8 times the last level miss it on every line,
+ * all on the line of the one load. */
+static void test_record_sim_cpu(void **state)
+{
+	int line = th_source_line("tests/progs/sim-kernels.c", "movb (%1), %0");
+	struct th_json *j;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-q", "--sim-cpu", th_path(SMALL_LLC), "-e",
+		 "LLC-load-misses", "-o", th_tmp("stream.rec"), "--", th_prog("sim-kernels"),
+		 "stream", "8388608", "2", NULL);
+	if (r.status != 0)
+		fail_msg("exit %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	out = sim_report(th_tmp("stream.rec"), "--sort", "line", "--json", NULL);
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "status"), "simulated");
+	assert_true(json_num(report_row(j, "line", NULL, line), "events") == 2 * 131072.0);
+	assert_int_equal(json_num(j, "rows[0].line"), line);
+	th_json_free(j);
+	free(out);
+	th_tacho(&r, "record", "--sim", "--sim-cpu", "/nonexistent.cpuid", "--", "true", NULL);
+	assert_one_line(&r, 1, "tacho: cannot simulate:");
+	th_run_free(&r);
+}
+
 /* record --sim of a position-independent program with shared libraries: its loop's
  * line is found in its binary (valgrind's load bias from its log), exactly (N + M) x 6
  * instructions, and libc's functions resolve in libc. */
@@ -888,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_hot_places),
 		cmocka_unit_test(test_mca),
 		cmocka_unit_test(test_record_sim),
+		cmocka_unit_test(test_record_sim_cpu),
 		cmocka_unit_test(test_record_sim_pie),
 		cmocka_unit_test(test_record_sim_bad),
 		cmocka_unit_test(test_report_mca),
