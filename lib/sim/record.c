@@ -365,6 +365,11 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 	if (err)
 		return err;
 	nev = tacho_evlist_count(list);
+	if (nev > UINT16_MAX) {     /* a sample names its event in 16 bits */
+		err = tc_diag_set(diag, opts.events, 0, 0, -EINVAL, "more events than a "
+				  "recording holds (65535)");
+		goto out;
+	}
 	attrs = calloc(nev, sizeof(*attrs));
 	if (!attrs) {
 		err = -ENOMEM;
