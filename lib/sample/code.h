@@ -23,10 +23,11 @@ struct tc_profile_code {
 	uint64_t samples, events;      /* the function's, of the selected event */
 };
 
-/* Function symbol (exact, as shown or as mangled) of p's selected event. 0 and *out
- * (tc_profile_code_exit frees it); -ENOENT when no sample falls in a function of that
- * name; -TACHO_ENOVALUE when its binary or its bytes cannot be read (*diag says
- * why); -ENOMEM. Not thread-safe on one profile. */
+/* Function symbol (exact, as shown or as mangled) of p's selected event, of the samples
+ * its filter keeps (tacho_profile_set_filter). 0 and *out (tc_profile_code_exit frees
+ * it); -ENOENT when no such sample falls in a function of that name; -TACHO_ENOVALUE
+ * when its binary or its bytes cannot be read (*diag says why); -ENOMEM. Not
+ * thread-safe on one profile. */
 int tc_profile_code(struct tacho_profile *p, const char *symbol, struct tc_profile_code *out,
 		    struct tacho_diag *diag);
 void tc_profile_code_exit(struct tc_profile_code *c);

@@ -38,12 +38,17 @@ int tc_profile_code(struct tacho_profile *p, const char *symbol, struct tc_profi
 	if (err)
 		return err;
 	/* the function's binary and its name in the symbol table, from its first sample
-	 * (tc_profile_annotate found one: every location is resolved by now) */
+	 * that the report takes (tc_profile_annotate found one: every location is resolved
+	 * by now) */
 	for (size_t i = 0; i < p->nsmps && raw == NONE; i++) {
+		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
 		const struct loc *l;
 		size_t nf;
-		if (p->smps[i].event != p->sel ||
-		    tc_profile_frames(p, &p->smps[i], &frame, 1, &nf) || !nf)
+		if (keep < 0) {
+			err = keep;
+			goto out;
+		}
+		if (!keep || tc_profile_frames(p, &p->smps[i], &frame, 1, &nf) || !nf)
 			continue;
 		l = &p->locs[frame];
 		if (l->sym != NONE && (!strcmp(pool_str(p, l->sym), symbol) ||

@@ -553,7 +553,13 @@ static void test_record_sim(void **state)
 	/* the table says so; annotate: each of the 6 instructions exactly N times */
 	out = sim_report(rec, NULL, NULL, NULL, NULL);
 	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
-	assert_contains(out, "simulated  percent  symbol");
+	assert_contains(out, "simulated  percent  dso          symbol\n");
+	assert_contains(out, "\n    60003  ");     /* the loop's row leads with its count */
+	free(out);
+	out = sim_report(rec, "--annotate", "loop", NULL, NULL);
+	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
+	assert_contains(out, ": 60003 simulated\n");
+	assert_contains(out, "  simulated  percent  address");
 	free(out);
 	out = sim_report(rec, "--annotate", "loop", "--json", NULL);
 	j = assert_json(out);
@@ -731,6 +737,16 @@ static void test_report_mca(void **state)
 	th_tacho(&r, "report", "-i", rec, "--annotate", "nosuch", "--mca", NULL);
 	assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: no samples in a "
 			       "function named 'nosuch'");
+	th_run_free(&r);
+	/* report's filters hold for the block too: none of the loop's samples is kept */
+	th_tacho(&r, "report", "-i", rec, "--annotate", "loop", "--mca", "--comm", "nosuch",
+		 NULL);
+	assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: no samples in a "
+			       "function named 'loop'");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", rec, "--annotate", "loop", "--mca", "--csv", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--mca writes a table or JSON: no --csv");
 	th_run_free(&r);
 }
 
