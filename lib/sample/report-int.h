@@ -112,6 +112,13 @@ static inline const char *pool_str(const struct tacho_profile *p, uint32_t id)
 	return tc_strpool_str(&p->pool, id);
 }
 
+/* Whether the selected event was simulated (record --sim): its periods are exact
+ * counts, one sample per instruction and process, none drawn. Every view says so. */
+static inline bool tc_profile_simulated(const struct tacho_profile *p)
+{
+	return p->sel < p->nev && (p->evs[p->sel].flags & TC_EVF_SIM);
+}
+
 /* report-load.c: the process pid (created when create is set; NULL when it is not
  * there, or out of memory). The pointer lives until the next creation. */
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create);

@@ -588,6 +588,84 @@ static void test_record_sim(void **state)
 	free(again);
 }
 
+/* The exports other tools read say simulated and weigh the exact counts: speedscope's
+ * profile name and weights (the loop's one-frame stacks sum to its 60003), the flame
+ * graph's title and the loop's frame, pprof's comment and go tool pprof's flat count. */
+static void test_record_sim_exports(void **state)
+{
+	const struct th_json *frames, *samples, *weights;
+	const char *rec;
+	struct th_json *j;
+	double loop = 0;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	rec = sim_record("exports.rec", "instructions", "sim-kernels", "loop", "10000");
+	out = sim_report(rec, "--format", "speedscope", NULL, NULL);
+	j = assert_json(out);
+	assert_true(strncmp(json_str(j, "name"), "instructions, simulated: ", 25) == 0);
+	frames = th_json_get(j, "shared.frames");
+	samples = th_json_get(j, "profiles[0].samples");
+	weights = th_json_get(j, "profiles[0].weights");
+	assert_non_null(frames);
+	assert_non_null(samples);
+	assert_non_null(weights);
+	assert_int_equal(samples->n, weights->n);
+	for (size_t i = 0; i < samples->n; i++) {
+		const struct th_json *stack = samples->items[i];
+		const struct th_json *leaf;
+		assert_true(stack->n >= 1);
+		leaf = frames->items[(size_t)stack->items[stack->n - 1]->number];
+		if (!strcmp(json_str(leaf, "name"), "loop"))
+			loop += weights->items[i]->number;
+	}
+	assert_true(loop == 60003);
+	th_json_free(j);
+	free(out);
+
+	out = sim_report(rec, "--format", "svg", NULL, NULL);
+	assert_contains(out, "Flame graph: instructions, ");
+	assert_contains(out, " simulated (exact counts, no sampling) of ");
+	assert_contains(out, "<title>loop (");
+	assert_contains(strstr(out, "<title>loop ("), "): 60003 events, ");
+	free(out);
+
+	th_tacho(&r, "report", "-i", rec, "--format", "pprof", "-o", th_tmp("exports.pb.gz"),
+		 NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	if (access("/usr/bin/go", X_OK) && access("/usr/lib/go/bin/go", X_OK))
+		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go): the pprof "
+			  "file is written, not read back");
+	{
+		char *argv[] = { (char *)"go", (char *)"tool", (char *)"pprof",
+				 (char *)"-symbolize=none", (char *)"-sample_index=instructions",
+				 (char *)"-nodecount=100000", (char *)"-nodefraction=0", (char *)"-top",
+				 (char *)th_tmp("exports.pb.gz"), NULL };
+		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+		/* go tool pprof keeps its cache and settings under HOME: the test's folder
+		 * for this run, the caller's HOME again for the tests after it */
+		setenv("HOME", th_tmpdir(), 1);
+		setenv("GOCACHE", th_tmp("gocache"), 1);
+		th_runv(&r, NULL, argv);
+		if (home)
+			setenv("HOME", home, 1);
+		else
+			unsetenv("HOME");
+		unsetenv("GOCACHE");
+		free(home);
+		if (r.status)
+			fail_msg("go tool pprof -top failed (%d): %s", r.status, r.err);
+		assert_contains(r.out, "simulated by valgrind: every instruction counted, no "
+				       "sampling");
+		assert_contains(r.out, "\n     60003 ");
+		assert_contains(strstr(r.out, "\n     60003 "), "  loop\n");
+		th_run_free(&r);
+	}
+}
+
 /* record --sim --sim-cpu: the simulated caches of the dump, and a miss event per line:
  * two passes of a 64-byte stride over 8 times the last level miss it on every line,
  * all on the line of the one load. */
@@ -934,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_hot_places),
 		cmocka_unit_test(test_mca),
 		cmocka_unit_test(test_record_sim),
+		cmocka_unit_test(test_record_sim_exports),
 		cmocka_unit_test(test_record_sim_cpu),
 		cmocka_unit_test(test_record_sim_pie),
 		cmocka_unit_test(test_record_sim_bad),
