@@ -686,6 +686,7 @@ int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_op
 	if (!err)
 		err = make_rows(&b);
 	p->kept_samples = b.kept;
+	p->kept_events = b.total;
 	if (!err) {
 		*rows = b.out ? b.out : calloc(1, sizeof(**rows));
 		*n = b.nout;

@@ -101,6 +101,7 @@ struct tacho_profile {
 	uint64_t compares, grows;
 	struct tc_filter *filter;      /* tacho_profile_set_filter's, or NULL: every sample */
 	uint64_t kept_samples;         /* samples the last tc_profile_report_rows took */
+	uint64_t kept_events;          /* and the sum of their periods */
 };
 
 #define NONE UINT32_MAX   /* no pool id: unknown */

@@ -27,7 +27,7 @@ struct view {
 	unsigned cols[16], ncols;
 	unsigned dims;              /* the columns as a set (1u << C_...) */
 	unsigned keys;              /* those of the keys (a graph adds the function) */
-	uint64_t kept;
+	uint64_t kept, kept_events;
 	bool filtered;
 };
 
@@ -229,6 +229,21 @@ static void write_report_header(FILE *f, const struct view *v)
 
 	if (v->in.simulated && !has(v, C_EVENT) && !v->filtered) {
 		write_sim_header(f, &v->in);
+		return;
+	}
+	/* "# 60,003 of 97,826 instructions kept by the filter, simulated: ...": counts,
+	 * not the samples (one per instruction) they are spread over */
+	if (v->in.simulated && !has(v, C_EVENT)) {
+		fprintf(f, "# %s of %s ", tc_fmt_grouped(v->kept_events, g, sizeof(g)),
+			tc_fmt_grouped(v->in.events, a, sizeof(a)));
+		tc_fputs_printable(v->in.event ? v->in.event : "?", f);
+		fputs(" kept by the filter, simulated: every instruction counted by valgrind, no "
+		      "sampling", f);
+		if (v->in.command) {
+			fputs(": ", f);
+			tc_fputs_printable(v->in.command, f);
+		}
+		fputc('\n', f);
 		return;
 	}
 	fputs("# ", f);
@@ -442,6 +457,7 @@ int tacho_profile_write_report(struct tacho_profile *p, const struct tacho_repor
 	v.rows = rows;
 	v.children = ro.children;
 	v.kept = p->kept_samples;
+	v.kept_events = p->kept_events;
 	v.filtered = p->filter != NULL;
 	report_columns(&v);
 	switch (fmt) {

@@ -556,6 +556,13 @@ static void test_record_sim(void **state)
 	assert_contains(out, "simulated  percent  dso          symbol\n");
 	assert_contains(out, "\n    60003  ");     /* the loop's row leads with its count */
 	free(out);
+	/* a filter: the header counts what it kept, exactly */
+	out = sim_report(rec, "--symbols", "loop", NULL, NULL);
+	assert_true(strncmp(out, "# 60,003 of ", 12) == 0);
+	assert_contains(out, " instructions kept by the filter, simulated: every instruction "
+			     "counted by valgrind");
+	assert_contains(out, "\n    60003  100.00%  sim-kernels  loop\n");
+	free(out);
 	out = sim_report(rec, "--annotate", "loop", NULL, NULL);
 	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
 	assert_contains(out, ": 60003 simulated\n");
