@@ -12,7 +12,7 @@
 static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
-	"   or: tacho record --sim [--sim-cpu <dump>] [-e <events>] [-o <file>] -- <program> [<args>...]\n"
+	"   or: tacho record --sim [--sim-cpu <dump>] [-e <events>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"\n"
 	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
 	"second) the kernel notes the instruction, thread, CPU, time, the data address where\n"
@@ -27,7 +27,8 @@ static const char record_usage[] =
 	"\n"
 	"With --sim the program runs under valgrind's callgrind instead, and every\n"
 	"instruction is counted: each instruction that ran becomes one sample whose period\n"
-	"is its exact simulated count (docs/sim.md). The report's views say so.\n"
+	"is its exact simulated count (docs/sim.md). The report's views say so. With -g\n"
+	"each function is told apart by its callers (32 deep) and the samples carry them.\n"
 	"\n";
 
 enum { OPT_SIM = 256, OPT_SIM_CPU };
@@ -86,13 +87,16 @@ static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out
 	return 0;
 }
 
+#define SIM_CALLERS 32   /* --sim -g: the callers a chain holds */
+
 /* --sim: the program under valgrind, its counts written as a recording. */
 static int record_sim(const char *cpu_dump, const char *events, const char *output,
-		      char *const *prog, bool quiet)
+		      char *const *prog, bool callchain, bool quiet)
 {
 	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = cpu_dump };
 	struct tacho_sim_record_opts ro = { .sz = sizeof(ro), .events = events,
-					    .output = output };
+					    .output = output,
+					    .callers = callchain ? SIM_CALLERS : 0 };
 	struct tacho_record_result res = { .sz = sizeof(res) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tacho_sim *sim = NULL;
@@ -209,10 +213,9 @@ static int cmd_record_fn(int argc, char **argv)
 		cli_usage_error(&cmd_record, "--sim-cpu goes with --sim");
 		goto out_usage;
 	}
-	if (sim && (o.period || o.freq || o.callchain || o.pid || o.system_wide ||
-		    o.mmap_pages || !o.argv)) {
+	if (sim && (o.period || o.freq || o.pid || o.system_wide || o.mmap_pages || !o.argv)) {
 		cli_usage_error(&cmd_record, "--sim runs a program under valgrind and counts every "
-				"instruction: no -c, -F, -g, -p, -a or -m, and a program to run");
+				"instruction: no -c, -F, -p, -a or -m, and a program to run");
 		goto out_usage;
 	}
 	if (sim) {
@@ -221,7 +224,8 @@ static int cmd_record_fn(int argc, char **argv)
 			cli_error("out of memory");
 			return EXIT_FAIL;
 		}
-		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv, quiet);
+		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv,
+				 o.callchain, quiet);
 		tc_sb_exit(&events);
 		return err;
 	}

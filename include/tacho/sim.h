@@ -218,7 +218,12 @@ struct tacho_sim_record_opts {
 	const char *events;          /* events of the grammar with a simulated meaning
 					(tacho_sim_result_value); NULL: "instructions" */
 	const char *output;          /* the record file; NULL: "tacho.rec" */
+	unsigned callers;            /* call chains of up to this many callers (at most
+					TACHO_SIM_CALLERS_MAX): callgrind names each function
+					with them (--separate-callers), each caller's frame is
+					its call site most often taken; 0: none */
 };
+#define TACHO_SIM_CALLERS_MAX 256
 
 /* Runs argv under the simulator with per-instruction costs (callgrind's
  * --dump-instr=yes) and writes a recording that tacho_profile_load reads like a
@@ -227,7 +232,9 @@ struct tacho_sim_record_opts {
  * the address valgrind loaded it (valgrind's own log says where, so position-
  * independent programs and libraries resolve too); and, per process and per
  * instruction that ran, one SAMPLE whose period is the event's exact simulated count
- * there. No call chains: callgrind keeps costs per caller and callee, not stacks.
+ * there, with the call chain of its calling context when opts->callers is set (the
+ * functions exact up to that depth; a caller's frame is its most frequent call site
+ * of the callee, so a caller's line is exact only where it calls from one place).
  * Fills *res as tacho_record does (samples, bytes, ran, exit, exec_err; lost and
  * throttled 0). Returns 0 (also when the program failed: res->exit); -TACHO_ENOVALUE
  * for an event with no simulated meaning (*diag says why); the grammar's errors for a

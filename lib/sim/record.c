@@ -232,27 +232,88 @@ static long obj_find(struct objs *o, const char *ob)
 	return (long)o->n++;
 }
 
+/* The bias of binary ob in o: 0 when unknown. */
+static uint64_t obj_bias(const struct objs *o, const char *ob)
+{
+	for (size_t k = 0; k < o->n; k++)
+		if (o->ob[k] == ob && o->known[k])
+			return o->bias[k];
+	return 0;
+}
+
+/* Each calling context's most frequent call site: callgrind's --separate-callers names
+ * a function with its callers ("loop'main'(below main)"), and the call sites say from
+ * which instruction of which context each context was called. calls maps a callee's
+ * name to the index of its call site. */
+static int index_calls(const struct tacho_sim_result *res, struct tc_hmap *calls)
+{
+	for (size_t i = 0; i < tc_sim_result_ncalls(res); i++) {
+		const char *ob, *fn, *cfn, *ob2, *fn2, *cfn2;
+		uint64_t addr, count, addr2, count2;
+		uint32_t at;
+		int err;
+
+		tc_sim_result_call(res, i, &ob, &fn, &cfn, &addr, &count);
+		if (tc_hmap_get(calls, (uint64_t)(uintptr_t)cfn, &at)) {
+			tc_sim_result_call(res, at, &ob2, &fn2, &cfn2, &addr2, &count2);
+			if (count2 >= count)
+				continue;
+		}
+		err = tc_hmap_put(calls, (uint64_t)(uintptr_t)cfn, (uint32_t)i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The call chain of an instruction of context fn at ip, leaf first: the call site of
+ * each caller (+1: a return address's byte before it is the call's, as report reads
+ * chains), as deep as the context's name goes (depth callers). The number filled. */
+static uint32_t call_chain(const struct tacho_sim_result *res, const struct tc_hmap *calls,
+			   const struct objs *o, const char *fn, uint64_t ip, unsigned depth,
+			   uint64_t *chain)
+{
+	uint32_t n = 0;
+
+	chain[n++] = ip;
+	for (unsigned d = 0; d < depth && fn; d++) {
+		const char *ob, *caller, *cfn;
+		uint64_t addr, count;
+		uint32_t at;
+
+		if (!tc_hmap_get(calls, (uint64_t)(uintptr_t)fn, &at))
+			break;
+		tc_sim_result_call(res, at, &ob, &caller, &cfn, &addr, &count);
+		chain[n++] = addr + obj_bias(o, ob) + 1;
+		fn = caller;
+	}
+	return n;
+}
+
 /* The mappings, names and samples of one output file. callgrind writes an
  * instruction's address relative to its binary's load bias (the ELF address for a
  * position-independent binary); the process's address is that plus the bias. */
 static int write_part(struct tc_record_writer *w, struct tc_sideband *sb, const struct sim_rec *r,
 		      const struct part *pt, const struct perf_event_attr *attrs, size_t nev,
-		      uint64_t *samples, struct tacho_diag *diag)
+		      unsigned callers, uint64_t *samples, struct tacho_diag *diag)
 {
 	struct perf_event_attr insn = { .size = sizeof(insn), .type = PERF_TYPE_HARDWARE,
 					.config = PERF_COUNT_HW_INSTRUCTIONS };
 	struct tacho_sim_row *rows = NULL;
 	struct objs o = { 0 };
+	struct tc_hmap calls;
+	uint64_t *chain = NULL;
 	size_t n = 0;
 	int err;
 
+	tc_hmap_init(&calls);
 	/* every binary with an instruction that ran: the Ir view holds them all */
 	err = tacho_sim_result_rows(pt->res, TACHO_SIM_VIEW_FUNCTION, &insn, &rows, &n,
 				    sizeof(*rows), NULL);
 	if (err == -TACHO_ENOVALUE)
 		err = 0;
 	if (err)
-		return err;
+		goto out;
 	o.ob = calloc(n + 1, sizeof(*o.ob));
 	o.bias = calloc(n + 1, sizeof(*o.bias));
 	o.known = calloc(n + 1, sizeof(*o.known));
@@ -276,6 +337,12 @@ static int write_part(struct tc_record_writer *w, struct tc_sideband *sb, const 
 	}
 	free(rows);
 	rows = NULL;
+	if (callers) {
+		chain = calloc(callers + 1u, sizeof(*chain));
+		err = chain ? index_calls(pt->res, &calls) : -ENOMEM;
+		if (err)
+			goto out;
+	}
 	tc_record_writer_comm(w, (uint32_t)pt->pid, (uint32_t)pt->pid, false, 0, pt->comm);
 	for (size_t e = 0; e < nev && !err; e++) {
 		err = tacho_sim_result_rows(pt->res, TACHO_SIM_VIEW_INSTRUCTION, &attrs[e], &rows,
@@ -287,13 +354,12 @@ static int write_part(struct tc_record_writer *w, struct tc_sideband *sb, const 
 		if (err)
 			break;
 		for (size_t i = 0; i < n; i++) {
-			uint64_t ip = rows[i].address;
-			for (size_t k = 0; k < o.n; k++)
-				if (o.ob[k] == rows[i].object && o.known[k])
-					ip += o.bias[k];
+			uint64_t ip = rows[i].address + obj_bias(&o, rows[i].object);
+			uint32_t nr = callers ? call_chain(pt->res, &calls, &o, rows[i].function,
+							   ip, callers, chain) : 0;
 			tc_record_writer_sample(w, 0, ip, 0, rows[i].value, (uint32_t)pt->pid,
 						(uint32_t)pt->pid, 0, (uint16_t)e,
-						PERF_RECORD_MISC_USER, 0, NULL);
+						PERF_RECORD_MISC_USER, nr, chain);
 		}
 		*samples += n;
 		free(rows);
@@ -305,6 +371,8 @@ static int write_part(struct tc_record_writer *w, struct tc_sideband *sb, const 
 	}
 out:
 	free(rows);
+	free(chain);
+	tc_hmap_exit(&calls);
 	free(o.ob);
 	free(o.bias);
 	free(o.known);
@@ -340,9 +408,11 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 		     const struct tacho_sim_record_opts *caller_opts,
 		     struct tacho_record_result *res, struct tacho_diag *diag)
 {
-	/* -v -v: valgrind's log then says where it loaded each binary (add_log) */
-	static char *const extra[] = { (char *)"-v", (char *)"-v", (char *)"--dump-instr=yes",
-				       NULL };
+	/* -v -v: valgrind's log then says where it loaded each binary (add_log); with
+	 * call chains, each function's callers are part of its name */
+	char separate[48];
+	char *const extra[] = { (char *)"-v", (char *)"-v", (char *)"--dump-instr=yes",
+				separate, NULL };
 	struct tacho_sim_record_opts opts = { .sz = sizeof(opts) };
 	struct tacho_record_result out = { .sz = sizeof(out) };
 	struct tc_record_writer w = { .fd = -1 };
@@ -361,6 +431,12 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 	if (caller_opts)
 		tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
 	path = opts.output ? opts.output : "tacho.rec";
+	if (opts.callers > TACHO_SIM_CALLERS_MAX) {
+		err = tc_diag_set(diag, "", 0, 0, -EINVAL, "call chains of at most %u callers",
+				  TACHO_SIM_CALLERS_MAX);
+		return err;
+	}
+	snprintf(separate, sizeof(separate), "--separate-callers=%u", opts.callers);
 	err = tacho_evlist_parse(opts.events ? opts.events : "instructions", &list, diag);
 	if (err)
 		return err;
@@ -402,11 +478,14 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 	write_meta(&w, sim, argv);
 	for (size_t i = 0; i < nev; i++)
 		tc_record_writer_event(&w, (uint32_t)i, attrs[i].type, attrs[i].config,
-				       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, 0,
-				       TC_EVF_SIM, tacho_evlist_name(list, i));
+				       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
+				       (opts.callers ? PERF_SAMPLE_CALLCHAIN : 0), 0,
+				       TC_EVF_SIM | (opts.callers ? TC_EVF_CALLCHAIN : 0),
+				       tacho_evlist_name(list, i));
 	tc_sideband_init(&sb, &w);
 	for (size_t i = 0; i < r.nparts && !err; i++)
-		err = write_part(&w, &sb, &r, &r.parts[i], attrs, nev, &out.samples, diag);
+		err = write_part(&w, &sb, &r, &r.parts[i], attrs, nev, opts.callers,
+				 &out.samples, diag);
 	tc_sideband_exit(&sb);
 	if (err)
 		goto out;

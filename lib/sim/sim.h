@@ -17,6 +17,12 @@ size_t tc_sim_result_nplaces(const struct tacho_sim_result *res);
 void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
 			   const char **fn, const char **file, unsigned *line, uint64_t *addr,
 			   const uint64_t **cost);
+/* The call sites of res (with "instr" positions): how many, and the i-th one: the
+ * function fn of binary ob called cfn from the instruction at addr, count times.
+ * Names are the result's (equal names, equal pointers). */
+size_t tc_sim_result_ncalls(const struct tacho_sim_result *res);
+void tc_sim_result_call(const struct tacho_sim_result *res, size_t i, const char **ob,
+			const char **fn, const char **cfn, uint64_t *addr, uint64_t *count);
 /* NULL when the event attr describes has a simulated meaning (map.c's table), else a
  * static sentence saying why it has none. */
 const char *tc_sim_event_why(const struct perf_event_attr *attr);

@@ -673,6 +673,62 @@ static void test_record_sim_exports(void **state)
 	}
 }
 
+/* record --sim -g: callgrind tells each function apart by its callers, so the loop
+ * called through via_a N times and through via_b M times is two stacks of exactly
+ * 6 N + 3 and 6 M + 3 instructions; the callee tree splits the loop's line the same. */
+static void test_record_sim_calls(void **state)
+{
+	const struct th_json *kids, *node;
+	struct th_json *j;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-q", "-g", "-o", th_tmp("calls.rec"), "--",
+		 th_prog("sim-kernels"), "calls", "1000", "300", NULL);
+	if (r.status != 0)
+		fail_msg("tacho record --sim -g exited %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	out = sim_report(th_tmp("calls.rec"), "--format", "folded", NULL, NULL);
+	assert_contains(out, ";main;via_a;loop 6003\n");
+	assert_contains(out, ";main;via_b;loop 1803\n");
+	free(out);
+	/* the loop's line, its callers below it: 6000 and 1800 of its 7800 */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--sort", "line", "-g", "callee",
+		 "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	kids = th_json_get(report_row(j, "line", NULL,
+				      th_source_line("tests/progs/sim-kernels.c",
+						     "sim-kernels: the loop line")), "children");
+	assert_non_null(kids);
+	assert_int_equal(kids->n, 2);
+	for (size_t i = 0; i < kids->n; i++) {
+		node = kids->items[i];
+		assert_int_equal(json_num(node, "samples"), 6);    /* its 6 instructions */
+		assert_string_equal(json_str(node, "symbol"), i ? "via_b" : "via_a");
+	}
+	th_json_free(j);
+	th_run_free(&r);
+	/* the table: each caller's node with its exact count, of the loop's 7806 */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--sort", "line", "-g", "callee",
+		 "--symbols", "loop", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "# 7,806 of ");
+	assert_contains(r.out, "\n     6000   76.86%  ");
+	assert_contains(r.out, "\n     1800   23.06%  ");
+	th_run_free(&r);
+	/* without -g, no chains: one frame under the program */
+	th_tacho(&r, "record", "--sim", "-q", "-o", th_tmp("nocalls.rec"), "--",
+		 th_prog("sim-kernels"), "calls", "10", "10", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	out = sim_report(th_tmp("nocalls.rec"), "--format", "folded", NULL, NULL);
+	assert_contains(out, "sim-kernels;loop 126\n");   /* (6 x 10 + 3) twice */
+	free(out);
+}
+
 /* record --sim --sim-cpu: the simulated caches of the dump, and a miss event per line:
  * two passes of a 64-byte stride over 8 times the last level miss it on every line,
  * all on the line of the one load. */
@@ -843,7 +899,7 @@ static void test_record_sim_bad(void **state)
 	struct th_run r;
 	(void)state;
 
-	th_tacho(&r, "record", "--sim", "-g", "--", "true", NULL);
+	th_tacho(&r, "record", "--sim", "-c", "1000", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "--sim runs a program under valgrind");
 	th_run_free(&r);
@@ -1020,6 +1076,7 @@ int main(void)
 		cmocka_unit_test(test_mca),
 		cmocka_unit_test(test_record_sim),
 		cmocka_unit_test(test_record_sim_exports),
+		cmocka_unit_test(test_record_sim_calls),
 		cmocka_unit_test(test_record_sim_cpu),
 		cmocka_unit_test(test_record_sim_pie),
 		cmocka_unit_test(test_record_sim_bad),

@@ -153,6 +153,18 @@ static void test_places(void **state)
 	(void)state;
 
 	assert_int_equal(total(r, "Ir"), 122);
+	/* the one call site (record --sim's chains): main at 0x14 called f twice */
+	{
+		const char *ob, *fn, *cfn;
+		uint64_t addr, count;
+		assert_int_equal(tc_sim_result_ncalls(r), 1);
+		tc_sim_result_call(r, 0, &ob, &fn, &cfn, &addr, &count);
+		assert_string_equal(ob, "/bin/x");
+		assert_string_equal(fn, "main");
+		assert_string_equal(cfn, "f");
+		assert_int_equal(addr, 0x14);
+		assert_int_equal(count, 2);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char got[512] = "";
 		a.config = cases[i].config;
