@@ -695,6 +695,7 @@ static int write_json(struct tacho_profile *p, const struct tc_annotation *a,
 	tc_json_int(&j, "version", 1);
 	tc_json_uint(&j, "samples", in->samples);
 	tc_json_uint(&j, "lost", in->lost);
+	tc_json_uint(&j, "throttles", in->throttles);
 	if (in->simulated)
 		tc_json_str(&j, "status", "simulated");
 	tc_json_str(&j, "symbol", pool_str(p, a->sym));
