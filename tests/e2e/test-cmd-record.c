@@ -943,10 +943,11 @@ static void test_json_contract(void **state)
 	assert_true(record(&r, th_tmp("contract.rec"), "page-faults", "10", argv));
 	th_run_free(&r);
 	j = report_json(th_tmp("contract.rec"), "symbol");
-	assert_int_equal(j->n, 4);
+	assert_int_equal(j->n, 5);
 	assert_json_int(j, "version", 1);
 	assert_json_type(j, "samples", TH_JSON_NUMBER);
 	assert_json_int(j, "lost", 0);
+	assert_json_int(j, "throttles", 0);
 	rows = th_json_get(j, "rows");
 	assert_non_null(rows);
 	assert_true(rows->n >= 1);
