@@ -231,16 +231,18 @@ struct tacho_sim_record_opts {
  * MMAP with its build-id for each executable segment of every binary that ran, at
  * the address valgrind loaded it (valgrind's own log says where, so position-
  * independent programs and libraries resolve too); and, per process and per
- * instruction that ran, one SAMPLE whose period is the event's exact simulated count
- * there, with the call chain of its calling context when opts->callers is set (the
- * functions exact up to that depth; a caller's frame is its most frequent call site
- * of the callee, so a caller's line is exact only where it calls from one place).
+ * instruction that ran (and calling context, with opts->callers), one SAMPLE whose
+ * period is the event's exact simulated count there, with opts->callers the chain of
+ * that context (its functions exact up to that depth; a caller's frame is its most
+ * frequent call site of the callee, so a caller's line is exact only where it calls
+ * from one place).
  * Fills *res as tacho_record does (samples, bytes, ran, exit, exec_err; lost and
  * throttled 0). Returns 0 (also when the program failed: res->exit); -TACHO_ENOVALUE
  * for an event with no simulated meaning (*diag says why); the grammar's errors for a
  * bad spec; tacho_sim_run's errors; -errno of writing the file (the file at
- * opts->output is then left as it was); -EINVAL (an sz below the first version).
- * Not thread-safe with other code of the process that forks or handles SIGCHLD. */
+ * opts->output is then left as it was); -EINVAL (an sz below the first version,
+ * callers above TACHO_SIM_CALLERS_MAX). Not thread-safe with other code of the
+ * process that forks or handles SIGCHLD. */
 TACHO_API int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 			       const struct tacho_sim_record_opts *opts,
 			       struct tacho_record_result *res, struct tacho_diag *diag);

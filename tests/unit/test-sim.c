@@ -347,6 +347,20 @@ static void test_simulator_errors(void **state)
 	o.cpu_dump = "/nonexistent.cpuid";
 	assert_int_equal(tacho_sim_new(&o, &s, &d), -ENOENT);
 	assert_null(s);
+	/* a call chain deeper than a recording takes is refused before anything runs */
+	o.cpu_dump = NULL;
+	assert_int_equal(tacho_sim_new(&o, &s, &d), 0);
+	{
+		char *argv[] = { (char *)"/bin/true", NULL };
+		struct tacho_sim_record_opts ro = { .sz = sizeof(ro),
+						    .callers = TACHO_SIM_CALLERS_MAX + 1 };
+		struct tacho_record_result res = { .sz = sizeof(res) };
+		d = (struct tacho_diag){ .sz = sizeof(d) };
+		assert_int_equal(tacho_sim_record(s, argv, &ro, &res, &d), -EINVAL);
+		assert_non_null(strstr(d.message, "call chains of at most 256 callers"));
+		assert_false(res.ran);
+	}
+	tacho_sim_free(s);
 	o.sz = 4;
 	assert_int_equal(tacho_sim_new(&o, &s, &d), -EINVAL);
 	assert_null(tacho_sim_machine(NULL));
