@@ -5,7 +5,7 @@
 # move much) of each, on a tiny static program (the start-up dominates), a loop of 10^7
 # iterations (the simulation dominates) and gzip of 1 MB (a real program, dynamically
 # linked); then tacho record --sim of the loop against valgrind with the per-instruction
-# costs it asks for.
+# costs it asks for, and record --sim -g of gzip against valgrind with its call contexts.
 #
 #   bench/sim.sh [BUILD]        (BUILD: the build folder, default build)
 # Needs valgrind, gzip and GNU time (/usr/bin/time); ROUNDS (default 21) sets the effort.
@@ -87,3 +87,7 @@ bench "3. gzip -c of 1 MB" "stat --sim" "" gzip -c "$tmp/in.txt"
 # addresses (-v -v) and the recording it writes
 bench "4. record --sim of the loop, 10^7 iterations" "record --sim -q -o $tmp/sim.rec" \
 	"--dump-instr=yes" "$kern" loop 10000000
+# -g: every function counted per chain of callers (valgrind's --separate-callers), and
+# each sample written with its chain; gzip has a call tree worth the name
+bench "5. record --sim -g of gzip -c of 1 MB" "record --sim -g -q -o $tmp/sim.rec" \
+	"--dump-instr=yes --separate-callers=32" gzip -c "$tmp/in.txt"

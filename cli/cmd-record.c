@@ -116,9 +116,9 @@ static int record_sim(const char *cpu_dump, const char *events, const char *outp
 	if (err)
 		return cli_session_error(err, &diag, res.exec_err);
 	if (!quiet)
-		fprintf(stderr, "tacho: %" PRIu64 " simulated samples (one per instruction and "
-			"event), in '%s' (%s)\n", res.samples, output ? output : "tacho.rec",
-			tc_fmt_size(res.bytes, size, sizeof(size)));
+		fprintf(stderr, "tacho: %" PRIu64 " simulated samples (one per instruction, %s"
+			"event), in '%s' (%s)\n", res.samples, callchain ? "calling context and " :
+			"", output ? output : "tacho.rec", tc_fmt_size(res.bytes, size, sizeof(size)));
 	if (res.exit.signal && !quiet) {
 		char how[96];
 		fprintf(stderr, "tacho: the program %s\n",
