@@ -185,6 +185,8 @@ struct tacho_profile_row {
 	unsigned depth;             /* 0: an entry of the sort; 1...: a node of its call
 				       graph (tacho_report_opts.graph), below the row
 				       before it of depth - 1 */
+	uint64_t self_events;       /* the events of its self samples (with children: of
+				       those in the function itself) */
 };
 
 /* Aggregates the samples of the selected event by sort key, most events first (then

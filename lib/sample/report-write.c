@@ -336,8 +336,9 @@ static int write_report_table(FILE *f, const struct view *v)
 	for (unsigned c = 0; c < v->ncols; c++)
 		if (v->cols[c] == C_PID || v->cols[c] == C_TID || v->cols[c] == C_CPU)
 			tc_table_align_right(t, lead + c, true);
-	/* a simulated recording's rows lead with their exact counts, its samples being
-	 * only one per instruction and process */
+	/* a simulated recording's rows lead with their exact counts (with children: the
+	 * function's with its callees' and its own), its samples being only one per
+	 * instruction and calling context */
 	cells[0] = v->ro->children ? "children" : v->in.simulated ? "simulated" : "samples";
 	cells[1] = v->ro->children ? "self" : "percent";
 	cells[2] = "percent";
@@ -347,8 +348,9 @@ static int write_report_table(FILE *f, const struct view *v)
 	for (size_t i = 0; i < v->n && !err; i++) {
 		const struct tacho_profile_row *r = &v->rows[i];
 		snprintf(num[0], sizeof(num[0]), "%" PRIu64,
-			 v->in.simulated && !v->ro->children ? r->events : r->samples);
-		snprintf(num[1], sizeof(num[1]), "%" PRIu64, r->self);
+			 v->in.simulated ? r->events : r->samples);
+		snprintf(num[1], sizeof(num[1]), "%" PRIu64,
+			 v->in.simulated ? r->self_events : r->self);
 		snprintf(num[2], sizeof(num[2]), "%.2f%%", r->percent);
 		cells[0] = num[0];
 		cells[1] = v->ro->children ? (r->depth ? "" : num[1]) : num[2];
@@ -406,6 +408,8 @@ static void write_report_json_row(struct tc_json *j, const struct view *v, size_
 			tc_json_uint(j, "address", r->address);
 		if (v->ro->children)
 			tc_json_uint(j, "self", r->self);
+		if (v->ro->children && v->in.simulated)
+			tc_json_uint(j, "self_events", r->self_events);
 	}
 	if (v->ro->graph) {
 		tc_json_arr_begin(j, "children");

@@ -675,7 +675,8 @@ static void test_record_sim_exports(void **state)
 
 /* record --sim -g: callgrind tells each function apart by its callers, so the loop
  * called through via_a N times and through via_b M times is two stacks of exactly
- * 6 N + 3 and 6 M + 3 instructions; the callee tree splits the loop's line the same. */
+ * 6 N + 3 and 6 M + 3 instructions; the callee tree splits the loop's line the same,
+ * and --children gives each caller those counts on top of its own. */
 static void test_record_sim_calls(void **state)
 {
 	const struct th_json *kids, *node;
@@ -718,6 +719,19 @@ static void test_record_sim_calls(void **state)
 	assert_contains(r.out, "# 7,806 of ");
 	assert_contains(r.out, "\n     6000   76.86%  ");
 	assert_contains(r.out, "\n     1800   23.06%  ");
+	th_run_free(&r);
+	/* --children: each caller holds the loop's count it called, on top of its own */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--children", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	node = report_row(j, "symbol", "loop", 0);
+	assert_true(json_num(node, "events") == 7806);
+	assert_true(json_num(node, "self_events") == 7806);
+	node = report_row(j, "symbol", "via_a", 0);
+	assert_true(json_num(node, "events") - json_num(node, "self_events") == 6003);
+	node = report_row(j, "symbol", "via_b", 0);
+	assert_true(json_num(node, "events") - json_num(node, "self_events") == 1803);
+	th_json_free(j);
 	th_run_free(&r);
 	/* without -g, no chains: one frame under the program */
 	th_tacho(&r, "record", "--sim", "-q", "-o", th_tmp("nocalls.rec"), "--",
