@@ -818,6 +818,18 @@ static void test_record_sim_pie(void **state)
 	assert_true(libc);
 	th_json_free(j);
 	free(out);
+	/* --mca reads the block of a position-independent binary at its ELF addresses:
+	 * the loop ran N + M times */
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		return;
+	out = sim_report(rec, "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "dso"), th_prog("lib-sim-regions"));
+	assert_int_equal(json_num(j, "executions"), 25000);
+	assert_int_equal(json_num(j, "events"), 25000 * 6);
+	assert_int_equal(th_json_get(j, "instructions")->n, 6);
+	th_json_free(j);
+	free(out);
 }
 
 /* report --annotate loop --mca on a simulated recording: the block is the loop's 6
