@@ -39,6 +39,8 @@ enum tc_rec_type {
 #define TC_EVF_TRAP      0x2u   /* trap-type: the IP is the instruction AFTER the cause */
 #define TC_EVF_ADDR      0x4u   /* samples carry a data address */
 #define TC_EVF_CALLCHAIN 0x8u
+#define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
+				   exact simulated count at its instruction */
 
 #define TC_TASK_FORK 1u
 #define TC_TASK_EXIT 2u
