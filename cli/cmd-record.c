@@ -9,9 +9,11 @@
 #include "cli.h"
 #include "util/util.h"
 
+enum { OPT_CALL_GRAPH = 256 };
+
 static const char record_usage[] =
-	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
-	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
+	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
+	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] (-p <pid> | -a)\n"
 	"\n"
 	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
 	"second) the kernel notes the instruction, thread, CPU, time, the data address where\n"
@@ -34,8 +36,13 @@ static const struct cli_option record_options[] = {
 	  "sample every <period> events" },
 	{ 'F', 'F', "freq", "<hz>",
 	  "sample <hz> times a second (the kernel adjusts the period)" },
-	{ 'g', 'g', "call-graph", NULL,
-	  "record call chains (user stacks need frame pointers)" },
+	{ 'g', 'g', NULL, NULL,
+	  "record call chains by frame pointers (--call-graph fp)" },
+	{ OPT_CALL_GRAPH, 0, "call-graph", "<mode>",
+	  "record call chains: fp (frame pointers), dwarf[,<size>]\n"
+	  "(user registers and <size> bytes of stack, default 8192,\n"
+	  "unwound by the report; for code without frame pointers)\n"
+	  "or lbr (the CPU's branch records; docs/call-graphs.md)" },
 	{ 'o', 'o', "output", "<file>",
 	  "the record file (default tacho.rec)" },
 	{ 'p', 'p', "pid", "<pid>",
@@ -69,6 +76,32 @@ static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out
 	if (tc_parse_u64(s, out) || *out == 0 || *out > max)
 		return cli_usage_error(&cmd_record, "%s needs a number from 1 to %" PRIu64 ", not '%s'",
 				       opt, max, s);
+	return 0;
+}
+
+/* --call-graph fp | dwarf[,SIZE] | lbr into the options. 0 or EXIT_USAGE (said). */
+static int parse_call_graph(const char *s, struct tacho_record_opts *o)
+{
+	uint64_t v;
+
+	o->stack_size = 0;
+	if (!strcmp(s, "fp")) {
+		o->call_graph = TACHO_CALL_GRAPH_FP;
+	} else if (!strcmp(s, "lbr")) {
+		o->call_graph = TACHO_CALL_GRAPH_LBR;
+	} else if (!strcmp(s, "dwarf")) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+	} else if (!strncmp(s, "dwarf,", 6)) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+		if (tc_parse_u64(s + 6, &v) || v == 0 || v > 65528 || v % 8)
+			return cli_usage_error(&cmd_record, "--call-graph dwarf,<size> needs a "
+					       "multiple of 8 from 8 to 65528 bytes, not '%s'",
+					       s + 6);
+		o->stack_size = (unsigned)v;
+	} else {
+		return cli_usage_error(&cmd_record, "--call-graph takes fp, dwarf[,<size>] or "
+				       "lbr, not '%s'", s);
+	}
 	return 0;
 }
 
@@ -106,7 +139,12 @@ static int cmd_record_fn(int argc, char **argv)
 			o.freq = (unsigned)v;
 			break;
 		case 'g':
-			o.callchain = true;
+			o.call_graph = TACHO_CALL_GRAPH_FP;
+			o.stack_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o))
+				goto out_usage;
 			break;
 		case 'o':
 			o.output = optarg;
@@ -200,6 +238,7 @@ const struct cli_cmd cmd_record = {
 	.usage = record_usage,
 	.options = record_options,
 	.help_col = 27,
+	.indent_long = true,
 	.stop_at_operand = true,
 	.footer = record_footer,
 };

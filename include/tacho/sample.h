@@ -27,6 +27,17 @@ extern "C" {
  * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
 
 /* --- 7a. Recording --- */
+/* How call chains are recorded (docs/call-graphs.md compares them). */
+enum tacho_call_graph {
+	TACHO_CALL_GRAPH_NONE = 0,  /* none (or frame pointers when opts.callchain is set) */
+	TACHO_CALL_GRAPH_FP,        /* the kernel walks the frame pointers (perf -g) */
+	TACHO_CALL_GRAPH_DWARF,     /* the kernel copies the user registers and a window of
+				       the user stack; the report unwinds it with the
+				       binaries' CFI (x86-64 only) */
+	TACHO_CALL_GRAPH_LBR,       /* the CPU's last-branch records in call-stack mode
+				       (Intel, Haswell on; not in most VMs) */
+};
+
 /* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
  * sz does not cover take their defaults. */
 struct tacho_record_opts {
@@ -60,6 +71,10 @@ struct tacho_record_opts {
 	void (*notify)(void *arg, const char *msg);  /* what tacho chose (the period, the
 				       calibration), as it happens; NULL: the log at INFO */
 	void *notify_arg;
+	enum tacho_call_graph call_graph; /* how to record call chains; NONE with
+				       callchain set is FP */
+	unsigned stack_size;        /* DWARF: bytes of user stack copied per sample, a
+				       multiple of 8 up to 65528; 0: 8192 */
 };
 
 /* What a recording did. Sized (docs/architecture.md, "An API that can grow"): the
@@ -87,7 +102,9 @@ struct tacho_record_result {
  * with no fixed delay, or when *opts->stop is set without a program. Returns 0 (also
  * when the program failed: see res->exit), -TACHO_ENOSTART when the program could not be
  * started (res->exec_err), the grammar's errors for a bad spec, -errno of
- * perf_event_open with an explanation in *diag, or -errno of writing the file; -EINVAL
+ * perf_event_open with an explanation in *diag (-EOPNOTSUPP for LBR where the CPU has
+ * none), -EINVAL for a bad stack_size or call_graph, -EOPNOTSUPP for DWARF off x86-64,
+ * or -errno of writing the file; -EINVAL
  * (and nothing recorded, *res untouched) for an opts->sz or res->sz below the first
  * version. Starts a child and changes no signal disposition; not thread-safe with other
  * forks. */

@@ -54,6 +54,8 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 		tc_symdso_open(name, d->image, d->image_len, &d->sd);
 	} else if (name[0] == '/') {
 		tc_symdso_open(name, NULL, 0, &d->sd);
+		if (d->sd)
+			d->path = d->name;
 		if (!d->sd && d->bidlen) {
 			/* the file is gone: look for a copy by build-id, as gdb does */
 			char hex[2 * TC_BUILD_ID_MAX + 1], path[128];
@@ -81,13 +83,19 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 	return d->sd;
 }
 
+const char *tc_profile_dso_path(struct tacho_profile *p, struct dso *d)
+{
+	return d->path == NONE ? NULL : pool_str(p, d->path);
+}
+
 /* The newest mapping of pid that covers ip and is not younger than the sample (a
  * process that exec'd, or re-mapped a range), else the newest that covers it: a binary
  * search among the mappings by start, then a walk back while a mapping that starts
  * lower may still reach ip (max_end), which is one step when mappings do not overlap.
  * (The cache of the last mapping hit it replaces returned an older mapping that a newer
  * one covered.) */
-static const struct map *find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time)
+const struct map *tc_profile_find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip,
+				      uint64_t time)
 {
 	for (int depth = 0; depth < 16; depth++) {
 		struct proc *pr = tc_profile_proc(p, pid, false);
@@ -198,7 +206,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 			l.sym_start = start;
 		}
 	} else {
-		const struct map *m = find_map(p, pid, ip, time);
+		const struct map *m = tc_profile_find_map(p, pid, ip, time);
 		if (m) {
 			struct dso *d = &p->dsos[m->dso];
 			struct tc_symdso *sd = tc_profile_dso_open(p, d);
@@ -266,6 +274,12 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 	int err;
 
 	*n = 0;
+	if (!p->unwound) {
+		/* the chains of DWARF and LBR samples are made once, before any is read */
+		err = tc_profile_unwind(p);
+		if (err)
+			return err;
+	}
 	if (!s->nr) {
 		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT, kernel, &frames[0]);
 		if (!err)

@@ -1,0 +1,357 @@
+/* unwind.c - DWARF call graphs at report time: the user registers and the stack window
+ * each sample copied (USTACK records) unwound with elfutils' libdwfl through the CFI of
+ * the binaries the recording mapped (.eh_frame, .debug_frame, separate debug files by
+ * build-id), and LBR call stacks (BRANCH records) turned into chains; both joined to the
+ * kernel part of the sample's PERF_SAMPLE_CALLCHAIN. */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sample/report-int.h"
+#include "tacho/errors.h"
+
+#define MAX_USER_FRAMES 127   /* as the kernel's sample_max_stack for fp chains */
+
+/* The registers of asm/perf_regs.h (x86-64) in the order of their mask bits, and the
+ * DWARF numbers of the x86-64 psABI that CFI uses: DWARF register d is perf register
+ * dwarf_to_perf[d] (16 is the return address column: the IP). */
+enum { PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP, PR_R8 = 16 };
+static const unsigned dwarf_to_perf[17] = {
+	PR_AX, PR_DX, PR_CX, PR_BX, PR_SI, PR_DI, PR_BP, PR_SP,
+	PR_R8, PR_R8 + 1, PR_R8 + 2, PR_R8 + 3, PR_R8 + 4, PR_R8 + 5, PR_R8 + 6, PR_R8 + 7,
+	PR_IP,
+};
+
+/* One process's unwinder: its modules reported as its samples reach them, the CFI
+ * libdwfl parses cached with them for every later sample of the process. */
+struct uw_proc {
+	uint32_t pid;
+	Dwfl *dwfl;
+	bool attached, failed;
+};
+
+/* What the callbacks see: the profile, the process and the sample being unwound. */
+struct uw {
+	struct tacho_profile *p;
+	struct uw_proc *proc;
+	const struct smp *s;
+	const struct xtra *x;
+	uint64_t sp;
+	uint64_t pcs[MAX_USER_FRAMES];
+	size_t n;
+};
+
+static bool perf_reg(const struct xtra *x, unsigned bit, uint64_t *v)
+{
+	uint64_t mask = x->r.u.ustack.mask;
+
+	if (bit >= 64 || !(mask & (1ull << bit)))
+		return false;
+	memcpy(v, &x->r.u.ustack.regs[__builtin_popcountll(mask & ((1ull << bit) - 1))], 8);
+	return true;
+}
+
+/* The load bias of the mapping m at pc (pc's address minus its ELF address). */
+static bool map_bias(struct tacho_profile *p, const struct map *m, struct tc_symdso *sd,
+		     uint64_t pc, uint64_t *bias)
+{
+	uint64_t vaddr;
+
+	(void)p;
+	if (tc_symdso_file_to_addr(sd, pc - m->start + m->pgoff, &vaddr))
+		return false;
+	*bias = pc - vaddr;
+	return true;
+}
+
+/* Reports to libdwfl the binary mapped at pc in the sample's process (once). */
+static void report_module(struct uw *u, uint64_t pc)
+{
+	Dwfl *dwfl = u->proc->dwfl;
+	const struct map *m;
+	struct dso *d;
+	struct tc_symdso *sd;
+	const char *path;
+	uint64_t bias;
+	int fd = -1;
+
+	if (dwfl_addrmodule(dwfl, pc))
+		return;
+	m = tc_profile_find_map(u->p, u->s->pid, pc, u->s->time);
+	if (!m)
+		return;
+	d = &u->p->dsos[m->dso];
+	sd = tc_profile_dso_open(u->p, d);   /* checks the build-id */
+	if (!sd || !map_bias(u->p, m, sd, pc, &bias))
+		return;
+	path = tc_profile_dso_path(u->p, d);
+	if (d->image) {
+		/* the vDSO: libdwfl reads files, so give it the copy in a memory file */
+		fd = memfd_create("tacho-vdso", MFD_CLOEXEC);
+		if (fd < 0)
+			return;
+		if (write(fd, d->image, d->image_len) != (ssize_t)d->image_len ||
+		    lseek(fd, 0, SEEK_SET) != 0) {
+			close(fd);
+			return;
+		}
+	} else if (!path) {
+		return;
+	}
+	dwfl_report_begin_add(dwfl);
+	/* add_p_vaddr: bias is what is added to the ELF's addresses */
+	if (!dwfl_report_elf(dwfl, pool_str(u->p, d->name), path ? path : "[vdso]", fd, bias,
+			     true) && fd >= 0)
+		close(fd);   /* consumed on success only */
+	dwfl_report_end(dwfl, NULL, NULL);
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct uw *u = arg;
+
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return (pid_t)u->s->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+/* Memory as the sample saw it: the stack window it copied, else the bytes of the
+ * mapped binary (read-only data a CFI expression may read). */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uw *u = arg;
+	uint32_t len = u->x->r.u.ustack.stack_len;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Elf *elf;
+	size_t nph, fsize;
+	const char *raw;
+
+	if (addr >= u->sp && addr - u->sp <= len && len - (addr - u->sp) >= 8) {
+		memcpy(result, u->x->r.u.ustack.stack + (addr - u->sp), 8);
+		return true;
+	}
+	mod = dwfl_addrmodule(dwfl, addr);
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &nph) ||
+	    !(raw = elf_rawfile(elf, &fsize)))
+		return false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		uint64_t va = addr - bias;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (va < ph.p_vaddr || va - ph.p_vaddr + 8 > ph.p_filesz)
+			continue;
+		if (ph.p_offset + (va - ph.p_vaddr) + 8 > fsize)
+			return false;
+		memcpy(result, raw + ph.p_offset + (va - ph.p_vaddr), 8);
+		return true;
+	}
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uw *u = arg;
+	Dwarf_Word regs[17];
+
+	for (unsigned d = 0; d < 17; d++) {
+		uint64_t v = 0;
+		if (!perf_reg(u->x, dwarf_to_perf[d], &v))
+			return false;
+		regs[d] = v;
+	}
+	if (!dwfl_thread_state_registers(thread, 0, 17, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, regs[16]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct uw *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	/* the unwinder steps from this frame next: it needs this pc's module and CFI */
+	report_module(u, pc);
+	u->pcs[u->n++] = pc;
+	return u->n < MAX_USER_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,   /* build-id, /usr/lib/debug */
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* The user frames of the sample with a USTACK record x, into u->pcs (leaf first). */
+static void unwind_sample(struct uw *u)
+{
+	struct uw_proc *pr = u->proc;
+	uint64_t ip;
+
+	u->n = 0;
+	if (pr->failed || !perf_reg(u->x, PR_SP, &u->sp) || !perf_reg(u->x, PR_IP, &ip))
+		return;
+	if (!pr->dwfl) {
+		pr->dwfl = dwfl_begin(&dwfl_callbacks);
+		if (!pr->dwfl) {
+			pr->failed = true;
+			return;
+		}
+	}
+	report_module(u, ip);
+	if (!pr->attached) {
+		/* the architecture comes from the first module: attach once one is there */
+		if (!dwfl_addrmodule(pr->dwfl, ip))
+			goto out_ip;
+		if (!dwfl_attach_state(pr->dwfl, NULL, (pid_t)pr->pid, &thread_callbacks, u)) {
+			pr->failed = true;
+			goto out_ip;
+		}
+		pr->attached = true;
+	}
+	/* the callbacks' argument is the one given to dwfl_attach_state: the same struct,
+	 * now about this sample. An error ends the walk: the frames so far stand. */
+	dwfl_getthread_frames(pr->dwfl, (pid_t)u->s->tid, frame_cb, u);
+out_ip:
+	if (u->n == 0)
+		u->pcs[u->n++] = ip;
+}
+
+/* The kernel part of the recorded chain (up to its PERF_CONTEXT_USER), then
+ * PERF_CONTEXT_USER and the user frames: appended to p->uchains. 0 or -ENOMEM. */
+static int join_chain(struct tacho_profile *p, const struct smp *s, const uint64_t *user,
+		      size_t nuser, size_t *off, uint32_t *nr)
+{
+	size_t nk = 0, need;
+
+	for (; nk < s->nr; nk++) {
+		uint64_t v;
+		memcpy(&v, &s->chain[nk], 8);
+		if (v == (uint64_t)PERF_CONTEXT_USER)
+			break;
+	}
+	need = nk + 1 + nuser;
+	if (tc_profile_grow(p, (void **)&p->uchains, &p->uchains_cap, p->nuchains + need, 8, 1024))
+		return -ENOMEM;
+	*off = p->nuchains;
+	if (nk)
+		memcpy(&p->uchains[p->nuchains], s->chain, nk * 8);
+	p->uchains[p->nuchains + nk] = (uint64_t)PERF_CONTEXT_USER;
+	for (size_t i = 0; i < nuser; i++)
+		p->uchains[p->nuchains + nk + 1 + i] = user[i];
+	p->nuchains += need;
+	*nr = (uint32_t)need;
+	return 0;
+}
+
+static struct uw_proc *uw_proc_of(struct uw_proc **procs, size_t *n, size_t *cap, uint32_t pid)
+{
+	for (size_t i = *n; i-- > 0;)
+		if ((*procs)[i].pid == pid)
+			return &(*procs)[i];
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct uw_proc *np = realloc(*procs, nc * sizeof(*np));
+		if (!np)
+			return NULL;
+		*procs = np;
+		*cap = nc;
+	}
+	(*procs)[*n] = (struct uw_proc){ .pid = pid };
+	return &(*procs)[(*n)++];
+}
+
+int tc_profile_unwind(struct tacho_profile *p)
+{
+	struct uw_proc *procs = NULL;
+	size_t nprocs = 0, procs_cap = 0;
+	size_t *offs = NULL;
+	struct uw *u;
+	int err = 0;
+
+	if (p->unwound)
+		return 0;
+	p->unwound = true;
+	if (!p->nxtras)
+		return 0;
+	u = calloc(1, sizeof(*u));
+	offs = calloc(p->nxtras, sizeof(*offs));
+	if (!u || !offs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	u->p = p;
+	elf_version(EV_CURRENT);
+	for (size_t i = 0; i < p->nxtras; i++) {
+		const struct xtra *x = &p->xtras[i];
+		struct smp *s = &p->smps[x->smp];
+		uint32_t nr = 0;
+
+		if (x->type == TC_REC_USTACK) {
+			u->s = s;
+			u->x = x;
+			/* the processes of one recording are few; a sample's is usually the
+			 * one before */
+			u->proc = uw_proc_of(&procs, &nprocs, &procs_cap, s->pid);
+			if (!u->proc) {
+				err = -ENOMEM;
+				goto out;
+			}
+			unwind_sample(u);
+			err = join_chain(p, s, u->pcs, u->n, &offs[i], &nr);
+		} else {
+			/* LBR: the sample's IP, then each call site, newest first; +1 so that
+			 * the report's look-up of a return address (the byte before it) lands
+			 * on the call instruction itself */
+			uint64_t pcs[MAX_USER_FRAMES];
+			size_t n = 0;
+			if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+				pcs[n++] = s->ip;
+			for (uint32_t k = 0; k < x->r.u.branch.nr && n < MAX_USER_FRAMES; k++)
+				memcpy(&pcs[n], &x->r.u.branch.entries[3 * k], 8), pcs[n++]++;
+			err = join_chain(p, s, pcs, n, &offs[i], &nr);
+		}
+		if (err)
+			goto out;
+		p->xtras[i].nr = nr;
+	}
+	/* the array moved as it grew: point the samples at their chains now */
+	for (size_t i = 0; i < p->nxtras; i++) {
+		p->smps[p->xtras[i].smp].chain = &p->uchains[offs[i]];
+		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr;
+	}
+out:
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].dwfl)
+			dwfl_end(procs[i].dwfl);
+	free(procs);
+	free(offs);
+	free(u);
+	return err;
+}
