@@ -379,8 +379,7 @@ static int open_events(struct session *s, struct tacho_diag *diag)
 		 * apart from a task's */
 		tc_perf_env_probe(&env);
 		tc_perf_explain(&env, ferr, &a, NULL, ctx, why, sizeof(why), &hint);
-		if (s->cg == TACHO_CALL_GRAPH_LBR && (ferr == -EOPNOTSUPP || ferr == -ENOENT ||
-						      ferr == -EINVAL)) {
+		if (s->cg == TACHO_CALL_GRAPH_LBR && ferr == -EOPNOTSUPP) {
 			/* the explainer knows events, not branch sampling: say what failed */
 			snprintf(why, sizeof(why), "this CPU (or VM) gives no last-branch "
 				 "records in call-stack mode for it (%s); use --call-graph dwarf "

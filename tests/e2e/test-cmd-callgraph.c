@@ -1,0 +1,260 @@
+/* test-cmd-callgraph.c - record --call-graph end to end: the option's forms, DWARF
+ * unwinding of a program built -O2 -fomit-frame-pointer (main -> a -> b -> c -> leaf,
+ * in the executable and through a shared library: >= 95 % of leaf's samples unwind to
+ * main with every frame in order), the same program under fp (the chain breaks: the
+ * test is real), kernel frames joined under the unwound user ones, and LBR (live where
+ * the CPU has it; skipped with the reason here). The programs are compiled by the test
+ * (cc from the build set) from tests/data/callgraph. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define ITERS "300000000"   /* about 0.3 s of leaf: some 300 samples of cpu-clock */
+
+static bool compiled;
+
+/* Builds the test's programs into the temporary folder once: chain (the executable),
+ * libchain.so and main-lib (the chain in a library); all -O2 -fomit-frame-pointer. */
+static void build_programs(void)
+{
+	char src[4096], lsrc[4096], exe[4096], lib[4096], mexe[4096], rpath[4200];
+	struct th_run r;
+
+	if (compiled)
+		return;
+	snprintf(src, sizeof(src), "%s", th_path("tests/data/callgraph/chain.c"));
+	snprintf(lsrc, sizeof(lsrc), "%s", th_path("tests/data/callgraph/main-lib.c"));
+	snprintf(exe, sizeof(exe), "%s", th_tmp("chain"));
+	snprintf(lib, sizeof(lib), "%s", th_tmp("libchain.so"));
+	snprintf(mexe, sizeof(mexe), "%s", th_tmp("main-lib"));
+	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", th_tmpdir());
+	{
+		char *argv[] = { (char *)"cc", (char *)"-O2", (char *)"-g", (char *)"-fomit-frame-pointer", (char *)"-o", exe, src, NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	{
+		char *argv[] = { (char *)"cc", (char *)"-O2", (char *)"-g", (char *)"-fomit-frame-pointer", (char *)"-fPIC", (char *)"-shared",
+				 (char *)"-DLIB", (char *)"-o", lib, src, NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	{
+		char *argv[] = { (char *)"cc", (char *)"-O2", (char *)"-fomit-frame-pointer", (char *)"-o", mexe, lsrc, lib, rpath,
+				 NULL };
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+	compiled = true;
+}
+
+/* Records prog with the call graph mode on cpu-clock into file; false (and the reason
+ * in *why) when the machine refuses. */
+static bool record(const char *mode, const char *event, const char *file, const char *prog,
+		   const char *every, char *why, size_t why_len)
+{
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q", (char *)"--call-graph", (char *)mode,
+			 (char *)"-e", (char *)event, (char *)"-o", (char *)file, (char *)"--", (char *)prog, (char *)ITERS,
+			 (char *)every, NULL };
+	struct th_run r;
+	bool ok;
+
+	th_runv(&r, NULL, argv);
+	ok = r.status == 0;
+	snprintf(why, why_len, "%s", r.err);
+	if (!ok && !strstr(r.err, "cannot sample"))
+		fail_msg("record --call-graph %s failed (%d): %s", mode, r.status, r.err);
+	th_run_free(&r);
+	return ok;
+}
+
+/* From the folded export: the events of stacks that reach leaf, and of those the ones
+ * whose frames go main;a;b;c;leaf in order. */
+static void leaf_chains(const char *file, unsigned long long *leaf, unsigned long long *full,
+			const char *below)
+{
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"report", (char *)"-i", (char *)file, (char *)"--format",
+			 (char *)"folded", NULL };
+	struct th_run r;
+	char *line, *save = NULL;
+
+	*leaf = *full = 0;
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		unsigned long long w;
+		assert_non_null(sp);
+		*sp = '\0';
+		w = strtoull(sp + 1, NULL, 10);
+		if (!strstr(line, ";leaf"))
+			continue;
+		*leaf += w;
+		if (strstr(line, ";main;a;b;c;leaf") && (!below || strstr(line, below)))
+			*full += w;
+	}
+	th_run_free(&r);
+}
+
+static void test_option_forms(void **state)
+{
+	struct th_run r;
+	struct stat st;
+
+	/* --call-graph MODE takes its value (issue 12: it ran a program named dwarf) */
+	th_tacho(&r, "record", "-q", "--call-graph", "dwarf", "-e", "cpu-clock", "-o",
+		 th_tmp("forms.rec"), "--", "true", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(stat(th_tmp("forms.rec"), &st), 0);
+	th_run_free(&r);
+	th_tacho(&r, "record", "-q", "--call-graph=fp", "-e", "cpu-clock", "-o",
+		 th_tmp("forms.rec"), "--", "true", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "record", "-q", "--call-graph=dwarf,16384", "-e", "cpu-clock", "-o",
+		 th_tmp("forms.rec"), "--", "true", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "record", "-q", "-g", "-e", "cpu-clock", "-o", th_tmp("forms.rec"), "--",
+		 "true", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	/* bad values: one line, the usage, exit 2 */
+	th_tacho(&r, "record", "--call-graph", "dwarf,12", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "multiple of 8 from 8 to 65528 bytes, not '12'");
+	th_run_free(&r);
+	th_tacho(&r, "record", "--call-graph", "dwarf,65536", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "record", "--call-graph=stack", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--call-graph takes fp, dwarf[,<size>] or lbr, not 'stack'");
+	assert_contains(r.err, "usage: tacho record");
+	th_run_free(&r);
+	th_tacho(&r, "record", "--call-graph", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+}
+
+static void test_dwarf_executable(void **state)
+{
+	unsigned long long leaf, full;
+	char why[4096];
+
+	build_programs();
+	assert_true(record("dwarf", "cpu-clock", th_tmp("dw.rec"), th_tmp("chain"), "0", why,
+			   sizeof(why)));
+	leaf_chains(th_tmp("dw.rec"), &leaf, &full, NULL);
+	/* 1 ms of CPU time per sample: at least 100 samples in leaf */
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 < leaf * 95)
+		fail_msg("%llu of %llu ns of leaf unwound to main", full, leaf);
+}
+
+static void test_dwarf_shared_library(void **state)
+{
+	unsigned long long leaf, full;
+	char why[4096];
+
+	build_programs();
+	assert_true(record("dwarf", "cpu-clock", th_tmp("so.rec"), th_tmp("main-lib"), "0", why,
+			   sizeof(why)));
+	leaf_chains(th_tmp("so.rec"), &leaf, &full, NULL);
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 < leaf * 95)
+		fail_msg("%llu of %llu ns of leaf unwound to main", full, leaf);
+}
+
+/* The same program under frame pointers: leaf's caller is lost, so the test above
+ * shows unwinding, not a chain the kernel would have given anyway. */
+static void test_fp_breaks(void **state)
+{
+	unsigned long long leaf, full;
+	char why[4096];
+
+	build_programs();
+	assert_true(record("fp", "cpu-clock", th_tmp("fp.rec"), th_tmp("chain"), "0", why,
+			   sizeof(why)));
+	leaf_chains(th_tmp("fp.rec"), &leaf, &full, NULL);
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 >= leaf * 5)
+		fail_msg("fp chains reached main in %llu of %llu ns: the program keeps frame "
+			 "pointers, the dwarf tests prove nothing", full, leaf);
+}
+
+/* A system call in leaf: kernel frames (from the recorded chain) stay joined under the
+ * unwound user ones. */
+static void test_dwarf_mixed(void **state)
+{
+	unsigned long long leaf, full;
+	char why[4096];
+	long paranoid = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (geteuid() != 0 && paranoid > 1)
+		TEST_SKIP("kernel.perf_event_paranoid is %ld: only user space is sampled", paranoid);
+	build_programs();
+	assert_true(record("dwarf", "cpu-clock", th_tmp("mix.rec"), th_tmp("chain"), "100", why,
+			   sizeof(why)));
+	leaf_chains(th_tmp("mix.rec"), &leaf, &full, ";leaf;getppid;entry_SYSCALL");
+	if (full == 0) {
+		char *argv[] = { (char *)th_tacho_bin(), (char *)"report", (char *)"-i", (char *)th_tmp("mix.rec"), NULL };
+		struct th_run r;
+		th_runv(&r, NULL, argv);
+		if (strstr(r.out, "kernel addresses are not symbolized") ||
+		    strstr(r.err, "kernel addresses are not symbolized")) {
+			th_run_free(&r);
+			TEST_SKIP("kernel addresses are not symbolized here");
+		}
+		th_run_free(&r);
+		fail_msg("no sample of leaf's system call reached main through the kernel's "
+			 "frames");
+	}
+}
+
+/* LBR needs the CPU's last-branch records in call-stack mode (Intel, Haswell on) and a
+ * hardware event: where they are, the chains reach main too; where not (a VM), the
+ * refusal says so. */
+static void test_lbr_live(void **state)
+{
+	unsigned long long leaf, full;
+	char why[4096];
+
+	build_programs();
+	if (!record("lbr", "cycles:u", th_tmp("lbr.rec"), th_tmp("chain"), "0", why,
+		    sizeof(why))) {
+		char *nl = strchr(why, '\n');
+		if (nl)
+			*nl = '\0';
+		TEST_SKIP("no LBR call stacks here: %s", why);
+	}
+	leaf_chains(th_tmp("lbr.rec"), &leaf, &full, NULL);
+	assert_true(leaf > 0);
+	if (full * 100 < leaf * 95)
+		fail_msg("%llu of %llu events of leaf reached main by LBR", full, leaf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_option_forms),
+		cmocka_unit_test(test_dwarf_executable),
+		cmocka_unit_test(test_dwarf_shared_library),
+		cmocka_unit_test(test_fp_breaks),
+		cmocka_unit_test(test_dwarf_mixed),
+		cmocka_unit_test(test_lbr_live),
+	};
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+}
