@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_CALL_GRAPH = 256 };
+enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE };
 
 static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
@@ -52,6 +52,9 @@ static const struct cli_option record_options[] = {
 	  "record every CPU (until Ctrl-C, or while <program> runs)" },
 	{ 'm', 'm', "mmap-pages", "<n>",
 	  "data pages per CPU ring, a power of two (default 128)" },
+	{ OPT_NO_BUILDID_CACHE, 0, "no-buildid-cache", NULL,
+	  "do not copy the mapped binaries into the build-id cache\n"
+	  "(docs/buildid-cache.md)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was chosen and recorded" },
 	CLI_OPTION_HELP,
@@ -113,7 +116,8 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
-	bool quiet = false;
+	bool quiet = false, no_cache = false;
+	char cache_dir[4096];
 	uint64_t v;
 	int opt, err;
 	char size[32];
@@ -169,6 +173,9 @@ static int cmd_record_fn(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case OPT_NO_BUILDID_CACHE:
+			no_cache = true;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -195,6 +202,10 @@ static int cmd_record_fn(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	o.events = events.len ? events.buf : NULL;
+	/* the binaries go into the build-id cache unless told not to, or there is no
+	 * place for it (no HOME) */
+	if (!no_cache && tacho_buildid_cache_dir(cache_dir, sizeof(cache_dir)) == 0)
+		o.buildid_cache = cache_dir;
 	o.stop = &cli_stop_sig;
 	o.notify = say;
 	o.notify_arg = &quiet;

@@ -16,6 +16,7 @@
 
 #include "events/events.h"
 #include "perf/engine.h"
+#include "sample/buildid-cache.h"
 #include "sample/recfile.h"
 #include "sample/record.h"
 #include "sample/sideband.h"
@@ -57,6 +58,7 @@ struct session {
 	uint64_t regs_mask;             /* sample_regs_user (DWARF) */
 	struct tc_record_writer w;
 	struct tc_sideband side;
+	struct tc_bidcache *seen;       /* mapped files, for the build-id cache */
 	struct tacho_child *child;
 	bool child_mode;
 	int pidfd;
@@ -720,6 +722,7 @@ static void session_free(struct session *s)
 		free(s->ev[i].name);
 	free(s->ev);
 	tc_sideband_exit(&s->side);
+	tc_bidcache_free(s->seen);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	tacho_child_free(s->child);
@@ -908,6 +911,34 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	return err;
 }
 
+static void bid_say(void *arg, const char *fmt, ...) TC_PRINTF(2, 3);
+static void bid_say(void *arg, const char *fmt, ...)
+{
+	struct session *s = arg;
+	char msg[sizeof(s->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	notify(s, "%s", msg);
+}
+
+/* After the file is complete: the binaries it mapped into the build-id cache. A copy
+ * that fails is said and leaves the recording as it is. */
+static void store_binaries(struct session *s)
+{
+	char size[32];
+
+	if (!s->seen)
+		return;
+	if (tc_bidcache_store(s->seen, s->o->buildid_cache, bid_say, s, &s->res->cached_files,
+			      &s->res->cached_bytes) == 0 && s->res->cached_files)
+		notify(s, "copied %u binaries (%s) into the build-id cache in %s",
+		       s->res->cached_files, tc_fmt_size(s->res->cached_bytes, size, sizeof(size)),
+		       s->o->buildid_cache);
+}
+
 /* The first versions: struct tacho_record_opts ends at notify_arg, struct
  * tacho_record_result at choice. */
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
@@ -942,6 +973,12 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	s.pidfd = -1;
 	s.hooks = hooks;
 	tc_sideband_init(&s.side, &s.w);
+	if (o->buildid_cache && *o->buildid_cache) {
+		err = tc_bidcache_new(&s.seen);
+		if (err)
+			goto out;
+		s.side.seen = s.seen;
+	}
 	s.child_mode = o->argv && o->argv[0];
 	out_path = o->output ? o->output : "tacho.rec";
 	if (!s.child_mode && !o->pid && !o->system_wide) {
@@ -1007,6 +1044,7 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 		goto out_write_failed_closed;
 	}
 	result.bytes = s.w.written;
+	store_binaries(&s);
 	goto out;
 out_write_failed:
 	err = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "sample/buildid-cache.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
 #include "tacho/sample.h"
@@ -43,9 +44,39 @@ static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
 	return err;
 }
 
+/* True when sd's build-id is the one recorded for d (or nothing was recorded). */
+static bool same_build_id(const struct dso *d, const struct tc_symdso *sd)
+{
+	size_t len;
+	const uint8_t *b;
+
+	if (!d->bidlen)
+		return true;
+	b = tc_symdso_build_id(sd, &len);
+	return b && len >= d->bidlen && !memcmp(b, d->bid, d->bidlen);
+}
+
+/* Opens path for d when it has the recorded build-id: true and d->sd, d->path. */
+static bool open_as(struct tacho_profile *p, struct dso *d, const char *path)
+{
+	struct tc_symdso *sd = NULL;
+
+	tc_symdso_open(path, NULL, 0, &sd);
+	if (!sd)
+		return false;
+	if (!same_build_id(d, sd) || tc_strpool_intern(&p->pool, path, &d->path)) {
+		tc_symdso_free(sd);
+		d->path = NONE;
+		return false;
+	}
+	d->sd = sd;
+	return true;
+}
+
 struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 {
 	const char *name = pool_str(p, d->name);
+	bool changed = false;
 
 	if (d->tried)
 		return d->stale ? NULL : d->sd;
@@ -53,27 +84,35 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 	if (d->image) {
 		tc_symdso_open(name, d->image, d->image_len, &d->sd);
 	} else if (name[0] == '/') {
-		tc_symdso_open(name, NULL, 0, &d->sd);
-		if (d->sd)
+		struct tc_symdso *sd = NULL;
+		tc_symdso_open(name, NULL, 0, &sd);
+		if (sd && same_build_id(d, sd)) {
+			d->sd = sd;
 			d->path = d->name;
+		} else if (sd) {
+			changed = true;
+			tc_symdso_free(sd);
+		}
 		if (!d->sd && d->bidlen) {
-			/* the file is gone: look for a copy by build-id, as gdb does */
-			char hex[2 * TC_BUILD_ID_MAX + 1], path[128];
-			tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
-			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
-				 hex + 2);
-			tc_symdso_open(path, NULL, 0, &d->sd);
+			/* rebuilt or gone: a copy by build-id in tacho's cache or perf's
+			 * (docs/buildid-cache.md), else the separate debug file, as gdb
+			 * finds it */
+			char hex[2 * TC_BUILD_ID_MAX + 1], path[4200];
+			if (tc_bidcache_lookup(d->bid, d->bidlen, path, sizeof(path)) == 0)
+				open_as(p, d, path);
+			if (!d->sd) {
+				tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
+				snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+					 hex, hex + 2);
+				open_as(p, d, path);
+			}
 		}
 	}
-	if (d->sd && d->bidlen) {
-		size_t len;
-		const uint8_t *b = tc_symdso_build_id(d->sd, &len);
-		if (!b || len < d->bidlen || memcmp(b, d->bid, d->bidlen)) {
-			tc_log(TACHO_LOG_WARN, "%s changed since the recording (build-id differs): "
-			       "its samples are not symbolized", name);
-			d->stale = true;
-			return NULL;
-		}
+	if (!d->sd && changed) {
+		tc_log(TACHO_LOG_WARN, "%s changed since the recording (build-id differs) and no "
+		       "copy is in the build-id cache: its samples are not symbolized", name);
+		d->stale = true;
+		return NULL;
 	}
 	/* a missing regular file is worth a word; deleted files, memfds and devices
 	 * (JIT code, shared memory) never had symbols to read */
