@@ -28,8 +28,9 @@ static const unsigned dwarf_to_perf[17] = {
 	PR_IP,
 };
 
-/* One process's unwinder: its modules reported as its samples reach them, the CFI
- * libdwfl parses cached with them for every later sample of the process. */
+/* One process's unwinder (shared by the children it forked that map nothing of their
+ * own): its modules reported as its samples reach them, the CFI libdwfl parses cached
+ * with them for every later sample of those processes. */
 struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;
@@ -270,6 +271,20 @@ static int join_chain(struct tacho_profile *p, const struct smp *s, const uint64
 	return 0;
 }
 
+/* The process whose mappings pid uses: itself, or for a child forked without mapping
+ * anything of its own (no exec), the process it was forked from, so that the children
+ * of a fork server or of make share one libdwfl session and its parsed CFI. */
+static uint32_t maps_owner(struct tacho_profile *p, uint32_t pid)
+{
+	for (int depth = 0; depth < 16; depth++) {
+		const struct proc *pr = tc_profile_proc(p, pid, false);
+		if (!pr || pr->nmaps || !pr->parent || pr->parent == pid)
+			break;
+		pid = pr->parent;
+	}
+	return pid;
+}
+
 static struct uw_proc *uw_proc_of(struct uw_proc **procs, size_t *n, size_t *cap, uint32_t pid)
 {
 	for (size_t i = *n; i-- > 0;)
@@ -318,7 +333,7 @@ int tc_profile_unwind(struct tacho_profile *p)
 			u->x = x;
 			/* the processes of one recording are few; a sample's is usually the
 			 * one before */
-			u->proc = uw_proc_of(&procs, &nprocs, &procs_cap, s->pid);
+			u->proc = uw_proc_of(&procs, &nprocs, &procs_cap, maps_owner(p, s->pid));
 			if (!u->proc) {
 				err = -ENOMEM;
 				goto out;
