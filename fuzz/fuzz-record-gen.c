@@ -228,7 +228,7 @@ static void generate(struct in *in)
 				 * and a stack of addresses in and around the binaries, which
 				 * the report unwinds through their real CFI */
 				uint64_t regs[20], stack[64];
-				unsigned nst = pick(in, 65), m;
+				unsigned nst = pick(in, 65), m, nregs = pick(in, 8) ? 20 : 0;
 				for (unsigned i = 0; i < 20; i++)
 					regs[i] = pick(in, 2) ? take_ip(in, &m) : take(in, 2);
 				regs[7] = 0x7ffd00000000ull + take(in, 1) * 8;   /* SP */
@@ -236,8 +236,10 @@ static void generate(struct in *in)
 				for (unsigned i = 0; i < nst; i++)
 					stack[i] = pick(in, 2) ? take_ip(in, &m) :
 						   0x7ffd00000000ull + take(in, 1) * 8;
-				tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64, 0xff0fffull,
-							pick(in, 8) ? 20 : 0, regs, stack,
+				/* no registers: a mask of none, as the writer's records
+				 * must be */
+				tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64,
+							nregs ? 0xff0fffull : 0, nregs, regs, stack,
 							nst * 8 - (nst ? pick(in, 8) : 0));
 				break;
 			}

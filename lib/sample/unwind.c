@@ -59,12 +59,10 @@ static bool perf_reg(const struct xtra *x, unsigned bit, uint64_t *v)
 }
 
 /* The load bias of the mapping m at pc (pc's address minus its ELF address). */
-static bool map_bias(struct tacho_profile *p, const struct map *m, struct tc_symdso *sd,
-		     uint64_t pc, uint64_t *bias)
+static bool map_bias(const struct map *m, struct tc_symdso *sd, uint64_t pc, uint64_t *bias)
 {
 	uint64_t vaddr;
 
-	(void)p;
 	if (tc_symdso_file_to_addr(sd, pc - m->start + m->pgoff, &vaddr))
 		return false;
 	*bias = pc - vaddr;
@@ -89,7 +87,7 @@ static void report_module(struct uw *u, uint64_t pc)
 		return;
 	d = &u->p->dsos[m->dso];
 	sd = tc_profile_dso_open(u->p, d);   /* checks the build-id */
-	if (!sd || !map_bias(u->p, m, sd, pc, &bias))
+	if (!sd || !map_bias(m, sd, pc, &bias))
 		return;
 	path = tc_profile_dso_path(u->p, d);
 	if (d->image) {
@@ -348,8 +346,11 @@ int tc_profile_unwind(struct tacho_profile *p)
 			size_t n = 0;
 			if ((s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
 				pcs[n++] = s->ip;
-			for (uint32_t k = 0; k < x->r.u.branch.nr && n < MAX_USER_FRAMES; k++)
-				memcpy(&pcs[n], &x->r.u.branch.entries[3 * k], 8), pcs[n++]++;
+			for (uint32_t k = 0; k < x->r.u.branch.nr && n < MAX_USER_FRAMES; k++) {
+				memcpy(&pcs[n], &x->r.u.branch.entries[3 * k], 8);
+				if (pcs[n])
+					pcs[n++]++;
+			}
 			err = join_chain(p, s, pcs, n, &offs[i], &nr);
 		}
 		if (err)
