@@ -43,6 +43,12 @@ struct entry {
 	time_t used;                 /* the copy's mtime: stored or last found useful */
 };
 
+/* snprintf's result: true when it all fit (a path that does not is skipped). */
+static bool fits(int n, size_t size)
+{
+	return n >= 0 && (size_t)n < size;
+}
+
 static uint64_t bid_hash(const uint8_t *bid, unsigned len)
 {
 	uint64_t h = 0;
@@ -222,14 +228,16 @@ static int list_entries(const char *dir, struct entry **out, size_t *nout)
 
 	*out = NULL;
 	*nout = 0;
-	snprintf(top, sizeof(top), "%s/.build-id", dir);
+	if (!fits(snprintf(top, sizeof(top), "%s/.build-id", dir), sizeof(top)))
+		return -ENAMETOOLONG;
 	d = opendir(top);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((a = readdir(d))) {
 		if (strlen(a->d_name) != 2 || !isxdigit((unsigned char)a->d_name[0]))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", top, a->d_name);
+		if (!fits(snprintf(sub, sizeof(sub), "%s/%s", top, a->d_name), sizeof(sub)))
+			continue;
 		d2 = opendir(sub);
 		if (!d2)
 			continue;
@@ -239,8 +247,8 @@ static int list_entries(const char *dir, struct entry **out, size_t *nout)
 			size_t len;
 			if (b->d_name[0] == '.' || strlen(b->d_name) > 2 * TC_BUILD_ID_MAX - 2)
 				continue;
-			snprintf(file, sizeof(file), "%s/%s/elf", sub, b->d_name);
-			if (stat(file, &st) || !S_ISREG(st.st_mode))
+			if (!fits(snprintf(file, sizeof(file), "%s/%s/elf", sub, b->d_name),
+				  sizeof(file)) || stat(file, &st) || !S_ISREG(st.st_mode))
 				continue;
 			if (n == cap) {
 				size_t nc = cap ? cap * 2 : 64;
@@ -255,11 +263,14 @@ static int list_entries(const char *dir, struct entry **out, size_t *nout)
 				cap = nc;
 			}
 			memset(&v[n], 0, sizeof(v[n]));
-			snprintf(v[n].hex, sizeof(v[n].hex), "%s%s", a->d_name, b->d_name);
+			/* the lengths were checked: 2 + at most 38 hex digits */
+			if (!fits(snprintf(v[n].hex, sizeof(v[n].hex), "%s%s", a->d_name,
+					   b->d_name), sizeof(v[n].hex)))
+				continue;
 			v[n].bytes = (uint64_t)st.st_size;
 			v[n].used = st.st_mtime;
-			snprintf(file, sizeof(file), "%s/%s/path", sub, b->d_name);
-			if (tc_read_file(file, &text, &len, 4096) == 0) {
+			if (fits(snprintf(file, sizeof(file), "%s/%s/path", sub, b->d_name),
+				 sizeof(file)) && tc_read_file(file, &text, &len, 4096) == 0) {
 				text[strcspn(text, "\n")] = '\0';
 				v[n].path = text;
 			}
@@ -281,11 +292,12 @@ static int remove_entry(const char *dir, const char *hex)
 	err = entry_dir(dir, hex, e, sizeof(e));
 	if (err)
 		return err;
-	snprintf(f, sizeof(f), "%s/elf", e);
+	if (!fits(snprintf(f, sizeof(f), "%s/elf", e), sizeof(f)))
+		return -ENAMETOOLONG;
 	if (unlink(f) && errno != ENOENT)
 		return -errno;
-	snprintf(f, sizeof(f), "%s/path", e);
-	unlink(f);
+	if (fits(snprintf(f, sizeof(f), "%s/path", e), sizeof(f)))
+		unlink(f);
 	rmdir(e);
 	/* the xx folder goes when it is empty */
 	*strrchr(e, '/') = '\0';
@@ -329,9 +341,9 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 		int fd, n;
 
 		tc_hex_encode(s->bid, s->len, hex, sizeof(hex));
-		if (entry_dir(dir, hex, e, sizeof(e)))
+		if (entry_dir(dir, hex, e, sizeof(e)) ||
+		    !fits(snprintf(f, sizeof(f), "%s/elf", e), sizeof(f)))
 			continue;
-		snprintf(f, sizeof(f), "%s/elf", e);
 		if (stat(f, &st) == 0) {
 			utimensat(AT_FDCWD, f, NULL, 0);   /* used again: pruned last */
 			continue;
@@ -372,8 +384,8 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 			err = copy_file(fd, f, 0600);
 		close(fd);
 		if (!err) {
-			snprintf(f, sizeof(f), "%s/path", e);
-			err = write_text(f, s->path);
+			err = fits(snprintf(f, sizeof(f), "%s/path", e), sizeof(f)) ?
+			      write_text(f, s->path) : -ENAMETOOLONG;
 		}
 		if (err) {
 			say(arg, "cannot copy %s into the build-id cache in %s: %s", s->path, dir,
@@ -399,15 +411,15 @@ int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size)
 	tc_hex_encode(bid, len, hex, sizeof(hex));
 	/* tacho's own cache */
 	if (tacho_buildid_cache_dir(dir, sizeof(dir)) == 0) {
-		snprintf(buf, size, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+		if (fits(snprintf(buf, size, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2), size) &&
+		    stat(buf, &st) == 0 && S_ISREG(st.st_mode))
 			return 0;
 	}
 	/* perf's (perf buildid-cache, perf record): .build-id/xx/rest links to the folder
 	 * of the file's copy, which holds it as "elf" */
 	if (home && home[0] == '/') {
-		snprintf(buf, size, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
-		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+		if (fits(snprintf(buf, size, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2),
+			 size) && stat(buf, &st) == 0 && S_ISREG(st.st_mode))
 			return 0;
 	}
 	return -ENOENT;
@@ -443,7 +455,8 @@ int tacho_buildid_cache_prune(const char *dir, uint64_t max_bytes, unsigned *rem
 		return tc_diag_set(diag, dir, 0, 0, err, "cannot read the build-id cache in %s: %s",
 				   dir, tacho_strerror(err));
 	/* the least recently used go first */
-	qsort(v, n, sizeof(*v), cmp_used);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_used);
 	total = total_bytes(v, n);
 	for (size_t i = 0; i < n && total > max_bytes; i++) {
 		err = remove_entry(dir, v[i].hex);
@@ -530,7 +543,8 @@ int tacho_buildid_cache_write(const char *dir, FILE *f, enum tacho_format fmt,
 	err = list_entries(dir, &v, &n);
 	if (err)
 		return err;
-	qsort(v, n, sizeof(*v), cmp_hex);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_hex);
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES: {

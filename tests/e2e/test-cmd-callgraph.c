@@ -5,12 +5,14 @@
  * test is real), kernel frames joined under the unwound user ones, and LBR (live where
  * the CPU has it; skipped with the reason here). The programs are compiled by the test
  * (cc from the build set) from tests/data/callgraph. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "tacho.h"
 
 #define ITERS "300000000"   /* about 0.3 s of leaf: some 300 samples of cpu-clock */
 
@@ -246,10 +248,43 @@ static void test_lbr_live(void **state)
 		fail_msg("%llu of %llu events of leaf reached main by LBR", full, leaf);
 }
 
+/* The library's own checks of the options, before anything runs. */
+static void test_library_checks(void **state)
+{
+	char *argv[] = { (char *)"true", NULL };
+	struct tacho_record_opts o = { .sz = sizeof(o), .events = "cpu-clock", .argv = argv,
+				       .output = th_tmp("lib.rec") };
+	struct tacho_record_result res = { .sz = sizeof(res) };
+	struct tacho_diag d = { .sz = sizeof(d) };
+
+	o.call_graph = (enum tacho_call_graph)99;
+	assert_int_equal(tacho_record(&o, &res, &d), -EINVAL);
+	assert_contains(d.message, "unknown call graph mode 99");
+	o.call_graph = TACHO_CALL_GRAPH_DWARF;
+	o.stack_size = 12;
+	assert_int_equal(tacho_record(&o, &res, &d), -EINVAL);
+	assert_contains(d.message, "a multiple of 8 from 8 to 65528 bytes, not 12");
+	o.stack_size = 65536;
+	assert_int_equal(tacho_record(&o, &res, &d), -EINVAL);
+	o.call_graph = TACHO_CALL_GRAPH_FP;
+	o.stack_size = 4096;
+	assert_int_equal(tacho_record(&o, &res, &d), -EINVAL);
+	assert_contains(d.message, "the stack size is for dwarf call graphs");
+	assert_false(res.ran);
+	assert_int_equal(access(th_tmp("lib.rec"), F_OK), -1);
+	/* a valid one records, and says nothing of a cache it was not given */
+	o.call_graph = TACHO_CALL_GRAPH_DWARF;
+	o.stack_size = 4096;
+	assert_int_equal(tacho_record(&o, &res, &d), 0);
+	assert_true(res.ran);
+	assert_int_equal(res.cached_files, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_forms),
+		cmocka_unit_test(test_library_checks),
 		cmocka_unit_test(test_dwarf_executable),
 		cmocka_unit_test(test_dwarf_shared_library),
 		cmocka_unit_test(test_fp_breaks),
