@@ -1,10 +1,11 @@
 /* test-cmd-callgraph.c - record --call-graph end to end: the option's forms, DWARF
  * unwinding of a program built -O2 -fomit-frame-pointer (main -> a -> b -> c -> leaf,
  * in the executable and through a shared library: >= 95 % of leaf's samples unwind to
- * main with every frame in order), the same program under fp (the chain breaks: the
- * test is real), kernel frames joined under the unwound user ones, and LBR (live where
- * the CPU has it; skipped with the reason here). The programs are compiled by the test
- * (cc from the build set) from tests/data/callgraph. */
+ * main with every frame in order), those chains in the callee tree and the perf-script
+ * export, the same program under fp (the chain breaks: the test is real), kernel frames
+ * joined under the unwound user ones, and LBR (live where the CPU has it; skipped with
+ * the reason here). The programs are compiled by the test (cc from the build set) from
+ * tests/data/callgraph. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "tacho.h"
 
 #define ITERS "300000000"   /* about 0.3 s of leaf: some 300 samples of cpu-clock */
@@ -174,6 +176,70 @@ static void test_dwarf_shared_library(void **state)
 		fail_msg("%llu of %llu ns of leaf unwound to main", full, leaf);
 }
 
+/* The unwound chains are the report's chains for every view, not only the folded
+ * export: the callee tree (-g callee) nests c, b, a and main under leaf with its
+ * samples, and the perf-script export lists the frames leaf, c, b, a, main in order. */
+static void test_dwarf_views(void **state)
+{
+	static const char *const callers[] = { "c", "b", "a", "main" };
+	char *jargv[] = { (char *)th_tacho_bin(), (char *)"report", (char *)"-i", (char *)th_tmp("views.rec"),
+			  (char *)"--json", (char *)"-g", (char *)"callee", NULL };
+	char *sargv[] = { (char *)th_tacho_bin(), (char *)"report", (char *)"-i", (char *)th_tmp("views.rec"),
+			  (char *)"--format", (char *)"perf-script", NULL };
+	const struct th_json *node;
+	struct th_json *j;
+	struct th_run r;
+	char why[4096];
+	double leaf;
+	unsigned long stacks = 0, full = 0;
+	char *rec, *save = NULL;
+
+	build_programs();
+	assert_true(record("dwarf", "cpu-clock", th_tmp("views.rec"), th_tmp("chain"), "0", why,
+			   sizeof(why)));
+	th_runv(&r, NULL, jargv);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	th_run_free(&r);
+	node = th_json_find(j, "rows", "symbol", "leaf");
+	assert_non_null(node);
+	leaf = json_num(node, "samples");
+	assert_true(leaf >= 100);
+	for (size_t i = 0; i < sizeof(callers) / sizeof(callers[0]); i++) {
+		node = th_json_find(node, "children", "symbol", callers[i]);
+		if (!node)
+			fail_msg("no %s under leaf's callee tree of a dwarf recording", callers[i]);
+		if (json_num(node, "samples") < 0.95 * leaf)
+			fail_msg("%s holds %g of leaf's %g samples", callers[i],
+				 json_num(node, "samples"), leaf);
+	}
+	th_json_free(j);
+
+	/* perf-script: one blank-line-separated record per sample, leaf first */
+	th_runv(&r, NULL, sargv);
+	assert_int_equal(r.status, 0);
+	for (rec = strtok_r(r.out, "\n", &save); rec; rec = strtok_r(NULL, "\n", &save)) {
+		const char *want[] = { " leaf+", " c+", " b+", " a+", " main+" };
+		size_t k = 0;
+		if (!strstr(rec, " leaf+"))
+			continue;
+		stacks++;
+		/* the next lines of this sample, in order */
+		while (k < 5 && rec && strstr(rec, want[k])) {
+			k++;
+			if (k < 5)
+				rec = strtok_r(NULL, "\n", &save);
+		}
+		if (k == 5)
+			full++;
+	}
+	th_run_free(&r);
+	assert_true(stacks >= 100);
+	if (full * 100 < stacks * 95)
+		fail_msg("%lu of %lu perf-script stacks of leaf go leaf, c, b, a, main", full,
+			 stacks);
+}
+
 /* The same program under frame pointers: leaf's caller is lost, so the test above
  * shows unwinding, not a chain the kernel would have given anyway. */
 static void test_fp_breaks(void **state)
@@ -287,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_library_checks),
 		cmocka_unit_test(test_dwarf_executable),
 		cmocka_unit_test(test_dwarf_shared_library),
+		cmocka_unit_test(test_dwarf_views),
 		cmocka_unit_test(test_fp_breaks),
 		cmocka_unit_test(test_dwarf_mixed),
 		cmocka_unit_test(test_lbr_live),
