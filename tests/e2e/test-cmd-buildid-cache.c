@@ -1,8 +1,9 @@
 /* test-cmd-buildid-cache.c - the build-id cache end to end: record copies the program it
  * ran (and its libraries) into $XDG_CACHE_HOME/tacho; after a rebuild with a change the
- * report still names the program's function from the copy, and does not without it
- * (--no-buildid-cache, or the copy removed); tacho buildid-cache lists, removes, purges
- * and prunes, and refuses bad usage. The program is compiled by the test. */
+ * report still names the program's function from the copy (and annotate shows the
+ * copy's instructions), and does not without it (--no-buildid-cache, or the copy
+ * removed); tacho buildid-cache lists, removes, purges and prunes, and refuses bad
+ * usage. The program is compiled by the test. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,6 +82,7 @@ static void test_rebuilt_program_named(void **state)
 	struct th_run r;
 	struct th_json *j;
 	const struct th_json *e;
+	char *before;
 
 	build(false);
 	record(th_tmp("a.rec"), true);
@@ -92,11 +94,23 @@ static void test_rebuilt_program_named(void **state)
 	assert_non_null(e);
 	th_json_free(j);
 	th_run_free(&r);
-	/* a recording without the cache, then the rebuild */
+	/* a recording without the cache; hotfn's instructions before the rebuild */
 	record(th_tmp("b.rec"), false);
+	th_tacho(&r, "report", "-i", th_tmp("a.rec"), "--annotate", "hotfn", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "\"mnemonic\"");
+	before = strdup(r.out);
+	assert_non_null(before);
+	th_run_free(&r);
 	build(true);
 	assert_true(names_hotfn(th_tmp("a.rec"), err, sizeof(err)));
 	assert_not_contains(err, "changed since the recording");
+	/* annotate disassembles the copy, not the rebuilt file (whose hotfn differs) */
+	th_tacho(&r, "report", "-i", th_tmp("a.rec"), "--annotate", "hotfn", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, before);
+	free(before);
+	th_run_free(&r);
 	/* the control: the same program recorded but not cached is not named... */
 	th_tacho(&r, "buildid-cache", "--remove", th_tmp("hot"), NULL);
 	assert_int_equal(r.status, 0);
