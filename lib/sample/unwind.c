@@ -3,10 +3,12 @@
  * the binaries the recording mapped (.eh_frame, .debug_frame, separate debug files by
  * build-id), and LBR call stacks (BRANCH records) turned into chains; both joined to the
  * kernel part of the sample's PERF_SAMPLE_CALLCHAIN. */
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,11 +202,106 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return u->n < MAX_USER_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-static char *debuginfo_path;
+/* True when the ELF file fd has a .debug_frame section (read from the section headers:
+ * nothing is decompressed) and, when bid_len > 0, the build-id bid. */
+static bool has_debug_frame(int fd, const unsigned char *bid, int bid_len)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	const void *fbid;
+	size_t shstrndx;
+	bool found = false;
+
+	if (!e)
+		return false;
+	if (bid_len > 0 && (dwelf_elf_gnu_build_id(e, &fbid) != bid_len ||
+			    memcmp(fbid, bid, (size_t)bid_len)))
+		goto out_end;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		goto out_end;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		found = name && (!strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame"));
+	}
+out_end:
+	elf_end(e);
+	return found;
+}
+
+/* Opens path for libdwfl when it is a debug file with a .debug_frame (of build-id bid
+ * when there is one): the descriptor, its name in *name; else -1. */
+static int open_debug_frame(const char *path, const unsigned char *bid, int bid_len,
+			    char **name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (!has_debug_frame(fd, bid, bid_len) || !(*name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The separate debug file of a binary, for its .debug_frame: by build-id under
+ * /usr/lib/debug/.build-id, then by .gnu_debuglink next to the binary, in its .debug/
+ * and under /usr/lib/debug (where gdb looks). The unwinder reads nothing else of it
+ * (the report's symbols and lines come from report-resolve.c), so a debug file without
+ * a .debug_frame (x86-64 code keeps its CFI in .eh_frame) is not handed to libdwfl:
+ * when an unwind through .eh_frame stops (at the top of the copied stack, in every
+ * process), libdwfl tries the debug file's .debug_frame next and opens all its DWARF
+ * to find it, decompressing every section, once per process. (Not
+ * dwfl_standard_find_debuginfo: it attaches the file it finds to the module itself,
+ * so a refusal after it would not stop the load.) */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bid = NULL;
+	GElf_Addr vaddr;
+	int bid_len = dwfl_module_build_id(mod, &bid, &vaddr);
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *slash;
+	int fd;
+
+	if (bid_len > 1 && bid_len <= TC_BUILD_ID_MAX) {
+		char hex[2 * TC_BUILD_ID_MAX + 1];
+		tc_hex_encode(bid, (size_t)bid_len, hex, sizeof(hex));
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+			 hex + 2);
+		fd = open_debug_frame(path, bid, bid_len, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	if (!debuglink_file || strchr(debuglink_file, '/') || !file_name ||
+	    file_name[0] != '/' || !(slash = strrchr(file_name, '/')) ||
+	    (size_t)(slash - file_name) >= sizeof(dir))
+		return -1;
+	memcpy(dir, file_name, (size_t)(slash - file_name));
+	dir[slash - file_name] = '\0';
+	{
+		static const char *const forms[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+		for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+			int n = snprintf(path, sizeof(path), forms[i], dir, debuglink_file);
+			if (n < 0 || (size_t)n >= sizeof(path) || !strcmp(path, file_name))
+				continue;
+			fd = open_debug_frame(path, bid_len > 0 ? bid : NULL,
+					      bid_len > 0 ? bid_len : 0, debuginfo_file_name);
+			if (fd >= 0)
+				return fd;
+		}
+	}
+	return -1;
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,   /* build-id, /usr/lib/debug */
-	.debuginfo_path = &debuginfo_path,
+	.find_debuginfo = find_debuginfo,
 };
 
 /* The user frames of the sample with a USTACK record x, into u->pcs (leaf first). */

@@ -2,9 +2,10 @@
  * unwinding of a program built -O2 -fomit-frame-pointer (main -> a -> b -> c -> leaf,
  * in the executable and through a shared library: >= 95 % of leaf's samples unwind to
  * main with every frame in order), those chains in the callee tree and the perf-script
- * export, the same program under fp (the chain breaks: the test is real), kernel frames
- * joined under the unwound user ones, and LBR (live where the CPU has it; skipped with
- * the reason here). The programs are compiled by the test (cc from the build set) from
+ * export, CFI read from a separate debug file's .debug_frame, the same program under fp
+ * (the chain breaks: the test is real), kernel frames joined under the unwound user
+ * ones, and LBR (live where the CPU has it; skipped with the reason here). The programs
+ * are compiled by the test (cc and objcopy from the build set) from
  * tests/data/callgraph. */
 #include <errno.h>
 #include <stdlib.h>
@@ -240,6 +241,62 @@ static void test_dwarf_views(void **state)
 			 stacks);
 }
 
+/* Runs argv (NULL-terminated) and fails the test unless it exits 0. */
+static void run_ok(char **argv)
+{
+	struct th_run r;
+
+	th_runv(&r, NULL, argv);
+	if (r.status != 0)
+		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
+	th_run_free(&r);
+}
+
+/* CFI only in a separate debug file: the chain built without unwind tables (GCC then
+ * writes .debug_frame, not .eh_frame, for its functions), the debug part moved into
+ * dfchain.debug by objcopy and linked by .gnu_debuglink. The report finds the file
+ * next to the binary and unwinds through its .debug_frame; with the file moved away
+ * the chain stops at leaf (the test is real). */
+static void test_dwarf_debug_frame_file(void **state)
+{
+	char src[4096], exe[4096], dbg[4096], away[4096], link[4200];
+	unsigned long long leaf, full;
+	char why[4096];
+
+	snprintf(src, sizeof(src), "%s", th_path("tests/data/callgraph/chain.c"));
+	snprintf(exe, sizeof(exe), "%s", th_tmp("dfchain"));
+	snprintf(dbg, sizeof(dbg), "%s", th_tmp("dfchain.debug"));
+	snprintf(away, sizeof(away), "%s", th_tmp("dfchain.away"));
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", dbg);
+	{
+		char *argv[] = { (char *)"cc", (char *)"-O2", (char *)"-g", (char *)"-fomit-frame-pointer",
+				 (char *)"-fno-asynchronous-unwind-tables", (char *)"-fno-unwind-tables",
+				 (char *)"-o", exe, src, NULL };
+		run_ok(argv);
+	}
+	{
+		char *argv[] = { (char *)"objcopy", (char *)"--only-keep-debug", exe, dbg, NULL };
+		run_ok(argv);
+	}
+	{
+		char *argv[] = { (char *)"objcopy", (char *)"--strip-debug", link, exe, NULL };
+		run_ok(argv);
+	}
+	assert_true(record("dwarf", "cpu-clock", th_tmp("df.rec"), exe, "0", why, sizeof(why)));
+	leaf_chains(th_tmp("df.rec"), &leaf, &full, NULL);
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 < leaf * 95)
+		fail_msg("%llu of %llu ns of leaf unwound to main through dfchain.debug", full,
+			 leaf);
+	assert_int_equal(rename(dbg, away), 0);
+	leaf_chains(th_tmp("df.rec"), &leaf, &full, NULL);
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 >= leaf * 5)
+		fail_msg("without dfchain.debug %llu of %llu ns of leaf still reached main: its "
+			 "functions have CFI in the binary, the test above proves nothing", full,
+			 leaf);
+}
+
 /* The same program under frame pointers: leaf's caller is lost, so the test above
  * shows unwinding, not a chain the kernel would have given anyway. */
 static void test_fp_breaks(void **state)
@@ -354,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_executable),
 		cmocka_unit_test(test_dwarf_shared_library),
 		cmocka_unit_test(test_dwarf_views),
+		cmocka_unit_test(test_dwarf_debug_frame_file),
 		cmocka_unit_test(test_fp_breaks),
 		cmocka_unit_test(test_dwarf_mixed),
 		cmocka_unit_test(test_lbr_live),
