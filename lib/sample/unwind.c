@@ -37,6 +37,14 @@ struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;
 	bool attached, failed;
+	size_t last;                 /* the index of its last sample's USTACK record */
+};
+
+/* Every process's unwinder, found by pid. */
+struct uw_procs {
+	struct uw_proc *v;
+	size_t n, cap;
+	struct tc_hmap idx;          /* pid -> index into v */
 };
 
 /* What the callbacks see: the profile, the process and the sample being unwound. */
@@ -380,27 +388,31 @@ static uint32_t maps_owner(struct tacho_profile *p, uint32_t pid)
 	return pid;
 }
 
-static struct uw_proc *uw_proc_of(struct uw_proc **procs, size_t *n, size_t *cap, uint32_t pid)
+/* The index of pid's unwinder in ps (made on first use), or -ENOMEM. */
+static long uw_proc_index(struct uw_procs *ps, uint32_t pid)
 {
-	for (size_t i = *n; i-- > 0;)
-		if ((*procs)[i].pid == pid)
-			return &(*procs)[i];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct uw_proc *np = realloc(*procs, nc * sizeof(*np));
-		if (!np)
-			return NULL;
-		*procs = np;
-		*cap = nc;
+	uint32_t k;
+
+	if (tc_hmap_get(&ps->idx, pid, &k))
+		return k;
+	if (ps->n == ps->cap) {
+		size_t nc = ps->cap ? ps->cap * 2 : 16;
+		struct uw_proc *nv = realloc(ps->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		ps->v = nv;
+		ps->cap = nc;
 	}
-	(*procs)[*n] = (struct uw_proc){ .pid = pid };
-	return &(*procs)[(*n)++];
+	if (tc_hmap_put(&ps->idx, pid, (uint32_t)ps->n))
+		return -ENOMEM;
+	ps->v[ps->n] = (struct uw_proc){ .pid = pid };
+	return (long)ps->n++;
 }
 
 int tc_profile_unwind(struct tacho_profile *p)
 {
-	struct uw_proc *procs = NULL;
-	size_t nprocs = 0, procs_cap = 0;
+	struct uw_procs ps = { .idx = TC_HMAP_INIT };
+	uint32_t *pidx = NULL;
 	size_t *offs = NULL;
 	struct uw *u;
 	int err = 0;
@@ -412,12 +424,27 @@ int tc_profile_unwind(struct tacho_profile *p)
 		return 0;
 	u = calloc(1, sizeof(*u));
 	offs = calloc(p->nxtras, sizeof(*offs));
-	if (!u || !offs) {
+	pidx = calloc(p->nxtras, sizeof(*pidx));
+	if (!u || !offs || !pidx) {
 		err = -ENOMEM;
 		goto out;
 	}
 	u->p = p;
 	elf_version(EV_CURRENT);
+	/* each DWARF sample's unwinder, and the last sample of each: a session ends
+	 * there, so that a recording of many processes does not keep them all */
+	for (size_t i = 0; i < p->nxtras; i++) {
+		long k;
+		if (p->xtras[i].type != TC_REC_USTACK)
+			continue;
+		k = uw_proc_index(&ps, maps_owner(p, p->smps[p->xtras[i].smp].pid));
+		if (k < 0) {
+			err = (int)k;
+			goto out;
+		}
+		pidx[i] = (uint32_t)k;
+		ps.v[k].last = i;
+	}
 	for (size_t i = 0; i < p->nxtras; i++) {
 		const struct xtra *x = &p->xtras[i];
 		struct smp *s = &p->smps[x->smp];
@@ -426,14 +453,13 @@ int tc_profile_unwind(struct tacho_profile *p)
 		if (x->type == TC_REC_USTACK) {
 			u->s = s;
 			u->x = x;
-			/* the processes of one recording are few; a sample's is usually the
-			 * one before */
-			u->proc = uw_proc_of(&procs, &nprocs, &procs_cap, maps_owner(p, s->pid));
-			if (!u->proc) {
-				err = -ENOMEM;
-				goto out;
-			}
+			u->proc = &ps.v[pidx[i]];
 			unwind_sample(u);
+			if (u->proc->last == i && u->proc->dwfl) {
+				dwfl_end(u->proc->dwfl);
+				u->proc->dwfl = NULL;
+				u->proc->failed = true;   /* nothing of it is left to unwind */
+			}
 			err = join_chain(p, s, u->pcs, u->n, &offs[i], &nr);
 		} else {
 			/* LBR: the sample's IP, then each call site, newest first; +1 so that
@@ -460,10 +486,12 @@ int tc_profile_unwind(struct tacho_profile *p)
 		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr;
 	}
 out:
-	for (size_t i = 0; i < nprocs; i++)
-		if (procs[i].dwfl)
-			dwfl_end(procs[i].dwfl);
-	free(procs);
+	for (size_t i = 0; i < ps.n; i++)
+		if (ps.v[i].dwfl)
+			dwfl_end(ps.v[i].dwfl);
+	free(ps.v);
+	tc_hmap_exit(&ps.idx);
+	free(pidx);
 	free(offs);
 	free(u);
 	return err;

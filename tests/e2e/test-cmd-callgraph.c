@@ -2,7 +2,8 @@
  * unwinding of a program built -O2 -fomit-frame-pointer (main -> a -> b -> c -> leaf,
  * in the executable and through a shared library: >= 95 % of leaf's samples unwind to
  * main with every frame in order), those chains in the callee tree and the perf-script
- * export, CFI read from a separate debug file's .debug_frame, the same program under fp
+ * export, CFI read from a separate debug file's .debug_frame, three processes under one
+ * shell each unwound on its own, the same program under fp
  * (the chain breaks: the test is real), kernel frames joined under the unwound user
  * ones, and LBR (live where the CPU has it; skipped with the reason here). The programs
  * are compiled by the test (cc and objcopy from the build set) from
@@ -241,6 +242,38 @@ static void test_dwarf_views(void **state)
 			 stacks);
 }
 
+/* Three runs of the chain under one shell: each process has its own unwinder, ended
+ * after its last sample, and each unwinds to main (as in the test above, >= 95 % of
+ * leaf's time), the three as separate processes in the report. */
+static void test_dwarf_processes(void **state)
+{
+	char cmd[16384], pids[4096];
+	unsigned long long leaf, full;
+	struct th_run r;
+	unsigned rows = 0;
+
+	build_programs();
+	snprintf(cmd, sizeof(cmd), "%s 100000000 0; %s 100000000 0; %s 100000000 0",
+		 th_tmp("chain"), th_tmp("chain"), th_tmp("chain"));
+	th_tacho(&r, "record", "-q", "--call-graph", "dwarf", "-e", "cpu-clock", "-o",
+		 th_tmp("procs.rec"), "--", "sh", "-c", cmd, NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	leaf_chains(th_tmp("procs.rec"), &leaf, &full, NULL);
+	assert_true(leaf >= 100 * 1000000ull);
+	if (full * 100 < leaf * 95)
+		fail_msg("%llu of %llu ns of leaf in three processes unwound to main", full, leaf);
+	/* one row per process that ran leaf */
+	th_tacho(&r, "report", "-i", th_tmp("procs.rec"), "--sort", "pid", "--symbols", "leaf",
+		 "--csv", NULL);
+	assert_int_equal(r.status, 0);
+	snprintf(pids, sizeof(pids), "%s", r.out);
+	th_run_free(&r);
+	for (char *line = strtok(pids, "\n"); line; line = strtok(NULL, "\n"))
+		rows += line[0] >= '0' && line[0] <= '9';
+	assert_int_equal(rows, 3);
+}
+
 /* Runs argv (NULL-terminated) and fails the test unless it exits 0. */
 static void run_ok(char **argv)
 {
@@ -412,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_shared_library),
 		cmocka_unit_test(test_dwarf_views),
 		cmocka_unit_test(test_dwarf_debug_frame_file),
+		cmocka_unit_test(test_dwarf_processes),
 		cmocka_unit_test(test_fp_breaks),
 		cmocka_unit_test(test_dwarf_mixed),
 		cmocka_unit_test(test_lbr_live),
