@@ -3,11 +3,10 @@
  * in the executable and through a shared library: >= 95 % of leaf's samples unwind to
  * main with every frame in order), those chains in the callee tree and the perf-script
  * export, CFI read from a separate debug file's .debug_frame, three processes under one
- * shell each unwound on its own, the same program under fp
- * (the chain breaks: the test is real), kernel frames joined under the unwound user
- * ones, and LBR (live where the CPU has it; skipped with the reason here). The programs
- * are compiled by the test (cc and objcopy from the build set) from
- * tests/data/callgraph. */
+ * shell each unwound on its own, the same program under fp (the chain breaks: the test
+ * is real), kernel frames joined under the unwound user ones, and LBR (live where the
+ * CPU has it; skipped with the reason here). The programs are compiled by the test (cc
+ * and objcopy from the build set) from tests/data/callgraph. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
