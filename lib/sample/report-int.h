@@ -96,6 +96,7 @@ struct tacho_profile {
 	size_t nuchains, uchains_cap;
 	bool unwound;                  /* tc_profile_unwind ran */
 	uint64_t lost;
+	uint64_t throttles;            /* THROTTLE records (not the UNTHROTTLE ones) */
 	bool truncated, finished;
 	uint64_t good_end;
 	int exit_status;
