@@ -199,7 +199,5 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 /* Iterates the key/value pairs of a META record: returns false at the end. */
 bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);
 
-/* CRC-32 (IEEE 802.3 polynomial, as zlib's crc32) of len bytes, continuing from crc. */
-uint32_t tc_crc32(uint32_t crc, const void *data, size_t len);
 
 #endif
