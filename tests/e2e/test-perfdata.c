@@ -44,7 +44,7 @@ static bool have_perf(void)
 
 	/* a build-id cache of this test's own, not ~/.debug, which other tests' perf runs
 	 * write at the same time */
-	setenv("PERF_BUILDID_DIR", th_tmp("perf-buildid"), 1);
+	setenv("PERF_BUILDID_DIR", th_tmp("home/.debug"), 1);
 	ok = sh(&r, "perf --version");
 
 	th_run_free(&r);
@@ -206,20 +206,29 @@ static void test_stdin(void **state)
 
 /* The build-ids perf wrote (the BUILD_ID feature, or in the mappings with
  * --buildid-mmap) reach the report: a program replaced after the recording by another
- * binary is called changed, and its samples are not named from the wrong file. */
+ * binary is called changed, and its samples are not named from the wrong file; once
+ * perf's build-id cache holds the recorded binary, they are named from that copy. The
+ * cache is the test's own ($HOME/.debug, perf's PERF_BUILDID_DIR). */
 static void test_build_ids(void **state)
 {
 	static const char *const how[] = {
 		"-e page-faults:u -c 1",
 		"--buildid-mmap -e page-faults:u -c 1",
 	};
-	char why[512], prog[512], cmd[1024];
+	char why[512], prog[512], cmd[1024], home[4096];
 	struct th_run r;
 	(void)state;
 
 	if (!have_perf())
 		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	assert_true(sh(&r, "mkdir -p %s", th_tmp("home/.debug")));
+	th_run_free(&r);
+	snprintf(home, sizeof(home), "%s", getenv("HOME") ? getenv("HOME") : "");
+	setenv("HOME", th_tmp("home"), 1);
 	for (size_t i = 0; i < ARRAY_SIZE(how); i++) {
+		assert_true(sh(&r, "rm -rf %s/.build-id %s/[!.]*", th_tmp("home/.debug"),
+			       th_tmp("home/.debug")));
+		th_run_free(&r);
 		snprintf(cmd, sizeof(cmd), "cp %s %s", th_prog("sample-faults"), th_tmp("prog"));
 		assert_true(sh(&r, "%s", cmd));
 		th_run_free(&r);
@@ -240,7 +249,18 @@ static void test_build_ids(void **state)
 		assert_contains(r.err, "changed since the recording (build-id differs)");
 		assert_not_contains(r.out, "touch_pages");
 		th_run_free(&r);
+
+		/* the recorded binary in the cache: named from the copy */
+		if (!sh(&r, "perf buildid-cache -a %s", th_prog("sample-faults")))
+			fail_msg("perf buildid-cache -a: %s", r.err);
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", th_tmp("bid.data"), NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "touch_pages");
+		assert_not_contains(r.err, "changed since the recording");
+		th_run_free(&r);
 	}
+	setenv("HOME", home, 1);
 }
 
 /* Every row perf report --sort srcline gives a file and line holds the same samples in
