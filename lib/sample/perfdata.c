@@ -734,25 +734,36 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 			return corrupt(diag, name, off + p, "a sample ends inside its branch stack");
 		p += per * nr;
 	}
+	/* perf record --call-graph dwarf: the user registers and a copy of the stack,
+	 * which the report unwinds as it does tacho's own (a USTACK record after the
+	 * sample, pointing into the file) */
+	memset(&r->pending, 0, sizeof(r->pending));
 	if (st & PERF_SAMPLE_REGS_USER) {
 		NEED(8, "user registers");
-		if (get64(rec + p)) {
-			p += 8;
-			NEED(8 * __builtin_popcountll(a->regs_user), "user registers");
-			p += 8 * (size_t)__builtin_popcountll(a->regs_user);
-		} else {
-			p += 8;
+		r->pending.u.ustack.abi = get64(rec + p);
+		p += 8;
+		if (r->pending.u.ustack.abi) {
+			size_t n = (size_t)__builtin_popcountll(a->regs_user);
+			NEED(8 * n, "user registers");
+			r->pending.u.ustack.mask = a->regs_user;
+			r->pending.u.ustack.nregs = (uint32_t)n;
+			r->pending.u.ustack.regs = (const uint64_t *)(const void *)(rec + p);
+			p += 8 * n;
 		}
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
-		uint64_t n;
+		uint64_t n, dyn;
 		NEED(8, "user stack");
 		n = get64(rec + p);
 		p += 8;
 		NEED(n, "user stack");
+		r->pending.u.ustack.stack = rec + p;
 		p += n;
 		if (n) {
 			NEED(8, "user stack");
+			/* the bytes the kernel could copy, of the n it reserved */
+			dyn = get64(rec + p);
+			r->pending.u.ustack.stack_len = (uint32_t)(dyn < n ? dyn : n);
 			p += 8;
 		}
 	}
@@ -790,6 +801,11 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		p += n;
 	}
 #undef NEED
+	if (r->pending.u.ustack.nregs && r->pending.u.ustack.stack_len) {
+		r->pending.type = TC_REC_USTACK;
+		r->pending.offset = off;
+		r->has_pending = true;
+	}
 	return 1;
 }
 
@@ -909,9 +925,6 @@ static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 		if (attr_is_dummy(a))
 			continue;
 		a->ev = r->nev++;
-		if ((a->sample_type & PERF_SAMPLE_STACK_USER) &&
-		    (a->sample_type & PERF_SAMPLE_CALLCHAIN))
-			r->user_stacks = true;
 		memset(out, 0, sizeof(*out));
 		out->type = TC_REC_EVENT;
 		out->offset = 0;
@@ -953,6 +966,11 @@ static void meta(struct tc_perfdata_reader *r, struct tc_rec *out)
 int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, const char *name,
 			    struct tacho_diag *diag)
 {
+	if (r->has_pending) {
+		*out = r->pending;
+		r->has_pending = false;
+		return 1;
+	}
 	for (;;) {
 		const unsigned char *rec;
 		uint32_t type;

@@ -37,8 +37,8 @@ struct tc_perfdata_reader {
 	bool truncated;               /* it ends inside a record, or the file before it */
 	uint64_t good_end;            /* offset just past the last whole record */
 	uint64_t skipped;             /* records stepped over (types a report does not use) */
-	bool user_stacks;             /* a reported event has copies of user stacks to
-				       unwind (perf record --call-graph dwarf) */
+	struct tc_rec pending;        /* the USTACK record of the sample just yielded */
+	bool has_pending;
 };
 
 /* Whether len bytes at data begin with perf.data's magic "PERFILE2", in either byte

@@ -197,11 +197,6 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 		ret = tc_perfdata_reader_init(&pd, p->data, p->len, path, diag);
 	if (!ret)
 		ret = read_records(p, &rd, &pd, path, diag);
-	/* the chains then stop at the kernel's part: said, not silently flat */
-	if (!ret && pd.user_stacks)
-		tc_log(TACHO_LOG_WARN, "%s: perf recorded user stacks to unwind (--call-graph "
-		       "dwarf), which tacho does not unwind: call chains hold the kernel's frames "
-		       "and the sampled function only (record with -g for whole chains)", path);
 	/* the words of a perf.data live in its reader: the pool keeps them */
 	if (!ret && pd.data && p->command && !(p->command = tc_strpool_add(&p->pool, p->command)))
 		ret = -ENOMEM;

@@ -131,6 +131,17 @@ static double samples_of(const struct th_json *j, const char *sym)
 	return row ? json_num(row, "samples") : 0;
 }
 
+static struct th_json *run_json(struct th_run *r)
+{
+	struct th_json *j;
+
+	if (r->status != 0)
+		fail_msg("tacho report failed (%d): %s", r->status, r->err);
+	j = assert_json(r->out);
+	th_run_free(r);
+	return j;
+}
+
 /* M pages touched, every Nth fault sampled: exactly M/N samples of touch_pages, all on
  * its faulting line, in file and pipe mode; the whole file's samples are perf's. */
 static void test_page_faults_exact(void **state)
@@ -479,42 +490,48 @@ static void test_callchains(void **state)
 	th_run_free(&r);
 }
 
-/* --call-graph dwarf: perf copies user stacks for a later unwind, which tacho does not
- * do; the report says so on stderr, and its samples are still perf's, each in the
- * function perf script names first. */
-static void test_dwarf_stacks_said(void **state)
+/* --call-graph dwarf: perf copies each sample's user registers and stack; the report
+ * unwinds them (libdwfl) as it unwinds tacho's own, in both modes: every sample of the
+ * program has main and burn below it, and burn calls hot3 (perf 6.1 here, without an
+ * unwinder of its own, shows the sampled function alone). */
+static void test_dwarf_unwound(void **state)
 {
-	struct th_run r;
-	struct th_json *j;
 	char why[512], prog[512];
 	(void)state;
 
 	if (!have_perf())
 		TEST_SKIP("perf is not installed (Debian: linux-perf)");
 	snprintf(prog, sizeof(prog), "%s 100", th_prog("sample-cpu"));
-	if (!perf_record(th_tmp("dwarf.data"), false,
-			 "--call-graph dwarf,4096 -e cpu-clock -c 1000000", prog, why, sizeof(why)))
-		TEST_SKIP("%s", why);
-	th_tacho(&r, "report", "-i", th_tmp("dwarf.data"), "--json", NULL);
-	assert_int_equal(r.status, 0);
-	assert_contains(r.err, "perf recorded user stacks to unwind (--call-graph dwarf), "
-			"which tacho does not unwind");
-	assert_int_equal(th_count_lines(r.err), 1);
-	j = assert_json(r.out);
-	assert_int_equal((long)json_num(j, "samples"),
-			 perf_script_count(th_tmp("dwarf.data"), "cpu-clock:"));
-	assert_true(samples_of(j, "hot3") > samples_of(j, "hot1"));
-	th_json_free(j);
-	th_run_free(&r);
+	for (int pipe = 0; pipe < 2; pipe++) {
+		char file[512];
+		struct th_run r;
+		struct th_json *j;
+		const struct th_json *m;
+		double own;
 
-	/* a -g recording has nothing to say */
-	if (!perf_record(th_tmp("fp.data"), false, "-g -e cpu-clock -c 1000000", prog, why,
-			 sizeof(why)))
-		TEST_SKIP("%s", why);
-	th_tacho(&r, "report", "-i", th_tmp("fp.data"), NULL);
-	assert_int_equal(r.status, 0);
-	assert_string_equal(r.err, "");
-	th_run_free(&r);
+		snprintf(file, sizeof(file), "%s", th_tmp(pipe ? "dwarf-pipe.data" : "dwarf.data"));
+		if (!perf_record(file, pipe, "--call-graph dwarf,4096 -e cpu-clock -c 1000000", prog,
+				 why, sizeof(why)))
+			TEST_SKIP("%s", why);
+		th_tacho(&r, "report", "-i", file, "--children", "--json", "--dso", "sample-cpu",
+			 NULL);
+		j = run_json(&r);
+		own = samples_of(j, "hot3") + samples_of(j, "hot1");
+		assert_true(own > 50);
+		m = th_json_find(j, "rows", "symbol", "main");
+		if (!m || json_num(m, "samples") < own)
+			fail_msg("%s mode: main on %g stacks, hot3 and hot1 have %g samples",
+				 pipe ? "pipe" : "file", m ? json_num(m, "samples") : 0, own);
+		m = th_json_find(j, "rows", "symbol", "burn");
+		assert_non_null(m);
+		assert_true(json_num(m, "samples") >= own);
+		th_json_free(j);
+		th_tacho(&r, "report", "-i", file, "--format", "folded", NULL);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, ";main;burn;hot3 ");
+		assert_string_equal(r.err, "");
+		th_run_free(&r);
+	}
 }
 
 /* A tracepoint (named from the file in both modes) and a data breakpoint: one sample
@@ -703,17 +720,6 @@ static size_t thread_pages(const char *out, int *tids, long *pages, size_t max)
 		if (sscanf(p, "tid %d pages %ld", &tids[n], &pages[n]) == 2)
 			n++;
 	return n;
-}
-
-static struct th_json *run_json(struct th_run *r)
-{
-	struct th_json *j;
-
-	if (r->status != 0)
-		fail_msg("tacho report failed (%d): %s", r->status, r->err);
-	j = assert_json(r->out);
-	th_run_free(r);
-	return j;
 }
 
 /* The report's dimensions, filters, annotate and exports read a perf.data as they read
@@ -951,7 +957,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_clock_split),
 		cmocka_unit_test(test_frequency_periods),
 		cmocka_unit_test(test_callchains),
-		cmocka_unit_test(test_dwarf_stacks_said),
+		cmocka_unit_test(test_dwarf_unwound),
 		cmocka_unit_test(test_tracepoint_and_breakpoint),
 		cmocka_unit_test(test_cut_and_damaged),
 		cmocka_unit_test(test_dimensions_and_exports),

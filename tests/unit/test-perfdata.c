@@ -1,7 +1,7 @@
 /* test-perfdata.c - the perf.data reader on files built here byte by byte: a sample with
- * every field perf_event_open can write decodes its IP, ids, time, CPU, period and call
- * chain after the fields it steps over, and a sample 8 bytes short of its fields is
- * corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
+ * every field perf_event_open can write decodes its IP, ids, time, CPU, period, call
+ * chain, user registers and stack after the fields it steps over, and a sample 8 bytes
+ * short of its fields is corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
  * records, unknown types, a cut file, the other byte order; a sample without CPU or
  * mapping; samples in anonymous code, unnamed without a warning; throttles counted. */
 #include <errno.h>
@@ -234,6 +234,16 @@ static void test_every_sample_field(void **state)
 	assert_int_equal(rec.u.sample.nr, 3);
 	memcpy(&c, &rec.u.sample.chain[2], 8);
 	assert_int_equal(c, 0x401100);
+
+	/* its user registers and stack, for the report to unwind */
+	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	assert_int_equal(rec.type, TC_REC_USTACK);
+	assert_int_equal(rec.u.ustack.abi, 2);
+	assert_int_equal(rec.u.ustack.mask, 0x7);
+	assert_int_equal(rec.u.ustack.nregs, 3);
+	memcpy(&c, &rec.u.ustack.regs[2], 8);
+	assert_int_equal(c, 0x602);
+	assert_int_equal(rec.u.ustack.stack_len, 16);
 
 	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
 	assert_int_equal(rec.type, TC_REC_LOST);
