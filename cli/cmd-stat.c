@@ -12,13 +12,18 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
+       OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
+       OPT_FOR_EACH_CGROUP };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
+	"   or: tacho stat [<options>] (-A | --per-core | --per-die | --per-socket | --per-node |\n"
+	"                  -G <cgroups> | --for-each-cgroup <cgroups>) (-a | -C <cpus>) [...]\n"
+	"   or: tacho stat [<options>] --per-thread (-p <pid> | -t <tid> | [--] <program> ...)\n"
 	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
 	"                  [-r <n>] [--] <program> [<args>]\n"
 	"\n"
@@ -72,6 +77,27 @@ static const struct cli_option stat_options[] = {
 	  "count everything on every CPU" },
 	{ 'C', 'C', "cpu", "<cpus>",
 	  "count everything on these CPUs (0-3,8)" },
+	{ 'A', 'A', "no-aggr", NULL,
+	  "with -a or -C: a value per CPU (also --per-cpu)" },
+	{ 'A', 0, "per-cpu", NULL,
+	  "the same as -A" },
+	{ OPT_PER_CORE, 0, "per-core", NULL,
+	  "with -a or -C: a value per core (its CPUs added)" },
+	{ OPT_PER_DIE, 0, "per-die", NULL,
+	  "with -a or -C: a value per die" },
+	{ OPT_PER_SOCKET, 0, "per-socket", NULL,
+	  "with -a or -C: a value per package" },
+	{ OPT_PER_NODE, 0, "per-node", NULL,
+	  "with -a or -C: a value per NUMA node" },
+	{ OPT_PER_THREAD, 0, "per-thread", NULL,
+	  "a value per thread: of -p, -t, or of the program (one\n"
+	  "run: each thread's counts as it ends)" },
+	{ 'G', 'G', "cgroup", "<cgroups>",
+	  "with -a or -C: count only in these cgroups, perf's way:\n"
+	  "the first event in the first, ...; one cgroup takes\n"
+	  "every event; \"\" counts an event everywhere" },
+	{ OPT_FOR_EACH_CGROUP, 0, "for-each-cgroup", "<cgroups>",
+	  "with -a or -C: every event in every cgroup of the list" },
 	{ 'x', 'x', "field-separator", "<c>",
 	  "CSV with separator <c>, header row first" },
 	{ OPT_CSV, 0, "csv", NULL,
@@ -137,6 +163,9 @@ struct stat_cli {
 	bool mca;                       /* --mca */
 	struct tacho_sim_mca *mca_result;
 	struct tacho_sim *simulator;
+	bool aggr_set;                  /* a breakdown was asked */
+	char *cgroup_arg;               /* -G / --for-each-cgroup, split into cgroups */
+	char **cgroups;
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -165,6 +194,8 @@ static void stat_cli_exit(struct stat_cli *c)
 	tacho_evlist_free(c->list);
 	tc_sb_exit(&c->events);
 	free(c->cpus);
+	free(c->cgroup_arg);
+	free(c->cgroups);
 }
 
 /* --- parsing --- */
@@ -215,6 +246,52 @@ static int set_target(struct stat_cli *c, int opt, const char *arg)
 		break;
 	}
 	c->ntargets++;
+	return GO_ON;
+}
+
+/* One breakdown per command: -A, --per-*, -G and --for-each-cgroup exclude each
+ * other. */
+static int set_aggr(struct stat_cli *c, enum tacho_stat_aggr a, const char *list, bool pairs)
+{
+	size_t n = 1;
+	char *p;
+
+	if (c->aggr_set && (c->o.aggr != a || a == TACHO_STAT_AGGR_CGROUP))
+		return cli_usage_error(&cmd_stat, "one breakdown at most: -A, --per-core, "
+				       "--per-die, --per-socket, --per-node, --per-thread, -G or "
+				       "--for-each-cgroup");
+	c->aggr_set = true;
+	c->o.aggr = a;
+	if (!list)
+		return GO_ON;
+	/* perf's list: names separated by commas, an empty one meaning everywhere */
+	c->cgroup_arg = tc_strdup(list);
+	for (const char *q = list; *q; q++)
+		n += *q == ',';
+	c->cgroups = calloc(n, sizeof(*c->cgroups));
+	if (!c->cgroup_arg || !c->cgroups) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	p = c->cgroup_arg;
+	for (size_t i = 0; i < n; i++) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		c->cgroups[i] = p;
+		p = comma ? comma + 1 : p + strlen(p);
+	}
+	if (!pairs) {
+		for (size_t i = 0; i < n; i++)
+			if (!c->cgroups[i][0])
+				return cli_usage_error(&cmd_stat, "--for-each-cgroup: an empty "
+						       "cgroup name in '%s'", list);
+	} else if (n == 1 && !c->cgroups[0][0]) {
+		return cli_usage_error(&cmd_stat, "-G needs a cgroup");
+	}
+	c->o.cgroups = (const char *const *)c->cgroups;
+	c->o.ncgroups = n;
+	c->o.cgroup_pairs = pairs;
 	return GO_ON;
 }
 
@@ -304,6 +381,22 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_MCA:
 		c->mca = true;
 		return GO_ON;
+	case 'A':
+		return set_aggr(c, TACHO_STAT_AGGR_CPU, NULL, false);
+	case OPT_PER_CORE:
+		return set_aggr(c, TACHO_STAT_AGGR_CORE, NULL, false);
+	case OPT_PER_DIE:
+		return set_aggr(c, TACHO_STAT_AGGR_DIE, NULL, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, TACHO_STAT_AGGR_SOCKET, NULL, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, TACHO_STAT_AGGR_NODE, NULL, false);
+	case OPT_PER_THREAD:
+		return set_aggr(c, TACHO_STAT_AGGR_THREAD, NULL, false);
+	case 'G':
+		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, true);
+	case OPT_FOR_EACH_CGROUP:
+		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, false);
 	}
 	return GO_ON;
 }
@@ -367,6 +460,24 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->aggr_set) {
+		const char *what = c->o.aggr == TACHO_STAT_AGGR_CGROUP ? "-G and --for-each-cgroup"
+				   : c->o.aggr == TACHO_STAT_AGGR_THREAD ? "--per-thread"
+				   : "-A and --per-core, -die, -socket, -node";
+		bool cpus = c->o.target == TACHO_TARGET_CPUS;
+		if (c->o.aggr == TACHO_STAT_AGGR_THREAD ? cpus : !cpus)
+			return cli_usage_error(&cmd_stat, "%s count%s %s", what,
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "s" : "",
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD
+						       ? "a program, -p or -t, not CPUs"
+						       : "CPUs: add -a or -C");
+		if (c->interval || c->sim)
+			return cli_usage_error(&cmd_stat, "%s go%s with neither -I nor --sim", what,
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "es" : "");
+		if (c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv && c->repeat > 1)
+			return cli_usage_error(&cmd_stat, "--per-thread counts one run of the "
+					       "program (its threads are new on every run): no -r");
+	}
 	if (c->cpus_arg) {
 		if (tc_parse_cpu_list(c->cpus_arg, &c->cpus, &ncpus, &diag))
 			return cli_usage_error(&cmd_stat, "bad CPU list '%s' at column %u: %s",
@@ -508,6 +619,10 @@ static int stat_prepare(struct stat_cli *c)
 	}
 	if (err)
 		return cli_event_error("event list", &diag);
+	if (c->o.cgroup_pairs && c->o.ncgroups > 1 && c->o.ncgroups > tacho_evlist_count(c->list))
+		return cli_usage_error(&cmd_stat, "-G names %zu cgroups for %zu events (each goes "
+				       "with the event in its place)", c->o.ncgroups,
+				       tacho_evlist_count(c->list));
 	if (c->explain && cli_msr_explain_events(c->list, stderr))
 		return EXIT_FAIL;
 	return GO_ON;

@@ -150,6 +150,29 @@ typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval 
 /* Called before each run of the program: done runs of total (warm-up runs included). */
 typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
 
+/* How a session's counts are broken down (perf stat's aggregation modes). Every mode
+ * but GLOBAL gives each event one value per unit (tacho_stat_unit) besides its total. */
+enum tacho_stat_aggr {
+	TACHO_STAT_AGGR_GLOBAL = 0,  /* one value per event (the default) */
+	TACHO_STAT_AGGR_CPU,         /* per CPU of a CPUS target (perf's -A, --per-cpu) */
+	TACHO_STAT_AGGR_CORE,        /* per core (the CPUs of a CPUS target that share one) */
+	TACHO_STAT_AGGR_DIE,         /* per die of a package */
+	TACHO_STAT_AGGR_SOCKET,      /* per package */
+	TACHO_STAT_AGGR_NODE,        /* per NUMA node */
+	TACHO_STAT_AGGR_THREAD,      /* per thread: of a PROCESS target (its threads when
+					counting starts, each with the threads it creates
+					later), of a THREAD target, or of a CHILD program
+					(every thread and process it ever had, each by
+					itself: the kernel reports a thread's counts when
+					it ends) */
+	TACHO_STAT_AGGR_CGROUP,      /* per cgroup of opts.cgroups, on a CPUS target */
+	TACHO_STAT_AGGR_COUNT,
+};
+
+/* The stable lowercase name of a mode: "global", "cpu", "core", "die", "socket", "node",
+ * "thread", "cgroup"; "unknown" out of range. */
+TACHO_API const char *tacho_stat_aggr_name(enum tacho_stat_aggr a);
+
 /* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
  * sz does not cover take their defaults. */
 struct tacho_stat_opts {
@@ -186,6 +209,18 @@ struct tacho_stat_opts {
 					   with the reason; the target must be CHILD, and neither
 					   intervals nor a PMU are used. Needed until the session
 					   ends (tacho_stat_run returns) */
+	enum tacho_stat_aggr aggr;      /* the breakdown (GLOBAL by default). CPU, CORE, DIE,
+					   SOCKET, NODE and CGROUP need a CPUS target; THREAD
+					   a task target (CHILD: with one repetition); none goes
+					   with interval_ms or sim */
+	const char *const *cgroups;     /* CGROUP: ncgroups cgroups, each a path inside the
+					   perf_event hierarchy (cgroup v1's perf_event
+					   controller, else cgroup v2) or an absolute path to
+					   one; "" counts every task (no cgroup) */
+	size_t ncgroups;
+	bool cgroup_pairs;              /* CGROUP: event i is counted in cgroups[i] alone
+					   (perf's -G); one cgroup takes every event. false:
+					   every event in every cgroup (--for-each-cgroup) */
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -272,6 +307,36 @@ struct tacho_stat_region {
 					 simulated value */
 	const double *exclusive;      /* the same without the nested regions */
 };
+
+/* One unit of a breakdown: a CPU, a core, a die, a package, a node, a thread or a
+ * cgroup. Handed out by tacho_stat_unit (read through the pointer: fields are only ever
+ * added at the end). Fields that do not apply to the mode are -1, 0 or NULL. */
+struct tacho_stat_unit {
+	enum tacho_stat_aggr aggr;
+	const char *label;       /* for people: "CPU3", "S0-D0-C1", "S0-D0", "S0", "N0",
+				    "COMM-TID", the cgroup */
+	int cpu;                 /* CPU: its number */
+	int socket, die, core;   /* CPU, CORE, DIE, SOCKET: physical_package_id, die_id,
+				    core_id of sysfs (-1 unknown or not part of the mode) */
+	int node;                /* CPU, NODE: the NUMA node (-1 unknown) */
+	unsigned ncpus;          /* CPU family and CGROUP: the CPUs it adds up */
+	pid_t tid;               /* THREAD: the thread; -1 for what no thread's report
+				    accounts for (records lost) */
+	pid_t pid;               /* THREAD: its process */
+	const char *comm;        /* THREAD: its name ("" unknown) */
+	const char *cgroup;      /* CGROUP: the cgroup as asked ("" every task) */
+};
+
+/* The breakdown of a session (GLOBAL when none was asked), its units, and one event's
+ * result in one unit: the same fields as the event's total (value, status, statistics
+ * over the repetitions, why), NULL where the event was not counted in that unit (an
+ * event paired with another cgroup by cgroup_pairs). Units are sorted (CPU, core, ...
+ * by number, threads by process then thread id, cgroups as asked). Live as long as s. */
+TACHO_API enum tacho_stat_aggr tacho_stat_aggr(const struct tacho_stat *s);
+TACHO_API size_t tacho_stat_nunits(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_unit *tacho_stat_unit(const struct tacho_stat *s, size_t u);
+TACHO_API const struct tacho_stat_event *tacho_stat_unit_event(const struct tacho_stat *s,
+							       size_t u, size_t i);
 
 /* The simulation of the last repetition of a simulated session (lives as long as s: its
  * places, tacho_sim_result_rows), NULL for a session that counted. */

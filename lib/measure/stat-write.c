@@ -279,6 +279,175 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 	return err;
 }
 
+/* --- breakdowns: the unit's fields beside each value --- */
+
+enum unit_field { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_NCPUS, UF_PID, UF_TID,
+		  UF_COMM, UF_CGROUP, UF_COUNT };
+
+static const char *const unit_field_name[UF_COUNT] = {
+	"cpu", "socket", "die", "core", "node", "ncpus", "pid", "tid", "comm", "cgroup",
+};
+
+/* The fields of each mode, in the order of their columns; ends at UF_COUNT. */
+static const enum unit_field *unit_fields(enum tacho_stat_aggr a)
+{
+	static const enum unit_field none[] = { UF_COUNT },
+		cpu[] = { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_COUNT },
+		core[] = { UF_SOCKET, UF_DIE, UF_CORE, UF_NCPUS, UF_COUNT },
+		die[] = { UF_SOCKET, UF_DIE, UF_NCPUS, UF_COUNT },
+		socket[] = { UF_SOCKET, UF_NCPUS, UF_COUNT },
+		node[] = { UF_NODE, UF_NCPUS, UF_COUNT },
+		thread[] = { UF_PID, UF_TID, UF_COMM, UF_COUNT },
+		cgroup[] = { UF_CGROUP, UF_NCPUS, UF_COUNT };
+
+	switch (a) {
+	case TACHO_STAT_AGGR_CPU: return cpu;
+	case TACHO_STAT_AGGR_CORE: return core;
+	case TACHO_STAT_AGGR_DIE: return die;
+	case TACHO_STAT_AGGR_SOCKET: return socket;
+	case TACHO_STAT_AGGR_NODE: return node;
+	case TACHO_STAT_AGGR_THREAD: return thread;
+	case TACHO_STAT_AGGR_CGROUP: return cgroup;
+	default: return none;
+	}
+}
+
+static size_t unit_nfields(enum tacho_stat_aggr a)
+{
+	size_t n = 0;
+
+	for (const enum unit_field *f = unit_fields(a); *f != UF_COUNT; f++)
+		n++;
+	return n;
+}
+
+/* A field as a number (-1: unknown) or, for comm and cgroup, a string. */
+static long long unit_num(const struct tacho_stat_unit *u, enum unit_field f)
+{
+	switch (f) {
+	case UF_CPU: return u->cpu;
+	case UF_SOCKET: return u->socket;
+	case UF_DIE: return u->die;
+	case UF_CORE: return u->core;
+	case UF_NODE: return u->node;
+	case UF_NCPUS: return u->ncpus;
+	case UF_PID: return u->pid;
+	case UF_TID: return u->tid;
+	default: return -1;
+	}
+}
+
+static const char *unit_str(const struct tacho_stat_unit *u, enum unit_field f)
+{
+	if (f == UF_COMM)
+		return u->comm ? u->comm : "";
+	if (f == UF_CGROUP)
+		return u->cgroup ? u->cgroup : "";
+	return NULL;
+}
+
+/* CSV: the field, empty when unknown. */
+static const char *unit_csv(const struct tacho_stat_unit *u, enum unit_field f, char *buf,
+			    size_t size)
+{
+	const char *str = unit_str(u, f);
+	long long v;
+
+	if (str)
+		return str;
+	v = unit_num(u, f);
+	if (v < 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "%lld", v);
+	return buf;
+}
+
+/* JSON: the field, null when unknown. */
+static void unit_json(struct tc_json *j, const struct tacho_stat_unit *u)
+{
+	for (const enum unit_field *f = unit_fields(u->aggr); *f != UF_COUNT; f++) {
+		const char *str = unit_str(u, *f);
+		long long v = unit_num(u, *f);
+
+		if (str)
+			tc_json_str(j, unit_field_name[*f], str);
+		else if (v < 0)
+			tc_json_null(j, unit_field_name[*f]);
+		else
+			tc_json_int(j, unit_field_name[*f], v);
+	}
+}
+
+/* One row per unit and event: the unit's label (and the CPUs it adds up, for a core,
+ * a die, a package, a node or a cgroup), value, unit, name, then the coverage or the
+ * rate's absence: a unit's rate would need its own clock. */
+static int table_units(const struct tacho_stat *s, FILE *f, size_t *nnotes)
+{
+	enum tacho_stat_aggr a = tacho_stat_aggr(s);
+	bool ncpus = a != TACHO_STAT_AGGR_CPU && a != TACHO_STAT_AGGR_THREAD;
+	struct tc_table *t = tc_table_new(ncpus ? 6 : 5);
+	char b1[64], nc[16];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	tc_table_align_right(t, ncpus ? 2 : 1, true);
+	if (ncpus)
+		tc_table_align_right(t, 1, true);
+	for (size_t u = 0; u < tacho_stat_nunits(s) && !err; u++) {
+		const struct tacho_stat_unit *un = tacho_stat_unit(s, u);
+
+		for (size_t i = 0; i < tacho_stat_nevents(s) && !err; i++) {
+			const struct tacho_stat_event *e = tacho_stat_unit_event(s, u, i);
+			char note[160] = "";
+			const char *val;
+
+			if (!e)
+				continue;
+			if (!has_value(e->status)) {
+				val = no_value_word(e->status);
+				(*nnotes)++;
+			} else {
+				val = fmt_human(e->value, e->unit, b1, sizeof(b1));
+			}
+			if (e->status == TACHO_COUNT_MULTIPLEXED)
+				snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
+					 100.0 * e->coverage);
+			snprintf(nc, sizeof(nc), "%u", un->ncpus);
+			if (ncpus)
+				err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s", un->label, nc, val,
+						    e->unit, e->name, note);
+			else
+				err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s", un->label, val, e->unit,
+						    e->name, note);
+		}
+	}
+	if (!err)
+		tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	return err;
+}
+
+/* Why a unit's event has no value, one line each, after the table. */
+static void table_unit_notes(const struct tacho_stat *s, FILE *f,
+			     const struct tc_write_settings *w)
+{
+	char hb[1200];
+
+	for (size_t u = 0; u < tacho_stat_nunits(s); u++) {
+		const struct tacho_stat_unit *un = tacho_stat_unit(s, u);
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+			const struct tacho_stat_event *e = tacho_stat_unit_event(s, u, i);
+			if (e && !has_value(e->status))
+				fprintf(f, "  %s %s: %s: %s\n", un->label, e->name,
+					tacho_count_status_name(e->status),
+					e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) :
+						 "no reason known");
+		}
+	}
+}
+
 /* The derived metrics other than the rates shown beside their events. */
 static int table_metrics(const struct tacho_stat *s, FILE *f)
 {
@@ -534,7 +703,10 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	int err;
 
 	table_title(s, a, f);
-	err = table_events(s, a->repeat > 1, f, &nnotes);
+	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
+		err = table_units(s, f, &nnotes);
+	else
+		err = table_events(s, a->repeat > 1, f, &nnotes);
 	if (!err)
 		err = table_metrics(s, f);
 	if (!err)
@@ -545,7 +717,10 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 		table_mca(a, tacho_stat_sim_machine(s), f);
 	if (err)
 		return err;
-	if (nnotes) {
+	if (nnotes && tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL) {
+		fprintf(f, "\n");
+		table_unit_notes(s, f, w);
+	} else if (nnotes) {
 		fprintf(f, "\n");
 		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
 			const struct tacho_stat_event *e = tacho_stat_event(s, i);
@@ -578,31 +753,74 @@ static const char *const csv_head[] = { "kind", "name", "status", "value", "unit
 static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
 						 "coverage", "explanation" };
 
+/* The CSV row of an event (kind "event"; "total" for the totals of a breakdown), its
+ * unit's fields after the common ones (un NULL: none). */
+static void csv_event(FILE *f, const struct tc_write_settings *w, const char *kind,
+		      const struct tacho_stat_event *e, enum tacho_stat_aggr a,
+		      const struct tacho_stat_unit *un)
+{
+	const char *row[ARRAY_SIZE(csv_head) + UF_COUNT];
+	char b[8][64], runs[16], hb[1200], ub[UF_COUNT][24];
+	bool v = has_value(e->status);
+	size_t n = 0;
+
+	snprintf(runs, sizeof(runs), "%u", e->nvalues);
+	row[n++] = kind;
+	row[n++] = e->name;
+	row[n++] = tacho_count_status_name(e->status);
+	row[n++] = v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "";
+	row[n++] = e->unit;
+	row[n++] = fmt_machine(e->coverage, b[1], sizeof(b[1]));
+	row[n++] = runs;
+	row[n++] = v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "";
+	row[n++] = v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "";
+	row[n++] = v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "";
+	row[n++] = v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "";
+	row[n++] = v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "";
+	row[n++] = v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "";
+	row[n++] = e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "";
+	for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++, n++)
+		row[n] = un ? unit_csv(un, *uf, ub[uf - unit_fields(a)], sizeof(ub[0])) : "";
+	tc_csv_row(f, w, row, n);
+}
+
+/* A row of the common columns, followed by the empty fields of a breakdown's. */
+static void csv_row_units(FILE *f, const struct tc_write_settings *w, const char *const *row,
+			  size_t n, enum tacho_stat_aggr a)
+{
+	const char *all[ARRAY_SIZE(csv_head) + UF_COUNT];
+	size_t k = 0;
+
+	for (; k < n; k++)
+		all[k] = row[k];
+	for (size_t i = 0; i < unit_nfields(a); i++)
+		all[k++] = "";
+	tc_csv_row(f, w, all, k);
+}
+
 static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
 {
-	char b[8][64], runs[16], hb[1200];
+	enum tacho_stat_aggr a = tacho_stat_aggr(s);
+	char b[8][64];
 
-	if (w->header)
-		tc_csv_row(f, w, csv_head, ARRAY_SIZE(csv_head));
-	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
-		const struct tacho_stat_event *e = tacho_stat_event(s, i);
-		bool v = has_value(e->status);
-		const char *row[] = {
-			"event", e->name, tacho_count_status_name(e->status),
-			v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "", e->unit,
-			fmt_machine(e->coverage, b[1], sizeof(b[1])), runs,
-			v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "",
-			v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "",
-			v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "",
-			v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "",
-			v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "",
-			v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "",
-			e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "",
-		};
-		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
-		snprintf(runs, sizeof(runs), "%u", e->nvalues);
-		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	if (w->header) {
+		const char *head[ARRAY_SIZE(csv_head) + UF_COUNT];
+		size_t n = 0;
+		for (; n < ARRAY_SIZE(csv_head); n++)
+			head[n] = csv_head[n];
+		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++)
+			head[n++] = unit_field_name[*uf];
+		tc_csv_row(f, w, head, n);
 	}
+	/* a breakdown: a row per unit and event, then the totals (no unit's fields) */
+	for (size_t u = 0; u < tacho_stat_nunits(s); u++)
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+			if (tacho_stat_unit_event(s, u, i))
+				csv_event(f, w, "event", tacho_stat_unit_event(s, u, i), a,
+					  tacho_stat_unit(s, u));
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+		csv_event(f, w, a == TACHO_STAT_AGGR_GLOBAL ? "event" : "total",
+			  tacho_stat_event(s, i), a, NULL);
 	if (tacho_stat_sim_machine(s)) {
 		/* the simulated machine, a row per cache: its size, and the rest in words */
 		const struct tacho_sim_machine *m = tacho_stat_sim_machine(s);
@@ -618,7 +836,7 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 					      "", "", "", "", "", "", "", "", words };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head),
 				       "a field per column");
-			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+			csv_row_units(f, w, row, ARRAY_SIZE(row), a);
 		}
 	}
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
@@ -627,7 +845,7 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 				      fmt_machine(m->value, b[0], sizeof(b[0])), m->unit,
 				      "", "", "", "", "", "", "", "", m->expr };
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
-		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		csv_row_units(f, w, row, ARRAY_SIZE(row), a);
 	}
 	return tc_write_status(f);
 }
@@ -636,13 +854,15 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 
 static void json_event(struct tc_json *j, const struct tacho_stat *s,
 		       const struct tacho_stat_event *e, bool stats,
-		       const struct tc_write_settings *w)
+		       const struct tc_write_settings *w, const struct tacho_stat_unit *un)
 {
 	char hb[1200];
 	bool v = has_value(e->status);
 
 	tc_json_obj_begin(j, NULL);
 	tc_json_str(j, "name", e->name);
+	if (un)
+		unit_json(j, un);
 	tc_json_str(j, "status", tacho_count_status_name(e->status));
 	json_value(j, "value", v ? e->value : NAN, e->unit);
 	tc_json_str(j, "unit", e->unit);
@@ -737,9 +957,22 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 			tc_json_str(&j, NULL, a->argv[i]);
 		tc_json_arr_end(&j);
 	}
-	tc_json_arr_begin(&j, "events");
+	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL) {
+		/* a breakdown: an entry per unit and event, and the events' totals */
+		tc_json_str(&j, "aggregation", tacho_stat_aggr_name(tacho_stat_aggr(s)));
+		tc_json_arr_begin(&j, "events");
+		for (size_t u = 0; u < tacho_stat_nunits(s); u++)
+			for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+				if (tacho_stat_unit_event(s, u, i))
+					json_event(&j, s, tacho_stat_unit_event(s, u, i),
+						   a->repeat > 0, w, tacho_stat_unit(s, u));
+		tc_json_arr_end(&j);
+		tc_json_arr_begin(&j, "totals");
+	} else {
+		tc_json_arr_begin(&j, "events");
+	}
 	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w);
+		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w, NULL);
 	tc_json_arr_end(&j);
 	tc_json_arr_begin(&j, "metrics");
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {

@@ -600,6 +600,68 @@ static void test_stat(void **state)
 	tacho_evlist_free(ev);
 }
 
+/* A breakdown per thread of a one-thread program: an entry per unit and event with the
+ * thread's keys, the totals beside, the CSV's unit columns. */
+static void test_stat_breakdown(void **state)
+{
+	char *argv[] = { (char *)"/bin/true", NULL };
+	struct tacho_stat_about about = { .sz = sizeof(about), .argv = argv };
+	struct tacho_evlist *ev;
+	struct tacho_stat *s;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct th_json *doc;
+	struct buf b;
+	int err;
+	(void)state;
+
+	assert_int_equal(tacho_evlist_parse("page-faults", &ev, &diag), 0);
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = ev, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .aggr = TACHO_STAT_AGGR_THREAD };
+	err = tacho_stat_run(&o, &s, &diag);
+	if (err) {
+		tacho_evlist_free(ev);
+		TEST_SKIP("cannot run a stat session here: %s", tacho_strerror(err));
+	}
+	assert_int_equal(tacho_stat_aggr(s), TACHO_STAT_AGGR_THREAD);
+	assert_int_equal(tacho_stat_nunits(s), 1);
+	assert_non_null(tacho_stat_unit_event(s, 0, 0));
+	assert_null(tacho_stat_unit_event(s, 1, 0));
+	assert_null(tacho_stat_unit_event(s, 0, 1));
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "stat");
+	assert_json_str(doc, "aggregation", "thread");
+	assert_json_str(doc, "events[0].comm", "true");
+	assert_json_type(doc, "events[0].tid", TH_JSON_NUMBER);
+	assert_json_str(doc, "totals[0].name", "page-faults");
+	/* one thread: its count is the total */
+	assert_true(json_num(doc, "events[0].value") == json_num(doc, "totals[0].value"));
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat-thread", ',');
+	assert_contains(b.s, "\ntotal,page-faults,counted,");
+	assert_contains(b.s, ",true\n");
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "  true-");
+	free(b.s);
+	tacho_stat_free(s);
+
+	/* refused: per CPU without CPUs, per thread of CPUs, a mode out of range */
+	o.aggr = TACHO_STAT_AGGR_CPU;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	assert_contains(diag.message, "need CPUs");
+	o.aggr = TACHO_STAT_AGGR_COUNT;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	o.aggr = TACHO_STAT_AGGR_THREAD;
+	o.repeat = 2;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	assert_contains(diag.message, "no repetitions");
+	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_SOCKET), "socket");
+	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_COUNT), "unknown");
+	tacho_evlist_free(ev);
+}
+
 static void test_stat_interval(void **state)
 {
 	struct tacho_count counts[] = {
@@ -1309,6 +1371,7 @@ int main(void)
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_stat_breakdown),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
