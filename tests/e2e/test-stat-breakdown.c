@@ -249,11 +249,12 @@ static void test_per_cpu(void **state)
 	if (!can_count_cpus())
 		TEST_SKIP("counting CPUs needs root or perf_event_paranoid <= 0");
 	assert_int_equal(tc_online_cpus(&on, &n), 0);
-	j = stat_json(&r, "-A", "-a", "-e", "cpu-clock", "--", threads_prog(), "threads", "1",
-		      NULL);
+	/* docs/stat.md's example */
+	j = stat_json(&r, "-A", "-a", "-e", "cpu-clock,page-faults", "--", threads_prog(),
+		      "threads", "1", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "aggregation"), "cpu");
-	assert_int_equal(th_json_get(j, "events")->n, n);
+	assert_int_equal(th_json_get(j, "events")->n, 2 * n);
 	for (size_t i = 0; i < n; i++) {
 		const struct th_json *e = entry_with(j, "cpu-clock", "cpu", on[i]);
 		assert_non_null(e);
