@@ -3,6 +3,7 @@
  * the derived metrics. The counting (tacho_stat_run) and the writing (tacho_stat_write)
  * are the library's; this file parses options, picks the events and words messages. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
-       OPT_FOR_EACH_CGROUP };
+       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -24,6 +25,7 @@ static const char stat_usage[] =
 	"   or: tacho stat [<options>] (-A | --per-core | --per-die | --per-socket | --per-node |\n"
 	"                  -G <cgroups> | --for-each-cgroup <cgroups>) (-a | -C <cpus>) [...]\n"
 	"   or: tacho stat [<options>] --per-thread (-p <pid> | -t <tid> | [--] <program> ...)\n"
+	"   or: tacho stat [<options>] (--regions | --control <channel> | -D <ms>) [--] <program> ...\n"
 	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
 	"                  [-r <n>] [--] <program> [<args>]\n"
 	"\n"
@@ -98,6 +100,15 @@ static const struct cli_option stat_options[] = {
 	  "every event; \"\" counts an event everywhere" },
 	{ OPT_FOR_EACH_CGROUP, 0, "for-each-cgroup", "<cgroups>",
 	  "with -a or -C: every event in every cgroup of the list" },
+	{ OPT_REGIONS, 0, "regions", NULL,
+	  "count only while a thread of the program is inside one of\n"
+	  "its tacho regions (it links libtacho)" },
+	{ OPT_CONTROL, 0, "control", "<channel>",
+	  "perf's: fd:CTL[,ACK] or fifo:CTL[,ACK]: enable, disable\n"
+	  "and ping read from CTL, \"ack\" written to ACK" },
+	{ 'D', 'D', "delay", "<ms>",
+	  "start counting ms after the program starts; -1: only\n"
+	  "when --control or --regions says" },
 	{ 'x', 'x', "field-separator", "<c>",
 	  "CSV with separator <c>, header row first" },
 	{ OPT_CSV, 0, "csv", NULL,
@@ -166,6 +177,7 @@ struct stat_cli {
 	bool aggr_set;                  /* a breakdown was asked */
 	char *cgroup_arg;               /* -G / --for-each-cgroup, split into cgroups */
 	char **cgroups;
+	int ctl_fds[2];                 /* --control fifo: the fifos tacho opened, or -1 */
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -181,6 +193,7 @@ static void stat_cli_init(struct stat_cli *c)
 	tc_sb_init(&c->events);
 	c->o.sz = sizeof(c->o);
 	c->o.target = TACHO_TARGET_CHILD;
+	c->ctl_fds[0] = c->ctl_fds[1] = -1;
 	cli_write_opts_init(&c->wo);   /* the library's hints in the command's words */
 }
 
@@ -196,6 +209,9 @@ static void stat_cli_exit(struct stat_cli *c)
 	free(c->cpus);
 	free(c->cgroup_arg);
 	free(c->cgroups);
+	for (int i = 0; i < 2; i++)
+		if (c->ctl_fds[i] >= 0)
+			close(c->ctl_fds[i]);
 }
 
 /* --- parsing --- */
@@ -292,6 +308,47 @@ static int set_aggr(struct stat_cli *c, enum tacho_stat_aggr a, const char *list
 	c->o.cgroups = (const char *const *)c->cgroups;
 	c->o.ncgroups = n;
 	c->o.cgroup_pairs = pairs;
+	return GO_ON;
+}
+
+/* perf's --control: fd:CTL[,ACK] (descriptors this process was given) or
+ * fifo:CTL[,ACK] (named pipes, opened read-write so that the open never waits for the
+ * other side). */
+static int parse_control(struct stat_cli *c, const char *arg)
+{
+	bool fifo = !strncmp(arg, "fifo:", 5);
+	char buf[4096], *comma;
+
+	if (!fifo && strncmp(arg, "fd:", 3))
+		return cli_usage_error(&cmd_stat, "bad value for --control: '%s' (fd:CTL[,ACK] or "
+				       "fifo:CTL[,ACK])", arg);
+	snprintf(buf, sizeof(buf), "%s", arg + (fifo ? 5 : 3));
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = '\0';
+	for (int i = 0; i < 2; i++) {
+		const char *s = i ? comma : buf;
+		uint64_t fd;
+		int *out = i ? &c->o.control_ack_fd : &c->o.control_fd;
+
+		*out = -1;
+		if (!s)
+			continue;
+		if (fifo) {
+			c->ctl_fds[i] = open(s, O_RDWR | O_CLOEXEC);
+			if (c->ctl_fds[i] < 0) {
+				cli_error("cannot open the control fifo '%s': %s", s, strerror(errno));
+				return EXIT_FAIL;
+			}
+			*out = c->ctl_fds[i];
+		} else if (tc_parse_u64(s, &fd) || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0) {
+			return cli_usage_error(&cmd_stat, "bad value for --control: '%s' is not an "
+					       "open descriptor", s);
+		} else {
+			*out = (int)fd;
+		}
+	}
+	c->o.control = true;
 	return GO_ON;
 }
 
@@ -395,6 +452,23 @@ static int parse_option(struct stat_cli *c, int opt)
 		return set_aggr(c, TACHO_STAT_AGGR_THREAD, NULL, false);
 	case 'G':
 		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, true);
+	case OPT_REGIONS:
+		c->o.regions_only = true;
+		return GO_ON;
+	case OPT_CONTROL:
+		return parse_control(c, optarg);
+	case 'D':
+		if (!strcmp(optarg, "-1")) {
+			c->o.delay_ms = -1;
+			return GO_ON;
+		}
+		{
+			unsigned ms = 0;
+			if (parse_uint("-D", optarg, 86400000, &ms) != GO_ON)
+				return EXIT_USAGE;
+			c->o.delay_ms = (int)ms;
+		}
+		return GO_ON;
 	case OPT_FOR_EACH_CGROUP:
 		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, false);
 	}
@@ -460,6 +534,15 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->o.regions_only || c->o.control || c->o.delay_ms) {
+		if (c->o.target != TACHO_TARGET_CHILD || c->interval || c->sim || c->aggr_set)
+			return cli_usage_error(&cmd_stat, "--regions, --control and -D switch the "
+					       "counting of a program tacho runs: no -p, -t, -a, -C, "
+					       "-I, --sim or breakdown");
+		if (c->o.delay_ms == -1 && !c->o.control && !c->o.regions_only)
+			return cli_usage_error(&cmd_stat, "-D -1 waits for --control or --regions "
+					       "to enable counting");
+	}
 	if (c->aggr_set) {
 		const char *what = c->o.aggr == TACHO_STAT_AGGR_CGROUP ? "-G and --for-each-cgroup"
 				   : c->o.aggr == TACHO_STAT_AGGR_THREAD ? "--per-thread"

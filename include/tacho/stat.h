@@ -221,6 +221,21 @@ struct tacho_stat_opts {
 	bool cgroup_pairs;              /* CGROUP: event i is counted in cgroups[i] alone
 					   (perf's -G); one cgroup takes every event. false:
 					   every event in every cgroup (--for-each-cgroup) */
+	bool regions_only;              /* CHILD: count only while a thread of the program
+					   is inside a tacho region: the program's libtacho
+					   asks for the counters to be enabled at the first
+					   region's begin and disabled at the last one's end,
+					   over a socket named by TACHO_STAT_CONTROL in its
+					   environment (docs/stat.md) */
+	bool control;                   /* CHILD: perf's --control: commands ("enable",
+					   "disable", "ping", each ending with a newline or
+					   a NUL) read from control_fd while the program runs,
+					   each acknowledged with "ack\n\0" on control_ack_fd
+					   (-1: none). The descriptors stay the caller's */
+	int control_fd, control_ack_fd;
+	int delay_ms;                   /* CHILD: perf's -D: 0 counting starts at the exec;
+					   > 0 that many milliseconds after it; -1 only a
+					   command (control, or regions_only) enables */
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through

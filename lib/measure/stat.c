@@ -362,6 +362,14 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	return err;
 }
 
+/* Whether the counters are switched on and off while the program runs (regions,
+ * --control, -D) rather than by its exec. */
+static bool switched(const struct tacho_stat_opts *o)
+{
+	return STAT_OPTS_HAS(o, delay_ms) &&
+	       (o->regions_only || o->control || o->delay_ms != 0);
+}
+
 /* One repetition's count of an event into its result. */
 static void record(struct ev_res *r, const struct tacho_count *k, unsigned rep)
 {
@@ -390,10 +398,14 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	struct tacho_counters *c = NULL;
 	struct tacho_child *ch = NULL;
 	struct ticker t = { 0 };
+	struct tc_stat_control sw;
 	unsigned *spec_ev = NULL;
 	size_t n = 0;
 	double t0, t1;
 	int err = 0, exec_err = 0;
+	bool ctl = switched(o);
+
+	tc_stat_control_init(&sw);
 
 	/* the specs of this run, group by group, and which event each one is */
 	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
@@ -426,11 +438,25 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	co.pid = o->pid;
 	co.cpus = o->cpus;
 	co.ncpus = o->ncpus;
+	if (ctl) {
+		err = tc_stat_control_prepare(&sw, o->regions_only,
+					      o->control ? o->control_fd : -1,
+					      o->control ? o->control_ack_fd : -1, o->delay_ms);
+		if (err)
+			goto out;
+		if (o->regions_only)
+			cho.env = sw.envp;
+	}
 	if (o->target == TACHO_TARGET_CHILD) {
 		err = tacho_child_start(o->argv, &cho, &ch);
 		if (err)
 			goto out;
 		co.pid = tacho_child_pid(ch);
+		/* switched on and off by tacho, not by the exec: the program's task and
+		 * what it creates, disabled until enabled */
+		if (ctl)
+			co.target = TACHO_TARGET_THREAD;
+		tc_stat_control_forked(&sw);
 	}
 	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
 	if (err) {
@@ -481,8 +507,12 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		}
 		if (!err && t.o)
 			err = ticker_start(&t);
+		if (!err && ctl)
+			err = tc_stat_control_start(&sw, c);
 		if (!err)
 			err = tacho_child_wait(ch, &s->exit);
+		/* no command after the program's end: the counts stand still */
+		tc_stat_control_exit(&sw);
 		if (!err) {
 			s->have_exit = true;
 			/* a signal to us the program survived still ends the repetitions:
@@ -510,6 +540,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	for (size_t i = 0; i < n; i++)
 		record(&s->ev[spec_ev[i]], &counts[i], rep);
 out:
+	tc_stat_control_exit(&sw);
 	tacho_counters_free(c);
 	tacho_child_free(ch);
 	free(specs);
@@ -1666,6 +1697,23 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if (sim && (o->target != TACHO_TARGET_CHILD || o->interval_ms))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "a simulation runs a program of its "
 				   "own, and has no intervals");
+	if (switched(o)) {
+		if (o->target != TACHO_TARGET_CHILD || o->interval_ms || sim ||
+		    o->aggr != TACHO_STAT_AGGR_GLOBAL)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "counting switched on and "
+					   "off (regions, a control, a delay) is for a program "
+					   "tacho runs, without intervals, breakdowns or "
+					   "simulation");
+		if (o->delay_ms < -1)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad delay %d ms (-1: only "
+					   "a command enables)", o->delay_ms);
+		if (o->delay_ms == -1 && !o->control && !o->regions_only)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "a delay of -1 waits for a "
+					   "command, and nothing would send one (a control, or "
+					   "regions)");
+		if (o->control && o->control_fd < 0)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no control descriptor");
+	}
 	aggr = STAT_OPTS_HAS(o, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
 	err = aggr_check(o, aggr, sim != NULL, repeat, tacho_evlist_count(o->events), diag);
 	if (err)

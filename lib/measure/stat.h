@@ -3,6 +3,8 @@
 #define TC_MEASURE_STAT_H
 
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "perf/engine.h"
@@ -64,5 +66,36 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 			  pid_t main_tid, const char *main_comm, struct tc_stat_thread **out,
 			  size_t *nout, uint64_t *lost);
 void tc_stat_threads_free(struct tc_stat_thread *t, size_t n);
+
+/* --- stat-control.c: counting switched on and off while the program runs --- */
+
+/* What turns a session's counters on and off: the program's regions (over a
+ * socketpair whose end the program inherits, named by env), perf's --control
+ * descriptors, perf's -D delay. A helper thread answers while the program runs. */
+struct tc_stat_control {
+	bool regions;
+	int sock[2];                 /* regions: [0] tacho's end, [1] the program's */
+	int ctl_fd, ack_fd;          /* --control: commands in, acknowledgements out; -1 */
+	int delay_ms;                /* > 0: enable then; -1: only a command enables */
+	int wake[2];
+	char env[64];                /* TACHO_STAT_CONTROL=FD:PID for the program */
+	char *envp[2];
+	struct tacho_counters *c;
+	pthread_t thread;
+	bool started;
+	unsigned enables, disables;
+};
+void tc_stat_control_init(struct tc_stat_control *k);
+/* Before the program is forked: the socket (regions) and k->envp for its environment.
+ * 0 or -errno. */
+int tc_stat_control_prepare(struct tc_stat_control *k, bool regions, int ctl_fd, int ack_fd,
+			    int delay_ms);
+/* After the fork: closes the program's end here. */
+void tc_stat_control_forked(struct tc_stat_control *k);
+/* After the exec: enables c at once unless regions or a delay say otherwise, and starts
+ * the thread that answers. 0 or -errno. */
+int tc_stat_control_start(struct tc_stat_control *k, struct tacho_counters *c);
+/* Stops the thread and closes what prepare opened (not the caller's descriptors). */
+void tc_stat_control_exit(struct tc_stat_control *k);
 
 #endif /* TC_MEASURE_STAT_H */
