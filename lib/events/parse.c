@@ -24,7 +24,7 @@ static int term_extent(struct tc_parser *p, size_t start, size_t *end)
 	size_t i = start;
 
 	if ((p->len - start >= 4 && strncasecmp(s + start, "mem:", 4) == 0) ||
-	    tc_uprobe_prefix(p, start) || tc_kprobe_prefix(p, start)) {
+	    tc_uprobe_prefix(p, start) || tc_kprobe_prefix(p, start) || tc_sdt_prefix(p, start)) {
 		/* no pmu/terms/ here: a '/' is part of the address or the path */
 		while (i < p->len && !ends_term(s[i]))
 			i++;
@@ -157,6 +157,8 @@ static int parse_event(struct tc_parser *p, size_t start, size_t *endp)
 		r = tc_parse_uprobe(p, start, end, &ev);
 	} else if (tc_kprobe_prefix(p, start)) {
 		r = tc_parse_kprobe(p, start, end, &ev);
+	} else if (tc_sdt_prefix(p, start)) {
+		r = tc_parse_sdt(p, start, end, &ev);
 	} else if (slash && !is_pmu(p, start, (size_t)(slash - (p->src + start))) &&
 		   tc_lookup_named(p, start, (size_t)(slash - (p->src + start)))) {
 		r = parse_named_terms(p, start, (size_t)(slash - p->src), end, &ev);

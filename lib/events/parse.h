@@ -54,6 +54,11 @@ int tc_parse_tracepoint_glob(struct tc_parser *p, size_t start, size_t end);
 size_t tc_uprobe_prefix(const struct tc_parser *p, size_t start);
 int tc_parse_breakpoint(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
+/* The length of "sdt:" at start, or 0. */
+size_t tc_sdt_prefix(const struct tc_parser *p, size_t start);
+/* sdt:PATH:PROVIDER:NAME[:MODS]: a uprobe on the one site of that probe, its semaphore
+ * as the ref_ctr_offset. */
+int tc_parse_sdt(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 
 /* --- kprobe.c --- */
 /* The length of "kprobe:" or "kretprobe:" at start, or 0. */

@@ -2,10 +2,12 @@
  * kernel is: terms on a named event (page-faults/period=10/ counts what page-faults
  * counts), cgroup-switches, perf 6.1's modifiers (e applied; S, W, P, b refused with
  * why). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
@@ -102,12 +104,104 @@ static void test_refused_modifiers(void **state)
 	}
 }
 
+static bool have_uprobe_pmu(void)
+{
+	return access("/sys/bus/event_source/devices/uprobe/type", R_OK) == 0;
+}
+
+/* An SDT probe fired K times counts K; a probe guarded by its semaphore fires only
+ * because tacho had the kernel raise it (the program prints how often its guarded site
+ * ran: K under tacho, 0 without). */
+static void test_sdt(void **state)
+{
+	char prog[PATH_MAX], tick[PATH_MAX + 64], guarded[PATH_MAX + 64], spec[2 * PATH_MAX + 200];
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	if (!have_uprobe_pmu())
+		TEST_SKIP("no uprobe PMU in /sys/bus/event_source/devices (the kernel lacks "
+			  "CONFIG_UPROBE_EVENTS)");
+	assert_non_null(realpath(th_prog("sdt-probes"), prog));
+	snprintf(tick, sizeof(tick), "sdt:%s:tacho_test:tick", prog);
+	snprintf(guarded, sizeof(guarded), "sdt:%s:tacho_test:guarded", prog);
+	snprintf(spec, sizeof(spec), "%s,%s", tick, guarded);
+	j = stat_json(&r, "-e", spec, "--", prog, "1234", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_int_equal((long long)json_num(j, "events[0].value"), 1234);
+	assert_int_equal((long long)json_num(j, "events[1].value"), 1234);
+	assert_string_equal(r.out, "1234\n");
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* docs/events.md's example, in the table; the unguarded probe alone leaves the
+	 * semaphore of the other at 0 */
+	th_tacho(&r, "stat", "-e", tick, "--", prog, "77", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "  77    sdt:");
+	assert_string_equal(r.out, "0\n");
+	th_run_free(&r);
+
+	/* a misspelt probe: the nearest one of the file */
+	snprintf(spec, sizeof(spec), "sdt:%s:tacho_test:tock", prog);
+	th_tacho(&r, "stat", "-e", spec, "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "no SDT probe 'tacho_test:tock'");
+	assert_contains(r.err, "did you mean 'tacho_test:tick'?");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-e", "sdt:/etc/passwd:a:b", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "is not an ELF file");
+	th_run_free(&r);
+	snprintf(spec, sizeof(spec), "sdt:%s:tacho_test", prog);
+	th_tacho(&r, "stat", "-e", spec, "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "expected sdt:PATH:PROVIDER:NAME");
+	th_run_free(&r);
+}
+
+/* tacho list sdt FILE: the sites, their offsets and semaphores, as a table and JSON. */
+static void test_list_sdt(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	th_tacho(&r, "list", "sdt", th_prog("sdt-probes"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "tacho_test:tick");
+	assert_contains(r.out, "tacho_test:guarded");
+	th_run_free(&r);
+	th_tacho(&r, "list", "sdt", th_prog("sdt-probes"), "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "probes")->n, 2);
+	assert_string_equal(json_str(j, "probes[0].provider"), "tacho_test");
+	assert_string_equal(json_str(j, "probes[0].name"), "tick");
+	assert_true(json_num(j, "probes[0].semaphore_offset") > 0);
+	assert_string_equal(json_str(j, "probes[1].args"), "-8@%rdx");
+	th_json_free(j);
+	th_run_free(&r);
+	/* a file without notes: none, and 0 */
+	th_tacho(&r, "list", "sdt", th_prog("stat-helper"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "(none: the file has no .note.stapsdt)");
+	th_run_free(&r);
+	th_tacho(&r, "list", "sdt", "/nonexistent", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot list the SDT probes of '/nonexistent'");
+	th_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_named_terms),
 		cmocka_unit_test(test_software_and_e),
 		cmocka_unit_test(test_refused_modifiers),
+		cmocka_unit_test(test_sdt),
+		cmocka_unit_test(test_list_sdt),
 	};
 
 	/* the helper's start-up faults the same pages every run (test-cmd-stat.c) */

@@ -662,6 +662,48 @@ static void test_stat_breakdown(void **state)
 	tacho_evlist_free(ev);
 }
 
+/* The SDT sites of tests/progs/sdt-probes (two, with semaphores) in the three formats. */
+static void test_sdt(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sdt_list *l;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_sdt_list_new(th_prog("sdt-probes"), &l, &diag), 0);
+	assert_int_equal(tacho_sdt_list_count(l), 2);
+	assert_string_equal(tacho_sdt_list_probe(l, 1)->name, "guarded");
+	assert_null(tacho_sdt_list_probe(l, 2));
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "sdt");
+	assert_json_str(doc, "probes[0].name", "tick");
+	assert_json_type(doc, "probes[0].semaphore", TH_JSON_NUMBER);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "sdt", ',');
+	assert_contains(b.s, "\ntacho_test,tick,0x");
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "tacho_test:guarded");
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_sdt_list_free(l);
+
+	/* no notes: an empty list, and an empty array */
+	assert_int_equal(tacho_sdt_list_new(th_prog("stat-helper"), &l, &diag), 0);
+	assert_int_equal(tacho_sdt_list_count(l), 0);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "sdt");
+	assert_int_equal(th_json_get(doc, "probes")->n, 0);
+	th_json_free(doc);
+	free(b.s);
+	tacho_sdt_list_free(l);
+	assert_int_equal(tacho_sdt_list_new("/nonexistent", &l, &diag), -ENOENT);
+	assert_contains(diag.message, "cannot open '/nonexistent'");
+}
+
 static void test_stat_interval(void **state)
 {
 	struct tacho_count counts[] = {
@@ -1372,6 +1414,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_breakdown),
+		cmocka_unit_test(test_sdt),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
