@@ -15,7 +15,7 @@
 
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
-       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL };
+       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -111,12 +111,24 @@ static const struct cli_option stat_options[] = {
 	  "when --control or --regions says" },
 	{ 'x', 'x', "field-separator", "<c>",
 	  "CSV with separator <c>, header row first" },
+	{ OPT_PERF_LAYOUT, 0, "perf-layout", NULL,
+	  "with -x: perf stat -x's own columns (value, unit, event,\n"
+	  "run time, % running, metric), no header" },
 	{ OPT_CSV, 0, "csv", NULL,
 	  "CSV with ','" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "one JSON document (with -I: one JSON object per line)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
+	{ OPT_LOG_FD, 0, "log-fd", "<fd>",
+	  "write to this open descriptor instead of standard error" },
+	{ 'q', 'q', "quiet", NULL,
+	  "print no counts and no notes: the exit status alone" },
+	{ 'i', 'i', "no-inherit", NULL,
+	  "count the program (or -p, -t) itself, not the threads\n"
+	  "and processes it creates" },
+	{ 'n', 'n', "null", NULL,
+	  "count no events: the program's wall, user and sys times" },
 	{ 'v', 'v', "verbose", NULL,
 	  "say how the events were scheduled, and the event-select\n"
 	  "value perf programs for each (docs/msr.md)" },
@@ -178,6 +190,9 @@ struct stat_cli {
 	char *cgroup_arg;               /* -G / --for-each-cgroup, split into cgroups */
 	char **cgroups;
 	int ctl_fds[2];                 /* --control fifo: the fifos tacho opened, or -1 */
+	int log_fd;                     /* --log-fd, or -1 */
+	bool quiet;                     /* -q */
+	bool perf_layout;               /* --perf-layout */
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -194,6 +209,7 @@ static void stat_cli_init(struct stat_cli *c)
 	c->o.sz = sizeof(c->o);
 	c->o.target = TACHO_TARGET_CHILD;
 	c->ctl_fds[0] = c->ctl_fds[1] = -1;
+	c->log_fd = -1;
 	cli_write_opts_init(&c->wo);   /* the library's hints in the command's words */
 }
 
@@ -201,6 +217,8 @@ static void stat_cli_exit(struct stat_cli *c)
 {
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
+	else if (c->out && c->log_fd >= 0)
+		fclose(c->out);
 	tacho_stat_free(c->s);
 	tacho_sim_mca_free(c->mca_result);
 	tacho_sim_free(c->simulator);
@@ -455,6 +473,26 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_REGIONS:
 		c->o.regions_only = true;
 		return GO_ON;
+	case OPT_LOG_FD: {
+		uint64_t fd;
+		if (tc_parse_u64(optarg, &fd) || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0)
+			return cli_usage_error(&cmd_stat, "bad value for --log-fd: '%s' is not an "
+					       "open descriptor", optarg);
+		c->log_fd = (int)fd;
+		return GO_ON;
+	}
+	case 'q':
+		c->quiet = true;
+		return GO_ON;
+	case 'i':
+		c->o.no_inherit = true;
+		return GO_ON;
+	case 'n':
+		c->o.null_run = true;
+		return GO_ON;
+	case OPT_PERF_LAYOUT:
+		c->perf_layout = true;
+		return GO_ON;
 	case OPT_CONTROL:
 		return parse_control(c, optarg);
 	case 'D':
@@ -534,6 +572,18 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->log_fd >= 0 && c->outpath)
+		return cli_usage_error(&cmd_stat, "-o and --log-fd both name where to write: "
+				       "choose one");
+	if (c->perf_layout && !(c->fmt == TACHO_FORMAT_CSV && c->fmt_set))
+		return cli_usage_error(&cmd_stat, "--perf-layout goes with -x or --csv");
+	if (c->perf_layout && (c->interval || c->aggr_set || c->sim))
+		return cli_usage_error(&cmd_stat, "--perf-layout writes perf's columns of a "
+				       "whole count: no -I, breakdown or --sim");
+	if (c->o.null_run && (c->events.len || c->all || c->sim))
+		return cli_usage_error(&cmd_stat, "-n counts no events: no -e, --all or --sim");
+	if (c->o.null_run && !c->o.argv)
+		return cli_usage_error(&cmd_stat, "-n times a program: give one to run");
 	if (c->o.regions_only || c->o.control || c->o.delay_ms) {
 		if (c->o.target != TACHO_TARGET_CHILD || c->interval || c->sim || c->aggr_set)
 			return cli_usage_error(&cmd_stat, "--regions, --control and -D switch the "
@@ -633,7 +683,7 @@ static void default_events(struct stat_cli *c)
 			 "counting software events; see 'tacho doctor'", c->pmu.note);
 	/* on stderr, unless CSV or JSON goes there (it must stay parseable): JSON carries
 	 * it as "note" */
-	if (c->note[0] && (c->fmt == TACHO_FORMAT_TABLE || c->outpath))
+	if (c->note[0] && (c->fmt == TACHO_FORMAT_TABLE || c->outpath) && !c->quiet)
 		cli_error("%s", c->note);
 }
 
@@ -677,6 +727,14 @@ static int stat_prepare(struct stat_cli *c)
 	if (err) {
 		cli_error("cannot read this CPU's counters: %s", tacho_strerror(err));
 		return EXIT_FAIL;
+	}
+	if (c->o.null_run) {
+		err = tacho_evlist_new(NULL, &c->list);
+		if (err) {
+			cli_error("cannot make an empty event list: %s", tacho_strerror(err));
+			return EXIT_FAIL;
+		}
+		return GO_ON;
 	}
 	if (c->all) {
 		err = tacho_evlist_new(NULL, &c->list);
@@ -742,7 +800,20 @@ static int stat_count(struct stat_cli *c)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
-	c->out = c->outpath ? cli_open_output(c->outpath) : stderr;
+	if (c->log_fd >= 0) {
+		/* perf's --log-fd: a descriptor the caller opened; a copy, so that closing
+		 * ours leaves theirs */
+		int fd = fcntl(c->log_fd, F_DUPFD_CLOEXEC, 3);
+		c->out = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!c->out) {
+			cli_error("cannot write to descriptor %d: %s", c->log_fd, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return EXIT_FAIL;
+		}
+	} else {
+		c->out = c->outpath ? cli_open_output(c->outpath) : stderr;
+	}
 	if (!c->out)
 		return EXIT_FAIL;
 	c->wo.csv_sep = c->sep;
@@ -825,6 +896,7 @@ static int stat_print(struct stat_cli *c)
 		.hot = c->hot,
 		.hot_view = c->hot_view,
 		.mca = c->mca_result,
+		.perf_layout = c->perf_layout,
 	};
 	FILE *out = c->out;
 	int err = 0;
@@ -838,8 +910,8 @@ static int stat_print(struct stat_cli *c)
 			tacho_schedule_nruns(plan) == 1 ? "" : "s", pc->gp, pc->fixed, pc->source,
 			pc->note[0] ? "; " : "", pc->note);
 	}
-	/* with -I the intervals were the output */
-	if (!c->interval)
+	/* with -I the intervals were the output; -q wants none */
+	if (!c->interval && !c->quiet)
 		err = tacho_stat_write(c->s, &about, out, c->fmt, &c->wo);
 	/* a write error is told by the close that follows */
 	if (err && err != -EIO)
@@ -848,6 +920,12 @@ static int stat_print(struct stat_cli *c)
 		c->out = NULL;
 		if (cli_close_output(out, c->outpath) != EXIT_OK)
 			return EXIT_FAIL;
+	} else if (c->log_fd >= 0) {
+		c->out = NULL;
+		if (ferror(out) | fclose(out)) {
+			cli_error("cannot write the counts to descriptor %d", c->log_fd);
+			return EXIT_FAIL;
+		}
 	} else if (fflush(stderr) != 0 || ferror(stderr)) {
 		/* the counts were lost (2>/dev/full): the exit status is all that can
 		 * still say so */

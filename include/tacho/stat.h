@@ -236,6 +236,10 @@ struct tacho_stat_opts {
 	int delay_ms;                   /* CHILD: perf's -D: 0 counting starts at the exec;
 					   > 0 that many milliseconds after it; -1 only a
 					   command (control, or regions_only) enables */
+	bool no_inherit;                /* perf's -i: count the task itself, not the threads
+					   and processes it creates */
+	bool null_run;                  /* perf's -n: events may be empty (0 of them): the
+					   program's times alone */
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -269,6 +273,9 @@ struct tacho_stat_event {
 					    names no command */
 	int run;                         /* the schedule's run (-1: never scheduled) */
 	enum tacho_hint hint;            /* where the reader of why should look next */
+	double enabled_ns;               /* mean time enabled (the kernel's time_enabled, over
+					    the CPUs or threads it was open on) of the
+					    repetitions with a value; 0 without one */
 };
 
 struct tacho_stat;
@@ -276,7 +283,8 @@ struct tacho_stat;
 /* Runs the session: warm-up runs, then repeat x (the schedule's runs) runs of the
  * program, each counting its share of the events, and aggregates. A program killed by
  * a signal, or *stop, ends the session early: what was counted is kept
- * (tacho_stat_repeats says how many repetitions completed; interrupted is set).
+ * (tacho_stat_repeats says how many repetitions completed; interrupted is set only
+ * for a signal to this process or *stop).
  * Refused with -EINVAL and a diagnostic: no events; a target other than CHILD (or CPUS
  * with a program) with a schedule of several runs (a process cannot be run again: use
  * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
@@ -297,11 +305,19 @@ TACHO_API const struct tacho_stat_event *tacho_stat_event(const struct tacho_sta
 TACHO_API size_t tacho_stat_nmetrics(const struct tacho_stat *s);
 TACHO_API const struct tacho_metric *tacho_stat_metric(const struct tacho_stat *s, size_t i);
 /* Completed counted repetitions, runs of the program per repetition (the schedule's),
- * the mean wall time of one run (seconds; NAN when none), whether it ended early. */
+ * the mean wall time of one run (seconds; NAN when none), whether counting was cut
+ * short by a signal to this process (forwarded to the program, or *stop): a program
+ * that died of a signal of its own (SIGSEGV) ends the repetitions too, but is no
+ * interruption: tacho_stat_exit says how it ended. */
 TACHO_API unsigned tacho_stat_repeats(const struct tacho_stat *s);
 TACHO_API unsigned tacho_stat_runs(const struct tacho_stat *s);
 TACHO_API double tacho_stat_wall_s(const struct tacho_stat *s);
 TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
+/* The mean CPU time of the program in user and in kernel mode, seconds, over the
+ * repetitions (its waited-for children included, as getrusage says); NAN when no
+ * program ran. */
+TACHO_API double tacho_stat_user_s(const struct tacho_stat *s);
+TACHO_API double tacho_stat_sys_s(const struct tacho_stat *s);
 /* How the last run of the program ended; NULL when no program ran. */
 TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
 /* The plan that was executed. */
@@ -386,6 +402,10 @@ struct tacho_stat_about {
 	const struct tacho_sim_mca *mca; /* llvm-mca's analysis of the hottest block
 				       (tacho_sim_mca_new), to write with the session, or
 				       NULL */
+	bool perf_layout;           /* TACHO_FORMAT_CSV: perf stat -x's own columns instead
+				       of tacho's (value, unit, event, [variance,] run time,
+				       percentage running, metric value, metric unit), no
+				       header, for scripts written against perf */
 };
 
 /* Writes the results of s to f:

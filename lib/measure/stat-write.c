@@ -128,6 +128,7 @@ struct about {
 	unsigned hot;
 	enum tacho_sim_view hot_view;
 	const struct tacho_sim_mca *mca;
+	bool perf_layout;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -157,6 +158,8 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 	}
 	if (ABOUT_HAS(in, mca))
 		out->mca = in->mca;
+	if (ABOUT_HAS(in, perf_layout))
+		out->perf_layout = in->perf_layout;
 	return 0;
 }
 
@@ -731,13 +734,20 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 						 "no reason known");
 		}
 	}
-	fprintf(f, "\n");
+	/* a null run (-n) has no rows above: its times follow the title */
+	if (tacho_stat_nevents(s))
+		fprintf(f, "\n");
 	if (isfinite(tacho_stat_wall_s(s)))
 		fprintf(f, "  %.6f seconds wall time%s\n", tacho_stat_wall_s(s),
 			reps > 1 ? " (mean of a run)" : "");
+	/* perf's lines: the program's CPU time, as getrusage gives it */
+	if (isfinite(tacho_stat_user_s(s)) && !tacho_stat_sim_machine(s)) {
+		fprintf(f, "  %.6f seconds user\n", tacho_stat_user_s(s));
+		fprintf(f, "  %.6f seconds sys\n", tacho_stat_sys_s(s));
+	}
 	if (ex && (ex->signal || ex->code))
 		fprintf(f, "  the program: %s\n", tacho_exit_describe(ex, how, sizeof(how)));
-	if (tacho_stat_interrupted(s) && a->repeat > 1)
+	if (a->repeat > 1 && reps < a->repeat)
 		fprintf(f, "  stopped early: %u of %u repetitions\n", reps, a->repeat);
 	else if (tacho_stat_interrupted(s) && !ex)
 		fprintf(f, "  stopped by a signal\n");
@@ -796,6 +806,98 @@ static void csv_row_units(FILE *f, const struct tc_write_settings *w, const char
 	for (size_t i = 0; i < unit_nfields(a); i++)
 		all[k++] = "";
 	tc_csv_row(f, w, all, k);
+}
+
+/* --- perf stat -x's own layout --- */
+
+/* perf's shadow metric of event i, as its -x columns print it (tools/perf/util/
+ * stat-shadow.c): CPUs utilized beside task-clock, GHz beside cycles, insn per cycle
+ * beside instructions, a rate per second over task-clock scaled to K/, M/ or G/sec;
+ * nothing where tacho has no such metric (perf then prints two empty fields too). */
+static void perf_metric(const struct tacho_stat *s, size_t i, char *val, size_t vsz,
+			char *unit, size_t usz)
+{
+	val[0] = unit[0] = '\0';
+	for (size_t m = 0; m < tacho_stat_nmetrics(s); m++) {
+		const struct tacho_metric *mt = tacho_stat_metric(s, m);
+		double v = mt->value;
+
+		if (mt->inputs[0] != (int)i)
+			continue;
+		if (!strcmp(mt->name, "CPUs utilized")) {
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "CPUs utilized");
+		} else if (!strcmp(mt->name, "GHz")) {
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "GHz");
+		} else if (!strcmp(mt->name, "IPC")) {
+			snprintf(val, vsz, "%.2f", v);
+			snprintf(unit, usz, "insn per cycle");
+		} else if (!strcmp(mt->unit, "/sec") && strstr(mt->expr, "task-clock")) {
+			const char *pre = "";
+			if (v >= 1e9) {
+				v /= 1e9;
+				pre = "G";
+			} else if (v >= 1e6) {
+				v /= 1e6;
+				pre = "M";
+			} else if (v >= 1e3) {
+				v /= 1e3;
+				pre = "K";
+			}
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "%s/sec", pre);
+		} else {
+			continue;
+		}
+		return;
+	}
+}
+
+/* perf 6.1's -x columns: value, unit, event, [variance (with -r),] run time (ns),
+ * percentage running, metric value, metric unit; "<not supported>" and "<not counted>"
+ * in place of a value, as perf writes them. No header. */
+static int write_perf_csv(const struct tacho_stat *s, const struct about *a, FILE *f,
+			  const struct tc_write_settings *w)
+{
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		char val[64], var[32], run[32], pct[32], mval[32], munit[32];
+		const char *row[8];
+		size_t n = 0;
+		bool v = has_value(e->status);
+
+		if (!v)
+			snprintf(val, sizeof(val), "%s", no_value_word(e->status));
+		else if (*e->unit)
+			snprintf(val, sizeof(val), "%.2f", e->value);
+		else
+			snprintf(val, sizeof(val), "%.0f", e->value);
+		/* perf's variance: the relative standard deviation of the mean */
+		if (v && e->nvalues > 1 && e->value != 0 && isfinite(e->stats->stddev))
+			snprintf(var, sizeof(var), "%.2f%%", 100.0 * e->stats->stddev /
+				 sqrt((double)e->nvalues) / fabs(e->value));
+		else
+			snprintf(var, sizeof(var), "0.00%%");
+		snprintf(run, sizeof(run), "%.0f", v ? e->enabled_ns : 0.0);
+		snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * e->coverage :
+			 e->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);
+		if (v)
+			perf_metric(s, i, mval, sizeof(mval), munit, sizeof(munit));
+		else
+			mval[0] = munit[0] = '\0';
+		row[n++] = val;
+		row[n++] = e->unit;
+		row[n++] = e->name;
+		if (a->repeat > 1)
+			row[n++] = var;
+		row[n++] = run;
+		row[n++] = pct;
+		row[n++] = mval;
+		row[n++] = munit;
+		tc_csv_row(f, w, row, n);
+	}
+	return tc_write_status(f);
 }
 
 static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
@@ -986,6 +1088,8 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	}
 	tc_json_arr_end(&j);
 	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	json_value(&j, "user_s", tacho_stat_user_s(s), "s");
+	json_value(&j, "sys_s", tacho_stat_sys_s(s), "s");
 	if (tacho_stat_sim_machine(s)) {
 		json_machine(&j, tacho_stat_sim_machine(s));
 		json_regions(&j, s);
@@ -1025,6 +1129,8 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 	case TACHO_FORMAT_JSON_LINES:
 		return write_json(s, &a, f, fmt, &w);
 	case TACHO_FORMAT_CSV:
+		if (a.perf_layout)
+			return write_perf_csv(s, &a, f, &w);
 		return write_csv(s, f, &w);
 	default:
 		return write_table(s, &a, f, &w);

@@ -37,6 +37,7 @@ struct ev_res {
 	struct perf_event_attr attr;
 	double *values;                  /* per repetition, scaled to unit; NAN: none */
 	double *coverage;
+	double *enabled;                 /* per repetition: time enabled, ns */
 	enum tacho_count_status *status; /* per repetition */
 	bool *seen;                      /* the repetition's run for this event happened */
 	int err;
@@ -74,7 +75,12 @@ struct tacho_stat {
 	unsigned done;          /* repetitions with at least one run */
 	struct tacho_schedule *sched;
 	double *wall_ns;        /* per repetition: the wall time of the run with the clocks */
-	bool interrupted;
+	double *user_ns, *sys_ns; /* per repetition: the program's CPU time (its last run);
+				   NAN where none ran */
+	bool interrupted;       /* tacho was signalled (or *stop): counting was cut short */
+	bool cut;               /* the repetitions end here: interrupted, or the program
+				   died of a signal (which is its ending, not an
+				   interruption) */
 	bool have_exit;
 	struct tacho_exit exit;
 	struct tacho_metric *metrics;
@@ -355,8 +361,10 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (!err) {
 		s->have_exit = true;
 		/* a signal to us the program survived still ends the repetitions */
-		if (s->exit.signal || tacho_child_signals(ch))
+		if (tacho_child_signals(ch))
 			s->interrupted = true;
+		if (s->exit.signal || tacho_child_signals(ch))
+			s->cut = true;
 	}
 	tacho_child_free(ch);
 	return err;
@@ -376,6 +384,7 @@ static void record(struct ev_res *r, const struct tacho_count *k, unsigned rep)
 	r->seen[rep] = true;
 	r->status[rep] = k->status;
 	r->coverage[rep] = k->coverage;
+	r->enabled[rep] = (double)k->enabled_ns;
 	r->values[rep] = (k->status == TACHO_COUNT_COUNTED ||
 			  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
 				 ? k->value * r->scale
@@ -438,6 +447,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	co.pid = o->pid;
 	co.cpus = o->cpus;
 	co.ncpus = o->ncpus;
+	co.no_inherit = STAT_OPTS_HAS(o, no_inherit) && o->no_inherit;
 	if (ctl) {
 		err = tc_stat_control_prepare(&sw, o->regions_only,
 					      o->control ? o->control_fd : -1,
@@ -517,13 +527,15 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			s->have_exit = true;
 			/* a signal to us the program survived still ends the repetitions:
 			 * this one is complete, the next does not start */
-			if (s->exit.signal || tacho_child_signals(ch))
+			if (tacho_child_signals(ch))
 				s->interrupted = true;
+			if (s->exit.signal || tacho_child_signals(ch))
+				s->cut = true;
 		}
 	} else {
 		wait_target(o, o->target == TACHO_TARGET_CPUS ? 0 : o->pid);
 		if (stop_requested(o))
-			s->interrupted = true;
+			s->interrupted = s->cut = true;
 	}
 	if (o->target != TACHO_TARGET_CHILD)
 		tacho_counters_disable(c);
@@ -617,7 +629,7 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 	s->exit = *tacho_sim_result_exit(res);
 	s->have_exit = true;
 	if (s->exit.signal)
-		s->interrupted = true;
+		s->cut = true;
 	for (size_t e = 0; e < s->nev; e++) {
 		struct ev_res *r = &s->ev[e];
 		const char *why = NULL;
@@ -654,7 +666,7 @@ static int aggregate_event(struct tacho_stat *s, struct ev_res *r, double *vals)
 	struct tacho_stat_event *p = &r->pub;
 	struct tc_stats st;
 	unsigned nv = 0, whole = 0, nsim = 0, nseen = 0;
-	double cov = 0;
+	double cov = 0, ena = 0;
 	enum tacho_count_status first_bad = TACHO_COUNT_NOT_COUNTED;
 	bool have_bad = false;
 	int err;
@@ -664,6 +676,7 @@ static int aggregate_event(struct tacho_stat *s, struct ev_res *r, double *vals)
 		if (isfinite(r->values[k])) {
 			vals[nv++] = r->values[k];
 			cov += r->coverage[k];
+			ena += r->enabled[k];
 			if (r->status[k] == TACHO_COUNT_COUNTED)
 				whole++;
 			else if (r->status[k] == TACHO_COUNT_SIMULATED)
@@ -675,6 +688,7 @@ static int aggregate_event(struct tacho_stat *s, struct ev_res *r, double *vals)
 	}
 	p->values = r->values;
 	p->nvalues = nv;
+	p->enabled_ns = nv ? ena / nv : 0;
 	p->err = r->err;
 	/* over the repetitions whose run for this event happened: a session cut
 	 * short by a signal leaves later runs out, which is no multiplexing */
@@ -697,7 +711,7 @@ static int aggregate_event(struct tacho_stat *s, struct ev_res *r, double *vals)
 		    p->status == TACHO_COUNT_SIMULATED)
 			p->status = TACHO_COUNT_NOT_COUNTED;
 		if (!r->why) {
-			r->why = tc_strdup(p->run >= 0 && s->interrupted
+			r->why = tc_strdup(p->run >= 0 && s->cut
 				? "the session ended before this event's run of the program"
 				: "no value was read");
 		}
@@ -770,6 +784,7 @@ static void ev_res_exit(struct ev_res *r)
 	free(r->why);
 	free(r->values);
 	free(r->coverage);
+	free(r->enabled);
 	free(r->status);
 	free(r->seen);
 }
@@ -783,9 +798,11 @@ static int ev_res_init(struct ev_res *r, unsigned repeat, const char *name, cons
 	r->scale = scale;
 	r->values = malloc(repeat * sizeof(*r->values));
 	r->coverage = calloc(repeat, sizeof(*r->coverage));
+	r->enabled = calloc(repeat, sizeof(*r->enabled));
 	r->status = calloc(repeat, sizeof(*r->status));
 	r->seen = calloc(repeat, sizeof(*r->seen));
-	if (!r->name || !r->unit || !r->values || !r->coverage || !r->status || !r->seen)
+	if (!r->name || !r->unit || !r->values || !r->coverage || !r->enabled || !r->status ||
+	    !r->seen)
 		return -ENOMEM;
 	for (unsigned k = 0; k < repeat; k++)
 		r->values[k] = NAN;
@@ -822,6 +839,8 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->cg_cpus);
 	free(s->ev);
 	free(s->wall_ns);
+	free(s->user_ns);
+	free(s->sys_ns);
 	free(s->metrics);
 	free(s->machine_source);
 	free(s->machine_note);
@@ -843,8 +862,12 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->nev = n;
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
-	if (!s->ev || !s->wall_ns)
+	s->user_ns = malloc(repeat * sizeof(*s->user_ns));
+	s->sys_ns = malloc(repeat * sizeof(*s->sys_ns));
+	if (!s->ev || !s->wall_ns || !s->user_ns || !s->sys_ns)
 		goto out_oom;
+	for (unsigned k = 0; k < repeat; k++)
+		s->user_ns[k] = s->sys_ns[k] = NAN;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
 		double scale = tacho_evlist_scale(o->events, e);
@@ -1266,7 +1289,7 @@ static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (!(o->target == TACHO_TARGET_CPUS && o->argv && o->argv[0])) {
 		wait_target(o, o->target == TACHO_TARGET_CPUS ? 0 : o->pid);
 		if (stop_requested(o))
-			s->interrupted = true;
+			s->interrupted = s->cut = true;
 		return 0;
 	}
 	err = tacho_child_start(o->argv, &cho, &ch);
@@ -1278,8 +1301,10 @@ static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		err = tacho_child_wait(ch, &s->exit);
 	if (!err) {
 		s->have_exit = true;
-		if (s->exit.signal || tacho_child_signals(ch))
+		if (tacho_child_signals(ch))
 			s->interrupted = true;
+		if (s->exit.signal || tacho_child_signals(ch))
+			s->cut = true;
 	}
 	tacho_child_free(ch);
 	return err;
@@ -1534,8 +1559,10 @@ static int count_threads_once(const struct tacho_stat_opts *o, struct tacho_stat
 	if (err)
 		goto out;
 	s->have_exit = true;
-	if (s->exit.signal || tacho_child_signals(ch))
+	if (tacho_child_signals(ch))
 		s->interrupted = true;
+	if (s->exit.signal || tacho_child_signals(ch))
+		s->cut = true;
 	err = tc_stat_cells_read(cells, counts);
 	if (err)
 		goto out;
@@ -1681,7 +1708,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	sched_flags = o->sched_flags;
 	if (STAT_OPTS_HAS(o, sim))
 		sim = o->sim;
-	if (tacho_evlist_count(o->events) == 0)
+	if (tacho_evlist_count(o->events) == 0 && !(STAT_OPTS_HAS(o, null_run) && o->null_run))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no events to count");
 	if (o->target == TACHO_TARGET_CHILD && !program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no program to run");
@@ -1761,6 +1788,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if (err)
 		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
+	/* perf's -n: no events, and still one run of the program for its times */
+	if (!nruns && !s->nev)
+		nruns = 1;
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
 		s->ev[e].pub.run = sl->run;
@@ -1795,7 +1825,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
-	for (unsigned w = 0; w < o->warmup && !s->interrupted && !stop_requested(o); w++) {
+	for (unsigned w = 0; w < o->warmup && !s->cut && !stop_requested(o); w++) {
 		if (o->on_progress)
 			o->on_progress(o->progress_arg, progress, total);
 		progress++;
@@ -1808,16 +1838,17 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (err)
 			goto out_free;
 	}
-	for (unsigned k = 0; k < repeat && !s->interrupted && !stop_requested(o); k++) {
+	for (unsigned k = 0; k < repeat && !s->cut && !stop_requested(o); k++) {
 		s->done = k + 1;
-		for (unsigned r = 0; r < nruns && !s->interrupted; r++) {
+		for (unsigned r = 0; r < nruns && !s->cut; r++) {
 			if (r > 0 && stop_requested(o)) {
-				s->interrupted = true;
+				s->interrupted = s->cut = true;
 				break;
 			}
 			if (o->on_progress)
 				o->on_progress(o->progress_arg, progress, total);
 			progress++;
+			s->have_exit = false;
 			if (sim)
 				err = simulate_once(o, s, k, diag);
 			else if (aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
@@ -1828,10 +1859,16 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				err = count_once(o, s, r, k, diag);
 			if (err)
 				goto out_free;
+			/* the program's CPU time: of each repetition's first run, as the
+			 * wall time is */
+			if (s->have_exit && r == 0) {
+				s->user_ns[k] = (double)s->exit.user_ns;
+				s->sys_ns[k] = (double)s->exit.sys_ns;
+			}
 		}
 	}
 	if (stop_requested(o))
-		s->interrupted = true;
+		s->interrupted = s->cut = true;
 	if (o->on_progress)
 		o->on_progress(o->progress_arg, total, total);
 	err = aggregate(s);
@@ -1871,7 +1908,10 @@ unsigned tacho_stat_repeats(const struct tacho_stat *s)
 
 unsigned tacho_stat_runs(const struct tacho_stat *s)
 {
-	return s ? tacho_schedule_nruns(s->sched) : 0;
+	unsigned n = s ? tacho_schedule_nruns(s->sched) : 0;
+
+	/* a null run (no events) still ran the program once per repetition */
+	return s && !n && !s->nev ? 1 : n;
 }
 
 double tacho_stat_wall_s(const struct tacho_stat *s)
@@ -1885,6 +1925,29 @@ double tacho_stat_wall_s(const struct tacho_stat *s)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&w, s->wall_ns[k] * 1e-9);
 	return tc_welford_mean(&w);
+}
+
+static double mean_s(const struct tacho_stat *s, const double *ns)
+{
+	struct tc_welford w;
+
+	if (!s)
+		return NAN;
+	tc_welford_init(&w);
+	for (unsigned k = 0; k < s->done; k++)
+		if (isfinite(ns[k]))
+			tc_welford_add(&w, ns[k] * 1e-9);
+	return w.n ? tc_welford_mean(&w) : NAN;
+}
+
+double tacho_stat_user_s(const struct tacho_stat *s)
+{
+	return s ? mean_s(s, s->user_ns) : NAN;
+}
+
+double tacho_stat_sys_s(const struct tacho_stat *s)
+{
+	return s ? mean_s(s, s->sys_ns) : NAN;
 }
 
 bool tacho_stat_interrupted(const struct tacho_stat *s)

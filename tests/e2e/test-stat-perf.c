@@ -1,0 +1,223 @@
+/* test-stat-perf.c - perf stat's remaining options in `tacho stat`, end to end: perf's
+ * own -x columns (--perf-layout) held against perf 6.1's output of the same program,
+ * -i/--no-inherit, -n/--null, -q, --log-fd, and the seconds user / seconds sys lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "util/util.h"
+
+#define WRITE_EVENT "syscalls:sys_enter_write"
+
+/* Splits a CSV line in place; returns the number of fields (at most max). */
+static size_t split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	for (char *p = line; n < max;) {
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+/* The line of out whose third field is ev, copied into buf; NULL when none. */
+static char *line_of(const char *out, const char *ev, char *buf, size_t size)
+{
+	for (const char *p = out; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char tmp[512], *f[10];
+
+		snprintf(tmp, sizeof(tmp), "%.*s", (int)len, p);
+		snprintf(buf, size, "%s", tmp);
+		if (split(tmp, f, 10) >= 3 && !strcmp(f[2], ev))
+			return buf;
+		p = eol ? eol + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* tacho's -x --perf-layout and perf 6.1's -x, on the same program: the same columns,
+ * the same units and names, the same exact count of writes, 100 % running. */
+static void test_perf_layout(void **state)
+{
+	char *perf_argv[] = { (char *)"perf", (char *)"stat", (char *)"-x,", (char *)"-e",
+			      (char *)WRITE_EVENT ",page-faults", (char *)"--",
+			      (char *)th_prog("stat-helper"), (char *)"writes", (char *)"7",
+			      NULL };
+	struct th_run r, p;
+	char a[512], b[512], *fa[10], *fb[10];
+	size_t na, nb;
+	(void)state;
+
+	th_tacho(&r, "stat", "-x,", "--perf-layout", "-e", WRITE_EVENT ",page-faults", "--",
+		 th_prog("stat-helper"), "writes", "7", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(line_of(r.err, WRITE_EVENT, a, sizeof(a)));
+	na = split(a, fa, 10);
+	/* value, unit, event, run time, percentage running, metric value, metric unit */
+	assert_int_equal(na, 7);
+	assert_string_equal(fa[0], "7");
+	assert_string_equal(fa[1], "");
+	assert_true(atoll(fa[3]) > 0);
+	assert_string_equal(fa[4], "100.00");
+	/* no header: the first line is an event's */
+	assert_int_equal(strncmp(r.err, "kind,", 5) != 0, 1);
+
+	th_runv(&p, NULL, perf_argv);
+	if (p.status == 127 || (p.status && strstr(p.err, "not found")))
+		TEST_SKIP("perf cannot run here (status %d)", p.status);
+	if (!line_of(p.err, WRITE_EVENT, b, sizeof(b)))
+		TEST_SKIP("perf could not count %s: %s", WRITE_EVENT, p.err);
+	nb = split(b, fb, 10);
+	assert_int_equal(na, nb);
+	assert_string_equal(fa[0], fb[0]);
+	assert_string_equal(fa[1], fb[1]);
+	assert_string_equal(fa[2], fb[2]);
+	assert_string_equal(fa[4], fb[4]);
+	assert_string_equal(fa[5], fb[5]);
+	assert_string_equal(fa[6], fb[6]);
+	/* page-faults: the same columns; its count is the program's start-up, which
+	 * differs between the two launchers */
+	assert_non_null(line_of(r.err, "page-faults", a, sizeof(a)));
+	assert_non_null(line_of(p.err, "page-faults", b, sizeof(b)));
+	assert_int_equal(split(a, fa, 10), split(b, fb, 10));
+	th_run_free(&p);
+	th_run_free(&r);
+
+	/* with -r: perf's variance column after the name */
+	th_tacho(&r, "stat", "-x,", "--perf-layout", "-r", "3", "-e", WRITE_EVENT, "--",
+		 th_prog("stat-helper"), "writes", "7", NULL);
+	assert_int_equal(r.status, 0);
+	assert_non_null(line_of(r.err, WRITE_EVENT, a, sizeof(a)));
+	assert_int_equal(split(a, fa, 10), 8);
+	assert_string_equal(fa[0], "7");
+	assert_string_equal(fa[3], "0.00%");
+	th_run_free(&r);
+}
+
+/* -i counts the program's own task: the writes of its threads are not in it. */
+static void test_no_inherit(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "-x,", "-i", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
+		 "threads", "5", "7", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "\nevent," WRITE_EVENT ",counted,0,");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-x,", "-e", WRITE_EVENT, "--", th_prog("stat-threads"), "threads",
+		 "5", "7", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "\nevent," WRITE_EVENT ",counted,12,");
+	th_run_free(&r);
+}
+
+/* -n: no events, the times alone; the table's user and sys lines. */
+static void test_null_and_times(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	th_tacho(&r, "stat", "--json", "-n", "--", th_prog("stat-helper"), "spin", "30", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.err);
+	assert_int_equal(th_json_get(j, "events")->n, 0);
+	/* the spin's own clock says 30 ms passed while it ran */
+	assert_true(json_num(j, "wall_s") >= 0.03);
+	/* CPU times are the kernel's accounting of a loaded machine: present and not
+	 * negative, no figure asserted */
+	assert_true(json_num(j, "user_s") >= 0);
+	assert_true(json_num(j, "sys_s") >= 0);
+	assert_int_equal((long long)json_num(j, "program_runs_per_repetition"), 1);
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-e", "page-faults", "--", th_prog("stat-helper"), "spin", "10",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, " seconds wall time\n");
+	assert_contains(r.err, " seconds user\n");
+	assert_contains(r.err, " seconds sys\n");
+	th_run_free(&r);
+}
+
+/* -q: nothing printed, the program's status; --log-fd: the counts on that descriptor. */
+static void test_quiet_and_log_fd(void **state)
+{
+	char cmd[4096], *text = NULL;
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	struct th_run r;
+	size_t len;
+	(void)state;
+
+	th_tacho(&r, "stat", "-q", "-e", "page-faults", "--", th_prog("stat-helper"), "exit", "3",
+		 NULL);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.err, "");
+	assert_string_equal(r.out, "");
+	th_run_free(&r);
+
+	snprintf(cmd, sizeof(cmd), "'%s' stat -x, --log-fd 7 -e " WRITE_EVENT " -- '%s' writes 4 "
+		 "7>'%s'", th_tacho_bin(), th_prog("stat-helper"), th_tmp("log.csv"));
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	assert_int_equal(tc_read_file(th_tmp("log.csv"), &text, &len, 1 << 20), 0);
+	assert_contains(text, "\nevent," WRITE_EVENT ",counted,4,");
+	free(text);
+	th_run_free(&r);
+}
+
+static void test_usage(void **state)
+{
+	static const char *const cases[][6] = {
+		{ "--perf-layout", "--", "true" },
+		{ "--perf-layout", "--json", "--", "true" },
+		{ "-n", "-e", "page-faults", "--", "true" },
+		{ "-n", "-a" },
+		{ "--log-fd", "987", "--", "true" },
+		{ "--log-fd", "2", "-o", "x", "--", "true" },
+		{ "-x,", "--perf-layout", "-A", "-a", "--", "true" },
+	};
+	struct th_run r;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *argv[10] = { th_tacho_bin(), "stat" };
+		size_t n = 2;
+
+		for (size_t k = 0; k < 6 && cases[i][k]; k++)
+			argv[n++] = cases[i][k];
+		th_runv(&r, NULL, (char *const *)argv);
+		if (r.status != 2)
+			fprintf(stderr, "case %zu: status %d\n%s", i, r.status, r.err);
+		assert_int_equal(r.status, 2);
+		assert_contains(r.err, "usage: tacho stat");
+		th_run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perf_layout),
+		cmocka_unit_test(test_no_inherit),
+		cmocka_unit_test(test_null_and_times),
+		cmocka_unit_test(test_quiet_and_log_fd),
+		cmocka_unit_test(test_usage),
+	};
+
+	personality(ADDR_NO_RANDOMIZE);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+}
