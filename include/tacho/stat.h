@@ -144,6 +144,7 @@ struct tacho_stat_interval {
 					     coverage of the interval alone (deltas); status
 					     NOT_SUPPORTED / NOT_COUNTED as in
 					     tacho_counters_read */
+	unsigned run;                     /* the repetition it is of, from 0 (-r) */
 };
 typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
 
@@ -426,9 +427,10 @@ TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_st
 
 /* Writes the counts of one interval (an on_interval call) to f, one record per event:
  * the table's "TIME VALUE UNIT NAME [(COVERAGE)]" line; a CSV row (time, name, status,
- * value, unit, coverage, explanation) after a header row unless opts->csv_no_header
- * (pass it from the second interval on); or, for both JSON formats, one JSON object
- * per line ({"time", "name", "status", "value", "coverage", "explanation"}). events is
+ * value, unit, coverage, explanation, run) after a header row unless
+ * opts->csv_no_header (pass it from the second interval on); or, for both JSON formats,
+ * one JSON object per line ({"time", "run", "name", "status", "value", "unit",
+ * "coverage", "explanation"}). events is
  * the session's list, for the units ("msec"); NULL: no units. 0, -EINVAL, -EIO. Safe
  * to call from the interval callback. */
 TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,

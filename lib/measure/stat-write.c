@@ -761,7 +761,7 @@ static const char *const csv_head[] = { "kind", "name", "status", "value", "unit
 					"coverage", "runs", "mean", "stddev", "min", "median",
 					"max", "spread_pct", "explanation" };
 static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
-						 "coverage", "explanation" };
+						 "coverage", "explanation", "run" };
 
 /* The CSV row of an event (kind "event"; "total" for the totals of a breakdown), its
  * unit's fields after the common ones (un NULL: none). */
@@ -780,7 +780,8 @@ static void csv_event(FILE *f, const struct tc_write_settings *w, const char *ki
 	row[n++] = tacho_count_status_name(e->status);
 	row[n++] = v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "";
 	row[n++] = e->unit;
-	row[n++] = fmt_machine(e->coverage, b[1], sizeof(b[1]));
+	/* no value, no coverage: empty, as JSON's null */
+	row[n++] = v ? fmt_machine(e->coverage, b[1], sizeof(b[1])) : "";
 	row[n++] = runs;
 	row[n++] = v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "";
 	row[n++] = v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "";
@@ -1144,11 +1145,13 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_write_opts *opts)
 {
 	struct tc_write_settings w;
-	char b1[64], b2[64], t[32], hb[1200];
+	char b1[64], b2[64], t[32], hb[1200], run[16];
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
 		return -EINVAL;
+	/* the repetition the interval is of (0 from a caller's interval of its own) */
+	snprintf(run, sizeof(run), "%u", iv->run);
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
@@ -1168,9 +1171,11 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			tc_json_init(&j, f, false);
 			tc_json_obj_begin(&j, NULL);
 			tc_json_double(&j, "time", iv->t_s);
+			tc_json_uint(&j, "run", iv->run);
 			tc_json_str(&j, "name", k->name);
 			tc_json_str(&j, "status", tacho_count_status_name(k->status));
 			json_value(&j, "value", v ? k->value : NAN, unit);
+			tc_json_str(&j, "unit", unit);
 			if (v)
 				tc_json_double(&j, "coverage", k->coverage);
 			else
@@ -1186,7 +1191,8 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
 					      v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
 					      v ? "" : (k->why ? tc_hinted_w(&w, k->why, k->hint, hb,
-										sizeof(hb)) : "") };
+										sizeof(hb)) : ""),
+					      run };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
 				       "a field per column");
 			tc_csv_row(f, &w, row, ARRAY_SIZE(row));

@@ -124,6 +124,7 @@ struct ticker {
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
 	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
+	unsigned rep;                   /* the repetition counted */
 };
 
 static void emit_interval(struct ticker *t, double now)
@@ -196,6 +197,7 @@ static void emit_interval(struct ticker *t, double now)
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
+	iv.run = t->rep;
 	iv.n = t->nev;
 	iv.counts = t->outp;
 	t->o->on_interval(t->o->interval_arg, &iv);
@@ -495,6 +497,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		t.nev = s->nev;
 		t.o = o;
 		t.s = s;
+		t.rep = rep;
 	}
 	/* Intervals start once the program runs: a launched program's events are
 	 * enabled by its exec, so a tick before tacho_child_exec returns would report

@@ -179,6 +179,56 @@ static void test_quiet_and_log_fd(void **state)
 	th_run_free(&r);
 }
 
+/* -I with -r: every interval line says its repetition, JSON its unit; a value that
+ * does not exist has an empty coverage in CSV, as JSON has null. */
+static void test_interval_runs(void **state)
+{
+	struct th_run r;
+	bool run0 = false, run1 = false;
+	(void)state;
+
+	th_tacho(&r, "stat", "--json", "-I", "20", "-r", "2", "-e", "task-clock", "--",
+		 th_prog("stat-helper"), "spin", "50", NULL);
+	assert_int_equal(r.status, 0);
+	for (const char *p = r.err; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		char line[1024];
+		struct th_json *j;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(eol ? eol - p : (long)strlen(p)), p);
+		p = eol ? eol + 1 : NULL;
+		if (!line[0])
+			continue;
+		j = assert_json(line);
+		assert_string_equal(json_str(j, "unit"), "msec");
+		if (json_num(j, "run") == 0)
+			run0 = true;
+		else if (json_num(j, "run") == 1)
+			run1 = true;
+		else
+			fail_msg("run %g in '%s'", json_num(j, "run"), line);
+		th_json_free(j);
+	}
+	assert_true(run0 && run1);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--csv", "-I", "20", "-r", "2", "-e", "page-faults", "--",
+		 th_prog("stat-helper"), "spin", "50", NULL);
+	assert_int_equal(r.status, 0);
+	assert_true(tc_starts_with(r.err, "time,name,status,value,unit,coverage,explanation,run\n"));
+	assert_contains(r.err, ",page-faults,counted,");
+	assert_contains(r.err, ",,1\n");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--csv", "-e", "cycles,page-faults", "--", "true", NULL);
+	assert_int_equal(r.status, 0);
+	if (!strstr(r.err, "\nevent,cycles,not supported,"))
+		TEST_SKIP("cycles is counted here: no event without a value to show");
+	/* value and coverage both empty, then runs 0 */
+	assert_contains(r.err, "\nevent,cycles,not supported,,,,0,");
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const cases[][6] = {
@@ -215,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_no_inherit),
 		cmocka_unit_test(test_null_and_times),
 		cmocka_unit_test(test_quiet_and_log_fd),
+		cmocka_unit_test(test_interval_runs),
 		cmocka_unit_test(test_usage),
 	};
 
