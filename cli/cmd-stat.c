@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -15,7 +17,8 @@
 
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
-       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT };
+       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
+       OPT_TIMEOUT, OPT_INTERVAL_COUNT };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -55,6 +58,12 @@ static const struct cli_option stat_options[] = {
 	  "and tacho scales, showing each value's coverage" },
 	{ 'I', 'I', "interval", "<ms>",
 	  "print the counts of every <ms> milliseconds" },
+	{ OPT_INTERVAL_COUNT, 0, "interval-count", "<n>",
+	  "with -I: stop after n intervals (the program gets\n"
+	  "SIGTERM)" },
+	{ OPT_TIMEOUT, 0, "timeout", "<ms>",
+	  "stop after <ms> milliseconds (the program gets SIGTERM;\n"
+	  "-p, -t, -a, -C stop counting)" },
 	{ OPT_SIM, 0, "sim", NULL,
 	  "simulate instead of counting: run the program under\n"
 	  "valgrind (callgrind) with this CPU's caches; values are\n"
@@ -193,6 +202,11 @@ struct stat_cli {
 	int log_fd;                     /* --log-fd, or -1 */
 	bool quiet;                     /* -q */
 	bool perf_layout;               /* --perf-layout */
+	unsigned timeout_ms;            /* --timeout */
+	unsigned interval_count;        /* --interval-count */
+	unsigned intervals;             /* intervals printed */
+	double progress_t0;             /* when the first run began (progress after 1 s) */
+	bool progress_shown;
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -493,6 +507,18 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_PERF_LAYOUT:
 		c->perf_layout = true;
 		return GO_ON;
+	case OPT_TIMEOUT:
+		if (parse_uint("--timeout", optarg, 86400000, &c->timeout_ms) != GO_ON)
+			return EXIT_USAGE;
+		if (c->timeout_ms < 10)
+			return cli_usage_error(&cmd_stat, "--timeout must be at least 10 ms");
+		return GO_ON;
+	case OPT_INTERVAL_COUNT:
+		if (parse_uint("--interval-count", optarg, 1000000000, &c->interval_count) != GO_ON)
+			return EXIT_USAGE;
+		if (c->interval_count == 0)
+			return cli_usage_error(&cmd_stat, "--interval-count must be at least 1");
+		return GO_ON;
 	case OPT_CONTROL:
 		return parse_control(c, optarg);
 	case 'D':
@@ -572,6 +598,11 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->interval_count && !c->interval)
+		return cli_usage_error(&cmd_stat, "--interval-count goes with -I");
+	if (c->timeout_ms && c->interval)
+		return cli_usage_error(&cmd_stat, "--timeout does not go with -I (use "
+				       "--interval-count)");
 	if (c->log_fd >= 0 && c->outpath)
 		return cli_usage_error(&cmd_stat, "-o and --log-fd both name where to write: "
 				       "choose one");
@@ -771,26 +802,61 @@ static int stat_prepare(struct stat_cli *c)
 
 /* --- counting --- */
 
+/* --timeout and --interval-count end the session as a SIGTERM to tacho does: the
+ * library passes it on to the program (perf stops its workload so too) or, for -p,
+ * -t, -a and -C, stops counting. To the process, not a thread: the interval helper
+ * thread blocks every signal. */
+static void stop_now(void)
+{
+	kill(getpid(), SIGTERM);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_now();
+}
+
 static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 {
 	struct stat_cli *c = arg;
 
+	/* the partial interval after the last one asked for is not one of them */
+	if (c->interval_count && c->intervals >= c->interval_count)
+		return;
 	c->wo.csv_no_header = c->interval_header_done;
 	tacho_stat_interval_write(iv, c->list, c->out, c->fmt, &c->wo);
 	c->interval_header_done = true;
 	fflush(c->out);
+	if (c->interval_count && ++c->intervals == c->interval_count)
+		stop_now();
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A line on the terminal once the runs have taken a second (shorter work needs none),
+ * cleared at the end; nothing when standard error is no terminal. */
 static void on_progress(void *arg, unsigned done, unsigned total)
 {
 	struct stat_cli *c = arg;
 
 	if (!c->progress)
 		return;
-	if (done >= total)
-		fprintf(stderr, "\r\033[K");
-	else
+	if (!c->progress_t0)
+		c->progress_t0 = mono_s();
+	if (done >= total) {
+		if (c->progress_shown)
+			fprintf(stderr, "\r\033[K");
+	} else if (mono_s() - c->progress_t0 >= 1.0) {
 		fprintf(stderr, "\rtacho stat: run %u of %u", done + 1, total);
+		c->progress_shown = true;
+	}
 	fflush(stderr);
 }
 
@@ -833,8 +899,21 @@ static int stat_count(struct stat_cli *c)
 	/* Ctrl-C stops counting and still prints; while a program runs, the library
 	 * forwards or leaves the signal to it */
 	cli_stop_signals_catch(&saved);
+	if (c->timeout_ms) {
+		struct sigaction sa = { .sa_handler = on_alarm };
+		struct itimerval it = { .it_value = { .tv_sec = c->timeout_ms / 1000,
+						      .tv_usec = (c->timeout_ms % 1000) * 1000 } };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_stat_run(&c->o, &c->s, &diag);
+	if (c->timeout_ms) {
+		struct itimerval off = { 0 };
+		setitimer(ITIMER_REAL, &off, NULL);
+		signal(SIGALRM, SIG_DFL);
+	}
 	cli_stop_signals_restore(&saved);
 	if (!err && c->mca) {
 		err = tacho_sim_mca_new(c->simulator, tacho_stat_sim_result(c->s), &c->mca_result,

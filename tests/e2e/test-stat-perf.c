@@ -229,6 +229,55 @@ static void test_interval_runs(void **state)
 	th_run_free(&r);
 }
 
+/* --timeout: the program gets SIGTERM, its counts are printed, tacho exits as it did;
+ * --interval-count: exactly that many intervals. The program would spin ten minutes. */
+static void test_timeout_and_interval_count(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "stat", "--timeout", "100", "-e", "page-faults", "--",
+		 th_prog("stat-helper"), "spin", "600000", NULL);
+	assert_int_equal(r.status, 128 + 15);
+	assert_contains(r.err, "page-faults");
+	assert_contains(r.err, "the program: killed by signal 15 (SIGTERM)");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--json", "-I", "20", "--interval-count", "3", "-e", "page-faults",
+		 "--", th_prog("stat-helper"), "spin", "600000", NULL);
+	assert_int_equal(r.status, 128 + 15);
+	assert_int_equal(th_count_lines(r.err), 3);
+	th_run_free(&r);
+}
+
+/* Progress of -r on a terminal (script(1) gives tacho one) once the runs have taken a
+ * second: four runs that spin 400 ms each by their own clock reach it by the fourth;
+ * nothing when standard error is a pipe. */
+static void test_progress(void **state)
+{
+	char cmd[4096];
+	char *argv[] = { (char *)"script", (char *)"-qfec", cmd, (char *)"/dev/null", NULL };
+	struct th_run r;
+	(void)state;
+
+	if (access("/usr/bin/script", X_OK))
+		TEST_SKIP("no script(1) to give tacho a terminal");
+	snprintf(cmd, sizeof(cmd), "'%s' stat -r 4 -e page-faults -- '%s' spin 400",
+		 th_tacho_bin(), th_prog("stat-helper"));
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "\rtacho stat: run 4 of 4");
+	/* cleared before the counts */
+	assert_contains(r.out, "\r\033[K");
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-r", "4", "-e", "page-faults", "--", th_prog("stat-helper"),
+		 "spin", "400", NULL);
+	assert_int_equal(r.status, 0);
+	assert_not_contains(r.err, "tacho stat: run ");
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const cases[][6] = {
@@ -239,6 +288,9 @@ static void test_usage(void **state)
 		{ "--log-fd", "987", "--", "true" },
 		{ "--log-fd", "2", "-o", "x", "--", "true" },
 		{ "-x,", "--perf-layout", "-A", "-a", "--", "true" },
+		{ "--timeout", "5", "--", "true" },
+		{ "--interval-count", "2", "--", "true" },
+		{ "--timeout", "100", "-I", "10", "--", "true" },
 	};
 	struct th_run r;
 	(void)state;
@@ -266,6 +318,8 @@ int main(void)
 		cmocka_unit_test(test_null_and_times),
 		cmocka_unit_test(test_quiet_and_log_fd),
 		cmocka_unit_test(test_interval_runs),
+		cmocka_unit_test(test_timeout_and_interval_count),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_usage),
 	};
 
