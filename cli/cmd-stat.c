@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,7 +19,7 @@
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
        OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
-       OPT_TIMEOUT, OPT_INTERVAL_COUNT };
+       OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -129,6 +130,13 @@ static const struct cli_option stat_options[] = {
 	  "one JSON document (with -I: one JSON object per line)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
+	{ OPT_APPEND, 0, "append", NULL,
+	  "with -o: add to the file instead of replacing it" },
+	{ OPT_PRE, 0, "pre", "<command>",
+	  "run this shell command before each run of the program;\n"
+	  "its failure stops tacho (exit 1)" },
+	{ OPT_POST, 0, "post", "<command>",
+	  "run this shell command after each run" },
 	{ OPT_LOG_FD, 0, "log-fd", "<fd>",
 	  "write to this open descriptor instead of standard error" },
 	{ 'q', 'q', "quiet", NULL,
@@ -206,6 +214,9 @@ struct stat_cli {
 	unsigned interval_count;        /* --interval-count */
 	unsigned intervals;             /* intervals printed */
 	double progress_t0;             /* when the first run began (progress after 1 s) */
+	bool append;                    /* --append */
+	const char *pre, *post;         /* --pre, --post */
+	bool pre_failed;
 	bool progress_shown;
 };
 
@@ -507,6 +518,15 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_PERF_LAYOUT:
 		c->perf_layout = true;
 		return GO_ON;
+	case OPT_APPEND:
+		c->append = true;
+		return GO_ON;
+	case OPT_PRE:
+		c->pre = optarg;
+		return GO_ON;
+	case OPT_POST:
+		c->post = optarg;
+		return GO_ON;
 	case OPT_TIMEOUT:
 		if (parse_uint("--timeout", optarg, 86400000, &c->timeout_ms) != GO_ON)
 			return EXIT_USAGE;
@@ -598,6 +618,11 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->append && !c->outpath)
+		return cli_usage_error(&cmd_stat, "--append goes with -o");
+	if ((c->pre || c->post) && (!c->o.argv || c->o.target != TACHO_TARGET_CHILD || c->sim))
+		return cli_usage_error(&cmd_stat, "--pre and --post go around the runs of a "
+				       "program tacho runs");
 	if (c->interval_count && !c->interval)
 		return cli_usage_error(&cmd_stat, "--interval-count goes with -I");
 	if (c->timeout_ms && c->interval)
@@ -840,12 +865,36 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Runs a --pre or --post command with the shell; nonzero when it failed (said once). */
+static int run_hook(struct stat_cli *c, const char *cmd, const char *what)
+{
+	int st;
+
+	fflush(NULL);
+	st = system(cmd);
+	if (st == 0)
+		return 0;
+	cli_error("%s '%s' failed (%s %d)", what, cmd,
+		  st == -1 ? "cannot run the shell:" : WIFEXITED(st) ? "exit status" : "signal",
+		  st == -1 ? errno : WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	(void)c;
+	return 1;
+}
+
 /* A line on the terminal once the runs have taken a second (shorter work needs none),
  * cleared at the end; nothing when standard error is no terminal. */
 static void on_progress(void *arg, unsigned done, unsigned total)
 {
 	struct stat_cli *c = arg;
 
+	/* perf's --pre and --post, through the shell as perf runs them: after the run
+	 * before this call, before the run that follows it */
+	if (c->post && done > 0 && !c->pre_failed)
+		run_hook(c, c->post, "--post");
+	if (c->pre && done < total && !c->pre_failed && run_hook(c, c->pre, "--pre")) {
+		c->pre_failed = true;
+		stop_now();
+	}
 	if (!c->progress)
 		return;
 	if (!c->progress_t0)
@@ -882,6 +931,21 @@ static int stat_count(struct stat_cli *c)
 	}
 	if (!c->out)
 		return EXIT_FAIL;
+	if (c->append && c->outpath) {
+		/* the new file starts with the old one's contents: appended, and still
+		 * written whole and renamed into place */
+		char *old = NULL;
+		size_t len = 0;
+		int r = tc_read_file(c->outpath, &old, &len, 1u << 30);
+
+		if (r == 0 && len && fwrite(old, 1, len, c->out) != len)
+			r = -EIO;
+		free(old);
+		if (r && r != -ENOENT) {
+			cli_error("cannot append to '%s': %s", c->outpath, tacho_strerror(r));
+			return EXIT_FAIL;
+		}
+	}
 	c->wo.csv_sep = c->sep;
 	c->progress = !c->interval && isatty(STDERR_FILENO);
 	c->o.events = c->list;
@@ -1010,7 +1074,7 @@ static int stat_print(struct stat_cli *c)
 		 * still say so */
 		return EXIT_FAIL;
 	}
-	if (err)
+	if (err || c->pre_failed)
 		return EXIT_FAIL;
 	return out_of_files(c->s, ex);
 }

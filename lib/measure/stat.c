@@ -1851,6 +1851,14 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			if (o->on_progress)
 				o->on_progress(o->progress_arg, progress, total);
 			progress++;
+			/* a stop the callback asked for (a --pre command that failed)
+			 * comes before the run, not after it */
+			if (stop_requested(o)) {
+				s->interrupted = s->cut = true;
+				if (r == 0)
+					s->done = k;
+				break;
+			}
 			s->have_exit = false;
 			if (sim)
 				err = simulate_once(o, s, k, diag);

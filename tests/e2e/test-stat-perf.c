@@ -278,6 +278,47 @@ static void test_progress(void **state)
 	th_run_free(&r);
 }
 
+/* --pre and --post around each run, through the shell; a --pre that fails stops tacho
+ * before the run (exit 1). --append adds to the file of -o. */
+static void test_hooks_and_append(void **state)
+{
+	char pre[512], post[512], *text = NULL;
+	struct th_run r;
+	size_t len;
+	(void)state;
+
+	snprintf(pre, sizeof(pre), "echo pre >> '%s'", th_tmp("hooks"));
+	snprintf(post, sizeof(post), "echo post >> '%s'", th_tmp("hooks"));
+	th_tacho(&r, "stat", "-r", "3", "--pre", pre, "--post", post, "-e", "page-faults", "--",
+		 th_prog("stat-helper"), "writes", "1", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(tc_read_file(th_tmp("hooks"), &text, &len, 1 << 20), 0);
+	assert_string_equal(text, "pre\npost\npre\npost\npre\npost\n");
+	free(text);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--pre", "exit 3", "-e", WRITE_EVENT, "--", th_prog("stat-helper"),
+		 "writes", "1", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: --pre 'exit 3' failed (exit status 3)");
+	/* the run never started */
+	assert_not_contains(r.err, "counted    " WRITE_EVENT);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-x,", "-o", th_tmp("app.csv"), "-e", WRITE_EVENT, "--",
+		 th_prog("stat-helper"), "writes", "2", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-x,", "-o", th_tmp("app.csv"), "--append", "-e", WRITE_EVENT, "--",
+		 th_prog("stat-helper"), "writes", "3", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	assert_int_equal(tc_read_file(th_tmp("app.csv"), &text, &len, 1 << 20), 0);
+	assert_contains(text, "\nevent," WRITE_EVENT ",counted,2,");
+	assert_contains(text, "\nevent," WRITE_EVENT ",counted,3,");
+	free(text);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const cases[][6] = {
@@ -291,6 +332,8 @@ static void test_usage(void **state)
 		{ "--timeout", "5", "--", "true" },
 		{ "--interval-count", "2", "--", "true" },
 		{ "--timeout", "100", "-I", "10", "--", "true" },
+		{ "--append", "--", "true" },
+		{ "--pre", "true", "-a" },
 	};
 	struct th_run r;
 	(void)state;
@@ -320,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_interval_runs),
 		cmocka_unit_test(test_timeout_and_interval_count),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_hooks_and_append),
 		cmocka_unit_test(test_usage),
 	};
 
