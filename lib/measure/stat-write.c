@@ -50,8 +50,8 @@ static const char *fmt_human(double v, const char *unit, char *buf, size_t size)
 	return buf;
 }
 
-/* A value for machines: integers exactly, others with 15 significant digits; nothing
- * for no value. */
+/* A value for machines: integers exactly, others in the fewest digits that read back
+ * as the same double; nothing for no value. */
 static const char *fmt_machine(double v, char *buf, size_t size)
 {
 	if (!isfinite(v))
@@ -59,7 +59,7 @@ static const char *fmt_machine(double v, char *buf, size_t size)
 	else if (integral(v))
 		snprintf(buf, size, "%.0f", v);
 	else
-		snprintf(buf, size, "%.15g", v);
+		tc_fmt_shortest(v, buf, size);
 	return buf;
 }
 

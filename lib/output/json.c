@@ -133,13 +133,15 @@ void tc_json_uint(struct tc_json *j, const char *key, uint64_t val)
 
 void tc_json_double(struct tc_json *j, const char *key, double val)
 {
+	char buf[32];
+
 	prefix(j, key);
 	if (!isfinite(val))
 		fputs("null", j->f);
 	else if (val == floor(val) && fabs(val) < 9.007199254740992e15)
 		fprintf(j->f, "%.1f", val);
 	else
-		fprintf(j->f, "%.17g", val);
+		fputs(tc_fmt_shortest(val, buf, sizeof(buf)), j->f);
 }
 
 void tc_json_bool(struct tc_json *j, const char *key, bool val)
