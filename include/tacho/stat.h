@@ -117,11 +117,17 @@ struct tacho_metric_input {
  * the pointer: fields are only ever added at the end). */
 struct tacho_metric {
 	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
-			      "page-faults rate", "avg duration of NAME" */
+			      "page-faults rate", "avg duration of NAME": full_name's first
+			      79 bytes (an event's long name makes a longer one) */
 	char unit[24];     /* "insn per cycle", "%", "GHz", "/sec", "cycles", ... */
-	char expr[200];    /* how it was computed: "instructions / cycles" */
+	char expr[200];    /* how it was computed: "instructions / cycles" (full_expr's
+			      first 199 bytes) */
 	double value;      /* always finite */
 	int inputs[2];     /* indices of the inputs; -1 for the wall time */
+	/* since 0.1.1 of the struct (larger than the first, which ends at inputs): */
+	const char *full_name; /* the whole name, never cut; it lives as long as the
+				  metric (in the array's own allocation, or the session's) */
+	const char *full_expr; /* the whole expression, likewise */
 };
 
 /* Computes every metric whose inputs all have values and the same privilege rings:
@@ -133,7 +139,8 @@ struct tacho_metric {
  * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. in holds n
  * inputs of in_sz bytes each (sizeof(in[0])). Returns 0 and *out: *nout metrics of
  * metric_sz bytes each (sizeof(**out): the array is laid out at the caller's stride),
- * malloc'd, the caller free()s it; NULL when *nout is 0. -EINVAL for bad arguments, an
+ * malloc'd, the caller free()s it, which frees the strings full_name and full_expr
+ * point to with it; NULL when *nout is 0. -EINVAL for bad arguments, an
  * element size below the first version or an input with a value whose attr is NULL or
  * of a size the library cannot read; -ENOMEM. Pure and thread-safe. */
 TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,

@@ -469,8 +469,8 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 		const struct tacho_metric *mt = tacho_stat_metric(s, i);
 		if (!strcmp(mt->unit, "/sec"))
 			continue;
-		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->name, metric_human(mt, b, sizeof(b)),
-				    mt->expr);
+		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->full_name,
+				    metric_human(mt, b, sizeof(b)), mt->full_expr);
 		nm++;
 	}
 	if (nm && !err) {
@@ -947,9 +947,9 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 	}
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
-		const char *row[] = { "metric", m->name, "derived",
+		const char *row[] = { "metric", m->full_name, "derived",
 				      fmt_machine(m->value, b[0], sizeof(b[0])), m->unit,
-				      "", "", "", "", "", "", "", "", m->expr };
+				      "", "", "", "", "", "", "", "", m->full_expr };
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
 		csv_row_units(f, w, row, ARRAY_SIZE(row), a);
 	}
@@ -1084,10 +1084,10 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
 		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "name", m->name);
+		tc_json_str(&j, "name", m->full_name);
 		tc_json_double(&j, "value", m->value);
 		tc_json_str(&j, "unit", m->unit);
-		tc_json_str(&j, "expr", m->expr);
+		tc_json_str(&j, "expr", m->full_expr);
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);

@@ -62,6 +62,44 @@ static void test_named_terms(void **state)
 	th_run_free(&r);
 }
 
+/* A derived metric's name is never cut: an event named with 115 characters has a rate
+ * metric of 120, whole in the JSON and the CSV, and unlike the event's own name (which
+ * a cut at 63 bytes once made them share). */
+static void test_long_metric_name(void **state)
+{
+	char ev[116], spec[260], metric[200], expr[240];
+	const struct th_json *m;
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	memset(ev, 'e', 115);
+	memcpy(ev, "faults-", 7);
+	ev[115] = '\0';
+	snprintf(spec, sizeof(spec), "page-faults/name=%s/", ev);
+	snprintf(metric, sizeof(metric), "%s rate", ev);
+	snprintf(expr, sizeof(expr), "%s / wall time", ev);
+	assert_int_equal(strlen(metric), 120);
+
+	j = stat_json(&r, "-e", spec, "--", th_prog("stat-helper"), "pages", "10", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(json_str(j, "events[0].name"), ev);
+	m = assert_json_named(j, "metrics", metric);
+	assert_json_str(m, "expr", expr);
+	assert_json_str(m, "unit", "/sec");
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-x,", "-e", spec, "--", th_prog("stat-helper"), "pages", "10",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	snprintf(spec, sizeof(spec), "\nmetric,%s,derived,", metric);
+	assert_contains(r.err, spec);
+	snprintf(spec, sizeof(spec), ",%s\n", expr);
+	assert_contains(r.err, spec);
+	th_run_free(&r);
+}
+
 /* cgroup-switches is known and counts (Linux 5.13 and later); exclusive (:e) counts as
  * the plain event does. */
 static void test_software_and_e(void **state)
@@ -198,6 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_named_terms),
+		cmocka_unit_test(test_long_metric_name),
 		cmocka_unit_test(test_software_and_e),
 		cmocka_unit_test(test_refused_modifiers),
 		cmocka_unit_test(test_sdt),
