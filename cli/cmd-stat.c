@@ -80,11 +80,11 @@ static const struct cli_option stat_options[] = {
 	{ OPT_MCA, 0, "mca", NULL,
 	  "with --sim: the hottest basic block to llvm-mca, with\n"
 	  "this CPU's -mcpu: predicted IPC, throughput, pressure" },
-	{ 'p', 'p', "pid", "<pid>",
+	{ 'p', 'p', "pid", "<pids>",
 	  "count process <pid> (all its threads) until it ends or\n"
-	  "Ctrl-C" },
-	{ 't', 't', "tid", "<tid>",
-	  "count thread <tid> alone" },
+	  "Ctrl-C; a list (12,34): added up, until all have ended" },
+	{ 't', 't', "tid", "<tids>",
+	  "count thread <tid> alone (a list: added up)" },
 	{ 'a', 'a', "all-cpus", NULL,
 	  "count everything on every CPU" },
 	{ 'C', 'C', "cpu", "<cpus>",
@@ -183,6 +183,7 @@ struct stat_cli {
 	unsigned interval;
 	unsigned ntargets;
 	char target[64];                /* what is counted, for people ("process 42") */
+	pid_t *pids;                    /* -p/-t's ids */
 	struct tc_sb events;            /* every -e, comma-joined */
 	struct tacho_stat_opts o;
 	/* what it made of them */
@@ -252,6 +253,7 @@ static void stat_cli_exit(struct stat_cli *c)
 	free(c->cpus);
 	free(c->cgroup_arg);
 	free(c->cgroups);
+	free(c->pids);
 	for (int i = 0; i < 2; i++)
 		if (c->ctl_fds[i] >= 0)
 			close(c->ctl_fds[i]);
@@ -279,21 +281,63 @@ static int set_format(struct stat_cli *c, enum tacho_format fmt)
 	return GO_ON;
 }
 
+/* perf's -p PID1,PID2 (and -t): the ids into c->pids, the first also into o.pid. */
+static int set_tasks(struct stat_cli *c, int opt, const char *arg)
+{
+	const char *what = opt == 'p' ? "pid" : "tid";
+	size_t n = 1;
+	pid_t *pids;
+
+	for (const char *q = arg; *q; q++)
+		n += *q == ',';
+	pids = calloc(n, sizeof(*pids));
+	if (!pids) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	free(c->pids);
+	c->pids = pids;
+	for (size_t i = 0; i < n; i++) {
+		const char *end = strchr(arg, ',');
+		size_t len = end ? (size_t)(end - arg) : strlen(arg);
+		char num[24];
+		uint64_t pid;
+
+		if (len == 0 || len >= sizeof(num))
+			return cli_usage_error(&cmd_stat, "bad %s '%.*s' (a process or thread id)",
+					       what, (int)len, arg);
+		memcpy(num, arg, len);
+		num[len] = '\0';
+		if (tc_parse_u64(num, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
+			return cli_usage_error(&cmd_stat, "bad %s '%s' (a process or thread id)",
+					       what, num);
+		pids[i] = (pid_t)pid;
+		arg += len + 1;
+	}
+	c->o.target = opt == 'p' ? TACHO_TARGET_PROCESS : TACHO_TARGET_THREAD;
+	c->o.pid = pids[0];
+	c->o.pids = n > 1 ? pids : NULL;
+	c->o.npids = n > 1 ? n : 0;
+	if (n == 1)
+		snprintf(c->target, sizeof(c->target), "%s %d",
+			 opt == 'p' ? "process" : "thread", (int)pids[0]);
+	else
+		snprintf(c->target, sizeof(c->target), "%zu %s", n,
+			 opt == 'p' ? "processes" : "threads");
+	return GO_ON;
+}
+
 static int set_target(struct stat_cli *c, int opt, const char *arg)
 {
-	uint64_t pid;
-
 	switch (opt) {
 	case 'p':
-	case 't':
-		if (tc_parse_u64(arg, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
-			return cli_usage_error(&cmd_stat, "bad %s '%s' (a process or thread id)",
-					       opt == 'p' ? "pid" : "tid", arg);
-		c->o.target = opt == 'p' ? TACHO_TARGET_PROCESS : TACHO_TARGET_THREAD;
-		c->o.pid = (pid_t)pid;
-		snprintf(c->target, sizeof(c->target), "%s %d", opt == 'p' ? "process" : "thread",
-			 (int)pid);
+	case 't': {
+		int r = set_tasks(c, opt, arg);
+
+		if (r != GO_ON)
+			return r;
 		break;
+	}
 	case 'a':
 		c->o.target = TACHO_TARGET_CPUS;
 		snprintf(c->target, sizeof(c->target), "all CPUs");

@@ -255,6 +255,14 @@ struct tacho_stat_opts {
 					   and processes it creates */
 	bool null_run;                  /* perf's -n: events may be empty (0 of them): the
 					   program's times alone */
+	const pid_t *pids;              /* PROCESS, THREAD: npids processes or threads
+					   (perf's -p PID1,PID2), counted together: every
+					   thread of each listed process as it is when counting
+					   starts (a thread made later counts with the thread
+					   that made it), the counts added up; THREAD aggr
+					   keeps one unit per thread. pid is then unused.
+					   Counting ends when all have ended. npids 0: pid */
+	size_t npids;
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -373,7 +381,8 @@ struct tacho_stat_unit {
 	const char *cgroup;      /* CGROUP: the cgroup as asked ("" every task) */
 };
 
-/* The breakdown of a session (GLOBAL when none was asked), its units, and one event's
+/* The breakdown of a session (GLOBAL when none was asked), its units (none without a
+ * breakdown, a list of processes or threads counted together too), and one event's
  * result in one unit: the same fields as the event's total (value, status, statistics
  * over the repetitions, why), NULL where the event was not counted in that unit (an
  * event paired with another cgroup by cgroup_pairs). Units are sorted (CPU, core, ...

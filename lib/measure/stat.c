@@ -336,6 +336,24 @@ static void wait_target(const struct tacho_stat_opts *o, pid_t pid)
 #define STAT_OPTS_HAS(o, field)                                                         \
 	((o)->sz >= offsetof(struct tacho_stat_opts, field) + sizeof((o)->field))
 
+/* The processes or threads of a task target: the list (-p PID1,PID2), else pid. */
+static size_t task_count(const struct tacho_stat_opts *o)
+{
+	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->npids : 1;
+}
+
+static pid_t task_at(const struct tacho_stat_opts *o, size_t i)
+{
+	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->pids[i] : o->pid;
+}
+
+/* Several tasks are counted as cells, a thread each, added up. */
+static bool task_list(const struct tacho_stat_opts *o)
+{
+	return (o->target == TACHO_TARGET_PROCESS || o->target == TACHO_TARGET_THREAD) &&
+	       task_count(o) > 1;
+}
+
 static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *diag,
 			  int exec_err)
 {
@@ -1073,50 +1091,74 @@ out:
 	return err;
 }
 
-/* Per thread of a running process (or the one thread): one cell per thread listed
- * now; a thread it creates later is counted with the thread that created it. */
-static int units_tasks(const struct tacho_stat_opts *o, struct tacho_stat *s,
-		       struct tacho_diag *diag)
+/* The threads of one task of the target, a cell each: a process's threads listed now
+ * (a thread it creates later is counted with the thread that created it), or the one
+ * thread. Per thread a unit of its own; counted together (a list without a breakdown)
+ * every cell goes to unit 0. */
+static int units_task(const struct tacho_stat_opts *o, struct tacho_stat *s, pid_t pid,
+		      struct tacho_diag *diag)
 {
 	pid_t *tids = NULL;
 	size_t n = 1;
 	int err = 0;
+	struct stat_cell *cells;
 
 	if (o->target == TACHO_TARGET_PROCESS) {
-		err = tc_proc_threads(o->pid, &tids, &n);
+		err = tc_proc_threads(pid, &tids, &n);
 		if (err == -ESRCH)
 			return tc_diag_set(diag, "", 0, 0, err, "no process or thread %d",
-					   (int)o->pid);
+					   (int)pid);
 		if (err)
 			return err;
 	}
-	s->cells = calloc(n, sizeof(*s->cells));
-	if (!s->cells) {
+	cells = realloc(s->cells, (s->ncells + n) * sizeof(*cells));
+	if (!cells) {
 		err = -ENOMEM;
 		goto out;
 	}
+	s->cells = cells;
 	for (size_t i = 0; i < n; i++) {
-		pid_t tid = tids ? tids[i] : o->pid;
-		struct stat_unit *u = unit_add(s);
+		pid_t tid = tids ? tids[i] : pid;
+		struct stat_unit *u;
 		char path[64];
 
+		if (s->aggr != TACHO_STAT_AGGR_THREAD) {
+			s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = tid, .unit = 0 };
+			continue;
+		}
+		u = unit_add(s);
 		if (!u) {
 			err = -ENOMEM;
 			goto out;
 		}
 		u->pub.tid = tid;
-		u->pub.pid = o->target == TACHO_TARGET_PROCESS ? o->pid : -1;
+		u->pub.pid = o->target == TACHO_TARGET_PROCESS ? pid : -1;
 		if (o->target == TACHO_TARGET_PROCESS)
-			snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)o->pid, (int)tid);
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 		else
 			snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
 		if (tc_read_line_file(path, u->comm, sizeof(u->comm)))
 			u->comm[0] = '\0';
 		snprintf(u->label, sizeof(u->label), "%s-%d", u->comm, (int)tid);
-		s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = tid, .unit = i };
+		s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = tid,
+							    .unit = s->nunits - 1 };
 	}
 out:
 	free(tids);
+	return err;
+}
+
+/* Per thread of the target's processes or threads, or every thread of a list of them
+ * counted together in one unit. */
+static int units_tasks(const struct tacho_stat_opts *o, struct tacho_stat *s,
+		       struct tacho_diag *diag)
+{
+	int err = 0;
+
+	if (s->aggr != TACHO_STAT_AGGR_THREAD && !unit_add(s))
+		return -ENOMEM;
+	for (size_t i = 0; i < task_count(o) && !err; i++)
+		err = units_task(o, s, task_at(o, i), diag);
 	return err;
 }
 
@@ -1195,7 +1237,8 @@ static int units_setup(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		err = units_cpus(o, s);
 	else if (s->aggr == TACHO_STAT_AGGR_CGROUP)
 		err = units_cgroups(o, s, diag);
-	else if (s->aggr == TACHO_STAT_AGGR_THREAD && o->target != TACHO_TARGET_CHILD)
+	else if ((s->aggr == TACHO_STAT_AGGR_THREAD && o->target != TACHO_TARGET_CHILD) ||
+		 task_list(o))
 		err = units_tasks(o, s, diag);
 	/* a program's threads are known once it has run */
 	units_finish(s);
@@ -1293,7 +1336,11 @@ static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	int err, exec_err = 0;
 
 	if (!(o->target == TACHO_TARGET_CPUS && o->argv && o->argv[0])) {
-		wait_target(o, o->target == TACHO_TARGET_CPUS ? 0 : o->pid);
+		/* a list ends when its last task has: each waited for in turn */
+		if (o->target == TACHO_TARGET_CPUS)
+			wait_target(o, 0);
+		for (size_t i = 0; o->target != TACHO_TARGET_CPUS && i < task_count(o); i++)
+			wait_target(o, task_at(o, i));
 		if (stop_requested(o))
 			s->interrupted = s->cut = true;
 		return 0;
@@ -1436,7 +1483,7 @@ static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *
 		if (err) {
 			if (err == -ESRCH)
 				tc_diag_set(diag, "", 0, 0, err, "no process or thread %d",
-					    (int)o->pid);
+					    (int)(s->cells[c].tid > 0 ? s->cells[c].tid : o->pid));
 			goto out;
 		}
 	}
@@ -1752,6 +1799,13 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if ((o->target == TACHO_TARGET_PROCESS || o->target == TACHO_TARGET_THREAD) && program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "a process or thread target runs no program");
+	for (size_t i = 0; task_list(o) && i < task_count(o); i++)
+		if (task_at(o, i) <= 0)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad process or thread id "
+					   "%d in the list", (int)task_at(o, i));
+	if (task_list(o) && o->interval_ms)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "a list of processes or threads is "
+				   "counted without intervals (one process or thread: with)");
 	repeat = o->repeat ? o->repeat : 1;
 	if (repeat > 1000000)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "too many repetitions (%u)", repeat);
@@ -1902,7 +1956,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				err = simulate_once(o, s, k, diag);
 			else if (aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
 				err = count_threads_once(o, s, r, k, diag);
-			else if (aggr != TACHO_STAT_AGGR_GLOBAL)
+			else if (aggr != TACHO_STAT_AGGR_GLOBAL || task_list(o))
 				err = count_units_once(o, s, r, k, diag);
 			else
 				err = count_once(o, s, r, k, diag);
@@ -2044,20 +2098,27 @@ enum tacho_stat_aggr tacho_stat_aggr(const struct tacho_stat *s)
 	return s ? s->aggr : TACHO_STAT_AGGR_GLOBAL;
 }
 
+/* The units a breakdown shows: none without one (a list of tasks counted together
+ * has one unit of its own inside). */
+static size_t shown_units(const struct tacho_stat *s)
+{
+	return s && s->aggr != TACHO_STAT_AGGR_GLOBAL ? s->nunits : 0;
+}
+
 size_t tacho_stat_nunits(const struct tacho_stat *s)
 {
-	return s ? s->nunits : 0;
+	return shown_units(s);
 }
 
 const struct tacho_stat_unit *tacho_stat_unit(const struct tacho_stat *s, size_t u)
 {
-	return s && u < s->nunits ? &s->units[u].pub : NULL;
+	return u < shown_units(s) ? &s->units[u].pub : NULL;
 }
 
 const struct tacho_stat_event *tacho_stat_unit_event(const struct tacho_stat *s, size_t u,
 						     size_t i)
 {
-	if (!s || u >= s->nunits || i >= s->nev || !s->units[u].asked[i])
+	if (u >= shown_units(s) || i >= s->nev || !s->units[u].asked[i])
 		return NULL;
 	return &s->units[u].ev[i].pub;
 }

@@ -224,6 +224,127 @@ static void test_per_thread_pid(void **state)
 	free(text);
 }
 
+/* A stat-threads helper waiting with threads writing each count (NULL-terminated), its
+ * standard input and output on pipes: returns once it says "ready". */
+static pid_t start_waiting(int *in_w, int *out_r, const char *first, ...)
+{
+	const char *argv[16] = { threads_prog(), "wait", first };
+	int in[2], out[2];
+	char line[64] = "";
+	size_t n = 3;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, first);
+	while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	assert_true(read(out[0], line, sizeof(line) - 1) > 0);
+	assert_contains(line, "ready");
+	*in_w = in[1];
+	*out_r = out[0];
+	return pid;
+}
+
+/* perf's -p PID1,PID2: two running processes counted together, their writes added up
+ * exactly (once tacho is there each helper's first thread writes a byte to each of its
+ * other threads, and they their counts); with --per-thread, an entry per thread of
+ * both, each with its process. */
+static void test_pid_list(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	for (int per_thread = 0; per_thread < 2; per_thread++) {
+		int in1, out1, in2, out2, status;
+		pid_t h1, h2, tacho;
+		char pids[48], *text = NULL;
+		struct th_json *j;
+		size_t len;
+
+		h1 = start_waiting(&in1, &out1, "3", NULL);
+		h2 = start_waiting(&in2, &out2, "4", "5", NULL);
+		snprintf(pids, sizeof(pids), "%d,%d", (int)h1, (int)h2);
+		tacho = fork();
+		assert_true(tacho >= 0);
+		if (tacho == 0) {
+			const char *argv[] = { th_tacho_bin(), "stat", "--json", "-o",
+					       th_tmp("pids.json"), "-p", pids, "-e",
+					       WRITE_EVENT, per_thread ? "--per-thread" : NULL,
+					       NULL };
+
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		/* five threads, one event each */
+		for (int polls = 0; perf_fds(tacho) < 5; polls++) {
+			assert_true(polls < 3000);
+			usleep(10000);
+		}
+		assert_int_equal(write(in1, "g", 1), 1);
+		assert_int_equal(write(in2, "g", 1), 1);
+		close(in1);
+		close(in2);
+		assert_int_equal(waitpid(h1, &status, 0), h1);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_int_equal(waitpid(h2, &status, 0), h2);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_int_equal(waitpid(tacho, &status, 0), tacho);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		close(out1);
+		close(out2);
+		assert_int_equal(tc_read_file(th_tmp("pids.json"), &text, &len, 1 << 20), 0);
+		j = assert_json(text);
+		need_tracepoint(j);
+		if (!per_thread) {
+			assert_null(th_json_get(j, "aggregation"));
+			assert_int_equal(th_json_get(j, "events")->n, 1);
+			assert_int_equal((long long)json_num(j, "events[0].value"),
+					 (1 + 3) + (2 + 4 + 5));
+		} else {
+			assert_string_equal(json_str(j, "aggregation"), "thread");
+			assert_int_equal(th_json_get(j, "events")->n, 5);
+			assert_int_equal((long long)json_num(entry_with(j, WRITE_EVENT, "tid",
+									h1), "value"), 1);
+			assert_int_equal((long long)json_num(entry_with(j, WRITE_EVENT, "tid",
+									h2), "pid"), h2);
+			assert_int_equal((long long)json_num(j, "totals[0].value"), 15);
+		}
+		th_json_free(j);
+		free(text);
+	}
+	/* a bad id anywhere in the list: one line with it, and the usage */
+	th_tacho(&r, "stat", "-p", "1,x", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "tacho stat: bad pid 'x' (a process or thread id)\nusage:");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "-t", "1,,2", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "tacho stat: bad tid '' (a process or thread id)\nusage:");
+	th_run_free(&r);
+	/* no intervals over a list yet: said, before anything is opened */
+	th_tacho(&r, "stat", "-p", "1,2", "-I", "100", "-e", "page-faults", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot count: a list of processes or threads is counted "
+			"without intervals");
+	th_run_free(&r);
+}
+
 static bool can_count_cpus(void)
 {
 	long long paranoid;
@@ -410,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_thread_program),
 		cmocka_unit_test(test_per_thread_pid),
+		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_per_cpu),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_breakdown_errors),
