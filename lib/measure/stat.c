@@ -1766,6 +1766,10 @@ static unsigned events_per_run(const struct tacho_stat_opts *o)
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 		per = o->ncpus ? o->ncpus : online > 0 ? (unsigned long)online : 1;
 	}
+	/* --for-each-cgroup opens every event in every cgroup (-G's pairs: one each) */
+	if (STAT_OPTS_HAS(o, cgroup_pairs) && o->aggr == TACHO_STAT_AGGR_CGROUP &&
+	    !o->cgroup_pairs && o->ncgroups > 1)
+		per *= o->ncgroups;
 	if (rl.rlim_cur <= open_fds + RESERVE)
 		return 1;
 	avail = (unsigned long)(rl.rlim_cur - open_fds - RESERVE) / per;

@@ -408,10 +408,10 @@ static void test_per_cpu(void **state)
  * writes, its parent outside makes M: exactly N inside. */
 static void test_cgroup(void **state)
 {
-	char *mounts = NULL, root[4096], dir[4200], name[64], pair[80];
+	char *mounts = NULL, root[4096], dir[4200], dir2[4210], name[64], pair[160];
 	struct th_run r;
 	struct th_json *j;
-	size_t len;
+	size_t len, n = 0;
 	(void)state;
 
 	if (geteuid() != 0)
@@ -460,6 +460,45 @@ static void test_cgroup(void **state)
 	assert_string_equal(json_str(j, "events[1].cgroup"), "");
 	th_json_free(j);
 	th_run_free(&r);
+
+	/* under ulimit -n 40, 12 events in each of two cgroups on every CPU take more
+	 * descriptors than one run has: the program runs several times, every event
+	 * counted exactly in its cgroup (not EMFILE) */
+	snprintf(dir2, sizeof(dir2), "%s-b", dir);
+	assert_int_equal(mkdir(dir2, 0755), 0);
+	{
+		const char *argv[] = { "/bin/sh", "-c", "ulimit -n 40 && exec \"$@\"", "sh",
+				       th_tacho_bin(), "stat", "--json", "-a",
+				       "--for-each-cgroup", NULL, "-e", NULL, "--",
+				       threads_prog(), "cgroup", dir, "7", "1", NULL };
+		struct tc_sb evs;
+
+		snprintf(pair, sizeof(pair), "%s,%s-b", name, name);
+		argv[9] = pair;
+		tc_sb_init(&evs);
+		for (int i = 0; i < 12; i++)
+			tc_sb_addf(&evs, "%s%s", i ? "," : "", WRITE_EVENT);
+		argv[11] = evs.buf;
+		th_runv(&r, NULL, (char *const *)argv);
+		tc_sb_exit(&evs);
+	}
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.err);
+	assert_true(json_num(j, "program_runs_per_repetition") > 1);
+	assert_int_equal(th_json_get(j, "events")->n, 24);
+	for (size_t i = 0; i < 24; i++) {
+		const struct th_json *e = th_json_get(j, "events")->items[i];
+
+		if (!strcmp(json_str(e, "cgroup"), name)) {
+			assert_string_equal(json_str(e, "status"), "counted");
+			assert_int_equal((long long)json_num(e, "value"), 7);
+			n++;
+		}
+	}
+	assert_int_equal(n, 12);
+	th_json_free(j);
+	th_run_free(&r);
+	assert_int_equal(rmdir(dir2), 0);
 
 	assert_int_equal(rmdir(dir), 0);
 }
