@@ -124,16 +124,52 @@ struct ticker {
 	size_t nev;
 	const struct tacho_stat_opts *o;
 	struct tacho_stat *s;
+	void *const *cells;             /* instead of c: ncells cells of a list of tasks,
+					   every spec in each, added up */
+	size_t ncells;
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
+	struct tacho_count *tmp;        /* one cell's counts */
 	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
 	unsigned rep;                   /* the repetition counted */
 };
 
+static int cell_read(const struct tacho_stat *s, void *obj, struct tacho_count *out, size_t n);
+
+/* The run's counts so far: of its counters, or added up over its cells (a value the
+ * first cell cannot count is not supported in any: they count the same events). */
+static int ticker_read(struct ticker *t)
+{
+	if (!t->cells)
+		return tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
+	for (size_t c = 0; c < t->ncells; c++) {
+		int err = cell_read(t->s, t->cells[c], t->tmp, t->n);
+
+		if (err)
+			return err;
+		for (size_t i = 0; i < t->n; i++) {
+			struct tacho_count *sum = &t->cur[i];
+			const struct tacho_count *k = &t->tmp[i];
+
+			if (c == 0) {
+				*sum = *k;
+				continue;
+			}
+			if (sum->status == TACHO_COUNT_NOT_SUPPORTED ||
+			    k->status == TACHO_COUNT_NOT_SUPPORTED)
+				continue;
+			sum->raw += k->raw;
+			sum->enabled_ns += k->enabled_ns;
+			sum->running_ns += k->running_ns;
+		}
+	}
+	return 0;
+}
+
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
-	int err = tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
+	int err = ticker_read(t);
 
 	if (err) {
 		/* a missing line must not pass for a quiet interval; prev and last stay,
@@ -242,9 +278,10 @@ static int ticker_start(struct ticker *t)
 
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
+	t->tmp = calloc(t->n ? t->n : 1, sizeof(*t->tmp));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
 	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
-	if (!t->prev || !t->cur || !t->out || !t->outp)
+	if (!t->prev || !t->cur || !t->tmp || !t->out || !t->outp)
 		return -ENOMEM;
 	for (size_t e = 0; e < t->nev; e++)
 		t->outp[e] = &t->out[e];
@@ -280,9 +317,10 @@ static void ticker_stop(struct ticker *t, bool final)
 	}
 	free(t->prev);
 	free(t->cur);
+	free(t->tmp);
 	free(t->out);
 	free(t->outp);
-	t->prev = t->cur = t->out = NULL;
+	t->prev = t->cur = t->tmp = t->out = NULL;
 	t->outp = NULL;
 	t->started = false;
 }
@@ -1450,6 +1488,7 @@ static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *
 	struct tacho_count *counts = NULL, *tmp = NULL;
 	unsigned *spec_ev = NULL;
 	size_t n = 0, *subidx = NULL, nc = s->ncells;
+	struct ticker t = { 0 };
 	bool *asked = NULL;
 	void **obj = NULL;
 	double t0, t1;
@@ -1490,11 +1529,24 @@ static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *
 	t0 = now_ns();
 	for (size_t c = 0; c < nc && !err; c++)
 		err = cell_enable(s, obj[c], true);
+	/* intervals over a list of tasks: every cell holds every event (one unit) */
+	if (!err && o->interval_ms && o->on_interval && task_list(o)) {
+		t.cells = obj;
+		t.ncells = nc;
+		t.n = n;
+		t.spec_ev = spec_ev;
+		t.nev = s->nev;
+		t.o = o;
+		t.s = s;
+		t.rep = rep;
+		err = ticker_start(&t);
+	}
 	if (!err)
 		err = run_or_wait(o, s, diag);
 	for (size_t c = 0; c < nc; c++)
 		cell_enable(s, obj[c], false);
 	t1 = now_ns();
+	ticker_stop(&t, err == 0);
 	if (err)
 		goto out;
 	for (size_t c = 0; c < nc && !err; c++) {
@@ -1807,9 +1859,6 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (task_at(o, i) <= 0)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad process or thread id "
 					   "%d in the list", (int)task_at(o, i));
-	if (task_list(o) && o->interval_ms)
-		return tc_diag_set(diag, "", 0, 0, -EINVAL, "a list of processes or threads is "
-				   "counted without intervals (one process or thread: with)");
 	repeat = o->repeat ? o->repeat : 1;
 	if (repeat > 1000000)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "too many repetitions (%u)", repeat);

@@ -264,13 +264,14 @@ static pid_t start_waiting(int *in_w, int *out_r, const char *first, ...)
 /* perf's -p PID1,PID2: two running processes counted together, their writes added up
  * exactly (once tacho is there each helper's first thread writes a byte to each of its
  * other threads, and they their counts); with --per-thread, an entry per thread of
- * both, each with its process. */
+ * both, each with its process; with -I, intervals whose counts add up to the same. */
 static void test_pid_list(void **state)
 {
 	struct th_run r;
 	(void)state;
 
-	for (int per_thread = 0; per_thread < 2; per_thread++) {
+	/* 0: the sum, 1: per thread, 2: intervals (JSON lines) adding up to the sum */
+	for (int mode = 0; mode < 3; mode++) {
 		int in1, out1, in2, out2, status;
 		pid_t h1, h2, tacho;
 		char pids[48], *text = NULL;
@@ -285,8 +286,13 @@ static void test_pid_list(void **state)
 		if (tacho == 0) {
 			const char *argv[] = { th_tacho_bin(), "stat", "--json", "-o",
 					       th_tmp("pids.json"), "-p", pids, "-e",
-					       WRITE_EVENT, per_thread ? "--per-thread" : NULL,
-					       NULL };
+					       WRITE_EVENT, mode == 1 ? "--per-thread" : "-I",
+					       "20", NULL };
+
+			if (mode == 0)
+				argv[9] = NULL;
+			else if (mode == 1)
+				argv[10] = NULL;
 
 			execv(argv[0], (char *const *)argv);
 			_exit(127);
@@ -309,9 +315,26 @@ static void test_pid_list(void **state)
 		close(out1);
 		close(out2);
 		assert_int_equal(tc_read_file(th_tmp("pids.json"), &text, &len, 1 << 20), 0);
+		if (mode == 2) {
+			long long sum = 0;
+			size_t lines = 0;
+
+			for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+				j = assert_json(line);
+				need_tracepoint(j);
+				if (!strcmp(json_str(j, "status"), "counted"))
+					sum += (long long)json_num(j, "value");
+				th_json_free(j);
+				lines++;
+			}
+			assert_true(lines >= 1);
+			assert_int_equal(sum, (1 + 3) + (2 + 4 + 5));
+			free(text);
+			continue;
+		}
 		j = assert_json(text);
 		need_tracepoint(j);
-		if (!per_thread) {
+		if (mode == 0) {
 			assert_null(th_json_get(j, "aggregation"));
 			assert_int_equal(th_json_get(j, "events")->n, 1);
 			assert_int_equal((long long)json_num(j, "events[0].value"),
@@ -337,11 +360,10 @@ static void test_pid_list(void **state)
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "tacho stat: bad tid '' (a process or thread id)\nusage:");
 	th_run_free(&r);
-	/* no intervals over a list yet: said, before anything is opened */
-	th_tacho(&r, "stat", "-p", "1,2", "-I", "100", "-e", "page-faults", NULL);
+	/* a process of the list that is not there */
+	th_tacho(&r, "stat", "-p", "1,2147483647", "-e", "page-faults", NULL);
 	assert_int_equal(r.status, 1);
-	assert_contains(r.err, "tacho: cannot count: a list of processes or threads is counted "
-			"without intervals");
+	assert_contains(r.err, "tacho: cannot count: no process or thread 2147483647");
 	th_run_free(&r);
 }
 
