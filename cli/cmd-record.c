@@ -9,9 +9,12 @@
 #include "cli.h"
 #include "util/util.h"
 
+enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE, OPT_SIM, OPT_SIM_CPU };
+
 static const char record_usage[] =
-	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
-	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
+	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
+	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] (-p <pid> | -a)\n"
+	"   or: tacho record --sim [--sim-cpu <dump>] [-e <events>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"\n"
 	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
 	"second) the kernel notes the instruction, thread, CPU, time, the data address where\n"
@@ -23,7 +26,13 @@ static const char record_usage[] =
 	"time (1000 samples per CPU-second); any other event is counted for 100 ms first and\n"
 	"then sampled with the period that gives about 1000 samples a second (VTune's\n"
 	"\"Sample After\" calibration). tacho says what it chose.\n"
+	"\n"
+	"With --sim the program runs under valgrind's callgrind instead, and every\n"
+	"instruction is counted: each instruction that ran becomes one sample whose period\n"
+	"is its exact simulated count (docs/sim.md). The report's views say so. With -g\n"
+	"each function is told apart by its callers (32 deep) and the samples carry them.\n"
 	"\n";
+
 
 static const struct cli_option record_options[] = {
 	{ 'e', 'e', "event", "<spec>",
@@ -34,8 +43,13 @@ static const struct cli_option record_options[] = {
 	  "sample every <period> events" },
 	{ 'F', 'F', "freq", "<hz>",
 	  "sample <hz> times a second (the kernel adjusts the period)" },
-	{ 'g', 'g', "call-graph", NULL,
-	  "record call chains (user stacks need frame pointers)" },
+	{ 'g', 'g', NULL, NULL,
+	  "record call chains by frame pointers (--call-graph fp)" },
+	{ OPT_CALL_GRAPH, 0, "call-graph", "<mode>",
+	  "record call chains: fp (frame pointers), dwarf[,<size>]\n"
+	  "(user registers and <size> bytes of stack, default 8192,\n"
+	  "unwound by the report; for code without frame pointers)\n"
+	  "or lbr (the CPU's branch records; docs/call-graphs.md)" },
 	{ 'o', 'o', "output", "<file>",
 	  "the record file (default tacho.rec)" },
 	{ 'p', 'p', "pid", "<pid>",
@@ -45,8 +59,18 @@ static const struct cli_option record_options[] = {
 	  "record every CPU (until Ctrl-C, or while <program> runs)" },
 	{ 'm', 'm', "mmap-pages", "<n>",
 	  "data pages per CPU ring, a power of two (default 128)" },
+	{ OPT_NO_BUILDID_CACHE, 0, "no-buildid-cache", NULL,
+	  "do not copy the mapped binaries into the build-id cache\n"
+	  "(docs/buildid-cache.md)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was chosen and recorded" },
+	{ OPT_SIM, 0, "sim", NULL,
+	  "simulate instead of sampling: every instruction counted\n"
+	  "by valgrind's callgrind, weighed by the events (-e, of\n"
+	  "those 'tacho stat --sim' gives; default instructions)" },
+	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
+	  "with --sim: simulate the caches of the CPU of this\n"
+	  "CPUID dump" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -72,6 +96,72 @@ static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out
 	return 0;
 }
 
+#define SIM_CALLERS 32   /* --sim -g: the callers a chain holds */
+
+/* --sim: the program under valgrind, its counts written as a recording. */
+static int record_sim(const char *cpu_dump, const char *events, const char *output,
+		      char *const *prog, bool callchain, bool quiet)
+{
+	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = cpu_dump };
+	struct tacho_sim_record_opts ro = { .sz = sizeof(ro), .events = events,
+					    .output = output,
+					    .callers = callchain ? SIM_CALLERS : 0 };
+	struct tacho_record_result res = { .sz = sizeof(res) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sim *sim = NULL;
+	char size[32];
+	int err = tacho_sim_new(&so, &sim, &diag);
+
+	if (err) {
+		cli_error("cannot simulate: %s", diag.message[0] ? diag.message : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	err = tacho_sim_record(sim, prog, &ro, &res, &diag);
+	tacho_sim_free(sim);
+	if (err == -TACHO_ENOVALUE) {
+		cli_error("%s", diag.message);
+		return EXIT_FAIL;
+	}
+	if (err)
+		return cli_session_error(err, &diag, res.exec_err);
+	if (!quiet)
+		fprintf(stderr, "tacho: %" PRIu64 " simulated samples (one per instruction, %s"
+			"event), in '%s' (%s)\n", res.samples, callchain ? "calling context and " :
+			"", output ? output : "tacho.rec", tc_fmt_size(res.bytes, size, sizeof(size)));
+	if (res.exit.signal && !quiet) {
+		char how[96];
+		fprintf(stderr, "tacho: the program %s\n",
+			tacho_exit_describe(&res.exit, how, sizeof(how)));
+	}
+	return res.exit.status;
+}
+
+/* --call-graph fp | dwarf[,SIZE] | lbr into the options. 0 or EXIT_USAGE (said). */
+static int parse_call_graph(const char *s, struct tacho_record_opts *o)
+{
+	uint64_t v;
+
+	o->stack_size = 0;
+	if (!strcmp(s, "fp")) {
+		o->call_graph = TACHO_CALL_GRAPH_FP;
+	} else if (!strcmp(s, "lbr")) {
+		o->call_graph = TACHO_CALL_GRAPH_LBR;
+	} else if (!strcmp(s, "dwarf")) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+	} else if (!strncmp(s, "dwarf,", 6)) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+		if (tc_parse_u64(s + 6, &v) || v == 0 || v > 65528 || v % 8)
+			return cli_usage_error(&cmd_record, "--call-graph dwarf,<size> needs a "
+					       "multiple of 8 from 8 to 65528 bytes, not '%s'",
+					       s + 6);
+		o->stack_size = (unsigned)v;
+	} else {
+		return cli_usage_error(&cmd_record, "--call-graph takes fp, dwarf[,<size>] or "
+				       "lbr, not '%s'", s);
+	}
+	return 0;
+}
+
 static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -80,7 +170,9 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
-	bool quiet = false;
+	bool quiet = false, sim = false, no_cache = false;
+	const char *sim_cpu = NULL;
+	char cache_dir[4096];
 	uint64_t v;
 	int opt, err;
 	char size[32];
@@ -106,7 +198,12 @@ static int cmd_record_fn(int argc, char **argv)
 			o.freq = (unsigned)v;
 			break;
 		case 'g':
-			o.callchain = true;
+			o.call_graph = TACHO_CALL_GRAPH_FP;
+			o.stack_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o))
+				goto out_usage;
 			break;
 		case 'o':
 			o.output = optarg;
@@ -131,6 +228,19 @@ static int cmd_record_fn(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case OPT_SIM:
+			sim = true;
+			break;
+		case OPT_SIM_CPU:
+			if (!*optarg) {
+				cli_usage_error(&cmd_record, "--sim-cpu needs a CPUID dump");
+				goto out_usage;
+			}
+			sim_cpu = optarg;
+			break;
+		case OPT_NO_BUILDID_CACHE:
+			no_cache = true;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -143,6 +253,31 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (sim_cpu && !sim) {
+		cli_usage_error(&cmd_record, "--sim-cpu goes with --sim");
+		goto out_usage;
+	}
+	if (sim && (o.period || o.freq || o.pid || o.system_wide || o.mmap_pages || !o.argv)) {
+		cli_usage_error(&cmd_record, "--sim runs a program under valgrind and counts every "
+				"instruction: no -c, -F, -p, -a or -m, and a program to run");
+		goto out_usage;
+	}
+	if (sim && o.call_graph > TACHO_CALL_GRAPH_FP) {
+		cli_usage_error(&cmd_record, "--sim takes its call chains from valgrind: -g, not "
+				"--call-graph dwarf or lbr");
+		goto out_usage;
+	}
+	if (sim) {
+		if (events.oom) {
+			tc_sb_exit(&events);
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv,
+				 o.callchain || o.call_graph != TACHO_CALL_GRAPH_NONE, quiet);
+		tc_sb_exit(&events);
+		return err;
+	}
 	if (o.pid && (o.system_wide || o.argv)) {
 		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
 		goto out_usage;
@@ -157,6 +292,10 @@ static int cmd_record_fn(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	o.events = events.len ? events.buf : NULL;
+	/* the binaries go into the build-id cache unless told not to, or there is no
+	 * place for it (no HOME) */
+	if (!no_cache && tacho_buildid_cache_dir(cache_dir, sizeof(cache_dir)) == 0)
+		o.buildid_cache = cache_dir;
 	o.stop = &cli_stop_sig;
 	o.notify = say;
 	o.notify_arg = &quiet;
@@ -200,6 +339,7 @@ const struct cli_cmd cmd_record = {
 	.usage = record_usage,
 	.options = record_options,
 	.help_col = 27,
+	.indent_long = true,
 	.stop_at_operand = true,
 	.footer = record_footer,
 };

@@ -16,6 +16,7 @@
 
 #include "events/events.h"
 #include "perf/engine.h"
+#include "sample/buildid-cache.h"
 #include "sample/recfile.h"
 #include "sample/record.h"
 #include "sample/sideband.h"
@@ -29,6 +30,12 @@
 #define DEFAULT_FLUSH_MS 200
 #define DEFAULT_CALIBRATE_MS 100
 #define DEFAULT_RATE 1000
+#define DEFAULT_STACK 8192       /* bytes of user stack per DWARF sample, as perf's */
+
+/* The user registers a DWARF sample carries: the x86-64 set perf asks for
+ * (asm/perf_regs.h: AX..R15 without the segment registers DS, ES, FS, GS), which
+ * holds every register the CFI of x86-64 code may name. */
+#define X86_64_REGS_USER 0xff0fffull
 
 struct rec_event {
 	char *name;
@@ -47,14 +54,26 @@ struct session {
 	size_t nev;
 	struct tc_perf_list *list;      /* the engine's events, one ring per CPU */
 	uint64_t sample_type;
+	enum tacho_call_graph cg;       /* the call graph mode in effect */
+	uint64_t regs_mask;             /* sample_regs_user (DWARF) */
 	struct tc_record_writer w;
 	struct tc_sideband side;
+	struct tc_bidcache *seen;       /* mapped files, for the build-id cache */
 	struct tacho_child *child;
 	bool child_mode;
 	int pidfd;
 	const struct tc_record_hooks *hooks;
 	uint64_t unparsed;              /* sample records too short for their fields */
+	struct count_slot *counts;      /* PERF_SAMPLE_READ: last count per counter */
+	size_t ncounts, counts_cap;     /* entries, slots (a power of two, or 0) */
 	char msg[256];
+};
+
+/* The count one counter had at its last sample: a counter is an event's descriptor
+ * (its id), and with inherit each thread's copy of it (the samples of every copy carry
+ * the descriptor's id, and each copy's own count). */
+struct count_slot {
+	uint64_t id, tid, value;
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -121,6 +140,33 @@ static uint64_t provisional_period(const struct rec_event *e)
 	}
 }
 
+/* The call graph mode and its parameters, checked. 0 or -EINVAL / -EOPNOTSUPP. */
+static int setup_call_graph(struct session *s, struct tacho_diag *diag)
+{
+	const struct tacho_record_opts *o = s->o;
+
+	s->cg = o->call_graph;
+	if (s->cg == TACHO_CALL_GRAPH_NONE && o->callchain)
+		s->cg = TACHO_CALL_GRAPH_FP;
+	if (s->cg > TACHO_CALL_GRAPH_LBR)
+		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "unknown call graph mode %d",
+				   (int)s->cg);
+	if (o->stack_size && (s->cg != TACHO_CALL_GRAPH_DWARF || o->stack_size % 8 ||
+			      o->stack_size > TC_USTACK_MAX))
+		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "the stack size is for dwarf "
+				   "call graphs, a multiple of 8 from 8 to %u bytes, not %u",
+				   TC_USTACK_MAX, o->stack_size);
+	if (s->cg == TACHO_CALL_GRAPH_DWARF) {
+#if defined(__x86_64__)
+		s->regs_mask = X86_64_REGS_USER;
+#else
+		return tc_diag_set(diag, "record", 0, 0, -EOPNOTSUPP, "dwarf call graphs are "
+				   "implemented for x86-64 only");
+#endif
+	}
+	return 0;
+}
+
 static int setup_events(struct session *s, struct tacho_diag *diag)
 {
 	const struct tacho_record_opts *o = s->o;
@@ -156,8 +202,20 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (o->freq)
 		s->sample_type |= PERF_SAMPLE_PERIOD;
-	if (o->callchain)
+	/* the kernel part of a chain comes from PERF_SAMPLE_CALLCHAIN in every mode; DWARF
+	 * and LBR replace only its user part (fill_attr stops the kernel's walk of user
+	 * frame pointers there) */
+	if (s->cg != TACHO_CALL_GRAPH_NONE)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (s->cg == TACHO_CALL_GRAPH_DWARF)
+		s->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (s->cg == TACHO_CALL_GRAPH_LBR)
+		s->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	/* with a period to calibrate, each sample carries its event's count, from which
+	 * its weight is taken (read_weight); a kernel that refuses it with inherit (before
+	 * Linux 6.12) is asked again without it (open_events) */
+	if (!o->freq && !o->period)
+		s->sample_type |= PERF_SAMPLE_READ;
 	for (size_t i = 0; i < s->nev; i++) {
 		struct rec_event *e = &s->ev[i];
 		struct perf_event_attr *a = &e->attr;
@@ -169,8 +227,12 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 			s->sample_type |= PERF_SAMPLE_ADDR, e->flags |= TC_EVF_ADDR;
 		if (event_is_trap(a))
 			e->flags |= TC_EVF_TRAP;
-		if (o->callchain)
+		if (s->cg != TACHO_CALL_GRAPH_NONE)
 			e->flags |= TC_EVF_CALLCHAIN;
+		if (s->cg == TACHO_CALL_GRAPH_DWARF)
+			e->flags |= TC_EVF_USTACK;
+		if (s->cg == TACHO_CALL_GRAPH_LBR)
+			e->flags |= TC_EVF_BRANCH;
 		if (o->period) {
 			e->period = o->period;
 		} else if (o->freq) {
@@ -231,9 +293,20 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)((size_t)pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	if (o->callchain) {
+	if (s->cg != TACHO_CALL_GRAPH_NONE) {
 		a->exclude_callchain_kernel = 0;
 		a->sample_max_stack = 127;
+	}
+	if (s->cg == TACHO_CALL_GRAPH_DWARF) {
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = s->regs_mask;
+		a->sample_stack_user = o->stack_size ? o->stack_size : DEFAULT_STACK;
+	}
+	if (s->cg == TACHO_CALL_GRAPH_LBR) {
+		/* the call stack the LBR keeps (calls push, returns pop): user code only,
+		 * the kernel part comes from the callchain */
+		a->exclude_callchain_user = 1;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
 	}
 }
 
@@ -318,10 +391,25 @@ static int open_events(struct session *s, struct tacho_diag *diag)
 		opened += tc_perf_ev_nopen(e);
 		if (!ferr)
 			continue;
+		if (ferr == -EINVAL && (s->sample_type & PERF_SAMPLE_READ)) {
+			/* PERF_SAMPLE_READ with inherit: Linux 6.12 and later. Without it
+			 * the weights are the periods' labels (calibrate()). */
+			tc_perf_list_free(s->list);
+			s->list = NULL;
+			s->sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+			return open_events(s, diag);
+		}
 		/* the explainer with the context of the refusal: a CPU-wide open is told
 		 * apart from a task's */
 		tc_perf_env_probe(&env);
 		tc_perf_explain(&env, ferr, &a, NULL, ctx, why, sizeof(why), &hint);
+		if (s->cg == TACHO_CALL_GRAPH_LBR && ferr == -EOPNOTSUPP) {
+			/* the explainer knows events, not branch sampling: say what failed */
+			snprintf(why, sizeof(why), "this CPU (or VM) gives no last-branch "
+				 "records in call-stack mode for it (%s); use --call-graph dwarf "
+				 "or fp", tacho_strerror(ferr));
+			hint = TACHO_HINT_NONE;
+		}
 		err = tc_diag_set(diag, s->ev[i].name, 0, 0, ferr, "cannot sample '%s': %s",
 				  s->ev[i].name, why);
 		if (diag)
@@ -364,6 +452,57 @@ struct k_task {
 	uint64_t time;
 };
 
+/* The slot of counter (id, tid), made when new. NULL when out of memory. */
+static struct count_slot *count_slot(struct session *s, uint64_t id, uint64_t tid)
+{
+	size_t mask, i;
+
+	if (2 * (s->ncounts + 1) > s->counts_cap) {
+		size_t cap = s->counts_cap ? 2 * s->counts_cap : 64;
+		struct count_slot *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < s->counts_cap; k++) {
+			struct count_slot *o = &s->counts[k];
+			if (!o->id)
+				continue;
+			for (i = (o->id * 31 + o->tid) & (cap - 1); t[i].id; i = (i + 1) & (cap - 1))
+				;
+			t[i] = *o;
+		}
+		free(s->counts);
+		s->counts = t;
+		s->counts_cap = cap;
+	}
+	mask = s->counts_cap - 1;
+	for (i = (id * 31 + tid) & mask; s->counts[i].id; i = (i + 1) & mask)
+		if (s->counts[i].id == id && s->counts[i].tid == tid)
+			return &s->counts[i];
+	s->counts[i].id = id;
+	s->counts[i].tid = tid;
+	s->ncounts++;
+	return &s->counts[i];
+}
+
+/* A sample's weight from the count it carries (PERF_SAMPLE_READ): the events its
+ * counter counted since the counter's previous sample, whatever the period was then.
+ * This is what keeps the weights exact across a change of period: the kernel starts a
+ * software event's new period with an overflow on its next occurrence, still counted
+ * with the old period (perf_swevent_set_period() uses last_period), which from period
+ * 1 gives two samples for that one occurrence. 0 for such a repeat; the label when
+ * the count went backwards (never seen). */
+static uint64_t read_weight(struct session *s, const struct tc_perf_sample *smp, uint64_t label)
+{
+	struct count_slot *c = count_slot(s, smp->id, s->o->system_wide ? 0 : smp->tid);
+	uint64_t w;
+
+	if (!c)
+		return label;
+	w = smp->value >= c->value ? smp->value - c->value : label;
+	c->value = smp->value;
+	return w;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct session *s = arg;
@@ -373,7 +512,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	case PERF_RECORD_SAMPLE: {
 		struct tc_perf_sample smp;
 		uint64_t ev;
-		if (tc_perf_parse_sample(s->sample_type, h, &smp) != 0) {
+		if (tc_perf_parse_sample_regs(s->sample_type, s->regs_mask, h, &smp) != 0) {
 			s->unparsed++;   /* told after the last drain; never stop the drain */
 			return 0;
 		}
@@ -385,9 +524,20 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		}
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
+		if (s->sample_type & PERF_SAMPLE_READ) {
+			smp.period = read_weight(s, &smp, smp.period);
+			if (!smp.period)
+				break;  /* the same occurrence again: it has its sample */
+		}
 		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
 					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
 					(uint32_t)smp.nr, smp.chain);
+		/* the stack or branches follow their sample, in the same flush */
+		if (smp.regs_abi && smp.nregs)
+			tc_record_writer_ustack(&s->w, smp.regs_abi, s->regs_mask, smp.nregs,
+						smp.regs, smp.stack, (uint32_t)smp.stack_dyn);
+		if (smp.bnr)
+			tc_record_writer_branch(&s->w, (uint32_t)smp.bnr, smp.branches);
 		s->res->samples++;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
@@ -618,8 +768,9 @@ static void calibrate(struct session *s, bool final)
 		    2 * period > s->ev[e].period)
 			period = s->ev[e].period;
 		if (period != s->ev[e].period) {
-			/* the samples in the rings were taken with the old period and are
-			 * labelled with the event's period as they are drained: write them
+			/* without PERF_SAMPLE_READ (read_weight, Linux 6.12 for inherited
+			 * events) the samples in the rings were taken with the old period and
+			 * are labelled with the event's period as they are drained: write them
 			 * out with it before the change and again right after it, for those
 			 * the program wrote while tacho was between the two (it may be
 			 * preempted there; a sample cannot carry its own period: with a
@@ -646,10 +797,12 @@ static void calibrate(struct session *s, bool final)
 static void session_free(struct session *s)
 {
 	tc_perf_list_free(s->list);
+	free(s->counts);
 	for (size_t i = 0; i < s->nev; i++)
 		free(s->ev[i].name);
 	free(s->ev);
 	tc_sideband_exit(&s->side);
+	tc_bidcache_free(s->seen);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	tacho_child_free(s->child);
@@ -838,6 +991,34 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	return err;
 }
 
+static void bid_say(void *arg, const char *fmt, ...) TC_PRINTF(2, 3);
+static void bid_say(void *arg, const char *fmt, ...)
+{
+	struct session *s = arg;
+	char msg[sizeof(s->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	notify(s, "%s", msg);
+}
+
+/* After the file is complete: the binaries it mapped into the build-id cache. A copy
+ * that fails is said and leaves the recording as it is. */
+static void store_binaries(struct session *s)
+{
+	char size[32];
+
+	if (!s->seen)
+		return;
+	if (tc_bidcache_store(s->seen, s->o->buildid_cache, bid_say, s, &s->res->cached_files,
+			      &s->res->cached_bytes) == 0 && s->res->cached_files)
+		notify(s, "copied %u binaries (%s) into the build-id cache in %s",
+		       s->res->cached_files, tc_fmt_size(s->res->cached_bytes, size, sizeof(size)),
+		       s->o->buildid_cache);
+}
+
 /* The first versions: struct tacho_record_opts ends at notify_arg, struct
  * tacho_record_result at choice. */
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
@@ -872,6 +1053,12 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	s.pidfd = -1;
 	s.hooks = hooks;
 	tc_sideband_init(&s.side, &s.w);
+	if (o->buildid_cache && *o->buildid_cache) {
+		err = tc_bidcache_new(&s.seen);
+		if (err)
+			goto out;
+		s.side.seen = s.seen;
+	}
 	s.child_mode = o->argv && o->argv[0];
 	out_path = o->output ? o->output : "tacho.rec";
 	if (!s.child_mode && !o->pid && !o->system_wide) {
@@ -889,6 +1076,9 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 				  "of two pages, not %u", o->mmap_pages);
 		goto out;
 	}
+	err = setup_call_graph(&s, diag);
+	if (err)
+		goto out;
 
 	/* phase 1: the events and how each one samples */
 	err = setup_events(&s, diag);
@@ -934,6 +1124,7 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 		goto out_write_failed_closed;
 	}
 	result.bytes = s.w.written;
+	store_binaries(&s);
 	goto out;
 out_write_failed:
 	err = 0;

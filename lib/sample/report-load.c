@@ -82,6 +82,7 @@ static int find_dso(struct tacho_profile *p, const char *name, const uint8_t *bi
 	nd = p->dsos;
 	memset(&nd[p->ndsos], 0, sizeof(*nd));
 	nd[p->ndsos].name = nid;
+	nd[p->ndsos].path = NONE;
 	nd[p->ndsos].bidlen = (uint8_t)bidlen;
 	memcpy(nd[p->ndsos].bid, bid, bidlen);
 	if (tc_hmap_add(&p->dso_idx, nid, (uint32_t)p->ndsos))
@@ -265,12 +266,26 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 			s->misc = r.u.sample.misc;
 			break;
 		}
+		case TC_REC_USTACK:
+		case TC_REC_BRANCH:
+			/* the stack or branches of the sample just before (unwind.c) */
+			if (!p->nsmps)
+				break;
+			if (tc_profile_grow(p, (void **)&p->xtras, &p->xtras_cap, p->nxtras + 1,
+					    sizeof(*p->xtras), 256))
+				return -ENOMEM;
+			p->xtras[p->nxtras++] = (struct xtra){ .smp = p->nsmps - 1, .type = r.type,
+							       .r = r };
+			break;
 		case TC_REC_LOST:
 			/* no kernel loses 2^64 samples: a sum that wraps is a damaged file */
 			if (__builtin_add_overflow(p->lost, r.u.lost.lost, &p->lost))
 				return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
 						   "corrupt record at byte %" PRIu64 ": the lost "
 						   "samples add up to more than 2^64", r.offset);
+			break;
+		case TC_REC_THROTTLE:
+			p->throttles += r.u.throttle.throttled != 0;
 			break;
 		case TC_REC_IMAGE: {
 			uint32_t d;
@@ -458,6 +473,8 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->proc_idx);
 	tc_hmap_exit(&p->map_idx);
 	free(p->smps);
+	free(p->xtras);
+	free(p->uchains);
 	free(p->evs);
 	free(p->locs);
 	tc_hmap_exit(&p->loc_idx);
@@ -490,10 +507,13 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 		out->event = pool_str(p, p->evs[p->sel].name);
 		out->period = p->evs[p->sel].period;
 		out->freq = p->evs[p->sel].flags & TC_EVF_FREQ;
+		out->simulated = p->evs[p->sel].flags & TC_EVF_SIM;
 	}
+	out->events = p->sel_events;
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;
+	out->throttles = p->throttles;
 	tc_sized_put_sz(caller, out, sizeof(*out));
 	return 0;
 }
