@@ -1206,7 +1206,9 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			struct tc_json j;
 			tc_json_init(&j, out, false);
 			tc_json_obj_begin(&j, NULL);
-			tc_json_double(&j, "time", iv->t_s);
+			/* whole nanoseconds, as the clock gave them: the shortest digits of
+			 * the division's double (0.40008607900000004) are noise */
+			tc_json_double(&j, "time", round(iv->t_s * 1e9) / 1e9);
 			tc_json_uint(&j, "run", iv->run);
 			tc_json_str(&j, "name", k->name);
 			tc_json_str(&j, "status", tacho_count_status_name(k->status));

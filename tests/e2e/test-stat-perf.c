@@ -179,8 +179,9 @@ static void test_quiet_and_log_fd(void **state)
 	th_run_free(&r);
 }
 
-/* -I with -r: every interval line says its repetition, JSON its unit; a value that
- * does not exist has an empty coverage in CSV, as JSON has null. */
+/* -I with -r: every interval line says its repetition, JSON its unit and its time in
+ * whole nanoseconds; a value that does not exist has an empty coverage in CSV, as JSON
+ * has null. */
 static void test_interval_runs(void **state)
 {
 	struct th_run r;
@@ -201,6 +202,14 @@ static void test_interval_runs(void **state)
 			continue;
 		j = assert_json(line);
 		assert_string_equal(json_str(j, "unit"), "msec");
+		/* the time in whole nanoseconds: at most 9 decimals, no float noise */
+		assert_true(tc_starts_with(line, "{\"time\":"));
+		{
+			const char *dot = strchr(line, '.'), *end = strchr(line, ',');
+
+			if (dot && dot < end && end - dot - 1 > 9)
+				fail_msg("time with more than 9 decimals in '%s'", line);
+		}
 		if (json_num(j, "run") == 0)
 			run0 = true;
 		else if (json_num(j, "run") == 1)
