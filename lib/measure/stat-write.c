@@ -98,9 +98,15 @@ static const char *no_value_word(enum tacho_count_status s)
 }
 
 /* A count (no unit, whole, not negative) as a JSON integer, anything else as a
- * number, no value as null. */
+ * number, no value as null. A clock's msec and a time's seconds come from whole
+ * nanoseconds: rounded back to them, so that the digits are not the scaling's noise
+ * (0.102372, not 0.10237199999999999). */
 static void json_value(struct tc_json *j, const char *key, double v, const char *unit)
 {
+	if (isfinite(v) && unit && !strcmp(unit, "msec") && fabs(v) < 1e9)
+		v = round(v * 1e6) / 1e6;
+	else if (isfinite(v) && unit && !strcmp(unit, "s") && fabs(v) < 1e6)
+		v = round(v * 1e9) / 1e9;
 	if (!isfinite(v))
 		tc_json_null(j, key);
 	else if (integral(v) && v >= 0 && (!unit || !*unit))
@@ -977,16 +983,19 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 	else
 		tc_json_null(j, "coverage");
 	if (stats) {
+		/* a number even when whole ("x": no count's integer), a clock's in ns */
+		const char *nu = e->unit && *e->unit ? e->unit : "x";
+
 		/* every repetition's value (null where it gave none), and how many did */
 		tc_json_arr_begin(j, "values");
 		for (unsigned k = 0; k < tacho_stat_repeats(s); k++)
 			json_value(j, NULL, e->values[k], e->unit);
 		tc_json_arr_end(j);
 		tc_json_uint(j, "n", e->nvalues);
-		json_value(j, "mean", v ? e->stats->mean : NAN, "x");
-		json_value(j, "stddev", v ? e->stats->stddev : NAN, "x");
+		json_value(j, "mean", v ? e->stats->mean : NAN, nu);
+		json_value(j, "stddev", v ? e->stats->stddev : NAN, nu);
 		json_value(j, "min", v ? e->stats->min : NAN, e->unit);
-		json_value(j, "median", v ? e->stats->median : NAN, "x");
+		json_value(j, "median", v ? e->stats->median : NAN, nu);
 		json_value(j, "max", v ? e->stats->max : NAN, e->unit);
 		json_value(j, "spread_pct", v ? e->stats->spread_pct : NAN, "x");
 	}

@@ -179,8 +179,8 @@ static void test_quiet_and_log_fd(void **state)
 	th_run_free(&r);
 }
 
-/* -I with -r: every interval line says its repetition, JSON its unit and its time in
- * whole nanoseconds; a value that does not exist has an empty coverage in CSV, as JSON
+/* -I with -r: every interval line says its repetition, JSON its unit and its time and
+ * msec in whole nanoseconds; a value that does not exist has an empty coverage in CSV, as JSON
  * has null. */
 static void test_interval_runs(void **state)
 {
@@ -202,13 +202,19 @@ static void test_interval_runs(void **state)
 			continue;
 		j = assert_json(line);
 		assert_string_equal(json_str(j, "unit"), "msec");
-		/* the time in whole nanoseconds: at most 9 decimals, no float noise */
+		/* the time and task-clock's msec in whole nanoseconds: at most 9 and 6
+		 * decimals, no float noise */
 		assert_true(tc_starts_with(line, "{\"time\":"));
 		{
 			const char *dot = strchr(line, '.'), *end = strchr(line, ',');
+			const char *val = strstr(line, "\"value\":");
 
 			if (dot && dot < end && end - dot - 1 > 9)
 				fail_msg("time with more than 9 decimals in '%s'", line);
+			dot = val ? strchr(val, '.') : NULL;
+			end = val ? strchr(val, ',') : NULL;
+			if (dot && end && dot < end && end - dot - 1 > 6)
+				fail_msg("msec with more than 6 decimals in '%s'", line);
 		}
 		if (json_num(j, "run") == 0)
 			run0 = true;
@@ -219,6 +225,25 @@ static void test_interval_runs(void **state)
 		th_json_free(j);
 	}
 	assert_true(run0 && run1);
+	th_run_free(&r);
+
+	/* the session's task-clock figures too (the first of each key: the event's) */
+	th_tacho(&r, "stat", "--json", "-r", "3", "-e", "task-clock", "--", "true", NULL);
+	assert_int_equal(r.status, 0);
+	for (size_t k = 0; k < 6; k++) {
+		static const char *const keys[] = { "\"value\": ", "\"mean\": ",
+						    "\"stddev\": ", "\"min\": ",
+						    "\"median\": ", "\"max\": " };
+		const char *at = strstr(r.err, keys[k]), *dot, *end;
+
+		assert_non_null(at);
+		at += strlen(keys[k]);
+		end = at + strcspn(at, ",\n");
+		dot = memchr(at, '.', (size_t)(end - at));
+		if (dot && end - dot - 1 > 6)
+			fail_msg("task-clock's %s with more than 6 decimals: '%.*s'", keys[k],
+				 (int)(end - at), at);
+	}
 	th_run_free(&r);
 
 	th_tacho(&r, "stat", "--csv", "-I", "20", "-r", "2", "-e", "page-faults", "--",
