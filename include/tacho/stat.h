@@ -159,6 +159,14 @@ struct tacho_stat_interval {
 					     NOT_SUPPORTED / NOT_COUNTED as in
 					     tacho_counters_read */
 	unsigned run;                     /* the repetition it is of, from 0 (-r) */
+	size_t nunits;                    /* a breakdown's units (opts.aggr; 0 without
+					     one), in tacho_stat_unit's order */
+	const struct tacho_stat_unit *const *units; /* [nunits] */
+	const struct tacho_count *const *unit_counts; /* [nunits * n]: unit u's event i at
+					     u * n + i, the interval alone as counts[i]
+					     is (the units add up to counts[i]); NULL
+					     where the event is not counted in the unit
+					     (cgroup_pairs) */
 };
 typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
 
@@ -226,8 +234,10 @@ struct tacho_stat_opts {
 					   ends (tacho_stat_run returns) */
 	enum tacho_stat_aggr aggr;      /* the breakdown (GLOBAL by default). CPU, CORE, DIE,
 					   SOCKET, NODE and CGROUP need a CPUS target; THREAD
-					   a task target (CHILD: with one repetition); none goes
-					   with interval_ms or sim */
+					   a task target (CHILD: with one repetition, and
+					   without interval_ms: its threads report when they
+					   end); none goes with sim. With interval_ms each
+					   interval carries every unit's counts */
 	const char *const *cgroups;     /* CGROUP: ncgroups cgroups, each a path inside the
 					   perf_event hierarchy (cgroup v1's perf_event
 					   controller, else cgroup v2) or an absolute path to
