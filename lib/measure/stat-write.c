@@ -1179,83 +1179,120 @@ static void iv_line_end(struct iv_lines *l)
 		fwrite(l->buf, 1, l->len, l->f);
 }
 
+/* One record of an interval: count k of the total (un NULL) or of unit un, whose
+ * fields follow the common ones (CSV columns, JSON keys, the table's label). */
+static int iv_record(const struct tacho_stat_interval *iv, const struct tacho_count *k,
+		     const struct tacho_stat_unit *un, enum tacho_stat_aggr a, const char *unit,
+		     FILE *out, enum tacho_format fmt, const struct tc_write_settings *w)
+{
+	char b1[64], b2[64], t[32], hb[1200], run[16], ub[UF_COUNT][24];
+	bool v = has_value(k->status);
+
+	/* the repetition the interval is of (0 from a caller's interval of its own) */
+	snprintf(run, sizeof(run), "%u", iv->run);
+	snprintf(t, sizeof(t), "%.6f", iv->t_s);
+	if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
+		/* a stream: one object per line, whatever the layout asked */
+		struct tc_json j;
+		tc_json_init(&j, out, false);
+		tc_json_obj_begin(&j, NULL);
+		/* whole nanoseconds, as the clock gave them: the shortest digits of
+		 * the division's double (0.40008607900000004) are noise */
+		tc_json_double(&j, "time", round(iv->t_s * 1e9) / 1e9);
+		tc_json_uint(&j, "run", iv->run);
+		tc_json_str(&j, "name", k->name);
+		tc_json_str(&j, "status", tacho_count_status_name(k->status));
+		json_value(&j, "value", v ? k->value : NAN, unit);
+		tc_json_str(&j, "unit", unit);
+		if (v)
+			tc_json_double(&j, "coverage", k->coverage);
+		else
+			tc_json_null(&j, "coverage");
+		tc_json_str(&j, "explanation",
+			    v ? NULL : tc_hinted_w(w, k->why, k->hint, hb, sizeof(hb)));
+		if (un)
+			unit_json(&j, un);
+		tc_json_obj_end(&j);
+		return tc_json_doc_end(&j);
+	} else if (fmt == TACHO_FORMAT_CSV) {
+		const char *row[ARRAY_SIZE(csv_interval_head) + UF_COUNT] = {
+			t, k->name, tacho_count_status_name(k->status),
+			v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
+			v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
+			v ? "" : (k->why ? tc_hinted_w(w, k->why, k->hint, hb, sizeof(hb)) : ""),
+			run };
+		size_t n = ARRAY_SIZE(csv_interval_head);
+
+		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++, n++)
+			row[n] = un ? unit_csv(un, *uf, ub[uf - unit_fields(a)], sizeof(ub[0]))
+				    : "";
+		tc_csv_row(out, w, row, n);
+	} else {
+		const char *val = v ? fmt_human(k->value, unit, b1, sizeof(b1))
+				    : no_value_word(k->status);
+		if (k->status == TACHO_COUNT_MULTIPLEXED)
+			snprintf(b2, sizeof(b2), "(%.1f%% coverage)", 100.0 * k->coverage);
+		else
+			b2[0] = '\0';
+		if (un)
+			fprintf(out, "%14s %-20s %20s %-5s %s %s\n", t, un->label, val, unit,
+				k->name, b2);
+		else
+			fprintf(out, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
+	}
+	return 0;
+}
+
 int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
 			      const struct tacho_write_opts *opts)
 {
+	enum tacho_stat_aggr a = TACHO_STAT_AGGR_GLOBAL;
 	struct tc_write_settings w;
-	char b1[64], b2[64], t[32], hb[1200], run[16];
 	struct iv_lines lines = { .f = f };
-	FILE *out = f;
 	int err;
 
-	if (!iv || !f || (iv->n && !iv->counts))
+	if (!iv || !f || (iv->n && !iv->counts) ||
+	    (iv->nunits && (!iv->units || !iv->unit_counts)))
 		return -EINVAL;
-	/* the repetition the interval is of (0 from a caller's interval of its own) */
-	snprintf(run, sizeof(run), "%u", iv->run);
+	for (size_t u = 0; u < iv->nunits; u++)
+		if (!iv->units[u])
+			return -EINVAL;
+	if (iv->nunits)
+		a = iv->units[0]->aggr;
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
 	lines.m = open_memstream(&lines.buf, &lines.len);
-	snprintf(t, sizeof(t), "%.6f", iv->t_s);
 	if (fmt == TACHO_FORMAT_CSV && w.header) {
-		tc_csv_row(iv_line(&lines), &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
-		iv_line_end(&lines);
-	}
-	for (size_t i = 0; i < iv->n; i++) {
-		const struct tacho_count *k = iv->counts[i];
-		bool v = has_value(k->status);
-		const char *unit = events ? tacho_evlist_unit(events, i) : "";
+		const char *head[ARRAY_SIZE(csv_interval_head) + UF_COUNT];
+		size_t n = 0;
 
-		if (!unit)
-			unit = "";
-		out = iv_line(&lines);
-		if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
-			/* a stream: one object per line, whatever the layout asked */
-			struct tc_json j;
-			tc_json_init(&j, out, false);
-			tc_json_obj_begin(&j, NULL);
-			/* whole nanoseconds, as the clock gave them: the shortest digits of
-			 * the division's double (0.40008607900000004) are noise */
-			tc_json_double(&j, "time", round(iv->t_s * 1e9) / 1e9);
-			tc_json_uint(&j, "run", iv->run);
-			tc_json_str(&j, "name", k->name);
-			tc_json_str(&j, "status", tacho_count_status_name(k->status));
-			json_value(&j, "value", v ? k->value : NAN, unit);
-			tc_json_str(&j, "unit", unit);
-			if (v)
-				tc_json_double(&j, "coverage", k->coverage);
-			else
-				tc_json_null(&j, "coverage");
-			tc_json_str(&j, "explanation",
-				    v ? NULL : tc_hinted_w(&w, k->why, k->hint, hb, sizeof(hb)));
-			tc_json_obj_end(&j);
-			err = tc_json_doc_end(&j);
-			if (err)
-				goto out_close;
-		} else if (fmt == TACHO_FORMAT_CSV) {
-			const char *row[] = { t, k->name, tacho_count_status_name(k->status),
-					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
-					      v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
-					      v ? "" : (k->why ? tc_hinted_w(&w, k->why, k->hint, hb,
-										sizeof(hb)) : ""),
-					      run };
-			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
-				       "a field per column");
-			tc_csv_row(out, &w, row, ARRAY_SIZE(row));
-		} else {
-			const char *val = v ? fmt_human(k->value, unit, b1, sizeof(b1))
-					    : no_value_word(k->status);
-			if (k->status == TACHO_COUNT_MULTIPLEXED)
-				snprintf(b2, sizeof(b2), "(%.1f%% coverage)", 100.0 * k->coverage);
-			else
-				b2[0] = '\0';
-			fprintf(out, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
-		}
+		for (; n < ARRAY_SIZE(csv_interval_head); n++)
+			head[n] = csv_interval_head[n];
+		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++)
+			head[n++] = unit_field_name[*uf];
+		tc_csv_row(iv_line(&lines), &w, head, n);
 		iv_line_end(&lines);
 	}
-	err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
-out_close:
+	/* with a breakdown, one record per unit and event (perf's -I -A): the units add
+	 * up to the totals, which a reader sums itself */
+	for (size_t u = 0; u < (iv->nunits ? iv->nunits : 1) && !err; u++) {
+		for (size_t i = 0; i < iv->n && !err; i++) {
+			const struct tacho_count *k = iv->nunits ? iv->unit_counts[u * iv->n + i]
+								 : iv->counts[i];
+			const char *unit = events ? tacho_evlist_unit(events, i) : "";
+
+			if (!k)
+				continue;
+			err = iv_record(iv, k, iv->nunits ? iv->units[u] : NULL, a,
+					unit ? unit : "", iv_line(&lines), fmt, &w);
+			if (!err)
+				iv_line_end(&lines);
+		}
+	}
+	if (!err)
+		err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
 	if (lines.m)
 		fclose(lines.m);
 	free(lines.buf);
