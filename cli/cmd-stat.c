@@ -704,9 +704,13 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 					       c->o.aggr == TACHO_STAT_AGGR_THREAD
 						       ? "a program, -p or -t, not CPUs"
 						       : "CPUs: add -a or -C");
-		if (c->interval || c->sim)
-			return cli_usage_error(&cmd_stat, "%s go%s with neither -I nor --sim", what,
+		if (c->sim)
+			return cli_usage_error(&cmd_stat, "%s do%s not go with --sim", what,
 					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "es" : "");
+		if (c->interval && c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv)
+			return cli_usage_error(&cmd_stat, "--per-thread -I counts the threads of "
+					       "-p or -t: a program's threads report their "
+					       "counts when they end");
 		if (c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv && c->repeat > 1)
 			return cli_usage_error(&cmd_stat, "--per-thread counts one run of the "
 					       "program (its threads are new on every run): no -r");

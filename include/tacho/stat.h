@@ -463,9 +463,12 @@ TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_st
  * value, unit, coverage, explanation, run) after a header row unless
  * opts->csv_no_header (pass it from the second interval on); or, for both JSON formats,
  * one JSON object per line ({"time", "run", "name", "status", "value", "unit",
- * "coverage", "explanation"}). events is
- * the session's list, for the units ("msec"); NULL: no units. 0, -EINVAL, -EIO. Safe
- * to call from the interval callback. */
+ * "coverage", "explanation"}). With units (iv->nunits), one record per unit and event
+ * instead (none where unit_counts is NULL): the unit's label after the table's time,
+ * its columns after the CSV's (those of tacho_stat_write's breakdown), its keys in the
+ * JSON object. events is the session's list, for the units ("msec"); NULL: no units.
+ * 0, -EINVAL (also units without their arrays), -EIO. Safe to call from the interval
+ * callback. */
 TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 					const struct tacho_evlist *events, FILE *f,
 					enum tacho_format fmt,
