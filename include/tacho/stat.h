@@ -473,6 +473,18 @@ TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 					const struct tacho_evlist *events, FILE *f,
 					enum tacho_format fmt,
 					const struct tacho_write_opts *opts);
+
+/* Writes the counts of one interval in perf stat -I -x's own columns, one line per event
+ * (per unit and event with a breakdown), no header: time (perf's "%6u.%09u"), the unit's
+ * label ("CPU3", "S0-D0-C1" with its CPUs after it, "COMM-TID"), value (or
+ * "<not counted>", "<not supported>"), unit, event, the cgroup (after the event, as perf
+ * puts it), run time in ns (the interval's time enabled), percentage running, and two
+ * empty metric fields (no metric is derived from an interval). opts->csv_sep is the
+ * separator. 0, -EINVAL (as tacho_stat_interval_write), -EIO. Safe to call from the
+ * interval callback. */
+TACHO_API int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
+					     const struct tacho_evlist *events, FILE *f,
+					     const struct tacho_write_opts *opts);
 #ifdef __cplusplus
 }
 #endif

@@ -1298,3 +1298,93 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 	free(lines.buf);
 	return err ? err : tc_write_status(f);
 }
+
+/* perf stat -I -x's line of count k (in unit un, or the total): time, the unit's id
+ * (and, for a core, die, package or node, its CPUs), value, unit, event, the cgroup
+ * after the event, run time, percentage running, and the metric's two fields, empty:
+ * no metric is derived from an interval alone. */
+static void iv_perf_record(const struct tacho_stat_interval *iv, const struct tacho_count *k,
+			   const struct tacho_stat_unit *un, const char *unit, FILE *out,
+			   const struct tc_write_settings *w)
+{
+	char t[48], val[64], run[32], pct[32], nc[16];
+	bool v = has_value(k->status);
+	const char *row[12];
+	size_t n = 0;
+
+	/* perf's time: whole seconds right-aligned in 6 columns, then nanoseconds */
+	snprintf(t, sizeof(t), "%6llu.%09llu", (unsigned long long)(llround(iv->t_s * 1e9) /
+								     1000000000),
+		 (unsigned long long)(llround(iv->t_s * 1e9) % 1000000000));
+	if (!v)
+		snprintf(val, sizeof(val), "%s", no_value_word(k->status));
+	else if (*unit)
+		snprintf(val, sizeof(val), "%.2f", k->value);
+	else
+		snprintf(val, sizeof(val), "%.0f", k->value);
+	snprintf(run, sizeof(run), "%llu", v ? (unsigned long long)k->enabled_ns : 0ULL);
+	snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * k->coverage :
+		 k->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);
+	row[n++] = t;
+	if (un && un->aggr != TACHO_STAT_AGGR_CGROUP) {
+		row[n++] = un->label;
+		if (un->aggr != TACHO_STAT_AGGR_CPU && un->aggr != TACHO_STAT_AGGR_THREAD) {
+			snprintf(nc, sizeof(nc), "%u", un->ncpus);
+			row[n++] = nc;
+		}
+	}
+	row[n++] = val;
+	row[n++] = unit;
+	row[n++] = k->name;
+	if (un && un->aggr == TACHO_STAT_AGGR_CGROUP)
+		row[n++] = un->cgroup ? un->cgroup : "";
+	row[n++] = run;
+	row[n++] = pct;
+	row[n++] = "";
+	row[n++] = "";
+	tc_csv_row(out, w, row, n);
+}
+
+int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
+				   const struct tacho_evlist *events, FILE *f,
+				   const struct tacho_write_opts *opts)
+{
+	struct tc_write_settings w;
+	struct iv_lines lines = { .f = f };
+	size_t nu;
+	bool by_unit;
+	int err;
+
+	if (!iv || !f || (iv->n && !iv->counts) ||
+	    (iv->nunits && (!iv->units || !iv->unit_counts)))
+		return -EINVAL;
+	for (size_t u = 0; u < iv->nunits; u++)
+		if (!iv->units[u])
+			return -EINVAL;
+	err = tc_write_settings_get(opts, TACHO_FORMAT_CSV, &w);
+	if (err)
+		return err;
+	/* perf's order: per CPU and per thread event by event, each unit's line under it;
+	 * per core, die, package, node and cgroup unit by unit, its events under it */
+	nu = iv->nunits ? iv->nunits : 1;
+	by_unit = iv->nunits && iv->units[0]->aggr != TACHO_STAT_AGGR_CPU &&
+		  iv->units[0]->aggr != TACHO_STAT_AGGR_THREAD;
+	lines.m = open_memstream(&lines.buf, &lines.len);
+	for (size_t x = 0; x < iv->n * nu; x++) {
+		size_t i = by_unit ? x % iv->n : x / nu, u = by_unit ? x / iv->n : x % nu;
+		const struct tacho_count *k = iv->nunits ? iv->unit_counts[u * iv->n + i]
+							 : iv->counts[i];
+		const char *unit = events ? tacho_evlist_unit(events, i) : "";
+
+		if (!k)
+			continue;
+		iv_perf_record(iv, k, iv->nunits ? iv->units[u] : NULL, unit ? unit : "",
+			       iv_line(&lines), &w);
+		iv_line_end(&lines);
+	}
+	err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
+	if (lines.m)
+		fclose(lines.m);
+	free(lines.buf);
+	return err ? err : tc_write_status(f);
+}

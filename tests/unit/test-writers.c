@@ -1035,6 +1035,14 @@ static void test_stat_interval_units(void **state)
 			    "      0.500000 CPU2                                    4       page-faults \n");
 	free(b.s);
 
+	/* perf's -I -x columns: time, CPU, value, unit, event, run time, %, two empty */
+	counts[1].enabled_ns = 500000000;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,CPU0,3,,page-faults,500000000,100.00,,\n"
+			    "     0.500000000,CPU2,4,,page-faults,0,100.00,,\n");
+	free(b.s);
+
 	/* a thread's keys; an event the unit does not count: no record */
 	iv.nunits = 1;
 	iv.units = tp;
@@ -1056,8 +1064,24 @@ static void test_stat_interval_units(void **state)
 						   NULL), 0);
 	assert_string_equal(buf_close(&b), "");
 	free(b.s);
+	/* a cgroup after the event, in perf's place; a core with its CPUs after it */
+	per[0] = &counts[1];
+	t.aggr = TACHO_STAT_AGGR_CGROUP;
+	t.cgroup = "box";
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,3,,page-faults,box,500000000,100.00,,\n");
+	free(b.s);
+	t.aggr = TACHO_STAT_AGGR_CORE;
+	t.label = "S0-D0-C1";
+	t.ncpus = 2;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,S0-D0-C1,2,3,,page-faults,500000000,100.00,,\n");
+	free(b.s);
 	/* units without their arrays */
 	iv.units = NULL;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, stdout, NULL), -EINVAL);
 	assert_int_equal(tacho_stat_interval_write(&iv, NULL, stdout, TACHO_FORMAT_CSV, NULL),
 			 -EINVAL);
 }
