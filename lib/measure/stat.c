@@ -281,12 +281,12 @@ static void emit_interval(struct ticker *t, double now)
 	for (size_t i = 0; i < t->n; i++) {
 		size_t e = t->spec_ev[i];
 
-		iv_delta(&t->s->ev[e], &t->cur[i], &t->prev[i], &t->out[e], t->cells);
+		iv_delta(&t->s->ev[e], &t->cur[i], &t->prev[i], &t->out[e], t->cells != NULL);
 		for (size_t u = 0; u < nu; u++)
 			if (t->uasked[u * t->n + i])
 				iv_delta(&t->s->ev[e], &t->ucur[u * t->n + i],
 					 &t->uprev[u * t->n + i], &t->uout[u * t->nev + e],
-					 t->cells);
+					 t->cells != NULL);
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
