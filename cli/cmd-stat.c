@@ -677,9 +677,9 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "choose one");
 	if (c->perf_layout && !(c->fmt == TACHO_FORMAT_CSV && c->fmt_set))
 		return cli_usage_error(&cmd_stat, "--perf-layout goes with -x or --csv");
-	if (c->perf_layout && (c->interval || c->aggr_set || c->sim))
+	if (c->perf_layout && (c->sim || (c->aggr_set && !c->interval)))
 		return cli_usage_error(&cmd_stat, "--perf-layout writes perf's columns of a "
-				       "whole count: no -I, breakdown or --sim");
+				       "count or its intervals: no breakdown without -I, no --sim");
 	if (c->o.null_run && (c->events.len || c->all || c->sim))
 		return cli_usage_error(&cmd_stat, "-n counts no events: no -e, --all or --sim");
 	if (c->o.null_run && !c->o.argv)
@@ -704,9 +704,13 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 					       c->o.aggr == TACHO_STAT_AGGR_THREAD
 						       ? "a program, -p or -t, not CPUs"
 						       : "CPUs: add -a or -C");
-		if (c->interval || c->sim)
-			return cli_usage_error(&cmd_stat, "%s go%s with neither -I nor --sim", what,
+		if (c->sim)
+			return cli_usage_error(&cmd_stat, "%s do%s not go with --sim", what,
 					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "es" : "");
+		if (c->interval && c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv)
+			return cli_usage_error(&cmd_stat, "--per-thread -I counts the threads of "
+					       "-p or -t: a program's threads report their "
+					       "counts when they end");
 		if (c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv && c->repeat > 1)
 			return cli_usage_error(&cmd_stat, "--per-thread counts one run of the "
 					       "program (its threads are new on every run): no -r");
@@ -894,7 +898,10 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 	if (c->interval_count && c->intervals >= c->interval_count)
 		return;
 	c->wo.csv_no_header = c->interval_header_done;
-	tacho_stat_interval_write(iv, c->list, c->out, c->fmt, &c->wo);
+	if (c->perf_layout)
+		tacho_stat_interval_write_perf(iv, c->list, c->out, &c->wo);
+	else
+		tacho_stat_interval_write(iv, c->list, c->out, c->fmt, &c->wo);
 	c->interval_header_done = true;
 	fflush(c->out);
 	if (c->interval_count && ++c->intervals == c->interval_count)

@@ -159,6 +159,14 @@ struct tacho_stat_interval {
 					     NOT_SUPPORTED / NOT_COUNTED as in
 					     tacho_counters_read */
 	unsigned run;                     /* the repetition it is of, from 0 (-r) */
+	size_t nunits;                    /* a breakdown's units (opts.aggr; 0 without
+					     one), in tacho_stat_unit's order */
+	const struct tacho_stat_unit *const *units; /* [nunits] */
+	const struct tacho_count *const *unit_counts; /* [nunits * n]: unit u's event i at
+					     u * n + i, the interval alone as counts[i]
+					     is (the units add up to counts[i]); NULL
+					     where the event is not counted in the unit
+					     (cgroup_pairs) */
 };
 typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
 
@@ -226,8 +234,10 @@ struct tacho_stat_opts {
 					   ends (tacho_stat_run returns) */
 	enum tacho_stat_aggr aggr;      /* the breakdown (GLOBAL by default). CPU, CORE, DIE,
 					   SOCKET, NODE and CGROUP need a CPUS target; THREAD
-					   a task target (CHILD: with one repetition); none goes
-					   with interval_ms or sim */
+					   a task target (CHILD: with one repetition, and
+					   without interval_ms: its threads report when they
+					   end); none goes with sim. With interval_ms each
+					   interval carries every unit's counts */
 	const char *const *cgroups;     /* CGROUP: ncgroups cgroups, each a path inside the
 					   perf_event hierarchy (cgroup v1's perf_event
 					   controller, else cgroup v2) or an absolute path to
@@ -453,13 +463,28 @@ TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_st
  * value, unit, coverage, explanation, run) after a header row unless
  * opts->csv_no_header (pass it from the second interval on); or, for both JSON formats,
  * one JSON object per line ({"time", "run", "name", "status", "value", "unit",
- * "coverage", "explanation"}). events is
- * the session's list, for the units ("msec"); NULL: no units. 0, -EINVAL, -EIO. Safe
- * to call from the interval callback. */
+ * "coverage", "explanation"}). With units (iv->nunits), one record per unit and event
+ * instead (none where unit_counts is NULL): the unit's label after the table's time,
+ * its columns after the CSV's (those of tacho_stat_write's breakdown), its keys in the
+ * JSON object. events is the session's list, for the units ("msec"); NULL: no units.
+ * 0, -EINVAL (also units without their arrays), -EIO. Safe to call from the interval
+ * callback. */
 TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 					const struct tacho_evlist *events, FILE *f,
 					enum tacho_format fmt,
 					const struct tacho_write_opts *opts);
+
+/* Writes the counts of one interval in perf stat -I -x's own columns, one line per event
+ * (per unit and event with a breakdown), no header: time (perf's "%6u.%09u"), the unit's
+ * label ("CPU3", "S0-D0-C1" with its CPUs after it, "COMM-TID"), value (or
+ * "<not counted>", "<not supported>"), unit, event, the cgroup (after the event, as perf
+ * puts it), run time in ns (the interval's time enabled), percentage running, and two
+ * empty metric fields (no metric is derived from an interval). opts->csv_sep is the
+ * separator. 0, -EINVAL (as tacho_stat_interval_write), -EIO. Safe to call from the
+ * interval callback. */
+TACHO_API int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
+					     const struct tacho_evlist *events, FILE *f,
+					     const struct tacho_write_opts *opts);
 #ifdef __cplusplus
 }
 #endif

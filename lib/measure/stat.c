@@ -127,48 +127,143 @@ struct ticker {
 	void *const *cells;             /* instead of c: ncells cells of a list of tasks,
 					   every spec in each, added up */
 	size_t ncells;
+	const bool *asked;              /* [ncells * n] with cells: the specs each cell
+					   holds, in order (NULL: every spec) */
+	bool units;                     /* a breakdown: every cell adds to its unit too */
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
-	struct tacho_count *tmp;        /* one cell's counts */
+	struct tacho_count *tmp, *cell; /* one cell's counts: as read, per spec */
 	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
+	struct tacho_count *uprev, *ucur, *uout; /* units: [nunits * n], [nunits * nev] */
+	bool *uasked;                   /* [nunits * n]: some cell of the unit holds it */
+	bool *have;                     /* [n + nunits * n]: a cell was added (ticker_read) */
+	const struct tacho_count **uoutp;      /* [nunits * nev]: NULL where not asked */
+	const struct tacho_stat_unit **unitp;  /* [nunits] */
 	double t0, last;
 	unsigned rep;                   /* the repetition counted */
 };
 
 static int cell_read(const struct tacho_stat *s, void *obj, struct tacho_count *out, size_t n);
 
-/* The run's counts so far: of its counters, or added up over its cells (a value the
- * first cell cannot count is not supported in any: they count the same events). */
+/* Adds one cell's count k into sum (first: the first cell that holds it): raw and
+ * clocks add up; a value the first cell cannot count is not supported in any (they
+ * count the same events). */
+static void cell_add(struct tacho_count *sum, const struct tacho_count *k, bool first)
+{
+	if (first) {
+		*sum = *k;
+		return;
+	}
+	if (sum->status == TACHO_COUNT_NOT_SUPPORTED || k->status == TACHO_COUNT_NOT_SUPPORTED)
+		return;
+	sum->raw += k->raw;
+	sum->enabled_ns += k->enabled_ns;
+	sum->running_ns += k->running_ns;
+}
+
+/* The run's counts so far: of its counters, or added up over its cells, into the
+ * total and, with a breakdown, into each cell's unit. */
 static int ticker_read(struct ticker *t)
 {
+	size_t nu = t->units ? t->s->nunits : 0;
+
 	if (!t->cells)
 		return tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
+	/* none added yet: have[i] for the total, have[n + u * n + i] for the units */
+	memset(t->have, 0, (t->n + nu * t->n) * sizeof(*t->have));
 	for (size_t c = 0; c < t->ncells; c++) {
+		size_t u = t->units ? t->s->cells[c].unit : 0, k = 0;
 		int err = cell_read(t->s, t->cells[c], t->tmp, t->n);
 
 		if (err)
 			return err;
+		/* back from the cell's own order to the run's */
 		for (size_t i = 0; i < t->n; i++) {
-			struct tacho_count *sum = &t->cur[i];
-			const struct tacho_count *k = &t->tmp[i];
+			if (t->asked && !t->asked[c * t->n + i])
+				continue;
+			t->cell[i] = t->tmp[k++];
+			cell_add(&t->cur[i], &t->cell[i], !t->have[i]);
+			t->have[i] = true;
+			if (t->units) {
+				size_t ui = u * t->n + i;
 
-			if (c == 0) {
-				*sum = *k;
-				continue;
+				cell_add(&t->ucur[ui], &t->cell[i], !t->have[t->n + ui]);
+				t->have[t->n + ui] = true;
 			}
-			if (sum->status == TACHO_COUNT_NOT_SUPPORTED ||
-			    k->status == TACHO_COUNT_NOT_SUPPORTED)
-				continue;
-			sum->raw += k->raw;
-			sum->enabled_ns += k->enabled_ns;
-			sum->running_ns += k->running_ns;
 		}
 	}
 	return 0;
 }
 
+/* An event's count with no value yet in an interval: not counted in this run. */
+static void iv_none(const struct ev_res *r, struct tacho_count *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->name = r->name;
+	o->status = TACHO_COUNT_NOT_COUNTED;
+	o->value = NAN;
+	o->why = r->pub.why ? r->pub.why : "not counted in this run of the program";
+	o->hint = r->pub.why ? r->pub.hint : TACHO_HINT_NONE;
+}
+
+/* Why a cell of a thread that ended before it was opened has no counts. */
+static const char cell_ended_why[] = "the thread ended before its counters could open";
+
+/* The one rule of an interval: o is what c counted since p (deltas; a multiplexed
+ * delta scaled by its own enabled/running times). enabled: tacho enabled the counters
+ * itself before the first interval began (cells), so a clock that never moved is a
+ * task (or cgroup) that did not run, not a counter still waiting for its exec. */
+static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
+		     const struct tacho_count *p, struct tacho_count *o, bool enabled)
+{
+	uint64_t d_raw, d_ena, d_run;
+
+	o->err = c->err;
+	o->why = c->why;
+	o->hint = c->hint;
+	if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
+		o->status = c->status;
+		return;
+	}
+	d_raw = c->raw - p->raw;
+	d_ena = c->enabled_ns - p->enabled_ns;
+	d_run = c->running_ns - p->running_ns;
+	o->raw = d_raw;
+	o->enabled_ns = d_ena;
+	o->running_ns = d_run;
+	o->why = NULL;
+	o->hint = TACHO_HINT_NONE;
+	if (d_run == 0 && d_ena == 0 &&
+	    (c->enabled_ns > 0 || (enabled && c->why != cell_ended_why))) {
+		/* A task-bound event's clocks stand still while its task is off the
+		 * CPU: the program slept through the interval, so nothing of it can
+		 * have been counted and the exact answer is 0 (d_raw is then 0). Not
+		 * "not counted": the event was on its counter whenever it could be. */
+		o->status = TACHO_COUNT_COUNTED;
+		o->value = (double)d_raw * r->scale;
+		o->coverage = 1.0;
+		return;
+	}
+	if (d_run == 0) {
+		o->status = TACHO_COUNT_NOT_COUNTED;
+		o->why = d_ena ? "no counter during this interval"
+			       : "not enabled during this interval";
+		return;
+	}
+	if (d_run >= d_ena) {
+		o->status = TACHO_COUNT_COUNTED;
+		o->value = (double)d_raw * r->scale;
+		o->coverage = 1.0;
+	} else {
+		o->status = TACHO_COUNT_MULTIPLEXED;
+		o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
+		o->coverage = (double)d_run / (double)d_ena;
+	}
+}
+
 static void emit_interval(struct ticker *t, double now)
 {
-	struct tacho_stat_interval iv;
+	struct tacho_stat_interval iv = { 0 };
+	size_t nu = t->units ? t->s->nunits : 0;
 	int err = ticker_read(t);
 
 	if (err) {
@@ -179,69 +274,35 @@ static void emit_interval(struct ticker *t, double now)
 		return;
 	}
 	for (size_t e = 0; e < t->nev; e++) {
-		memset(&t->out[e], 0, sizeof(t->out[e]));
-		t->out[e].name = t->s->ev[e].name;
-		t->out[e].status = TACHO_COUNT_NOT_COUNTED;
-		t->out[e].value = NAN;
-		t->out[e].why = t->s->ev[e].pub.why ? t->s->ev[e].pub.why
-						    : "not counted in this run of the program";
-		t->out[e].hint = t->s->ev[e].pub.why ? t->s->ev[e].pub.hint : TACHO_HINT_NONE;
+		iv_none(&t->s->ev[e], &t->out[e]);
+		for (size_t u = 0; u < nu; u++)
+			iv_none(&t->s->ev[e], &t->uout[u * t->nev + e]);
 	}
 	for (size_t i = 0; i < t->n; i++) {
-		const struct tacho_count *c = &t->cur[i], *p = &t->prev[i];
-		struct tacho_count *o = &t->out[t->spec_ev[i]];
-		const struct ev_res *r = &t->s->ev[t->spec_ev[i]];
-		uint64_t d_raw, d_ena, d_run;
+		size_t e = t->spec_ev[i];
 
-		o->err = c->err;
-		o->why = c->why;
-		o->hint = c->hint;
-		if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
-			o->status = c->status;
-			continue;
-		}
-		d_raw = c->raw - p->raw;
-		d_ena = c->enabled_ns - p->enabled_ns;
-		d_run = c->running_ns - p->running_ns;
-		o->raw = d_raw;
-		o->enabled_ns = d_ena;
-		o->running_ns = d_run;
-		o->why = NULL;
-		o->hint = TACHO_HINT_NONE;
-		if (d_run == 0 && d_ena == 0 && c->enabled_ns > 0) {
-			/* A task-bound event's clocks stand still while its task is off the
-			 * CPU: the program slept through the interval, so nothing of it can
-			 * have been counted and the exact answer is 0 (d_raw is then 0). Not
-			 * "not counted": the event was on its counter whenever it could be. */
-			o->status = TACHO_COUNT_COUNTED;
-			o->value = (double)d_raw * r->scale;
-			o->coverage = 1.0;
-			continue;
-		}
-		if (d_run == 0) {
-			o->status = TACHO_COUNT_NOT_COUNTED;
-			o->why = d_ena ? "no counter during this interval"
-				       : "not enabled during this interval";
-			continue;
-		}
-		if (d_run >= d_ena) {
-			o->status = TACHO_COUNT_COUNTED;
-			o->value = (double)d_raw * r->scale;
-			o->coverage = 1.0;
-		} else {
-			o->status = TACHO_COUNT_MULTIPLEXED;
-			o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
-			o->coverage = (double)d_run / (double)d_ena;
-		}
+		iv_delta(&t->s->ev[e], &t->cur[i], &t->prev[i], &t->out[e], t->cells != NULL);
+		for (size_t u = 0; u < nu; u++)
+			if (t->uasked[u * t->n + i])
+				iv_delta(&t->s->ev[e], &t->ucur[u * t->n + i],
+					 &t->uprev[u * t->n + i], &t->uout[u * t->nev + e],
+					 t->cells != NULL);
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
 	iv.run = t->rep;
 	iv.n = t->nev;
 	iv.counts = t->outp;
+	if (nu) {
+		iv.nunits = nu;
+		iv.units = t->unitp;
+		iv.unit_counts = t->uoutp;
+	}
 	t->o->on_interval(t->o->interval_arg, &iv);
 	t->last = now;
 	memcpy(t->prev, t->cur, t->n * sizeof(*t->cur));
+	if (nu)
+		memcpy(t->uprev, t->ucur, nu * t->n * sizeof(*t->ucur));
 }
 
 static void *ticker_main(void *arg)
@@ -276,15 +337,37 @@ static int ticker_start(struct ticker *t)
 	sigset_t all, old;
 	int err;
 
+	size_t nu = t->units ? t->s->nunits : 0, un = nu * t->n + 1, ue = nu * t->nev + 1;
+
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
 	t->tmp = calloc(t->n ? t->n : 1, sizeof(*t->tmp));
+	t->cell = calloc(t->n ? t->n : 1, sizeof(*t->cell));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
 	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
-	if (!t->prev || !t->cur || !t->tmp || !t->out || !t->outp)
+	t->have = calloc(t->n + un, sizeof(*t->have));
+	t->uprev = calloc(un, sizeof(*t->uprev));
+	t->ucur = calloc(un, sizeof(*t->ucur));
+	t->uasked = calloc(un, sizeof(*t->uasked));
+	t->uout = calloc(ue, sizeof(*t->uout));
+	t->uoutp = calloc(ue, sizeof(*t->uoutp));
+	t->unitp = calloc(nu + 1, sizeof(*t->unitp));
+	if (!t->prev || !t->cur || !t->tmp || !t->cell || !t->out || !t->outp || !t->have ||
+	    !t->uprev || !t->ucur || !t->uasked || !t->uout || !t->uoutp || !t->unitp)
 		return -ENOMEM;
 	for (size_t e = 0; e < t->nev; e++)
 		t->outp[e] = &t->out[e];
+	for (size_t c = 0; c < t->ncells && nu; c++)
+		for (size_t i = 0; i < t->n; i++)
+			if (!t->asked || t->asked[c * t->n + i])
+				t->uasked[t->s->cells[c].unit * t->n + i] = true;
+	for (size_t u = 0; u < nu; u++) {
+		t->unitp[u] = &t->s->units[u].pub;
+		for (size_t i = 0; i < t->n; i++)
+			if (t->uasked[u * t->n + i])
+				t->uoutp[u * t->nev + t->spec_ev[i]] =
+					&t->uout[u * t->nev + t->spec_ev[i]];
+	}
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -318,10 +401,20 @@ static void ticker_stop(struct ticker *t, bool final)
 	free(t->prev);
 	free(t->cur);
 	free(t->tmp);
+	free(t->cell);
 	free(t->out);
 	free(t->outp);
-	t->prev = t->cur = t->tmp = t->out = NULL;
-	t->outp = NULL;
+	free(t->have);
+	free(t->uprev);
+	free(t->ucur);
+	free(t->uasked);
+	free(t->uout);
+	free(t->uoutp);
+	free(t->unitp);
+	t->prev = t->cur = t->tmp = t->cell = t->out = t->uprev = t->ucur = t->uout = NULL;
+	t->outp = t->uoutp = NULL;
+	t->have = t->uasked = NULL;
+	t->unitp = NULL;
 	t->started = false;
 }
 
@@ -1469,7 +1562,7 @@ static int cell_read(const struct tacho_stat *s, void *obj, struct tacho_count *
 			memset(&out[i], 0, sizeof(out[i]));
 			out[i].status = TACHO_COUNT_NOT_COUNTED;
 			out[i].value = NAN;
-			out[i].why = "the thread ended before its counters could open";
+			out[i].why = cell_ended_why;
 		}
 		return 0;
 	}
@@ -1529,10 +1622,14 @@ static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *
 	t0 = now_ns();
 	for (size_t c = 0; c < nc && !err; c++)
 		err = cell_enable(s, obj[c], true);
-	/* intervals over a list of tasks: every cell holds every event (one unit) */
-	if (!err && o->interval_ms && o->on_interval && task_list(o)) {
+	/* intervals over a list of tasks (every cell holds every event: one unit), or over
+	 * a breakdown's cells, each added into its unit too */
+	if (!err && o->interval_ms && o->on_interval &&
+	    (task_list(o) || s->aggr != TACHO_STAT_AGGR_GLOBAL)) {
 		t.cells = obj;
 		t.ncells = nc;
+		t.asked = asked;
+		t.units = s->aggr != TACHO_STAT_AGGR_GLOBAL;
 		t.n = n;
 		t.spec_ev = spec_ev;
 		t.nev = s->nev;
@@ -1728,9 +1825,13 @@ static int aggr_check(const struct tacho_stat_opts *o, enum tacho_stat_aggr a, b
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "unknown breakdown %d", (int)a);
 	if (a == TACHO_STAT_AGGR_GLOBAL)
 		return 0;
-	if (sim || o->interval_ms)
-		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per %s come at the end: "
-				   "not with intervals, nor under simulation", name);
+	if (sim)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per %s are not "
+				   "simulated", name);
+	if (a == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD && o->interval_ms)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per thread of a program "
+				   "come when each thread ends: not with intervals (count the "
+				   "running process's threads instead)");
 	if ((aggr_by_cpu(a) || a == TACHO_STAT_AGGR_CGROUP) && o->target != TACHO_TARGET_CPUS)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per %s need CPUs to count "
 				   "on (all of them, or a list)", name);

@@ -426,6 +426,37 @@ static void test_per_cpu(void **state)
 	free(on);
 }
 
+/* The JSON lines of an interval run (text, one object per line), each checked and
+ * handed to fn; returns how many there were. */
+static size_t iv_lines(char *text, void (*fn)(const struct th_json *, void *), void *arg)
+{
+	size_t n = 0;
+
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		struct th_json *j = assert_json(line);
+
+		fn(j, arg);
+		th_json_free(j);
+		n++;
+	}
+	return n;
+}
+
+struct cg_sum {
+	const char *name;
+	long long sum;
+};
+
+static void add_cg(const struct th_json *j, void *arg)
+{
+	struct cg_sum *c = arg;
+
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "cgroup"), c->name);
+	assert_string_equal(json_str(j, "status"), "counted");
+	c->sum += (long long)json_num(j, "value");
+}
+
 /* -G and --for-each-cgroup on a cgroup the test makes: a child that joins it makes N
  * writes, its parent outside makes M: exactly N inside. */
 static void test_cgroup(void **state)
@@ -458,6 +489,18 @@ static void test_cgroup(void **state)
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_int_equal((long long)json_num(j, "events[0].value"), 123);
 	th_json_free(j);
+	th_run_free(&r);
+
+	/* -G with -I: every line the cgroup's, the intervals adding up to its writes */
+	th_tacho(&r, "stat", "--json", "-a", "-G", name, "-I", "20", "-e", WRITE_EVENT, "--",
+		 threads_prog(), "cgroup", dir, "123", "456", NULL);
+	assert_int_equal(r.status, 0);
+	{
+		struct cg_sum cs = { .name = name };
+
+		assert_true(iv_lines(r.err, add_cg, &cs) >= 1);
+		assert_int_equal(cs.sum, 123);
+	}
 	th_run_free(&r);
 
 	/* every event in every cgroup; the absolute path names the same cgroup */
@@ -525,6 +568,177 @@ static void test_cgroup(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+struct tid_sums {
+	long long tid[8], pid[8], sum[8];
+	size_t n;
+};
+
+static void add_tid(const struct th_json *j, void *arg)
+{
+	struct tid_sums *t = arg;
+	long long tid = (long long)json_num(j, "tid");
+	size_t i;
+
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "name"), WRITE_EVENT);
+	assert_non_null(th_json_get(j, "comm"));
+	for (i = 0; i < t->n && t->tid[i] != tid; i++)
+		;
+	if (i == t->n) {
+		assert_true(t->n < ARRAY_SIZE(t->tid));
+		t->tid[t->n] = tid;
+		t->pid[t->n] = (long long)json_num(j, "pid");
+		t->sum[t->n++] = 0;
+	}
+	assert_int_equal((long long)json_num(j, "pid"), t->pid[i]);
+	assert_string_equal(json_str(j, "status"), "counted");
+	t->sum[i] += (long long)json_num(j, "value");
+}
+
+/* --per-thread -I 20 over two running processes: every interval has a line per thread,
+ * with its tid, pid and comm; each thread's values over the intervals add up to its
+ * writes exactly (the first threads: a byte to each of their others, their "ready"
+ * being before counting started). */
+static void test_interval_per_thread(void **state)
+{
+	int in1, out1, in2, out2, status;
+	struct tid_sums t = { .n = 0 };
+	long long other[3];
+	size_t lines, k = 0;
+	char pids[48], *text = NULL;
+	pid_t h1, h2, tacho;
+	size_t len;
+	(void)state;
+
+	h1 = start_waiting(&in1, &out1, "3", NULL);
+	h2 = start_waiting(&in2, &out2, "4", "5", NULL);
+	snprintf(pids, sizeof(pids), "%d,%d", (int)h1, (int)h2);
+	tacho = fork();
+	assert_true(tacho >= 0);
+	if (tacho == 0) {
+		execl(th_tacho_bin(), th_tacho_bin(), "stat", "--json", "-o",
+		      th_tmp("ivpt.json"), "--per-thread", "-I", "20", "-p", pids, "-e",
+		      WRITE_EVENT, (char *)NULL);
+		_exit(127);
+	}
+	for (int polls = 0; perf_fds(tacho) < 5; polls++) {
+		assert_true(polls < 3000);
+		usleep(10000);
+	}
+	/* an interval or more passes with the threads waiting: lines of 0 */
+	usleep(60000);
+	assert_int_equal(write(in1, "g", 1), 1);
+	assert_int_equal(write(in2, "g", 1), 1);
+	close(in1);
+	close(in2);
+	assert_int_equal(waitpid(h1, &status, 0), h1);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(waitpid(h2, &status, 0), h2);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(waitpid(tacho, &status, 0), tacho);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(out1);
+	close(out2);
+	assert_int_equal(tc_read_file(th_tmp("ivpt.json"), &text, &len, 1 << 20), 0);
+	lines = iv_lines(text, add_tid, &t);
+	/* one line per thread in every interval, and more than one interval */
+	assert_int_equal(t.n, 5);
+	assert_int_equal(lines % 5, 0);
+	assert_true(lines >= 10);
+	for (size_t i = 0; i < t.n; i++) {
+		if (t.tid[i] == h1)
+			assert_int_equal(t.sum[i], 1);
+		else if (t.tid[i] == h2)
+			assert_int_equal(t.sum[i], 2);
+		else
+			other[k++] = t.sum[i] * 100 + (t.pid[i] == h1);
+	}
+	assert_int_equal(k, 3);
+	/* the writers: 3 in the first helper, 4 and 5 in the second */
+	for (size_t i = 0; i < 3; i++) {
+		long long v = other[i];
+		assert_true(v == 301 || v == 400 || v == 500);
+	}
+	assert_true(other[0] != other[1] && other[1] != other[2] && other[0] != other[2]);
+	free(text);
+}
+
+struct cpu_lines {
+	int *on;
+	size_t n, seen[64];
+	double t[2];
+	size_t nt;
+};
+
+static void add_cpu(const struct th_json *j, void *arg)
+{
+	struct cpu_lines *c = arg;
+	long long cpu = (long long)json_num(j, "cpu");
+	double t = json_num(j, "time");
+	size_t i;
+
+	for (i = 0; i < c->n && c->on[i] != cpu; i++)
+		;
+	assert_true(i < c->n && i < ARRAY_SIZE(c->seen));
+	c->seen[i]++;
+	assert_string_equal(json_str(j, "status"), "counted");
+	assert_true(json_num(j, "value") >= 0);
+	assert_non_null(th_json_get(j, "socket"));
+	if (!c->nt || c->t[c->nt - 1] != t) {
+		assert_true(c->nt < 2);
+		c->t[c->nt++] = t;
+	}
+}
+
+/* -A -a -I 50 --interval-count 2: exactly one line per online CPU in each of the two
+ * intervals, in JSON (with the CPU's keys), CSV (the CPU's columns after the
+ * interval's) and the table (the CPU's label). */
+static void test_interval_per_cpu(void **state)
+{
+	struct cpu_lines c = { .n = 0 };
+	struct th_run r;
+	char head[128], first[32];
+	size_t lines;
+	(void)state;
+
+	if (!can_count_cpus())
+		TEST_SKIP("counting CPUs needs root or perf_event_paranoid <= 0");
+	assert_int_equal(tc_online_cpus(&c.on, &c.n), 0);
+	th_tacho(&r, "stat", "--json", "-A", "-a", "-I", "50", "--interval-count", "2", "-e",
+		 "cpu-clock", "--", "sleep", "5", NULL);
+	assert_int_equal(r.status, 143);
+	lines = iv_lines(r.err, add_cpu, &c);
+	assert_int_equal(lines, 2 * c.n);
+	assert_int_equal(c.nt, 2);
+	for (size_t i = 0; i < c.n; i++)
+		assert_int_equal(c.seen[i], 2);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--csv", "-A", "-a", "-I", "50", "--interval-count", "2", "-e",
+		 "cpu-clock", "--", "sleep", "5", NULL);
+	assert_int_equal(r.status, 143);
+	assert_true(sscanf(r.err, "%127[^\n]", head) == 1);
+	assert_string_equal(head, "time,name,status,value,unit,coverage,explanation,run,cpu,"
+			    "socket,die,core,node");
+	lines = 0;
+	for (const char *p = r.err; (p = strchr(p, '\n')); p++)
+		lines++;
+	assert_int_equal(lines, 1 + 2 * c.n);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "-A", "-a", "-I", "50", "--interval-count", "2", "-e", "cpu-clock",
+		 "--", "sleep", "5", NULL);
+	assert_int_equal(r.status, 143);
+	snprintf(first, sizeof(first), " CPU%d ", c.on[0]);
+	assert_contains(r.err, first);
+	lines = 0;
+	for (const char *p = r.err; (p = strstr(p, " cpu-clock")); p++)
+		lines++;
+	assert_int_equal(lines, 2 * c.n);
+	th_run_free(&r);
+	free(c.on);
+}
+
 /* Bad combinations: one line and the usage (2); a cgroup that is not there (1). */
 static void test_breakdown_errors(void **state)
 {
@@ -533,7 +747,8 @@ static void test_breakdown_errors(void **state)
 		{ "--per-core", "-p", "1" },
 		{ "--per-thread", "-a", "--", "true" },
 		{ "--per-thread", "-r", "2", "--", "true" },
-		{ "-A", "-a", "-I", "100", "--", "true" },
+		{ "--per-thread", "-I", "100", "--", "true" },
+		{ "-A", "-a", "-I", "100", "--sim", "--", "true" },
 		{ "-A", "--per-core", "-a", "--", "true" },
 		{ "-G", "", "-a", "--", "true" },
 		{ "--for-each-cgroup", "a,", "-a", "--", "true" },
@@ -595,6 +810,8 @@ int main(void)
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_per_cpu),
 		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_interval_per_thread),
+		cmocka_unit_test(test_interval_per_cpu),
 		cmocka_unit_test(test_breakdown_errors),
 		cmocka_unit_test(test_cgroup_root_parse),
 	};

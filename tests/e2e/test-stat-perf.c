@@ -104,6 +104,68 @@ static void test_perf_layout(void **state)
 	th_run_free(&r);
 }
 
+/* The lines of out, each split in place (out is modified): at most max, n set. */
+static size_t lines_of(char *out, char **line, size_t max)
+{
+	size_t n = 0;
+
+	for (char *l = strtok(out, "\n"); l && n < max; l = strtok(NULL, "\n"))
+		if (*l)
+			line[n++] = l;
+	return n;
+}
+
+/* -x, --perf-layout -I with -A and --per-core, and perf 6.1's -x, -I with the same: as
+ * many lines, in the same order, each with perf's columns (time, the CPU or core and
+ * its CPUs, value, unit, event, run time, percentage running, two metric fields) and
+ * the same labels, units and names; the time in perf's "%6u.%09u". */
+static void test_perf_layout_interval(void **state)
+{
+	static const char *const modes[] = { "-A", "--per-core" };
+	(void)state;
+
+	if (geteuid() != 0)
+		TEST_SKIP("counting CPUs needs root");
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		char *perf_argv[] = { (char *)"perf", (char *)"stat", (char *)"-x,", (char *)"-I",
+				      (char *)"100", (char *)"--interval-count", (char *)"2",
+				      (char *)modes[m], (char *)"-a", (char *)"-e",
+				      (char *)"context-switches,task-clock", (char *)"--",
+				      (char *)"sleep", (char *)"5", NULL };
+		char *la[256], *lb[256], *fa[12], *fb[12];
+		struct th_run r, p;
+		size_t na, nb;
+
+		th_tacho(&r, "stat", "-x,", "--perf-layout", "-I", "100", "--interval-count", "2",
+			 modes[m], "-a", "-e", "context-switches,task-clock", "--", "sleep", "5",
+			 NULL);
+		assert_int_equal(r.status, 143);
+		th_runv(&p, NULL, perf_argv);
+		if (p.status == 127 || !strstr(p.err, "context-switches"))
+			TEST_SKIP("perf cannot count CPUs here (status %d): %s", p.status, p.err);
+		na = lines_of(r.err, la, ARRAY_SIZE(la));
+		nb = lines_of(p.err, lb, ARRAY_SIZE(lb));
+		assert_true(na >= 4);
+		assert_int_equal(na, nb);
+		for (size_t i = 0; i < na; i++) {
+			size_t ka = split(la[i], fa, 12), kb = split(lb[i], fb, 12), o = m ? 1 : 0;
+
+			assert_int_equal(ka, kb);
+			assert_int_equal(ka, 9 + o);
+			assert_int_equal(strlen(fa[0]), strlen(fb[0]));
+			assert_int_equal(fa[0][6], '.');
+			assert_string_equal(fa[1], fb[1]);
+			if (o)
+				assert_string_equal(fa[2], fb[2]);
+			assert_string_equal(fa[3 + o], fb[3 + o]);
+			assert_string_equal(fa[4 + o], fb[4 + o]);
+			assert_string_equal(fa[6 + o], "100.00");
+		}
+		th_run_free(&p);
+		th_run_free(&r);
+	}
+}
+
 /* -i counts the program's own task: the writes of its threads are not in it. */
 static void test_no_inherit(void **state)
 {
@@ -391,6 +453,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perf_layout),
+		cmocka_unit_test(test_perf_layout_interval),
 		cmocka_unit_test(test_no_inherit),
 		cmocka_unit_test(test_null_and_times),
 		cmocka_unit_test(test_quiet_and_log_fd),

@@ -882,6 +882,11 @@ static void test_stat_breakdown(void **state)
 	o.repeat = 2;
 	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
 	assert_contains(diag.message, "no repetitions");
+	/* a program's threads report when they end: no intervals per thread */
+	o.repeat = 1;
+	o.interval_ms = 100;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	assert_contains(diag.message, "not with intervals");
 	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_SOCKET), "socket");
 	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_COUNT), "unknown");
 	tacho_evlist_free(ev);
@@ -974,6 +979,111 @@ static void test_stat_interval(void **state)
 			    "      0.250000                   12       page-faults \n"
 			    "      0.250000      <not supported>       cycles \n");
 	free(b.s);
+}
+
+/* An interval with a breakdown: a record per unit and event, the unit's keys in JSON
+ * (checked against the schema), its columns after the interval's in CSV, its label in
+ * the table; an event a unit does not count (NULL) has no record. */
+static void test_stat_interval_units(void **state)
+{
+	struct tacho_count counts[] = {
+		{ .name = "page-faults", .status = TACHO_COUNT_COUNTED, .value = 7, .coverage = 1.0 },
+		{ .name = "page-faults", .status = TACHO_COUNT_COUNTED, .value = 3, .coverage = 1.0 },
+		{ .name = "page-faults", .status = TACHO_COUNT_COUNTED, .value = 4, .coverage = 1.0 },
+	};
+	const struct tacho_count *total[] = { &counts[0] };
+	const struct tacho_count *per[] = { &counts[1], &counts[2] };
+	struct tacho_stat_unit u[] = {
+		{ .aggr = TACHO_STAT_AGGR_CPU, .label = "CPU0", .cpu = 0, .socket = 0, .die = 0,
+		  .core = 0, .node = -1, .tid = -1, .pid = -1 },
+		{ .aggr = TACHO_STAT_AGGR_CPU, .label = "CPU2", .cpu = 2, .socket = 0, .die = 0,
+		  .core = 1, .node = -1, .tid = -1, .pid = -1 },
+	};
+	const struct tacho_stat_unit *up[] = { &u[0], &u[1] };
+	struct tacho_stat_interval iv = { .t_s = 0.5, .len_s = 0.5, .n = 1, .counts = total,
+					  .nunits = 2, .units = up, .unit_counts = per };
+	struct tacho_stat_unit t = { .aggr = TACHO_STAT_AGGR_THREAD, .label = "w-12", .cpu = -1,
+				     .socket = -1, .die = -1, .core = -1, .node = -1,
+				     .tid = 12, .pid = 10, .comm = "w" };
+	const struct tacho_stat_unit *tp[] = { &t };
+	struct buf b;
+	char *line;
+	int i = 0;
+	(void)state;
+
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+						   NULL), 0);
+	buf_close(&b);
+	assert_int_equal(th_count_lines(b.s), 2);
+	for (line = strtok(b.s, "\n"); line; line = strtok(NULL, "\n"), i++) {
+		struct th_json *doc = check_json(line, "stat-interval");
+		assert_json_int(doc, "cpu", i ? 2 : 0);
+		assert_json_int(doc, "core", i);
+		assert_json_type(doc, "node", TH_JSON_NULL);
+		assert_json_int(doc, "value", i ? 4 : 3);
+		th_json_free(doc);
+	}
+	free(b.s);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat-interval-cpu", ',');
+	assert_contains(b.s, "\n0.500000,page-faults,counted,3,,1,,0,0,0,0,0,\n"
+			"0.500000,page-faults,counted,4,,1,,0,2,0,0,1,\n");
+	free(b.s);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "      0.500000 CPU0                                    3       page-faults \n"
+			    "      0.500000 CPU2                                    4       page-faults \n");
+	free(b.s);
+
+	/* perf's -I -x columns: time, CPU, value, unit, event, run time, %, two empty */
+	counts[1].enabled_ns = 500000000;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,CPU0,3,,page-faults,500000000,100.00,,\n"
+			    "     0.500000000,CPU2,4,,page-faults,0,100.00,,\n");
+	free(b.s);
+
+	/* a thread's keys; an event the unit does not count: no record */
+	iv.nunits = 1;
+	iv.units = tp;
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat-interval-thread", ',');
+	assert_contains(b.s, "\n0.500000,page-faults,counted,3,,1,,0,10,12,w\n");
+	free(b.s);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+						   NULL), 0);
+	{
+		struct th_json *doc = check_json(buf_close(&b), "stat-interval");
+		assert_json_int(doc, "tid", 12);
+		assert_json_str(doc, "comm", "w");
+		th_json_free(doc);
+	}
+	free(b.s);
+	per[0] = NULL;
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_JSON_LINES,
+						   NULL), 0);
+	assert_string_equal(buf_close(&b), "");
+	free(b.s);
+	/* a cgroup after the event, in perf's place; a core with its CPUs after it */
+	per[0] = &counts[1];
+	t.aggr = TACHO_STAT_AGGR_CGROUP;
+	t.cgroup = "box";
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,3,,page-faults,box,500000000,100.00,,\n");
+	free(b.s);
+	t.aggr = TACHO_STAT_AGGR_CORE;
+	t.label = "S0-D0-C1";
+	t.ncpus = 2;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_string_equal(buf_close(&b),
+			    "     0.500000000,S0-D0-C1,2,3,,page-faults,500000000,100.00,,\n");
+	free(b.s);
+	/* units without their arrays */
+	iv.units = NULL;
+	assert_int_equal(tacho_stat_interval_write_perf(&iv, NULL, stdout, NULL), -EINVAL);
+	assert_int_equal(tacho_stat_interval_write(&iv, NULL, stdout, TACHO_FORMAT_CSV, NULL),
+			 -EINVAL);
 }
 
 /* --- list: the walk over the fake sysfs tree --- */
@@ -1721,6 +1831,7 @@ int main(void)
 		cmocka_unit_test(test_stat_breakdown),
 		cmocka_unit_test(test_sdt),
 		cmocka_unit_test(test_stat_interval),
+		cmocka_unit_test(test_stat_interval_units),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
