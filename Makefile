@@ -67,6 +67,9 @@ endif
 
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+# libtraceevent: tracepoint payloads decoded from the format text a recording keeps
+TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
+TEP_LIBS   := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # ncurses (tacho top's screen) and libmicrohttpd (tacho serve's HTTP) are the command's
 # alone: CLI_LIBS, linked into tacho and nothing else (libtacho writes the documents they
@@ -77,9 +80,9 @@ CLI_LIBS  := $(CURSES_LIBS) $(MHD_LIBS)
 
 override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	$(DW_CFLAGS)
+	$(DW_CFLAGS) $(TEP_CFLAGS)
 override LDFLAGS  += $(SANFLAGS)
-LIBS     := -lpfm $(DW_LIBS) -lm -lpthread -ldl
+LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))

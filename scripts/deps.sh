@@ -12,7 +12,7 @@ set -eu
 
 what=${1:-build}
 
-build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev"
+build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libtraceevent-dev"
 test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha"
 bench="$test libpapi-dev linux-perf gzip sqlite3 likwid time procps curl"
 # libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)

@@ -58,6 +58,8 @@ struct tc_perf_sample {
 	uint16_t misc;                       /* header.misc: PERF_RECORD_MISC_USER, ... */
 	uint64_t nr;                         /* call chain length */
 	const uint64_t *chain;               /* points into the record */
+	uint32_t raw_size;                   /* PERF_SAMPLE_RAW: bytes at raw (tracepoints) */
+	const void *raw;                     /* points into the record */
 };
 
 /* Parses a PERF_RECORD_SAMPLE written with this sample_type. 0, or -TACHO_ECORRUPT when

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "events/events.h"
+#include "events/tpformat.h"
 #include "perf/engine.h"
 #include "sample/recfile.h"
 #include "sample/record.h"
@@ -38,6 +39,8 @@ struct rec_event {
 	bool calibrate;                 /* period to be chosen from the first window */
 	uint64_t period;                /* fixed period, or frequency with TC_EVF_FREQ */
 	uint64_t samples;               /* samples of this event written */
+	char *format;                   /* TC_EVF_RAW: the tracepoint's format text */
+	size_t format_len;
 };
 
 struct session {
@@ -121,6 +124,31 @@ static uint64_t provisional_period(const struct rec_event *e)
 	}
 }
 
+/* Tracepoint payloads: a tracepoint's samples carry its raw data (PERF_SAMPLE_RAW),
+ * and the file keeps its format text once, so that the report decodes the fields
+ * offline. The kernel gives raw tracepoint data to an unprivileged user only for the
+ * tracepoints it marks safe (the syscalls, on a task: TRACE_EVENT_FL_CAP_ANY) and
+ * refuses the open otherwise; without CAP_PERFMON or paranoid -1 the others are
+ * recorded as before, without payloads. The sample_type is the session's: other events
+ * then carry an empty raw part (4 bytes of size and 4 of padding). */
+static void setup_payloads(struct session *s, const struct tc_perf_env *env)
+{
+	bool priv = tc_perf_env_privileged(env) || env->paranoid == -1;
+
+	for (size_t i = 0; i < s->nev; i++) {
+		struct rec_event *e = &s->ev[i];
+
+		if (e->attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (!priv && (s->o->system_wide || strncmp(e->name, "syscalls:", 9)))
+			continue;
+		if (tc_tracepoint_format(e->name, e->attr.config, &e->format, &e->format_len))
+			continue;   /* no format, no payload: the samples stay as they were */
+		e->flags |= TC_EVF_RAW;
+		s->sample_type |= PERF_SAMPLE_RAW;
+	}
+}
+
 static int setup_events(struct session *s, struct tacho_diag *diag)
 {
 	const struct tacho_record_opts *o = s->o;
@@ -200,6 +228,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	for (size_t i = 0; i < s->nev; i++)
 		if (!s->ev[i].name)
 			return -ENOMEM;
+	setup_payloads(s, &env);
 	return 0;
 }
 
@@ -388,6 +417,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
 					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
 					(uint32_t)smp.nr, smp.chain);
+		if (ev < s->nev && (s->ev[ev].flags & TC_EVF_RAW) && smp.raw_size)
+			tc_record_writer_raw(&s->w, (uint32_t)ev, smp.raw, smp.raw_size);
 		s->res->samples++;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
@@ -551,6 +582,10 @@ static void write_meta(struct session *s)
 		tc_record_writer_event(&s->w, (uint32_t)i, s->ev[i].attr.type,
 				       s->ev[i].attr.config, s->sample_type, s->ev[i].period,
 				       s->ev[i].flags, s->ev[i].name);
+	for (size_t i = 0; i < s->nev; i++)
+		if (s->ev[i].flags & TC_EVF_RAW)
+			tc_record_writer_tpformat(&s->w, (uint32_t)i, s->ev[i].format,
+						  s->ev[i].format_len);
 }
 
 static void describe_choice(struct session *s)
@@ -646,8 +681,10 @@ static void calibrate(struct session *s, bool final)
 static void session_free(struct session *s)
 {
 	tc_perf_list_free(s->list);
-	for (size_t i = 0; i < s->nev; i++)
+	for (size_t i = 0; i < s->nev; i++) {
 		free(s->ev[i].name);
+		free(s->ev[i].format);
+	}
 	free(s->ev);
 	tc_sideband_exit(&s->side);
 	if (s->pidfd >= 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "sample/payload.h"
 #include "sample/report-int.h"
 #include "tacho/sample.h"
 
@@ -123,6 +124,29 @@ static int time_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/* A tracepoint's payload as perf script shows it after the event's name: its print
+ * format's text ("dfd: 0xffffff9c, filename: 0x..."), or what stood in the way. */
+static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
+{
+	const unsigned char *raw;
+	struct tc_sb sb = TC_SB_INIT;
+	uint32_t size;
+	int err;
+
+	if (tc_profile_raw(p, s, &raw, &size))
+		return;
+	tc_sb_init(&sb);
+	err = tc_payload_print(p->payload, s->event, raw, size, &sb);
+	fputc(' ', f);
+	if (!err)
+		tc_fputs_printable(sb.buf ? sb.buf : "", f);
+	else if (err == -ENOENT)
+		fprintf(f, "[payload of %u bytes: no format to decode it]", size);
+	else
+		fprintf(f, "[payload of %u bytes: %s]", size, tacho_strerror(err));
+	tc_sb_exit(&sb);
+}
+
 int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 {
 	const struct smp **order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
@@ -155,6 +179,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		 * prints it: after the event name */
 		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
 			fprintf(f, " %16" PRIx64, s->addr);
+		write_payload(p, s, f);
 		fputc('\n', f);
 		for (size_t k = 0; k < nf; k++) {
 			const struct loc *l = &p->locs[frames[k]];

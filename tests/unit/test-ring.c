@@ -188,7 +188,21 @@ static void test_parse_sample(void **state)
 		memcpy(rec, &h, 8);
 		assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), -TACHO_ECORRUPT);
 	}
-	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_RAW, (void *)rec, &s), -EINVAL);
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_TRANSACTION, (void *)rec, &s), -EINVAL);
+	/* a tracepoint's raw data: u32 size, the bytes, padding to a u64 */
+	h.type = PERF_RECORD_SAMPLE;
+	h.size = 4 * 8;
+	memcpy(rec, &h, 8);
+	rec[1] = 0x401000;
+	rec[2] = (uint64_t)10 << 0 | (uint64_t)0x44434241 << 32;   /* size 10, "ABCD" */
+	rec[3] = 0x0000494847464545ull;                              /* "EEFGHI", pad */
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, (void *)rec, &s), 0);
+	assert_int_equal(s.raw_size, 10);
+	assert_memory_equal(s.raw, "ABCDEEFGHI", 10);
+	/* a size past the record */
+	rec[2] = (uint64_t)13 | (uint64_t)0x44434241 << 32;
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, (void *)rec, &s),
+			 -TACHO_ECORRUPT);
 	/* sample_id_all trailer of a non-sample record: TID, TIME, CPU at the end */
 	h.type = PERF_RECORD_COMM;
 	h.size = 6 * 8;
