@@ -191,6 +191,7 @@ static int read_field(const struct tep_format_field *f, const unsigned char *raw
 		return -ENOENT;   /* an array of numbers: not one value */
 	out->num = v;
 	out->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	out->is_pointer = (f->flags & TEP_FIELD_IS_POINTER) || (f->type && strchr(f->type, '*'));
 	/* sign-extend what the field's size holds */
 	if (out->is_signed && f->size > 0 && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
 		out->num = v | ~((1ull << (f->size * 8)) - 1);

@@ -16,6 +16,7 @@ struct tc_payload_field {
 	const char *name;
 	bool is_string;       /* str/len (a char array or a __data_loc string) */
 	bool is_signed;       /* num is an int64_t */
+	bool is_pointer;      /* num is an address (a field whose C type has a '*') */
 	const char *str;      /* not NUL-terminated: len bytes, up to the first NUL */
 	size_t len;
 	uint64_t num;

@@ -103,6 +103,114 @@ static const char *kind_name(uint32_t kind)
 	}
 }
 
+#define TEXT_PAYLOADS 10   /* payloads shown per channel in the text view */
+
+/* The first payloads of each event channel, decoded as perf script shows them; the
+ * Chrome view has every one (args). */
+static int text_payloads(const struct tacho_timeline *t, FILE *f)
+{
+	uint64_t t0 = t_first(t);
+	struct tc_sb sb = TC_SB_INIT;
+	bool head = false;
+	char b1[32];
+
+	tc_sb_init(&sb);
+	for (size_t c = 0; c < t->nch; c++) {
+		uint64_t shown = 0, more = 0;
+
+		for (size_t i = 0; i < t->n; i++) {
+			const struct tc_tl_item *it = &t->items[i];
+			const void *raw;
+			size_t size;
+			int err;
+
+			if (it->chan != c || tc_tl_raw(t, it, &raw, &size))
+				continue;
+			if (shown == TEXT_PAYLOADS) {
+				more++;
+				continue;
+			}
+			if (!head)
+				fprintf(f, "\npayloads (the first %d of each event, as the tracepoint "
+					"prints them):\n", TEXT_PAYLOADS);
+			head = true;
+			tc_sb_reset(&sb);
+			err = tc_payload_print(t->payload, it->event, raw, size, &sb);
+			if (err == -ENOMEM)
+				goto out_nomem;
+			fprintf(f, "  %12s  %u %s  [%03u]  ", fmt_ns((double)(it->time - t0), b1,
+				sizeof(b1)), it->tid, comm_of(t, it->tid), it->cpu);
+			tc_fputs_printable(t->ch[c].name, f);
+			fputs(": ", f);
+			if (!err)
+				tc_fputs_printable(sb.buf ? sb.buf : "", f);
+			else
+				fprintf(f, "[payload of %zu bytes: %s]", size, err == -ENOENT ?
+					"no format to decode it" : tacho_strerror(err));
+			fputc('\n', f);
+			shown++;
+		}
+		if (more)
+			fprintf(f, "  ... and %" PRIu64 " more of %s\n", more, t->ch[c].name);
+	}
+	tc_sb_exit(&sb);
+	return 0;
+out_nomem:
+	tc_sb_exit(&sb);
+	return -ENOMEM;
+}
+
+/* Per thread, the time in each scheduling state (from sched_switch and sched_wakeup's
+ * payloads), and the number of times it ran. */
+static int text_states(const struct tacho_timeline *t, FILE *f)
+{
+	static const enum tc_tl_state order[] = { TC_TL_RUNNING, TC_TL_RUNNABLE,
+						  TC_TL_SLEEPING, TC_TL_BLOCKED, TC_TL_OTHER };
+	struct tc_tl_slice *sl;
+	struct tc_table *tb;
+	size_t n;
+	int err = tc_timeline_states(t, &sl, &n);
+
+	if (err || !n)
+		return err;
+	tb = tc_table_new(7);
+	if (!tb) {
+		free(sl);
+		return -ENOMEM;
+	}
+	for (unsigned c = 1; c < 7; c++)
+		tc_table_align_right(tb, c, true);
+	fprintf(f, "\nthread states (from sched_switch and sched_wakeup; known from each "
+		"thread's first switch or wake-up):\n");
+	tc_table_addf(tb, "thread\truns\trunning\trunnable\tsleeping\tblocked (D)\tother");
+	for (size_t i = 0; i < t->nthreads; i++) {
+		uint64_t sum[5] = { 0 }, runs = 0;
+		char b[5][32];
+		bool any = false;
+
+		for (size_t k = 0; k < n; k++) {
+			if (sl[k].tid != t->threads[i].tid)
+				continue;
+			any = true;
+			for (size_t o = 0; o < 5; o++)
+				if (sl[k].state == order[o])
+					sum[o] += sl[k].end - sl[k].begin;
+			runs += sl[k].state == TC_TL_RUNNING;
+		}
+		if (!any)
+			continue;
+		tc_table_addf(tb, "%u %s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", t->threads[i].tid,
+			      comm_of(t, t->threads[i].tid), runs,
+			      fmt_ns((double)sum[0], b[0], 32), fmt_ns((double)sum[1], b[1], 32),
+			      fmt_ns((double)sum[2], b[2], 32), fmt_ns((double)sum[3], b[3], 32),
+			      fmt_ns((double)sum[4], b[4], 32));
+	}
+	tc_table_print(tb, f, 2, 2);
+	tc_table_free(tb);
+	free(sl);
+	return 0;
+}
+
 static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_tl_delta *d,
 		      size_t nd)
 {
@@ -193,6 +301,11 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 			      t->ch[c].count);
 	tc_table_print(tb, f, 2, 2);
 	tc_table_free(tb);
+	err = text_payloads(t, f);
+	if (!err)
+		err = text_states(t, f);
+	if (err)
+		return err;
 	fprintf(f, "\ndeltas (from each event to the next of its channel; A -> B: to the next B; "
 		"same value: to the next B with the A's value):\n");
 	tb = tc_table_new(7);
@@ -335,6 +448,75 @@ static bool syscall_pair(const char *enter, const char *exit_name)
 	       !strcmp(a + 10, b + 9);
 }
 
+/* A payload's fields as the keys of an args object: numbers as numbers (signed ones
+ * with their sign), addresses and strings as strings. */
+static int json_field(void *arg, const struct tc_payload_field *f)
+{
+	struct tc_json *j = arg;
+
+	char hex[24];
+
+	if (f->is_string) {
+		tc_json_strn(j, f->name, f->str, f->len);
+	} else if (f->is_pointer) {
+		/* an address as perf script writes it: JSON's numbers hold 53 bits */
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, f->num);
+		tc_json_str(j, f->name, hex);
+	} else if (f->is_signed)
+		tc_json_int(j, f->name, (int64_t)f->num);
+	else
+		tc_json_uint(j, f->name, f->num);
+	return 0;
+}
+
+/* The payload of an event into the args being written; one that does not decode says
+ * why under "payload". */
+static void json_payload(const struct tacho_timeline *t, struct tc_json *j,
+			 const struct tc_tl_item *it)
+{
+	const void *raw;
+	size_t size;
+	int err;
+
+	if (tc_tl_raw(t, it, &raw, &size))
+		return;
+	err = tc_payload_fields(t->payload, it->event, raw, size, json_field, j);
+	if (err)
+		tc_json_str(j, "payload", err == -ENOENT ? "no format to decode it" :
+			    tacho_strerror(err));
+}
+
+/* The thread states as async slices (b/e), one track of them per thread: they cannot
+ * share the thread's own track, whose region spans they would cross. */
+static int chrome_states(const struct tacho_timeline *t, struct tc_json *j, FILE *f,
+			 uint64_t t0)
+{
+	struct tc_tl_slice *sl;
+	size_t n;
+	char buf[32];
+	int err = tc_timeline_states(t, &sl, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = tc_tl_state_name(sl[i].state, sl[i].letter, buf, sizeof(buf));
+		for (int edge = 0; edge < 2; edge++) {
+			fputc('\n', f);
+			tc_json_obj_begin(j, NULL);
+			tc_json_str(j, "name", name);
+			tc_json_str(j, "cat", "thread state");
+			tc_json_str(j, "ph", edge ? "e" : "b");
+			tc_json_double(j, "ts", (double)((edge ? sl[i].end : sl[i].begin) - t0) / 1e3);
+			tc_json_uint(j, "pid", sl[i].pid);
+			tc_json_uint(j, "tid", sl[i].tid);
+			tc_json_uint(j, "id", sl[i].tid);
+			tc_json_obj_end(j);
+		}
+	}
+	free(sl);
+	return 0;
+}
+
 static void chrome_common(struct tc_json *j, const char *name, const char *ph, uint64_t ts_ns,
 			  const struct tc_tl_item *it)
 {
@@ -410,6 +592,12 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 				tc_json_obj_begin(&j, "args");
 				tc_json_str(&j, "enter", name);
 				tc_json_uint(&j, "cpu", it->cpu);
+				json_payload(t, &j, it);
+				if (t->items[k].raw_size) {
+					tc_json_obj_begin(&j, "exit");
+					json_payload(t, &j, &t->items[k]);
+					tc_json_obj_end(&j);
+				}
 				tc_json_obj_end(&j);
 				break;
 			}
@@ -417,6 +605,7 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 			tc_json_str(&j, "s", "t");
 			tc_json_obj_begin(&j, "args");
 			tc_json_uint(&j, "cpu", it->cpu);
+			json_payload(t, &j, it);
 			tc_json_obj_end(&j);
 			break;
 		}
@@ -430,10 +619,12 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 		}
 		tc_json_obj_end(&j);
 	}
+	free(used);
+	int err = chrome_states(t, &j, f, t0);
 	tc_json_arr_end(&j);
 	tc_json_obj_end(&j);
-	free(used);
-	int err = tc_json_finish(&j);
+	int jerr = tc_json_finish(&j);
+	err = err ? err : jerr;
 	fputc('\n', f);
 	return err ? err : tc_write_status(f);
 }
