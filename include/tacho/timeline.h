@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "tacho/errors.h"
 #include "tacho/output.h"
@@ -39,6 +40,13 @@ struct tacho_timeline_opts {
 	unsigned ring_entries;      /* entries of each thread's mark ring (a power of two);
 				       0: 65536 */
 	volatile int *stop;         /* as tacho_record_opts.stop */
+	/* added after the first version (read only when sz covers them): */
+	const pid_t *pids;          /* without argv: these running processes (every thread),
+				       until all have ended or *stop */
+	size_t npids;
+	bool system_wide;           /* every CPU: the events of every task (with argv: while
+				       the program runs, and its marks; without: until
+				       *stop) */
 };
 
 /* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the
@@ -59,7 +67,10 @@ struct tacho_timeline_result {
 
 /* Starts argv with TACHO_TRACE naming a fresh shared-memory area, records its marks
  * and the events until it ends, and writes the trace file as it goes (a trace killed
- * half-way reads up to its last flush). 0; -EINVAL (bad options); -TACHO_EPARSE and
+ * half-way reads up to its last flush). With pids instead of argv, the events of those
+ * processes (they have no area: no marks); with system_wide, the events of every CPU.
+ * Tracepoints carry their payloads (the format of each is kept in the file). 0;
+ * -EINVAL (bad options: nothing to trace, argv with pids); -TACHO_EPARSE and
  * the other errors of the grammar with *diag (its caret: tacho_diag_caret); -errno of
  * the file, the area or perf_event_open with *diag; -TACHO_ENOSTART with exec_err.
  * The result is written whatever happened. Not thread-safe against another trace. */

@@ -266,6 +266,64 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 	}
 }
 
+/* The running processes recorded: opts.pid, or the hooks' list (tacho trace -p). */
+static size_t target_pids(const struct session *s, const pid_t **pids)
+{
+	if (s->hooks && s->hooks->npids) {
+		*pids = s->hooks->pids;
+		return s->hooks->npids;
+	}
+	*pids = &s->o->pid;
+	return 1;
+}
+
+/* Every thread of every target process. 0, or -errno with *diag naming the process. */
+static int target_threads(const struct session *s, pid_t **tids, size_t *ntids,
+			  struct tacho_diag *diag)
+{
+	const pid_t *pids;
+	size_t n = target_pids(s, &pids);
+	int err = 0;
+
+	*tids = NULL;
+	*ntids = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		pid_t *t = NULL, *all;
+		size_t nt = 0;
+
+		err = tc_proc_threads(pids[i], &t, &nt);
+		if (err) {
+			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
+				    (int)pids[i], err == -ESRCH ? "no such process" :
+				    tacho_strerror(err));
+			break;
+		}
+		all = realloc(*tids, (*ntids + nt) * sizeof(*all));
+		if (!all) {
+			free(t);
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(all + *ntids, t, nt * sizeof(*t));
+		*tids = all;
+		*ntids += nt;
+		free(t);
+	}
+	return err;
+}
+
+/* Whether every target process has ended. */
+static bool targets_gone(const struct session *s)
+{
+	const pid_t *pids;
+	size_t n = target_pids(s, &pids);
+
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return true;
+}
+
 /* The grid of the target: the program's threads and children (inherited) on every
  * CPU; every task on every CPU; each thread of a running process on every CPU. */
 static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_diag *diag)
@@ -286,11 +344,8 @@ static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_dia
 		one = tacho_child_pid(s->child);
 		err = tc_perf_grid_init(g, cpus, ncpus, &one, 1);
 	} else {
-		err = tc_proc_threads(o->pid, &tids, &ntids);
-		if (err)
-			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
-				    (int)o->pid, err == -ESRCH ? "no such process" : tacho_strerror(err));
-		else
+		err = target_threads(s, &tids, &ntids, diag);
+		if (!err)
 			err = tc_perf_grid_init(g, cpus, ncpus, tids, ntids);
 	}
 	free(cpus);
@@ -554,8 +609,12 @@ static void write_meta(struct session *s)
 	if (o->argv)
 		for (size_t i = 0; o->argv[i]; i++)
 			tc_sb_addf(&sb, "%s%s", i ? " " : "", o->argv[i]);
-	else if (o->pid)
-		tc_sb_addf(&sb, "-p %d", (int)o->pid);
+	else if (o->pid) {
+		const pid_t *pids;
+		size_t n = target_pids(s, &pids);
+		for (size_t i = 0; i < n; i++)
+			tc_sb_addf(&sb, "%s%d", i ? "," : "-p ", (int)pids[i]);
+	}
 	else
 		tc_sb_adds(&sb, "-a");
 	if (!sb.oom)
@@ -708,9 +767,12 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 				   "follow" : tacho_strerror(err));
 	write_meta(s);
 	tc_sideband_vdso(&s->side);
-	if (!s->child_mode && !o->system_wide)
-		tc_sideband_process(&s->side, o->pid);
-	else if (o->system_wide)
+	if (!s->child_mode && !o->system_wide) {
+		const pid_t *pids;
+		size_t n = target_pids(s, &pids);
+		for (size_t i = 0; i < n; i++)
+			tc_sideband_process(&s->side, pids[i]);
+	} else if (o->system_wide)
 		tc_sideband_all(&s->side);
 	if (s->hooks && s->hooks->start) {
 		err = s->hooks->start(s->hooks->arg, &s->w);
@@ -733,7 +795,9 @@ static int start_target(struct session *s, struct tacho_diag *diag)
 
 	if (!s->child_mode) {
 		tc_perf_list_enable(s->list);
-		if (!o->system_wide)
+		/* one process: its pidfd wakes the loop when it ends; several are looked
+		 * for at every wake-up */
+		if (!o->system_wide && !(s->hooks && s->hooks->npids > 1))
 			s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 		return 0;
 	}
@@ -831,7 +895,7 @@ static int record_loop(struct session *s, struct tacho_diag *diag)
 				   WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
 				done = true;
 		} else if (!o->system_wide) {
-			if (kill(o->pid, 0) < 0 && errno == ESRCH)
+			if (targets_gone(s))
 				done = true;
 			else if (s->pidfd >= 0 && n > 0 && (pid_revents & POLLIN))
 				done = true;
