@@ -57,7 +57,9 @@ struct walk {
 
 static int slice_add(struct walk *w, const struct th_state *s, uint64_t end)
 {
-	if (!s->state || end < s->since)
+	/* an instant is no slice (a trace of a program sees its threads leave the CPU,
+	 * not come back: the switch is the next item of their own) */
+	if (!s->state || end <= s->since)
 		return 0;
 	if (w->n == w->a) {
 		size_t a = w->a ? w->a * 2 : 256;
