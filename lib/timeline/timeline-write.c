@@ -160,53 +160,83 @@ out_nomem:
 	return -ENOMEM;
 }
 
+#define TEXT_STATE_ROWS 20   /* threads shown in the text view's states (most running) */
+
+struct state_row {
+	uint32_t tid;
+	uint64_t sum[5], runs;
+};
+
+static int state_row_cmp(const void *a, const void *b)
+{
+	const struct state_row *x = a, *y = b;
+
+	if (x->sum[0] != y->sum[0])
+		return x->sum[0] > y->sum[0] ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
 /* Per thread, the time in each scheduling state (from sched_switch and sched_wakeup's
- * payloads), and the number of times it ran. */
+ * payloads), and the number of times it ran: the threads that ran longest first (a
+ * trace of all CPUs names every thread of the machine). */
 static int text_states(const struct tacho_timeline *t, FILE *f)
 {
 	static const enum tc_tl_state order[] = { TC_TL_RUNNING, TC_TL_RUNNABLE,
 						  TC_TL_SLEEPING, TC_TL_BLOCKED, TC_TL_OTHER };
+	struct state_row *rows;
 	struct tc_tl_slice *sl;
 	struct tc_table *tb;
-	size_t n;
+	size_t n, nrows = 0;
 	int err = tc_timeline_states(t, &sl, &n);
 
 	if (err || !n)
 		return err;
+	rows = calloc(t->nthreads ? t->nthreads : 1, sizeof(*rows));
 	tb = tc_table_new(7);
-	if (!tb) {
+	if (!rows || !tb) {
+		free(rows);
+		tc_table_free(tb);
 		free(sl);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		struct state_row *r = &rows[nrows];
+		bool any = false;
+
+		r->tid = t->threads[i].tid;
+		for (size_t k = 0; k < n; k++) {
+			if (sl[k].tid != r->tid)
+				continue;
+			any = true;
+			for (size_t o = 0; o < 5; o++)
+				if (sl[k].state == order[o])
+					r->sum[o] += sl[k].end - sl[k].begin;
+			r->runs += sl[k].state == TC_TL_RUNNING;
+		}
+		nrows += any;
+	}
+	qsort(rows, nrows, sizeof(*rows), state_row_cmp);
 	for (unsigned c = 1; c < 7; c++)
 		tc_table_align_right(tb, c, true);
 	fprintf(f, "\nthread states (from sched_switch and sched_wakeup; known from each "
 		"thread's first switch or wake-up):\n");
 	tc_table_addf(tb, "thread\truns\trunning\trunnable\tsleeping\tblocked (D)\tother");
-	for (size_t i = 0; i < t->nthreads; i++) {
-		uint64_t sum[5] = { 0 }, runs = 0;
+	for (size_t i = 0; i < nrows && i < TEXT_STATE_ROWS; i++) {
 		char b[5][32];
-		bool any = false;
-
-		for (size_t k = 0; k < n; k++) {
-			if (sl[k].tid != t->threads[i].tid)
-				continue;
-			any = true;
-			for (size_t o = 0; o < 5; o++)
-				if (sl[k].state == order[o])
-					sum[o] += sl[k].end - sl[k].begin;
-			runs += sl[k].state == TC_TL_RUNNING;
-		}
-		if (!any)
-			continue;
-		tc_table_addf(tb, "%u %s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", t->threads[i].tid,
-			      comm_of(t, t->threads[i].tid), runs,
-			      fmt_ns((double)sum[0], b[0], 32), fmt_ns((double)sum[1], b[1], 32),
-			      fmt_ns((double)sum[2], b[2], 32), fmt_ns((double)sum[3], b[3], 32),
-			      fmt_ns((double)sum[4], b[4], 32));
+		tc_table_addf(tb, "%u %s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", rows[i].tid,
+			      comm_of(t, rows[i].tid), rows[i].runs,
+			      fmt_ns((double)rows[i].sum[0], b[0], 32),
+			      fmt_ns((double)rows[i].sum[1], b[1], 32),
+			      fmt_ns((double)rows[i].sum[2], b[2], 32),
+			      fmt_ns((double)rows[i].sum[3], b[3], 32),
+			      fmt_ns((double)rows[i].sum[4], b[4], 32));
 	}
 	tc_table_print(tb, f, 2, 2);
+	if (nrows > TEXT_STATE_ROWS)
+		fprintf(f, "  ... and %zu more threads (--format chrome has them all)\n",
+			nrows - TEXT_STATE_ROWS);
 	tc_table_free(tb);
+	free(rows);
 	free(sl);
 	return 0;
 }
