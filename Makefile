@@ -281,7 +281,7 @@ test-links:
 # Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
 # once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -Ilib \
-	-D_GNU_SOURCE $(DW_CFLAGS)
+	-D_GNU_SOURCE $(DW_CFLAGS) $(TEP_CFLAGS)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
 $(BUILD)/fuzzobj/%.o: %.c $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)

@@ -3,6 +3,7 @@
 #ifndef TACHO_TIMELINE_INT_H
 #define TACHO_TIMELINE_INT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
