@@ -163,7 +163,7 @@ out_nomem:
 #define TEXT_STATE_ROWS 20   /* threads shown in the text view's states (most running) */
 
 struct state_row {
-	uint32_t tid;
+	uint32_t pid, tid;
 	uint64_t sum[5], runs;
 };
 
@@ -177,25 +177,23 @@ static int state_row_cmp(const void *a, const void *b)
 }
 
 /* Per thread, the time in each scheduling state (from sched_switch and sched_wakeup's
- * payloads), and the number of times it ran: the threads that ran longest first (a
- * trace of all CPUs names every thread of the machine). */
-static int text_states(const struct tacho_timeline *t, FILE *f)
+ * payloads) and the number of times it ran, the threads that ran longest first. 0 and
+ * *out (free it; NULL with *n 0 when the trace has no states), -ENOMEM. */
+static int state_rows(const struct tacho_timeline *t, struct state_row **out, size_t *nout)
 {
 	static const enum tc_tl_state order[] = { TC_TL_RUNNING, TC_TL_RUNNABLE,
 						  TC_TL_SLEEPING, TC_TL_BLOCKED, TC_TL_OTHER };
 	struct state_row *rows;
 	struct tc_tl_slice *sl;
-	struct tc_table *tb;
 	size_t n, nrows = 0;
 	int err = tc_timeline_states(t, &sl, &n);
 
+	*out = NULL;
+	*nout = 0;
 	if (err || !n)
 		return err;
 	rows = calloc(t->nthreads ? t->nthreads : 1, sizeof(*rows));
-	tb = tc_table_new(7);
-	if (!rows || !tb) {
-		free(rows);
-		tc_table_free(tb);
+	if (!rows) {
 		free(sl);
 		return -ENOMEM;
 	}
@@ -203,7 +201,9 @@ static int text_states(const struct tacho_timeline *t, FILE *f)
 		struct state_row *r = &rows[nrows];
 		bool any = false;
 
+		memset(r, 0, sizeof(*r));
 		r->tid = t->threads[i].tid;
+		r->pid = t->threads[i].pid;
 		for (size_t k = 0; k < n; k++) {
 			if (sl[k].tid != r->tid)
 				continue;
@@ -215,7 +215,29 @@ static int text_states(const struct tacho_timeline *t, FILE *f)
 		}
 		nrows += any;
 	}
+	free(sl);
 	qsort(rows, nrows, sizeof(*rows), state_row_cmp);
+	*out = rows;
+	*nout = nrows;
+	return 0;
+}
+
+/* The thread states in the text view: the 20 threads that ran longest (a trace of all
+ * CPUs names every thread of the machine). */
+static int text_states(const struct tacho_timeline *t, FILE *f)
+{
+	struct state_row *rows;
+	struct tc_table *tb;
+	size_t nrows;
+	int err = state_rows(t, &rows, &nrows);
+
+	if (err || !nrows)
+		return err;
+	tb = tc_table_new(7);
+	if (!tb) {
+		free(rows);
+		return -ENOMEM;
+	}
 	for (unsigned c = 1; c < 7; c++)
 		tc_table_align_right(tb, c, true);
 	fprintf(f, "\nthread states (from sched_switch and sched_wakeup; known from each "
@@ -233,11 +255,10 @@ static int text_states(const struct tacho_timeline *t, FILE *f)
 	}
 	tc_table_print(tb, f, 2, 2);
 	if (nrows > TEXT_STATE_ROWS)
-		fprintf(f, "  ... and %zu more threads (--format chrome has them all)\n",
+		fprintf(f, "  ... and %zu more threads (--format json has them all)\n",
 			nrows - TEXT_STATE_ROWS);
 	tc_table_free(tb);
 	free(rows);
-	free(sl);
 	return 0;
 }
 
@@ -388,8 +409,13 @@ static void write_csv(const struct tacho_timeline *t, FILE *f, const struct tc_w
 static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format fmt,
 		      const struct tc_write_settings *w, const struct tc_tl_delta *d, size_t nd)
 {
+	struct state_row *rows;
 	struct tc_json j;
+	size_t nrows;
+	int err = state_rows(t, &rows, &nrows);
 
+	if (err)
+		return err;
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
@@ -421,6 +447,22 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "states");
+	for (size_t i = 0; i < nrows; i++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_uint(&j, "pid", rows[i].pid);
+		tc_json_uint(&j, "tid", rows[i].tid);
+		tc_json_str(&j, "comm", comm_of(t, rows[i].tid));
+		tc_json_uint(&j, "runs", rows[i].runs);
+		tc_json_uint(&j, "running_ns", rows[i].sum[0]);
+		tc_json_uint(&j, "runnable_ns", rows[i].sum[1]);
+		tc_json_uint(&j, "sleeping_ns", rows[i].sum[2]);
+		tc_json_uint(&j, "blocked_ns", rows[i].sum[3]);
+		tc_json_uint(&j, "other_ns", rows[i].sum[4]);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	free(rows);
 	tc_json_arr_begin(&j, "deltas");
 	for (size_t i = 0; i < nd; i++) {
 		tc_json_obj_begin(&j, NULL);

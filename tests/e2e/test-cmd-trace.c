@@ -660,6 +660,25 @@ static void test_sched_states(void **state)
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "thread states (from sched_switch and sched_wakeup");
 	th_run_free(&r);
+	/* the JSON's row of the program: the runs the slices counted */
+	th_tacho(&r, "trace", "report", "-i", th_tmp("s.trace"), "--format", "json", NULL);
+	assert_int_equal(r.status, 0);
+	j = th_json_parse(r.out, err, sizeof(err));
+	if (!j)
+		fail_msg("JSON: %s", err);
+	const struct th_json *st = th_json_get(j, "states");
+	bool found = false;
+	assert_non_null(st);
+	for (size_t i = 0; i < st->n; i++) {
+		if (th_json_get(st->items[i], "tid")->number != tid)
+			continue;
+		found = true;
+		assert_true(th_json_get(st->items[i], "runs")->number == (double)running);
+		assert_true(th_json_get(st->items[i], "sleeping_ns")->number > 0);
+	}
+	assert_true(found);
+	th_json_free(j);
+	th_run_free(&r);
 }
 
 /* Waits up to timeout_s for a file of the temporary folder whose name starts with
