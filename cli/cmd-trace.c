@@ -19,8 +19,9 @@ static const char trace_usage[] =
 	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
 	"and every occurrence of the events of -e (syscalls:sys_enter_write, sched:sched_switch,\n"
 	"page-faults...), each with its thread, on one clock: the marks' TSC is converted to\n"
-	"perf's clock with the kernel's own conversion. The file is written as the trace goes.\n"
-	"'tacho trace report' shows it (docs/trace.md).\n"
+	"perf's clock with the kernel's own conversion. Tracepoints carry their payloads\n"
+	"(decoded with libtraceevent); sched_switch and sched_wakeup give thread states.\n"
+	"The file is written as the trace goes. 'tacho trace report' shows it (docs/trace.md).\n"
 	"\n";
 
 static const struct cli_option trace_options[] = {
@@ -32,9 +33,9 @@ static const struct cli_option trace_options[] = {
 	{ 256, 0, "ring", "<entries>",
 	  "entries of each thread's mark ring, a power of two\n"
 	  "(default 65536); a full ring drops new marks, counted" },
-	{ 'p', 'p', "pid", "<pid>[,<pid>...]",
-	  "trace running processes (their events: they have no\n"
-	  "ring for marks) until they end or Ctrl-C" },
+	{ 'p', 'p', "pid", "<pids>",
+	  "trace running processes, PID[,PID...] (their events:\n"
+	  "they have no ring for marks) until they end or Ctrl-C" },
 	{ 'a', 'a', "all-cpus", NULL,
 	  "the events of every CPU (with a program: while it runs,\n"
 	  "and its marks; without: until Ctrl-C)" },

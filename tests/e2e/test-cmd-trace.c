@@ -843,6 +843,28 @@ static void test_bad_input(void **state)
 	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "--", "/nonexistent/prog", NULL);
 	assert_int_equal(r.status, 127);
 	th_run_free(&r);
+
+	/* -p and -a */
+	static const char *const bad_pids[] = { "0", "x", "12,", ",12", "1,1", "99999999999" };
+	for (size_t i = 0; i < sizeof(bad_pids) / sizeof(bad_pids[0]); i++) {
+		th_tacho(&r, "trace", "-p", bad_pids[i], NULL);
+		assert_int_equal(r.status, 2);
+		assert_contains(r.err, "tacho trace: -p ");
+		th_run_free(&r);
+	}
+	th_tacho(&r, "trace", "-p", "1", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-p traces running processes: give no program");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "-p", "1", "-a", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-p and -a exclude each other");
+	th_run_free(&r);
+	/* a process that is not there (pid_max is at most 2^22) */
+	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "-p", "2147483646", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot record process 2147483646: no such process");
+	th_run_free(&r);
 }
 
 int main(void)
