@@ -177,6 +177,7 @@ static int read_field(const struct tep_format_field *f, const unsigned char *raw
 
 	memset(out, 0, sizeof(*out));
 	out->name = f->name;
+	out->type = f->type ? f->type : "";
 	if (is_char_array(f)) {
 		size_t off = (size_t)f->offset, len = (size_t)f->size;
 		if ((f->flags & TEP_FIELD_IS_DYNAMIC) && !dyn_span(f, raw, size, &off, &len))

@@ -14,6 +14,7 @@ struct tc_payload;   /* the decoders of one recording's tracepoint events */
 /* One field of a payload, as tc_payload_fields gives it. */
 struct tc_payload_field {
 	const char *name;
+	const char *type;     /* its C type as the format says ("const char *") */
 	bool is_string;       /* str/len (a char array or a __data_loc string) */
 	bool is_signed;       /* num is an int64_t */
 	bool is_pointer;      /* num is an address (a field whose C type has a '*') */

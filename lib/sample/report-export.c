@@ -124,8 +124,59 @@ static int time_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/* The string at address addr of process pid, where it lies in a read-only section of a
+ * binary the process had mapped by then (a string constant: exact, since nothing can
+ * change it); the most recent such mapping wins (an exec replaces the image). 0 and
+ * buf, or -ENOENT. */
+static int const_string(struct tacho_profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+			char *buf, size_t max)
+{
+	struct proc *pr = tc_profile_proc(p, pid, false);
+	const struct map *best = NULL;
+
+	/* buf changes only when a read succeeds: it ends with the best one's string */
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct map *m = &pr->maps[i];
+		struct tc_symdso *sd;
+		uint64_t va;
+
+		if (m->time > time || (best && m->time < best->time) || m->dso >= p->ndsos)
+			continue;
+		sd = tc_profile_dso_open(p, &p->dsos[m->dso]);
+		if (!sd || tc_symdso_file_to_addr(sd, m->pgoff, &va) || m->start < va ||
+		    addr < m->start - va ||
+		    tc_symdso_read_const_str(sd, addr - (m->start - va), buf, max) < 0)
+			continue;
+		best = m;
+	}
+	return best ? 0 : -ENOENT;
+}
+
+struct str_args {
+	struct tacho_profile *p;
+	const struct smp *s;
+	FILE *f;
+};
+
+/* A string argument of a system call ("const char *" fields) that a constant holds:
+ * after the payload, ` [filename: "/etc/hostname"]`. */
+static int write_const_arg(void *arg, const struct tc_payload_field *fld)
+{
+	struct str_args *a = arg;
+	char buf[4096];
+
+	if (!fld->is_pointer || strcmp(fld->type, "const char *") ||
+	    const_string(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+		return 0;
+	fprintf(a->f, " [%s: \"", fld->name);
+	tc_fputs_printable(buf, a->f);
+	fputs("\"]", a->f);
+	return 0;
+}
+
 /* A tracepoint's payload as perf script shows it after the event's name: its print
- * format's text ("dfd: 0xffffff9c, filename: 0x..."), or what stood in the way. */
+ * format's text ("dfd: 0xffffff9c, filename: 0x..."), or what stood in the way; then
+ * the strings that constants hold behind its string arguments. */
 static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
 {
 	const unsigned char *raw;
@@ -138,8 +189,11 @@ static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
 	tc_sb_init(&sb);
 	err = tc_payload_print(p->payload, s->event, raw, size, &sb);
 	fputc(' ', f);
-	if (!err)
+	if (!err) {
+		struct str_args a = { p, s, f };
 		tc_fputs_printable(sb.buf ? sb.buf : "", f);
+		tc_payload_fields(p->payload, s->event, raw, size, write_const_arg, &a);
+	}
 	else if (err == -ENOENT)
 		fprintf(f, "[payload of %u bytes: no format to decode it]", size);
 	else

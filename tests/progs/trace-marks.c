@@ -4,7 +4,7 @@
  * can), "slow" (a mark every ms for 10 s, ending with its parent: for a trace killed
  * half-way), "none" (never marks); for the payloads: "opens" (openat of four names,
  * each name's address printed first), "execs N" (execs itself N times, by its path and
- * by /proc/self/exe in turn), "sleeps N" (N sleeps of 1 ms), "waitwrites N" (says
+ * by /proc/self/exe in turn), "sleeps N" (says its pid, then N sleeps of 1 ms), "waitwrites N" (says
  * "ready", waits for SIGUSR1, then N write(2)s: for trace -p). */
 #include <fcntl.h>
 #include <pthread.h>
@@ -107,6 +107,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "sleeps")) {
 		long n = argc > 2 ? atol(argv[2]) : 10;
 		struct timespec ms = { 0, 1000000 };
+		printf("%d\n", (int)getpid());   /* which of the machine's threads it is */
+		fflush(stdout);
 		for (long i = 0; i < n; i++)
 			nanosleep(&ms, NULL);
 		return 0;
