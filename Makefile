@@ -65,12 +65,20 @@ OPT      := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=thread
 endif
 
+# The pkg-config modules libtacho links (tacho.pc's Requires.private says them, so a
+# static link gets their own dependencies from their .pc files); libpfm4 has no .pc.
+LIB_PC    := libdw capstone zlib libtraceevent
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 # libtraceevent: tracepoint payloads decoded from the format text a recording keeps
 TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS   := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+# capstone: report --annotate's disassembler; zlib: the gzip of report --format pprof
+# (docs/report.md says why these two)
+CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
+CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
+Z_LIBS    := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 # ncurses (tacho top's screen) and libmicrohttpd (tacho serve's HTTP) are the command's
 # alone: CLI_LIBS, linked into tacho and nothing else (libtacho writes the documents they
 # carry, and needs neither).
@@ -80,9 +88,9 @@ CLI_LIBS  := $(CURSES_LIBS) $(MHD_LIBS)
 
 override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	$(DW_CFLAGS) $(TEP_CFLAGS)
+	$(DW_CFLAGS) $(TEP_CFLAGS) $(CS_CFLAGS)
 override LDFLAGS  += $(SANFLAGS)
-LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) -lm -lpthread -ldl
+LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) $(CS_LIBS) $(Z_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -104,10 +112,13 @@ STATIC := $(BUILD)/libtacho.a
 SHARED := $(BUILD)/libtacho.so.$(VERSION)
 TACHO  := $(BUILD)/tacho
 PC     := $(BUILD)/tacho.pc
+# for programs built against this build tree, uninstalled: pkg-config prefers
+# NAME-uninstalled.pc when it finds one on PKG_CONFIG_PATH (PKG_CONFIG_PATH=build)
+PC_UNINST := $(BUILD)/tacho-uninstalled.pc
 
 .PHONY: all lib tests tests-tsan tests-so examples benches fuzz check test test-trees test-tree-release \
 	test-tree-asan test-tree-tsan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
-all: lib $(TACHO) $(PC)
+all: lib $(TACHO) $(PC) $(PC_UNINST)
 lib: $(STATIC) $(SHARED)
 
 # Nothing is an intermediate to delete (the harness objects were, so every second make
@@ -150,10 +161,18 @@ $(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CLI_LIBS)
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-	-e 's|@VERSION@|$(VERSION)|'
-$(PC): tacho.pc.in include/tacho.h
+	-e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(LIB_PC)|'
+$(PC): tacho.pc.in include/tacho.h Makefile
 	@mkdir -p $(@D)
 	$(PC_SED) $< > $@
+# the same library, found where this tree built it (an rpath, so that the program runs
+# without LD_LIBRARY_PATH) and the source tree's headers
+$(PC_UNINST): tacho.pc.in include/tacho.h Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath .)|' -e 's|@LIBDIR@|$(abspath $(BUILD))|' \
+		-e 's|@INCDIR@|$(abspath include)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(LIB_PC)|' \
+		-e 's|^Libs: .*|Libs: -L$${libdir} -Wl,-rpath,$${libdir} -ltacho|' $< > $@
 
 # --- tests -------------------------------------------------------------------------
 # Each test is compiled once (with tests/lib on the include path) and linked where it
@@ -246,6 +265,12 @@ $(PROG_LIB_BIN): $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC) $(BUILD)/flag
 		$(BUILD)/flags.ld
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS)
+
+# A program built with -DTACHO_DISABLE links no library at all: the regions and marks
+# it calls must compile to nothing (tests/e2e/test-examples.c checks its symbols).
+$(BUILD)/tests/progs/off-%: tests/progs/off-%.c $(wildcard include/tacho/*.h) include/tacho.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O0 -g $(WARNINGS) -DTACHO_DISABLE -Iinclude -o $@ $<
 
 # Helper programs that mark (tacho trace's tests) link the library of their build.
 $(BUILD)/tests/progs/trace-%: tests/progs/trace-%.c $(STATIC) $(BUILD)/flags.cc $(BUILD)/flags.ld

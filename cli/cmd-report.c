@@ -5,16 +5,22 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE };
+enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
+       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
+       OPT_CSV };
+
+#define MAX_SORT 16
 
 static const char report_usage[] =
-	"usage: tacho report [-i <file>] [--event <name>] [--sort symbol|dso|line|address] [--children] [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --annotate <symbol> [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script [--no-demangle]\n"
+	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --annotate <symbol> [<filters>] [--json] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
+	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
 	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
 	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
@@ -30,21 +36,55 @@ static const struct cli_option report_options[] = {
 	{ OPT_EVENT, 0, "event", "<name>",
 	  "the event to report when the file has several (default:\n"
 	  "the first)" },
-	{ 's', 's', "sort", "<key>",
-	  "symbol (default), dso, line (source file and line) or\n"
-	  "address (instruction)" },
+	{ 's', 's', "sort", "<keys>",
+	  "rows by a comma list of keys (perf's syntax): comm, pid,\n"
+	  "tid, cpu, event, dso, symbol (default: the function and\n"
+	  "its binary), line (source file and line), address\n"
+	  "(instruction); e.g. --sort comm,dso,symbol" },
 	{ OPT_CHILDREN, 0, "children", NULL,
 	  "count each function for every sample with it anywhere on\n"
 	  "the call chain (record with -g)" },
+	{ 'g', 'g', "call-graph", "<order>",
+	  "below each row, a tree of the recorded call chains: caller\n"
+	  "(from the root down) or callee (from the row up to its\n"
+	  "callers), each node with its percent (record with -g)" },
+	{ OPT_COMM, 0, "comm", "<names>",
+	  "only samples of these processes (comma list)" },
+	{ OPT_COMM, 0, "comms", "<names>", "the same (perf's name)" },
+	{ OPT_PID, 0, "pid", "<pids>",
+	  "only samples of these process ids" },
+	{ OPT_TID, 0, "tid", "<tids>",
+	  "only samples of these thread ids" },
+	{ 'C', 'C', "cpu", "<cpus>",
+	  "only samples taken on these CPUs (\"0-3,8\")" },
+	{ OPT_DSO, 0, "dso", "<dsos>",
+	  "only samples in these binaries (path or file name)" },
+	{ OPT_DSO, 0, "dsos", "<dsos>", "the same (perf's name)" },
+	{ OPT_SYMBOLS, 0, "symbols", "<syms>",
+	  "only samples in these functions" },
+	{ OPT_TIME, 0, "time", "<range>",
+	  "only samples in START,END (seconds as perf-script shows\n"
+	  "them; +S: after the first sample; either side may be\n"
+	  "empty), or percent slices: 0%-25%, 10%/2" },
+	{ OPT_PERCENT_LIMIT, 0, "percent-limit", "<pct>",
+	  "leave out rows (and tree nodes) under pct percent" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "one JSON object: {\"version\": 1, \"samples\", \"lost\", \"rows\"}" },
+	{ OPT_CSV, 0, "csv", NULL,
+	  "CSV: a header row, then a row per entry (and tree node), a\n"
+	  "column per dimension (docs/schemas.md)" },
 	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
 	  "function <sym> instruction by instruction: address,\n"
-	  "samples, source line" },
+	  "mnemonic and operands, samples and percent, the source\n"
+	  "lines interleaved with their text, the hottest marked" },
 	{ OPT_FORMAT, 0, "format", "<f>",
 	  "folded: one line per stack, for FlameGraph, speedscope and\n"
 	  "inferno; perf-script: the text of `perf script`, for the\n"
-	  "Firefox Profiler and speedscope" },
+	  "Firefox Profiler and speedscope; pprof: gzipped\n"
+	  "profile.proto, for go tool pprof, Pyroscope, Parca and\n"
+	  "Grafana; svg: an interactive flame graph (click to zoom,\n"
+	  "search); speedscope: speedscope's JSON, a profile per\n"
+	  "process in time order" },
 	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
@@ -64,8 +104,10 @@ static int cmd_report_fn(int argc, char **argv)
 	struct cli_args args;
 	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
 	const char *event = NULL;
-	enum tacho_sort sort = TACHO_SORT_SYMBOL;
-	bool children = false, json = false, demangle = true;
+	enum tacho_sort sort[MAX_SORT] = { TACHO_SORT_SYMBOL };
+	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
+	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
+	bool filtering = false, json = false, csv = false, demangle = true, all_events = false;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
@@ -81,31 +123,70 @@ static int cmd_report_fn(int argc, char **argv)
 			input = optarg;
 			break;
 		case 's':
-			if (!strcmp(optarg, "symbol") || !strcmp(optarg, "sym"))
-				sort = TACHO_SORT_SYMBOL;
-			else if (!strcmp(optarg, "dso"))
-				sort = TACHO_SORT_DSO;
-			else if (!strcmp(optarg, "line") || !strcmp(optarg, "srcline"))
-				sort = TACHO_SORT_LINE;
-			else if (!strcmp(optarg, "address") || !strcmp(optarg, "addr"))
-				sort = TACHO_SORT_ADDRESS;
-			else
-				return cli_usage_error(&cmd_report, "--sort takes symbol, dso, line or "
-						       "address, not '%s'", optarg);
+			if (tacho_profile_parse_sort(optarg, sort, MAX_SORT, &ro.nsort, &diag))
+				return cli_usage_error(&cmd_report, "--sort: %s", diag.message);
 			break;
 		case OPT_CHILDREN:
-			children = true;
+			ro.children = true;
+			break;
+		case 'g':
+			if (!strcmp(optarg, "caller"))
+				ro.graph = TACHO_GRAPH_CALLER;
+			else if (!strcmp(optarg, "callee"))
+				ro.graph = TACHO_GRAPH_CALLEE;
+			else
+				return cli_usage_error(&cmd_report, "-g takes caller or callee, not '%s'",
+						       optarg);
+			break;
+		case OPT_COMM:
+			filter.comms = optarg;
+			filtering = true;
+			break;
+		case OPT_PID:
+			filter.pids = optarg;
+			filtering = true;
+			break;
+		case OPT_TID:
+			filter.tids = optarg;
+			filtering = true;
+			break;
+		case 'C':
+			filter.cpus = optarg;
+			filtering = true;
+			break;
+		case OPT_DSO:
+			filter.dsos = optarg;
+			filtering = true;
+			break;
+		case OPT_SYMBOLS:
+			filter.symbols = optarg;
+			filtering = true;
+			break;
+		case OPT_TIME:
+			filter.time = optarg;
+			filtering = true;
+			break;
+		case OPT_PERCENT_LIMIT:
+			if (tc_parse_double(optarg, &ro.percent_limit) || !(ro.percent_limit >= 0) ||
+			    ro.percent_limit > 100)
+				return cli_usage_error(&cmd_report, "--percent-limit takes a percentage "
+						       "from 0 to 100, not '%s'", optarg);
 			break;
 		case OPT_JSON:
 			json = true;
+			break;
+		case OPT_CSV:
+			csv = true;
 			break;
 		case OPT_ANNOTATE:
 			annotate = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script"))
-				return cli_usage_error(&cmd_report, "--format takes folded or perf-script, "
-						       "not '%s'", optarg);
+			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
+			    strcmp(optarg, "pprof") && strcmp(optarg, "svg") &&
+			    strcmp(optarg, "speedscope"))
+				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
+						       "pprof, svg or speedscope, not '%s'", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -123,11 +204,18 @@ static int cmd_report_fn(int argc, char **argv)
 		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_report, "unexpected argument '%s'", argv[optind]);
-	if (format && (json || annotate || children))
+	if (json && csv)
+		return cli_usage_error(&cmd_report, "--json or --csv, not both");
+	if (format && (json || csv || annotate || ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--format writes a file of its own: no --json, "
-				       "--annotate or --children with it");
-	if (annotate && children)
-		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children");
+				       "--csv, --annotate, --children or -g with it");
+	if (annotate && (ro.children || ro.graph))
+		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children "
+				       "or -g");
+	/* gzip is not for a terminal */
+	if (format && !strcmp(format, "pprof") && !outpath && isatty(STDOUT_FILENO))
+		return cli_usage_error(&cmd_report, "--format pprof writes gzipped binary: give "
+				       "-o <file> or redirect standard output");
 
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_profile_load(input, &p, &diag);
@@ -142,8 +230,20 @@ static int cmd_report_fn(int argc, char **argv)
 		goto out;
 	}
 	tacho_profile_set_demangle(p, demangle);
+	diag = (struct tacho_diag){ .sz = sizeof(diag) };
+	if (filtering && (err = tacho_profile_set_filter(p, &filter, &diag))) {
+		tacho_profile_free(p);
+		if (err == -ENOMEM) {
+			cli_error("cannot report: %s", tacho_strerror(err));
+			return EXIT_FAIL;
+		}
+		return cli_usage_error(&cmd_report, "%s", diag.message);
+	}
 	tacho_profile_info(p, &in);
-	if (in.nevents > 1 && !event)
+	for (size_t i = 0; i < ro.nsort; i++)
+		all_events |= sort[i] == TACHO_SORT_EVENT && !format && !annotate;
+	/* the event key reports every event: nothing to choose */
+	if (in.nevents > 1 && !event && !all_events)
 		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,
 			 in.nevents, in.event);
 	if (in.truncated && in.good_bytes == in.file_bytes) {
@@ -165,15 +265,21 @@ static int cmd_report_fn(int argc, char **argv)
 	if (!out)
 		goto out;
 	cli_write_opts_init(&wo);
-	fmt = json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE;
+	fmt = json ? TACHO_FORMAT_JSON : csv ? TACHO_FORMAT_CSV : TACHO_FORMAT_TABLE;
 	if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
+	else if (format && !strcmp(format, "pprof"))
+		err = tacho_profile_write_pprof(p, out);
+	else if (format && !strcmp(format, "svg"))
+		err = tacho_profile_write_flamegraph(p, out);
+	else if (format && !strcmp(format, "speedscope"))
+		err = tacho_profile_write_speedscope(p, out);
 	else if (format)
 		err = tacho_profile_write_script(p, out);
 	else if (annotate)
 		err = tacho_profile_write_annotate(p, annotate, out, fmt, &wo);
 	else
-		err = tacho_profile_write_rows(p, sort, children, out, fmt, &wo);
+		err = tacho_profile_write_report(p, &ro, out, fmt, &wo);
 	if (err == -ENOENT && annotate) {
 		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", annotate,
 			  input);

@@ -70,8 +70,12 @@ static void one(const uint8_t *data, size_t size)
 		if (tacho_profile_annotate(p, "main", &rows, &n, sizeof(*rows)) == 0)
 			free(rows);
 		if (null) {
+			tacho_profile_write_annotate(p, "main", null, TACHO_FORMAT_TABLE, NULL);
 			tacho_profile_write_folded(p, null);
 			tacho_profile_write_script(p, null);
+			tacho_profile_write_pprof(p, null);
+			tacho_profile_write_flamegraph(p, null);
+			tacho_profile_write_speedscope(p, null);
 			fclose(null);
 		}
 		tacho_profile_free(p);

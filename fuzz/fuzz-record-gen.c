@@ -275,6 +275,9 @@ static void views(struct tacho_profile *p, FILE *null)
 	}
 	tacho_profile_write_folded(p, null);
 	tacho_profile_write_script(p, null);
+	tacho_profile_write_pprof(p, null);
+	tacho_profile_write_flamegraph(p, null);
+	tacho_profile_write_speedscope(p, null);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,8 @@
 # check-install.sh - `make install` works for a program outside the project: installs
 # BUILD's library, header, binary and tacho.pc under a temporary DESTDIR and PREFIX,
 # then builds examples/cpu-info.c with what pkg-config says, linked statically and
-# dynamically, and runs both (and the installed tacho). BUILD is only read: `-o all`
+# dynamically, and runs both (and the installed tacho); and builds it once more against
+# the build tree itself through tacho-uninstalled.pc. BUILD is only read: `-o all`
 # keeps make from rebuilding anything there.
 #
 #   scripts/check-install.sh [BUILD]      (default build; built already)
@@ -37,7 +38,8 @@ cflags=$(pkg-config --cflags tacho | xargs) || fail "pkg-config --cflags tacho"
 libs=$(pkg-config --libs tacho) || fail "pkg-config --libs tacho"
 private=$(pkg-config --libs-only-l --static tacho | sed 's/-ltacho//') \
 	|| fail "pkg-config --static --libs tacho"
-[ "$cflags" = "-I$root$prefix/include" ] || fail "Cflags is '$cflags'"
+# (Requires.private's modules add their own Cflags after tacho's, as pkg-config says)
+[ "${cflags%% *}" = "-I$root$prefix/include" ] || fail "Cflags is '$cflags'"
 
 # a sanitized build tree's library needs the sanitizers' runtime in the program too
 san=
@@ -65,6 +67,24 @@ if ldd "$tmp/cpu-info-static" | grep -q libtacho; then
 fi
 out2=$("$tmp/cpu-info-static") || fail "cpu-info (static) failed"
 [ "$out" = "$out2" ] || fail "cpu-info prints differently linked statically and dynamically"
+
+# From the build tree, not installed: pkg-config finds tacho-uninstalled.pc on the path
+# and prefers it; the program runs without LD_LIBRARY_PATH (the .pc gives an rpath).
+abs_build=$(cd "$build" && pwd)
+[ -e "$build/tacho-uninstalled.pc" ] || fail "$build/tacho-uninstalled.pc is missing"
+step "cc \$(PKG_CONFIG_PATH=$build pkg-config --cflags --libs tacho) examples/cpu-info.c"
+ucflags=$(PKG_CONFIG_PATH=$abs_build PKG_CONFIG_SYSROOT_DIR= pkg-config --cflags tacho | xargs) \
+	|| fail "pkg-config --cflags tacho from the build tree"
+ulibs=$(PKG_CONFIG_PATH=$abs_build PKG_CONFIG_SYSROOT_DIR= pkg-config --libs tacho) \
+	|| fail "pkg-config --libs tacho from the build tree"
+[ "${ucflags%% *}" = "-I$PWD/include" ] || fail "uninstalled Cflags is '$ucflags'"
+$cc -std=gnu11 $san $ucflags -o "$tmp/cpu-info-uninst" examples/cpu-info.c $ulibs \
+	|| fail "linking cpu-info against the build tree's library"
+ldd_out=$(env -u LD_LIBRARY_PATH ldd "$tmp/cpu-info-uninst")
+grep -q "libtacho.so.0 => $abs_build/libtacho.so.0" <<<"$ldd_out" \
+	|| fail "cpu-info does not load the build tree's libtacho.so.0: $ldd_out"
+out3=$(env -u LD_LIBRARY_PATH "$tmp/cpu-info-uninst") || fail "cpu-info (uninstalled) failed"
+[ "$out" = "$out3" ] || fail "cpu-info prints differently against the build tree"
 
 step "the installed tacho --version"
 v=$("$root$prefix/bin/tacho" --version) || fail "tacho --version"

@@ -48,7 +48,8 @@ extern "C" {
  * report says so.
  *
  * At exit (or at tacho_regions_write) a report merged over threads goes to the file
- * named by TACHO_OUTPUT (.json, .csv, anything else a table) or to stderr. JSON:
+ * named by TACHO_OUTPUT (.json, .csv, anything else a table; "none": no report at all)
+ * or to stderr. JSON:
  *   {"version": 1, "regions": [{"name": N, "calls": C, "time_ns": T,
  *                               "events": {EVENT: TOTAL, ...}}, ...],
  *    "detail": [...per-call statistics, exclusive figures, ticks, threads...],
@@ -67,7 +68,8 @@ extern "C" {
 struct tacho_regions_opts {
 	size_t sz;               /* sizeof(struct tacho_regions_opts) */
 	const char *events;      /* the -e grammar; NULL: $TACHO_EVENTS; "": time only */
-	const char *output;      /* report file; NULL: $TACHO_OUTPUT; "-": stderr */
+	const char *output;      /* report file; NULL: $TACHO_OUTPUT; "-": stderr;
+				    "none": no report */
 	bool no_report_at_exit;  /* do not write the report at exit */
 };
 
@@ -159,12 +161,71 @@ TACHO_API int tacho_regions_report_write(const struct tacho_regions_report *r, F
 					 const struct tacho_write_opts *opts);
 
 /* Takes a snapshot and writes it where the report at exit would go (TACHO_OUTPUT or
- * the output option, else stderr). 0, -errno of the file, -ENOMEM. Thread-safe. */
+ * the output option, else stderr; "none": nowhere, only the alerts of a bad
+ * TACHO_EVENTS go to stderr). 0, -errno of the file, -ENOMEM. Thread-safe. */
 TACHO_API int tacho_regions_write(void);
 
 /* Forgets every figure recorded so far (events, calibration and counters stay). Call
  * it only while no thread is inside a region. */
 TACHO_API void tacho_regions_reset(void);
+
+/* Compiled out: with -DTACHO_DISABLE (as LIKWID's markers without -DLIKWID_PERFMON)
+ * the calls above become inline no-ops that return 0 (the report calls return -ENOSYS,
+ * NULL or 0, tacho_regions_report_write -ENOSYS), and TACHO_REGION_SCOPE nothing: an
+ * instrumented program builds without libtacho and its regions cost nothing. The
+ * declarations stay; only calls are replaced (the macros take arguments), so taking a
+ * function's address still needs the library. The rest of <tacho.h> is unaffected. */
+#ifdef TACHO_DISABLE
+static inline int tacho_off_regions_init_(const struct tacho_regions_opts *o,
+					  struct tacho_diag *d) { (void)o; (void)d; return 0; }
+static inline int tacho_off_region_(const char *name) { (void)name; return 0; }
+static inline int tacho_off_report_new_(struct tacho_regions_report **out)
+{
+	if (out)
+		*out = (struct tacho_regions_report *)0;
+	return -38;   /* -ENOSYS: no report when compiled out */
+}
+static inline void tacho_off_report_free_(struct tacho_regions_report *r) { (void)r; }
+static inline const struct tacho_region_stat *
+tacho_off_report_find_(const struct tacho_regions_report *r, const char *name)
+{ (void)r; (void)name; return (const struct tacho_region_stat *)0; }
+static inline size_t tacho_off_report_nevents_(const struct tacho_regions_report *r)
+{ (void)r; return 0; }
+static inline int tacho_off_report_write_(const struct tacho_regions_report *r, FILE *f,
+					  enum tacho_format fmt,
+					  const struct tacho_write_opts *opts)
+{ (void)r; (void)f; (void)fmt; (void)opts; return -38; }
+static inline const char *tacho_off_report_event_(const struct tacho_regions_report *r,
+						  size_t i) { (void)r; (void)i; return (const char *)0; }
+static inline enum tacho_count_status
+tacho_off_report_status_(const struct tacho_regions_report *r, size_t i, const char **why)
+{
+	(void)r;
+	(void)i;
+	if (why)
+		*why = "regions are compiled out (TACHO_DISABLE)";
+	return TACHO_COUNT_NOT_COUNTED;
+}
+static inline const char *tacho_off_report_notes_(const struct tacho_regions_report *r)
+{ (void)r; return ""; }
+static inline int tacho_off_regions_write_(void) { return 0; }
+static inline void tacho_off_regions_reset_(void) { }
+#define tacho_regions_init(opts, diag) tacho_off_regions_init_(opts, diag)
+#define tacho_region_begin(name) tacho_off_region_(name)
+#define tacho_region_end(name) tacho_off_region_(name)
+#define tacho_regions_report_new(out) tacho_off_report_new_(out)
+#define tacho_regions_report_free(r) tacho_off_report_free_(r)
+#define tacho_regions_report_find(r, name) tacho_off_report_find_(r, name)
+#define tacho_regions_report_nevents(r) tacho_off_report_nevents_(r)
+#define tacho_regions_report_write(r, f, fmt, opts) tacho_off_report_write_(r, f, fmt, opts)
+#define tacho_regions_report_event(r, i) tacho_off_report_event_(r, i)
+#define tacho_regions_report_status(r, i, why) tacho_off_report_status_(r, i, why)
+#define tacho_regions_report_notes(r) tacho_off_report_notes_(r)
+#define tacho_regions_write() tacho_off_regions_write_()
+#define tacho_regions_reset() tacho_off_regions_reset_()
+#undef TACHO_REGION_SCOPE
+#define TACHO_REGION_SCOPE(name) ((void)0)
+#endif /* TACHO_DISABLE */
 
 #ifdef __cplusplus
 }

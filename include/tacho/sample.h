@@ -147,12 +147,19 @@ enum tacho_sort {
 	TACHO_SORT_DSO,             /* binary (executable, library, [kernel], [vdso]) */
 	TACHO_SORT_LINE,            /* source file and line */
 	TACHO_SORT_ADDRESS,         /* instruction */
+	TACHO_SORT_COMM,            /* process name (the main thread's, perf's comm) */
+	TACHO_SORT_PID,             /* process id */
+	TACHO_SORT_TID,             /* thread id */
+	TACHO_SORT_CPU,             /* the CPU the sample was taken on */
+	TACHO_SORT_EVENT,           /* the event's name */
 };
 
 /* One row of a report. Element size: tacho_profile_rows and tacho_profile_annotate lay
  * their arrays out at the caller's sizeof(struct tacho_profile_row). */
 struct tacho_profile_row {
-	const char *symbol;         /* "[unknown]" when there is none */
+	const char *symbol;         /* "[unknown] 0x..." (its address within the binary) where
+				       no function covers the address; "[unknown]" when the
+				       sort has no symbol */
 	const char *dso;            /* path of the binary, "[kernel]", "[vdso]", "[unknown]" */
 	const char *file;           /* source file (TACHO_SORT_LINE, ADDRESS), or NULL */
 	int line;                   /* its line, 0 when unknown */
@@ -164,6 +171,14 @@ struct tacho_profile_row {
 				       periods */
 	double percent;             /* events / all events * 100 (perf's "Overhead"); with
 				       a fixed period the same as the share of samples */
+	/* since tacho_profile_report_rows: the other dimensions (set when the sort has
+	 * them, else NULL or -1) and the place of the row in a call-graph tree */
+	const char *comm;           /* process name, "[unknown]" when none was recorded */
+	int pid, tid, cpu;
+	const char *event;
+	unsigned depth;             /* 0: an entry of the sort; 1...: a node of its call
+				       graph (tacho_report_opts.graph), below the row
+				       before it of depth - 1 */
 };
 
 /* Aggregates the samples of the selected event by sort key, most events first (then
@@ -189,15 +204,114 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
 TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+/* pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca, Grafana;
+ * docs/report.md): a sample per distinct stack and process with two values, the number
+ * of samples ("samples"/"count") and the sum of their periods (the event's name, its
+ * unit "nanoseconds" for cpu-clock and task-clock, else "count"; the default sample
+ * type), locations leaf first (one per resolved address, with function and line),
+ * functions (the name shown, the name as spelled, the source file), a mapping per
+ * binary with its build-id, labels "pid" and "comm", the period, the duration from
+ * the first sample to the last, and the recorded command as a comment. Binary: the
+ * caller opens f for it. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f);
+/* A flame graph of the selected event as one self-contained SVG document with its own
+ * script (no network, no other file): a frame per function on a stack path, as wide as
+ * the events (periods) of the samples under it, root at the bottom, coloured by binary
+ * (the kernel, the vDSO and unknown code each their own); click to zoom into a frame,
+ * "Reset zoom", "Search" (a regular expression: matching frames highlighted, their
+ * share shown). Frames narrower than 0.1 pixel of the whole are left out. 0, -EINVAL,
+ * -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f);
+/* speedscope's JSON file format (docs/schemas.md, "speedscope"): shared frames (one per
+ * function and binary: name, and the source file or else the binary), and a sampled
+ * profile per process with every sample of the selected event in time order, root
+ * first, weighted by its period (unit "nanoseconds" for cpu-clock and task-clock, else
+ * "none"). On one line. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f);
+
+/* --- 7b'. Dimensions, filters and call-graph trees --- */
+
+/* Parses perf's sort syntax, a comma list of keys ("comm,dso,symbol"; also "sym",
+ * "srcline", "addr"), into keys (at most max, each key once). 0 and *n; -TACHO_EPARSE
+ * with *diag saying which key and the nearest known one ("did you mean"), -TACHO_EEMPTY
+ * for an empty list or key, -E2BIG past max. Thread-safe. */
+TACHO_API int tacho_profile_parse_sort(const char *spec, enum tacho_sort *keys, size_t max,
+				       size_t *n, struct tacho_diag *diag);
+
+/* How call chains are shown below each entry (recorded with -g). */
+enum tacho_callgraph {
+	TACHO_GRAPH_NONE = 0,
+	TACHO_GRAPH_CALLER,         /* from the outermost caller down: without children, the
+				       paths from the root to the entry; with children, the
+				       entry's callees down to the sampled leaf */
+	TACHO_GRAPH_CALLEE,         /* from the entry up: its callers, their callers, ... */
+};
+
+/* What tacho_profile_report_rows aggregates by and shows. Sized: fields past the
+ * caller's sz take their defaults. */
+struct tacho_report_opts {
+	size_t sz;                  /* sizeof(struct tacho_report_opts) */
+	const enum tacho_sort *sort; /* the keys, the rows are aggregated by their tuple
+				       (location keys nest: a symbol is named with its
+				       binary, a line with its function, an address with
+				       its line); NULL or nsort 0: TACHO_SORT_SYMBOL */
+	size_t nsort;
+	bool children;              /* as tacho_profile_rows' children */
+	enum tacho_callgraph graph; /* a tree of functions below each entry */
+	double percent_limit;       /* entries and tree nodes under this percentage are
+				       left out (perf's --percent-limit); 0: none */
+};
+
+/* The rows of a report by any combination of keys: as tacho_profile_rows, with the
+ * dimensions of opts (comm, pid, tid, cpu and event set in every row that has them) and,
+ * with a graph, each entry followed by its tree in depth-first order (depth 1, 2, ...;
+ * siblings most events first). Unnamed addresses are one row each, "[unknown] 0x..."
+ * with the address within the binary, unless the sort has no symbol (then one row per
+ * binary). 0 and *rows (malloc'd, of row_sz bytes each, the caller frees; strings owned
+ * by the profile), -EINVAL (NULL, an sz or row_sz below the first version, a bad key or
+ * graph), -ENOMEM. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_report_rows(struct tacho_profile *p,
+					const struct tacho_report_opts *opts,
+					struct tacho_profile_row **rows, size_t *n, size_t row_sz);
+
+/* Which samples every view takes (rows, annotate, the exports, the writers), perf
+ * report's filters. Each list is a comma list, NULL or "" for all; a sample is kept
+ * when it matches every list given. Sized: fields past sz are not set. */
+struct tacho_profile_filter {
+	size_t sz;                  /* sizeof(struct tacho_profile_filter) */
+	const char *comms;          /* process names */
+	const char *pids;           /* process ids */
+	const char *tids;           /* thread ids */
+	const char *cpus;           /* CPUs, a cpulist ("0-3,8") */
+	const char *dsos;           /* binaries of the sampled instruction: full path or
+				       file name ("libc.so.6", "[kernel]") */
+	const char *symbols;        /* functions of the sampled instruction, as shown or as
+				       the binary spells them */
+	const char *time;           /* perf's --time: "START,END" in seconds as the
+				       perf-script export shows them (either side may be
+				       empty: from the first / to the last sample); "+S,+E"
+				       in seconds after the first sample; percent slices of
+				       the recording's span, "A%-B%" or "P%/N" (the Nth
+				       slice of P %), several joined by commas */
+};
+
+/* Sets the filter of every later report on p (replacing the one before; NULL: none).
+ * Percentages of rows are of the samples kept. 0, or -TACHO_EPARSE (a bad number, cpu
+ * list or time: *diag says which), -EINVAL (NULL p, an sz below the first version),
+ * -ENOMEM (then no filter is set). Not thread-safe on one profile. */
+TACHO_API int tacho_profile_set_filter(struct tacho_profile *p,
+				       const struct tacho_profile_filter *f,
+				       struct tacho_diag *diag);
 
 /* --- 7c. Writing reports (what `tacho report` prints; docs/schemas.md) --- */
 
 /* Aggregates the selected event's samples as tacho_profile_rows does and writes them:
  *  - TACHO_FORMAT_TABLE: a header line ("# N samples of EVENT (period P), L lost:
- *    COMMAND"), then the columns of the sort: samples, percent and symbol / dso /
- *    file:line / address (children: children, self, percent, symbol, dso);
+ *    COMMAND"), then the columns of the sort: samples, percent and address / file:line /
+ *    dso, the function last (children: children, self, percent, then the same);
  *  - TACHO_FORMAT_CSV: a header row (samples, self, events, percent, symbol, dso, file,
- *    line, address) and a row per entry, empty where the sort has no such key;
+ *    line, address, comm, pid, tid, cpu, event, depth) and a row per entry, empty where
+ *    the sort has no such key;
  *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "samples", "lost", "rows": [...]}.
  * 0, -EINVAL (NULL p or f, a bad sort, format or opts), -ENOMEM, -EIO. Nothing is
  * written when the rows cannot be made. Not thread-safe on one profile. */
@@ -213,6 +327,19 @@ TACHO_API int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort 
 TACHO_API int tacho_profile_write_annotate(struct tacho_profile *p, const char *symbol,
 					   FILE *f, enum tacho_format fmt,
 					   const struct tacho_write_opts *opts);
+
+/* The rows of tacho_profile_report_rows written as tacho_profile_write_rows writes its
+ * own: the table's columns are samples and percent (children: children, self,
+ * percent), then a column per dimension in the order of the keys, the function last
+ * (so that a long name pads nothing), a tree's nodes indented in it; the CSV has a
+ * column per dimension (and "depth" with a graph); the JSON rows carry one member per
+ * dimension and, with a graph, "children": the nodes below, nested. The header says
+ * how many samples the filter kept. 0, -EINVAL, -ENOMEM, -EIO; nothing is written when
+ * the rows cannot be made. Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_report(struct tacho_profile *p,
+					 const struct tacho_report_opts *ropts, FILE *f,
+					 enum tacho_format fmt,
+					 const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,13 @@ struct tacho_pmu_counters {
 	char source[64];         /* where the numbers came from ("CPUID leaf 0xA") */
 	char note[192];          /* what else limits them ("the NMI watchdog holds ..."),
 				    "" when nothing */
+	/* since 0.1.1 of the struct (sz larger than TC_PMU_COUNTERS_SZ_V1): */
+	unsigned max_events;     /* events one run may have open at once: each takes a
+				    file descriptor (per CPU or thread counted), so the
+				    descriptor limit bounds a run; the scheduler then
+				    spreads the events over more runs. 0: no limit.
+				    tacho_pmu_counters_detect leaves it 0; tacho_stat_new
+				    sets it from RLIMIT_NOFILE where runs can repeat. */
 };
 
 /* This machine's counters: the few CPUID leaves that decide them, read on the calling

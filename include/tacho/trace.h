@@ -54,6 +54,17 @@ TACHO_API int tacho_mark_counter(const char *channel, uint64_t value);
  * Thread-safe. */
 TACHO_API bool tacho_trace_active(void);
 
+/* With -DTACHO_DISABLE (tacho/regions.h) marks are inline no-ops returning 0 and
+ * tacho_trace_active() is false: the program needs no libtacho for them. */
+#ifdef TACHO_DISABLE
+static inline int tacho_off_mark_(const char *channel, uint64_t value)
+{ (void)channel; (void)value; return 0; }
+static inline bool tacho_off_trace_active_(void) { return false; }
+#define tacho_mark(channel, value) tacho_off_mark_(channel, value)
+#define tacho_mark_counter(channel, value) tacho_off_mark_(channel, value)
+#define tacho_trace_active() tacho_off_trace_active_()
+#endif /* TACHO_DISABLE */
+
 #ifdef __cplusplus
 }
 #endif

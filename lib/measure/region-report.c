@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "measure/region-int.h"
 #include "output/output.h"
@@ -31,6 +32,7 @@ struct tacho_regions_report {
 	const struct tacho_region_value **valp;  /* [n][nq] &vals[...]: what the stats
 						    point to */
 	char **evnames;
+	const char **evunit;   /* [nev] "ns" for the clocks, else "" (static strings) */
 	enum tacho_count_status *status;
 	char **why;
 	char *notes;
@@ -46,6 +48,13 @@ struct tacho_regions_report {
 	char *spec;
 	unsigned nthreads;
 };
+
+/* The software clocks count nanoseconds. */
+static bool clock_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
+}
 
 void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc,
 				  const uint64_t *calls, size_t n,
@@ -108,6 +117,7 @@ void tacho_regions_report_free(struct tacho_regions_report *r)
 	for (size_t i = 0; i < r->nth; i++)
 		free(r->th[i].vals);
 	free(r->evnames);
+	free(r->evunit);
 	free(r->why);
 	free(r->status);
 	free(r->st);
@@ -233,11 +243,12 @@ static int build(struct tacho_regions_report *r)
 	r->nev = nq - 1;
 	r->nthreads = tc_regions.nthreads;
 	r->evnames = calloc(nq, sizeof(*r->evnames));
+	r->evunit = calloc(nq, sizeof(*r->evunit));
 	r->why = calloc(nq, sizeof(*r->why));
 	r->status = calloc(nq, sizeof(*r->status));
 	r->o_in = calloc(nq, sizeof(*r->o_in));
 	r->o_nested = calloc(nq, sizeof(*r->o_nested));
-	if (!r->evnames || !r->why || !r->status || !r->o_in || !r->o_nested)
+	if (!r->evnames || !r->evunit || !r->why || !r->status || !r->o_in || !r->o_nested)
 		goto out;
 	r->spec = tc_strdup(tc_regions.spec);
 	const struct tacho_tsc_info *ti = tc_tsc_info();
@@ -257,6 +268,7 @@ static int build(struct tacho_regions_report *r)
 		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
 		if (!r->evnames[i])
 			goto out;
+		r->evunit[i] = clock_event(&tc_regions.ev.attrs[i]) ? "ns" : "";
 		mux = tc_regions.retired_multiplexed;
 		ran = tc_regions.retired_ran;
 		for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
@@ -684,6 +696,33 @@ static int write_csv(const struct tacho_regions_report *r, FILE *f,
 	return tc_write_status(f);
 }
 
+/* Nanoseconds for the table: grouped whole part, `decimals` (0 or 1) after the point;
+ * "-" when there is no TSC frequency, as for an event not counted. buf holds 64. */
+static void fmt_ns(double ns, char *buf, int decimals)
+{
+	char g[32];
+	double ip;
+	int frac;
+
+	if (!isfinite(ns) || ns < 0 || ns >= 9e18) {
+		snprintf(buf, 64, "%s", "-");
+		return;
+	}
+	ip = floor(ns);
+	frac = decimals ? (int)llround((ns - ip) * 10) : 0;
+	if (!decimals && ns - ip >= 0.5)
+		ip += 1;
+	if (frac == 10) {
+		ip += 1;
+		frac = 0;
+	}
+	tc_fmt_grouped((uint64_t)ip, g, sizeof(g));
+	if (decimals)
+		snprintf(buf, 64, "%s.%d", g, frac);
+	else
+		snprintf(buf, 64, "%s", g);
+}
+
 static int write_table(const struct tacho_regions_report *r, FILE *f)
 {
 	unsigned ncols = 5 + (unsigned)r->nev;
@@ -701,24 +740,30 @@ static int write_table(const struct tacho_regions_report *r, FILE *f)
 	cells[2] = "time ns";
 	cells[3] = "excl ns";
 	cells[4] = "ns/call";
-	for (size_t e = 0; e < r->nev; e++)
-		cells[5 + e] = r->evnames[e];
+	for (size_t e = 0; e < r->nev; e++) {
+		/* the clocks count nanoseconds (regions keep raw counts; stat scales them
+		 * to msec): the unit goes into the heading, as for the time columns */
+		if (r->evunit && r->evunit[e][0])
+			snprintf(buf[5 + e], 64, "%.50s %s", r->evnames[e], r->evunit[e]);
+		else
+			snprintf(buf[5 + e], 64, "%.60s", r->evnames[e]);
+		cells[5 + e] = buf[5 + e];
+	}
 	if (tc_table_add(t, cells))
 		goto out;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct tacho_region_stat *st = &r->st[i];
 		cells[0] = st->name;
-		snprintf(buf[1], 64, "%llu", (unsigned long long)st->calls);
-		snprintf(buf[2], 64, "%.0f", st->time_ns);
-		snprintf(buf[3], 64, "%.0f", st->exclusive_ns);
-		snprintf(buf[4], 64, "%.1f", st->time_ns / (double)st->calls);
-		/* no TSC frequency: "-", as for an event not counted */
-		for (unsigned c = 2; c <= 4 && isnan(st->time_ns); c++)
-			snprintf(buf[c], 64, "%s", "-");
+		/* counts and whole nanoseconds with thousands separators, like stat */
+		tc_fmt_grouped(st->calls, buf[1], 64);
+		fmt_ns(st->time_ns, buf[2], 0);
+		fmt_ns(st->exclusive_ns, buf[3], 0);
+		fmt_ns(st->time_ns / (double)st->calls, buf[4], 1);
 		for (size_t e = 0; e < r->nev; e++) {
+			int64_t v = st->events[e]->total;
+
 			if (counted(r, e))
-				snprintf(buf[5 + e], 64, "%lld",
-					 (long long)st->events[e]->total);
+				tc_fmt_grouped(v > 0 ? (uint64_t)v : 0, buf[5 + e], 64);
 			else
 				snprintf(buf[5 + e], 64, "%s", "-");
 		}
@@ -783,6 +828,17 @@ static int fall_back(const struct tacho_regions_report *r, const char *path, int
 	return err ? err : ferr;
 }
 
+/* The notes a person must see even when the report goes elsewhere or nowhere. */
+static void print_alerts(const struct tacho_regions_report *r)
+{
+	for (const char *p = r->alerts; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(stderr, "tacho regions: %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
 int tacho_regions_write(void)
 {
 	struct tacho_regions_report *r;
@@ -795,6 +851,11 @@ int tacho_regions_write(void)
 	err = tacho_regions_report_new(&r);
 	if (err)
 		return err;
+	if (path && !strcmp(path, "none")) {
+		/* no report, by request; what went wrong is still said */
+		print_alerts(r);
+		goto out;
+	}
 	if (!to_file) {
 		err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
 		fflush(stderr);
@@ -827,12 +888,7 @@ int tacho_regions_write(void)
 	}
 	/* The notes are in the file; the person running the program is told once that
 	 * there are some (a bad TACHO_EVENTS must not pass unseen). */
-	for (const char *p = r->alerts; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fprintf(stderr, "tacho regions: %.*s\n", len, p);
-		p += len + (nl ? 1 : 0);
-	}
+	print_alerts(r);
 out:
 	tacho_regions_report_free(r);
 	return err;

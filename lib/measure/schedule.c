@@ -391,6 +391,7 @@ struct sched_run {
 	unsigned gp_used, bp_used;
 	uint32_t fixed_used;
 	int auto_group;     /* index of the automatic counter group, -1 none yet */
+	unsigned nopen;     /* events placed in the run (descriptors, pmu.max_events) */
 };
 
 struct tacho_schedule {
@@ -400,6 +401,7 @@ struct tacho_schedule {
 	struct sched_run *runs;
 	unsigned nruns, ralloc;
 	unsigned flags;
+	bool descriptor_bound;   /* pmu.max_events kept an event out of a run */
 	struct tacho_pmu_counters pmu;
 };
 
@@ -530,6 +532,7 @@ static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
 
 		if (err)
 			return err;
+		s->runs[r].nopen++;
 		sl->run = (int)r;
 		sl->group = (int)g;
 		sl->fixed = false;
@@ -541,6 +544,29 @@ static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
 		}
 	}
 	return 0;
+}
+
+/* Whether run r can open k more events under the descriptor limit. */
+static bool run_has_room(struct tacho_schedule *s, unsigned r, unsigned k)
+{
+	if (!s->pmu.max_events || s->runs[r].nopen + k <= s->pmu.max_events)
+		return true;
+	s->descriptor_bound = true;
+	return false;
+}
+
+/* The first run from `from` that has room for k more events, a new one when none
+ * has: its index, or a negative error. */
+static int run_with_room(struct tacho_schedule *s, unsigned from, unsigned k)
+{
+	unsigned r;
+	int err;
+
+	for (r = from; r < s->nruns; r++)
+		if (run_has_room(s, r, k))
+			return (int)r;
+	err = sched_new_run(s);
+	return err < 0 ? err : (int)(s->nruns - 1);
 }
 
 static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *items,
@@ -570,16 +596,26 @@ static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *item
 			pmu->breakpoints);
 		return 0;
 	}
+	if (!mux && pmu->max_events && u->n > pmu->max_events) {
+		set_why(s, u, "this group needs %u file descriptors at once; the descriptor "
+			      "limit (ulimit -n) leaves room for %u events at a time", u->n,
+			pmu->max_events);
+		return 0;
+	}
 	if (s->nruns == 0 && (err = sched_new_run(s)) < 0)
 		return err;
 
 	if (free_only) {
-		/* software events and tracepoints count in the first run */
-		ng = run_new_group(&s->runs[0]);
+		/* software events and tracepoints count in the first run (with a
+		 * descriptor limit: the first that has room) */
+		int fr = mux ? 0 : run_with_room(s, 0, u->n);
+		if (fr < 0)
+			return fr;
+		ng = run_new_group(&s->runs[fr]);
 		if (ng < 0)
 			return ng;
-		s->runs[0].g[ng].user = u->group != 0;
-		return place(s, items, u, 0, (unsigned)ng, 0);
+		s->runs[fr].g[ng].user = u->group != 0;
+		return place(s, items, u, (unsigned)fr, (unsigned)ng, 0);
 	}
 
 	if (!limited) {
@@ -587,12 +623,16 @@ static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *item
 		 * honest answer): every counter event alone in the first run */
 		if (bp) {
 			for (r = 0; r < s->nruns; r++)
-				if (s->runs[r].bp_used + bp <= pmu->breakpoints)
+				if (s->runs[r].bp_used + bp <= pmu->breakpoints &&
+				    (mux || run_has_room(s, r, u->n)))
 					break;
 			if (r == s->nruns && (err = sched_new_run(s)) < 0)
 				return err;
 		} else {
-			r = 0;
+			int fr = mux ? 0 : run_with_room(s, 0, u->n);
+			if (fr < 0)
+				return fr;
+			r = (unsigned)fr;
 		}
 		ng = run_new_group(&s->runs[r]);
 		if (ng < 0)
@@ -611,7 +651,8 @@ static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *item
 			run = &s->runs[r];
 			if (!unit_needs(s, items, u, run->fixed_used, &gp, &bp, &fixed, &free_only))
 				continue;
-			if (run->gp_used + gp > pmu->gp || run->bp_used + bp > pmu->breakpoints)
+			if (run->gp_used + gp > pmu->gp || run->bp_used + bp > pmu->breakpoints ||
+			    !run_has_room(s, r, u->n))
 				continue;
 			if (u->group || bp) {
 				ng = run_new_group(run);
@@ -829,6 +870,11 @@ unsigned tacho_schedule_nruns(const struct tacho_schedule *s)
 unsigned tacho_schedule_nevents(const struct tacho_schedule *s)
 {
 	return s ? s->nev : 0;
+}
+
+bool tc_schedule_descriptor_bound(const struct tacho_schedule *s)
+{
+	return s && s->descriptor_bound;
 }
 
 unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run)

@@ -62,6 +62,9 @@ unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run);
 const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run, unsigned group,
 				  unsigned *n);
 const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev);
+/* Whether the descriptor limit (pmu.max_events) took part in spreading events over
+ * runs (the counters may have too). */
+bool tc_schedule_descriptor_bound(const struct tacho_schedule *s);
 
 /* The first version of struct tacho_pmu_counters ends at note. */
 #define TC_PMU_COUNTERS_SZ_V1 tc_offsetofend(struct tacho_pmu_counters, note)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure/schedule.h"
 #include "measure/stat.h"
 #include "output/output.h"
 #include "util/util.h"
@@ -211,7 +212,9 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 			fprintf(f, "%u repetition%s%s", reps, reps == 1 ? "" : "s",
 				runs > 1 ? ", " : "");
 		if (runs > 1)
-			fprintf(f, "%u runs of the program each to fit the counters", runs);
+			fprintf(f, "%u runs of the program each to fit the %s", runs,
+				tc_schedule_descriptor_bound(tacho_stat_schedule(s)) ?
+				"descriptor limit" : "counters");
 		fprintf(f, ")");
 	}
 	fprintf(f, ":\n\n");

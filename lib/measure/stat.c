@@ -3,7 +3,9 @@
  * and aggregate per event (mean, stddev, min, median, max, spread) with a status that
  * never turns "not counted" into zero. P5Stat's procedure (seed 000) with perf's
  * targets and intervals. */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <math.h>
 #include <poll.h>
@@ -11,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -797,6 +800,37 @@ out:
 	return err;
 }
 
+/* Every event of a run holds a file descriptor (one per CPU counted), so the
+ * descriptor limit bounds a run: the events one run may open, for the scheduler to
+ * spread the rest over more runs of the program instead of losing them to EMFILE
+ * (a few descriptors stay for the run itself: the child's pipes, the output). 0 when
+ * there is no limit to speak of. */
+static unsigned events_per_run(const struct tacho_stat_opts *o)
+{
+	enum { RESERVE = 16 };
+	struct rlimit rl;
+	unsigned long open_fds = 0, per = 1, avail;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return 0;
+	while (readdir(d))
+		open_fds++;
+	closedir(d);
+	open_fds = open_fds > 3 ? open_fds - 3 : 0;   /* ".", "..", the listing's own */
+	if (o->target == TACHO_TARGET_CPUS) {
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+		per = o->ncpus ? o->ncpus : online > 0 ? (unsigned long)online : 1;
+	}
+	if (rl.rlim_cur <= open_fds + RESERVE)
+		return 1;
+	avail = (unsigned long)(rl.rlim_cur - open_fds - RESERVE) / per;
+	return avail == 0 ? 1 : avail > UINT_MAX ? 0 : (unsigned)avail;
+}
+
 int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		   struct tacho_diag *diag)
 {
@@ -870,6 +904,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (err)
 			goto out_free;
 	}
+	if (!sim && !(sched_flags & TACHO_SCHED_MULTIPLEX) && !o->interval_ms &&
+	    (o->target == TACHO_TARGET_CHILD || (o->target == TACHO_TARGET_CPUS && program)) &&
+	    !pmu.max_events)
+		pmu.max_events = events_per_run(o);
 	err = tacho_schedule_new(o->events, &pmu, sched_flags, &s->sched);
 	if (err)
 		goto out_free;

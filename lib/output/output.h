@@ -18,7 +18,9 @@
  * A streaming writer: open objects and arrays, write members. Inside an object every
  * call takes a key; inside an array pass key NULL. NaN and infinities become null.
  * pretty: two-space indentation, else one line (for JSON-lines output). */
-#define TC_JSON_MAX_DEPTH 32
+/* deep enough for a report's call-graph tree: an object and its "children" array per
+ * frame, up to the 512 frames of a chain that a report resolves */
+#define TC_JSON_MAX_DEPTH 1040
 struct tc_json {
 	FILE *f;
 	bool pretty;

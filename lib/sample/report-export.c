@@ -48,9 +48,12 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		size_t nf;
 		uint32_t id;
+		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
 
-		if (p->smps[i].event != p->sel)
+		if (keep <= 0) {
+			err = keep;
 			continue;
+		}
 		err = tc_profile_frames(p, &p->smps[i], frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
@@ -217,9 +220,12 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		const struct smp *s = order[i];
 		size_t nf;
 		const char *ev = s->event < p->nev ? pool_str(p, p->evs[s->event].name) : "[unknown]";
+		int keep = tc_profile_keep(p, s);   /* the event and the filter */
 
-		if (s->event != p->sel)
+		if (keep <= 0) {
+			err = keep;
 			continue;
+		}
 		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			break;

@@ -106,6 +106,8 @@ struct tacho_profile {
 	/* the keys compared by the lookups of binaries and mappings, and the arrays grown:
 	 * what a test counts to prove loading and resolving are not quadratic */
 	uint64_t compares, grows;
+	struct tc_filter *filter;      /* tacho_profile_set_filter's, or NULL: every sample */
+	uint64_t kept_samples;         /* samples the last tc_profile_report_rows took */
 	/* tracepoint payloads: the decoders (NULL without TPFORMAT records) and the
 	 * payloads by sample index, ascending */
 	struct tc_payload *payload;
@@ -150,5 +152,26 @@ int tc_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool children
 		    struct tacho_profile_row **rows, size_t *n);
 int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 			struct tacho_profile_row **rows, size_t *n);
+/* report-aggregate.c: tacho_profile_report_rows in the library's own rows (opts
+ * checked and complete). */
+int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_opts *opts,
+			   struct tacho_profile_row **rows, size_t *n);
+/* The caller's opts (of its sz) completed with defaults and checked: 0 or -EINVAL. */
+int tc_report_opts_get(const struct tacho_report_opts *in, struct tacho_report_opts *o);
+
+/* report-filter.c: the parsed filter (tacho_profile_set_filter), freed with the
+ * profile. */
+struct tc_filter;
+void tc_profile_filter_free(struct tc_filter *f);
+/* Whether a report takes sample s: of the selected event and kept by the filter (the
+ * dso and symbol lists look at its leaf, resolved for that). 1, 0, or -ENOMEM. Every
+ * view (rows, annotate, exports) asks this of each sample. */
+int tc_profile_keep(struct tacho_profile *p, const struct smp *s);
+/* The same for a sample of any event (the event sort key reports them all). */
+int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s);
+
+/* report-write.c: the report's first line, "# N samples of EVENT (period P), L lost:
+ * COMMAND", which annotate.c's table starts with too. */
+void tc_profile_write_header(FILE *f, const struct tacho_profile_info *in);
 
 #endif

@@ -533,6 +533,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->loc_idx);
 	tc_hmap_exit(&p->dem_idx);
 	tc_kallsyms_free(p->ksyms);
+	tc_profile_filter_free(p->filter);
 	tc_strpool_exit(&p->pool);
 	free(p->data);
 	free(p);

@@ -234,6 +234,7 @@ int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 		if (file && lineno > 0) {
 			out->file = file;
 			out->line = lineno;
+			out->comp_dir = dwfl_line_comp_dir(line);
 		}
 	}
 	return 0;

@@ -35,6 +35,7 @@ struct tc_symloc {
 	uint64_t sym_size;
 	const char *file;     /* source file or NULL; owned by the dso */
 	int line;             /* 0 when unknown */
+	const char *comp_dir; /* the directory a relative file is relative to, or NULL */
 };
 
 /* What is at ELF address addr: function, and source file and line when the binary (or

@@ -102,16 +102,34 @@ static void test_page_faults_exact(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(fault_cases); i++) {
-		struct th_run r;
 		char *argv[] = { (char *)th_prog("sample-faults"), (char *)fault_cases[i].pages, NULL };
 		struct th_json *j;
 		const struct th_json *row;
 
-		if (!record(&r, th_tmp("faults.rec"), "page-faults", fault_cases[i].period, argv))
-			TEST_SKIP("%s", r.err);
-		if (r.status != 0)
-			fail_msg("case %zu: record exit %d: %s", i, r.status, r.err);
-		th_run_free(&r);
+		/* The kernel throttles an event that overflows more than
+		 * kernel.perf_event_max_sample_rate / HZ times in a tick, and lowers that
+		 * rate by itself when its sample handler runs slow (a VM loaded past its
+		 * cores): samples are lost, by design, and record says so. A throttled
+		 * recording is made again (up to 4 times); an unthrottled one must be
+		 * exact. */
+		for (int attempt = 0;; attempt++) {
+			struct th_run r;
+			bool throttled;
+
+			th_tacho(&r, "record", "-o", th_tmp("faults.rec"), "-e", "page-faults", "-c",
+				 fault_cases[i].period, "--", argv[0], argv[1], NULL);
+			if (strstr(r.err, "cannot sample"))
+				TEST_SKIP("%s", r.err);
+			if (r.status != 0)
+				fail_msg("case %zu: record exit %d: %s", i, r.status, r.err);
+			throttled = strstr(r.err, "the kernel throttled sampling") != NULL;
+			th_run_free(&r);
+			if (!throttled)
+				break;
+			if (attempt == 3)
+				TEST_SKIP("case %zu: the kernel throttled page-fault sampling in 4 "
+					  "recordings (kernel.perf_event_max_sample_rate)", i);
+		}
 		j = report_json(th_tmp("faults.rec"), "line");
 		row = row_of(j, "touch_pages");
 		if (!row)
@@ -187,17 +205,61 @@ static void test_breakpoint_line(void **state)
 	assert_int_equal(rows_named(j, "store_loop"), 1);
 	th_json_free(j);
 
-	/* the per-instruction view: the sampled instruction is on the storing line */
+	/* the per-instruction view: the sampled instruction is on the storing line, the
+	 * line's text beside it, both the hottest */
 	th_tacho(&r, "report", "-i", th_tmp("bp.rec"), "--annotate", "store_loop", NULL);
 	assert_int_equal(r.status, 0);
 	{
 		char want[64];
-		snprintf(want, sizeof(want), "1000  ");
+		snprintf(want, sizeof(want), "sample-bp.c:%d  ", line);
 		assert_contains(r.out, want);
-		snprintf(want, sizeof(want), "sample-bp.c:%d\n", line);
-		assert_contains(r.out, want);
+		assert_contains(r.out, "  sample_bp_target = i; /* STORE-LINE */\n");
+		assert_contains(r.out, "\n>     1000  ");
 	}
 	th_run_free(&r);
+
+	/* the same in JSON, exactly: the storing instruction is a movq to the variable
+	 * (its RIP-relative operand, added to the next instruction's address, is the
+	 * address the breakpoint watched) with every sample of the function */
+	th_tacho(&r, "report", "-i", th_tmp("bp.rec"), "--annotate", "store_loop", "--json",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	th_run_free(&r);
+	{
+		const struct th_json *rows = th_json_get(j, "rows"), *lines = th_json_get(j, "lines");
+		const struct th_json *hot = NULL, *hline = NULL;
+		unsigned long long disp, var;
+		size_t nhot = 0;
+
+		assert_non_null(rows);
+		assert_non_null(lines);
+		assert_true(th_json_get(j, "decoded")->boolean);
+		for (size_t i = 0; i < rows->n; i++)
+			if (th_json_get(rows->items[i], "hottest")->boolean) {
+				hot = rows->items[i];
+				nhot++;
+			}
+		assert_int_equal(nhot, 1);
+		assert_int_equal((int)json_num(hot, "samples"), 1000);
+		assert_int_equal((int)json_num(hot, "line"), line);
+		assert_int_equal((int)json_num(j, "function_samples"), 1000);
+		assert_string_equal(th_json_get(hot, "mnemonic")->string, "movq");
+		assert_int_equal(sscanf(th_json_get(hot, "operands")->string, "%%rax, %llx(%%rip)",
+					&disp), 1);
+		assert_int_equal(sscanf(event, "mem:%llx", &var), 1);
+		assert_int_equal((unsigned long long)json_num(hot, "address") +
+				 (unsigned long long)json_num(hot, "size") + disp, var);
+		for (size_t i = 0; i < lines->n; i++)
+			if ((int)json_num(lines->items[i], "line") == line)
+				hline = lines->items[i];
+		assert_non_null(hline);
+		assert_true(th_json_get(hline, "hottest")->boolean);
+		assert_int_equal((int)json_num(hline, "samples"), 1000);
+		assert_non_null(strstr(th_json_get(hline, "text")->string,
+				       "sample_bp_target = i; /* STORE-LINE */"));
+	}
+	th_json_free(j);
 }
 
 /* With neither -c nor -F the period is calibrated while the program runs: every sample

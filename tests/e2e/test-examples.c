@@ -119,6 +119,81 @@ static void test_array_walk_usage(void **state)
 	th_run_free(&r);
 }
 
+/* TACHO_OUTPUT=none: the program runs and measures, and nothing is written, anywhere
+ * (no file called "none" either). */
+static void test_output_none(void **state)
+{
+	struct th_run r;
+	char *argv[] = { bin_walk, (char *)"100000", NULL };
+	char dir[] = "/tmp/tacho-test-none-XXXXXX", none[300];
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(none, sizeof(none), "%s/none", dir);
+	set_env("page-faults", "none");
+	th_runv(&r, NULL, argv);   /* the test's folder is the cwd: check there and in dir */
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "array-walk: 100000 ints");
+	assert_string_equal(r.err, "");
+	assert_int_equal(access("none", F_OK), -1);
+	th_run_free(&r);
+	rmdir(dir);
+}
+
+/* The table groups thousands like stat, and says the clocks' unit. */
+static void test_table_units(void **state)
+{
+	struct th_run r;
+	char *argv[] = { bin_walk, (char *)"3000000", NULL };
+	long psz = sysconf(_SC_PAGESIZE);
+	char want[64], grouped[32];
+	(void)state;
+
+	set_env("page-faults,task-clock", NULL);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "page-faults");
+	assert_contains(r.err, "task-clock ns");
+	long pages = (12000000 + psz - 1) / psz;   /* 2,930 of 4 KiB */
+	if (pages >= 1000)
+		snprintf(grouped, sizeof(grouped), "%ld,%03ld", pages / 1000, pages % 1000);
+	else
+		snprintf(grouped, sizeof(grouped), "%ld", pages);
+	snprintf(want, sizeof(want), " %s", grouped);
+	assert_contains(r.err, want);
+	th_run_free(&r);
+}
+
+/* -DTACHO_DISABLE: the regions and marks compile to no-ops and the program links no
+ * libtacho (the Makefile builds it without one; no tacho symbol is undefined or
+ * defined outside the inline stand-ins), and it writes no report. */
+static void test_compiled_out(void **state)
+{
+	struct th_run r, n;
+	char bin[512];
+	(void)state;
+
+	snprintf(bin, sizeof(bin), "%s/tests/progs/off-regions", th_build_dir());
+	set_env("page-faults", json);
+	unlink(json);
+	char *argv[] = { bin, NULL };
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "init=0 begin=0 end=0 sum=45 mark=0 traced=0 report=-38 null=1");
+	assert_contains(r.out, "find=1 nevents=0 event=1 status=1 why=regions are compiled out");
+	assert_string_equal(r.err, "");
+	assert_int_equal(access(json, F_OK), -1);
+	char *nm[] = { (char *)"nm", bin, NULL };
+	th_runv(&n, NULL, nm);
+	assert_int_equal(n.status, 0);
+	for (char *p = strstr(n.out, " tacho"); p; p = strstr(p + 1, " tacho"))
+		if (strncmp(p, " tacho_off_", 11))
+			fail_msg("off-regions refers to libtacho: %.60s", p);
+	assert_contains(n.out, " t tacho_off_region_");   /* the stand-in, local */
+	th_run_free(&r);
+	th_run_free(&n);
+}
+
 static void test_wc_matches_coreutils(void **state)
 {
 	struct th_run r, w, c;
@@ -179,6 +254,9 @@ int main(void)
 		cmocka_unit_test(test_array_walk_exact),
 		cmocka_unit_test(test_array_walk_under_stat),
 		cmocka_unit_test(test_array_walk_usage),
+		cmocka_unit_test(test_output_none),
+		cmocka_unit_test(test_table_units),
+		cmocka_unit_test(test_compiled_out),
 		cmocka_unit_test(test_wc_matches_coreutils),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

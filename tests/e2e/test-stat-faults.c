@@ -293,11 +293,14 @@ static void test_program_crashes(void **state)
 	th_run_free(&r);
 }
 
-/* Out of file descriptors (ulimit -n 32 .. 34; 12 groups of 3 page-fault events): a
+/* Out of file descriptors (ulimit -n 32 .. 34; 12 groups of 3 page-fault events).
+ * Where the program can run again, the events are spread over more runs, each within
+ * the descriptor limit: everything is counted, every group whole (minor + major =
+ * page faults, exactly, as one run counts them), exit 0. With --multiplex (one run), a
  * group is counted whole or not at all, what was not counted says why (too many open
- * files), one line says how many were left out, and the exit status is 1. Three
- * limits: whatever tacho holds open itself, two of them fall inside a group. Before:
- * a group was opened in part, the rest "not supported", exit 0. */
+ * files), one line says how many were left out, and the exit status is 1. Three limits:
+ * whatever tacho holds open itself, two of them fall inside a group. Before: a group
+ * was opened in part, the rest "not supported", exit 0. */
 static void test_out_of_descriptors(void **state)
 {
 	char spec[1024] = "", buf[65536];
@@ -310,6 +313,42 @@ static void test_out_of_descriptors(void **state)
 	for (rlim_t lim = 32; lim <= 34; lim++) {
 		const char *argv[] = { th_tacho_bin(), "stat", "--json", "-e", spec, "--",
 				       th_prog("stat-helper"), "exit", "0", NULL };
+		struct th_json *j;
+		struct bg b;
+		char path[64];
+		int maxrun = 0;
+
+		bg_start_limited(&b, argv, RLIMIT_NOFILE, lim);
+		assert_int_equal(bg_finish(&b, buf, sizeof(buf)), 0);
+		j = assert_json(buf);
+		for (int g = 0; g < 12; g++) {
+			double v[3];
+			int run0 = -1;
+			for (int k = 0; k < 3; k++) {
+				snprintf(path, sizeof(path), "events[%d].status", 3 * g + k);
+				assert_string_equal(json_str(j, path), "counted");
+				snprintf(path, sizeof(path), "events[%d].value", 3 * g + k);
+				v[k] = json_num(j, path);
+				snprintf(path, sizeof(path), "events[%d].program_run", 3 * g + k);
+				if (run0 < 0)
+					run0 = (int)json_num(j, path);
+				if ((int)json_num(j, path) != run0)
+					fail_msg("limit %llu: group %d split over runs",
+						 (unsigned long long)lim, g);
+			}
+			if (v[0] + v[1] != v[2] || v[2] <= 0)
+				fail_msg("limit %llu: group %d: %g minor + %g major != %g",
+					 (unsigned long long)lim, g, v[0], v[1], v[2]);
+			if (run0 > maxrun)
+				maxrun = run0;
+		}
+		/* 36 events do not fit 32..34 descriptors in one run */
+		assert_true(maxrun >= 1);
+		th_json_free(j);
+	}
+	for (rlim_t lim = 32; lim <= 34; lim++) {
+		const char *argv[] = { th_tacho_bin(), "stat", "--multiplex", "--json", "-e", spec,
+				       "--", th_prog("stat-helper"), "exit", "0", NULL };
 		struct th_json *j;
 		struct bg b;
 		size_t counted = 0, not_counted = 0;
@@ -349,6 +388,25 @@ static void test_out_of_descriptors(void **state)
 		assert_true(counted > 0 && not_counted > 0);
 		th_json_free(j);
 	}
+}
+
+/* The table says why the program ran more than once. */
+static void test_descriptor_runs_said(void **state)
+{
+	const char *argv[] = { th_tacho_bin(), "stat", "-e",
+			       "page-faults,page-faults,page-faults,page-faults,page-faults,"
+			       "page-faults,page-faults,page-faults,page-faults,page-faults,"
+			       "page-faults,page-faults,page-faults,page-faults,page-faults,"
+			       "page-faults,page-faults,page-faults,page-faults,page-faults",
+			       "--", th_prog("stat-helper"), "exit", "0", NULL };
+	char buf[65536];
+	struct bg b;
+	(void)state;
+
+	bg_start_limited(&b, argv, RLIMIT_NOFILE, 24);
+	assert_int_equal(bg_finish(&b, buf, sizeof(buf)), 0);
+	assert_contains(buf, "runs of the program each to fit the descriptor limit");
+	assert_not_contains(buf, "not counted");
 }
 
 /* A small address space (ulimit -v): tacho counts, or says in one line that it ran out
@@ -408,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_children_threads_exec),
 		cmocka_unit_test(test_program_crashes),
 		cmocka_unit_test(test_out_of_descriptors),
+		cmocka_unit_test(test_descriptor_runs_said),
 		cmocka_unit_test(test_small_address_space),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -145,7 +145,8 @@ static void test_record(void **state)
 	th_tacho(&r, "report", "-i", file, NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "# 500 samples of");
-	assert_contains(r.out, "    500  100.00%  work");
+	/* the function last, after its binary (report's columns since the dimensions) */
+	assert_contains(r.out, "    500  100.00%  uprobe-calls  work\n");
 	th_run_free(&r);
 	unlink(file);
 }

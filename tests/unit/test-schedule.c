@@ -297,6 +297,73 @@ static void test_why(void **state)
 	tacho_schedule_free(NULL);
 }
 
+/* The descriptor limit (pmu.max_events): 10 software events and a group of 3, at most
+ * 4 events a run, on every kind of PMU description: runs of at most 4, the group whole
+ * in one run, list order kept within a run; a group wider than the limit is left out
+ * with the reason; with --multiplex the limit is not the scheduler's (one run). */
+static void test_descriptor_limit(void **state)
+{
+	const struct tacho_pmu_counters *pmus[] = { &intel_4_3, &amd_6, &no_pmu, &unknown };
+	struct tc_sched_item items[13];
+	struct tacho_schedule *s;
+	(void)state;
+
+	for (size_t p = 0; p < ARRAY_SIZE(pmus); p++) {
+		struct tacho_pmu_counters pmu = *pmus[p];
+		unsigned placed = 0;
+
+		pmu.max_events = 4;
+		for (unsigned i = 0; i < 13; i++) {
+			struct perf_event_attr a = SW(PAGE_FAULTS);
+			items[i] = tc_sched_classify(&a, TACHO_EVENT_SRC_SOFTWARE, "software", &pmu);
+			items[i].group = i >= 5 && i < 8 ? 1 : 0;   /* events 5, 6, 7 */
+		}
+		assert_int_equal(tc_schedule_build(items, 13, &pmu, 0, &s), 0);
+		assert_true(tacho_schedule_nruns(s) >= 4);   /* 13 events, 4 a run */
+		assert_true(tc_schedule_descriptor_bound(s));
+		for (unsigned r = 0; r < tacho_schedule_nruns(s); r++) {
+			unsigned in_run = 0;
+			for (unsigned g = 0; g < tc_schedule_ngroups(s, r); g++) {
+				unsigned n;
+				tc_schedule_group(s, r, g, &n);
+				in_run += n;
+			}
+			if (in_run > 4)
+				fail_msg("pmu %zu: run %u holds %u events", p, r, in_run);
+			placed += in_run;
+		}
+		assert_int_equal(placed, 13);
+		assert_int_equal(tc_schedule_slot(s, 5)->run, tc_schedule_slot(s, 6)->run);
+		assert_int_equal(tc_schedule_slot(s, 5)->run, tc_schedule_slot(s, 7)->run);
+		assert_int_equal(tc_schedule_slot(s, 5)->group, tc_schedule_slot(s, 7)->group);
+		tacho_schedule_free(s);
+
+		/* a group of 5 cannot fit 4 descriptors: left out, said why */
+		for (unsigned i = 0; i < 13; i++)
+			items[i].group = i < 5 ? 1 : 0;
+		assert_int_equal(tc_schedule_build(items, 13, &pmu, 0, &s), 0);
+		assert_non_null(tc_schedule_slot(s, 0)->why);
+		assert_contains(tc_schedule_slot(s, 0)->why, "needs 5 file descriptors at once");
+		assert_int_equal(tc_schedule_slot(s, 4)->run, -1);
+		assert_null(tc_schedule_slot(s, 5)->why);
+		tacho_schedule_free(s);
+
+		/* multiplexed: one run, the kernel's limit decides */
+		for (unsigned i = 0; i < 13; i++)
+			items[i].group = 0;
+		assert_int_equal(tc_schedule_build(items, 13, &pmu, TACHO_SCHED_MULTIPLEX, &s), 0);
+		assert_int_equal(tacho_schedule_nruns(s), 1);
+		assert_false(tc_schedule_descriptor_bound(s));
+		tacho_schedule_free(s);
+
+		/* no limit: one run */
+		pmu.max_events = 0;
+		assert_int_equal(tc_schedule_build(items, 13, &pmu, 0, &s), 0);
+		assert_int_equal(tacho_schedule_nruns(s), 1);
+		tacho_schedule_free(s);
+	}
+}
+
 /* P5Stat's full job: all 38 Pentium events (seed 000), two per run: 19 runs. */
 static void test_p5stat(void **state)
 {
@@ -533,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_why),
 		cmocka_unit_test(test_p5stat),
+		cmocka_unit_test(test_descriptor_limit),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_counters_from_cpu),
 		cmocka_unit_test(test_detect_live),

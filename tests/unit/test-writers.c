@@ -20,6 +20,7 @@
 #include "msr-fake.h"
 #include "tacho.h"
 #include "sample/recfile.h"
+#include "sample/symbols.h"
 #include "cache/cache.h"
 #include "util/util.h"
 
@@ -517,17 +518,47 @@ static void test_report(void **state)
 	assert_contains(b.s, "\n3,3,3,100,writers_hot,");
 	free(b.s);
 
+	/* by any dimensions, with a tree: one member per dimension, "children" below */
+	{
+		static const enum tacho_sort keys[] = { TACHO_SORT_COMM, TACHO_SORT_TID,
+							TACHO_SORT_SYMBOL };
+		struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = keys, .nsort = 3,
+						.graph = TACHO_GRAPH_CALLEE };
+		assert_int_equal(tacho_profile_write_report(p, &ro, buf_open(&b), TACHO_FORMAT_JSON,
+							    NULL), 0);
+		doc = check_json(buf_close(&b), "report");
+		assert_json_str(doc, "rows[0].comm", "test-writers");
+		assert_json_int(doc, "rows[0].tid", 100);
+		assert_json_type(doc, "rows[0].children", TH_JSON_ARRAY);
+		th_json_free(doc);
+		free(b.s);
+		assert_int_equal(tacho_profile_write_report(p, &ro, buf_open(&b), TACHO_FORMAT_CSV,
+							    NULL), 0);
+		assert_csv_header(buf_close(&b), "report", ',');
+		assert_contains(b.s, ",test-writers,,100,,,0\n");
+		free(b.s);
+	}
+
 	/* annotate: one function instruction by instruction */
 	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
 						      TACHO_FORMAT_JSON, NULL), 0);
-	doc = check_json(buf_close(&b), "report");
+	doc = check_json(buf_close(&b), "annotate");
 	assert_json_type(doc, "rows[0].address", TH_JSON_NUMBER);
 	assert_json_type(doc, "rows[0].line", TH_JSON_NUMBER);
+	assert_json_int(doc, "function_samples", 3);
+	/* this program's own code: read and disassembled */
+	assert_non_null(th_json_get(doc, "decoded"));
+	assert_true(th_json_get(doc, "decoded")->boolean);
+	assert_json_type(doc, "rows[0].mnemonic", TH_JSON_STRING);
 	th_json_free(doc);
 	free(b.s);
 	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
 						      TACHO_FORMAT_TABLE, NULL), 0);
 	assert_contains(buf_close(&b), ": 3 samples\n");
+	free(b.s);
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "annotate", ',');
 	free(b.s);
 	/* no sample there: an error and nothing written */
 	assert_int_equal(tacho_profile_write_annotate(p, "nosuch", buf_open(&b),
@@ -536,6 +567,108 @@ static void test_report(void **state)
 	free(b.s);
 	assert_int_equal(tacho_profile_write_rows(p, (enum tacho_sort)9, false, stdout,
 						  TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
+/* annotate reads the vDSO from the copy in the recording (as record stores it): this
+ * process's own vDSO, two samples on the first instruction of clock_gettime */
+static void test_annotate_vdso(void **state)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512], file[128];
+	unsigned long lo = 0, hi = 0;
+	uint8_t bid[TC_BUILD_ID_MAX];
+	struct tc_symdso *d;
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	const struct th_json *rows, *first = NULL;
+	struct th_json *doc;
+	uint64_t start, size;
+	const char *name = "__vdso_clock_gettime";
+	struct buf b;
+	int nbid, fd;
+	(void)state;
+
+	assert_non_null(maps);
+	while (fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%lx-%lx", &lo, &hi);
+	fclose(maps);
+	if (!lo)
+		TEST_SKIP("this process has no vDSO");
+	assert_int_equal(tc_symdso_open("[vdso]", (const void *)lo, hi - lo, &d), 0);
+	if (tc_symdso_find(d, name, &start, &size)) {
+		name = "clock_gettime";
+		assert_int_equal(tc_symdso_find(d, name, &start, &size), 0);
+	}
+	tc_symdso_free(d);
+	nbid = tc_build_id_of_image((const void *)lo, hi - lo, bid, sizeof(bid));
+
+	snprintf(file, sizeof(file), "%s/vdso.rec", tmpdir);
+	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+	/* the vDSO's ELF addresses are its offsets: the mapping starts at offset 0 */
+	tc_record_writer_mmap(&w, 100, 100, lo, hi - lo, 0, 5, 10, bid,
+			      nbid > 0 ? (unsigned)nbid : 0, "[vdso]");
+	tc_record_writer_image(&w, bid, nbid > 0 ? (unsigned)nbid : 0, "[vdso]", (const void *)lo,
+			       hi - lo);
+	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
+	for (unsigned i = 0; i < 2; i++)
+		tc_record_writer_sample(&w, 20 + i, lo + start, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 2, 0, 30, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	tc_record_writer_close(&w);
+
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_write_annotate(p, name, buf_open(&b), TACHO_FORMAT_JSON,
+						      NULL), 0);
+	doc = check_json(buf_close(&b), "annotate");
+	assert_json_str(doc, "dso", "[vdso]");
+	assert_json_int(doc, "function_samples", 2);
+	assert_true(th_json_get(doc, "decoded")->boolean);
+	rows = th_json_get(doc, "rows");
+	assert_non_null(rows);
+	assert_true(rows->n >= 2);
+	for (size_t i = 0; i < rows->n; i++)
+		if ((uint64_t)th_json_get(rows->items[i], "address")->number == start)
+			first = rows->items[i];
+	assert_non_null(first);
+	assert_int_equal((int)th_json_get(first, "samples")->number, 2);
+	assert_true(th_json_get(first, "hottest")->boolean);
+	assert_int_equal(th_json_get(first, "mnemonic")->type, TH_JSON_STRING);
+	th_json_free(doc);
+	free(b.s);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
+/* speedscope's document in its schema: the three samples of writers_hot, one profile */
+static void test_speedscope(void **state)
+{
+	struct tacho_profile *p;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	(void)state;
+
+	snprintf(file, sizeof(file), "%s/ss.rec", tmpdir);
+	if (make_recording(file))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_write_speedscope(p, buf_open(&b)), 0);
+	doc = check_json(buf_close(&b), "speedscope");
+	assert_json_int(doc, "profiles[0].endValue", 3);
+	assert_json_str(doc, "profiles[0].name", "test-writers (pid 100)");
+	assert_json_int(doc, "profiles[0].weights[2]", 1);
+	assert_json_str(doc, "shared.frames[0].name", "writers_hot");
+	th_json_free(doc);
+	free(b.s);
 	tacho_profile_free(p);
 	unlink(file);
 }
@@ -1308,6 +1441,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_annotate_vdso),
+		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
