@@ -236,7 +236,8 @@ static void test_payload_exec_names(void **state)
 
 /* Thread states over all CPUs: a program that sleeps 1 ms 50 times sleeps (S) exactly
  * 50 times after its first wake-up, runs at least as often, and its slices follow each
- * other without overlap; Chrome's thread-state slices begin and end in pairs. */
+ * other without overlap; Chrome's thread-state slices begin and end in pairs. A trace
+ * whose kernel rings lost events is taken again. */
 static void test_sched_states(void **state)
 {
 	struct tacho_timeline *t;
@@ -249,13 +250,25 @@ static void test_sched_states(void **state)
 
 	if (geteuid() != 0)
 		TEST_SKIP("-a and raw data of sched tracepoints need CAP_PERFMON (run as root)");
-	th_tacho(&r, "trace", "-q", "-a", "-e", "sched:sched_switch,sched:sched_wakeup", "-o",
-		 th_tmp("s.trace"), "--", th_prog("trace-marks"), "sleeps", "50", NULL);
-	assert_int_equal(r.status, 0);
-	tid = (uint32_t)atoi(r.out);   /* the program says which thread it is */
-	assert_true(tid != 0);
-	th_run_free(&r);
-	t = load(th_tmp("s.trace"));
+	/* the switches of every CPU: on a busy machine (a full suite) the kernel's rings
+	 * can fill and lose some, which the trace counts; a lost switch makes the states
+	 * inexact by design, so such a trace is taken again */
+	for (int tries = 0;; tries++) {
+		th_tacho(&r, "trace", "-q", "-a", "-e", "sched:sched_switch,sched:sched_wakeup",
+			 "-o", th_tmp("s.trace"), "--", th_prog("trace-marks"), "sleeps", "50",
+			 NULL);
+		assert_int_equal(r.status, 0);
+		tid = (uint32_t)atoi(r.out);   /* the program says which thread it is */
+		assert_true(tid != 0);
+		th_run_free(&r);
+		t = load(th_tmp("s.trace"));
+		if (!t->lost)
+			break;
+		tacho_timeline_free(t);
+		if (tries == 4)
+			TEST_SKIP("the kernel lost sched events in each of 5 traces (a busy "
+				  "machine): no exact states to check");
+	}
 	assert_int_equal(tc_timeline_states(t, &sl, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		if (sl[i].tid != tid)
@@ -396,7 +409,7 @@ static void test_pids(void **state)
 
 /* -a with a program: its 600 write(2)s exactly on its threads, among the writes of
  * others (tacho's own writes of the file, at least), and its marks still (it has the
- * ring). */
+ * ring). A trace whose kernel rings lost events is taken again. */
 static void test_all_cpus(void **state)
 {
 	struct tacho_timeline *t;
@@ -408,11 +421,20 @@ static void test_all_cpus(void **state)
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	if (geteuid() != 0)
 		TEST_SKIP("-a needs CAP_PERFMON or perf_event_paranoid 0 (run as root)");
-	th_tacho(&r, "trace", "-q", "-a", "-e", "syscalls:sys_enter_write", "-o",
-		 th_tmp("a.trace"), "--", th_prog("trace-marks"), "threads", NULL);
-	assert_int_equal(r.status, 0);
-	th_run_free(&r);
-	t = load(th_tmp("a.trace"));
+	/* a trace whose kernel rings lost events (a busy machine) is taken again */
+	for (int tries = 0;; tries++) {
+		th_tacho(&r, "trace", "-q", "-a", "-e", "syscalls:sys_enter_write", "-o",
+			 th_tmp("a.trace"), "--", th_prog("trace-marks"), "threads", NULL);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+		t = load(th_tmp("a.trace"));
+		if (!t->lost)
+			break;
+		tacho_timeline_free(t);
+		if (tries == 4)
+			TEST_SKIP("the kernel lost events in each of 5 traces of all CPUs (a "
+				  "busy machine): no exact count to check");
+	}
 	assert_int_equal(tacho_timeline_count(t, "a", 0), 3000);
 	uint32_t ca = chan_of(t, "a"), cw = chan_of(t, "syscalls:sys_enter_write");
 	for (size_t i = 0; i < t->n && !pid; i++)
