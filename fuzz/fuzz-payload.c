@@ -4,7 +4,7 @@
  * sched_wakeup and sched_process_exec (or none), samples each
  * followed by a payload that starts as a valid one and is then cut, grown or overwritten
  * (a __data_loc string pointing anywhere), sometimes a payload after no sample. The file
- * goes through the report (perf script) and through tacho trace's loader and every view
+ * goes through the report (perf script, its JSON) and through tacho trace's loader and every view
  * (text with its payloads and thread states, JSON, Chrome with args and state slices,
  * SVG). Checks: nothing crashes, leaks or reads outside a payload (ASan). Formats are
  * whole or absent: libtraceevent 1.7 leaks a few bytes on some format texts cut short
@@ -228,6 +228,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a payload after no sample is a damaged file: refused, never read */
 	if (tacho_profile_load(path, &p, &d) == 0) {
 		tacho_profile_write_script(p, null);
+		tacho_profile_write_script_json(p, null);
 		tacho_profile_free(p);
 	}
 	if (tacho_timeline_load(path, &t, &d) == 0) {

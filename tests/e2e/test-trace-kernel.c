@@ -1,9 +1,9 @@
 /* test-trace-kernel.c - tacho trace's kernel side end to end: tracepoint payloads
  * (openat's file-name addresses as the program printed them and the names themselves
  * from its constants, exec's file names) exact and in order in the trace, Chrome's args
- * and the perf-script export; thread states from sched_switch and sched_wakeup over all
- * CPUs; -p with two running processes and -a with a program, with exact counts. Apart
- * from test-cmd-trace.c so that each stays well inside the suite's time per binary. */
+ * and the perf-script export (its text and its JSON); thread states from sched_switch
+ * and sched_wakeup over all CPUs; -p with two running processes and -a with a program,
+ * with exact counts. Apart from test-cmd-trace.c so that each stays well inside the suite's time per binary. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -179,6 +179,30 @@ static void test_payload_openat(void **state)
 		if (!p)
 			fail_msg("no '%s' in order in:\n%s", want, r.out);
 	}
+	th_run_free(&r);
+
+	/* the same samples as JSON: the last four hold the addresses as fields and the
+	 * names as strings, exactly, in order */
+	th_tacho(&r, "report", "-i", th_tmp("o.rec"), "--format", "script-json", NULL);
+	assert_int_equal(r.status, 0);
+	j = th_json_parse(r.out, err, sizeof(err));
+	if (!j)
+		fail_msg("script-json: %s", err);
+	ev = th_json_get(j, "samples");
+	assert_non_null(ev);
+	assert_true(ev->n >= 4);
+	for (int i = 0; i < 4; i++) {
+		const struct th_json *s = ev->items[ev->n - 4 + i];
+		char want[32];
+		snprintf(want, sizeof(want), "0x%" PRIx64, addr[i]);
+		assert_json_str(s, "event", "syscalls:sys_enter_openat");
+		assert_json_str(s, "comm", "trace-marks");
+		assert_json_str(s, "fields.filename", want);
+		assert_json_int(s, "fields.dfd", 0xffffff9cll);
+		assert_json_int(s, "fields.flags", O_RDONLY);
+		assert_json_str(s, "strings.filename", names[i]);
+	}
+	th_json_free(j);
 	th_run_free(&r);
 }
 
