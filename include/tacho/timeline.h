@@ -83,7 +83,10 @@ TACHO_API int tacho_timeline_record(const struct tacho_timeline_opts *opts,
 struct tacho_timeline;
 
 /* Loads the trace file at path. A file that ends early (a killed trace) loads up to its
- * last complete record and says so in its notes. 0 and *out (tacho_timeline_free);
+ * last complete record and says so in its notes. With tracepoints that have string
+ * arguments (a system call's file name), it also reads the recorded mappings, so that
+ * the views show the strings that binaries' constants hold behind them (the binaries
+ * are opened as the views need them). 0 and *out (tacho_timeline_free);
  * -errno of the file, -TACHO_ECORRUPT, -TACHO_EVERSION, -TACHO_ETRUNC with *diag;
  * -ENOMEM. */
 TACHO_API int tacho_timeline_load(const char *path, struct tacho_timeline **out,
@@ -108,8 +111,9 @@ TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
 /* Writes Chrome's Trace Event Format (JSON object form; opens in Perfetto's UI and
  * chrome://tracing): one track per thread, regions as B/E spans, marks as instants with
  * their value in args, counters as C events, events of -e as instants, and each
- * sys_enter_X followed on its thread by sys_exit_X as one X span. ts in microseconds
- * from the trace's first item. 0, -EIO. */
+ * sys_enter_X followed on its thread by sys_exit_X as one X span; tracepoint payloads'
+ * fields in args (docs/trace.md). ts in microseconds from the trace's first item. 0,
+ * -EIO. */
 TACHO_API int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f);
 
 /* Writes the timeline as an SVG picture: a row per thread and channel, spans as bars,

@@ -87,6 +87,16 @@ bool tc_payload_has(const struct tc_payload *p, uint32_t event)
 	return p && event < p->n && p->ev[event];
 }
 
+bool tc_payload_has_str_args(const struct tc_payload *p)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		for (const struct tep_format_field *f = p->ev[i] ? p->ev[i]->format.fields : NULL;
+		     f; f = f->next)
+			if (f->type && !strcmp(f->type, "const char *"))
+				return true;
+	return false;
+}
+
 /* Where a dynamic field's bytes are: the u32 at its offset holds their offset (low 16
  * bits; relative to the field's end with TEP_FIELD_IS_RELATIVE) and length. */
 static bool dyn_span(const struct tep_format_field *f, const unsigned char *raw, size_t size,

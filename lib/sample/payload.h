@@ -33,6 +33,10 @@ void tc_payload_free(struct tc_payload *p);
 int tc_payload_add(struct tc_payload *p, uint32_t event, const char *text, size_t len);
 /* Whether the event has a parsed format. */
 bool tc_payload_has(const struct tc_payload *p, uint32_t event);
+/* Whether an event has a string argument, a "const char *" field (a system call's
+ * file name): its payloads hold the string's address, which tc_profile_const_str may
+ * turn into the string. Accepts NULL. */
+bool tc_payload_has_str_args(const struct tc_payload *p);
 /* Appends the payload as the event's print format says it (what perf script shows
  * after the event's name: "dfd: 0xffffff9c, filename: 0x..."). 0; -ENOENT when the
  * event has no format; -TACHO_ECORRUPT when size bytes at raw are not a payload of that
@@ -48,5 +52,19 @@ int tc_payload_fields(struct tc_payload *p, uint32_t event, const void *raw, siz
  * event or field, or a field that is not a number), -TACHO_ECORRUPT. */
 int tc_payload_num(struct tc_payload *p, uint32_t event, const void *raw, size_t size,
 		   const char *name, uint64_t *val);
+
+/* --- string arguments that the binaries' constants hold (report-export.c) --- */
+
+struct tacho_profile;
+/* The recording at path as a profile, for tc_profile_const_str (a trace's loader reads
+ * its mappings so). 0, or tacho_profile_load's errors. Free it with tc_profile_close. */
+int tc_profile_open(const char *path, struct tacho_profile **out);
+void tc_profile_close(struct tacho_profile *p);
+/* The string at address addr of process pid at time (the recording's clock), where it
+ * lies in a read-only section of a binary the process had mapped by then (allocated
+ * PROGBITS, neither writable nor code: a string constant). 0 and the string in buf (cut
+ * to max - 1 bytes), or -ENOENT. Not thread-safe on one profile. */
+int tc_profile_const_str(struct tacho_profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+			 char *buf, size_t max);
 
 #endif

@@ -129,12 +129,22 @@ static int time_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* The string at address addr of process pid, where it lies in a read-only section of a
- * binary the process had mapped by then (a string constant: exact, since nothing can
- * change it); the most recent such mapping wins (an exec replaces the image). 0 and
- * buf, or -ENOENT. */
-static int const_string(struct tacho_profile *p, uint32_t pid, uint64_t time, uint64_t addr,
-			char *buf, size_t max)
+/* A read-only constant wins over anything else: exact, since nothing can change it;
+ * the most recent mapping wins (an exec replaces the image). */
+int tc_profile_open(const char *path, struct tacho_profile **out)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+
+	return tacho_profile_load(path, out, &d);
+}
+
+void tc_profile_close(struct tacho_profile *p)
+{
+	tacho_profile_free(p);
+}
+
+int tc_profile_const_str(struct tacho_profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+			 char *buf, size_t max)
 {
 	struct proc *pr = tc_profile_proc(p, pid, false);
 	const struct map *best = NULL;
@@ -171,7 +181,7 @@ static int write_const_arg(void *arg, const struct tc_payload_field *fld)
 	char buf[4096];
 
 	if (!fld->is_pointer || strcmp(fld->type, "const char *") ||
-	    const_string(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+	    tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
 		return 0;
 	fprintf(a->f, " [%s: \"", fld->name);
 	tc_fputs_printable(buf, a->f);
@@ -319,7 +329,7 @@ static int json_const_arg(void *arg, const struct tc_payload_field *fld)
 	char buf[4096];
 
 	if (fld->is_pointer && !strcmp(fld->type, "const char *") &&
-	    !const_string(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+	    !tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
 		tc_json_str(a->j, fld->name, buf);
 	return 0;
 }

@@ -287,7 +287,22 @@ int tacho_timeline_load(const char *path, struct tacho_timeline **out, struct ta
 				   tacho_strerror(err));
 	err = tc_timeline_load_mem(data, len, path, out, diag);
 	free(data);
-	return err;
+	if (err || !tc_payload_has_str_args((*out)->payload))
+		return err;
+	/* the mappings, so that the views show the strings behind string arguments (the
+	 * recording read once more, only for events that have such arguments); a trace
+	 * they cannot be read from keeps its addresses, and says so */
+	int perr = tc_profile_open(path, &(*out)->prof);
+	if (perr == -ENOMEM) {
+		tacho_timeline_free(*out);
+		*out = NULL;
+		return tc_diag_set(diag, path, 0, 0, perr, "cannot load '%s': %s", path,
+				   tacho_strerror(perr));
+	}
+	if (perr)
+		tc_sb_addf(&(*out)->notes, "string arguments shown as addresses only: the "
+			   "mappings cannot be read (%s)\n", tacho_strerror(perr));
+	return 0;
 }
 
 void tacho_timeline_free(struct tacho_timeline *t)
@@ -303,6 +318,7 @@ void tacho_timeline_free(struct tacho_timeline *t)
 	tc_sb_exit(&t->notes);
 	tc_sb_exit(&t->payloads);
 	tc_payload_free(t->payload);
+	tc_profile_close(t->prof);
 	free(t);
 }
 

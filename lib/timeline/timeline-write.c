@@ -2,6 +2,7 @@
  * delta table (table, CSV, JSON), Chrome's Trace Event JSON, an SVG picture. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,47 @@ static const char *kind_name(uint32_t kind)
 
 #define TEXT_PAYLOADS 10   /* payloads shown per channel in the text view */
 
+struct str_args {
+	const struct tacho_timeline *t;
+	const struct tc_tl_item *it;
+	FILE *f;               /* the text view: ` [filename: "..."]` */
+	struct tc_json *j;     /* or Chrome's args: members of "strings" */
+	bool opened;           /* "strings" begun (only where there is one) */
+};
+
+/* A system call's string argument ("const char *") that a constant of a binary the
+ * process had mapped holds: the string, read from the binary (exact: nothing changes
+ * a constant), as the perf-script export shows it. */
+static int const_arg(void *arg, const struct tc_payload_field *fld)
+{
+	/* the profile opens binaries as it is asked: one lookup at a time, so that the
+	 * writers stay thread-safe on one trace */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct str_args *a = arg;
+	char buf[4096];
+	int err;
+
+	if (!a->t->prof || !fld->is_pointer || strcmp(fld->type, "const char *"))
+		return 0;
+	pthread_mutex_lock(&lock);
+	err = tc_profile_const_str(a->t->prof, a->it->pid, a->it->time, fld->num, buf,
+				   sizeof(buf));
+	pthread_mutex_unlock(&lock);
+	if (err)
+		return 0;
+	if (a->j) {
+		if (!a->opened)
+			tc_json_obj_begin(a->j, "strings");
+		a->opened = true;
+		tc_json_str(a->j, fld->name, buf);
+		return 0;
+	}
+	fprintf(a->f, " [%s: \"", fld->name);
+	tc_fputs_printable(buf, a->f);
+	fputs("\"]", a->f);
+	return 0;
+}
+
 /* The first payloads of each event channel, decoded as perf script shows them; the
  * Chrome view has every one (args). */
 static int text_payloads(const struct tacho_timeline *t, FILE *f)
@@ -142,11 +184,14 @@ static int text_payloads(const struct tacho_timeline *t, FILE *f)
 				sizeof(b1)), it->tid, comm_of(t, it->tid), it->cpu);
 			tc_fputs_printable(t->ch[c].name, f);
 			fputs(": ", f);
-			if (!err)
+			if (!err) {
+				struct str_args a = { t, it, f, NULL, false };
 				tc_fputs_printable(sb.buf ? sb.buf : "", f);
-			else
+				tc_payload_fields(t->payload, it->event, raw, size, const_arg, &a);
+			} else {
 				fprintf(f, "[payload of %zu bytes: %s]", size, err == -ENOENT ?
 					"no format to decode it" : tacho_strerror(err));
+			}
 			fputc('\n', f);
 			shown++;
 		}
@@ -553,9 +598,17 @@ static void json_payload(const struct tacho_timeline *t, struct tc_json *j,
 	if (tc_tl_raw(t, it, &raw, &size))
 		return;
 	err = tc_payload_fields(t->payload, it->event, raw, size, json_field, j);
-	if (err)
+	if (err) {
 		tc_json_str(j, "payload", err == -ENOENT ? "no format to decode it" :
 			    tacho_strerror(err));
+		return;
+	}
+	if (t->prof) {
+		struct str_args a = { t, it, NULL, j, false };
+		tc_payload_fields(t->payload, it->event, raw, size, const_arg, &a);
+		if (a.opened)
+			tc_json_obj_end(j);
+	}
 }
 
 /* The thread states as async slices (b/e), one track of them per thread: they cannot

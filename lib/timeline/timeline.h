@@ -82,6 +82,9 @@ struct tacho_timeline {
 	bool after_sample;             /* the record just read was an event's sample */
 	uint32_t sched_switch, sched_wakeup;   /* the file's events, UINT32_MAX: none */
 	uint32_t sched_wakeup_new;
+	/* the recording as a profile, for the string constants behind system calls' string
+	 * arguments (NULL: no payloads, or loaded from memory) */
+	struct tacho_profile *prof;
 };
 
 /* The payload of item it: 0 and its bytes, -ENOENT when it has none. */

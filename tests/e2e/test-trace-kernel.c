@@ -93,10 +93,10 @@ static int find_str(void *arg, const struct tc_payload_field *f)
  * copies the argument registers, not the memory they point to): the program prints
  * each name's address before it opens it, and its last four openat calls carry exactly
  * those addresses, in order, with AT_FDCWD and O_RDONLY; sys_exit_openat's ret is
- * -ENOENT for the missing file, exactly. The Chrome args say the same, and the
- * perf-script export of a recording shows each file name, exactly, in order: the names
- * are constants in the program's read-only data, which the report reads from the
- * binary. */
+ * -ENOENT for the missing file, exactly. The Chrome args and the text view say the
+ * same with each file name, exactly, in order, and so do the perf-script export of a
+ * recording and its JSON: the names are constants in the program's read-only data,
+ * which the views read from the binary. */
 static void test_payload_openat(void **state)
 {
 	const struct tc_tl_item *enter[64], *ex[64];
@@ -148,12 +148,26 @@ static void test_payload_openat(void **state)
 		const struct th_json *fn = th_json_get(ev->items[i], "args.filename");
 		char want[32];
 		snprintf(want, sizeof(want), "0x%" PRIx64, addr[k]);
-		if (fn && fn->type == TH_JSON_STRING && !strcmp(fn->string, want))
+		if (fn && fn->type == TH_JSON_STRING && !strcmp(fn->string, want)) {
+			/* and the name itself, from the program's constants */
+			assert_json_str(ev->items[i], "args.strings.filename", names[k]);
 			k++;
+		}
 	}
 	assert_int_equal(k, 4);
 	th_json_free(j);
 	th_run_free(&r);
+	/* the text view the same, where the program's first open is among the ten
+	 * payloads it shows of the event */
+	if (ne - 4 < 10) {
+		char want[200];
+		th_tacho(&r, "trace", "report", "-i", th_tmp("o.trace"), NULL);
+		assert_int_equal(r.status, 0);
+		snprintf(want, sizeof(want), "filename: 0x%" PRIx64 ", flags: 0x00000000, mode: "
+			 "0x00000000 [filename: \"%s\"]\n", addr[0], names[0]);
+		assert_contains(r.out, want);
+		th_run_free(&r);
+	}
 
 	/* a recording's perf-script export: "filename: 0x..." after the event's name, and
 	 * the name itself, exactly, since each is a constant of the program (.rodata) */

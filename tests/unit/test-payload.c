@@ -110,8 +110,12 @@ static void test_decode(void **state)
 
 	(void)state;
 	assert_int_equal(tc_payload_new(&p), 0);
-	assert_int_equal(tc_payload_add(p, 0, openat_fmt, strlen(openat_fmt)), 0);
+	/* exec's filename is the string itself, openat's a "const char *": an address */
 	assert_int_equal(tc_payload_add(p, 2, exec_fmt, strlen(exec_fmt)), 0);
+	assert_false(tc_payload_has_str_args(p));
+	assert_int_equal(tc_payload_add(p, 0, openat_fmt, strlen(openat_fmt)), 0);
+	assert_true(tc_payload_has_str_args(p));
+	assert_false(tc_payload_has_str_args(NULL));
 	assert_true(tc_payload_has(p, 0));
 	assert_false(tc_payload_has(p, 1));
 	assert_true(tc_payload_has(p, 2));
