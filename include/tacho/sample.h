@@ -127,6 +127,8 @@ struct tacho_profile_info {
 	const char *command;        /* what was recorded */
 	int exit_status;            /* the program's, as a shell says it; -1 unknown */
 	const char *kernel_note;    /* why kernel addresses are not symbolized, or NULL */
+	uint64_t throttles;         /* times the kernel throttled the sampling (too many
+				       interrupts): samples are missing there, not in lost */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */
@@ -316,12 +318,14 @@ TACHO_API int tacho_profile_set_filter(struct tacho_profile *p,
 
 /* Aggregates the selected event's samples as tacho_profile_rows does and writes them:
  *  - TACHO_FORMAT_TABLE: a header line ("# N samples of EVENT (period P), L lost:
- *    COMMAND"), then the columns of the sort: samples, percent and address / file:line /
+ *    COMMAND", with ", sampling throttled T times" after the lost count when the
+ *    kernel throttled it), then the columns of the sort: samples, percent and address / file:line /
  *    dso, the function last (children: children, self, percent, then the same);
  *  - TACHO_FORMAT_CSV: a header row (samples, self, events, percent, symbol, dso, file,
  *    line, address, comm, pid, tid, cpu, event, depth) and a row per entry, empty where
  *    the sort has no such key;
- *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "samples", "lost", "rows": [...]}.
+ *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "samples", "lost", "throttles",
+ *    "rows": [...]}.
  * 0, -EINVAL (NULL p or f, a bad sort, format or opts), -ENOMEM, -EIO. Nothing is
  * written when the rows cannot be made. Not thread-safe on one profile. */
 TACHO_API int tacho_profile_write_rows(struct tacho_profile *p, enum tacho_sort sort,

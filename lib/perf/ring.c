@@ -176,7 +176,7 @@ int tc_perf_parse_sample(uint64_t st, const struct perf_event_header *rec,
 	const uint64_t known = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
 	struct rd d = { (const unsigned char *)(rec + 1), (const unsigned char *)rec + rec->size,
 			false };
 	uint32_t res;
@@ -206,6 +206,13 @@ int tc_perf_parse_sample(uint64_t st, const struct perf_event_header *rec,
 		rd_u32x2(&d, &out->cpu, &res);
 	if (st & PERF_SAMPLE_PERIOD)
 		out->period = rd_u64(&d);
+	if (st & PERF_SAMPLE_READ) {
+		/* value, time_enabled, time_running, id */
+		out->value = rd_u64(&d);
+		(void)rd_u64(&d);
+		(void)rd_u64(&d);
+		(void)rd_u64(&d);
+	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		out->nr = rd_u64(&d);
 		if (d.bad || out->nr > (uint64_t)(d.end - d.p) / 8)

@@ -51,9 +51,12 @@ int tc_ring_drain(struct tc_ring *r, tc_ring_fn *fn, void *arg);
 bool tc_ring_pending(const struct tc_ring *r);
 
 /* The fields of a PERF_RECORD_SAMPLE for the sample_type bits tacho uses: IDENTIFIER,
- * IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, CALLCHAIN (others make it fail). */
+ * IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, READ, CALLCHAIN (others make it
+ * fail). READ is read in the engine's own read_format for an event outside a group:
+ * value, time_enabled, time_running, id (engine-int.h's TC_PERF_READ_FORMAT). */
 struct tc_perf_sample {
 	uint64_t id, ip, time, addr, period;
+	uint64_t value;                      /* READ: the event's count at the sample */
 	uint32_t pid, tid, cpu;
 	uint16_t misc;                       /* header.misc: PERF_RECORD_MISC_USER, ... */
 	uint64_t nr;                         /* call chain length */

@@ -689,6 +689,7 @@ static int write_json(struct tacho_profile *p, const struct tc_annotation *a,
 	tc_json_int(&j, "version", 1);
 	tc_json_uint(&j, "samples", in->samples);
 	tc_json_uint(&j, "lost", in->lost);
+	tc_json_uint(&j, "throttles", in->throttles);
 	tc_json_str(&j, "symbol", pool_str(p, a->sym));
 	tc_json_str(&j, "dso", dso);
 	tc_json_uint(&j, "start", a->start);

@@ -57,7 +57,16 @@ struct session {
 	int pidfd;
 	const struct tc_record_hooks *hooks;
 	uint64_t unparsed;              /* sample records too short for their fields */
+	struct count_slot *counts;      /* PERF_SAMPLE_READ: last count per counter */
+	size_t ncounts, counts_cap;     /* entries, slots (a power of two, or 0) */
 	char msg[256];
+};
+
+/* The count one counter had at its last sample: a counter is an event's descriptor
+ * (its id), and with inherit each thread's copy of it (the samples of every copy carry
+ * the descriptor's id, and each copy's own count). */
+struct count_slot {
+	uint64_t id, tid, value;
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -186,6 +195,11 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 		s->sample_type |= PERF_SAMPLE_PERIOD;
 	if (o->callchain)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* with a period to calibrate, each sample carries its event's count, from which
+	 * its weight is taken (read_weight); a kernel that refuses it with inherit (before
+	 * Linux 6.12) is asked again without it (open_events) */
+	if (!o->freq && !o->period)
+		s->sample_type |= PERF_SAMPLE_READ;
 	for (size_t i = 0; i < s->nev; i++) {
 		struct rec_event *e = &s->ev[i];
 		struct perf_event_attr *a = &e->attr;
@@ -402,6 +416,14 @@ static int open_events(struct session *s, struct tacho_diag *diag)
 		opened += tc_perf_ev_nopen(e);
 		if (!ferr)
 			continue;
+		if (ferr == -EINVAL && (s->sample_type & PERF_SAMPLE_READ)) {
+			/* PERF_SAMPLE_READ with inherit: Linux 6.12 and later. Without it
+			 * the weights are the periods' labels (calibrate()). */
+			tc_perf_list_free(s->list);
+			s->list = NULL;
+			s->sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+			return open_events(s, diag);
+		}
 		/* the explainer with the context of the refusal: a CPU-wide open is told
 		 * apart from a task's */
 		tc_perf_env_probe(&env);
@@ -448,6 +470,57 @@ struct k_task {
 	uint64_t time;
 };
 
+/* The slot of counter (id, tid), made when new. NULL when out of memory. */
+static struct count_slot *count_slot(struct session *s, uint64_t id, uint64_t tid)
+{
+	size_t mask, i;
+
+	if (2 * (s->ncounts + 1) > s->counts_cap) {
+		size_t cap = s->counts_cap ? 2 * s->counts_cap : 64;
+		struct count_slot *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < s->counts_cap; k++) {
+			struct count_slot *o = &s->counts[k];
+			if (!o->id)
+				continue;
+			for (i = (o->id * 31 + o->tid) & (cap - 1); t[i].id; i = (i + 1) & (cap - 1))
+				;
+			t[i] = *o;
+		}
+		free(s->counts);
+		s->counts = t;
+		s->counts_cap = cap;
+	}
+	mask = s->counts_cap - 1;
+	for (i = (id * 31 + tid) & mask; s->counts[i].id; i = (i + 1) & mask)
+		if (s->counts[i].id == id && s->counts[i].tid == tid)
+			return &s->counts[i];
+	s->counts[i].id = id;
+	s->counts[i].tid = tid;
+	s->ncounts++;
+	return &s->counts[i];
+}
+
+/* A sample's weight from the count it carries (PERF_SAMPLE_READ): the events its
+ * counter counted since the counter's previous sample, whatever the period was then.
+ * This is what keeps the weights exact across a change of period: the kernel starts a
+ * software event's new period with an overflow on its next occurrence, still counted
+ * with the old period (perf_swevent_set_period() uses last_period), which from period
+ * 1 gives two samples for that one occurrence. 0 for such a repeat; the label when
+ * the count went backwards (never seen). */
+static uint64_t read_weight(struct session *s, const struct tc_perf_sample *smp, uint64_t label)
+{
+	struct count_slot *c = count_slot(s, smp->id, s->o->system_wide ? 0 : smp->tid);
+	uint64_t w;
+
+	if (!c)
+		return label;
+	w = smp->value >= c->value ? smp->value - c->value : label;
+	c->value = smp->value;
+	return w;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct session *s = arg;
@@ -469,6 +542,11 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		}
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
+		if (s->sample_type & PERF_SAMPLE_READ) {
+			smp.period = read_weight(s, &smp, smp.period);
+			if (!smp.period)
+				break;  /* the same occurrence again: it has its sample */
+		}
 		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
 					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
 					(uint32_t)smp.nr, smp.chain);
@@ -712,8 +790,9 @@ static void calibrate(struct session *s, bool final)
 		    2 * period > s->ev[e].period)
 			period = s->ev[e].period;
 		if (period != s->ev[e].period) {
-			/* the samples in the rings were taken with the old period and are
-			 * labelled with the event's period as they are drained: write them
+			/* without PERF_SAMPLE_READ (read_weight, Linux 6.12 for inherited
+			 * events) the samples in the rings were taken with the old period and
+			 * are labelled with the event's period as they are drained: write them
 			 * out with it before the change and again right after it, for those
 			 * the program wrote while tacho was between the two (it may be
 			 * preempted there; a sample cannot carry its own period: with a
@@ -740,6 +819,7 @@ static void calibrate(struct session *s, bool final)
 static void session_free(struct session *s)
 {
 	tc_perf_list_free(s->list);
+	free(s->counts);
 	for (size_t i = 0; i < s->nev; i++) {
 		free(s->ev[i].name);
 		free(s->ev[i].format);

@@ -88,6 +88,7 @@ struct tacho_profile {
 	struct smp *smps;
 	size_t nsmps;
 	uint64_t lost;
+	uint64_t throttles;            /* THROTTLE records (not the UNTHROTTLE ones) */
 	bool truncated, finished;
 	uint64_t good_end;
 	int exit_status;

@@ -340,6 +340,9 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 						   "corrupt record at byte %" PRIu64 ": the lost "
 						   "samples add up to more than 2^64", r.offset);
 			break;
+		case TC_REC_THROTTLE:
+			p->throttles += r.u.throttle.throttled != 0;
+			break;
 		case TC_REC_IMAGE: {
 			uint32_t d;
 			if (find_dso(p, r.u.image.name, r.u.image.build_id, r.u.image.build_id_size, &d))
@@ -564,6 +567,7 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;
+	out->throttles = p->throttles;
 	tc_sized_put_sz(caller, out, sizeof(*out));
 	return 0;
 }

@@ -65,6 +65,8 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 		fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->period);
 	}
 	fprintf(f, ", %s lost", tc_fmt_grouped(in->lost, l, sizeof(l)));
+	if (in->throttles)
+		fprintf(f, ", sampling throttled %s times", tc_fmt_grouped(in->throttles, l, sizeof(l)));
 	if (in->command) {
 		fputs(": ", f);
 		tc_fputs_printable(in->command, f);
@@ -223,6 +225,9 @@ static void write_report_header(FILE *f, const struct view *v)
 		}
 	}
 	fprintf(f, ", %s lost", tc_fmt_grouped(v->in.lost, l, sizeof(l)));
+	if (v->in.throttles)
+		fprintf(f, ", sampling throttled %s times",
+			tc_fmt_grouped(v->in.throttles, l, sizeof(l)));
 	if (v->in.command) {
 		fputs(": ", f);
 		tc_fputs_printable(v->in.command, f);
@@ -374,6 +379,7 @@ static int write_report_json(FILE *f, const struct view *v, enum tacho_format fm
 	tc_json_int(&j, "version", 1);
 	tc_json_uint(&j, "samples", v->kept);
 	tc_json_uint(&j, "lost", v->in.lost);
+	tc_json_uint(&j, "throttles", v->in.throttles);
 	if (v->filtered)
 		tc_json_uint(&j, "all_samples", has(v, C_EVENT) ? v->in.all_samples : v->in.samples);
 	tc_json_arr_begin(&j, "rows");

@@ -92,6 +92,62 @@ static void test_select_event_keeps_index(void **state)
 	tacho_profile_free(p);
 }
 
+/* THROTTLE records were read and dropped: a recording the kernel throttled looked
+ * complete. Now the info counts them (not the UNTHROTTLE ones) and the report's first
+ * line and JSON say so. */
+static void test_throttles_said(void **state)
+{
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_profile_info info = { .sz = sizeof(info) };
+	struct tacho_diag d;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	start(&w, "throttle.rec", 1);
+	tc_record_writer_sample(&w, 10, 0x401000, 0, 1, 7, 7, 0, 0, 2, 0, NULL);
+	tc_record_writer_throttle(&w, 11, 0, true);
+	tc_record_writer_throttle(&w, 12, 0, false);
+	tc_record_writer_throttle(&w, 13, 1, true);
+	tc_record_writer_throttle(&w, 14, 1, false);
+	tc_record_writer_throttle(&w, 15, 0, true);
+	assert_int_equal(finish_load(&w, "throttle.rec", &p, &d), 0);
+	assert_int_equal(tacho_profile_info(p, &info), 0);
+	assert_int_equal(info.throttles, 3);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, f, TACHO_FORMAT_TABLE,
+						  NULL), 0);
+	fclose(f);
+	assert_contains(buf, "1 samples of ev0 (period 1), 0 lost, sampling throttled 3 times: ./prog");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, f, TACHO_FORMAT_JSON,
+						  NULL), 0);
+	fclose(f);
+	assert_contains(buf, "\"throttles\": 3");
+	free(buf);
+	tacho_profile_free(p);
+
+	/* none: the line stays as it was */
+	start(&w, "quiet.rec", 1);
+	tc_record_writer_sample(&w, 10, 0x401000, 0, 1, 7, 7, 0, 0, 2, 0, NULL);
+	assert_int_equal(finish_load(&w, "quiet.rec", &p, &d), 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, f, TACHO_FORMAT_TABLE,
+						  NULL), 0);
+	fclose(f);
+	assert_contains(buf, "(period 1), 0 lost: ./prog");
+	free(buf);
+	tacho_profile_free(p);
+}
+
 #define NMAPS 70000
 
 /* 70,000 mappings of as many binaries, each mapped twice (synthesized and reported),
@@ -233,6 +289,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_do_not_wrap),
 		cmocka_unit_test(test_select_event_keeps_index),
+		cmocka_unit_test(test_throttles_said),
 		cmocka_unit_test(test_many_mappings_linear),
 		cmocka_unit_test(test_overlapping_mappings),
 		cmocka_unit_test(test_escape_sequences_shown),

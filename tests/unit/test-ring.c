@@ -203,6 +203,28 @@ static void test_parse_sample(void **state)
 	rec[2] = (uint64_t)13 | (uint64_t)0x44434241 << 32;
 	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, (void *)rec, &s),
 			 -TACHO_ECORRUPT);
+	/* PERF_SAMPLE_READ between the period and the call chain: value, enabled,
+	 * running, id (the engine's read_format) */
+	i = 1;
+	rec[i++] = 0x401000;                         /* ip */
+	rec[i++] = 1000;                             /* period */
+	rec[i++] = 4242;                             /* value */
+	rec[i++] = 9000;                             /* time_enabled */
+	rec[i++] = 8000;                             /* time_running */
+	rec[i++] = 77;                               /* id */
+	rec[i++] = 1;                                /* nr */
+	rec[i++] = 0x403000;
+	h.size = (uint16_t)(i * 8);
+	memcpy(rec, &h, 8);
+	st = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN;
+	assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), 0);
+	assert_int_equal(s.period, 1000);
+	assert_int_equal(s.value, 4242);
+	assert_int_equal(s.nr, 1);
+	assert_int_equal(s.chain[0], 0x403000);
+	h.size = (uint16_t)(5 * 8);                  /* cut inside the read values */
+	memcpy(rec, &h, 8);
+	assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), -TACHO_ECORRUPT);
 	/* sample_id_all trailer of a non-sample record: TID, TIME, CPU at the end */
 	h.type = PERF_RECORD_COMM;
 	h.size = 6 * 8;
