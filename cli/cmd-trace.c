@@ -11,9 +11,9 @@
 #include "util/util.h"
 
 static const char trace_usage[] =
-	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] [-a] -- <program> [<args>...]\n"
-	"   or: tacho trace [-e <events>] [-o <file>] -p <pid>[,<pid>...]\n"
-	"   or: tacho trace [-e <events>] [-o <file>] -a\n"
+	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
+	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
+	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -a\n"
 	"   or: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
 	"\n"
 	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
@@ -39,6 +39,10 @@ static const struct cli_option trace_options[] = {
 	{ 'a', 'a', "all-cpus", NULL,
 	  "the events of every CPU (with a program: while it runs,\n"
 	  "and its marks; without: until Ctrl-C)" },
+	{ 'm', 'm', "mmap-pages", "<n>",
+	  "data pages of each kernel ring, a power of two (default\n"
+	  "128): more for -a on a busy machine, whose events a full\n"
+	  "ring loses (counted)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was recorded" },
 	CLI_OPTION_HELP,
@@ -223,6 +227,14 @@ static int cmd_trace_fn(int argc, char **argv)
 			break;
 		case 'a':
 			o.system_wide = true;
+			break;
+		case 'm':
+			if (tc_parse_u64(optarg, &v) || !v || v > (1u << 20) || (v & (v - 1))) {
+				cli_usage_error(&cmd_trace, "-m needs a power of two from 1 to "
+						"1048576, not '%s'", optarg);
+				goto out_usage;
+			}
+			o.mmap_pages = (unsigned)v;
 			break;
 		case 'q':
 			quiet = true;

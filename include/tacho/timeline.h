@@ -47,6 +47,8 @@ struct tacho_timeline_opts {
 	bool system_wide;           /* every CPU: the events of every task (with argv: while
 				       the program runs, and its marks; without: until
 				       *stop) */
+	unsigned mmap_pages;        /* data pages of each kernel ring (a power of two), as
+				       tacho_record_opts.mmap_pages; 0: its default */
 };
 
 /* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the

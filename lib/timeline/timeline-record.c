@@ -279,6 +279,7 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	ro.argv = o.argv && o.argv[0] ? o.argv : NULL;
 	ro.pid = o.npids ? o.pids[0] : 0;
 	ro.system_wide = o.system_wide;
+	ro.mmap_pages = o.mmap_pages;
 	ro.flush_ms = o.flush_ms ? o.flush_ms : DEFAULT_FLUSH_MS;
 	ro.stop = o.stop;
 	err = tc_record_run(&ro, &rr, &hooks, diag);

@@ -430,6 +430,10 @@ static void test_bad_input(void **state)
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "--ring needs a power of two");
 	th_run_free(&r);
+	th_tacho(&r, "trace", "-m", "3", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-m needs a power of two from 1 to 1048576, not '3'");
+	th_run_free(&r);
 	th_tacho(&r, "trace", NULL);
 	assert_int_equal(r.status, 2);
 	th_run_free(&r);
