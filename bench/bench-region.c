@@ -4,6 +4,18 @@
  *   bench-region events    a pair with four software events vs two group reads of those
  *                          four (perf_event_open + read, by hand) vs PAPI_read twice
  *   bench-region papi-hl   PAPI_hl_region_begin/end on the same four events
+ *   bench-region first     the first tacho_region_begin of a process, in ms (its set-up)
+ *   bench-region names     time-only pairs over 1, 100, 1,000 and 10,000 names in heap
+ *                          buffers, cycled (10,000 pairs a round: what the name lookup
+ *                          and the data cache cost as names grow, beside one name)
+ *   bench-region report    the JSON report of 10k, 20k, 40k and 80k names, in ms of this
+ *                          thread's CPU time (median of 5: tacho_regions_report_new and
+ *                          the write to /dev/null; CPU time, not wall, so that a loaded
+ *                          machine does not count other processes' time)
+ *
+ * The time-only run also times a region with a 256-character name (a literal: the
+ * pointer alone answers) and 10,000 names made in heap buffers, cycled (each hit
+ * confirmed by a string compare, and no miss once all are known).
  *
  * Regions are set up once per process, and PAPI's high-level API runs its own event
  * set, hence one mode per run; bench/region.sh runs all and puts them side by side.
@@ -18,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <papi.h>
@@ -74,6 +87,49 @@ static void region_pair(void *arg)
 	(void)arg;
 	tacho_region_begin("bench");
 	tacho_region_end("bench");
+}
+
+#define LONG_NAME \
+	"a-region-name-of-256-characters-0123456789abcdef0123456789abcdef0123456789abcdef" \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" \
+	"0123456789abcdef"
+_Static_assert(sizeof(LONG_NAME) == 257, "LONG_NAME is 256 characters");
+
+static void region_pair_long(void *arg)
+{
+	(void)arg;
+	tacho_region_begin(LONG_NAME);
+	tacho_region_end(LONG_NAME);
+}
+
+#define CYCLED 10000
+static char *cycled[CYCLED];
+
+static void region_pair_cycled(void *arg)
+{
+	static unsigned i;
+	const char *name = cycled[i];
+
+	(void)arg;
+	i = i + 1 == CYCLED ? 0 : i + 1;
+	tacho_region_begin(name);
+	tacho_region_end(name);
+}
+
+/* Cycles through the first n names of cycled[], each variant with its own cursor. */
+struct names {
+	unsigned n, i;
+};
+
+static void region_pair_names(void *arg)
+{
+	struct names *c = arg;
+	const char *name = cycled[c->i];
+
+	c->i = c->i + 1 == c->n ? 0 : c->i + 1;
+	tacho_region_begin(name);
+	tacho_region_end(name);
 }
 
 struct group {
@@ -154,15 +210,93 @@ int main(int argc, char **argv)
 	struct group g;
 	int err;
 
+	if (!strcmp(mode, "first")) {
+		/* the whole set-up, as a program meets it: no init call before */
+		struct timespec a, b;
+
+		setenv("TACHO_OUTPUT", "/dev/null", 1);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		tacho_region_begin("first");
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		tacho_region_end("first");
+		printf("first tacho_region_begin (ms)\t%.3f\n",
+		       (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+		return 0;
+	}
+	if (!strcmp(mode, "report")) {
+		o.events = "";
+		if (tacho_regions_init(&o, NULL))
+			return 1;
+		for (unsigned n = 10000; n <= 80000; n *= 2) {
+			double ms[5];
+			char name[32];
+
+			for (unsigned i = 0; i < n; i++) {
+				snprintf(name, sizeof(name), "region-%u", i);
+				tacho_region_begin(name);
+				tacho_region_end(name);
+			}
+			for (int k = 0; k < 5; k++) {
+				struct tacho_regions_report *rep;
+				struct timespec a, b;
+				FILE *f = fopen("/dev/null", "w");
+
+				if (!f)
+					return 1;
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+				if (tacho_regions_report_new(&rep))
+					return 1;
+				tacho_regions_report_write(rep, f, TACHO_FORMAT_JSON, NULL);
+				tacho_regions_report_free(rep);
+				fclose(f);
+				clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+				ms[k] = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
+			}
+			printf("JSON report of %u names (CPU ms)\t%.1f\n", n,
+			       tc_stats_percentile(ms, 5, 50));
+			tacho_regions_reset();
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "names")) {
+		struct names c[] = { { 1, 0 }, { 100, 0 }, { 1000, 0 }, { CYCLED, 0 } };
+
+		o.events = "";
+		if (tacho_regions_init(&o, NULL))
+			return 1;
+		for (int i = 0; i < CYCLED; i++) {
+			cycled[i] = malloc(24);
+			if (!cycled[i])
+				return 1;
+			snprintf(cycled[i], 24, "cycled-%d", i);
+		}
+		struct variant vs[] = {
+			{ "time only, 1 name", region_pair_names, &c[0], { 0 } },
+			{ "time only, 100 names cycled", region_pair_names, &c[1], { 0 } },
+			{ "time only, 1,000 names cycled", region_pair_names, &c[2], { 0 } },
+			{ "time only, 10,000 names cycled", region_pair_names, &c[3], { 0 } },
+		};
+		measure(vs, 4, 10000);
+		return 0;
+	}
 	if (!strcmp(mode, "tsc")) {
 		o.events = "";
 		if (tacho_regions_init(&o, NULL))
 			return 1;
+		for (int i = 0; i < CYCLED; i++) {
+			cycled[i] = malloc(24);
+			if (!cycled[i])
+				return 1;
+			snprintf(cycled[i], 24, "cycled-%d", i);
+		}
 		struct variant vs[] = {
 			{ "bare lfence;rdtsc + rdtscp;lfence", bare_tsc, NULL, { 0 } },
 			{ "tacho region, time only", region_pair, NULL, { 0 } },
+			{ "tacho region, time only, 256-char name", region_pair_long, NULL, { 0 } },
+			{ "tacho region, time only, 10k names cycled", region_pair_cycled, NULL,
+			  { 0 } },
 		};
-		measure(vs, 2, 20000);
+		measure(vs, 4, 20000);
 		return 0;
 	}
 	if ((err = open_group(&g))) {
@@ -211,6 +345,6 @@ int main(int argc, char **argv)
 		measure(vs, 2, 500);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench-region tsc|events|papi-hl\n");
+	fprintf(stderr, "usage: bench-region tsc|names|events|papi-hl|first|report\n");
 	return 2;
 }

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_JSON = 256, OPT_RAW, OPT_LOAD, OPT_CPU, OPT_NO_CROSSCHECK };
+enum { OPT_JSON = 256, OPT_RAW, OPT_LOAD, OPT_CPU, OPT_NO_CROSSCHECK, OPT_TSC };
 
 static const char cpu_usage[] =
 	"usage: tacho cpu [--json | --raw] [--load <file>] [--cpu <n>] [--no-crosscheck]\n"
@@ -35,6 +35,9 @@ static const struct cli_option cpu_options[] = {
 	  "without numbers, its position from 0)" },
 	{ OPT_NO_CROSSCHECK, 0, "no-crosscheck", NULL,
 	  "do not compare with /sys and /proc/cpuinfo" },
+	{ OPT_TSC, 0, "tsc", NULL,
+	  "measure the TSC's frequency where CPUID and sysfs do not give it:\n"
+	  "the kernel's conversion (one perf event) and a 20 ms calibration" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -43,7 +46,7 @@ static const char cpu_footer[] =
 	"exit status: 0 done, 1 CPUID or the dump could not be read, 2 bad usage\n";
 
 struct cpu_opts {
-	bool json, raw, crosscheck;
+	bool json, raw, crosscheck, tsc;
 	const char *load;
 	long cpu;                        /* -1: all */
 };
@@ -153,6 +156,7 @@ static int cmd_cpu_fn(int argc, char **argv)
 		case OPT_RAW: o.raw = true; break;
 		case OPT_LOAD: o.load = optarg; break;
 		case OPT_NO_CROSSCHECK: o.crosscheck = false; break;
+		case OPT_TSC: o.tsc = true; break;
 		case OPT_CPU: {
 			uint64_t n;
 			if (tc_parse_u64(optarg, &n) || n > 65535)
@@ -192,14 +196,18 @@ static int cmd_cpu_fn(int argc, char **argv)
 		goto out;
 	}
 	if (v.live) {
-		/* The library's TSC facts: the kernel's conversion and a calibration, which
-		 * CPUID alone cannot give (section 5). */
-		if ((tacho_tsc_info(&tsc) == 0 || tsc.present) && tsc.hz > 0) {
+		/* The library's TSC facts (section 5): without --tsc only what costs no
+		 * perf event and no sleep; with it the kernel's conversion and a
+		 * calibration, which CPUID alone cannot give. */
+		err = o.tsc ? tacho_tsc_info(&tsc) : tacho_tsc_info_quick(&tsc);
+		if ((err == 0 || tsc.present) && tsc.hz > 0) {
 			v.tsc_hz = tsc.hz;
 			v.tsc_source = tsc.source;
 			v.tsc_kernel_hz = tsc.kernel_hz;
 			v.tsc_calibrated_hz = tsc.calibrated_hz;
 		}
+		else if (!o.tsc)
+			v.tsc_unmeasured = "--tsc measures it";
 		if (!o.crosscheck)
 			v.crosscheck_skipped = "--no-crosscheck";
 		else

@@ -12,6 +12,7 @@
 static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
+	"   or: tacho record --sim [--sim-cpu <dump>] [-e <events>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"\n"
 	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
 	"second) the kernel notes the instruction, thread, CPU, time, the data address where\n"
@@ -23,7 +24,14 @@ static const char record_usage[] =
 	"time (1000 samples per CPU-second); any other event is counted for 100 ms first and\n"
 	"then sampled with the period that gives about 1000 samples a second (VTune's\n"
 	"\"Sample After\" calibration). tacho says what it chose.\n"
+	"\n"
+	"With --sim the program runs under valgrind's callgrind instead, and every\n"
+	"instruction is counted: each instruction that ran becomes one sample whose period\n"
+	"is its exact simulated count (docs/sim.md). The report's views say so. With -g\n"
+	"each function is told apart by its callers (32 deep) and the samples carry them.\n"
 	"\n";
+
+enum { OPT_SIM = 256, OPT_SIM_CPU };
 
 static const struct cli_option record_options[] = {
 	{ 'e', 'e', "event", "<spec>",
@@ -47,6 +55,13 @@ static const struct cli_option record_options[] = {
 	  "data pages per CPU ring, a power of two (default 128)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was chosen and recorded" },
+	{ OPT_SIM, 0, "sim", NULL,
+	  "simulate instead of sampling: every instruction counted\n"
+	  "by valgrind's callgrind, weighed by the events (-e, of\n"
+	  "those 'tacho stat --sim' gives; default instructions)" },
+	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
+	  "with --sim: simulate the caches of the CPU of this\n"
+	  "CPUID dump" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -72,6 +87,46 @@ static int parse_num(const char *opt, const char *s, uint64_t max, uint64_t *out
 	return 0;
 }
 
+#define SIM_CALLERS 32   /* --sim -g: the callers a chain holds */
+
+/* --sim: the program under valgrind, its counts written as a recording. */
+static int record_sim(const char *cpu_dump, const char *events, const char *output,
+		      char *const *prog, bool callchain, bool quiet)
+{
+	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = cpu_dump };
+	struct tacho_sim_record_opts ro = { .sz = sizeof(ro), .events = events,
+					    .output = output,
+					    .callers = callchain ? SIM_CALLERS : 0 };
+	struct tacho_record_result res = { .sz = sizeof(res) };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sim *sim = NULL;
+	char size[32];
+	int err = tacho_sim_new(&so, &sim, &diag);
+
+	if (err) {
+		cli_error("cannot simulate: %s", diag.message[0] ? diag.message : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	err = tacho_sim_record(sim, prog, &ro, &res, &diag);
+	tacho_sim_free(sim);
+	if (err == -TACHO_ENOVALUE) {
+		cli_error("%s", diag.message);
+		return EXIT_FAIL;
+	}
+	if (err)
+		return cli_session_error(err, &diag, res.exec_err);
+	if (!quiet)
+		fprintf(stderr, "tacho: %" PRIu64 " simulated samples (one per instruction, %s"
+			"event), in '%s' (%s)\n", res.samples, callchain ? "calling context and " :
+			"", output ? output : "tacho.rec", tc_fmt_size(res.bytes, size, sizeof(size)));
+	if (res.exit.signal && !quiet) {
+		char how[96];
+		fprintf(stderr, "tacho: the program %s\n",
+			tacho_exit_describe(&res.exit, how, sizeof(how)));
+	}
+	return res.exit.status;
+}
+
 static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -80,7 +135,8 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
-	bool quiet = false;
+	bool quiet = false, sim = false;
+	const char *sim_cpu = NULL;
 	uint64_t v;
 	int opt, err;
 	char size[32];
@@ -131,6 +187,16 @@ static int cmd_record_fn(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case OPT_SIM:
+			sim = true;
+			break;
+		case OPT_SIM_CPU:
+			if (!*optarg) {
+				cli_usage_error(&cmd_record, "--sim-cpu needs a CPUID dump");
+				goto out_usage;
+			}
+			sim_cpu = optarg;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -143,6 +209,26 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (sim_cpu && !sim) {
+		cli_usage_error(&cmd_record, "--sim-cpu goes with --sim");
+		goto out_usage;
+	}
+	if (sim && (o.period || o.freq || o.pid || o.system_wide || o.mmap_pages || !o.argv)) {
+		cli_usage_error(&cmd_record, "--sim runs a program under valgrind and counts every "
+				"instruction: no -c, -F, -p, -a or -m, and a program to run");
+		goto out_usage;
+	}
+	if (sim) {
+		if (events.oom) {
+			tc_sb_exit(&events);
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv,
+				 o.callchain, quiet);
+		tc_sb_exit(&events);
+		return err;
+	}
 	if (o.pid && (o.system_wide || o.argv)) {
 		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
 		goto out_usage;

@@ -12,13 +12,13 @@
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
        OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
-       OPT_CSV };
+       OPT_CSV, OPT_MCA };
 
 #define MAX_SORT 16
 
 static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --annotate <symbol> [<filters>] [--json] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --annotate <symbol> [--mca] [<filters>] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
@@ -77,6 +77,11 @@ static const struct cli_option report_options[] = {
 	  "function <sym> instruction by instruction: address,\n"
 	  "mnemonic and operands, samples and percent, the source\n"
 	  "lines interleaved with their text, the hottest marked" },
+	{ OPT_MCA, 0, "mca", NULL,
+	  "with --annotate: the function's basic block with the most\n"
+	  "events to llvm-mca (this CPU's -mcpu): predicted IPC,\n"
+	  "block throughput, resource pressure and bottleneck beside\n"
+	  "the measured samples; --json writes that block alone" },
 	{ OPT_FORMAT, 0, "format", "<f>",
 	  "folded: one line per stack, for FlameGraph, speedscope and\n"
 	  "inferno; perf-script: the text of `perf script`, for the\n"
@@ -100,6 +105,37 @@ static const char report_footer[] =
 	"A file that ends early (the recording was killed) is read up to its last complete\n"
 	"record, with a warning. exit status: 0 done, 1 the file cannot be read, 2 bad usage\n";
 
+/* --annotate SYM --mca: the function's listing, then its hottest block through
+ * llvm-mca (JSON: the block's document alone). Returns the exit status; closes out. */
+static int report_mca(struct tacho_profile *p, const char *symbol, FILE *out,
+		      const char *outpath, enum tacho_format fmt, const struct tacho_write_opts *wo)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sim_mca *m = NULL;
+	int err = tacho_sim_mca_profile(p, symbol, NULL, &m, &diag);
+
+	if (err) {
+		cli_error("cannot analyse the hottest block: %s",
+			  diag.message[0] ? diag.message : tacho_strerror(err));
+		cli_abandon_output(out);
+		return EXIT_FAIL;
+	}
+	if (fmt == TACHO_FORMAT_TABLE) {
+		err = tacho_profile_write_annotate(p, symbol, out, fmt, wo);
+		if (!err && fputc('\n', out) == EOF)
+			err = -EIO;
+	}
+	if (!err)
+		err = tacho_sim_mca_write(m, out, fmt, wo);
+	tacho_sim_mca_free(m);
+	if (err) {
+		cli_error("cannot report: %s", tacho_strerror(err));
+		cli_abandon_output(out);
+		return EXIT_FAIL;
+	}
+	return cli_close_output(out, outpath);
+}
+
 static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -109,6 +145,7 @@ static int cmd_report_fn(int argc, char **argv)
 	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
 	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
 	bool filtering = false, json = false, csv = false, demangle = true, all_events = false;
+	bool mca = false;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
@@ -184,8 +221,8 @@ static int cmd_report_fn(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
-			    strcmp(optarg, "script-json") && strcmp(optarg, "pprof") && strcmp(optarg, "svg") &&
-			    strcmp(optarg, "speedscope"))
+			    strcmp(optarg, "script-json") && strcmp(optarg, "pprof") &&
+			    strcmp(optarg, "svg") && strcmp(optarg, "speedscope"))
 				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
 						       "script-json, pprof, svg or speedscope, "
 						       "not '%s'", optarg);
@@ -200,6 +237,9 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			demangle = false;
 			break;
+		case OPT_MCA:
+			mca = true;
+			break;
 		}
 	}
 	if (opt < 0)
@@ -211,6 +251,11 @@ static int cmd_report_fn(int argc, char **argv)
 	if (format && (json || csv || annotate || ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--format writes a file of its own: no --json, "
 				       "--csv, --annotate, --children or -g with it");
+	if (mca && !annotate)
+		return cli_usage_error(&cmd_report, "--mca analyses a function: give it with "
+				       "--annotate <symbol>");
+	if (mca && csv)
+		return cli_usage_error(&cmd_report, "--mca writes a table or JSON: no --csv");
 	if (annotate && (ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children "
 				       "or -g");
@@ -268,6 +313,10 @@ static int cmd_report_fn(int argc, char **argv)
 		goto out;
 	cli_write_opts_init(&wo);
 	fmt = json ? TACHO_FORMAT_JSON : csv ? TACHO_FORMAT_CSV : TACHO_FORMAT_TABLE;
+	if (mca) {
+		ret = report_mca(p, annotate, out, outpath, fmt, &wo);
+		goto out;
+	}
 	if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
 	else if (format && !strcmp(format, "pprof"))

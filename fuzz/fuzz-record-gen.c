@@ -153,7 +153,10 @@ static void generate(struct in *in)
 	if (boot_id[0] && take(in, 1) == 0xb0 && pick(in, 4) == 0)
 		tc_record_writer_meta(&w, "boot_id", boot_id);
 	for (uint32_t e = 0; e < nev; e++) {
-		uint32_t flags = (uint32_t)take(in, 1) & 0xf;
+		uint32_t flags = (uint32_t)take(in, 1) & 0x1f;
+		/* the fifth bit: simulated (record --sim), whose views say so */
+		if (flags & 0x10)
+			flags = (flags & 0xf) | TC_EVF_SIM;
 		tc_record_writer_event(&w, e, pick(in, 6), take(in, 1),
 				       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 				       take(in, 2) + (pick(in, 4) ? 1 : 0), flags,

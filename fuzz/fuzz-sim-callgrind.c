@@ -1,12 +1,13 @@
 /* fuzz-sim-callgrind.c - libFuzzer target for lib/sim's reader of callgrind's output
  * files (lib/sim/callgrind.c): any text either parses, with every event's total
- * reachable by name, its places adding up to the totals in every view and a second
- * file adding to the first, or is refused with a diagnostic, never read past its
- * size. */
+ * reachable by name, its places adding up to the totals in every view, every call
+ * site naming its two functions and a second file adding to the first, or is refused
+ * with a diagnostic, never read past its size. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim.h"
 #include "tacho/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (tacho_sim_result_value(res, &insn, &all, NULL) != 0 || sum != all)
 			abort();
 		free(rows);
+	}
+	/* every call site names its caller and its callee */
+	for (size_t i = 0; i < tc_sim_result_ncalls(res); i++) {
+		const char *ob, *fn, *cfn;
+		uint64_t addr, count;
+		tc_sim_result_call(res, i, &ob, &fn, &cfn, &addr, &count);
+		if (!fn || !cfn)
+			abort();
 	}
 	/* the same file again doubles every total */
 	if (tacho_sim_result_total(res, "Ir", &a) == 0) {

@@ -152,6 +152,13 @@ for b in "${builds[@]}"; do
 		[ -x "$t" ] && [ -f "$t" ] || continue
 		case $t in *.d | *.o) continue ;; esac
 		name=$(basename "$t")
+		# a job's log and time are kept by name: two binaries of one name in a
+		# tree would hide one's failure behind the other's log
+		if [ -e "$b/tests/unit/$name" ] && [ -e "$b/tests/e2e/$name" ]; then
+			echo "run-tests: $b has a unit and an e2e test both named $name;" \
+			     "rename one" >&2
+			exit 2
+		fi
 		case $t in */e2e/*) guess=2 ;; *) guess=1 ;; esac
 		n=$((n + 1))
 		line=$(printf '%s\t%s\t%s\t%s\t%s' "$(estimate "$b/test-logs/times" "$name" $guess)" \

@@ -245,7 +245,7 @@ struct tacho_cpu_pmu {
  * decoder (tacho_cpu_decode, struct tacho_cpu_tsc) gives the CPUID sources, in the
  * order 15h (with the crystal from ECX, the SDM's table or 16h's base), the
  * hypervisor's leaf 4000_0010h, 16h alone; section 5 (tacho_tsc_info) takes that
- * answer and adds KERNEL and CALIBRATED. tacho_tsc_source_name (below) names them. */
+ * answer and adds SYSFS, KERNEL and CALIBRATED. tacho_tsc_source_name (below) names them. */
 enum tacho_tsc_source {
 	TACHO_TSC_FREQ_UNKNOWN = 0,
 	TACHO_TSC_FREQ_CPUID_15,       /* CPUID 15h: crystal Hz (ECX) x EBX / EAX, exact */
@@ -258,10 +258,12 @@ enum tacho_tsc_source {
 					  (time_mult, time_shift; cap_user_time) */
 	TACHO_TSC_FREQ_CPUID_16,       /* CPUID 16h EAX: the nominal base MHz alone */
 	TACHO_TSC_FREQ_CALIBRATED,     /* measured against CLOCK_MONOTONIC_RAW */
+	TACHO_TSC_FREQ_SYSFS,          /* the kernel's tsc_khz in /sys/devices/system/cpu/
+					  cpu0/tsc_freq_khz (not upstream; where present) */
 };
 
 /* A short name for a source: "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h",
- * "hypervisor", "kernel", "cpuid-16h", "calibrated", "unknown". Never NULL.
+ * "hypervisor", "kernel", "cpuid-16h", "calibrated", "sysfs", "unknown". Never NULL.
  * Thread-safe. */
 TACHO_API const char *tacho_tsc_source_name(enum tacho_tsc_source src);
 
@@ -563,6 +565,9 @@ struct tacho_cpu_view {
 					    and sysfs; NULL: not compared */
 	const char *crosscheck_skipped;  /* why the kernel was not asked, for people
 					    ("--no-crosscheck"), on a live description */
+	const char *tsc_unmeasured;      /* where tsc_hz is 0 because nothing was measured:
+					    how to measure it, for people ("--tsc measures
+					    it"); NULL: it was measured or could not be */
 };
 
 /* Writes the description to f: the report part by part (TACHO_FORMAT_TABLE: brand,

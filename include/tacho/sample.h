@@ -129,6 +129,10 @@ struct tacho_profile_info {
 	const char *kernel_note;    /* why kernel addresses are not symbolized, or NULL */
 	uint64_t throttles;         /* times the kernel throttled the sampling (too many
 				       interrupts): samples are missing there, not in lost */
+	uint64_t events;            /* the selected event's total: its samples' periods */
+	bool simulated;             /* the selected event was simulated (tacho_sim_record):
+				       each period is an exact simulated count, no sample
+				       was drawn */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */
@@ -181,6 +185,8 @@ struct tacho_profile_row {
 	unsigned depth;             /* 0: an entry of the sort; 1...: a node of its call
 				       graph (tacho_report_opts.graph), below the row
 				       before it of depth - 1 */
+	uint64_t self_events;       /* the events of its self samples (with children: of
+				       those in the function itself) */
 };
 
 /* Aggregates the samples of the selected event by sort key, most events first (then

@@ -15,6 +15,8 @@
 #include "tacho/errors.h"
 #include "tacho/cpu.h"
 #include "tacho/run.h"
+#include "tacho/output.h"
+#include "tacho/sample.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -208,6 +210,43 @@ TACHO_API int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tac
 				    const struct perf_event_attr *attr, struct tacho_sim_row **out,
 				    size_t *n, size_t row_sz, const char **why);
 
+/* --- A simulated recording (tacho record --sim) --- */
+
+/* Options (sz first; fields the caller's sz does not cover take their defaults). */
+struct tacho_sim_record_opts {
+	size_t sz;                   /* sizeof(struct tacho_sim_record_opts) */
+	const char *events;          /* events of the grammar with a simulated meaning
+					(tacho_sim_result_value); NULL: "instructions" */
+	const char *output;          /* the record file; NULL: "tacho.rec" */
+	unsigned callers;            /* call chains of up to this many callers (at most
+					TACHO_SIM_CALLERS_MAX): callgrind names each function
+					with them (--separate-callers), each caller's frame is
+					its call site most often taken; 0: none */
+};
+#define TACHO_SIM_CALLERS_MAX 256
+
+/* Runs argv under the simulator with per-instruction costs (callgrind's
+ * --dump-instr=yes) and writes a recording that tacho_profile_load reads like a
+ * sampled one (docs/record-format.md): one EVENT per event, flagged simulated; an
+ * MMAP with its build-id for each executable segment of every binary that ran, at
+ * the address valgrind loaded it (valgrind's own log says where, so position-
+ * independent programs and libraries resolve too); and, per process and per
+ * instruction that ran (and calling context, with opts->callers), one SAMPLE whose
+ * period is the event's exact simulated count there, with opts->callers the chain of
+ * that context (its functions exact up to that depth; a caller's frame is its most
+ * frequent call site of the callee, so a caller's line is exact only where it calls
+ * from one place).
+ * Fills *res as tacho_record does (samples, bytes, ran, exit, exec_err; lost and
+ * throttled 0). Returns 0 (also when the program failed: res->exit); -TACHO_ENOVALUE
+ * for an event with no simulated meaning (*diag says why); the grammar's errors for a
+ * bad spec; tacho_sim_run's errors; -errno of writing the file (the file at
+ * opts->output is then left as it was); -EINVAL (an sz below the first version,
+ * callers above TACHO_SIM_CALLERS_MAX). Not thread-safe with other code of the
+ * process that forks or handles SIGCHLD. */
+TACHO_API int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
+			       const struct tacho_sim_record_opts *opts,
+			       struct tacho_record_result *res, struct tacho_diag *diag);
+
 /* --- Pipeline analysis of the hottest block (llvm-mca) --- */
 
 /* What llvm-mca predicts for the hottest basic block of a simulated run. */
@@ -247,8 +286,53 @@ struct tacho_sim_mca_info {
 	const double *resource_pressure;     /* [nresources] cycles per iteration */
 	const char *bottleneck;      /* llvm-mca's bottleneck analysis, its words */
 	const char *report;          /* llvm-mca's whole report */
+	const char *mcpu_source;     /* how mcpu was chosen (tacho_sim_machine's words) */
+	/* of a recording's block (tacho_sim_mca_profile; NULL otherwise): each
+	 * instruction's ELF address, and the selected event's samples and events there
+	 * (the sum of their periods; exact counts in a simulated recording) */
+	const uint64_t *insn_addresses, *insn_samples, *insn_events;
+	uint64_t block_samples, block_events;       /* the block's */
+	uint64_t function_samples, function_events; /* the whole function's */
+	bool simulated;              /* the recording's event was simulated */
 };
 TACHO_API const struct tacho_sim_mca_info *tacho_sim_mca_info(const struct tacho_sim_mca *m);
+
+/* Options of tacho_sim_mca_profile (sz first; fields the caller's sz does not cover take
+ * their defaults). */
+struct tacho_sim_mca_opts {
+	size_t sz;                   /* sizeof(struct tacho_sim_mca_opts) */
+	const char *cpu_dump;        /* the CPU whose -mcpu llvm-mca models, as a CPUID dump;
+					NULL: this CPU */
+};
+
+/* Pipeline analysis of a recording from any source (sampled, simulated): takes
+ * function symbol (exact, as shown or as mangled) of p's selected event, decodes its
+ * bytes from its binary (ELF addresses: position-independent binaries too) into basic
+ * blocks (split after every jump, call and return and at every direct jump's target
+ * inside the function), picks the block whose instructions hold the most events (the
+ * sum of their samples' periods; the lower address on a tie), and gives it to llvm-mc
+ * and llvm-mca with the -mcpu of this CPU (or opts->cpu_dump's; the table of
+ * tacho_sim_machine). The info's insn_* arrays put the measured samples beside each
+ * instruction. executions is how often the block ran when the recording simulated
+ * instructions (the count at its first instruction), else 0. Returns 0 and *out
+ * (tacho_sim_mca_free); -ENOENT when no sample falls in a function of that name;
+ * -TACHO_ENOVALUE when its code cannot be read or decoded (*diag says why);
+ * -TACHO_ENOSIM when llvm-mc or llvm-mca is missing; -TACHO_EPARSE; -errno; -EINVAL;
+ * -ENOMEM. Runs programs: not thread-safe with other code of the process that forks
+ * or handles SIGCHLD, nor with other calls on p. */
+TACHO_API int tacho_sim_mca_profile(struct tacho_profile *p, const char *symbol,
+				    const struct tacho_sim_mca_opts *opts,
+				    struct tacho_sim_mca **out, struct tacho_diag *diag);
+
+/* Writes a recording's block and its prediction (docs/schemas.md, "mca"):
+ *  - TACHO_FORMAT_TABLE: a header line ("# the hottest basic block of SYMBOL in DSO:
+ *    ..."), each instruction with its address and measured samples (a simulated
+ *    recording: its exact count), then llvm-mca's prediction and bottleneck;
+ *  - TACHO_FORMAT_JSON (or on one line): the document {"version": 1, ...}.
+ * m must come from tacho_sim_mca_profile. 0, -EINVAL (NULL, a result of
+ * tacho_sim_mca_new, CSV or a bad format), -EIO. Thread-safe on distinct files. */
+TACHO_API int tacho_sim_mca_write(const struct tacho_sim_mca *m, FILE *f,
+				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 
 /* The events tacho_sim_result_value can give, comma-separated, in the order `tacho stat
  * --sim` shows them by default (a static string). */

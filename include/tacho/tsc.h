@@ -81,18 +81,33 @@ struct tacho_tsc_info {
 	uint16_t time_shift;
 	uint64_t time_zero;  /* valid when kernel_time_zero */
 	bool kernel_time_zero;
-	double calibrated_hz; /* measured against CLOCK_MONOTONIC_RAW over ~20 ms (always
-				 measured, as a cross-check; 0 if the clock failed) */
+	double calibrated_hz; /* measured against CLOCK_MONOTONIC_RAW over at least 20 ms
+				 since the first use, only where no other source gave
+				 the frequency; else 0 */
 	double pair_ticks;   /* cost of tacho_tsc_begin()+tacho_tsc_end() back to back: the
 				median of 2001 pairs, measured once; what to subtract */
 	double pair_ns;      /* the same in nanoseconds */
 };
 
-/* Fills *out with what tacho knows about the TSC. The first call measures (about
- * 25 ms: the calibration and the pair cost) and caches; later calls copy. Returns 0,
- * -TACHO_ENOTX86 off x86 or -ENODEV without a TSC (*out still filled as far as known),
- * -EINVAL for NULL or an sz below the first version (nothing written). Thread-safe. */
+/* Fills *out with what tacho knows about the TSC. The frequency comes from the first
+ * source that gives it, in this order: CPUID 15h, the hypervisor's leaf 4000_0010h,
+ * the kernel's sysfs tsc_freq_khz (these three cost nothing), the kernel's conversion
+ * in a perf mmap page, CPUID 16h alone, and last a calibration against
+ * CLOCK_MONOTONIC_RAW over at least 20 ms since the library first looked at the TSC
+ * (the first call sleeps for what is left of those 20 ms, if anything). The first call
+ * also opens one dummy perf event for the kernel's conversion (time_mult, time_shift,
+ * time_zero), and caches; later calls copy. Returns 0, -TACHO_ENOTX86 off x86 or
+ * -ENODEV without a TSC (*out still filled as far as known), -EINVAL for NULL or an sz
+ * below the first version (nothing written). Thread-safe. */
 TACHO_API int tacho_tsc_info(struct tacho_tsc_info *out);
+
+/* The same without measuring: CPUID's facts, the pair cost, and the frequency only
+ * where one of the three free sources gives it (else hz 0, source
+ * TACHO_TSC_FREQ_UNKNOWN). Opens no perf event and never sleeps (well under a
+ * millisecond the first time, in a VM where each CPUID exits to the hypervisor); the
+ * kernel's fields and calibrated_hz are 0 unless tacho_tsc_info ran before. Returns
+ * and is thread-safe as tacho_tsc_info. */
+TACHO_API int tacho_tsc_info_quick(struct tacho_tsc_info *out);
 
 /* The TSC frequency in Hz that CPUID alone gives, for dumps taken elsewhere: leaf 15h
  * (with the SDM's crystal table or 16h's base when 15h lacks the crystal), then the

@@ -353,6 +353,10 @@ static void print_tsc(FILE *f, const struct tacho_cpu_view *v)
 			fprintf(f, "    measured against CLOCK_MONOTONIC_RAW: %.3f MHz\n",
 				v->tsc_calibrated_hz / 1e6);
 	}
+	if (v->live && v->tsc_hz <= 0 && TC_SZ_HAS(v, struct tacho_cpu_view, tsc_unmeasured) &&
+	    v->tsc_unmeasured)
+		fprintf(f, "    frequency not measured: no free source gives it (%s)\n",
+			v->tsc_unmeasured);
 	if (t->hz) {
 		fprintf(f, "    CPUID says %.3f MHz (%s)\n", (double)t->hz / 1e6,
 			tacho_tsc_source_name(t->source));

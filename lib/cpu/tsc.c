@@ -37,6 +37,7 @@ static const char *const source_names[] = {
 	[TACHO_TSC_FREQ_CPUID_16] = "cpuid-16h",
 	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
 	[TACHO_TSC_FREQ_CPUID_15_TABLE] = "cpuid-15h+sdm-table",
+	[TACHO_TSC_FREQ_SYSFS] = "sysfs",
 };
 
 const char *tacho_tsc_source_name(enum tacho_tsc_source src)

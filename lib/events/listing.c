@@ -1,8 +1,9 @@
 /* listing.c - the event listing behind `tacho list`: the events of a walk that match a
- * pattern, each tried (opened counting on this thread, then closed) so that the listing
- * says whether this process may count it here, with the engine's explanation when not. */
+ * pattern, each tried (opened counting, then closed) so that the listing says whether
+ * this process may count it here, with the engine's explanation when not. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,23 +95,30 @@ static int probe_user_only(const struct build *b, const char *spec)
 	return err;
 }
 
-static void probe_row(struct build *b, struct tc_listing_row *r)
+/* The probe's first part, on the caller's thread (the parser is not known to be
+ * thread-safe: libpfm4): the row's spec parsed, or NULL with the row's error set. */
+static struct tacho_evlist *probe_parse(struct build *b, struct tc_listing_row *r)
 {
 	struct tacho_evlist *l;
 	struct tacho_diag d = { .sz = sizeof(d) };
-	struct perf_event_attr attr;
 
-	if (!r->spec || !b->probe)
-		return;
 	r->probed = true;
 	r->err = tacho_evlist_parse_opts(r->spec, b->events, &l, &d);
 	if (r->err) {
 		r->msg = tc_strdup(d.message);
 		if (!r->msg)
 			b->oom = true;
-		return;
+		return NULL;
 	}
-	r->err = tacho_evlist_probe(l, 0);
+	return l;
+}
+
+/* The probe's last part, on the caller's thread, once r->err holds the open's answer:
+ * the explanation, and the ':u' form after EACCES. Frees l. */
+static void probe_finish(struct build *b, struct tc_listing_row *r, struct tacho_evlist *l)
+{
+	struct perf_event_attr attr;
+
 	if (r->err && tacho_evlist_attr(l, 0, &attr) == 0) {
 		r->why = explanation(b, r->src, r->err, &attr);
 		/* a user who may count user space only: does the ':u' form open? */
@@ -119,6 +127,47 @@ static void probe_row(struct build *b, struct tc_listing_row *r)
 	}
 	tacho_evlist_free(l);
 }
+
+static void probe_row(struct build *b, struct tc_listing_row *r)
+{
+	struct tacho_evlist *l;
+
+	if (!r->spec || !b->probe)
+		return;
+	l = probe_parse(b, r);
+	if (!l)
+		return;
+	r->err = tacho_evlist_probe(l, 0);
+	probe_finish(b, r, l);
+}
+
+/* Whether a row's probe waits in the kernel: opening a uprobe registers it (13 to
+ * 200 ms here), and closing it or the last user of a tracepoint waits for an RCU grace
+ * period (61 and 36 ms here). Software events and breakpoints open and close in
+ * microseconds. */
+static bool probe_is_slow(const struct tc_listing_row *r)
+{
+	return r->src == TACHO_EVENT_SRC_TRACEPOINT || !strcmp(r->pmu, "uprobe");
+}
+
+/* One slow probe, opened and closed on a thread of its own. */
+struct slow_probe {
+	struct tc_listing_row *r;
+	struct tacho_evlist *l;
+	int err;
+	pthread_t th;
+	bool started;
+};
+
+static void *slow_probe_run(void *arg)
+{
+	struct slow_probe *sp = arg;
+
+	sp->err = tacho_evlist_probe(sp->l, 0);
+	return NULL;
+}
+
+#define SLOW_PROBES_MAX (TC_LISTING_TP_PROBE_EACH + 4)
 
 static void row_exit(struct tc_listing_row *r)
 {
@@ -161,16 +210,23 @@ static int collect(void *arg, const struct tacho_event_info *ev)
 		return -ENOMEM;
 	}
 	l->n++;
-	if (ev->source != TACHO_EVENT_SRC_TRACEPOINT)
-		probe_row(b, r);
-	return b->oom ? -ENOMEM : 0;
+	return 0;
 }
 
-static void probe_tracepoints(struct build *b)
+/* Probes the rows after the walk (the table no longer moves). The probes that wait in
+ * the kernel run on threads of their own, all at once and while the caller's thread
+ * probes the rest, so that `tacho list` waits for the slowest of them instead of their
+ * sum; each opens and closes its event as before (the answer is this process's, on
+ * whichever thread). Tracepoints: each when at most TC_LISTING_TP_PROBE_EACH are
+ * listed, else one for all (sched:sched_switch where listed). */
+static void probe_rows(struct build *b)
 {
 	struct tacho_event_listing *l = b->l;
-	size_t ntp = 0, rep = SIZE_MAX;
+	struct slow_probe sp[SLOW_PROBES_MAX];
+	size_t nsp = 0, ntp = 0, rep = SIZE_MAX;
 
+	if (!b->probe)
+		return;
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->rows[i].src != TACHO_EVENT_SRC_TRACEPOINT)
 			continue;
@@ -178,13 +234,38 @@ static void probe_tracepoints(struct build *b)
 		if (rep == SIZE_MAX || !strcmp(l->rows[i].name, "sched:sched_switch"))
 			rep = i;
 	}
-	if (ntp <= TC_LISTING_TP_PROBE_EACH) {
-		for (size_t i = 0; i < l->n; i++)
-			if (l->rows[i].src == TACHO_EVENT_SRC_TRACEPOINT)
-				probe_row(b, &l->rows[i]);
-	} else if (rep != SIZE_MAX) {
-		probe_row(b, &l->rows[rep]);
+	if (ntp > TC_LISTING_TP_PROBE_EACH)
 		l->tp_rep = rep;
+	for (size_t i = 0; i < l->n; i++) {
+		struct tc_listing_row *r = &l->rows[i];
+
+		if (!r->spec || !probe_is_slow(r))
+			continue;
+		if (r->src == TACHO_EVENT_SRC_TRACEPOINT && ntp > TC_LISTING_TP_PROBE_EACH &&
+		    i != rep)
+			continue;
+		if (nsp == SLOW_PROBES_MAX) {
+			probe_row(b, r);   /* more than expected: this one on this thread */
+			continue;
+		}
+		sp[nsp].r = r;
+		sp[nsp].l = probe_parse(b, r);
+		sp[nsp].started = sp[nsp].l &&
+				  pthread_create(&sp[nsp].th, NULL, slow_probe_run, &sp[nsp]) == 0;
+		nsp++;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (!probe_is_slow(&l->rows[i]))
+			probe_row(b, &l->rows[i]);
+	for (size_t k = 0; k < nsp; k++) {
+		if (!sp[k].l)
+			continue;   /* its spec did not parse: the row says why */
+		if (sp[k].started)
+			pthread_join(sp[k].th, NULL);
+		else
+			slow_probe_run(&sp[k]);   /* no thread to be had: here, then */
+		sp[k].r->err = sp[k].err;
+		probe_finish(b, sp[k].r, sp[k].l);
 	}
 }
 
@@ -239,7 +320,7 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 	}
 	err = tacho_events_foreach(b.events, mask, collect, &b);
 	if (!err)
-		probe_tracepoints(&b);
+		probe_rows(&b);
 	if (!err && b.oom)
 		err = -ENOMEM;
 	if (err)

@@ -13,7 +13,7 @@
 struct tc_listing_row {
 	enum tacho_event_source src;
 	char *name, *aliases, *desc, *pmu;
-	char *spec;       /* the probe spec, kept for tracepoints (probed after the walk) */
+	char *spec;       /* the probe spec (every row is probed after the walk) */
 	bool probed;      /* a probe spec existed and was tried */
 	int err;          /* 0 when it opened, else -errno (or a parse error) */
 	int why;          /* index into the explanations, -1 when none */

@@ -9,7 +9,7 @@
 #include "measure/region.h"
 
 #define TC_REGION_MAXDEPTH 64
-#define TC_REGION_NAME_SLOTS 64
+#define TC_REGION_NAME_SLOTS 64   /* the pointer table's first size */
 
 /* One region on one thread: calls and one accumulator per quantity (q[0]: TSC ticks,
  * q[1 + i]: event i). */
@@ -20,17 +20,23 @@ struct tc_region_record {
 };
 
 /* An open region: its record, how many region pairs ran nested inside it (their whole
- * cost is subtracted), and (in fvals) the values at begin and the sum of the
+ * cost is subtracted), the name pointer its begin was given (a fixed one lets the end
+ * match it by the pointer alone), and (in fvals) the values at begin and the sum of the
  * corrected inclusive values of its direct children. */
 struct tc_region_frame {
 	uint32_t rec;
 	uint32_t desc;
+	const char *fixed_name;   /* begin's pointer where it is fixed, else NULL */
 };
 
-/* The pointer cache: name pointer -> record. */
+/* The pointer table: name pointer -> record, open addressing. A fixed pointer lies in
+ * a read-only segment of a loaded object (a string literal): its contents cannot
+ * change, so the pointer alone names the record. Any other (a buffer) is confirmed
+ * with a string compare, as it may be reused with new contents. */
 struct tc_region_name_slot {
-	const char *name;
+	const char *name;         /* NULL: empty */
 	uint32_t rec;
+	bool fixed;
 };
 
 /* The figures of threads that ended, merged by name when each ended (a region of a
@@ -63,7 +69,8 @@ struct tc_region_thread {
 	struct tc_region_record **recs;
 	size_t nrec, arec;
 	struct tc_strpool names;  /* name id i is record i's name */
-	struct tc_region_name_slot pc[TC_REGION_NAME_SLOTS];
+	struct tc_region_name_slot *pc;   /* [pc_mask + 1], grown with the records */
+	size_t pc_mask, pc_used;
 	unsigned depth;
 	struct tc_region_frame frames[TC_REGION_MAXDEPTH];
 	int64_t *fvals;           /* [MAXDEPTH][2][nq]: start values, children's sums */

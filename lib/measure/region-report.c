@@ -566,6 +566,10 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 	tc_json_arr_end(&j);
 
 	tc_json_arr_begin(&j, "detail");
+	/* build() lists the per-thread detail region by region, in the regions' order:
+	 * one cursor walks it beside the regions (a scan of all of it for each region
+	 * was quadratic: 4.5 s for 80,000 names) */
+	size_t k = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct tacho_region_stat *st = &r->st[i];
 		tc_json_obj_begin(&j, NULL);
@@ -585,10 +589,8 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 		tc_json_obj_end(&j);
 		/* "threads" is the count above: one key, one meaning (RFC 8259, 4) */
 		tc_json_arr_begin(&j, "per_thread");
-		for (size_t k = 0; k < r->nth; k++) {
+		for (; k < r->nth && r->th[k].region == i; k++) {
 			const struct rr_thread *th = &r->th[k];
-			if (th->region != i)
-				continue;
 			tc_json_obj_begin(&j, NULL);
 			tc_json_int(&j, "tid", th->tid);
 			tc_json_uint(&j, "calls", th->calls);

@@ -803,12 +803,41 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 
 /* --- intervals --- */
 
+/* The lines of an interval, each made in memory and written to f in one piece: f is
+ * stderr, unbuffered, by default, where a JSON line printed piece by piece cost 38
+ * write(2) calls (and a reader of the stream could see half a line). Without the memory
+ * stream (no memory) the lines go to f directly, as before. */
+struct iv_lines {
+	FILE *f, *m;
+	char *buf;
+	size_t len;
+};
+
+static FILE *iv_line(struct iv_lines *l)
+{
+	if (!l->m)
+		return l->f;
+	rewind(l->m);
+	return l->m;
+}
+
+static void iv_line_end(struct iv_lines *l)
+{
+	if (!l->m)
+		return;
+	/* the memory stream's size is its position: this line's length */
+	if (fflush(l->m) == 0 && l->len)
+		fwrite(l->buf, 1, l->len, l->f);
+}
+
 int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
 			      const struct tacho_write_opts *opts)
 {
 	struct tc_write_settings w;
 	char b1[64], b2[64], t[32], hb[1200];
+	struct iv_lines lines = { .f = f };
+	FILE *out = f;
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
@@ -816,9 +845,12 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
+	lines.m = open_memstream(&lines.buf, &lines.len);
 	snprintf(t, sizeof(t), "%.6f", iv->t_s);
-	if (fmt == TACHO_FORMAT_CSV && w.header)
-		tc_csv_row(f, &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
+	if (fmt == TACHO_FORMAT_CSV && w.header) {
+		tc_csv_row(iv_line(&lines), &w, csv_interval_head, ARRAY_SIZE(csv_interval_head));
+		iv_line_end(&lines);
+	}
 	for (size_t i = 0; i < iv->n; i++) {
 		const struct tacho_count *k = iv->counts[i];
 		bool v = has_value(k->status);
@@ -826,10 +858,11 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 
 		if (!unit)
 			unit = "";
+		out = iv_line(&lines);
 		if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
 			/* a stream: one object per line, whatever the layout asked */
 			struct tc_json j;
-			tc_json_init(&j, f, false);
+			tc_json_init(&j, out, false);
 			tc_json_obj_begin(&j, NULL);
 			tc_json_double(&j, "time", iv->t_s);
 			tc_json_str(&j, "name", k->name);
@@ -844,7 +877,7 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			tc_json_obj_end(&j);
 			err = tc_json_doc_end(&j);
 			if (err)
-				return err;
+				goto out_close;
 		} else if (fmt == TACHO_FORMAT_CSV) {
 			const char *row[] = { t, k->name, tacho_count_status_name(k->status),
 					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
@@ -853,7 +886,7 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 										sizeof(hb)) : "") };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
 				       "a field per column");
-			tc_csv_row(f, &w, row, ARRAY_SIZE(row));
+			tc_csv_row(out, &w, row, ARRAY_SIZE(row));
 		} else {
 			const char *val = v ? fmt_human(k->value, unit, b1, sizeof(b1))
 					    : no_value_word(k->status);
@@ -861,8 +894,14 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 				snprintf(b2, sizeof(b2), "(%.1f%% coverage)", 100.0 * k->coverage);
 			else
 				b2[0] = '\0';
-			fprintf(f, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
+			fprintf(out, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
 		}
+		iv_line_end(&lines);
 	}
-	return tc_write_status(f);
+	err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
+out_close:
+	if (lines.m)
+		fclose(lines.m);
+	free(lines.buf);
+	return err ? err : tc_write_status(f);
 }

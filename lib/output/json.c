@@ -2,10 +2,55 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "output/output.h"
 #include "util/util.h"
+
+/*
+ * Each call's text (separator, indentation, key and value) is put together in a
+ * buffer on the stack and handed to stdio in one fwrite: stdio's cost is per call, and
+ * a character at a time made half of an 80,000-region report. Nothing stays buffered
+ * between calls, so a caller may still write to the FILE between them.
+ */
+struct jbuf {
+	FILE *f;
+	size_t n;
+	char b[512];
+};
+
+static void jb_flush(struct jbuf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void jb_put(struct jbuf *o, const char *s, size_t len)
+{
+	if (len > sizeof(o->b) - o->n) {
+		jb_flush(o);
+		if (len > sizeof(o->b)) {
+			fwrite(s, 1, len, o->f);
+			return;
+		}
+	}
+	memcpy(o->b + o->n, s, len);
+	o->n += len;
+}
+
+static void jb_puts(struct jbuf *o, const char *s)
+{
+	jb_put(o, s, strlen(s));
+}
+
+static void jb_putc(struct jbuf *o, char c)
+{
+	if (o->n == sizeof(o->b))
+		jb_flush(o);
+	o->b[o->n++] = c;
+}
 
 void tc_json_init(struct tc_json *j, FILE *f, bool pretty)
 {
@@ -15,67 +60,103 @@ void tc_json_init(struct tc_json *j, FILE *f, bool pretty)
 	j->first[0] = true;
 }
 
-void tc_json_escape(FILE *f, const char *s, size_t len)
+/* A byte that goes into a string as it is: printable ASCII but the quote and the
+ * backslash. */
+static bool plain(unsigned char c)
 {
-	fputc('"', f);
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+static void escape(struct jbuf *o, const char *s, size_t len)
+{
+	jb_putc(o, '"');
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t run;
+		char u[8];
+
+		for (run = 0; i + run < len && plain((unsigned char)s[i + run]); run++)
+			;
+		if (run) {
+			jb_put(o, s + i, run);
+			i += run - 1;
+			continue;
+		}
 		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
+		case '"': jb_puts(o, "\\\""); break;
+		case '\\': jb_puts(o, "\\\\"); break;
+		case '\n': jb_puts(o, "\\n"); break;
+		case '\r': jb_puts(o, "\\r"); break;
+		case '\t': jb_puts(o, "\\t"); break;
+		case '\b': jb_puts(o, "\\b"); break;
+		case '\f': jb_puts(o, "\\f"); break;
 		default:
 			if (c < 0x20 || c == 0x7f) {
-				fprintf(f, "\\u%04x", c);
-			} else if (c >= 0x80) {
+				snprintf(u, sizeof(u), "\\u%04x", c);
+				jb_puts(o, u);
+			} else {
 				/* JSON is UTF-8 (RFC 8259 section 8.1): a byte that is not
 				 * becomes U+FFFD, as a decoder would show it (docs/schemas.md) */
 				size_t n = tc_utf8_seq((const unsigned char *)s + i, len - i);
 				if (n) {
-					fwrite(s + i, 1, n, f);
+					jb_put(o, s + i, n);
 					i += n - 1;
 				} else {
-					fputs("\\ufffd", f);
+					jb_puts(o, "\\ufffd");
 				}
-			} else {
-				fputc(c, f);
 			}
 		}
 	}
-	fputc('"', f);
+	jb_putc(o, '"');
 }
 
-static void indent(struct tc_json *j)
+void tc_json_escape(FILE *f, const char *s, size_t len)
 {
+	struct jbuf o;
+
+	/* the fields one by one: an initializer would clear the whole buffer */
+	o.f = f;
+	o.n = 0;
+	escape(&o, s, len);
+	jb_flush(&o);
+}
+
+static void indent(struct tc_json *j, struct jbuf *o)
+{
+	static const char spaces[] = "                                                                ";
+
 	if (!j->pretty)
 		return;
-	fputc('\n', j->f);
-	for (int i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
+	jb_putc(o, '\n');
+	for (size_t left = 2 * (size_t)j->depth, n; left; left -= n) {
+		n = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
+		jb_put(o, spaces, n);
+	}
 }
 
 /* Writes the separator and the key that come before any value. */
-static void prefix(struct tc_json *j, const char *key)
+static void prefix(struct tc_json *j, struct jbuf *o, const char *key)
 {
+	o->f = j->f;
+	o->n = 0;
 	if (!j->first[j->depth])
-		fputc(',', j->f);
+		jb_putc(o, ',');
 	j->first[j->depth] = false;
 	if (j->depth > 0)
-		indent(j);
+		indent(j, o);
 	if (key) {
-		tc_json_escape(j->f, key, strlen(key));
-		fputs(j->pretty ? ": " : ":", j->f);
+		escape(o, key, strlen(key));
+		jb_puts(o, j->pretty ? ": " : ":");
 	}
 }
 
 static void open_(struct tc_json *j, const char *key, char c)
 {
-	prefix(j, key);
-	fputc(c, j->f);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	jb_putc(&o, c);
+	jb_flush(&o);
 	if (j->depth + 1 >= TC_JSON_MAX_DEPTH) {
 		j->bad = true;
 		return;
@@ -86,17 +167,21 @@ static void open_(struct tc_json *j, const char *key, char c)
 
 static void close_(struct tc_json *j, char c)
 {
+	struct jbuf o;
 	bool empty;
 
 	if (j->depth == 0) {
 		j->bad = true;
 		return;
 	}
+	o.f = j->f;
+	o.n = 0;
 	empty = j->first[j->depth];
 	j->depth--;
 	if (!empty)
-		indent(j);
-	fputc(c, j->f);
+		indent(j, &o);
+	jb_putc(&o, c);
+	jb_flush(&o);
 }
 
 void tc_json_obj_begin(struct tc_json *j, const char *key) { open_(j, key, '{'); }
@@ -106,8 +191,11 @@ void tc_json_arr_end(struct tc_json *j) { close_(j, ']'); }
 
 void tc_json_strn(struct tc_json *j, const char *key, const char *val, size_t len)
 {
-	prefix(j, key);
-	tc_json_escape(j->f, val, len);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	escape(&o, val, len);
+	jb_flush(&o);
 }
 
 void tc_json_str(struct tc_json *j, const char *key, const char *val)
@@ -119,39 +207,77 @@ void tc_json_str(struct tc_json *j, const char *key, const char *val)
 	tc_json_strn(j, key, val, strlen(val));
 }
 
+/* The decimal digits of v, with a '-' when neg: the text of printf's %llu, or of
+ * %lld of -v. */
+static void put_decimal(struct jbuf *o, bool neg, uint64_t v)
+{
+	char buf[24];
+	char *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	jb_put(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
 void tc_json_int(struct tc_json *j, const char *key, int64_t val)
 {
-	prefix(j, key);
-	fprintf(j->f, "%" PRId64, val);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	/* the magnitude in unsigned arithmetic: INT64_MIN has no positive int64_t */
+	put_decimal(&o, val < 0, val < 0 ? -(uint64_t)val : (uint64_t)val);
+	jb_flush(&o);
 }
 
 void tc_json_uint(struct tc_json *j, const char *key, uint64_t val)
 {
-	prefix(j, key);
-	fprintf(j->f, "%" PRIu64, val);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	put_decimal(&o, false, val);
+	jb_flush(&o);
 }
 
 void tc_json_double(struct tc_json *j, const char *key, double val)
 {
-	prefix(j, key);
-	if (!isfinite(val))
-		fputs("null", j->f);
-	else if (val == floor(val) && fabs(val) < 9.007199254740992e15)
-		fprintf(j->f, "%.1f", val);
-	else
-		fprintf(j->f, "%.17g", val);
+	struct jbuf o;
+	char buf[32];
+
+	prefix(j, &o, key);
+	if (!isfinite(val)) {
+		jb_puts(&o, "null");
+	} else if (val == floor(val) && fabs(val) < 9.007199254740992e15) {
+		/* a whole number: "%.1f" is its digits and ".0", said here without
+		 * printf's floating-point conversion; -0.0 keeps its sign */
+		put_decimal(&o, signbit(val), (uint64_t)fabs(val));
+		jb_puts(&o, ".0");
+	} else {
+		snprintf(buf, sizeof(buf), "%.17g", val);
+		jb_puts(&o, buf);
+	}
+	jb_flush(&o);
 }
 
 void tc_json_bool(struct tc_json *j, const char *key, bool val)
 {
-	prefix(j, key);
-	fputs(val ? "true" : "false", j->f);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	jb_puts(&o, val ? "true" : "false");
+	jb_flush(&o);
 }
 
 void tc_json_null(struct tc_json *j, const char *key)
 {
-	prefix(j, key);
-	fputs("null", j->f);
+	struct jbuf o;
+
+	prefix(j, &o, key);
+	jb_puts(&o, "null");
+	jb_flush(&o);
 }
 
 int tc_json_finish(struct tc_json *j)

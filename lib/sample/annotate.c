@@ -617,13 +617,19 @@ static int write_table(struct tacho_profile *p, const struct tc_annotation *a,
 	tc_fputs_printable(pool_str(p, a->sym), f);
 	fputs(" in ", f);
 	tc_fputs_printable(pool_str(p, a->dso) ? pool_str(p, a->dso) : "[unknown]", f);
-	fprintf(f, ": %" PRIu64 " samples", a->samples);
+	/* a simulated recording's counts are exact: they, not its one sample per
+	 * instruction and process, are what the first column shows */
+	if (in->simulated)
+		fprintf(f, ": %" PRIu64 " simulated", a->events);
+	else
+		fprintf(f, ": %" PRIu64 " samples", a->samples);
 	if (!a->decoded)
 		fputs(" (its code cannot be read: sampled addresses only)", f);
 	fputc('\n', f);
 	tc_table_align_right(t, 1, true);
 	tc_table_align_right(t, 2, true);
-	err = tc_table_addf(t, "\tsamples\tpercent\taddress\tsource and instruction");
+	err = tc_table_addf(t, "\t%s\tpercent\taddress\tsource and instruction",
+			    in->simulated ? "simulated" : "samples");
 	for (size_t i = 0; i < a->n && !err; i++) {
 		const struct tc_insn *ins = &a->insns[i];
 		const char *cells[5];
@@ -637,7 +643,7 @@ static int write_table(struct tacho_profile *p, const struct tc_annotation *a,
 				tc_sb_adds(&sb, "  ");
 				tc_sb_add_printable(&sb, l->text);
 			}
-			snprintf(n, sizeof(n), "%" PRIu64, l->samples);
+			snprintf(n, sizeof(n), "%" PRIu64, in->simulated ? l->events : l->samples);
 			snprintf(pct, sizeof(pct), "%.2f%%", share(l->events, a->all_events));
 			cells[0] = ins->src == a->hot_line ? ">" : "";
 			cells[1] = l->samples ? n : "";
@@ -658,7 +664,7 @@ static int write_table(struct tacho_profile *p, const struct tc_annotation *a,
 		} else {
 			tc_sb_adds(&sb, "(not decoded)");
 		}
-		snprintf(n, sizeof(n), "%" PRIu64, ins->samples);
+		snprintf(n, sizeof(n), "%" PRIu64, in->simulated ? ins->events : ins->samples);
 		snprintf(pct, sizeof(pct), "%.2f%%", share(ins->events, a->all_events));
 		snprintf(addr, sizeof(addr), "%#" PRIx64, ins->addr);
 		cells[0] = i == a->hot_insn ? ">" : "";
@@ -690,6 +696,8 @@ static int write_json(struct tacho_profile *p, const struct tc_annotation *a,
 	tc_json_uint(&j, "samples", in->samples);
 	tc_json_uint(&j, "lost", in->lost);
 	tc_json_uint(&j, "throttles", in->throttles);
+	if (in->simulated)
+		tc_json_str(&j, "status", "simulated");
 	tc_json_str(&j, "symbol", pool_str(p, a->sym));
 	tc_json_str(&j, "dso", dso);
 	tc_json_uint(&j, "start", a->start);

@@ -439,7 +439,10 @@ int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
 		FG_WIDTH / 2);
 	fputs("Flame graph: ", f);
 	xml_put(f, ev);
-	fprintf(f, ", %" PRIu64 " samples", p->sel_samples);
+	if (tc_profile_simulated(p))
+		fprintf(f, ", %" PRIu64 " simulated (exact counts, no sampling)", p->sel_events);
+	else
+		fprintf(f, ", %" PRIu64 " samples", p->sel_samples);
 	if (p->command) {
 		fputs(" of ", f);
 		xml_put(f, p->command);

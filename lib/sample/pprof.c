@@ -466,7 +466,11 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_uint(out, PROFILE_PERIOD, p->sel < p->nev ? p->evs[p->sel].period : 0);
 	snprintf(line, sizeof(line), "tacho record: %s", p->command ? p->command : "?");
 	pb_uint(out, PROFILE_COMMENT, str_id(x, line));
-	snprintf(line, sizeof(line), "%" PRIu64 " samples lost while recording", p->lost);
+	if (tc_profile_simulated(p))
+		snprintf(line, sizeof(line), "simulated by valgrind: every instruction counted, "
+			 "no sampling (a sample is one instruction of one process)");
+	else
+		snprintf(line, sizeof(line), "%" PRIu64 " samples lost while recording", p->lost);
 	pb_uint(out, PROFILE_COMMENT, str_id(x, line));
 	/* what pprof shows first: the events, as tacho report's percentages weigh them */
 	pb_uint(out, PROFILE_DEFAULT_SAMPLE_TYPE, ev_str);

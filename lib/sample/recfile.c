@@ -1,7 +1,6 @@
 /* recfile.c - writing and reading the record file (docs/record-format.md). */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,32 +84,6 @@ _Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
 _Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
 _Static_assert(sizeof(struct p_image) == 40, "p_image layout");
 _Static_assert(sizeof(struct p_finish) == 32, "p_finish layout");
-
-/* --- CRC-32 --- */
-
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-uint32_t tc_crc32(uint32_t crc, const void *data, size_t len)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	const unsigned char *p = data;
-
-	pthread_once(&once, crc_init);
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
 
 /* --- writing --- */
 

@@ -43,6 +43,8 @@ enum tc_rec_type {
 #define TC_EVF_ADDR      0x4u   /* samples carry a data address */
 #define TC_EVF_CALLCHAIN 0x8u
 #define TC_EVF_RAW       0x100u /* a tracepoint: each sample is followed by a RAW record */
+#define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
+				   exact simulated count at its instruction */
 
 #define TC_TASK_FORK 1u
 #define TC_TASK_EXIT 2u
@@ -190,7 +192,5 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 /* Iterates the key/value pairs of a META record: returns false at the end. */
 bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);
 
-/* CRC-32 (IEEE 802.3 polynomial, as zlib's crc32) of len bytes, continuing from crc. */
-uint32_t tc_crc32(uint32_t crc, const void *data, size_t len);
 
 #endif

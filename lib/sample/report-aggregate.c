@@ -17,6 +17,7 @@ struct agg {
 	uint64_t addr;
 	uint64_t samples, self;
 	uint64_t events;               /* sum of the periods of its samples */
+	uint64_t self_events;          /* of those in the function itself */
 	/* the dimensions of tacho_profile_report_rows (0 where the sort has none) */
 	uint32_t comm, event, pid, tid, cpu;
 };
@@ -48,6 +49,7 @@ static int agg_add_at(struct aggtab *t, const struct agg *k, uint64_t incl, uint
 			t->v[i].samples += incl;
 			t->v[i].self += self;
 			t->v[i].events += events;
+			t->v[i].self_events += self ? events : 0;
 			*at = i;
 			return 0;
 		}
@@ -64,6 +66,7 @@ static int agg_add_at(struct aggtab *t, const struct agg *k, uint64_t incl, uint
 	t->v[t->n].samples = incl;
 	t->v[t->n].self = self;
 	t->v[t->n].events = events;
+	t->v[t->n].self_events = self ? events : 0;
 	if (tc_hmap_add(&t->idx, key, (uint32_t)t->n))
 		return -ENOMEM;
 	*at = (uint32_t)t->n++;
@@ -146,6 +149,7 @@ static int to_rows(struct tacho_profile *p, struct aggtab *t, uint64_t total,
 		r[i].samples = a->samples;
 		r[i].self = a->self;
 		r[i].events = a->events;
+		r[i].self_events = a->self_events;
 		/* like perf's "Overhead": each sample weighs the events it stands for, so that
 		 * samples taken with a smaller period (calibration, frequency mode) count less */
 		r[i].percent = total ? 100.0 * (double)a->events / (double)total : 0;
@@ -602,6 +606,7 @@ static int make_rows(struct build *b)
 		w->samples = a->samples;
 		w->self = a->self;
 		w->events = a->events;
+		w->self_events = a->self_events;
 		w->percent = share(b, a->events, a->event);
 		w->comm = b->m & D_COMM ? (a->comm == NONE ? "[unknown]" : pool_str(p, a->comm)) : NULL;
 		w->pid = b->m & D_PID ? (int)a->pid : -1;
@@ -686,6 +691,7 @@ int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_op
 	if (!err)
 		err = make_rows(&b);
 	p->kept_samples = b.kept;
+	p->kept_events = b.total;
 	if (!err) {
 		*rows = b.out ? b.out : calloc(1, sizeof(**rows));
 		*n = b.nout;

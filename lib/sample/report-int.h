@@ -109,6 +109,7 @@ struct tacho_profile {
 	uint64_t compares, grows;
 	struct tc_filter *filter;      /* tacho_profile_set_filter's, or NULL: every sample */
 	uint64_t kept_samples;         /* samples the last tc_profile_report_rows took */
+	uint64_t kept_events;          /* and the sum of their periods */
 	/* tracepoint payloads: the decoders (NULL without TPFORMAT records) and the
 	 * payloads by sample index, ascending */
 	struct tc_payload *payload;
@@ -123,6 +124,13 @@ struct tacho_profile {
 static inline const char *pool_str(const struct tacho_profile *p, uint32_t id)
 {
 	return tc_strpool_str(&p->pool, id);
+}
+
+/* Whether the selected event was simulated (record --sim): its periods are exact
+ * counts, one sample per instruction and process, none drawn. Every view says so. */
+static inline bool tc_profile_simulated(const struct tacho_profile *p)
+{
+	return p->sel < p->nev && (p->evs[p->sel].flags & TC_EVF_SIM);
 }
 
 /* report-load.c: the process pid (created when create is set; NULL when it is not

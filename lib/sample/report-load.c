@@ -563,7 +563,9 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 		out->event = pool_str(p, p->evs[p->sel].name);
 		out->period = p->evs[p->sel].period;
 		out->freq = p->evs[p->sel].flags & TC_EVF_FREQ;
+		out->simulated = p->evs[p->sel].flags & TC_EVF_SIM;
 	}
+	out->events = p->sel_events;
 	out->command = p->command;
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;

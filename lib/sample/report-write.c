@@ -27,7 +27,7 @@ struct view {
 	unsigned cols[16], ncols;
 	unsigned dims;              /* the columns as a set (1u << C_...) */
 	unsigned keys;              /* those of the keys (a graph adds the function) */
-	uint64_t kept;
+	uint64_t kept, kept_events;
 	bool filtered;
 };
 
@@ -52,11 +52,32 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000" */
+/* "# 97,306 instructions, simulated: ..." for a recording of record --sim: its periods
+ * are exact counts, and no sample was drawn, so neither a period nor losses are told. */
+static void write_sim_header(FILE *f, const struct tacho_profile_info *in)
+{
+	char g[32];
+
+	fprintf(f, "# %s ", tc_fmt_grouped(in->events, g, sizeof(g)));
+	tc_fputs_printable(in->event ? in->event : "?", f);
+	fputs(", simulated: every instruction counted by valgrind, no sampling", f);
+	if (in->command) {
+		fputs(": ", f);
+		tc_fputs_printable(in->command, f);
+	}
+	fputc('\n', f);
+}
+
+/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000"; a simulated
+ * recording: write_sim_header's line */
 static void write_header(FILE *f, const struct tacho_profile_info *in)
 {
 	char g[32], l[32];
 
+	if (in->simulated) {
+		write_sim_header(f, in);
+		return;
+	}
 	fprintf(f, "# %s samples", tc_fmt_grouped(in->samples, g, sizeof(g)));
 	/* the event and the command come from the file: shown, never acted upon */
 	if (in->event) {
@@ -208,6 +229,25 @@ static void write_report_header(FILE *f, const struct view *v)
 {
 	char g[32], a[32], l[32];
 
+	if (v->in.simulated && !has(v, C_EVENT) && !v->filtered) {
+		write_sim_header(f, &v->in);
+		return;
+	}
+	/* "# 60,003 of 97,826 instructions kept by the filter, simulated: ...": counts,
+	 * not the samples (one per instruction) they are spread over */
+	if (v->in.simulated && !has(v, C_EVENT)) {
+		fprintf(f, "# %s of %s ", tc_fmt_grouped(v->kept_events, g, sizeof(g)),
+			tc_fmt_grouped(v->in.events, a, sizeof(a)));
+		tc_fputs_printable(v->in.event ? v->in.event : "?", f);
+		fputs(" kept by the filter, simulated: every instruction counted by valgrind, no "
+		      "sampling", f);
+		if (v->in.command) {
+			fputs(": ", f);
+			tc_fputs_printable(v->in.command, f);
+		}
+		fputc('\n', f);
+		return;
+	}
 	fputs("# ", f);
 	if (v->filtered)
 		fprintf(f, "%s of ", tc_fmt_grouped(v->kept, g, sizeof(g)));
@@ -224,10 +264,14 @@ static void write_report_header(FILE *f, const struct view *v)
 				v->in.period);
 		}
 	}
-	fprintf(f, ", %s lost", tc_fmt_grouped(v->in.lost, l, sizeof(l)));
-	if (v->in.throttles)
-		fprintf(f, ", sampling throttled %s times",
-			tc_fmt_grouped(v->in.throttles, l, sizeof(l)));
+	if (v->in.simulated) {
+		fputs(", simulated: exact counts, no sampling", f);
+	} else {
+		fprintf(f, ", %s lost", tc_fmt_grouped(v->in.lost, l, sizeof(l)));
+		if (v->in.throttles)
+			fprintf(f, ", sampling throttled %s times",
+				tc_fmt_grouped(v->in.throttles, l, sizeof(l)));
+	}
 	if (v->in.command) {
 		fputs(": ", f);
 		tc_fputs_printable(v->in.command, f);
@@ -292,7 +336,10 @@ static int write_report_table(FILE *f, const struct view *v)
 	for (unsigned c = 0; c < v->ncols; c++)
 		if (v->cols[c] == C_PID || v->cols[c] == C_TID || v->cols[c] == C_CPU)
 			tc_table_align_right(t, lead + c, true);
-	cells[0] = v->ro->children ? "children" : "samples";
+	/* a simulated recording's rows lead with their exact counts (with children: the
+	 * function's with its callees' and its own), its samples being only one per
+	 * instruction and calling context */
+	cells[0] = v->ro->children ? "children" : v->in.simulated ? "simulated" : "samples";
 	cells[1] = v->ro->children ? "self" : "percent";
 	cells[2] = "percent";
 	for (unsigned c = 0; c < v->ncols; c++)
@@ -300,8 +347,10 @@ static int write_report_table(FILE *f, const struct view *v)
 	err = tc_table_add(t, cells);
 	for (size_t i = 0; i < v->n && !err; i++) {
 		const struct tacho_profile_row *r = &v->rows[i];
-		snprintf(num[0], sizeof(num[0]), "%" PRIu64, r->samples);
-		snprintf(num[1], sizeof(num[1]), "%" PRIu64, r->self);
+		snprintf(num[0], sizeof(num[0]), "%" PRIu64,
+			 v->in.simulated ? r->events : r->samples);
+		snprintf(num[1], sizeof(num[1]), "%" PRIu64,
+			 v->in.simulated ? r->self_events : r->self);
 		snprintf(num[2], sizeof(num[2]), "%.2f%%", r->percent);
 		cells[0] = num[0];
 		cells[1] = v->ro->children ? (r->depth ? "" : num[1]) : num[2];
@@ -348,6 +397,8 @@ static void write_report_json_row(struct tc_json *j, const struct view *v, size_
 	}
 	tc_json_uint(j, "samples", r->samples);
 	tc_json_double(j, "percent", r->percent);
+	if (!depth && v->in.simulated)
+		tc_json_uint(j, "events", r->events);
 	if (!depth) {
 		if (has(v, C_LINE)) {
 			tc_json_str(j, "file", r->file);
@@ -357,6 +408,8 @@ static void write_report_json_row(struct tc_json *j, const struct view *v, size_
 			tc_json_uint(j, "address", r->address);
 		if (v->ro->children)
 			tc_json_uint(j, "self", r->self);
+		if (v->ro->children && v->in.simulated)
+			tc_json_uint(j, "self_events", r->self_events);
 	}
 	if (v->ro->graph) {
 		tc_json_arr_begin(j, "children");
@@ -382,6 +435,8 @@ static int write_report_json(FILE *f, const struct view *v, enum tacho_format fm
 	tc_json_uint(&j, "throttles", v->in.throttles);
 	if (v->filtered)
 		tc_json_uint(&j, "all_samples", has(v, C_EVENT) ? v->in.all_samples : v->in.samples);
+	if (v->in.simulated)
+		tc_json_str(&j, "status", "simulated");
 	tc_json_arr_begin(&j, "rows");
 	for (size_t i = 0; i < v->n; i++)
 		write_report_json_row(&j, v, &i);
@@ -413,6 +468,7 @@ int tacho_profile_write_report(struct tacho_profile *p, const struct tacho_repor
 	v.rows = rows;
 	v.children = ro.children;
 	v.kept = p->kept_samples;
+	v.kept_events = p->kept_events;
 	v.filtered = p->filter != NULL;
 	report_columns(&v);
 	switch (fmt) {

@@ -147,7 +147,8 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 	tc_json_obj_begin(&j, NULL);
 	tc_json_str(&j, "$schema", "https://www.speedscope.app/file-format-schema.json");
 	tc_json_str(&j, "exporter", "tacho");
-	snprintf(name, sizeof(name), "%s: %s", ev, p->command ? p->command : "?");
+	snprintf(name, sizeof(name), "%s%s: %s", ev,
+		 tc_profile_simulated(p) ? ", simulated" : "", p->command ? p->command : "?");
 	tc_json_str(&j, "name", name);
 	tc_json_int(&j, "activeProfileIndex", 0);
 	tc_json_obj_begin(&j, "shared");

@@ -431,7 +431,7 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 	char *text, *line, *save = NULL;
 	size_t len, cap = 0;
 	struct tc_kallsyms *k;
-	bool any = false, nonzero = false;
+	bool any = false, nonzero = false, sorted = true;
 	int err;
 
 	*out = NULL;
@@ -476,6 +476,8 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		for (char *t = name; *t; t++)
 			if (*t == '\t')
 				*t = ' ';
+		if (k->n && addr < k->v[k->n - 1].addr)
+			sorted = false;
 		k->v[k->n].addr = addr;
 		k->v[k->n].name = tc_strpool_add(&k->names, name);
 		if (!k->v[k->n].name) {
@@ -490,7 +492,9 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		return err;
 	}
 	k->hidden = any && !nonzero;
-	if (k->n)
+	/* the kernel lists its own text in address order and usually its modules too
+	 * (122k lines here, none out of order): sort only when one is */
+	if (!sorted)
 		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
 	*out = k;
 	return 0;

@@ -34,6 +34,14 @@ struct sim_row {
 	uint64_t cost[MAX_EVENTS];
 };
 
+/* A call site: the instruction of function fn (in ob) that called function cfn, and
+ * how often (callgrind's "cfn=" then "calls=COUNT TARGET" then the call's line). */
+struct sim_call {
+	uint32_t ob, fn, cfn;          /* pool ids */
+	uint64_t addr;
+	uint64_t count;
+};
+
 struct sim_region {
 	struct tacho_sim_region pub;
 	char *name;
@@ -54,6 +62,8 @@ struct tacho_sim_result {
 	struct sim_row *rows;
 	size_t nrows, rows_cap;
 	struct tc_hmap row_idx;
+	struct sim_call *calls;        /* with "instr" positions only */
+	size_t ncalls;
 };
 
 static void regions_clear(struct tacho_sim_result *res)
@@ -76,6 +86,7 @@ void tacho_sim_result_free(struct tacho_sim_result *res)
 	free(res->parts);
 	regions_clear(res);
 	free(res->rows);
+	free(res->calls);
 	tc_hmap_exit(&res->row_idx);
 	tc_strpool_exit(&res->pool);
 	free(res);
@@ -92,6 +103,8 @@ struct cg_parse {
 	bool have_totals;
 	bool after_calls;              /* the line after "calls=" is the call's inclusive
 					  cost, not a self cost: the callee's lines have it */
+	uint32_t cfn;                  /* the callee of the next "calls=" (pool id) */
+	uint64_t calls;                /* and how often it was called there */
 	long pid;
 	unsigned long part;
 	char *trigger;
@@ -106,6 +119,8 @@ struct cg_parse {
 	struct sim_row *rows;
 	size_t nrows, rows_cap;
 	struct tc_hmap row_idx;        /* key of (ob, fn, file, line, addr) -> row */
+	struct sim_call *call_v;       /* the call sites, in p's pool ids */
+	size_t ncalls, calls_cap;
 };
 
 static int cg_err(struct cg_parse *p, const char *what)
@@ -122,6 +137,8 @@ static void cg_parse_exit(struct cg_parse *p)
 	p->trigger = NULL;
 	free(p->rows);
 	p->rows = NULL;
+	free(p->call_v);
+	p->call_v = NULL;
 	tc_hmap_exit(&p->row_idx);
 	for (int k = 0; k < 3; k++)
 		tc_hmap_exit(&p->names[k]);
@@ -290,6 +307,20 @@ static int add_row(struct sim_row **rows, size_t *nrows, size_t *cap, struct tc_
 	return 0;
 }
 
+static int add_call(struct cg_parse *p, uint64_t addr)
+{
+	if (p->ncalls == p->calls_cap) {
+		size_t ncap = p->calls_cap ? 2 * p->calls_cap : 64;
+		struct sim_call *n = realloc(p->call_v, ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->call_v = n;
+		p->calls_cap = ncap;
+	}
+	p->call_v[p->ncalls++] = (struct sim_call){ p->ob, p->fn, p->cfn, addr, p->calls };
+	return 0;
+}
+
 /* A cost line: positions (one per "positions:" entry: line, or instr line; tacho
  * accepts one or two) then costs. */
 static int parse_cost_line(struct cg_parse *p, char *s, unsigned npos)
@@ -308,6 +339,10 @@ static int parse_cost_line(struct cg_parse *p, char *s, unsigned npos)
 		return err;
 	if (p->after_calls) {
 		p->after_calls = false;
+		/* the call site: at an instruction (record --sim's call chains) */
+		for (unsigned k = 0; k < npos && k < 2; k++)
+			if (p->instr_pos[k] && p->cfn && p->fn)
+				return add_call(p, p->last[k]);
 		return 0;
 	}
 	for (size_t i = 0; i < p->nev; i++) {
@@ -329,7 +364,7 @@ static int parse_cost_line(struct cg_parse *p, char *s, unsigned npos)
 
 /* The name lines: which table their "(id)" is in (callgrind's three: objects, files,
  * functions) and what they set. */
-enum name_sets { SETS_NOTHING, SETS_OB, SETS_FL, SETS_FILE, SETS_FN };
+enum name_sets { SETS_NOTHING, SETS_OB, SETS_FL, SETS_FILE, SETS_FN, SETS_CFN };
 
 static const struct name_key {
 	const char *key;
@@ -338,7 +373,7 @@ static const struct name_key {
 } name_keys[] = {
 	{ "ob=", 0, SETS_OB },        { "fl=", 1, SETS_FL },        { "fi=", 1, SETS_FILE },
 	{ "fe=", 1, SETS_FILE },      { "fn=", 2, SETS_FN },        { "cob=", 0, SETS_NOTHING },
-	{ "cfi=", 1, SETS_NOTHING },  { "cfl=", 1, SETS_NOTHING },  { "cfn=", 2, SETS_NOTHING },
+	{ "cfi=", 1, SETS_NOTHING },  { "cfl=", 1, SETS_NOTHING },  { "cfn=", 2, SETS_CFN },
 };
 
 /* "(id) name" defines id, "(id)" refers to it, "name" is plain; a callee's names
@@ -392,6 +427,9 @@ static int name_line(struct cg_parse *p, char *s, const struct name_key *nk)
 		p->fn = v;
 		p->file = p->fl;
 		break;
+	case SETS_CFN:
+		p->cfn = v;
+		break;
 	case SETS_NOTHING:
 		break;
 	}
@@ -437,7 +475,10 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 	}
 	if (tc_starts_with(s, "calls=")) {
 		/* its positions are the call's target: they do not move this file's */
+		char *t = s + 6;
 		p->after_calls = true;
+		if (parse_num(&t, &p->calls) < 0)
+			p->calls = 0;
 		return 0;
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(name_keys); k++)
@@ -657,6 +698,26 @@ static int add_rows(struct tacho_sim_result *r, const struct cg_parse *p, const 
 		if (err)
 			return err;
 	}
+	if (p->ncalls) {
+		struct sim_call *n = realloc(r->calls, (r->ncalls + p->ncalls) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		r->calls = n;
+		for (size_t i = 0; i < p->ncalls; i++) {
+			const struct sim_call *src = &p->call_v[i];
+			struct sim_call *c = &r->calls[r->ncalls];
+			int err = repool(r, p, src->ob, &c->ob);
+			if (!err)
+				err = repool(r, p, src->fn, &c->fn);
+			if (!err)
+				err = repool(r, p, src->cfn, &c->cfn);
+			if (err)
+				return err;
+			c->addr = src->addr;
+			c->count = src->count;
+			r->ncalls++;
+		}
+	}
 	return 0;
 }
 
@@ -840,6 +901,11 @@ static const char *pool_name(const struct tacho_sim_result *res, uint32_t id)
 	return id ? tc_strpool_str(&res->pool, id - 1) : NULL;
 }
 
+long tc_sim_result_pid(const struct tacho_sim_result *res)
+{
+	return res->nparts ? res->parts[0].pid : 0;
+}
+
 size_t tc_sim_result_nplaces(const struct tacho_sim_result *res)
 {
 	return res->nrows;
@@ -857,6 +923,23 @@ void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const cha
 	*line = r->line;
 	*addr = r->addr;
 	*cost = r->cost;
+}
+
+size_t tc_sim_result_ncalls(const struct tacho_sim_result *res)
+{
+	return res->ncalls;
+}
+
+void tc_sim_result_call(const struct tacho_sim_result *res, size_t i, const char **ob,
+			const char **fn, const char **cfn, uint64_t *addr, uint64_t *count)
+{
+	const struct sim_call *c = &res->calls[i];
+
+	*ob = pool_name(res, c->ob);
+	*fn = pool_name(res, c->fn);
+	*cfn = pool_name(res, c->cfn);
+	*addr = c->addr;
+	*count = c->count;
 }
 
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex)

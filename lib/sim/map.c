@@ -125,6 +125,20 @@ static int map_vals(const char *const *names, const uint64_t *vals, size_t n,
 	return -TACHO_ENOVALUE;
 }
 
+const char *tc_sim_event_why(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = { 0 };
+
+	memcpy(&a, attr, attr->size < sizeof(a) ? attr->size : sizeof(a));
+	if (a.exclude_user)
+		return "no simulated value: valgrind simulates user space only, and this "
+		       "event excludes it";
+	for (size_t i = 0; i < ARRAY_SIZE(sim_map); i++)
+		if (sim_map[i].type == a.type && sim_map[i].config == a.config)
+			return NULL;
+	return no_meaning(&a);
+}
+
 static int map_value(const struct tacho_sim_result *res, long region, bool exclusive,
 		     const struct perf_event_attr *attr, uint64_t *out, const char **why)
 {

@@ -87,14 +87,6 @@ const char *tc_sim_mcpu(enum tacho_cpu_vendor vendor, unsigned family, unsigned 
 
 #define CODE_MAX (256 * 1024)    /* bytes of code read around the hottest instruction */
 
-struct tacho_sim_mca {
-	struct tacho_sim_mca_info pub;
-	char *object, *function, *bytes, *report, *bottleneck;
-	char **insns;
-	char **res_names;
-	double *res_pressure;
-};
-
 void tacho_sim_mca_free(struct tacho_sim_mca *m)
 {
 	if (!m)
@@ -111,6 +103,11 @@ void tacho_sim_mca_free(struct tacho_sim_mca *m)
 	free(m->bytes);
 	free(m->report);
 	free(m->bottleneck);
+	free(m->mcpu);
+	free(m->mcpu_source);
+	free(m->addrs);
+	free(m->samples);
+	free(m->events);
 	free(m);
 }
 
@@ -126,8 +123,9 @@ static int cmp_addr(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* The bytes at vaddr of a fixed-address ELF executable: 0 and buf[0..*n) (at most
- * size), or -TACHO_ENOVALUE with *diag. */
+/* The bytes at ELF address vaddr of an ELF file: 0 and buf[0..*n) (at most size), or
+ * -TACHO_ENOVALUE with *diag. callgrind writes an instruction's address relative to its
+ * binary's load bias: the ELF address, for a position-independent binary too. */
 static int read_code(const char *path, uint64_t vaddr, uint8_t *buf, size_t size, size_t *n,
 		     struct tacho_diag *diag)
 {
@@ -142,12 +140,6 @@ static int read_code(const char *path, uint64_t vaddr, uint8_t *buf, size_t size
 	    eh.e_phentsize != sizeof(Elf64_Phdr)) {
 		err = tc_diag_set(diag, path, 0, 0, -TACHO_ENOVALUE, "the block's binary is not "
 				  "a 64-bit ELF file");
-		goto out;
-	}
-	if (eh.e_type != ET_EXEC) {
-		err = tc_diag_set(diag, path, 0, 0, -TACHO_ENOVALUE, "the block's binary is "
-				  "position-independent: valgrind loads it at an address tacho "
-				  "does not know (build with -no-pie, or link it statically)");
 		goto out;
 	}
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -317,27 +309,16 @@ static int take_insns(struct tacho_sim_mca *m, char *dis, size_t want)
 	return m->pub.ninsns == want ? 0 : -TACHO_EPARSE;
 }
 
-int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result *res,
-		      struct tacho_sim_mca **out, struct tacho_diag *diag)
+int tc_sim_mca_analyse(struct tacho_sim_mca *m, const uint8_t *code, size_t len,
+		       size_t ninsns, const char *mcpu, struct tacho_diag *diag)
 {
-	struct perf_event_attr insn = { .size = sizeof(insn), .type = PERF_TYPE_HARDWARE,
-					.config = PERF_COUNT_HW_INSTRUCTIONS };
-	const struct tacho_sim_machine *mach = tacho_sim_machine(sim);
-	struct tacho_sim_row *rows = NULL, *fn = NULL;
-	struct tacho_sim_mca *m = NULL;
-	char dir[4096], in[4200] = "", dis[4200] = "", rep[4200] = "", mcpu[64];
+	char dir[4096], in[4200] = "", dis[4200] = "", rep[4200] = "", mcpu_opt[80];
 	char *mc = NULL, *mca = NULL, *text = NULL;
-	static const size_t window = 1000;    /* instructions each side of the hottest */
-	uint8_t *code = NULL;
-	size_t n, nfn = 0, hot = 0, first, last, ncode = 0, len, lo, hi;
-	unsigned *lens = NULL;
 	const char *tmp = getenv("TMPDIR");
+	size_t n;
 	int err;
 	FILE *f;
 
-	if (tc_diag_check(diag) || !sim || !res || !out)
-		return -EINVAL;
-	*out = NULL;
 	dir[0] = '\0';
 	mc = which("llvm-mc");
 	mca = which("llvm-mca");
@@ -347,6 +328,103 @@ int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result
 				  mc ? "llvm-mca" : "llvm-mc");
 		goto out;
 	}
+	m->bytes = malloc(3 * len + 1);
+	m->mcpu = tc_strdup(mcpu);
+	if (!m->bytes || !m->mcpu) {
+		err = -ENOMEM;
+		goto out;
+	}
+	m->bytes[0] = '\0';
+	for (size_t i = 0; i < len; i++)
+		sprintf(m->bytes + (i ? 3 * i - 1 : 0), i ? " %02x" : "%02x", code[i]);
+	m->pub.bytes = m->bytes;
+	m->pub.mcpu = m->mcpu;
+	snprintf(mcpu_opt, sizeof(mcpu_opt), "-mcpu=%s", mcpu);
+
+	/* llvm-mc reads "0x90 0x90 ..." and writes assembly llvm-mca reads */
+	snprintf(dir, sizeof(dir), "%s/tacho-mca-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		err = -errno;
+		dir[0] = '\0';
+		goto out;
+	}
+	snprintf(in, sizeof(in), "%s/block.txt", dir);
+	snprintf(dis, sizeof(dis), "%s/block.s", dir);
+	snprintf(rep, sizeof(rep), "%s/mca.txt", dir);
+	f = fopen(in, "w");
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < len; i++)
+		fprintf(f, "0x%02x%s", code[i], i + 1 < len ? " " : "\n");
+	if (fclose(f)) {
+		err = -EIO;
+		goto out;
+	}
+	{
+		char *mc_argv[] = { mc, (char *)"--disassemble", (char *)"-triple=x86_64-unknown-linux-gnu",
+				    in, (char *)"-o", dis, NULL };
+		char *mca_argv[] = { mca, (char *)"-mtriple=x86_64-unknown-linux-gnu", mcpu_opt,
+				     (char *)"--bottleneck-analysis", (char *)"-o", rep, dis, NULL };
+		err = run_tool(mc_argv, diag);
+		if (!err)
+			err = tc_read_file(dis, &text, &n, 1 << 20);
+		if (!err)
+			err = take_insns(m, text, ninsns);
+		if (err == -TACHO_EPARSE)
+			tc_diag_set(diag, dis, 0, 0, err, "llvm-mc did not disassemble the block's "
+				    "%zu instructions", ninsns);
+		if (!err)
+			err = run_tool(mca_argv, diag);
+	}
+	if (err)
+		goto out;
+	err = tc_read_file(rep, &m->report, &n, 1 << 22);
+	if (!err)
+		err = parse_report(m, m->report);
+	if (err == -TACHO_EPARSE)
+		tc_diag_set(diag, rep, 0, 0, err, "cannot read llvm-mca's report");
+	if (err)
+		goto out;
+	m->pub.insns = (const char *const *)m->insns;
+	m->pub.resource_names = (const char *const *)m->res_names;
+	m->pub.resource_pressure = m->res_pressure;
+	m->pub.bottleneck = m->bottleneck;
+	m->pub.report = m->report;
+out:
+	if (dir[0]) {
+		if (in[0])
+			unlink(in);
+		if (dis[0])
+			unlink(dis);
+		if (rep[0])
+			unlink(rep);
+		rmdir(dir);
+	}
+	free(text);
+	free(mc);
+	free(mca);
+	return err;
+}
+
+int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result *res,
+		      struct tacho_sim_mca **out, struct tacho_diag *diag)
+{
+	struct perf_event_attr insn = { .size = sizeof(insn), .type = PERF_TYPE_HARDWARE,
+					.config = PERF_COUNT_HW_INSTRUCTIONS };
+	const struct tacho_sim_machine *mach = tacho_sim_machine(sim);
+	struct tacho_sim_row *rows = NULL, *fn = NULL;
+	struct tacho_sim_mca *m = NULL;
+	static const size_t window = 1000;    /* instructions each side of the hottest */
+	uint8_t *code = NULL;
+	size_t n, nfn = 0, hot = 0, first, last, ncode = 0, len, lo, hi;
+	unsigned *lens = NULL;
+	int err;
+
+	if (tc_diag_check(diag) || !sim || !res || !out)
+		return -EINVAL;
+	*out = NULL;
 	err = tacho_sim_result_rows(res, TACHO_SIM_VIEW_INSTRUCTION, &insn, &rows, &n,
 				    sizeof(*rows), NULL);
 	if (!err && (!n || !rows[0].address || !rows[0].object))
@@ -366,7 +444,6 @@ int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result
 	qsort(fn, nfn, sizeof(*fn), cmp_addr);
 	while (fn[hot].address != rows[0].address)
 		hot++;
-	first = last = hot;
 	/* the code around it, to measure each instruction and prove the block contiguous
 	 * (a block is far shorter than the window) */
 	lo = hot > window ? hot - window : 0;
@@ -405,94 +482,27 @@ int tacho_sim_mca_new(const struct tacho_sim *sim, const struct tacho_sim_result
 	len = (size_t)(fn[last].address + lens[last - lo] - fn[first].address);
 	m->object = tc_strdup(rows[0].object);
 	m->function = tc_strdup(rows[0].function ? rows[0].function : "???");
-	m->bytes = malloc(3 * len + 1);
-	if (!m->object || !m->function || !m->bytes) {
+	m->mcpu_source = tc_strdup(mach->mcpu_source);
+	if (!m->object || !m->function || !m->mcpu_source) {
 		err = -ENOMEM;
 		goto out;
 	}
-	m->bytes[0] = '\0';
-	for (size_t i = 0; i < len; i++)
-		sprintf(m->bytes + (i ? 3 * i - 1 : 0), i ? " %02x" : "%02x",
-			code[fn[first].address - fn[lo].address + i]);
 	m->pub.object = m->object;
 	m->pub.function = m->function;
 	m->pub.address = fn[first].address;
 	m->pub.executions = fn[hot].value;
-	m->pub.bytes = m->bytes;
-	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", mach->mcpu);
-	m->pub.mcpu = mach->mcpu;
-
-	/* llvm-mc reads "0x90 0x90 ..." and writes assembly llvm-mca reads */
-	snprintf(dir, sizeof(dir), "%s/tacho-mca-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		err = -errno;
-		dir[0] = '\0';
-		goto out;
-	}
-	snprintf(in, sizeof(in), "%s/block.txt", dir);
-	snprintf(dis, sizeof(dis), "%s/block.s", dir);
-	snprintf(rep, sizeof(rep), "%s/mca.txt", dir);
-	f = fopen(in, "w");
-	if (!f) {
-		err = -errno;
-		goto out;
-	}
-	for (size_t i = 0; i < len; i++)
-		fprintf(f, "0x%02x%s", code[fn[first].address - fn[lo].address + i],
-			i + 1 < len ? " " : "\n");
-	if (fclose(f)) {
-		err = -EIO;
-		goto out;
-	}
-	{
-		char *mc_argv[] = { mc, (char *)"--disassemble", (char *)"-triple=x86_64-unknown-linux-gnu",
-				    in, (char *)"-o", dis, NULL };
-		char *mca_argv[] = { mca, (char *)"-mtriple=x86_64-unknown-linux-gnu", mcpu,
-				     (char *)"--bottleneck-analysis", (char *)"-o", rep, dis, NULL };
-		err = run_tool(mc_argv, diag);
-		if (!err)
-			err = tc_read_file(dis, &text, &len, 1 << 20);
-		if (!err)
-			err = take_insns(m, text, last - first + 1);
-		if (err == -TACHO_EPARSE)
-			tc_diag_set(diag, dis, 0, 0, err, "llvm-mc did not disassemble the block's "
-				    "%zu instructions", last - first + 1);
-		if (!err)
-			err = run_tool(mca_argv, diag);
-	}
+	m->pub.mcpu_source = m->mcpu_source;
+	err = tc_sim_mca_analyse(m, code + (fn[first].address - fn[lo].address), len, last - first + 1,
+			 mach->mcpu, diag);
 	if (err)
 		goto out;
-	err = tc_read_file(rep, &m->report, &len, 1 << 22);
-	if (!err)
-		err = parse_report(m, m->report);
-	if (err == -TACHO_EPARSE)
-		tc_diag_set(diag, rep, 0, 0, err, "cannot read llvm-mca's report");
-	if (err)
-		goto out;
-	m->pub.insns = (const char *const *)m->insns;
-	m->pub.resource_names = (const char *const *)m->res_names;
-	m->pub.resource_pressure = m->res_pressure;
-	m->pub.bottleneck = m->bottleneck;
-	m->pub.report = m->report;
 	*out = m;
 	m = NULL;
 out:
-	if (dir[0]) {
-		if (in[0])
-			unlink(in);
-		if (dis[0])
-			unlink(dis);
-		if (rep[0])
-			unlink(rep);
-		rmdir(dir);
-	}
 	free(code);
 	free(lens);
 	tacho_sim_mca_free(m);
-	free(text);
 	free(fn);
 	free(rows);
-	free(mc);
-	free(mca);
 	return err;
 }

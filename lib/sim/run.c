@@ -106,8 +106,8 @@ static void first_complaint(const char *dir, char *buf, size_t size)
 }
 
 int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
-		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
-		     struct tacho_diag *diag)
+		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
+		     int *exec_err, struct tacho_diag *diag)
 {
 	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true };
 	const struct tacho_sim_machine *m = tacho_sim_machine(sim);
@@ -213,16 +213,18 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 			goto out;
 		}
 		for (int i = 0; i < n; i++) {
+			bool out;
 			de = list[i];
-			if (!err && tc_starts_with(de->d_name, OUT_PREFIX)) {
+			out = tc_starts_with(de->d_name, OUT_PREFIX);
+			if (!err && (out || (log_fn && tc_starts_with(de->d_name, LOG_PREFIX)))) {
 				char path[4400], *text = NULL;
 				size_t len;
 				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 				err = tc_read_file(path, &text, &len, (size_t)1 << 32);
 				if (!err)
-					err = fn(arg, text, len, de->d_name, diag);
+					err = (out ? fn : log_fn)(arg, text, len, de->d_name, diag);
 				free(text);
-				nfiles++;
+				nfiles += out;
 			}
 			free(list[i]);
 		}
@@ -269,7 +271,7 @@ int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
 	err = tc_sim_result_new(&res);
 	if (err)
 		return err;
-	err = tc_sim_run_files(sim, argv, NULL, add_file, &res, &ex, exec_err, diag);
+	err = tc_sim_run_files(sim, argv, NULL, add_file, NULL, &res, &ex, exec_err, diag);
 	if (err) {
 		tacho_sim_result_free(res);
 		return err;

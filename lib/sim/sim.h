@@ -17,6 +17,15 @@ size_t tc_sim_result_nplaces(const struct tacho_sim_result *res);
 void tc_sim_result_place(const struct tacho_sim_result *res, size_t i, const char **ob,
 			   const char **fn, const char **file, unsigned *line, uint64_t *addr,
 			   const uint64_t **cost);
+/* The call sites of res (with "instr" positions): how many, and the i-th one: the
+ * function fn of binary ob called cfn from the instruction at addr, count times.
+ * Names are the result's (equal names, equal pointers). */
+size_t tc_sim_result_ncalls(const struct tacho_sim_result *res);
+void tc_sim_result_call(const struct tacho_sim_result *res, size_t i, const char **ob,
+			const char **fn, const char **cfn, uint64_t *addr, uint64_t *count);
+/* NULL when the event attr describes has a simulated meaning (map.c's table), else a
+ * static sentence saying why it has none. */
+const char *tc_sim_event_why(const struct perf_event_attr *attr);
 /* Records how the simulated program ended. */
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
 
@@ -40,16 +49,49 @@ typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *
 			   struct tacho_diag *diag);
 
 /* Runs argv under sim's valgrind with extra options of callgrind (NULL-terminated, may be
- * NULL) before the program, fills *ex with how it ended, then gives fn each output file.
- * Errors as tacho_sim_run's. */
+ * NULL) before the program, fills *ex with how it ended, then gives fn each output file
+ * and, when log_fn is not NULL, log_fn each of valgrind's logs (valgrind.log.PID, after
+ * the output files). Errors as tacho_sim_run's. */
 int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
-		     tc_sim_file_fn *fn, void *arg, struct tacho_exit *ex, int *exec_err,
-		     struct tacho_diag *diag);
+		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
+		     int *exec_err, struct tacho_diag *diag);
+/* Where valgrind loaded one binary in one process: its text's bias (actual minus
+ * stated address), which callgrind's instruction addresses are relative to. */
+struct tc_sim_load {
+	long pid;
+	char *path;
+	uint64_t bias;
+};
+/* Appends the loads that a valgrind log written at -v -v states ("Reading syms from
+ * PATH", then "svma S, avma A") to *loads (*n of them, realloc'd; a line longer than
+ * 4 KiB or holding a NUL byte is skipped). 0 or -ENOMEM (*loads then holds those read
+ * so far). */
+int tc_sim_log_loads(const char *text, size_t len, struct tc_sim_load **loads, size_t *n);
+void tc_sim_loads_free(struct tc_sim_load *loads, size_t n);
+/* The pid of the process that wrote a parsed file (its first "pid:"), 0 when none. */
+long tc_sim_result_pid(const struct tacho_sim_result *res);
 
 /* llvm-mca's -mcpu for a CPU (mca.c's table) and a sentence saying how it was chosen
  * (written into why). */
 const char *tc_sim_mcpu(enum tacho_cpu_vendor vendor, unsigned family, unsigned model,
 			char *why, size_t size);
+
+/* --- pipeline analysis (mca.c, mca-profile.c) --- */
+
+struct tacho_sim_mca {
+	struct tacho_sim_mca_info pub;
+	char *object, *function, *bytes, *report, *bottleneck, *mcpu, *mcpu_source;
+	char **insns;
+	char **res_names;
+	double *res_pressure;
+	uint64_t *addrs, *samples, *events;   /* per instruction (of a recording) */
+};
+
+/* Runs llvm-mc over the block's len bytes at code (ninsns instructions) and llvm-mca
+ * with -mcpu=mcpu over what it wrote, filling m's bytes, mcpu, instructions and
+ * prediction. Errors as tacho_sim_mca_new's. */
+int tc_sim_mca_analyse(struct tacho_sim_mca *m, const uint8_t *code, size_t len,
+		       size_t ninsns, const char *mcpu, struct tacho_diag *diag);
 
 /* --- regions under simulation (client.c) --- */
 

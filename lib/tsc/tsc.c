@@ -52,7 +52,7 @@ static uint64_t end_fenced(void)
 uint64_t tacho_tsc_read_end(void)
 {
 #if TC_X86
-	if (tc_tsc_info()->rdtscp)
+	if (tc_tsc_early()->rdtscp)
 		return tacho_tsc_end();
 	return end_fenced();
 #else
@@ -142,9 +142,9 @@ static void kernel_conversion(struct tacho_tsc_info *ti)
 		ti->kernel_hz = tc_tsc_kernel_hz(ti->time_mult, ti->time_shift);
 }
 
-/* ~20 ms against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is bracketed by two
- * TSC reads and the tightest bracket of a few kept, so a preemption between the two
- * reads does not skew the result. */
+/* One end of a calibration against CLOCK_MONOTONIC_RAW (not NTP-slewed). Each end is
+ * bracketed by two TSC reads and the tightest bracket of a few kept, so a preemption
+ * between the two reads does not skew the result. */
 static uint64_t bracketed_clock_ns(uint64_t *tsc)
 {
 	uint64_t best = UINT64_MAX, ns = 0;
@@ -160,20 +160,44 @@ static uint64_t bracketed_clock_ns(uint64_t *tsc)
 	return ns;
 }
 
-static double calibrate(void)
-{
-	uint64_t t0 = 0, t1 = 0, n0, n1;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+#define CALIBRATION_NS (20 * 1000 * 1000ull)
 
-	n0 = bracketed_clock_ns(&t0);
+/* The rate between the first end, taken at the first use (n0, t0), and now: at least
+ * 20 ms apart, slept for only when the process has not run that long since. So a
+ * program that uses regions pays the calibration at its first report, seldom at all,
+ * and never in its first tacho_region_begin. */
+static double calibrate_since(uint64_t t0, uint64_t n0)
+{
+	uint64_t t1 = 0, n1;
+
 	if (!n0)
 		return 0;
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 	n1 = bracketed_clock_ns(&t1);
+	if (n1 > n0 && n1 - n0 < CALIBRATION_NS) {
+		uint64_t left = CALIBRATION_NS - (n1 - n0);
+		struct timespec ts = { (time_t)(left / 1000000000ull),
+				       (long)(left % 1000000000ull) };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		n1 = bracketed_clock_ns(&t1);
+	}
 	if (n1 <= n0 || t1 <= t0)
 		return 0;
 	return (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
+}
+
+/* The kernel's own tsc_khz, where the kernel publishes it in sysfs (not in upstream
+ * Linux: some distributions' kernels carry the file). Free to read, no perf event. */
+static double sysfs_tsc_hz(void)
+{
+	char line[64];
+	uint64_t khz;
+
+	if (tc_read_line_file("/sys/devices/system/cpu/cpu0/tsc_freq_khz", line,
+			      sizeof(line)) < 0 || tc_parse_u64(line, &khz) || !khz)
+		return 0;
+	return (double)khz * 1000;
 }
 
 #define PAIR_SAMPLES 2001
@@ -199,15 +223,22 @@ static double pair_cost(bool rdtscp)
 
 static struct tacho_tsc_info info;
 static int info_err;
+static pthread_once_t early_once = PTHREAD_ONCE_INIT;
 static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+/* set by early_init when no free source gave the frequency: the calibration's start */
+static bool early_hz;
+static uint64_t cal_tsc0, cal_ns0;
 
-static void info_init(void)
+/* What costs no perf event and no sleep (well under a millisecond): CPUID's facts, the
+ * frequency where CPUID 15h, the hypervisor's leaf or the kernel's sysfs file gives it,
+ * the pair cost, and the first end of a calibration otherwise. */
+static void early_init(void)
 {
 	struct tacho_tsc_info *ti = &info;
 	struct tacho_cpuid_dump *d;
 	struct tacho_cpuid_regs r;
 	enum tacho_tsc_source src = TACHO_TSC_FREQ_UNKNOWN;
-	double hz = 0;
+	double hz = 0, sys_hz;
 
 	ti->sz = sizeof(*ti);
 	if (!TC_X86) {
@@ -234,34 +265,68 @@ static void info_init(void)
 		info_err = -ENODEV;
 		return;
 	}
+	if (!ti->invariant)
+		tc_log(TACHO_LOG_WARN, "tsc: not invariant (CPUID.8000_0007h:EDX[8] clear): "
+		       "its rate may follow the core clock");
+	ti->pair_ticks = pair_cost(ti->rdtscp);
 
-	kernel_conversion(ti);
-	ti->calibrated_hz = calibrate();
-
-	/* Order of trust: CPUID 15h (exact by definition), the hypervisor's word, the
-	 * kernel (which calibrated against a reference clock at boot, or took 15h
-	 * itself), 16h alone (a nominal base frequency, which the TSC matches on Intel
-	 * parts but is not defined to), and last our own 20 ms calibration. */
+	/* Order of trust, the free sources first: CPUID 15h (exact by definition), the
+	 * hypervisor's word (the host's own figure), the kernel's tsc_khz in sysfs where
+	 * published (calibrated at boot against a reference clock, or taken from 15h).
+	 * The rest (the perf page, 16h, our calibration) wait for the first use of the
+	 * frequency: info_init. */
 	if (src == TACHO_TSC_FREQ_CPUID_15 || src == TACHO_TSC_FREQ_CPUID_15_TABLE ||
 	    src == TACHO_TSC_FREQ_CPUID_15_16 || src == TACHO_TSC_FREQ_HYPERVISOR) {
 		ti->hz = hz;
 		ti->source = src;
-	} else if (ti->kernel_hz > 0) {
+	} else if ((sys_hz = sysfs_tsc_hz()) > 0) {
+		ti->hz = sys_hz;
+		ti->source = TACHO_TSC_FREQ_SYSFS;
+	} else {
+		/* (CPUID 16h's figure, in cpuid_hz, waits: the kernel comes before it) */
+		cal_ns0 = bracketed_clock_ns(&cal_tsc0);
+	}
+	early_hz = ti->hz > 0;
+	if (early_hz)
+		ti->pair_ns = ti->pair_ticks * 1e9 / ti->hz;
+}
+
+static void info_init(void)
+{
+	struct tacho_tsc_info *ti = &info;
+	double hz = ti->cpuid_hz;
+
+	pthread_once(&early_once, early_init);
+	if (info_err)
+		return;
+	/* the kernel's conversion (the exact clock of trace's marks) whatever gave the
+	 * frequency: one perf event, no sleep */
+	kernel_conversion(ti);
+	if (early_hz)
+		return;
+	/* then the kernel's perf page, 16h alone (a nominal base frequency, which the TSC
+	 * matches on Intel parts but is not defined to), and last our own calibration
+	 * over at least 20 ms since early_init */
+	if (ti->kernel_hz > 0) {
 		ti->hz = ti->kernel_hz;
 		ti->source = TACHO_TSC_FREQ_KERNEL;
-	} else if (src == TACHO_TSC_FREQ_CPUID_16) {
+	} else if (hz > 0) {
 		ti->hz = hz;
-		ti->source = src;
-	} else if (ti->calibrated_hz > 0) {
-		ti->hz = ti->calibrated_hz;
-		ti->source = TACHO_TSC_FREQ_CALIBRATED;
+		ti->source = TACHO_TSC_FREQ_CPUID_16;
+	} else {
+		ti->calibrated_hz = calibrate_since(cal_tsc0, cal_ns0);
+		if (ti->calibrated_hz > 0) {
+			ti->hz = ti->calibrated_hz;
+			ti->source = TACHO_TSC_FREQ_CALIBRATED;
+		}
 	}
-	if (!ti->invariant)
-		tc_log(TACHO_LOG_WARN, "tsc: not invariant (CPUID.8000_0007h:EDX[8] clear): "
-		       "its rate may follow the core clock");
-
-	ti->pair_ticks = pair_cost(ti->rdtscp);
 	ti->pair_ns = ti->hz > 0 ? ti->pair_ticks * 1e9 / ti->hz : 0;
+}
+
+const struct tacho_tsc_info *tc_tsc_early(void)
+{
+	pthread_once(&early_once, early_init);
+	return &info;
 }
 
 const struct tacho_tsc_info *tc_tsc_info(void)
@@ -278,6 +343,14 @@ int tacho_tsc_info(struct tacho_tsc_info *out)
 	if (!out || out->sz < TSC_INFO_SZ_V1)
 		return -EINVAL;
 	tc_sized_put_sz(out, tc_tsc_info(), sizeof(struct tacho_tsc_info));
+	return info_err;
+}
+
+int tacho_tsc_info_quick(struct tacho_tsc_info *out)
+{
+	if (!out || out->sz < TSC_INFO_SZ_V1)
+		return -EINVAL;
+	tc_sized_put_sz(out, tc_tsc_early(), sizeof(struct tacho_tsc_info));
 	return info_err;
 }
 

@@ -5,8 +5,14 @@
 #include "util/util.h"
 #include "tacho/tsc.h"
 
-/* The cached info (measured on the first call); never NULL. Thread-safe. */
+/* The cached info (measured on the first call, as tacho_tsc_info); never NULL.
+ * Thread-safe. */
 const struct tacho_tsc_info *tc_tsc_info(void);
+/* The part that costs no perf event and no sleep (tacho_tsc_info_quick): present,
+ * rdtscp, invariant, hypervisor, cpuid_hz, pair_ticks are final; hz and pair_ns only
+ * where a free source gave the frequency (read them through tc_tsc_info). Starts the
+ * calibration's clock. Never NULL. Thread-safe. */
+const struct tacho_tsc_info *tc_tsc_early(void);
 
 /* The kernel's TSC frequency from a perf mmap page's time_mult and time_shift:
  * 1e9 * 2^shift / mult. 0 when mult is 0 or shift is 64 or more. Pure. */

@@ -226,6 +226,17 @@ char *tc_strndup(const char *s, size_t n);
 char *tc_trim(char *s);             /* trims ASCII space in place, returns s */
 bool tc_starts_with(const char *s, const char *prefix);
 
+/* --- CRC-32 (crc32.c) --- */
+
+/* CRC-32 (IEEE 802.3 polynomial, reflected, as zlib's crc32) of len bytes, continuing
+ * from crc (0 to start): PCLMULQDQ folding where the CPU has it, else slicing-by-8. Any
+ * alignment; thread-safe. */
+uint32_t tc_crc32(uint32_t crc, const void *data, size_t len);
+/* The same by the tables alone (the fallback, which the tests hold to zlib too). */
+uint32_t tc_crc32_portable(uint32_t crc, const void *data, size_t len);
+/* Whether tc_crc32 folds with PCLMULQDQ on this CPU. */
+bool tc_crc32_has_clmul(void);
+
 /* --- the CPUID instruction (cpuid.c) ---
  * Executes CPUID (leaf, subleaf) on the calling CPU: r[0..3] = EAX, EBX, ECX, EDX.
  * False, r zeroed, where there is no CPUID (not x86). Thread-safe. */

@@ -326,6 +326,62 @@ static void test_live_report(void **state)
 	tacho_cpu_info_exit(&info);
 }
 
+/* Without --tsc, tacho cpu opens no perf event and never sleeps (strace counts the
+ * calls); with it, the frequency is measured where CPUID does not give it. */
+static void test_tsc_option(void **state)
+{
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	const char *log = th_tmp("strace.log");
+	struct th_run r;
+	char *text = NULL;
+	size_t len;
+	(void)state;
+
+	if (!live_info(&info))
+		TEST_SKIP("CPUID cannot be read on this machine");
+	{
+		/* LeakSanitizer stops the process with ptrace at exit, which a traced
+		 * process cannot: no leak check in this run of a sanitized tree */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char env[512];
+		snprintf(env, sizeof(env), "ASAN_OPTIONS=%s%sdetect_leaks=0", asan ? asan : "",
+			 asan && *asan ? ":" : "");
+		const char *argv[] = { "strace", "-f", "-qq", "-E", env, "-o", log, "-e",
+				       "trace=perf_event_open,nanosleep,clock_nanosleep",
+				       th_tacho_bin(), "cpu", NULL };
+		if (access("/usr/bin/strace", X_OK) != 0) {
+			tacho_cpu_info_exit(&info);
+			TEST_SKIP("strace is not installed (scripts/deps.sh test)");
+		}
+		th_runv(&r, NULL, (char *const *)argv);
+	}
+	if (r.status != 0 && strstr(r.err, "ptrace")) {
+		th_run_free(&r);
+		tacho_cpu_info_exit(&info);
+		TEST_SKIP("strace cannot trace here (ptrace refused)");
+	}
+	assert_int_equal(r.status, 0);
+	assert_int_equal(th_read_data(log, &text, &len), 0);
+	assert_not_contains(text, "perf_event_open(");
+	assert_not_contains(text, "nanosleep(");
+	free(text);
+	if (!info.tsc.hz)
+		assert_contains(r.out, "    frequency not measured: no free source gives it "
+				       "(--tsc measures it)\n");
+	else
+		assert_contains(r.out, "    frequency ");
+	th_run_free(&r);
+
+	th_tacho(&r, "cpu", "--tsc", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	assert_contains(r.out, " Hz (");
+	assert_contains(r.out, "), source: ");
+	assert_not_contains(r.out, "frequency not measured");
+	th_run_free(&r);
+	tacho_cpu_info_exit(&info);
+}
+
 static void test_live_roundtrip(void **state)
 {
 	struct th_run live, raw, a, b;
@@ -669,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_live_json),
 		cmocka_unit_test(test_live_report),
+		cmocka_unit_test_setup_teardown(test_tsc_option, th_tmpdir_setup, th_tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_live_roundtrip, th_tmpdir_setup,
 						th_tmpdir_teardown),
 		cmocka_unit_test(test_cpu_option),

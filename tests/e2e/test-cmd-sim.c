@@ -362,41 +362,21 @@ static double report_value(const char *report, const char *key)
 	return v;
 }
 
-/* --mca: the hottest block of the loop is its 6 instructions, run exactly N times; its
- * bytes, given to llvm-mc and llvm-mca directly with the same -mcpu, give the same
- * instructions, block throughput and IPC as tacho shows. */
-static void test_mca(void **state)
+/* The block's bytes ("90 90 ..."), given to llvm-mc and llvm-mca directly with -mcpu,
+ * disassemble to insns (strings, or objects whose "text" is one) and predict the same
+ * block throughput and IPC. */
+static void same_as_llvm(const char *bytes, const char *cpu, const struct th_json *insns,
+			 double rthroughput, double ipc)
 {
 	char in[4096], dis[4096], rep[4096], mcpu[64], *text = NULL, *report = NULL;
-	const struct th_json *insns;
-	const char *bytes;
-	struct th_json *j;
 	struct th_run r;
 	size_t len, k = 0;
 	FILE *f;
-	(void)state;
 
-	NEED_VALGRIND();
-	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
-		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
-	j = sim_json("-e", "instructions", "--mca", NULL, "loop", "100000", NULL);
-	assert_int_equal(json_num(j, "mca.executions"), 100000);
-	assert_string_equal(json_str(j, "mca.function"), "loop");
-	assert_string_equal(json_str(j, "mca.mcpu"), json_str(j, "simulation.mcpu"));
-	insns = th_json_get(j, "mca.instructions");
-	assert_int_equal(insns->n, 6);
-	for (int i = 0; i < 4; i++)
-		assert_string_equal(insns->items[i]->string, "nop");
-	assert_true(strncmp(insns->items[4]->string, "dec", 3) == 0);
-	assert_true(strncmp(insns->items[5]->string, "jne", 3) == 0);
-	bytes = json_str(j, "mca.bytes");
-	assert_true(strncmp(bytes, "90 90 90 90 ", 12) == 0);
-
-	/* the same bytes, straight to llvm-mc and llvm-mca */
 	snprintf(in, sizeof(in), "%s", th_tmp("block.txt"));
 	snprintf(dis, sizeof(dis), "%s", th_tmp("block.s"));
 	snprintf(rep, sizeof(rep), "%s", th_tmp("mca.txt"));
-	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", json_str(j, "mca.mcpu"));
+	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", cpu);
 	f = fopen(in, "w");
 	assert_non_null(f);
 	for (const char *b = bytes; *b; b += b[2] ? 3 : 2)
@@ -416,6 +396,7 @@ static void test_mca(void **state)
 	}
 	assert_int_equal(th_read_data(dis, &text, &len), 0);
 	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		const struct th_json *it;
 		while (*l == ' ' || *l == '\t')
 			l++;
 		if (*l == '.' || !*l)
@@ -424,17 +405,553 @@ static void test_mca(void **state)
 			if (*c == '\t')
 				*c = ' ';
 		assert_true(k < insns->n);
-		assert_string_equal(l, insns->items[k]->string);
+		it = insns->items[k];
+		assert_string_equal(l, it->type == TH_JSON_STRING ? it->string : json_str(it, "text"));
 		k++;
 	}
 	assert_int_equal(k, insns->n);
 	assert_int_equal(th_read_data(rep, &report, &len), 0);
-	assert_true(report_value(report, "Block RThroughput:") ==
-		    json_num(j, "mca.block_rthroughput"));
-	assert_true(report_value(report, "IPC:") == json_num(j, "mca.ipc"));
+	assert_true(report_value(report, "Block RThroughput:") == rthroughput);
+	assert_true(report_value(report, "IPC:") == ipc);
 	free(text);
 	free(report);
+}
+
+/* --mca: the hottest block of the loop is its 6 instructions, run exactly N times; its
+ * bytes, given to llvm-mc and llvm-mca directly with the same -mcpu, give the same
+ * instructions, block throughput and IPC as tacho shows. */
+static void test_mca(void **state)
+{
+	const struct th_json *insns;
+	const char *bytes;
+	struct th_json *j;
+	(void)state;
+
+	NEED_VALGRIND();
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	j = sim_json("-e", "instructions", "--mca", NULL, "loop", "100000", NULL);
+	assert_int_equal(json_num(j, "mca.executions"), 100000);
+	assert_string_equal(json_str(j, "mca.function"), "loop");
+	assert_string_equal(json_str(j, "mca.mcpu"), json_str(j, "simulation.mcpu"));
+	insns = th_json_get(j, "mca.instructions");
+	assert_int_equal(insns->n, 6);
+	for (int i = 0; i < 4; i++)
+		assert_string_equal(insns->items[i]->string, "nop");
+	assert_true(strncmp(insns->items[4]->string, "dec", 3) == 0);
+	assert_true(strncmp(insns->items[5]->string, "jne", 3) == 0);
+	bytes = json_str(j, "mca.bytes");
+	assert_true(strncmp(bytes, "90 90 90 90 ", 12) == 0);
+
+	same_as_llvm(bytes, json_str(j, "mca.mcpu"), insns, json_num(j, "mca.block_rthroughput"),
+		     json_num(j, "mca.ipc"));
 	th_json_free(j);
+}
+
+static void assert_one_line(const struct th_run *r, int status, const char *needle);
+
+/* --- record --sim: a recording that report's views read --- */
+
+/* `tacho record --sim -q -e EVENTS -o th_tmp(NAME) -- PROG A1 A2` (A2 may be NULL);
+ * fails unless tacho exits 0. Returns the file's path (static). */
+static const char *sim_record(const char *name, const char *events, const char *prog,
+			      const char *a1, const char *a2)
+{
+	static char path[4096];
+	struct th_run r;
+
+	snprintf(path, sizeof(path), "%s", th_tmp(name));
+	th_tacho(&r, "record", "--sim", "-q", "-e", events, "-o", path, "--", th_prog(prog), a1,
+		 a2, NULL);
+	if (r.status != 0)
+		fail_msg("tacho record --sim exited %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	return path;
+}
+
+/* `tacho report -i FILE ARGS...` (at most 4, the first NULL ends them): its standard
+ * output, which the caller frees. */
+static char *sim_report(const char *file, const char *a1, const char *a2, const char *a3,
+			const char *a4)
+{
+	struct th_run r;
+	char *out;
+
+	th_tacho(&r, "report", "-i", file, a1, a2, a3, a4, NULL);
+	if (r.status != 0)
+		fail_msg("tacho report exited %d:\n%s", r.status, r.err);
+	out = strdup(r.out);
+	th_run_free(&r);
+	return out;
+}
+
+/* The row of a report's JSON whose key is value (a string), or whose line is line. */
+static const struct th_json *report_row(const struct th_json *j, const char *key,
+					const char *value, int line)
+{
+	const struct th_json *rows = th_json_get(j, "rows");
+
+	assert_non_null(rows);
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct th_json *row = rows->items[i];
+		if (value ? !strcmp(json_str(row, key), value) : json_num(row, "line") == line)
+			return row;
+	}
+	fail_msg("no row with %s %s in the report", key, value ? value : "of the line");
+	return NULL;
+}
+
+/* record --sim: the loop's line holds exactly N x 6 instructions and N branches (N and
+ * 2N), every output says simulated, the symbol's count equals stat --sim's for the
+ * same function, and two recordings give byte-identical views. */
+static void test_record_sim(void **state)
+{
+	int line = th_source_line("tests/progs/sim-kernels.c", "sim-kernels: the loop line");
+	const struct th_json *row;
+	struct th_json *j, *hot;
+	char *out, *again;
+	const char *rec;
+	(void)state;
+
+	NEED_VALGRIND();
+	for (int k = 1; k <= 2; k++) {
+		rec = sim_record("loop.rec", "instructions,branches", "sim-kernels", "loop",
+				 k == 1 ? "10000" : "20000");
+		out = sim_report(rec, "--sort", "line", "--json", NULL);
+		j = assert_json(out);
+		assert_string_equal(json_str(j, "status"), "simulated");
+		row = report_row(j, "line", NULL, line);
+		assert_string_equal(json_str(row, "symbol"), "loop");
+		assert_true(json_num(row, "events") == 60000.0 * k);
+		th_json_free(j);
+		free(out);
+	}
+	/* the second event: the loop's one branch per iteration */
+	{
+		struct th_run r;
+		th_tacho(&r, "report", "-i", rec, "--event", "branches", "--sort", "line", "--json",
+			 NULL);
+		assert_int_equal(r.status, 0);
+		j = assert_json(r.out);
+		assert_true(json_num(report_row(j, "line", NULL, line), "events") == 20000);
+		th_json_free(j);
+		th_run_free(&r);
+	}
+	/* by symbol: what stat --sim says the function ran */
+	rec = sim_record("loop.rec", "instructions", "sim-kernels", "loop", "10000");
+	out = sim_report(rec, "--json", NULL, NULL, NULL);
+	j = assert_json(out);
+	hot = sim_json("-e", "instructions", "--sim-hot", "function:1", NULL, "loop", "10000",
+		       NULL);
+	assert_string_equal(json_str(hot, "hot.rows[0].function"), "loop");
+	row = report_row(j, "symbol", "loop", 0);
+	assert_true(json_num(row, "events") == json_num(hot, "hot.rows[0].value"));
+	assert_string_equal(json_str(row, "dso"), th_prog("sim-kernels"));
+	th_json_free(hot);
+	th_json_free(j);
+	free(out);
+	/* the table says so; annotate: each of the 6 instructions exactly N times */
+	out = sim_report(rec, NULL, NULL, NULL, NULL);
+	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
+	assert_contains(out, "simulated  percent  dso          symbol\n");
+	assert_contains(out, "\n    60003  ");     /* the loop's row leads with its count */
+	free(out);
+	/* a filter: the header counts what it kept, exactly */
+	out = sim_report(rec, "--symbols", "loop", NULL, NULL);
+	assert_true(strncmp(out, "# 60,003 of ", 12) == 0);
+	assert_contains(out, " instructions kept by the filter, simulated: every instruction "
+			     "counted by valgrind");
+	assert_contains(out, "\n    60003  100.00%  sim-kernels  loop\n");
+	free(out);
+	out = sim_report(rec, "--annotate", "loop", NULL, NULL);
+	assert_contains(out, "instructions, simulated: every instruction counted by valgrind");
+	assert_contains(out, ": 60003 simulated\n");
+	assert_contains(out, "  simulated  percent  address");
+	free(out);
+	out = sim_report(rec, "--annotate", "loop", "--json", NULL);
+	j = assert_json(out);
+	{
+		const struct th_json *rows = th_json_get(j, "rows");
+		size_t n = 0;
+		for (size_t i = 0; i < rows->n; i++)
+			if (json_num(rows->items[i], "line") == line) {
+				assert_true(json_num(rows->items[i], "events") == 10000);
+				n++;
+			}
+		assert_int_equal(n, 6);
+	}
+	th_json_free(j);
+	free(out);
+	/* folded: the loop's stack weighs its count */
+	out = sim_report(rec, "--format", "folded", NULL, NULL);
+	assert_contains(out, "sim-kernels;loop 60003\n");
+	free(out);
+	/* deterministic: a second recording, the same views byte for byte */
+	out = sim_report(rec, "--sort", "address", "--json", NULL);
+	rec = sim_record("again.rec", "instructions", "sim-kernels", "loop", "10000");
+	again = sim_report(rec, "--sort", "address", "--json", NULL);
+	assert_string_equal(out, again);
+	free(out);
+	free(again);
+}
+
+/* The exports other tools read say simulated and weigh the exact counts: speedscope's
+ * profile name and weights (the loop's one-frame stacks sum to its 60003), the flame
+ * graph's title and the loop's frame, pprof's comment and go tool pprof's flat count. */
+static void test_record_sim_exports(void **state)
+{
+	const struct th_json *frames, *samples, *weights;
+	const char *rec;
+	struct th_json *j;
+	double loop = 0;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	rec = sim_record("exports.rec", "instructions", "sim-kernels", "loop", "10000");
+	out = sim_report(rec, "--format", "speedscope", NULL, NULL);
+	j = assert_json(out);
+	assert_true(strncmp(json_str(j, "name"), "instructions, simulated: ", 25) == 0);
+	frames = th_json_get(j, "shared.frames");
+	samples = th_json_get(j, "profiles[0].samples");
+	weights = th_json_get(j, "profiles[0].weights");
+	assert_non_null(frames);
+	assert_non_null(samples);
+	assert_non_null(weights);
+	assert_int_equal(samples->n, weights->n);
+	for (size_t i = 0; i < samples->n; i++) {
+		const struct th_json *stack = samples->items[i];
+		const struct th_json *leaf;
+		assert_true(stack->n >= 1);
+		leaf = frames->items[(size_t)stack->items[stack->n - 1]->number];
+		if (!strcmp(json_str(leaf, "name"), "loop"))
+			loop += weights->items[i]->number;
+	}
+	assert_true(loop == 60003);
+	th_json_free(j);
+	free(out);
+
+	out = sim_report(rec, "--format", "svg", NULL, NULL);
+	assert_contains(out, "Flame graph: instructions, ");
+	assert_contains(out, " simulated (exact counts, no sampling) of ");
+	assert_contains(out, "<title>loop (");
+	assert_contains(strstr(out, "<title>loop ("), "): 60003 events, ");
+	free(out);
+
+	th_tacho(&r, "report", "-i", rec, "--format", "pprof", "-o", th_tmp("exports.pb.gz"),
+		 NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	if (access("/usr/bin/go", X_OK) && access("/usr/lib/go/bin/go", X_OK))
+		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go): the pprof "
+			  "file is written, not read back");
+	{
+		char *argv[] = { (char *)"go", (char *)"tool", (char *)"pprof",
+				 (char *)"-symbolize=none", (char *)"-sample_index=instructions",
+				 (char *)"-nodecount=100000", (char *)"-nodefraction=0", (char *)"-top",
+				 (char *)th_tmp("exports.pb.gz"), NULL };
+		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+		/* go tool pprof keeps its cache and settings under HOME: the test's folder
+		 * for this run, the caller's HOME again for the tests after it */
+		setenv("HOME", th_tmpdir(), 1);
+		setenv("GOCACHE", th_tmp("gocache"), 1);
+		th_runv(&r, NULL, argv);
+		if (home)
+			setenv("HOME", home, 1);
+		else
+			unsetenv("HOME");
+		unsetenv("GOCACHE");
+		free(home);
+		if (r.status)
+			fail_msg("go tool pprof -top failed (%d): %s", r.status, r.err);
+		assert_contains(r.out, "simulated by valgrind: every instruction counted, no "
+				       "sampling");
+		assert_contains(r.out, "\n     60003 ");
+		assert_contains(strstr(r.out, "\n     60003 "), "  loop\n");
+		th_run_free(&r);
+	}
+}
+
+/* record --sim -g: callgrind tells each function apart by its callers, so the loop
+ * called through via_a N times and through via_b M times is two stacks of exactly
+ * 6 N + 3 and 6 M + 3 instructions; the callee tree splits the loop's line the same,
+ * and --children gives each caller those counts on top of its own. */
+static void test_record_sim_calls(void **state)
+{
+	const struct th_json *kids, *node;
+	struct th_json *j;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-q", "-g", "-o", th_tmp("calls.rec"), "--",
+		 th_prog("sim-kernels"), "calls", "1000", "300", NULL);
+	if (r.status != 0)
+		fail_msg("tacho record --sim -g exited %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	out = sim_report(th_tmp("calls.rec"), "--format", "folded", NULL, NULL);
+	assert_contains(out, ";main;via_a;loop 6003\n");
+	assert_contains(out, ";main;via_b;loop 1803\n");
+	free(out);
+	/* the loop's line, its callers below it: 6000 and 1800 of its 7800 */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--sort", "line", "-g", "callee",
+		 "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	kids = th_json_get(report_row(j, "line", NULL,
+				      th_source_line("tests/progs/sim-kernels.c",
+						     "sim-kernels: the loop line")), "children");
+	assert_non_null(kids);
+	assert_int_equal(kids->n, 2);
+	for (size_t i = 0; i < kids->n; i++) {
+		node = kids->items[i];
+		assert_int_equal(json_num(node, "samples"), 6);    /* its 6 instructions */
+		assert_string_equal(json_str(node, "symbol"), i ? "via_b" : "via_a");
+	}
+	th_json_free(j);
+	th_run_free(&r);
+	/* the table: each caller's node with its exact count, of the loop's 7806 */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--sort", "line", "-g", "callee",
+		 "--symbols", "loop", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "# 7,806 of ");
+	assert_contains(r.out, "\n     6000   76.86%  ");
+	assert_contains(r.out, "\n     1800   23.06%  ");
+	th_run_free(&r);
+	/* --children: each caller holds the loop's count it called, on top of its own */
+	th_tacho(&r, "report", "-i", th_tmp("calls.rec"), "--children", "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	node = report_row(j, "symbol", "loop", 0);
+	assert_true(json_num(node, "events") == 7806);
+	assert_true(json_num(node, "self_events") == 7806);
+	node = report_row(j, "symbol", "via_a", 0);
+	assert_true(json_num(node, "events") - json_num(node, "self_events") == 6003);
+	node = report_row(j, "symbol", "via_b", 0);
+	assert_true(json_num(node, "events") - json_num(node, "self_events") == 1803);
+	th_json_free(j);
+	th_run_free(&r);
+	/* without -g, no chains: one frame under the program */
+	th_tacho(&r, "record", "--sim", "-q", "-o", th_tmp("nocalls.rec"), "--",
+		 th_prog("sim-kernels"), "calls", "10", "10", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	out = sim_report(th_tmp("nocalls.rec"), "--format", "folded", NULL, NULL);
+	assert_contains(out, "sim-kernels;loop 126\n");   /* (6 x 10 + 3) twice */
+	free(out);
+}
+
+/* record --sim --sim-cpu: the simulated caches of the dump, and a miss event per line:
+ * two passes of a 64-byte stride over 8 times the last level miss it on every line,
+ * all on the line of the one load. */
+static void test_record_sim_cpu(void **state)
+{
+	int line = th_source_line("tests/progs/sim-kernels.c", "movb (%1), %0");
+	struct th_json *j;
+	struct th_run r;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-q", "--sim-cpu", th_path(SMALL_LLC), "-e",
+		 "LLC-load-misses", "-o", th_tmp("stream.rec"), "--", th_prog("sim-kernels"),
+		 "stream", "8388608", "2", NULL);
+	if (r.status != 0)
+		fail_msg("exit %d:\n%s", r.status, r.err);
+	th_run_free(&r);
+	out = sim_report(th_tmp("stream.rec"), "--sort", "line", "--json", NULL);
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "status"), "simulated");
+	assert_true(json_num(report_row(j, "line", NULL, line), "events") == 2 * 131072.0);
+	assert_int_equal(json_num(j, "rows[0].line"), line);
+	th_json_free(j);
+	free(out);
+	th_tacho(&r, "record", "--sim", "--sim-cpu", "/nonexistent.cpuid", "--", "true", NULL);
+	assert_one_line(&r, 1, "tacho: cannot simulate:");
+	th_run_free(&r);
+}
+
+/* record --sim of a position-independent program with shared libraries: its loop's
+ * line is found in its binary (valgrind's load bias from its log), exactly (N + M) x 6
+ * instructions, and libc's functions resolve in libc. */
+static void test_record_sim_pie(void **state)
+{
+	const struct th_json *rows;
+	struct th_json *j;
+	const char *rec;
+	char *out;
+	bool libc = false;
+	double v[2];
+	(void)state;
+
+	NEED_VALGRIND();
+#if defined(__SANITIZE_ADDRESS__)
+	TEST_SKIP("the program links this tree's sanitized libtacho, which valgrind cannot "
+		  "run");
+#endif
+	for (int k = 0; k < 2; k++) {
+		rec = sim_record("pie.rec", "instructions", "lib-sim-regions",
+				 k ? "20000" : "10000", "5000");
+		out = sim_report(rec, "--sort", "line", "--json", NULL);
+		j = assert_json(out);
+		/* the program's hottest line is the loop's */
+		rows = th_json_get(j, "rows");
+		v[k] = -1;
+		for (size_t i = 0; i < rows->n && v[k] < 0; i++)
+			if (!strcmp(json_str(rows->items[i], "dso"), th_prog("lib-sim-regions"))) {
+				assert_contains(json_str(rows->items[i], "file"), "lib-sim-regions.c");
+				v[k] = json_num(rows->items[i], "events");
+			}
+		th_json_free(j);
+		free(out);
+	}
+	assert_true(v[0] == (10000 + 5000) * 6.0);
+	assert_true(v[1] == (20000 + 5000) * 6.0);
+	out = sim_report(rec, "--sort", "symbol", "--json", NULL);
+	j = assert_json(out);
+	rows = th_json_get(j, "rows");
+	for (size_t i = 0; i < rows->n; i++)
+		if (strstr(json_str(rows->items[i], "dso"), "libc.so"))
+			libc = libc || strcmp(json_str(rows->items[i], "symbol"), "[unknown]");
+	assert_true(libc);
+	th_json_free(j);
+	free(out);
+	/* --mca reads the block of a position-independent binary at its ELF addresses:
+	 * the loop ran N + M times */
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		return;
+	out = sim_report(rec, "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "dso"), th_prog("lib-sim-regions"));
+	assert_int_equal(json_num(j, "executions"), 25000);
+	assert_int_equal(json_num(j, "events"), 25000 * 6);
+	assert_int_equal(th_json_get(j, "instructions")->n, 6);
+	th_json_free(j);
+	free(out);
+}
+
+/* report --annotate loop --mca on a simulated recording: the block is the loop's 6
+ * instructions, each run exactly N times, and llvm-mc and llvm-mca run directly on its
+ * bytes agree; on a sampled recording (cpu-clock) the same block, its samples beside. */
+static void test_report_mca(void **state)
+{
+	const struct th_json *insns;
+	struct th_json *j;
+	struct th_run r;
+	const char *rec;
+	char *out;
+	(void)state;
+
+	NEED_VALGRIND();
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	rec = sim_record("mca.rec", "instructions", "sim-kernels", "loop", "100000");
+	out = sim_report(rec, "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_string_equal(json_str(j, "status"), "simulated");
+	assert_string_equal(json_str(j, "symbol"), "loop");
+	assert_int_equal(json_num(j, "executions"), 100000);
+	assert_int_equal(json_num(j, "events"), 600000);
+	insns = th_json_get(j, "instructions");
+	assert_int_equal(insns->n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(json_num(insns->items[i], "events"), 100000);
+		if (i < 4)
+			assert_string_equal(json_str(insns->items[i], "text"), "nop");
+	}
+	assert_true(strncmp(json_str(insns->items[4], "text"), "dec", 3) == 0);
+	assert_true(strncmp(json_str(insns->items[5], "text"), "jne", 3) == 0);
+	same_as_llvm(json_str(j, "bytes"), json_str(j, "mcpu"), insns,
+		     json_num(j, "block_rthroughput"), json_num(j, "ipc"));
+	th_json_free(j);
+	free(out);
+	/* the table: the listing, then the block beside its counts */
+	out = sim_report(rec, "--annotate", "loop", "--mca", NULL);
+	assert_contains(out, "# loop in ");
+	assert_contains(out, "# the hottest basic block of loop in ");
+	assert_contains(out, "6 instructions at 0x");
+	assert_contains(out, "run 100000 times\n");
+	assert_contains(out, "llvm-mca -mcpu=");
+	free(out);
+
+	/* a sampled recording: time-based samples of the same loop */
+	th_tacho(&r, "record", "-q", "-e", "cpu-clock", "-o", th_tmp("cpu.rec"), "--",
+		 th_prog("sim-kernels"), "loop", "200000000", NULL);
+	if (r.status != 0) {
+		th_run_free(&r);
+		TEST_SKIP("cpu-clock cannot be sampled here");
+	}
+	th_run_free(&r);
+	out = sim_report(th_tmp("cpu.rec"), "--annotate", "loop", "--mca", "--json");
+	j = assert_json(out);
+	assert_null(th_json_get(j, "status"));
+	assert_true(json_num(j, "samples") > 0);
+	assert_true(json_num(j, "samples") <= json_num(j, "function_samples"));
+	assert_int_equal(th_json_get(j, "executions")->type, TH_JSON_NULL);
+	insns = th_json_get(j, "instructions");
+	assert_int_equal(insns->n, 6);
+	assert_true(strncmp(json_str(insns->items[5], "text"), "jne", 3) == 0);
+	th_json_free(j);
+	free(out);
+
+	/* usage and a function without samples */
+	th_tacho(&r, "report", "-i", rec, "--mca", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--mca analyses a function");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", rec, "--annotate", "nosuch", "--mca", NULL);
+	assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: no samples in a "
+			       "function named 'nosuch'");
+	th_run_free(&r);
+	/* report's filters hold for the block too: none of the loop's samples is kept */
+	th_tacho(&r, "report", "-i", rec, "--annotate", "loop", "--mca", "--comm", "nosuch",
+		 NULL);
+	assert_one_line(&r, 1, "tacho: cannot analyse the hottest block: no samples in a "
+			       "function named 'loop'");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", rec, "--annotate", "loop", "--mca", "--csv", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--mca writes a table or JSON: no --csv");
+	th_run_free(&r);
+}
+
+/* record --sim's bad input: an event with no simulated meaning, options that do not go
+ * with it, no valgrind. */
+static void test_record_sim_bad(void **state)
+{
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	struct th_run r;
+	(void)state;
+
+	th_tacho(&r, "record", "--sim", "-c", "1000", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sim runs a program under valgrind");
+	th_run_free(&r);
+	th_tacho(&r, "record", "--sim", "-p", "1", NULL);
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	th_tacho(&r, "record", "--sim-cpu", "x", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sim-cpu goes with --sim");
+	th_run_free(&r);
+	setenv("PATH", "/nonexistent", 1);
+	th_tacho(&r, "record", "--sim", "--", th_prog("sim-kernels"), "loop", "1", NULL);
+	if (path)
+		setenv("PATH", path, 1);
+	assert_one_line(&r, 1, "tacho: cannot simulate: valgrind is not installed");
+	th_run_free(&r);
+	free(path);
+	NEED_VALGRIND();
+	th_tacho(&r, "record", "--sim", "-e", "cycles", "-o", th_tmp("no.rec"), "--",
+		 th_prog("sim-kernels"), "loop", "1", NULL);
+	assert_one_line(&r, 1, "tacho: cannot record 'cycles' under --sim: no simulated value");
+	th_run_free(&r);
+	assert_int_equal(access(th_tmp("no.rec"), F_OK), -1);
+	th_tacho(&r, "record", "--sim", "--", "no-such-program-tacho", NULL);
+	assert_one_line(&r, 127, "tacho: cannot run 'no-such-program-tacho'");
+	th_run_free(&r);
 }
 
 /* The program's exit status is tacho's, as without --sim. */
@@ -583,6 +1100,13 @@ int main(void)
 		cmocka_unit_test(test_regions_exact),
 		cmocka_unit_test(test_hot_places),
 		cmocka_unit_test(test_mca),
+		cmocka_unit_test(test_record_sim),
+		cmocka_unit_test(test_record_sim_exports),
+		cmocka_unit_test(test_record_sim_calls),
+		cmocka_unit_test(test_record_sim_cpu),
+		cmocka_unit_test(test_record_sim_pie),
+		cmocka_unit_test(test_record_sim_bad),
+		cmocka_unit_test(test_report_mca),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_no_pmu_hint),

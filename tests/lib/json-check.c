@@ -230,7 +230,9 @@ static struct th_json *parse_container(struct parser *ps, bool object)
 	struct th_json *j = node(object ? TH_JSON_OBJECT : TH_JSON_ARRAY);
 	char close = object ? '}' : ']';
 
-	if (++ps->depth > 64) {
+	/* as deep as the library's writer may nest (TC_JSON_MAX_DEPTH): a call tree of
+	 * 127-frame chains (report -g) is about 260 deep */
+	if (++ps->depth > 1040) {
 		perr(ps, "nested too deeply");
 		th_json_free(j);
 		return NULL;

@@ -8,6 +8,8 @@
  *                                 one load every 64 bytes (one per cache line)
  *   sim-kernels branch alt N      N conditional branches taken every other time
  *   sim-kernels branch rand N     N conditional branches taken at random (xorshift)
+ *   sim-kernels calls N M         the loop N times through via_a, then M times through
+ *                                 via_b (record --sim -g: two call chains to one loop)
  *   sim-kernels exec N            execs itself (argv[0], a path) as "loop N"
  *   sim-kernels fork N            a child process runs the loop N times; the parent
  *                                 waits for it (SIGCHLD left at its default, so that
@@ -41,6 +43,20 @@ static __attribute__((noinline)) void loop(long n)
 			 : "+r"(n)
 			 :
 			 : "cc");
+}
+
+/* Two callers of the loop, each a frame of its own (the empty asm after the call keeps
+ * it from becoming a tail jump). */
+static __attribute__((noinline)) void via_a(long n)
+{
+	loop(n);   /* sim-kernels: via_a's call */
+	__asm__ volatile("");
+}
+
+static __attribute__((noinline)) void via_b(long n)
+{
+	loop(n);   /* sim-kernels: via_b's call */
+	__asm__ volatile("");
 }
 
 /* One load per line: the asm keeps the compiler from merging or dropping loads. */
@@ -77,6 +93,9 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "loop")) {
 		loop(num(argc > 2 ? argv[2] : NULL));
+	} else if (!strcmp(cmd, "calls") && argc > 3) {
+		via_a(num(argv[2]));
+		via_b(num(argv[3]));
 	} else if (!strcmp(cmd, "exec") && argc > 2) {
 		execl(argv[0], argv[0], "loop", argv[2], (char *)NULL);
 		return 5;

@@ -294,6 +294,86 @@ static void test_pointer_cache_neighbours(void **state)
 	tacho_regions_reset();
 }
 
+static struct tc_region_thread *my_state(void)
+{
+	pid_t tid = gettid();
+
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	fail_msg("no region state for this thread");
+	abort();
+}
+
+/* Whether name's entry in the pointer table is fixed; fails without one. */
+static bool slot_fixed(const char *name)
+{
+	struct tc_region_thread *t = my_state();
+
+	for (size_t i = 0; i <= t->pc_mask; i++)
+		if (t->pc[i].name == name)
+			return t->pc[i].fixed;
+	fail_msg("'%s' at %p is not in the pointer table", name, (const void *)name);
+	abort();
+}
+
+/* 10,000 names cycled: once each is known, no begin misses the pointer table (the
+ * 64-slot cache it replaced missed on nearly every call). A literal's pointer is fixed
+ * (answered by the pointer alone), a buffer's is not (its string is compared); either
+ * ends the region the other began when the strings are equal. */
+static void test_pointer_table(void **state)
+{
+	enum { N = 10000 };
+	char **names = calloc(N, sizeof(*names));
+	char copy[] = "literal-name";
+	unsigned long m0 = 0;
+	(void)state;
+
+	assert_non_null(names);
+	for (int i = 0; i < N; i++) {
+		names[i] = malloc(16);
+		assert_non_null(names[i]);
+		snprintf(names[i], 16, "n%d", i);
+	}
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(tacho_region_begin(names[i]), 0);
+			assert_int_equal(tacho_region_end(names[i]), 0);
+		}
+		if (round == 0)
+			m0 = my_pc_misses();
+	}
+	assert_int_equal(my_pc_misses(), m0);
+	/* every pointer held, the table at most three quarters full */
+	assert_true((my_state()->pc_mask + 1) / 4 * 3 >= N);
+	assert_false(slot_fixed(names[17]));
+
+	assert_int_equal(tacho_region_begin("literal-name"), 0);
+	assert_int_equal(tacho_region_end(copy), 0);
+	assert_int_equal(tacho_region_begin(copy), 0);
+	assert_int_equal(tacho_region_end("literal-name"), 0);
+	assert_int_equal(tacho_region_begin("literal-name"), 0);
+	assert_int_equal(tacho_region_end("literal-name"), 0);
+	assert_true(slot_fixed("literal-name"));
+	assert_false(slot_fixed(copy));
+	/* a buffer that names another region by its end is refused, as before */
+	assert_int_equal(tacho_region_begin(copy), 0);
+	strcpy(copy, "other-name");
+	assert_int_equal(tacho_region_end(copy), -EINVAL);
+	strcpy(copy, "literal-name");
+	assert_int_equal(tacho_region_end(copy), 0);
+
+	struct tacho_regions_report *r = report();
+	assert_int_equal(find(r, "n9999")->calls, 3);
+	assert_int_equal(find(r, "literal-name")->calls, 4);
+	assert_int_equal(tc_regions_report_count(r), N + 1);
+	tacho_regions_report_free(r);
+	tacho_regions_reset();
+	for (int i = 0; i < N; i++)
+		free(names[i]);
+	free(names);
+}
+
 struct worker {
 	unsigned stores, pages;
 	int err;
@@ -529,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
 		cmocka_unit_test(test_pointer_cache_neighbours),
+		cmocka_unit_test(test_pointer_table),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
 		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),

@@ -153,6 +153,18 @@ static void test_places(void **state)
 	(void)state;
 
 	assert_int_equal(total(r, "Ir"), 122);
+	/* the one call site (record --sim's chains): main at 0x14 called f twice */
+	{
+		const char *ob, *fn, *cfn;
+		uint64_t addr, count;
+		assert_int_equal(tc_sim_result_ncalls(r), 1);
+		tc_sim_result_call(r, 0, &ob, &fn, &cfn, &addr, &count);
+		assert_string_equal(ob, "/bin/x");
+		assert_string_equal(fn, "main");
+		assert_string_equal(cfn, "f");
+		assert_int_equal(addr, 0x14);
+		assert_int_equal(count, 2);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		char got[512] = "";
 		a.config = cases[i].config;
@@ -335,6 +347,20 @@ static void test_simulator_errors(void **state)
 	o.cpu_dump = "/nonexistent.cpuid";
 	assert_int_equal(tacho_sim_new(&o, &s, &d), -ENOENT);
 	assert_null(s);
+	/* a call chain deeper than a recording takes is refused before anything runs */
+	o.cpu_dump = NULL;
+	assert_int_equal(tacho_sim_new(&o, &s, &d), 0);
+	{
+		char *argv[] = { (char *)"/bin/true", NULL };
+		struct tacho_sim_record_opts ro = { .sz = sizeof(ro),
+						    .callers = TACHO_SIM_CALLERS_MAX + 1 };
+		struct tacho_record_result res = { .sz = sizeof(res) };
+		d = (struct tacho_diag){ .sz = sizeof(d) };
+		assert_int_equal(tacho_sim_record(s, argv, &ro, &res, &d), -EINVAL);
+		assert_non_null(strstr(d.message, "call chains of at most 256 callers"));
+		assert_false(res.ran);
+	}
+	tacho_sim_free(s);
 	o.sz = 4;
 	assert_int_equal(tacho_sim_new(&o, &s, &d), -EINVAL);
 	assert_null(tacho_sim_machine(NULL));

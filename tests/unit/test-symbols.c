@@ -428,6 +428,12 @@ static void test_kallsyms(void **state)
 	static const char hidden[] =
 		"0000000000000000 T _stext\n"
 		"0000000000000000 t helper\n";
+	/* a module loaded below the one before it: the list is sorted before the search */
+	static const char unsorted[] =
+		"ffffffffc0002000 t late_func\t[mod_b]\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffffc0001000 t early_func\t[mod_a]\n"
+		"ffffffff81000100 t helper\n";
 	struct tc_kallsyms *k;
 	uint64_t start = 0;
 	(void)state;
@@ -457,6 +463,20 @@ static void test_kallsyms(void **state)
 	assert_int_equal(tc_kallsyms_load(path, &k), 0);
 	assert_true(tc_kallsyms_hidden(k));
 	assert_null(tc_kallsyms_lookup(k, 0xffffffff81000150ull, &start));
+	tc_kallsyms_free(k);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, unsorted, sizeof(unsorted) - 1), (ssize_t)sizeof(unsorted) - 1);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+	assert_null(tc_kallsyms_lookup(k, 0xffffffff80000000ull, &start));
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000010ull, &start), "_stext");
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffff81000110ull, &start), "helper");
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffffc0001010ull, &start),
+			    "early_func [mod_a]");
+	assert_int_equal(start, 0xffffffffc0001000ull);
+	assert_string_equal(tc_kallsyms_lookup(k, 0xffffffffc0002010ull, &start),
+			    "late_func [mod_b]");
 	tc_kallsyms_free(k);
 	unlink(path);
 	assert_int_equal(tc_kallsyms_load(path, &k), -ENOENT);

@@ -2,6 +2,8 @@
  * and table writers, output files (tc_outfile). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -248,6 +250,94 @@ static void test_json(void **state)
 	free(text);
 }
 
+/* One number through the writer ('i' int, 'u' uint, 'd' double), compared with want. */
+static void check_json_number(char kind, int64_t i, uint64_t u, double d, const char *want)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct tc_json j;
+
+	assert_non_null(f);
+	tc_json_init(&j, f, false);
+	if (kind == 'i')
+		tc_json_int(&j, NULL, i);
+	else if (kind == 'u')
+		tc_json_uint(&j, NULL, u);
+	else
+		tc_json_double(&j, NULL, d);
+	assert_int_equal(tc_json_finish(&j), 0);
+	fclose(f);
+	if (strcmp(text, want))
+		fail_msg("'%c' %lld %llu %.17g gave \"%s\", want \"%s\"", kind, (long long)i,
+			 (unsigned long long)u, d, text, want);
+	free(text);
+}
+
+/* The writer's own number formatting gives printf's text ("%lld", "%llu", "%.1f" of a
+ * whole number, "%.17g" otherwise) at every edge, and pretty output indents by two
+ * spaces a level also past the 64 spaces it writes in one call. */
+static void test_json_numbers(void **state)
+{
+	static const int64_t ints[] = { 0, 1, -1, 9, 10, -10, 99, 100, 1234567890,
+					INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	static const uint64_t uints[] = { 0, 1, 9, 10, 4294967295u, 4294967296u,
+					  10000000000000000000u, UINT64_MAX };
+	static const double dbls[] = { 0.0, -0.0, 1.0, -1.0, 2.0, 1e15, -1e15,
+				       9007199254740991.0, -9007199254740991.0,
+				       9007199254740992.0, 1e300, 0.5, -0.5, 80.119087854252825,
+				       2596135397.5769095, 1e-300, 4.9e-324 };
+	enum { DEPTH = 40 };
+	struct tc_sb want;
+	char buf[64], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct tc_json j;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ints); i++) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)ints[i]);
+		check_json_number('i', ints[i], 0, 0, buf);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(uints); i++) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)uints[i]);
+		check_json_number('u', 0, uints[i], 0, buf);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(dbls); i++) {
+		double v = dbls[i];
+
+		if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+			snprintf(buf, sizeof(buf), "%.1f", v);
+		else
+			snprintf(buf, sizeof(buf), "%.17g", v);
+		check_json_number('d', 0, 0, v, buf);
+	}
+	check_json_number('d', 0, 0, -0.0, "-0.0");
+	check_json_number('d', 0, 0, 9007199254740991.0, "9007199254740991.0");
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	tc_json_init(&j, f, true);
+	for (int d = 0; d < DEPTH; d++)
+		tc_json_arr_begin(&j, NULL);
+	tc_json_str(&j, NULL, "x");
+	for (int d = 0; d < DEPTH; d++)
+		tc_json_arr_end(&j);
+	assert_int_equal(tc_json_finish(&j), 0);
+	fclose(f);
+	tc_sb_init(&want);
+	tc_sb_adds(&want, "[");
+	for (int d = 1; d <= DEPTH; d++)
+		tc_sb_addf(&want, "\n%*s%s", 2 * d, "", d < DEPTH ? "[" : "\"x\"");
+	for (int d = DEPTH - 1; d >= 0; d--)
+		tc_sb_addf(&want, "\n%*s]", 2 * d, "");
+	tc_sb_adds(&want, "\n");
+	assert_false(want.oom);
+	assert_string_equal(text, want.buf);
+	tc_sb_exit(&want);
+	free(text);
+}
+
 /* JSON is always UTF-8: a byte that is not (a program argument "\xff\xfe") becomes
  * \ufffd; well-formed UTF-8 passes as it is; overlong forms and surrogates do not. */
 static void test_json_utf8(void **state)
@@ -481,7 +571,8 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
-		cmocka_unit_test(test_json_utf8),  cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_json_utf8),
+		cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 		cmocka_unit_test(test_path_and_mounts),
 	};

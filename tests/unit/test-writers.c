@@ -443,7 +443,9 @@ static bool self_text(uint64_t *start, uint64_t *len, uint64_t *pgoff, char *pat
 
 static char tmpdir[64];
 
-static int make_recording(const char *file)
+/* A recording of 3 samples in writers_hot: of period 1 each, or simulated (the event's
+ * flags say so: periods 1000, 2000 and 3000, as record --sim writes them). */
+static int make_recording(const char *file, bool simulated)
 {
 	static const uint8_t no_bid[1];
 	uint64_t start, len, pgoff;
@@ -458,12 +460,12 @@ static int make_recording(const char *file)
 	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
 	tc_record_writer_meta(&w, "command", "./test-writers");
 	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+			       PERF_SAMPLE_IP, 1, simulated ? TC_EVF_SIM : 0, "page-faults");
 	tc_record_writer_mmap(&w, 100, 100, start, len, pgoff, 5, 10, no_bid, 0, exe);
 	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
 	for (unsigned i = 0; i < 3; i++)
-		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0, 1, 100, 100, 0,
-					0, 2, 0, NULL);
+		tc_record_writer_sample(&w, 20 + i, (uintptr_t)writers_hot, 0,
+					simulated ? 1000 * (i + 1) : 1, 100, 100, 0, 0, 2, 0, NULL);
 	tc_record_writer_finish(&w, 3, 0, 30, 0);
 	assert_int_equal(tc_record_writer_flush(&w), 0);
 	tc_record_writer_close(&w);
@@ -482,7 +484,7 @@ static void test_report(void **state)
 	(void)state;
 
 	snprintf(file, sizeof(file), "%s/w.rec", tmpdir);
-	if (make_recording(file))
+	if (make_recording(file, false))
 		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
 	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
 
@@ -571,6 +573,50 @@ static void test_report(void **state)
 	unlink(file);
 }
 
+/* A simulated recording: the JSON's status and exact counts, the table's header and
+ * column say simulated. */
+static void test_report_simulated(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile_info in = { .sz = sizeof(in) };
+	struct tacho_profile *p;
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	(void)state;
+
+	snprintf(file, sizeof(file), "%s/sim.rec", tmpdir);
+	if (make_recording(file, true))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_info(p, &in), 0);
+	assert_true(in.simulated);
+	assert_int_equal(in.events, 6000);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_LINE, false, buf_open(&b),
+						  TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "report");
+	assert_json_str(doc, "status", "simulated");
+	assert_json_int(doc, "rows[0].events", 6000);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_annotate(p, "writers_hot", buf_open(&b),
+						      TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "annotate");
+	assert_json_str(doc, "status", "simulated");
+	assert_json_int(doc, "function_samples", 3);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_profile_write_rows(p, TACHO_SORT_SYMBOL, false, buf_open(&b),
+						  TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# 6,000 page-faults, simulated: every instruction "
+				       "counted by valgrind, no sampling: ./test-writers\n");
+	assert_contains(b.s, "\nsimulated  percent  dso           symbol\n");
+	assert_contains(b.s, "\n     6000  100.00%  test-writers  writers_hot\n");
+	free(b.s);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
 /* annotate reads the vDSO from the copy in the recording (as record stores it): this
  * process's own vDSO, two samples on the first instruction of clock_gettime */
 static void test_annotate_vdso(void **state)
@@ -647,6 +693,51 @@ static void test_annotate_vdso(void **state)
 	unlink(file);
 }
 
+/* The pipeline analysis of a recording's function (writers_hot: its block is its only
+ * one), written as its schema says. */
+static void test_mca_write(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile *p;
+	struct tacho_sim_mca *m;
+	struct th_json *doc;
+	char file[128];
+	struct buf b;
+	int err;
+	(void)state;
+
+	if (system("command -v llvm-mca >/dev/null && command -v llvm-mc >/dev/null") != 0)
+		TEST_SKIP("llvm-mca is not installed (Debian package llvm)");
+	snprintf(file, sizeof(file), "%s/mca.rec", tmpdir);
+	if (make_recording(file, true))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	err = tacho_sim_mca_profile(p, "writers_hot", NULL, &m, &diag);
+	if (err)
+		fail_msg("tacho_sim_mca_profile: %d %s", err, diag.message);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "mca");
+	assert_json_str(doc, "symbol", "writers_hot");
+	assert_json_str(doc, "status", "simulated");
+	assert_json_int(doc, "events", 6000);
+	assert_json_int(doc, "function_events", 6000);
+	assert_json_int(doc, "instructions[0].events", 6000);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# the hottest basic block of writers_hot in ");
+	assert_contains(b.s, ", 6000 of its 6000 simulated (100.00%)\n");
+	assert_contains(b.s, "\nllvm-mca -mcpu=");
+	free(b.s);
+	assert_int_equal(tacho_sim_mca_write(m, buf_open(&b), TACHO_FORMAT_CSV, NULL), -EINVAL);
+	free(buf_close(&b));
+	tacho_sim_mca_free(m);
+	assert_int_equal(tacho_sim_mca_profile(p, "nosuch", NULL, &m, &diag), -ENOENT);
+	assert_null(m);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
 /* speedscope's document in its schema: the three samples of writers_hot, one profile */
 static void test_speedscope(void **state)
 {
@@ -658,7 +749,7 @@ static void test_speedscope(void **state)
 	(void)state;
 
 	snprintf(file, sizeof(file), "%s/ss.rec", tmpdir);
-	if (make_recording(file))
+	if (make_recording(file, false))
 		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
 	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
 	assert_int_equal(tacho_profile_write_speedscope(p, buf_open(&b)), 0);
@@ -1544,6 +1635,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_simulated),
+		cmocka_unit_test(test_mca_write),
 		cmocka_unit_test(test_annotate_vdso),
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_script_json),

@@ -1,4 +1,4 @@
-/* test-report-dims.c - the report's dimensions, filters and trees on a synthetic
+/* test-profile-dims.c - the report's dimensions, filters and trees on a synthetic
  * recording written here with the record writer, where every answer is exact: rows by
  * any tuple of comm, pid, tid, cpu, event, dso and symbol; unnamed addresses one row
  * each and one per binary under the dso key; each filter alone (comm, pid, tid, cpu,
