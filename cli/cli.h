@@ -78,6 +78,7 @@ extern const struct cli_cmd cmd_list;
 extern const struct cli_cmd cmd_stat;
 extern const struct cli_cmd cmd_record;
 extern const struct cli_cmd cmd_report;
+extern const struct cli_cmd cmd_buildid_cache;
 extern const struct cli_cmd cmd_msr;
 
 /* The event-select value perf programs for each event of list on this machine's

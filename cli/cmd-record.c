@@ -9,9 +9,11 @@
 #include "cli.h"
 #include "util/util.h"
 
+enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE, OPT_SIM, OPT_SIM_CPU };
+
 static const char record_usage[] =
-	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] -- <program> [<args>...]\n"
-	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g] [-o <file>] (-p <pid> | -a)\n"
+	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
+	"   or: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] (-p <pid> | -a)\n"
 	"   or: tacho record --sim [--sim-cpu <dump>] [-e <events>] [-g] [-o <file>] -- <program> [<args>...]\n"
 	"\n"
 	"Samples where a program spends its events: every <period> events (or <hz> times a\n"
@@ -31,7 +33,6 @@ static const char record_usage[] =
 	"each function is told apart by its callers (32 deep) and the samples carry them.\n"
 	"\n";
 
-enum { OPT_SIM = 256, OPT_SIM_CPU };
 
 static const struct cli_option record_options[] = {
 	{ 'e', 'e', "event", "<spec>",
@@ -42,8 +43,13 @@ static const struct cli_option record_options[] = {
 	  "sample every <period> events" },
 	{ 'F', 'F', "freq", "<hz>",
 	  "sample <hz> times a second (the kernel adjusts the period)" },
-	{ 'g', 'g', "call-graph", NULL,
-	  "record call chains (user stacks need frame pointers)" },
+	{ 'g', 'g', NULL, NULL,
+	  "record call chains by frame pointers (--call-graph fp)" },
+	{ OPT_CALL_GRAPH, 0, "call-graph", "<mode>",
+	  "record call chains: fp (frame pointers), dwarf[,<size>]\n"
+	  "(user registers and <size> bytes of stack, default 8192,\n"
+	  "unwound by the report; for code without frame pointers)\n"
+	  "or lbr (the CPU's branch records; docs/call-graphs.md)" },
 	{ 'o', 'o', "output", "<file>",
 	  "the record file (default tacho.rec)" },
 	{ 'p', 'p', "pid", "<pid>",
@@ -53,6 +59,9 @@ static const struct cli_option record_options[] = {
 	  "record every CPU (until Ctrl-C, or while <program> runs)" },
 	{ 'm', 'm', "mmap-pages", "<n>",
 	  "data pages per CPU ring, a power of two (default 128)" },
+	{ OPT_NO_BUILDID_CACHE, 0, "no-buildid-cache", NULL,
+	  "do not copy the mapped binaries into the build-id cache\n"
+	  "(docs/buildid-cache.md)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was chosen and recorded" },
 	{ OPT_SIM, 0, "sim", NULL,
@@ -127,6 +136,32 @@ static int record_sim(const char *cpu_dump, const char *events, const char *outp
 	return res.exit.status;
 }
 
+/* --call-graph fp | dwarf[,SIZE] | lbr into the options. 0 or EXIT_USAGE (said). */
+static int parse_call_graph(const char *s, struct tacho_record_opts *o)
+{
+	uint64_t v;
+
+	o->stack_size = 0;
+	if (!strcmp(s, "fp")) {
+		o->call_graph = TACHO_CALL_GRAPH_FP;
+	} else if (!strcmp(s, "lbr")) {
+		o->call_graph = TACHO_CALL_GRAPH_LBR;
+	} else if (!strcmp(s, "dwarf")) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+	} else if (!strncmp(s, "dwarf,", 6)) {
+		o->call_graph = TACHO_CALL_GRAPH_DWARF;
+		if (tc_parse_u64(s + 6, &v) || v == 0 || v > 65528 || v % 8)
+			return cli_usage_error(&cmd_record, "--call-graph dwarf,<size> needs a "
+					       "multiple of 8 from 8 to 65528 bytes, not '%s'",
+					       s + 6);
+		o->stack_size = (unsigned)v;
+	} else {
+		return cli_usage_error(&cmd_record, "--call-graph takes fp, dwarf[,<size>] or "
+				       "lbr, not '%s'", s);
+	}
+	return 0;
+}
+
 static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -135,8 +170,9 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
-	bool quiet = false, sim = false;
+	bool quiet = false, sim = false, no_cache = false;
 	const char *sim_cpu = NULL;
+	char cache_dir[4096];
 	uint64_t v;
 	int opt, err;
 	char size[32];
@@ -162,7 +198,12 @@ static int cmd_record_fn(int argc, char **argv)
 			o.freq = (unsigned)v;
 			break;
 		case 'g':
-			o.callchain = true;
+			o.call_graph = TACHO_CALL_GRAPH_FP;
+			o.stack_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o))
+				goto out_usage;
 			break;
 		case 'o':
 			o.output = optarg;
@@ -197,6 +238,9 @@ static int cmd_record_fn(int argc, char **argv)
 			}
 			sim_cpu = optarg;
 			break;
+		case OPT_NO_BUILDID_CACHE:
+			no_cache = true;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -218,6 +262,11 @@ static int cmd_record_fn(int argc, char **argv)
 				"instruction: no -c, -F, -p, -a or -m, and a program to run");
 		goto out_usage;
 	}
+	if (sim && o.call_graph > TACHO_CALL_GRAPH_FP) {
+		cli_usage_error(&cmd_record, "--sim takes its call chains from valgrind: -g, not "
+				"--call-graph dwarf or lbr");
+		goto out_usage;
+	}
 	if (sim) {
 		if (events.oom) {
 			tc_sb_exit(&events);
@@ -225,7 +274,7 @@ static int cmd_record_fn(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv,
-				 o.callchain, quiet);
+				 o.callchain || o.call_graph != TACHO_CALL_GRAPH_NONE, quiet);
 		tc_sb_exit(&events);
 		return err;
 	}
@@ -243,6 +292,10 @@ static int cmd_record_fn(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	o.events = events.len ? events.buf : NULL;
+	/* the binaries go into the build-id cache unless told not to, or there is no
+	 * place for it (no HOME) */
+	if (!no_cache && tacho_buildid_cache_dir(cache_dir, sizeof(cache_dir)) == 0)
+		o.buildid_cache = cache_dir;
 	o.stop = &cli_stop_sig;
 	o.notify = say;
 	o.notify_arg = &quiet;
@@ -286,6 +339,7 @@ const struct cli_cmd cmd_record = {
 	.usage = record_usage,
 	.options = record_options,
 	.help_col = 27,
+	.indent_long = true,
 	.stop_at_operand = true,
 	.footer = record_footer,
 };

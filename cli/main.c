@@ -16,6 +16,7 @@ static const struct cli_cmd *const commands[] = {
 	&cmd_stat,
 	&cmd_record,
 	&cmd_report,
+	&cmd_buildid_cache,
 	&cmd_trace,
 	&cmd_top,
 	&cmd_serve,

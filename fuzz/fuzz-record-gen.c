@@ -5,7 +5,8 @@
  * fork, exec, exit and name themselves, mappings of real binaries (/bin/true, tacho's
  * own binary when run from the repository, the vDSO copied in, a path that does not
  * exist) with their real build-ids or wrong ones, samples in and around them, in the
- * kernel, with call chains mixing context markers, period changes, lost and throttle
+ * kernel, with call chains mixing context markers, DWARF stacks and LBR call stacks
+ * after them, period changes, lost and throttle
  * records, with or without the final record. The file then goes through every view:
  * rows by each sort key with and without children, written as table, CSV and JSON,
  * annotate, folded stacks, perf script, each event selected in turn. Checks: a file the
@@ -224,6 +225,43 @@ static void generate(struct in *in)
 			tc_record_writer_sample(&w, time, ip, take(in, 8), 1 + take(in, 2), pid,
 						tid, pick(in, 4), (uint16_t)pick(in, nev), (uint16_t)misc,
 						nr, chain);
+			switch (pick(in, 4)) {
+			case 0: {
+				/* a DWARF sample: the x86-64 registers (IP and SP among them)
+				 * and a stack of addresses in and around the binaries, which
+				 * the report unwinds through their real CFI */
+				uint64_t regs[20], stack[64];
+				unsigned nst = pick(in, 65), m, nregs = pick(in, 8) ? 20 : 0;
+				for (unsigned i = 0; i < 20; i++)
+					regs[i] = pick(in, 2) ? take_ip(in, &m) : take(in, 2);
+				regs[7] = 0x7ffd00000000ull + take(in, 1) * 8;   /* SP */
+				regs[8] = ip;                                    /* IP */
+				for (unsigned i = 0; i < nst; i++)
+					stack[i] = pick(in, 2) ? take_ip(in, &m) :
+						   0x7ffd00000000ull + take(in, 1) * 8;
+				/* no registers: a mask of none, as the writer's records
+				 * must be */
+				tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64,
+							nregs ? 0xff0fffull : 0, nregs, regs, stack,
+							nst * 8 - (nst ? pick(in, 8) : 0));
+				break;
+			}
+			case 1: {
+				/* an LBR call stack */
+				uint64_t br[3 * 8];
+				uint32_t nb = pick(in, 9);
+				unsigned m;
+				for (uint32_t i = 0; i < nb; i++) {
+					br[3 * i] = take_ip(in, &m);
+					br[3 * i + 1] = take_ip(in, &m);
+					br[3 * i + 2] = take(in, 1);
+				}
+				tc_record_writer_branch(&w, nb, br);
+				break;
+			}
+			default:
+				break;
+			}
 			break;
 		}
 		}

@@ -173,10 +173,17 @@ static void rd_u32x2(struct rd *d, uint32_t *a, uint32_t *b)
 int tc_perf_parse_sample(uint64_t st, const struct perf_event_header *rec,
 			 struct tc_perf_sample *out)
 {
+	return tc_perf_parse_sample_regs(st, 0, rec, out);
+}
+
+int tc_perf_parse_sample_regs(uint64_t st, uint64_t regs_mask,
+			      const struct perf_event_header *rec, struct tc_perf_sample *out)
+{
 	const uint64_t known = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			       PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	struct rd d = { (const unsigned char *)(rec + 1), (const unsigned char *)rec + rec->size,
 			false };
 	uint32_t res;
@@ -231,6 +238,40 @@ int tc_perf_parse_sample(uint64_t st, const struct perf_event_header *rec,
 		out->raw = d.p + 4;
 		size_t step = (4 + (size_t)size + 7) & ~(size_t)7;
 		d.p = step < (size_t)(d.end - d.p) ? d.p + step : d.end;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK) {
+		out->bnr = rd_u64(&d);
+		if (d.bad || out->bnr > (uint64_t)(d.end - d.p) / 24)
+			return -TACHO_ECORRUPT;
+		out->branches = (const uint64_t *)(const void *)d.p;
+		d.p += out->bnr * 24;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		/* the registers follow only when the sample interrupted a user context
+		 * (abi not NONE): a kernel thread has none */
+		out->regs_abi = rd_u64(&d);
+		if (out->regs_abi) {
+			out->nregs = (uint32_t)__builtin_popcountll(regs_mask);
+			if (d.bad || out->nregs > (uint64_t)(d.end - d.p) / 8)
+				return -TACHO_ECORRUPT;
+			out->regs = (const uint64_t *)(const void *)d.p;
+			d.p += (size_t)out->nregs * 8;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* size, size bytes, then (only when size is not 0) how many of them the
+		 * kernel filled */
+		out->stack_size = rd_u64(&d);
+		if (out->stack_size) {
+			if (d.bad || out->stack_size > (uint64_t)(d.end - d.p) ||
+			    (uint64_t)(d.end - d.p) - out->stack_size < 8)
+				return -TACHO_ECORRUPT;
+			out->stack = d.p;
+			d.p += out->stack_size;
+			out->stack_dyn = rd_u64(&d);
+			if (out->stack_dyn > out->stack_size)
+				out->stack_dyn = out->stack_size;
+		}
 	}
 	return d.bad ? -TACHO_ECORRUPT : 0;
 }

@@ -51,9 +51,10 @@ int tc_ring_drain(struct tc_ring *r, tc_ring_fn *fn, void *arg);
 bool tc_ring_pending(const struct tc_ring *r);
 
 /* The fields of a PERF_RECORD_SAMPLE for the sample_type bits tacho uses: IDENTIFIER,
- * IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, READ, CALLCHAIN (others make it
- * fail). READ is read in the engine's own read_format for an event outside a group:
- * value, time_enabled, time_running, id (engine-int.h's TC_PERF_READ_FORMAT). */
+ * IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, READ, CALLCHAIN, BRANCH_STACK
+ * (without PERF_SAMPLE_BRANCH_HW_INDEX), REGS_USER, STACK_USER (others make it fail).
+ * READ is read in the engine's own read_format for an event outside a group: value,
+ * time_enabled, time_running, id (engine-int.h's TC_PERF_READ_FORMAT). */
 struct tc_perf_sample {
 	uint64_t id, ip, time, addr, period;
 	uint64_t value;                      /* READ: the event's count at the sample */
@@ -63,12 +64,24 @@ struct tc_perf_sample {
 	const uint64_t *chain;               /* points into the record */
 	uint32_t raw_size;                   /* PERF_SAMPLE_RAW: bytes at raw (tracepoints) */
 	const void *raw;                     /* points into the record */
+	uint64_t bnr;                        /* branch entries */
+	const uint64_t *branches;            /* bnr x (from, to, flags), into the record */
+	uint64_t regs_abi;                   /* PERF_SAMPLE_REGS_ABI_NONE: no registers */
+	uint32_t nregs;                      /* with an ABI: popcount(regs_user mask) */
+	const uint64_t *regs;                /* into the record */
+	uint64_t stack_size;                 /* bytes the kernel reserved for the stack */
+	uint64_t stack_dyn;                  /* of which it filled (0 without a stack) */
+	const unsigned char *stack;          /* into the record */
 };
 
 /* Parses a PERF_RECORD_SAMPLE written with this sample_type. 0, or -TACHO_ECORRUPT when
  * the record is shorter than its fields, -EINVAL for a sample_type bit it cannot read. */
 int tc_perf_parse_sample(uint64_t sample_type, const struct perf_event_header *rec,
 			 struct tc_perf_sample *out);
+/* The same for an event with attr.sample_regs_user = regs_mask (the number of registers
+ * a sample carries follows from it). */
+int tc_perf_parse_sample_regs(uint64_t sample_type, uint64_t regs_mask,
+			      const struct perf_event_header *rec, struct tc_perf_sample *out);
 
 /* With attr.sample_id_all, every other record ends with these fields (the sample_type
  * bits TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, in that order). Fills what is there.

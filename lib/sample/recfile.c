@@ -41,6 +41,13 @@ struct p_sample {
 	uint16_t event, misc;
 	uint32_t nr, pad;
 };
+struct p_ustack {
+	uint64_t abi, mask;
+	uint32_t nregs, stack_len;
+};
+struct p_branch {
+	uint32_t nr, pad;
+};
 struct p_lost {
 	uint64_t lost, time;
 	uint32_t cpu, pad;
@@ -82,6 +89,8 @@ struct p_blob {
 _Static_assert(sizeof(struct p_event) == 40, "p_event layout");
 _Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
 _Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
+_Static_assert(sizeof(struct p_ustack) == 24, "p_ustack layout");
+_Static_assert(sizeof(struct p_branch) == 8, "p_branch layout");
 _Static_assert(sizeof(struct p_image) == 40, "p_image layout");
 _Static_assert(sizeof(struct p_finish) == 32, "p_finish layout");
 
@@ -166,6 +175,8 @@ static void record_writer_addv(struct tc_record_writer *w, enum tc_rec_type type
 
 	tc_sb_add(&w->buf, hdr, sizeof(hdr));
 	for (unsigned i = 0; i < n; i++) {
+		if (!pc[i].len)
+			continue;   /* an empty piece may come with a NULL pointer */
 		tc_sb_add(&w->buf, pc[i].p, pc[i].len);
 		if (pc[i].len & 7)
 			tc_sb_add(&w->buf, zeros, 8 - (pc[i].len & 7));
@@ -275,6 +286,25 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 	struct piece pc[2] = { { &s, sizeof(s) }, { chain, (size_t)nr * 8 } };
 
 	record_writer_addv(w, TC_REC_SAMPLE, pc, nr ? 2 : 1);
+}
+
+void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
+			     uint32_t nregs, const uint64_t *regs, const void *stack,
+			     uint32_t stack_len)
+{
+	struct p_ustack u = { .abi = abi, .mask = mask, .nregs = nregs, .stack_len = stack_len };
+	struct piece pc[3] = { { &u, sizeof(u) }, { regs, (size_t)nregs * 8 },
+			       { stack, stack_len } };
+
+	record_writer_addv(w, TC_REC_USTACK, pc, 3);
+}
+
+void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries)
+{
+	struct p_branch b = { .nr = nr };
+	struct piece pc[2] = { { &b, sizeof(b) }, { entries, (size_t)nr * 24 } };
+
+	record_writer_addv(w, TC_REC_BRANCH, pc, 2);
 }
 
 void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
@@ -680,6 +710,28 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 				out->u.raw.data = pl + sizeof(b);
 				out->u.raw.size = b.len;
 			}
+			return 1;
+		}
+		case TC_REC_USTACK: {
+			NEED(struct p_ustack, u);
+			if (u.nregs > 64 || u.nregs != (uint32_t)__builtin_popcountll(u.mask) ||
+			    u.stack_len > TC_USTACK_MAX ||
+			    (size_t)u.nregs * 8 + u.stack_len > plen - sizeof(u))
+				return corrupt(diag, name, out->offset, "bad user stack sizes");
+			out->u.ustack.abi = u.abi;
+			out->u.ustack.mask = u.mask;
+			out->u.ustack.nregs = u.nregs;
+			out->u.ustack.stack_len = u.stack_len;
+			out->u.ustack.regs = (const uint64_t *)(const void *)(pl + sizeof(u));
+			out->u.ustack.stack = pl + sizeof(u) + (size_t)u.nregs * 8;
+			return 1;
+		}
+		case TC_REC_BRANCH: {
+			NEED(struct p_branch, b);
+			if (b.nr > (plen - sizeof(b)) / 24)
+				return corrupt(diag, name, out->offset, "branch stack longer than its record");
+			out->u.branch.nr = b.nr;
+			out->u.branch.entries = (const uint64_t *)(const void *)(pl + sizeof(b));
 			return 1;
 		}
 		default:

@@ -31,7 +31,9 @@ enum tc_rec_type {
 	TC_REC_CHANNEL = 12,   /* a trace channel's index and name (tacho trace) */
 	TC_REC_MARK = 13,      /* a mark, counter or span edge a traced program wrote */
 	TC_REC_MARK_DROPS = 14, /* the marks dropped so far (totals: the last one holds) */
-	/* 15-19: the call graphs' records; 20-24: tracepoint payloads (tacho trace) */
+	TC_REC_USTACK = 15,    /* the user registers and stack of the SAMPLE just before */
+	TC_REC_BRANCH = 16,    /* the branch stack (LBR call stack) of the SAMPLE before */
+	/* 20-24: tracepoint payloads (tacho trace) */
 	TC_REC_TPFORMAT = 20,  /* a tracepoint event's format text, to decode its payloads */
 	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
 	TC_REC_TYPE_MAX = 21,
@@ -42,9 +44,13 @@ enum tc_rec_type {
 #define TC_EVF_TRAP      0x2u   /* trap-type: the IP is the instruction AFTER the cause */
 #define TC_EVF_ADDR      0x4u   /* samples carry a data address */
 #define TC_EVF_CALLCHAIN 0x8u
+#define TC_EVF_USTACK    0x10u  /* samples are followed by USTACK records (dwarf) */
+#define TC_EVF_BRANCH    0x20u  /* samples are followed by BRANCH records (lbr) */
 #define TC_EVF_RAW       0x100u /* a tracepoint: each sample is followed by a RAW record */
 #define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
 				   exact simulated count at its instruction */
+
+#define TC_USTACK_MAX    65528u /* the most stack bytes a sample copies (kernel limit) */
 
 #define TC_TASK_FORK 1u
 #define TC_TASK_EXIT 2u
@@ -95,6 +101,16 @@ struct tc_rec {
 		struct { uint64_t ring_full, no_ring, no_channel, time; } mark_drops;
 		struct { uint32_t event; const char *text; size_t len; } tpformat;
 		struct { uint32_t event; const unsigned char *data; size_t size; } raw;
+		struct {
+			uint64_t abi, mask;          /* PERF_SAMPLE_REGS_ABI_*, the regs' mask */
+			uint32_t nregs, stack_len;   /* nregs = popcount(mask) */
+			const uint64_t *regs;        /* in mask bit order (asm/perf_regs.h) */
+			const unsigned char *stack;  /* stack_len bytes from the user SP up */
+		} ustack;
+		struct {
+			uint32_t nr;
+			const uint64_t *entries;     /* nr x (from, to, flags), newest first */
+		} branch;
 	} u;
 };
 
@@ -134,6 +150,13 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
 			     const uint64_t *chain);
+/* The user registers (nregs values in mask bit order, ABI abi) and the stack_len bytes of
+ * user stack (the part the kernel says is valid) of the sample just written. */
+void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
+			     uint32_t nregs, const uint64_t *regs, const void *stack,
+			     uint32_t stack_len);
+/* The nr branch entries (from, to, flags each) of the sample just written. */
+void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries);
 void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
 			   uint32_t cpu);
 void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,

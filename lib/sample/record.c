@@ -17,6 +17,7 @@
 #include "events/events.h"
 #include "events/tpformat.h"
 #include "perf/engine.h"
+#include "sample/buildid-cache.h"
 #include "sample/recfile.h"
 #include "sample/record.h"
 #include "sample/sideband.h"
@@ -30,6 +31,12 @@
 #define DEFAULT_FLUSH_MS 200
 #define DEFAULT_CALIBRATE_MS 100
 #define DEFAULT_RATE 1000
+#define DEFAULT_STACK 8192       /* bytes of user stack per DWARF sample, as perf's */
+
+/* The user registers a DWARF sample carries: the x86-64 set perf asks for
+ * (asm/perf_regs.h: AX..R15 without the segment registers DS, ES, FS, GS), which
+ * holds every register the CFI of x86-64 code may name. */
+#define X86_64_REGS_USER 0xff0fffull
 
 struct rec_event {
 	char *name;
@@ -50,8 +57,11 @@ struct session {
 	size_t nev;
 	struct tc_perf_list *list;      /* the engine's events, one ring per CPU */
 	uint64_t sample_type;
+	enum tacho_call_graph cg;       /* the call graph mode in effect */
+	uint64_t regs_mask;             /* sample_regs_user (DWARF) */
 	struct tc_record_writer w;
 	struct tc_sideband side;
+	struct tc_bidcache *seen;       /* mapped files, for the build-id cache */
 	struct tacho_child *child;
 	bool child_mode;
 	int pidfd;
@@ -158,6 +168,33 @@ static void setup_payloads(struct session *s, const struct tc_perf_env *env)
 	}
 }
 
+/* The call graph mode and its parameters, checked. 0 or -EINVAL / -EOPNOTSUPP. */
+static int setup_call_graph(struct session *s, struct tacho_diag *diag)
+{
+	const struct tacho_record_opts *o = s->o;
+
+	s->cg = o->call_graph;
+	if (s->cg == TACHO_CALL_GRAPH_NONE && o->callchain)
+		s->cg = TACHO_CALL_GRAPH_FP;
+	if (s->cg > TACHO_CALL_GRAPH_LBR)
+		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "unknown call graph mode %d",
+				   (int)s->cg);
+	if (o->stack_size && (s->cg != TACHO_CALL_GRAPH_DWARF || o->stack_size % 8 ||
+			      o->stack_size > TC_USTACK_MAX))
+		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "the stack size is for dwarf "
+				   "call graphs, a multiple of 8 from 8 to %u bytes, not %u",
+				   TC_USTACK_MAX, o->stack_size);
+	if (s->cg == TACHO_CALL_GRAPH_DWARF) {
+#if defined(__x86_64__)
+		s->regs_mask = X86_64_REGS_USER;
+#else
+		return tc_diag_set(diag, "record", 0, 0, -EOPNOTSUPP, "dwarf call graphs are "
+				   "implemented for x86-64 only");
+#endif
+	}
+	return 0;
+}
+
 static int setup_events(struct session *s, struct tacho_diag *diag)
 {
 	const struct tacho_record_opts *o = s->o;
@@ -193,8 +230,15 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (o->freq)
 		s->sample_type |= PERF_SAMPLE_PERIOD;
-	if (o->callchain)
+	/* the kernel part of a chain comes from PERF_SAMPLE_CALLCHAIN in every mode; DWARF
+	 * and LBR replace only its user part (fill_attr stops the kernel's walk of user
+	 * frame pointers there) */
+	if (s->cg != TACHO_CALL_GRAPH_NONE)
 		s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (s->cg == TACHO_CALL_GRAPH_DWARF)
+		s->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (s->cg == TACHO_CALL_GRAPH_LBR)
+		s->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 	/* with a period to calibrate, each sample carries its event's count, from which
 	 * its weight is taken (read_weight); a kernel that refuses it with inherit (before
 	 * Linux 6.12) is asked again without it (open_events) */
@@ -211,8 +255,12 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 			s->sample_type |= PERF_SAMPLE_ADDR, e->flags |= TC_EVF_ADDR;
 		if (event_is_trap(a))
 			e->flags |= TC_EVF_TRAP;
-		if (o->callchain)
+		if (s->cg != TACHO_CALL_GRAPH_NONE)
 			e->flags |= TC_EVF_CALLCHAIN;
+		if (s->cg == TACHO_CALL_GRAPH_DWARF)
+			e->flags |= TC_EVF_USTACK;
+		if (s->cg == TACHO_CALL_GRAPH_LBR)
+			e->flags |= TC_EVF_BRANCH;
 		if (o->period) {
 			e->period = o->period;
 		} else if (o->freq) {
@@ -274,9 +322,20 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)((size_t)pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	if (o->callchain) {
+	if (s->cg != TACHO_CALL_GRAPH_NONE) {
 		a->exclude_callchain_kernel = 0;
 		a->sample_max_stack = 127;
+	}
+	if (s->cg == TACHO_CALL_GRAPH_DWARF) {
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = s->regs_mask;
+		a->sample_stack_user = o->stack_size ? o->stack_size : DEFAULT_STACK;
+	}
+	if (s->cg == TACHO_CALL_GRAPH_LBR) {
+		/* the call stack the LBR keeps (calls push, returns pop): user code only,
+		 * the kernel part comes from the callchain */
+		a->exclude_callchain_user = 1;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
 	}
 }
 
@@ -428,6 +487,13 @@ static int open_events(struct session *s, struct tacho_diag *diag)
 		 * apart from a task's */
 		tc_perf_env_probe(&env);
 		tc_perf_explain(&env, ferr, &a, NULL, ctx, why, sizeof(why), &hint);
+		if (s->cg == TACHO_CALL_GRAPH_LBR && ferr == -EOPNOTSUPP) {
+			/* the explainer knows events, not branch sampling: say what failed */
+			snprintf(why, sizeof(why), "this CPU (or VM) gives no last-branch "
+				 "records in call-stack mode for it (%s); use --call-graph dwarf "
+				 "or fp", tacho_strerror(ferr));
+			hint = TACHO_HINT_NONE;
+		}
 		err = tc_diag_set(diag, s->ev[i].name, 0, 0, ferr, "cannot sample '%s': %s",
 				  s->ev[i].name, why);
 		if (diag)
@@ -530,7 +596,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 	case PERF_RECORD_SAMPLE: {
 		struct tc_perf_sample smp;
 		uint64_t ev;
-		if (tc_perf_parse_sample(s->sample_type, h, &smp) != 0) {
+		if (tc_perf_parse_sample_regs(s->sample_type, s->regs_mask, h, &smp) != 0) {
 			s->unparsed++;   /* told after the last drain; never stop the drain */
 			return 0;
 		}
@@ -552,6 +618,12 @@ static int on_record(void *arg, const struct perf_event_header *h)
 					(uint32_t)smp.nr, smp.chain);
 		if (ev < s->nev && (s->ev[ev].flags & TC_EVF_RAW) && smp.raw_size)
 			tc_record_writer_raw(&s->w, (uint32_t)ev, smp.raw, smp.raw_size);
+		/* the stack or branches follow their sample, in the same flush */
+		if (smp.regs_abi && smp.nregs)
+			tc_record_writer_ustack(&s->w, smp.regs_abi, s->regs_mask, smp.nregs,
+						smp.regs, smp.stack, (uint32_t)smp.stack_dyn);
+		if (smp.bnr)
+			tc_record_writer_branch(&s->w, (uint32_t)smp.bnr, smp.branches);
 		s->res->samples++;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
@@ -826,6 +898,7 @@ static void session_free(struct session *s)
 	}
 	free(s->ev);
 	tc_sideband_exit(&s->side);
+	tc_bidcache_free(s->seen);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	tacho_child_free(s->child);
@@ -1019,6 +1092,34 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	return err;
 }
 
+static void bid_say(void *arg, const char *fmt, ...) TC_PRINTF(2, 3);
+static void bid_say(void *arg, const char *fmt, ...)
+{
+	struct session *s = arg;
+	char msg[sizeof(s->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	notify(s, "%s", msg);
+}
+
+/* After the file is complete: the binaries it mapped into the build-id cache. A copy
+ * that fails is said and leaves the recording as it is. */
+static void store_binaries(struct session *s)
+{
+	char size[32];
+
+	if (!s->seen)
+		return;
+	if (tc_bidcache_store(s->seen, s->o->buildid_cache, bid_say, s, &s->res->cached_files,
+			      &s->res->cached_bytes) == 0 && s->res->cached_files)
+		notify(s, "copied %u binaries (%s) into the build-id cache in %s",
+		       s->res->cached_files, tc_fmt_size(s->res->cached_bytes, size, sizeof(size)),
+		       s->o->buildid_cache);
+}
+
 /* The first versions: struct tacho_record_opts ends at notify_arg, struct
  * tacho_record_result at choice. */
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
@@ -1053,6 +1154,12 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	s.pidfd = -1;
 	s.hooks = hooks;
 	tc_sideband_init(&s.side, &s.w);
+	if (o->buildid_cache && *o->buildid_cache) {
+		err = tc_bidcache_new(&s.seen);
+		if (err)
+			goto out;
+		s.side.seen = s.seen;
+	}
 	s.child_mode = o->argv && o->argv[0];
 	out_path = o->output ? o->output : "tacho.rec";
 	if (!s.child_mode && !o->pid && !o->system_wide) {
@@ -1070,6 +1177,9 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 				  "of two pages, not %u", o->mmap_pages);
 		goto out;
 	}
+	err = setup_call_graph(&s, diag);
+	if (err)
+		goto out;
 
 	/* phase 1: the events and how each one samples */
 	err = setup_events(&s, diag);
@@ -1115,6 +1225,7 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 		goto out_write_failed_closed;
 	}
 	result.bytes = s.w.written;
+	store_binaries(&s);
 	goto out;
 out_write_failed:
 	err = 0;

@@ -17,6 +17,7 @@ struct dso {
 	const unsigned char *image;    /* in-file copy (vDSO), or NULL */
 	size_t image_len;
 	struct tc_symdso *sd;
+	uint32_t path;                 /* pool id of the file sd was read from, or NONE */
 	bool tried, stale;
 };
 
@@ -43,6 +44,15 @@ struct smp {
 	const uint64_t *chain;         /* into the mapped file */
 	uint32_t pid, tid, cpu, nr;
 	uint16_t event, misc;
+};
+
+/* The USTACK or BRANCH record that followed sample smp (report-load.c), which
+ * unwind.c turns into the user part of its chain (nr: the joined chain's length). */
+struct xtra {
+	size_t smp;
+	enum tc_rec_type type;
+	uint32_t nr;
+	struct tc_rec r;
 };
 
 /* Where one address is: all ids into the string pool (UINT32_MAX: unknown). */
@@ -87,6 +97,11 @@ struct tacho_profile {
 	struct tc_hmap map_idx;        /* hash of (pid, start, end, pgoff, dso) -> maps */
 	struct smp *smps;
 	size_t nsmps;
+	struct xtra *xtras;            /* samples with a stack or branches to unwind */
+	size_t nxtras, xtras_cap;
+	uint64_t *uchains;             /* their joined chains (unwind.c) */
+	size_t nuchains, uchains_cap;
+	bool unwound;                  /* tc_profile_unwind ran */
 	uint64_t lost;
 	uint64_t throttles;            /* THROTTLE records (not the UNTHROTTLE ones) */
 	bool truncated, finished;
@@ -150,10 +165,23 @@ int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
 /* report-resolve.c: the symbols of binary d, opened on first use (NULL when they
  * cannot be read, or the file changed since the recording: a warning says which). */
 struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d);
+/* The newest mapping of pid (or the processes it was forked from) that covers ip at
+ * time, or NULL. */
+const struct map *tc_profile_find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip,
+				      uint64_t time);
+/* The path of the file that tc_profile_dso_open read for d (the path recorded, or a
+ * copy with the same build-id), or NULL. */
+const char *tc_profile_dso_path(struct tacho_profile *p, struct dso *d);
 /* The frames of a sample, leaf first: loc ids into frames (at most max), each
  * address resolved once per profile. 0 or -ENOMEM. */
 int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
 		      size_t *n);
+
+/* unwind.c: the user part of every sample with a USTACK record (unwound with
+ * libdwfl) or a BRANCH record (LBR call stack), joined to the kernel part of its
+ * recorded chain; once per profile (tc_profile_frames calls it first). A sample that
+ * cannot be unwound keeps its IP alone. 0 or -ENOMEM. */
+int tc_profile_unwind(struct tacho_profile *p);
 
 /* report-aggregate.c: tacho_profile_rows and tacho_profile_annotate in the library's
  * own struct tacho_profile_row (the writers' and the public calls' common part). */

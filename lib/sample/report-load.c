@@ -83,6 +83,7 @@ static int find_dso(struct tacho_profile *p, const char *name, const uint8_t *bi
 	nd = p->dsos;
 	memset(&nd[p->ndsos], 0, sizeof(*nd));
 	nd[p->ndsos].name = nid;
+	nd[p->ndsos].path = NONE;
 	nd[p->ndsos].bidlen = (uint8_t)bidlen;
 	memcpy(nd[p->ndsos].bid, bid, bidlen);
 	if (tc_hmap_add(&p->dso_idx, nid, (uint32_t)p->ndsos))
@@ -333,6 +334,17 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 			s->misc = r.u.sample.misc;
 			break;
 		}
+		case TC_REC_USTACK:
+		case TC_REC_BRANCH:
+			/* the stack or branches of the sample just before (unwind.c) */
+			if (!p->nsmps)
+				break;
+			if (tc_profile_grow(p, (void **)&p->xtras, &p->xtras_cap, p->nxtras + 1,
+					    sizeof(*p->xtras), 256))
+				return -ENOMEM;
+			p->xtras[p->nxtras++] = (struct xtra){ .smp = p->nsmps - 1, .type = r.type,
+							       .r = r };
+			break;
 		case TC_REC_LOST:
 			/* no kernel loses 2^64 samples: a sum that wraps is a damaged file */
 			if (__builtin_add_overflow(p->lost, r.u.lost.lost, &p->lost))
@@ -531,6 +543,8 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p->smps);
 	free(p->raws);
 	tc_payload_free(p->payload);
+	free(p->xtras);
+	free(p->uchains);
 	free(p->evs);
 	free(p->locs);
 	tc_hmap_exit(&p->loc_idx);

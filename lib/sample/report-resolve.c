@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "sample/buildid-cache.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
 #include "tacho/sample.h"
@@ -43,9 +44,39 @@ static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
 	return err;
 }
 
+/* True when sd's build-id is the one recorded for d (or nothing was recorded). */
+static bool same_build_id(const struct dso *d, const struct tc_symdso *sd)
+{
+	size_t len;
+	const uint8_t *b;
+
+	if (!d->bidlen)
+		return true;
+	b = tc_symdso_build_id(sd, &len);
+	return b && len >= d->bidlen && !memcmp(b, d->bid, d->bidlen);
+}
+
+/* Opens path for d when it has the recorded build-id: true and d->sd, d->path. */
+static bool open_as(struct tacho_profile *p, struct dso *d, const char *path)
+{
+	struct tc_symdso *sd = NULL;
+
+	tc_symdso_open(path, NULL, 0, &sd);
+	if (!sd)
+		return false;
+	if (!same_build_id(d, sd) || tc_strpool_intern(&p->pool, path, &d->path)) {
+		tc_symdso_free(sd);
+		d->path = NONE;
+		return false;
+	}
+	d->sd = sd;
+	return true;
+}
+
 struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 {
 	const char *name = pool_str(p, d->name);
+	bool changed = false;
 
 	if (d->tried)
 		return d->stale ? NULL : d->sd;
@@ -53,25 +84,35 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 	if (d->image) {
 		tc_symdso_open(name, d->image, d->image_len, &d->sd);
 	} else if (name[0] == '/') {
-		tc_symdso_open(name, NULL, 0, &d->sd);
+		struct tc_symdso *sd = NULL;
+		tc_symdso_open(name, NULL, 0, &sd);
+		if (sd && same_build_id(d, sd)) {
+			d->sd = sd;
+			d->path = d->name;
+		} else if (sd) {
+			changed = true;
+			tc_symdso_free(sd);
+		}
 		if (!d->sd && d->bidlen) {
-			/* the file is gone: look for a copy by build-id, as gdb does */
-			char hex[2 * TC_BUILD_ID_MAX + 1], path[128];
-			tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
-			snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
-				 hex + 2);
-			tc_symdso_open(path, NULL, 0, &d->sd);
+			/* rebuilt or gone: a copy by build-id in tacho's cache or perf's
+			 * (docs/buildid-cache.md), else the separate debug file, as gdb
+			 * finds it */
+			char hex[2 * TC_BUILD_ID_MAX + 1], path[4200];
+			if (tc_bidcache_lookup(d->bid, d->bidlen, path, sizeof(path)) == 0)
+				open_as(p, d, path);
+			if (!d->sd) {
+				tc_hex_encode(d->bid, d->bidlen, hex, sizeof(hex));
+				snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+					 hex, hex + 2);
+				open_as(p, d, path);
+			}
 		}
 	}
-	if (d->sd && d->bidlen) {
-		size_t len;
-		const uint8_t *b = tc_symdso_build_id(d->sd, &len);
-		if (!b || len < d->bidlen || memcmp(b, d->bid, d->bidlen)) {
-			tc_log(TACHO_LOG_WARN, "%s changed since the recording (build-id differs): "
-			       "its samples are not symbolized", name);
-			d->stale = true;
-			return NULL;
-		}
+	if (!d->sd && changed) {
+		tc_log(TACHO_LOG_WARN, "%s changed since the recording (build-id differs) and no "
+		       "copy is in the build-id cache: its samples are not symbolized", name);
+		d->stale = true;
+		return NULL;
 	}
 	/* a missing regular file is worth a word; deleted files, memfds and devices
 	 * (JIT code, shared memory) never had symbols to read */
@@ -81,13 +122,19 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 	return d->sd;
 }
 
+const char *tc_profile_dso_path(struct tacho_profile *p, struct dso *d)
+{
+	return d->path == NONE ? NULL : pool_str(p, d->path);
+}
+
 /* The newest mapping of pid that covers ip and is not younger than the sample (a
  * process that exec'd, or re-mapped a range), else the newest that covers it: a binary
  * search among the mappings by start, then a walk back while a mapping that starts
  * lower may still reach ip (max_end), which is one step when mappings do not overlap.
  * (The cache of the last mapping hit it replaces returned an older mapping that a newer
  * one covered.) */
-static const struct map *find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time)
+const struct map *tc_profile_find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip,
+				      uint64_t time)
 {
 	for (int depth = 0; depth < 16; depth++) {
 		struct proc *pr = tc_profile_proc(p, pid, false);
@@ -198,7 +245,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 			l.sym_start = start;
 		}
 	} else {
-		const struct map *m = find_map(p, pid, ip, time);
+		const struct map *m = tc_profile_find_map(p, pid, ip, time);
 		if (m) {
 			struct dso *d = &p->dsos[m->dso];
 			struct tc_symdso *sd = tc_profile_dso_open(p, d);
@@ -266,6 +313,12 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 	int err;
 
 	*n = 0;
+	if (!p->unwound) {
+		/* the chains of DWARF and LBR samples are made once, before any is read */
+		err = tc_profile_unwind(p);
+		if (err)
+			return err;
+	}
 	if (!s->nr) {
 		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT, kernel, &frames[0]);
 		if (!err)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample/buildid-cache.h"
 #include "sample/sideband.h"
 #include "sample/symbols.h"
 
@@ -72,6 +73,8 @@ void tc_sideband_mmap(struct tc_sideband *sb, uint32_t pid, uint32_t tid, uint64
 	}
 	tc_record_writer_mmap(sb->w, pid, tid, start, len, pgoff, prot, time, bid,
 			      n > 0 ? (unsigned)n : 0, filename);
+	if (sb->seen && n > 0)
+		tc_bidcache_note(sb->seen, filename, bid, (unsigned)n);
 }
 
 void tc_sideband_vdso(struct tc_sideband *sb)

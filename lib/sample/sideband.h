@@ -14,6 +14,8 @@ struct tc_sideband {
 	struct tc_record_writer *w;              /* where the records go (not owned) */
 	struct tc_build_id_cache *bids;      /* build-ids read from files, by path */
 	size_t nbids;
+	struct tc_bidcache *seen;            /* mapped files noted for the build-id cache,
+						or NULL (not owned) */
 };
 
 void tc_sideband_init(struct tc_sideband *sb, struct tc_record_writer *w);

@@ -138,7 +138,8 @@ static void test_record(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	snprintf(ev, sizeof(ev), "uprobe:%s:work", prog);
-	th_tacho(&r, "record", "-o", file, "-e", ev, "-c", "1", "--", prog, "500", NULL);
+	th_tacho(&r, "record", "--no-buildid-cache", "-o", file, "-e", ev, "-c", "1", "--", prog,
+		 "500", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "500 samples, 0 lost");
 	th_run_free(&r);

@@ -24,6 +24,8 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+# record's build-id cache (docs/buildid-cache.md) in the work folder, not the user's
+export XDG_CACHE_HOME=$work/cache
 
 # Masks what is measured rather than counted, and the paths of this checkout.
 norm() {

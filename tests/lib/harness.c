@@ -292,9 +292,16 @@ static char tmpdir[PATH_MAX];
 
 int th_tmpdir_setup(void **state)
 {
+	char cache[PATH_MAX + 8];
 	(void)state;
+
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tacho-%s-XXXXXX", program_invocation_short_name);
-	return mkdtemp(tmpdir) ? 0 : -1;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	/* tacho record copies the binaries it saw into $XDG_CACHE_HOME/tacho: into this
+	 * folder, not the cache of the user who runs the tests */
+	snprintf(cache, sizeof(cache), "%s/cache", tmpdir);
+	return setenv("XDG_CACHE_HOME", cache, 1);
 }
 
 int th_tmpdir_teardown(void **state)

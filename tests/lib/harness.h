@@ -64,8 +64,10 @@ int th_source_line(const char *rel, const char *marker);
 
 /* A fresh folder for the files of a test (mkdtemp: /tmp/tacho-PROGRAM-XXXXXX), as a
  * cmocka setup and teardown pair: the setup makes it, the teardown removes it with all
- * it holds. th_tmpdir() is the folder; th_tmp(name) the path of name inside it, in
- * static storage, one of four buffers in turn. */
+ * it holds. The setup also points XDG_CACHE_HOME into it, so that the build-id cache
+ * of the recordings a test makes is the test's own. th_tmpdir() is the folder;
+ * th_tmp(name) the path of name inside it, in static storage, one of four buffers in
+ * turn. */
 int th_tmpdir_setup(void **state);
 int th_tmpdir_teardown(void **state);
 const char *th_tmpdir(void);

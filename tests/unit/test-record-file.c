@@ -356,6 +356,166 @@ static void test_named_paths_not_opened(void **state)
 	unlink(fifo);
 }
 
+/* USTACK and BRANCH records read back as written; impossible sizes are corrupt. */
+static void test_ustack_branch_records(void **state)
+{
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	int fd = memfd_create("rec", 0);
+	const uint64_t regs[3] = { 1, 0x7ffd0000, 0x401000 };
+	const uint64_t br[6] = { 0x401100, 0x401000, 0, 0x401200, 0x401100, 0 };
+	unsigned char stack[24] = "stack bytes, 24 of them";
+	unsigned char *buf;
+	off_t size;
+	int got = 0;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_sample(&w, 20, 0x401010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64, 0x1c0, 3, regs, stack, 21);
+	tc_record_writer_branch(&w, 2, br);
+	tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64, 0, 0, NULL, NULL, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	size = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)size);
+	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+	tc_record_writer_close(&w);
+	assert_int_equal(tc_record_reader_init(&r, buf, (size_t)size, "t.rec", &d), 0);
+	while (tc_record_reader_next(&r, &rec, "t.rec", &d) == 1) {
+		if (rec.type == TC_REC_USTACK && got == 0) {
+			assert_int_equal(rec.u.ustack.abi, PERF_SAMPLE_REGS_ABI_64);
+			assert_int_equal(rec.u.ustack.mask, 0x1c0);
+			assert_int_equal(rec.u.ustack.nregs, 3);
+			assert_int_equal(rec.u.ustack.regs[1], 0x7ffd0000);
+			assert_int_equal(rec.u.ustack.stack_len, 21);
+			assert_memory_equal(rec.u.ustack.stack, stack, 21);
+			got++;
+		} else if (rec.type == TC_REC_BRANCH) {
+			assert_int_equal(rec.u.branch.nr, 2);
+			assert_int_equal(rec.u.branch.entries[3], 0x401200);
+			got++;
+		} else if (rec.type == TC_REC_USTACK) {
+			assert_int_equal(rec.u.ustack.nregs, 0);
+			assert_int_equal(rec.u.ustack.stack_len, 0);
+			got++;
+		}
+	}
+	assert_int_equal(got, 3);
+	free(buf);
+
+	/* a register count that is not the mask's, and a stack past its record */
+	for (int bad = 0; bad < 3; bad++) {
+		fd = memfd_create("rec", 0);
+		assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+		if (bad == 0)
+			tc_record_writer_ustack(&w, 2, 0x3, 3, regs, stack, 8);
+		else if (bad == 1)
+			tc_record_writer_ustack(&w, 2, 0x7, 3, regs, stack, 8);
+		else
+			tc_record_writer_branch(&w, 2, br);
+		assert_int_equal(tc_record_writer_flush(&w), 0);
+		size = lseek(fd, 0, SEEK_END);
+		buf = malloc((size_t)size);
+		assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+		tc_record_writer_close(&w);
+		if (bad == 1) {
+			/* claim more stack than the record holds, and fix the checksum */
+			uint32_t len = 4096, crc;
+			memcpy(buf + TC_REC_FILE_HDR + TC_REC_HDR + 20, &len, 4);
+			crc = tc_crc32(0, buf + TC_REC_FILE_HDR + 4, (size_t)size - TC_REC_FILE_HDR - 4);
+			memcpy(buf + TC_REC_FILE_HDR, &crc, 4);
+		} else if (bad == 2) {
+			uint32_t nr = 3, crc;
+			memcpy(buf + TC_REC_FILE_HDR + TC_REC_HDR, &nr, 4);
+			crc = tc_crc32(0, buf + TC_REC_FILE_HDR + 4, (size_t)size - TC_REC_FILE_HDR - 4);
+			memcpy(buf + TC_REC_FILE_HDR, &crc, 4);
+		}
+		assert_int_equal(tc_record_reader_init(&r, buf, (size_t)size, "t.rec", &d), 0);
+		assert_int_equal(tc_record_reader_next(&r, &rec, "t.rec", &d), -TACHO_ECORRUPT);
+		free(buf);
+	}
+}
+
+/* The address of a symbol of a binary (nm), or 0. */
+static uint64_t sym_addr(const char *bin, const char *sym)
+{
+	char *argv[] = { (char *)"nm", (char *)bin, NULL };
+	struct th_run r;
+	char pat[128], *at;
+	uint64_t a = 0;
+
+	th_runv(&r, NULL, argv);
+	snprintf(pat, sizeof(pat), " t %s\n", sym);
+	at = strstr(r.out, pat);
+	if (!at) {
+		snprintf(pat, sizeof(pat), " T %s\n", sym);
+		at = strstr(r.out, pat);
+	}
+	if (at) {
+		while (at > r.out && at[-1] != '\n')
+			at--;
+		a = strtoull(at, NULL, 16);
+	}
+	th_run_free(&r);
+	return a;
+}
+
+/* An LBR recording on data: the sample's IP, then the call sites of the branch stack
+ * (newest first), under the kernel part of the recorded chain; the call sites name the
+ * calling functions exactly (the look-up of a return address lands on the call). */
+static void test_lbr_chain_on_data(void **state)
+{
+	struct tc_record_writer w;
+	const char *rec = th_tmp("lbr.rec"), *bin = th_prog("sample-cpu");
+	uint64_t hot1 = sym_addr(bin, "hot1"), burn = sym_addr(bin, "burn"),
+		 mainf = sym_addr(bin, "main");
+	struct tacho_profile *p = NULL;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	uint64_t br[6], chain[3];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	assert_true(hot1 && burn && mainf);
+	br[0] = burn + 8, br[1] = hot1, br[2] = 0;
+	br[3] = mainf + 8, br[4] = burn, br[5] = 0;
+	chain[0] = (uint64_t)PERF_CONTEXT_KERNEL;
+	chain[1] = 0xffffffff81000010ull;
+	chain[2] = (uint64_t)PERF_CONTEXT_USER;
+	assert_int_equal(tc_record_writer_open(&w, rec), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+			       PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK,
+			       1000, TC_EVF_CALLCHAIN | TC_EVF_BRANCH, "cycles");
+	/* static, not PIE: file offsets are addresses less 0x400000 */
+	tc_record_writer_mmap(&w, 100, 100, 0x401000, 0x80000, 0x1000, 5, 10, NULL, 0, bin);
+	tc_record_writer_comm(&w, 100, 100, true, 11, "prog");
+	tc_record_writer_sample(&w, 20, hot1 + 4, 0, 1000, 100, 100, 0, 0,
+				PERF_RECORD_MISC_USER, 0, NULL);
+	tc_record_writer_branch(&w, 2, br);
+	tc_record_writer_sample(&w, 21, 0xffffffff81000010ull, 0, 1000, 100, 100, 0, 0,
+				PERF_RECORD_MISC_KERNEL, 3, chain);
+	tc_record_writer_branch(&w, 2, br);
+	tc_record_writer_finish(&w, 2, 0, 26, 0);
+	assert_int_equal(tc_record_writer_close(&w), 0);
+
+	assert_int_equal(tacho_profile_load(rec, &p, &d), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(tacho_profile_write_folded(p, f), 0);
+	fclose(f);
+	/* the user-mode sample: main -> burn -> hot1 */
+	assert_contains(text, "prog;main;burn;hot1 1000\n");
+	/* the kernel-mode one: the same user chain (no user IP: the branches start at the
+	 * call into hot1) with the kernel's frame under it */
+	assert_contains(text, "prog;main;burn;");
+	assert_int_equal(th_count_lines(text), 2);
+	free(text);
+	tacho_profile_free(p);
+}
+
 /* A recording cut short while it is reported (another program, or a report written
  * over its own input) must not kill the report: the file is read in, not mapped (a
  * mapping faulted with SIGBUS past the new end). */
@@ -397,6 +557,8 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_named_paths_not_opened),
 		cmocka_unit_test(test_truncated_while_reported),
+		cmocka_unit_test(test_ustack_branch_records),
+		cmocka_unit_test(test_lbr_chain_on_data),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }

@@ -256,6 +256,79 @@ static void test_parse_sample(void **state)
 	assert_int_equal(id.cpu, 1);
 }
 
+/* The DWARF and LBR fields: branch entries, the user registers of the mask, the stack
+ * window and its filled size; short records and impossible sizes fail cleanly. */
+static void test_parse_regs_stack_branch(void **state)
+{
+	uint64_t rec[32];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK |
+		      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	uint64_t mask = (1u << 6) | (1u << 7) | (1u << 8);   /* BP, SP, IP */
+	struct tc_perf_sample s;
+	int i = 1, n;
+	(void)state;
+
+	rec[i++] = 0x401000;                         /* ip */
+	rec[i++] = 0;                                /* callchain nr */
+	rec[i++] = 1;                                /* branch nr */
+	rec[i++] = 0x401100;                         /* from */
+	rec[i++] = 0x401000;                         /* to */
+	rec[i++] = 0;                                /* flags */
+	rec[i++] = PERF_SAMPLE_REGS_ABI_64;
+	rec[i++] = 0x7ffd0010;                       /* bp */
+	rec[i++] = 0x7ffd0000;                       /* sp */
+	rec[i++] = 0x401000;                         /* ip */
+	rec[i++] = 16;                               /* stack size */
+	rec[i++] = 0x1111;
+	rec[i++] = 0x2222;
+	rec[i++] = 8;                                /* dyn_size */
+	n = i;
+	h.size = (uint16_t)(n * 8);
+	memcpy(rec, &h, 8);
+	assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s), 0);
+	assert_int_equal(s.bnr, 1);
+	assert_int_equal(s.branches[0], 0x401100);
+	assert_int_equal(s.branches[1], 0x401000);
+	assert_int_equal(s.regs_abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(s.nregs, 3);
+	assert_int_equal(s.regs[1], 0x7ffd0000);
+	assert_int_equal(s.stack_size, 16);
+	assert_int_equal(s.stack_dyn, 8);
+	assert_memory_equal(s.stack, &rec[12], 16);
+	/* every shorter record fails cleanly */
+	for (int k = 1; k < n; k++) {
+		h.size = (uint16_t)(k * 8);
+		memcpy(rec, &h, 8);
+		assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s),
+				 -TACHO_ECORRUPT);
+	}
+	/* a stack larger than the record, and branches past it */
+	h.size = (uint16_t)(n * 8);
+	memcpy(rec, &h, 8);
+	rec[11] = 4096;
+	assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s), -TACHO_ECORRUPT);
+	rec[11] = 16;
+	rec[3] = 100;
+	assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s), -TACHO_ECORRUPT);
+	rec[3] = 1;
+	/* a dyn_size above the size is held to it */
+	rec[14] = 64;
+	assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s), 0);
+	assert_int_equal(s.stack_dyn, 16);
+	/* no user context (a kernel thread): ABI NONE and no registers; no stack */
+	i = 7;
+	rec[i++] = PERF_SAMPLE_REGS_ABI_NONE;
+	rec[i++] = 0;                                /* stack size 0: no dyn_size */
+	h.size = (uint16_t)(i * 8);
+	memcpy(rec, &h, 8);
+	assert_int_equal(tc_perf_parse_sample_regs(st, mask, (void *)rec, &s), 0);
+	assert_int_equal(s.nregs, 0);
+	assert_null(s.regs);
+	assert_int_equal(s.stack_size, 0);
+	assert_null(s.stack);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_drain_straddling),
 		cmocka_unit_test(test_drain_stop_and_broken),
 		cmocka_unit_test(test_parse_sample),
+		cmocka_unit_test(test_parse_regs_stack_branch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

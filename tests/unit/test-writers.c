@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -1615,6 +1616,81 @@ static void test_options(void **state)
 	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_CSV, &o), -EINVAL);
 }
 
+/* Writes text into the file at path (made with its folders, as the cache lays out). */
+static void put_file(const char *path, const char *text)
+{
+	char dir[PATH_MAX];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *p = dir + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(dir, 0700);
+			*p = '/';
+		}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The build-id cache's list: two entries, one without its path file. */
+static void test_buildid_cache(void **state)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 128];
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct th_json *doc;
+	struct buf b;
+	unsigned removed;
+	uint64_t freed;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/bc", tmpdir);
+	snprintf(p, sizeof(p), "%s/.build-id/ab/cdef0123456789/elf", dir);
+	put_file(p, "0123456789");
+	snprintf(p, sizeof(p), "%s/.build-id/ab/cdef0123456789/path", dir);
+	put_file(p, "/usr/bin/a \"quoted\", name\n");
+	snprintf(p, sizeof(p), "%s/.build-id/12/3456789abc/elf", dir);
+	put_file(p, "01234");
+	assert_int_equal(tacho_buildid_cache_write(dir, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "buildid-cache");
+	assert_json_int(doc, "bytes", 15);
+	assert_json_str(doc, "entries[0].build_id", "123456789abc");
+	assert_json_type(doc, "entries[0].path", TH_JSON_NULL);
+	assert_json_str(doc, "entries[1].path", "/usr/bin/a \"quoted\", name");
+	assert_json_int(doc, "entries[1].bytes", 10);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_buildid_cache_write(dir, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "buildid-cache", ',');
+	assert_contains(b.s, "\nabcdef0123456789,\"/usr/bin/a \"\"quoted\"\", name\",10,");
+	free(b.s);
+	assert_int_equal(tacho_buildid_cache_write(dir, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "# 2 binaries, 15 B in ");
+	free(b.s);
+	/* a folder that is not there is an empty cache */
+	snprintf(p, sizeof(p), "%s/none", tmpdir);
+	assert_int_equal(tacho_buildid_cache_write(p, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "buildid-cache");
+	assert_json_int(doc, "bytes", 0);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_buildid_cache_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	/* remove: bad forms, no match, by build-id prefix; prune to nothing */
+	assert_int_equal(tacho_buildid_cache_remove(dir, "xyz", &removed, &d), -EINVAL);
+	assert_int_equal(tacho_buildid_cache_remove(dir, "abcd", &removed, &d), -EINVAL);
+	assert_int_equal(tacho_buildid_cache_remove(dir, "/usr/bin/b", &removed, &d), -ENOENT);
+	assert_int_equal(tacho_buildid_cache_remove(dir, "ABCDEF01", &removed, &d), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(tacho_buildid_cache_prune(dir, 0, &removed, &freed, &d), 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(freed, 5);
+	snprintf(p, sizeof(p), "%s/.build-id", dir);
+	assert_int_equal(rmdir(p), 0);   /* empty: every entry and its xx folder went */
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -1650,6 +1726,7 @@ int main(void)
 		cmocka_unit_test(test_msr),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_options),
+		cmocka_unit_test(test_buildid_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
