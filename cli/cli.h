@@ -32,7 +32,7 @@ struct cli_option {
 };
 #define CLI_OPT_HELP 'h'
 #define CLI_OPTION_HELP { CLI_OPT_HELP, 'h', "help", NULL, "this text" }
-#define CLI_MAX_OPTIONS 32
+#define CLI_MAX_OPTIONS 48
 
 struct cli_cmd {
 	const char *name;

@@ -12,6 +12,7 @@ enum { OPT_SOURCE = 256, OPT_JSON, OPT_NO_PROBE };
 
 static const char list_usage[] =
 	"usage: tacho list [<pattern>] [--source <src>[,<src>...]] [--json] [--no-probe]\n"
+	"   or: tacho list sdt <file> [--json]\n"
 	"\n"
 	"Lists the events this machine's CPU and kernel offer, grouped by where they come\n"
 	"from, with a description and whether this process can open each one here (tacho\n"
@@ -31,6 +32,9 @@ static const char list_usage[] =
 	"\n"
 	"<pattern> selects events by name (and alias): a glob when it has * ? or [,\n"
 	"else a case-insensitive substring.\n"
+	"\n"
+	"'tacho list sdt FILE' lists the SDT (USDT) probes of an executable or library:\n"
+	"count one with -e sdt:FILE:PROVIDER:NAME.\n"
 	"\n";
 
 static const struct cli_option list_options[] = {
@@ -96,6 +100,27 @@ static int explain_events(const char *spec)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* tacho list sdt FILE: the probe sites of a file's .note.stapsdt. */
+static int list_sdt(const char *path, bool json)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sdt_list *l = NULL;
+	struct tacho_write_opts wo;
+	int err = tacho_sdt_list_new(path, &l, &diag);
+
+	if (err) {
+		cli_error("cannot list the SDT probes of '%s': %s", path,
+			  diag.message[0] ? diag.message : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	cli_write_opts_init(&wo);
+	err = tacho_sdt_list_write(l, stdout, json ? TACHO_FORMAT_JSON : TACHO_FORMAT_TABLE, &wo);
+	tacho_sdt_list_free(l);
+	if (err && err != -EIO)
+		cli_error("cannot list the SDT probes of '%s': %s", path, tacho_strerror(err));
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
 static int cmd_list_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -128,6 +153,11 @@ static int cmd_list_fn(int argc, char **argv)
 	}
 	if (opt < 0)
 		return args.exit;
+	if (optind + 2 == argc && !strcmp(argv[optind], "sdt")) {
+		if (lo.sources || lo.no_probe || verbose)
+			return cli_usage_error(&cmd_list, "'list sdt' takes a file and --json");
+		return list_sdt(argv[optind + 1], json);
+	}
 	if (optind < argc)
 		lo.pattern = argv[optind++];
 	if (optind < argc)

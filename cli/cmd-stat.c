@@ -3,22 +3,33 @@
  * the derived metrics. The counting (tacho_stat_run) and the writing (tacho_stat_write)
  * are the library's; this file parses options, picks the events and words messages. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA };
+enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
+       OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
+       OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
+       OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
 	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
+	"   or: tacho stat [<options>] (-A | --per-core | --per-die | --per-socket | --per-node |\n"
+	"                  -G <cgroups> | --for-each-cgroup <cgroups>) (-a | -C <cpus>) [...]\n"
+	"   or: tacho stat [<options>] --per-thread (-p <pid> | -t <tid> | [--] <program> ...)\n"
+	"   or: tacho stat [<options>] (--regions | --control <channel> | -D <ms>) [--] <program> ...\n"
 	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
 	"                  [-r <n>] [--] <program> [<args>]\n"
 	"\n"
@@ -48,6 +59,12 @@ static const struct cli_option stat_options[] = {
 	  "and tacho scales, showing each value's coverage" },
 	{ 'I', 'I', "interval", "<ms>",
 	  "print the counts of every <ms> milliseconds" },
+	{ OPT_INTERVAL_COUNT, 0, "interval-count", "<n>",
+	  "with -I: stop after n intervals (the program gets\n"
+	  "SIGTERM)" },
+	{ OPT_TIMEOUT, 0, "timeout", "<ms>",
+	  "stop after <ms> milliseconds (the program gets SIGTERM;\n"
+	  "-p, -t, -a, -C stop counting)" },
 	{ OPT_SIM, 0, "sim", NULL,
 	  "simulate instead of counting: run the program under\n"
 	  "valgrind (callgrind) with this CPU's caches; values are\n"
@@ -63,23 +80,72 @@ static const struct cli_option stat_options[] = {
 	{ OPT_MCA, 0, "mca", NULL,
 	  "with --sim: the hottest basic block to llvm-mca, with\n"
 	  "this CPU's -mcpu: predicted IPC, throughput, pressure" },
-	{ 'p', 'p', "pid", "<pid>",
+	{ 'p', 'p', "pid", "<pids>",
 	  "count process <pid> (all its threads) until it ends or\n"
-	  "Ctrl-C" },
-	{ 't', 't', "tid", "<tid>",
-	  "count thread <tid> alone" },
+	  "Ctrl-C; a list (12,34): added up, until all have ended" },
+	{ 't', 't', "tid", "<tids>",
+	  "count thread <tid> alone (a list: added up)" },
 	{ 'a', 'a', "all-cpus", NULL,
 	  "count everything on every CPU" },
 	{ 'C', 'C', "cpu", "<cpus>",
 	  "count everything on these CPUs (0-3,8)" },
+	{ 'A', 'A', "no-aggr", NULL,
+	  "with -a or -C: a value per CPU (also --per-cpu)" },
+	{ 'A', 0, "per-cpu", NULL,
+	  "the same as -A" },
+	{ OPT_PER_CORE, 0, "per-core", NULL,
+	  "with -a or -C: a value per core (its CPUs added)" },
+	{ OPT_PER_DIE, 0, "per-die", NULL,
+	  "with -a or -C: a value per die" },
+	{ OPT_PER_SOCKET, 0, "per-socket", NULL,
+	  "with -a or -C: a value per package" },
+	{ OPT_PER_NODE, 0, "per-node", NULL,
+	  "with -a or -C: a value per NUMA node" },
+	{ OPT_PER_THREAD, 0, "per-thread", NULL,
+	  "a value per thread: of -p, -t, or of the program (one\n"
+	  "run: each thread's counts as it ends)" },
+	{ 'G', 'G', "cgroup", "<cgroups>",
+	  "with -a or -C: count only in these cgroups, perf's way:\n"
+	  "the first event in the first, ...; one cgroup takes\n"
+	  "every event; \"\" counts an event everywhere" },
+	{ OPT_FOR_EACH_CGROUP, 0, "for-each-cgroup", "<cgroups>",
+	  "with -a or -C: every event in every cgroup of the list" },
+	{ OPT_REGIONS, 0, "regions", NULL,
+	  "count only while a thread of the program is inside one of\n"
+	  "its tacho regions (it links libtacho)" },
+	{ OPT_CONTROL, 0, "control", "<channel>",
+	  "perf's: fd:CTL[,ACK] or fifo:CTL[,ACK]: enable, disable\n"
+	  "and ping read from CTL, \"ack\" written to ACK" },
+	{ 'D', 'D', "delay", "<ms>",
+	  "start counting ms after the program starts; -1: only\n"
+	  "when --control or --regions says" },
 	{ 'x', 'x', "field-separator", "<c>",
 	  "CSV with separator <c>, header row first" },
+	{ OPT_PERF_LAYOUT, 0, "perf-layout", NULL,
+	  "with -x: perf stat -x's own columns (value, unit, event,\n"
+	  "run time, % running, metric), no header" },
 	{ OPT_CSV, 0, "csv", NULL,
 	  "CSV with ','" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "one JSON document (with -I: one JSON object per line)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
+	{ OPT_APPEND, 0, "append", NULL,
+	  "with -o: add to the file instead of replacing it" },
+	{ OPT_PRE, 0, "pre", "<command>",
+	  "run this shell command before each run of the program;\n"
+	  "its failure stops tacho (exit 1)" },
+	{ OPT_POST, 0, "post", "<command>",
+	  "run this shell command after each run" },
+	{ OPT_LOG_FD, 0, "log-fd", "<fd>",
+	  "write to this open descriptor instead of standard error" },
+	{ 'q', 'q', "quiet", NULL,
+	  "print no counts and no notes: the exit status alone" },
+	{ 'i', 'i', "no-inherit", NULL,
+	  "count the program (or -p, -t) itself, not the threads\n"
+	  "and processes it creates" },
+	{ 'n', 'n', "null", NULL,
+	  "count no events: the program's wall, user and sys times" },
 	{ 'v', 'v', "verbose", NULL,
 	  "say how the events were scheduled, and the event-select\n"
 	  "value perf programs for each (docs/msr.md)" },
@@ -117,6 +183,7 @@ struct stat_cli {
 	unsigned interval;
 	unsigned ntargets;
 	char target[64];                /* what is counted, for people ("process 42") */
+	pid_t *pids;                    /* -p/-t's ids */
 	struct tc_sb events;            /* every -e, comma-joined */
 	struct tacho_stat_opts o;
 	/* what it made of them */
@@ -137,6 +204,21 @@ struct stat_cli {
 	bool mca;                       /* --mca */
 	struct tacho_sim_mca *mca_result;
 	struct tacho_sim *simulator;
+	bool aggr_set;                  /* a breakdown was asked */
+	char *cgroup_arg;               /* -G / --for-each-cgroup, split into cgroups */
+	char **cgroups;
+	int ctl_fds[2];                 /* --control fifo: the fifos tacho opened, or -1 */
+	int log_fd;                     /* --log-fd, or -1 */
+	bool quiet;                     /* -q */
+	bool perf_layout;               /* --perf-layout */
+	unsigned timeout_ms;            /* --timeout */
+	unsigned interval_count;        /* --interval-count */
+	unsigned intervals;             /* intervals printed */
+	double progress_t0;             /* when the first run began (progress after 1 s) */
+	bool append;                    /* --append */
+	const char *pre, *post;         /* --pre, --post */
+	bool pre_failed;
+	bool progress_shown;
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -152,6 +234,8 @@ static void stat_cli_init(struct stat_cli *c)
 	tc_sb_init(&c->events);
 	c->o.sz = sizeof(c->o);
 	c->o.target = TACHO_TARGET_CHILD;
+	c->ctl_fds[0] = c->ctl_fds[1] = -1;
+	c->log_fd = -1;
 	cli_write_opts_init(&c->wo);   /* the library's hints in the command's words */
 }
 
@@ -159,12 +243,20 @@ static void stat_cli_exit(struct stat_cli *c)
 {
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
+	else if (c->out && c->log_fd >= 0)
+		fclose(c->out);
 	tacho_stat_free(c->s);
 	tacho_sim_mca_free(c->mca_result);
 	tacho_sim_free(c->simulator);
 	tacho_evlist_free(c->list);
 	tc_sb_exit(&c->events);
 	free(c->cpus);
+	free(c->cgroup_arg);
+	free(c->cgroups);
+	free(c->pids);
+	for (int i = 0; i < 2; i++)
+		if (c->ctl_fds[i] >= 0)
+			close(c->ctl_fds[i]);
 }
 
 /* --- parsing --- */
@@ -189,21 +281,63 @@ static int set_format(struct stat_cli *c, enum tacho_format fmt)
 	return GO_ON;
 }
 
+/* perf's -p PID1,PID2 (and -t): the ids into c->pids, the first also into o.pid. */
+static int set_tasks(struct stat_cli *c, int opt, const char *arg)
+{
+	const char *what = opt == 'p' ? "pid" : "tid";
+	size_t n = 1;
+	pid_t *pids;
+
+	for (const char *q = arg; *q; q++)
+		n += *q == ',';
+	pids = calloc(n, sizeof(*pids));
+	if (!pids) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	free(c->pids);
+	c->pids = pids;
+	for (size_t i = 0; i < n; i++) {
+		const char *end = strchr(arg, ',');
+		size_t len = end ? (size_t)(end - arg) : strlen(arg);
+		char num[24];
+		uint64_t pid;
+
+		if (len == 0 || len >= sizeof(num))
+			return cli_usage_error(&cmd_stat, "bad %s '%.*s' (a process or thread id)",
+					       what, (int)len, arg);
+		memcpy(num, arg, len);
+		num[len] = '\0';
+		if (tc_parse_u64(num, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
+			return cli_usage_error(&cmd_stat, "bad %s '%s' (a process or thread id)",
+					       what, num);
+		pids[i] = (pid_t)pid;
+		arg += len + 1;
+	}
+	c->o.target = opt == 'p' ? TACHO_TARGET_PROCESS : TACHO_TARGET_THREAD;
+	c->o.pid = pids[0];
+	c->o.pids = n > 1 ? pids : NULL;
+	c->o.npids = n > 1 ? n : 0;
+	if (n == 1)
+		snprintf(c->target, sizeof(c->target), "%s %d",
+			 opt == 'p' ? "process" : "thread", (int)pids[0]);
+	else
+		snprintf(c->target, sizeof(c->target), "%zu %s", n,
+			 opt == 'p' ? "processes" : "threads");
+	return GO_ON;
+}
+
 static int set_target(struct stat_cli *c, int opt, const char *arg)
 {
-	uint64_t pid;
-
 	switch (opt) {
 	case 'p':
-	case 't':
-		if (tc_parse_u64(arg, &pid) != 0 || pid == 0 || pid > 0x7fffffff)
-			return cli_usage_error(&cmd_stat, "bad %s '%s' (a process or thread id)",
-					       opt == 'p' ? "pid" : "tid", arg);
-		c->o.target = opt == 'p' ? TACHO_TARGET_PROCESS : TACHO_TARGET_THREAD;
-		c->o.pid = (pid_t)pid;
-		snprintf(c->target, sizeof(c->target), "%s %d", opt == 'p' ? "process" : "thread",
-			 (int)pid);
+	case 't': {
+		int r = set_tasks(c, opt, arg);
+
+		if (r != GO_ON)
+			return r;
 		break;
+	}
 	case 'a':
 		c->o.target = TACHO_TARGET_CPUS;
 		snprintf(c->target, sizeof(c->target), "all CPUs");
@@ -215,6 +349,93 @@ static int set_target(struct stat_cli *c, int opt, const char *arg)
 		break;
 	}
 	c->ntargets++;
+	return GO_ON;
+}
+
+/* One breakdown per command: -A, --per-*, -G and --for-each-cgroup exclude each
+ * other. */
+static int set_aggr(struct stat_cli *c, enum tacho_stat_aggr a, const char *list, bool pairs)
+{
+	size_t n = 1;
+	char *p;
+
+	if (c->aggr_set && (c->o.aggr != a || a == TACHO_STAT_AGGR_CGROUP))
+		return cli_usage_error(&cmd_stat, "one breakdown at most: -A, --per-core, "
+				       "--per-die, --per-socket, --per-node, --per-thread, -G or "
+				       "--for-each-cgroup");
+	c->aggr_set = true;
+	c->o.aggr = a;
+	if (!list)
+		return GO_ON;
+	/* perf's list: names separated by commas, an empty one meaning everywhere */
+	c->cgroup_arg = tc_strdup(list);
+	for (const char *q = list; *q; q++)
+		n += *q == ',';
+	c->cgroups = calloc(n, sizeof(*c->cgroups));
+	if (!c->cgroup_arg || !c->cgroups) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	p = c->cgroup_arg;
+	for (size_t i = 0; i < n; i++) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		c->cgroups[i] = p;
+		p = comma ? comma + 1 : p + strlen(p);
+	}
+	if (!pairs) {
+		for (size_t i = 0; i < n; i++)
+			if (!c->cgroups[i][0])
+				return cli_usage_error(&cmd_stat, "--for-each-cgroup: an empty "
+						       "cgroup name in '%s'", list);
+	} else if (n == 1 && !c->cgroups[0][0]) {
+		return cli_usage_error(&cmd_stat, "-G needs a cgroup");
+	}
+	c->o.cgroups = (const char *const *)c->cgroups;
+	c->o.ncgroups = n;
+	c->o.cgroup_pairs = pairs;
+	return GO_ON;
+}
+
+/* perf's --control: fd:CTL[,ACK] (descriptors this process was given) or
+ * fifo:CTL[,ACK] (named pipes, opened read-write so that the open never waits for the
+ * other side). */
+static int parse_control(struct stat_cli *c, const char *arg)
+{
+	bool fifo = !strncmp(arg, "fifo:", 5);
+	char buf[4096], *comma;
+
+	if (!fifo && strncmp(arg, "fd:", 3))
+		return cli_usage_error(&cmd_stat, "bad value for --control: '%s' (fd:CTL[,ACK] or "
+				       "fifo:CTL[,ACK])", arg);
+	snprintf(buf, sizeof(buf), "%s", arg + (fifo ? 5 : 3));
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = '\0';
+	for (int i = 0; i < 2; i++) {
+		const char *s = i ? comma : buf;
+		uint64_t fd;
+		int *out = i ? &c->o.control_ack_fd : &c->o.control_fd;
+
+		*out = -1;
+		if (!s)
+			continue;
+		if (fifo) {
+			c->ctl_fds[i] = open(s, O_RDWR | O_CLOEXEC);
+			if (c->ctl_fds[i] < 0) {
+				cli_error("cannot open the control fifo '%s': %s", s, strerror(errno));
+				return EXIT_FAIL;
+			}
+			*out = c->ctl_fds[i];
+		} else if (tc_parse_u64(s, &fd) || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0) {
+			return cli_usage_error(&cmd_stat, "bad value for --control: '%s' is not an "
+					       "open descriptor", s);
+		} else {
+			*out = (int)fd;
+		}
+	}
+	c->o.control = true;
 	return GO_ON;
 }
 
@@ -304,6 +525,80 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_MCA:
 		c->mca = true;
 		return GO_ON;
+	case 'A':
+		return set_aggr(c, TACHO_STAT_AGGR_CPU, NULL, false);
+	case OPT_PER_CORE:
+		return set_aggr(c, TACHO_STAT_AGGR_CORE, NULL, false);
+	case OPT_PER_DIE:
+		return set_aggr(c, TACHO_STAT_AGGR_DIE, NULL, false);
+	case OPT_PER_SOCKET:
+		return set_aggr(c, TACHO_STAT_AGGR_SOCKET, NULL, false);
+	case OPT_PER_NODE:
+		return set_aggr(c, TACHO_STAT_AGGR_NODE, NULL, false);
+	case OPT_PER_THREAD:
+		return set_aggr(c, TACHO_STAT_AGGR_THREAD, NULL, false);
+	case 'G':
+		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, true);
+	case OPT_REGIONS:
+		c->o.regions_only = true;
+		return GO_ON;
+	case OPT_LOG_FD: {
+		uint64_t fd;
+		if (tc_parse_u64(optarg, &fd) || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0)
+			return cli_usage_error(&cmd_stat, "bad value for --log-fd: '%s' is not an "
+					       "open descriptor", optarg);
+		c->log_fd = (int)fd;
+		return GO_ON;
+	}
+	case 'q':
+		c->quiet = true;
+		return GO_ON;
+	case 'i':
+		c->o.no_inherit = true;
+		return GO_ON;
+	case 'n':
+		c->o.null_run = true;
+		return GO_ON;
+	case OPT_PERF_LAYOUT:
+		c->perf_layout = true;
+		return GO_ON;
+	case OPT_APPEND:
+		c->append = true;
+		return GO_ON;
+	case OPT_PRE:
+		c->pre = optarg;
+		return GO_ON;
+	case OPT_POST:
+		c->post = optarg;
+		return GO_ON;
+	case OPT_TIMEOUT:
+		if (parse_uint("--timeout", optarg, 86400000, &c->timeout_ms) != GO_ON)
+			return EXIT_USAGE;
+		if (c->timeout_ms < 10)
+			return cli_usage_error(&cmd_stat, "--timeout must be at least 10 ms");
+		return GO_ON;
+	case OPT_INTERVAL_COUNT:
+		if (parse_uint("--interval-count", optarg, 1000000000, &c->interval_count) != GO_ON)
+			return EXIT_USAGE;
+		if (c->interval_count == 0)
+			return cli_usage_error(&cmd_stat, "--interval-count must be at least 1");
+		return GO_ON;
+	case OPT_CONTROL:
+		return parse_control(c, optarg);
+	case 'D':
+		if (!strcmp(optarg, "-1")) {
+			c->o.delay_ms = -1;
+			return GO_ON;
+		}
+		{
+			unsigned ms = 0;
+			if (parse_uint("-D", optarg, 86400000, &ms) != GO_ON)
+				return EXIT_USAGE;
+			c->o.delay_ms = (int)ms;
+		}
+		return GO_ON;
+	case OPT_FOR_EACH_CGROUP:
+		return set_aggr(c, TACHO_STAT_AGGR_CGROUP, optarg, false);
 	}
 	return GO_ON;
 }
@@ -367,6 +662,55 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 				       "to run ('%s')", c->o.argv[0]);
 	if ((c->repeat > 1 || c->o.warmup) && !c->o.argv)
 		return cli_usage_error(&cmd_stat, "-r and --warmup need a program to run");
+	if (c->append && !c->outpath)
+		return cli_usage_error(&cmd_stat, "--append goes with -o");
+	if ((c->pre || c->post) && (!c->o.argv || c->o.target != TACHO_TARGET_CHILD || c->sim))
+		return cli_usage_error(&cmd_stat, "--pre and --post go around the runs of a "
+				       "program tacho runs");
+	if (c->interval_count && !c->interval)
+		return cli_usage_error(&cmd_stat, "--interval-count goes with -I");
+	if (c->timeout_ms && c->interval)
+		return cli_usage_error(&cmd_stat, "--timeout does not go with -I (use "
+				       "--interval-count)");
+	if (c->log_fd >= 0 && c->outpath)
+		return cli_usage_error(&cmd_stat, "-o and --log-fd both name where to write: "
+				       "choose one");
+	if (c->perf_layout && !(c->fmt == TACHO_FORMAT_CSV && c->fmt_set))
+		return cli_usage_error(&cmd_stat, "--perf-layout goes with -x or --csv");
+	if (c->perf_layout && (c->interval || c->aggr_set || c->sim))
+		return cli_usage_error(&cmd_stat, "--perf-layout writes perf's columns of a "
+				       "whole count: no -I, breakdown or --sim");
+	if (c->o.null_run && (c->events.len || c->all || c->sim))
+		return cli_usage_error(&cmd_stat, "-n counts no events: no -e, --all or --sim");
+	if (c->o.null_run && !c->o.argv)
+		return cli_usage_error(&cmd_stat, "-n times a program: give one to run");
+	if (c->o.regions_only || c->o.control || c->o.delay_ms) {
+		if (c->o.target != TACHO_TARGET_CHILD || c->interval || c->sim || c->aggr_set)
+			return cli_usage_error(&cmd_stat, "--regions, --control and -D switch the "
+					       "counting of a program tacho runs: no -p, -t, -a, -C, "
+					       "-I, --sim or breakdown");
+		if (c->o.delay_ms == -1 && !c->o.control && !c->o.regions_only)
+			return cli_usage_error(&cmd_stat, "-D -1 waits for --control or --regions "
+					       "to enable counting");
+	}
+	if (c->aggr_set) {
+		const char *what = c->o.aggr == TACHO_STAT_AGGR_CGROUP ? "-G and --for-each-cgroup"
+				   : c->o.aggr == TACHO_STAT_AGGR_THREAD ? "--per-thread"
+				   : "-A and --per-core, -die, -socket, -node";
+		bool cpus = c->o.target == TACHO_TARGET_CPUS;
+		if (c->o.aggr == TACHO_STAT_AGGR_THREAD ? cpus : !cpus)
+			return cli_usage_error(&cmd_stat, "%s count%s %s", what,
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "s" : "",
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD
+						       ? "a program, -p or -t, not CPUs"
+						       : "CPUs: add -a or -C");
+		if (c->interval || c->sim)
+			return cli_usage_error(&cmd_stat, "%s go%s with neither -I nor --sim", what,
+					       c->o.aggr == TACHO_STAT_AGGR_THREAD ? "es" : "");
+		if (c->o.aggr == TACHO_STAT_AGGR_THREAD && c->o.argv && c->repeat > 1)
+			return cli_usage_error(&cmd_stat, "--per-thread counts one run of the "
+					       "program (its threads are new on every run): no -r");
+	}
 	if (c->cpus_arg) {
 		if (tc_parse_cpu_list(c->cpus_arg, &c->cpus, &ncpus, &diag))
 			return cli_usage_error(&cmd_stat, "bad CPU list '%s' at column %u: %s",
@@ -439,7 +783,7 @@ static void default_events(struct stat_cli *c)
 			 "counting software events; see 'tacho doctor'", c->pmu.note);
 	/* on stderr, unless CSV or JSON goes there (it must stay parseable): JSON carries
 	 * it as "note" */
-	if (c->note[0] && (c->fmt == TACHO_FORMAT_TABLE || c->outpath))
+	if (c->note[0] && (c->fmt == TACHO_FORMAT_TABLE || c->outpath) && !c->quiet)
 		cli_error("%s", c->note);
 }
 
@@ -484,6 +828,14 @@ static int stat_prepare(struct stat_cli *c)
 		cli_error("cannot read this CPU's counters: %s", tacho_strerror(err));
 		return EXIT_FAIL;
 	}
+	if (c->o.null_run) {
+		err = tacho_evlist_new(NULL, &c->list);
+		if (err) {
+			cli_error("cannot make an empty event list: %s", tacho_strerror(err));
+			return EXIT_FAIL;
+		}
+		return GO_ON;
+	}
 	if (c->all) {
 		err = tacho_evlist_new(NULL, &c->list);
 		if (!err)
@@ -508,6 +860,10 @@ static int stat_prepare(struct stat_cli *c)
 	}
 	if (err)
 		return cli_event_error("event list", &diag);
+	if (c->o.cgroup_pairs && c->o.ncgroups > 1 && c->o.ncgroups > tacho_evlist_count(c->list))
+		return cli_usage_error(&cmd_stat, "-G names %zu cgroups for %zu events (each goes "
+				       "with the event in its place)", c->o.ncgroups,
+				       tacho_evlist_count(c->list));
 	if (c->explain && cli_msr_explain_events(c->list, stderr))
 		return EXIT_FAIL;
 	return GO_ON;
@@ -515,26 +871,85 @@ static int stat_prepare(struct stat_cli *c)
 
 /* --- counting --- */
 
+/* --timeout and --interval-count end the session as a SIGTERM to tacho does: the
+ * library passes it on to the program (perf stops its workload so too) or, for -p,
+ * -t, -a and -C, stops counting. To the process, not a thread: the interval helper
+ * thread blocks every signal. */
+static void stop_now(void)
+{
+	kill(getpid(), SIGTERM);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_now();
+}
+
 static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 {
 	struct stat_cli *c = arg;
 
+	/* the partial interval after the last one asked for is not one of them */
+	if (c->interval_count && c->intervals >= c->interval_count)
+		return;
 	c->wo.csv_no_header = c->interval_header_done;
 	tacho_stat_interval_write(iv, c->list, c->out, c->fmt, &c->wo);
 	c->interval_header_done = true;
 	fflush(c->out);
+	if (c->interval_count && ++c->intervals == c->interval_count)
+		stop_now();
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs a --pre or --post command with the shell; nonzero when it failed (said once). */
+static int run_hook(struct stat_cli *c, const char *cmd, const char *what)
+{
+	int st;
+
+	fflush(NULL);
+	st = system(cmd);
+	if (st == 0)
+		return 0;
+	cli_error("%s '%s' failed (%s %d)", what, cmd,
+		  st == -1 ? "cannot run the shell:" : WIFEXITED(st) ? "exit status" : "signal",
+		  st == -1 ? errno : WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	(void)c;
+	return 1;
+}
+
+/* A line on the terminal once the runs have taken a second (shorter work needs none),
+ * cleared at the end; nothing when standard error is no terminal. */
 static void on_progress(void *arg, unsigned done, unsigned total)
 {
 	struct stat_cli *c = arg;
 
+	/* perf's --pre and --post, through the shell as perf runs them: after the run
+	 * before this call, before the run that follows it */
+	if (c->post && done > 0 && !c->pre_failed)
+		run_hook(c, c->post, "--post");
+	if (c->pre && done < total && !c->pre_failed && run_hook(c, c->pre, "--pre")) {
+		c->pre_failed = true;
+		stop_now();
+	}
 	if (!c->progress)
 		return;
-	if (done >= total)
-		fprintf(stderr, "\r\033[K");
-	else
+	if (!c->progress_t0)
+		c->progress_t0 = mono_s();
+	if (done >= total) {
+		if (c->progress_shown)
+			fprintf(stderr, "\r\033[K");
+	} else if (mono_s() - c->progress_t0 >= 1.0) {
 		fprintf(stderr, "\rtacho stat: run %u of %u", done + 1, total);
+		c->progress_shown = true;
+	}
 	fflush(stderr);
 }
 
@@ -544,9 +959,37 @@ static int stat_count(struct stat_cli *c)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	int err;
 
-	c->out = c->outpath ? cli_open_output(c->outpath) : stderr;
+	if (c->log_fd >= 0) {
+		/* perf's --log-fd: a descriptor the caller opened; a copy, so that closing
+		 * ours leaves theirs */
+		int fd = fcntl(c->log_fd, F_DUPFD_CLOEXEC, 3);
+		c->out = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!c->out) {
+			cli_error("cannot write to descriptor %d: %s", c->log_fd, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return EXIT_FAIL;
+		}
+	} else {
+		c->out = c->outpath ? cli_open_output(c->outpath) : stderr;
+	}
 	if (!c->out)
 		return EXIT_FAIL;
+	if (c->append && c->outpath) {
+		/* the new file starts with the old one's contents: appended, and still
+		 * written whole and renamed into place */
+		char *old = NULL;
+		size_t len = 0;
+		int r = tc_read_file(c->outpath, &old, &len, 1u << 30);
+
+		if (r == 0 && len && fwrite(old, 1, len, c->out) != len)
+			r = -EIO;
+		free(old);
+		if (r && r != -ENOENT) {
+			cli_error("cannot append to '%s': %s", c->outpath, tacho_strerror(r));
+			return EXIT_FAIL;
+		}
+	}
 	c->wo.csv_sep = c->sep;
 	c->progress = !c->interval && isatty(STDERR_FILENO);
 	c->o.events = c->list;
@@ -564,8 +1007,21 @@ static int stat_count(struct stat_cli *c)
 	/* Ctrl-C stops counting and still prints; while a program runs, the library
 	 * forwards or leaves the signal to it */
 	cli_stop_signals_catch(&saved);
+	if (c->timeout_ms) {
+		struct sigaction sa = { .sa_handler = on_alarm };
+		struct itimerval it = { .it_value = { .tv_sec = c->timeout_ms / 1000,
+						      .tv_usec = (c->timeout_ms % 1000) * 1000 } };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_stat_run(&c->o, &c->s, &diag);
+	if (c->timeout_ms) {
+		struct itimerval off = { 0 };
+		setitimer(ITIMER_REAL, &off, NULL);
+		signal(SIGALRM, SIG_DFL);
+	}
 	cli_stop_signals_restore(&saved);
 	if (!err && c->mca) {
 		err = tacho_sim_mca_new(c->simulator, tacho_stat_sim_result(c->s), &c->mca_result,
@@ -627,6 +1083,7 @@ static int stat_print(struct stat_cli *c)
 		.hot = c->hot,
 		.hot_view = c->hot_view,
 		.mca = c->mca_result,
+		.perf_layout = c->perf_layout,
 	};
 	FILE *out = c->out;
 	int err = 0;
@@ -640,8 +1097,8 @@ static int stat_print(struct stat_cli *c)
 			tacho_schedule_nruns(plan) == 1 ? "" : "s", pc->gp, pc->fixed, pc->source,
 			pc->note[0] ? "; " : "", pc->note);
 	}
-	/* with -I the intervals were the output */
-	if (!c->interval)
+	/* with -I the intervals were the output; -q wants none */
+	if (!c->interval && !c->quiet)
 		err = tacho_stat_write(c->s, &about, out, c->fmt, &c->wo);
 	/* a write error is told by the close that follows */
 	if (err && err != -EIO)
@@ -650,12 +1107,18 @@ static int stat_print(struct stat_cli *c)
 		c->out = NULL;
 		if (cli_close_output(out, c->outpath) != EXIT_OK)
 			return EXIT_FAIL;
+	} else if (c->log_fd >= 0) {
+		c->out = NULL;
+		if (ferror(out) | fclose(out)) {
+			cli_error("cannot write the counts to descriptor %d", c->log_fd);
+			return EXIT_FAIL;
+		}
 	} else if (fflush(stderr) != 0 || ferror(stderr)) {
 		/* the counts were lost (2>/dev/full): the exit status is all that can
 		 * still say so */
 		return EXIT_FAIL;
 	}
-	if (err)
+	if (err || c->pre_failed)
 		return EXIT_FAIL;
 	return out_of_files(c->s, ex);
 }

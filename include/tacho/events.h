@@ -228,6 +228,49 @@ TACHO_API int tacho_event_listing_write(const struct tacho_event_listing *l, FIL
 					enum tacho_format fmt,
 					const struct tacho_write_opts *opts);
 
+/* --- SDT probes (USDT: systemtap's sys/sdt.h) ---
+ * A program built with sys/sdt.h carries a .note.stapsdt note per probe site: the
+ * site's address, its provider and name, how its arguments are found, and the address
+ * of its semaphore (a counter the program may test before doing the work of the probe's
+ * arguments). The event sdt:PATH:PROVIDER:NAME places a uprobe on the site, with the
+ * semaphore's file offset as its ref_ctr_offset so that the kernel raises the semaphore
+ * while the probe is in place. */
+
+/* One probe site. Handed out by tacho_sdt_list_probe (read through the pointer: fields
+ * are only ever added at the end). */
+struct tacho_sdt_probe {
+	const char *provider;
+	const char *name;
+	const char *args;            /* the note's argument descriptions ("-8@%rdx"), or "" */
+	uint64_t address;            /* the site's address (after .stapsdt.base's move) */
+	uint64_t offset;             /* its file offset, where a uprobe goes; UINT64_MAX:
+					in no executable segment */
+	uint64_t semaphore;          /* the semaphore's address; 0: the site has none */
+	uint64_t semaphore_offset;   /* its file offset (a uprobe's ref_ctr_offset);
+					UINT64_MAX: outside the file's data */
+};
+
+/* The probe sites of an ELF file, in the notes' order. Opaque. */
+struct tacho_sdt_list;
+
+/* Reads the .note.stapsdt notes of path with libelf. 0 and *out (an empty list for a
+ * file without notes; free it with tacho_sdt_list_free); -errno and *diag when the file
+ * cannot be opened; -TACHO_EPARSE when it is not a 64-bit ELF file; -EINVAL; -ENOMEM.
+ * Thread-safe. */
+TACHO_API int tacho_sdt_list_new(const char *path, struct tacho_sdt_list **out,
+				 struct tacho_diag *diag);
+TACHO_API void tacho_sdt_list_free(struct tacho_sdt_list *l);
+/* How many sites (0 for NULL), and site i (NULL out of range; lives as long as l). */
+TACHO_API size_t tacho_sdt_list_count(const struct tacho_sdt_list *l);
+TACHO_API const struct tacho_sdt_probe *tacho_sdt_list_probe(const struct tacho_sdt_list *l,
+							     size_t i);
+/* Writes the sites to f: a table (PROVIDER:NAME, file offset, semaphore offset, args),
+ * CSV (provider, name, address, offset, semaphore, semaphore_offset, args: hex, empty
+ * where none) or the JSON document of docs/schemas.md ("sdt"). 0, -EINVAL, -ENOMEM,
+ * -EIO. Thread-safe on a list nobody frees meanwhile. */
+TACHO_API int tacho_sdt_list_write(const struct tacho_sdt_list *l, FILE *f,
+				   enum tacho_format fmt, const struct tacho_write_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

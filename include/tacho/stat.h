@@ -117,11 +117,17 @@ struct tacho_metric_input {
  * the pointer: fields are only ever added at the end). */
 struct tacho_metric {
 	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
-			      "page-faults rate", "avg duration of NAME" */
+			      "page-faults rate", "avg duration of NAME": full_name's first
+			      79 bytes (an event's long name makes a longer one) */
 	char unit[24];     /* "insn per cycle", "%", "GHz", "/sec", "cycles", ... */
-	char expr[200];    /* how it was computed: "instructions / cycles" */
+	char expr[200];    /* how it was computed: "instructions / cycles" (full_expr's
+			      first 199 bytes) */
 	double value;      /* always finite */
 	int inputs[2];     /* indices of the inputs; -1 for the wall time */
+	/* since 0.1.1 of the struct (larger than the first, which ends at inputs): */
+	const char *full_name; /* the whole name, never cut; it lives as long as the
+				  metric (in the array's own allocation, or the session's) */
+	const char *full_expr; /* the whole expression, likewise */
 };
 
 /* Computes every metric whose inputs all have values and the same privilege rings:
@@ -133,7 +139,8 @@ struct tacho_metric {
  * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. in holds n
  * inputs of in_sz bytes each (sizeof(in[0])). Returns 0 and *out: *nout metrics of
  * metric_sz bytes each (sizeof(**out): the array is laid out at the caller's stride),
- * malloc'd, the caller free()s it; NULL when *nout is 0. -EINVAL for bad arguments, an
+ * malloc'd, the caller free()s it, which frees the strings full_name and full_expr
+ * point to with it; NULL when *nout is 0. -EINVAL for bad arguments, an
  * element size below the first version or an input with a value whose attr is NULL or
  * of a size the library cannot read; -ENOMEM. Pure and thread-safe. */
 TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
@@ -151,11 +158,35 @@ struct tacho_stat_interval {
 					     coverage of the interval alone (deltas); status
 					     NOT_SUPPORTED / NOT_COUNTED as in
 					     tacho_counters_read */
+	unsigned run;                     /* the repetition it is of, from 0 (-r) */
 };
 typedef void tacho_stat_interval_fn(void *arg, const struct tacho_stat_interval *iv);
 
 /* Called before each run of the program: done runs of total (warm-up runs included). */
 typedef void tacho_stat_progress_fn(void *arg, unsigned done, unsigned total);
+
+/* How a session's counts are broken down (perf stat's aggregation modes). Every mode
+ * but GLOBAL gives each event one value per unit (tacho_stat_unit) besides its total. */
+enum tacho_stat_aggr {
+	TACHO_STAT_AGGR_GLOBAL = 0,  /* one value per event (the default) */
+	TACHO_STAT_AGGR_CPU,         /* per CPU of a CPUS target (perf's -A, --per-cpu) */
+	TACHO_STAT_AGGR_CORE,        /* per core (the CPUs of a CPUS target that share one) */
+	TACHO_STAT_AGGR_DIE,         /* per die of a package */
+	TACHO_STAT_AGGR_SOCKET,      /* per package */
+	TACHO_STAT_AGGR_NODE,        /* per NUMA node */
+	TACHO_STAT_AGGR_THREAD,      /* per thread: of a PROCESS target (its threads when
+					counting starts, each with the threads it creates
+					later), of a THREAD target, or of a CHILD program
+					(every thread and process it ever had, each by
+					itself: the kernel reports a thread's counts when
+					it ends) */
+	TACHO_STAT_AGGR_CGROUP,      /* per cgroup of opts.cgroups, on a CPUS target */
+	TACHO_STAT_AGGR_COUNT,
+};
+
+/* The stable lowercase name of a mode: "global", "cpu", "core", "die", "socket", "node",
+ * "thread", "cgroup"; "unknown" out of range. */
+TACHO_API const char *tacho_stat_aggr_name(enum tacho_stat_aggr a);
 
 /* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
  * sz does not cover take their defaults. */
@@ -193,6 +224,45 @@ struct tacho_stat_opts {
 					   with the reason; the target must be CHILD, and neither
 					   intervals nor a PMU are used. Needed until the session
 					   ends (tacho_stat_run returns) */
+	enum tacho_stat_aggr aggr;      /* the breakdown (GLOBAL by default). CPU, CORE, DIE,
+					   SOCKET, NODE and CGROUP need a CPUS target; THREAD
+					   a task target (CHILD: with one repetition); none goes
+					   with interval_ms or sim */
+	const char *const *cgroups;     /* CGROUP: ncgroups cgroups, each a path inside the
+					   perf_event hierarchy (cgroup v1's perf_event
+					   controller, else cgroup v2) or an absolute path to
+					   one; "" counts every task (no cgroup) */
+	size_t ncgroups;
+	bool cgroup_pairs;              /* CGROUP: event i is counted in cgroups[i] alone
+					   (perf's -G); one cgroup takes every event. false:
+					   every event in every cgroup (--for-each-cgroup) */
+	bool regions_only;              /* CHILD: count only while a thread of the program
+					   is inside a tacho region: the program's libtacho
+					   asks for the counters to be enabled at the first
+					   region's begin and disabled at the last one's end,
+					   over a socket named by TACHO_STAT_CONTROL in its
+					   environment (docs/stat.md) */
+	bool control;                   /* CHILD: perf's --control: commands ("enable",
+					   "disable", "ping", each ending with a newline or
+					   a NUL) read from control_fd while the program runs,
+					   each acknowledged with "ack\n\0" on control_ack_fd
+					   (-1: none). The descriptors stay the caller's */
+	int control_fd, control_ack_fd;
+	int delay_ms;                   /* CHILD: perf's -D: 0 counting starts at the exec;
+					   > 0 that many milliseconds after it; -1 only a
+					   command (control, or regions_only) enables */
+	bool no_inherit;                /* perf's -i: count the task itself, not the threads
+					   and processes it creates */
+	bool null_run;                  /* perf's -n: events may be empty (0 of them): the
+					   program's times alone */
+	const pid_t *pids;              /* PROCESS, THREAD: npids processes or threads
+					   (perf's -p PID1,PID2), counted together: every
+					   thread of each listed process as it is when counting
+					   starts (a thread made later counts with the thread
+					   that made it), the counts added up; THREAD aggr
+					   keeps one unit per thread. pid is then unused.
+					   Counting ends when all have ended. npids 0: pid */
+	size_t npids;
 };
 
 /* Statistics of an event's values over the repetitions. Handed out through
@@ -226,6 +296,9 @@ struct tacho_stat_event {
 					    names no command */
 	int run;                         /* the schedule's run (-1: never scheduled) */
 	enum tacho_hint hint;            /* where the reader of why should look next */
+	double enabled_ns;               /* mean time enabled (the kernel's time_enabled, over
+					    the CPUs or threads it was open on) of the
+					    repetitions with a value; 0 without one */
 };
 
 struct tacho_stat;
@@ -233,7 +306,8 @@ struct tacho_stat;
 /* Runs the session: warm-up runs, then repeat x (the schedule's runs) runs of the
  * program, each counting its share of the events, and aggregates. A program killed by
  * a signal, or *stop, ends the session early: what was counted is kept
- * (tacho_stat_repeats says how many repetitions completed; interrupted is set).
+ * (tacho_stat_repeats says how many repetitions completed; interrupted is set only
+ * for a signal to this process or *stop).
  * Refused with -EINVAL and a diagnostic: no events; a target other than CHILD (or CPUS
  * with a program) with a schedule of several runs (a process cannot be run again: use
  * TACHO_SCHED_MULTIPLEX); interval_ms with several runs (one time line needs one
@@ -254,11 +328,19 @@ TACHO_API const struct tacho_stat_event *tacho_stat_event(const struct tacho_sta
 TACHO_API size_t tacho_stat_nmetrics(const struct tacho_stat *s);
 TACHO_API const struct tacho_metric *tacho_stat_metric(const struct tacho_stat *s, size_t i);
 /* Completed counted repetitions, runs of the program per repetition (the schedule's),
- * the mean wall time of one run (seconds; NAN when none), whether it ended early. */
+ * the mean wall time of one run (seconds; NAN when none), whether counting was cut
+ * short by a signal to this process (forwarded to the program, or *stop): a program
+ * that died of a signal of its own (SIGSEGV) ends the repetitions too, but is no
+ * interruption: tacho_stat_exit says how it ended. */
 TACHO_API unsigned tacho_stat_repeats(const struct tacho_stat *s);
 TACHO_API unsigned tacho_stat_runs(const struct tacho_stat *s);
 TACHO_API double tacho_stat_wall_s(const struct tacho_stat *s);
 TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
+/* The mean CPU time of the program in user and in kernel mode, seconds, over the
+ * repetitions (its waited-for children included, as getrusage says); NAN when no
+ * program ran. */
+TACHO_API double tacho_stat_user_s(const struct tacho_stat *s);
+TACHO_API double tacho_stat_sys_s(const struct tacho_stat *s);
 /* How the last run of the program ended; NULL when no program ran. */
 TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
 /* The plan that was executed. */
@@ -279,6 +361,37 @@ struct tacho_stat_region {
 					 simulated value */
 	const double *exclusive;      /* the same without the nested regions */
 };
+
+/* One unit of a breakdown: a CPU, a core, a die, a package, a node, a thread or a
+ * cgroup. Handed out by tacho_stat_unit (read through the pointer: fields are only ever
+ * added at the end). Fields that do not apply to the mode are -1, 0 or NULL. */
+struct tacho_stat_unit {
+	enum tacho_stat_aggr aggr;
+	const char *label;       /* for people: "CPU3", "S0-D0-C1", "S0-D0", "S0", "N0",
+				    "COMM-TID", the cgroup */
+	int cpu;                 /* CPU: its number */
+	int socket, die, core;   /* CPU, CORE, DIE, SOCKET: physical_package_id, die_id,
+				    core_id of sysfs (-1 unknown or not part of the mode) */
+	int node;                /* CPU, NODE: the NUMA node (-1 unknown) */
+	unsigned ncpus;          /* CPU family and CGROUP: the CPUs it adds up */
+	pid_t tid;               /* THREAD: the thread; -1 for what no thread's report
+				    accounts for (records lost) */
+	pid_t pid;               /* THREAD: its process */
+	const char *comm;        /* THREAD: its name ("" unknown) */
+	const char *cgroup;      /* CGROUP: the cgroup as asked ("" every task) */
+};
+
+/* The breakdown of a session (GLOBAL when none was asked), its units (none without a
+ * breakdown, a list of processes or threads counted together too), and one event's
+ * result in one unit: the same fields as the event's total (value, status, statistics
+ * over the repetitions, why), NULL where the event was not counted in that unit (an
+ * event paired with another cgroup by cgroup_pairs). Units are sorted (CPU, core, ...
+ * by number, threads by process then thread id, cgroups as asked). Live as long as s. */
+TACHO_API enum tacho_stat_aggr tacho_stat_aggr(const struct tacho_stat *s);
+TACHO_API size_t tacho_stat_nunits(const struct tacho_stat *s);
+TACHO_API const struct tacho_stat_unit *tacho_stat_unit(const struct tacho_stat *s, size_t u);
+TACHO_API const struct tacho_stat_event *tacho_stat_unit_event(const struct tacho_stat *s,
+							       size_t u, size_t i);
 
 /* The simulation of the last repetition of a simulated session (lives as long as s: its
  * places, tacho_sim_result_rows), NULL for a session that counted. */
@@ -313,6 +426,10 @@ struct tacho_stat_about {
 	const struct tacho_sim_mca *mca; /* llvm-mca's analysis of the hottest block
 				       (tacho_sim_mca_new), to write with the session, or
 				       NULL */
+	bool perf_layout;           /* TACHO_FORMAT_CSV: perf stat -x's own columns instead
+				       of tacho's (value, unit, event, [variance,] run time,
+				       percentage running, metric value, metric unit), no
+				       header, for scripts written against perf */
 };
 
 /* Writes the results of s to f:
@@ -333,9 +450,10 @@ TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_st
 
 /* Writes the counts of one interval (an on_interval call) to f, one record per event:
  * the table's "TIME VALUE UNIT NAME [(COVERAGE)]" line; a CSV row (time, name, status,
- * value, unit, coverage, explanation) after a header row unless opts->csv_no_header
- * (pass it from the second interval on); or, for both JSON formats, one JSON object
- * per line ({"time", "name", "status", "value", "coverage", "explanation"}). events is
+ * value, unit, coverage, explanation, run) after a header row unless
+ * opts->csv_no_header (pass it from the second interval on); or, for both JSON formats,
+ * one JSON object per line ({"time", "run", "name", "status", "value", "unit",
+ * "coverage", "explanation"}). events is
  * the session's list, for the units ("msec"); NULL: no units. 0, -EINVAL, -EIO. Safe
  * to call from the interval callback. */
 TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,

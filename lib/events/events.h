@@ -151,6 +151,12 @@ int tc_uprobe_symbol_offset(const char *path, const char *name, size_t len, uint
  * 0, or a negative error with why set as above (-TACHO_EOUTOFRANGE when outside). */
 int tc_uprobe_check_offset(const char *path, uint64_t off, char *why, size_t whysz);
 
+/* --- sdt.c --- */
+struct tacho_sdt_list;
+/* The SDT notes of an ELF file given in memory (a fuzz target's input), as
+ * tacho_sdt_list_new reads a file's. 0 and *out, -TACHO_EPARSE, -ENOMEM. */
+int tc_sdt_list_mem(const void *buf, size_t len, struct tacho_sdt_list **out);
+
 /* --- token.c (the grammar: parse.h) --- */
 /* Applies the modifier letters s[0..len) to attr. On a bad letter returns its offset
  * (>= 0) and sets *why to a printf format taking the letter (%c); -1 when all were

@@ -3,6 +3,7 @@
  * it, a group's modifiers and leader. The tokens are in token.c, the resolvers in
  * resolve.c, resolve-probe.c and sysfs.c; docs/events.md is the user's description. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,7 +24,7 @@ static int term_extent(struct tc_parser *p, size_t start, size_t *end)
 	size_t i = start;
 
 	if ((p->len - start >= 4 && strncasecmp(s + start, "mem:", 4) == 0) ||
-	    tc_uprobe_prefix(p, start) || tc_kprobe_prefix(p, start)) {
+	    tc_uprobe_prefix(p, start) || tc_kprobe_prefix(p, start) || tc_sdt_prefix(p, start)) {
 		/* no pmu/terms/ here: a '/' is part of the address or the path */
 		while (i < p->len && !ends_term(s[i]))
 			i++;
@@ -47,6 +48,89 @@ static int term_extent(struct tc_parser *p, size_t start, size_t *end)
 	}
 	*end = i;
 	return 0;
+}
+
+/* Whether NAME/ names a PMU of sysfs (its folder has a type). */
+static bool is_pmu(const struct tc_parser *p, size_t start, size_t len)
+{
+	char path[1024];
+	long long type;
+
+	if (!tc_events_safe_component(p->src + start, len))
+		return false;
+	snprintf(path, sizeof(path), "%s/%.*s/type", p->ctx->sysfs_root, (int)len,
+		 p->src + start);
+	return tc_read_int_file(path, &type) == 0;
+}
+
+/* perf's terms on a named event, NAME/TERMS/[MODIFIERS]: the event as its name makes
+ * it, then period=N (a sampling period), freq=N (a sampling frequency) and name=TEXT (how
+ * outputs call it), separated by commas. */
+static int parse_named_terms(struct tc_parser *p, size_t start, size_t slash, size_t end,
+			     struct tc_event *ev)
+{
+	const char *s = p->src;
+	const char *close = memchr(s + slash + 1, '/', end - slash - 1);
+	size_t pos = slash + 1, stop;
+	int r;
+
+	if (!close)
+		return tc_perr(p, end, -TACHO_EPARSE, "expected '/' to close the terms of '%.*s'",
+			       (int)(slash - start), s + start);
+	stop = (size_t)(close - s);
+	r = tc_parse_named(p, start, slash, ev);
+	if (r)
+		return r;
+	if (pos == stop)
+		return tc_perr(p, pos, -TACHO_EPARSE, "expected a term (period, freq or name)");
+	while (pos <= stop) {
+		size_t k0 = pos, klen, v0, vlen;
+		uint64_t v = 0;
+		char num[32];
+
+		while (pos < stop && s[pos] != ',' && s[pos] != '=')
+			pos++;
+		klen = pos - k0;
+		if (pos == stop || s[pos] != '=')
+			return tc_perr(p, k0, -TACHO_EPARSE, "expected TERM=VALUE (period, freq or "
+				       "name) on the named event '%.*s'", (int)(slash - start),
+				       s + start);
+		v0 = ++pos;
+		while (pos < stop && s[pos] != ',')
+			pos++;
+		vlen = pos - v0;
+		if (klen == 4 && !strncmp(s + k0, "name", 4)) {
+			if (!vlen)
+				return tc_perr(p, v0, -TACHO_EPARSE, "expected a name after 'name='");
+			free(ev->name);
+			ev->name = tc_strndup(s + v0, vlen);
+			if (!ev->name)
+				return tc_perr(p, v0, -ENOMEM, "out of memory");
+		} else if ((klen == 6 && !strncmp(s + k0, "period", 6)) ||
+			   (klen == 4 && !strncmp(s + k0, "freq", 4))) {
+			if (!vlen || vlen >= sizeof(num))
+				return tc_perr(p, v0, -TACHO_EPARSE, "expected a number for '%.*s'",
+					       (int)klen, s + k0);
+			memcpy(num, s + v0, vlen);
+			num[vlen] = '\0';
+			if (tc_parse_u64(num, &v) || v == 0)
+				return tc_perr(p, v0, -TACHO_EPARSE, "expected a number above 0 "
+					       "for '%.*s'", (int)klen, s + k0);
+			/* sample_period and sample_freq share their place: the last wins */
+			ev->attr.freq = klen == 4;
+			ev->attr.sample_period = v;
+		} else {
+			return tc_perr(p, k0, -TACHO_ENOEVENT, "'%.*s' is no term of a named "
+				       "event (period, freq or name) and '%.*s' is no PMU",
+				       (int)klen, s + k0, (int)(slash - start), s + start);
+		}
+		pos++;
+	}
+	/* modifiers follow the closing '/', with or without a ':' */
+	pos = stop + 1;
+	if (pos < end && s[pos] == ':')
+		pos++;
+	return pos < end || s[pos - 1] == ':' ? tc_modifiers(p, ev, pos, end - pos) : 0;
 }
 
 static int parse_event(struct tc_parser *p, size_t start, size_t *endp)
@@ -73,6 +157,11 @@ static int parse_event(struct tc_parser *p, size_t start, size_t *endp)
 		r = tc_parse_uprobe(p, start, end, &ev);
 	} else if (tc_kprobe_prefix(p, start)) {
 		r = tc_parse_kprobe(p, start, end, &ev);
+	} else if (tc_sdt_prefix(p, start)) {
+		r = tc_parse_sdt(p, start, end, &ev);
+	} else if (slash && !is_pmu(p, start, (size_t)(slash - (p->src + start))) &&
+		   tc_lookup_named(p, start, (size_t)(slash - (p->src + start)))) {
+		r = parse_named_terms(p, start, (size_t)(slash - p->src), end, &ev);
 	} else if (slash) {
 		r = tc_pmu_parse(p->ctx, p->src, start, end, &ev, p->diag);
 		if (r >= 0) {

@@ -41,6 +41,9 @@ int tc_modifiers(struct tc_parser *p, struct tc_event *ev, size_t off, size_t le
 /* A name without '/': generic, cache, raw, tracepoint or libpfm4, with modifiers after
  * the last ':' when they are all modifier letters; the best error when nothing knows it. */
 int tc_parse_named(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
+/* Whether src[start..start+len) is a name tc_parse_named resolves (without modifiers),
+ * quietly: for perf's terms on a named event, NAME/period=N/. */
+bool tc_lookup_named(struct tc_parser *p, size_t start, size_t len);
 /* Whether s[0..len) holds a shell wildcard (* ? [): a tracepoint pattern. */
 bool tc_has_glob(const char *s, size_t len);
 /* SUBSYS:NAME[:MODS] with wildcards: one event per matching tracepoint, pushed. */
@@ -51,6 +54,11 @@ int tc_parse_tracepoint_glob(struct tc_parser *p, size_t start, size_t end);
 size_t tc_uprobe_prefix(const struct tc_parser *p, size_t start);
 int tc_parse_breakpoint(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
+/* The length of "sdt:" at start, or 0. */
+size_t tc_sdt_prefix(const struct tc_parser *p, size_t start);
+/* sdt:PATH:PROVIDER:NAME[:MODS]: a uprobe on the one site of that probe, its semaphore
+ * as the ref_ctr_offset. */
+int tc_parse_sdt(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev);
 
 /* --- kprobe.c --- */
 /* The length of "kprobe:" or "kretprobe:" at start, or 0. */

@@ -258,3 +258,179 @@ int tc_parse_uprobe(struct tc_parser *p, size_t start, size_t end, struct tc_eve
 	ev->pmu = tc_strdup("uprobe");
 	return ev->pmu ? 0 : tc_perr(p, start, -ENOMEM, "out of memory");
 }
+
+/* ---------------------------------------------------------------- SDT probes */
+
+size_t tc_sdt_prefix(const struct tc_parser *p, size_t start)
+{
+	return p->len - start >= 4 && strncasecmp(p->src + start, "sdt:", 4) == 0 ? 4 : 0;
+}
+
+/* Where the uprobe PMU puts ref_ctr_offset in config (its format file, "config:32-63"
+ * since Linux 4.20), or -1 when the kernel has none. */
+static int ref_ctr_shift(const struct tc_events_ctx *ctx)
+{
+	char path[1024], line[64];
+	const char *fmt;
+	uint64_t lo;
+	char *dash;
+
+	snprintf(path, sizeof(path), "%s/uprobe/format/ref_ctr_offset", ctx->sysfs_root);
+	if (tc_read_line_file(path, line, sizeof(line)))
+		return -1;
+	fmt = tc_trim(line);
+	if (!tc_starts_with(fmt, "config:"))
+		return -1;
+	dash = strchr(fmt, '-');
+	if (dash)
+		*dash = '\0';
+	if (tc_parse_u64(fmt + 7, &lo) || lo > 32)
+		return -1;
+	return (int)lo;
+}
+
+/* The nearest PROVIDER:NAME of the file to the one asked, for a did-you-mean. */
+static void sdt_nearest(const struct tacho_sdt_list *l, const char *want, size_t len,
+			char *buf, size_t size)
+{
+	struct tc_nearest n;
+	char (*names)[160] = calloc(tacho_sdt_list_count(l) ? tacho_sdt_list_count(l) : 1,
+				    sizeof(*names));
+	const char *found;
+
+	buf[0] = '\0';
+	if (!names)
+		return;
+	tc_nearest_init(&n, want, len);
+	for (size_t i = 0; i < tacho_sdt_list_count(l); i++) {
+		const struct tacho_sdt_probe *pr = tacho_sdt_list_probe(l, i);
+		snprintf(names[i], sizeof(names[i]), "%s:%s", pr->provider, pr->name);
+		tc_nearest_add(&n, names[i], strlen(names[i]));
+	}
+	found = tc_nearest_get(&n);
+	if (found)
+		snprintf(buf, size, "%s", found);
+	tc_nearest_exit(&n);
+	free(names);
+}
+
+int tc_parse_sdt(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev)
+{
+	const char *s = p->src;
+	size_t p0 = start + 4, p1, v0, v1, n0, n1;
+	struct tacho_sdt_list *l = NULL;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	const struct tacho_sdt_probe *site = NULL;
+	size_t nsites = 0;
+	char path[4096], near[200];
+	const char *upath;
+	unsigned retbit;
+	uint32_t type;
+	char *abs;
+	int r, shift;
+
+	for (p1 = p0; p1 < end && s[p1] != ':'; p1++)
+		;
+	if (p1 == p0)
+		return tc_perr(p, p0, -TACHO_EPARSE, "expected the path of an executable or "
+			       "library after 'sdt:'");
+	if (p1 - p0 >= sizeof(path))
+		return tc_perr(p, p0, -TACHO_EOUTOFRANGE, "the path is longer than %zu bytes",
+			       sizeof(path) - 1);
+	v0 = p1 + 1;
+	for (v1 = v0; v1 < end && s[v1] != ':'; v1++)
+		;
+	n0 = v1 + 1;
+	for (n1 = n0; n1 < end && s[n1] != ':'; n1++)
+		;
+	if (p1 >= end || v1 == v0 || v1 >= end || n1 == n0)
+		return tc_perr(p, p1 < end ? v0 : end, -TACHO_EPARSE, "expected "
+			       "sdt:PATH:PROVIDER:NAME (tacho list sdt PATH lists them)");
+	if (n1 < end) {
+		r = tc_modifiers(p, ev, n1 + 1, end - n1 - 1);
+		if (r)
+			return r;
+	}
+	r = tc_uprobe_pmu(p->ctx, &type, &retbit);
+	if (r)
+		return tc_perr(p, start, -TACHO_ENOEVENT, r == -ENODEV ?
+			       "no uprobe PMU in %s: this kernel cannot place SDT probes through "
+			       "the perf syscall (it needs CONFIG_UPROBE_EVENTS, Linux 4.17 or "
+			       "later)" : "cannot read the uprobe PMU in %s: %s",
+			       p->ctx->sysfs_root, tacho_strerror(r));
+	if (p->ctx->no_files)
+		return tc_perr(p, p0, -TACHO_EPARSE, "an SDT probe needs its file read, which "
+			       "is off here");
+	snprintf(path, sizeof(path), "%.*s", (int)(p1 - p0), s + p0);
+	abs = realpath(path, NULL);
+	if (!abs) {
+		int e = errno;
+		if (e == ENOMEM)
+			return tc_perr(p, p0, -ENOMEM, "out of memory");
+		return tc_perr(p, p0, -TACHO_ENOEVENT, "cannot find '%s': %s", path, strerror(e));
+	}
+	r = tacho_sdt_list_new(abs, &l, &d);
+	if (r) {
+		free(abs);
+		return tc_perr(p, p0, r == -ENOMEM ? r : -TACHO_ENOEVENT, "%s", d.message[0] ?
+			       d.message : tacho_strerror(r));
+	}
+	for (size_t i = 0; i < tacho_sdt_list_count(l); i++) {
+		const struct tacho_sdt_probe *pr = tacho_sdt_list_probe(l, i);
+		if (strlen(pr->provider) == v1 - v0 && !memcmp(pr->provider, s + v0, v1 - v0) &&
+		    strlen(pr->name) == n1 - n0 && !memcmp(pr->name, s + n0, n1 - n0)) {
+			if (!site)
+				site = pr;
+			nsites++;
+		}
+	}
+	if (!site) {
+		sdt_nearest(l, s + v0, n1 - v0, near, sizeof(near));
+		r = tc_perr(p, v0, -TACHO_ENOEVENT, "no SDT probe '%.*s' in '%s'%s%s%s",
+			    (int)(n1 - v0), s + v0, abs, near[0] ? ": did you mean '" : "",
+			    near, near[0] ? "'?" : (tacho_sdt_list_count(l) ? "" :
+						    " (it has no .note.stapsdt)"));
+		goto out;
+	}
+	if (nsites > 1) {
+		/* perf places one uprobe per site and adds them up; tacho's events are one
+		 * uprobe each */
+		r = tc_perr(p, v0, -TACHO_ENOEVENT, "the SDT probe '%.*s' has %zu sites in '%s' "
+			    "(inlined or repeated): tacho counts one site per event; list them "
+			    "with 'tacho list sdt' and count each as uprobe:PATH:OFFSET",
+			    (int)(n1 - v0), s + v0, nsites, abs);
+		goto out;
+	}
+	if (site->offset == UINT64_MAX) {
+		r = tc_perr(p, v0, -TACHO_ENOEVENT, "the SDT probe '%.*s' lies in no executable "
+			    "segment of '%s'", (int)(n1 - v0), s + v0, abs);
+		goto out;
+	}
+	shift = ref_ctr_shift(p->ctx);
+	if (site->semaphore && (shift < 0 || site->semaphore_offset == UINT64_MAX ||
+				site->semaphore_offset >> (64 - shift))) {
+		/* without it the kernel would not raise the semaphore, and a probe guarded by
+		 * it would never fire: a count of 0 that means nothing */
+		r = tc_perr(p, v0, -TACHO_ENOEVENT, "the SDT probe '%.*s' has a semaphore, and %s",
+			    (int)(n1 - v0), s + v0, shift < 0 ?
+			    "this kernel's uprobe PMU cannot raise it (no ref_ctr_offset: Linux "
+			    "4.20 or later)" : "its offset cannot be given to the kernel");
+		goto out;
+	}
+	upath = tc_uprobe_intern(abs);
+	if (!upath) {
+		r = tc_perr(p, start, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ev->source = TC_EV_BREAKPOINT;
+	ev->attr.type = type;
+	ev->attr.config = site->semaphore ? site->semaphore_offset << shift : 0;
+	ev->attr.uprobe_path = (uint64_t)(uintptr_t)upath;
+	ev->attr.probe_offset = site->offset;
+	ev->pmu = tc_strdup("uprobe");
+	r = ev->pmu ? 0 : tc_perr(p, start, -ENOMEM, "out of memory");
+out:
+	tacho_sdt_list_free(l);
+	free(abs);
+	return r;
+}

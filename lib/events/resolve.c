@@ -303,6 +303,18 @@ static int explain_unknown(struct tc_parser *p, size_t off, size_t len, struct l
 	return -TACHO_ENOEVENT;
 }
 
+bool tc_lookup_named(struct tc_parser *p, size_t start, size_t len)
+{
+	struct lookup_miss miss = { 0 };
+	struct tc_event ev;
+	int r;
+
+	tc_event_init(&ev);
+	r = resolve_name(p, start, len, &ev, &miss);
+	tc_event_exit(&ev);
+	return r == 0;
+}
+
 int tc_parse_named(struct tc_parser *p, size_t start, size_t end, struct tc_event *ev)
 {
 	const char *s = p->src + start;

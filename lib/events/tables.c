@@ -66,6 +66,8 @@ const struct tc_generic_event tc_sw_events[] = {
 	   "counts nothing; a placeholder for side-band records"),
 	SW("bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, "", 1.0,
 	   "data written by BPF programs through bpf_perf_event_output"),
+	SW("cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES, "", 1.0,
+	   "context switches to a task of another cgroup (Linux 5.13)"),
 };
 const size_t tc_sw_events_count = ARRAY_SIZE(tc_sw_events);
 

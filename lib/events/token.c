@@ -63,7 +63,9 @@ int tc_parse_num(const char *s, size_t len, uint64_t *out)
 
 /* ---------------------------------------------------------------- modifiers */
 
-static const char modifier_chars[] = "ukhGHIpD";
+/* perf 6.1's letters (tools/perf/util/parse-events.l, modifier_event): the ones tacho
+ * applies, and S, W, P and b, which it names and refuses with the reason */
+static const char modifier_chars[] = "ukhGHIpDeSWPb";
 
 bool tc_all_modifier_chars(const char *s, size_t len)
 {
@@ -120,11 +122,32 @@ int tc_apply_modifiers(struct perf_event_attr *attr, const char *s, size_t len,
 		case 'D':
 			attr->pinned = 1;
 			break;
+		case 'e':
+			/* alone on the PMU while it counts */
+			attr->exclusive = 1;
+			break;
+		case 'S':
+			*why = "'%c' (perf record's sample read of a group, PERF_SAMPLE_READ) is not "
+			       "supported: tacho record samples each event by itself";
+			return (int)i;
+		case 'W':
+			*why = "'%c' (perf's weak group, split when it cannot be scheduled) is not "
+			       "needed: tacho plans groups to fit the counters, and runs the program "
+			       "again rather than split one; drop the braces for separate events";
+			return (int)i;
+		case 'P':
+			*why = "'%c' (the highest precise level the CPU allows) is not supported: "
+			       "tacho does not probe for it; give the level with p, pp or ppp";
+			return (int)i;
+		case 'b':
+			*why = "'%c' (perf's BPF counters) is not supported: tacho counts through "
+			       "perf events only";
+			return (int)i;
 		case ':':
 			*why = "unexpected '%c': modifiers come as one group (write 'uk', not 'u:k')";
 			return (int)i;
 		default:
-			*why = "unknown modifier '%c' (expected u, k, h, G, H, I, p, pp, ppp or D)";
+			*why = "unknown modifier '%c' (expected u, k, h, G, H, I, p, pp, ppp, D or e)";
 			return (int)i;
 		}
 	}
@@ -149,7 +172,7 @@ int tc_modifiers(struct tc_parser *p, struct tc_event *ev, size_t off, size_t le
 	int bad;
 
 	if (len == 0)
-		return tc_perr(p, off, -TACHO_EPARSE, "expected modifiers (u, k, h, G, H, I, p, D)");
+		return tc_perr(p, off, -TACHO_EPARSE, "expected modifiers (u, k, h, G, H, I, p, D, e)");
 	bad = tc_apply_modifiers(&ev->attr, p->src + off, len, &why);
 	if (bad >= 0)
 		return tc_perr(p, off + bad, -TACHO_EPARSE, why, p->src[off + bad]);

@@ -4,6 +4,7 @@
  * denominator gives no metric either, never an infinity or a zero. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +90,15 @@ struct metric_vec {
 	size_t n, alloc;
 };
 
-static int push(struct metric_vec *v, const char *name, const char *unit, double value,
-		int a, int b, const char *expr_a, const char *expr_op, const char *expr_b)
+/* Adds a metric named name_a followed by name_b ("avg duration of " NAME, NAME " rate"):
+ * the whole name and expression in strings of their own until pack() puts them
+ * beside the array, the fixed fields holding what fits. */
+static int push(struct metric_vec *v, const char *name_a, const char *name_b,
+		const char *unit, double value, int a, int b, const char *expr_a,
+		const char *expr_op, const char *expr_b)
 {
 	struct tacho_metric *m;
+	char *name, *expr;
 
 	if (!isfinite(value))
 		return 0;
@@ -104,14 +110,75 @@ static int push(struct metric_vec *v, const char *name, const char *unit, double
 		v->m = p;
 		v->alloc = na;
 	}
+	if (asprintf(&name, "%s%s", name_a, name_b) < 0)
+		return -ENOMEM;
+	if (asprintf(&expr, "%s %s %s", expr_a, expr_op, expr_b) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
 	m = &v->m[v->n++];
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	snprintf(m->unit, sizeof(m->unit), "%s", unit);
-	snprintf(m->expr, sizeof(m->expr), "%s %s %s", expr_a, expr_op, expr_b);
+	snprintf(m->expr, sizeof(m->expr), "%s", expr);
+	m->full_name = name;
+	m->full_expr = expr;
 	m->value = value;
 	m->inputs[0] = a;
 	m->inputs[1] = b;
+	return 0;
+}
+
+static void vec_free(struct metric_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		free((char *)v->m[i].full_name);
+		free((char *)v->m[i].full_expr);
+	}
+	free(v->m);
+}
+
+/* The bytes the metrics' strings take, terminators included. */
+static size_t strings_size(const struct tacho_metric *m, size_t n)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(m[i].full_name) + 1 + strlen(m[i].full_expr) + 1;
+	return bytes;
+}
+
+/* Copies s to *at and moves *at past it: the strings' area after an array. */
+static const char *put_string(char **at, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *d = memcpy(*at, s, len);
+
+	*at += len;
+	return d;
+}
+
+/* One allocation for the caller to free(): the array, then the strings it points to. */
+static int pack(struct metric_vec *v, struct tacho_metric **out)
+{
+	size_t head = v->n * sizeof(*v->m);
+	struct tacho_metric *m;
+	char *at;
+
+	if (!v->n) {
+		*out = NULL;
+		return 0;
+	}
+	m = malloc(head + strings_size(v->m, v->n));
+	if (!m)
+		return -ENOMEM;
+	at = (char *)m + head;
+	for (size_t i = 0; i < v->n; i++) {
+		m[i] = v->m[i];
+		m[i].full_name = put_string(&at, v->m[i].full_name);
+		m[i].full_expr = put_string(&at, v->m[i].full_expr);
+	}
+	*out = m;
 	return 0;
 }
 
@@ -158,10 +225,9 @@ static int durations(struct metric_vec *v, const struct tacho_metric_input *in,
 				best = (int)o;
 		}
 		if (best >= 0 && in[best].value > 0) {
-			char name[64];
-			snprintf(name, sizeof(name), "avg duration of %s", in[best].name);
-			int err = push(v, name, "cycles", in[c].value / in[best].value, (int)c, best,
-				       in[c].name, "/", in[best].name);
+			int err = push(v, "avg duration of ", in[best].name, "cycles",
+				       in[c].value / in[best].value, (int)c, best, in[c].name, "/",
+				       in[best].name);
 			if (err)
 				return err;
 		}
@@ -195,7 +261,7 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 				continue;
 			if (def->den_is_wall) {
 				if (wall_ns > 0)
-					err = push(&v, def->name, def->unit,
+					err = push(&v, def->name, "", def->unit,
 						   def->factor * in[a].value / wall_ns, (int)a, -1,
 						   in[a].name, "/", "wall time");
 				continue;
@@ -205,7 +271,7 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 				    !same_rings(&attrs[a], &attrs[b]))
 					continue;
 				if (in[b].value > 0)
-					err = push(&v, def->name, def->unit,
+					err = push(&v, def->name, "", def->unit,
 						   def->factor * in[a].value / in[b].value, (int)a,
 						   (int)b, in[a].name, "/", in[b].name);
 				break;
@@ -222,7 +288,6 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 			break;
 		}
 	for (size_t a = 0; a < n && !err; a++) {
-		char name[64];
 		double secs;
 
 		if (!in[a].has_value || is_clock(&attrs[a]))
@@ -230,24 +295,24 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 		secs = task_clock >= 0 ? in[task_clock].value * 1e-9 : wall_ns * 1e-9;
 		if (!(secs > 0))
 			continue;
-		snprintf(name, sizeof(name), "%s rate", in[a].name);
-		err = push(&v, name, "/sec", in[a].value / secs, (int)a, task_clock, in[a].name,
-			   "/", task_clock >= 0 ? in[task_clock].name : "wall time");
+		err = push(&v, in[a].name, " rate", "/sec", in[a].value / secs, (int)a,
+			   task_clock, in[a].name, "/",
+			   task_clock >= 0 ? in[task_clock].name : "wall time");
 	}
 	free(attrs);
-	if (err) {
-		free(v.m);
-		return err;
-	}
-	*out = v.m;
-	*nout = v.n;
-	return 0;
+	if (!err)
+		err = pack(&v, out);
+	if (!err)
+		*nout = v.n;
+	vec_free(&v);
+	return err;
 }
 
 /* The first versions: struct tacho_metric_input ends at has_value, struct tacho_metric
- * at inputs. */
+ * at inputs; the second struct tacho_metric at full_expr. */
 #define INPUT_SZ_V1 tc_offsetofend(struct tacho_metric_input, has_value)
 #define METRIC_SZ_V1 tc_offsetofend(struct tacho_metric, inputs)
+#define METRIC_SZ_V2 tc_offsetofend(struct tacho_metric, full_expr)
 
 int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t in_sz,
 			  double wall_ns, struct tacho_metric **out, size_t *nout,
@@ -255,7 +320,8 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t 
 {
 	struct tacho_metric_input *inputs = NULL;
 	struct tacho_metric *m = NULL;
-	char *laid;
+	char *laid, *at;
+	bool with_strings;
 	size_t nm = 0;
 	int err;
 
@@ -273,14 +339,30 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t 
 	free(inputs);
 	if (err || !nm)
 		return err;
-	/* laid out at the caller's stride: the fields its version has */
-	laid = calloc(nm, metric_sz);
+	/* laid out at the caller's stride: the fields its version has, and the strings
+	 * after the array when it has their pointers (copied in: the caller's stride need
+	 * not align them) */
+	with_strings = metric_sz >= METRIC_SZ_V2;
+	laid = calloc(1, nm * metric_sz + (with_strings ? strings_size(m, nm) : 0));
 	if (!laid) {
 		free(m);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nm; i++)
-		tc_sized_put(TC_ELEM(laid, i, metric_sz), metric_sz, &m[i], sizeof(m[i]));
+	at = laid + nm * metric_sz;
+	for (size_t i = 0; i < nm; i++) {
+		char *el = TC_ELEM(laid, i, metric_sz);
+
+		/* a pointer into m, freed below, is never handed out: without room for
+		 * both, the caller gets the first version's fields alone */
+		tc_sized_put(el, metric_sz, &m[i], with_strings ? sizeof(m[i]) : METRIC_SZ_V1);
+		if (with_strings) {
+			const char *name = put_string(&at, m[i].full_name);
+			const char *expr = put_string(&at, m[i].full_expr);
+
+			memcpy(el + offsetof(struct tacho_metric, full_name), &name, sizeof(name));
+			memcpy(el + offsetof(struct tacho_metric, full_expr), &expr, sizeof(expr));
+		}
+	}
 	free(m);
 	*out = (struct tacho_metric *)(void *)laid;
 	*nout = nm;

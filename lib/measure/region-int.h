@@ -110,4 +110,15 @@ struct tc_regions {
 
 extern struct tc_regions tc_regions;
 
+/* --- region-control.c: counting only inside regions (tacho stat --regions) ---
+ * tc_region_ctl_on is set once the process found tacho stat's control socket (env, the
+ * value of TACHO_STAT_CONTROL, "FD:PID" with PID tacho's, read once at set-up). enter
+ * and leave are called at a thread's outermost begin and end (not while a thread
+ * calibrates); the first enter of the process asks tacho to enable its counters, the
+ * last leave to disable them, each waiting for tacho's "ack". */
+extern bool tc_region_ctl_on;
+void tc_region_control_setup(const char *env);
+void tc_region_control_enter(void);
+void tc_region_control_leave(void);
+
 #endif

@@ -306,6 +306,9 @@ int tacho_region_begin(const char *name)
 	r = rec_find(t, name, &fixed);
 	if (tc_unlikely(r < 0))
 		return r;
+	/* tacho stat --regions: its counters on before the region's own window opens */
+	if (tc_unlikely(tc_region_ctl_on) && t->depth == 0 && !t->in_setup)
+		tc_region_control_enter();
 
 	struct tc_region_frame *f = &t->frames[t->depth];
 	int64_t *start = frame_start(t, t->depth);
@@ -328,6 +331,8 @@ int tacho_region_begin(const char *name)
 			TC_WRITE_ONCE(t->errors, t->errors + 1);
 			if (tc_trace_on())   /* the span the trace saw begin ends here */
 				tc_trace_emit(TC_TRACE_END, name, 0);
+			if (tc_unlikely(tc_region_ctl_on) && t->depth == 0 && !t->in_setup)
+				tc_region_control_leave();
 			return err;
 		}
 	}
@@ -416,6 +421,9 @@ int tacho_region_end(const char *name)
 	}
 	if (tc_unlikely(tc_trace_on()))
 		tc_trace_emit(TC_TRACE_END, name, 0);
+	/* after the region's window closed: tacho stat --regions stops counting */
+	if (tc_unlikely(tc_region_ctl_on) && d == 0 && !t->in_setup)
+		tc_region_control_leave();
 	return 0;
 }
 
@@ -728,6 +736,7 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	if (err)
 		return -err;
 	tc_regions.pid = getpid();
+	tc_region_control_setup(trusted_env("TACHO_STAT_CONTROL"));
 	tc_regions.report_at_exit = !(opts && opts->no_report_at_exit);
 	if (tc_regions.report_at_exit)
 		atexit(at_exit);

@@ -50,8 +50,8 @@ static const char *fmt_human(double v, const char *unit, char *buf, size_t size)
 	return buf;
 }
 
-/* A value for machines: integers exactly, others with 15 significant digits; nothing
- * for no value. */
+/* A value for machines: integers exactly, others in the fewest digits that read back
+ * as the same double; nothing for no value. */
 static const char *fmt_machine(double v, char *buf, size_t size)
 {
 	if (!isfinite(v))
@@ -59,7 +59,7 @@ static const char *fmt_machine(double v, char *buf, size_t size)
 	else if (integral(v))
 		snprintf(buf, size, "%.0f", v);
 	else
-		snprintf(buf, size, "%.15g", v);
+		tc_fmt_shortest(v, buf, size);
 	return buf;
 }
 
@@ -98,9 +98,15 @@ static const char *no_value_word(enum tacho_count_status s)
 }
 
 /* A count (no unit, whole, not negative) as a JSON integer, anything else as a
- * number, no value as null. */
+ * number, no value as null. A clock's msec and a time's seconds come from whole
+ * nanoseconds: rounded back to them, so that the digits are not the scaling's noise
+ * (0.102372, not 0.10237199999999999). */
 static void json_value(struct tc_json *j, const char *key, double v, const char *unit)
 {
+	if (isfinite(v) && unit && !strcmp(unit, "msec") && fabs(v) < 1e9)
+		v = round(v * 1e6) / 1e6;
+	else if (isfinite(v) && unit && !strcmp(unit, "s") && fabs(v) < 1e6)
+		v = round(v * 1e9) / 1e9;
 	if (!isfinite(v))
 		tc_json_null(j, key);
 	else if (integral(v) && v >= 0 && (!unit || !*unit))
@@ -129,6 +135,7 @@ struct about {
 	unsigned hot;
 	enum tacho_sim_view hot_view;
 	const struct tacho_sim_mca *mca;
+	bool perf_layout;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -158,6 +165,8 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 	}
 	if (ABOUT_HAS(in, mca))
 		out->mca = in->mca;
+	if (ABOUT_HAS(in, perf_layout))
+		out->perf_layout = in->perf_layout;
 	return 0;
 }
 
@@ -282,6 +291,175 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 	return err;
 }
 
+/* --- breakdowns: the unit's fields beside each value --- */
+
+enum unit_field { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_NCPUS, UF_PID, UF_TID,
+		  UF_COMM, UF_CGROUP, UF_COUNT };
+
+static const char *const unit_field_name[UF_COUNT] = {
+	"cpu", "socket", "die", "core", "node", "ncpus", "pid", "tid", "comm", "cgroup",
+};
+
+/* The fields of each mode, in the order of their columns; ends at UF_COUNT. */
+static const enum unit_field *unit_fields(enum tacho_stat_aggr a)
+{
+	static const enum unit_field none[] = { UF_COUNT },
+		cpu[] = { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_COUNT },
+		core[] = { UF_SOCKET, UF_DIE, UF_CORE, UF_NCPUS, UF_COUNT },
+		die[] = { UF_SOCKET, UF_DIE, UF_NCPUS, UF_COUNT },
+		socket[] = { UF_SOCKET, UF_NCPUS, UF_COUNT },
+		node[] = { UF_NODE, UF_NCPUS, UF_COUNT },
+		thread[] = { UF_PID, UF_TID, UF_COMM, UF_COUNT },
+		cgroup[] = { UF_CGROUP, UF_NCPUS, UF_COUNT };
+
+	switch (a) {
+	case TACHO_STAT_AGGR_CPU: return cpu;
+	case TACHO_STAT_AGGR_CORE: return core;
+	case TACHO_STAT_AGGR_DIE: return die;
+	case TACHO_STAT_AGGR_SOCKET: return socket;
+	case TACHO_STAT_AGGR_NODE: return node;
+	case TACHO_STAT_AGGR_THREAD: return thread;
+	case TACHO_STAT_AGGR_CGROUP: return cgroup;
+	default: return none;
+	}
+}
+
+static size_t unit_nfields(enum tacho_stat_aggr a)
+{
+	size_t n = 0;
+
+	for (const enum unit_field *f = unit_fields(a); *f != UF_COUNT; f++)
+		n++;
+	return n;
+}
+
+/* A field as a number (-1: unknown) or, for comm and cgroup, a string. */
+static long long unit_num(const struct tacho_stat_unit *u, enum unit_field f)
+{
+	switch (f) {
+	case UF_CPU: return u->cpu;
+	case UF_SOCKET: return u->socket;
+	case UF_DIE: return u->die;
+	case UF_CORE: return u->core;
+	case UF_NODE: return u->node;
+	case UF_NCPUS: return u->ncpus;
+	case UF_PID: return u->pid;
+	case UF_TID: return u->tid;
+	default: return -1;
+	}
+}
+
+static const char *unit_str(const struct tacho_stat_unit *u, enum unit_field f)
+{
+	if (f == UF_COMM)
+		return u->comm ? u->comm : "";
+	if (f == UF_CGROUP)
+		return u->cgroup ? u->cgroup : "";
+	return NULL;
+}
+
+/* CSV: the field, empty when unknown. */
+static const char *unit_csv(const struct tacho_stat_unit *u, enum unit_field f, char *buf,
+			    size_t size)
+{
+	const char *str = unit_str(u, f);
+	long long v;
+
+	if (str)
+		return str;
+	v = unit_num(u, f);
+	if (v < 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, size, "%lld", v);
+	return buf;
+}
+
+/* JSON: the field, null when unknown. */
+static void unit_json(struct tc_json *j, const struct tacho_stat_unit *u)
+{
+	for (const enum unit_field *f = unit_fields(u->aggr); *f != UF_COUNT; f++) {
+		const char *str = unit_str(u, *f);
+		long long v = unit_num(u, *f);
+
+		if (str)
+			tc_json_str(j, unit_field_name[*f], str);
+		else if (v < 0)
+			tc_json_null(j, unit_field_name[*f]);
+		else
+			tc_json_int(j, unit_field_name[*f], v);
+	}
+}
+
+/* One row per unit and event: the unit's label (and the CPUs it adds up, for a core,
+ * a die, a package, a node or a cgroup), value, unit, name, then the coverage or the
+ * rate's absence: a unit's rate would need its own clock. */
+static int table_units(const struct tacho_stat *s, FILE *f, size_t *nnotes)
+{
+	enum tacho_stat_aggr a = tacho_stat_aggr(s);
+	bool ncpus = a != TACHO_STAT_AGGR_CPU && a != TACHO_STAT_AGGR_THREAD;
+	struct tc_table *t = tc_table_new(ncpus ? 6 : 5);
+	char b1[64], nc[16];
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	tc_table_align_right(t, ncpus ? 2 : 1, true);
+	if (ncpus)
+		tc_table_align_right(t, 1, true);
+	for (size_t u = 0; u < tacho_stat_nunits(s) && !err; u++) {
+		const struct tacho_stat_unit *un = tacho_stat_unit(s, u);
+
+		for (size_t i = 0; i < tacho_stat_nevents(s) && !err; i++) {
+			const struct tacho_stat_event *e = tacho_stat_unit_event(s, u, i);
+			char note[160] = "";
+			const char *val;
+
+			if (!e)
+				continue;
+			if (!has_value(e->status)) {
+				val = no_value_word(e->status);
+				(*nnotes)++;
+			} else {
+				val = fmt_human(e->value, e->unit, b1, sizeof(b1));
+			}
+			if (e->status == TACHO_COUNT_MULTIPLEXED)
+				snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
+					 100.0 * e->coverage);
+			snprintf(nc, sizeof(nc), "%u", un->ncpus);
+			if (ncpus)
+				err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s", un->label, nc, val,
+						    e->unit, e->name, note);
+			else
+				err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s", un->label, val, e->unit,
+						    e->name, note);
+		}
+	}
+	if (!err)
+		tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	return err;
+}
+
+/* Why a unit's event has no value, one line each, after the table. */
+static void table_unit_notes(const struct tacho_stat *s, FILE *f,
+			     const struct tc_write_settings *w)
+{
+	char hb[1200];
+
+	for (size_t u = 0; u < tacho_stat_nunits(s); u++) {
+		const struct tacho_stat_unit *un = tacho_stat_unit(s, u);
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+			const struct tacho_stat_event *e = tacho_stat_unit_event(s, u, i);
+			if (e && !has_value(e->status))
+				fprintf(f, "  %s %s: %s: %s\n", un->label, e->name,
+					tacho_count_status_name(e->status),
+					e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) :
+						 "no reason known");
+		}
+	}
+}
+
 /* The derived metrics other than the rates shown beside their events. */
 static int table_metrics(const struct tacho_stat *s, FILE *f)
 {
@@ -297,8 +475,8 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 		const struct tacho_metric *mt = tacho_stat_metric(s, i);
 		if (!strcmp(mt->unit, "/sec"))
 			continue;
-		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->name, metric_human(mt, b, sizeof(b)),
-				    mt->expr);
+		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->full_name,
+				    metric_human(mt, b, sizeof(b)), mt->full_expr);
 		nm++;
 	}
 	if (nm && !err) {
@@ -537,7 +715,10 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	int err;
 
 	table_title(s, a, f);
-	err = table_events(s, a->repeat > 1, f, &nnotes);
+	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
+		err = table_units(s, f, &nnotes);
+	else
+		err = table_events(s, a->repeat > 1, f, &nnotes);
 	if (!err)
 		err = table_metrics(s, f);
 	if (!err)
@@ -548,7 +729,10 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 		table_mca(a, tacho_stat_sim_machine(s), f);
 	if (err)
 		return err;
-	if (nnotes) {
+	if (nnotes && tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL) {
+		fprintf(f, "\n");
+		table_unit_notes(s, f, w);
+	} else if (nnotes) {
 		fprintf(f, "\n");
 		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
 			const struct tacho_stat_event *e = tacho_stat_event(s, i);
@@ -559,13 +743,20 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 						 "no reason known");
 		}
 	}
-	fprintf(f, "\n");
+	/* a null run (-n) has no rows above: its times follow the title */
+	if (tacho_stat_nevents(s))
+		fprintf(f, "\n");
 	if (isfinite(tacho_stat_wall_s(s)))
 		fprintf(f, "  %.6f seconds wall time%s\n", tacho_stat_wall_s(s),
 			reps > 1 ? " (mean of a run)" : "");
+	/* perf's lines: the program's CPU time, as getrusage gives it */
+	if (isfinite(tacho_stat_user_s(s)) && !tacho_stat_sim_machine(s)) {
+		fprintf(f, "  %.6f seconds user\n", tacho_stat_user_s(s));
+		fprintf(f, "  %.6f seconds sys\n", tacho_stat_sys_s(s));
+	}
 	if (ex && (ex->signal || ex->code))
 		fprintf(f, "  the program: %s\n", tacho_exit_describe(ex, how, sizeof(how)));
-	if (tacho_stat_interrupted(s) && a->repeat > 1)
+	if (a->repeat > 1 && reps < a->repeat)
 		fprintf(f, "  stopped early: %u of %u repetitions\n", reps, a->repeat);
 	else if (tacho_stat_interrupted(s) && !ex)
 		fprintf(f, "  stopped by a signal\n");
@@ -579,33 +770,169 @@ static const char *const csv_head[] = { "kind", "name", "status", "value", "unit
 					"coverage", "runs", "mean", "stddev", "min", "median",
 					"max", "spread_pct", "explanation" };
 static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
-						 "coverage", "explanation" };
+						 "coverage", "explanation", "run" };
+
+/* The CSV row of an event (kind "event"; "total" for the totals of a breakdown), its
+ * unit's fields after the common ones (un NULL: none). */
+static void csv_event(FILE *f, const struct tc_write_settings *w, const char *kind,
+		      const struct tacho_stat_event *e, enum tacho_stat_aggr a,
+		      const struct tacho_stat_unit *un)
+{
+	const char *row[ARRAY_SIZE(csv_head) + UF_COUNT];
+	char b[8][64], runs[16], hb[1200], ub[UF_COUNT][24];
+	bool v = has_value(e->status);
+	size_t n = 0;
+
+	snprintf(runs, sizeof(runs), "%u", e->nvalues);
+	row[n++] = kind;
+	row[n++] = e->name;
+	row[n++] = tacho_count_status_name(e->status);
+	row[n++] = v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "";
+	row[n++] = e->unit;
+	/* no value, no coverage: empty, as JSON's null */
+	row[n++] = v ? fmt_machine(e->coverage, b[1], sizeof(b[1])) : "";
+	row[n++] = runs;
+	row[n++] = v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "";
+	row[n++] = v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "";
+	row[n++] = v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "";
+	row[n++] = v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "";
+	row[n++] = v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "";
+	row[n++] = v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "";
+	row[n++] = e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "";
+	for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++, n++)
+		row[n] = un ? unit_csv(un, *uf, ub[uf - unit_fields(a)], sizeof(ub[0])) : "";
+	tc_csv_row(f, w, row, n);
+}
+
+/* A row of the common columns, followed by the empty fields of a breakdown's. */
+static void csv_row_units(FILE *f, const struct tc_write_settings *w, const char *const *row,
+			  size_t n, enum tacho_stat_aggr a)
+{
+	const char *all[ARRAY_SIZE(csv_head) + UF_COUNT];
+	size_t k = 0;
+
+	for (; k < n; k++)
+		all[k] = row[k];
+	for (size_t i = 0; i < unit_nfields(a); i++)
+		all[k++] = "";
+	tc_csv_row(f, w, all, k);
+}
+
+/* --- perf stat -x's own layout --- */
+
+/* perf's shadow metric of event i, as its -x columns print it (tools/perf/util/
+ * stat-shadow.c): CPUs utilized beside task-clock, GHz beside cycles, insn per cycle
+ * beside instructions, a rate per second over task-clock scaled to K/, M/ or G/sec;
+ * nothing where tacho has no such metric (perf then prints two empty fields too). */
+static void perf_metric(const struct tacho_stat *s, size_t i, char *val, size_t vsz,
+			char *unit, size_t usz)
+{
+	val[0] = unit[0] = '\0';
+	for (size_t m = 0; m < tacho_stat_nmetrics(s); m++) {
+		const struct tacho_metric *mt = tacho_stat_metric(s, m);
+		double v = mt->value;
+
+		if (mt->inputs[0] != (int)i)
+			continue;
+		if (!strcmp(mt->name, "CPUs utilized")) {
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "CPUs utilized");
+		} else if (!strcmp(mt->name, "GHz")) {
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "GHz");
+		} else if (!strcmp(mt->name, "IPC")) {
+			snprintf(val, vsz, "%.2f", v);
+			snprintf(unit, usz, "insn per cycle");
+		} else if (!strcmp(mt->unit, "/sec") && strstr(mt->expr, "task-clock")) {
+			const char *pre = "";
+			if (v >= 1e9) {
+				v /= 1e9;
+				pre = "G";
+			} else if (v >= 1e6) {
+				v /= 1e6;
+				pre = "M";
+			} else if (v >= 1e3) {
+				v /= 1e3;
+				pre = "K";
+			}
+			snprintf(val, vsz, "%.3f", v);
+			snprintf(unit, usz, "%s/sec", pre);
+		} else {
+			continue;
+		}
+		return;
+	}
+}
+
+/* perf 6.1's -x columns: value, unit, event, [variance (with -r),] run time (ns),
+ * percentage running, metric value, metric unit; "<not supported>" and "<not counted>"
+ * in place of a value, as perf writes them. No header. */
+static int write_perf_csv(const struct tacho_stat *s, const struct about *a, FILE *f,
+			  const struct tc_write_settings *w)
+{
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
+		const struct tacho_stat_event *e = tacho_stat_event(s, i);
+		char val[64], var[32], run[32], pct[32], mval[32], munit[32];
+		const char *row[8];
+		size_t n = 0;
+		bool v = has_value(e->status);
+
+		if (!v)
+			snprintf(val, sizeof(val), "%s", no_value_word(e->status));
+		else if (*e->unit)
+			snprintf(val, sizeof(val), "%.2f", e->value);
+		else
+			snprintf(val, sizeof(val), "%.0f", e->value);
+		/* perf's variance: the relative standard deviation of the mean */
+		if (v && e->nvalues > 1 && e->value != 0 && isfinite(e->stats->stddev))
+			snprintf(var, sizeof(var), "%.2f%%", 100.0 * e->stats->stddev /
+				 sqrt((double)e->nvalues) / fabs(e->value));
+		else
+			snprintf(var, sizeof(var), "0.00%%");
+		snprintf(run, sizeof(run), "%.0f", v ? e->enabled_ns : 0.0);
+		snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * e->coverage :
+			 e->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);
+		if (v)
+			perf_metric(s, i, mval, sizeof(mval), munit, sizeof(munit));
+		else
+			mval[0] = munit[0] = '\0';
+		row[n++] = val;
+		row[n++] = e->unit;
+		row[n++] = e->name;
+		if (a->repeat > 1)
+			row[n++] = var;
+		row[n++] = run;
+		row[n++] = pct;
+		row[n++] = mval;
+		row[n++] = munit;
+		tc_csv_row(f, w, row, n);
+	}
+	return tc_write_status(f);
+}
 
 static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
 {
-	char b[8][64], runs[16], hb[1200];
+	enum tacho_stat_aggr a = tacho_stat_aggr(s);
+	char b[8][64];
 
-	if (w->header)
-		tc_csv_row(f, w, csv_head, ARRAY_SIZE(csv_head));
-	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
-		const struct tacho_stat_event *e = tacho_stat_event(s, i);
-		bool v = has_value(e->status);
-		const char *row[] = {
-			"event", e->name, tacho_count_status_name(e->status),
-			v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "", e->unit,
-			fmt_machine(e->coverage, b[1], sizeof(b[1])), runs,
-			v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "",
-			v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "",
-			v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "",
-			v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "",
-			v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "",
-			v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "",
-			e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "",
-		};
-		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
-		snprintf(runs, sizeof(runs), "%u", e->nvalues);
-		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	if (w->header) {
+		const char *head[ARRAY_SIZE(csv_head) + UF_COUNT];
+		size_t n = 0;
+		for (; n < ARRAY_SIZE(csv_head); n++)
+			head[n] = csv_head[n];
+		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++)
+			head[n++] = unit_field_name[*uf];
+		tc_csv_row(f, w, head, n);
 	}
+	/* a breakdown: a row per unit and event, then the totals (no unit's fields) */
+	for (size_t u = 0; u < tacho_stat_nunits(s); u++)
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+			if (tacho_stat_unit_event(s, u, i))
+				csv_event(f, w, "event", tacho_stat_unit_event(s, u, i), a,
+					  tacho_stat_unit(s, u));
+	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+		csv_event(f, w, a == TACHO_STAT_AGGR_GLOBAL ? "event" : "total",
+			  tacho_stat_event(s, i), a, NULL);
 	if (tacho_stat_sim_machine(s)) {
 		/* the simulated machine, a row per cache: its size, and the rest in words */
 		const struct tacho_sim_machine *m = tacho_stat_sim_machine(s);
@@ -621,16 +948,16 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 					      "", "", "", "", "", "", "", "", words };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head),
 				       "a field per column");
-			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+			csv_row_units(f, w, row, ARRAY_SIZE(row), a);
 		}
 	}
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
-		const char *row[] = { "metric", m->name, "derived",
+		const char *row[] = { "metric", m->full_name, "derived",
 				      fmt_machine(m->value, b[0], sizeof(b[0])), m->unit,
-				      "", "", "", "", "", "", "", "", m->expr };
+				      "", "", "", "", "", "", "", "", m->full_expr };
 		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
-		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		csv_row_units(f, w, row, ARRAY_SIZE(row), a);
 	}
 	return tc_write_status(f);
 }
@@ -639,13 +966,15 @@ static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_
 
 static void json_event(struct tc_json *j, const struct tacho_stat *s,
 		       const struct tacho_stat_event *e, bool stats,
-		       const struct tc_write_settings *w)
+		       const struct tc_write_settings *w, const struct tacho_stat_unit *un)
 {
 	char hb[1200];
 	bool v = has_value(e->status);
 
 	tc_json_obj_begin(j, NULL);
 	tc_json_str(j, "name", e->name);
+	if (un)
+		unit_json(j, un);
 	tc_json_str(j, "status", tacho_count_status_name(e->status));
 	json_value(j, "value", v ? e->value : NAN, e->unit);
 	tc_json_str(j, "unit", e->unit);
@@ -654,16 +983,19 @@ static void json_event(struct tc_json *j, const struct tacho_stat *s,
 	else
 		tc_json_null(j, "coverage");
 	if (stats) {
+		/* a number even when whole ("x": no count's integer), a clock's in ns */
+		const char *nu = e->unit && *e->unit ? e->unit : "x";
+
 		/* every repetition's value (null where it gave none), and how many did */
 		tc_json_arr_begin(j, "values");
 		for (unsigned k = 0; k < tacho_stat_repeats(s); k++)
 			json_value(j, NULL, e->values[k], e->unit);
 		tc_json_arr_end(j);
 		tc_json_uint(j, "n", e->nvalues);
-		json_value(j, "mean", v ? e->stats->mean : NAN, "x");
-		json_value(j, "stddev", v ? e->stats->stddev : NAN, "x");
+		json_value(j, "mean", v ? e->stats->mean : NAN, nu);
+		json_value(j, "stddev", v ? e->stats->stddev : NAN, nu);
 		json_value(j, "min", v ? e->stats->min : NAN, e->unit);
-		json_value(j, "median", v ? e->stats->median : NAN, "x");
+		json_value(j, "median", v ? e->stats->median : NAN, nu);
 		json_value(j, "max", v ? e->stats->max : NAN, e->unit);
 		json_value(j, "spread_pct", v ? e->stats->spread_pct : NAN, "x");
 	}
@@ -740,22 +1072,37 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 			tc_json_str(&j, NULL, a->argv[i]);
 		tc_json_arr_end(&j);
 	}
-	tc_json_arr_begin(&j, "events");
+	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL) {
+		/* a breakdown: an entry per unit and event, and the events' totals */
+		tc_json_str(&j, "aggregation", tacho_stat_aggr_name(tacho_stat_aggr(s)));
+		tc_json_arr_begin(&j, "events");
+		for (size_t u = 0; u < tacho_stat_nunits(s); u++)
+			for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+				if (tacho_stat_unit_event(s, u, i))
+					json_event(&j, s, tacho_stat_unit_event(s, u, i),
+						   a->repeat > 0, w, tacho_stat_unit(s, u));
+		tc_json_arr_end(&j);
+		tc_json_arr_begin(&j, "totals");
+	} else {
+		tc_json_arr_begin(&j, "events");
+	}
 	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w);
+		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w, NULL);
 	tc_json_arr_end(&j);
 	tc_json_arr_begin(&j, "metrics");
 	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
 		const struct tacho_metric *m = tacho_stat_metric(s, i);
 		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "name", m->name);
+		tc_json_str(&j, "name", m->full_name);
 		tc_json_double(&j, "value", m->value);
 		tc_json_str(&j, "unit", m->unit);
-		tc_json_str(&j, "expr", m->expr);
+		tc_json_str(&j, "expr", m->full_expr);
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);
 	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	json_value(&j, "user_s", tacho_stat_user_s(s), "s");
+	json_value(&j, "sys_s", tacho_stat_sys_s(s), "s");
 	if (tacho_stat_sim_machine(s)) {
 		json_machine(&j, tacho_stat_sim_machine(s));
 		json_regions(&j, s);
@@ -795,6 +1142,8 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 	case TACHO_FORMAT_JSON_LINES:
 		return write_json(s, &a, f, fmt, &w);
 	case TACHO_FORMAT_CSV:
+		if (a.perf_layout)
+			return write_perf_csv(s, &a, f, &w);
 		return write_csv(s, f, &w);
 	default:
 		return write_table(s, &a, f, &w);
@@ -835,13 +1184,15 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			      const struct tacho_write_opts *opts)
 {
 	struct tc_write_settings w;
-	char b1[64], b2[64], t[32], hb[1200];
+	char b1[64], b2[64], t[32], hb[1200], run[16];
 	struct iv_lines lines = { .f = f };
 	FILE *out = f;
 	int err;
 
 	if (!iv || !f || (iv->n && !iv->counts))
 		return -EINVAL;
+	/* the repetition the interval is of (0 from a caller's interval of its own) */
+	snprintf(run, sizeof(run), "%u", iv->run);
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
@@ -864,10 +1215,14 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 			struct tc_json j;
 			tc_json_init(&j, out, false);
 			tc_json_obj_begin(&j, NULL);
-			tc_json_double(&j, "time", iv->t_s);
+			/* whole nanoseconds, as the clock gave them: the shortest digits of
+			 * the division's double (0.40008607900000004) are noise */
+			tc_json_double(&j, "time", round(iv->t_s * 1e9) / 1e9);
+			tc_json_uint(&j, "run", iv->run);
 			tc_json_str(&j, "name", k->name);
 			tc_json_str(&j, "status", tacho_count_status_name(k->status));
 			json_value(&j, "value", v ? k->value : NAN, unit);
+			tc_json_str(&j, "unit", unit);
 			if (v)
 				tc_json_double(&j, "coverage", k->coverage);
 			else
@@ -883,7 +1238,8 @@ int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 					      v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
 					      v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
 					      v ? "" : (k->why ? tc_hinted_w(&w, k->why, k->hint, hb,
-										sizeof(hb)) : "") };
+										sizeof(hb)) : ""),
+					      run };
 			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_interval_head),
 				       "a field per column");
 			tc_csv_row(out, &w, row, ARRAY_SIZE(row));

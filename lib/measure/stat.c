@@ -5,6 +5,7 @@
  * targets and intervals. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <math.h>
@@ -39,9 +40,29 @@ struct ev_res {
 	struct perf_event_attr attr;
 	double *values;                  /* per repetition, scaled to unit; NAN: none */
 	double *coverage;
+	double *enabled;                 /* per repetition: time enabled, ns */
 	enum tacho_count_status *status; /* per repetition */
 	bool *seen;                      /* the repetition's run for this event happened */
 	int err;
+};
+
+/* A unit of a breakdown: its description, and every event's result in it. */
+struct stat_unit {
+	struct tacho_stat_unit pub;
+	char label[96];
+	char comm[16];
+	char *cgroup;           /* CGROUP: as asked */
+	char *dir;              /* CGROUP: its directory; "" for every task */
+	struct ev_res *ev;      /* [nev] */
+	bool *asked;            /* [nev]: false where cgroup_pairs counts the event elsewhere */
+};
+
+/* Where a breakdown opens its counters: a CPU, a thread or a cgroup, and the unit that
+ * its counts add to. */
+struct stat_cell {
+	int cpu;
+	pid_t tid;
+	size_t unit;
 };
 
 struct stat_region {
@@ -57,7 +78,12 @@ struct tacho_stat {
 	unsigned done;          /* repetitions with at least one run */
 	struct tacho_schedule *sched;
 	double *wall_ns;        /* per repetition: the wall time of the run with the clocks */
-	bool interrupted;
+	double *user_ns, *sys_ns; /* per repetition: the program's CPU time (its last run);
+				   NAN where none ran */
+	bool interrupted;       /* tacho was signalled (or *stop): counting was cut short */
+	bool cut;               /* the repetitions end here: interrupted, or the program
+				   died of a signal (which is its ending, not an
+				   interruption) */
 	bool have_exit;
 	struct tacho_exit exit;
 	struct tacho_metric *metrics;
@@ -68,6 +94,13 @@ struct tacho_stat {
 	bool simulated;         /* opts.sim: machine holds the simulated machine */
 	struct tacho_sim_machine machine;
 	char *machine_source, *machine_note, *machine_mcpu_source;
+	enum tacho_stat_aggr aggr;
+	struct stat_unit *units;
+	size_t nunits;
+	struct stat_cell *cells;
+	size_t ncells;
+	int *cg_cpus;           /* CGROUP: the CPUs each cgroup is counted on */
+	size_t ncg_cpus;
 };
 
 static double now_ns(void)
@@ -91,15 +124,52 @@ struct ticker {
 	size_t nev;
 	const struct tacho_stat_opts *o;
 	struct tacho_stat *s;
+	void *const *cells;             /* instead of c: ncells cells of a list of tasks,
+					   every spec in each, added up */
+	size_t ncells;
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
+	struct tacho_count *tmp;        /* one cell's counts */
 	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
 	double t0, last;
+	unsigned rep;                   /* the repetition counted */
 };
+
+static int cell_read(const struct tacho_stat *s, void *obj, struct tacho_count *out, size_t n);
+
+/* The run's counts so far: of its counters, or added up over its cells (a value the
+ * first cell cannot count is not supported in any: they count the same events). */
+static int ticker_read(struct ticker *t)
+{
+	if (!t->cells)
+		return tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
+	for (size_t c = 0; c < t->ncells; c++) {
+		int err = cell_read(t->s, t->cells[c], t->tmp, t->n);
+
+		if (err)
+			return err;
+		for (size_t i = 0; i < t->n; i++) {
+			struct tacho_count *sum = &t->cur[i];
+			const struct tacho_count *k = &t->tmp[i];
+
+			if (c == 0) {
+				*sum = *k;
+				continue;
+			}
+			if (sum->status == TACHO_COUNT_NOT_SUPPORTED ||
+			    k->status == TACHO_COUNT_NOT_SUPPORTED)
+				continue;
+			sum->raw += k->raw;
+			sum->enabled_ns += k->enabled_ns;
+			sum->running_ns += k->running_ns;
+		}
+	}
+	return 0;
+}
 
 static void emit_interval(struct ticker *t, double now)
 {
 	struct tacho_stat_interval iv;
-	int err = tacho_counters_read(t->c, t->cur, t->n, sizeof(*t->cur));
+	int err = ticker_read(t);
 
 	if (err) {
 		/* a missing line must not pass for a quiet interval; prev and last stay,
@@ -166,6 +236,7 @@ static void emit_interval(struct ticker *t, double now)
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
+	iv.run = t->rep;
 	iv.n = t->nev;
 	iv.counts = t->outp;
 	t->o->on_interval(t->o->interval_arg, &iv);
@@ -207,9 +278,10 @@ static int ticker_start(struct ticker *t)
 
 	t->prev = calloc(t->n ? t->n : 1, sizeof(*t->prev));
 	t->cur = calloc(t->n ? t->n : 1, sizeof(*t->cur));
+	t->tmp = calloc(t->n ? t->n : 1, sizeof(*t->tmp));
 	t->out = calloc(t->nev ? t->nev : 1, sizeof(*t->out));
 	t->outp = calloc(t->nev ? t->nev : 1, sizeof(*t->outp));
-	if (!t->prev || !t->cur || !t->out || !t->outp)
+	if (!t->prev || !t->cur || !t->tmp || !t->out || !t->outp)
 		return -ENOMEM;
 	for (size_t e = 0; e < t->nev; e++)
 		t->outp[e] = &t->out[e];
@@ -245,9 +317,10 @@ static void ticker_stop(struct ticker *t, bool final)
 	}
 	free(t->prev);
 	free(t->cur);
+	free(t->tmp);
 	free(t->out);
 	free(t->outp);
-	t->prev = t->cur = t->out = NULL;
+	t->prev = t->cur = t->tmp = t->out = NULL;
 	t->outp = NULL;
 	t->started = false;
 }
@@ -301,6 +374,24 @@ static void wait_target(const struct tacho_stat_opts *o, pid_t pid)
 #define STAT_OPTS_HAS(o, field)                                                         \
 	((o)->sz >= offsetof(struct tacho_stat_opts, field) + sizeof((o)->field))
 
+/* The processes or threads of a task target: the list (-p PID1,PID2), else pid. */
+static size_t task_count(const struct tacho_stat_opts *o)
+{
+	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->npids : 1;
+}
+
+static pid_t task_at(const struct tacho_stat_opts *o, size_t i)
+{
+	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->pids[i] : o->pid;
+}
+
+/* Several tasks are counted as cells, a thread each, added up. */
+static bool task_list(const struct tacho_stat_opts *o)
+{
+	return (o->target == TACHO_TARGET_PROCESS || o->target == TACHO_TARGET_THREAD) &&
+	       task_count(o) > 1;
+}
+
 static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *diag,
 			  int exec_err)
 {
@@ -331,11 +422,40 @@ static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 	if (!err) {
 		s->have_exit = true;
 		/* a signal to us the program survived still ends the repetitions */
-		if (s->exit.signal || tacho_child_signals(ch))
+		if (tacho_child_signals(ch))
 			s->interrupted = true;
+		if (s->exit.signal || tacho_child_signals(ch))
+			s->cut = true;
 	}
 	tacho_child_free(ch);
 	return err;
+}
+
+/* Whether the counters are switched on and off while the program runs (regions,
+ * --control, -D) rather than by its exec. */
+static bool switched(const struct tacho_stat_opts *o)
+{
+	return STAT_OPTS_HAS(o, delay_ms) &&
+	       (o->regions_only || o->control || o->delay_ms != 0);
+}
+
+/* One repetition's count of an event into its result. */
+static void record(struct ev_res *r, const struct tacho_count *k, unsigned rep)
+{
+	r->seen[rep] = true;
+	r->status[rep] = k->status;
+	r->coverage[rep] = k->coverage;
+	r->enabled[rep] = (double)k->enabled_ns;
+	r->values[rep] = (k->status == TACHO_COUNT_COUNTED ||
+			  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
+				 ? k->value * r->scale
+				 : NAN;
+	if (k->why && !r->why) {
+		r->why = tc_strdup(k->why);
+		r->hint = k->hint;
+	}
+	if (k->err && !r->err)
+		r->err = k->err;
 }
 
 static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, unsigned run,
@@ -348,10 +468,14 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	struct tacho_counters *c = NULL;
 	struct tacho_child *ch = NULL;
 	struct ticker t = { 0 };
+	struct tc_stat_control sw;
 	unsigned *spec_ev = NULL;
 	size_t n = 0;
 	double t0, t1;
 	int err = 0, exec_err = 0;
+	bool ctl = switched(o);
+
+	tc_stat_control_init(&sw);
 
 	/* the specs of this run, group by group, and which event each one is */
 	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
@@ -384,11 +508,26 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	co.pid = o->pid;
 	co.cpus = o->cpus;
 	co.ncpus = o->ncpus;
+	co.no_inherit = STAT_OPTS_HAS(o, no_inherit) && o->no_inherit;
+	if (ctl) {
+		err = tc_stat_control_prepare(&sw, o->regions_only,
+					      o->control ? o->control_fd : -1,
+					      o->control ? o->control_ack_fd : -1, o->delay_ms);
+		if (err)
+			goto out;
+		if (o->regions_only)
+			cho.env = sw.envp;
+	}
 	if (o->target == TACHO_TARGET_CHILD) {
 		err = tacho_child_start(o->argv, &cho, &ch);
 		if (err)
 			goto out;
 		co.pid = tacho_child_pid(ch);
+		/* switched on and off by tacho, not by the exec: the program's task and
+		 * what it creates, disabled until enabled */
+		if (ctl)
+			co.target = TACHO_TARGET_THREAD;
+		tc_stat_control_forked(&sw);
 	}
 	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
 	if (err) {
@@ -417,6 +556,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		t.nev = s->nev;
 		t.o = o;
 		t.s = s;
+		t.rep = rep;
 	}
 	/* Intervals start once the program runs: a launched program's events are
 	 * enabled by its exec, so a tick before tacho_child_exec returns would report
@@ -439,19 +579,25 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		}
 		if (!err && t.o)
 			err = ticker_start(&t);
+		if (!err && ctl)
+			err = tc_stat_control_start(&sw, c);
 		if (!err)
 			err = tacho_child_wait(ch, &s->exit);
+		/* no command after the program's end: the counts stand still */
+		tc_stat_control_exit(&sw);
 		if (!err) {
 			s->have_exit = true;
 			/* a signal to us the program survived still ends the repetitions:
 			 * this one is complete, the next does not start */
-			if (s->exit.signal || tacho_child_signals(ch))
+			if (tacho_child_signals(ch))
 				s->interrupted = true;
+			if (s->exit.signal || tacho_child_signals(ch))
+				s->cut = true;
 		}
 	} else {
 		wait_target(o, o->target == TACHO_TARGET_CPUS ? 0 : o->pid);
 		if (stop_requested(o))
-			s->interrupted = true;
+			s->interrupted = s->cut = true;
 	}
 	if (o->target != TACHO_TARGET_CHILD)
 		tacho_counters_disable(c);
@@ -465,25 +611,10 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	/* the clocks count in the first run: its wall time goes with them */
 	if (run == 0)
 		s->wall_ns[rep] = t1 - t0;
-	for (size_t i = 0; i < n; i++) {
-		struct ev_res *r = &s->ev[spec_ev[i]];
-		const struct tacho_count *k = &counts[i];
-
-		r->seen[rep] = true;
-		r->status[rep] = k->status;
-		r->coverage[rep] = k->coverage;
-		r->values[rep] = (k->status == TACHO_COUNT_COUNTED ||
-				  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
-					 ? k->value * r->scale
-					 : NAN;
-		if (k->why && !r->why) {
-			r->why = tc_strdup(k->why);
-			r->hint = k->hint;
-		}
-		if (k->err && !r->err)
-			r->err = k->err;
-	}
+	for (size_t i = 0; i < n; i++)
+		record(&s->ev[spec_ev[i]], &counts[i], rep);
 out:
+	tc_stat_control_exit(&sw);
 	tacho_counters_free(c);
 	tacho_child_free(ch);
 	free(specs);
@@ -560,7 +691,7 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 	s->exit = *tacho_sim_result_exit(res);
 	s->have_exit = true;
 	if (s->exit.signal)
-		s->interrupted = true;
+		s->cut = true;
 	for (size_t e = 0; e < s->nev; e++) {
 		struct ev_res *r = &s->ev[e];
 		const char *why = NULL;
@@ -590,6 +721,80 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 
 /* --- aggregation --- */
 
+/* The statistics and status of one event's result over the repetitions; vals is
+ * scratch room for s->repeat values. */
+static int aggregate_event(struct tacho_stat *s, struct ev_res *r, double *vals)
+{
+	struct tacho_stat_event *p = &r->pub;
+	struct tc_stats st;
+	unsigned nv = 0, whole = 0, nsim = 0, nseen = 0;
+	double cov = 0, ena = 0;
+	enum tacho_count_status first_bad = TACHO_COUNT_NOT_COUNTED;
+	bool have_bad = false;
+	int err;
+
+	for (unsigned k = 0; k < s->done; k++) {
+		nseen += r->seen[k];
+		if (isfinite(r->values[k])) {
+			vals[nv++] = r->values[k];
+			cov += r->coverage[k];
+			ena += r->enabled[k];
+			if (r->status[k] == TACHO_COUNT_COUNTED)
+				whole++;
+			else if (r->status[k] == TACHO_COUNT_SIMULATED)
+				nsim++;
+		} else if (!have_bad && r->seen[k]) {
+			first_bad = r->status[k];
+			have_bad = true;
+		}
+	}
+	p->values = r->values;
+	p->nvalues = nv;
+	p->enabled_ns = nv ? ena / nv : 0;
+	p->err = r->err;
+	/* over the repetitions whose run for this event happened: a session cut
+	 * short by a signal leaves later runs out, which is no multiplexing */
+	p->coverage = nseen ? cov / nseen : 0;
+	err = tc_stats_compute(vals, nv, &st);
+	if (err)
+		return err;
+	r->stats.mean = st.mean;
+	r->stats.stddev = st.stddev;
+	r->stats.min = st.min;
+	r->stats.max = st.max;
+	r->stats.median = st.median;
+	r->stats.spread_pct = st.spread_pct;
+	r->stats.rsd_pct = st.rsd_pct;
+	p->stats = &r->stats;
+	p->value = st.mean;
+	if (nv == 0) {
+		p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
+		if (p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_MULTIPLEXED ||
+		    p->status == TACHO_COUNT_SIMULATED)
+			p->status = TACHO_COUNT_NOT_COUNTED;
+		if (!r->why) {
+			r->why = tc_strdup(p->run >= 0 && s->cut
+				? "the session ended before this event's run of the program"
+				: "no value was read");
+		}
+		p->coverage = 0;
+	} else if (whole == nseen) {
+		p->status = TACHO_COUNT_COUNTED;
+		p->coverage = 1.0;
+	} else if (nsim == nseen) {
+		p->status = TACHO_COUNT_SIMULATED;
+		p->coverage = 1.0;
+	} else {
+		p->status = TACHO_COUNT_MULTIPLEXED;
+	}
+	p->why = p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_SIMULATED
+			 ? NULL : r->why;
+	p->hint = p->why ? r->hint : TACHO_HINT_NONE;
+	if (p->status == TACHO_COUNT_MULTIPLEXED && !p->why)
+		p->why = "counted part of the time; the value is scaled";
+	return 0;
+}
+
 static int aggregate(struct tacho_stat *s)
 {
 	struct tacho_metric_input *in;
@@ -606,75 +811,19 @@ static int aggregate(struct tacho_stat *s)
 	}
 	for (size_t e = 0; e < s->nev; e++) {
 		struct ev_res *r = &s->ev[e];
-		struct tacho_stat_event *p = &r->pub;
-		struct tc_stats st;
-		unsigned nv = 0, whole = 0, nsim = 0, nseen = 0;
-		double cov = 0;
-		enum tacho_count_status first_bad = TACHO_COUNT_NOT_COUNTED;
-		bool have_bad = false;
 
-		for (unsigned k = 0; k < s->done; k++) {
-			nseen += r->seen[k];
-			if (isfinite(r->values[k])) {
-				vals[nv++] = r->values[k];
-				cov += r->coverage[k];
-				if (r->status[k] == TACHO_COUNT_COUNTED)
-					whole++;
-				else if (r->status[k] == TACHO_COUNT_SIMULATED)
-					nsim++;
-			} else if (!have_bad && r->seen[k]) {
-				first_bad = r->status[k];
-				have_bad = true;
-			}
-		}
-		p->values = r->values;
-		p->nvalues = nv;
-		p->err = r->err;
-		/* over the repetitions whose run for this event happened: a session cut
-		 * short by a signal leaves later runs out, which is no multiplexing */
-		p->coverage = nseen ? cov / nseen : 0;
-		err = tc_stats_compute(vals, nv, &st);
+		err = aggregate_event(s, r, vals);
 		if (err)
 			break;
-		r->stats.mean = st.mean;
-		r->stats.stddev = st.stddev;
-		r->stats.min = st.min;
-		r->stats.max = st.max;
-		r->stats.median = st.median;
-		r->stats.spread_pct = st.spread_pct;
-		r->stats.rsd_pct = st.rsd_pct;
-		p->stats = &r->stats;
-		p->value = st.mean;
-		if (nv == 0) {
-			p->status = have_bad ? first_bad : TACHO_COUNT_NOT_COUNTED;
-			if (p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_MULTIPLEXED ||
-			    p->status == TACHO_COUNT_SIMULATED)
-				p->status = TACHO_COUNT_NOT_COUNTED;
-			if (!r->why) {
-				r->why = tc_strdup(p->run >= 0 && s->interrupted
-					? "the session ended before this event's run of the program"
-					: "no value was read");
-			}
-			p->coverage = 0;
-		} else if (whole == nseen) {
-			p->status = TACHO_COUNT_COUNTED;
-			p->coverage = 1.0;
-		} else if (nsim == nseen) {
-			p->status = TACHO_COUNT_SIMULATED;
-			p->coverage = 1.0;
-		} else {
-			p->status = TACHO_COUNT_MULTIPLEXED;
-		}
-		p->why = p->status == TACHO_COUNT_COUNTED || p->status == TACHO_COUNT_SIMULATED
-				 ? NULL : r->why;
-		p->hint = p->why ? r->hint : TACHO_HINT_NONE;
-		if (p->status == TACHO_COUNT_MULTIPLEXED && !p->why)
-			p->why = "counted part of the time; the value is scaled";
 		in[e].name = r->name;
 		in[e].attr = &r->attr;
-		in[e].has_value = nv > 0 && r->scale != 0;
-		in[e].value = in[e].has_value ? st.mean / r->scale : 0;
+		in[e].has_value = r->pub.nvalues > 0 && r->scale != 0;
+		in[e].value = in[e].has_value ? r->pub.value / r->scale : 0;
 	}
+	for (size_t u = 0; u < s->nunits && !err; u++)
+		for (size_t e = 0; e < s->nev && !err; e++)
+			if (s->units[u].asked[e])
+				err = aggregate_event(s, &s->units[u].ev[e], vals);
 	tc_welford_init(&wall);
 	for (unsigned k = 0; k < s->done; k++)
 		if (s->wall_ns[k] > 0)
@@ -690,22 +839,70 @@ static int aggregate(struct tacho_stat *s)
 	return err;
 }
 
+static void ev_res_exit(struct ev_res *r)
+{
+	free(r->name);
+	free(r->unit);
+	free(r->why);
+	free(r->values);
+	free(r->coverage);
+	free(r->enabled);
+	free(r->status);
+	free(r->seen);
+}
+
+/* An event's result with room for repeat repetitions and no value yet. */
+static int ev_res_init(struct ev_res *r, unsigned repeat, const char *name, const char *unit,
+		       double scale)
+{
+	r->name = tc_strdup(name);
+	r->unit = tc_strdup(unit ? unit : "");
+	r->scale = scale;
+	r->values = malloc(repeat * sizeof(*r->values));
+	r->coverage = calloc(repeat, sizeof(*r->coverage));
+	r->enabled = calloc(repeat, sizeof(*r->enabled));
+	r->status = calloc(repeat, sizeof(*r->status));
+	r->seen = calloc(repeat, sizeof(*r->seen));
+	if (!r->name || !r->unit || !r->values || !r->coverage || !r->enabled || !r->status ||
+	    !r->seen)
+		return -ENOMEM;
+	for (unsigned k = 0; k < repeat; k++)
+		r->values[k] = NAN;
+	r->pub.name = r->name;
+	r->pub.unit = r->unit;
+	r->pub.value = NAN;
+	return 0;
+}
+
+static void units_free(struct tacho_stat *s)
+{
+	for (size_t u = 0; u < s->nunits; u++) {
+		struct stat_unit *su = &s->units[u];
+		for (size_t e = 0; su->ev && e < s->nev; e++)
+			ev_res_exit(&su->ev[e]);
+		free(su->ev);
+		free(su->asked);
+		free(su->cgroup);
+		free(su->dir);
+	}
+	free(s->units);
+	s->units = NULL;
+	s->nunits = 0;
+}
+
 void tacho_stat_free(struct tacho_stat *s)
 {
 	if (!s)
 		return;
-	for (size_t e = 0; e < s->nev; e++) {
-		struct ev_res *r = &s->ev[e];
-		free(r->name);
-		free(r->unit);
-		free(r->why);
-		free(r->values);
-		free(r->coverage);
-		free(r->status);
-		free(r->seen);
-	}
+	for (size_t e = 0; e < s->nev; e++)
+		ev_res_exit(&s->ev[e]);
+	units_free(s);
+	free(s->cells);
+	free(s->cg_cpus);
 	free(s->ev);
 	free(s->wall_ns);
+	free(s->user_ns);
+	free(s->sys_ns);
 	free(s->metrics);
 	free(s->machine_source);
 	free(s->machine_note);
@@ -727,36 +924,832 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->nev = n;
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
-	if (!s->ev || !s->wall_ns)
+	s->user_ns = malloc(repeat * sizeof(*s->user_ns));
+	s->sys_ns = malloc(repeat * sizeof(*s->sys_ns));
+	if (!s->ev || !s->wall_ns || !s->user_ns || !s->sys_ns)
 		goto out_oom;
+	for (unsigned k = 0; k < repeat; k++)
+		s->user_ns[k] = s->sys_ns[k] = NAN;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
-		const char *unit = tacho_evlist_unit(o->events, e);
+		double scale = tacho_evlist_scale(o->events, e);
 
-		r->name = tc_strdup(tacho_evlist_name(o->events, e));
-		r->unit = tc_strdup(unit ? unit : "");
-		r->scale = tacho_evlist_scale(o->events, e);
-		if (!(r->scale > 0) || !isfinite(r->scale))
-			r->scale = 1.0;
-		r->values = malloc(repeat * sizeof(*r->values));
-		r->coverage = calloc(repeat, sizeof(*r->coverage));
-		r->status = calloc(repeat, sizeof(*r->status));
-		r->seen = calloc(repeat, sizeof(*r->seen));
-		if (!r->name || !r->unit || !r->values || !r->coverage || !r->status || !r->seen)
+		if (!(scale > 0) || !isfinite(scale))
+			scale = 1.0;
+		if (ev_res_init(r, repeat, tacho_evlist_name(o->events, e),
+				tacho_evlist_unit(o->events, e), scale))
 			goto out_oom;
-		for (unsigned k = 0; k < repeat; k++)
-			r->values[k] = NAN;
 		if (tacho_evlist_attr(o->events, e, &r->attr) != 0)
 			goto out_oom;
-		r->pub.name = r->name;
-		r->pub.unit = r->unit;
-		r->pub.value = NAN;
 	}
 	*out = s;
 	return 0;
 out_oom:
 	tacho_stat_free(s);
 	return -ENOMEM;
+}
+
+/* --- breakdowns: units, the cells their counters open on, and counting them --- */
+
+const char *tacho_stat_aggr_name(enum tacho_stat_aggr a)
+{
+	static const char *const names[] = {
+		[TACHO_STAT_AGGR_GLOBAL] = "global", [TACHO_STAT_AGGR_CPU] = "cpu",
+		[TACHO_STAT_AGGR_CORE] = "core",     [TACHO_STAT_AGGR_DIE] = "die",
+		[TACHO_STAT_AGGR_SOCKET] = "socket", [TACHO_STAT_AGGR_NODE] = "node",
+		[TACHO_STAT_AGGR_THREAD] = "thread", [TACHO_STAT_AGGR_CGROUP] = "cgroup",
+	};
+
+	return (unsigned)a < ARRAY_SIZE(names) ? names[a] : "unknown";
+}
+
+static bool aggr_by_cpu(enum tacho_stat_aggr a)
+{
+	return a >= TACHO_STAT_AGGR_CPU && a <= TACHO_STAT_AGGR_NODE;
+}
+
+/* A new unit with every event of the session asked and no value yet; its strings are
+ * pointed at by units_finish, once the array stops moving. */
+static struct stat_unit *unit_add(struct tacho_stat *s)
+{
+	struct stat_unit *u = realloc(s->units, (s->nunits + 1) * sizeof(*u));
+
+	if (!u)
+		return NULL;
+	s->units = u;
+	u = &s->units[s->nunits++];
+	memset(u, 0, sizeof(*u));
+	u->pub.aggr = s->aggr;
+	u->pub.cpu = u->pub.socket = u->pub.die = u->pub.core = u->pub.node = -1;
+	u->pub.tid = u->pub.pid = -1;
+	u->ev = calloc(s->nev ? s->nev : 1, sizeof(*u->ev));
+	u->asked = calloc(s->nev ? s->nev : 1, sizeof(*u->asked));
+	if (!u->ev || !u->asked)
+		return NULL;
+	for (size_t e = 0; e < s->nev; e++) {
+		const struct ev_res *t = &s->ev[e];
+		if (ev_res_init(&u->ev[e], s->repeat, t->name, t->unit, t->scale))
+			return NULL;
+		u->ev[e].attr = t->attr;
+		u->ev[e].pub.run = t->pub.run;
+		u->asked[e] = true;
+	}
+	return u;
+}
+
+static void units_finish(struct tacho_stat *s)
+{
+	for (size_t u = 0; u < s->nunits; u++) {
+		struct stat_unit *su = &s->units[u];
+		su->pub.label = su->label;
+		su->pub.comm = s->aggr == TACHO_STAT_AGGR_THREAD ? su->comm : NULL;
+		su->pub.cgroup = su->cgroup;
+	}
+}
+
+/* The key of a CPU's unit in mode a: CPUs with equal keys add up. */
+static void place_key(enum tacho_stat_aggr a, const struct tc_stat_cpu_place *p, int k[4])
+{
+	k[0] = k[1] = k[2] = k[3] = -1;
+	switch (a) {
+	case TACHO_STAT_AGGR_CPU:
+		k[3] = p->cpu;
+		break;
+	case TACHO_STAT_AGGR_CORE:
+		k[2] = p->core;
+		/* fall through */
+	case TACHO_STAT_AGGR_DIE:
+		k[1] = p->die;
+		/* fall through */
+	case TACHO_STAT_AGGR_SOCKET:
+		k[0] = p->socket;
+		break;
+	case TACHO_STAT_AGGR_NODE:
+		k[0] = p->node;
+		break;
+	default:
+		break;
+	}
+}
+
+static int place_order(const void *a, const void *b, void *arg)
+{
+	const struct tc_stat_cpu_place *x = a, *y = b;
+	const enum tacho_stat_aggr *mode = arg;
+	int kx[4], ky[4];
+
+	place_key(*mode, x, kx);
+	place_key(*mode, y, ky);
+	for (int i = 0; i < 4; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* The target's CPUs (the caller's list, or every online one), malloc'd. */
+static int target_cpus(const struct tacho_stat_opts *o, int **out, size_t *n)
+{
+	if (!o->ncpus)
+		return tc_online_cpus(out, n);
+	if (!o->cpus)
+		return -EINVAL;
+	*out = malloc(o->ncpus * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, o->cpus, o->ncpus * sizeof(**out));
+	*n = o->ncpus;
+	return 0;
+}
+
+/* Per CPU, core, die, package or node: one cell per CPU, each adding to its unit. */
+static int units_cpus(const struct tacho_stat_opts *o, struct tacho_stat *s)
+{
+	struct tc_stat_cpu_place *pl = NULL;
+	int *cpus = NULL, prev[4] = { 0 };
+	size_t n = 0;
+	int err = target_cpus(o, &cpus, &n);
+
+	if (err)
+		return err;
+	pl = calloc(n ? n : 1, sizeof(*pl));
+	s->cells = calloc(n ? n : 1, sizeof(*s->cells));
+	if (!pl || !s->cells) {
+		err = -ENOMEM;
+		goto out;
+	}
+	tc_stat_cpu_places(cpus, n, pl);
+	qsort_r(pl, n, sizeof(*pl), place_order, &s->aggr);
+	for (size_t i = 0; i < n; i++) {
+		struct stat_unit *u;
+		int k[4];
+
+		place_key(s->aggr, &pl[i], k);
+		if (i == 0 || memcmp(k, prev, sizeof(k))) {
+			u = unit_add(s);
+			if (!u) {
+				err = -ENOMEM;
+				goto out;
+			}
+			memcpy(prev, k, sizeof(k));
+			u->pub.socket = k[0];
+			u->pub.die = k[1];
+			u->pub.core = k[2];
+			switch (s->aggr) {
+			case TACHO_STAT_AGGR_CPU:
+				u->pub.cpu = pl[i].cpu;
+				u->pub.socket = pl[i].socket;
+				u->pub.die = pl[i].die;
+				u->pub.core = pl[i].core;
+				u->pub.node = pl[i].node;
+				snprintf(u->label, sizeof(u->label), "CPU%d", pl[i].cpu);
+				break;
+			case TACHO_STAT_AGGR_CORE:
+				snprintf(u->label, sizeof(u->label), "S%d-D%d-C%d", k[0], k[1], k[2]);
+				break;
+			case TACHO_STAT_AGGR_DIE:
+				snprintf(u->label, sizeof(u->label), "S%d-D%d", k[0], k[1]);
+				break;
+			case TACHO_STAT_AGGR_SOCKET:
+				snprintf(u->label, sizeof(u->label), "S%d", k[0]);
+				break;
+			default:
+				u->pub.socket = -1;
+				u->pub.node = k[0];
+				snprintf(u->label, sizeof(u->label), "N%d", k[0]);
+				break;
+			}
+		}
+		s->units[s->nunits - 1].pub.ncpus++;
+		s->cells[s->ncells++] = (struct stat_cell){ .cpu = pl[i].cpu, .tid = -1,
+							    .unit = s->nunits - 1 };
+	}
+out:
+	free(pl);
+	free(cpus);
+	return err;
+}
+
+/* The threads of one task of the target, a cell each: a process's threads listed now
+ * (a thread it creates later is counted with the thread that created it), or the one
+ * thread. Per thread a unit of its own; counted together (a list without a breakdown)
+ * every cell goes to unit 0. */
+static int units_task(const struct tacho_stat_opts *o, struct tacho_stat *s, pid_t pid,
+		      struct tacho_diag *diag)
+{
+	pid_t *tids = NULL;
+	size_t n = 1;
+	int err = 0;
+	struct stat_cell *cells;
+
+	if (o->target == TACHO_TARGET_PROCESS) {
+		err = tc_proc_threads(pid, &tids, &n);
+		if (err == -ESRCH)
+			return tc_diag_set(diag, "", 0, 0, err, "no process or thread %d",
+					   (int)pid);
+		if (err)
+			return err;
+	}
+	cells = realloc(s->cells, (s->ncells + n) * sizeof(*cells));
+	if (!cells) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->cells = cells;
+	for (size_t i = 0; i < n; i++) {
+		pid_t tid = tids ? tids[i] : pid;
+		struct stat_unit *u;
+		char path[64];
+
+		if (s->aggr != TACHO_STAT_AGGR_THREAD) {
+			s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = tid, .unit = 0 };
+			continue;
+		}
+		u = unit_add(s);
+		if (!u) {
+			err = -ENOMEM;
+			goto out;
+		}
+		u->pub.tid = tid;
+		u->pub.pid = o->target == TACHO_TARGET_PROCESS ? pid : -1;
+		if (o->target == TACHO_TARGET_PROCESS)
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+		if (tc_read_line_file(path, u->comm, sizeof(u->comm)))
+			u->comm[0] = '\0';
+		snprintf(u->label, sizeof(u->label), "%s-%d", u->comm, (int)tid);
+		s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = tid,
+							    .unit = s->nunits - 1 };
+	}
+out:
+	free(tids);
+	return err;
+}
+
+/* Per thread of the target's processes or threads, or every thread of a list of them
+ * counted together in one unit. */
+static int units_tasks(const struct tacho_stat_opts *o, struct tacho_stat *s,
+		       struct tacho_diag *diag)
+{
+	int err = 0;
+
+	if (s->aggr != TACHO_STAT_AGGR_THREAD && !unit_add(s))
+		return -ENOMEM;
+	for (size_t i = 0; i < task_count(o) && !err; i++)
+		err = units_task(o, s, task_at(o, i), diag);
+	return err;
+}
+
+/* The cgroup event e is counted in. */
+static const char *cgroup_of(const struct tacho_stat_opts *o, size_t e)
+{
+	if (!o->cgroup_pairs)
+		return NULL;
+	if (o->ncgroups == 1)
+		return o->cgroups[0];
+	return e < o->ncgroups ? o->cgroups[e] : "";
+}
+
+static int cgroup_unit(const struct tacho_stat_opts *o, struct tacho_stat *s, const char *cg,
+		       struct tacho_diag *diag)
+{
+	struct stat_unit *u;
+	char dir[4096] = "";
+	int err;
+
+	for (size_t i = 0; i < s->nunits; i++)
+		if (!strcmp(s->units[i].cgroup, cg))
+			return 0;
+	if (*cg) {
+		err = tc_stat_cgroup_dir(cg, dir, sizeof(dir));
+		if (err == -ENOENT)
+			return tc_diag_set(diag, cg, 0, 0, err, "no cgroup '%s' in the perf_event "
+					   "hierarchy (cgroup v1's perf_event controller, else "
+					   "cgroup v2)", cg);
+		if (err)
+			return tc_diag_set(diag, cg, 0, 0, err, "bad cgroup '%s': %s", cg,
+					   tacho_strerror(err));
+	}
+	u = unit_add(s);
+	if (!u)
+		return -ENOMEM;
+	u->cgroup = tc_strdup(cg);
+	u->dir = tc_strdup(dir);
+	if (!u->cgroup || !u->dir)
+		return -ENOMEM;
+	u->pub.ncpus = (unsigned)s->ncg_cpus;
+	snprintf(u->label, sizeof(u->label), "%s", *cg ? cg : "(every task)");
+	for (size_t e = 0; e < s->nev; e++) {
+		const char *mine = cgroup_of(o, e);
+		u->asked[e] = !mine || !strcmp(mine, cg);
+	}
+	return 0;
+}
+
+/* Per cgroup: one cell per cgroup, each over the target's CPUs. */
+static int units_cgroups(const struct tacho_stat_opts *o, struct tacho_stat *s,
+			 struct tacho_diag *diag)
+{
+	int err = target_cpus(o, &s->cg_cpus, &s->ncg_cpus);
+
+	for (size_t i = 0; !err && i < o->ncgroups; i++)
+		err = cgroup_unit(o, s, o->cgroups[i] ? o->cgroups[i] : "", diag);
+	if (!err && o->cgroup_pairs && o->ncgroups > 1 && s->nev > o->ncgroups)
+		err = cgroup_unit(o, s, "", diag);
+	if (err)
+		return err;
+	s->cells = calloc(s->nunits ? s->nunits : 1, sizeof(*s->cells));
+	if (!s->cells)
+		return -ENOMEM;
+	for (size_t u = 0; u < s->nunits; u++)
+		s->cells[s->ncells++] = (struct stat_cell){ .cpu = -1, .tid = -1, .unit = u };
+	return 0;
+}
+
+static int units_setup(const struct tacho_stat_opts *o, struct tacho_stat *s,
+		       struct tacho_diag *diag)
+{
+	int err = 0;
+
+	if (aggr_by_cpu(s->aggr))
+		err = units_cpus(o, s);
+	else if (s->aggr == TACHO_STAT_AGGR_CGROUP)
+		err = units_cgroups(o, s, diag);
+	else if ((s->aggr == TACHO_STAT_AGGR_THREAD && o->target != TACHO_TARGET_CHILD) ||
+		 task_list(o))
+		err = units_tasks(o, s, diag);
+	/* a program's threads are known once it has run */
+	units_finish(s);
+	return err;
+}
+
+/* Counts added over cells, under the one rule: a value where any cell has one (scaled
+ * cells make it multiplexed), else the first cell's reason. */
+struct count_acc {
+	uint64_t raw, enabled, running;
+	double value;
+	unsigned nval, nmux;
+	bool have_bad;
+	struct tacho_count bad;
+};
+
+static void acc_add(struct count_acc *a, const struct tacho_count *k)
+{
+	if ((k->status == TACHO_COUNT_COUNTED || k->status == TACHO_COUNT_MULTIPLEXED) &&
+	    isfinite(k->value)) {
+		a->raw += k->raw;
+		a->enabled += k->enabled_ns;
+		a->running += k->running_ns;
+		a->value += k->value;
+		a->nval++;
+		a->nmux += k->status == TACHO_COUNT_MULTIPLEXED;
+	} else if (!a->have_bad || (a->bad.status == TACHO_COUNT_NOT_SUPPORTED &&
+				    k->status == TACHO_COUNT_NOT_COUNTED)) {
+		a->bad = *k;
+		a->have_bad = true;
+	}
+}
+
+static void acc_get(const struct count_acc *a, struct tacho_count *out)
+{
+	if (!a->nval) {
+		if (a->have_bad) {
+			*out = a->bad;
+			return;
+		}
+		memset(out, 0, sizeof(*out));
+		out->status = TACHO_COUNT_NOT_COUNTED;
+		out->value = NAN;
+		out->why = "nothing was counted here";
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->status = a->nmux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
+	out->raw = a->raw;
+	out->enabled_ns = a->enabled;
+	out->running_ns = a->running;
+	out->value = a->value;
+	out->coverage = a->nmux && a->enabled ? (double)a->running / (double)a->enabled : 1.0;
+}
+
+/* The specs of run, group by group, and which event each one is. */
+static int build_specs(struct tacho_stat *s, unsigned run, struct tacho_counter_spec **specs,
+		       unsigned **spec_ev, size_t *nspecs)
+{
+	size_t n = 0;
+
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
+		unsigned k;
+		tc_schedule_group(s->sched, run, g, &k);
+		n += k;
+	}
+	*specs = calloc(n ? n : 1, sizeof(**specs));
+	*spec_ev = calloc(n ? n : 1, sizeof(**spec_ev));
+	if (!*specs || !*spec_ev)
+		return -ENOMEM;
+	n = 0;
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
+		unsigned k;
+		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
+		for (unsigned i = 0; i < k; i++) {
+			struct ev_res *r = &s->ev[ev[i]];
+			(*specs)[n].name = r->name;
+			(*specs)[n].attr = &r->attr;
+			(*specs)[n].group = k > 1 ? (int)g : TACHO_GROUP_NONE;
+			(*spec_ev)[n] = ev[i];
+			n++;
+		}
+	}
+	*nspecs = n;
+	return 0;
+}
+
+/* Runs the program of a CPU target (started after the counters, as count_once does)
+ * or waits for the end of the target. */
+static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
+		       struct tacho_diag *diag)
+{
+	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true };
+	struct tacho_child *ch = NULL;
+	int err, exec_err = 0;
+
+	if (!(o->target == TACHO_TARGET_CPUS && o->argv && o->argv[0])) {
+		/* a list ends when its last task has: each waited for in turn */
+		if (o->target == TACHO_TARGET_CPUS)
+			wait_target(o, 0);
+		for (size_t i = 0; o->target != TACHO_TARGET_CPUS && i < task_count(o); i++)
+			wait_target(o, task_at(o, i));
+		if (stop_requested(o))
+			s->interrupted = s->cut = true;
+		return 0;
+	}
+	err = tacho_child_start(o->argv, &cho, &ch);
+	if (!err)
+		err = tacho_child_exec(ch, &exec_err);
+	if (err == -TACHO_ENOSTART)
+		set_exec_diag(o, diag, exec_err);
+	if (!err)
+		err = tacho_child_wait(ch, &s->exit);
+	if (!err) {
+		s->have_exit = true;
+		if (tacho_child_signals(ch))
+			s->interrupted = true;
+		if (s->exit.signal || tacho_child_signals(ch))
+			s->cut = true;
+	}
+	tacho_child_free(ch);
+	return err;
+}
+
+/* Opens the counters of one cell: a CPU or a thread through the counting API, a cgroup
+ * through the engine's cgroup mode (the specs its unit asks for: sub, nsub). */
+static int cell_open(struct tacho_stat *s, const struct stat_cell *cl,
+		     const struct tacho_counter_spec *sub, size_t nsub, void **obj)
+{
+	struct tacho_counters_opts co = { .sz = sizeof(co) };
+	int err;
+
+	*obj = NULL;
+	if (s->aggr == TACHO_STAT_AGGR_CGROUP) {
+		const struct stat_unit *u = &s->units[cl->unit];
+		struct tc_perf_grid g = { 0 };
+		int fd = -1;
+
+		if (u->dir[0]) {
+			fd = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				return -errno;
+		}
+		err = tc_perf_grid_init(&g, s->cg_cpus, s->ncg_cpus, fd >= 0 ? &fd : NULL,
+					fd >= 0 ? 1 : 0);
+		if (!err)
+			err = tc_stat_cells_open(sub, nsub, &g, TC_PERF_GROUP_READ |
+						 (fd >= 0 ? TC_PERF_CGROUP : 0), false,
+						 (struct tc_stat_cells **)obj);
+		/* the kernel holds its own reference to the cgroup from the open on */
+		if (fd >= 0)
+			close(fd);
+		tc_perf_grid_exit(&g);
+		return err;
+	}
+	if (cl->tid >= 0) {
+		co.target = TACHO_TARGET_THREAD;
+		co.pid = cl->tid;
+	} else {
+		co.target = TACHO_TARGET_CPUS;
+		co.cpus = &cl->cpu;
+		co.ncpus = 1;
+	}
+	err = tacho_counters_open(&co, sub, nsub, sizeof(*sub), (struct tacho_counters **)obj);
+	/* a thread that ended since it was listed counted nothing: its unit says so */
+	return cl->tid >= 0 && err == -ESRCH ? 0 : err;
+}
+
+static void cell_close(const struct tacho_stat *s, void *obj)
+{
+	if (s->aggr == TACHO_STAT_AGGR_CGROUP)
+		tc_stat_cells_free(obj);
+	else
+		tacho_counters_free(obj);
+}
+
+static int cell_enable(const struct tacho_stat *s, void *obj, bool on)
+{
+	if (!obj)
+		return 0;
+	if (s->aggr == TACHO_STAT_AGGR_CGROUP)
+		return on ? tc_stat_cells_enable(obj) : tc_stat_cells_disable(obj);
+	return on ? tacho_counters_enable(obj) : tacho_counters_disable(obj);
+}
+
+static int cell_read(const struct tacho_stat *s, void *obj, struct tacho_count *out, size_t n)
+{
+	if (!obj) {
+		for (size_t i = 0; i < n; i++) {
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].status = TACHO_COUNT_NOT_COUNTED;
+			out[i].value = NAN;
+			out[i].why = "the thread ended before its counters could open";
+		}
+		return 0;
+	}
+	if (s->aggr == TACHO_STAT_AGGR_CGROUP)
+		return tc_stat_cells_read(obj, out);
+	return tacho_counters_read(obj, out, n, sizeof(*out));
+}
+
+/* One run of a breakdown over fixed cells (CPUs, threads of a process, cgroups): every
+ * cell's counters opened, enabled together, read, and added into its unit and into
+ * the event's total. */
+static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *s,
+			    unsigned run, unsigned rep, struct tacho_diag *diag)
+{
+	struct tacho_counter_spec *specs = NULL, *sub = NULL;
+	struct tacho_count *counts = NULL, *tmp = NULL;
+	unsigned *spec_ev = NULL;
+	size_t n = 0, *subidx = NULL, nc = s->ncells;
+	struct ticker t = { 0 };
+	bool *asked = NULL;
+	void **obj = NULL;
+	double t0, t1;
+	int err;
+
+	err = build_specs(s, run, &specs, &spec_ev, &n);
+	if (err)
+		goto out;
+	obj = calloc(nc ? nc : 1, sizeof(*obj));
+	counts = calloc((nc ? nc : 1) * (n ? n : 1), sizeof(*counts));
+	asked = calloc((nc ? nc : 1) * (n ? n : 1), sizeof(*asked));
+	sub = calloc(n ? n : 1, sizeof(*sub));
+	subidx = calloc(n ? n : 1, sizeof(*subidx));
+	tmp = calloc(n ? n : 1, sizeof(*tmp));
+	if (!obj || !counts || !asked || !sub || !subidx || !tmp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t c = 0; c < nc; c++) {
+		const struct stat_unit *u = &s->units[s->cells[c].unit];
+		size_t nsub = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (!u->asked[spec_ev[i]])
+				continue;
+			asked[c * n + i] = true;
+			subidx[nsub] = i;
+			sub[nsub++] = specs[i];
+		}
+		err = nsub ? cell_open(s, &s->cells[c], sub, nsub, &obj[c]) : 0;
+		if (err) {
+			if (err == -ESRCH)
+				tc_diag_set(diag, "", 0, 0, err, "no process or thread %d",
+					    (int)(s->cells[c].tid > 0 ? s->cells[c].tid : o->pid));
+			goto out;
+		}
+	}
+	t0 = now_ns();
+	for (size_t c = 0; c < nc && !err; c++)
+		err = cell_enable(s, obj[c], true);
+	/* intervals over a list of tasks: every cell holds every event (one unit) */
+	if (!err && o->interval_ms && o->on_interval && task_list(o)) {
+		t.cells = obj;
+		t.ncells = nc;
+		t.n = n;
+		t.spec_ev = spec_ev;
+		t.nev = s->nev;
+		t.o = o;
+		t.s = s;
+		t.rep = rep;
+		err = ticker_start(&t);
+	}
+	if (!err)
+		err = run_or_wait(o, s, diag);
+	for (size_t c = 0; c < nc; c++)
+		cell_enable(s, obj[c], false);
+	t1 = now_ns();
+	ticker_stop(&t, err == 0);
+	if (err)
+		goto out;
+	for (size_t c = 0; c < nc && !err; c++) {
+		size_t k = 0;
+
+		err = cell_read(s, obj[c], tmp, n);
+		/* back from the cell's own order to the run's */
+		for (size_t i = 0; !err && i < n; i++)
+			if (asked[c * n + i])
+				counts[c * n + i] = tmp[k++];
+	}
+	if (err)
+		goto out;
+	if (run == 0)
+		s->wall_ns[rep] = t1 - t0;
+	for (size_t i = 0; i < n; i++) {
+		struct count_acc total = { 0 };
+		struct tacho_count k;
+
+		for (size_t u = 0; u < s->nunits; u++) {
+			struct count_acc ua = { 0 };
+			bool any = false;
+
+			for (size_t c = 0; c < nc; c++) {
+				if (s->cells[c].unit != u || !asked[c * n + i])
+					continue;
+				acc_add(&ua, &counts[c * n + i]);
+				acc_add(&total, &counts[c * n + i]);
+				any = true;
+			}
+			if (!any)
+				continue;
+			acc_get(&ua, &k);
+			record(&s->units[u].ev[spec_ev[i]], &k, rep);
+		}
+		acc_get(&total, &k);
+		record(&s->ev[spec_ev[i]], &k, rep);
+	}
+out:
+	for (size_t c = 0; obj && c < nc; c++)
+		cell_close(s, obj[c]);
+	free(obj);
+	free(counts);
+	free(asked);
+	free(sub);
+	free(subidx);
+	free(tmp);
+	free(specs);
+	free(spec_ev);
+	return err;
+}
+
+/* The name a program's first thread has until it names itself: its file's base name,
+ * as the kernel cuts it (15 bytes). */
+static void base_comm(const char *path, char *buf, size_t size)
+{
+	const char *b = strrchr(path, '/');
+
+	snprintf(buf, size, "%.15s", b ? b + 1 : path);
+}
+
+/* One run of a program with a unit per thread: every inherited copy of the events
+ * reports its thread's counts when the thread ends, into one ring that is read when
+ * the program has ended; the first thread holds the rest of the total. */
+static int count_threads_once(const struct tacho_stat_opts *o, struct tacho_stat *s,
+			      unsigned run, unsigned rep, struct tacho_diag *diag)
+{
+	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true };
+	struct tacho_counter_spec *specs = NULL;
+	struct tacho_count *counts = NULL;
+	struct tc_stat_thread *th = NULL;
+	struct tc_stat_cells *cells = NULL;
+	struct tacho_child *ch = NULL;
+	struct tc_perf_grid g = { 0 };
+	unsigned *spec_ev = NULL;
+	size_t n = 0, nth = 0, ncpus = 0;
+	uint64_t lost = 0;
+	int *cpus = NULL;
+	char comm[16];
+	double t0, t1;
+	pid_t pid;
+	int err, exec_err = 0;
+
+	err = build_specs(s, run, &specs, &spec_ev, &n);
+	if (err)
+		goto out;
+	counts = calloc(n ? n : 1, sizeof(*counts));
+	if (!counts) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = tacho_child_start(o->argv, &cho, &ch);
+	if (err)
+		goto out;
+	pid = tacho_child_pid(ch);
+	/* on every CPU: the kernel maps no ring of an inherited event that follows its
+	 * task from CPU to CPU (all its copies would write into one) */
+	err = tc_online_cpus(&cpus, &ncpus);
+	if (!err)
+		err = tc_perf_grid_init(&g, cpus, ncpus, &pid, 1);
+	if (!err)
+		err = tc_stat_cells_open(specs, n, &g, TC_PERF_INHERIT | TC_PERF_ENABLE_ON_EXEC,
+					 true, &cells);
+	if (err)
+		goto out;
+	t0 = now_ns();
+	err = tacho_child_exec(ch, &exec_err);
+	if (err == -TACHO_ENOSTART) {
+		set_exec_diag(o, diag, exec_err);
+		goto out;
+	}
+	if (!err)
+		err = tacho_child_wait(ch, &s->exit);
+	t1 = now_ns();
+	if (err)
+		goto out;
+	s->have_exit = true;
+	if (tacho_child_signals(ch))
+		s->interrupted = true;
+	if (s->exit.signal || tacho_child_signals(ch))
+		s->cut = true;
+	err = tc_stat_cells_read(cells, counts);
+	if (err)
+		goto out;
+	base_comm(o->argv[0], comm, sizeof(comm));
+	err = tc_stat_cells_threads(cells, counts, pid, comm, &th, &nth, &lost);
+	if (err)
+		goto out;
+	if (lost)
+		tc_log(TACHO_LOG_WARN, "%llu reports of ending threads were lost (more threads "
+		       "than the ring holds): what they counted is in the first thread's "
+		       "counts", (unsigned long long)lost);
+	if (run == 0)
+		s->wall_ns[rep] = t1 - t0;
+	for (size_t i = 0; i < n; i++)
+		record(&s->ev[spec_ev[i]], &counts[i], rep);
+	for (size_t t = 0; t < nth; t++) {
+		struct stat_unit *u = NULL;
+
+		for (size_t k = 0; k < s->nunits && !u; k++)
+			if (s->units[k].pub.tid == th[t].tid)
+				u = &s->units[k];
+		if (!u)
+			u = unit_add(s);
+		if (!u) {
+			err = -ENOMEM;
+			goto out;
+		}
+		u->pub.tid = th[t].tid;
+		u->pub.pid = th[t].pid;
+		snprintf(u->comm, sizeof(u->comm), "%s", th[t].comm);
+		if (th[t].tid < 0)
+			snprintf(u->label, sizeof(u->label), "(threads without a report)");
+		else
+			snprintf(u->label, sizeof(u->label), "%s-%d", th[t].comm, (int)th[t].tid);
+		for (size_t i = 0; i < n; i++)
+			record(&u->ev[spec_ev[i]], &th[t].counts[i], rep);
+	}
+out:
+	units_finish(s);
+	tc_stat_threads_free(th, nth);
+	tc_stat_cells_free(cells);
+	tc_perf_grid_exit(&g);
+	tacho_child_free(ch);
+	free(cpus);
+	free(counts);
+	free(specs);
+	free(spec_ev);
+	return err;
+}
+
+/* A breakdown the target and the other options allow, or -EINVAL with why. */
+static int aggr_check(const struct tacho_stat_opts *o, enum tacho_stat_aggr a, bool sim,
+		      unsigned repeat, size_t nev, struct tacho_diag *diag)
+{
+	const char *name = tacho_stat_aggr_name(a);
+
+	if ((unsigned)a >= TACHO_STAT_AGGR_COUNT)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "unknown breakdown %d", (int)a);
+	if (a == TACHO_STAT_AGGR_GLOBAL)
+		return 0;
+	if (sim || o->interval_ms)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per %s come at the end: "
+				   "not with intervals, nor under simulation", name);
+	if ((aggr_by_cpu(a) || a == TACHO_STAT_AGGR_CGROUP) && o->target != TACHO_TARGET_CPUS)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per %s need CPUs to count "
+				   "on (all of them, or a list)", name);
+	if (a == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CPUS)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per thread are of a "
+				   "program, a process or a thread, not of CPUs");
+	if (a == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD && repeat > 1)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL, "counts per thread of a program "
+				   "come from one run (its threads are new on every run): no "
+				   "repetitions");
+	if (a == TACHO_STAT_AGGR_CGROUP) {
+		if (!STAT_OPTS_HAS(o, cgroup_pairs) || !o->ncgroups || !o->cgroups)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no cgroup to count in");
+		if (o->cgroup_pairs && o->ncgroups > 1 && o->ncgroups > nev)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "%zu cgroups for %zu "
+					   "events: each cgroup goes with the event in its "
+					   "place", o->ncgroups, nev);
+	}
+	return 0;
 }
 
 /* A task target whose user may count user space only: each event the kernel refuses
@@ -825,6 +1818,10 @@ static unsigned events_per_run(const struct tacho_stat_opts *o)
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 		per = o->ncpus ? o->ncpus : online > 0 ? (unsigned long)online : 1;
 	}
+	/* --for-each-cgroup opens every event in every cgroup (-G's pairs: one each) */
+	if (STAT_OPTS_HAS(o, cgroup_pairs) && o->aggr == TACHO_STAT_AGGR_CGROUP &&
+	    !o->cgroup_pairs && o->ncgroups > 1)
+		per *= o->ncgroups;
 	if (rl.rlim_cur <= open_fds + RESERVE)
 		return 1;
 	avail = (unsigned long)(rl.rlim_cur - open_fds - RESERVE) / per;
@@ -838,6 +1835,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	const struct tacho_sim *sim = NULL;
 	struct tacho_stat *s = NULL;
 	unsigned repeat, nruns, total, progress = 0, sched_flags;
+	enum tacho_stat_aggr aggr;
 	bool program;
 	int err;
 
@@ -850,13 +1848,17 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	sched_flags = o->sched_flags;
 	if (STAT_OPTS_HAS(o, sim))
 		sim = o->sim;
-	if (tacho_evlist_count(o->events) == 0)
+	if (tacho_evlist_count(o->events) == 0 && !(STAT_OPTS_HAS(o, null_run) && o->null_run))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no events to count");
 	if (o->target == TACHO_TARGET_CHILD && !program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no program to run");
 	if ((o->target == TACHO_TARGET_PROCESS || o->target == TACHO_TARGET_THREAD) && program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				   "a process or thread target runs no program");
+	for (size_t i = 0; task_list(o) && i < task_count(o); i++)
+		if (task_at(o, i) <= 0)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad process or thread id "
+					   "%d in the list", (int)task_at(o, i));
 	repeat = o->repeat ? o->repeat : 1;
 	if (repeat > 1000000)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "too many repetitions (%u)", repeat);
@@ -866,6 +1868,27 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if (sim && (o->target != TACHO_TARGET_CHILD || o->interval_ms))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "a simulation runs a program of its "
 				   "own, and has no intervals");
+	if (switched(o)) {
+		if (o->target != TACHO_TARGET_CHILD || o->interval_ms || sim ||
+		    o->aggr != TACHO_STAT_AGGR_GLOBAL)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "counting switched on and "
+					   "off (regions, a control, a delay) is for a program "
+					   "tacho runs, without intervals, breakdowns or "
+					   "simulation");
+		if (o->delay_ms < -1)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad delay %d ms (-1: only "
+					   "a command enables)", o->delay_ms);
+		if (o->delay_ms == -1 && !o->control && !o->regions_only)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "a delay of -1 waits for a "
+					   "command, and nothing would send one (a control, or "
+					   "regions)");
+		if (o->control && o->control_fd < 0)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no control descriptor");
+	}
+	aggr = STAT_OPTS_HAS(o, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
+	err = aggr_check(o, aggr, sim != NULL, repeat, tacho_evlist_count(o->events), diag);
+	if (err)
+		return err;
 	if (sim) {
 		/* no counters: every event goes into the one run, where the simulator
 		 * gives it a value or says why not */
@@ -884,6 +1907,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	err = stat_new(o, repeat, &s);
 	if (err)
 		return err;
+	s->aggr = aggr;
 	if (sim) {
 		const struct tacho_sim_machine *m = tacho_sim_machine(sim);
 		s->simulated = true;
@@ -912,6 +1936,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if (err)
 		goto out_free;
 	nruns = tacho_schedule_nruns(s->sched);
+	/* perf's -n: no events, and still one run of the program for its times */
+	if (!nruns && !s->nev)
+		nruns = 1;
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
 		s->ev[e].pub.run = sl->run;
@@ -928,6 +1955,16 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 				  "events)", nruns, pmu.source);
 		goto out_free;
 	}
+	if (nruns > 1 && aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD) {
+		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+				  "these events need %u runs of the program to fit the counters "
+				  "(%s); counts per thread need them counted in one run (use "
+				  "--multiplex, or fewer events)", nruns, pmu.source);
+		goto out_free;
+	}
+	err = units_setup(o, s, diag);
+	if (err)
+		goto out_free;
 	if (nruns > 1 && o->interval_ms) {
 		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
@@ -936,7 +1973,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
-	for (unsigned w = 0; w < o->warmup && !s->interrupted && !stop_requested(o); w++) {
+	for (unsigned w = 0; w < o->warmup && !s->cut && !stop_requested(o); w++) {
 		if (o->on_progress)
 			o->on_progress(o->progress_arg, progress, total);
 		progress++;
@@ -949,23 +1986,45 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (err)
 			goto out_free;
 	}
-	for (unsigned k = 0; k < repeat && !s->interrupted && !stop_requested(o); k++) {
+	for (unsigned k = 0; k < repeat && !s->cut && !stop_requested(o); k++) {
 		s->done = k + 1;
-		for (unsigned r = 0; r < nruns && !s->interrupted; r++) {
+		for (unsigned r = 0; r < nruns && !s->cut; r++) {
 			if (r > 0 && stop_requested(o)) {
-				s->interrupted = true;
+				s->interrupted = s->cut = true;
 				break;
 			}
 			if (o->on_progress)
 				o->on_progress(o->progress_arg, progress, total);
 			progress++;
-			err = sim ? simulate_once(o, s, k, diag) : count_once(o, s, r, k, diag);
+			/* a stop the callback asked for (a --pre command that failed)
+			 * comes before the run, not after it */
+			if (stop_requested(o)) {
+				s->interrupted = s->cut = true;
+				if (r == 0)
+					s->done = k;
+				break;
+			}
+			s->have_exit = false;
+			if (sim)
+				err = simulate_once(o, s, k, diag);
+			else if (aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
+				err = count_threads_once(o, s, r, k, diag);
+			else if (aggr != TACHO_STAT_AGGR_GLOBAL || task_list(o))
+				err = count_units_once(o, s, r, k, diag);
+			else
+				err = count_once(o, s, r, k, diag);
 			if (err)
 				goto out_free;
+			/* the program's CPU time: of each repetition's first run, as the
+			 * wall time is */
+			if (s->have_exit && r == 0) {
+				s->user_ns[k] = (double)s->exit.user_ns;
+				s->sys_ns[k] = (double)s->exit.sys_ns;
+			}
 		}
 	}
 	if (stop_requested(o))
-		s->interrupted = true;
+		s->interrupted = s->cut = true;
 	if (o->on_progress)
 		o->on_progress(o->progress_arg, total, total);
 	err = aggregate(s);
@@ -1005,7 +2064,10 @@ unsigned tacho_stat_repeats(const struct tacho_stat *s)
 
 unsigned tacho_stat_runs(const struct tacho_stat *s)
 {
-	return s ? tacho_schedule_nruns(s->sched) : 0;
+	unsigned n = s ? tacho_schedule_nruns(s->sched) : 0;
+
+	/* a null run (no events) still ran the program once per repetition */
+	return s && !n && !s->nev ? 1 : n;
 }
 
 double tacho_stat_wall_s(const struct tacho_stat *s)
@@ -1019,6 +2081,29 @@ double tacho_stat_wall_s(const struct tacho_stat *s)
 		if (s->wall_ns[k] > 0)
 			tc_welford_add(&w, s->wall_ns[k] * 1e-9);
 	return tc_welford_mean(&w);
+}
+
+static double mean_s(const struct tacho_stat *s, const double *ns)
+{
+	struct tc_welford w;
+
+	if (!s)
+		return NAN;
+	tc_welford_init(&w);
+	for (unsigned k = 0; k < s->done; k++)
+		if (isfinite(ns[k]))
+			tc_welford_add(&w, ns[k] * 1e-9);
+	return w.n ? tc_welford_mean(&w) : NAN;
+}
+
+double tacho_stat_user_s(const struct tacho_stat *s)
+{
+	return s ? mean_s(s, s->user_ns) : NAN;
+}
+
+double tacho_stat_sys_s(const struct tacho_stat *s)
+{
+	return s ? mean_s(s, s->sys_ns) : NAN;
 }
 
 bool tacho_stat_interrupted(const struct tacho_stat *s)
@@ -1059,4 +2144,34 @@ size_t tacho_stat_nregions(const struct tacho_stat *s)
 const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s, size_t i)
 {
 	return s && i < s->nregions ? &s->regions[i].pub : NULL;
+}
+
+enum tacho_stat_aggr tacho_stat_aggr(const struct tacho_stat *s)
+{
+	return s ? s->aggr : TACHO_STAT_AGGR_GLOBAL;
+}
+
+/* The units a breakdown shows: none without one (a list of tasks counted together
+ * has one unit of its own inside). */
+static size_t shown_units(const struct tacho_stat *s)
+{
+	return s && s->aggr != TACHO_STAT_AGGR_GLOBAL ? s->nunits : 0;
+}
+
+size_t tacho_stat_nunits(const struct tacho_stat *s)
+{
+	return shown_units(s);
+}
+
+const struct tacho_stat_unit *tacho_stat_unit(const struct tacho_stat *s, size_t u)
+{
+	return u < shown_units(s) ? &s->units[u].pub : NULL;
+}
+
+const struct tacho_stat_event *tacho_stat_unit_event(const struct tacho_stat *s, size_t u,
+						     size_t i)
+{
+	if (u >= shown_units(s) || i >= s->nev || !s->units[u].asked[i])
+		return NULL;
+	return &s->units[u].ev[i].pub;
 }

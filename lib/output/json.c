@@ -256,8 +256,7 @@ void tc_json_double(struct tc_json *j, const char *key, double val)
 		put_decimal(&o, signbit(val), (uint64_t)fabs(val));
 		jb_puts(&o, ".0");
 	} else {
-		snprintf(buf, sizeof(buf), "%.17g", val);
-		jb_puts(&o, buf);
+		jb_puts(&o, tc_fmt_shortest(val, buf, sizeof(buf)));
 	}
 	jb_flush(&o);
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -137,4 +138,25 @@ out_escape:
 	tc_sb_add_printable(&sb, s);
 	fputs(sb.oom ? "?" : sb.buf, f);
 	tc_sb_exit(&sb);
+}
+
+/* The digits of a double that reads back as itself: 17 significant digits always do,
+ * and fewer do when the value came from a short decimal; the shortest is searched by
+ * halving (a precision that reads back stays one with more digits), every answer
+ * checked by strtod, so the result reads back whatever the search assumes. */
+char *tc_fmt_shortest(double v, char *buf, size_t size)
+{
+	int lo = 1, hi = 17;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		snprintf(buf, size, "%.*g", mid, v);
+		if (strtod(buf, NULL) == v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	snprintf(buf, size, "%.*g", hi, v);
+	return buf;
 }

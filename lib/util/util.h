@@ -219,6 +219,9 @@ char *tc_fmt_size(uint64_t bytes, char *buf, size_t size);
 char *tc_fmt_si(double v, char *buf, size_t size);
 /* Number with thousands separators: "1,234,567". Returns buf. */
 char *tc_fmt_grouped(uint64_t v, char *buf, size_t size);
+/* A finite double in the fewest significant digits (%g style) that strtod reads back
+ * as the same double: 0.500660921, not 0.50066092100000004. size >= 32. Returns buf. */
+char *tc_fmt_shortest(double v, char *buf, size_t size);
 
 /* --- small string helpers (parse.c) --- */
 char *tc_strdup(const char *s);     /* NULL-safe strdup */

@@ -458,7 +458,8 @@ static void test_intervals(void **state)
 	th_tacho(&r, "stat", "--csv", "-I", "10", "-e", "context-switches", "--", help(),
 		 "sleep", "60", NULL);
 	assert_int_equal(r.status, 0);
-	assert_true(strncmp(r.err, "time,name,status,value,unit,coverage,explanation\n", 49) == 0);
+	assert_true(strncmp(r.err, "time,name,status,value,unit,coverage,explanation,run\n",
+			    53) == 0);
 	assert_true(th_count_lines(r.err) >= 3);
 	th_run_free(&r);
 

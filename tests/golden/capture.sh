@@ -52,6 +52,8 @@ norm() {
 		if (match($0, /"(time_ns|exclusive_ns|wall_s|tid|pid|time|elapsed_ns|enabled_ns|running_ns|ns|tsc_hz|ticks_per_ns|read_ns|resolution_ns|overhead_ticks|start_ns)": /)) {
 			sub(/: -?[0-9][0-9.e+-]*/, ": <M>")
 		}
+		# CPU times: 0.0 or a masked <F>, whichever the run gave
+		if (match($0, /"(user_s|sys_s)": /)) { sub(/: [^,]*/, ": <M>") }
 		if ($0 ~ /"(ticks|ns)": \{$/) { depth = match($0, /[^ ]/) - 1 }
 		print
 	}'

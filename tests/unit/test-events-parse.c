@@ -46,12 +46,14 @@ static int teardown(void **state)
 #define EHO 0x10  /* exclude_host */
 #define EI 0x20   /* exclude_idle */
 #define PIN 0x40  /* pinned */
+#define EXC 0x80  /* exclusive */
 
 static unsigned excl_of(const struct perf_event_attr *a)
 {
 	return (a->exclude_user ? EU : 0) | (a->exclude_kernel ? EK : 0) |
 	       (a->exclude_hv ? EH : 0) | (a->exclude_guest ? EG : 0) |
-	       (a->exclude_host ? EHO : 0) | (a->exclude_idle ? EI : 0) | (a->pinned ? PIN : 0);
+	       (a->exclude_host ? EHO : 0) | (a->exclude_idle ? EI : 0) | (a->pinned ? PIN : 0) |
+	       (a->exclusive ? EXC : 0);
 }
 
 struct valid {
@@ -115,6 +117,9 @@ static const struct valid valid_cases[] = {
 	V("cycles:GH", HARDWARE, HWT, 0, 0, 0),
 	V("cycles:I", HARDWARE, HWT, 0, EI, 0),
 	V("cycles:D", HARDWARE, HWT, 0, PIN, 0),
+	V("cycles:e", HARDWARE, HWT, 0, EXC, 0),
+	V("page-faults:ue", SOFTWARE, SWT, 2, EK | EH | EXC, 0),
+	V("cgroup-switches", SOFTWARE, SWT, 11, 0, 0),
 	V("cycles:p", HARDWARE, HWT, 0, 0, 1),
 	V("cycles:pp", HARDWARE, HWT, 0, 0, 2),
 	V("cycles:ppp", HARDWARE, HWT, 0, 0, 3),
@@ -383,6 +388,7 @@ static void test_generic_times_modifiers(void **state)
 		{ "page-faults", 1, 2 }, { "context-switches", 1, 3 }, { "cpu-migrations", 1, 4 },
 		{ "minor-faults", 1, 5 }, { "major-faults", 1, 6 }, { "alignment-faults", 1, 7 },
 		{ "emulation-faults", 1, 8 }, { "dummy", 1, 9 }, { "bpf-output", 1, 10 },
+		{ "cgroup-switches", 1, 11 },
 		{ "LLC-load-misses", 3, 0x10002 }, { "r1a8", 4, 0x1a8 },
 	};
 	static const struct { const char *mods; unsigned excl, precise; } mods[] = {
@@ -390,7 +396,7 @@ static void test_generic_times_modifiers(void **state)
 		{ ":uk", EH, 0 }, { ":kh", EU, 0 }, { ":uh", EK, 0 }, { ":ukh", 0, 0 },
 		{ ":p", 0, 1 }, { ":pp", 0, 2 }, { ":ppp", 0, 3 }, { ":upp", EK | EH, 2 },
 		{ ":G", EHO, 0 }, { ":H", EG, 0 }, { ":uH", EK | EH | EG, 0 }, { ":D", PIN, 0 },
-		{ ":I", EI, 0 }, { ":kIp", EU | EH | EI, 1 },
+		{ ":I", EI, 0 }, { ":kIp", EU | EH | EI, 1 }, { ":e", EXC, 0 }, { ":De", PIN | EXC, 0 },
 	};
 	size_t n = 0;
 	(void)state;
@@ -470,8 +476,12 @@ static const struct invalid invalid_cases[] = {
 	X("cycles:pppp", EP, 11, "precise level above 3"),
 	X("cycles:u:k", EP, 9, "modifiers come as one group"),
 	X("cycles:x", EP, 8, "unknown modifier 'x'"),
-	X("task-clock:S", EP, 12, "unknown modifier 'S'"),
-	X("instructions:P", EP, 14, "unknown modifier 'P'"),
+	/* perf 6.1's letters tacho refuses, each with why */
+	X("task-clock:S", EP, 12, "'S' (perf record's sample read of a group"),
+	X("instructions:P", EP, 14, "'P' (the highest precise level"),
+	X("cycles:W", EP, 8, "'W' (perf's weak group"),
+	X("{cycles,instructions}:W", EP, 23, "'W' (perf's weak group"),
+	X("cycles:ub", EP, 9, "'b' (perf's BPF counters)"),
 	X("r1a8:z", EP, 6, "unknown modifier 'z'"),
 	X("cycles,instructions:kz", EP, 22, "unknown modifier 'z'"),
 	/* cache */
@@ -887,6 +897,72 @@ static int stop_at_third(void *arg, const struct tacho_event_info *ev)
 	return ++*(int *)arg == 3 ? 42 : 0;
 }
 
+/* perf's terms on a named event: period, freq and name, then modifiers; a name that is
+ * a PMU still goes the PMU's way. */
+static void test_named_terms(void **state)
+{
+	static const struct {
+		int line;
+		const char *spec, *name;
+		uint32_t type;
+		uint64_t config, period;
+		bool freq;
+		unsigned excl;
+	} ok[] = {
+		{ __LINE__, "page-faults/period=10/", "page-faults/period=10/", SWT, 2, 10, false, 0 },
+		{ __LINE__, "page-faults/name=pf/", "pf", SWT, 2, 0, false, 0 },
+		{ __LINE__, "page-faults/name=pf,period=0x20/u", "pf", SWT, 2, 32, false, EK | EH },
+		{ __LINE__, "page-faults/period=5/:k", "page-faults/period=5/:k", SWT, 2, 5, false,
+		  EU | EH },
+		{ __LINE__, "cycles/freq=1000/", "cycles/freq=1000/", HWT, 0, 1000, true, 0 },
+		{ __LINE__, "cycles/freq=1000,period=7/", "cycles/freq=1000,period=7/", HWT, 0, 7,
+		  false, 0 },
+		{ __LINE__, "L1-dcache-load-misses/period=3/", "L1-dcache-load-misses/period=3/", CT,
+		  0x10000, 3, false, 0 },
+		{ __LINE__, "cgroup-switches/name=cgs/", "cgs", SWT, 11, 0, false, 0 },
+	};
+	static const struct invalid bad[] = {
+		X("page-faults/bogus=1/", EN, 13, "'bogus' is no term of a named event"),
+		X("page-faults/period=0/", EP, 20, "expected a number above 0 for 'period'"),
+		X("page-faults/period=x/", EP, 20, "expected a number above 0"),
+		X("page-faults/period/", EP, 13, "expected TERM=VALUE"),
+		X("page-faults//", EP, 13, "expected a term"),
+		X("page-faults/name=/", EP, 18, "expected a name after 'name='"),
+		X("page-faults/period=1/q", EP, 22, "unknown modifier 'q'"),
+		X("page-faults/period=1", EP, 21, "expected '/' to close"),
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		struct tacho_evlist *l;
+		struct tacho_diag d = { .sz = sizeof(d) };
+		struct perf_event_attr a;
+
+		if (tacho_evlist_parse_opts(ok[i].spec, &fake_opts, &l, &d))
+			fail_msg("line %d: '%s' rejected: %s", ok[i].line, ok[i].spec, d.message);
+		tacho_evlist_attr(l, 0, &a);
+		if (a.type != ok[i].type || a.config != ok[i].config ||
+		    a.sample_period != ok[i].period || a.freq != ok[i].freq ||
+		    excl_of(&a) != ok[i].excl || strcmp(tacho_evlist_name(l, 0), ok[i].name))
+			fail_msg("line %d: '%s': type %u config %#llx period %llu freq %u excl %#x "
+				 "name '%s'", ok[i].line, ok[i].spec, a.type,
+				 (unsigned long long)a.config, (unsigned long long)a.sample_period,
+				 (unsigned)a.freq, excl_of(&a), tacho_evlist_name(l, 0));
+		tacho_evlist_free(l);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct tacho_evlist *l = NULL;
+		struct tacho_diag d = { .sz = sizeof(d) };
+		int r = tacho_evlist_parse_opts(bad[i].spec, &fake_opts, &l, &d);
+
+		if (r != bad[i].err || d.column != bad[i].column ||
+		    !strstr(d.message, bad[i].fragment))
+			fail_msg("line %d: '%s': %d at column %u: %s", bad[i].line, bad[i].spec, r,
+				 d.column, d.message);
+		assert_null(l);
+	}
+}
+
 static void test_foreach(void **state)
 {
 	struct seen w = { .last_src = -1 };
@@ -910,7 +986,7 @@ static void test_foreach(void **state)
 	assert_int_equal(w.bad, 0);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_HARDWARE], 10);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_CACHE], 32);
-	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 11);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 12);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_PFM], 0);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_RAW], 1);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_BREAKPOINT], 2);   /* mem: and uprobe: */
@@ -924,7 +1000,7 @@ static void test_foreach(void **state)
 	w.last_src = -1;
 	assert_int_equal(tacho_events_foreach(&fake_opts, 1u << TACHO_EVENT_SRC_SOFTWARE,
 					      walk_check, &w), 0);
-	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 11);
+	assert_int_equal(w.n[TACHO_EVENT_SRC_SOFTWARE], 12);
 	assert_int_equal(w.n[TACHO_EVENT_SRC_HARDWARE], 0);
 	assert_int_equal(tacho_events_foreach(&fake_opts, 0, stop_at_third, &count), 42);
 	assert_int_equal(count, 3);
@@ -1034,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_no_tracefs),
 		cmocka_unit_test(test_probe_live),
 		cmocka_unit_test(test_live_tracepoint),
+		cmocka_unit_test(test_named_terms),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_tracepoint_globs),
 		cmocka_unit_test(test_bad_alias_scale),

@@ -291,6 +291,65 @@ static void test_element_sizes(void **state)
 	free(m);
 }
 
+/* A name longer than name[] holds: full_name and full_expr whole, name and expr their
+ * first bytes; laid out at a newer caller's odd stride the pointers (unaligned there,
+ * read with memcpy) still lead to the strings, in the array's own allocation; a caller
+ * of the first version, whose elements end at inputs, gets those fields alone. */
+static void test_long_names(void **state)
+{
+	char ev[121], want[140], expr[160];
+	struct tacho_metric_input in[] = {
+		{ ev, SW(PAGE_FAULTS), 1000, true },
+		{ "task-clock", SW(TASK_CLOCK), 2e9, true },
+		{ "cs", SW(CONTEXT_SWITCHES), 10, true },
+	};
+	const size_t v1 = offsetof(struct tacho_metric, inputs) + sizeof(int[2]);
+	const size_t odd = sizeof(struct tacho_metric) + 3;
+	const char *name, *ex;
+	struct tacho_metric *m;
+	char *laid;
+	size_t n;
+	(void)state;
+
+	memset(ev, 'x', 120);
+	ev[120] = '\0';
+	snprintf(want, sizeof(want), "%s rate", ev);
+	snprintf(expr, sizeof(expr), "%s / task-clock", ev);
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0, &m, &n,
+					       sizeof(*m)), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(m[0].full_name, want);
+	assert_string_equal(m[0].full_expr, expr);
+	assert_int_equal(strlen(m[0].name), sizeof(m[0].name) - 1);
+	assert_memory_equal(m[0].name, want, sizeof(m[0].name) - 1);
+	assert_true(NEAR(m[0].value, 500.0));
+	assert_string_equal(m[1].name, "cs rate");
+	assert_string_equal(m[1].full_name, "cs rate");
+	free(m);
+
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0,
+					       (struct tacho_metric **)&laid, &n, odd), 0);
+	assert_int_equal(n, 2);
+	memcpy(&name, laid + offsetof(struct tacho_metric, full_name), sizeof(name));
+	memcpy(&ex, laid + offsetof(struct tacho_metric, full_expr), sizeof(ex));
+	assert_string_equal(name, want);
+	assert_string_equal(ex, expr);
+	memcpy(&name, laid + odd + offsetof(struct tacho_metric, full_name), sizeof(name));
+	assert_string_equal(name, "cs rate");
+	for (size_t i = sizeof(struct tacho_metric); i < odd; i++)
+		assert_int_equal(laid[i], 0);
+	free(laid);
+
+	assert_int_equal(tacho_metrics_compute(in, ARRAY_SIZE(in), sizeof(in[0]), 0,
+					       (struct tacho_metric **)&laid, &n, v1 + 4), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = v1; i < v1 + 4; i++)
+		assert_int_equal(laid[i], 0);
+	assert_memory_equal(laid, want, sizeof(m[0].name) - 1);
+	assert_string_equal(laid + v1 + 4, "cs rate");
+	free(laid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_rings),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_element_sizes),
+		cmocka_unit_test(test_long_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

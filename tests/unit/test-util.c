@@ -221,6 +221,33 @@ static void test_fmt_size(void **state)
 	assert_string_equal(tc_fmt_grouped(999, buf, sizeof(buf)), "999");
 }
 
+/* The shortest digits that read back: the issue's 0.50066092100000004 is 0.500660921,
+ * a value with 17 significant digits keeps them, and every double of a spread over
+ * the exponents reads back exactly. */
+static void test_fmt_shortest(void **state)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{ 0.50066092100000004, "0.500660921" }, { 0.1, "0.1" },
+		{ 0.1 + 0.2, "0.30000000000000004" }, { 1.0 / 3, "0.3333333333333333" },
+		{ 2.5, "2.5" }, { -0.125, "-0.125" }, { 1e-300, "1e-300" },
+		{ 123456789.123, "123456789.123" }, { 1e21, "1e+21" },
+		{ 5e-324, "5e-324" },
+	};
+	char buf[32];
+	double v = 1e-10;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (strcmp(tc_fmt_shortest(cases[i].v, buf, sizeof(buf)), cases[i].text))
+			fail_msg("case %zu gave \"%s\", want \"%s\"", i, buf, cases[i].text);
+	for (int i = 0; i < 2000; i++, v = v * 1.0371 + 1e-12)
+		if (strtod(tc_fmt_shortest(v, buf, sizeof(buf)), NULL) != v)
+			fail_msg("%.17g gave \"%s\", which reads back otherwise", v, buf);
+}
+
 static void test_json(void **state)
 {
 	char *text = NULL;
@@ -236,6 +263,7 @@ static void test_json(void **state)
 	tc_json_null(&j, "n");
 	tc_json_double(&j, "d", 0.0 / 0.0);
 	tc_json_double(&j, "e", 2.0);
+	tc_json_double(&j, "f", 0.50066092100000004);
 	tc_json_arr_begin(&j, "a");
 	tc_json_uint(&j, NULL, 18446744073709551615ull);
 	tc_json_bool(&j, NULL, true);
@@ -246,7 +274,7 @@ static void test_json(void **state)
 	assert_int_equal(tc_json_finish(&j), 0);
 	fclose(f);
 	assert_string_equal(text, "{\"version\":1,\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"n\":null,"
-				  "\"d\":null,\"e\":2.0,\"a\":[18446744073709551615,true],\"empty\":[]}");
+				  "\"d\":null,\"e\":2.0,\"f\":0.500660921,\"a\":[18446744073709551615,true],\"empty\":[]}");
 	free(text);
 }
 
@@ -275,7 +303,7 @@ static void check_json_number(char kind, int64_t i, uint64_t u, double d, const 
 }
 
 /* The writer's own number formatting gives printf's text ("%lld", "%llu", "%.1f" of a
- * whole number, "%.17g" otherwise) at every edge, and pretty output indents by two
+ * whole number, otherwise the shortest "%.Ng" that reads back) at every edge, and pretty output indents by two
  * spaces a level also past the 64 spaces it writes in one call. */
 static void test_json_numbers(void **state)
 {
@@ -306,10 +334,16 @@ static void test_json_numbers(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(dbls); i++) {
 		double v = dbls[i];
 
-		if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		if (v == floor(v) && fabs(v) < 9.007199254740992e15) {
 			snprintf(buf, sizeof(buf), "%.1f", v);
-		else
-			snprintf(buf, sizeof(buf), "%.17g", v);
+		} else {
+			/* the fewest digits that read back, found one by one */
+			for (int p = 1; p <= 17; p++) {
+				snprintf(buf, sizeof(buf), "%.*g", p, v);
+				if (strtod(buf, NULL) == v)
+					break;
+			}
+		}
 		check_json_number('d', 0, 0, v, buf);
 	}
 	check_json_number('d', 0, 0, -0.0, "-0.0");
@@ -569,7 +603,8 @@ int main(void)
 		cmocka_unit_test(test_diag_sized),
 		cmocka_unit_test(test_outfile),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
-		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_json),
+		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_fmt_shortest),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_printable),

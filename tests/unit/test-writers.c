@@ -928,6 +928,110 @@ static void test_stat(void **state)
 	tacho_evlist_free(ev);
 }
 
+/* A breakdown per thread of a one-thread program: an entry per unit and event with the
+ * thread's keys, the totals beside, the CSV's unit columns. */
+static void test_stat_breakdown(void **state)
+{
+	char *argv[] = { (char *)"/bin/true", NULL };
+	struct tacho_stat_about about = { .sz = sizeof(about), .argv = argv };
+	struct tacho_evlist *ev;
+	struct tacho_stat *s;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct th_json *doc;
+	struct buf b;
+	int err;
+	(void)state;
+
+	assert_int_equal(tacho_evlist_parse("page-faults", &ev, &diag), 0);
+	struct tacho_stat_opts o = { .sz = sizeof(o), .events = ev, .target = TACHO_TARGET_CHILD,
+				     .argv = argv, .aggr = TACHO_STAT_AGGR_THREAD };
+	err = tacho_stat_run(&o, &s, &diag);
+	if (err) {
+		tacho_evlist_free(ev);
+		TEST_SKIP("cannot run a stat session here: %s", tacho_strerror(err));
+	}
+	assert_int_equal(tacho_stat_aggr(s), TACHO_STAT_AGGR_THREAD);
+	assert_int_equal(tacho_stat_nunits(s), 1);
+	assert_non_null(tacho_stat_unit_event(s, 0, 0));
+	assert_null(tacho_stat_unit_event(s, 1, 0));
+	assert_null(tacho_stat_unit_event(s, 0, 1));
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "stat");
+	assert_json_str(doc, "aggregation", "thread");
+	assert_json_str(doc, "events[0].comm", "true");
+	assert_json_type(doc, "events[0].tid", TH_JSON_NUMBER);
+	assert_json_str(doc, "totals[0].name", "page-faults");
+	/* one thread: its count is the total */
+	assert_true(json_num(doc, "events[0].value") == json_num(doc, "totals[0].value"));
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "stat-thread", ',');
+	assert_contains(b.s, "\ntotal,page-faults,counted,");
+	assert_contains(b.s, ",true\n");
+	free(b.s);
+	assert_int_equal(tacho_stat_write(s, &about, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "  true-");
+	free(b.s);
+	tacho_stat_free(s);
+
+	/* refused: per CPU without CPUs, per thread of CPUs, a mode out of range */
+	o.aggr = TACHO_STAT_AGGR_CPU;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	assert_contains(diag.message, "need CPUs");
+	o.aggr = TACHO_STAT_AGGR_COUNT;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	o.aggr = TACHO_STAT_AGGR_THREAD;
+	o.repeat = 2;
+	assert_int_equal(tacho_stat_run(&o, &s, &diag), -EINVAL);
+	assert_contains(diag.message, "no repetitions");
+	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_SOCKET), "socket");
+	assert_string_equal(tacho_stat_aggr_name(TACHO_STAT_AGGR_COUNT), "unknown");
+	tacho_evlist_free(ev);
+}
+
+/* The SDT sites of tests/progs/sdt-probes (two, with semaphores) in the three formats. */
+static void test_sdt(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sdt_list *l;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_sdt_list_new(th_prog("sdt-probes"), &l, &diag), 0);
+	assert_int_equal(tacho_sdt_list_count(l), 2);
+	assert_string_equal(tacho_sdt_list_probe(l, 1)->name, "guarded");
+	assert_null(tacho_sdt_list_probe(l, 2));
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "sdt");
+	assert_json_str(doc, "probes[0].name", "tick");
+	assert_json_type(doc, "probes[0].semaphore", TH_JSON_NUMBER);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "sdt", ',');
+	assert_contains(b.s, "\ntacho_test,tick,0x");
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&b), "tacho_test:guarded");
+	free(b.s);
+	assert_int_equal(tacho_sdt_list_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	tacho_sdt_list_free(l);
+
+	/* no notes: an empty list, and an empty array */
+	assert_int_equal(tacho_sdt_list_new(th_prog("stat-helper"), &l, &diag), 0);
+	assert_int_equal(tacho_sdt_list_count(l), 0);
+	assert_int_equal(tacho_sdt_list_write(l, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "sdt");
+	assert_int_equal(th_json_get(doc, "probes")->n, 0);
+	th_json_free(doc);
+	free(b.s);
+	tacho_sdt_list_free(l);
+	assert_int_equal(tacho_sdt_list_new("/nonexistent", &l, &diag), -ENOENT);
+	assert_contains(diag.message, "cannot open '/nonexistent'");
+}
+
 static void test_stat_interval(void **state)
 {
 	struct tacho_count counts[] = {
@@ -961,8 +1065,9 @@ static void test_stat_interval(void **state)
 
 	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "stat-interval", ',');
-	assert_contains(b.s, "\n0.250000,page-faults,counted,12,,1,\n");
-	assert_contains(b.s, "\n0.250000,cycles,not supported,,,,no hardware PMU\n");
+	/* the repetition last: 0 for an interval that names none */
+	assert_contains(b.s, "\n0.250000,page-faults,counted,12,,1,,0\n");
+	assert_contains(b.s, "\n0.250000,cycles,not supported,,,,no hardware PMU,0\n");
 	free(b.s);
 	assert_int_equal(tacho_stat_interval_write(&iv, NULL, buf_open(&b), TACHO_FORMAT_CSV, &later), 0);
 	assert_true(tc_starts_with(buf_close(&b), "0.250000,page-faults,"));
@@ -1717,6 +1822,8 @@ int main(void)
 		cmocka_unit_test(test_speedscope),
 		cmocka_unit_test(test_script_json),
 		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_stat_breakdown),
+		cmocka_unit_test(test_sdt),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),

@@ -1,0 +1,258 @@
+/* test-stat-regions.c - `tacho stat` counting only part of a program's run, end to end
+ * and exact: only inside the program's regions (--regions: tests/progs/lib-stat-regions.c
+ * makes 1,000 writes outside and 300 inside), only while perf's --control says so,
+ * only after perf's -D delay. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json-check.h"
+#include "util/util.h"
+
+#define WRITE_EVENT "syscalls:sys_enter_write"
+
+static struct th_json *stat_json(struct th_run *r, const char *first, ...)
+{
+	const char *argv[64];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = th_tacho_bin();
+	argv[n++] = "stat";
+	argv[n++] = "--json";
+	argv[n++] = first;
+	va_start(ap, first);
+	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	th_runv(r, NULL, (char *const *)argv);
+	return assert_json(r->err);
+}
+
+static void need_tracepoint(const struct th_json *j)
+{
+	const struct th_json *st = th_json_get(j, "events[0].status");
+
+	if (st && st->string && !strcmp(st->string, "not supported"))
+		TEST_SKIP("%s cannot be counted here (%s)", WRITE_EVENT,
+			  json_str(j, "events[0].explanation"));
+}
+
+/* 1,000 writes outside regions and 300 inside (one region, one nested in another, one
+ * on a second thread while the first is inside): 300. Without --regions: 1,300. */
+static void test_regions_only(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"),
+		      "1000", "300", NULL);
+	assert_int_equal(r.status, 0);
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_int_equal((long long)json_num(j, "events[0].value"), 300);
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* docs/stat.md's example, in the table */
+	th_tacho(&r, "stat", "--regions", "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"),
+		 "1000", "300", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "  300    " WRITE_EVENT);
+	th_run_free(&r);
+
+	j = stat_json(&r, "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"), "1000", "300",
+		      NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal((long long)json_num(j, "events[0].value"), 1300);
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* repetitions: each run switched on and off the same way */
+	j = stat_json(&r, "--regions", "-r", "3", "-e", WRITE_EVENT, "--",
+		      th_prog("lib-stat-regions"), "10", "30", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal((long long)json_num(j, "events[0].min"), 30);
+	assert_int_equal((long long)json_num(j, "events[0].max"), 30);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* A program without regions never switches the counters on: not counted, with why;
+ * never a 0 that would read as "no writes". */
+static void test_regions_none(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
+		      "threads", "5", NULL);
+	assert_int_equal(r.status, 0);
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "events[0].status"), "not counted");
+	assert_json_type(j, "events[0].value", TH_JSON_NULL);
+	assert_contains(json_str(j, "events[0].explanation"), "never enabled");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* perf's --control with -D -1: nothing counts until "enable" comes; "ping" is
+ * acknowledged too. The program's thread writes 7 times once a byte reaches the
+ * program, and its first thread writes that byte on to it: 8. */
+static void test_control(void **state)
+{
+	int ctl[2], ackp[2], in[2], out[2], status;
+	char buf[64] = "", ack[5];
+	struct th_json *j;
+	pid_t tacho;
+	char *text = NULL;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(pipe(ctl), 0);
+	assert_int_equal(pipe(ackp), 0);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	tacho = fork();
+	assert_true(tacho >= 0);
+	if (tacho == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(ctl[0], 3);
+		dup2(ackp[1], 4);
+		execl(th_tacho_bin(), th_tacho_bin(), "stat", "--json", "-o", th_tmp("ctl.json"),
+		      "--control", "fd:3,4", "-D", "-1", "-e", WRITE_EVENT, "--",
+		      th_prog("stat-threads"), "wait", "7", (char *)NULL);
+		_exit(127);
+	}
+	close(ctl[0]);
+	close(ackp[1]);
+	close(in[0]);
+	close(out[1]);
+	/* "ready" was written while counting was off */
+	assert_true(read(out[0], buf, sizeof(buf) - 1) > 0);
+	assert_contains(buf, "ready");
+	assert_int_equal(write(ctl[1], "ping\n", 5), 5);
+	assert_int_equal(read(ackp[0], ack, sizeof(ack)), 5);
+	assert_memory_equal(ack, "ack\n", 5);
+	assert_int_equal(write(ctl[1], "enable\n", 7), 7);
+	assert_int_equal(read(ackp[0], ack, sizeof(ack)), 5);
+	assert_memory_equal(ack, "ack\n", 5);
+	assert_int_equal(write(in[1], "g", 1), 1);
+	close(in[1]);
+	assert_int_equal(waitpid(tacho, &status, 0), tacho);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(ctl[1]);
+	close(ackp[0]);
+	close(out[0]);
+	assert_int_equal(tc_read_file(th_tmp("ctl.json"), &text, &len, 1 << 20), 0);
+	j = assert_json(text);
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_int_equal((long long)json_num(j, "events[0].value"), 8);
+	th_json_free(j);
+	free(text);
+}
+
+/* -D: a delay longer than the program never starts counting. */
+static void test_delay(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+
+	j = stat_json(&r, "-D", "100000", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
+		      "threads", "5", NULL);
+	assert_int_equal(r.status, 0);
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "events[0].status"), "not counted");
+	th_json_free(j);
+	th_run_free(&r);
+	/* -D 0 is counting from the exec, as without it */
+	j = stat_json(&r, "-D", "0", "-e", WRITE_EVENT, "--", th_prog("stat-threads"), "threads",
+		      "5", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal((long long)json_num(j, "events[0].value"), 5);
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* A program given a TACHO_STAT_CONTROL that is not its parent's socket ignores it. */
+static void test_foreign_control(void **state)
+{
+	char env1[] = "TACHO_STAT_CONTROL=junk", env2[64];
+	char *argv[] = { (char *)th_prog("lib-stat-regions"), (char *)"4", (char *)"6", NULL };
+	struct th_run r;
+	(void)state;
+
+	assert_int_equal(putenv(env1), 0);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	/* a descriptor that is open, but not from this program's parent */
+	snprintf(env2, sizeof(env2), "TACHO_STAT_CONTROL=2:%d", 1);
+	assert_int_equal(putenv(env2), 0);
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	unsetenv("TACHO_STAT_CONTROL");
+}
+
+static void test_usage(void **state)
+{
+	static const char *const cases[][6] = {
+		{ "--regions", "-p", "1" },
+		{ "-D", "-1", "--", "true" },
+		{ "-D", "soon", "--", "true" },
+		{ "--control", "pipe:3", "--", "true" },
+		{ "--control", "fd:987", "--", "true" },
+		{ "--regions", "-A", "-a", "--", "true" },
+		{ "--regions", "-I", "100", "--", "true" },
+	};
+	struct th_run r;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *argv[10] = { th_tacho_bin(), "stat" };
+		size_t n = 2;
+
+		for (size_t k = 0; k < 6 && cases[i][k]; k++)
+			argv[n++] = cases[i][k];
+		th_runv(&r, NULL, (char *const *)argv);
+		if (r.status != 2)
+			fprintf(stderr, "case %zu: status %d\n%s", i, r.status, r.err);
+		assert_int_equal(r.status, 2);
+		assert_contains(r.err, "usage: tacho stat");
+		th_run_free(&r);
+	}
+	th_tacho(&r, "stat", "--control", "fifo:/nonexistent/ctl", "--", "true", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot open the control fifo '/nonexistent/ctl'");
+	th_run_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_regions_only),
+		cmocka_unit_test(test_regions_none),
+		cmocka_unit_test(test_control),
+		cmocka_unit_test(test_delay),
+		cmocka_unit_test(test_foreign_control),
+		cmocka_unit_test(test_usage),
+	};
+
+	/* a write to a pipe whose reader is gone must fail, not kill the test */
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+}
