@@ -22,7 +22,8 @@ static const char report_usage[] =
 	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
-	"Reads a file of 'tacho record' and shows where the samples fell, most first, with\n"
+	"Reads a file of 'tacho record', or perf's perf.data (file or pipe mode), and shows\n"
+	"where the samples fell, most first, with\n"
 	"their share of all events (each sample weighs its period, like perf's Overhead). Binaries are found through their mappings and checked\n"
 	"by build-id; symbols come from .symtab or .dynsym and separate debug files, lines\n"
 	"from DWARF; the vDSO from the copy in the file; the kernel from /proc/kallsyms when\n"
@@ -32,7 +33,8 @@ static const char report_usage[] =
 
 static const struct cli_option report_options[] = {
 	{ 'i', 'i', "input", "<file>",
-	  "the record file (default tacho.rec)" },
+	  "the record file, tacho's or perf's perf.data; - reads\n"
+	  "standard input (default tacho.rec)" },
 	{ OPT_EVENT, 0, "event", "<name>",
 	  "the event to report when the file has several (default:\n"
 	  "the first)" },

@@ -124,7 +124,9 @@ TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_re
  * /proc/kallsyms when it was recorded in this boot). Opaque. */
 struct tacho_profile;
 
-/* Reads a record file. A file that ends early (a recording that was killed, or cut
+/* Reads a record file, tacho's or perf's perf.data (file or pipe mode); path "-"
+ * reads standard input to its end (perf record -o - | tacho report -i -). A file that
+ * ends early (a recording that was killed, or cut
  * short) loads up to its last complete record and says so in tacho_profile_info.
  * 0 and *out, or -errno (file), -TACHO_ECORRUPT (not a recording, a bad checksum, an
  * impossible record), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the header), with
@@ -202,7 +204,8 @@ struct tacho_profile_row {
 	double percent;             /* events / all events * 100 (perf's "Overhead"); with
 				       a fixed period the same as the share of samples */
 	/* since tacho_profile_report_rows: the other dimensions (set when the sort has
-	 * them, else NULL or -1) and the place of the row in a call-graph tree */
+	 * them, else NULL or -1; cpu -1 also where the recording has no CPU, a perf.data
+	 * recorded per thread) and the place of the row in a call-graph tree */
 	const char *comm;           /* process name, "[unknown]" when none was recorded */
 	int pid, tid, cpu;
 	const char *event;
@@ -230,8 +233,9 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
 				     struct tacho_profile_row **rows, size_t *n, size_t row_sz);
 /* Exports: folded stacks, one line per distinct stack, "comm;outer;...;inner COUNT"
  * (FlameGraph, speedscope, inferno); and perf script's text (one block per sample: a
- * header line "comm pid/tid [cpu] secs: period event:" (then the data address in hex
- * for page faults and breakpoints), one line per frame
+ * header line "comm pid/tid [cpu] secs: period event:" ([cpu] left out where the
+ * recording has no CPU, as perf script does; then the data address in hex for page
+ * faults and breakpoints), one line per frame
  * "\tADDR SYMBOL+0xOFF (DSO)", a blank line), which the Firefox Profiler and speedscope
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);

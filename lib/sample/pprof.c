@@ -311,6 +311,10 @@ static int order_mappings(struct pprof *x)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* no mapping (samples outside any, as a perf.data without MMAP records has):
+	 * nothing to order, and the arrays are NULL (memcpy must not see them) */
+	if (!x->nmap)
+		goto out;
 	for (size_t i = 0; i < x->p->nprocs && main_name == NONE; i++)
 		if (x->p->procs[i].nmaps && x->p->procs[i].maps[0].dso < x->p->ndsos)
 			main_name = x->p->dsos[x->p->procs[i].maps[0].dso].name;

@@ -15,6 +15,8 @@
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
 #define TC_BUILD_ID_MAX 20
+/* A sample's cpu where the recording has none (a perf.data recorded per thread) */
+#define TC_CPU_UNKNOWN UINT32_MAX
 
 enum tc_rec_type {
 	TC_REC_META = 1,       /* key/value strings: command, host, kernel, start time */

@@ -262,8 +262,12 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 			break;
 		/* names from the file are shown, never acted upon by the terminal */
 		tc_fputs_printable(comm_of(p, s->pid), f);
-		fprintf(f, " %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": %" PRIu64 " ", s->pid, s->tid,
-			s->cpu, s->time / 1000000000u, (s->time % 1000000000u) / 1000u, s->period);
+		fprintf(f, " %u/%u ", s->pid, s->tid);
+		/* no CPU where the file has none, as perf script leaves it out */
+		if (s->cpu != TC_CPU_UNKNOWN)
+			fprintf(f, "[%03u] ", s->cpu);
+		fprintf(f, "%" PRIu64 ".%06" PRIu64 ": %" PRIu64 " ", s->time / 1000000000u,
+			(s->time % 1000000000u) / 1000u, s->period);
 		tc_fputs_printable(ev, f);
 		fputc(':', f);
 		/* the data address, where the event has one, as `perf script -F ...,addr`

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sample/payload.h"
+#include "sample/perfdata.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
 #include "tacho/sample.h"
@@ -213,18 +214,57 @@ int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
 	return 0;
 }
 
+/* The next record of tacho's file, or of perf's perf.data read as tacho's (pd->data
+ * set): read_records reads both. */
+static int next_record(struct tc_record_reader *rd, struct tc_perfdata_reader *pd,
+		       struct tc_rec *r, const char *path, struct tacho_diag *diag)
+{
+	int ret;
+
+	if (!pd->data)
+		return tc_record_reader_next(rd, r, path, diag);
+	ret = tc_perfdata_reader_next(pd, r, path, diag);
+	rd->truncated = pd->truncated;
+	rd->finished = pd->finished;
+	rd->good_end = pd->good_end;
+	return ret;
+}
+
+static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
+			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag);
+
 static int load_records(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
 {
-	struct tc_record_reader rd;
+	struct tc_record_reader rd = { 0 };
+	struct tc_perfdata_reader pd = { 0 };
+	int ret;
+
+	if (!tc_perfdata_is(p->data, p->len))
+		ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
+	else
+		ret = tc_perfdata_reader_init(&pd, p->data, p->len, path, diag);
+	if (!ret)
+		ret = read_records(p, &rd, &pd, path, diag);
+	/* the words of a perf.data live in its reader: the pool keeps them */
+	if (!ret && pd.data && p->command && !(p->command = tc_strpool_add(&p->pool, p->command)))
+		ret = -ENOMEM;
+	if (!ret && pd.data && p->boot_id && !(p->boot_id = tc_strpool_add(&p->pool, p->boot_id)))
+		ret = -ENOMEM;
+	if (pd.data)
+		tc_perfdata_reader_exit(&pd);
+	return ret;
+}
+
+static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
+			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag)
+{
+	struct tc_record_reader rd = *prd;
 	struct tc_rec r;
 	size_t cap = 0;
 	bool last_was_sample = false;
 	int ret;
 
-	ret = tc_record_reader_init(&rd, p->data, p->len, path, diag);
-	if (ret)
-		return ret;
-	while ((ret = tc_record_reader_next(&rd, &r, path, diag)) == 1) {
+	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
 		bool after_sample = last_was_sample;
 
 		last_was_sample = r.type == TC_REC_SAMPLE;
@@ -437,8 +477,8 @@ int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 	return -ENOENT;
 }
 
-/* Reads fd from its start: size bytes as fstat said, fewer when the file shrank
- * meanwhile, more when it grew (to its end then). */
+/* Reads fd from where it is (a file just opened: its start) to its end: size bytes as
+ * fstat said, fewer when the file shrank meanwhile, more when it grew, all of a pipe. */
 static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 {
 	size_t alloc = size ? size : 4096, n = 0;
@@ -458,7 +498,7 @@ static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 			buf = nb;
 			alloc *= 2;
 		}
-		r = pread(fd, buf + n, alloc - n, (off_t)n);
+		r = read(fd, buf + n, alloc - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -485,8 +525,17 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	if (tc_diag_check(diag))
 		return -EINVAL;
 	/* A recording may come from someone else: only a regular file is read (a FIFO
-	 * would hang the open, a device would be read) */
-	fd = tc_open_regular(path, &st);
+	 * would hang the open, a device would be read); "-" is standard input, which the
+	 * caller chose (perf record -o - | tacho report -i -) */
+	if (!strcmp(path, "-")) {
+		fd = dup(STDIN_FILENO);
+		if (fd < 0)
+			return tc_diag_set(diag, path, 0, 0, -errno, "cannot read standard input: %s",
+					   tacho_strerror(-errno));
+		st.st_size = 0;
+	} else {
+		fd = tc_open_regular(path, &st);
+	}
 	if (fd == -EINVAL)
 		return tc_diag_set(diag, path, 0, 0, -EINVAL, "not a regular file (a FIFO or a "
 				   "device): refused");

@@ -114,10 +114,11 @@ struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d)
 		d->stale = true;
 		return NULL;
 	}
-	/* a missing regular file is worth a word; deleted files, memfds and devices
-	 * (JIT code, shared memory) never had symbols to read */
+	/* a missing regular file is worth a word; deleted files, memfds, devices and
+	 * anonymous code ("//anon": JIT) never had symbols to read */
 	if (!d->sd && name[0] == '/' && !strstr(name, " (deleted)") &&
-	    !tc_starts_with(name, "/memfd:") && !tc_starts_with(name, "/dev/"))
+	    !tc_starts_with(name, "/memfd:") && !tc_starts_with(name, "/dev/") &&
+	    !tc_starts_with(name, "//anon"))
 		tc_log(TACHO_LOG_WARN, "cannot read %s: its samples are not symbolized", name);
 	return d->sd;
 }
