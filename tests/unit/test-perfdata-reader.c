@@ -1,4 +1,4 @@
-/* test-perfdata.c - the perf.data reader on files built here byte by byte: a sample with
+/* test-perfdata-reader.c - the perf.data reader on files built here byte by byte: a sample with
  * every field perf_event_open can write decodes its IP, ids, time, CPU, period, call
  * chain, user registers and stack after the fields it steps over, and a sample 8 bytes
  * short of its fields is corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
