@@ -272,7 +272,7 @@ static void test_payload_exec_names(void **state)
 	th_run_free(&r);
 }
 
-/* Thread states over all CPUs: a program that sleeps 1 ms 50 times sleeps (S) exactly
+/* Thread states over all CPUs: a program that sleeps 1 ms 50 times sleeps (S) at least
  * 50 times after its first wake-up, runs at least as often, and its slices follow each
  * other without overlap; Chrome's thread-state slices begin and end in pairs. A trace
  * that fails these while its kernel rings lost events is taken again. */
@@ -319,7 +319,9 @@ static void test_sched_states(void **state)
 		free(sl);
 		lost = t->lost;
 		tacho_timeline_free(t);
-		if (ordered && sleeping == 50 && running >= 50)
+		/* its 50 sleeps at least: it may also wait elsewhere (51 seen once under
+		 * ASan in a full suite, nothing lost) */
+		if (ordered && sleeping >= 50 && running >= 50)
 			break;
 		if (!lost)
 			fail_msg("nothing lost, yet %zu sleeping and %zu running slices%s", sleeping,
