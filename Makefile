@@ -67,9 +67,12 @@ endif
 
 # The pkg-config modules libtacho links (tacho.pc's Requires.private says them, so a
 # static link gets their own dependencies from their .pc files); libpfm4 has no .pc.
-LIB_PC    := libdw capstone zlib
+LIB_PC    := libdw capstone zlib libtraceevent
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+# libtraceevent: tracepoint payloads decoded from the format text a recording keeps
+TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
+TEP_LIBS   := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # capstone: report --annotate's disassembler; zlib: the gzip of report --format pprof
 # (docs/report.md says why these two)
@@ -85,9 +88,9 @@ CLI_LIBS  := $(CURSES_LIBS) $(MHD_LIBS)
 
 override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
-	$(DW_CFLAGS) $(CS_CFLAGS)
+	$(DW_CFLAGS) $(TEP_CFLAGS) $(CS_CFLAGS)
 override LDFLAGS  += $(SANFLAGS)
-LIBS     := -lpfm $(DW_LIBS) $(CS_LIBS) $(Z_LIBS) -lm -lpthread -ldl
+LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) $(CS_LIBS) $(Z_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -303,7 +306,7 @@ test-links:
 # Fuzz targets: clang's libFuzzer with ASan and UBSan, linked with the library compiled
 # once by clang into its own archive (the gcc objects cannot carry fuzzer coverage).
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -Iinclude -Ilib \
-	-D_GNU_SOURCE $(DW_CFLAGS)
+	-D_GNU_SOURCE $(DW_CFLAGS) $(TEP_CFLAGS)
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzzobj/%.o)
 $(BUILD)/fuzzobj/%.o: %.c $(BUILD)/flags.fuzz
 	@mkdir -p $(@D)

@@ -19,7 +19,7 @@ enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO
 static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--mca] [<filters>] [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
 	"Reads a file of 'tacho record', or perf's perf.data (file or pipe mode), and shows\n"
@@ -87,11 +87,12 @@ static const struct cli_option report_options[] = {
 	{ OPT_FORMAT, 0, "format", "<f>",
 	  "folded: one line per stack, for FlameGraph, speedscope and\n"
 	  "inferno; perf-script: the text of `perf script`, for the\n"
-	  "Firefox Profiler and speedscope; pprof: gzipped\n"
-	  "profile.proto, for go tool pprof, Pyroscope, Parca and\n"
-	  "Grafana; svg: an interactive flame graph (click to zoom,\n"
-	  "search); speedscope: speedscope's JSON, a profile per\n"
-	  "process in time order" },
+	  "Firefox Profiler and speedscope; script-json: the same\n"
+	  "samples as JSON with tracepoint payloads' fields; pprof:\n"
+	  "gzipped profile.proto, for go tool pprof, Pyroscope,\n"
+	  "Parca and Grafana; svg: an interactive flame graph\n"
+	  "(click to zoom, search); speedscope: speedscope's JSON, a\n"
+	  "profile per process in time order" },
 	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
@@ -222,10 +223,11 @@ static int cmd_report_fn(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
-			    strcmp(optarg, "pprof") && strcmp(optarg, "svg") &&
-			    strcmp(optarg, "speedscope"))
+			    strcmp(optarg, "script-json") && strcmp(optarg, "pprof") &&
+			    strcmp(optarg, "svg") && strcmp(optarg, "speedscope"))
 				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
-						       "pprof, svg or speedscope, not '%s'", optarg);
+						       "script-json, pprof, svg or speedscope, "
+						       "not '%s'", optarg);
 			format = optarg;
 			break;
 		case 'o':
@@ -325,6 +327,8 @@ static int cmd_report_fn(int argc, char **argv)
 		err = tacho_profile_write_flamegraph(p, out);
 	else if (format && !strcmp(format, "speedscope"))
 		err = tacho_profile_write_speedscope(p, out);
+	else if (format && !strcmp(format, "script-json"))
+		err = tacho_profile_write_script_json(p, out);
 	else if (format)
 		err = tacho_profile_write_script(p, out);
 	else if (annotate)

@@ -11,14 +11,17 @@
 #include "util/util.h"
 
 static const char trace_usage[] =
-	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] -- <program> [<args>...]\n"
+	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
+	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
+	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -a\n"
 	"   or: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
 	"\n"
 	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
 	"and every occurrence of the events of -e (syscalls:sys_enter_write, sched:sched_switch,\n"
 	"page-faults...), each with its thread, on one clock: the marks' TSC is converted to\n"
-	"perf's clock with the kernel's own conversion. The file is written as the trace goes.\n"
-	"'tacho trace report' shows it (docs/trace.md).\n"
+	"perf's clock with the kernel's own conversion. Tracepoints carry their payloads\n"
+	"(decoded with libtraceevent); sched_switch and sched_wakeup give thread states.\n"
+	"The file is written as the trace goes. 'tacho trace report' shows it (docs/trace.md).\n"
 	"\n";
 
 static const struct cli_option trace_options[] = {
@@ -30,6 +33,16 @@ static const struct cli_option trace_options[] = {
 	{ 256, 0, "ring", "<entries>",
 	  "entries of each thread's mark ring, a power of two\n"
 	  "(default 65536); a full ring drops new marks, counted" },
+	{ 'p', 'p', "pid", "<pids>",
+	  "trace running processes, PID[,PID...] (their events:\n"
+	  "they have no ring for marks) until they end or Ctrl-C" },
+	{ 'a', 'a', "all-cpus", NULL,
+	  "the events of every CPU (with a program: while it runs,\n"
+	  "and its marks; without: until Ctrl-C)" },
+	{ 'm', 'm', "mmap-pages", "<n>",
+	  "data pages of each kernel ring, a power of two (default\n"
+	  "128): more for -a on a busy machine, whose events a full\n"
+	  "ring loses (counted)" },
 	{ 'q', 'q', "quiet", NULL,
 	  "do not say what was recorded" },
 	CLI_OPTION_HELP,
@@ -132,6 +145,39 @@ static int trace_report(int argc, char **argv)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* -p's list: process ids, comma-separated, each once. 0 or a usage error (2). */
+static int parse_pids(const char *arg, pid_t **pids, size_t *n)
+{
+	const char *p = arg;
+
+	do {
+		char num[24];
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		uint64_t v;
+		pid_t *np;
+
+		snprintf(num, sizeof(num), "%.*s", (int)(len < sizeof(num) ? len : sizeof(num) - 1), p);
+		if (len == 0 || len >= sizeof(num) || tc_parse_u64(num, &v) || v == 0 ||
+		    v > INT32_MAX)
+			return cli_usage_error(&cmd_trace, "-p needs process ids separated by "
+					       "commas, not '%s'", arg);
+		for (size_t i = 0; i < *n; i++)
+			if ((*pids)[i] == (pid_t)v)
+				return cli_usage_error(&cmd_trace, "-p names process %" PRIu64
+						       " twice", v);
+		np = realloc(*pids, (*n + 1) * sizeof(*np));
+		if (!np) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		*pids = np;
+		(*pids)[(*n)++] = (pid_t)v;
+		p = comma ? comma + 1 : NULL;
+	} while (p);
+	return 0;
+}
+
 static int cmd_trace_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -140,6 +186,8 @@ static int cmd_trace_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
+	pid_t *pids = NULL;
+	size_t npids = 0;
 	bool quiet = false;
 	uint64_t v;
 	int opt, err;
@@ -169,6 +217,25 @@ static int cmd_trace_fn(int argc, char **argv)
 			}
 			o.ring_entries = (unsigned)v;
 			break;
+		case 'p':
+			err = parse_pids(optarg, &pids, &npids);
+			if (err) {
+				tc_sb_exit(&events);
+				free(pids);
+				return err;
+			}
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'm':
+			if (tc_parse_u64(optarg, &v) || !v || v > (1u << 20) || (v & (v - 1))) {
+				cli_usage_error(&cmd_trace, "-m needs a power of two from 1 to "
+						"1048576, not '%s'", optarg);
+				goto out_usage;
+			}
+			o.mmap_pages = (unsigned)v;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -176,10 +243,19 @@ static int cmd_trace_fn(int argc, char **argv)
 	}
 	if (opt < 0) {
 		tc_sb_exit(&events);
+		free(pids);
 		return args.exit;
 	}
-	if (optind >= argc) {
-		cli_usage_error(&cmd_trace, "give a program to trace");
+	if (optind >= argc && !npids && !o.system_wide) {
+		cli_usage_error(&cmd_trace, "give a program to trace, -p or -a");
+		goto out_usage;
+	}
+	if (optind < argc && npids) {
+		cli_usage_error(&cmd_trace, "-p traces running processes: give no program");
+		goto out_usage;
+	}
+	if (npids && o.system_wide) {
+		cli_usage_error(&cmd_trace, "-p and -a exclude each other");
 		goto out_usage;
 	}
 	if (events.oom) {
@@ -187,13 +263,16 @@ static int cmd_trace_fn(int argc, char **argv)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	o.argv = argv + optind;
+	o.argv = optind < argc ? argv + optind : NULL;
+	o.pids = pids;
+	o.npids = npids;
 	o.events = events.len ? events.buf : NULL;
 	o.stop = &cli_stop_sig;
 	cli_stop_signals_catch(&saved);
 	err = tacho_timeline_record(&o, &res, &diag);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
+	free(pids);
 	if (err)
 		return cli_session_error(err, &diag, res.exec_err);
 	if (!quiet)
@@ -211,6 +290,7 @@ static int cmd_trace_fn(int argc, char **argv)
 	return EXIT_OK;
 out_usage:
 	tc_sb_exit(&events);
+	free(pids);
 	return EXIT_USAGE;
 }
 

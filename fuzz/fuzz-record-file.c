@@ -73,6 +73,7 @@ static void one(const uint8_t *data, size_t size)
 			tacho_profile_write_annotate(p, "main", null, TACHO_FORMAT_TABLE, NULL);
 			tacho_profile_write_folded(p, null);
 			tacho_profile_write_script(p, null);
+			tacho_profile_write_script_json(p, null);
 			tacho_profile_write_pprof(p, null);
 			tacho_profile_write_flamegraph(p, null);
 			tacho_profile_write_speedscope(p, null);

@@ -316,6 +316,7 @@ static void views(struct tacho_profile *p, FILE *null)
 	}
 	tacho_profile_write_folded(p, null);
 	tacho_profile_write_script(p, null);
+	tacho_profile_write_script_json(p, null);
 	tacho_profile_write_pprof(p, null);
 	tacho_profile_write_flamegraph(p, null);
 	tacho_profile_write_speedscope(p, null);

@@ -12,7 +12,7 @@ set -eu
 
 what=${1:-build}
 
-build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev"
+build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev"
 test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)

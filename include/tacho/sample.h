@@ -240,6 +240,15 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
 TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+/* The perf-script export's samples as one JSON document (docs/schemas.md,
+ * "script-json"): the selected event's samples that the filter keeps, in time order,
+ * each with its time, process, thread, CPU, command, event, period, IP, data address
+ * (null for events without one), the tracepoint payload as its print format shows it
+ * (null without one; "payload_error" says why one does not decode), its fields by name
+ * (numbers, addresses as hex strings, strings), the string arguments that constants of
+ * the process's binaries hold, and the frames leaf first. 0, -EINVAL, -ENOMEM, -EIO.
+ * Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f);
 /* pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca, Grafana;
  * docs/report.md): a sample per distinct stack and process with two values, the number
  * of samples ("samples"/"count") and the sum of their periods (the event's name, its

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "tacho/errors.h"
 #include "tacho/output.h"
@@ -39,6 +40,15 @@ struct tacho_timeline_opts {
 	unsigned ring_entries;      /* entries of each thread's mark ring (a power of two);
 				       0: 65536 */
 	volatile int *stop;         /* as tacho_record_opts.stop */
+	/* added after the first version (read only when sz covers them): */
+	const pid_t *pids;          /* without argv: these running processes (every thread),
+				       until all have ended or *stop */
+	size_t npids;
+	bool system_wide;           /* every CPU: the events of every task (with argv: while
+				       the program runs, and its marks; without: until
+				       *stop) */
+	unsigned mmap_pages;        /* data pages of each kernel ring (a power of two), as
+				       tacho_record_opts.mmap_pages; 0: its default */
 };
 
 /* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the
@@ -59,7 +69,10 @@ struct tacho_timeline_result {
 
 /* Starts argv with TACHO_TRACE naming a fresh shared-memory area, records its marks
  * and the events until it ends, and writes the trace file as it goes (a trace killed
- * half-way reads up to its last flush). 0; -EINVAL (bad options); -TACHO_EPARSE and
+ * half-way reads up to its last flush). With pids instead of argv, the events of those
+ * processes (they have no area: no marks); with system_wide, the events of every CPU.
+ * Tracepoints carry their payloads (the format of each is kept in the file). 0;
+ * -EINVAL (bad options: nothing to trace, argv with pids); -TACHO_EPARSE and
  * the other errors of the grammar with *diag (its caret: tacho_diag_caret); -errno of
  * the file, the area or perf_event_open with *diag; -TACHO_ENOSTART with exec_err.
  * The result is written whatever happened. Not thread-safe against another trace. */
@@ -72,7 +85,10 @@ TACHO_API int tacho_timeline_record(const struct tacho_timeline_opts *opts,
 struct tacho_timeline;
 
 /* Loads the trace file at path. A file that ends early (a killed trace) loads up to its
- * last complete record and says so in its notes. 0 and *out (tacho_timeline_free);
+ * last complete record and says so in its notes. With tracepoints that have string
+ * arguments (a system call's file name), it also reads the recorded mappings, so that
+ * the views show the strings that binaries' constants hold behind them (the binaries
+ * are opened as the views need them). 0 and *out (tacho_timeline_free);
  * -errno of the file, -TACHO_ECORRUPT, -TACHO_EVERSION, -TACHO_ETRUNC with *diag;
  * -ENOMEM. */
 TACHO_API int tacho_timeline_load(const char *path, struct tacho_timeline **out,
@@ -97,8 +113,9 @@ TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
 /* Writes Chrome's Trace Event Format (JSON object form; opens in Perfetto's UI and
  * chrome://tracing): one track per thread, regions as B/E spans, marks as instants with
  * their value in args, counters as C events, events of -e as instants, and each
- * sys_enter_X followed on its thread by sys_exit_X as one X span. ts in microseconds
- * from the trace's first item. 0, -EIO. */
+ * sys_enter_X followed on its thread by sys_exit_X as one X span; tracepoint payloads'
+ * fields in args (docs/trace.md). ts in microseconds from the trace's first item. 0,
+ * -EIO. */
 TACHO_API int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f);
 
 /* Writes the timeline as an SVG picture: a row per thread and channel, spans as bars,

@@ -182,8 +182,8 @@ int tc_perf_parse_sample_regs(uint64_t st, uint64_t regs_mask,
 	const uint64_t known = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
 			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK |
-			       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			       PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			       PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	struct rd d = { (const unsigned char *)(rec + 1), (const unsigned char *)rec + rec->size,
 			false };
 	uint32_t res;
@@ -226,6 +226,18 @@ int tc_perf_parse_sample_regs(uint64_t st, uint64_t regs_mask,
 			return -TACHO_ECORRUPT;
 		out->chain = (const uint64_t *)(const void *)d.p;
 		d.p += out->nr * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		/* u32 size, then the bytes; with the size they fill whole u64s (events
+		 * without a payload give size 4 and four zero bytes) */
+		uint32_t size = d.bad || d.end - d.p < 4 ? 0 : (uint32_t)d.p[0] |
+				(uint32_t)d.p[1] << 8 | (uint32_t)d.p[2] << 16 | (uint32_t)d.p[3] << 24;
+		if (d.bad || d.end - d.p < 4 || size > (size_t)(d.end - d.p) - 4)
+			return -TACHO_ECORRUPT;
+		out->raw_size = size;
+		out->raw = d.p + 4;
+		size_t step = (4 + (size_t)size + 7) & ~(size_t)7;
+		d.p = step < (size_t)(d.end - d.p) ? d.p + step : d.end;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		out->bnr = rd_u64(&d);

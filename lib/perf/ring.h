@@ -62,6 +62,8 @@ struct tc_perf_sample {
 	uint16_t misc;                       /* header.misc: PERF_RECORD_MISC_USER, ... */
 	uint64_t nr;                         /* call chain length */
 	const uint64_t *chain;               /* points into the record */
+	uint32_t raw_size;                   /* PERF_SAMPLE_RAW: bytes at raw (tracepoints) */
+	const void *raw;                     /* points into the record */
 	uint64_t bnr;                        /* branch entries */
 	const uint64_t *branches;            /* bnr x (from, to, flags), into the record */
 	uint64_t regs_abi;                   /* PERF_SAMPLE_REGS_ABI_NONE: no registers */

@@ -81,6 +81,11 @@ struct p_mark_drops {
 	uint64_t ring_full, no_ring, no_channel, time;
 };
 
+/* TPFORMAT and RAW: the event's index and the length of the bytes that follow */
+struct p_blob {
+	uint32_t event, len;
+};
+
 _Static_assert(sizeof(struct p_event) == 40, "p_event layout");
 _Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
 _Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
@@ -356,6 +361,24 @@ void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t t
 			    .channel = channel, .kind = kind };
 
 	tc_record_writer_add(w, TC_REC_MARK, &m, sizeof(m));
+}
+
+void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,
+			       size_t len)
+{
+	struct p_blob b = { .event = event, .len = (uint32_t)len };
+	struct piece pc[2] = { { &b, sizeof(b) }, { text, len } };
+
+	record_writer_addv(w, TC_REC_TPFORMAT, pc, 2);
+}
+
+void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void *data,
+			  uint32_t size)
+{
+	struct p_blob b = { .event = event, .len = size };
+	struct piece pc[2] = { { &b, sizeof(b) }, { data, size } };
+
+	record_writer_addv(w, TC_REC_RAW, pc, 2);
 }
 
 void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
@@ -671,6 +694,22 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 			out->u.mark_drops.no_ring = d.no_ring;
 			out->u.mark_drops.no_channel = d.no_channel;
 			out->u.mark_drops.time = d.time;
+			return 1;
+		}
+		case TC_REC_TPFORMAT:
+		case TC_REC_RAW: {
+			NEED(struct p_blob, b);
+			if (b.len > plen - sizeof(b))
+				return corrupt(diag, name, out->offset, "payload longer than its record");
+			if (type == TC_REC_TPFORMAT) {
+				out->u.tpformat.event = b.event;
+				out->u.tpformat.text = (const char *)pl + sizeof(b);
+				out->u.tpformat.len = b.len;
+			} else {
+				out->u.raw.event = b.event;
+				out->u.raw.data = pl + sizeof(b);
+				out->u.raw.size = b.len;
+			}
 			return 1;
 		}
 		case TC_REC_USTACK: {

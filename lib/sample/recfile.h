@@ -35,7 +35,10 @@ enum tc_rec_type {
 	TC_REC_MARK_DROPS = 14, /* the marks dropped so far (totals: the last one holds) */
 	TC_REC_USTACK = 15,    /* the user registers and stack of the SAMPLE just before */
 	TC_REC_BRANCH = 16,    /* the branch stack (LBR call stack) of the SAMPLE before */
-	TC_REC_TYPE_MAX = 16,
+	/* 20-24: tracepoint payloads (tacho trace) */
+	TC_REC_TPFORMAT = 20,  /* a tracepoint event's format text, to decode its payloads */
+	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
+	TC_REC_TYPE_MAX = 21,
 };
 
 /* event flags */
@@ -43,10 +46,11 @@ enum tc_rec_type {
 #define TC_EVF_TRAP      0x2u   /* trap-type: the IP is the instruction AFTER the cause */
 #define TC_EVF_ADDR      0x4u   /* samples carry a data address */
 #define TC_EVF_CALLCHAIN 0x8u
-#define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
-				   exact simulated count at its instruction */
 #define TC_EVF_USTACK    0x10u  /* samples are followed by USTACK records (dwarf) */
 #define TC_EVF_BRANCH    0x20u  /* samples are followed by BRANCH records (lbr) */
+#define TC_EVF_RAW       0x100u /* a tracepoint: each sample is followed by a RAW record */
+#define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
+				   exact simulated count at its instruction */
 
 #define TC_USTACK_MAX    65528u /* the most stack bytes a sample copies (kernel limit) */
 
@@ -97,6 +101,8 @@ struct tc_rec {
 			uint32_t pid, tid, channel, kind;
 		} mark;
 		struct { uint64_t ring_full, no_ring, no_channel, time; } mark_drops;
+		struct { uint32_t event; const char *text; size_t len; } tpformat;
+		struct { uint32_t event; const unsigned char *data; size_t size; } raw;
 		struct {
 			uint64_t abi, mask;          /* PERF_SAMPLE_REGS_ABI_*, the regs' mask */
 			uint32_t nregs, stack_len;   /* nregs = popcount(mask) */
@@ -168,6 +174,14 @@ void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t t
 			   uint32_t kind);
 void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
 				 uint64_t no_ring, uint64_t no_channel, uint64_t time);
+/* The format text of tracepoint event `event` (tracefs's events/SYS/NAME/format), len
+ * bytes, stored once so that a report decodes the payloads without the machine. */
+void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,
+			       size_t len);
+/* The raw payload of the sample written just before (size bytes of the kernel's
+ * PERF_SAMPLE_RAW data, its u32 size and padding left out). */
+void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void *data,
+			  uint32_t size);
 /* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
 int tc_record_writer_flush(struct tc_record_writer *w);
 /* Flushes, closes the file and frees the buffer; a file opened by path then takes its

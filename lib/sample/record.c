@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "events/events.h"
+#include "events/tpformat.h"
 #include "perf/engine.h"
 #include "sample/buildid-cache.h"
 #include "sample/recfile.h"
@@ -45,6 +46,8 @@ struct rec_event {
 	bool calibrate;                 /* period to be chosen from the first window */
 	uint64_t period;                /* fixed period, or frequency with TC_EVF_FREQ */
 	uint64_t samples;               /* samples of this event written */
+	char *format;                   /* TC_EVF_RAW: the tracepoint's format text */
+	size_t format_len;
 };
 
 struct session {
@@ -137,6 +140,31 @@ static uint64_t provisional_period(const struct rec_event *e)
 		return 1;
 	default:
 		return 100003;
+	}
+}
+
+/* Tracepoint payloads: a tracepoint's samples carry its raw data (PERF_SAMPLE_RAW),
+ * and the file keeps its format text once, so that the report decodes the fields
+ * offline. The kernel gives raw tracepoint data to an unprivileged user only for the
+ * tracepoints it marks safe (the syscalls, on a task: TRACE_EVENT_FL_CAP_ANY) and
+ * refuses the open otherwise; without CAP_PERFMON or paranoid -1 the others are
+ * recorded as before, without payloads. The sample_type is the session's: other events
+ * then carry an empty raw part (4 bytes of size and 4 of padding). */
+static void setup_payloads(struct session *s, const struct tc_perf_env *env)
+{
+	bool priv = tc_perf_env_privileged(env) || env->paranoid == -1;
+
+	for (size_t i = 0; i < s->nev; i++) {
+		struct rec_event *e = &s->ev[i];
+
+		if (e->attr.type != PERF_TYPE_TRACEPOINT)
+			continue;
+		if (!priv && (s->o->system_wide || strncmp(e->name, "syscalls:", 9)))
+			continue;
+		if (tc_tracepoint_format(e->name, e->attr.config, &e->format, &e->format_len))
+			continue;   /* no format, no payload: the samples stay as they were */
+		e->flags |= TC_EVF_RAW;
+		s->sample_type |= PERF_SAMPLE_RAW;
 	}
 }
 
@@ -262,6 +290,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	for (size_t i = 0; i < s->nev; i++)
 		if (!s->ev[i].name)
 			return -ENOMEM;
+	setup_payloads(s, &env);
 	return 0;
 }
 
@@ -310,6 +339,64 @@ static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 	}
 }
 
+/* The running processes recorded: opts.pid, or the hooks' list (tacho trace -p). */
+static size_t target_pids(const struct session *s, const pid_t **pids)
+{
+	if (s->hooks && s->hooks->npids) {
+		*pids = s->hooks->pids;
+		return s->hooks->npids;
+	}
+	*pids = &s->o->pid;
+	return 1;
+}
+
+/* Every thread of every target process. 0, or -errno with *diag naming the process. */
+static int target_threads(const struct session *s, pid_t **tids, size_t *ntids,
+			  struct tacho_diag *diag)
+{
+	const pid_t *pids;
+	size_t n = target_pids(s, &pids);
+	int err = 0;
+
+	*tids = NULL;
+	*ntids = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		pid_t *t = NULL, *all;
+		size_t nt = 0;
+
+		err = tc_proc_threads(pids[i], &t, &nt);
+		if (err) {
+			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
+				    (int)pids[i], err == -ESRCH ? "no such process" :
+				    tacho_strerror(err));
+			break;
+		}
+		all = realloc(*tids, (*ntids + nt) * sizeof(*all));
+		if (!all) {
+			free(t);
+			err = -ENOMEM;
+			break;
+		}
+		memcpy(all + *ntids, t, nt * sizeof(*t));
+		*tids = all;
+		*ntids += nt;
+		free(t);
+	}
+	return err;
+}
+
+/* Whether every target process has ended. */
+static bool targets_gone(const struct session *s)
+{
+	const pid_t *pids;
+	size_t n = target_pids(s, &pids);
+
+	for (size_t i = 0; i < n; i++)
+		if (kill(pids[i], 0) == 0 || errno != ESRCH)
+			return false;
+	return true;
+}
+
 /* The grid of the target: the program's threads and children (inherited) on every
  * CPU; every task on every CPU; each thread of a running process on every CPU. */
 static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_diag *diag)
@@ -330,11 +417,8 @@ static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_dia
 		one = tacho_child_pid(s->child);
 		err = tc_perf_grid_init(g, cpus, ncpus, &one, 1);
 	} else {
-		err = tc_proc_threads(o->pid, &tids, &ntids);
-		if (err)
-			tc_diag_set(diag, "record", 0, 0, err, "cannot record process %d: %s",
-				    (int)o->pid, err == -ESRCH ? "no such process" : tacho_strerror(err));
-		else
+		err = target_threads(s, &tids, &ntids, diag);
+		if (!err)
 			err = tc_perf_grid_init(g, cpus, ncpus, tids, ntids);
 	}
 	free(cpus);
@@ -532,6 +616,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		tc_record_writer_sample(&s->w, smp.time, smp.ip, smp.addr, smp.period, smp.pid,
 					smp.tid, smp.cpu, (uint16_t)ev, smp.misc,
 					(uint32_t)smp.nr, smp.chain);
+		if (ev < s->nev && (s->ev[ev].flags & TC_EVF_RAW) && smp.raw_size)
+			tc_record_writer_raw(&s->w, (uint32_t)ev, smp.raw, smp.raw_size);
 		/* the stack or branches follow their sample, in the same flush */
 		if (smp.regs_abi && smp.nregs)
 			tc_record_writer_ustack(&s->w, smp.regs_abi, s->regs_mask, smp.nregs,
@@ -673,8 +759,12 @@ static void write_meta(struct session *s)
 	if (o->argv)
 		for (size_t i = 0; o->argv[i]; i++)
 			tc_sb_addf(&sb, "%s%s", i ? " " : "", o->argv[i]);
-	else if (o->pid)
-		tc_sb_addf(&sb, "-p %d", (int)o->pid);
+	else if (o->pid) {
+		const pid_t *pids;
+		size_t n = target_pids(s, &pids);
+		for (size_t i = 0; i < n; i++)
+			tc_sb_addf(&sb, "%s%d", i ? "," : "-p ", (int)pids[i]);
+	}
 	else
 		tc_sb_adds(&sb, "-a");
 	if (!sb.oom)
@@ -701,6 +791,10 @@ static void write_meta(struct session *s)
 		tc_record_writer_event(&s->w, (uint32_t)i, s->ev[i].attr.type,
 				       s->ev[i].attr.config, s->sample_type, s->ev[i].period,
 				       s->ev[i].flags, s->ev[i].name);
+	for (size_t i = 0; i < s->nev; i++)
+		if (s->ev[i].flags & TC_EVF_RAW)
+			tc_record_writer_tpformat(&s->w, (uint32_t)i, s->ev[i].format,
+						  s->ev[i].format_len);
 }
 
 static void describe_choice(struct session *s)
@@ -798,8 +892,10 @@ static void session_free(struct session *s)
 {
 	tc_perf_list_free(s->list);
 	free(s->counts);
-	for (size_t i = 0; i < s->nev; i++)
+	for (size_t i = 0; i < s->nev; i++) {
 		free(s->ev[i].name);
+		free(s->ev[i].format);
+	}
 	free(s->ev);
 	tc_sideband_exit(&s->side);
 	tc_bidcache_free(s->seen);
@@ -824,9 +920,12 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 				   "follow" : tacho_strerror(err));
 	write_meta(s);
 	tc_sideband_vdso(&s->side);
-	if (!s->child_mode && !o->system_wide)
-		tc_sideband_process(&s->side, o->pid);
-	else if (o->system_wide)
+	if (!s->child_mode && !o->system_wide) {
+		const pid_t *pids;
+		size_t n = target_pids(s, &pids);
+		for (size_t i = 0; i < n; i++)
+			tc_sideband_process(&s->side, pids[i]);
+	} else if (o->system_wide)
 		tc_sideband_all(&s->side);
 	if (s->hooks && s->hooks->start) {
 		err = s->hooks->start(s->hooks->arg, &s->w);
@@ -849,7 +948,9 @@ static int start_target(struct session *s, struct tacho_diag *diag)
 
 	if (!s->child_mode) {
 		tc_perf_list_enable(s->list);
-		if (!o->system_wide)
+		/* one process: its pidfd wakes the loop when it ends; several are looked
+		 * for at every wake-up */
+		if (!o->system_wide && !(s->hooks && s->hooks->npids > 1))
 			s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 		return 0;
 	}
@@ -947,7 +1048,7 @@ static int record_loop(struct session *s, struct tacho_diag *diag)
 				   WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
 				done = true;
 		} else if (!o->system_wide) {
-			if (kill(o->pid, 0) < 0 && errno == ESRCH)
+			if (targets_gone(s))
 				done = true;
 			else if (s->pidfd >= 0 && n > 0 && (pid_revents & POLLIN))
 				done = true;

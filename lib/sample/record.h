@@ -4,6 +4,7 @@
 #define TACHO_SAMPLE_RECORD_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "sample/recfile.h"
 #include "tacho/sample.h"
@@ -12,6 +13,9 @@ struct tc_record_hooks {
 	void *arg;
 	char *const *env;   /* NAME=VALUE put into the program's environment before exec */
 	bool use_clockid;   /* stamp samples with clockid instead of perf's own clock */
+	const pid_t *pids;  /* with opts.pid set and no program: these processes (pid among
+			       them), recorded until all have ended */
+	size_t npids;
 	int clockid;
 	/* After the meta records, before the program starts. 0 or -errno (the recording
 	 * stops with that error). */

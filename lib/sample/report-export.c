@@ -1,5 +1,6 @@
 /* report-export.c - the profile in the formats of others' tools: folded stacks
- * (FlameGraph, speedscope, inferno) and perf script's text (Firefox Profiler). */
+ * (FlameGraph, speedscope, inferno), perf script's text (Firefox Profiler) and the same
+ * samples as JSON with their tracepoint payloads' fields. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "output/output.h"
+#include "sample/payload.h"
 #include "sample/report-int.h"
 #include "tacho/sample.h"
 
@@ -126,6 +129,112 @@ static int time_cmp(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+/* A read-only constant wins over anything else: exact, since nothing can change it;
+ * the most recent mapping wins (an exec replaces the image). */
+int tc_profile_open(const char *path, struct tacho_profile **out)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+
+	return tacho_profile_load(path, out, &d);
+}
+
+void tc_profile_close(struct tacho_profile *p)
+{
+	tacho_profile_free(p);
+}
+
+int tc_profile_const_str(struct tacho_profile *p, uint32_t pid, uint64_t time, uint64_t addr,
+			 char *buf, size_t max)
+{
+	struct proc *pr = tc_profile_proc(p, pid, false);
+	const struct map *best = NULL;
+
+	/* buf changes only when a read succeeds: it ends with the best one's string */
+	for (size_t i = 0; pr && i < pr->nmaps; i++) {
+		const struct map *m = &pr->maps[i];
+		struct tc_symdso *sd;
+		uint64_t va;
+
+		if (m->time > time || (best && m->time < best->time) || m->dso >= p->ndsos)
+			continue;
+		sd = tc_profile_dso_open(p, &p->dsos[m->dso]);
+		if (!sd || tc_symdso_file_to_addr(sd, m->pgoff, &va) || m->start < va ||
+		    addr < m->start - va ||
+		    tc_symdso_read_const_str(sd, addr - (m->start - va), buf, max) < 0)
+			continue;
+		best = m;
+	}
+	return best ? 0 : -ENOENT;
+}
+
+struct str_args {
+	struct tacho_profile *p;
+	const struct smp *s;
+	FILE *f;
+};
+
+/* A string argument of a system call ("const char *" fields) that a constant holds:
+ * after the payload, ` [filename: "/etc/hostname"]`. */
+static int write_const_arg(void *arg, const struct tc_payload_field *fld)
+{
+	struct str_args *a = arg;
+	char buf[4096];
+
+	if (!fld->is_pointer || strcmp(fld->type, "const char *") ||
+	    tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+		return 0;
+	fprintf(a->f, " [%s: \"", fld->name);
+	tc_fputs_printable(buf, a->f);
+	fputs("\"]", a->f);
+	return 0;
+}
+
+/* A tracepoint's payload as perf script shows it after the event's name: its print
+ * format's text ("dfd: 0xffffff9c, filename: 0x..."), or what stood in the way; then
+ * the strings that constants hold behind its string arguments. */
+static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
+{
+	const unsigned char *raw;
+	struct tc_sb sb = TC_SB_INIT;
+	uint32_t size;
+	int err;
+
+	if (tc_profile_raw(p, s, &raw, &size))
+		return;
+	tc_sb_init(&sb);
+	err = tc_payload_print(p->payload, s->event, raw, size, &sb);
+	fputc(' ', f);
+	if (!err) {
+		struct str_args a = { p, s, f };
+		tc_fputs_printable(sb.buf ? sb.buf : "", f);
+		tc_payload_fields(p->payload, s->event, raw, size, write_const_arg, &a);
+	}
+	else if (err == -ENOENT)
+		fprintf(f, "[payload of %u bytes: no format to decode it]", size);
+	else
+		fprintf(f, "[payload of %u bytes: %s]", size, tacho_strerror(err));
+	tc_sb_exit(&sb);
+}
+
+/* The runtime address of frame k (l) of sample s, as perf prints it: the leaf's is the
+ * sample's IP; for callers, the chain's return address. */
+static uint64_t frame_ip(const struct smp *s, size_t k, const struct loc *l)
+{
+	size_t real = 0;
+
+	if (k == 0)
+		return s->ip;
+	for (uint32_t c = 0; c < s->nr; c++) {
+		uint64_t v;
+		memcpy(&v, &s->chain[c], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (real++ == k)
+			return v;
+	}
+	return l->addr;
+}
+
 int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 {
 	const struct smp **order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
@@ -165,27 +274,13 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		 * prints it: after the event name */
 		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
 			fprintf(f, " %16" PRIx64, s->addr);
+		write_payload(p, s, f);
 		fputc('\n', f);
 		for (size_t k = 0; k < nf; k++) {
 			const struct loc *l = &p->locs[frames[k]];
 			const char *dso = pool_str(p, l->dso) ? pool_str(p, l->dso) : "[unknown]";
-			uint64_t ip = k == 0 ? s->ip : l->addr;
-			/* the runtime address, as perf prints it: the leaf's is the sample's IP;
-			 * for callers, the chain's return address */
-			if (k > 0 && s->nr) {
-				size_t real = 0;
-				for (uint32_t c = 0; c < s->nr; c++) {
-					uint64_t v;
-					memcpy(&v, &s->chain[c], 8);
-					if (v >= (uint64_t)PERF_CONTEXT_MAX)
-						continue;
-					if (real++ == k) {
-						ip = v;
-						break;
-					}
-				}
-			}
-			fprintf(f, "\t%16" PRIx64 " ", ip);
+
+			fprintf(f, "\t%16" PRIx64 " ", frame_ip(s, k, l));
 			if (l->sym != NONE) {
 				tc_fputs_printable(pool_str(p, l->sym), f);
 				fprintf(f, "+0x%" PRIx64, l->addr - l->sym_start);
@@ -200,6 +295,167 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		if (ferror(f))
 			err = -EIO;
 	}
+	free(order);
+	return err;
+}
+
+struct json_args {
+	struct tacho_profile *p;
+	const struct smp *s;
+	struct tc_json *j;
+};
+
+/* A payload's field as a member of "fields": numbers as numbers (signed ones with their
+ * sign), addresses as hex strings (JSON's numbers hold 53 bits), strings as strings. */
+static int json_field(void *arg, const struct tc_payload_field *fld)
+{
+	struct json_args *a = arg;
+	char hex[24];
+
+	if (fld->is_string) {
+		tc_json_strn(a->j, fld->name, fld->str, fld->len);
+	} else if (fld->is_pointer) {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, fld->num);
+		tc_json_str(a->j, fld->name, hex);
+	} else if (fld->is_signed) {
+		tc_json_int(a->j, fld->name, (int64_t)fld->num);
+	} else {
+		tc_json_uint(a->j, fld->name, fld->num);
+	}
+	return 0;
+}
+
+/* A string argument that a constant of a binary holds, as a member of "strings" (the
+ * perf-script export's [filename: "..."]). */
+static int json_const_arg(void *arg, const struct tc_payload_field *fld)
+{
+	struct json_args *a = arg;
+	char buf[4096];
+
+	if (fld->is_pointer && !strcmp(fld->type, "const char *") &&
+	    !tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+		tc_json_str(a->j, fld->name, buf);
+	return 0;
+}
+
+/* The payload members of one sample: "payload" (the print format's text, as perf
+ * script), "payload_error", "fields" and "strings". */
+static void json_sample_payload(struct tacho_profile *p, const struct smp *s,
+				struct tc_json *j)
+{
+	struct json_args a = { p, s, j };
+	const unsigned char *raw;
+	struct tc_sb sb = TC_SB_INIT;
+	uint32_t size;
+	int err = -ENODATA;
+
+	if (!tc_profile_raw(p, s, &raw, &size)) {
+		tc_sb_init(&sb);
+		err = tc_payload_print(p->payload, s->event, raw, size, &sb);
+	}
+	if (!err)
+		tc_json_str(j, "payload", sb.buf ? sb.buf : "");
+	else
+		tc_json_null(j, "payload");
+	if (err == -ENOENT)
+		tc_json_str(j, "payload_error", "no format to decode it");
+	else if (err && err != -ENODATA)
+		tc_json_str(j, "payload_error", tacho_strerror(err));
+	else
+		tc_json_null(j, "payload_error");
+	tc_json_obj_begin(j, "fields");
+	if (!err)
+		tc_payload_fields(p->payload, s->event, raw, size, json_field, &a);
+	tc_json_obj_end(j);
+	tc_json_obj_begin(j, "strings");
+	if (!err)
+		tc_payload_fields(p->payload, s->event, raw, size, json_const_arg, &a);
+	tc_json_obj_end(j);
+	tc_sb_exit(&sb);
+}
+
+int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f)
+{
+	const struct smp **order;
+	uint32_t frames[MAX_FRAMES];
+	struct tc_write_settings w;
+	struct tc_json j;
+	char hex[24];
+	size_t n = 0;
+	int err = 0;
+
+	if (!p || !f)
+		return -EINVAL;
+	order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
+
+		if (keep < 0)
+			err = keep;
+		else if (keep)
+			order[n++] = &p->smps[i];
+	}
+	if (err)
+		goto out;
+	/* the rings of several CPUs interleave in the file: the samples in time order */
+	qsort(order, n, sizeof(*order), time_cmp);
+	tc_write_settings_get(NULL, TACHO_FORMAT_JSON, &w);
+	tc_json_doc_begin(&j, f, TACHO_FORMAT_JSON, &w);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_str(&j, "event", p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "");
+	tc_json_arr_begin(&j, "samples");
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct smp *s = order[i];
+		size_t nf;
+
+		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
+		if (err)
+			break;
+		tc_json_obj_begin(&j, NULL);
+		tc_json_uint(&j, "time_ns", s->time);
+		tc_json_uint(&j, "pid", s->pid);
+		tc_json_uint(&j, "tid", s->tid);
+		tc_json_uint(&j, "cpu", s->cpu);
+		tc_json_str(&j, "comm", comm_of(p, s->pid));
+		tc_json_str(&j, "event", s->event < p->nev ? pool_str(p, p->evs[s->event].name)
+							    : "[unknown]");
+		tc_json_uint(&j, "period", s->period);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->ip);
+		tc_json_str(&j, "ip", hex);
+		/* the data address of page faults and breakpoints, as perf script's addr */
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->addr);
+		tc_json_str(&j, "addr", s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR)
+					? hex : NULL);
+		json_sample_payload(p, s, &j);
+		tc_json_arr_begin(&j, "frames");
+		for (size_t k = 0; k < nf; k++) {
+			const struct loc *l = &p->locs[frames[k]];
+
+			tc_json_obj_begin(&j, NULL);
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, frame_ip(s, k, l));
+			tc_json_str(&j, "ip", hex);
+			tc_json_str(&j, "symbol", l->sym != NONE ? pool_str(p, l->sym) : NULL);
+			if (l->sym != NONE)
+				tc_json_uint(&j, "offset", l->addr - l->sym_start);
+			else
+				tc_json_null(&j, "offset");
+			tc_json_str(&j, "dso", pool_str(p, l->dso) ? pool_str(p, l->dso)
+								   : "[unknown]");
+			tc_json_obj_end(&j);
+		}
+		tc_json_arr_end(&j);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	/* a failed stack leaves the document unfinished: the error is what counts */
+	if (err)
+		goto out;
+	err = tc_json_doc_end(&j);
+out:
 	free(order);
 	return err;
 }

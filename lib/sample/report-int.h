@@ -75,6 +75,13 @@ struct ev {
 	uint64_t events;               /* sum of its samples' periods (checked not to wrap) */
 };
 
+/* A tracepoint sample's payload: the sample's index and its raw bytes in the file. */
+struct raw_ref {
+	size_t smp;
+	const unsigned char *data;
+	uint32_t size;
+};
+
 struct tacho_profile {
 	unsigned char *data;
 	size_t len;
@@ -118,6 +125,11 @@ struct tacho_profile {
 	struct tc_filter *filter;      /* tacho_profile_set_filter's, or NULL: every sample */
 	uint64_t kept_samples;         /* samples the last tc_profile_report_rows took */
 	uint64_t kept_events;          /* and the sum of their periods */
+	/* tracepoint payloads: the decoders (NULL without TPFORMAT records) and the
+	 * payloads by sample index, ascending */
+	struct tc_payload *payload;
+	struct raw_ref *raws;
+	size_t nraws, raws_cap;
 };
 
 #define NONE UINT32_MAX   /* no pool id: unknown */
@@ -144,6 +156,11 @@ struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
  * from min). 0 or -ENOMEM (then *v is untouched). */
 int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, size_t sz,
 		    size_t min);
+
+/* report-load.c: the payload of sample s (a pointer into p->smps): 0 and its bytes,
+ * or -ENOENT when it has none. */
+int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
+		   const unsigned char **data, uint32_t *size);
 
 /* report-resolve.c: the symbols of binary d, opened on first use (NULL when they
  * cannot be read, or the file changed since the recording: a warning says which). */

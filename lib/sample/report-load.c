@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sample/payload.h"
 #include "sample/perfdata.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
@@ -166,6 +167,53 @@ static int index_maps(struct tacho_profile *p)
 	}
 	return 0;
 }
+/* A tracepoint's format: a format libtraceevent cannot read leaves its payloads
+ * undecoded (the views say so), and the rest of the report stands. */
+static int load_tpformat(struct tacho_profile *p, const struct tc_rec *r)
+{
+	int err;
+
+	if (!p->payload && tc_payload_new(&p->payload))
+		return -ENOMEM;
+	err = tc_payload_add(p->payload, r->u.tpformat.event, r->u.tpformat.text,
+			     r->u.tpformat.len);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* A payload belongs to the sample right before it, of the same event. */
+static int load_raw(struct tacho_profile *p, const struct tc_rec *r, bool after_sample)
+{
+	if (!after_sample || !p->nsmps || p->smps[p->nsmps - 1].event != r->u.raw.event)
+		return -TACHO_ECORRUPT;
+	if (tc_profile_grow(p, (void **)&p->raws, &p->raws_cap, p->nraws + 1, sizeof(*p->raws),
+			    64))
+		return -ENOMEM;
+	p->raws[p->nraws].smp = p->nsmps - 1;
+	p->raws[p->nraws].data = r->u.raw.data;
+	p->raws[p->nraws].size = (uint32_t)r->u.raw.size;
+	p->nraws++;
+	return 0;
+}
+
+int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
+		   const unsigned char **data, uint32_t *size)
+{
+	size_t i = (size_t)(s - p->smps), lo = 0, hi = p->nraws;
+
+	while (lo < hi) {   /* the payloads are in the samples' order */
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->raws[mid].smp < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nraws || p->raws[lo].smp != i)
+		return -ENOENT;
+	*data = p->raws[lo].data;
+	*size = p->raws[lo].size;
+	return 0;
+}
+
 /* The next record of tacho's file, or of perf's perf.data read as tacho's (pd->data
  * set): read_records reads both. */
 static int next_record(struct tc_record_reader *rd, struct tc_perfdata_reader *pd,
@@ -213,9 +261,13 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 	struct tc_record_reader rd = *prd;
 	struct tc_rec r;
 	size_t cap = 0;
+	bool last_was_sample = false;
 	int ret;
 
 	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
+		bool after_sample = last_was_sample;
+
+		last_was_sample = r.type == TC_REC_SAMPLE;
 		switch (r.type) {
 		case TC_REC_META: {
 			size_t pos = 0;
@@ -246,6 +298,22 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 			if (tc_strpool_intern(&p->pool, r.u.event.name, &ne[p->nev].name))
 				return -ENOMEM;
 			p->nev++;
+			break;
+		}
+		case TC_REC_TPFORMAT: {
+			int e = load_tpformat(p, &r);
+			if (e)
+				return e;
+			break;
+		}
+		case TC_REC_RAW: {
+			int e = load_raw(p, &r, after_sample);
+			if (e == -TACHO_ECORRUPT)
+				return tc_diag_set(diag, path, 0, 0, e, "corrupt record at byte %"
+						   PRIu64 ": a payload that follows no sample of "
+						   "its event", r.offset);
+			if (e)
+				return e;
 			break;
 		}
 		case TC_REC_PERIOD:
@@ -522,6 +590,8 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->proc_idx);
 	tc_hmap_exit(&p->map_idx);
 	free(p->smps);
+	free(p->raws);
+	tc_payload_free(p->payload);
 	free(p->xtras);
 	free(p->uchains);
 	free(p->evs);

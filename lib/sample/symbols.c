@@ -280,6 +280,35 @@ size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+int tc_symdso_read_const_str(struct tc_symdso *d, uint64_t addr, char *buf, size_t max)
+{
+	Elf_Scn *scn = NULL;
+
+	while (max && (scn = elf_nextscn(d->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *s;
+		size_t off, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || (sh.sh_flags & (SHF_WRITE | SHF_EXECINSTR)))
+			continue;
+		if (addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		data = elf_rawdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			return -ENOENT;
+		off = (size_t)(addr - sh.sh_addr);
+		s = (const char *)data->d_buf + off;
+		n = strnlen(s, data->d_size - off);
+		if (n == data->d_size - off || n >= max)
+			return -ENOENT;
+		memcpy(buf, s, n + 1);
+		return (int)n;
+	}
+	return -ENOENT;
+}
+
 static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
 {
 	const void *p;

@@ -51,6 +51,14 @@ int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint6
  * segment with file contents). */
 size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len);
 
+/* The NUL-terminated string at ELF address addr when it lies in a section the program
+ * cannot write and whose bytes the file holds (SHT_PROGBITS, allocated, neither
+ * writable nor code: .rodata's string constants, which stay at run time as the file has
+ * them; a separate debug file holds none). Copies it into buf, NUL included: its
+ * length, or -ENOENT (no such section there, or no NUL before max bytes or the
+ * section's end). */
+int tc_symdso_read_const_str(struct tc_symdso *d, uint64_t addr, char *buf, size_t max);
+
 /* The GNU build-id of the ELF file at path (at record time): its length (<= max) copied
  * into bid, or a negative code (-ENOENT, -TACHO_ENOVALUE when the file has none). */
 int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max);

@@ -110,6 +110,26 @@ static int item_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A payload belongs to the event's sample just before it; its bytes are kept (the
+ * file's are not), 8-aligned so that the decoder reads aligned numbers. */
+static int add_raw(struct tacho_timeline *t, const struct tc_rec *r)
+{
+	static const unsigned char zeros[8];
+	struct tc_tl_item *it = t->n ? &t->items[t->n - 1] : NULL;
+
+	if (!t->after_sample || !it || it->kind != TC_TL_EVENT || it->event != r->u.raw.event ||
+	    it->raw_size)
+		return -TACHO_ECORRUPT;
+	if (!r->u.raw.size)
+		return 0;
+	it->raw_off = t->payloads.len;
+	it->raw_size = (uint32_t)r->u.raw.size;
+	tc_sb_add(&t->payloads, r->u.raw.data, r->u.raw.size);
+	if (r->u.raw.size & 7)
+		tc_sb_add(&t->payloads, zeros, 8 - (r->u.raw.size & 7));
+	return t->payloads.oom ? -ENOMEM : 0;
+}
+
 static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 {
 	struct tc_tl_item it = { 0 };
@@ -130,6 +150,12 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		 * never fires and is no channel */
 		if (!strcmp(r->u.event.name, "dummy"))
 			return 0;
+		if (!strcmp(r->u.event.name, "sched:sched_switch"))
+			t->sched_switch = r->u.event.index;
+		else if (!strcmp(r->u.event.name, "sched:sched_wakeup"))
+			t->sched_wakeup = r->u.event.index;
+		else if (!strcmp(r->u.event.name, "sched:sched_wakeup_new"))
+			t->sched_wakeup_new = r->u.event.index;
 		err = channel_of(t, r->u.event.name, TC_TL_EVENT, &c);
 		return err ? err : map_put(&t->event_chan, &t->nevent, r->u.event.index, c);
 	case TC_REC_CHANNEL:
@@ -162,7 +188,20 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		it.cpu = r->u.sample.cpu;
 		it.chan = t->event_chan[r->u.sample.event];
 		it.kind = TC_TL_EVENT;
-		return item_add(t, &it);
+		it.event = r->u.sample.event;
+		err = item_add(t, &it);
+		t->after_sample = !err;
+		return err;
+	case TC_REC_TPFORMAT:
+		if (!t->payload && tc_payload_new(&t->payload))
+			return -ENOMEM;
+		/* a format libtraceevent cannot read leaves its payloads undecoded (the
+		 * views say so); the trace stands */
+		err = tc_payload_add(t->payload, r->u.tpformat.event, r->u.tpformat.text,
+				     r->u.tpformat.len);
+		return err == -ENOMEM ? err : 0;
+	case TC_REC_RAW:
+		return add_raw(t, r);
 	case TC_REC_MARK_DROPS:
 		t->ring_full = r->u.mark_drops.ring_full;
 		t->no_ring = r->u.mark_drops.no_ring;
@@ -193,11 +232,17 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 		return -ENOMEM;
 	tc_strpool_init(&t->names);
 	tc_sb_init(&t->notes);
+	tc_sb_init(&t->payloads);
+	t->sched_switch = t->sched_wakeup = t->sched_wakeup_new = UINT32_MAX;
 	while ((err = tc_record_reader_next(&rd, &r, name, diag)) == 1) {
+		bool was_sample = t->after_sample;
+
 		err = load_record(t, &r);
+		if (was_sample && r.type != TC_REC_SAMPLE)
+			t->after_sample = false;
 		if (err == -TACHO_ECORRUPT) {
 			err = tc_diag_set(diag, name, 0, 0, err, "%s: record at byte %llu names a "
-					  "channel, event or kind the trace does not have", name,
+					  "channel, event, kind or payload the trace does not have", name,
 					  (unsigned long long)r.offset);
 			goto out_free;
 		}
@@ -242,7 +287,22 @@ int tacho_timeline_load(const char *path, struct tacho_timeline **out, struct ta
 				   tacho_strerror(err));
 	err = tc_timeline_load_mem(data, len, path, out, diag);
 	free(data);
-	return err;
+	if (err || !tc_payload_has_str_args((*out)->payload))
+		return err;
+	/* the mappings, so that the views show the strings behind string arguments (the
+	 * recording read once more, only for events that have such arguments); a trace
+	 * they cannot be read from keeps its addresses, and says so */
+	int perr = tc_profile_open(path, &(*out)->prof);
+	if (perr == -ENOMEM) {
+		tacho_timeline_free(*out);
+		*out = NULL;
+		return tc_diag_set(diag, path, 0, 0, perr, "cannot load '%s': %s", path,
+				   tacho_strerror(perr));
+	}
+	if (perr)
+		tc_sb_addf(&(*out)->notes, "string arguments shown as addresses only: the "
+			   "mappings cannot be read (%s)\n", tacho_strerror(perr));
+	return 0;
 }
 
 void tacho_timeline_free(struct tacho_timeline *t)
@@ -256,6 +316,9 @@ void tacho_timeline_free(struct tacho_timeline *t)
 	free(t->threads);
 	tc_strpool_exit(&t->names);
 	tc_sb_exit(&t->notes);
+	tc_sb_exit(&t->payloads);
+	tc_payload_free(t->payload);
+	tc_profile_close(t->prof);
 	free(t);
 }
 

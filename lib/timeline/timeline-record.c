@@ -23,6 +23,7 @@
 
 struct trace_session {
 	struct tc_trace_area area;
+	bool has_area;                /* a program was started with the area */
 	uint32_t known;               /* channels of the area already written */
 	bool *hidden;                 /* [channel] internal (regions' calibration) */
 	size_t nhidden;
@@ -137,6 +138,8 @@ static int hook_drain(void *arg, struct tc_record_writer *w, bool final)
 		if (br > s->clock.bracket_ns)
 			s->clock.bracket_ns = br;
 	}
+	if (!s->has_area)
+		return 0;
 	err = tc_trace_area_drain(&s->area, &s->known, &v);
 	if (err)
 		return err;
@@ -216,9 +219,22 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
 		return -EINVAL;
 	tc_sized_get(&o, sizeof(o), caller_opts, caller_opts->sz);
-	if (!o.argv || !o.argv[0]) {
-		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "nothing to trace: give a program");
+	if ((!o.argv || !o.argv[0]) && !o.npids && !o.system_wide) {
+		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "nothing to trace: give a program, "
+				  "processes or all CPUs");
 		goto out_result;
+	}
+	if ((o.argv && o.argv[0] && o.npids) || (o.npids && !o.pids)) {
+		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "trace a program or running "
+				  "processes, not both");
+		goto out_result;
+	}
+	for (size_t i = 0; i < o.npids; i++) {
+		if (o.pids[i] <= 0) {
+			err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "no process has the id %d",
+					  (int)o.pids[i]);
+			goto out_result;
+		}
 	}
 	if (o.events && *o.events) {
 		err = check_events(o.events, diag);
@@ -230,21 +246,28 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 		err = -ENOMEM;
 		goto out_result;
 	}
-	/* the area lives in memory (/dev/shm) where there is one; it is removed at the end */
-	dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	snprintf(area_path, sizeof(area_path), "%s/tacho-trace-%d", dir, (int)getpid());
-	err = tc_trace_area_create(&s->area, area_path, 0, o.ring_entries, 0);
-	if (err) {
-		tc_diag_set(diag, area_path, 0, 0, err, "cannot make the trace area '%s': %s",
-			    area_path, err == -EINVAL ? "the ring size must be a power of two "
-			    "from 2 to 16777216" : tacho_strerror(err));
-		goto out_free;
+	/* the area lives in memory (/dev/shm) where there is one; it is removed at the end.
+	 * Only a program tacho starts gets it: a running process cannot be told where it
+	 * is (its environment was read at its start) */
+	if (o.argv && o.argv[0]) {
+		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		snprintf(area_path, sizeof(area_path), "%s/tacho-trace-%d", dir, (int)getpid());
+		err = tc_trace_area_create(&s->area, area_path, 0, o.ring_entries, 0);
+		if (err) {
+			tc_diag_set(diag, area_path, 0, 0, err, "cannot make the trace area '%s': %s",
+				    area_path, err == -EINVAL ? "the ring size must be a power of two "
+				    "from 2 to 16777216" : tacho_strerror(err));
+			goto out_free;
+		}
+		s->has_area = true;
+		snprintf(s->env, sizeof(s->env), "TACHO_TRACE=%s", area_path);
+		s->envv[0] = s->env;
+		hooks.env = s->envv;
 	}
 	clock_init(&s->clock);
-	snprintf(s->env, sizeof(s->env), "TACHO_TRACE=%s", area_path);
-	s->envv[0] = s->env;
 	hooks.arg = s;
-	hooks.env = s->envv;
+	hooks.pids = o.pids;
+	hooks.npids = o.npids;
 	hooks.start = hook_start;
 	hooks.drain = hook_drain;
 	hooks.use_clockid = !s->clock.exact;
@@ -253,7 +276,10 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	ro.events = o.events && *o.events ? o.events : "dummy";
 	ro.period = 1;
 	ro.output = o.output ? o.output : "tacho.trace";
-	ro.argv = o.argv;
+	ro.argv = o.argv && o.argv[0] ? o.argv : NULL;
+	ro.pid = o.npids ? o.pids[0] : 0;
+	ro.system_wide = o.system_wide;
+	ro.mmap_pages = o.mmap_pages;
 	ro.flush_ms = o.flush_ms ? o.flush_ms : DEFAULT_FLUSH_MS;
 	ro.stop = o.stop;
 	err = tc_record_run(&ro, &rr, &hooks, diag);
@@ -265,7 +291,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.ran = rr.ran;
 	result.exit = rr.exit;
 	result.exec_err = rr.exec_err;
-	tc_trace_area_free(&s->area);
+	if (s->has_area)
+		tc_trace_area_free(&s->area);
 out_free:
 	free(s->hidden);
 	free(s);

@@ -2,6 +2,7 @@
  * delta table (table, CSV, JSON), Chrome's Trace Event JSON, an SVG picture. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,209 @@ static const char *kind_name(uint32_t kind)
 	}
 }
 
+#define TEXT_PAYLOADS 10   /* payloads shown per channel in the text view */
+
+struct str_args {
+	const struct tacho_timeline *t;
+	const struct tc_tl_item *it;
+	FILE *f;               /* the text view: ` [filename: "..."]` */
+	struct tc_json *j;     /* or Chrome's args: members of "strings" */
+	bool opened;           /* "strings" begun (only where there is one) */
+};
+
+/* A system call's string argument ("const char *") that a constant of a binary the
+ * process had mapped holds: the string, read from the binary (exact: nothing changes
+ * a constant), as the perf-script export shows it. */
+static int const_arg(void *arg, const struct tc_payload_field *fld)
+{
+	/* the profile opens binaries as it is asked: one lookup at a time, so that the
+	 * writers stay thread-safe on one trace */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct str_args *a = arg;
+	char buf[4096];
+	int err;
+
+	if (!a->t->prof || !fld->is_pointer || strcmp(fld->type, "const char *"))
+		return 0;
+	pthread_mutex_lock(&lock);
+	err = tc_profile_const_str(a->t->prof, a->it->pid, a->it->time, fld->num, buf,
+				   sizeof(buf));
+	pthread_mutex_unlock(&lock);
+	if (err)
+		return 0;
+	if (a->j) {
+		if (!a->opened)
+			tc_json_obj_begin(a->j, "strings");
+		a->opened = true;
+		tc_json_str(a->j, fld->name, buf);
+		return 0;
+	}
+	fprintf(a->f, " [%s: \"", fld->name);
+	tc_fputs_printable(buf, a->f);
+	fputs("\"]", a->f);
+	return 0;
+}
+
+/* The first payloads of each event channel, decoded as perf script shows them; the
+ * Chrome view has every one (args). */
+static int text_payloads(const struct tacho_timeline *t, FILE *f)
+{
+	uint64_t t0 = t_first(t);
+	struct tc_sb sb = TC_SB_INIT;
+	bool head = false;
+	char b1[32];
+
+	tc_sb_init(&sb);
+	for (size_t c = 0; c < t->nch; c++) {
+		uint64_t shown = 0, more = 0;
+
+		for (size_t i = 0; i < t->n; i++) {
+			const struct tc_tl_item *it = &t->items[i];
+			const void *raw;
+			size_t size;
+			int err;
+
+			if (it->chan != c || tc_tl_raw(t, it, &raw, &size))
+				continue;
+			if (shown == TEXT_PAYLOADS) {
+				more++;
+				continue;
+			}
+			if (!head)
+				fprintf(f, "\npayloads (the first %d of each event, as the tracepoint "
+					"prints them):\n", TEXT_PAYLOADS);
+			head = true;
+			tc_sb_reset(&sb);
+			err = tc_payload_print(t->payload, it->event, raw, size, &sb);
+			if (err == -ENOMEM)
+				goto out_nomem;
+			fprintf(f, "  %12s  %u %s  [%03u]  ", fmt_ns((double)(it->time - t0), b1,
+				sizeof(b1)), it->tid, comm_of(t, it->tid), it->cpu);
+			tc_fputs_printable(t->ch[c].name, f);
+			fputs(": ", f);
+			if (!err) {
+				struct str_args a = { t, it, f, NULL, false };
+				tc_fputs_printable(sb.buf ? sb.buf : "", f);
+				tc_payload_fields(t->payload, it->event, raw, size, const_arg, &a);
+			} else {
+				fprintf(f, "[payload of %zu bytes: %s]", size, err == -ENOENT ?
+					"no format to decode it" : tacho_strerror(err));
+			}
+			fputc('\n', f);
+			shown++;
+		}
+		if (more)
+			fprintf(f, "  ... and %" PRIu64 " more of %s\n", more, t->ch[c].name);
+	}
+	tc_sb_exit(&sb);
+	return 0;
+out_nomem:
+	tc_sb_exit(&sb);
+	return -ENOMEM;
+}
+
+#define TEXT_STATE_ROWS 20   /* threads shown in the text view's states (most running) */
+
+struct state_row {
+	uint32_t pid, tid;
+	uint64_t sum[5], runs;
+};
+
+static int state_row_cmp(const void *a, const void *b)
+{
+	const struct state_row *x = a, *y = b;
+
+	if (x->sum[0] != y->sum[0])
+		return x->sum[0] > y->sum[0] ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Per thread, the time in each scheduling state (from sched_switch and sched_wakeup's
+ * payloads) and the number of times it ran, the threads that ran longest first. 0 and
+ * *out (free it; NULL with *n 0 when the trace has no states), -ENOMEM. */
+static int state_rows(const struct tacho_timeline *t, struct state_row **out, size_t *nout)
+{
+	static const enum tc_tl_state order[] = { TC_TL_RUNNING, TC_TL_RUNNABLE,
+						  TC_TL_SLEEPING, TC_TL_BLOCKED, TC_TL_OTHER };
+	struct state_row *rows;
+	struct tc_tl_slice *sl;
+	size_t n, nrows = 0;
+	int err = tc_timeline_states(t, &sl, &n);
+
+	*out = NULL;
+	*nout = 0;
+	if (err || !n)
+		return err;
+	rows = calloc(t->nthreads ? t->nthreads : 1, sizeof(*rows));
+	if (!rows) {
+		free(sl);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->nthreads; i++) {
+		struct state_row *r = &rows[nrows];
+		bool any = false;
+
+		memset(r, 0, sizeof(*r));
+		r->tid = t->threads[i].tid;
+		r->pid = t->threads[i].pid;
+		for (size_t k = 0; k < n; k++) {
+			if (sl[k].tid != r->tid)
+				continue;
+			any = true;
+			for (size_t o = 0; o < 5; o++)
+				if (sl[k].state == order[o])
+					r->sum[o] += sl[k].end - sl[k].begin;
+			r->runs += sl[k].state == TC_TL_RUNNING;
+		}
+		nrows += any;
+	}
+	free(sl);
+	qsort(rows, nrows, sizeof(*rows), state_row_cmp);
+	*out = rows;
+	*nout = nrows;
+	return 0;
+}
+
+/* The thread states in the text view: the 20 threads that ran longest (a trace of all
+ * CPUs names every thread of the machine). */
+static int text_states(const struct tacho_timeline *t, FILE *f)
+{
+	struct state_row *rows;
+	struct tc_table *tb;
+	size_t nrows;
+	int err = state_rows(t, &rows, &nrows);
+
+	if (err || !nrows)
+		return err;
+	tb = tc_table_new(7);
+	if (!tb) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (unsigned c = 1; c < 7; c++)
+		tc_table_align_right(tb, c, true);
+	fprintf(f, "\nthread states (from sched_switch and sched_wakeup; known from each "
+		"thread's first switch or wake-up):\n");
+	tc_table_addf(tb, "thread\truns\trunning\trunnable\tsleeping\tblocked (D)\tother");
+	for (size_t i = 0; i < nrows && i < TEXT_STATE_ROWS; i++) {
+		char b[5][32];
+		tc_table_addf(tb, "%u %s\t%" PRIu64 "\t%s\t%s\t%s\t%s\t%s", rows[i].tid,
+			      comm_of(t, rows[i].tid), rows[i].runs,
+			      fmt_ns((double)rows[i].sum[0], b[0], 32),
+			      fmt_ns((double)rows[i].sum[1], b[1], 32),
+			      fmt_ns((double)rows[i].sum[2], b[2], 32),
+			      fmt_ns((double)rows[i].sum[3], b[3], 32),
+			      fmt_ns((double)rows[i].sum[4], b[4], 32));
+	}
+	tc_table_print(tb, f, 2, 2);
+	if (nrows > TEXT_STATE_ROWS)
+		fprintf(f, "  ... and %zu more threads (--format json has them all)\n",
+			nrows - TEXT_STATE_ROWS);
+	tc_table_free(tb);
+	free(rows);
+	return 0;
+}
+
 static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_tl_delta *d,
 		      size_t nd)
 {
@@ -193,6 +397,11 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 			      t->ch[c].count);
 	tc_table_print(tb, f, 2, 2);
 	tc_table_free(tb);
+	err = text_payloads(t, f);
+	if (!err)
+		err = text_states(t, f);
+	if (err)
+		return err;
 	fprintf(f, "\ndeltas (from each event to the next of its channel; A -> B: to the next B; "
 		"same value: to the next B with the A's value):\n");
 	tb = tc_table_new(7);
@@ -245,8 +454,13 @@ static void write_csv(const struct tacho_timeline *t, FILE *f, const struct tc_w
 static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format fmt,
 		      const struct tc_write_settings *w, const struct tc_tl_delta *d, size_t nd)
 {
+	struct state_row *rows;
 	struct tc_json j;
+	size_t nrows;
+	int err = state_rows(t, &rows, &nrows);
 
+	if (err)
+		return err;
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
@@ -278,6 +492,22 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);
+	tc_json_arr_begin(&j, "states");
+	for (size_t i = 0; i < nrows; i++) {
+		tc_json_obj_begin(&j, NULL);
+		tc_json_uint(&j, "pid", rows[i].pid);
+		tc_json_uint(&j, "tid", rows[i].tid);
+		tc_json_str(&j, "comm", comm_of(t, rows[i].tid));
+		tc_json_uint(&j, "runs", rows[i].runs);
+		tc_json_uint(&j, "running_ns", rows[i].sum[0]);
+		tc_json_uint(&j, "runnable_ns", rows[i].sum[1]);
+		tc_json_uint(&j, "sleeping_ns", rows[i].sum[2]);
+		tc_json_uint(&j, "blocked_ns", rows[i].sum[3]);
+		tc_json_uint(&j, "other_ns", rows[i].sum[4]);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	free(rows);
 	tc_json_arr_begin(&j, "deltas");
 	for (size_t i = 0; i < nd; i++) {
 		tc_json_obj_begin(&j, NULL);
@@ -333,6 +563,83 @@ static bool syscall_pair(const char *enter, const char *exit_name)
 
 	return a && b && a - enter == b - exit_name && !strncmp(enter, exit_name, (size_t)(a - enter)) &&
 	       !strcmp(a + 10, b + 9);
+}
+
+/* A payload's fields as the keys of an args object: numbers as numbers (signed ones
+ * with their sign), addresses and strings as strings. */
+static int json_field(void *arg, const struct tc_payload_field *f)
+{
+	struct tc_json *j = arg;
+
+	char hex[24];
+
+	if (f->is_string) {
+		tc_json_strn(j, f->name, f->str, f->len);
+	} else if (f->is_pointer) {
+		/* an address as perf script writes it: JSON's numbers hold 53 bits */
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, f->num);
+		tc_json_str(j, f->name, hex);
+	} else if (f->is_signed)
+		tc_json_int(j, f->name, (int64_t)f->num);
+	else
+		tc_json_uint(j, f->name, f->num);
+	return 0;
+}
+
+/* The payload of an event into the args being written; one that does not decode says
+ * why under "payload". */
+static void json_payload(const struct tacho_timeline *t, struct tc_json *j,
+			 const struct tc_tl_item *it)
+{
+	const void *raw;
+	size_t size;
+	int err;
+
+	if (tc_tl_raw(t, it, &raw, &size))
+		return;
+	err = tc_payload_fields(t->payload, it->event, raw, size, json_field, j);
+	if (err) {
+		tc_json_str(j, "payload", err == -ENOENT ? "no format to decode it" :
+			    tacho_strerror(err));
+		return;
+	}
+	if (t->prof) {
+		struct str_args a = { t, it, NULL, j, false };
+		tc_payload_fields(t->payload, it->event, raw, size, const_arg, &a);
+		if (a.opened)
+			tc_json_obj_end(j);
+	}
+}
+
+/* The thread states as async slices (b/e), one track of them per thread: they cannot
+ * share the thread's own track, whose region spans they would cross. */
+static int chrome_states(const struct tacho_timeline *t, struct tc_json *j, FILE *f,
+			 uint64_t t0)
+{
+	struct tc_tl_slice *sl;
+	size_t n;
+	char buf[32];
+	int err = tc_timeline_states(t, &sl, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = tc_tl_state_name(sl[i].state, sl[i].letter, buf, sizeof(buf));
+		for (int edge = 0; edge < 2; edge++) {
+			fputc('\n', f);
+			tc_json_obj_begin(j, NULL);
+			tc_json_str(j, "name", name);
+			tc_json_str(j, "cat", "thread state");
+			tc_json_str(j, "ph", edge ? "e" : "b");
+			tc_json_double(j, "ts", (double)((edge ? sl[i].end : sl[i].begin) - t0) / 1e3);
+			tc_json_uint(j, "pid", sl[i].pid);
+			tc_json_uint(j, "tid", sl[i].tid);
+			tc_json_uint(j, "id", sl[i].tid);
+			tc_json_obj_end(j);
+		}
+	}
+	free(sl);
+	return 0;
 }
 
 static void chrome_common(struct tc_json *j, const char *name, const char *ph, uint64_t ts_ns,
@@ -410,6 +717,12 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 				tc_json_obj_begin(&j, "args");
 				tc_json_str(&j, "enter", name);
 				tc_json_uint(&j, "cpu", it->cpu);
+				json_payload(t, &j, it);
+				if (t->items[k].raw_size) {
+					tc_json_obj_begin(&j, "exit");
+					json_payload(t, &j, &t->items[k]);
+					tc_json_obj_end(&j);
+				}
 				tc_json_obj_end(&j);
 				break;
 			}
@@ -417,6 +730,7 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 			tc_json_str(&j, "s", "t");
 			tc_json_obj_begin(&j, "args");
 			tc_json_uint(&j, "cpu", it->cpu);
+			json_payload(t, &j, it);
 			tc_json_obj_end(&j);
 			break;
 		}
@@ -430,10 +744,12 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 		}
 		tc_json_obj_end(&j);
 	}
+	free(used);
+	int err = chrome_states(t, &j, f, t0);
 	tc_json_arr_end(&j);
 	tc_json_obj_end(&j);
-	free(used);
-	int err = tc_json_finish(&j);
+	int jerr = tc_json_finish(&j);
+	err = err ? err : jerr;
 	fputc('\n', f);
 	return err ? err : tc_write_status(f);
 }

@@ -3,10 +3,12 @@
 #ifndef TACHO_TIMELINE_INT_H
 #define TACHO_TIMELINE_INT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sample/payload.h"
 #include "util/util.h"
 #include "tacho/timeline.h"
 
@@ -44,6 +46,9 @@ struct tc_tl_item {
 	uint32_t pid, tid, cpu;
 	uint32_t chan;      /* index into channels */
 	uint32_t kind;      /* enum tc_tl_kind */
+	uint32_t event;     /* an event's index in the file (its payload's decoder) */
+	uint64_t raw_off;   /* its payload: raw_size bytes at payloads.buf + raw_off */
+	uint32_t raw_size;  /* 0: none */
 };
 
 struct tc_tl_channel {
@@ -72,7 +77,50 @@ struct tacho_timeline {
 	uint64_t ring_full, no_ring, no_channel, lost;
 	bool truncated, finished, clock_known;
 	struct tc_sb notes;
+	struct tc_payload *payload;    /* the tracepoints' decoders (NULL: no format) */
+	struct tc_sb payloads;         /* the payloads' bytes, each 8-aligned */
+	bool after_sample;             /* the record just read was an event's sample */
+	uint32_t sched_switch, sched_wakeup;   /* the file's events, UINT32_MAX: none */
+	uint32_t sched_wakeup_new;
+	/* the recording as a profile, for the string constants behind system calls' string
+	 * arguments (NULL: no payloads, or loaded from memory) */
+	struct tacho_profile *prof;
 };
+
+/* The payload of item it: 0 and its bytes, -ENOENT when it has none. */
+static inline int tc_tl_raw(const struct tacho_timeline *t, const struct tc_tl_item *it,
+			    const void **raw, size_t *size)
+{
+	if (!it->raw_size)
+		return -ENOENT;
+	*raw = t->payloads.buf + it->raw_off;
+	*size = it->raw_size;
+	return 0;
+}
+
+/* Scheduling as thread states, from sched_switch (the previous task leaves the CPU in
+ * prev_state, the next one runs) and sched_wakeup/sched_wakeup_new (a task becomes
+ * runnable). A state of a traced thread from begin to end (timeline-sched.c). */
+enum tc_tl_state {
+	TC_TL_RUNNING = 1,
+	TC_TL_RUNNABLE,     /* woken, or preempted (prev_state R): waiting for a CPU */
+	TC_TL_SLEEPING,     /* S: waiting for an event */
+	TC_TL_BLOCKED,      /* D: uninterruptible (usually I/O) */
+	TC_TL_OTHER,        /* stopped, traced, dead, idle, parked: letter says which */
+};
+struct tc_tl_slice {
+	uint32_t pid, tid;
+	enum tc_tl_state state;
+	char letter;        /* the kernel's letter for prev_state: R S D T t X Z P I */
+	uint64_t begin, end;
+};
+/* The thread states of t's threads (those the trace names), ordered by their begin; a
+ * state is known from a thread's first switch or wake-up on, and its last one lasts to
+ * the end of the trace (but a dead thread's, X or Z, is not given). 0 and *out (free it; NULL with *n 0 when the trace has no sched_switch
+ * payloads), -ENOMEM. */
+int tc_timeline_states(const struct tacho_timeline *t, struct tc_tl_slice **out, size_t *n);
+/* The name of a state ("running", "runnable", "sleeping", "blocked (D)", ...). */
+const char *tc_tl_state_name(enum tc_tl_state s, char letter, char *buf, size_t size);
 
 /* Loads a trace from len bytes at data (a fuzz target's seam; not copied). */
 int tc_timeline_load_mem(const void *data, size_t len, const char *name,

@@ -1,7 +1,8 @@
 /* test-cmd-trace.c - tacho trace end to end: exact counts of marks, spans and write(2)s
  * on the right threads, in order, marks inside their region; a periodic mark's exact
  * count; an empty trace; counted drops; the Chrome JSON checked against the Trace Event
- * format and the text report's counts; the SVG parsed; bad events with the caret. */
+ * format and the text report's counts; the SVG parsed; bad events with the caret and
+ * bad -p lists. Payloads, thread states, -p and -a are test-trace-kernel.c's. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -429,6 +430,10 @@ static void test_bad_input(void **state)
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "--ring needs a power of two");
 	th_run_free(&r);
+	th_tacho(&r, "trace", "-m", "3", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-m needs a power of two from 1 to 1048576, not '3'");
+	th_run_free(&r);
 	th_tacho(&r, "trace", NULL);
 	assert_int_equal(r.status, 2);
 	th_run_free(&r);
@@ -444,6 +449,28 @@ static void test_bad_input(void **state)
 	th_run_free(&r);
 	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "--", "/nonexistent/prog", NULL);
 	assert_int_equal(r.status, 127);
+	th_run_free(&r);
+
+	/* -p and -a */
+	static const char *const bad_pids[] = { "0", "x", "12,", ",12", "1,1", "99999999999" };
+	for (size_t i = 0; i < sizeof(bad_pids) / sizeof(bad_pids[0]); i++) {
+		th_tacho(&r, "trace", "-p", bad_pids[i], NULL);
+		assert_int_equal(r.status, 2);
+		assert_contains(r.err, "tacho trace: -p ");
+		th_run_free(&r);
+	}
+	th_tacho(&r, "trace", "-p", "1", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-p traces running processes: give no program");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "-p", "1", "-a", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "-p and -a exclude each other");
+	th_run_free(&r);
+	/* a process that is not there (pid_max is at most 2^22) */
+	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "-p", "2147483646", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot record process 2147483646: no such process");
 	th_run_free(&r);
 }
 

@@ -45,8 +45,8 @@ static int compile_block(const char *tmpdir, const char *page, unsigned line, co
 	snprintf(lib, sizeof(lib), "%s/libtacho.a", th_build_dir());
 
 	const char *argv[] = { "cc", "-std=gnu11", "-Wall", "-Werror", inc, "-o", bin, src, lib,
-			 "-lpfm", "-ldw", "-lelf", "-lcapstone", "-lz", "-lm", "-lpthread", "-ldl", SAN_FLAGS,
-			 NULL };
+			 "-lpfm", "-ldw", "-lelf", "-ltraceevent", "-lcapstone", "-lz", "-lm", "-lpthread",
+			 "-ldl", SAN_FLAGS, NULL };
 	th_runv(&r, NULL, (char *const *)argv);
 	status = r.status;
 	if (status)

@@ -525,7 +525,7 @@ static void test_bad_usage(void **state)
 
 	th_tacho(&r, "report", "--format", "png", NULL);
 	assert_int_equal(r.status, 2);
-	assert_contains(r.err, "--format takes folded, perf-script, pprof, svg or speedscope, not 'png'");
+	assert_contains(r.err, "--format takes folded, perf-script, script-json, pprof, svg or speedscope, not 'png'");
 	th_run_free(&r);
 	th_tacho(&r, "report", "--format", "svg", "--json", NULL);
 	assert_int_equal(r.status, 2);

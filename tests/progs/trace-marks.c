@@ -2,9 +2,13 @@
  * each in a region "work": 1,000 marks on a, 500 on b, 200 write(2)s), "periodic" (200
  * marks on tick, 1 ms apart by absolute sleeps), "flood N" (N marks on c, as fast as it
  * can), "slow" (a mark every ms for 10 s, ending with its parent: for a trace killed
- * half-way), "none" (never marks). */
+ * half-way), "none" (never marks); for the payloads: "opens" (openat of four names,
+ * each name's address printed first), "execs N" (execs itself N times, by its path and
+ * by /proc/self/exe in turn), "sleeps N" (says its pid, then N sleeps of 1 ms), "waitwrites N" (says
+ * "ready", waits for SIGUSR1, then N write(2)s: for trace -p). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
@@ -73,6 +77,58 @@ int main(int argc, char **argv)
 			tacho_mark("slow", (uint64_t)i);
 			nanosleep(&ms, NULL);
 		}
+		return 0;
+	}
+	if (!strcmp(mode, "opens")) {
+		/* each name in its own array: the payload holds the address, which the
+		 * test compares with the one printed here */
+		static const char n1[] = "/dev/null", n2[] = "/nonexistent/tacho-payload",
+				  n3[] = "/proc/self/stat", n4[] = "/dev/zero";
+		const char *names[] = { n1, n2, n3, n4 };
+		for (int i = 0; i < 4; i++) {
+			printf("%p %s\n", (const void *)names[i], names[i]);
+			fflush(stdout);
+			int fd = openat(AT_FDCWD, names[i], O_RDONLY);
+			if (fd >= 0)
+				close(fd);
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "execs")) {
+		long n = argc > 2 ? atol(argv[2]) : 0;
+		char next[24];
+		if (n <= 0)
+			return 0;
+		snprintf(next, sizeof(next), "%ld", n - 1);
+		char *args[] = { argv[0], (char *)"execs", next, NULL };
+		execv(n % 2 ? argv[0] : "/proc/self/exe", args);
+		return 1;
+	}
+	if (!strcmp(mode, "sleeps")) {
+		long n = argc > 2 ? atol(argv[2]) : 10;
+		struct timespec ms = { 0, 1000000 };
+		printf("%d\n", (int)getpid());   /* which of the machine's threads it is */
+		fflush(stdout);
+		for (long i = 0; i < n; i++)
+			nanosleep(&ms, NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "waitwrites")) {
+		long n = argc > 2 ? atol(argv[2]) : 100;
+		sigset_t set;
+		int sig;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		devnull = open("/dev/null", O_WRONLY);
+		printf("ready\n");
+		fflush(stdout);
+		if (devnull < 0 || sigwait(&set, &sig))
+			return 1;
+		for (long i = 0; i < n; i++)
+			if (write(devnull, "x", 1) != 1)
+				return 1;
 		return 0;
 	}
 	if (!strcmp(mode, "flood")) {

@@ -188,7 +188,21 @@ static void test_parse_sample(void **state)
 		memcpy(rec, &h, 8);
 		assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), -TACHO_ECORRUPT);
 	}
-	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_RAW, (void *)rec, &s), -EINVAL);
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_TRANSACTION, (void *)rec, &s), -EINVAL);
+	/* a tracepoint's raw data: u32 size, the bytes, padding to a u64 */
+	h.type = PERF_RECORD_SAMPLE;
+	h.size = 4 * 8;
+	memcpy(rec, &h, 8);
+	rec[1] = 0x401000;
+	rec[2] = (uint64_t)10 << 0 | (uint64_t)0x44434241 << 32;   /* size 10, "ABCD" */
+	rec[3] = 0x0000494847464545ull;                              /* "EEFGHI", pad */
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, (void *)rec, &s), 0);
+	assert_int_equal(s.raw_size, 10);
+	assert_memory_equal(s.raw, "ABCDEEFGHI", 10);
+	/* a size past the record */
+	rec[2] = (uint64_t)13 | (uint64_t)0x44434241 << 32;
+	assert_int_equal(tc_perf_parse_sample(PERF_SAMPLE_IP | PERF_SAMPLE_RAW, (void *)rec, &s),
+			 -TACHO_ECORRUPT);
 	/* PERF_SAMPLE_READ between the period and the call chain: value, enabled,
 	 * running, id (the engine's read_format) */
 	i = 1;
@@ -211,6 +225,22 @@ static void test_parse_sample(void **state)
 	h.size = (uint16_t)(5 * 8);                  /* cut inside the read values */
 	memcpy(rec, &h, 8);
 	assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), -TACHO_ECORRUPT);
+	/* a calibrated tracepoint: the read values, then the raw data after them */
+	i = 1;
+	rec[i++] = 0x401000;                         /* ip */
+	rec[i++] = 1;                                /* period */
+	rec[i++] = 5;                                /* value */
+	rec[i++] = 9000;                             /* time_enabled */
+	rec[i++] = 8000;                             /* time_running */
+	rec[i++] = 77;                               /* id */
+	rec[i++] = (uint64_t)4 | (uint64_t)0x44434241 << 32;   /* size 4, "ABCD" */
+	h.size = (uint16_t)(i * 8);
+	memcpy(rec, &h, 8);
+	st = PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_RAW;
+	assert_int_equal(tc_perf_parse_sample(st, (void *)rec, &s), 0);
+	assert_int_equal(s.value, 5);
+	assert_int_equal(s.raw_size, 4);
+	assert_memory_equal(s.raw, "ABCD", 4);
 	/* sample_id_all trailer of a non-sample record: TID, TIME, CPU at the end */
 	h.type = PERF_RECORD_COMM;
 	h.size = 6 * 8;

@@ -765,6 +765,109 @@ static void test_speedscope(void **state)
 	unlink(file);
 }
 
+/* The perf-script export as JSON in its schema: a recording of sys_enter_openat (Linux
+ * 6.18's format, verbatim) with a whole payload, a cut one and none; the fields exactly
+ * as the format's types say, the cut one's error, and a --pid filter that keeps none. */
+static void test_script_json(void **state)
+{
+	static const char fmt[] =
+		"name: sys_enter_openat\nID: 782\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx, flags: 0x%08lx, mode: 0x%08lx\", "
+		"((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename)), "
+		"((unsigned long)(REC->flags)), ((unsigned long)(REC->mode))\n";
+	struct tacho_profile_filter flt = { .sz = sizeof(flt), .pids = "101" };
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	uint64_t start, len, pgoff, v;
+	uint8_t raw[48] = { 782 & 0xff, 782 >> 8 };
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	char exe[PATH_MAX], file[128];
+	struct th_json *doc;
+	struct buf b;
+	int fd;
+	(void)state;
+
+	if (!self_text(&start, &len, &pgoff, exe, sizeof(exe)))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	/* openat(AT_FDCWD, 0x55c06a540008, O_RDONLY|O_CLOEXEC, 0) by pid 100 */
+	v = 100;
+	memcpy(raw + 4, &v, 4);
+	v = 257;
+	memcpy(raw + 8, &v, 4);
+	v = 0xffffff9cu;
+	memcpy(raw + 16, &v, 8);
+	v = 0x55c06a540008ull;
+	memcpy(raw + 24, &v, 8);
+	v = 0x80000;
+	memcpy(raw + 32, &v, 8);
+	snprintf(file, sizeof(file), "%s/sj.rec", tmpdir);
+	fd = open(file, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_TRACEPOINT, 782, PERF_SAMPLE_IP | PERF_SAMPLE_RAW,
+			       1, TC_EVF_RAW, "syscalls:sys_enter_openat");
+	tc_record_writer_tpformat(&w, 0, fmt, strlen(fmt));
+	tc_record_writer_mmap(&w, 100, 100, start, len, pgoff, 5, 10, (const uint8_t *)"", 0, exe);
+	tc_record_writer_comm(&w, 100, 100, true, 11, "test-writers");
+	tc_record_writer_sample(&w, 20, (uintptr_t)writers_hot, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_raw(&w, 0, raw, sizeof(raw));
+	tc_record_writer_sample(&w, 21, (uintptr_t)writers_hot, 0, 1, 100, 100, 1, 0, 2, 0, NULL);
+	tc_record_writer_raw(&w, 0, raw, 20);   /* cut inside dfd */
+	tc_record_writer_sample(&w, 22, (uintptr_t)writers_hot, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 3, 0, 30, 0);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	tc_record_writer_close(&w);
+
+	assert_int_equal(tacho_profile_load(file, &p, &diag), 0);
+	assert_int_equal(tacho_profile_write_script_json(p, buf_open(&b)), 0);
+	doc = check_json(buf_close(&b), "script-json");
+	assert_json_str(doc, "event", "syscalls:sys_enter_openat");
+	assert_int_equal(th_json_get(doc, "samples")->n, 3);
+	assert_json_int(doc, "samples[0].time_ns", 20);
+	assert_json_int(doc, "samples[0].pid", 100);
+	assert_json_str(doc, "samples[0].comm", "test-writers");
+	assert_json_type(doc, "samples[0].addr", TH_JSON_NULL);
+	assert_json_str(doc, "samples[0].payload", "dfd: 0xffffff9c, filename: 0x55c06a540008, "
+			"flags: 0x00080000, mode: 0x00000000");
+	assert_json_type(doc, "samples[0].payload_error", TH_JSON_NULL);
+	assert_json_int(doc, "samples[0].fields.__syscall_nr", 257);
+	assert_json_int(doc, "samples[0].fields.dfd", 0xffffff9cll);   /* unsigned, 8 bytes */
+	assert_json_str(doc, "samples[0].fields.filename", "0x55c06a540008");
+	assert_json_int(doc, "samples[0].fields.flags", 0x80000);
+	assert_json_int(doc, "samples[0].fields.mode", 0);
+	assert_int_equal(th_json_get(doc, "samples[0].fields")->n, 5);
+	/* no binary holds that address: no string shown */
+	assert_int_equal(th_json_get(doc, "samples[0].strings")->n, 0);
+	assert_json_str(doc, "samples[0].frames[0].symbol", "writers_hot");
+	assert_json_int(doc, "samples[0].frames[0].offset", 0);
+	assert_json_int(doc, "samples[1].cpu", 1);
+	assert_json_type(doc, "samples[1].payload", TH_JSON_NULL);
+	assert_json_type(doc, "samples[1].payload_error", TH_JSON_STRING);
+	assert_int_equal(th_json_get(doc, "samples[1].fields")->n, 0);
+	assert_json_type(doc, "samples[2].payload", TH_JSON_NULL);
+	assert_json_type(doc, "samples[2].payload_error", TH_JSON_NULL);
+	th_json_free(doc);
+	free(b.s);
+
+	assert_int_equal(tacho_profile_set_filter(p, &flt, &diag), 0);
+	assert_int_equal(tacho_profile_write_script_json(p, buf_open(&b)), 0);
+	doc = check_json(buf_close(&b), "script-json");
+	assert_int_equal(th_json_get(doc, "samples")->n, 0);
+	th_json_free(doc);
+	free(b.s);
+	tacho_profile_free(p);
+	unlink(file);
+}
+
 /* --- stat: a tiny run, and a hand-filled interval --- */
 
 static void test_stat(void **state)
@@ -1827,6 +1930,7 @@ int main(void)
 		cmocka_unit_test(test_mca_write),
 		cmocka_unit_test(test_annotate_vdso),
 		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_script_json),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_breakdown),
 		cmocka_unit_test(test_sdt),
