@@ -31,27 +31,6 @@ static const char *help(void)
 	return helper;
 }
 
-/* Runs `tacho stat ARGS...` (NULL-terminated) and returns its JSON, parsed (fails the
- * test if it is not JSON). */
-static struct th_json *stat_json(struct th_run *r, const char *first, ...)
-{
-	const char *argv[64];
-	size_t n = 0;
-	va_list ap;
-
-	argv[n++] = th_tacho_bin();
-	argv[n++] = "stat";
-	argv[n++] = "--json";
-	argv[n++] = first;
-	va_start(ap, first);
-	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	th_runv(r, NULL, (char *const *)argv);
-	return assert_json(r->err);
-}
-
 static void bp_spec(char *buf, size_t size, unsigned copies);
 
 /* The fewest page faults of the helper touching `pages` pages over 7 runs (-r 7). The
@@ -62,7 +41,7 @@ static void bp_spec(char *buf, size_t size, unsigned copies);
 static double page_faults_min(const char *pages)
 {
 	struct th_run r;
-	struct th_json *j = stat_json(&r, "-r", "7", "-e", "page-faults", "--", help(), "pages",
+	struct th_json *j = th_stat_json(&r, "-r", "7", "-e", "page-faults", "--", help(), "pages",
 				      pages, NULL);
 	double v;
 
@@ -100,7 +79,7 @@ static void test_repeat_statistics(void **state)
 	/* every store to the watched variable is counted, whatever the start-up does: the
 	 * five values are exactly known, so every statistic is */
 	bp_spec(spec, sizeof(spec), 1);
-	j = stat_json(&r, "-r", "5", "-e", spec, "--", help(), "stores", "500", NULL);
+	j = th_stat_json(&r, "-r", "5", "-e", spec, "--", help(), "stores", "500", NULL);
 	assert_int_equal(r.status, 0);
 	assert_json_int(j, "version", 1);
 	assert_json_int(j, "runs", 5);
@@ -139,14 +118,14 @@ static void test_tracepoint_writes(void **state)
 	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) != 0 &&
 	    access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) != 0)
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
-	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "77", NULL);
+	j = th_stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "77", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_true(json_num(j, "events[0].value") == 77);
 	th_json_free(j);
 	th_run_free(&r);
 
-	j = stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "0", NULL);
+	j = th_stat_json(&r, "-e", "syscalls:sys_enter_write", "--", help(), "writes", "0", NULL);
 	assert_true(json_num(j, "events[0].value") == 0);    /* counted, and really zero */
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	th_json_free(j);
@@ -171,7 +150,7 @@ static void test_breakpoint_stores(void **state)
 	(void)state;
 
 	bp_spec(spec, sizeof(spec), 1);
-	j = stat_json(&r, "-e", spec, "--", help(), "stores", "12345", NULL);
+	j = th_stat_json(&r, "-e", spec, "--", help(), "stores", "12345", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_true(json_num(j, "events[0].value") == 12345);
@@ -189,7 +168,7 @@ static void test_breakpoints_over_two_runs(void **state)
 	(void)state;
 
 	bp_spec(spec, sizeof(spec), 5);
-	j = stat_json(&r, "-r", "3", "-e", spec, "--", help(), "stores", "1000", NULL);
+	j = th_stat_json(&r, "-r", "3", "-e", spec, "--", help(), "stores", "1000", NULL);
 	assert_int_equal(r.status, 0);
 	assert_json_int(j, "program_runs_per_repetition", 2);
 	assert_json_int(j, "runs", 3);
@@ -230,7 +209,7 @@ static void test_never_zero(void **state)
 
 	bp_spec(spec, sizeof(spec), 5);
 	snprintf(group, sizeof(group), "{%s},page-faults", spec);
-	j = stat_json(&r, "-e", group, "--", help(), "stores", "5", NULL);
+	j = th_stat_json(&r, "-e", group, "--", help(), "stores", "5", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "not counted");
 	assert_json_type(j, "events[0].value", TH_JSON_NULL);
@@ -255,7 +234,7 @@ static void test_never_zero(void **state)
 	/* hardware events on a machine without a PMU: not supported, with the reason */
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
 		return;
-	j = stat_json(&r, "-e", "cycles,page-faults", "--", help(), "pages", "1", NULL);
+	j = th_stat_json(&r, "-e", "cycles,page-faults", "--", help(), "pages", "1", NULL);
 	assert_string_equal(json_str(j, "events[0].status"), "not supported");
 	assert_json_type(j, "events[0].value", TH_JSON_NULL);
 	assert_contains(json_str(j, "events[0].explanation"), "PMU");
@@ -269,7 +248,7 @@ static void test_context_switches(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "-e", "context-switches,task-clock", "--", help(), "sleep", "20", NULL);
+	j = th_stat_json(&r, "-e", "context-switches,task-clock", "--", help(), "sleep", "20", NULL);
 	assert_int_equal(r.status, 0);
 	/* every sleep gives the CPU away at least once */
 	assert_true(json_num(j, "events[0].value") >= 20);
@@ -285,7 +264,7 @@ static void test_exit_status(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "-e", "page-faults", "--", help(), "exit", "3", NULL);
+	j = th_stat_json(&r, "-e", "page-faults", "--", help(), "exit", "3", NULL);
 	assert_int_equal(r.status, 3);
 	assert_json_int(j, "exit_status", 3);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
@@ -293,7 +272,7 @@ static void test_exit_status(void **state)
 	th_run_free(&r);
 
 	/* killed by SIGSEGV: 128 + 11, and the counts are still there */
-	j = stat_json(&r, "-e", "page-faults", "--", help(), "segv", NULL);
+	j = th_stat_json(&r, "-e", "page-faults", "--", help(), "segv", NULL);
 	assert_int_equal(r.status, 139);
 	assert_json_int(j, "exit_status", 139);
 	assert_json_int(j, "signal", 11);
@@ -360,7 +339,7 @@ static void test_json_contract(void **state)
 	const struct th_json *ev;
 	(void)state;
 
-	j = stat_json(&r, "-e", "page-faults,context-switches", "--", help(), "pages", "3", NULL);
+	j = th_stat_json(&r, "-e", "page-faults,context-switches", "--", help(), "pages", "3", NULL);
 	assert_int_equal(r.status, 0);
 	assert_json_int(j, "version", 1);
 	assert_json_int(j, "runs", 1);
@@ -738,7 +717,7 @@ static void test_cpu_target(void **state)
 	if (geteuid() != 0 && paranoid > 0)
 		TEST_SKIP("counting a CPU needs root or perf_event_paranoid <= 0 (it is %lld)",
 			  paranoid);
-	j = stat_json(&r, "-C", "0", "-e", "cpu-clock", "--", help(), "sleep", "20", NULL);
+	j = th_stat_json(&r, "-C", "0", "-e", "cpu-clock", "--", help(), "sleep", "20", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	/* the CPU's clock runs all the time the program does, busy or idle: at least
@@ -802,7 +781,7 @@ static void test_cpus_utilized_bounded(void **state)
 	free(on);
 	for (size_t i = 0; i < ARRAY_SIZE(cases) && cases[i].max <= (double)n; i++) {
 		/* a program that ends at once: the counters' set-up is most of the time */
-		j = stat_json(&r, "-C", cases[i].cpus, "-e", "task-clock", "--", help(), "exit",
+		j = th_stat_json(&r, "-C", cases[i].cpus, "-e", "task-clock", "--", help(), "exit",
 			      "0", NULL);
 		assert_int_equal(r.status, 0);
 		assert_string_equal(json_str(j, "metrics[0].name"), "CPUs utilized");
@@ -822,7 +801,7 @@ static void test_outside_bytes(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "-e", "page-faults", "--", help(), "out", "\xff\xfe", NULL);
+	j = th_stat_json(&r, "-e", "page-faults", "--", help(), "out", "\xff\xfe", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "command[2]"), "\xef\xbf\xbd\xef\xbf\xbd");
 	assert_contains(r.err, "\"\\ufffd\\ufffd\"");
@@ -866,7 +845,7 @@ static void test_default_and_all(void **state)
 
 	/* with --json on stderr, the reason travels inside the JSON, which stays valid */
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0) {
-		struct th_json *j = stat_json(&r, "--", help(), "pages", "1", NULL);
+		struct th_json *j = th_stat_json(&r, "--", help(), "pages", "1", NULL);
 		assert_int_equal(r.status, 0);
 		assert_contains(json_str(j, "note"), "no hardware PMU on this machine");
 		th_json_free(j);

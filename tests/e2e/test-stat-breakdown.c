@@ -25,27 +25,6 @@ static const char *threads_prog(void)
 	return th_prog("stat-threads");
 }
 
-/* Runs `tacho stat --json ARGS...` (NULL-terminated) and returns its document, parsed
- * (fails the test if it is not JSON). */
-static struct th_json *stat_json(struct th_run *r, const char *first, ...)
-{
-	const char *argv[64];
-	size_t n = 0;
-	va_list ap;
-
-	argv[n++] = th_tacho_bin();
-	argv[n++] = "stat";
-	argv[n++] = "--json";
-	argv[n++] = first;
-	va_start(ap, first);
-	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	th_runv(r, NULL, (char *const *)argv);
-	return assert_json(r->err);
-}
-
 /* The entry of events[] whose name is ev and whose key (an integer) is v, or NULL. */
 static const struct th_json *entry_with(const struct th_json *j, const char *ev,
 					const char *key, long long v)
@@ -84,7 +63,7 @@ static void test_per_thread_program(void **state)
 	size_t writers = 0;
 	(void)state;
 
-	j = stat_json(&r, "--per-thread", "-e", WRITE_EVENT, "--", threads_prog(), "threads",
+	j = th_stat_json(&r, "--per-thread", "-e", WRITE_EVENT, "--", threads_prog(), "threads",
 		      "11", "22", "33", "44", NULL);
 	assert_int_equal(r.status, 0);
 	need_tracepoint(j);
@@ -393,7 +372,7 @@ static void test_per_cpu(void **state)
 		TEST_SKIP("counting CPUs needs root or perf_event_paranoid <= 0");
 	assert_int_equal(tc_online_cpus(&on, &n), 0);
 	/* docs/stat.md's example */
-	j = stat_json(&r, "-A", "-a", "-e", "cpu-clock,page-faults", "--", threads_prog(),
+	j = th_stat_json(&r, "-A", "-a", "-e", "cpu-clock,page-faults", "--", threads_prog(),
 		      "threads", "1", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "aggregation"), "cpu");
@@ -412,7 +391,7 @@ static void test_per_cpu(void **state)
 		const struct th_json *evs;
 		double ncpus = 0;
 
-		j = stat_json(&r, modes[m], "-a", "-e", "cpu-clock", "--", threads_prog(),
+		j = th_stat_json(&r, modes[m], "-a", "-e", "cpu-clock", "--", threads_prog(),
 			      "threads", "1", NULL);
 		assert_int_equal(r.status, 0);
 		evs = th_json_get(j, "events");
@@ -480,7 +459,7 @@ static void test_cgroup(void **state)
 	if (mkdir(dir, 0755))
 		TEST_SKIP("cannot make a cgroup in %s: %s", root, strerror(errno));
 
-	j = stat_json(&r, "-a", "-G", name, "-e", WRITE_EVENT, "--", threads_prog(), "cgroup",
+	j = th_stat_json(&r, "-a", "-G", name, "-e", WRITE_EVENT, "--", threads_prog(), "cgroup",
 		      dir, "123", "456", NULL);
 	assert_int_equal(r.status, 0);
 	need_tracepoint(j);
@@ -504,7 +483,7 @@ static void test_cgroup(void **state)
 	th_run_free(&r);
 
 	/* every event in every cgroup; the absolute path names the same cgroup */
-	j = stat_json(&r, "-a", "--for-each-cgroup", dir, "-e", WRITE_EVENT ",page-faults",
+	j = th_stat_json(&r, "-a", "--for-each-cgroup", dir, "-e", WRITE_EVENT ",page-faults",
 		      "--", threads_prog(), "cgroup", dir, "77", "5", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(th_json_get(j, "events")->n, 2);
@@ -515,7 +494,7 @@ static void test_cgroup(void **state)
 
 	/* -G pairs: the write event in the cgroup, page-faults everywhere ("") */
 	snprintf(pair, sizeof(pair), "%s,", name);
-	j = stat_json(&r, "-a", "-G", pair, "-e", WRITE_EVENT ",page-faults", "--",
+	j = th_stat_json(&r, "-a", "-G", pair, "-e", WRITE_EVENT ",page-faults", "--",
 		      threads_prog(), "cgroup", dir, "9", "1", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(th_json_get(j, "events")->n, 2);

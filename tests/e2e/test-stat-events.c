@@ -13,25 +13,6 @@
 #include "json-check.h"
 #include "util/util.h"
 
-static struct th_json *stat_json(struct th_run *r, const char *first, ...)
-{
-	const char *argv[64];
-	size_t n = 0;
-	va_list ap;
-
-	argv[n++] = th_tacho_bin();
-	argv[n++] = "stat";
-	argv[n++] = "--json";
-	argv[n++] = first;
-	va_start(ap, first);
-	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	th_runv(r, NULL, (char *const *)argv);
-	return assert_json(r->err);
-}
-
 /* docs/events.md's example: 100 fresh pages counted three ways in one run, the same
  * count each time; the name= term names the event in the output. */
 static void test_named_terms(void **state)
@@ -41,7 +22,7 @@ static void test_named_terms(void **state)
 	double plain;
 	(void)state;
 
-	j = stat_json(&r, "-e", "page-faults,page-faults/period=10/,page-faults/name=pf/u", "--",
+	j = th_stat_json(&r, "-e", "page-faults,page-faults/period=10/,page-faults/name=pf/u", "--",
 		      th_prog("stat-helper"), "pages", "100", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[1].name"), "page-faults/period=10/");
@@ -81,7 +62,7 @@ static void test_long_metric_name(void **state)
 	snprintf(expr, sizeof(expr), "%s / wall time", ev);
 	assert_int_equal(strlen(metric), 120);
 
-	j = stat_json(&r, "-e", spec, "--", th_prog("stat-helper"), "pages", "10", NULL);
+	j = th_stat_json(&r, "-e", spec, "--", th_prog("stat-helper"), "pages", "10", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].name"), ev);
 	m = assert_json_named(j, "metrics", metric);
@@ -108,7 +89,7 @@ static void test_software_and_e(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "-e", "cgroup-switches,page-faults,page-faults:e", "--",
+	j = th_stat_json(&r, "-e", "cgroup-switches,page-faults,page-faults:e", "--",
 		      th_prog("stat-helper"), "pages", "50", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].name"), "cgroup-switches");
@@ -164,7 +145,7 @@ static void test_sdt(void **state)
 	snprintf(tick, sizeof(tick), "sdt:%s:tacho_test:tick", prog);
 	snprintf(guarded, sizeof(guarded), "sdt:%s:tacho_test:guarded", prog);
 	snprintf(spec, sizeof(spec), "%s,%s", tick, guarded);
-	j = stat_json(&r, "-e", spec, "--", prog, "1234", NULL);
+	j = th_stat_json(&r, "-e", spec, "--", prog, "1234", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "counted");
 	assert_int_equal((long long)json_num(j, "events[0].value"), 1234);

@@ -17,25 +17,6 @@
 
 #define WRITE_EVENT "syscalls:sys_enter_write"
 
-static struct th_json *stat_json(struct th_run *r, const char *first, ...)
-{
-	const char *argv[64];
-	size_t n = 0;
-	va_list ap;
-
-	argv[n++] = th_tacho_bin();
-	argv[n++] = "stat";
-	argv[n++] = "--json";
-	argv[n++] = first;
-	va_start(ap, first);
-	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	th_runv(r, NULL, (char *const *)argv);
-	return assert_json(r->err);
-}
-
 static void need_tracepoint(const struct th_json *j)
 {
 	const struct th_json *st = th_json_get(j, "events[0].status");
@@ -53,7 +34,7 @@ static void test_regions_only(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"),
+	j = th_stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"),
 		      "1000", "300", NULL);
 	assert_int_equal(r.status, 0);
 	need_tracepoint(j);
@@ -69,7 +50,7 @@ static void test_regions_only(void **state)
 	assert_contains(r.err, "  300    " WRITE_EVENT);
 	th_run_free(&r);
 
-	j = stat_json(&r, "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"), "1000", "300",
+	j = th_stat_json(&r, "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"), "1000", "300",
 		      NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal((long long)json_num(j, "events[0].value"), 1300);
@@ -77,7 +58,7 @@ static void test_regions_only(void **state)
 	th_run_free(&r);
 
 	/* repetitions: each run switched on and off the same way */
-	j = stat_json(&r, "--regions", "-r", "3", "-e", WRITE_EVENT, "--",
+	j = th_stat_json(&r, "--regions", "-r", "3", "-e", WRITE_EVENT, "--",
 		      th_prog("lib-stat-regions"), "10", "30", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal((long long)json_num(j, "events[0].min"), 30);
@@ -94,7 +75,7 @@ static void test_regions_none(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
+	j = th_stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
 		      "threads", "5", NULL);
 	assert_int_equal(r.status, 0);
 	need_tracepoint(j);
@@ -171,7 +152,7 @@ static void test_delay(void **state)
 	struct th_json *j;
 	(void)state;
 
-	j = stat_json(&r, "-D", "100000", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
+	j = th_stat_json(&r, "-D", "100000", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
 		      "threads", "5", NULL);
 	assert_int_equal(r.status, 0);
 	need_tracepoint(j);
@@ -179,7 +160,7 @@ static void test_delay(void **state)
 	th_json_free(j);
 	th_run_free(&r);
 	/* -D 0 is counting from the exec, as without it */
-	j = stat_json(&r, "-D", "0", "-e", WRITE_EVENT, "--", th_prog("stat-threads"), "threads",
+	j = th_stat_json(&r, "-D", "0", "-e", WRITE_EVENT, "--", th_prog("stat-threads"), "threads",
 		      "5", NULL);
 	assert_int_equal(r.status, 0);
 	assert_int_equal((long long)json_num(j, "events[0].value"), 5);

@@ -504,3 +504,23 @@ const struct th_json *th_json_named_or_fail(const struct th_json *j, const char 
 	}
 	return e;
 }
+
+struct th_json *th_stat_json_at(const char *file, int line, struct th_run *r,
+				const char *first, ...)
+{
+	const char *argv[64];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = th_tacho_bin();
+	argv[n++] = "stat";
+	argv[n++] = "--json";
+	argv[n++] = first;
+	va_start(ap, first);
+	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	th_runv(r, NULL, (char *const *)argv);
+	return th_json_parse_or_fail(r->err, file, line);
+}

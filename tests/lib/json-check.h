@@ -35,6 +35,13 @@ const struct th_json *th_json_get(const struct th_json *j, const char *path);
 struct th_json *th_json_parse_or_fail(const char *text, const char *file, int line);
 #define assert_json(text) th_json_parse_or_fail((text), __FILE__, __LINE__)
 
+struct th_run;
+/* Runs `tacho stat --json FIRST ARGS...` (NULL-terminated, 60 at most) into *r and
+ * returns its document (stderr), parsed; fails the test where it is not JSON. */
+struct th_json *th_stat_json_at(const char *file, int line, struct th_run *r,
+				const char *first, ...);
+#define th_stat_json(r, ...) th_stat_json_at(__FILE__, __LINE__, (r), __VA_ARGS__)
+
 /* Fails the test unless path exists and has the type (and, for the _int form, the
  * integer value). */
 void th_json_expect_type(const struct th_json *j, const char *path, enum th_json_type t,
