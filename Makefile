@@ -67,17 +67,18 @@ endif
 
 # The pkg-config modules libtacho links (tacho.pc's Requires.private says them, so a
 # static link gets their own dependencies from their .pc files); libpfm4 has no .pc.
-LIB_PC    := libdw capstone zlib libtraceevent
+LIB_PC    := libdw zlib libtraceevent
 DW_CFLAGS := $(shell pkg-config --cflags libdw 2>/dev/null)
 DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 # libtraceevent: tracepoint payloads decoded from the format text a recording keeps
 TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS   := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
-# capstone: report --annotate's disassembler; zlib: the gzip of report --format pprof
-# (docs/report.md says why these two)
+# capstone: report --annotate's disassembler, its headers only: lib/sample/annotate.c
+# loads libcapstone.so at the first annotate (dlopen), which saves every command the
+# millisecond of start-up the linked library cost; zlib: the gzip of report --format
+# pprof (docs/report.md says why these two)
 CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
-CS_LIBS   := $(shell pkg-config --libs capstone 2>/dev/null || echo -lcapstone)
 Z_LIBS    := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 # ncurses (tacho top's screen) and libmicrohttpd (tacho serve's HTTP) are the command's
 # alone: CLI_LIBS, linked into tacho and nothing else (libtacho writes the documents they
@@ -90,7 +91,7 @@ override CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 override CFLAGS   += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
 	$(DW_CFLAGS) $(TEP_CFLAGS) $(CS_CFLAGS)
 override LDFLAGS  += $(SANFLAGS)
-LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) $(CS_LIBS) $(Z_LIBS) -lm -lpthread -ldl
+LIBS     := -lpfm $(DW_LIBS) $(TEP_LIBS) $(Z_LIBS) -lm -lpthread -ldl
 
 LIB_SRC   := $(sort $(wildcard lib/*/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))

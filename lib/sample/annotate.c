@@ -3,8 +3,10 @@
  * table, the text from the source file), the samples and share on each instruction and
  * line, the hottest marked; written as a table, CSV or JSON (docs/schemas.md). */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +173,49 @@ static void branch_target(struct tacho_profile *p, struct tc_symdso *sd,
 			 name, target - start);
 }
 
+/* capstone, loaded at the first annotate rather than linked: linked, its relocations
+ * cost every tacho command and every program linked with libtacho about 1 ms of
+ * start-up (bench/libcost.sh), for the one view that uses it. The soname is the one of
+ * the headers built against (CS_API_MAJOR: libcapstone.so.4 on Debian 12), so that the
+ * layout of cs_insn is the one compiled here. */
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
+#define CS_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	bool ok;
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+
+static void cs_load(void)
+{
+	void *h = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		tc_log(TACHO_LOG_WARN, "annotate: %s cannot be loaded (%s): the instructions are "
+		       "not decoded (Debian: apt-get install libcapstone4)", CS_SONAME, dlerror());
+		return;
+	}
+	/* the POSIX way of turning dlsym's object pointer into a function pointer */
+	*(void **)&cs.open = dlsym(h, "cs_open");
+	*(void **)&cs.option = dlsym(h, "cs_option");
+	*(void **)&cs.malloc = dlsym(h, "cs_malloc");
+	*(void **)&cs.disasm_iter = dlsym(h, "cs_disasm_iter");
+	*(void **)&cs.free = dlsym(h, "cs_free");
+	*(void **)&cs.close = dlsym(h, "cs_close");
+	cs.ok = cs.open && cs.option && cs.malloc && cs.disasm_iter && cs.free && cs.close;
+	if (!cs.ok)
+		tc_log(TACHO_LOG_WARN, "annotate: %s lacks capstone's functions: the "
+		       "instructions are not decoded", CS_SONAME);
+	/* kept loaded for the life of the process: the handle is never closed */
+}
+
 /* Every instruction of the function, with its source line. Bytes capstone cannot
  * decode become one-byte "(bad)" entries, as objdump shows them, and decoding goes on
  * after them. The paths to read each line's text from (absolute, through the
@@ -182,7 +227,7 @@ static int disassemble(struct tacho_profile *p, struct tc_symdso *sd, struct tc_
 	const uint8_t *at;
 	size_t got, left, pcap = 0;
 	uint64_t addr = a->start;
-	csh cs;
+	csh h;
 	cs_insn *ci = NULL;
 	int err = 0;
 
@@ -196,13 +241,14 @@ static int disassemble(struct tacho_profile *p, struct tc_symdso *sd, struct tc_
 		free(code);
 		return 0;   /* no file contents there (.bss, a stripped-out section) */
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+	pthread_once(&cs_once, cs_load);
+	if (!cs.ok || cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK) {
 		free(code);
 		return 0;
 	}
 	/* AT&T syntax, as objdump and perf annotate print it */
-	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	ci = cs_malloc(cs);
+	cs.option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+	ci = cs.malloc(h);
 	if (!ci) {
 		err = -ENOMEM;
 		goto out;
@@ -219,7 +265,7 @@ static int disassemble(struct tacho_profile *p, struct tc_symdso *sd, struct tc_
 			break;
 		in = &a->insns[a->n];
 		in->addr = here;
-		if (cs_disasm_iter(cs, &at, &left, &addr, ci)) {
+		if (cs.disasm_iter(h, &at, &left, &addr, ci)) {
 			in->size = ci->size;
 			snprintf(in->mnemonic, sizeof(in->mnemonic), "%s", ci->mnemonic);
 			snprintf(in->operands, sizeof(in->operands), "%s", ci->op_str);
@@ -260,8 +306,8 @@ static int disassemble(struct tacho_profile *p, struct tc_symdso *sd, struct tc_
 	a->decoded = !err;
 out:
 	if (ci)
-		cs_free(ci, 1);
-	cs_close(&cs);
+		cs.free(ci, 1);
+	cs.close(&h);
 	free(code);
 	return err;
 }
