@@ -9,6 +9,7 @@
  * copy of that text: a scraper costs a memcpy, whatever their number, and a slow or
  * dead client holds nothing but its own copy. */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <microhttpd.h>
@@ -225,10 +226,57 @@ static void *count_main(void *arg)
 
 /* --- HTTP --- */
 
+/* libmicrohttpd, loaded when serve starts rather than linked: linked, it and the TLS
+ * stack it brings (gnutls, nettle, gmp, p11-kit, ...) cost every tacho command about
+ * 1.6 ms of start-up (bench/libcost.sh). libmicrohttpd.so.12 has been its soname since
+ * 0.9.x, the ABI microhttpd.h describes. */
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+static struct {
+	struct MHD_Daemon *(*start_daemon)(unsigned int, uint16_t, MHD_AcceptPolicyCallback,
+					   void *, MHD_AccessHandlerCallback, void *, ...);
+	void (*stop_daemon)(struct MHD_Daemon *);
+	struct MHD_Response *(*create_response_from_buffer)(size_t, void *,
+							    enum MHD_ResponseMemoryMode);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *, const char *, const char *);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *, unsigned int,
+					  struct MHD_Response *);
+	void (*destroy_response)(struct MHD_Response *);
+	const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind,
+					       const char *);
+} mhd;
+
+/* 0, or -1 with the reason said (once, at start: no thread runs yet). */
+static int mhd_load(void)
+{
+	void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		cli_error("cannot serve: %s cannot be loaded (%s); Debian: apt-get install "
+			  "libmicrohttpd12", MHD_SONAME, dlerror());
+		return -1;
+	}
+	/* the POSIX way of turning dlsym's object pointer into a function pointer */
+	*(void **)&mhd.start_daemon = dlsym(h, "MHD_start_daemon");
+	*(void **)&mhd.stop_daemon = dlsym(h, "MHD_stop_daemon");
+	*(void **)&mhd.create_response_from_buffer = dlsym(h, "MHD_create_response_from_buffer");
+	*(void **)&mhd.add_response_header = dlsym(h, "MHD_add_response_header");
+	*(void **)&mhd.queue_response = dlsym(h, "MHD_queue_response");
+	*(void **)&mhd.destroy_response = dlsym(h, "MHD_destroy_response");
+	*(void **)&mhd.lookup_connection_value = dlsym(h, "MHD_lookup_connection_value");
+	if (!mhd.start_daemon || !mhd.stop_daemon || !mhd.create_response_from_buffer ||
+	    !mhd.add_response_header || !mhd.queue_response || !mhd.destroy_response ||
+	    !mhd.lookup_connection_value) {
+		cli_error("cannot serve: %s lacks libmicrohttpd's functions", MHD_SONAME);
+		return -1;
+	}
+	return 0;
+}
+
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const char *type,
 			       char *body, size_t len, bool must_free)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, must_free ?
+	struct MHD_Response *r = mhd.create_response_from_buffer(len, body, must_free ?
 		MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
@@ -237,10 +285,10 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const ch
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = mhd.queue_response(c, code, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -278,7 +326,7 @@ static enum MHD_Result send_doc(struct server *sv, struct MHD_Connection *c, int
 
 static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	bool om = accept && strstr(accept, "application/openmetrics-text");
 	struct tacho_metrics_opts mo = { .sz = sizeof(mo), .parts = TACHO_METRICS_SCRAPE };
 	double t0 = live_now();
@@ -427,6 +475,10 @@ static int serve_run(struct server *sv, int lfd)
 	sigset_t block, wait_mask;
 	int err;
 
+	if (mhd_load()) {
+		close(lfd);
+		return EXIT_FAIL;
+	}
 	/* the first frame is there before the first request: the baseline */
 	err = tacho_live_sample(lc->live, &f);
 	if (err) {
@@ -450,7 +502,7 @@ static int serve_run(struct server *sv, int lfd)
 	sigaddset(&block, SIGUSR1);
 	sigaction(SIGUSR1, &sa, &old_usr1);
 	pthread_sigmask(SIG_BLOCK, &block, &wait_mask);
-	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+	d = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
 			     on_request, sv,
 			     MHD_OPTION_LISTEN_SOCKET, lfd,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
@@ -466,7 +518,7 @@ static int serve_run(struct server *sv, int lfd)
 	}
 	err = -pthread_create(&sv->counter, NULL, count_main, sv);
 	if (err) {
-		MHD_stop_daemon(d);
+		mhd.stop_daemon(d);
 		close(lfd);
 		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 		sigaction(SIGUSR1, &old_usr1, NULL);
@@ -486,7 +538,7 @@ static int serve_run(struct server *sv, int lfd)
 		cli_warn("cannot wake the counting thread: %s", strerror(errno));
 	pthread_join(sv->counter, NULL);
 	sv->counter_up = false;
-	MHD_stop_daemon(d);
+	mhd.stop_daemon(d);
 	close(lfd);
 	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 	sigaction(SIGUSR1, &old_usr1, NULL);
