@@ -49,9 +49,9 @@ struct tc_perfdata_reader {
 bool tc_perfdata_is(const void *data, size_t len);
 /* Reads the header of a perf.data of len bytes at data (not copied; keep it alive):
  * the attributes and their ids, and the feature sections (build-ids, command line,
- * event names, the tracepoints' formats) in file mode. 0, -ENOMEM, or -TACHO_ECORRUPT / -TACHO_ETRUNC with
- * *diag naming the byte offset (source = name). Free with tc_perfdata_reader_exit
- * whatever it returns. */
+ * event names, the tracepoints' formats) in file mode. 0, -ENOMEM, or -TACHO_ECORRUPT /
+ * -TACHO_ETRUNC with *diag naming the byte offset (source = name). Free with
+ * tc_perfdata_reader_exit whatever it returns. */
 int tc_perfdata_reader_init(struct tc_perfdata_reader *r, const void *data, size_t len,
 			    const char *name, struct tacho_diag *diag);
 /* Decodes the next record as tacho's: 1 and *out, 0 at the end (r->truncated says
