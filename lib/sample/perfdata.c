@@ -37,6 +37,7 @@ enum {
 
 /* feature bits of the file header and of PERF_RECORD_HEADER_FEATURE */
 enum {
+	PD_FEAT_TRACING_DATA = 1,
 	PD_FEAT_BUILD_ID = 2,
 	PD_FEAT_OSRELEASE = 4,
 	PD_FEAT_CMDLINE = 11,
@@ -56,6 +57,16 @@ struct tc_pd_attr {
 	bool freq, id_all;
 	char *name;                   /* from EVENT_DESC or EVENT_UPDATE, or NULL */
 	int64_t ev;                   /* tacho's event index; -1 when not reported */
+	bool raw;                     /* its samples' raw data go to the report (RAW) */
+};
+
+/* A tracepoint's format from the tracing data: the text tracefs gave perf, into the
+ * file. */
+struct tc_pd_tp {
+	uint64_t id;                  /* its "ID:", the attribute's config */
+	const char *text;
+	size_t len;
+	char name[96];                /* "system:name", for an attribute without a name */
 };
 
 struct tc_pd_bid {
@@ -88,6 +99,162 @@ static int corrupt(struct tacho_diag *diag, const char *name, uint64_t off, cons
 bool tc_perfdata_is(const void *data, size_t len)
 {
 	return len >= 8 && (!memcmp(data, PD_MAGIC, 8) || !memcmp(data, PD_MAGIC_SWAPPED, 8));
+}
+
+/* --- tracing data: the tracepoints' formats --- */
+
+/* The format of tracepoint id, or NULL. */
+static const struct tc_pd_tp *find_tp(const struct tc_perfdata_reader *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->ntps; i++)
+		if (r->tps[i].id == id)
+			return &r->tps[i];
+	return NULL;
+}
+
+/* The value after "key: " on a line of a format text of len bytes; false when no line
+ * starts so. */
+static bool format_line(const char *t, size_t len, const char *key, const char **val,
+			size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(t + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - t) : len;
+		if (end - i > klen && !memcmp(t + i, key, klen)) {
+			*val = t + i + klen;
+			*vlen = end - i - klen;
+			return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
+static int add_tp(struct tc_perfdata_reader *r, const char *sys, const unsigned char *text,
+		  size_t len)
+{
+	const char *v, *n;
+	size_t vl, nl;
+	char num[24];
+	char *e;
+	uint64_t id;
+	struct tc_pd_tp *t;
+
+	/* a format without its "ID:" names no event: nothing to tie it to */
+	if (!format_line((const char *)text, len, "ID: ", &v, &vl) || !vl || vl >= sizeof(num))
+		return 0;
+	memcpy(num, v, vl);
+	num[vl] = 0;
+	errno = 0;
+	id = strtoull(num, &e, 10);
+	if (errno || *e)
+		return 0;
+	if (r->ntps == r->tps_cap) {
+		size_t nc = r->tps_cap ? r->tps_cap * 2 : 8;
+		t = realloc(r->tps, nc * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		r->tps = t;
+		r->tps_cap = nc;
+	}
+	t = &r->tps[r->ntps++];
+	t->id = id;
+	t->text = (const char *)text;
+	t->len = len;
+	t->name[0] = 0;
+	if (format_line((const char *)text, len, "name: ", &n, &nl))
+		snprintf(t->name, sizeof(t->name), "%s:%.*s", sys, (int)(nl < 64 ? nl : 64), n);
+	return 0;
+}
+
+/* perf's tracing data (trace-cmd's layout, tools/perf/util/trace-event-read.c): magic,
+ * version, byte order, long and page size, the ring buffer's header_page and
+ * header_event, the ftrace formats, then per system its name and its events' formats;
+ * kallsyms, printk formats and saved command lines follow, which the report does not
+ * use. s is len bytes at byte off of the file. */
+static int tracing_data(struct tc_perfdata_reader *r, const unsigned char *s, size_t len,
+			uint64_t off, const char *name, struct tacho_diag *diag)
+{
+	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i',
+						 'n', 'g' };
+	size_t p = 0;
+	uint32_t n;
+	const unsigned char *nul;
+	int err;
+
+#define TD_NEED(k, what)                                                                  \
+	do {                                                                              \
+		if ((uint64_t)(k) > len - p)                                              \
+			return corrupt(diag, name, off + p, "tracing data ends inside " what); \
+	} while (0)
+/* a u64 size, then that many bytes */
+#define TD_SKIP_BLOCK(what)                                                                \
+	do {                                                                               \
+		uint64_t sz_;                                                              \
+		TD_NEED(8, what);                                                          \
+		sz_ = get64(s + p);                                                        \
+		p += 8;                                                                    \
+		TD_NEED(sz_, what);                                                        \
+		p += (size_t)sz_;                                                          \
+	} while (0)
+
+	if (len < sizeof(magic) || memcmp(s, magic, sizeof(magic)))
+		return corrupt(diag, name, off, "tracing data without its magic");
+	p = sizeof(magic);
+	if (!(nul = memchr(s + p, 0, len - p)) || nul - (s + p) > 16)
+		return corrupt(diag, name, off + p, "tracing data without its version");
+	p = (size_t)(nul - s) + 1;
+	TD_NEED(6, "its header");
+	if (s[p])
+		return corrupt(diag, name, off + p, "big-endian tracing data");
+	if (s[p + 1] != 8)
+		return corrupt(diag, name, off + p + 1, "tracing data of a long size other than 8");
+	p += 6;
+	TD_NEED(12, "its header_page");
+	if (memcmp(s + p, "header_page", 12))
+		return corrupt(diag, name, off + p, "tracing data without its header_page");
+	p += 12;
+	TD_SKIP_BLOCK("its header_page");
+	TD_NEED(13, "its header_event");
+	if (memcmp(s + p, "header_event", 13))
+		return corrupt(diag, name, off + p, "tracing data without its header_event");
+	p += 13;
+	TD_SKIP_BLOCK("its header_event");
+	TD_NEED(4, "its ftrace formats");
+	n = get32(s + p);
+	p += 4;
+	for (uint32_t i = 0; i < n; i++)
+		TD_SKIP_BLOCK("an ftrace format");
+	TD_NEED(4, "its systems");
+	n = get32(s + p);
+	p += 4;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *sys = (const char *)s + p;
+		uint32_t nev;
+		if (!(nul = memchr(s + p, 0, len - p)))
+			return corrupt(diag, name, off + p, "tracing data ends inside a system's "
+				       "name");
+		p = (size_t)(nul - s) + 1;
+		TD_NEED(4, "a system's events");
+		nev = get32(s + p);
+		p += 4;
+		for (uint32_t k = 0; k < nev; k++) {
+			uint64_t sz;
+			TD_NEED(8, "an event's format");
+			sz = get64(s + p);
+			p += 8;
+			TD_NEED(sz, "an event's format");
+			err = add_tp(r, sys, s + p, (size_t)sz);
+			if (err)
+				return err;
+			p += (size_t)sz;
+		}
+	}
+#undef TD_SKIP_BLOCK
+#undef TD_NEED
+	return 0;
 }
 
 /* --- attributes --- */
@@ -154,6 +321,7 @@ static struct tc_pd_attr *attr_of(struct tc_perfdata_reader *r, bool has_id, uin
  * for the generic events, else its type and config. */
 static const char *attr_name(struct tc_perfdata_reader *r, const struct tc_pd_attr *a)
 {
+	const struct tc_pd_tp *tp;
 	static const char *const sw[] = {
 		"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
 		"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
@@ -171,6 +339,9 @@ static const char *attr_name(struct tc_perfdata_reader *r, const struct tc_pd_at
 		return sw[a->config];
 	if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw) / sizeof(hw[0]))
 		return hw[a->config];
+	tp = a->type == PERF_TYPE_TRACEPOINT ? find_tp(r, a->config) : NULL;
+	if (tp && tp->name[0])
+		return tp->name;   /* pipe mode without EVENT_UPDATE: the format's */
 	if (a->type == PERF_TYPE_TRACEPOINT)
 		snprintf(r->evname, sizeof(r->evname), "tracepoint:%" PRIu64, a->config);
 	else
@@ -377,6 +548,8 @@ static int feature(struct tc_perfdata_reader *r, unsigned feat, const unsigned c
 	}
 	case PD_FEAT_EVENT_DESC:
 		return feat_event_desc(r, s, len, off, name, diag);
+	case PD_FEAT_TRACING_DATA:
+		return tracing_data(r, s, len, off, name, diag);
 	default:
 		/* hostname, CPU and memory descriptions and the rest: the report shows
 		 * none of them */
@@ -548,6 +721,7 @@ void tc_perfdata_reader_exit(struct tc_perfdata_reader *r)
 	free(r->bids);
 	free(r->command);
 	free(r->osrelease);
+	free(r->tps);
 	tc_hmap_exit(&r->ids);
 	tc_hmap_exit(&r->bid_idx);
 	tc_sb_exit(&r->meta);
@@ -595,9 +769,12 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 			 uint64_t off, struct tc_rec *out, const char *name, struct tacho_diag *diag)
 {
 	const struct tc_pd_attr *a;
+	const unsigned char *raw = NULL;
+	struct tc_rec us;
 	uint64_t st, id = 0;
 	bool has_id = false;
 	size_t p = 8;
+	uint32_t raw_len = 0;
 	uint16_t misc;
 
 #define NEED(n, what)                                                                      \
@@ -714,12 +891,12 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		p += 8 * nr;
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		uint32_t n;
 		NEED(4, "raw data");
-		n = get32(rec + p);
+		raw_len = get32(rec + p);
 		p += 4;
-		NEED(n, "raw data");
-		p += n;
+		NEED(raw_len, "raw data");
+		raw = rec + p;
+		p += raw_len;
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr, per = 24 + (a->branch_type & PD_BRANCH_COUNTERS ? 8 : 0);
@@ -737,17 +914,17 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 	/* perf record --call-graph dwarf: the user registers and a copy of the stack,
 	 * which the report unwinds as it does tacho's own (a USTACK record after the
 	 * sample, pointing into the file) */
-	memset(&r->pending, 0, sizeof(r->pending));
+	memset(&us, 0, sizeof(us));
 	if (st & PERF_SAMPLE_REGS_USER) {
 		NEED(8, "user registers");
-		r->pending.u.ustack.abi = get64(rec + p);
+		us.u.ustack.abi = get64(rec + p);
 		p += 8;
-		if (r->pending.u.ustack.abi) {
+		if (us.u.ustack.abi) {
 			size_t n = (size_t)__builtin_popcountll(a->regs_user);
 			NEED(8 * n, "user registers");
-			r->pending.u.ustack.mask = a->regs_user;
-			r->pending.u.ustack.nregs = (uint32_t)n;
-			r->pending.u.ustack.regs = (const uint64_t *)(const void *)(rec + p);
+			us.u.ustack.mask = a->regs_user;
+			us.u.ustack.nregs = (uint32_t)n;
+			us.u.ustack.regs = (const uint64_t *)(const void *)(rec + p);
 			p += 8 * n;
 		}
 	}
@@ -757,13 +934,13 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		n = get64(rec + p);
 		p += 8;
 		NEED(n, "user stack");
-		r->pending.u.ustack.stack = rec + p;
+		us.u.ustack.stack = rec + p;
 		p += n;
 		if (n) {
 			NEED(8, "user stack");
 			/* the bytes the kernel could copy, of the n it reserved */
 			dyn = get64(rec + p);
-			r->pending.u.ustack.stack_len = (uint32_t)(dyn < n ? dyn : n);
+			us.u.ustack.stack_len = (uint32_t)(dyn < n ? dyn : n);
 			p += 8;
 		}
 	}
@@ -801,10 +978,22 @@ static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec,
 		p += n;
 	}
 #undef NEED
-	if (r->pending.u.ustack.nregs && r->pending.u.ustack.stack_len) {
-		r->pending.type = TC_REC_USTACK;
-		r->pending.offset = off;
-		r->has_pending = true;
+	/* the payload right after its sample, as tacho's recorder writes it (the
+	 * report ties a RAW record to the sample just before) */
+	r->nqueued = r->iqueued = 0;
+	if (a->raw && raw_len) {
+		struct tc_rec *q = &r->queue[r->nqueued++];
+		memset(q, 0, sizeof(*q));
+		q->type = TC_REC_RAW;
+		q->offset = off;
+		q->u.raw.event = (uint32_t)a->ev;
+		q->u.raw.data = raw;
+		q->u.raw.size = raw_len;
+	}
+	if (us.u.ustack.nregs && us.u.ustack.stack_len) {
+		us.type = TC_REC_USTACK;
+		us.offset = off;
+		r->queue[r->nqueued++] = us;
 	}
 	return 1;
 }
@@ -920,6 +1109,8 @@ static int header_record(struct tc_perfdata_reader *r, const unsigned char *rec,
 /* The EVENT record of the next attribute; false when every one was. */
 static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 {
+	const struct tc_pd_tp *tp;
+
 	while (r->announced < r->nattrs) {
 		struct tc_pd_attr *a = &r->attrs[r->announced++];
 		if (attr_is_dummy(a))
@@ -935,6 +1126,20 @@ static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 		out->u.event.sample_type = a->sample_type;
 		out->u.event.period = a->period;
 		out->u.event.name = attr_name(r, a);
+		/* a tracepoint's format, for its samples' payloads */
+		tp = a->type == PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_RAW) ?
+			     find_tp(r, a->config) : NULL;
+		r->nqueued = r->iqueued = 0;
+		if (tp) {
+			struct tc_rec *q = &r->queue[r->nqueued++];
+			a->raw = true;
+			out->u.event.flags |= TC_EVF_RAW;
+			memset(q, 0, sizeof(*q));
+			q->type = TC_REC_TPFORMAT;
+			q->u.tpformat.event = (uint32_t)a->ev;
+			q->u.tpformat.text = tp->text;
+			q->u.tpformat.len = tp->len;
+		}
 		return true;
 	}
 	return false;
@@ -966,9 +1171,8 @@ static void meta(struct tc_perfdata_reader *r, struct tc_rec *out)
 int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, const char *name,
 			    struct tacho_diag *diag)
 {
-	if (r->has_pending) {
-		*out = r->pending;
-		r->has_pending = false;
+	if (r->iqueued < r->nqueued) {
+		*out = r->queue[r->iqueued++];
 		return 1;
 	}
 	for (;;) {
@@ -1089,6 +1293,17 @@ int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, co
 			out->u.throttle.time = get64(rec + 8);
 			out->u.throttle.throttled = type == PERF_RECORD_THROTTLE;
 			ret = 1;
+			break;
+		case PD_HEADER_TRACING_DATA:
+			/* pipe mode: the tracing data follows the record (n bytes, checked
+			 * above) */
+			if (size < 12)
+				return corrupt(diag, name, off, "a tracing data record shorter than "
+					       "its header");
+			ret = tracing_data(r, rec + size, get32(rec + 8), off + size, name, diag);
+			if (ret < 0)
+				return ret;
+			ret = 0;
 			break;
 		case PD_HEADER_ATTR:
 		case PD_EVENT_UPDATE:

@@ -13,6 +13,7 @@
 
 struct tc_pd_attr;
 struct tc_pd_bid;
+struct tc_pd_tp;
 
 struct tc_perfdata_reader {
 	const unsigned char *data;
@@ -37,8 +38,10 @@ struct tc_perfdata_reader {
 	bool truncated;               /* it ends inside a record, or the file before it */
 	uint64_t good_end;            /* offset just past the last whole record */
 	uint64_t skipped;             /* records stepped over (types a report does not use) */
-	struct tc_rec pending;        /* the USTACK record of the sample just yielded */
-	bool has_pending;
+	struct tc_pd_tp *tps;         /* tracepoint formats (the tracing data), or NULL */
+	size_t ntps, tps_cap;
+	struct tc_rec queue[2];       /* records to yield before the next of the file: */
+	unsigned nqueued, iqueued;    /* a sample's RAW and USTACK, an event's TPFORMAT */
 };
 
 /* Whether len bytes at data begin with perf.data's magic "PERFILE2", in either byte
@@ -46,15 +49,17 @@ struct tc_perfdata_reader {
 bool tc_perfdata_is(const void *data, size_t len);
 /* Reads the header of a perf.data of len bytes at data (not copied; keep it alive):
  * the attributes and their ids, and the feature sections (build-ids, command line,
- * event names) in file mode. 0, -ENOMEM, or -TACHO_ECORRUPT / -TACHO_ETRUNC with
- * *diag naming the byte offset (source = name). Free with tc_perfdata_reader_exit
- * whatever it returns. */
+ * event names, the tracepoints' formats) in file mode. 0, -ENOMEM, or -TACHO_ECORRUPT /
+ * -TACHO_ETRUNC with *diag naming the byte offset (source = name). Free with
+ * tc_perfdata_reader_exit whatever it returns. */
 int tc_perfdata_reader_init(struct tc_perfdata_reader *r, const void *data, size_t len,
 			    const char *name, struct tacho_diag *diag);
 /* Decodes the next record as tacho's: 1 and *out, 0 at the end (r->truncated says
  * whether the data ended inside a record), or -TACHO_ECORRUPT / -ENOMEM with *diag
  * naming the byte offset. One EVENT per reported attribute comes before any record
- * of the kernel, the META record (command, and boot_id when the kernel is this one)
+ * of the kernel, each followed by a TPFORMAT when it is a tracepoint whose format the
+ * file holds (perf's tracing data); a sample of such an event is followed by its RAW
+ * payload. The META record (command, and boot_id when the kernel is this one) comes
  * last. Pointers in *out point into data or into the reader (names made here: until
  * the next call; the META payload: until tc_perfdata_reader_exit). */
 int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, const char *name,

@@ -5,6 +5,7 @@
  * callers as perf script, tracepoints and breakpoints; cut and damaged files fail
  * with one line naming the byte, never a crash. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -947,6 +948,132 @@ static void test_system_wide(void **state)
 	}
 }
 
+/* The payload texts ("dfd: 0x..., filename: 0x..., ...") of the sys_enter_openat
+ * lines of a perf-script output, in order, each cut before tacho's " [filename: ...]";
+ * their number. */
+static size_t openat_payloads(const char *out, char (*pl)[160], size_t max)
+{
+	static const char key[] = "syscalls:sys_enter_openat: ";
+	size_t n = 0;
+
+	for (const char *p = strstr(out, key); p && n < max; p = strstr(p, key)) {
+		size_t len;
+		p += sizeof(key) - 1;
+		len = strcspn(p, "[\n");
+		while (len && p[len - 1] == ' ')
+			len--;
+		if (len >= sizeof(pl[0]))
+			len = sizeof(pl[0]) - 1;
+		memcpy(pl[n], p, len);
+		pl[n++][len] = 0;
+	}
+	return n;
+}
+
+/* perf record -e syscalls:sys_enter_openat of a program that opens four names, file
+ * and pipe mode: the perf-script export shows each payload as perf script does (the
+ * same text, sample by sample), and its last four carry exactly the program's four
+ * name addresses, in order, and the names themselves (constants of the program); the
+ * script-json export the same as fields and strings. */
+static void test_tracepoint_payloads(void **state)
+{
+	static char mine[256][160], perfs[256][160];
+	char why[512], prog[1024], names[4][128], err[256];
+	uint64_t addr[4];
+	struct th_run r;
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	for (int pipe = 0; pipe < 2; pipe++) {
+		const char *file = th_tmp(pipe ? "open-pipe.data" : "open.data");
+		const char *names_out = th_tmp(pipe ? "open-pipe.txt" : "open.txt");
+		const struct th_json *smps;
+		struct th_json *j;
+		size_t nm, np, len;
+		char *txt, *p;
+
+		/* the program's addresses go to a file of their own, not into perf's pipe */
+		snprintf(prog, sizeof(prog), "sh -c 'exec %s opens > %s'", th_prog("trace-marks"),
+			 names_out);
+		if (!perf_record(file, pipe, "-e syscalls:sys_enter_openat -c 1", prog, why,
+				 sizeof(why)))
+			TEST_SKIP("%s", why);
+		txt = slurp(names_out, &len);
+		p = txt;
+		for (int i = 0; i < 4; i++) {
+			int used = 0;
+			assert_int_equal(sscanf(p, "%" SCNx64 " %127s%n", &addr[i], names[i], &used),
+					 2);
+			p += used;
+		}
+		free(txt);
+
+		th_tacho(&r, "report", "-i", file, "--format", "perf-script", NULL);
+		assert_int_equal(r.status, 0);
+		p = r.out;
+		for (int i = 0; i < 4; i++) {
+			char want[800];
+			snprintf(want, sizeof(want), "syscalls:sys_enter_openat: dfd: 0xffffff9c, "
+				 "filename: 0x%" PRIx64 ", flags: 0x00000000, mode: 0x00000000 "
+				 "[filename: \"%s\"]\n", addr[i], names[i]);
+			p = strstr(p, want);
+			if (!p)
+				fail_msg("no '%s' in order in:\n%s", want, r.out);
+		}
+		/* the last four names shown are exactly the program's */
+		for (int i = 3; i >= 0; i--) {
+			char want[160];
+			const char *q = NULL;
+			snprintf(want, sizeof(want), "[filename: \"%s\"]", names[i]);
+			for (const char *f = strstr(r.out, "[filename: \""); f;
+			     f = strstr(f + 1, "[filename: \""))
+				q = f;
+			if (!q || strncmp(q, want, strlen(want)))
+				fail_msg("the last names are not the program's: no %s", want);
+			else
+				r.out[q - r.out] = 0;   /* the one before it next */
+		}
+		th_run_free(&r);
+		th_tacho(&r, "report", "-i", file, "--format", "perf-script", NULL);
+		assert_int_equal(r.status, 0);
+		nm = openat_payloads(r.out, mine, 256);
+		th_run_free(&r);
+		if (!sh(&r, "perf script -i %s", file))
+			fail_msg("perf script -i %s: %s", file, r.err);
+		np = openat_payloads(r.out, perfs, 256);
+		th_run_free(&r);
+		assert_true(nm >= 4 && nm < 256);
+		assert_int_equal(nm, np);
+		for (size_t i = 0; i < nm; i++)
+			if (strcmp(mine[i], perfs[i]))
+				fail_msg("payload %zu: tacho '%s', perf script '%s'", i, mine[i],
+					 perfs[i]);
+
+		th_tacho(&r, "report", "-i", file, "--format", "script-json", NULL);
+		assert_int_equal(r.status, 0);
+		j = th_json_parse(r.out, err, sizeof(err));
+		if (!j)
+			fail_msg("script-json: %s", err);
+		smps = th_json_get(j, "samples");
+		assert_non_null(smps);
+		assert_int_equal(smps->n, nm);
+		for (int i = 0; i < 4; i++) {
+			const struct th_json *sm = smps->items[smps->n - 4 + i];
+			char want[32];
+			snprintf(want, sizeof(want), "0x%" PRIx64, addr[i]);
+			assert_json_str(sm, "event", "syscalls:sys_enter_openat");
+			assert_json_str(sm, "comm", "trace-marks");
+			assert_json_str(sm, "fields.filename", want);
+			assert_json_int(sm, "fields.dfd", 0xffffff9cll);
+			assert_json_int(sm, "fields.flags", 0);
+			assert_json_str(sm, "strings.filename", names[i]);
+		}
+		th_json_free(j);
+		th_run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -959,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_callchains),
 		cmocka_unit_test(test_dwarf_unwound),
 		cmocka_unit_test(test_tracepoint_and_breakpoint),
+		cmocka_unit_test(test_tracepoint_payloads),
 		cmocka_unit_test(test_cut_and_damaged),
 		cmocka_unit_test(test_dimensions_and_exports),
 		cmocka_unit_test(test_sampled_cpus),

@@ -3,7 +3,8 @@
  * chain, user registers and stack after the fields it steps over, and a sample 8 bytes
  * short of its fields is corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
  * records, unknown types, a cut file, the other byte order; a sample without CPU or
- * mapping; samples in anonymous code, unnamed without a warning; throttles counted. */
+ * mapping; samples in anonymous code, unnamed without a warning; throttles counted;
+ * perf's tracing data: a tracepoint's format and its samples' payloads, decoded. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,6 +489,145 @@ static void test_anon_code_quiet(void **state)
 		fail_msg("a word about anonymous code: %s", logged);
 }
 
+static const char tp_format[] =
+	"name: ev\nID: 7\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:int val;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"val=%d\", REC->val\n";
+
+/* Pipe mode: a tracepoint's attribute (config 7), perf's tracing data (trace-cmd's
+ * layout: one system "tst" of one event, ID 7) after its record, a sample with a raw
+ * payload of val -5. *td: where the tracing data starts; *fmt: where the format's size
+ * is. */
+static void build_tp(struct buf *b, size_t *td, size_t *fmt)
+{
+	struct perf_event_attr a;
+	size_t at, start;
+	uint32_t tdlen;
+	unsigned char raw[12] = { 7, 0, 0, 0, 9, 0, 0, 0 };
+	int32_t val = -5;
+
+	memset(b, 0, sizeof(*b));
+	put(b, "PERFILE2", 8);
+	put64(b, 16);
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = 7;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	at = begin(b, 64 /* PERF_RECORD_HEADER_ATTR */, 0);
+	put(b, &a, sizeof(a));
+	put64(b, 5);
+	end(b, at);
+	at = begin(b, 66 /* PERF_RECORD_HEADER_TRACING_DATA */, 0);
+	put32(b, 0);   /* the size, set below */
+	put32(b, 0);
+	end(b, at);
+	start = *td = b->n;
+	put(b, "\027\010\104tracing0.6", 14);
+	put(b, "\0\010", 2);          /* little-endian, 8-byte longs */
+	put32(b, 4096);               /* page size */
+	put(b, "header_page", 12);
+	put64(b, 3);
+	put(b, "abc", 3);
+	put(b, "header_event", 13);
+	put64(b, 0);
+	put32(b, 0);                  /* no ftrace formats */
+	put32(b, 1);                  /* one system */
+	put(b, "tst", 4);
+	put32(b, 1);
+	*fmt = b->n;
+	put64(b, sizeof(tp_format) - 1);
+	put(b, tp_format, sizeof(tp_format) - 1);
+	put32(b, 0);                  /* kallsyms, printk formats: empty */
+	put32(b, 0);
+	tdlen = (uint32_t)(b->n - start);
+	memcpy(b->d + at + 8, &tdlen, 4);
+	while (b->n % 8)
+		b->d[b->n++] = 0;
+	at = begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put64(b, 0x401000);
+	put32(b, 9);
+	put32(b, 9);
+	memcpy(raw + 8, &val, 4);
+	put32(b, sizeof(raw));
+	put(b, raw, sizeof(raw));
+	end(b, at);
+}
+
+/* perf's tracing data gives the tracepoint its name and a TPFORMAT record, and the
+ * sample its RAW payload right after it, which the report decodes as perf script does;
+ * damaged tracing data fails with the byte where it is. */
+static void test_tracing_data(void **state)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tc_perfdata_reader r;
+	struct tacho_profile *p;
+	struct tc_rec rec;
+	struct buf b;
+	size_t td, fmt, len = 0;
+	char *out = NULL, want[64];
+	uint64_t huge = 1ull << 40;
+	FILE *f;
+	(void)state;
+
+	build_tp(&b, &td, &fmt);
+	assert_int_equal(tc_perfdata_reader_init(&r, b.d, b.n, "t", NULL), 0);
+	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	assert_int_equal(rec.type, TC_REC_EVENT);
+	assert_string_equal(rec.u.event.name, "tst:ev");
+	assert_true(rec.u.event.flags & TC_EVF_RAW);
+	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	assert_int_equal(rec.type, TC_REC_TPFORMAT);
+	assert_int_equal(rec.u.tpformat.event, 0);
+	assert_int_equal(rec.u.tpformat.len, sizeof(tp_format) - 1);
+	assert_memory_equal(rec.u.tpformat.text, tp_format, sizeof(tp_format) - 1);
+	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	assert_int_equal(rec.type, TC_REC_SAMPLE);
+	assert_int_equal(tc_perfdata_reader_next(&r, &rec, "t", NULL), 1);
+	assert_int_equal(rec.type, TC_REC_RAW);
+	assert_int_equal(rec.u.raw.event, 0);
+	assert_int_equal(rec.u.raw.size, 12);
+	assert_ptr_equal(rec.u.raw.data, b.d + b.n - 12);
+	tc_perfdata_reader_exit(&r);
+
+	f = fopen(th_tmp("tp.data"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.d, 1, b.n, f), b.n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(tacho_profile_load(th_tmp("tp.data"), &p, NULL), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(tacho_profile_write_script(p, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_contains(out, " tst:ev: val=-5\n");
+	free(out);
+	tacho_profile_free(p);
+
+	/* no magic: the byte where the tracing data starts */
+	b.d[td] = 0;
+	assert_int_equal(tc_perfdata_reader_init(&r, b.d, b.n, "t", &d), 0);
+	while (tc_perfdata_reader_next(&r, &rec, "t", &d) == 1)
+		;
+	snprintf(want, sizeof(want), "at byte %zu: tracing data without its magic", td);
+	assert_contains(d.message, want);
+	tc_perfdata_reader_exit(&r);
+	/* a format's size past the end: the byte after that size */
+	build_tp(&b, &td, &fmt);
+	memcpy(b.d + fmt, &huge, 8);
+	assert_int_equal(tc_perfdata_reader_init(&r, b.d, b.n, "t", &d), 0);
+	while (tc_perfdata_reader_next(&r, &rec, "t", &d) == 1)
+		;
+	snprintf(want, sizeof(want), "at byte %zu: tracing data ends inside an event's format",
+		 fmt + 8);
+	assert_contains(d.message, want);
+	tc_perfdata_reader_exit(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_no_cpu_no_mapping),
 		cmocka_unit_test(test_anon_code_quiet),
+		cmocka_unit_test(test_tracing_data),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
