@@ -474,12 +474,6 @@ int tc_perf_ev_set_period(struct tc_perf_ev *e, uint64_t period)
 	return first;
 }
 
-const uint64_t *tc_perf_ev_ids(const struct tc_perf_ev *e, size_t *n)
-{
-	*n = e && e->ids ? e->ncells : 0;
-	return *n ? e->ids : NULL;
-}
-
 int tc_perf_ev_map_pages(struct tc_perf_ev *e)
 {
 	long psz = sysconf(_SC_PAGESIZE);

@@ -122,9 +122,6 @@ int tc_perf_ev_disable(struct tc_perf_ev *e);
 int tc_perf_ev_reset(struct tc_perf_ev *e);
 /* A new sampling period on every cell (PERF_EVENT_IOC_PERIOD). 0 or the first -errno. */
 int tc_perf_ev_set_period(struct tc_perf_ev *e, uint64_t period);
-/* The kernel's ids of e, one per cell (0 where it is closed or the id is unknown), and
- * their number in *n; NULL and 0 while closed. Valid until e is closed. */
-const uint64_t *tc_perf_ev_ids(const struct tc_perf_ev *e, size_t *n);
 
 /* Maps the first page (struct perf_event_mmap_page) of every open cell. Mapping it is
  * also what lets the kernel allow RDPMC for this process on x86. 0 or the first -errno
