@@ -496,7 +496,8 @@ static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *di
 		*o->exec_err = exec_err;
 }
 
-/* Runs the program once without counting (a warm-up). */
+/* Runs the program once without counting per task (a warm-up, or the program of a
+ * CPU-wide count, whose counters are the CPUs'). */
 static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 			 struct tacho_diag *diag)
 {
@@ -1462,10 +1463,6 @@ static int build_specs(struct tacho_stat *s, unsigned run, struct tacho_counter_
 static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
 		       struct tacho_diag *diag)
 {
-	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true };
-	struct tacho_child *ch = NULL;
-	int err, exec_err = 0;
-
 	if (!(o->target == TACHO_TARGET_CPUS && o->argv && o->argv[0])) {
 		/* a list ends when its last task has: each waited for in turn */
 		if (o->target == TACHO_TARGET_CPUS)
@@ -1476,22 +1473,8 @@ static int run_or_wait(const struct tacho_stat_opts *o, struct tacho_stat *s,
 			s->interrupted = s->cut = true;
 		return 0;
 	}
-	err = tacho_child_start(o->argv, &cho, &ch);
-	if (!err)
-		err = tacho_child_exec(ch, &exec_err);
-	if (err == -TACHO_ENOSTART)
-		set_exec_diag(o, diag, exec_err);
-	if (!err)
-		err = tacho_child_wait(ch, &s->exit);
-	if (!err) {
-		s->have_exit = true;
-		if (tacho_child_signals(ch))
-			s->interrupted = true;
-		if (s->exit.signal || tacho_child_signals(ch))
-			s->cut = true;
-	}
-	tacho_child_free(ch);
-	return err;
+	/* the counters are the CPUs': the program runs as a warm-up runs */
+	return run_uncounted(o, s, diag);
 }
 
 /* Opens the counters of one cell: a CPU or a thread through the counting API, a cgroup
