@@ -78,9 +78,13 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "spin")) {
 		struct timespec a, b;
 		clock_gettime(CLOCK_MONOTONIC, &a);
+		/* in whole nanoseconds: milliseconds of the seconds plus a truncated
+		 * quotient of the nanoseconds (negative across a second's boundary) overstate
+		 * the time spun by up to a millisecond */
 		do
 			clock_gettime(CLOCK_MONOTONIC, &b);
-		while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < n);
+		while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) <
+		       (long long)n * 1000000);
 		return 0;
 	}
 	if (!strcmp(cmd, "out")) {
