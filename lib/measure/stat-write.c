@@ -1100,7 +1100,7 @@ static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f
 		tc_json_obj_end(&j);
 	}
 	tc_json_arr_end(&j);
-	tc_json_double(&j, "wall_s", tacho_stat_wall_s(s));
+	json_value(&j, "wall_s", tacho_stat_wall_s(s), "s");
 	json_value(&j, "user_s", tacho_stat_user_s(s), "s");
 	json_value(&j, "sys_s", tacho_stat_sys_s(s), "s");
 	if (tacho_stat_sim_machine(s)) {

@@ -203,6 +203,20 @@ static void test_null_and_times(void **state)
 	assert_true(json_num(j, "sys_s") >= 0);
 	assert_int_equal((long long)json_num(j, "program_runs_per_repetition"), 1);
 	th_json_free(j);
+	/* seconds in whole nanoseconds: at most 9 decimals, no float noise */
+	for (size_t k = 0; k < 3; k++) {
+		static const char *const keys[] = { "\"wall_s\": ", "\"user_s\": ",
+						    "\"sys_s\": " };
+		const char *at = strstr(r.err, keys[k]), *dot, *end;
+
+		assert_non_null(at);
+		at += strlen(keys[k]);
+		end = at + strcspn(at, ",\n}");
+		dot = memchr(at, '.', (size_t)(end - at));
+		if (dot && end - dot - 1 > 9)
+			fail_msg("%s with more than 9 decimals: '%.*s'", keys[k], (int)(end - at),
+				 at);
+	}
 	th_run_free(&r);
 
 	th_tacho(&r, "stat", "-e", "page-faults", "--", th_prog("stat-helper"), "spin", "10",
