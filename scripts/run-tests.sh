@@ -102,6 +102,12 @@ job() {
 			block="ok   $tree/$name ($p passed, $s skipped, ${secs}s)"
 		fi
 		block+=$(awk '/^SKIP: / { printf "\n     %s", $0 }' "$log")
+		# a failure's own lines (cmocka's ERROR and LINE, a sanitizer's SUMMARY) right
+		# under its name too, so that a log cut to its middle still says what failed
+		if [ "$f" != 0 ]; then
+			block+=$(awk '/^ERROR: |^\[  ERROR   \]|^\[  FAILED  \] test_|^SUMMARY: / {
+				if (!seen[$0]++ && ++k <= 12) printf "\n     %s", $0 }' "$log")
+		fi
 	fi
 	# one write per block, so that the lines of jobs ending together do not mix
 	printf '%s\n' "$block"
