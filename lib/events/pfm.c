@@ -4,7 +4,16 @@
  * here (it detects the CPU with CPUID, not through the kernel, so it names a VM's
  * CPU even when the VM has no PMU to count with). An inactive PMU's events can be
  * encoded only with "pmu::EVENT" and LIBPFM_ENCODE_INACTIVE=1 in the environment
- * when libpfm4 starts (the tests use that to check encodings of other CPUs). */
+ * when libpfm4 starts (the tests use that to check encodings of other CPUs).
+ *
+ * libpfm4 is not linked: its header gives the types, and libpfm.so.4 is loaded with
+ * dlopen at the first CPU-specific name, the first listing or the first question about
+ * the core PMU's counters. Linked, its relocations and its constructor cost every
+ * command, and every program linked with libtacho, about 0.8 ms of start-up that most
+ * of them (tacho cpu, report, a region's begin) never use. A process that links
+ * libpfm4 itself (the unit test that asks it directly) shares the one copy: dlopen of
+ * a loaded soname returns it. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,16 +25,57 @@
 /* Only the errors: the areas that include <linux/perf_event.h> (counters, events) clash
  * with libpfm4's definitions of the same structs. */
 #include "tacho/errors.h"
+#include "util/util.h"
+
+/* the soname of the ABI this header describes */
+#define PFM_SONAME "libpfm.so.4"
+_Static_assert(PFM_MAJ_VERSION(LIBPFM_VERSION) == 4, "libpfm4's soname is libpfm.so.4");
+
+/* libpfm4's functions, as loaded; typed by its header */
+static struct {
+	__typeof__(pfm_initialize) *initialize;
+	__typeof__(pfm_strerror) *strerror;
+	__typeof__(pfm_get_event_info) *get_event_info;
+	__typeof__(pfm_get_pmu_info) *get_pmu_info;
+	__typeof__(pfm_get_os_event_encoding) *get_os_event_encoding;
+	__typeof__(pfm_find_event) *find_event;
+	__typeof__(pfm_get_event_attr_info) *get_event_attr_info;
+	__typeof__(pfm_get_event_next) *get_event_next;
+} pf;
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
-static int pfm_status;
+static int pfm_status = -TACHO_ENOVALUE;
 /* libpfm4 does not promise that its lookups may run in several threads at once, and
  * tacho promises that parsing may: one lock around every call after initialization. */
 static pthread_mutex_t pfm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void pfm_start(void)
 {
-	pfm_status = pfm_initialize() == PFM_SUCCESS ? 0 : -TACHO_ENOVALUE;
+	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		tc_log(TACHO_LOG_WARN, "%s cannot be loaded (%s): CPU-specific event names are "
+		       "not known (Debian: apt-get install libpfm4)", PFM_SONAME, dlerror());
+		return;
+	}
+	/* the POSIX way of turning dlsym's object pointer into a function pointer */
+	*(void **)&pf.initialize = dlsym(h, "pfm_initialize");
+	*(void **)&pf.strerror = dlsym(h, "pfm_strerror");
+	*(void **)&pf.get_event_info = dlsym(h, "pfm_get_event_info");
+	*(void **)&pf.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
+	*(void **)&pf.get_os_event_encoding = dlsym(h, "pfm_get_os_event_encoding");
+	*(void **)&pf.find_event = dlsym(h, "pfm_find_event");
+	*(void **)&pf.get_event_attr_info = dlsym(h, "pfm_get_event_attr_info");
+	*(void **)&pf.get_event_next = dlsym(h, "pfm_get_event_next");
+	if (!(pf.initialize && pf.strerror && pf.get_event_info && pf.get_pmu_info &&
+	      pf.get_os_event_encoding && pf.find_event && pf.get_event_attr_info &&
+	      pf.get_event_next)) {
+		tc_log(TACHO_LOG_WARN, "%s lacks libpfm4's functions: CPU-specific event names "
+		       "are not known", PFM_SONAME);
+		return;
+	}
+	/* kept loaded for the life of the process: the handle is never closed */
+	pfm_status = pf.initialize() == PFM_SUCCESS ? 0 : -TACHO_ENOVALUE;
 }
 
 int tc_pfm_init(void)
@@ -36,7 +86,11 @@ int tc_pfm_init(void)
 
 const char *tc_pfm_strerror(int err)
 {
-	return err == -ENOMEM ? "out of memory" : pfm_strerror(err);
+	if (err == -ENOMEM)
+		return "out of memory";
+	if (tc_pfm_init() != 0)
+		return "libpfm4 (" PFM_SONAME ") could not be loaded or started";
+	return pf.strerror(err);
 }
 
 static char *copy_name(const char *name, size_t len)
@@ -59,11 +113,11 @@ static bool cpu_pmu_of(int idx, pfm_pmu_info_t *pinfo)
 
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
-	if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS)
+	if (pf.get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS)
 		return false;
 	memset(pinfo, 0, sizeof(*pinfo));
 	pinfo->size = sizeof(*pinfo);
-	return pfm_get_pmu_info(info.pmu, pinfo) == PFM_SUCCESS && pinfo->name &&
+	return pf.get_pmu_info(info.pmu, pinfo) == PFM_SUCCESS && pinfo->name &&
 	       pinfo->type != PFM_PMU_TYPE_OS_GENERIC;
 }
 
@@ -86,7 +140,7 @@ int tc_pfm_encode(const char *name, size_t len, void *attr, size_t attr_size, ch
 	arg.size = sizeof(arg);
 	arg.attr = &pattr;
 	pthread_mutex_lock(&pfm_lock);
-	r = pfm_get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	r = pf.get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r == PFM_SUCCESS && !cpu_pmu_of(arg.idx, &pinfo))
 		r = PFM_ERR_NOTFOUND;
 	pthread_mutex_unlock(&pfm_lock);
@@ -117,7 +171,7 @@ bool tc_pfm_knows(const char *name, size_t len)
 	if (!s)
 		return false;
 	pthread_mutex_lock(&pfm_lock);
-	idx = pfm_find_event(s);
+	idx = pf.find_event(s);
 	ok = idx >= 0 && cpu_pmu_of(idx, &pinfo);
 	pthread_mutex_unlock(&pfm_lock);
 	free(s);
@@ -134,7 +188,7 @@ static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	pthread_mutex_lock(&pfm_lock);
-	r = pfm_get_event_info(idx, PFM_OS_NONE, &info);
+	r = pf.get_event_info(idx, PFM_OS_NONE, &info);
 	pthread_mutex_unlock(&pfm_lock);
 	if (r != PFM_SUCCESS || !info.name)
 		return 0;
@@ -147,7 +201,7 @@ static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
 		memset(&ainfo, 0, sizeof(ainfo));
 		ainfo.size = sizeof(ainfo);
 		pthread_mutex_lock(&pfm_lock);
-		r = pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &ainfo);
+		r = pf.get_event_attr_info(idx, a, PFM_OS_NONE, &ainfo);
 		pthread_mutex_unlock(&pfm_lock);
 		if (r != PFM_SUCCESS || ainfo.type != PFM_ATTR_UMASK || !ainfo.name)
 			continue;
@@ -172,7 +226,7 @@ int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
 		pthread_mutex_lock(&pfm_lock);
-		r = pfm_get_pmu_info(p, &pinfo);
+		r = pf.get_pmu_info(p, &pinfo);
 		pthread_mutex_unlock(&pfm_lock);
 		if (r != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
 		    !pinfo.name)
@@ -182,9 +236,38 @@ int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
 			if (r)
 				return r;
 			pthread_mutex_lock(&pfm_lock);
-			idx = pfm_get_event_next(idx);
+			idx = pf.get_event_next(idx);
 			pthread_mutex_unlock(&pfm_lock);
 		}
 	}
 	return 0;
+}
+
+int tc_pfm_core_counters(unsigned *gp, unsigned *fixed, char *name, size_t size)
+{
+	pfm_pmu_t p;
+
+	if (tc_pfm_init() != 0)
+		return -1;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t info;
+		int r;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		pthread_mutex_lock(&pfm_lock);
+		r = pf.get_pmu_info(p, &info);
+		pthread_mutex_unlock(&pfm_lock);
+		if (r != PFM_SUCCESS || !info.is_present)
+			continue;
+		/* the core PMU of this CPU, not its generic "perf" tables or uncore units */
+		if (info.type != PFM_PMU_TYPE_CORE || info.num_cntrs <= 0 ||
+		    !strncmp(info.name, "perf", 4))
+			continue;
+		*gp = (unsigned)info.num_cntrs;
+		*fixed = info.num_fixed_cntrs > 0 ? (unsigned)info.num_fixed_cntrs : 0;
+		snprintf(name, size, "%s", info.name);
+		return 0;
+	}
+	return -1;
 }

@@ -6,8 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Initializes libpfm4 once (thread-safe). 0, or -TACHO_ENOVALUE when libpfm4 could
- * not start (then every lookup misses). */
+/* Loads libpfm.so.4 and initializes it, once (thread-safe). 0, or -TACHO_ENOVALUE when
+ * libpfm4 could not be loaded or could not start (said once in the log; then every
+ * lookup misses). Every function below calls it first. */
 int tc_pfm_init(void);
 
 /* Encodes name (len bytes, with libpfm4's own ":UMASK:attr=value" parts) for
@@ -28,5 +29,9 @@ const char *tc_pfm_strerror(int err);
  * returns fn's first non-zero value; 0 at the end. */
 typedef int tc_pfm_visit_fn(void *arg, const char *name, const char *desc, const char *pmu);
 int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg);
+
+/* libpfm4's count of the active core PMU's counters: 0 and the numbers with libpfm4's
+ * PMU name, or -1 when libpfm4 knows no active core PMU (or is not there). */
+int tc_pfm_core_counters(unsigned *gp, unsigned *fixed, char *name, size_t size);
 
 #endif

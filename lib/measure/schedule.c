@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cpu/cpuid.h"
+#include "events/pfm.h"
 #include "measure/schedule.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"

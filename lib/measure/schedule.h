@@ -80,9 +80,6 @@ int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu
  * in c->note. 0 or -EINVAL. Pure. */
 int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
 
-/* libpfm4's count of the active core PMU's counters (schedule-pfm.c): 0 and the
- * numbers with libpfm4's PMU name, or -1 when libpfm4 knows no active core PMU. */
-int tc_pfm_core_counters(unsigned *gp, unsigned *fixed, char *name, size_t size);
 
 /* The kernel's core PMU in sysfs ("cpu", "cpu_core"/"cpu_atom" on hybrid parts):
  * true if root (NULL: /sys/bus/event_source/devices) has one. */

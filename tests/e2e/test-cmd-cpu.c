@@ -53,6 +53,36 @@ static const struct th_json *find_cache(const struct th_json *ct, unsigned level
 
 /* --- the JSON checker itself: it must reject what is not JSON --- */
 
+/* What tacho cpu does not use it does not load: libpfm4, capstone and libmicrohttpd
+ * are opened when an event name, an annotation or serve needs them (docs/performance.md:
+ * their start-up cost every command 3.5 ms). The dynamic loader's own account says so;
+ * an event that needs libpfm4 loads it. */
+static void test_loads_only_what_it_uses(void **state)
+{
+	static const char *const lazy[] = { "libpfm.so", "libcapstone.so", "libmicrohttpd.so" };
+	char cmd[4096];
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	struct th_run r;
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "LD_DEBUG=files '%s' cpu >/dev/null", th_tacho_bin());
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	/* the loader spoke: a libc that ignores LD_DEBUG would pass this vacuously */
+	assert_contains(r.err, "file=libc.so.6");
+	for (size_t i = 0; i < ARRAY_SIZE(lazy); i++)
+		if (strstr(r.err, lazy[i]))
+			fail_msg("tacho cpu loaded %s", lazy[i]);
+	th_run_free(&r);
+
+	/* tacho list's CPU-specific names come from libpfm4: loaded then */
+	snprintf(cmd, sizeof(cmd), "LD_DEBUG=files '%s' list >/dev/null", th_tacho_bin());
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "file=libpfm.so.4");
+	th_run_free(&r);
+}
+
 static void test_json_checker(void **state)
 {
 	static const struct { int line; const char *text; bool ok; } cases[] = {
@@ -721,6 +751,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_checker),
+		cmocka_unit_test(test_loads_only_what_it_uses),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_live_json),
