@@ -540,6 +540,8 @@ static int write_json(const struct tacho_regions_report *r, FILE *f, enum tacho_
 	struct tc_json j;
 
 	tc_json_doc_begin(&j, f, fmt, w);
+	/* one exit, through tc_json_doc_end, and nothing else written to f meanwhile */
+	tc_json_hold(&j);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
 	tc_json_arr_begin(&j, "regions");

@@ -278,6 +278,68 @@ static void test_json(void **state)
 	free(text);
 }
 
+/* One document of many small values, one string larger than the hold buffer, and
+ * values that end at every offset across the buffer's edge, written with pretty
+ * printing; held, into a memory stream. */
+static char *json_doc(bool hold, bool pretty, size_t *stdio_before_finish)
+{
+	static char big[70 * 1024 + 3];
+	char *text = NULL, key[32];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct tc_json j;
+
+	assert_non_null(f);
+	memset(big, 'x', sizeof(big) - 1);
+	tc_json_init(&j, f, pretty);
+	if (hold)
+		tc_json_hold(&j);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_arr_begin(&j, "many");
+	for (unsigned i = 0; i < 5000; i++) {
+		tc_json_obj_begin(&j, NULL);
+		snprintf(key, sizeof(key), "k%u", i % 97);
+		tc_json_uint(&j, key, i);
+		tc_json_double(&j, "d", i / 7.0);
+		tc_json_str(&j, "s", "\"é\n" + (i % 3));
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_str(&j, "big", big);
+	tc_json_strn(&j, "small", big, 7);
+	tc_json_obj_end(&j);
+	fflush(f);
+	*stdio_before_finish = len;
+	assert_int_equal(tc_json_finish(&j), 0);
+	assert_null(j.hold);
+	fclose(f);
+	return text;
+}
+
+/* tc_json_hold: the same bytes as the writer without it, pretty or not, handed over in
+ * 64 KiB pieces (the held text has not all reached stdio before tc_json_finish). */
+static void test_json_hold(void **state)
+{
+	(void)state;
+
+	for (int pretty = 0; pretty < 2; pretty++) {
+		size_t plain_before, held_before;
+		char *plain = json_doc(false, pretty, &plain_before);
+		char *held = json_doc(true, pretty, &held_before);
+		size_t n = strlen(plain);
+
+		assert_true(n > 2 * 64 * 1024);
+		assert_int_equal(strlen(held), n);
+		assert_memory_equal(held, plain, n);
+		/* without the hold every call has reached stdio by the last value (all
+		 * but finish's newline); with it, the last piece waits for finish */
+		assert_int_equal(plain_before, n - (size_t)pretty);
+		assert_true(held_before < plain_before);
+		free(plain);
+		free(held);
+	}
+}
+
 /* One number through the writer ('i' int, 'u' uint, 'd' double), compared with want. */
 static void check_json_number(char kind, int64_t i, uint64_t u, double d, const char *want)
 {
@@ -606,7 +668,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_fmt_shortest),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_table),      cmocka_unit_test(test_strbuf),
-		cmocka_unit_test(test_json_utf8),
+		cmocka_unit_test(test_json_utf8), cmocka_unit_test(test_json_hold),
 		cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 		cmocka_unit_test(test_path_and_mounts),
