@@ -13,7 +13,7 @@ set -eu
 what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf"
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)
 # systemtap-sdt-dev: sys/sdt.h for the SDT probes of tests/progs/sdt-probes.c

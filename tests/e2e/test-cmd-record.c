@@ -1016,6 +1016,49 @@ static void test_two_events(void **state)
 	th_run_free(&r);
 }
 
+/* Symbols without the debuginfod client when DEBUGINFOD_URLS names no server: libdwfl
+ * would load it (libdebuginfod, libcurl and some thirty libraries) for every binary
+ * without a debug file here, to ask nobody. The shell's page faults put samples in a
+ * binary with no debug file on a Debian machine; with a server named (one that refuses
+ * at once), the client is loaded, which shows the check below can fail. */
+static void test_no_debuginfod_without_server(void **state)
+{
+	char cmd[4096];
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	struct th_run r;
+	bool asked;
+	(void)state;
+
+	th_tacho(&r, "record", "-q", "-e", "page-faults", "-c", "1", "-o", th_tmp("sh.rec"), "--",
+		 "/bin/sh", "-c", "i=0; while [ $i -lt 100 ]; do i=$((i+1)); done", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+
+	snprintf(cmd, sizeof(cmd), "DEBUGINFOD_URLS=http://127.0.0.1:1 "
+		 "DEBUGINFOD_CACHE_PATH='%s' LD_DEBUG=files '%s' report -i '%s' >/dev/null",
+		 th_tmp("dcache"), th_tacho_bin(), th_tmp("sh.rec"));
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	asked = strstr(r.err, "file=libdebuginfod.so") != NULL;
+	th_run_free(&r);
+	if (!asked)
+		TEST_SKIP("no debuginfod client to load here (libdebuginfod1 not installed, or "
+			  "every sampled binary has its debug file)");
+
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd), "%s LD_DEBUG=files '%s' report -i '%s' >/dev/null",
+			 k ? "DEBUGINFOD_URLS=' '" : "unset DEBUGINFOD_URLS;", th_tacho_bin(),
+			 th_tmp("sh.rec"));
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.err, "file=libc.so.6");
+		if (strstr(r.err, "file=libdebuginfod.so"))
+			fail_msg("report loaded the debuginfod client with %s",
+				 k ? "DEBUGINFOD_URLS blank" : "no DEBUGINFOD_URLS");
+		th_run_free(&r);
+	}
+}
+
 static void test_usage(void **state)
 {
 	struct th_run r;
@@ -1064,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_truncations_and_corruption),
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_two_events),
+		cmocka_unit_test(test_no_debuginfod_without_server),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
