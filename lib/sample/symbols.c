@@ -473,17 +473,17 @@ char *tc_demangle(const char *name)
 
 struct ksym {
 	uint64_t addr;
-	const char *name;      /* in names */
+	const char *name;      /* in text */
 };
 
 struct tc_kallsyms {
 	struct ksym *v;
 	size_t n;
 	bool hidden;
-	/* one copy per distinct name: static functions of the same name in many files
-	 * and modules ("init_once", "[ext4]") are stored once, in a few large blocks
-	 * instead of one allocation per symbol */
-	struct tc_strpool names;
+	/* the file as read, its lines cut in place: the names point into it. (Interning
+	 * them in a string pool saved a few MB but hashed 100k names on every report
+	 * with a kernel sample, a tenth of a small report's time.) */
+	char *text;
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -546,14 +546,10 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		if (k->n && addr < k->v[k->n - 1].addr)
 			sorted = false;
 		k->v[k->n].addr = addr;
-		k->v[k->n].name = tc_strpool_add(&k->names, name);
-		if (!k->v[k->n].name) {
-			err = -ENOMEM;
-			break;
-		}
+		k->v[k->n].name = name;
 		k->n++;
 	}
-	free(text);
+	k->text = text;
 	if (err) {
 		tc_kallsyms_free(k);
 		return err;
@@ -571,7 +567,7 @@ void tc_kallsyms_free(struct tc_kallsyms *k)
 {
 	if (!k)
 		return;
-	tc_strpool_exit(&k->names);
+	free(k->text);
 	free(k->v);
 	free(k);
 }
