@@ -54,7 +54,7 @@ static int hit_add(struct hits *h, const struct loc *l, uint64_t period)
 		h->cap = nc;
 	}
 	h->v[h->n] = (struct hit){ .addr = l->addr, .samples = 1, .events = period,
-				   .file = l->file, .line = l->line };
+				   .file = l->src_file, .line = l->src_line };
 	if (tc_hmap_add(&h->idx, key, (uint32_t)h->n))
 		return -ENOMEM;
 	h->n++;
@@ -67,7 +67,7 @@ static int collect(struct tacho_profile *p, const char *symbol, struct tc_annota
 		   struct hits *h)
 {
 	bool found = false;
-	int err = 0;
+	int err = tc_profile_want_lines(p);
 
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		const struct loc *l;

@@ -243,11 +243,11 @@ static int number_locations(struct pprof *x)
 					}
 					x->fn_sym[v] = l->sym;
 					x->fn_raw[v] = l->raw;
-					x->fn_file[v] = l->file;
+					x->fn_file[v] = l->src_file;
 					x->fn_dso[v] = l->dso;
 					x->nfn++;
 				} else if (x->fn_file[v] == NONE) {
-					x->fn_file[v] = l->file;
+					x->fn_file[v] = l->src_file;
 				}
 				x->fn_of[li] = v + 1;
 			}
@@ -282,7 +282,7 @@ static int number_locations(struct pprof *x)
 				if (l->addr >= x->map_hi[v])
 					x->map_hi[v] = l->addr + 1;
 				x->map_fns[v] |= l->sym != NONE;
-				x->map_lines[v] |= l->line > 0;
+				x->map_lines[v] |= l->src_line > 0;
 				x->map_of[li] = v + 1;
 			}
 		}
@@ -441,7 +441,7 @@ static int encode(struct pprof *x, struct pb *out)
 		pb_uint(&sub, 3, l->addr);
 		if (x->fn_of[li]) {
 			pb_uint(&sub2, 1, x->fn_of[li]);
-			pb_uint(&sub2, 2, l->line > 0 ? (uint64_t)l->line : 0);
+			pb_uint(&sub2, 2, l->src_line > 0 ? (uint64_t)l->src_line : 0);
 			pb_msg(&sub, 4, &sub2);
 		}
 		pb_msg(out, PROFILE_LOCATION, &sub);
@@ -528,7 +528,10 @@ int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f)
 
 	if (!p || !f)
 		return -EINVAL;
-	err = collect_stacks(&x);
+	/* pprof's functions have files and its lines numbers */
+	err = tc_profile_want_lines(p);
+	if (!err)
+		err = collect_stacks(&x);
 	if (!err)
 		err = number_locations(&x);
 	if (!err)

@@ -94,15 +94,15 @@ static void key_of(const struct tacho_profile *p, const struct loc *l, enum tach
 	case TACHO_SORT_LINE:
 		k->sym = l->sym;
 		k->dso = l->dso;
-		k->file = l->file;
-		k->line = l->line;
+		k->file = l->src_file;
+		k->line = l->src_line;
 		/* without a line, keep instructions apart only by function */
 		break;
 	case TACHO_SORT_ADDRESS:
 		k->sym = l->sym;
 		k->dso = l->dso;
-		k->file = l->file;
-		k->line = l->line;
+		k->file = l->src_file;
+		k->line = l->src_line;
 		k->addr = l->addr;
 		break;
 	case TACHO_SORT_SYMBOL:
@@ -183,7 +183,7 @@ int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 	struct aggtab t = { 0 };
 	uint32_t frame, sym_id = NONE, raw_id = NONE, dso_name = NONE;
 	uint64_t sym_start = 0, hits = 0, total = 0;
-	int err = 0;
+	int err = tc_profile_want_lines(p);   /* the rows are by address, with lines */
 
 	*rows = NULL;
 	*n = 0;
@@ -352,8 +352,8 @@ static int key_dims(struct tacho_profile *p, const struct smp *s, const struct l
 			return -ENOMEM;
 	}
 	if (m & D_LINE) {
-		k->file = l->file;
-		k->line = l->line;
+		k->file = l->src_file;
+		k->line = l->src_line;
 	}
 	if (m & D_ADDR)
 		k->addr = l->addr;
@@ -671,6 +671,8 @@ int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_op
 		b.m |= dims_of(o->sort[i]);
 	if (!o->nsort)
 		b.m = dims_of(TACHO_SORT_SYMBOL);
+	if ((b.m & D_LINE) && tc_profile_want_lines(p))
+		return -ENOMEM;
 	/* with the event key, every event of the file, each row a share of its own */
 	if ((b.m & D_EVENT) && !(b.ev_total = calloc(p->nev + 1, sizeof(*b.ev_total))))
 		return -ENOMEM;

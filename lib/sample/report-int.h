@@ -60,9 +60,14 @@ struct loc {
 	uint64_t ip;                   /* the key: pid, ip, kind, kernel */
 	uint32_t pid;
 	uint8_t kind, kernel;
-	uint32_t sym, dso, file;       /* sym: the name shown (demangled unless turned off) */
+	uint32_t sym, dso;             /* sym: the name shown (demangled unless turned off) */
 	uint32_t raw;                  /* the name as the symbol table spells it */
-	int line;
+	/* source file and line: NONE and 0 until tc_profile_want_lines (libdw decompresses
+	 * a binary's DWARF to find them, most of a report by symbol's time when they were
+	 * looked up with the symbol), then looked up for every location */
+	uint32_t src_file;
+	int src_line;
+	uint32_t dsoi;                 /* index into dsos of the binary, or NONE */
 	uint64_t addr;                 /* ELF address of the instruction (trap-corrected) */
 	uint64_t sym_start;
 	uint64_t rel;                  /* the address looked up, relative to the ELF */
@@ -112,6 +117,7 @@ struct tacho_profile {
 	size_t nlocs, locs_cap;
 	struct tc_hmap loc_idx;        /* hash of (pid, ip, kind, kernel) -> locs */
 	bool no_demangle;              /* show C++ names as the binary spells them */
+	bool want_lines;               /* tc_profile_want_lines ran: locations have lines */
 	struct tc_hmap dem_idx;        /* pool id of a raw name -> pool id of its display */
 	struct tc_kallsyms *ksyms;
 	bool ksyms_tried;
@@ -165,6 +171,11 @@ int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
 /* report-resolve.c: the symbols of binary d, opened on first use (NULL when they
  * cannot be read, or the file changed since the recording: a warning says which). */
 struct tc_symdso *tc_profile_dso_open(struct tacho_profile *p, struct dso *d);
+/* Looks up the source file and line of every location resolved so far, and of every
+ * one resolved from now on: the views that show lines (by line or address, annotate,
+ * pprof, speedscope) call it first; a report by symbol never reads DWARF. 0 or
+ * -ENOMEM. */
+int tc_profile_want_lines(struct tacho_profile *p);
 /* The newest mapping of pid (or the processes it was forked from) that covers ip at
  * time, or NULL. */
 const struct map *tc_profile_find_map(struct tacho_profile *p, uint32_t pid, uint64_t ip,

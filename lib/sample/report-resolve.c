@@ -208,6 +208,35 @@ static bool is_kernel_ip(uint64_t ip, uint16_t misc)
 	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && ip >= 0xffff800000000000ull);
 }
 
+/* The source file and line of a location in a binary (its address as looked up). */
+static int loc_lines(struct tacho_profile *p, struct loc *l)
+{
+	struct tc_symdso *sd;
+	struct tc_symloc sl;
+
+	if (l->dsoi == NONE || l->dsoi >= p->ndsos)
+		return 0;
+	sd = tc_profile_dso_open(p, &p->dsos[l->dsoi]);
+	if (!sd)
+		return 0;
+	tc_symdso_line(sd, l->addr, &sl);
+	if (sl.file && tc_strpool_intern(&p->pool, sl.file, &l->src_file))
+		return -ENOMEM;
+	l->src_line = sl.file ? sl.line : 0;
+	return 0;
+}
+
+int tc_profile_want_lines(struct tacho_profile *p)
+{
+	if (p->want_lines)
+		return 0;
+	p->want_lines = true;
+	for (size_t i = 0; i < p->nlocs; i++)
+		if (loc_lines(p, &p->locs[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t time, int kind,
 		   bool kernel, uint32_t *out)
 {
@@ -228,7 +257,8 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 	l.pid = pid;
 	l.kind = (uint8_t)kind;
 	l.kernel = kernel;
-	l.file = NONE;
+	l.src_file = NONE;
+	l.dsoi = NONE;
 	l.sym = NONE;
 	l.raw = NONE;
 	l.dso = p->unknown_id;
@@ -258,7 +288,8 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 				uint64_t look = kind == K_EXACT ? addr : addr - 1;
 				l.rel = addr;
 				l.addr = addr;
-				tc_symdso_lookup(sd, look, &sl);
+				l.dsoi = m->dso;
+				tc_symdso_symbol(sd, look, &sl);
 				if (kind == K_TRAP && sl.symbol) {
 					/* decode from the function's start to the IP: the last
 					 * instruction boundary before it is the store */
@@ -271,7 +302,7 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 						if (got == want && tc_x86_prev_insn(code, got, sl.sym_start,
 										    addr, &insn) == 0) {
 							l.addr = insn;
-							tc_symdso_lookup(sd, insn, &sl);
+							tc_symdso_symbol(sd, insn, &sl);
 						}
 					}
 				} else if (kind == K_RETURN || kind == K_TRAP) {
@@ -282,10 +313,10 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 				if (sl.symbol && (tc_strpool_intern(&p->pool, sl.symbol, &l.raw) ||
 						  display_name(p, l.raw, &l.sym)))
 					return -ENOMEM;
-				if (sl.file && tc_strpool_intern(&p->pool, sl.file, &l.file))
-					return -ENOMEM;
-				l.line = sl.line;
 				l.sym_start = sl.sym_start;
+				/* l.addr is the address looked up, in every case above */
+				if (p->want_lines && loc_lines(p, &l))
+					return -ENOMEM;
 			}
 		}
 	}

@@ -75,11 +75,11 @@ static int frame_of(struct tacho_profile *p, struct frames *fr, uint32_t li, uin
 		return -ENOMEM;
 	fr->sym[v] = l->sym;
 	fr->dso[v] = l->dso;
-	fr->file[v] = l->file;
+	fr->file[v] = l->src_file;
 	fr->n++;
 found:
 	if (fr->file[v] == NONE)
-		fr->file[v] = l->file;
+		fr->file[v] = l->src_file;
 	fr->of_loc[li] = v + 1;
 	*out = v;
 	return 0;
@@ -100,6 +100,9 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 
 	if (!p || !f)
 		return -EINVAL;
+	/* speedscope's frames have files */
+	if (tc_profile_want_lines(p))
+		return -ENOMEM;
 	order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
 	at = malloc((p->nsmps + 1) * sizeof(*at));
 	if (!order || !at) {

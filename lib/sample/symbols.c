@@ -283,10 +283,9 @@ static const struct fsym *find_sym(struct tc_symdso *d, uint64_t addr)
 	return s;
 }
 
-int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+int tc_symdso_symbol(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 {
 	const struct fsym *s = find_sym(d, addr);
-	Dwfl_Line *line;
 
 	memset(out, 0, sizeof(*out));
 	if (s) {
@@ -294,7 +293,16 @@ int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 		out->sym_start = s->start;
 		out->sym_size = s->size;
 	}
-	line = dwfl_module_getsrc(d->mod, addr + d->bias);
+	return 0;
+}
+
+void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(d->mod, addr + d->bias);
+
+	out->file = NULL;
+	out->line = 0;
+	out->comp_dir = NULL;
 	if (line) {
 		int lineno = 0;
 		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
@@ -304,6 +312,12 @@ int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 			out->comp_dir = dwfl_line_comp_dir(line);
 		}
 	}
+}
+
+int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	tc_symdso_symbol(d, addr, out);
+	tc_symdso_line(d, addr, out);
 	return 0;
 }
 

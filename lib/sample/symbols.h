@@ -42,6 +42,12 @@ struct tc_symloc {
  * its separate debug file) has DWARF line tables. 0 (fields NULL/0 when unknown).
  * Not thread-safe per dso. */
 int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
+/* The function alone (out's file, line and comp_dir NULL/0): no DWARF is read. 0. */
+int tc_symdso_symbol(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
+/* The source file, line and comp_dir of addr into out (NULL/0 when unknown), the rest
+ * of out untouched. The first call for a binary reads its line tables (libdw
+ * decompresses them: for libc's debug file, tens of milliseconds). */
+void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
 
 /* Finds a function by name: 0 and its ELF start address and size, or -ENOENT. */
 int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size);
