@@ -33,7 +33,7 @@ static const struct cli_option bc_options[] = {
 	  "remove the copies of a file (a path) or of a build-id (its\n"
 	  "first 8 or more hex digits)" },
 	{ OPT_PURGE, 0, "purge", NULL,
-	  "remove everything" },
+	  "remove everything (the report's copy of the kernel's symbols too)" },
 	{ OPT_MAX_SIZE, 0, "max-size", "<size>",
 	  "remove the least recently used until the cache holds at most\n"
 	  "<size> (4096, 64K, 500M, 1G)" },

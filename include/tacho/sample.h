@@ -418,8 +418,9 @@ TACHO_API int tacho_buildid_cache_remove(const char *dir, const char *what, unsi
 					 struct tacho_diag *diag);
 
 /* Removes the least recently used entries of the cache at dir until it holds at most
- * max_bytes (0: empties it). *removed and *freed (may be NULL): how many and how many
- * bytes. 0, -EINVAL, -errno with *diag. */
+ * max_bytes (0: empties it, the report's copy of the kernel's symbols too). *removed
+ * and *freed (may be NULL): how many and how many bytes. 0, -EINVAL, -errno with
+ * *diag. */
 TACHO_API int tacho_buildid_cache_prune(const char *dir, uint64_t max_bytes, unsigned *removed,
 					uint64_t *freed, struct tacho_diag *diag);
 

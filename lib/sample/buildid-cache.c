@@ -137,22 +137,6 @@ static int entry_dir(const char *dir, const char *hex, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			int err = -errno;
-			*p = '/';
-			return err;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) && errno != EEXIST ? -errno : 0;
-}
-
 static int write_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
@@ -379,7 +363,7 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 			close(fd);
 			continue;
 		}
-		err = mkdirs(e);
+		err = tc_mkdirs(e);
 		if (!err)
 			err = copy_file(fd, f, 0600);
 		close(fd);
@@ -472,6 +456,9 @@ int tacho_buildid_cache_prune(const char *dir, uint64_t max_bytes, unsigned *rem
 			*freed += v[i].bytes;
 	}
 	free_entries(v, n);
+	/* emptied: the report's copy of the kernel's symbols goes too */
+	if (!err && !max_bytes)
+		tc_kallsyms_cache_forget(dir, NULL);
 	return err;
 }
 

@@ -176,9 +176,56 @@ const struct map *tc_profile_find_map(struct tacho_profile *p, uint32_t pid, uin
 	return NULL;
 }
 
+static bool is_kernel_ip(uint64_t ip, uint16_t misc)
+{
+	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && ip >= 0xffff800000000000ull);
+}
+
+/* The lowest and highest kernel address a lookup may ask for: the samples' IPs and the
+ * kernel parts of their chains (walked as tc_profile_frames walks them), less one for a
+ * return address. False when there is none. */
+static bool kernel_range(const struct tacho_profile *p, uint64_t *lo, uint64_t *hi)
+{
+	bool any = false;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < p->nsmps; i++) {
+		const struct smp *s = &p->smps[i];
+		bool kernel = false;
+
+		for (uint32_t k = 0; k <= s->nr; k++) {
+			uint64_t ip = s->ip;
+
+			if (k < s->nr) {
+				memcpy(&ip, &s->chain[k], 8);
+				if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+					kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
+						 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+					continue;
+				}
+			} else {
+				kernel = is_kernel_ip(s->ip, s->misc);   /* the IP itself */
+			}
+			if (!kernel)
+				continue;
+			any = true;
+			if (ip - (ip != 0) < *lo)
+				*lo = ip - (ip != 0);
+			if (ip > *hi)
+				*hi = ip;
+		}
+	}
+	return any;
+}
+
 static void kernel_symbols(struct tacho_profile *p)
 {
 	char now[64] = "";
+	uint64_t lo, hi;
 
 	if (p->ksyms_tried)
 		return;
@@ -189,24 +236,24 @@ static void kernel_symbols(struct tacho_profile *p)
 				 "symbolized";
 		return;
 	}
+	/* the kernel's own symbols of this boot from the user's cache when every kernel
+	 * address sampled is in the kernel's own text; else /proc/kallsyms, which then
+	 * fills the cache */
+	if (kernel_range(p, &lo, &hi) && tc_kallsyms_cache_load(now, lo, hi, &p->ksyms) == 0)
+		return;
 	if (tc_kallsyms_load(NULL, &p->ksyms) != 0) {
+		p->ksyms = NULL;
 		p->kernel_note = "cannot read /proc/kallsyms: kernel addresses are not symbolized";
 		return;
 	}
+	if (!tc_kallsyms_hidden(p->ksyms))
+		tc_kallsyms_cache_save(p->ksyms, now);
 	if (tc_kallsyms_hidden(p->ksyms))
 		p->kernel_note = "/proc/kallsyms shows every address as 0 (kernel.kptr_restrict): "
 				 "kernel addresses are not symbolized";
 }
 
 enum { K_EXACT = 0, K_RETURN = 1, K_TRAP = 2 };
-
-static bool is_kernel_ip(uint64_t ip, uint16_t misc)
-{
-	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	       (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && ip >= 0xffff800000000000ull);
-}
 
 /* The source file and line of a location in a binary (its address as looked up). */
 static int loc_lines(struct tacho_profile *p, struct loc *l)

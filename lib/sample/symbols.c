@@ -586,6 +586,17 @@ void tc_kallsyms_free(struct tc_kallsyms *k)
 	free(k);
 }
 
+size_t tc_kallsyms_count(const struct tc_kallsyms *k)
+{
+	return k->n;
+}
+
+const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr)
+{
+	*addr = k->v[i].addr;
+	return k->v[i].name;
+}
+
 bool tc_kallsyms_hidden(const struct tc_kallsyms *k)
 {
 	return k->hidden;

@@ -90,6 +90,23 @@ void tc_kallsyms_free(struct tc_kallsyms *k);
 bool tc_kallsyms_hidden(const struct tc_kallsyms *k);
 /* The kernel symbol at or before addr (NULL when below the first one): name, start. */
 const char *tc_kallsyms_lookup(const struct tc_kallsyms *k, uint64_t addr, uint64_t *start);
+/* The number of text symbols, and the i-th in address order: its name and address. */
+size_t tc_kallsyms_count(const struct tc_kallsyms *k);
+const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr);
+
+/* The kernel's own text symbols of one boot in the user's cache folder
+ * (kallsyms-cache.c): reading /proc/kallsyms makes the kernel format every line, half of
+ * a small report's time, and they do not change during a boot (those of modules, BPF
+ * and trampolines do, and are not kept). _load gives the copy of boot boot_id when it
+ * covers [lo, hi]: 0 and *out; -ENOENT (none, or it does not cover them), -EPERM (not
+ * the user's own file, or writable by others), -EINVAL (not such a copy), -errno.
+ * _save writes one from k, a whole read of /proc/kallsyms in boot boot_id that showed
+ * its addresses (mode 0600), and removes the copies of other boots: 0 or -errno. */
+int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
+			   struct tc_kallsyms **out);
+int tc_kallsyms_cache_save(const struct tc_kallsyms *k, const char *boot_id);
+/* Removes the copies in the cache folder dir, but that of keep_boot_id (NULL: all). */
+void tc_kallsyms_cache_forget(const char *dir, const char *keep_boot_id);
 
 /* --- x86-64 instruction lengths --- */
 /* The length in bytes of the instruction at code[0..avail), decoded as 64-bit code, or

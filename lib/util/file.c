@@ -210,3 +210,19 @@ void tc_unescape_octal(const char *s, size_t n, char *out, size_t size)
 	}
 	out[o] = '\0';
 }
+
+int tc_mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			int err = -errno;
+			*p = '/';
+			return err;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0700) && errno != EEXIST ? -errno : 0;
+}

@@ -158,6 +158,9 @@ int tc_path_lookup(const char *name, char **out);
 void tc_unescape_octal(const char *s, size_t n, char *out, size_t size);
 /* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
 int tc_read_line_file(const char *path, char *buf, size_t size);
+/* mkdir -p with mode 0700 for what it creates (path is restored; it is written to for
+ * the walk). 0 or -errno. */
+int tc_mkdirs(char *path);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
 int tc_read_int_file(const char *path, long long *out);
 

@@ -1016,6 +1016,49 @@ static void test_two_events(void **state)
 	th_run_free(&r);
 }
 
+/* The kernel's own symbols come from the user's cache folder once a report of this
+ * boot has read /proc/kallsyms: the second report of a recording whose kernel samples
+ * are all in the kernel's own text (a sleeping program's switches out, in __schedule,
+ * with their call chains through nanosleep) opens no /proc/kallsyms, and says the same.
+ * strace(1) tells what was opened. */
+static void test_kallsyms_cached(void **state)
+{
+	char cmd[4096], *first = NULL;
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	struct th_run r;
+	(void)state;
+
+	if (access("/usr/bin/strace", X_OK))
+		TEST_SKIP("no strace(1) to see what report opens");
+	th_tacho(&r, "record", "-q", "-e", "sched:sched_switch", "-c", "1", "-g", "-o",
+		 th_tmp("k.rec"), "--", th_prog("stat-helper"), "sleep", "5", NULL);
+	if (r.status)
+		TEST_SKIP("cannot record the sched_switch tracepoint here: %s", r.err);
+	th_run_free(&r);
+	for (int k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s' strace -f -qq -e trace=openat "
+			 "-o '%s' '%s' report -i '%s' --sort dso,symbol; cat '%s' >&2",
+			 th_tmp("xdg"), th_tmp("trace"), th_tacho_bin(), th_tmp("k.rec"),
+			 th_tmp("trace"));
+		th_runv(&r, NULL, argv);
+		assert_int_equal(r.status, 0);
+		if (k == 0) {
+			if (strstr(r.out, "not symbolized"))
+				TEST_SKIP("kernel addresses are not readable here: %s", r.out);
+			assert_contains(r.err, "\"/proc/kallsyms\"");
+			assert_contains(r.out, "[kernel]  __schedule");
+			first = strdup(r.out);
+			assert_non_null(first);
+		} else {
+			assert_not_contains(r.err, "\"/proc/kallsyms\"");
+			assert_contains(r.err, "/tacho/kallsyms-");
+			assert_string_equal(r.out, first);
+		}
+		th_run_free(&r);
+	}
+	free(first);
+}
+
 /* Symbols without the debuginfod client when DEBUGINFOD_URLS names no server: libdwfl
  * would load it (libdebuginfod, libcurl and some thirty libraries) for every binary
  * without a debug file here, to ask nobody. The shell's page faults put samples in a
@@ -1108,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(test_json_contract),
 		cmocka_unit_test(test_two_events),
 		cmocka_unit_test(test_no_debuginfod_without_server),
+		cmocka_unit_test(test_kallsyms_cached),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -482,6 +483,110 @@ static void test_kallsyms(void **state)
 	assert_int_equal(tc_kallsyms_load(path, &k), -ENOENT);
 }
 
+/* The copy of the kernel's own text symbols in the cache folder: what it keeps (not
+ * the modules'), what it covers ([first symbol, _etext)), and what it refuses (another
+ * boot, an address outside, a file others may write or that is not one, a bad boot id);
+ * a copy of a new boot replaces the old one. */
+static void test_kallsyms_cache(void **state)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t helper\n"
+		"ffffffff81000200 D some_data\n"
+		"ffffffff81000300 T last_func\n"
+		"ffffffff81000400 T _etext\n"
+		"ffffffffc0000000 t mod_func\t[some_mod]\n";
+	static const char boot[] = "0f0f7a8a-276c-49bd-ad67-b153ef2b3935";
+	static const char boot2[] = "11111111-2222-3333-4444-555555555555";
+	char dir[] = "/tmp/tacho-kcache-XXXXXX", path[256], file[512];
+	struct tc_kallsyms *k, *c;
+	uint64_t start = 0;
+	FILE *f;
+	int fd;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_CACHE_HOME", dir, 1);
+	snprintf(path, sizeof(path), "%s/kallsyms.txt", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+
+	/* nothing yet */
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), -ENOENT);
+	assert_int_equal(tc_kallsyms_cache_save(k, "not-a-boot-id"), -EINVAL);
+	assert_int_equal(tc_kallsyms_cache_save(k, boot), 0);
+	snprintf(file, sizeof(file), "%s/tacho/kallsyms-%s", dir, boot);
+	{
+		struct stat st;
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 0777, 0600);
+	}
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), 0);
+	/* the kernel's own functions as the whole read has them */
+	assert_string_equal(tc_kallsyms_lookup(c, 0xffffffff81000150ull, &start), "helper");
+	assert_int_equal(start, 0xffffffff81000100ull);
+	assert_string_equal(tc_kallsyms_lookup(c, 0xffffffff81000310ull, &start), "last_func");
+	assert_string_equal(tc_kallsyms_lookup(c, 0xffffffff81000000ull, &start), "_stext");
+	/* no module's */
+	for (size_t i = 0; i < tc_kallsyms_count(c); i++) {
+		uint64_t a;
+		assert_null(strchr(tc_kallsyms_at(c, i, &a), '['));
+	}
+	tc_kallsyms_free(c);
+	/* outside the kernel's own text: at _etext, in a module, below the first */
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000400ull,
+						&c), -ENOENT);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffffc0000010ull,
+						&c), -ENOENT);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff80ffffffull, 0xffffffff81000100ull,
+						&c), -ENOENT);
+	/* another boot */
+	assert_int_equal(tc_kallsyms_cache_load(boot2, 0xffffffff81000100ull,
+						0xffffffff81000310ull, &c), -ENOENT);
+	/* writable by others: refused */
+	assert_int_equal(chmod(file, 0622), 0);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), -EPERM);
+	assert_int_equal(chmod(file, 0600), 0);
+	/* a header that is not the cache's */
+	f = fopen(file, "r+");
+	assert_non_null(f);
+	fputs("# tacho kallsyms cache 9", f);
+	fclose(f);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), -EINVAL);
+	/* a new boot's copy replaces the old one */
+	assert_int_equal(tc_kallsyms_cache_save(k, boot2), 0);
+	assert_int_equal(access(file, F_OK), -1);
+	assert_int_equal(tc_kallsyms_cache_load(boot2, 0xffffffff81000100ull,
+						0xffffffff81000310ull, &c), 0);
+	tc_kallsyms_free(c);
+	tc_kallsyms_free(k);
+
+	/* a table whose addresses are hidden, or without _etext, is not kept */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "0000000000000000 T _stext\n", 26), 26);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+	assert_int_equal(tc_kallsyms_cache_save(k, boot), -EINVAL);
+	tc_kallsyms_free(k);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "ffffffff81000000 T _stext\n", 26), 26);
+	close(fd);
+	assert_int_equal(tc_kallsyms_load(path, &k), 0);
+	assert_int_equal(tc_kallsyms_cache_save(k, boot), -ENOENT);
+	tc_kallsyms_free(k);
+
+	snprintf(file, sizeof(file), "rm -rf '%s'", dir);
+	assert_int_equal(system(file), 0);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 /* --- C++ names --- */
 
 static const struct {
@@ -594,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_insn_len_vs_objdump),
 		cmocka_unit_test(test_vdso_image),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_cache),
 		cmocka_unit_test(test_demangle_table),
 		cmocka_unit_test(test_demangle_symtab),
 		cmocka_unit_test(test_demangle_threads),
