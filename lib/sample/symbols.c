@@ -44,34 +44,61 @@ static bool debuginfod_named(void)
 	return u && u[strspn(u, " \t\n")] != '\0';
 }
 
-/* Whether a debug file called debuglink is in one of the places libdwfl's standard
- * search looks (its default debuginfo path ":.debug:/usr/lib/debug": next to the
- * binary, in its .debug/, under /usr/lib/debug), for the binary's path or the one its
- * symbolic links lead to. */
-static bool debuglink_present(const char *file_name, const char *debuglink)
+/* Whether name is a readable file in one of the places libdwfl's standard search (its
+ * default debuginfo path ":.debug:/usr/lib/debug") looks for the debug file of the
+ * binary in folder dir (dirlen bytes): dir itself (not the binary), dir/.debug, and
+ * /usr/lib/debug followed by dir and by each shorter tail of it (/usr/bin, /bin, /). */
+static bool debug_file_in(const char *dir, int dirlen, const char *binary, const char *name)
 {
-	/* before the binary's directory, and between it and the name */
-	static const char *const around[][2] = {
-		{ "", "/" }, { "", "/.debug/" }, { "/usr/lib/debug", "/" },
-	};
-	char real[PATH_MAX], path[2 * PATH_MAX];
-	const char *names[2] = { file_name, NULL };
+	char path[2 * PATH_MAX];
+	int n;
 
-	if (!debuglink || !file_name || file_name[0] != '/')
-		return false;
+	n = snprintf(path, sizeof(path), "%.*s/%s", dirlen, dir, name);
+	if (n > 0 && (size_t)n < sizeof(path) && strcmp(path, binary) && access(path, R_OK) == 0)
+		return true;
+	n = snprintf(path, sizeof(path), "%.*s/.debug/%s", dirlen, dir, name);
+	if (n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0)
+		return true;
+	for (int at = 0; at <= dirlen; at++) {
+		if (at < dirlen && dir[at] != '/')
+			continue;
+		n = snprintf(path, sizeof(path), "/usr/lib/debug%.*s/%s", dirlen - at, dir + at,
+			     name);
+		if (n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the standard search could find a debug file on this disk for the binary at
+ * file_name (or where its symbolic links lead): one named by its .gnu_debuglink, or,
+ * without one, NAME.debug or NAME (the binary's own name), in the places above. A
+ * debuglink with a '/' (the dwz file's own lookup, or an absolute path) is left to the
+ * standard search whole: true. A superset of where libdwfl looks, so that skipping
+ * the search when this is false loses only what debuginfod would have been asked. */
+static bool debug_file_present(const char *file_name, const char *debuglink)
+{
+	char real[PATH_MAX], own[NAME_MAX + 8];
+	const char *binaries[2] = { file_name, NULL }, *names[2] = { debuglink, NULL };
+
+	if (debuglink && strchr(debuglink, '/'))
+		return true;
+	if (!file_name || file_name[0] != '/')
+		return debuglink != NULL;
 	if (realpath(file_name, real) && strcmp(real, file_name))
-		names[1] = real;
-	for (size_t k = 0; k < 2 && names[k]; k++) {
-		int dirlen = (int)(strrchr(names[k], '/') - names[k]);
+		binaries[1] = real;
+	for (size_t b = 0; b < 2 && binaries[b]; b++) {
+		const char *slash = strrchr(binaries[b], '/');
+		int dirlen = (int)(slash - binaries[b]);
 
-		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++) {
-			int n = snprintf(path, sizeof(path), "%s%.*s%s%s", around[i][0], dirlen,
-					 names[k], around[i][1], debuglink);
-
-			if (n > 0 && (size_t)n < sizeof(path) && strcmp(path, names[k]) &&
-			    access(path, R_OK) == 0)
-				return true;
+		if (!debuglink) {
+			snprintf(own, sizeof(own), "%s.debug", slash + 1);
+			names[0] = own;
+			names[1] = slash + 1;
 		}
+		for (size_t i = 0; i < 2 && names[i]; i++)
+			if (debug_file_in(binaries[b], dirlen, binaries[b], names[i]))
+				return true;
 	}
 	return false;
 }
@@ -80,10 +107,11 @@ static bool debuglink_present(const char *file_name, const char *debuglink)
  * step, the debuginfod client, when DEBUGINFOD_URLS names no server: that client would
  * answer nothing, yet libdwfl loads it (libdebuginfod, libcurl and some thirty
  * libraries behind them: 4.7 ms of CPU here) at the first binary whose debug file is
- * not on this disk. So: the build-id directories first, then, when a file of the
- * binary's .gnu_debuglink name is where the standard search looks, that search (which
- * finds it and checks its CRC before it would ask debuginfod). With a server named,
- * the standard search whole. */
+ * not on this disk. So: the build-id directories first, then, when a file the
+ * standard search could take is where it looks, that search (which finds it, and
+ * checks a debuglink's CRC, before it would ask debuginfod). With a server named, the
+ * standard search whole. (A libdebuginfod built with a default server, which Debian's
+ * is not, is not asked either: name it in DEBUGINFOD_URLS.) */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -96,7 +124,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 						    debuginfo_file_name);
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !debuglink_present(file_name, debuglink_file))
+	if (fd >= 0 || !debug_file_present(file_name, debuglink_file))
 		return fd;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);

@@ -1016,6 +1016,78 @@ static void test_two_events(void **state)
 	th_run_free(&r);
 }
 
+static void run_ok(char *const argv[])
+{
+	struct th_run r;
+
+	th_runv(&r, NULL, argv);
+	if (r.status != 0)
+		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
+	th_run_free(&r);
+}
+
+/* A separate debug file found without a .gnu_debuglink and without debuginfod: the
+ * program stripped of every symbol, its debug part in .debug/NAME.debug beside it (one of
+ * the places libdwfl's search looks, by the binary's own name). The report names the
+ * static function that faults, on its line; with the file moved away it cannot (the
+ * test is real). */
+static void test_debug_file_by_name(void **state)
+{
+	int line = th_source_line("tests/progs/sample-faults.c", "FAULT-LINE");
+	char exe[4096], dotdebug[4096], dbg[4200], away[4096];
+	struct th_json *j;
+	const struct th_json *row;
+	(void)state;
+
+	unsetenv("DEBUGINFOD_URLS");
+	snprintf(exe, sizeof(exe), "%s", th_tmp("sf"));
+	snprintf(dotdebug, sizeof(dotdebug), "%s", th_tmp(".debug"));
+	snprintf(dbg, sizeof(dbg), "%s/sf.debug", dotdebug);
+	snprintf(away, sizeof(away), "%s", th_tmp("sf.away"));
+	{
+		char *argv[] = { (char *)"cc", (char *)"-O1", (char *)"-g", (char *)"-o", exe,
+				 (char *)th_path("tests/progs/sample-faults.c"), NULL };
+		run_ok(argv);
+	}
+	assert_int_equal(mkdir(dotdebug, 0755), 0);
+	{
+		char *argv[] = { (char *)"objcopy", (char *)"--only-keep-debug", exe, dbg, NULL };
+		run_ok(argv);
+	}
+	{
+		char *argv[] = { (char *)"objcopy", (char *)"--strip-all", exe, NULL };
+		run_ok(argv);
+	}
+	for (int attempt = 0;; attempt++) {
+		struct th_run r;
+		bool throttled;
+
+		th_tacho(&r, "record", "-q", "-o", th_tmp("sf.rec"), "-e", "page-faults", "-c", "1",
+			 "--", exe, "200", NULL);
+		if (strstr(r.err, "cannot sample"))
+			TEST_SKIP("%s", r.err);
+		assert_int_equal(r.status, 0);
+		throttled = strstr(r.err, "the kernel throttled sampling") != NULL;
+		th_run_free(&r);
+		if (!throttled)
+			break;
+		if (attempt == 3)
+			TEST_SKIP("the kernel throttled page-fault sampling in 4 recordings");
+	}
+	j = report_json(th_tmp("sf.rec"), "line");
+	row = row_of(j, "touch_pages");
+	if (!row)
+		fail_msg("no row for touch_pages: its name is only in %s", dbg);
+	assert_int_equal((int)json_num(row, "line"), line);
+	th_json_free(j);
+	assert_int_equal(rename(dbg, away), 0);
+	j = report_json(th_tmp("sf.rec"), "line");
+	if (row_of(j, "touch_pages"))
+		fail_msg("touch_pages named without %s: the binary keeps its symbols, the test "
+			 "above proves nothing", dbg);
+	th_json_free(j);
+}
+
 /* The kernel's own symbols come from the user's cache folder once a report of this
  * boot has read /proc/kallsyms: the second report of a recording whose kernel samples
  * are all in the kernel's own text (a sleeping program's switches out, in __schedule,
@@ -1152,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_two_events),
 		cmocka_unit_test(test_no_debuginfod_without_server),
 		cmocka_unit_test(test_kallsyms_cached),
+		cmocka_unit_test(test_debug_file_by_name),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
