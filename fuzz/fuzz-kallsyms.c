@@ -5,6 +5,7 @@
  * nothing. The same bytes as the cached copy of the kernel's symbols (its header, then
  * the same reader: tc_kallsyms_cache_load), asked for the range in the input's last 16
  * bytes: it loads only a table that names the range's start, or fails with a code. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static void as_cache(const uint8_t *data, size_t size)
 {
 	struct tc_kallsyms *k;
 	uint64_t lo = 0, hi = 0;
-	FILE *f;
+	int fd;
 
 	if (!file[0]) {
 		if (!mkdtemp(dir))
@@ -61,11 +62,15 @@ static void as_cache(const uint8_t *data, size_t size)
 		mkdir(file, 0700);
 		snprintf(file, sizeof(file), "%s/tacho/kallsyms-" BOOT, dir);
 	}
-	f = fopen(file, "w");
-	if (!f)
+	/* mode 0600 whatever the umask: a copy others may write is refused */
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return;
-	fwrite(data, 1, size, f);
-	fclose(f);
+	if (fchmod(fd, 0600) || write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	close(fd);
 	/* the range from the last 16 bytes: the first are the header's */
 	if (size >= 16) {
 		memcpy(&lo, data + size - 16, 8);

@@ -316,9 +316,11 @@ void tc_json_null(struct tc_json *j, const char *key)
 
 void tc_json_hold(struct tc_json *j)
 {
-	if (!j->hold)
+	/* a second call keeps what is held */
+	if (!j->hold) {
 		j->hold = malloc(JSON_HOLD_SIZE);
-	j->held = 0;
+		j->held = 0;
+	}
 }
 
 int tc_json_finish(struct tc_json *j)

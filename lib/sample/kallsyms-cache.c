@@ -5,8 +5,10 @@
  * report's time. The kernel's own symbols do not change during a boot; its modules',
  * BPF programs' and trampolines' do, so they are not kept, and a report that samples an
  * address outside the kernel's own text reads /proc/kallsyms as before. The copy is
- * made from a read that showed the addresses, is the user's alone (mode 0600 in a 0700
- * folder) and is refused when it is not the user's own or others may write it.
+ * made from a read that showed the addresses and is the user's alone: written and read
+ * only in a folder that is the user's own and that no one else may write (opened once,
+ * every file then reached through it, no link followed), created anew (mode 0600) and
+ * renamed into place, refused when it is not the user's own or others may write it.
  *
  * The file is kallsyms' own format, so that its reader (fuzzed) reads it, after three
  * header lines:
@@ -16,6 +18,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,17 +40,55 @@ static bool boot_id_ok(const char *id)
 	return n == 36 && strspn(id, "0123456789abcdef-") == n;
 }
 
-static int cache_path(const char *boot_id, char *buf, size_t size, char *dir, size_t dsize)
+/* The cache folder, opened: the user's own, a real folder (not a link), written by no
+ * one else; with create, made (mode 0700) when missing, under an existing folder of the
+ * user's own. The descriptor, or -errno (-EPERM: not safe). */
+static int open_dir(char *dir, bool create)
 {
-	int n, err;
+	struct stat st;
+	int dfd;
+
+	if (create && lstat(dir, &st) != 0 && errno == ENOENT) {
+		/* the nearest existing folder above must be the user's: a report run with
+		 * sudo and the user's HOME makes no root-owned folder in that home */
+		char up[4096];
+		char *slash;
+		int err;
+
+		snprintf(up, sizeof(up), "%s", dir);
+		while ((slash = strrchr(up, '/')) && slash != up) {
+			*slash = '\0';
+			if (lstat(up, &st) == 0)
+				break;
+		}
+		if (lstat(up, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			return -EPERM;
+		err = tc_mkdirs(dir);
+		if (err)
+			return err;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fstat(dfd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
+/* The cache's folder and the copy's name in it. */
+static int cache_name(const char *boot_id, char *dir, size_t dsize, char *name, size_t nsize)
+{
+	int err;
 
 	if (!boot_id_ok(boot_id))
 		return -EINVAL;
 	err = tacho_buildid_cache_dir(dir, dsize);
 	if (err)
 		return err;
-	n = snprintf(buf, size, "%s/kallsyms-%s", dir, boot_id);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	snprintf(name, nsize, "kallsyms-%s", boot_id);
+	return 0;
 }
 
 /* The header's boot and text range; -EINVAL when it is not one. */
@@ -83,28 +124,36 @@ static int read_header(int fd, char *boot, size_t bsize, uint64_t *first, uint64
 int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 			   struct tc_kallsyms **out)
 {
-	char path[4096], dir[4096], boot[64], fdpath[64];
+	char dir[4096], name[64], boot[64], fdpath[64];
 	uint64_t first, end;
 	struct stat st;
-	int fd, err;
+	int dfd, fd, err;
 
 	*out = NULL;
-	err = cache_path(boot_id, path, sizeof(path), dir, sizeof(dir));
+	err = cache_name(boot_id, dir, sizeof(dir), name, sizeof(name));
 	if (err)
 		return err;
-	fd = tc_open_regular(path, &st);
-	if (fd < 0)
-		return fd;
-	/* the user's own, written by no one else */
-	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+	dfd = open_dir(dir, false);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (err)
+		return err == -ELOOP ? -EPERM : err;
+	/* a file of the user's own, written by no one else */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
 		err = -EPERM;
 		goto out;
 	}
 	err = read_header(fd, boot, sizeof(boot), &first, &end);
+	if (!err && strcmp(boot, boot_id))
+		err = -EINVAL;
 	if (err)
 		goto out;
-	if (strcmp(boot, boot_id) || lo < first || hi >= end) {
-		err = -ENOENT;
+	if (lo < first || hi >= end) {
+		err = -ERANGE;
 		goto out;
 	}
 	/* the file opened and checked, read through its descriptor: no second open */
@@ -127,71 +176,109 @@ static bool own(const char *name)
 	return !strchr(name, ' ');
 }
 
+/* Removes the copies in the folder open at dfd but that of keep (a file name, or ""). */
+static void forget_at(int dfd, const char *keep)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* "kallsyms-" and a boot id, exactly: not another run's temporary file */
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "kallsyms-", 9) && boot_id_ok(e->d_name + 9) &&
+		    strcmp(e->d_name, keep))
+			unlinkat(dfd, e->d_name, 0);
+	closedir(d);
+}
+
 void tc_kallsyms_cache_forget(const char *dir, const char *keep_boot_id)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char keep[64] = "";
+	char d[4096], keep[64] = "";
+	int dfd;
 
-	if (!d)
+	snprintf(d, sizeof(d), "%s", dir);
+	dfd = open_dir(d, false);
+	if (dfd < 0)
 		return;
 	if (keep_boot_id)
 		snprintf(keep, sizeof(keep), "kallsyms-%s", keep_boot_id);
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "kallsyms-", 9) && strcmp(e->d_name, keep))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
+	forget_at(dfd, keep);
+	close(dfd);
 }
 
 int tc_kallsyms_cache_save(const struct tc_kallsyms *k, const char *boot_id)
 {
-	char path[4096], dir[4096];
+	char dir[4096], name[64], tmp[96];
 	uint64_t first = 0, end = 0, addr;
-	struct tc_outfile o;
-	FILE *f;
 	size_t n = tc_kallsyms_count(k);
-	int err;
+	int dfd, fd = -1, err;
+	FILE *f;
 
 	if (tc_kallsyms_hidden(k) || !n)
 		return -EINVAL;
 	/* the kernel's own text: from its first symbol to _etext, past its last code */
 	for (size_t i = 0; i < n; i++) {
-		const char *name = tc_kallsyms_at(k, i, &addr);
+		const char *sym = tc_kallsyms_at(k, i, &addr);
 
-		if (!own(name))
+		if (!own(sym))
 			continue;
 		if (!first)
 			first = addr;
-		if (!strcmp(name, "_etext"))
+		if (!strcmp(sym, "_etext"))
 			end = addr;
 	}
 	if (!first || end <= first)
 		return -ENOENT;
-	err = cache_path(boot_id, path, sizeof(path), dir, sizeof(dir));
-	if (!err)
-		err = tc_mkdirs(dir);
-	if (!err)
-		err = tc_outfile_open(&o, path, 0);
+	err = cache_name(boot_id, dir, sizeof(dir), name, sizeof(name));
 	if (err)
 		return err;
-	f = tc_outfile_stream(&o);
+	dfd = open_dir(dir, true);
+	if (dfd < 0)
+		return dfd;
+	/* a new file of a name no one else uses, then renamed over the copy's name:
+	 * whatever was planted there (a FIFO, a link) is replaced, never written to */
+	for (unsigned tries = 0; fd < 0 && tries < 16; tries++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp-%ld-%u", name, (long)getpid(), tries);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		err = -errno;
+		close(dfd);
+		return err;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
-		tc_outfile_abort(&o);
-		return -ENOMEM;
+		err = -errno;
+		close(fd);
+		goto fail;
 	}
-	fprintf(f, CACHE_MAGIC "\n# boot %s\n# text %" PRIx64 " %" PRIx64 "\n", boot_id, first, end);
+	fprintf(f, CACHE_MAGIC "\n# boot %s\n# text %" PRIx64 " %" PRIx64 "\n", boot_id, first,
+		end);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = tc_kallsyms_at(k, i, &addr);
+		const char *sym = tc_kallsyms_at(k, i, &addr);
 
-		if (own(name) && addr >= first && addr <= end)
-			fprintf(f, "%016" PRIx64 " t %s\n", addr, name);
+		if (own(sym) && addr >= first && addr <= end)
+			fprintf(f, "%016" PRIx64 " t %s\n", addr, sym);
 	}
-	if (fflush(f) || ferror(f)) {
-		tc_outfile_abort(&o);
-		return -EIO;
-	}
-	err = tc_outfile_commit(&o);
-	if (!err)
-		tc_kallsyms_cache_forget(dir, boot_id);
+	err = fflush(f) || ferror(f) ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -EIO;
+	if (!err && renameat(dfd, tmp, dfd, name) != 0)
+		err = -errno;
+	if (err)
+		goto fail;
+	forget_at(dfd, name);
+	close(dfd);
+	return 0;
+fail:
+	unlinkat(dfd, tmp, 0);
+	close(dfd);
 	return err;
 }

@@ -195,7 +195,7 @@ static bool kernel_range(const struct tacho_profile *p, uint64_t *lo, uint64_t *
 	*hi = 0;
 	for (size_t i = 0; i < p->nsmps; i++) {
 		const struct smp *s = &p->smps[i];
-		bool kernel = false;
+		bool kernel = is_kernel_ip(s->ip, s->misc);   /* before any marker */
 
 		for (uint32_t k = 0; k <= s->nr; k++) {
 			uint64_t ip = s->ip;
@@ -226,6 +226,7 @@ static void kernel_symbols(struct tacho_profile *p)
 {
 	char now[64] = "";
 	uint64_t lo, hi;
+	int cached;
 
 	if (p->ksyms_tried)
 		return;
@@ -239,14 +240,18 @@ static void kernel_symbols(struct tacho_profile *p)
 	/* the kernel's own symbols of this boot from the user's cache when every kernel
 	 * address sampled is in the kernel's own text; else /proc/kallsyms, which then
 	 * fills the cache */
-	if (kernel_range(p, &lo, &hi) && tc_kallsyms_cache_load(now, lo, hi, &p->ksyms) == 0)
+	cached = kernel_range(p, &lo, &hi) ? tc_kallsyms_cache_load(now, lo, hi, &p->ksyms)
+					   : -ERANGE;
+	if (cached == 0)
 		return;
 	if (tc_kallsyms_load(NULL, &p->ksyms) != 0) {
 		p->ksyms = NULL;
 		p->kernel_note = "cannot read /proc/kallsyms: kernel addresses are not symbolized";
 		return;
 	}
-	if (!tc_kallsyms_hidden(p->ksyms))
+	/* a copy when there is none (or a broken one); one that does not cover these
+	 * samples is right, and stays */
+	if ((cached == -ENOENT || cached == -EINVAL) && !tc_kallsyms_hidden(p->ksyms))
 		tc_kallsyms_cache_save(p->ksyms, now);
 	if (tc_kallsyms_hidden(p->ksyms))
 		p->kernel_note = "/proc/kallsyms shows every address as 0 (kernel.kptr_restrict): "
@@ -277,10 +282,11 @@ int tc_profile_want_lines(struct tacho_profile *p)
 {
 	if (p->want_lines)
 		return 0;
-	p->want_lines = true;
 	for (size_t i = 0; i < p->nlocs; i++)
 		if (loc_lines(p, &p->locs[i]))
 			return -ENOMEM;
+	/* set once every location has its lines: a call after -ENOMEM tries again */
+	p->want_lines = true;
 	return 0;
 }
 

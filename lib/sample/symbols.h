@@ -98,10 +98,12 @@ const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr
  * (kallsyms-cache.c): reading /proc/kallsyms makes the kernel format every line, half of
  * a small report's time, and they do not change during a boot (those of modules, BPF
  * and trampolines do, and are not kept). _load gives the copy of boot boot_id when it
- * covers [lo, hi]: 0 and *out; -ENOENT (none, or it does not cover them), -EPERM (not
- * the user's own file, or writable by others), -EINVAL (not such a copy), -errno.
- * _save writes one from k, a whole read of /proc/kallsyms in boot boot_id that showed
- * its addresses (mode 0600), and removes the copies of other boots: 0 or -errno. */
+ * covers [lo, hi]: 0 and *out; -ENOENT (none), -ERANGE (it does not cover them: it is
+ * right, /proc/kallsyms is needed), -EPERM (the folder or the file not the user's own,
+ * or writable by others, or a link), -EINVAL (not such a copy), -errno. _save writes
+ * one from k, a whole read of /proc/kallsyms in boot boot_id that showed its addresses
+ * (a new file of mode 0600 renamed into place, in a folder of the user's own), and
+ * removes the copies of other boots: 0 or -errno. */
 int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 			   struct tc_kallsyms **out);
 int tc_kallsyms_cache_save(const struct tc_kallsyms *k, const char *boot_id);

@@ -540,11 +540,11 @@ static void test_kallsyms_cache(void **state)
 	tc_kallsyms_free(c);
 	/* outside the kernel's own text: at _etext, in a module, below the first */
 	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000400ull,
-						&c), -ENOENT);
+						&c), -ERANGE);
 	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffffc0000010ull,
-						&c), -ENOENT);
+						&c), -ERANGE);
 	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff80ffffffull, 0xffffffff81000100ull,
-						&c), -ENOENT);
+						&c), -ERANGE);
 	/* another boot */
 	assert_int_equal(tc_kallsyms_cache_load(boot2, 0xffffffff81000100ull,
 						0xffffffff81000310ull, &c), -ENOENT);
@@ -560,8 +560,42 @@ static void test_kallsyms_cache(void **state)
 	fclose(f);
 	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
 						&c), -EINVAL);
-	/* a new boot's copy replaces the old one */
-	assert_int_equal(tc_kallsyms_cache_save(k, boot2), 0);
+	/* a folder others may write: neither read nor written */
+	{
+		char tdir[512];
+		snprintf(tdir, sizeof(tdir), "%s/tacho", dir);
+		assert_int_equal(chmod(file, 0600), 0);
+		assert_int_equal(tc_kallsyms_cache_save(k, boot), 0);
+		assert_int_equal(chmod(tdir, 0777), 0);
+		assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull,
+							0xffffffff81000310ull, &c), -EPERM);
+		assert_int_equal(tc_kallsyms_cache_save(k, boot), -EPERM);
+		assert_int_equal(chmod(tdir, 0700), 0);
+	}
+	/* a link planted at the name is not followed; a FIFO there is replaced, not
+	 * written to (nothing would read it: the save would hang) */
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(symlink(path, file), 0);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), -EPERM);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(mkfifo(file, 0600), 0);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), -EPERM);
+	assert_int_equal(tc_kallsyms_cache_save(k, boot), 0);
+	assert_int_equal(tc_kallsyms_cache_load(boot, 0xffffffff81000100ull, 0xffffffff81000310ull,
+						&c), 0);
+	tc_kallsyms_free(c);
+	/* a new boot's copy replaces the old one (and leaves what is not a copy) */
+	{
+		char other[600];
+		snprintf(other, sizeof(other), "%s/tacho/kallsyms-notes.txt", dir);
+		f = fopen(other, "w");
+		assert_non_null(f);
+		fclose(f);
+		assert_int_equal(tc_kallsyms_cache_save(k, boot2), 0);
+		assert_int_equal(access(other, F_OK), 0);
+	}
 	assert_int_equal(access(file, F_OK), -1);
 	assert_int_equal(tc_kallsyms_cache_load(boot2, 0xffffffff81000100ull,
 						0xffffffff81000310ull, &c), 0);
