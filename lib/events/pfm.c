@@ -213,9 +213,23 @@ static int visit_event(int idx, const char *pmu, tc_pfm_visit_fn *fn, void *arg)
 	return 0;
 }
 
+/* libpfm4's description of PMU p into *info: true when it is active here and named. */
+static bool pmu_present(pfm_pmu_t p, pfm_pmu_info_t *info)
+{
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	pthread_mutex_lock(&pfm_lock);
+	r = pf.get_pmu_info(p, info);
+	pthread_mutex_unlock(&pfm_lock);
+	return r == PFM_SUCCESS && info->is_present && info->name;
+}
+
 int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
 {
-	int p, r;
+	pfm_pmu_t p;
+	int r;
 
 	if (tc_pfm_init() != 0)
 		return 0;
@@ -223,13 +237,7 @@ int tc_pfm_foreach(tc_pfm_visit_fn *fn, void *arg)
 		pfm_pmu_info_t pinfo;
 		int idx;
 
-		memset(&pinfo, 0, sizeof(pinfo));
-		pinfo.size = sizeof(pinfo);
-		pthread_mutex_lock(&pfm_lock);
-		r = pf.get_pmu_info(p, &pinfo);
-		pthread_mutex_unlock(&pfm_lock);
-		if (r != PFM_SUCCESS || !pinfo.is_present || pinfo.type == PFM_PMU_TYPE_OS_GENERIC ||
-		    !pinfo.name)
+		if (!pmu_present(p, &pinfo) || pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
 		for (idx = pinfo.first_event; idx != -1;) {
 			r = visit_event(idx, pinfo.name, fn, arg);
@@ -251,14 +259,8 @@ int tc_pfm_core_counters(unsigned *gp, unsigned *fixed, char *name, size_t size)
 		return -1;
 	pfm_for_all_pmus(p) {
 		pfm_pmu_info_t info;
-		int r;
 
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		pthread_mutex_lock(&pfm_lock);
-		r = pf.get_pmu_info(p, &info);
-		pthread_mutex_unlock(&pfm_lock);
-		if (r != PFM_SUCCESS || !info.is_present)
+		if (!pmu_present(p, &info))
 			continue;
 		/* the core PMU of this CPU, not its generic "perf" tables or uncore units */
 		if (info.type != PFM_PMU_TYPE_CORE || info.num_cntrs <= 0 ||

@@ -273,17 +273,6 @@ static void test_dwarf_processes(void **state)
 	assert_int_equal(rows, 3);
 }
 
-/* Runs argv (NULL-terminated) and fails the test unless it exits 0. */
-static void run_ok(char **argv)
-{
-	struct th_run r;
-
-	th_runv(&r, NULL, argv);
-	if (r.status != 0)
-		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
-	th_run_free(&r);
-}
-
 /* CFI only in a separate debug file: the chain built without unwind tables (GCC then
  * writes .debug_frame, not .eh_frame, for its functions), the debug part moved into
  * dfchain.debug by objcopy and linked by .gnu_debuglink. The report finds the file
@@ -304,15 +293,15 @@ static void test_dwarf_debug_frame_file(void **state)
 		char *argv[] = { (char *)"cc", (char *)"-O2", (char *)"-g", (char *)"-fomit-frame-pointer",
 				 (char *)"-fno-asynchronous-unwind-tables", (char *)"-fno-unwind-tables",
 				 (char *)"-o", exe, src, NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	{
 		char *argv[] = { (char *)"objcopy", (char *)"--only-keep-debug", exe, dbg, NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	{
 		char *argv[] = { (char *)"objcopy", (char *)"--strip-debug", link, exe, NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	assert_true(record("dwarf", "cpu-clock", th_tmp("df.rec"), exe, "0", why, sizeof(why)));
 	leaf_chains(th_tmp("df.rec"), &leaf, &full, NULL);

@@ -1016,16 +1016,6 @@ static void test_two_events(void **state)
 	th_run_free(&r);
 }
 
-static void run_ok(char *const argv[])
-{
-	struct th_run r;
-
-	th_runv(&r, NULL, argv);
-	if (r.status != 0)
-		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
-	th_run_free(&r);
-}
-
 /* A separate debug file found without a .gnu_debuglink and without debuginfod: the
  * program stripped of every symbol, its debug part in .debug/NAME.debug beside it (one of
  * the places libdwfl's search looks, by the binary's own name). The report names the
@@ -1047,16 +1037,16 @@ static void test_debug_file_by_name(void **state)
 	{
 		char *argv[] = { (char *)"cc", (char *)"-O1", (char *)"-g", (char *)"-o", exe,
 				 (char *)th_path("tests/progs/sample-faults.c"), NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	assert_int_equal(mkdir(dotdebug, 0755), 0);
 	{
 		char *argv[] = { (char *)"objcopy", (char *)"--only-keep-debug", exe, dbg, NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	{
 		char *argv[] = { (char *)"objcopy", (char *)"--strip-all", exe, NULL };
-		run_ok(argv);
+		th_run_ok(argv);
 	}
 	for (int attempt = 0;; attempt++) {
 		struct th_run r;

@@ -184,6 +184,23 @@ static void test_no_inherit(void **state)
 	th_run_free(&r);
 }
 
+/* The first number after each of keys in text has at most max decimals (a value in
+ * whole units of its precision, no float noise). */
+static void check_decimals(const char *text, const char *const *keys, size_t n, int max)
+{
+	for (size_t k = 0; k < n; k++) {
+		const char *at = strstr(text, keys[k]), *dot, *end;
+
+		assert_non_null(at);
+		at += strlen(keys[k]);
+		end = at + strcspn(at, ",\n}");
+		dot = memchr(at, '.', (size_t)(end - at));
+		if (dot && end - dot - 1 > max)
+			fail_msg("%s with more than %d decimals: '%.*s'", keys[k], max,
+				 (int)(end - at), at);
+	}
+}
+
 /* -n: no events, the times alone; the table's user and sys lines. */
 static void test_null_and_times(void **state)
 {
@@ -204,18 +221,10 @@ static void test_null_and_times(void **state)
 	assert_int_equal((long long)json_num(j, "program_runs_per_repetition"), 1);
 	th_json_free(j);
 	/* seconds in whole nanoseconds: at most 9 decimals, no float noise */
-	for (size_t k = 0; k < 3; k++) {
+	{
 		static const char *const keys[] = { "\"wall_s\": ", "\"user_s\": ",
 						    "\"sys_s\": " };
-		const char *at = strstr(r.err, keys[k]), *dot, *end;
-
-		assert_non_null(at);
-		at += strlen(keys[k]);
-		end = at + strcspn(at, ",\n}");
-		dot = memchr(at, '.', (size_t)(end - at));
-		if (dot && end - dot - 1 > 9)
-			fail_msg("%s with more than 9 decimals: '%.*s'", keys[k], (int)(end - at),
-				 at);
+		check_decimals(r.err, keys, ARRAY_SIZE(keys), 9);
 	}
 	th_run_free(&r);
 
@@ -306,19 +315,11 @@ static void test_interval_runs(void **state)
 	/* the session's task-clock figures too (the first of each key: the event's) */
 	th_tacho(&r, "stat", "--json", "-r", "3", "-e", "task-clock", "--", "true", NULL);
 	assert_int_equal(r.status, 0);
-	for (size_t k = 0; k < 6; k++) {
+	{
 		static const char *const keys[] = { "\"value\": ", "\"mean\": ",
 						    "\"stddev\": ", "\"min\": ",
 						    "\"median\": ", "\"max\": " };
-		const char *at = strstr(r.err, keys[k]), *dot, *end;
-
-		assert_non_null(at);
-		at += strlen(keys[k]);
-		end = at + strcspn(at, ",\n");
-		dot = memchr(at, '.', (size_t)(end - at));
-		if (dot && end - dot - 1 > 6)
-			fail_msg("task-clock's %s with more than 6 decimals: '%.*s'", keys[k],
-				 (int)(end - at), at);
+		check_decimals(r.err, keys, ARRAY_SIZE(keys), 6);
 	}
 	th_run_free(&r);
 

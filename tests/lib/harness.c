@@ -332,3 +332,13 @@ const char *th_tmp(const char *name)
 	snprintf(p, sizeof(path[0]), "%s/%s", tmpdir, name);
 	return p;
 }
+
+void th_run_ok(char *const argv[])
+{
+	struct th_run r;
+
+	th_runv(&r, NULL, argv);
+	if (r.status != 0)
+		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
+	th_run_free(&r);
+}

@@ -38,6 +38,8 @@ void th_run_free(struct th_run *r);
 /* Runs argv (NULL-terminated), with `input` on its stdin (NULL: /dev/null), and waits.
  * Fails the test if the command cannot be started. */
 void th_runv(struct th_run *r, const char *input, char *const argv[]);
+/* Runs argv (NULL-terminated) and fails the test, with its stderr, unless it exits 0. */
+void th_run_ok(char *const argv[]);
 /* Runs the tacho binary under test with the given arguments, NULL-terminated. */
 void th_tacho(struct th_run *r, ...);
 
