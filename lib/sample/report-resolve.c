@@ -210,7 +210,11 @@ static bool kernel_range(const struct tacho_profile *p, uint64_t *lo, uint64_t *
 			} else {
 				kernel = is_kernel_ip(s->ip, s->misc);   /* the IP itself */
 			}
-			if (!kernel)
+			/* an address in the lower half is no kernel text's, in the copy or in
+			 * /proc/kallsyms (both name none there): user stack words after a
+			 * value that reads as PERF_CONTEXT_KERNEL, in a frame-pointer chain
+			 * through code without frame pointers */
+			if (!kernel || ip < 0xffff800000000000ull)
 				continue;
 			any = true;
 			if (ip - (ip != 0) < *lo)
