@@ -535,9 +535,18 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The value of hex digit c, or -1 (inline: the reader parses 122k addresses). */
+static inline int hexval(unsigned char c)
+{
+	if ((unsigned)(c - '0') < 10)
+		return c - '0';
+	c |= 0x20;   /* 'A'-'F' to 'a'-'f' */
+	return (unsigned)(c - 'a') < 6 ? c - 'a' + 10 : -1;
+}
+
 int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 {
-	char *text, *line, *save = NULL;
+	char *text, *line, *eol;
 	size_t len, cap = 0;
 	struct tc_kallsyms *k;
 	bool any = false, nonzero = false, sorted = true;
@@ -552,15 +561,21 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 		free(text);
 		return -ENOMEM;
 	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end = line, type, *name;
-		uint64_t addr;
+	for (line = text; line < text + len; line = eol + 1) {
+		char *end = line, type, *name, *tab;
+		uint64_t addr = 0;
+		int d, digits = 0;
 
+		eol = memchr(line, '\n', (size_t)(text + len - line));
+		if (!eol)
+			eol = text + len;   /* the NUL tc_read_file put there */
+		*eol = '\0';
 		/* "ADDRESS TYPE NAME": the address in hex, 16 digits on x86-64 */
-		while (tc_is_hex_digit(*end))
+		while ((d = hexval((unsigned char)*end)) >= 0 && digits++ < 16) {
+			addr = addr << 4 | (uint64_t)d;
 			end++;
-		if (tc_parse_hex_u64(line, (size_t)(end - line), &addr) ||
-		    *end != ' ' || !end[1] || end[2] != ' ')
+		}
+		if (!digits || digits > 16 || *end != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];
 		name = end + 3;
@@ -582,9 +597,8 @@ int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
 			cap = ncap;
 		}
 		/* "name\t[module]": keep the name and the module */
-		for (char *t = name; *t; t++)
-			if (*t == '\t')
-				*t = ' ';
+		for (tab = strchr(name, '\t'); tab; tab = strchr(tab + 1, '\t'))
+			*tab = ' ';
 		if (k->n && addr < k->v[k->n - 1].addr)
 			sorted = false;
 		k->v[k->n].addr = addr;
