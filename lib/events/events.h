@@ -48,6 +48,12 @@ struct tc_event {
 /* The engine's view of a parsed list: the i-th event, or NULL past the end. The
  * pointer lives as long as the list. */
 const struct tc_event *tc_evlist_get(const struct tacho_evlist *list, size_t i);
+/* tacho_evlist_probe for event i, a uprobe, without registering it: opened with a path
+ * no file has, the kernel checks the PMU and the caller's privilege (perfmon_capable)
+ * and then refuses the path (ENOENT: 0 here) before any uprobe exists, where a real
+ * probe registers one and waits for SRCU grace periods to remove it (13-200 ms open,
+ * 61 ms close here). 0 or what the kernel answered (-EACCES, -EPERM, ...). */
+int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i);
 
 /* --- tables.c: the generic events, as data --- */
 struct tc_generic_event {

@@ -24,6 +24,24 @@ int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 	return tc_perf_probe(&attr, NULL);
 }
 
+int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i)
+{
+	/* a path no file has: /proc/self has no fdinfo of descriptor -1 */
+	static const char nofile[] = "/proc/self/fdinfo/-1";
+	const struct tc_event *ev = tc_evlist_get(list, i);
+	struct perf_event_attr attr;
+	int err;
+
+	if (!ev)
+		return -EINVAL;
+	attr = ev->attr;
+	attr.disabled = 1;
+	attr.uprobe_path = (uint64_t)(uintptr_t)nofile;
+	err = tc_perf_probe(&attr, NULL);
+	/* ENOENT: the kernel let us in and looked for the file */
+	return err == -ENOENT ? 0 : err;
+}
+
 /* snprintf into a fixed buffer where a long name may be cut (it then fails to open,
  * which is the right outcome for a path that long). */
 static void fmtbuf(char *buf, size_t size, const char *fmt, ...) TC_PRINTF(3, 4);

@@ -137,17 +137,18 @@ static void probe_row(struct build *b, struct tc_listing_row *r)
 	l = probe_parse(b, r);
 	if (!l)
 		return;
-	r->err = tacho_evlist_probe(l, 0);
+	r->err = strcmp(r->pmu, "uprobe") ? tacho_evlist_probe(l, 0)
+					  : tc_evlist_probe_uprobe_dry(l, 0);
 	probe_finish(b, r, l);
 }
 
-/* Whether a row's probe waits in the kernel: opening a uprobe registers it (13 to
- * 200 ms here), and closing it or the last user of a tracepoint waits for an RCU grace
- * period (61 and 36 ms here). Software events and breakpoints open and close in
- * microseconds. */
+/* Whether a row's probe waits in the kernel: closing the last user of a tracepoint
+ * waits for an RCU grace period (36 ms here). Software events and breakpoints open and
+ * close in microseconds, and so does the uprobe's dry probe (a real one registers the
+ * uprobe, 13 to 200 ms here, and waits 61 ms to remove it). */
 static bool probe_is_slow(const struct tc_listing_row *r)
 {
-	return r->src == TACHO_EVENT_SRC_TRACEPOINT || !strcmp(r->pmu, "uprobe");
+	return r->src == TACHO_EVENT_SRC_TRACEPOINT;
 }
 
 /* One slow probe, opened and closed on a thread of its own. */

@@ -1,6 +1,7 @@
 /* test-cmd-list.c - `tacho list`: groups, filters, JSON, probes that agree with what
  * this machine can open (software events and breakpoints always; hardware events only
  * where a core PMU exists), and usage errors. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -289,6 +290,72 @@ static void test_unprivileged(void **state)
 	th_run_free(&r);
 }
 
+/* The uprobe row is probed without registering a uprobe (that took 13-200 ms and 61
+ * ms to remove): the kernel is asked to open one on a path no file has, which it
+ * answers ENOENT after its checks of the PMU and of the caller's privilege. As root it
+ * opens (strace: every open of the uprobe PMU answered ENOENT, none gave a descriptor);
+ * as an unprivileged user it does not, with EACCES (uprobes need CAP_PERFMON whatever
+ * kernel.perf_event_paranoid says). */
+static void test_uprobe_probe_dry(void **state)
+{
+	char cmd[4096], *types = NULL, pmu[64];
+	char *sh[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	char *nobody[] = { (char *)"setpriv", (char *)"--reuid=65534", (char *)"--regid=65534",
+			   (char *)"--clear-groups", (char *)th_tacho_bin(), (char *)"list",
+			   (char *)"--json", (char *)"--source", (char *)"breakpoint", NULL };
+	const struct th_json *row;
+	struct th_json *j;
+	struct th_run r;
+	size_t len, opens = 0;
+	long long type;
+	(void)state;
+
+	if (geteuid() != 0)
+		TEST_SKIP("needs root to see the probe open and to run tacho as another user");
+	if (tc_read_int_file("/sys/bus/event_source/devices/uprobe/type", &type) != 0)
+		TEST_SKIP("no uprobe PMU in this kernel (CONFIG_UPROBE_EVENTS)");
+	if (access("/usr/bin/strace", X_OK) != 0)
+		TEST_SKIP("no strace(1) to see the probe's open");
+	/* LeakSanitizer stops the process with ptrace at exit, which a traced process
+	 * cannot: no leak check in this run of a sanitized tree */
+	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+		 "strace -f -qq -e trace=perf_event_open -o '%s' '%s' list --json "
+		 "--source breakpoint", th_tmp("strace"), th_tacho_bin());
+	th_runv(&r, NULL, sh);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	row = th_json_find(j, "events", "pmu", "uprobe");
+	assert_non_null(row);
+	assert_true(th_json_get(row, "opens")->boolean);
+	th_json_free(j);
+	th_run_free(&r);
+	assert_int_equal(tc_read_file(th_tmp("strace"), &types, &len, 1 << 24), 0);
+	snprintf(pmu, sizeof(pmu), "type=%#llx ", type);
+	for (char *l = strtok(types, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strstr(l, pmu))
+			continue;
+		opens++;
+		if (!strstr(l, "= -1 ENOENT"))
+			fail_msg("an open of the uprobe PMU that was not refused: %s", l);
+	}
+	free(types);
+	assert_int_equal(opens, 1);
+
+	if (access("/usr/bin/setpriv", X_OK) != 0)
+		TEST_SKIP("no /usr/bin/setpriv");
+	th_runv(&r, NULL, nobody);
+	if (r.status == 126 || r.status == 127 || strstr(r.err, "Permission denied"))
+		TEST_SKIP("user 65534 cannot run %s", th_tacho_bin());
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	row = th_json_find(j, "events", "pmu", "uprobe");
+	assert_non_null(row);
+	assert_false(th_json_get(row, "opens")->boolean);
+	assert_string_equal(th_json_get(row, "error")->string, "EACCES");
+	th_json_free(j);
+	th_run_free(&r);
+}
+
 static void test_usage_errors(void **state)
 {
 	struct th_run r;
@@ -334,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_every_group_in_order),
 		cmocka_unit_test(test_unprivileged),
+		cmocka_unit_test(test_uprobe_probe_dry),
 		cmocka_unit_test(test_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
