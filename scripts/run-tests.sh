@@ -136,6 +136,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tacho-run-tests.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 results=$tmp/results
 mkdir -p "$results"
+# The tests' caches (the build-id copies record makes of every program it samples, the
+# kernel symbols' copy report keeps) go to a folder of this run, removed with it, not to
+# the user's ~/.cache/tacho, which 1,600 tests would fill (254 MB seen). A test that
+# checks the cache sets its own.
+export XDG_CACHE_HOME="$tmp/cache"
+mkdir -p "$XDG_CACHE_HOME"
 
 # The jobs, "ESTIMATE<TAB>INDEX<TAB>KIND<TAB>TREE<TAB>PATH" in the order of the summary.
 # The estimate is the time of the last run, or a guess by kind that puts what is
