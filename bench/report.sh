@@ -9,7 +9,9 @@
 #      is read every time, as the first report of a boot does);
 #   3. tacho reading perf's own file vs perf report;
 #   4. the same with call chains in both recordings (-g);
-#   5. peak RSS of each (GNU time), median of 5.
+#   5. the folded and perf-script exports of those vs perf script;
+#   6. by source line vs perf report --sort srcline (SRCLINE_ROUNDS pairs, default 3);
+#   7. peak RSS of each (GNU time), median of 5.
 # usage: sh bench/report.sh [BUILD] (default build); ROUNDS (default 20) sets the pairs,
 # LOOP (default 1500000) the loop's iterations.
 # Results: docs/performance.md, "Issue 13". Timings are medians on this machine only.
@@ -57,7 +59,15 @@ XDG_CACHE_HOME=$warm "$pairs" "$rounds" "$tacho" report -i "$tmp/p.data" ";" \
 echo "4. by symbol, recordings with call chains (-g; perf without its call graph: -g none)"
 XDG_CACHE_HOME=$warm "$pairs" "$rounds" "$tacho" report -i "$tmp/tg.rec" ";" \
 	perf report -i "$tmp/pg.data" --stdio --sort sym --no-children -g none | show
-echo "5. peak RSS (KiB, median of 5)"
+echo "5. exports of the -g recordings: folded stacks and perf-script text vs perf script"
+XDG_CACHE_HOME=$warm "$pairs" "$rounds" "$tacho" report -i "$tmp/tg.rec" --format folded ";" \
+	perf script -i "$tmp/pg.data" | show
+XDG_CACHE_HOME=$warm "$pairs" "$rounds" "$tacho" report -i "$tmp/tg.rec" --format perf-script ";" \
+	perf script -i "$tmp/pg.data" | show
+echo "6. by source line vs perf report --sort srcline (${SRCLINE_ROUNDS:-3} pairs: perf takes seconds)"
+XDG_CACHE_HOME=$warm "$pairs" "${SRCLINE_ROUNDS:-3}" "$tacho" report -i "$tmp/tg.rec" --sort line ";" \
+	perf report -i "$tmp/pg.data" --stdio --no-children -g none --sort srcline | show
+echo "7. peak RSS (KiB, median of 5)"
 for who in tacho perf; do
 	for i in 1 2 3 4 5; do
 		if [ $who = tacho ]; then
