@@ -15,7 +15,7 @@
 #                         each fuzz target (its corpus, then FUZZ_SECONDS of fuzzing) as
 #                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
 #                         clean clone (measured 1:24 to 1:48, a third of it building)
-#   make fuzz-long        each fuzz target for FUZZ_LONG_SECONDS (600), one after another
+#   make fuzz-long        each fuzz target to 10 M executions or FUZZ_LONG_SECONDS (600), one after another
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -328,7 +328,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
 
-# Long fuzzing, not in the test command: each target in turn for FUZZ_LONG_SECONDS
+# Long fuzzing, not in the test command: each target in turn to FUZZ_LONG_RUNS (10 M) or FUZZ_LONG_SECONDS
 # (default 600) with one job and one worker, from its corpus (scripts/fuzz-long.sh;
 # FUZZ_TARGETS=x86len,elf chooses some). docs/testing.md has the figures.
 FUZZ_LONG_SECONDS ?= 600
