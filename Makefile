@@ -328,9 +328,10 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/libtacho-fuzz.a $(BUILD)/flags.fuzz
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_BIN:=.d)
 fuzz: $(FUZZ_BIN)
 
-# Long fuzzing, not in the test command: each target in turn to FUZZ_LONG_RUNS (10 M) or FUZZ_LONG_SECONDS
-# (default 600) with one job and one worker, from its corpus (scripts/fuzz-long.sh;
-# FUZZ_TARGETS=x86len,elf chooses some). docs/testing.md has the figures.
+# Long fuzzing, not in the test command: each target in turn, in one process from its
+# corpus, to FUZZ_LONG_RUNS executions (10 M) or FUZZ_LONG_SECONDS (600), whichever
+# first (scripts/fuzz-long.sh; FUZZ_TARGETS=x86len,elf chooses some). docs/testing.md
+# has the figures.
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_TARGETS ?=
 fuzz-long:
