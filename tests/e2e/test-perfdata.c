@@ -29,15 +29,32 @@ static bool sh(struct th_run *r, const char *fmt, ...)
 	th_runv(r, NULL, argv);
 	/* perf 6.1 now and then aborts on an assertion of its own (util/build-id.c, seen
 	 * with other tests' perf runs beside it, never alone): perf's failure, not the
-	 * file's, so the command is run again, twice at most. Its stderr must reach r->err
-	 * for this: no command here sends it to /dev/null (one that did failed under load
-	 * with nothing said) */
-	for (int again = 0; again < 2 && r->status != 0 && r->err &&
+	 * file's, so the command is run again, four times at most (perf_failed then
+	 * says so). Its stderr must reach r->err for this: no command here sends it to
+	 * /dev/null (one that did failed under load with nothing said) */
+	for (int again = 0; again < 4 && r->status != 0 && r->err &&
 			    strstr(r->err, "assertion failed at util/"); again++) {
 		th_run_free(r);
 		th_runv(r, NULL, argv);
 	}
 	return r->status == 0;
+}
+
+/* A perf command that failed after sh's tries, where the test holds nothing else (the
+ * leak check of a sanitized tree runs at exit). Its own abort every time (seen in CI's
+ * load with test_callchains, three tries in a row, never here alone) is perf 6.1's
+ * defect reading its own recording, not tacho's: the comparison with perf cannot be
+ * made and the test says why; any other failure fails the test. */
+static void perf_failed(struct th_run *r, const char *what)
+{
+	if (r->err && strstr(r->err, "assertion failed at util/")) {
+		th_skip_reason("perf", "%s aborted on its own assertion in 5 tries: %s", what,
+			       r->err);
+		/* nothing left allocated: the leak check of a sanitized tree runs at exit */
+		th_run_free(r);
+		skip();
+	}
+	fail_msg("%s: %s", what, r->err);
 }
 
 static bool have_perf(void)
@@ -456,10 +473,11 @@ static void test_callchains(void **state)
 	if (!perf_record(th_tmp("g.data"), true, "-g -e cpu-clock -c 1000000", prog, why,
 			 sizeof(why)))
 		TEST_SKIP("%s", why);
+	/* perf's first: nothing of tacho's is held if perf cannot read its own file */
+	if (!sh(&p, "perf script -i %s", th_tmp("g.data")))
+		perf_failed(&p, "perf script");
 	th_tacho(&r, "report", "-i", th_tmp("g.data"), "--format", "perf-script", NULL);
 	assert_int_equal(r.status, 0);
-	if (!sh(&p, "perf script -i %s", th_tmp("g.data")))
-		fail_msg("perf script: %s", p.err);
 	program_stacks(r.out, "progs/sample-cpu)", mine, sizeof(mine));
 	program_stacks(p.out, "progs/sample-cpu)", theirs, sizeof(theirs));
 	assert_true(strlen(mine) > 100);
@@ -873,7 +891,7 @@ static void test_sampled_cpus(void **state)
 			 why, sizeof(why)))
 		TEST_SKIP("%s", why);
 	if (!sh(&r, "perf script -i %s -F cpu", th_tmp("cpus.data")))
-		fail_msg("perf script -F cpu: %s", r.err);
+		perf_failed(&r, "perf script -F cpu");
 	for (char *l = strtok(r.out, "\n"); l; l = strtok(NULL, "\n")) {
 		int cpu;
 		if (sscanf(l, " [%d]", &cpu) == 1 && cpu >= 0 && cpu < 64)
@@ -1042,7 +1060,7 @@ static void test_tracepoint_payloads(void **state)
 		nm = openat_payloads(r.out, mine, 256);
 		th_run_free(&r);
 		if (!sh(&r, "perf script -i %s", file))
-			fail_msg("perf script -i %s: %s", file, r.err);
+			perf_failed(&r, "perf script");
 		np = openat_payloads(r.out, perfs, 256);
 		th_run_free(&r);
 		assert_true(nm >= 4 && nm < 256);
