@@ -30,6 +30,8 @@ struct proc {
 	uint32_t pid, parent;          /* parent: pid it was forked from (0: none) */
 	uint64_t fork_time;
 	uint32_t comm;                 /* pool id */
+	uint64_t comm_time;            /* the time of the main thread's COMM that named it (0:
+					* none, or a record without a time) */
 	struct map *maps;
 	size_t nmaps, cap;
 	/* built once the file is read (tc_profile_index_maps): the maps' indices by start

@@ -328,10 +328,18 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 			struct proc *pr = tc_profile_proc(p, r.u.comm.pid, true);
 			if (!pr)
 				return -ENOMEM;
-			/* the process's name is its main thread's */
-			if (r.u.comm.pid == r.u.comm.tid || pr->comm == NONE)
+			/* the process's name is its main thread's, the latest by time: a
+			 * file need not keep the records in time order (perf's pipe mode
+			 * writes each CPU's buffer in turn: the exec's COMM on one CPU can
+			 * come before the shell's own on another) */
+			if (r.u.comm.pid == r.u.comm.tid
+				    ? pr->comm == NONE || !pr->comm_time || r.u.comm.time >= pr->comm_time
+				    : pr->comm == NONE) {
 				if (tc_strpool_intern(&p->pool, r.u.comm.comm, &pr->comm))
 					return -ENOMEM;
+				/* a thread's name stands in until the main thread's comes */
+				pr->comm_time = r.u.comm.pid == r.u.comm.tid ? r.u.comm.time : 0;
+			}
 			break;
 		}
 		case TC_REC_TASK:

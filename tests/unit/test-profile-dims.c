@@ -86,6 +86,36 @@ static void filter(struct tacho_profile *p, struct tacho_profile_filter *f)
 		fail_msg("filter refused: %s", d.message);
 }
 
+/* A process's name is its main thread's latest by time, whatever the order of the
+ * records: perf's pipe mode writes each CPU's buffer in turn, so an exec's COMM (t 50)
+ * may come before the shell's own (t 40). */
+static void test_comm_by_time(void **state)
+{
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_profile_row *r;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	size_t n;
+	(void)state;
+
+	assert_int_equal(tc_record_writer_open(&w, th_tmp("comm.rec")), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 1, 0, "page-faults");
+	tc_record_writer_comm(&w, 30, 31, false, 45, "worker");
+	tc_record_writer_comm(&w, 30, 30, true, 50, "trace-marks");
+	tc_record_writer_comm(&w, 30, 30, true, 40, "sh");
+	tc_record_writer_mmap(&w, 30, 30, 0x400000, 0x100000, 0, 5, 2, NULL, 0, "[c-bin]");
+	tc_record_writer_sample(&w, 60, 0x401000, 0, 1, 30, 30, 0, 0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 1, 0, 61, 0);
+	assert_int_equal(tc_record_writer_close(&w), 0);
+	assert_int_equal(tacho_profile_load(th_tmp("comm.rec"), &p, &d), 0);
+	n = rows_of(p, "comm", false, TACHO_GRAPH_NONE, &r);
+	assert_int_equal(n, 1);
+	assert_string_equal(r[0].comm, "trace-marks");
+	free(r);
+	tacho_profile_free(p);
+}
+
 static void test_tuples(void **state)
 {
 	struct tacho_profile *p = load();
@@ -415,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tuples),
+		cmocka_unit_test(test_comm_by_time),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_trees),
