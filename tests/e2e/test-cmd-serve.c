@@ -33,12 +33,6 @@ static bool have(const char *prog)
 	return ok;
 }
 
-static bool have_write_tracepoint(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 /* tacho serve on a free loopback port with these arguments; waits until it answers. */
 static int start_serve(struct th_proc *p, const char *tag, const char *a1, const char *a2,
 		       const char *a3, const char *a4, const char *a5, const char *a6)
@@ -102,7 +96,7 @@ static void test_prometheus(void **state)
 
 	if (!have("prometheus"))
 		TEST_SKIP("prometheus is not installed");
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	th_spawn(&helper, "burst", burst);
 	snprintf(pid, sizeof(pid), "%d", (int)helper.pid);

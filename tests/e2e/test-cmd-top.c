@@ -14,12 +14,6 @@
 #include "json-check.h"
 #include "spawn.h"
 
-static bool have_write_tracepoint(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 /* Three refreshes of a program writing 1000 times a second for 2.5 s: each frame's rate
  * is its total's growth over the frame's interval, totals never go back, and the last
  * (at its end) says 2500 in all, exactly. How many writes fall in one interval depends
@@ -33,7 +27,7 @@ static void test_batch_json_exact(void **state)
 	double prev_total = NAN;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	/* -n 20: more frames than the program needs; top ends with the program */
 	th_tacho(&r, "top", "-b", "-n", "20", "-d", "1", "--json", "-e",

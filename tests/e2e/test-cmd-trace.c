@@ -20,12 +20,6 @@
 #include "timeline/timeline.h"
 #include "tacho/timeline.h"
 
-static bool tracefs_ok(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 static struct tacho_timeline *load(const char *path)
 {
 	struct tacho_diag d = { .sz = sizeof(d) };
@@ -72,7 +66,7 @@ static void test_three_threads(void **state)
 	struct th_run r;
 	struct tacho_timeline *t;
 
-	if (!tracefs_ok())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	th_tacho(&r, "trace", "-q", "-e", "syscalls:sys_enter_write", "-o", th_tmp("t.trace"),
 		 "--", th_prog("trace-marks"), "threads", NULL);
@@ -192,7 +186,7 @@ static void test_syscall_spans(void **state)
 	char err[256];
 	size_t x = 0, writes_i = 0;
 
-	if (!tracefs_ok())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	th_tacho(&r, "trace", "-q", "-e", "syscalls:sys_enter_write,syscalls:sys_exit_write", "-o",
 		 th_tmp("w.trace"), "--", th_prog("trace-marks"), "threads", NULL);

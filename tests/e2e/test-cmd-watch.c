@@ -21,12 +21,6 @@
 #include "harness.h"
 #include "spawn.h"
 
-static bool have_write_tracepoint(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 /* The helper's progress counter (live-helper progress FILE CPU). */
 static volatile uint64_t *map_progress(const char *path)
 {
@@ -116,7 +110,7 @@ static void test_cap_ratio(void **state)
 	uint64_t c0;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	start_progress(&prog, th_tmp("count"));
 	count = map_progress(th_tmp("count"));
@@ -202,7 +196,7 @@ static void test_exec_per_crossing(void **state)
 	struct th_proc prog, w;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	th_spawn(&prog, "toggle", toggle);
 	snprintf(pid, sizeof(pid), "%d", (int)prog.pid);
@@ -257,7 +251,7 @@ static void test_hysteresis(void **state)
 	struct th_proc prog, w;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	th_spawn(&prog, "wave", wave);
 	snprintf(pid, sizeof(pid), "%d", (int)prog.pid);
@@ -291,7 +285,7 @@ static void test_signal(void **state)
 	char pid[32], *log;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	th_spawn(&prog, "sig", paced);
 	snprintf(pid, sizeof(pid), "%d", (int)prog.pid);
@@ -334,7 +328,7 @@ static void test_no_cgroup_duty(void **state)
 	double r0, rd;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	if (!in_namespace_works())
 		TEST_SKIP("no mount namespace (unshare -m) here");
@@ -424,7 +418,7 @@ static void test_sigterm_lifts(void **state)
 	struct th_run r;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	th_spawn(&prog, "held", waiter);
 	snprintf(pid, sizeof(pid), "%d", (int)prog.pid);

@@ -15,12 +15,6 @@
 
 #include "harness.h"
 
-static bool tracefs_writes(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 static void test_outputs_unchanged(void **state)
 {
 	char tmp[] = "/tmp/tacho-golden-XXXXXX";
@@ -29,7 +23,7 @@ static void test_outputs_unchanged(void **state)
 	struct th_run r;
 	(void)state;
 
-	if (!tracefs_writes())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there (the stat cases "
 			  "count it)");
 	assert_non_null(mkdtemp(tmp));

@@ -97,12 +97,6 @@ static void wait_for_file(const char *path)
 	fail_msg("%s never appeared", path);
 }
 
-static bool have_write_tracepoint(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 /* SIGTERM (then SIGINT) to `stat -r 5` while the program runs: the program takes the
  * signal and ends normally; tacho finishes this repetition, starts no other, says so
  * and exits as the program did. Before: all 5 ran (each waiting for a signal). */
@@ -258,7 +252,7 @@ static void test_children_threads_exec(void **state)
 	struct th_json *j;
 	(void)state;
 
-	if (!have_write_tracepoint())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		th_tacho(&r, "stat", "--json", "-e", "syscalls:sys_enter_write", "--",

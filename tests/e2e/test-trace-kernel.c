@@ -22,12 +22,6 @@
 #include "timeline/timeline.h"
 #include "tacho/timeline.h"
 
-static bool tracefs_ok(void)
-{
-	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
-}
-
 static struct tacho_timeline *load(const char *path)
 {
 	struct tacho_diag d = { .sz = sizeof(d) };
@@ -107,7 +101,7 @@ static void test_payload_openat(void **state)
 	size_t ne, nx;
 	const char *p;
 
-	if (!tracefs_ok())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	th_tacho(&r, "trace", "-q", "-e", "syscalls:sys_enter_openat,syscalls:sys_exit_openat",
 		 "-o", th_tmp("o.trace"), "--", th_prog("trace-marks"), "opens", NULL);
@@ -419,7 +413,7 @@ static void test_pids(void **state)
 	     ev[] = "syscalls:sys_enter_write", o[] = "-o", p[] = "-p", out[4096];
 	uint64_t n1 = 0, n2 = 0;
 
-	if (!tracefs_ok())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	start_waiter(&h1, "w1");
 	start_waiter(&h2, "w2");
@@ -465,7 +459,7 @@ static void test_all_cpus(void **state)
 	uint64_t mine = 0, others = 0;
 	uint32_t pid = 0;
 
-	if (!tracefs_ok())
+	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
 	if (geteuid() != 0)
 		TEST_SKIP("-a needs CAP_PERFMON or perf_event_paranoid 0 (run as root)");

@@ -342,3 +342,9 @@ void th_run_ok(char *const argv[])
 		fail_msg("%s exited %d: %s", argv[0], r.status, r.err);
 	th_run_free(&r);
 }
+
+bool th_have_write_tracepoint(void)
+{
+	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
+}

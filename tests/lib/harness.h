@@ -40,6 +40,9 @@ void th_run_free(struct th_run *r);
 void th_runv(struct th_run *r, const char *input, char *const argv[]);
 /* Runs argv (NULL-terminated) and fails the test, with its stderr, unless it exits 0. */
 void th_run_ok(char *const argv[]);
+/* Whether tracefs offers syscalls:sys_enter_write (at /sys/kernel/tracing or under
+ * debugfs): the exact count of writes many tests check. */
+bool th_have_write_tracepoint(void);
 /* Runs the tacho binary under test with the given arguments, NULL-terminated. */
 void th_tacho(struct th_run *r, ...);
 
