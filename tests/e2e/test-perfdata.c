@@ -184,9 +184,23 @@ static void test_page_faults_exact(void **state)
 
 			snprintf(args, sizeof(args), "-e page-faults -c %s", cases[c].period);
 			snprintf(prog, sizeof(prog), "%s %s", th_prog("sample-faults"), cases[c].pages);
-			if (!perf_record(file, pipe, args, prog, why, sizeof(why)))
-				TEST_SKIP("%s", why);
-			j = report_json(file, "line");
+			/* The kernel throttles an event that overflows too often for a
+			 * loaded VM, and loses samples when a ring fills: the file says so
+			 * (THROTTLE, LOST), and such a recording is made again, up to 4
+			 * times; one without either must be exact. */
+			for (int attempt = 0;; attempt++) {
+				if (!perf_record(file, pipe, args, prog, why, sizeof(why)))
+					TEST_SKIP("%s", why);
+				j = report_json(file, "line");
+				if (json_num(j, "lost") == 0 && json_num(j, "throttles") == 0)
+					break;
+				if (attempt == 3) {
+					th_json_free(j);
+					TEST_SKIP("perf's recordings of page faults were throttled or "
+						  "lost samples 4 times (a loaded machine)");
+				}
+				th_json_free(j);
+			}
 			row = th_json_find(j, "rows", "symbol", "touch_pages");
 			if (!row || json_num(row, "samples") != cases[c].want ||
 			    json_num(row, "line") != line)
