@@ -321,7 +321,7 @@ static void count_from(const struct tc_stat_cells *c, size_t i, const struct tc_
 				      "counting was never started)";
 }
 
-static void count_of(uint64_t raw, uint64_t ena, uint64_t run, const char *name,
+static void count_of(uint64_t raw, uint64_t ena, uint64_t run, bool whole, const char *name,
 		     struct tacho_count *o);
 
 int tc_stat_cells_read(struct tc_stat_cells *c, struct tacho_count *out)
@@ -342,6 +342,7 @@ int tc_stat_cells_read(struct tc_stat_cells *c, struct tacho_count *out)
 		 * running while it runs on that CPU: its time enabled is one cell's,
 		 * its time running the sum (count_of says what that makes) */
 		count_of(v->raw, v->enabled / nopen, v->running,
+			 tc_perf_ev_never_rotates(tc_perf_list_event(c->list, i)),
 			 tc_perf_ev_name(tc_perf_list_event(c->list, i)), &out[i]);
 	}
 	return 0;
@@ -494,8 +495,18 @@ static int tid_order(const void *a, const void *b)
  * times running of the copies add up to the time enabled when the event was on a
  * counter whenever its task ran; they are taken at different instants, so that a
  * sum within 1 % of it is counted whole and the raw sum is the exact count; below
- * that the event was multiplexed and the count is scaled. */
-static void count_of(uint64_t raw, uint64_t ena, uint64_t run, const char *name,
+ * that the event was multiplexed and the count is scaled.
+ *
+ * whole: the event's group never rotates (tc_perf_ev_never_rotates), so that it
+ * counted whenever its task ran and its raw count is exact whatever the times say.
+ * The times of a short thread cannot show that within 1 %: the kernel removes a
+ * task's copies one at a time at its exit, the context's clock moving between them,
+ * and when it swaps equal contexts between two threads of a process at a context
+ * switch it swaps the copies' totals but not the time an idle copy has yet to add,
+ * so that some microseconds of time enabled pass from one thread to another
+ * (kernel/events/core.c, perf_event_sync_stat). A thread of 100 us, whose share of
+ * the time was 97 %, was once reported multiplexed under load. */
+static void count_of(uint64_t raw, uint64_t ena, uint64_t run, bool whole, const char *name,
 		     struct tacho_count *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -510,7 +521,7 @@ static void count_of(uint64_t raw, uint64_t ena, uint64_t run, const char *name,
 			     : "the event was never enabled in this thread";
 		return;
 	}
-	if ((double)run >= 0.99 * (double)ena) {
+	if (whole || (double)run >= 0.99 * (double)ena) {
 		o->status = TACHO_COUNT_COUNTED;
 		o->value = (double)raw;
 		o->coverage = 1.0;
@@ -621,8 +632,9 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 				r->counts[i] = total[i];
 				continue;
 			}
-			count_of(d.t[k].raw[i], d.t[k].ena[i], d.t[k].run[i], total[i].name,
-				 &r->counts[i]);
+			count_of(d.t[k].raw[i], d.t[k].ena[i], d.t[k].run[i],
+				 tc_perf_ev_never_rotates(tc_perf_list_event(c->list, i)),
+				 total[i].name, &r->counts[i]);
 		}
 	}
 	qsort(res, nres, sizeof(*res), tid_order);

@@ -217,6 +217,31 @@ size_t tc_perf_ev_nopen(const struct tc_perf_ev *e)
 	return e ? e->nopen : 0;
 }
 
+static bool software_context(uint32_t type)
+{
+	char pmu[64];
+
+	if (type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT ||
+	    type == PERF_TYPE_BREAKPOINT)
+		return true;
+	if (type <= PERF_TYPE_RAW || tc_pmu_name_of_type(type, pmu, sizeof(pmu)))
+		return false;
+	return !strcmp(pmu, "kprobe") || !strcmp(pmu, "uprobe");
+}
+
+bool tc_perf_ev_never_rotates(const struct tc_perf_ev *e)
+{
+	const struct tc_perf_ev *l;
+
+	if (!e)
+		return false;
+	l = e->leader ? e->leader : e;
+	for (size_t i = 0; i < l->nmembers; i++)
+		if (!software_context(l->members[i]->attr.type))
+			return false;
+	return true;
+}
+
 int tc_perf_ev_error(const struct tc_perf_ev *e, unsigned *flags, struct perf_event_attr *attr)
 {
 	if (flags)

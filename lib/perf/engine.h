@@ -109,6 +109,12 @@ void tc_perf_ev_close(struct tc_perf_ev *e);
 
 /* Cells where e is open. */
 size_t tc_perf_ev_nopen(const struct tc_perf_ev *e);
+/* Whether e's group can never lose its place on the PMU: every member's PMU is one of
+ * the kernel's software-context PMUs (software, tracepoint, breakpoint, kprobe,
+ * uprobe), whose add never fails, so that the group counts whenever its task or CPU
+ * runs and its raw count is whole whatever its times say. A group with any other
+ * member is scheduled with the hardware PMU's and may be multiplexed. */
+bool tc_perf_ev_never_rotates(const struct tc_perf_ev *e);
 /* The first refusal of the open (negative errno), or 0; with *flags (TC_EXPLAIN_*)
  * and *attr, the attributes as they were sent (either may be NULL): what the explainer
  * needs. */

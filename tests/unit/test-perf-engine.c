@@ -679,6 +679,74 @@ static void test_group_read_by_id(void **state)
 	fake_end(&f);
 }
 
+/* Which groups can never be multiplexed: those of software-context PMUs only (what
+ * per-thread stat relies on to call a short thread's count whole, whatever its
+ * times). A software member of a hardware leader's group rotates with it, and so does
+ * a group a hardware member joins; a dynamic PMU other than kprobe and uprobe (msr
+ * here, or the CPU's) is not assumed to be one. */
+static void test_never_rotates(void **state)
+{
+	struct perf_event_attr sw = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct perf_event_attr tp = { .size = sizeof(tp), .type = PERF_TYPE_TRACEPOINT };
+	struct perf_event_attr bp = { .size = sizeof(bp), .type = PERF_TYPE_BREAKPOINT };
+	struct perf_event_attr hw = { .size = sizeof(hw), .type = PERF_TYPE_HARDWARE };
+	struct perf_event_attr raw = { .size = sizeof(raw), .type = PERF_TYPE_RAW };
+	struct perf_event_attr up = { .size = sizeof(up) };
+	struct tc_perf_ev *e[6], *g1, *g2, *m1, *m2, *m3;
+	long long type;
+	(void)state;
+
+	assert_int_equal(tc_perf_ev_new(&sw, "sw", &e[0]), 0);
+	assert_int_equal(tc_perf_ev_new(&tp, "tp", &e[1]), 0);
+	assert_int_equal(tc_perf_ev_new(&bp, "bp", &e[2]), 0);
+	assert_int_equal(tc_perf_ev_new(&hw, "hw", &e[3]), 0);
+	assert_int_equal(tc_perf_ev_new(&raw, "raw", &e[4]), 0);
+	assert_true(tc_perf_ev_never_rotates(e[0]));
+	assert_true(tc_perf_ev_never_rotates(e[1]));
+	assert_true(tc_perf_ev_never_rotates(e[2]));
+	assert_false(tc_perf_ev_never_rotates(e[3]));
+	assert_false(tc_perf_ev_never_rotates(e[4]));
+	assert_false(tc_perf_ev_never_rotates(NULL));
+	e[5] = NULL;
+	if (tc_read_int_file("/sys/bus/event_source/devices/uprobe/type", &type) == 0) {
+		up.type = (uint32_t)type;
+		assert_int_equal(tc_perf_ev_new(&up, "up", &e[5]), 0);
+		assert_true(tc_perf_ev_never_rotates(e[5]));
+	}
+	if (tc_read_int_file("/sys/bus/event_source/devices/msr/type", &type) == 0) {
+		struct tc_perf_ev *msr;
+		up.type = (uint32_t)type;
+		assert_int_equal(tc_perf_ev_new(&up, "msr", &msr), 0);
+		assert_false(tc_perf_ev_never_rotates(msr));
+		tc_perf_ev_free(msr);
+	}
+
+	/* groups: software only, and a hardware leader with a software member */
+	assert_int_equal(tc_perf_ev_new(&sw, "g1", &g1), 0);
+	assert_int_equal(tc_perf_ev_new(&tp, "m1", &m1), 0);
+	assert_int_equal(tc_perf_ev_set_leader(m1, g1), 0);
+	assert_true(tc_perf_ev_never_rotates(g1));
+	assert_true(tc_perf_ev_never_rotates(m1));
+	assert_int_equal(tc_perf_ev_new(&hw, "g2", &g2), 0);
+	assert_int_equal(tc_perf_ev_new(&sw, "m2", &m2), 0);
+	assert_int_equal(tc_perf_ev_set_leader(m2, g2), 0);
+	assert_false(tc_perf_ev_never_rotates(m2));
+	assert_false(tc_perf_ev_never_rotates(g2));
+	/* a hardware member joining a software group takes it to the hardware PMU */
+	assert_int_equal(tc_perf_ev_new(&raw, "m3", &m3), 0);
+	assert_int_equal(tc_perf_ev_set_leader(m3, g1), 0);
+	assert_false(tc_perf_ev_never_rotates(g1));
+	assert_false(tc_perf_ev_never_rotates(m1));
+
+	for (size_t i = 0; i < ARRAY_SIZE(e); i++)
+		tc_perf_ev_free(e[i]);
+	tc_perf_ev_free(m1);
+	tc_perf_ev_free(m2);
+	tc_perf_ev_free(m3);
+	tc_perf_ev_free(g1);
+	tc_perf_ev_free(g2);
+}
+
 /* The one rule: a time running of 0 is not counted, and no number, whatever the count
  * field says; the event read sums cells by it; an event open nowhere is not
  * supported. */
@@ -1009,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_running_zero_rule, reset_hooks),
 		cmocka_unit_test_teardown(test_period, reset_hooks),
 		cmocka_unit_test_teardown(test_fast_path_decision, reset_hooks),
+		cmocka_unit_test(test_never_rotates),
 		cmocka_unit_test(test_live_exact),
 		cmocka_unit_test(test_probe_live),
 	};
