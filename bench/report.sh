@@ -11,7 +11,8 @@
 #   4. the same with call chains in both recordings (-g);
 #   5. the folded and perf-script exports of those vs perf script;
 #   6. by source line vs perf report --sort srcline (SRCLINE_ROUNDS pairs, default 3);
-#   7. peak RSS of each (GNU time), median of 5.
+#   7. peak RSS of each (GNU time), median of 5;
+#   8. bytes per sample of each file (its size over its samples), without and with -g.
 # usage: sh bench/report.sh [BUILD] (default build); ROUNDS (default 20) sets the pairs,
 # LOOP (default 1500000) the loop's iterations.
 # Results: docs/performance.md, "Issue 13". Timings are medians on this machine only.
@@ -77,3 +78,14 @@ for who in tacho perf; do
 		fi
 	done | sort -n | sed -n 3p | awk -v w=$who '{ printf "   %s: %d KiB\n", w, $1 }'
 done
+echo "8. bytes per sample in the file (the whole file over its samples)"
+per_sample() {   # NAME FILE SAMPLES
+	awk -v n="$1" -v s="$(stat -c %s "$2")" -v k="$3" \
+		'BEGIN { printf "   %-14s %9d bytes / %6d samples = %6.1f\n", n, s, k, s / k }'
+}
+tacho_n() { "$tacho" report -i "$1" | head -1 | sed 's/^# \([0-9,]*\) samples.*/\1/' | tr -d ,; }
+perf_n() { perf report -D -i "$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE'; }
+per_sample "tacho" "$tmp/t.rec" "$(tacho_n "$tmp/t.rec")"
+per_sample "perf" "$tmp/p.data" "$(perf_n "$tmp/p.data")"
+per_sample "tacho -g" "$tmp/tg.rec" "$(tacho_n "$tmp/tg.rec")"
+per_sample "perf -g" "$tmp/pg.data" "$(perf_n "$tmp/pg.data")"

@@ -86,6 +86,11 @@ struct p_blob {
 	uint32_t event, len;
 };
 
+/* SAMPLES: how many samples follow (each encoded as docs/record-format.md says) */
+struct p_samples {
+	uint32_t count, pad;
+};
+
 _Static_assert(sizeof(struct p_event) == 40, "p_event layout");
 _Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
 _Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
@@ -159,6 +164,83 @@ int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 	return err;
 }
 
+/* --- the SAMPLES block --- */
+
+/* A block is closed once it passes this: the reader checks a block's CRC before its
+ * first sample, and a cut file loses at most its last block */
+#define BLOCK_SOFT (256u << 10)
+
+/* The sample flags: which fields follow the time and IP deltas */
+#define SF_TASK   0x01u   /* pid, tid */
+#define SF_CPU    0x02u   /* cpu + 1 (0: unknown) */
+#define SF_EVENT  0x04u
+#define SF_PERIOD 0x08u
+#define SF_MISC   0x10u
+#define SF_ADDR   0x20u   /* the data address's delta */
+#define SF_CHAIN  0x40u   /* nr, zeros to 8-byte alignment, nr u64 */
+#define SF_ALL    0x7fu
+
+static const unsigned char zeros8[8];
+
+/* LEB128 (7 bits a byte, low first), at most 10 bytes */
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+/* A difference (mod 2^64) as a small number whether it is up or down */
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (0 - (d >> 63));
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+static void block_close(struct tc_record_writer *w)
+{
+	unsigned char *b;
+	size_t size;
+
+	if (!w->block_open)
+		return;
+	w->block_open = false;
+	/* the buffer holds whole records before the block: its length's alignment is
+	 * the file's */
+	if (w->buf.len & 7)
+		tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - w->block_start;
+	b = (unsigned char *)w->buf.buf + w->block_start;
+	put_u32(b + 4, (uint32_t)size);
+	put_u32(b + 8, TC_REC_SAMPLES);
+	put_u32(b + TC_REC_HDR, w->block_count);
+	put_u32(b, tc_crc32(0, b + 4, size - 4));
+}
+
+static void block_open(struct tc_record_writer *w)
+{
+	unsigned char hdr[TC_REC_HDR + sizeof(struct p_samples)] = { 0 };
+
+	w->block_start = w->buf.len;
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	w->block_open = true;
+	w->block_count = 0;
+	memset(&w->prev, 0, sizeof(w->prev));
+}
+
 /* Appends a record made of up to three pieces, each padded to 8 bytes when pad is set
  * on it; the header (CRC over everything after the CRC field) is filled in last. */
 struct piece {
@@ -170,9 +252,11 @@ static void record_writer_addv(struct tc_record_writer *w, enum tc_rec_type type
 			       const struct piece *pc, unsigned n)
 {
 	static const unsigned char zeros[8];
-	size_t start = w->buf.len, size;
+	size_t start, size;
 	unsigned char hdr[TC_REC_HDR] = { 0 };
 
+	block_close(w);   /* a record after samples ends their block: order is kept */
+	start = w->buf.len;
 	tc_sb_add(&w->buf, hdr, sizeof(hdr));
 	for (unsigned i = 0; i < n; i++) {
 		if (!pc[i].len)
@@ -280,12 +364,65 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
 			     const uint64_t *chain)
 {
-	struct p_sample s = { .time = time, .ip = ip, .addr = addr, .period = period,
-			      .pid = pid, .tid = tid, .cpu = cpu, .event = event, .misc = misc,
-			      .nr = nr };
-	struct piece pc[2] = { { &s, sizeof(s) }, { chain, (size_t)nr * 8 } };
+	struct tc_rec_sample_prev *pv = &w->prev;
+	unsigned char t[80];     /* flags and at most 10 varints: 1 + 3 * 10 + 5 * 5 + 10 */
+	size_t n = 1, chain_bytes = (size_t)nr * 8;
+	unsigned f = 0;
 
-	record_writer_addv(w, TC_REC_SAMPLE, pc, nr ? 2 : 1);
+	if (chain_bytes > TC_REC_MAX - TC_REC_HDR - sizeof(struct p_samples) - sizeof(t) - 8) {
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	if (w->block_open &&
+	    w->buf.len - w->block_start + sizeof(t) + 8 + chain_bytes > BLOCK_SOFT)
+		block_close(w);
+	if (!w->block_open)
+		block_open(w);
+	cpu += 1;   /* TC_CPU_UNKNOWN becomes 0, the block's starting value */
+	n += put_varint(t + n, zigzag(time - pv->time));
+	n += put_varint(t + n, zigzag(ip - pv->ip));
+	if (pid != pv->pid || tid != pv->tid) {
+		f |= SF_TASK;
+		n += put_varint(t + n, pid);
+		n += put_varint(t + n, tid);
+	}
+	if (cpu != pv->cpu) {
+		f |= SF_CPU;
+		n += put_varint(t + n, cpu);
+	}
+	if (event != pv->event) {
+		f |= SF_EVENT;
+		n += put_varint(t + n, event);
+	}
+	if (period != pv->period) {
+		f |= SF_PERIOD;
+		n += put_varint(t + n, period);
+	}
+	if (misc != pv->misc) {
+		f |= SF_MISC;
+		n += put_varint(t + n, misc);
+	}
+	if (addr != pv->addr) {
+		f |= SF_ADDR;
+		n += put_varint(t + n, zigzag(addr - pv->addr));
+	}
+	if (nr) {
+		f |= SF_CHAIN;
+		n += put_varint(t + n, nr);
+	}
+	t[0] = (unsigned char)f;
+	tc_sb_add(&w->buf, t, n);
+	if (nr) {
+		/* the chain stays 8-byte aligned in the file, so that a reader points
+		 * into it as into a version 1 sample */
+		if (w->buf.len & 7)
+			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+		tc_sb_add(&w->buf, chain, chain_bytes);
+	}
+	*pv = (struct tc_rec_sample_prev){ .time = time, .ip = ip, .addr = addr,
+					   .period = period, .pid = pid, .tid = tid,
+					   .cpu = cpu, .event = event, .misc = misc };
+	w->block_count++;
 }
 
 void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
@@ -394,6 +531,7 @@ int tc_record_writer_flush(struct tc_record_writer *w)
 {
 	int err;
 
+	block_close(w);
 	if (w->err)
 		return w->err;
 	if (!w->buf.len)
@@ -468,10 +606,10 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
 	if (crc != tc_crc32(0, p, 24))
 		return tc_diag_set(diag, name, 0, 1, -TACHO_ECORRUPT,
 				   "the file header's checksum does not match");
-	if (version != TC_REC_VERSION)
+	if (version < 1 || version > TC_REC_VERSION)
 		return tc_diag_set(diag, name, 0, 9, -TACHO_EVERSION,
-				   "format version %u, this tacho reads version %u", version,
-				   TC_REC_VERSION);
+				   "format version %u, this tacho reads versions 1 to %u",
+				   version, TC_REC_VERSION);
 	if (hsize < TC_REC_FILE_HDR || hsize > len || hsize % 8)
 		return tc_diag_set(diag, name, 0, 13, -TACHO_ECORRUPT,
 				   "bad header size %u", hsize);
@@ -498,9 +636,126 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* One LEB128 number at *pos, before end: 0, or -1 when it runs past end or 64 bits */
+static int get_varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		unsigned char b;
+
+		if (*pos >= end)
+			return -1;
+		b = d[(*pos)++];
+		if (sh == 63 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int get_field(const unsigned char *d, size_t *pos, size_t end, uint64_t max,
+		     uint64_t *v)
+{
+	return get_varint(d, pos, end, v) || *v > max ? -1 : 0;
+}
+
+/* The next sample of the SAMPLES block being read */
+static int next_in_block(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			 struct tacho_diag *diag)
+{
+	struct tc_rec_sample_prev *pv = &r->prev;
+	const unsigned char *d = r->data;
+	size_t pos = r->block_pos, end = r->block_end, start = pos;
+	uint64_t v, nr = 0;
+	unsigned f;
+
+	if (pos >= end)
+		return corrupt(diag, name, start, "sample block ends before its last sample");
+	f = d[pos++];
+	if (f & ~SF_ALL)
+		return corrupt(diag, name, start, "unknown sample flags");
+	if (get_varint(d, &pos, end, &v))
+		goto bad;
+	pv->time += unzigzag(v);
+	if (get_varint(d, &pos, end, &v))
+		goto bad;
+	pv->ip += unzigzag(v);
+	if (f & SF_TASK) {
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->pid = (uint32_t)v;
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->tid = (uint32_t)v;
+	}
+	if (f & SF_CPU) {
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->cpu = (uint32_t)v;
+	}
+	if (f & SF_EVENT) {
+		if (get_field(d, &pos, end, UINT16_MAX, &v))
+			goto bad;
+		pv->event = (uint32_t)v;
+	}
+	if ((f & SF_PERIOD) && get_varint(d, &pos, end, &pv->period))
+		goto bad;
+	if (f & SF_MISC) {
+		if (get_field(d, &pos, end, UINT16_MAX, &v))
+			goto bad;
+		pv->misc = (uint32_t)v;
+	}
+	if (f & SF_ADDR) {
+		if (get_varint(d, &pos, end, &v))
+			goto bad;
+		pv->addr += unzigzag(v);
+	}
+	memset(out, 0, sizeof(*out));
+	if (f & SF_CHAIN) {
+		if (get_field(d, &pos, end, UINT32_MAX, &nr) || nr == 0)
+			goto bad;
+		for (; pos & 7; pos++)
+			if (pos >= end || d[pos])
+				return corrupt(diag, name, start, "bad padding before a call chain");
+		if (nr > (end - pos) / 8)
+			return corrupt(diag, name, start, "call chain longer than its block");
+		/* the data is 8-byte aligned (a map of the file) and so is pos */
+		out->u.sample.chain = (const uint64_t *)(const void *)(d + pos);
+		pos += (size_t)nr * 8;
+	}
+	out->type = TC_REC_SAMPLE;
+	out->offset = start;
+	out->u.sample.time = pv->time;
+	out->u.sample.ip = pv->ip;
+	out->u.sample.addr = pv->addr;
+	out->u.sample.period = pv->period;
+	out->u.sample.pid = pv->pid;
+	out->u.sample.tid = pv->tid;
+	out->u.sample.cpu = pv->cpu - 1;
+	out->u.sample.event = (uint16_t)pv->event;
+	out->u.sample.misc = (uint16_t)pv->misc;
+	out->u.sample.nr = (uint32_t)nr;
+	r->block_pos = pos;
+	if (--r->block_left == 0) {
+		/* the block ends with its last sample and up to 7 zeros */
+		if (end - pos >= 8 || memcmp(d + pos, zeros8, end - pos))
+			return corrupt(diag, name, pos, "bytes after a sample block's last sample");
+	}
+	return 1;
+bad:
+	return corrupt(diag, name, start, "a sample's field runs past its block or out of range");
+}
+
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag)
 {
+	if (r->block_left)
+		return next_in_block(r, out, name, diag);
 	for (;;) {
 		const unsigned char *p = r->data + r->off, *pl, *end;
 		size_t left = r->len - r->off, plen;
@@ -711,6 +966,17 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 				out->u.raw.size = b.len;
 			}
 			return 1;
+		}
+		case TC_REC_SAMPLES: {
+			NEED(struct p_samples, b);
+			if (b.count == 0 || b.pad)
+				return corrupt(diag, name, out->offset, "bad sample block header");
+			r->block_pos = (size_t)out->offset + TC_REC_HDR + sizeof(b);
+			r->block_end = (size_t)out->offset + size;
+			r->block_left = b.count;
+			r->block_offset = out->offset;
+			memset(&r->prev, 0, sizeof(r->prev));
+			return next_in_block(r, out, name, diag);
 		}
 		case TC_REC_USTACK: {
 			NEED(struct p_ustack, u);

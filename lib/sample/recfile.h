@@ -1,5 +1,6 @@
 /* recfile.h - the record file of `tacho record` (docs/record-format.md): a header, then
- * self-delimiting, checksummed records, written as the recording goes. */
+ * self-delimiting, checksummed records, written as the recording goes; samples packed
+ * many to a checksummed block, each with only what changed since the one before. */
 #ifndef TACHO_SAMPLE_RECFILE_H
 #define TACHO_SAMPLE_RECFILE_H
 
@@ -10,7 +11,7 @@
 #include "util/util.h"
 
 #define TC_REC_MAGIC "TACHOREC"
-#define TC_REC_VERSION 1
+#define TC_REC_VERSION 2           /* written; 1 and 2 are read */
 #define TC_REC_FILE_HDR 32          /* bytes of the file header */
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
@@ -38,7 +39,8 @@ enum tc_rec_type {
 	/* 20-24: tracepoint payloads (tacho trace) */
 	TC_REC_TPFORMAT = 20,  /* a tracepoint event's format text, to decode its payloads */
 	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
-	TC_REC_TYPE_MAX = 21,
+	TC_REC_SAMPLES = 22,   /* version 2: samples packed (read as one TC_REC_SAMPLE each) */
+	TC_REC_TYPE_MAX = 22,
 };
 
 /* event flags */
@@ -117,12 +119,23 @@ struct tc_rec {
 };
 
 /* --- writing --- */
+/* What a sample block's next sample is encoded against: the sample before it in the
+ * block (all 0 at its start). */
+struct tc_rec_sample_prev {
+	uint64_t time, ip, addr, period;
+	uint32_t pid, tid, cpu, event, misc;
+};
+
 struct tc_record_writer {
 	int fd;
 	struct tc_outfile out; /* when opened by path: the temporary file and its name */
 	struct tc_sb buf;      /* records not yet written */
 	uint64_t written;      /* bytes in the file */
 	int err;               /* first write error, sticky */
+	bool block_open;       /* buf ends with a SAMPLES record still being filled */
+	size_t block_start;    /* its offset in buf */
+	uint32_t block_count;  /* the samples in it */
+	struct tc_rec_sample_prev prev;
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -148,6 +161,8 @@ void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t ti
 			   uint64_t time, const char *comm);
 void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
 			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
+/* A sample goes into the SAMPLES block at the end of the buffer (a new one when another
+ * record came after it, or it is full): some 8 bytes without a call chain. */
 void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
 			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
@@ -201,6 +216,11 @@ struct tc_record_reader {
 	bool truncated;         /* the bytes end inside a record (or before FINISH) */
 	uint64_t good_end;      /* offset just past the last complete record */
 	uint64_t skipped;       /* records of a type this reader does not know, stepped over */
+	/* the SAMPLES block being read: its next byte, its end, the samples left */
+	size_t block_pos, block_end;
+	uint32_t block_left;
+	uint64_t block_offset;  /* where the block's record starts */
+	struct tc_rec_sample_prev prev;
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -210,7 +230,10 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
 			  const char *name, struct tacho_diag *diag);
 /* Decodes the next record: 1 and *out, 0 at the end (r->truncated says whether the data
  * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. Records
- * of an unknown type are stepped over and counted in r->skipped. */
+ * of an unknown type are stepped over and counted in r->skipped. A SAMPLES block of
+ * version 2 is never returned as such: each of its samples comes as a TC_REC_SAMPLE
+ * whose offset is the sample's first byte, and whose chain points into the data (the
+ * block keeps chains 8-byte aligned), as a version 1 sample's does. */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);
 
