@@ -7,11 +7,11 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
-#include <ncurses.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "top-curses.h"
 #include "top.h"
 
 #define GO_ON (-1)
@@ -353,6 +353,8 @@ static int top_screen(struct top_cli *t)
 	bool quit = false;
 	int err;
 
+	if (top_curses_load())
+		return EXIT_FAIL;
 	err = tacho_live_sample(lc->live, &t->frame);
 	tacho_live_frame_put(t->frame);
 	t->frame = NULL;

@@ -3,11 +3,11 @@
  * oscilloscope of PMON and PTACH), and for the selected row a larger time plot of every
  * event. UTF-8 block characters where the locale has them, ASCII otherwise. */
 #include <math.h>
-#include <ncurses.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "top-curses.h"
 #include "top.h"
 
 /* Eighths of a cell, low to high: U+2581 .. U+2588. */

@@ -59,7 +59,8 @@ static const struct th_json *find_cache(const struct th_json *ct, unsigned level
  * an event that needs libpfm4 loads it. */
 static void test_loads_only_what_it_uses(void **state)
 {
-	static const char *const lazy[] = { "libpfm.so", "libcapstone.so", "libmicrohttpd.so" };
+	static const char *const lazy[] = { "libpfm.so", "libcapstone.so", "libmicrohttpd.so",
+					    "libncursesw.so" };
 	char cmd[4096];
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
 	struct th_run r;
