@@ -166,8 +166,8 @@ int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 
 /* --- the SAMPLES block --- */
 
-/* A block is closed once it passes this: the reader checks a block's CRC before its
- * first sample, and a cut file loses at most its last block */
+/* A block is closed before a sample that could take it past this: the reader checks a
+ * block's CRC before its first sample, and a cut file loses at most its last block */
 #define BLOCK_SOFT (256u << 10)
 
 /* The sample flags: which fields follow the time and IP deltas */
@@ -365,7 +365,9 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 			     const uint64_t *chain)
 {
 	struct tc_rec_sample_prev *pv = &w->prev;
-	unsigned char t[80];     /* flags and at most 10 varints: 1 + 3 * 10 + 5 * 5 + 10 */
+	unsigned char t[80];     /* flags and at most 10 varints: 1 + 4 * 10 (time, ip,
+				  * period, addr) + 4 * 5 (pid, tid, cpu, nr) + 2 * 3
+				  * (event, misc) = 67 */
 	size_t n = 1, chain_bytes = (size_t)nr * 8;
 	unsigned f = 0;
 

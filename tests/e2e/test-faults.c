@@ -284,8 +284,10 @@ static void test_disk_full(void **state)
 	}
 	th_run_free(&r);
 	assert_int_equal(stat(rec, &a), 0);
-	th_tacho(&r, "record", "-q", "-F", "4000", "-o", rec, "--", th_prog("sample-cpu"),
-		 "2000", NULL);
+	/* 8,000 samples with call chains: some 200 KB (without chains, since samples are
+	 * packed into blocks, 8,000 fit in 96 KiB) */
+	th_tacho(&r, "record", "-q", "-g", "-F", "4000", "-o", rec, "--",
+		 th_prog("sample-cpu"), "2000", NULL);
 	int status = r.status;
 	char *err = strdup(r.err);
 	th_run_free(&r);

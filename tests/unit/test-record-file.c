@@ -490,6 +490,109 @@ static void test_sample_blocks(void **state)
 	tc_record_writer_close(&w);
 }
 
+/* A file of one SAMPLES block made by hand with a good checksum: count, then payload
+ * (padded with zeros to 8). Returns what reading it all gives; *n the samples read. */
+static int read_block(uint32_t count, const unsigned char *payload, size_t len,
+		      struct tacho_diag *d, int *n)
+{
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	unsigned char buf[256] = { 0 };
+	size_t size = TC_REC_HDR + 8 + ((len + 7) & ~(size_t)7);
+	uint32_t v;
+	int fd = memfd_create("rec", 0), ret;
+
+	assert_true(fd >= 0 && size <= sizeof(buf) - TC_REC_FILE_HDR);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);   /* the file header */
+	assert_int_equal(pread(fd, buf, TC_REC_FILE_HDR, 0), TC_REC_FILE_HDR);
+	tc_record_writer_close(&w);
+	unsigned char *rp = buf + TC_REC_FILE_HDR;
+	v = (uint32_t)size;
+	memcpy(rp + 4, &v, 4);
+	v = TC_REC_SAMPLES;
+	memcpy(rp + 8, &v, 4);
+	memcpy(rp + TC_REC_HDR, &count, 4);
+	memcpy(rp + TC_REC_HDR + 8, payload, len);
+	v = tc_crc32(0, rp + 4, size - 4);
+	memcpy(rp, &v, 4);
+	*n = 0;
+	ret = tc_record_reader_init(&r, buf, TC_REC_FILE_HDR + size, "t", d);
+	if (ret)
+		return ret;
+	while ((ret = tc_record_reader_next(&r, &rec, "t", d)) == 1)
+		(*n)++;
+	return ret;
+}
+
+/* Blocks whose checksum is right but whose contents are not (what only a crafted file
+ * has): each is corrupt, with what is wrong and where, after the samples before it. */
+static void test_crafted_blocks(void **state)
+{
+	/* a sample: flags 0x01 (task), time 2 (zigzag 4), ip 0x10 (zigzag 0x20), pid 7,
+	 * tid 7; the block's first sample starts at byte 56 (32 + 16 + 8) */
+	static const struct {
+		int line;
+		uint32_t count;
+		unsigned char p[40];
+		size_t len;
+		int samples;       /* read before the error */
+		const char *msg;   /* NULL: reads cleanly */
+	} cases[] = {
+		{ __LINE__, 1, { 0x01, 4, 0x20, 7, 7 }, 5, 1, NULL },
+		{ __LINE__, 2, { 0x01, 4, 0x20, 7, 7, 0x00, 2, 2 }, 8, 2, NULL },
+		{ __LINE__, 0, { 0 }, 0, 0, "at byte 32: bad sample block header" },
+		{ __LINE__, 1, { 0x80, 4, 0x20 }, 3, 0, "at byte 56: unknown sample flags" },
+		/* a time of 11 bytes, and one whose tenth byte holds more than one bit */
+		{ __LINE__, 1, { 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+				 0x80, 0x01, 0x00 }, 13, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		{ __LINE__, 1, { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				 0x02, 0x00 }, 12, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		/* a pid of 2^32 */
+		{ __LINE__, 1, { 0x01, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 1 }, 9, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		/* an event of 2^16 */
+		{ __LINE__, 1, { 0x04, 0, 0, 0x80, 0x80, 0x04 }, 6, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		/* the block says three samples and holds one and the padding (three zero
+		 * bytes are a sample: no flags, both deltas 0) */
+		{ __LINE__, 3, { 0x01, 4, 0x20, 7, 7 }, 5, 2,
+		  "at byte 64: sample block ends before its last sample" },
+		/* a chain of 2 with room for 1; a chain of 0; padding that is not zero */
+		{ __LINE__, 1, { 0x40, 0, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 }, 16, 0,
+		  "at byte 56: call chain longer than its block" },
+		{ __LINE__, 1, { 0x40, 0, 0, 0 }, 4, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		{ __LINE__, 1, { 0x40, 0, 0, 1, 0, 9, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 }, 16, 0,
+		  "at byte 56: bad padding before a call chain" },
+		/* 8 bytes after the last sample: the block is wrong, its last sample is
+		 * not given */
+		{ __LINE__, 1, { 0x01, 4, 0x20, 7, 7, 0, 0, 0, 0, 0, 0, 0, 0 }, 13, 0,
+		  "at byte 61: bytes after a sample block's last sample" },
+		/* a field that runs past the block's end */
+		{ __LINE__, 1, { 0x01, 4, 0x20, 0x80, 0x80, 0x80, 0x80, 0x80 }, 8, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tacho_diag d = { .sz = sizeof(d) };
+		int n, ret = read_block(cases[i].count, cases[i].p, cases[i].len, &d, &n);
+
+		if (n != cases[i].samples)
+			fail_msg("line %d: %d samples read", cases[i].line, n);
+		if (!cases[i].msg) {
+			if (ret != 0)
+				fail_msg("line %d: error %d %s", cases[i].line, ret, d.message);
+			continue;
+		}
+		if (ret != -TACHO_ECORRUPT || !strstr(d.message, cases[i].msg))
+			fail_msg("line %d: %d '%s'", cases[i].line, ret, d.message);
+	}
+}
+
 static void test_crc32(void **state)
 {
 	(void)state;
@@ -741,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_reads_version_1),
 		cmocka_unit_test(test_sample_blocks),
+		cmocka_unit_test(test_crafted_blocks),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_no_finish_is_truncated),
 		cmocka_unit_test(test_unknown_type_skipped),
