@@ -179,6 +179,9 @@ struct tc_stat_cells {
 	enum tacho_hint *hint;
 	int *err;
 	bool threads;                   /* thread reports asked: the ring is mapped */
+	bool *whole;                    /* [n] with threads: the event's group never
+					   rotates (asked once: a dynamic PMU's name is a
+					   walk of sysfs) */
 };
 
 void tc_stat_cells_free(struct tc_stat_cells *c)
@@ -192,6 +195,7 @@ void tc_stat_cells_free(struct tc_stat_cells *c)
 	free(c->hint);
 	free(c->err);
 	free(c->vals);
+	free(c->whole);
 	free(c);
 }
 
@@ -275,6 +279,11 @@ int tc_stat_cells_open(const struct tacho_counter_spec *specs, size_t n,
 	if (!err && thread_reports) {
 		err = tc_perf_list_mmap(c->list, THREAD_RING_PAGES, NULL, NULL);
 		c->threads = true;
+		c->whole = calloc(c->n ? c->n : 1, sizeof(*c->whole));
+		if (!c->whole && !err)
+			err = -ENOMEM;
+		for (size_t i = 0; c->whole && i < c->n; i++)
+			c->whole[i] = tc_perf_ev_never_rotates(tc_perf_list_event(c->list, i));
 	}
 	if (err) {
 		tc_stat_cells_free(c);
@@ -341,8 +350,7 @@ int tc_stat_cells_read(struct tc_stat_cells *c, struct tacho_count *out)
 		/* a task's event on each CPU is enabled whenever the task runs, and
 		 * running while it runs on that CPU: its time enabled is one cell's,
 		 * its time running the sum (count_of says what that makes) */
-		count_of(v->raw, v->enabled / nopen, v->running,
-			 tc_perf_ev_never_rotates(tc_perf_list_event(c->list, i)),
+		count_of(v->raw, v->enabled / nopen, v->running, c->whole[i],
 			 tc_perf_ev_name(tc_perf_list_event(c->list, i)), &out[i]);
 	}
 	return 0;
@@ -632,8 +640,7 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 				r->counts[i] = total[i];
 				continue;
 			}
-			count_of(d.t[k].raw[i], d.t[k].ena[i], d.t[k].run[i],
-				 tc_perf_ev_never_rotates(tc_perf_list_event(c->list, i)),
+			count_of(d.t[k].raw[i], d.t[k].ena[i], d.t[k].run[i], c->whole[i],
 				 total[i].name, &r->counts[i]);
 		}
 	}
