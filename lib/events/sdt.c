@@ -5,12 +5,11 @@
  * placed, so that code guarded by it runs), and the writers of `tacho list sdt`. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/elfutils.h"
 #include "events/events.h"
 #include "output/output.h"
 #include "util/util.h"

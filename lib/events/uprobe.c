@@ -4,8 +4,6 @@
  * against the executable segments). The grammar itself is in parse.c. */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/elfutils.h"
 #include "events/events.h"
 #include "tacho/errors.h"
 

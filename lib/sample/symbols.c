@@ -1,11 +1,8 @@
 /* symbols.c - ELF symbols, source lines and build-ids through elfutils' libdwfl; kernel
  * symbols from kallsyms. */
 #include <dlfcn.h>
-#include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "util/elfutils.h"
 #include "sample/symbols.h"
 #include "tacho/errors.h"
 
@@ -131,9 +129,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = tc_elfutils_find_elf,
 	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+	.section_address = tc_elfutils_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 

@@ -3,11 +3,8 @@
  * the binaries the recording mapped (.eh_frame, .debug_frame, separate debug files by
  * build-id), and LBR call stacks (BRANCH records) turned into chains; both joined to the
  * kernel part of the sample's PERF_SAMPLE_CALLCHAIN. */
-#include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -15,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "util/elfutils.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
 
@@ -308,7 +306,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = tc_elfutils_find_elf,
 	.find_debuginfo = find_debuginfo,
 };
 
