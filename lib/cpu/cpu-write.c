@@ -87,15 +87,21 @@ static void print_wrapped(FILE *f, unsigned indent, const char *first_prefix, co
 
 /* --- feature groups: vector and crypto first, then by the leaf they live in --- */
 
-static const char *const simd_prefixes[] = {
-	"mmx", "sse", "ssse", "pni", "avx", "fma", "f16c", "amx", "xop", "3dnow", "aes",
-	"vaes", "pclmul", "vpclmul", "gfni", "sha", "sm3", "sm4", "apx", "xsave",
+#define P(s) { s, sizeof(s) - 1 }
+static const struct { const char *p; size_t n; } simd_prefixes[] = {
+	P("mmx"), P("sse"), P("ssse"), P("pni"), P("avx"), P("fma"), P("f16c"), P("amx"),
+	P("xop"), P("3dnow"), P("aes"), P("vaes"), P("pclmul"), P("vpclmul"), P("gfni"),
+	P("sha"), P("sm3"), P("sm4"), P("apx"), P("xsave"),
 };
+#undef P
 
+/* Asked for each set flag and group: the first letter rules out most prefixes (a
+ * strncmp for each took a quarter of tacho cpu's instructions) */
 static bool is_simd(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(simd_prefixes); i++)
-		if (tc_starts_with(name, simd_prefixes[i]))
+		if (name[0] == simd_prefixes[i].p[0] &&
+		    !strncmp(name, simd_prefixes[i].p, simd_prefixes[i].n))
 			return true;
 	return false;
 }

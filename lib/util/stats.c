@@ -79,6 +79,41 @@ void tc_stats_sort_u64(uint64_t *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_u64);
 }
 
+uint64_t tc_stats_select_u64(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	/* Hoare's selection: partition around the middle value, keep the side holding
+	 * rank k, until it is the only one left */
+	while (lo < hi) {
+		uint64_t pivot = v[lo + (hi - lo) / 2], t;
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;   /* between j and i: all equal to the pivot */
+	}
+	return v[k];
+}
+
 /* Hyndman & Fan type 7: h = (n-1)p/100, interpolate between the ranks around it. The
  * rank below h and the fraction, or false when p clamps to an end (*lo is that end). */
 static bool type7_rank(size_t n, double p, size_t *lo, double *frac)

@@ -221,12 +221,41 @@ static void test_welford(void **state)
 	assert_true(w.min == 2 && w.max == 9 && w.n == 9);
 }
 
+/* Selection gives, for every rank, what a sort puts there: random values, many
+ * duplicates, all equal, sorted both ways, one element. */
+static void test_select_u64(void **state)
+{
+	enum { N = 301 };
+	uint64_t v[N], sorted[N], work[N], x = 88172645463325252ull;
+	(void)state;
+
+	for (int shape = 0; shape < 5; shape++) {
+		for (size_t i = 0; i < N; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i] = shape == 0 ? x : shape == 1 ? x % 4 : shape == 2 ? 7
+			     : shape == 3 ? i : N - i;
+		}
+		memcpy(sorted, v, sizeof(v));
+		tc_stats_sort_u64(sorted, N);
+		for (size_t k = 0; k < N; k++) {
+			memcpy(work, v, sizeof(v));
+			if (tc_stats_select_u64(work, N, k) != sorted[k])
+				fail_msg("shape %d rank %zu", shape, k);
+		}
+	}
+	v[0] = 42;
+	assert_int_equal(tc_stats_select_u64(v, 1, 0), 42);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_values),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_percentile_edges),
+		cmocka_unit_test(test_select_u64),
 		cmocka_unit_test(test_percentile_u64),
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_edge_counts),
