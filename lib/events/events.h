@@ -54,6 +54,15 @@ const struct tc_event *tc_evlist_get(const struct tacho_evlist *list, size_t i);
  * probe registers one and waits for SRCU grace periods to remove it (13-200 ms open,
  * 61 ms close here). 0 or what the kernel answered (-EACCES, -EPERM, ...). */
 int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i);
+/* tacho_evlist_probe for event i, a tracepoint, without registering it: opened asking
+ * for a branch stack, which the tracepoint PMU refuses (EOPNOTSUPP: 0 here) first thing
+ * in its event_init, after every check perf_event_open makes before any PMU
+ * (perf_event_paranoid, capabilities, the security module's hook) and before the
+ * tracepoint is armed. A real probe arms it, and its close waits for RCU grace periods
+ * to disarm it (some 40 ms here). What it leaves unasked is the tracepoint's own part
+ * (its id, which tracefs gave, and the kernel's buffers for it). 0 or what the kernel
+ * answered (-EACCES, -EPERM, ...). */
+int tc_evlist_probe_tracepoint_dry(const struct tacho_evlist *list, size_t i);
 
 /* --- tables.c: the generic events, as data --- */
 struct tc_generic_event {

@@ -42,6 +42,24 @@ int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i)
 	return err == -ENOENT ? 0 : err;
 }
 
+int tc_evlist_probe_tracepoint_dry(const struct tacho_evlist *list, size_t i)
+{
+	const struct tc_event *ev = tc_evlist_get(list, i);
+	struct perf_event_attr attr;
+	int err;
+
+	if (!ev)
+		return -EINVAL;
+	attr = ev->attr;
+	attr.disabled = 1;
+	/* perf_copy_attr takes a branch stack of user branches from anyone; perf_tp_
+	 * event_init refuses any branch stack (kernel/events/core.c) */
+	attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+	err = tc_perf_probe(&attr, NULL);
+	return err == -EOPNOTSUPP ? 0 : err;
+}
+
 /* snprintf into a fixed buffer where a long name may be cut (it then fails to open,
  * which is the right outcome for a path that long). */
 static void fmtbuf(char *buf, size_t size, const char *fmt, ...) TC_PRINTF(3, 4);

@@ -1,9 +1,10 @@
 /* listing.c - the event listing behind `tacho list`: the events of a walk that match a
  * pattern, each tried (opened counting, then closed) so that the listing says whether
- * this process may count it here, with the engine's explanation when not. */
+ * this process may count it here, with the engine's explanation when not. Uprobes and
+ * tracepoints are tried dry (events.h): the kernel's checks of the caller, without
+ * arming anything whose removal waits for grace periods. */
 #include <errno.h>
 #include <fnmatch.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,18 +80,29 @@ static int explanation(struct build *b, enum tacho_event_source src, int err,
 	return (int)l->nex++;
 }
 
-static int probe_user_only(const struct build *b, const char *spec)
+/* Opens event 0 of l as a probe: dry for the PMUs whose real open arms something the
+ * kernel takes tens of milliseconds to disarm at the close. */
+static int probe_open(const struct tc_listing_row *r, const struct tacho_evlist *l)
+{
+	if (r->src == TACHO_EVENT_SRC_TRACEPOINT)
+		return tc_evlist_probe_tracepoint_dry(l, 0);
+	if (!strcmp(r->pmu, "uprobe"))
+		return tc_evlist_probe_uprobe_dry(l, 0);
+	return tacho_evlist_probe(l, 0);
+}
+
+static int probe_user_only(const struct build *b, const struct tc_listing_row *r)
 {
 	struct tacho_evlist *l;
 	struct tacho_diag d = { .sz = sizeof(d) };
 	char buf[700];
 	int err;
 
-	snprintf(buf, sizeof(buf), "%s:u", spec);
+	snprintf(buf, sizeof(buf), "%s:u", r->spec);
 	err = tacho_evlist_parse_opts(buf, b->events, &l, &d);
 	if (err)
 		return err;
-	err = tacho_evlist_probe(l, 0);
+	err = probe_open(r, l);
 	tacho_evlist_free(l);
 	return err;
 }
@@ -123,7 +135,7 @@ static void probe_finish(struct build *b, struct tc_listing_row *r, struct tacho
 		r->why = explanation(b, r->src, r->err, &attr);
 		/* a user who may count user space only: does the ':u' form open? */
 		if (r->err == -EACCES && !attr.exclude_kernel)
-			r->err_u = probe_user_only(b, r->spec);
+			r->err_u = probe_user_only(b, r);
 	}
 	tacho_evlist_free(l);
 }
@@ -137,38 +149,9 @@ static void probe_row(struct build *b, struct tc_listing_row *r)
 	l = probe_parse(b, r);
 	if (!l)
 		return;
-	r->err = strcmp(r->pmu, "uprobe") ? tacho_evlist_probe(l, 0)
-					  : tc_evlist_probe_uprobe_dry(l, 0);
+	r->err = probe_open(r, l);
 	probe_finish(b, r, l);
 }
-
-/* Whether a row's probe waits in the kernel: closing the last user of a tracepoint
- * waits for an RCU grace period (36 ms here). Software events and breakpoints open and
- * close in microseconds, and so does the uprobe's dry probe (a real one registers the
- * uprobe, 13 to 200 ms here, and waits 61 ms to remove it). */
-static bool probe_is_slow(const struct tc_listing_row *r)
-{
-	return r->src == TACHO_EVENT_SRC_TRACEPOINT;
-}
-
-/* One slow probe, opened and closed on a thread of its own. */
-struct slow_probe {
-	struct tc_listing_row *r;
-	struct tacho_evlist *l;
-	int err;
-	pthread_t th;
-	bool started;
-};
-
-static void *slow_probe_run(void *arg)
-{
-	struct slow_probe *sp = arg;
-
-	sp->err = tacho_evlist_probe(sp->l, 0);
-	return NULL;
-}
-
-#define SLOW_PROBES_MAX (TC_LISTING_TP_PROBE_EACH + 4)
 
 static void row_exit(struct tc_listing_row *r)
 {
@@ -214,17 +197,13 @@ static int collect(void *arg, const struct tacho_event_info *ev)
 	return 0;
 }
 
-/* Probes the rows after the walk (the table no longer moves). The probes that wait in
- * the kernel run on threads of their own, all at once and while the caller's thread
- * probes the rest, so that `tacho list` waits for the slowest of them instead of their
- * sum; each opens and closes its event as before (the answer is this process's, on
- * whichever thread). Tracepoints: each when at most TC_LISTING_TP_PROBE_EACH are
- * listed, else one for all (sched:sched_switch where listed). */
+/* Probes the rows after the walk (the table no longer moves). Tracepoints: each when
+ * at most TC_LISTING_TP_PROBE_EACH are listed, else one for all (sched:sched_switch
+ * where listed): their answers differ only in what a dry probe does not ask. */
 static void probe_rows(struct build *b)
 {
 	struct tacho_event_listing *l = b->l;
-	struct slow_probe sp[SLOW_PROBES_MAX];
-	size_t nsp = 0, ntp = 0, rep = SIZE_MAX;
+	size_t ntp = 0, rep = SIZE_MAX;
 
 	if (!b->probe)
 		return;
@@ -238,35 +217,10 @@ static void probe_rows(struct build *b)
 	if (ntp > TC_LISTING_TP_PROBE_EACH)
 		l->tp_rep = rep;
 	for (size_t i = 0; i < l->n; i++) {
-		struct tc_listing_row *r = &l->rows[i];
-
-		if (!r->spec || !probe_is_slow(r))
+		if (l->rows[i].src == TACHO_EVENT_SRC_TRACEPOINT &&
+		    ntp > TC_LISTING_TP_PROBE_EACH && i != rep)
 			continue;
-		if (r->src == TACHO_EVENT_SRC_TRACEPOINT && ntp > TC_LISTING_TP_PROBE_EACH &&
-		    i != rep)
-			continue;
-		if (nsp == SLOW_PROBES_MAX) {
-			probe_row(b, r);   /* more than expected: this one on this thread */
-			continue;
-		}
-		sp[nsp].r = r;
-		sp[nsp].l = probe_parse(b, r);
-		sp[nsp].started = sp[nsp].l &&
-				  pthread_create(&sp[nsp].th, NULL, slow_probe_run, &sp[nsp]) == 0;
-		nsp++;
-	}
-	for (size_t i = 0; i < l->n; i++)
-		if (!probe_is_slow(&l->rows[i]))
-			probe_row(b, &l->rows[i]);
-	for (size_t k = 0; k < nsp; k++) {
-		if (!sp[k].l)
-			continue;   /* its spec did not parse: the row says why */
-		if (sp[k].started)
-			pthread_join(sp[k].th, NULL);
-		else
-			slow_probe_run(&sp[k]);   /* no thread to be had: here, then */
-		sp[k].r->err = sp[k].err;
-		probe_finish(b, sp[k].r, sp[k].l);
+		probe_row(b, &l->rows[i]);
 	}
 }
 

@@ -356,6 +356,57 @@ static void test_uprobe_probe_dry(void **state)
 	th_run_free(&r);
 }
 
+/* Tracepoints are probed without arming one (a real probe's close waited some 40 ms
+ * for RCU grace periods, the most of tacho list's wall time): the kernel is asked for
+ * a branch stack, which the tracepoint PMU refuses first thing, after the checks of the
+ * caller that every open makes. As root every probed tracepoint opens, and strace sees
+ * every open of a tracepoint answered EOPNOTSUPP, none giving a descriptor. */
+static void test_tracepoint_probe_dry(void **state)
+{
+	char cmd[4096], *types = NULL;
+	char *sh[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	const struct th_json *row, *evs;
+	struct th_json *j;
+	struct th_run r;
+	size_t len, opens = 0, probed = 0;
+	(void)state;
+
+	if (geteuid() != 0)
+		TEST_SKIP("needs root to read tracefs and see every probe open");
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("no syscalls:sys_enter_write tracepoint to list");
+	if (access("/usr/bin/strace", X_OK) != 0)
+		TEST_SKIP("no strace(1) to see the probe's open");
+	snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+		 "strace -f -qq -e trace=perf_event_open -o '%s' '%s' list --json "
+		 "'syscalls:sys_*_write'", th_tmp("strace-tp"), th_tacho_bin());
+	th_runv(&r, NULL, sh);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	evs = th_json_get(j, "events");
+	assert_non_null(evs);
+	for (size_t i = 0; i < evs->n; i++) {
+		row = evs->items[i];
+		if (strcmp(th_json_get(row, "source")->string, "tracepoint"))
+			continue;
+		probed++;
+		assert_true(th_json_get(row, "opens")->boolean);
+	}
+	assert_int_equal(probed, 2);   /* sys_enter_write and sys_exit_write */
+	th_json_free(j);
+	th_run_free(&r);
+	assert_int_equal(tc_read_file(th_tmp("strace-tp"), &types, &len, 1 << 24), 0);
+	for (char *l = strtok(types, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strstr(l, "type=PERF_TYPE_TRACEPOINT"))
+			continue;
+		opens++;
+		if (!strstr(l, "= -1 EOPNOTSUPP"))
+			fail_msg("an open of a tracepoint that was not refused: %s", l);
+	}
+	free(types);
+	assert_int_equal(opens, 2);
+}
+
 static void test_usage_errors(void **state)
 {
 	struct th_run r;
@@ -402,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_every_group_in_order),
 		cmocka_unit_test(test_unprivileged),
 		cmocka_unit_test(test_uprobe_probe_dry),
+		cmocka_unit_test(test_tracepoint_probe_dry),
 		cmocka_unit_test(test_usage_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
