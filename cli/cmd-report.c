@@ -310,6 +310,9 @@ static int cmd_report_fn(int argc, char **argv)
 	}
 	if (in.lost)
 		cli_warn("%" PRIu64 " samples were lost while recording", in.lost);
+	if (in.chains_cut)
+		cli_warn("%" PRIu64 " samples have call chains of more than 65535 entries: the "
+			 "report keeps the first 65535 of each", in.chains_cut);
 	out = cli_open_output(outpath);
 	if (!out)
 		goto out;

@@ -159,6 +159,8 @@ struct tacho_profile_info {
 	bool simulated;             /* the selected event was simulated (tacho_sim_record):
 				       each period is an exact simulated count, no sample
 				       was drawn */
+	uint64_t chains_cut;        /* samples whose call chain had more than 65535 entries:
+				       the report keeps the first 65535 */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

@@ -341,7 +341,7 @@ static int key_dims(struct tacho_profile *p, const struct smp *s, const struct l
 	if (m & D_TID)
 		k->tid = s->tid;
 	if (m & D_CPU)
-		k->cpu = s->cpu;
+		k->cpu = tc_smp_cpu(s);
 	if (m & D_EVENT)
 		k->event = s->event;
 	if (m & D_DSO)

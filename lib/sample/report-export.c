@@ -264,8 +264,8 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		tc_fputs_printable(comm_of(p, s->pid), f);
 		fprintf(f, " %u/%u ", s->pid, s->tid);
 		/* no CPU where the file has none, as perf script leaves it out */
-		if (s->cpu != TC_CPU_UNKNOWN)
-			fprintf(f, "[%03u] ", s->cpu);
+		if (tc_smp_cpu(s) != TC_CPU_UNKNOWN)
+			fprintf(f, "[%03u] ", tc_smp_cpu(s));
 		fprintf(f, "%" PRIu64 ".%06" PRIu64 ": %" PRIu64 " ", s->time / 1000000000u,
 			(s->time % 1000000000u) / 1000u, s->period);
 		tc_fputs_printable(ev, f);
@@ -273,7 +273,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		/* the data address, where the event has one, as `perf script -F ...,addr`
 		 * prints it: after the event name */
 		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
-			fprintf(f, " %16" PRIx64, s->addr);
+			fprintf(f, " %16" PRIx64, tc_smp_addr(p, s));
 		write_payload(p, s, f);
 		fputc('\n', f);
 		for (size_t k = 0; k < nf; k++) {
@@ -418,7 +418,7 @@ int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f)
 		tc_json_uint(&j, "time_ns", s->time);
 		tc_json_uint(&j, "pid", s->pid);
 		tc_json_uint(&j, "tid", s->tid);
-		tc_json_uint(&j, "cpu", s->cpu);
+		tc_json_uint(&j, "cpu", tc_smp_cpu(s));
 		tc_json_str(&j, "comm", comm_of(p, s->pid));
 		tc_json_str(&j, "event", s->event < p->nev ? pool_str(p, p->evs[s->event].name)
 							    : "[unknown]");
@@ -426,7 +426,7 @@ int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f)
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->ip);
 		tc_json_str(&j, "ip", hex);
 		/* the data address of page faults and breakpoints, as perf script's addr */
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->addr);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, tc_smp_addr(p, s));
 		tc_json_str(&j, "addr", s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR)
 					? hex : NULL);
 		json_sample_payload(p, s, &j);

@@ -357,7 +357,7 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
 		return 0;
 	if (f->ncpus) {
 		for (size_t i = 0; i < f->ncpus && !in; i++)
-			in = f->cpus[i] >= 0 && (uint32_t)f->cpus[i] == s->cpu;
+			in = f->cpus[i] >= 0 && (uint32_t)f->cpus[i] == tc_smp_cpu(s);
 		if (!in)
 			return 0;
 	}

@@ -41,12 +41,21 @@ struct proc {
 	uint64_t *max_end;
 };
 
+/* A sample as the report keeps it: 48 bytes, since a report holds every one (600k of
+ * them were 38 MB at 64 bytes, most of the report's peak RSS). Its data address lives
+ * in tacho_profile.addrs, kept only when a sample has one. */
 struct smp {
-	uint64_t time, ip, period, addr;
+	uint64_t time, ip, period;
 	const uint64_t *chain;         /* into the mapped file */
-	uint32_t pid, tid, cpu, nr;
+	uint32_t pid, tid;
+	uint16_t nr;                   /* chains longer than 65535 are cut (chains_cut) */
+	uint16_t cpu;                  /* SMP_CPU_NONE: the recording has none */
 	uint16_t event, misc;
 };
+_Static_assert(sizeof(struct smp) == 48, "struct smp is 48 bytes");
+
+#define SMP_CPU_NONE UINT16_MAX   /* TC_CPU_UNKNOWN, and any CPU no machine has */
+#define SMP_NR_MAX UINT16_MAX
 
 /* The USTACK or BRANCH record that followed sample smp (report-load.c), which
  * unwind.c turns into the user part of its chain (nr: the joined chain's length). */
@@ -104,6 +113,9 @@ struct tacho_profile {
 	struct tc_hmap map_idx;        /* hash of (pid, start, end, pgoff, dso) -> maps */
 	struct smp *smps;
 	size_t nsmps;
+	uint64_t *addrs;               /* [nsmps] the samples' data addresses, or NULL when
+					  none has one */
+	uint64_t chains_cut;           /* samples whose chain was cut at SMP_NR_MAX */
 	struct xtra *xtras;            /* samples with a stack or branches to unwind */
 	size_t nxtras, xtras_cap;
 	uint64_t *uchains;             /* their joined chains (unwind.c) */
@@ -167,6 +179,18 @@ int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, si
 
 /* report-load.c: the payload of sample s (a pointer into p->smps): 0 and its bytes,
  * or -ENOENT when it has none. */
+/* A sample's CPU, TC_CPU_UNKNOWN when it has none. */
+static inline uint32_t tc_smp_cpu(const struct smp *s)
+{
+	return s->cpu == SMP_CPU_NONE ? TC_CPU_UNKNOWN : s->cpu;
+}
+
+/* A sample's data address (0: none). */
+static inline uint64_t tc_smp_addr(const struct tacho_profile *p, const struct smp *s)
+{
+	return p->addrs ? p->addrs[s - p->smps] : 0;
+}
+
 int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
 		   const unsigned char **data, uint32_t *size);
 

@@ -366,18 +366,34 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 				if (!ns)
 					return -ENOMEM;
 				p->smps = ns;
+				if (p->addrs) {
+					uint64_t *na = realloc(p->addrs, nc * sizeof(*na));
+					if (!na)
+						return -ENOMEM;
+					p->addrs = na;
+				}
 				cap = nc;
 			}
+			if (r.u.sample.addr && !p->addrs) {
+				/* the first sample with a data address: the others had none */
+				p->addrs = calloc(cap, sizeof(*p->addrs));
+				if (!p->addrs)
+					return -ENOMEM;
+			}
+			if (p->addrs)
+				p->addrs[p->nsmps] = r.u.sample.addr;
 			s = &p->smps[p->nsmps++];
 			s->time = r.u.sample.time;
 			s->ip = r.u.sample.ip;
-			s->addr = r.u.sample.addr;
 			s->period = r.u.sample.period;
 			s->chain = r.u.sample.chain;
 			s->pid = r.u.sample.pid;
 			s->tid = r.u.sample.tid;
-			s->cpu = r.u.sample.cpu;
-			s->nr = r.u.sample.nr;
+			/* no machine has 65535 CPUs: the number stands for none */
+			s->cpu = r.u.sample.cpu < SMP_CPU_NONE ? (uint16_t)r.u.sample.cpu
+							       : SMP_CPU_NONE;
+			s->nr = r.u.sample.nr <= SMP_NR_MAX ? (uint16_t)r.u.sample.nr : SMP_NR_MAX;
+			p->chains_cut += r.u.sample.nr > SMP_NR_MAX;
 			s->event = r.u.sample.event;
 			s->misc = r.u.sample.misc;
 			break;
@@ -489,7 +505,8 @@ int tacho_profile_select_event(struct tacho_profile *p, const char *name)
  * fstat said, fewer when the file shrank meanwhile, more when it grew, all of a pipe. */
 static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 {
-	size_t alloc = size ? size : 4096, n = 0;
+	/* room past the size, so that the read that finds the end needs no doubling */
+	size_t alloc = size ? size + 4096 : 4096, n = 0;
 	unsigned char *buf = malloc(alloc), *nb;
 
 	if (!buf)
@@ -598,6 +615,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->proc_idx);
 	tc_hmap_exit(&p->map_idx);
 	free(p->smps);
+	free(p->addrs);
 	free(p->raws);
 	tc_payload_free(p->payload);
 	free(p->xtras);
@@ -641,6 +659,7 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 	out->exit_status = p->finished ? p->exit_status : -1;
 	out->kernel_note = p->kernel_note;
 	out->throttles = p->throttles;
+	out->chains_cut = p->chains_cut;
 	tc_sized_put_sz(caller, out, sizeof(*out));
 	return 0;
 }

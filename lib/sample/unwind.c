@@ -481,7 +481,8 @@ int tc_profile_unwind(struct tacho_profile *p)
 	/* the array moved as it grew: point the samples at their chains now */
 	for (size_t i = 0; i < p->nxtras; i++) {
 		p->smps[p->xtras[i].smp].chain = &p->uchains[offs[i]];
-		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr;
+		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr <= SMP_NR_MAX ?
+					       (uint16_t)p->xtras[i].nr : SMP_NR_MAX;
 	}
 out:
 	for (size_t i = 0; i < ps.n; i++)

@@ -284,10 +284,58 @@ static void test_escape_sequences_shown(void **state)
 	tacho_profile_free(p);
 }
 
+/* A report keeps 48 bytes a sample: a chain of more than 65535 entries (no kernel
+ * makes one, a crafted file may) is cut there and counted, the CPU a sample has none
+ * of stays none, a data address is kept only where a sample has one, and the CPU and
+ * address come back as written. */
+static void test_compact_samples(void **state)
+{
+	enum { LONG = 70000 };
+	uint64_t *chain = malloc(LONG * sizeof(*chain));
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_profile_info info = { .sz = sizeof(info) };
+	struct tacho_diag d;
+	(void)state;
+
+	assert_non_null(chain);
+	for (size_t i = 0; i < LONG; i++)
+		chain[i] = 0x401000 + i;
+	start(&w, "compact.rec", 1);
+	tc_record_writer_sample(&w, 10, 0x401000, 0, 1, 7, 7, 3, 0, 2, LONG, chain);
+	tc_record_writer_sample(&w, 11, 0x401000, 0, 1, 7, 7, TC_CPU_UNKNOWN, 0, 2, 3, chain);
+	tc_record_writer_sample(&w, 12, 0x401000, 0, 1, 7, 7, 65535, 0, 2, 0, NULL);
+	assert_int_equal(finish_load(&w, "compact.rec", &p, &d), 0);
+	assert_int_equal(tacho_profile_info(p, &info), 0);
+	assert_int_equal(info.chains_cut, 1);
+	assert_int_equal(info.all_samples, 3);
+	assert_int_equal(p->smps[0].nr, 65535);
+	assert_int_equal(p->smps[0].chain[65534], 0x401000 + 65534);
+	assert_int_equal(p->smps[1].nr, 3);
+	assert_int_equal(tc_smp_cpu(&p->smps[0]), 3);
+	assert_int_equal(tc_smp_cpu(&p->smps[1]), TC_CPU_UNKNOWN);
+	assert_int_equal(tc_smp_cpu(&p->smps[2]), TC_CPU_UNKNOWN);
+	assert_null(p->addrs);
+	tacho_profile_free(p);
+
+	/* addresses: none before the first, each as written after */
+	start(&w, "addrs.rec", 1);
+	for (uint64_t i = 0; i < 5000; i++)
+		tc_record_writer_sample(&w, 10 + i, 0x401000, i >= 3 ? 0x7f0000000000 + i : 0, 1,
+					7, 7, 0, 0, 2, 0, NULL);
+	assert_int_equal(finish_load(&w, "addrs.rec", &p, &d), 0);
+	assert_non_null(p->addrs);
+	for (size_t i = 0; i < 5000; i++)
+		assert_int_equal(tc_smp_addr(p, &p->smps[i]), i >= 3 ? 0x7f0000000000 + i : 0);
+	tacho_profile_free(p);
+	free(chain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_do_not_wrap),
+		cmocka_unit_test(test_compact_samples),
 		cmocka_unit_test(test_select_event_keeps_index),
 		cmocka_unit_test(test_throttles_said),
 		cmocka_unit_test(test_many_mappings_linear),
