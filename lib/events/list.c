@@ -12,30 +12,35 @@
 #include "tacho/errors.h"
 #include "tacho/events.h"
 
-int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
+/* Event i's attributes as a probe opens them (disabled). 0 or -EINVAL. */
+static int probe_attr(const struct tacho_evlist *list, size_t i, struct perf_event_attr *attr)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
-	struct perf_event_attr attr;
 
 	if (!ev)
 		return -EINVAL;
-	attr = ev->attr;
-	attr.disabled = 1;
-	return tc_perf_probe(&attr, NULL);
+	*attr = ev->attr;
+	attr->disabled = 1;
+	return 0;
+}
+
+int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
+{
+	struct perf_event_attr attr;
+	int err = probe_attr(list, i, &attr);
+
+	return err ? err : tc_perf_probe(&attr, NULL);
 }
 
 int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i)
 {
 	/* a path no file has: /proc/self has no fdinfo of descriptor -1 */
 	static const char nofile[] = "/proc/self/fdinfo/-1";
-	const struct tc_event *ev = tc_evlist_get(list, i);
 	struct perf_event_attr attr;
-	int err;
+	int err = probe_attr(list, i, &attr);
 
-	if (!ev)
-		return -EINVAL;
-	attr = ev->attr;
-	attr.disabled = 1;
+	if (err)
+		return err;
 	attr.uprobe_path = (uint64_t)(uintptr_t)nofile;
 	err = tc_perf_probe(&attr, NULL);
 	/* ENOENT: the kernel let us in and looked for the file */
@@ -44,14 +49,11 @@ int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i)
 
 int tc_evlist_probe_tracepoint_dry(const struct tacho_evlist *list, size_t i)
 {
-	const struct tc_event *ev = tc_evlist_get(list, i);
 	struct perf_event_attr attr;
-	int err;
+	int err = probe_attr(list, i, &attr);
 
-	if (!ev)
-		return -EINVAL;
-	attr = ev->attr;
-	attr.disabled = 1;
+	if (err)
+		return err;
 	/* perf_copy_attr takes a branch stack of user branches from anyone; perf_tp_
 	 * event_init refuses any branch stack (kernel/events/core.c) */
 	attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;

@@ -290,6 +290,25 @@ static void test_unprivileged(void **state)
 	th_run_free(&r);
 }
 
+/* The perf_event_open calls in strace's log at path whose line holds what: how many,
+ * each of them refused with the answer refusal (or the test fails). */
+static size_t refused_opens(const char *path, const char *what, const char *refusal)
+{
+	char *log = NULL;
+	size_t len, n = 0;
+
+	assert_int_equal(tc_read_file(path, &log, &len, 1 << 24), 0);
+	for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n")) {
+		if (!strstr(l, what))
+			continue;
+		n++;
+		if (!strstr(l, refusal))
+			fail_msg("an open that was not refused (%s): %s", refusal, l);
+	}
+	free(log);
+	return n;
+}
+
 /* The uprobe row is probed without registering a uprobe (that took 13-200 ms and 61
  * ms to remove): the kernel is asked to open one on a path no file has, which it
  * answers ENOENT after its checks of the PMU and of the caller's privilege. As root it
@@ -298,7 +317,7 @@ static void test_unprivileged(void **state)
  * kernel.perf_event_paranoid says). */
 static void test_uprobe_probe_dry(void **state)
 {
-	char cmd[4096], *types = NULL, pmu[64];
+	char cmd[4096], pmu[64];
 	char *sh[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
 	char *nobody[] = { (char *)"setpriv", (char *)"--reuid=65534", (char *)"--regid=65534",
 			   (char *)"--clear-groups", (char *)th_tacho_bin(), (char *)"list",
@@ -306,7 +325,6 @@ static void test_uprobe_probe_dry(void **state)
 	const struct th_json *row;
 	struct th_json *j;
 	struct th_run r;
-	size_t len, opens = 0;
 	long long type;
 	(void)state;
 
@@ -329,17 +347,8 @@ static void test_uprobe_probe_dry(void **state)
 	assert_true(th_json_get(row, "opens")->boolean);
 	th_json_free(j);
 	th_run_free(&r);
-	assert_int_equal(tc_read_file(th_tmp("strace"), &types, &len, 1 << 24), 0);
 	snprintf(pmu, sizeof(pmu), "type=%#llx ", type);
-	for (char *l = strtok(types, "\n"); l; l = strtok(NULL, "\n")) {
-		if (!strstr(l, pmu))
-			continue;
-		opens++;
-		if (!strstr(l, "= -1 ENOENT"))
-			fail_msg("an open of the uprobe PMU that was not refused: %s", l);
-	}
-	free(types);
-	assert_int_equal(opens, 1);
+	assert_int_equal(refused_opens(th_tmp("strace"), pmu, "= -1 ENOENT"), 1);
 
 	if (access("/usr/bin/setpriv", X_OK) != 0)
 		TEST_SKIP("no /usr/bin/setpriv");
@@ -363,12 +372,12 @@ static void test_uprobe_probe_dry(void **state)
  * every open of a tracepoint answered EOPNOTSUPP, none giving a descriptor. */
 static void test_tracepoint_probe_dry(void **state)
 {
-	char cmd[4096], *types = NULL;
+	char cmd[4096];
 	char *sh[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
 	const struct th_json *row, *evs;
 	struct th_json *j;
 	struct th_run r;
-	size_t len, opens = 0, probed = 0;
+	size_t probed = 0;
 	(void)state;
 
 	if (geteuid() != 0)
@@ -395,16 +404,8 @@ static void test_tracepoint_probe_dry(void **state)
 	assert_int_equal(probed, 2);   /* sys_enter_write and sys_exit_write */
 	th_json_free(j);
 	th_run_free(&r);
-	assert_int_equal(tc_read_file(th_tmp("strace-tp"), &types, &len, 1 << 24), 0);
-	for (char *l = strtok(types, "\n"); l; l = strtok(NULL, "\n")) {
-		if (!strstr(l, "type=PERF_TYPE_TRACEPOINT"))
-			continue;
-		opens++;
-		if (!strstr(l, "= -1 EOPNOTSUPP"))
-			fail_msg("an open of a tracepoint that was not refused: %s", l);
-	}
-	free(types);
-	assert_int_equal(opens, 2);
+	assert_int_equal(refused_opens(th_tmp("strace-tp"), "type=PERF_TYPE_TRACEPOINT",
+				       "= -1 EOPNOTSUPP"), 2);
 }
 
 static void test_usage_errors(void **state)
