@@ -95,10 +95,16 @@ static void read_cache(struct reader *r, int cpu, unsigned idx, struct tacho_sys
 {
 	char buf[4096];
 	const char *dir = "/sys/devices/system/cpu/cpu%d/cache/index%u/%s";
+	long long level;
+	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->shared_first = -1;
-	c->level = read_uint(r, rpath(r, dir, cpu, idx, "level"));
+	/* the index after the last has no folder: one failed open, not seven */
+	err = tc_read_int_file(rpath(r, dir, cpu, idx, "level"), &level);
+	if (err == -ENOENT || err == -ENOTDIR)
+		return;
+	c->level = err || level < 0 || level > INT_MAX ? 0 : (unsigned)level;
 	if (tc_read_line_file(rpath(r, dir, cpu, idx, "type"), buf, sizeof(buf)) == 0) {
 		size_t i;
 		for (i = 0; buf[i] && i + 1 < sizeof(c->type); i++)
