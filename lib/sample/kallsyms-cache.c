@@ -91,8 +91,10 @@ static int cache_name(const char *boot_id, char *dir, size_t dsize, char *name, 
 	return 0;
 }
 
-/* The header's boot and text range; -EINVAL when it is not one. */
-static int read_header(int fd, char *boot, size_t bsize, uint64_t *first, uint64_t *end)
+/* The header's boot and text range, and where the lines after it start; -EINVAL when
+ * it is not one. */
+static int read_header(int fd, char *boot, size_t bsize, uint64_t *first, uint64_t *end,
+		       size_t *body)
 {
 	char head[256], *nl, *l2, *l3;
 	ssize_t got = pread(fd, head, sizeof(head) - 1, 0);
@@ -112,6 +114,7 @@ static int read_header(int fd, char *boot, size_t bsize, uint64_t *first, uint64
 	if (!(nl = strchr(l3, '\n')))
 		return -EINVAL;
 	*nl = '\0';
+	*body = (size_t)(nl + 1 - head);
 	if (strncmp(l2, "# boot ", 7) || strlen(l2 + 7) >= bsize)
 		return -EINVAL;
 	strcpy(boot, l2 + 7);
@@ -124,8 +127,9 @@ static int read_header(int fd, char *boot, size_t bsize, uint64_t *first, uint64
 int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 			   struct tc_kallsyms **out)
 {
-	char dir[4096], name[64], boot[64], fdpath[64];
+	char dir[4096], name[64], boot[64];
 	uint64_t first, end;
+	size_t body = 0;
 	struct stat st;
 	int dfd, fd, err;
 
@@ -147,7 +151,7 @@ int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 		err = -EPERM;
 		goto out;
 	}
-	err = read_header(fd, boot, sizeof(boot), &first, &end);
+	err = read_header(fd, boot, sizeof(boot), &first, &end, &body);
 	if (!err && strcmp(boot, boot_id))
 		err = -EINVAL;
 	if (err)
@@ -156,10 +160,11 @@ int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 		err = -ERANGE;
 		goto out;
 	}
-	/* the file opened and checked, read through its descriptor: no second open */
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	err = tc_kallsyms_load(fdpath, out);
-	if (!err && (tc_kallsyms_hidden(*out) || !tc_kallsyms_lookup(*out, lo, NULL))) {
+	/* the file opened and checked, mapped through its descriptor: no second open,
+	 * and only the pages of the symbols looked up are read (5 MB here, some
+	 * hundreds of kB read by a report) */
+	err = tc_kallsyms_map(fd, body, out);
+	if (!err && !tc_kallsyms_lookup(*out, lo, NULL)) {
 		tc_kallsyms_free(*out);
 		*out = NULL;
 		err = -EINVAL;

@@ -88,8 +88,15 @@ struct tc_kallsyms;
 int tc_kallsyms_load(const char *path, struct tc_kallsyms **out);
 void tc_kallsyms_free(struct tc_kallsyms *k);
 bool tc_kallsyms_hidden(const struct tc_kallsyms *k);
-/* The kernel symbol at or before addr (NULL when below the first one): name, start. */
-const char *tc_kallsyms_lookup(const struct tc_kallsyms *k, uint64_t addr, uint64_t *start);
+/* A copy that tc_kallsyms_cache_save wrote ("%016x t NAME" lines in address order
+ * from byte body of fd on), mapped rather than read: each look-up bisects its lines,
+ * so that only the pages of the symbols looked up are read. The copy is only ever
+ * replaced (renamed over), never rewritten, so that the mapping stays whole. 0,
+ * -EINVAL (no lines), -errno. It is looked up, not walked: its count is 0. */
+int tc_kallsyms_map(int fd, size_t body, struct tc_kallsyms **out);
+/* The kernel symbol at or before addr (NULL when below the first one): name, start.
+ * Not thread-safe on a mapped copy (it keeps the names it found). */
+const char *tc_kallsyms_lookup(struct tc_kallsyms *k, uint64_t addr, uint64_t *start);
 /* The number of text symbols, and the i-th in address order: its name and address. */
 size_t tc_kallsyms_count(const struct tc_kallsyms *k);
 const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr);

@@ -724,10 +724,82 @@ static void test_demangle_threads(void **state)
 	assert_null(bad);
 }
 
+/* A copy of the kernel's symbols in the cache's format, mapped rather than read: every
+ * look-up bisects its lines and gives what the table read whole gives, for addresses
+ * below, on and between the symbols, past the last, on a name two symbols share and
+ * on two symbols at one address; a line that is not the format gives no name rather
+ * than a wrong one. */
+static void test_kallsyms_mapped(void **state)
+{
+	enum { N = 997 };
+	const char *path = th_tmp("kallsyms-map");
+	static const char head[] = "# header 1\n# header 2\n# header 3\n";
+	struct tc_kallsyms *read_whole, *mapped;
+	FILE *f = fopen(path, "w");
+	uint64_t a, b, addr = 0xffffffff81000000ull;
+	int fd;
+	(void)state;
+
+	assert_non_null(f);
+	fputs(head, f);
+	for (int i = 0; i < N; i++) {
+		fprintf(f, "%016llx t %s%d\n", (unsigned long long)addr,
+			i % 7 == 3 ? "shared" : "func", i % 7 == 3 ? 0 : i);
+		if (i % 11 != 5)   /* now and then two symbols at one address */
+			addr += 16 + (uint64_t)(i % 5) * 48;
+	}
+	fclose(f);
+	assert_int_equal(tc_kallsyms_load(path, &read_whole), 0);   /* the headers: skipped */
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_kallsyms_map(fd, sizeof(head) - 1, &mapped), 0);
+	close(fd);   /* the mapping stays */
+	assert_int_equal(tc_kallsyms_count(mapped), 0);
+	for (uint64_t x = 0xffffffff80fffff0ull; x < addr + 64; x += 5) {
+		const char *w = tc_kallsyms_lookup(read_whole, x, &a);
+		const char *m = tc_kallsyms_lookup(mapped, x, &b);
+
+		if (!w || !m) {
+			if (w != m)
+				fail_msg("%#llx: %s vs %s", (unsigned long long)x, w ? w : "NULL",
+					 m ? m : "NULL");
+			continue;
+		}
+		if (strcmp(w, m) || a != b)
+			fail_msg("%#llx: %s at %#llx vs %s at %#llx", (unsigned long long)x, w,
+				 (unsigned long long)a, m, (unsigned long long)b);
+	}
+	/* one name per line looked up, kept once */
+	assert_ptr_equal(tc_kallsyms_lookup(mapped, 0xffffffff81000000ull, NULL),
+			 tc_kallsyms_lookup(mapped, 0xffffffff81000001ull, NULL));
+	tc_kallsyms_free(mapped);
+	tc_kallsyms_free(read_whole);
+
+	/* a line not in the format on the way: no name */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%sffffffff81000000 t first\ngarbage\nffffffff81000100 t last\n", head);
+	fclose(f);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(tc_kallsyms_map(fd, sizeof(head) - 1, &mapped), 0);
+	close(fd);
+	assert_null(tc_kallsyms_lookup(mapped, 0xffffffff81000050ull, NULL));
+	tc_kallsyms_free(mapped);
+	/* a file with no lines after its header */
+	f = fopen(path, "w");
+	fputs(head, f);
+	fclose(f);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(tc_kallsyms_map(fd, sizeof(head) - 1, &mapped), -EINVAL);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insn_len),
+		cmocka_unit_test_setup_teardown(test_kallsyms_mapped, th_tmpdir_setup,
+						th_tmpdir_teardown),
 		cmocka_unit_test(test_prev_insn),
 		cmocka_unit_test(test_elf_symbols_lines),
 		cmocka_unit_test(test_insn_len_vs_objdump),
