@@ -235,12 +235,10 @@ $(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.cc
 	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) -MMD -MP -c -o $@ $<
 
 TEST_LINK_DEPS := $(TEST_LIB_OBJ) $(BUILD)/flags.ld
-# the libraries a test calls itself, though the library loads them (dlopen finds the
-# test's copy): libpfm4 for the test that asks it what it encodes (lib/events/pfm.c
-# loads it), libelf for the one that builds ELF files (lib/util/elfutils.c loads libdw)
+# the one test that asks libpfm4 itself what it encodes links it; the library loads it
+# (lib/events/pfm.c) and finds this copy
 TEST_PFM :=
 $(BUILD)/tests/unit/test-events-pfm $(SO)/tests/unit/test-events-pfm: TEST_PFM := -lpfm
-$(BUILD)/tests/unit/test-events-uprobe $(SO)/tests/unit/test-events-uprobe: TEST_PFM := $(DW_LIBS)
 TEST_SYS_LIBS := $(CMOCKA_LIBS) -lm -lpthread -ldl
 $(TEST_BIN_STATIC): $(BUILD)/%: $(BUILD)/%.o $(STATIC) $(TEST_LINK_DEPS)
 	@mkdir -p $(@D)

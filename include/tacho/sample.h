@@ -1,5 +1,13 @@
 /* tacho/sample.h - libtacho's public interface: sampling: recording and reports.
- * Part of <tacho.h>, which includes every area; include that one. */
+ * Part of <tacho.h>, which includes every area; include that one.
+ *
+ * ELF symbols, source lines, unwinding and build-ids go through elfutils, which
+ * libtacho loads (libdw.so.1, with libelf) the first time one of these functions
+ * reads an ELF file, not at the program's start. A process where it cannot be loaded
+ * ends there with exit status 127 and one line on standard error that says what is
+ * missing, as the dynamic loader would have ended it at start-up when libtacho linked
+ * it; install elfutils' libdw (Debian: libdw1) wherever recordings are made or
+ * reported. */
 #ifndef TACHO_SAMPLE_H
 #define TACHO_SAMPLE_H
 

@@ -155,10 +155,10 @@ static int write_group(FILE *f, const struct tacho_event_listing *l, size_t i, s
 		return err;
 	if (src == TACHO_EVENT_SRC_TRACEPOINT && l->tp_rep != SIZE_MAX) {
 		const struct tc_listing_row *r = &l->rows[l->tp_rep];
-		fprintf(f, "    opened one, %s: %s; the others were not tried (closing a "
-			"tracepoint costs\n    the kernel a grace period; a pattern that "
-			"selects at most %d tries each)\n", r->name, r->err ? "it failed" :
-			"it opens", TC_LISTING_TP_PROBE_EACH);
+		fprintf(f, "    tried one, %s: %s; the kernel asks the same of the others "
+			"(ftrace's own\n    events excepted); a pattern that selects at most %d "
+			"tries each\n", r->name, r->err ? "it failed" : "it opens",
+			TC_LISTING_TP_PROBE_EACH);
 	}
 	write_notes(f, l, i, j, w);
 	return 0;

@@ -80,11 +80,19 @@ static int explanation(struct build *b, enum tacho_event_source src, int err,
 	return (int)l->nex++;
 }
 
+/* A tracepoint the kernel asks of what it asks of every other: all but ftrace's own. */
+static bool shared_rules(const struct tc_listing_row *r)
+{
+	return r->src == TACHO_EVENT_SRC_TRACEPOINT && strncmp(r->name, "ftrace:", 7);
+}
+
 /* Opens event 0 of l as a probe: dry for the PMUs whose real open arms something the
  * kernel takes tens of milliseconds to disarm at the close. */
 static int probe_open(const struct tc_listing_row *r, const struct tacho_evlist *l)
 {
-	if (r->src == TACHO_EVENT_SRC_TRACEPOINT)
+	/* ftrace's own events (ftrace:function) have a check of the caller of their own
+	 * after the one the dry probe stops at (perf_trace_event_perm): opened for real */
+	if (shared_rules(r))
 		return tc_evlist_probe_tracepoint_dry(l, 0);
 	if (!strcmp(r->pmu, "uprobe"))
 		return tc_evlist_probe_uprobe_dry(l, 0);
@@ -199,7 +207,8 @@ static int collect(void *arg, const struct tacho_event_info *ev)
 
 /* Probes the rows after the walk (the table no longer moves). Tracepoints: each when
  * at most TC_LISTING_TP_PROBE_EACH are listed, else one for all (sched:sched_switch
- * where listed): their answers differ only in what a dry probe does not ask. */
+ * where listed, never one of ftrace's own): their answers differ only in what a dry
+ * probe does not ask. */
 static void probe_rows(struct build *b)
 {
 	struct tacho_event_listing *l = b->l;
@@ -211,7 +220,8 @@ static void probe_rows(struct build *b)
 		if (l->rows[i].src != TACHO_EVENT_SRC_TRACEPOINT)
 			continue;
 		ntp++;
-		if (rep == SIZE_MAX || !strcmp(l->rows[i].name, "sched:sched_switch"))
+		if (shared_rules(&l->rows[i]) &&
+		    (rep == SIZE_MAX || !strcmp(l->rows[i].name, "sched:sched_switch")))
 			rep = i;
 	}
 	if (ntp > TC_LISTING_TP_PROBE_EACH)

@@ -483,6 +483,7 @@ int tc_profile_unwind(struct tacho_profile *p)
 		p->smps[p->xtras[i].smp].chain = &p->uchains[offs[i]];
 		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr <= SMP_NR_MAX ?
 					       (uint16_t)p->xtras[i].nr : SMP_NR_MAX;
+		p->chains_cut += p->xtras[i].nr > SMP_NR_MAX;
 	}
 out:
 	for (size_t i = 0; i < ps.n; i++)

@@ -77,7 +77,7 @@ static void load(void)
 
 		if (!p) {
 			fprintf(stderr, "tacho: %s lacks %s: elfutils is older than tacho needs "
-				"(0.158 or later)\n", DW_SONAME, fn[i].name);
+				"(0.159 or later)\n", DW_SONAME, fn[i].name);
 			_exit(127);
 		}
 		/* the POSIX way of turning dlsym's pointer into a function pointer */

@@ -83,6 +83,9 @@ uint64_t tc_stats_select_u64(uint64_t *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 
+	if (!n || k >= n)
+		return 0;   /* no such rank (the contract asks k < n) */
+
 	/* Hoare's selection: partition around the middle value, keep the side holding
 	 * rank k, until it is the only one left */
 	while (lo < hi) {

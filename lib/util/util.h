@@ -360,7 +360,7 @@ double tc_stats_percentile_u64(const uint64_t *v, size_t n, double p);
 double tc_stats_percentile_sorted_u64(const uint64_t *sorted, size_t n, double p);
 void tc_stats_sort_u64(uint64_t *v, size_t n);   /* ascending, in place */
 /* The value of rank k (0-based) of v[0..n), k < n, as v would hold it sorted, in O(n)
- * on average; v is reordered. */
+ * on average; v is reordered. 0 when k >= n (v untouched). */
 uint64_t tc_stats_select_u64(uint64_t *v, size_t n, size_t k);
 /* Streaming mean / stddev / min / max (Welford), for values that arrive one by one
  * (intervals) and need no storage. */
