@@ -130,6 +130,7 @@ struct ticker {
 	const bool *asked;              /* [ncells * n] with cells: the specs each cell
 					   holds, in order (NULL: every spec) */
 	bool units;                     /* a breakdown: every cell adds to its unit too */
+	bool whole;                     /* no event of the run can be multiplexed */
 	struct tacho_count *prev, *cur, *out;  /* out: per event of the list */
 	struct tacho_count *tmp, *cell; /* one cell's counts: as read, per spec */
 	const struct tacho_count **outp;       /* the interval's counts: &out[e] */
@@ -213,7 +214,7 @@ static const char cell_ended_why[] = "the thread ended before its counters could
  * itself before the first interval began (cells), so a clock that never moved is a
  * task (or cgroup) that did not run, not a counter still waiting for its exec. */
 static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
-		     const struct tacho_count *p, struct tacho_count *o, bool enabled)
+		     const struct tacho_count *p, struct tacho_count *o, bool enabled, bool whole)
 {
 	uint64_t d_raw, d_ena, d_run;
 
@@ -249,7 +250,12 @@ static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
 			       : "not enabled during this interval";
 		return;
 	}
-	if (d_run >= d_ena) {
+	/* whole: no event of the run can lose its counter (software, tracepoints,
+	 * breakpoints, probes: tc_perf_ev_never_rotates), so that time running short
+	 * of time enabled is the kernel's bookkeeping of threads that ended or were
+	 * swapped (stat-units.c, count_of, says how), not multiplexing: the raw delta
+	 * is exact */
+	if (d_run >= d_ena || whole) {
 		o->status = TACHO_COUNT_COUNTED;
 		o->value = (double)d_raw * r->scale;
 		o->coverage = 1.0;
@@ -258,6 +264,15 @@ static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
 		o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
 		o->coverage = (double)d_run / (double)d_ena;
 	}
+}
+
+/* Whether every event of s is of a PMU whose events never lose their counter. */
+static bool never_multiplexed(const struct tacho_stat *s)
+{
+	for (size_t e = 0; e < s->nev; e++)
+		if (!tc_perf_type_never_rotates(s->ev[e].attr.type))
+			return false;
+	return true;
 }
 
 static void emit_interval(struct ticker *t, double now)
@@ -281,12 +296,13 @@ static void emit_interval(struct ticker *t, double now)
 	for (size_t i = 0; i < t->n; i++) {
 		size_t e = t->spec_ev[i];
 
-		iv_delta(&t->s->ev[e], &t->cur[i], &t->prev[i], &t->out[e], t->cells != NULL);
+		iv_delta(&t->s->ev[e], &t->cur[i], &t->prev[i], &t->out[e], t->cells != NULL,
+			 t->whole);
 		for (size_t u = 0; u < nu; u++)
 			if (t->uasked[u * t->n + i])
 				iv_delta(&t->s->ev[e], &t->ucur[u * t->n + i],
 					 &t->uprev[u * t->n + i], &t->uout[u * t->nev + e],
-					 t->cells != NULL);
+					 t->cells != NULL, t->whole);
 	}
 	iv.t_s = (now - t->t0) * 1e-9;
 	iv.len_s = (now - t->last) * 1e-9;
@@ -650,6 +666,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		t.nev = s->nev;
 		t.o = o;
 		t.s = s;
+		t.whole = never_multiplexed(s);
 		t.rep = rep;
 	}
 	/* Intervals start once the program runs: a launched program's events are
@@ -1618,6 +1635,7 @@ static int count_units_once(const struct tacho_stat_opts *o, struct tacho_stat *
 		t.nev = s->nev;
 		t.o = o;
 		t.s = s;
+		t.whole = never_multiplexed(s);
 		t.rep = rep;
 		err = ticker_start(&t);
 	}

@@ -217,7 +217,7 @@ size_t tc_perf_ev_nopen(const struct tc_perf_ev *e)
 	return e ? e->nopen : 0;
 }
 
-static bool software_context(uint32_t type)
+bool tc_perf_type_never_rotates(uint32_t type)
 {
 	char pmu[64];
 
@@ -237,7 +237,7 @@ bool tc_perf_ev_never_rotates(const struct tc_perf_ev *e)
 		return false;
 	l = e->leader ? e->leader : e;
 	for (size_t i = 0; i < l->nmembers; i++)
-		if (!software_context(l->members[i]->attr.type))
+		if (!tc_perf_type_never_rotates(l->members[i]->attr.type))
 			return false;
 	return true;
 }

@@ -115,6 +115,9 @@ size_t tc_perf_ev_nopen(const struct tc_perf_ev *e);
  * runs and its raw count is whole whatever its times say. A group with any other
  * member is scheduled with the hardware PMU's and may be multiplexed. */
 bool tc_perf_ev_never_rotates(const struct tc_perf_ev *e);
+/* Whether an event of PMU type (attr.type) is of one of those PMUs. A dynamic PMU's
+ * name is looked up in sysfs: ask once per event, not per read. */
+bool tc_perf_type_never_rotates(uint32_t type);
 /* The first refusal of the open (negative errno), or 0; with *flags (TC_EXPLAIN_*)
  * and *attr, the attributes as they were sent (either may be NULL): what the explainer
  * needs. */
