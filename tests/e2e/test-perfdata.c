@@ -228,18 +228,30 @@ static void test_page_faults_exact(void **state)
 			/* The kernel throttles an event that overflows too often for a
 			 * loaded VM, and loses samples when a ring fills: the file says so
 			 * (THROTTLE, LOST), and such a recording is made again, up to 4
-			 * times; one without either must be exact. */
+			 * times. A file that says neither and still holds a sample short
+			 * (CI's fresh clone saw 249 of 250 once, under load) is made again
+			 * too, once perf script has shown that the file itself is short
+			 * (tacho reading it as perf does); the fourth must be exact. */
 			for (int attempt = 0;; attempt++) {
+				long perfs;
+
 				if (!perf_record(file, pipe, args, prog, why, sizeof(why)))
 					TEST_SKIP("%s", why);
 				j = report_json(file, "line");
-				if (json_num(j, "lost") == 0 && json_num(j, "throttles") == 0)
-					break;
-				if (attempt == 3) {
+				if (json_num(j, "lost") != 0 || json_num(j, "throttles") != 0) {
 					th_json_free(j);
-					TEST_SKIP("perf's recordings of page faults were throttled or "
-						  "lost samples 4 times (a loaded machine)");
+					if (attempt == 3)
+						TEST_SKIP("perf's recordings of page faults were "
+							  "throttled or lost samples 4 times (a "
+							  "loaded machine)");
+					continue;
 				}
+				row = th_json_find(j, "rows", "symbol", "touch_pages");
+				if (attempt == 3 || (row && json_num(row, "samples") == cases[c].want))
+					break;
+				perfs = perf_script_count(file, "page-faults:");
+				if (perfs != LONG_MIN && perfs != (long)json_num(j, "samples"))
+					break;   /* tacho's read differs from perf's: the asserts say */
 				th_json_free(j);
 			}
 			row = th_json_find(j, "rows", "symbol", "touch_pages");
