@@ -414,16 +414,25 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 			*n = 1;
 		return err;
 	}
+	/* The first address of each context (after its PERF_CONTEXT_* marker) is where
+	 * that context was interrupted: the kernel's sampled IP, then the user registers'
+	 * IP at the kernel's entry (a page fault's faulting instruction, which may be a
+	 * function's first). Each one after it in the same context is a return address,
+	 * looked up one byte back, inside its call. */
+	bool ctx_first = true;
 	for (uint32_t i = 0; i < s->nr && *n < max; i++) {
 		uint64_t ip;
+		int kind;
 		memcpy(&ip, &s->chain[i], 8);
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			ctx_first = true;
 			continue;
 		}
-		err = resolve(p, s->pid, ip, s->time, *n == 0 ? (trap ? K_TRAP : K_EXACT) : K_RETURN,
-			      kernel, &frames[*n]);
+		kind = *n == 0 ? (trap ? K_TRAP : K_EXACT) : ctx_first ? K_EXACT : K_RETURN;
+		ctx_first = false;
+		err = resolve(p, s->pid, ip, s->time, kind, kernel, &frames[*n]);
 		if (err)
 			return err;
 		(*n)++;

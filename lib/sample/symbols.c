@@ -232,14 +232,39 @@ int tc_symdso_file_to_addr(const struct tc_symdso *d, uint64_t off, uint64_t *ad
 	return -ENOENT;
 }
 
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; among aliases of one address the name a report shows first: a sized
+ * symbol over a size-0 one, then by binding (rank), then the fewest leading
+ * underscores (printf, not _IO_printf; malloc, not __libc_malloc: the name the
+ * program's author wrote, and the one perf shows), then the longer name, then the
+ * bytes, so that the choice never depends on the symbol table's order. */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct fsym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
 	if (x->rank != y->rank)
 		return y->rank - x->rank;      /* best first */
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 

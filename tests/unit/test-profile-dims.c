@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "tacho.h"
@@ -441,6 +442,75 @@ static void test_trees(void **state)
 	tacho_profile_free(p);
 }
 
+static const char *frame_sym(const struct tacho_profile *p, uint32_t loc)
+{
+	const char *s = pool_str(p, p->locs[loc].sym);
+
+	return s ? s : "[unknown]";
+}
+
+/* The first address of each context of a chain is where that context was interrupted,
+ * looked up as it is; the others are return addresses, looked up one byte back. The
+ * user registers' IP at a page fault on a function's first instruction (perf's pipe
+ * recordings under load have them) is that function, not the one before it. On the
+ * static helper program (non-PIE, mapped at 0x400000 from offset 0), whose libc
+ * gives the functions and aliases to look up. */
+static void test_context_first_frames(void **state)
+{
+	const char *prog = th_prog("sample-cpu");
+	struct tc_symdso *sd;
+	uint64_t ctype, mainf, printf_at, size;
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	uint32_t frames[8];
+	size_t n;
+	(void)state;
+
+	if (access(prog, R_OK))
+		TEST_SKIP("%s is not built", prog);
+	assert_int_equal(tc_symdso_open(prog, NULL, 0, &sd), 0);
+	assert_int_equal(tc_symdso_find(sd, "__ctype_init", &ctype, &size), 0);
+	assert_int_equal(tc_symdso_find(sd, "main", &mainf, &size), 0);
+	/* whichever alias the table keeps for printf's address */
+	if (tc_symdso_find(sd, "printf", &printf_at, &size))
+		assert_int_equal(tc_symdso_find(sd, "_IO_printf", &printf_at, &size), 0);
+	tc_symdso_free(sd);
+
+	const uint64_t kernel_then_user[] = {
+		(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81001000ull,
+		USER, ctype, mainf + 8,
+	};
+	/* a user-only chain: the IP exact, then a return address one byte into
+	 * __ctype_init, looked up one byte back: at its first byte, still inside it */
+	const uint64_t user_only[] = { USER, printf_at, ctype + 1 };
+
+	assert_int_equal(tc_record_writer_open(&w, th_tmp("ctx.rec")), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			       PERF_SAMPLE_IP, 1000, 0, "cpu-clock");
+	tc_record_writer_comm(&w, 40, 40, true, 1, "ctx");
+	tc_record_writer_mmap(&w, 40, 40, 0x400000, 0x200000, 0, 5, 2, NULL, 0, prog);
+	tc_record_writer_sample(&w, 10, 0xffffffff81001000ull, 0, 1000, 40, 40, 0, 0,
+				PERF_RECORD_MISC_KERNEL, 5, kernel_then_user);
+	tc_record_writer_sample(&w, 11, printf_at, 0, 1000, 40, 40, 0, 0, PERF_RECORD_MISC_USER,
+				3, user_only);
+	tc_record_writer_finish(&w, 2, 0, 12, 0);
+	assert_int_equal(tc_record_writer_close(&w), 0);
+	if (tacho_profile_load(th_tmp("ctx.rec"), &p, &d))
+		fail_msg("ctx.rec: %s", d.message);
+
+	assert_int_equal(tc_profile_frames(p, &p->smps[0], frames, 8, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(frame_sym(p, frames[1]), "__ctype_init");
+	assert_string_equal(frame_sym(p, frames[2]), "main");
+	assert_int_equal(tc_profile_frames(p, &p->smps[1], frames, 8, &n), 0);
+	assert_int_equal(n, 2);
+	/* printf, not its alias _IO_printf: the fewest leading underscores */
+	assert_string_equal(frame_sym(p, frames[0]), "printf");
+	assert_string_equal(frame_sym(p, frames[1]), "__ctype_init");
+	tacho_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +519,7 @@ int main(void)
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_trees),
+		cmocka_unit_test(test_context_first_frames),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
