@@ -24,7 +24,7 @@ struct tc_region_record {
  * match it by the pointer alone), and (in fvals) the values at begin and the sum of the
  * corrected inclusive values of its direct children. */
 struct tc_region_frame {
-	uint32_t rec;
+	struct tc_region_record *rec;   /* stable: records are allocated one by one */
 	uint32_t desc;
 	const char *fixed_name;   /* begin's pointer where it is fixed, else NULL */
 };

@@ -79,8 +79,9 @@ void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc
 		any = true;
 		/* this thread's mean and sum of squared deviations from the shifted sums,
 		 * then Chan et al.'s pairwise combination */
-		double nb = (double)c, mb = (double)a->shift + a->s1 / nb;
-		double m2b = a->s2 - a->s1 * a->s1 / nb;
+		double s1 = tc_region_acc_s1(a, c);
+		double nb = (double)c, mb = (double)a->shift + s1 / nb;
+		double m2b = a->s2 - s1 * s1 / nb;
 		if (m2b < 0)
 			m2b = 0;
 		double na = (double)total_calls, nn = na + nb, delta = mb - mean;
@@ -144,24 +145,24 @@ void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dc
 	/* each side's mean and sum of squared deviations from its shifted sums, combined
 	 * (Chan et al.), then written back as sums shifted by dst's first value */
 	double na = (double)dcalls, nb = (double)scalls, n = na + nb;
-	double ma = (double)dst->shift + dst->s1 / na, mb = (double)src->shift + src->s1 / nb;
-	double m2a = dst->s2 - dst->s1 * dst->s1 / na, m2b = src->s2 - src->s1 * src->s1 / nb;
-	double delta = mb - ma, mean, m2, s1;
+	double s1a = tc_region_acc_s1(dst, dcalls), s1b = tc_region_acc_s1(src, scalls);
+	double ma = (double)dst->shift + s1a / na, mb = (double)src->shift + s1b / nb;
+	double m2a = dst->s2 - s1a * s1a / na, m2b = src->s2 - s1b * s1b / nb;
+	double delta = mb - ma, m2, s1;
 
 	if (m2a < 0)
 		m2a = 0;
 	if (m2b < 0)
 		m2b = 0;
-	mean = ma + delta * nb / n;
 	m2 = m2a + m2b + delta * delta * na * nb / n;
-	s1 = (mean - (double)dst->shift) * n;
 	dst->incl += src->incl;
 	dst->excl += src->excl;
 	if (src->min < dst->min)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
-	dst->s1 = s1;
+	/* s1 follows from the sums (incl and calls, dst's shift kept) */
+	s1 = tc_region_acc_s1(dst, dcalls + scalls);
 	dst->s2 = m2 + s1 * s1 / n;
 }
 
@@ -193,7 +194,6 @@ static void acc_copy(struct tc_region_accumulator *d, const struct tc_region_acc
 	d->min = TC_LOAD_ACQUIRE(a->min);
 	d->max = TC_LOAD_ACQUIRE(a->max);
 	d->shift = TC_LOAD_ACQUIRE(a->shift);
-	d->s1 = TC_LOAD_ACQUIRE(a->s1);
 	d->s2 = TC_LOAD_ACQUIRE(a->s2);
 }
 

@@ -312,10 +312,14 @@ int tacho_region_begin(const char *name)
 
 	struct tc_region_frame *f = &t->frames[t->depth];
 	int64_t *start = frame_start(t, t->depth);
-	f->rec = (uint32_t)r;
+	f->rec = t->recs[r];
 	f->desc = 0;
 	f->fixed_name = fixed ? name : NULL;
-	memset(frame_child(t, t->depth), 0, t->nq * sizeof(int64_t));
+	/* a loop, not memset: nq is 1 for time alone, a few with events, and the call
+	 * to the library's memset cost more than the stores it makes */
+	int64_t *child = frame_child(t, t->depth);
+	for (size_t q = 0; q < t->nq; q++)
+		child[q] = 0;
 	TC_WRITE_ONCE(t->depth, t->depth + 1);
 	/* Traced: the span's begin, outside this region's window and inside the
 	 * enclosing one's, where the calibration of a nested pair (which runs traced
@@ -367,7 +371,7 @@ int tacho_region_end(const char *name)
 
 	unsigned d = t->depth - 1;
 	struct tc_region_frame *f = &t->frames[d];
-	struct tc_region_record *rec = t->recs[f->rec];
+	struct tc_region_record *rec = f->rec;
 	/* the begin's literal: the same pointer is the same name; anything else is
 	 * compared as a string */
 	if (tc_unlikely(f->fixed_name != name && strcmp(rec->name, name))) {
@@ -406,8 +410,9 @@ int tacho_region_end(const char *name)
 			if (incl > a->max)
 				TC_STORE_RELEASE(a->max, incl);
 		}
+		/* the sum of (v - shift) is incl's sum less calls x shift (tc_region_acc_s1):
+		 * only the squares are summed here */
 		double v = (double)(incl - a->shift);
-		TC_STORE_RELEASE(a->s1, a->s1 + v);
 		TC_STORE_RELEASE(a->s2, a->s2 + v * v);
 		if (pchild)
 			pchild[q] += incl;

@@ -14,8 +14,15 @@ struct tc_region_accumulator {
 	int64_t incl, excl;        /* sums: inclusive, and without nested regions */
 	int64_t min, max;          /* of the inclusive per-call values */
 	int64_t shift;             /* the first value */
-	double s1, s2;             /* sums of (v - shift) and its square */
+	double s2;                 /* sum of the squares of (v - shift) */
 };
+
+/* The sum of (v - shift) over calls calls: incl's sum less calls x shift, exact in
+ * integers (the hot path sums only the squares). */
+static inline double tc_region_acc_s1(const struct tc_region_accumulator *a, uint64_t calls)
+{
+	return (double)(a->incl - (int64_t)calls * a->shift);
+}
 
 struct tacho_region_value;
 struct tacho_regions_report;

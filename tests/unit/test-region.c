@@ -2,6 +2,7 @@
  * breakpoint and faults on fresh pages, counted inside regions, nested, from several
  * threads at once, and an empty region that reads 0 after the subtraction. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,53 @@ static void test_page_faults_exact(void **state)
 	assert_int_equal(st->calls, 4);
 	assert_int_equal(st->events[ev_pf]->total, 16 + 32 + 48 + 64);
 	assert_true(st->events[ev_pf]->min == 16 && st->events[ev_pf]->max == 64);
+	/* 16, 32, 48, 64: mean 40, sample stddev sqrt((24^2 + 8^2 + 8^2 + 24^2) / 3) */
+	assert_true(st->events[ev_pf]->mean == 40);
+	assert_true(fabs(st->events[ev_pf]->stddev - sqrt(1280.0 / 3)) < 1e-9);
 	assert_int_equal(st->events[ev_bp]->total, 0);
+	tacho_regions_report_free(r);
+	tacho_regions_reset();
+}
+
+static void *fault_calls(void *arg)
+{
+	const unsigned *pages = arg;
+
+	for (unsigned i = 0; i < 2; i++) {
+		if (tacho_region_begin("faults") || th_fault_pages(pages[i]) ||
+		    tacho_region_end("faults"))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+/* The same four calls over two threads that have ended (their figures merged into the
+ * process's: Chan et al.'s combination of means and squared deviations) and the main
+ * thread alive: 16 and 48 in one, 32 and 64 in the other, 40 in the main thread. */
+static void test_page_faults_threads(void **state)
+{
+	static const unsigned a[2] = { 16, 48 }, b[2] = { 32, 64 };
+	pthread_t ta, tb;
+	void *ra, *rb;
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(pthread_create(&ta, NULL, fault_calls, (void *)a), 0);
+	assert_int_equal(pthread_join(ta, &ra), 0);
+	assert_int_equal(pthread_create(&tb, NULL, fault_calls, (void *)b), 0);
+	assert_int_equal(pthread_join(tb, &rb), 0);
+	assert_null(ra);
+	assert_null(rb);
+	assert_int_equal(tacho_region_begin("faults"), 0);
+	assert_int_equal(th_fault_pages(40), 0);
+	assert_int_equal(tacho_region_end("faults"), 0);
+	struct tacho_regions_report *r = report();
+	const struct tacho_region_stat *st = find(r, "faults");
+	assert_int_equal(st->calls, 5);
+	assert_int_equal(st->events[ev_pf]->total, 16 + 32 + 48 + 64 + 40);
+	/* mean 40; squared deviations 576 + 64 + 64 + 576 + 0 over 4 */
+	assert_true(fabs(st->events[ev_pf]->mean - 40) < 1e-9);
+	assert_true(fabs(st->events[ev_pf]->stddev - sqrt(1280.0 / 4)) < 1e-9);
 	tacho_regions_report_free(r);
 	tacho_regions_reset();
 }
@@ -606,6 +653,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
+		cmocka_unit_test(test_page_faults_threads),
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
 		cmocka_unit_test(test_pointer_cache_neighbours),
