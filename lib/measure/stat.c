@@ -1936,6 +1936,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	const struct tacho_sim *sim = NULL;
 	struct tacho_stat *s = NULL;
+	struct tc_perf_hold *hold = NULL;
 	unsigned repeat, nruns, total, progress = 0, sched_flags;
 	enum tacho_stat_aggr aggr;
 	bool program;
@@ -2075,6 +2076,23 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		goto out_free;
 	}
 	total = o->warmup + repeat * (nruns ? nruns : 1);
+	/* more than one run of the program: the kernel's set-up of each kind of event
+	 * (a software event's static key, a tracepoint's probe) held for the whole
+	 * session, so that each run's opens and closes find it in place (engine.h) */
+	if (!sim && total > 1 && s->nev) {
+		const struct perf_event_attr **attrs = calloc(s->nev, sizeof(*attrs));
+		if (!attrs) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		for (size_t e = 0; e < s->nev; e++)
+			attrs[e] = &s->ev[e].attr;
+		err = tc_perf_hold_open(attrs, s->nev, &hold);
+		free(attrs);
+		if (err < 0)
+			goto out_free;
+		err = 0;
+	}
 	for (unsigned w = 0; w < o->warmup && !s->cut && !stop_requested(o); w++) {
 		if (o->on_progress)
 			o->on_progress(o->progress_arg, progress, total);
@@ -2125,6 +2143,8 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			}
 		}
 	}
+	tc_perf_hold_close(hold);
+	hold = NULL;
 	if (stop_requested(o))
 		s->interrupted = s->cut = true;
 	if (o->on_progress)
@@ -2135,6 +2155,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	*out = s;
 	return 0;
 out_free:
+	tc_perf_hold_close(hold);
 	tacho_stat_free(s);
 	return err;
 }

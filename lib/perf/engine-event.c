@@ -672,3 +672,88 @@ int tc_perf_probe(const struct perf_event_attr *attr, struct tc_perf_page_info *
 	close(fd);
 	return 0;
 }
+
+struct tc_perf_hold {
+	size_t n;
+	int fds[];
+};
+
+static bool hold_worth(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_SOFTWARE:
+		return a->config != PERF_COUNT_SW_CPU_CLOCK && a->config != PERF_COUNT_SW_TASK_CLOCK;
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+	case PERF_TYPE_RAW:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int tc_perf_hold_open(const struct perf_event_attr *const *attrs, size_t n,
+		      struct tc_perf_hold **out)
+{
+	struct tc_perf_hold *h;
+
+	*out = NULL;
+	if (!n)
+		return 0;
+	h = calloc(1, sizeof(*h) + n * sizeof(h->fds[0]));
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_event_attr *a = attrs[i];
+		struct perf_event_attr c;
+		bool seen = false;
+		int fd;
+
+		if (!a || !hold_worth(a))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = attrs[j] && hold_worth(attrs[j]) && attrs[j]->type == a->type &&
+			       attrs[j]->config == a->config;
+		if (seen)
+			continue;
+		/* the event's own privilege (its exclusions), none of its behaviour */
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.type = a->type;
+		c.config = a->config;
+		c.config1 = a->config1;
+		c.config2 = a->config2;
+		c.exclude_user = a->exclude_user;
+		c.exclude_kernel = a->exclude_kernel;
+		c.exclude_hv = a->exclude_hv;
+		c.exclude_idle = a->exclude_idle;
+		c.exclude_guest = a->exclude_guest;
+		c.exclude_host = a->exclude_host;
+		c.disabled = 1;
+		fd = tc_perf_event_open(&c, 0, -1, -1, 0);
+		if (fd < 0 && !c.exclude_kernel && a->type != PERF_TYPE_TRACEPOINT) {
+			/* a user who may count only user space (stat's :u fallback) holds
+			 * the same set-up with a user-only copy */
+			c.exclude_kernel = c.exclude_hv = 1;
+			fd = tc_perf_event_open(&c, 0, -1, -1, 0);
+		}
+		if (fd >= 0)
+			h->fds[h->n++] = fd;
+	}
+	if (!h->n) {
+		free(h);
+		return 0;
+	}
+	*out = h;
+	return (int)h->n;
+}
+
+void tc_perf_hold_close(struct tc_perf_hold *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		close(h->fds[i]);
+	free(h);
+}

@@ -247,4 +247,27 @@ struct tc_perf_page_info {
  * 0, or -errno of the open (or of the mapping). */
 int tc_perf_probe(const struct perf_event_attr *attr, struct tc_perf_page_info *page);
 
+/* --- a hold: the kernel's set-up of an event kept across many opens and closes --- */
+
+/* The first event of a kind makes the kernel set something up that the last one's
+ * close takes down again: a software event's static key (the kernel patches its text,
+ * tens of microseconds a key), a tracepoint's probe (its close waits for an RCU grace
+ * period), the hardware PMU's reservation (on x86 the debug store's buffers of every
+ * CPU). A session that opens and closes the same events once per run of a program
+ * (stat -r N) paid that on every run: 0.5 ms a repetition for stat's six default
+ * software events here. A hold opens one copy of each such event, disabled, on the
+ * calling thread (it never counts, never takes a counter and never fires); while it
+ * is open, every other open and close of that kind finds the set-up in place.
+ *
+ * Held: software events but cpu-clock and task-clock (timers, no static key),
+ * tracepoints, and hardware, cache and raw events. Not held: breakpoints (each open
+ * takes one of four debug registers), kprobes and uprobes (a new probe per event) and
+ * the other PMUs. Each (type, config) is held once. Best effort: an event the kernel
+ * refuses is simply not held. tc_perf_hold_open returns the number of events held
+ * (0 too for n = 0 or none to hold), or -ENOMEM; *out is NULL when none is held. */
+struct tc_perf_hold;
+int tc_perf_hold_open(const struct perf_event_attr *const *attrs, size_t n,
+		      struct tc_perf_hold **out);
+void tc_perf_hold_close(struct tc_perf_hold *h);   /* NULL-safe */
+
 #endif

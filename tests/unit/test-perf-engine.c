@@ -1064,6 +1064,85 @@ static void test_probe_live(void **state)
 	assert_true(tc_perf_probe(&a, NULL) < 0);
 }
 
+/* A hold opens one disabled copy of each kind of event worth holding, on the calling
+ * thread, with the event's exclusions and nothing of its behaviour: page-faults once
+ * though asked twice, a tracepoint, cycles, and context-switches user-only as asked;
+ * not task-clock or cpu-clock (timers), a breakpoint (a debug register each) or
+ * another PMU's event. A refused open is retried user-only (the :u fallback's user),
+ * and one refused both ways is not held. */
+static void test_hold(void **state)
+{
+	struct fake f;
+	struct perf_event_attr pf = sw_attr(PERF_COUNT_SW_PAGE_FAULTS), pf2 = pf;
+	struct perf_event_attr tc = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct perf_event_attr cc = sw_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct perf_event_attr cs = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	struct perf_event_attr bp = { .size = sizeof(bp), .type = PERF_TYPE_BREAKPOINT,
+				      .bp_type = HW_BREAKPOINT_W, .bp_addr = 0x1000, .bp_len = 8 };
+	struct perf_event_attr tp = { .size = sizeof(tp), .type = PERF_TYPE_TRACEPOINT,
+				      .config = 42, .sample_period = 1 };
+	struct perf_event_attr hw = { .size = sizeof(hw), .type = PERF_TYPE_HARDWARE,
+				      .config = PERF_COUNT_HW_CPU_CYCLES };
+	struct perf_event_attr other = { .size = sizeof(other), .type = 9, .config = 1 };
+	const struct perf_event_attr *attrs[] = { &pf, &pf2, &tc, &cc, &cs, &bp, &tp, &hw, &other };
+	struct tc_perf_hold *h;
+	(void)state;
+
+	pf.inherit = pf.enable_on_exec = pf.disabled = 1;
+	pf.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+	pf2 = pf;
+	cs.exclude_kernel = cs.exclude_hv = 1;
+	fake_begin(&f);
+	assert_int_equal(tc_perf_hold_open(attrs, ARRAY_SIZE(attrs), &h), 4);
+	assert_non_null(h);
+	assert_int_equal(f.n, 4);
+	const uint32_t types[4] = { PERF_TYPE_SOFTWARE, PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT,
+				    PERF_TYPE_HARDWARE };
+	const uint64_t configs[4] = { PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES, 42,
+				      PERF_COUNT_HW_CPU_CYCLES };
+	for (size_t i = 0; i < 4; i++) {
+		const struct fake_open *o = &f.o[i];
+		assert_int_equal(o->attr.type, types[i]);
+		assert_int_equal(o->attr.config, configs[i]);
+		assert_int_equal(o->pid, 0);
+		assert_int_equal(o->cpu, -1);
+		assert_int_equal(o->group_fd, -1);
+		assert_int_equal(o->attr.disabled, 1);
+		assert_int_equal(o->attr.inherit, 0);
+		assert_int_equal(o->attr.enable_on_exec, 0);
+		assert_int_equal(o->attr.sample_period, 0);
+		assert_int_equal(o->attr.read_format, 0);
+		assert_int_equal(o->attr.exclude_kernel, i == 1);
+	}
+	tc_perf_hold_close(h);
+	fake_end(&f);
+
+	/* the first open refused: retried user-only; a tracepoint is never retried */
+	const struct perf_event_attr *two[] = { &pf, &tp };
+	fake_begin(&f);
+	f.fail_at = 0;
+	f.fail_err = EACCES;
+	assert_int_equal(tc_perf_hold_open(two, 2, &h), 2);
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.o[1].attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(f.o[1].attr.exclude_kernel, 1);
+	assert_int_equal(f.o[1].attr.exclude_hv, 1);
+	assert_int_equal(f.o[2].attr.type, PERF_TYPE_TRACEPOINT);
+	tc_perf_hold_close(h);
+	fake_end(&f);
+
+	/* nothing worth holding, or nothing at all: 0 and no hold */
+	const struct perf_event_attr *none[] = { &tc, &bp };
+	fake_begin(&f);
+	assert_int_equal(tc_perf_hold_open(none, 2, &h), 0);
+	assert_null(h);
+	assert_int_equal(tc_perf_hold_open(none, 0, &h), 0);
+	assert_null(h);
+	assert_int_equal(f.n, 0);
+	fake_end(&f);
+	tc_perf_hold_close(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1080,6 +1159,7 @@ int main(void)
 		cmocka_unit_test(test_never_rotates),
 		cmocka_unit_test(test_live_exact),
 		cmocka_unit_test(test_probe_live),
+		cmocka_unit_test_teardown(test_hold, reset_hooks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,6 +221,7 @@ static void test_signal_ends_early(void **state)
  * so that the whole hardware path (plan, groups, runs, reads) runs for real. */
 struct fake_pmu {
 	unsigned leaders, members, hw;
+	unsigned held;   /* opened on the calling thread: the session's hold (engine.h) */
 };
 
 static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -231,8 +232,9 @@ static int fake_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu
 	long fd;
 
 	if (a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_RAW) {
-		f->hw++;
-		if (group_fd < 0)
+		if (pid == 0)
+			f->held++;
+		else if (f->hw++, group_fd < 0)
 			f->leaders++;
 		else
 			f->members++;
@@ -272,6 +274,8 @@ static void test_hardware_path_on_fake_pmu(void **state)
 	assert_int_equal(f.hw, 10);
 	assert_int_equal(f.leaders, 6);
 	assert_int_equal(f.members, 4);
+	/* the PMU's set-up held across the six runs: each raw event once */
+	assert_int_equal(f.held, 5);
 	want = tacho_stat_event(s, 0)->value;
 	assert_true(want >= 100);
 	for (size_t i = 1; i <= 5; i++) {
