@@ -112,7 +112,10 @@ static int trace_report(int argc, char **argv)
 				       "chrome or svg)", format);
 	err = tacho_timeline_load(in, &t, &diag);
 	if (err) {
-		cli_error("cannot read the trace: %s", diag.message[0] ? diag.message :
+		char line[600];
+		if (diag.message[0])
+			tacho_diag_format(&diag, line, sizeof(line));
+		cli_error("cannot read the trace %s", diag.message[0] ? line :
 			  tacho_strerror(err));
 		return EXIT_FAIL;
 	}

@@ -325,7 +325,7 @@ int tacho_region_begin(const char *name)
 	 * enclosing one's, where the calibration of a nested pair (which runs traced
 	 * too) accounts for it. */
 	if (tc_unlikely(tc_trace_on()))
-		tc_trace_emit(TC_TRACE_BEGIN, name, 0);
+		tc_trace_emit(TC_TRACE_BEGIN | (t->in_setup ? TC_TRACE_DRY : 0), name, 0);
 	/* Counters first, the TSC last: the time window holds as little of the
 	 * measuring as it can, and the counter window none of the bookkeeping above. */
 	if (t->nq_read > 1) {
@@ -334,7 +334,8 @@ int tacho_region_begin(const char *name)
 			TC_WRITE_ONCE(t->depth, t->depth - 1);
 			TC_WRITE_ONCE(t->errors, t->errors + 1);
 			if (tc_trace_on())   /* the span the trace saw begin ends here */
-				tc_trace_emit(TC_TRACE_END, name, 0);
+				tc_trace_emit(TC_TRACE_END | (t->in_setup ? TC_TRACE_DRY : 0),
+					      name, 0);
 			if (tc_unlikely(tc_region_ctl_on) && t->depth == 0 && !t->in_setup)
 				tc_region_control_leave();
 			return err;
@@ -425,7 +426,7 @@ int tacho_region_end(const char *name)
 			t->cal_out[q] = now[q] - start[q];
 	}
 	if (tc_unlikely(tc_trace_on()))
-		tc_trace_emit(TC_TRACE_END, name, 0);
+		tc_trace_emit(TC_TRACE_END | (t->in_setup ? TC_TRACE_DRY : 0), name, 0);
 	/* after the region's window closed: tacho stat --regions stops counting */
 	if (tc_unlikely(tc_region_ctl_on) && d == 0 && !t->in_setup)
 		tc_region_control_leave();

@@ -281,10 +281,14 @@ int tacho_timeline_load(const char *path, struct tacho_timeline **out, struct ta
 
 	if (tc_diag_check(diag) || !path || !out)
 		return -EINVAL;
-	err = tc_read_file(path, &data, &len, (size_t)1 << 34);
+	/* a trace may come from someone else: only a regular file is read (a FIFO would
+	 * hang the open, a device would be read without end), as report reads them */
+	err = tc_read_regular_file(path, &data, &len, (size_t)1 << 34);
+	if (err == -EINVAL)
+		return tc_diag_set(diag, path, 0, 0, err, "not a regular file (a FIFO or a "
+				   "device): refused");
 	if (err)
-		return tc_diag_set(diag, path, 0, 0, err, "cannot read '%s': %s", path,
-				   tacho_strerror(err));
+		return tc_diag_set(diag, path, 0, 0, err, "cannot read: %s", tacho_strerror(err));
 	err = tc_timeline_load_mem(data, len, path, out, diag);
 	free(data);
 	if (err || !tc_payload_has_str_args((*out)->payload))
@@ -296,8 +300,7 @@ int tacho_timeline_load(const char *path, struct tacho_timeline **out, struct ta
 	if (perr == -ENOMEM) {
 		tacho_timeline_free(*out);
 		*out = NULL;
-		return tc_diag_set(diag, path, 0, 0, perr, "cannot load '%s': %s", path,
-				   tacho_strerror(perr));
+		return tc_diag_set(diag, path, 0, 0, perr, "cannot load: %s", tacho_strerror(perr));
 	}
 	if (perr)
 		tc_sb_addf(&(*out)->notes, "string arguments shown as addresses only: the "

@@ -266,8 +266,9 @@ static inline size_t pc_slot(const char *name)
 	return (size_t)(((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
-int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value)
+int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 {
+	bool dry = kind & TC_TRACE_DRY;
 	struct tc_trace_thread *t = tls;
 	struct tc_trace_ring *r;
 	struct pc_slot *pc;
@@ -284,7 +285,8 @@ int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value)
 	}
 	r = t->ring;
 	if (tc_unlikely(!r)) {
-		__atomic_fetch_add(&area.h->unslotted, 1, __ATOMIC_RELAXED);
+		if (!dry)
+			__atomic_fetch_add(&area.h->unslotted, 1, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
 	pc = &t->pc[pc_slot(channel)];
@@ -296,7 +298,7 @@ int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value)
 	} else {
 		err = channel_slow(channel, &index);
 		if (err) {
-			if (err == -ENOBUFS)
+			if (err == -ENOBUFS && !dry)
 				__atomic_fetch_add(&area.h->unnamed, 1, __ATOMIC_RELAXED);
 			return err;
 		}
@@ -308,16 +310,19 @@ int tc_trace_emit(enum tc_trace_kind kind, const char *channel, uint64_t value)
 	if (tc_unlikely(head - tail > t->mask)) {
 		/* full: drop the newest, counted (only this thread writes dropped, the
 		 * consumer reads it with an atomic load) */
-		__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+		if (!dry)
+			__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
 	struct tc_trace_entry *e = &r->e[head & t->mask];
 	e->tsc = tacho_tsc_begin();
 	e->value = value;
 	e->channel = index;
-	e->kind = (uint32_t)kind;
-	/* publish: the consumer reads the entry after an acquire load of head */
-	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	e->kind = kind & ~(unsigned)TC_TRACE_DRY;
+	/* publish: the consumer reads the entry after an acquire load of head; a dry
+	 * emit's entry is overwritten by the next */
+	if (tc_likely(!dry))
+		__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -281,6 +281,24 @@ static void test_drops_counted(void **state)
 	tacho_timeline_free(t);
 }
 
+/* The regions' calibration (run traced, so that it measures a traced region's cost)
+ * leaves nothing in the ring: a ring of 1,024 holds a region and 500 marks whole, and
+ * drops none (it held the calibration's 1,264 entries before, and lost every mark). */
+static void test_calibration_leaves_no_entries(void **state)
+{
+	struct th_run r;
+	struct tacho_timeline *t;
+
+	th_tacho(&r, "trace", "-q", "--ring", "1024", "-o", th_tmp("cal.trace"), "--",
+		 th_prog("trace-marks"), "regionmarks", "500", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	t = load(th_tmp("cal.trace"));
+	assert_int_equal(tacho_timeline_count(t, "m", 0), 500);
+	assert_int_equal(t->ring_full + t->no_ring + t->no_channel, 0);
+	tacho_timeline_free(t);
+}
+
 /* The worked example of docs/trace.md: every item enqueued is dequeued, and the delta
  * table follows each item by its value. */
 static void test_queue_example(void **state)
@@ -441,6 +459,17 @@ static void test_bad_input(void **state)
 	th_tacho(&r, "trace", "report", "-i", "/etc/hostname", NULL);
 	assert_int_equal(r.status, 1);
 	th_run_free(&r);
+	/* a FIFO would hang the open and a device be read without end: refused, naming
+	 * the file, as report refuses them */
+	assert_int_equal(mkfifo(th_tmp("fifo"), 0600), 0);
+	th_tacho(&r, "trace", "report", "-i", th_tmp("fifo"), NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "fifo: not a regular file (a FIFO or a device): refused");
+	th_run_free(&r);
+	th_tacho(&r, "trace", "report", "-i", "/dev/zero", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "/dev/zero: not a regular file");
+	th_run_free(&r);
 	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "--", "/nonexistent/prog", NULL);
 	assert_int_equal(r.status, 127);
 	th_run_free(&r);
@@ -479,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_drops_counted),
 		cmocka_unit_test(test_queue_example),
 		cmocka_unit_test(test_svg_in_chromium),
+		cmocka_unit_test(test_calibration_leaves_no_entries),
 		cmocka_unit_test(test_killed_trace),
 		cmocka_unit_test(test_bad_input),
 	};

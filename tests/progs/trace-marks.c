@@ -1,6 +1,7 @@
 /* trace-marks.c - a program that marks, for tacho trace's tests: "threads" (3 threads,
  * each in a region "work": 1,000 marks on a, 500 on b, 200 write(2)s), "periodic" (200
- * marks on tick, 1 ms apart by absolute sleeps), "flood N" (N marks on c, as fast as it
+ * marks on tick, 1 ms apart by absolute sleeps), "regionmarks N" (N marks inside a region,
+ * the program's first), "flood N" (N marks on c, as fast as it
  * can), "slow" (a mark every ms for 10 s, ending with its parent: for a trace killed
  * half-way), "none" (never marks); for the payloads: "opens" (openat of four names,
  * each name's address printed first), "execs N" (execs itself N times, by its path and
@@ -55,6 +56,16 @@ int main(int argc, char **argv)
 			bad |= r != NULL;
 		}
 		return bad;
+	}
+	if (!strcmp(mode, "regionmarks") && argc > 2) {
+		/* the regions set up (their calibration runs traced) inside the first
+		 * begin, then N marks inside the region */
+		int n = atoi(argv[2]);
+		if (tacho_regions_init(&o, &d) || tacho_region_begin("r"))
+			return 1;
+		for (int i = 0; i < n; i++)
+			tacho_mark("m", (uint64_t)i);
+		return tacho_region_end("r") != 0;
 	}
 	if (!strcmp(mode, "periodic")) {
 		struct timespec next;
