@@ -236,7 +236,7 @@ static int durations(struct metric_vec *v, const struct tacho_metric_input *in,
 }
 
 int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
-		       struct tacho_metric **out, size_t *nout)
+		       const char *wall_name, struct tacho_metric **out, size_t *nout)
 {
 	struct metric_vec v = { 0 };
 	struct perf_event_attr *attrs;
@@ -246,6 +246,8 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 		return -EINVAL;
 	*out = NULL;
 	*nout = 0;
+	if (!wall_name)
+		wall_name = "wall time";
 	/* each attr read by its own size, as the kernel reads one; an input without a
 	 * value is ignored, its attr with it */
 	attrs = calloc(n ? n : 1, sizeof(*attrs));
@@ -263,7 +265,7 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 				if (wall_ns > 0)
 					err = push(&v, def->name, "", def->unit,
 						   def->factor * in[a].value / wall_ns, (int)a, -1,
-						   in[a].name, "/", "wall time");
+						   in[a].name, "/", wall_name);
 				continue;
 			}
 			for (size_t b = 0; b < n; b++) {
@@ -297,7 +299,7 @@ int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wal
 			continue;
 		err = push(&v, in[a].name, " rate", "/sec", in[a].value / secs, (int)a,
 			   task_clock, in[a].name, "/",
-			   task_clock >= 0 ? in[task_clock].name : "wall time");
+			   task_clock >= 0 ? in[task_clock].name : wall_name);
 	}
 	free(attrs);
 	if (!err)
@@ -335,7 +337,7 @@ int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n, size_t 
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		tc_sized_get(&inputs[i], sizeof(inputs[i]), TC_CONST_ELEM(in, i, in_sz), in_sz);
-	err = tc_metrics_compute(inputs, n, wall_ns, &m, &nm);
+	err = tc_metrics_compute(inputs, n, wall_ns, NULL, &m, &nm);
 	free(inputs);
 	if (err || !nm)
 		return err;

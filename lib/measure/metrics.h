@@ -8,8 +8,11 @@
 #include "tacho/stat.h"
 
 /* tacho_metrics_compute on arrays of the library's element sizes: *out is an array of
- * *nout struct tacho_metric as this library lays them out (free() it). */
+ * *nout struct tacho_metric as this library lays them out (free() it). wall_name names
+ * the time wall_ns is in the metrics' expressions: "wall time" when NULL, "time
+ * counted" for a session that switched its counters on part of the run (-D, regions,
+ * --control), whose rates are of that part. */
 int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
-		       struct tacho_metric **out, size_t *nout);
+		       const char *wall_name, struct tacho_metric **out, size_t *nout);
 
 #endif

@@ -81,6 +81,8 @@ struct tacho_stat {
 	double *user_ns, *sys_ns; /* per repetition: the program's CPU time (its last run);
 				   NAN where none ran */
 	bool interrupted;       /* tacho was signalled (or *stop): counting was cut short */
+	bool switched;          /* counters switched on for part of the run (-D, regions,
+				   --control): metrics are of the time counted */
 	bool cut;               /* the repetitions end here: interrupted, or the program
 				   died of a signal (which is its ending, not an
 				   interruption) */
@@ -936,15 +938,27 @@ static int aggregate(struct tacho_stat *s)
 			if (s->units[u].asked[e])
 				err = aggregate_event(s, &s->units[u].ev[e], vals);
 	tc_welford_init(&wall);
-	for (unsigned k = 0; k < s->done; k++)
-		if (s->wall_ns[k] > 0)
-			tc_welford_add(&wall, s->wall_ns[k]);
+	for (unsigned k = 0; k < s->done; k++) {
+		double w = s->wall_ns[k];
+		/* counters switched on for part of the run (-D, regions, --control): the
+		 * metrics are of the time they counted, the longest time enabled of the
+		 * repetition's events, not of the whole run */
+		if (s->switched) {
+			w = 0;
+			for (size_t e = 0; e < s->nev; e++)
+				if (s->ev[e].seen[k] && s->ev[e].enabled[k] > w)
+					w = s->ev[e].enabled[k];
+		}
+		if (w > 0)
+			tc_welford_add(&wall, w);
+	}
 	/* a simulation's wall time is valgrind's, dozens of times the program's: no rate
 	 * per second of it would mean anything */
 	if (!err)
 		err = tc_metrics_compute(in, s->nev,
 					 wall.n && !s->simulated ? tc_welford_mean(&wall) : 0,
-					 &s->metrics, &s->nmetrics);
+					 s->switched ? "time counted" : NULL, &s->metrics,
+					 &s->nmetrics);
 	free(vals);
 	free(in);
 	return err;
@@ -2011,6 +2025,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	if (err)
 		return err;
 	s->aggr = aggr;
+	s->switched = !sim && switched(o);
 	if (sim) {
 		const struct tacho_sim_machine *m = tacho_sim_machine(sim);
 		s->simulated = true;

@@ -166,6 +166,19 @@ static void test_delay(void **state)
 	assert_int_equal((long long)json_num(j, "events[0].value"), 5);
 	th_json_free(j);
 	th_run_free(&r);
+	/* a delay that ends inside the run: the metrics are of the time counted, not of
+	 * the whole run with the delay in it (which showed a busy program at 0.63 CPUs) */
+	j = th_stat_json(&r, "-D", "20", "-e", "task-clock", "--", th_prog("stat-helper"),
+			 "spin", "60", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	const struct th_json *m = th_json_find(j, "metrics", "name", "CPUs utilized");
+	assert_non_null(m);
+	assert_string_equal(json_str(m, "expr"), "task-clock / time counted");
+	/* one thread runs at most the time it is counted */
+	assert_true(json_num(m, "value") > 0 && json_num(m, "value") <= 1.0 + 1e-9);
+	th_json_free(j);
+	th_run_free(&r);
 }
 
 /* A program given a TACHO_STAT_CONTROL that is not its parent's socket ignores it. */
