@@ -450,9 +450,11 @@ static int parse_hot(struct stat_cli *c, const char *arg)
 			continue;
 		c->hot_view = (enum tacho_sim_view)v;
 		c->hot = 20;
-		if (arg[len] && (parse_uint("--sim-hot", arg + len + 1, 1000000, &c->hot) !=
-				 GO_ON || c->hot == 0))
+		if (arg[len] && parse_uint("--sim-hot", arg + len + 1, 1000000, &c->hot) != GO_ON)
 			return EXIT_USAGE;
+		if (c->hot == 0)
+			return cli_usage_error(&cmd_stat, "--sim-hot %s: how many places to show "
+					       "must be at least 1", arg);
 		return GO_ON;
 	}
 	return cli_usage_error(&cmd_stat, "bad value for --sim-hot: '%s' (function, line or "

@@ -175,6 +175,18 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	/* callgrind writes nothing when a process execs: a dump just before keeps what ran
 	 * before (the exec'd program, followed, writes its own file) */
 	vargv[k++] = (char *)"--dump-before=execve";
+	/* One context per function, whatever its recursion. callgrind's default (2) names a
+	 * function's second level "f'2", and it takes a jump back to a function's first
+	 * instruction (gcc's do-while loops) for a call of the function itself: a loop
+	 * showed as "kloop'2" with all but one iteration's instructions, and its hottest
+	 * block ran one time fewer than it did. Not with --separate-callers (record --sim
+	 * -g), where callgrind then takes such jumps for calls at every level, not only
+	 * the first (docs/sim.md, "Call chains"). */
+	bool callers = false;
+	for (size_t i = 0; i < nextra; i++)
+		callers |= !strncmp(extra[i], "--separate-callers", 18);
+	if (!callers)
+		vargv[k++] = (char *)"--separate-recs=1";
 	if (tc_sim_dump_instr(sim))
 		vargv[k++] = (char *)"--dump-instr=yes";
 	vargv[k++] = outf;

@@ -351,6 +351,26 @@ static void test_hot_places(void **state)
 	th_json_free(j);
 }
 
+/* A loop whose back-jump lands on its function's first instruction, which callgrind
+ * takes for a call of the function itself: one function "entry_loop" with every one
+ * of its instructions (6 an iteration and the ret), not "entry_loop'2" with all but
+ * one iteration's; its hottest block runs exactly N times. */
+static void test_loop_at_entry(void **state)
+{
+	struct th_json *j;
+	(void)state;
+
+	NEED_VALGRIND();
+	j = sim_json("-e", "instructions", "--sim-hot", "function:3", NULL, "entryloop", "10000",
+		     NULL);
+	assert_string_equal(json_str(j, "hot.rows[0].function"), "entry_loop");
+	assert_true(json_num(j, "hot.rows[0].value") == 60001);
+	for (size_t i = 0; i < th_json_get(j, "hot.rows")->n; i++)
+		assert_null(strchr(json_str(th_json_get(j, "hot.rows")->items[i], "function"),
+				   '\''));
+	th_json_free(j);
+}
+
 /* A value after "Key:" in llvm-mca's report. */
 static double report_value(const char *report, const char *key)
 {
@@ -1063,6 +1083,7 @@ static void test_bad_input(void **state)
 	th_run_free(&r);
 	th_tacho(&r, "stat", "--sim", "--sim-hot", "line:0", "--", "true", NULL);
 	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sim-hot line:0: how many places to show must be at least 1");
 	th_run_free(&r);
 	th_tacho(&r, "stat", "--sim", "-p", "1", NULL);
 	assert_int_equal(r.status, 2);
@@ -1099,6 +1120,7 @@ int main(void)
 		cmocka_unit_test(test_outputs),
 		cmocka_unit_test(test_regions_exact),
 		cmocka_unit_test(test_hot_places),
+		cmocka_unit_test(test_loop_at_entry),
 		cmocka_unit_test(test_mca),
 		cmocka_unit_test(test_record_sim),
 		cmocka_unit_test(test_record_sim_exports),

@@ -4,6 +4,8 @@
  *
  *   sim-kernels loop N            N iterations of an asm loop of exactly 6 instructions
  *                                 and 1 conditional branch (4 nop, dec, jnz)
+ *   sim-kernels entryloop N       the same loop with its label on its function's first
+ *                                 instruction (N > 0)
  *   sim-kernels stream BYTES P    P passes over a 64-byte-aligned buffer of BYTES,
  *                                 one load every 64 bytes (one per cache line)
  *   sim-kernels branch alt N      N conditional branches taken every other time
@@ -43,6 +45,21 @@ static __attribute__((noinline)) void loop(long n)
 			 : "+r"(n)
 			 :
 			 : "cc");
+}
+
+/* The same 6 instructions with the loop's label on the function's first instruction
+ * (no check before it: the shape of gcc's do-while loops), then its ret. */
+__attribute__((naked, noinline)) static void entry_loop(long n)
+{
+	(void)n;
+	__asm__ volatile("1:\n\t"
+			 "nop\n\t"
+			 "nop\n\t"
+			 "nop\n\t"
+			 "nop\n\t"
+			 "dec %rdi\n\t"
+			 "jnz 1b\n\t"
+			 "ret");
 }
 
 /* Two callers of the loop, each a frame of its own (the empty asm after the call keeps
@@ -93,6 +110,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "loop")) {
 		loop(num(argc > 2 ? argv[2] : NULL));
+	} else if (!strcmp(cmd, "entryloop") && num(argc > 2 ? argv[2] : NULL) > 0) {
+		entry_loop(num(argv[2]));
 	} else if (!strcmp(cmd, "calls") && argc > 3) {
 		via_a(num(argv[2]));
 		via_b(num(argv[3]));
