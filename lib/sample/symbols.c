@@ -19,6 +19,7 @@ struct fsym {
 	uint64_t start, size;
 	const char *name;      /* in the ELF's string table (lives as long as the Dwfl) */
 	int rank;              /* tie-break for aliases: global > weak > local */
+	bool label;            /* untyped (STT_NOTYPE): a label of hand-written assembly */
 };
 
 struct tc_symdso {
@@ -268,6 +269,19 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Whether section shndx of elf holds code (an untyped symbol there is a label of
+ * hand-written assembly, one elsewhere marks data). */
+static bool notype_in_code(Elf *elf, GElf_Word shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 /* A sorted table of the functions of the best symbol table dwfl finds (.symtab of the
  * file or of its debug file, else .dynsym, plus MiniDebugInfo), so that every lookup
  * is a binary search instead of libdwfl's scan over all symbols. */
@@ -286,27 +300,44 @@ static void load_syms(struct tc_symdso *d)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, NULL);
 		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
 
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		/* functions, and the untyped labels of hand-written assembly in code
+		 * (ld.so's _start and _dl_start_user: size 0, running to the next symbol);
+		 * not local labels (.L...) nor the $x/$d mapping symbols */
+		if (type == STT_NOTYPE) {
+			if (name[0] == '.' || name[0] == '$' || !notype_in_code(elf, shndx))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
 			continue;
+		}
 		d->syms[k].start = addr - d->bias;
 		d->syms[k].size = sym.st_size;
 		d->syms[k].name = name;
 		d->syms[k].rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		d->syms[k].label = type == STT_NOTYPE;
 		k++;
 	}
 	qsort(d->syms, k, sizeof(*d->syms), sym_cmp);
-	/* keep one name per address (the best-ranked alias) */
+	/* keep one name per address (the best-ranked alias), and no label inside a sized
+	 * function (it would take the rest of the function's addresses from it) */
 	size_t w = 0;
-	for (size_t i = 0; i < k; i++)
+	uint64_t end = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (d->syms[i].label && !d->syms[i].size && d->syms[i].start < end &&
+		    (w == 0 || d->syms[w - 1].start != d->syms[i].start))
+			continue;
 		if (w == 0 || d->syms[w - 1].start != d->syms[i].start)
 			d->syms[w++] = d->syms[i];
 		else if (d->syms[w - 1].size < d->syms[i].size)
 			d->syms[w - 1].size = d->syms[i].size;
+		if (d->syms[i].size && d->syms[i].start + d->syms[i].size > end)
+			end = d->syms[i].start + d->syms[i].size;
+	}
 	d->nsyms = w;
 }
 

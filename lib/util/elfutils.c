@@ -49,6 +49,7 @@ static void load(void)
 		F(elf_getdata),
 		F(elf_getdata_rawchunk),
 		F(elf_getphdrnum),
+		F(elf_getscn),
 		F(elf_getshdrstrndx),
 		F(elf_kind),
 		F(elf_memory),

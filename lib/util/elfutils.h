@@ -52,6 +52,7 @@ struct tc_elfutils_fns {
 	__typeof__(elf_getshdrstrndx) *elf_getshdrstrndx;
 	__typeof__(elf_kind) *elf_kind;
 	__typeof__(elf_memory) *elf_memory;
+	__typeof__(elf_getscn) *elf_getscn;
 	__typeof__(elf_nextscn) *elf_nextscn;
 	__typeof__(elf_rawdata) *elf_rawdata;
 	__typeof__(elf_rawfile) *elf_rawfile;
@@ -110,6 +111,7 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 #define elf_getshdrstrndx (tc_elfutils()->elf_getshdrstrndx)
 #define elf_kind (tc_elfutils()->elf_kind)
 #define elf_memory (tc_elfutils()->elf_memory)
+#define elf_getscn (tc_elfutils()->elf_getscn)
 #define elf_nextscn (tc_elfutils()->elf_nextscn)
 #define elf_rawdata (tc_elfutils()->elf_rawdata)
 #define elf_rawfile (tc_elfutils()->elf_rawfile)

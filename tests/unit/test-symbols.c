@@ -415,6 +415,40 @@ static void test_vdso_image(void **state)
 	tc_symdso_free(d);
 }
 
+/* An untyped label of hand-written assembly in code is a symbol: ld.so's _start (size
+ * 0, STT_NOTYPE in libc6-dbg's debug file) names the addresses up to the next symbol,
+ * as perf names them; a label inside a sized function takes nothing from it. */
+static void test_asm_labels(void **state)
+{
+	const char *ld = "/lib64/ld-linux-x86-64.so.2";
+	struct tc_symdso *d;
+	struct tc_symloc sl;
+	uint64_t start, size, next, nsize;
+	(void)state;
+
+	if (tc_symdso_open(ld, NULL, 0, &d))
+		TEST_SKIP("%s cannot be opened", ld);
+	if (tc_symdso_find(d, "_start", &start, &size) ||
+	    tc_symdso_find(d, "_dl_start_user", &next, &nsize)) {
+		tc_symdso_free(d);
+		TEST_SKIP("%s has no symbol table with its labels (Debian: libc6-dbg)", ld);
+	}
+	assert_int_equal(size, 0);
+	assert_true(next > start + 1);
+	assert_int_equal(tc_symdso_lookup(d, next - 1, &sl), 0);
+	assert_non_null(sl.symbol);
+	assert_string_equal(sl.symbol, "_start");
+	assert_int_equal(sl.sym_start, start);
+	/* _dl_start, a sized function: every byte of it is its own */
+	assert_int_equal(tc_symdso_find(d, "_dl_start", &start, &size), 0);
+	assert_true(size > 0);
+	for (uint64_t a = start; a < start + size; a += 7) {
+		assert_int_equal(tc_symdso_lookup(d, a, &sl), 0);
+		assert_string_equal(sl.symbol, "_dl_start");
+	}
+	tc_symdso_free(d);
+}
+
 static void test_kallsyms(void **state)
 {
 	char path[] = "/tmp/tacho-kallsyms-XXXXXX";
@@ -808,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_elf_symbols_lines),
 		cmocka_unit_test(test_insn_len_vs_objdump),
 		cmocka_unit_test(test_vdso_image),
+		cmocka_unit_test(test_asm_labels),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_kallsyms_cache),
 		cmocka_unit_test(test_demangle_table),
