@@ -242,7 +242,7 @@ static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
 		 * have been counted and the exact answer is 0 (d_raw is then 0). Not
 		 * "not counted": the event was on its counter whenever it could be. */
 		o->status = TACHO_COUNT_COUNTED;
-		o->value = (double)d_raw * r->scale;
+		o->value = tc_apply_scale((double)d_raw, r->scale);
 		o->coverage = 1.0;
 		return;
 	}
@@ -259,11 +259,11 @@ static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
 	 * is exact */
 	if (d_run >= d_ena || whole) {
 		o->status = TACHO_COUNT_COUNTED;
-		o->value = (double)d_raw * r->scale;
+		o->value = tc_apply_scale((double)d_raw, r->scale);
 		o->coverage = 1.0;
 	} else {
 		o->status = TACHO_COUNT_MULTIPLEXED;
-		o->value = tc_count_scale(d_raw, d_ena, d_run) * r->scale;
+		o->value = tc_apply_scale(tc_count_scale(d_raw, d_ena, d_run), r->scale);
 		o->coverage = (double)d_run / (double)d_ena;
 	}
 }
@@ -560,7 +560,7 @@ static void record(struct ev_res *r, const struct tacho_count *k, unsigned rep)
 	r->enabled[rep] = (double)k->enabled_ns;
 	r->values[rep] = (k->status == TACHO_COUNT_COUNTED ||
 			  k->status == TACHO_COUNT_MULTIPLEXED) && isfinite(k->value)
-				 ? k->value * r->scale
+				 ? tc_apply_scale(k->value, r->scale)
 				 : NAN;
 	if (k->why && !r->why) {
 		r->why = tc_strdup(k->why);
@@ -814,7 +814,7 @@ static int simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, 
 		if (tacho_sim_result_value(res, &r->attr, &v, &why) == 0) {
 			r->status[rep] = TACHO_COUNT_SIMULATED;
 			r->coverage[rep] = 1.0;
-			r->values[rep] = (double)v * r->scale;
+			r->values[rep] = tc_apply_scale((double)v, r->scale);
 			continue;
 		}
 		r->status[rep] = TACHO_COUNT_NOT_SUPPORTED;

@@ -359,3 +359,16 @@ int tc_stats_compute_u64(const uint64_t *v, size_t n, struct tc_stats *out)
 	free(d);
 	return err;
 }
+
+double tc_apply_scale(double v, double scale)
+{
+	if (scale > 0 && scale < 1) {
+		double inv = nearbyint(1 / scale), p = 10;
+
+		while (p < inv && p < 1e18)
+			p *= 10;
+		if (p == inv && fabs(inv * scale - 1) < 1e-12)
+			return v / inv;
+	}
+	return v * scale;
+}

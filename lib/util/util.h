@@ -372,6 +372,11 @@ void tc_welford_init(struct tc_welford *w);
 void tc_welford_add(struct tc_welford *w, double x);
 double tc_welford_mean(const struct tc_welford *w);    /* NaN if n == 0 */
 double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, NaN if 0 */
+/* v x scale, computed as v / 10^k when scale is 10^-k (a unit from nanoseconds to
+ * milliseconds, say): the division by an exact power of ten rounds once, so that
+ * 510947 ns is 0.510947 msec in every output, where the product with the inexact
+ * 1e-6 gave 0.5109469999999999. */
+double tc_apply_scale(double v, double scale);
 /* --- end statistics --- */
 
 /* --- CPU lists (cpulist.c) [owner: stat] ---

@@ -249,10 +249,32 @@ static void test_select_u64(void **state)
 	assert_int_equal(tc_stats_select_u64(v, 1, 0), 42);
 }
 
+/* A scale of 10^-k divides by the exact power of ten: one rounding, so that the value
+ * prints as its decimal (the product with an inexact 1e-6 does not); any other scale
+ * multiplies. */
+static void test_apply_scale(void **state)
+{
+	char buf[64];
+	(void)state;
+
+	assert_true(tc_apply_scale(510947, 1e-6) == 0.510947);
+	assert_true(510947 * 1e-6 != 0.510947);   /* what the product gave */
+	snprintf(buf, sizeof(buf), "%.17g", tc_apply_scale(510947, 1e-6));
+	assert_string_equal(buf, "0.51094700000000004");   /* the double nearest 0.510947 */
+	assert_true(tc_apply_scale(123456789, 1e-9) == 0.123456789);
+	assert_true(tc_apply_scale(1234, 1e-3) == 1.234);
+	assert_true(tc_apply_scale(7, 1) == 7);
+	assert_true(tc_apply_scale(7, 0.5) == 3.5);
+	assert_true(tc_apply_scale(7, 2.5) == 17.5);
+	assert_true(tc_apply_scale(3, 0.3) == 3 * 0.3);
+	assert_true(isnan(tc_apply_scale(NAN, 1e-6)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_values),
+		cmocka_unit_test(test_apply_scale),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_percentile_edges),
 		cmocka_unit_test(test_select_u64),
