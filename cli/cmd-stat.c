@@ -886,9 +886,12 @@ static void stop_now(void)
 	kill(getpid(), SIGTERM);
 }
 
+static volatile sig_atomic_t timed_out;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
+	timed_out = 1;
 	stop_now();
 }
 
@@ -1094,8 +1097,14 @@ static int stat_print(struct stat_cli *c)
 		.mca = c->mca_result,
 		.perf_layout = c->perf_layout,
 	};
+	char stopped[64];
 	FILE *out = c->out;
 	int err = 0;
+
+	if (timed_out) {
+		snprintf(stopped, sizeof(stopped), "after --timeout %u ms", c->timeout_ms);
+		about.stopped = stopped;
+	}
 
 	if (cli_verbose && !c->sim) {
 		const struct tacho_schedule *plan = tacho_stat_schedule(c->s);

@@ -440,6 +440,9 @@ struct tacho_stat_about {
 				       of tacho's (value, unit, event, [variance,] run time,
 				       percentage running, metric value, metric unit), no
 				       header, for scripts written against perf */
+	const char *stopped;        /* how tacho itself ended an interrupted session, in
+				       words after "stopped" ("after --timeout 200 ms"), for
+				       the table; NULL: a signal stopped it */
 };
 
 /* Writes the results of s to f:

@@ -136,6 +136,7 @@ struct about {
 	enum tacho_sim_view hot_view;
 	const struct tacho_sim_mca *mca;
 	bool perf_layout;
+	const char *stopped;
 };
 
 #define ABOUT_HAS(a, field) \
@@ -167,6 +168,8 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->mca = in->mca;
 	if (ABOUT_HAS(in, perf_layout))
 		out->perf_layout = in->perf_layout;
+	if (ABOUT_HAS(in, stopped) && in->stopped && *in->stopped)
+		out->stopped = in->stopped;
 	return 0;
 }
 
@@ -759,7 +762,7 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	if (a->repeat > 1 && reps < a->repeat)
 		fprintf(f, "  stopped early: %u of %u repetitions\n", reps, a->repeat);
 	else if (tacho_stat_interrupted(s) && !ex)
-		fprintf(f, "  stopped by a signal\n");
+		fprintf(f, "  stopped %s\n", a->stopped ? a->stopped : "by a signal");
 	fprintf(f, "\n");
 	return tc_write_status(f);
 }

@@ -3,7 +3,9 @@
  * -i/--no-inherit, -n/--null, -q, --log-fd, and the seconds user / seconds sys lines. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
@@ -352,6 +354,24 @@ static void test_timeout_and_interval_count(void **state)
 	assert_int_equal(r.status, 128 + 15);
 	assert_contains(r.err, "page-faults");
 	assert_contains(r.err, "the program: killed by signal 15 (SIGTERM)");
+	th_run_free(&r);
+
+	/* a running process counted until the timeout: tacho says it stopped it so, not
+	 * that a signal did */
+	char pid[16];
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		execl(th_prog("stat-helper"), "stat-helper", "spin", "600000", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	th_tacho(&r, "stat", "-p", pid, "--timeout", "100", "-e", "page-faults", NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "stopped after --timeout 100 ms");
+	assert_null(strstr(r.err, "stopped by a signal"));
 	th_run_free(&r);
 
 	th_tacho(&r, "stat", "--json", "-I", "20", "--interval-count", "3", "-e", "page-faults",
