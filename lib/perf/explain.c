@@ -6,6 +6,7 @@
  * struct tc_perf_env: probed live, or filled in by tests to reach every path. */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/hw_breakpoint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,7 +437,12 @@ char *tc_perf_explain(const struct tc_perf_env *env, int err, const struct perf_
 				"edge or invert this event does not take, or a period above "
 				"perf_event_max_sample_rate (check the event's fields)");
 			o.hint = TACHO_HINT_EVENTS;
-		} else if (k == K_BP)
+		} else if (k == K_BP && a->bp_type == HW_BREAKPOINT_R)
+			/* arch/x86/kernel/hw_breakpoint.c arch_build_bp_info: the debug
+			 * registers' RW field has no read-only setting */
+			put(&o, "x86 has no read-only data breakpoints: a debug register "
+				"watches writes, or reads and writes (use ':rw', or ':w')");
+		else if (k == K_BP)
 			put(&o, "the breakpoint is malformed: its length must be 1, 2, 4 or 8 "
 				"bytes with the address aligned to it (x86), and an execute "
 				"breakpoint takes the length of a long");

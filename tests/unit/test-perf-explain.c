@@ -34,7 +34,7 @@ static const struct tc_perf_env envs[NENV] = {
 			   .euid = 1000, .core_pmu = "cpu", .nofile = 1024 },
 };
 
-enum { HW, CACHE, RAW, SW, TP, BP, MSR, CORE_DYN, UPROBE, ANY, NTYPE };
+enum { HW, CACHE, RAW, SW, TP, BP, BP_READ, MSR, CORE_DYN, UPROBE, ANY, NTYPE };
 
 /* attr for each kind; MSR and CORE_DYN are dynamic PMU types, named explicitly */
 static struct perf_event_attr attr_of(int kind)
@@ -50,6 +50,8 @@ static struct perf_event_attr attr_of(int kind)
 	case SW: a.type = PERF_TYPE_SOFTWARE; a.config = PERF_COUNT_SW_PAGE_FAULTS; break;
 	case TP: a.type = PERF_TYPE_TRACEPOINT; a.config = 840; break;
 	case BP: a.type = PERF_TYPE_BREAKPOINT; a.bp_type = HW_BREAKPOINT_W;
+		a.bp_len = HW_BREAKPOINT_LEN_8; a.bp_addr = 0x1000; break;
+	case BP_READ: a.type = PERF_TYPE_BREAKPOINT; a.bp_type = HW_BREAKPOINT_R;
 		a.bp_len = HW_BREAKPOINT_LEN_8; a.bp_addr = 0x1000; break;
 	case MSR: a.type = 9; break;
 	case CORE_DYN: a.type = 4; a.config = 0x3c; break;
@@ -162,6 +164,9 @@ static const struct {
 	{ __LINE__, METAL_ROOT, EINVAL, RAW, 0, { "the PMU rejected this encoding",
 						  "counter mask" }, NULL, TACHO_HINT_EVENTS },
 	{ __LINE__, VM_ROOT, EINVAL, BP, 0, { "the breakpoint is malformed", "1, 2, 4 or 8" } },
+	/* x86 refuses a read-only breakpoint, however well formed */
+	{ __LINE__, VM_ROOT, EINVAL, BP_READ, 0, { "no read-only data breakpoints", "':rw'" },
+	  "malformed" },
 	{ __LINE__, VM_ROOT, EINVAL, TP, 0, { "rejected this tracepoint (id 840)" } },
 	{ __LINE__, VM_ROOT, EINVAL, SW, 0, { "rejected an option of this software event",
 					      "perf_event_max_sample_rate" } },
