@@ -2067,10 +2067,25 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	}
 	if (nruns > 1 && !(o->target == TACHO_TARGET_CHILD ||
 			   (o->target == TACHO_TARGET_CPUS && program))) {
-		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
-				  "these events need %u runs to fit the counters (%s), and a "
-				  "running process cannot be run again (use --multiplex, or fewer "
-				  "events)", nruns, pmu.source);
+		const char *what = o->target == TACHO_TARGET_CPUS ? "a count of CPUs with no "
+				   "program" : "a running process";
+		unsigned bps = 0;
+		for (size_t e = 0; e < s->nev; e++)
+			bps += s->ev[e].attr.type == PERF_TYPE_BREAKPOINT;
+		/* breakpoints never share a debug register, multiplexed or not */
+		if (pmu.breakpoints && bps > pmu.breakpoints)
+			err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+					  "%u breakpoints asked, and at most %u count at once "
+					  "(the CPU's debug registers, even with --multiplex): the "
+					  "others need another run, and %s cannot be run again "
+					  "(ask for at most %u)", bps, pmu.breakpoints, what,
+					  pmu.breakpoints);
+		else
+			err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+					  "these events need %u runs to fit the counters, by %s, and "
+					  "%s cannot be run again (%sfewer events)", nruns,
+					  pmu.source, what, sched_flags & TACHO_SCHED_MULTIPLEX ?
+					  "" : "use --multiplex, or ");
 		goto out_free;
 	}
 	if (nruns > 1 && aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD) {

@@ -193,6 +193,13 @@ static void test_breakpoints_over_two_runs(void **state)
 	th_tacho(&r, "stat", "-e", spec, "-p", "1", NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "cannot be run again");
+	/* the debug registers are the reason, whatever --multiplex says */
+	assert_contains(r.err, "breakpoints asked, and at most 4 count at once");
+	th_run_free(&r);
+	th_tacho(&r, "stat", "--multiplex", "-e", spec, "-p", "1", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "even with --multiplex");
+	assert_null(strstr(r.err, "use --multiplex"));
 	th_run_free(&r);
 }
 
