@@ -291,6 +291,12 @@ static int cmd_report_fn(int argc, char **argv)
 	tacho_profile_info(p, &in);
 	for (size_t i = 0; i < ro.nsort; i++)
 		all_events |= sort[i] == TACHO_SORT_EVENT && !format && !annotate;
+	/* perf refuses these without chains; the report still has each sample's own
+	 * function, and says what it lacks */
+	if ((ro.children || ro.graph) && in.samples && !in.chained)
+		cli_warn("'%s' has no call chains (record with -g or --call-graph): %s shows "
+			 "each sample's own function alone", input,
+			 ro.children ? "--children" : "-g");
 	/* the event key reports every event: nothing to choose */
 	if (in.nevents > 1 && !event && !all_events)
 		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,

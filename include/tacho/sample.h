@@ -169,6 +169,10 @@ struct tacho_profile_info {
 				       was drawn */
 	uint64_t chains_cut;        /* samples whose call chain had more than 65535 entries:
 				       the report keeps the first 65535 */
+	uint64_t chained;           /* samples of the selected event with a call chain (a
+				       recorded one, or a user stack to unwind): 0 for a
+				       recording made without -g, where --children and the
+				       trees have only each sample's own function */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

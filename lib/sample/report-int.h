@@ -139,6 +139,7 @@ struct tacho_profile {
 	uint32_t unknown_id, kernel_id;
 	size_t sel;                    /* the event reports are about (index into evs) */
 	uint64_t sel_samples, sel_events;
+	uint64_t sel_chained;          /* of them, with a chain or a stack to unwind */
 	/* the keys compared by the lookups of binaries and mappings, and the arrays grown:
 	 * what a test counts to prove loading and resolving are not quadratic */
 	uint64_t compares, grows;

@@ -486,9 +486,16 @@ static void select_event(struct tacho_profile *p, size_t ev)
 	p->sel = ev;
 	p->sel_samples = 0;
 	p->sel_events = ev < p->nev ? p->evs[ev].events : 0;
+	p->sel_chained = 0;
 	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event == ev)
+		if (p->smps[i].event == ev) {
 			p->sel_samples++;
+			p->sel_chained += p->smps[i].nr > 0;
+		}
+	for (size_t i = 0; i < p->nxtras; i++) {
+		const struct smp *s = &p->smps[p->xtras[i].smp];
+		p->sel_chained += s->event == ev && !s->nr;
+	}
 }
 
 int tacho_profile_select_event(struct tacho_profile *p, const char *name)
@@ -660,6 +667,7 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 	out->kernel_note = p->kernel_note;
 	out->throttles = p->throttles;
 	out->chains_cut = p->chains_cut;
+	out->chained = p->sel_chained;
 	tc_sized_put_sz(caller, out, sizeof(*out));
 	return 0;
 }

@@ -432,6 +432,7 @@ static void test_callchain_and_exports(void **state)
 	/* every sample of the program has main on its stack */
 	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--children", "--json", NULL);
 	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "has no call chains"));
 	j = assert_json(r.out);
 	m = row_of(j, "main");
 	assert_non_null(m);
@@ -451,6 +452,20 @@ static void test_callchain_and_exports(void **state)
 	assert_contains(r.out, " cpu-clock:\n\t");
 	assert_contains(r.out, " hot3+0x");
 	assert_contains(r.out, " main+0x");
+	th_run_free(&r);
+
+	/* a recording without chains: --children and -g say what they cannot show */
+	th_tacho(&r, "record", "-q", "-o", th_tmp("flat.rec"), "--", th_prog("sample-cpu"), "50",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", th_tmp("flat.rec"), "--children", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "has no call chains (record with -g or --call-graph)");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", th_tmp("flat.rec"), "-g", "caller", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "has no call chains");
 	th_run_free(&r);
 }
 
