@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "measure/measure-set.h"
-#include "measure/user-only.h"
+#include "events/user-only.h"
 #include "perf/engine.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"

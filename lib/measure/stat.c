@@ -23,7 +23,7 @@
 #include "measure/metrics.h"
 #include "measure/schedule.h"
 #include "measure/stat.h"
-#include "measure/user-only.h"
+#include "events/user-only.h"
 #include "util/util.h"
 #include "tacho/counters.h"
 #include "tacho/events.h"

@@ -16,6 +16,7 @@
 
 #include "events/events.h"
 #include "events/tpformat.h"
+#include "events/user-only.h"
 #include "perf/engine.h"
 #include "sample/buildid-cache.h"
 #include "sample/recfile.h"
@@ -201,6 +202,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	struct tacho_evlist *list = NULL;
 	const char *spec = o->events;
 	struct tc_perf_env env;
+	struct tc_sb made_u = TC_SB_INIT;
 	bool priv;
 	int err;
 
@@ -244,6 +246,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	 * Linux 6.12) is asked again without it (open_events) */
 	if (!o->freq && !o->period)
 		s->sample_type |= PERF_SAMPLE_READ;
+	tc_sb_init(&made_u);
 	for (size_t i = 0; i < s->nev; i++) {
 		struct rec_event *e = &s->ev[i];
 		struct perf_event_attr *a = &e->attr;
@@ -280,16 +283,31 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 		} else {
 			a->sample_period = e->period;
 		}
-		/* without privilege at paranoid 2 only user space may be sampled */
-		if (!priv && a->type != PERF_TYPE_TRACEPOINT) {
+		/* without privilege at paranoid 2 only user space may be sampled: named
+		 * EVENT:u, and said once, as stat does */
+		if (!priv && a->type != PERF_TYPE_TRACEPOINT && !a->exclude_kernel) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
+			if (!a->exclude_user && e->name) {
+				char *u = tc_user_only_name(e->name);
+				if (u)
+					tc_sb_addf(&made_u, "%s%s", made_u.len ? ", " : "", u);
+				free(e->name);
+				e->name = u;
+			}
 		}
 	}
 	tacho_evlist_free(list);
 	for (size_t i = 0; i < s->nev; i++)
-		if (!s->ev[i].name)
+		if (!s->ev[i].name) {
+			tc_sb_exit(&made_u);
 			return -ENOMEM;
+		}
+	if (made_u.oom || (made_u.len && tc_user_only_warn_verb(&env, "sampling", made_u.buf))) {
+		tc_sb_exit(&made_u);
+		return -ENOMEM;
+	}
+	tc_sb_exit(&made_u);
 	setup_payloads(s, &env);
 	return 0;
 }

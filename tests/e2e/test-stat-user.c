@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -48,13 +49,12 @@ static int write_paranoid(long long v)
 	return err;
 }
 
-/* Runs `tacho stat ARGS...` (NULL-terminated) as a user without privilege: nobody when
+/* Runs `tacho CMD ARGS...` (NULL-terminated) as a user without privilege: nobody when
  * the suite runs as root, else the user itself. */
-static void stat_user(struct th_run *r, const char *first, ...)
+static void vtacho_user(struct th_run *r, const char *cmd, const char *first, va_list ap)
 {
 	const char *argv[64];
 	size_t n = 0;
-	va_list ap;
 
 	if (geteuid() == 0) {
 		argv[n++] = "setpriv";
@@ -63,14 +63,30 @@ static void stat_user(struct th_run *r, const char *first, ...)
 		argv[n++] = "--clear-groups";
 	}
 	argv[n++] = th_tacho_bin();
-	argv[n++] = "stat";
+	argv[n++] = cmd;
 	argv[n++] = first;
-	va_start(ap, first);
 	while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL)
 		n++;
-	va_end(ap);
 	argv[n] = NULL;
 	th_runv(r, NULL, (char *const *)argv);
+}
+
+static void record_user(struct th_run *r, const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vtacho_user(r, "record", first, ap);
+	va_end(ap);
+}
+
+static void stat_user(struct th_run *r, const char *first, ...)
+{
+	va_list ap;
+
+	va_start(ap, first);
+	vtacho_user(r, "stat", first, ap);
+	va_end(ap);
 }
 
 static size_t count_of(const char *s, const char *needle)
@@ -214,6 +230,33 @@ static void test_no_fallback_where_it_would_lie(void **state)
 	th_run_free(&r);
 }
 
+/* record falls back as stat does: the event named page-faults:u in the recording and
+ * its report, and the warning said once. */
+static void test_record_user_only(void **state)
+{
+	char dir[] = "/tmp/tacho-user-XXXXXX", out[64], cmd[128];
+	struct th_run r;
+	(void)state;
+
+	if (*skip_why)
+		TEST_SKIP("%s", skip_why);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0777), 0);   /* nobody writes the recording there */
+	snprintf(out, sizeof(out), "%s/u.rec", dir);
+	record_user(&r, "-q", "-e", "page-faults", "-c", "1", "-o", out, "--",
+		    th_prog("stat-helper"), "pages", "10", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(count_of(r.err, "in user space only"), 1);
+	assert_contains(r.err, "tacho: warning: sampling page-faults:u in user space only");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", out, NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, " samples of page-faults:u (period 1)");
+	th_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static int setup(void **state)
 {
 	long long p;
@@ -266,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_named_and_said_once),
 		cmocka_unit_test(test_breakpoint_user_exact),
 		cmocka_unit_test(test_no_fallback_where_it_would_lie),
+		cmocka_unit_test(test_record_user_only),
 	};
 
 	personality(ADDR_NO_RANDOMIZE);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "measure/user-only.h"
+#include "events/user-only.h"
 
 static void test_needed(void **state)
 {

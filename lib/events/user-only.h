@@ -1,8 +1,8 @@
 /* user-only.h - counting user space only where the kernel may not be counted: perf's
  * fallback to ':u' (perf_event_paranoid >= 2 without CAP_PERFMON), shared by the stat
  * session and the measurement sets of regions. */
-#ifndef TACHO_MEASURE_USER_ONLY_H
-#define TACHO_MEASURE_USER_ONLY_H
+#ifndef TACHO_EVENTS_USER_ONLY_H
+#define TACHO_EVENTS_USER_ONLY_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -30,5 +30,8 @@ char *tc_user_only_name(const char *name);
 char *tc_user_only_why(const struct tc_perf_env *env, const char *names);
 /* Says it once, at level warn. 0 or -ENOMEM. */
 int tc_user_only_warn(const struct tc_perf_env *env, const char *names);
+/* The same with another verb than "counting" ("sampling": tacho record). */
+char *tc_user_only_why_verb(const struct tc_perf_env *env, const char *verb, const char *names);
+int tc_user_only_warn_verb(const struct tc_perf_env *env, const char *verb, const char *names);
 
 #endif

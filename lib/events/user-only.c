@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/user-only.h"
+#include "events/user-only.h"
 #include "perf/engine.h"
 #include "util/util.h"
 
@@ -79,25 +79,35 @@ char *tc_user_only_name(const char *name)
 	return out;
 }
 
-char *tc_user_only_why(const struct tc_perf_env *env, const char *names)
+char *tc_user_only_why_verb(const struct tc_perf_env *env, const char *verb, const char *names)
 {
 	struct tc_sb sb = TC_SB_INIT;
 
 	tc_sb_init(&sb);
-	tc_sb_addf(&sb, "counting %s in user space only (':u'): perf_event_paranoid is %d "
+	tc_sb_addf(&sb, "%s %s in user space only (':u'): perf_event_paranoid is %d "
 		   "and this user has neither CAP_PERFMON nor CAP_SYS_ADMIN, so the kernel "
 		   "may not be counted (run as root, give the program CAP_PERFMON, or lower "
-		   "kernel.perf_event_paranoid with sysctl to 1)", names, env->paranoid);
+		   "kernel.perf_event_paranoid with sysctl to 1)", verb, names, env->paranoid);
 	return tc_sb_detach(&sb);
 }
 
-int tc_user_only_warn(const struct tc_perf_env *env, const char *names)
+char *tc_user_only_why(const struct tc_perf_env *env, const char *names)
 {
-	char *why = tc_user_only_why(env, names);
+	return tc_user_only_why_verb(env, "counting", names);
+}
+
+int tc_user_only_warn_verb(const struct tc_perf_env *env, const char *verb, const char *names)
+{
+	char *why = tc_user_only_why_verb(env, verb, names);
 
 	if (!why)
 		return -ENOMEM;
 	tc_log(TACHO_LOG_WARN, "%s", why);
 	free(why);
 	return 0;
+}
+
+int tc_user_only_warn(const struct tc_perf_env *env, const char *names)
+{
+	return tc_user_only_warn_verb(env, "counting", names);
 }
