@@ -153,5 +153,9 @@ FILE *cli_open_output(const char *path);
 int cli_close_output(FILE *f, const char *path);
 /* Drops what cli_open_output gave after a failure: the file named stays as it was. */
 void cli_abandon_output(FILE *f);
+/* A writer into f failed with err: a write error of the stream (a full disk,
+ * /dev/full) is told as cli_close_output tells it, naming the file; anything else as
+ * "cannot WHAT: reason". The output is dropped either way; EXIT_FAIL. */
+int cli_output_failed(FILE *f, const char *path, int err, const char *what);
 
 #endif

@@ -119,7 +119,7 @@ static int get_dump(const struct cpu_opts *o, struct tacho_cpuid_dump **dump)
 				tacho_diag_format(&diag, where, sizeof(where));
 			else
 				snprintf(where, sizeof(where), "%s: %s", o->load, tacho_strerror(err));
-			cli_error("cannot load '%s': %s", o->load, where);
+			cli_error("cannot load %s", where);   /* where names the file */
 			return err;
 		}
 	} else {

@@ -130,11 +130,8 @@ static int report_mca(struct tacho_profile *p, const char *symbol, FILE *out,
 	if (!err)
 		err = tacho_sim_mca_write(m, out, fmt, wo);
 	tacho_sim_mca_free(m);
-	if (err) {
-		cli_error("cannot report: %s", tacho_strerror(err));
-		cli_abandon_output(out);
-		return EXIT_FAIL;
-	}
+	if (err)
+		return cli_output_failed(out, outpath, err, "report");
 	return cli_close_output(out, outpath);
 }
 
@@ -351,8 +348,7 @@ static int cmd_report_fn(int argc, char **argv)
 		goto out;
 	}
 	if (err) {
-		cli_error("cannot report: %s", tacho_strerror(err));
-		cli_abandon_output(out);
+		ret = cli_output_failed(out, outpath, err, "report");
 		goto out;
 	}
 	tacho_profile_info(p, &in);

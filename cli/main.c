@@ -259,14 +259,22 @@ void cli_abandon_output(FILE *f)
 
 int cli_close_output(FILE *f, const char *path)
 {
+	static bool told[2];   /* a standard stream's write error, told once */
 	int err;
 
 	if (!f)
 		return EXIT_OK;
-	if (f == stdout || f == stderr)
-		return fflush(f) || ferror(f) ? (cli_error("write error on standard %s: %s",
-						     f == stdout ? "output" : "error",
-						     strerror(errno)), EXIT_FAIL) : EXIT_OK;
+	if (f == stdout || f == stderr) {
+		bool *t = &told[f == stderr];
+
+		if (!fflush(f) && !ferror(f))
+			return EXIT_OK;
+		if (!*t)
+			cli_error("write error on standard %s: %s", f == stdout ? "output" : "error",
+				  strerror(errno));
+		*t = true;
+		return EXIT_FAIL;
+	}
 	if (f != cli_out.f)
 		return EXIT_FAIL;
 	err = tc_outfile_commit(&cli_out);
@@ -276,6 +284,20 @@ int cli_close_output(FILE *f, const char *path)
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+int cli_output_failed(FILE *f, const char *path, int err, const char *what)
+{
+	if (f && ferror(f) && (err == -EIO || err == -ENOSPC || err == -EFBIG || err == -EPIPE)) {
+		/* the stream's own error says what failed, the close tells it */
+		if (cli_close_output(f, path) == EXIT_OK)
+			cli_error("write error on '%s': %s", path ? path : "standard output",
+				  tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	cli_error("cannot %s: %s", what, tacho_strerror(err));
+	cli_abandon_output(f);
+	return EXIT_FAIL;
 }
 
 static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg)

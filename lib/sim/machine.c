@@ -185,8 +185,13 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 		goto out_free;
 	if (dump_path) {
 		err = tacho_cpuid_dump_load(dump_path, &dump, diag);
-		if (err)
+		if (err) {
+			/* the message names the file (and the line) it is about */
+			char where[600];
+			if (tacho_diag_format(diag, where, sizeof(where)) >= 0)
+				tc_diag_set(diag, dump_path, 0, 0, err, "the CPU dump %s", where);
 			goto out_free;
+		}
 	} else {
 		err = tacho_cpuid_dump_live(&dump);
 		if (err) {

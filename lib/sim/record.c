@@ -464,17 +464,21 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 			goto out;
 		}
 	}
+	/* the output first, as record makes it: a name that cannot be written is told
+	 * before the program runs its minutes under valgrind */
+	err = tc_record_writer_open(&w, path);
+	if (err) {
+		tc_diag_set(diag, path, 0, 0, err, "cannot write '%s': %s", path,
+			    err == -ELOOP ? "it is a symbolic link, which tacho does not follow"
+					  : tacho_strerror(err));
+		goto out;
+	}
+	opened = true;
 	err = tc_sim_run_files(sim, argv, extra, add_output, add_log, &r, &out.exit,
 			       &out.exec_err, diag);
 	if (err)
 		goto out;
 	out.ran = true;
-	err = tc_record_writer_open(&w, path);
-	if (err) {
-		tc_diag_set(diag, path, 0, 0, err, "cannot create: %s", tacho_strerror(err));
-		goto out;
-	}
-	opened = true;
 	write_meta(&w, sim, argv);
 	for (size_t i = 0; i < nev; i++)
 		tc_record_writer_event(&w, (uint32_t)i, attrs[i].type, attrs[i].config,

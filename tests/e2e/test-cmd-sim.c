@@ -791,6 +791,13 @@ static void test_record_sim_cpu(void **state)
 	th_tacho(&r, "record", "--sim", "--sim-cpu", "/nonexistent.cpuid", "--", "true", NULL);
 	assert_one_line(&r, 1, "tacho: cannot simulate:");
 	th_run_free(&r);
+	/* an output that is a link is refused as record refuses it, before valgrind runs */
+	assert_int_equal(symlink(th_tmp("victim"), th_tmp("link.rec")), 0);
+	th_tacho(&r, "record", "--sim", "-o", th_tmp("link.rec"), "--", "true", NULL);
+	assert_one_line(&r, 1, "tacho: cannot write '");
+	assert_contains(r.err, "it is a symbolic link, which tacho does not follow");
+	assert_int_equal(access(th_tmp("victim"), F_OK), -1);
+	th_run_free(&r);
 }
 
 /* record --sim of a position-independent program with shared libraries: its loop's
@@ -1048,6 +1055,9 @@ static void test_bad_input(void **state)
 	/* a CPUID dump that does not exist, and one that is no dump */
 	th_tacho(&r, "stat", "--sim", "--sim-cpu", "/nonexistent.cpuid", "--", "true", NULL);
 	assert_one_line(&r, 1, "tacho: cannot simulate:");
+	/* naming the file, and why */
+	assert_contains(r.err, "the CPU dump /nonexistent.cpuid: cannot read the file: No such "
+			       "file");
 	th_run_free(&r);
 	NEED_VALGRIND();
 	th_tacho(&r, "stat", "--sim", "--sim-cpu", th_path("README.md"), "--", "true", NULL);
