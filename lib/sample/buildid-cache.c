@@ -575,7 +575,7 @@ int tacho_buildid_cache_write(const char *dir, FILE *f, enum tacho_format fmt,
 			err = -ENOMEM;
 			break;
 		}
-		fprintf(f, "# %zu binaries, %s in %s\n", n,
+		fprintf(f, "# %zu binar%s, %s in %s\n", n, n == 1 ? "y" : "ies",
 			tc_fmt_size(total_bytes(v, n), size, sizeof(size)), dir);
 		tc_table_align_right(t, 1, true);
 		err = tc_table_add(t, (const char *const[]){ "build-id", "size", "used", "path" });

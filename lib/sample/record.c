@@ -1133,8 +1133,8 @@ static void store_binaries(struct session *s)
 		return;
 	if (tc_bidcache_store(s->seen, s->o->buildid_cache, bid_say, s, &s->res->cached_files,
 			      &s->res->cached_bytes) == 0 && s->res->cached_files)
-		notify(s, "copied %u binaries (%s) into the build-id cache in %s",
-		       s->res->cached_files, tc_fmt_size(s->res->cached_bytes, size, sizeof(size)),
+		notify(s, "copied %u binar%s (%s) into the build-id cache in %s",
+		       s->res->cached_files, s->res->cached_files == 1 ? "y" : "ies", tc_fmt_size(s->res->cached_bytes, size, sizeof(size)),
 		       s->o->buildid_cache);
 }
 

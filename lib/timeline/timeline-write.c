@@ -321,8 +321,9 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 	err = rows_of(t, &rows, &nrows);
 	if (err)
 		return err;
-	fprintf(f, "trace: %zu threads, %zu channels, %zu items over %s\n", t->nthreads, t->nch,
-		t->n, fmt_ns((double)span, b1, sizeof(b1)));
+	fprintf(f, "trace: %zu thread%s, %zu channel%s, %zu item%s over %s\n", t->nthreads,
+		t->nthreads == 1 ? "" : "s", t->nch, t->nch == 1 ? "" : "s", t->n,
+		t->n == 1 ? "" : "s", fmt_ns((double)span, b1, sizeof(b1)));
 	if (t->notes.len)
 		fprintf(f, "%s", t->notes.buf);
 	if (t->n) {
