@@ -141,8 +141,10 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		size_t pos = 0;
 		const char *k, *v;
 		while (tc_rec_meta_next(r, &pos, &k, &v))
-			if (!strcmp(k, "trace-clock"))
+			if (!strcmp(k, "trace-clock")) {
+				t->traced = true;
 				t->clock_known = !strcmp(v, "perf") || !strcmp(v, "monotonic-raw");
+			}
 		return 0;
 	}
 	case TC_REC_EVENT:
@@ -256,7 +258,11 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 	if (t->truncated)
 		tc_sb_addf(&t->notes, "the trace ends early (the recording was stopped): read up "
 			   "to byte %llu\n", (unsigned long long)rd.good_end);
-	if (!t->clock_known && t->n)
+	if (!t->traced)
+		tc_sb_adds(&t->notes, "not a trace of tacho trace (a recording of tacho record, "
+			   "or perf's): its samples are shown as events, and it has no marks "
+			   "(tacho report reads it as a profile)\n");
+	else if (!t->clock_known && t->n)
 		tc_sb_adds(&t->notes, "the trace does not say how its marks' TSC became time\n");
 	if (t->ring_full + t->no_ring + t->no_channel)
 		tc_sb_addf(&t->notes, "marks dropped: %llu (full ring), %llu (no ring left), %llu "

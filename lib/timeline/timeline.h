@@ -76,6 +76,7 @@ struct tacho_timeline {
 	size_t nthreads, athreads;
 	uint64_t ring_full, no_ring, no_channel, lost;
 	bool truncated, finished, clock_known;
+	bool traced;              /* written by tacho trace (its trace-clock META) */
 	struct tc_sb notes;
 	struct tc_payload *payload;    /* the tracepoints' decoders (NULL: no format) */
 	struct tc_sb payloads;         /* the payloads' bytes, each 8-aligned */

@@ -470,6 +470,15 @@ static void test_bad_input(void **state)
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "/dev/zero: not a regular file");
 	th_run_free(&r);
+	/* a recording of tacho record is read, and said to be no trace */
+	th_tacho(&r, "record", "-q", "-e", "page-faults", "-o", th_tmp("plain.rec"), "--", "true",
+		 NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "trace", "report", "-i", th_tmp("plain.rec"), NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "not a trace of tacho trace");
+	th_run_free(&r);
 	th_tacho(&r, "trace", "-o", th_tmp("x.trace"), "--", "/nonexistent/prog", NULL);
 	assert_int_equal(r.status, 127);
 	th_run_free(&r);
