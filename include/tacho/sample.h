@@ -173,6 +173,10 @@ struct tacho_profile_info {
 				       recorded one, or a user stack to unwind): 0 for a
 				       recording made without -g, where --children and the
 				       trees have only each sample's own function */
+	uint64_t period_min, period_max; /* the selected event's samples' own periods (0
+				       when it has none): a calibrated recording's samples
+				       carry the period each was taken with, which need not
+				       be the event's final one */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

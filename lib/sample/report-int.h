@@ -140,6 +140,7 @@ struct tacho_profile {
 	size_t sel;                    /* the event reports are about (index into evs) */
 	uint64_t sel_samples, sel_events;
 	uint64_t sel_chained;          /* of them, with a chain or a stack to unwind */
+	uint64_t sel_pmin, sel_pmax;   /* and their periods' extremes */
 	/* the keys compared by the lookups of binaries and mappings, and the arrays grown:
 	 * what a test counts to prove loading and resolving are not quadratic */
 	uint64_t compares, grows;

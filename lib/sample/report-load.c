@@ -487,9 +487,14 @@ static void select_event(struct tacho_profile *p, size_t ev)
 	p->sel_samples = 0;
 	p->sel_events = ev < p->nev ? p->evs[ev].events : 0;
 	p->sel_chained = 0;
+	p->sel_pmin = p->sel_pmax = 0;
 	for (size_t i = 0; i < p->nsmps; i++)
 		if (p->smps[i].event == ev) {
-			p->sel_samples++;
+			uint64_t per = p->smps[i].period;
+			if (!p->sel_samples++ || per < p->sel_pmin)
+				p->sel_pmin = per;
+			if (per > p->sel_pmax)
+				p->sel_pmax = per;
 			p->sel_chained += p->smps[i].nr > 0;
 		}
 	for (size_t i = 0; i < p->nxtras; i++) {
@@ -668,6 +673,8 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 	out->throttles = p->throttles;
 	out->chains_cut = p->chains_cut;
 	out->chained = p->sel_chained;
+	out->period_min = p->sel_pmin;
+	out->period_max = p->sel_pmax;
 	tc_sized_put_sz(caller, out, sizeof(*out));
 	return 0;
 }

@@ -70,6 +70,18 @@ static void write_sim_header(FILE *f, const struct tacho_profile_info *in)
 
 /* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000"; a simulated
  * recording: write_sim_header's line */
+/* "(period P)", "(frequency F)". A fixed period is the samples' own when they all
+ * have one (a recording whose calibration had not ended when the program did has
+ * samples of the provisional period, not of the event's last one), else the event's:
+ * a clock's samples are weighed by the time each covered, never twice the same. */
+static void write_period(FILE *f, const struct tacho_profile_info *in)
+{
+	uint64_t p = in->period_min && in->period_min == in->period_max ? in->period_min
+									   : in->period;
+
+	fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->freq ? in->period : p);
+}
+
 static void write_header(FILE *f, const struct tacho_profile_info *in)
 {
 	char g[32], l[32];
@@ -83,7 +95,7 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 	if (in->event) {
 		fputs(" of ", f);
 		tc_fputs_printable(in->event, f);
-		fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->period);
+		write_period(f, in);
 	}
 	fprintf(f, ", %s lost", tc_fmt_grouped(in->lost, l, sizeof(l)));
 	if (in->throttles)
@@ -260,8 +272,7 @@ static void write_report_header(FILE *f, const struct view *v)
 			/* the event and the command come from the file: shown, never acted upon */
 			fputs(" of ", f);
 			tc_fputs_printable(v->in.event, f);
-			fprintf(f, " (%s %" PRIu64 ")", v->in.freq ? "frequency" : "period",
-				v->in.period);
+			write_period(f, &v->in);
 		}
 	}
 	if (v->in.simulated) {

@@ -442,6 +442,46 @@ static void test_trees(void **state)
 	tacho_profile_free(p);
 }
 
+/* The header's period is the samples' own when they all have one: a recording whose
+ * calibration had not ended when the program did holds samples of the provisional
+ * period 1, not of the 313 its event was last given. */
+static void test_header_period(void **state)
+{
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_profile_info in = { .sz = sizeof(in) };
+	struct tacho_diag d = { .sz = sizeof(d) };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(tc_record_writer_open(&w, th_tmp("per.rec")), 0);
+	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			       PERF_SAMPLE_IP, 313, 0, "page-faults");
+	tc_record_writer_comm(&w, 50, 50, true, 1, "per");
+	tc_record_writer_mmap(&w, 50, 50, 0x400000, 0x100000, 0, 5, 2, NULL, 0, "[p-bin]");
+	for (int i = 0; i < 3; i++)
+		tc_record_writer_sample(&w, 10 + (uint64_t)i, 0x401000, 0, 1, 50, 50, 0, 0, 2, 0,
+					NULL);
+	tc_record_writer_finish(&w, 3, 0, 20, 0);
+	assert_int_equal(tc_record_writer_close(&w), 0);
+	assert_int_equal(tacho_profile_load(th_tmp("per.rec"), &p, &d), 0);
+	assert_int_equal(tacho_profile_info(p, &in), 0);
+	assert_int_equal(in.period, 313);
+	assert_int_equal(in.period_min, 1);
+	assert_int_equal(in.period_max, 1);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	enum tacho_sort keys[] = { TACHO_SORT_SYMBOL };
+	struct tacho_report_opts o = { .sz = sizeof(o), .sort = keys, .nsort = 1 };
+	assert_int_equal(tacho_profile_write_report(p, &o, f, TACHO_FORMAT_TABLE, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "# 3 samples of page-faults (period 1), 0 lost"));
+	free(buf);
+	tacho_profile_free(p);
+}
+
 static const char *frame_sym(const struct tacho_profile *p, uint32_t loc)
 {
 	const char *s = pool_str(p, p->locs[loc].sym);
@@ -520,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_trees),
 		cmocka_unit_test(test_context_first_frames),
+		cmocka_unit_test(test_header_period),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
