@@ -1075,6 +1075,20 @@ static int out_of_files(const struct tacho_stat *s, const struct tacho_exit *ex)
 		const struct tacho_stat_event *e = tacho_stat_event(s, i);
 		n += e->status == TACHO_COUNT_NOT_COUNTED && (e->err == -EMFILE || e->err == -ENFILE);
 	}
+	if (!n && !ex) {
+		/* no program ran (-p, -a, -C): a session that counted nothing at all has
+		 * failed, whatever it printed of why */
+		size_t got = 0, nev = tacho_stat_nevents(s);
+		for (size_t i = 0; i < nev; i++) {
+			enum tacho_count_status st = tacho_stat_event(s, i)->status;
+			got += st == TACHO_COUNT_COUNTED || st == TACHO_COUNT_MULTIPLEXED;
+		}
+		if (nev && !got) {
+			cli_error("counted nothing: none of the %zu event%s could be counted here "
+				  "(the reasons are above)", nev, nev == 1 ? "" : "s");
+			return EXIT_FAIL;
+		}
+	}
 	if (!n)
 		return ex ? ex->status : EXIT_OK;
 	cli_error("cannot count %zu of %zu events: out of file descriptors (every event takes "

@@ -221,6 +221,14 @@ static void test_no_fallback_where_it_would_lie(void **state)
 	assert_not_contains(r.err, "in user space only");
 	th_run_free(&r);
 
+	/* whole CPUs need paranoid 0 or less: with no program to run, a count of nothing
+	 * at all has failed, and says so after the reasons */
+	stat_user(&r, "-a", "--timeout", "50", "-e", "page-faults", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "<not supported>");
+	assert_contains(r.err, "tacho: counted nothing: none of the 1 event could be counted here");
+	th_run_free(&r);
+
 	/* as root, a modifier group gains the 'u': cycles:D would read cycles:Du. A
 	 * software event shows it here */
 	stat_user(&r, "-e", "context-switches:D", "--", th_prog("stat-helper"), "pages", "1",
