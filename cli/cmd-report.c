@@ -135,6 +135,29 @@ static int report_mca(struct tacho_profile *p, const char *symbol, FILE *out,
 	return cli_close_output(out, outpath);
 }
 
+/* --annotate of a name no sample is in: the nearest sampled function's name offered
+ * ("did you mean"), as the event grammar offers events. */
+static void no_such_function(struct tacho_profile *p, const char *name, const char *input)
+{
+	struct tacho_profile_row *rows = NULL;
+	struct tc_nearest near;
+	size_t n = 0;
+
+	tc_nearest_init(&near, name, strlen(name));
+	if (tacho_profile_rows(p, TACHO_SORT_SYMBOL, false, &rows, &n, sizeof(*rows)) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].symbol)
+				tc_nearest_add(&near, rows[i].symbol, strlen(rows[i].symbol));
+	if (tc_nearest_get(&near))
+		cli_error("no samples in a function named '%s' (did you mean '%s'?)", name,
+			  tc_nearest_get(&near));
+	else
+		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", name,
+			  input);
+	tc_nearest_exit(&near);
+	free(rows);
+}
+
 static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -216,6 +239,9 @@ static int cmd_report_fn(int argc, char **argv)
 			csv = true;
 			break;
 		case OPT_ANNOTATE:
+			if (!*optarg)
+				return cli_usage_error(&cmd_report, "--annotate needs a function's "
+						       "name");
 			annotate = optarg;
 			break;
 		case OPT_FORMAT:
@@ -342,8 +368,7 @@ static int cmd_report_fn(int argc, char **argv)
 	else
 		err = tacho_profile_write_report(p, &ro, out, fmt, &wo);
 	if (err == -ENOENT && annotate) {
-		cli_error("no samples in a function named '%s' (see 'tacho report -i %s')", annotate,
-			  input);
+		no_such_function(p, annotate, input);
 		cli_abandon_output(out);
 		goto out;
 	}

@@ -454,6 +454,16 @@ static void test_callchain_and_exports(void **state)
 	assert_contains(r.out, " main+0x");
 	th_run_free(&r);
 
+	/* --annotate of no sampled function offers the nearest; an empty name is usage */
+	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--annotate", "hot", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "no samples in a function named 'hot' (did you mean 'hot");
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", th_tmp("g.rec"), "--annotate", "", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--annotate needs a function's name");
+	th_run_free(&r);
+
 	/* a recording without chains: --children and -g say what they cannot show */
 	th_tacho(&r, "record", "-q", "-o", th_tmp("flat.rec"), "--", th_prog("sample-cpu"), "50",
 		 NULL);
