@@ -13,8 +13,11 @@
 #include "sample/payload.h"
 #include "sample/perfdata.h"
 #include "sample/report-int.h"
+#include "sample/sideband.h"
 #include "tacho/errors.h"
 #include "tacho/sample.h"
+
+static void own_vdso_for(struct tacho_profile *p, uint32_t vdso);
 
 int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, size_t sz,
 		    size_t min)
@@ -477,8 +480,35 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 				p->dsos[i].image = img->image;
 				p->dsos[i].image_len = img->image_len;
 			}
+		/* none in the file (perf's recordings hold none): a recording of this
+		 * boot's kernel (perf.data: the same kernel at the same place) ran the
+		 * vDSO this process has, unless a build-id it kept says otherwise */
+		if (!img)
+			own_vdso_for(p, vdso);
 	}
 	return index_maps(p);
+}
+
+static void own_vdso_for(struct tacho_profile *p, uint32_t vdso)
+{
+	char now[64] = "";
+	const void *img;
+	uint8_t bid[TC_BUILD_ID_MAX];
+	size_t len, pos = 0;
+	uint32_t i;
+	int n;
+
+	if (!p->boot_id || tc_read_line_file("/proc/sys/kernel/random/boot_id", now, sizeof(now)) ||
+	    strcmp(p->boot_id, now) || !tc_own_vdso(&img, &len))
+		return;
+	n = tc_build_id_of_image(img, len, bid, sizeof(bid));
+	while (tc_hmap_next(&p->dso_idx, vdso, &pos, &i)) {
+		struct dso *d = &p->dsos[i];
+		if (d->bidlen && (n <= 0 || d->bidlen != (unsigned)n || memcmp(d->bid, bid, d->bidlen)))
+			continue;
+		d->image = img;
+		d->image_len = len;
+	}
 }
 
 static void select_event(struct tacho_profile *p, size_t ev)

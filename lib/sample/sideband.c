@@ -77,25 +77,37 @@ void tc_sideband_mmap(struct tc_sideband *sb, uint32_t pid, uint32_t tid, uint64
 		tc_bidcache_note(sb->seen, filename, bid, (unsigned)n);
 }
 
-void tc_sideband_vdso(struct tc_sideband *sb)
+bool tc_own_vdso(const void **image, size_t *len)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
+	bool found = false;
 
 	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi;
 		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && hi > lo &&
 		    hi - lo <= (1u << 20)) {
-			uint8_t bid[TC_BUILD_ID_MAX];
-			int n = tc_build_id_of_image((const void *)lo, hi - lo, bid, sizeof(bid));
-			tc_record_writer_image(sb->w, bid, n > 0 ? (unsigned)n : 0, "[vdso]",
-					       (const void *)lo, hi - lo);
-			break;
+			*image = (const void *)lo;
+			*len = hi - lo;
+			found = true;
 		}
 	}
 	fclose(f);
+	return found;
+}
+
+void tc_sideband_vdso(struct tc_sideband *sb)
+{
+	const void *img;
+	size_t len;
+
+	if (tc_own_vdso(&img, &len)) {
+		uint8_t bid[TC_BUILD_ID_MAX];
+		int n = tc_build_id_of_image(img, len, bid, sizeof(bid));
+		tc_record_writer_image(sb->w, bid, n > 0 ? (unsigned)n : 0, "[vdso]", img, len);
+	}
 }
 
 void tc_sideband_process(struct tc_sideband *sb, pid_t pid)

@@ -30,6 +30,8 @@ void tc_sideband_mmap(struct tc_sideband *sb, uint32_t pid, uint32_t tid, uint64
 /* The vDSO is the same image in every process of this kernel and ABI: a copy of
  * tacho's own, so that reports can symbolize it anywhere. */
 void tc_sideband_vdso(struct tc_sideband *sb);
+/* This process's vDSO: true and its image (mapped for the process's life), or false. */
+bool tc_own_vdso(const void **image, size_t *len);
 
 /* The name and executable mappings of a process that already runs (-p, -a): the
  * kernel only reports mappings made after the events are enabled. */
