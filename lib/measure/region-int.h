@@ -96,6 +96,11 @@ struct tc_regions {
 	char **ev_why;
 	bool *ev_opened;          /* [nq] opened on at least one thread */
 	bool open_failed_noted;
+	/* the kernel's set-up of each kind of event held for the process (engine.h), so
+	 * that a thread's open and close of its counters find it in place: a program of
+	 * many short threads made the kernel patch its static keys twice a thread */
+	struct tc_perf_hold *hold;
+	bool hold_tried;
 	struct tc_sb notes;
 	struct tc_region_thread *threads;   /* the threads alive */
 	unsigned nthreads;        /* threads that ever entered a region */

@@ -828,6 +828,15 @@ static struct tc_region_thread *thread_setup(int *errp)
 			}
 		}
 	}
+	if (tc_regions.ev.n && !t->set_err && !tc_regions.hold_tried) {
+		const struct perf_event_attr *a[64];
+		size_t n = tc_regions.ev.n < 64 ? tc_regions.ev.n : 64;
+		tc_regions.hold_tried = true;
+		for (size_t i = 0; i < n; i++)
+			a[i] = &tc_regions.ev.attrs[i];
+		if (tc_perf_hold_open(a, n, &tc_regions.hold) < 0)
+			tc_regions.hold = NULL;   /* best effort: only slower without it */
+	}
 	/* a thread that could not open its counters measures time only */
 	t->nq_read = t->set_err ? 1 : t->nq;
 	t->next = tc_regions.threads;

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "tacho.h"
 #include "measure/region-int.h"
 #include "output/output.h"
+#include "perf/syscall.h"
 #include "util/util.h"
 
 /* The variable the breakpoint watches. Aligned to its length: mem:ADDR/8:w. */
@@ -45,11 +47,32 @@ static const struct tacho_region_stat *find(struct tacho_regions_report *r, cons
 	return st;
 }
 
+/* Every open of the process passes through (the real system call), counted when it is
+ * a hold's: on the calling thread, disabled, no read format (engine.h). */
+static unsigned held_page_faults, held_breakpoints;
+
+static int passing_open(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags)
+{
+	long fd;
+	(void)arg;
+
+	if (pid == 0 && attr->disabled && !attr->read_format && !attr->inherit) {
+		held_page_faults += attr->type == PERF_TYPE_SOFTWARE &&
+				    attr->config == PERF_COUNT_SW_PAGE_FAULTS;
+		held_breakpoints += attr->type == PERF_TYPE_BREAKPOINT;
+	}
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
 static int group_setup(void **state)
 {
 	char spec[128];
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
+
+	tc_perf_set_open_hook(passing_open, NULL);
 
 	snprintf(spec, sizeof(spec), "mem:%p/8:w,page-faults", (void *)&watched);
 	struct tacho_regions_opts o = { .sz = sizeof(o), .events = spec, .no_report_at_exit = true };
@@ -157,6 +180,18 @@ static void *fault_calls(void *arg)
 			return (void *)1;
 	}
 	return NULL;
+}
+
+/* The first thread that opened its counters held the kernel's set-up of each kind for
+ * the process (a thread's open and close then patch no static key): page-faults once
+ * however many threads came and went, the breakpoint never (a debug register each). */
+static void test_held_once(void **state)
+{
+	(void)state;
+	NEED_EVENTS();
+
+	assert_int_equal(held_page_faults, 1);
+	assert_int_equal(held_breakpoints, 0);
 }
 
 /* The same four calls over two threads that have ended (their figures merged into the
@@ -654,6 +689,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_page_faults_threads),
+		cmocka_unit_test(test_held_once),
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
 		cmocka_unit_test(test_pointer_cache_neighbours),
