@@ -1078,12 +1078,14 @@ static int out_of_files(const struct tacho_stat *s, const struct tacho_exit *ex)
 	if (!n && !ex) {
 		/* no program ran (-p, -a, -C): a session that counted nothing at all has
 		 * failed, whatever it printed of why */
-		size_t got = 0, nev = tacho_stat_nevents(s);
+		size_t failed = 0, nev = tacho_stat_nevents(s);
 		for (size_t i = 0; i < nev; i++) {
-			enum tacho_count_status st = tacho_stat_event(s, i)->status;
-			got += st == TACHO_COUNT_COUNTED || st == TACHO_COUNT_MULTIPLEXED;
+			const struct tacho_stat_event *e = tacho_stat_event(s, i);
+			/* an event that opened and whose target never ran is no failure */
+			failed += e->status == TACHO_COUNT_NOT_SUPPORTED ||
+				  (e->status == TACHO_COUNT_NOT_COUNTED && e->err);
 		}
-		if (nev && !got) {
+		if (nev && failed == nev) {
 			cli_error("counted nothing: none of the %zu event%s could be counted here "
 				  "(the reasons are above)", nev, nev == 1 ? "" : "s");
 			return EXIT_FAIL;

@@ -28,12 +28,17 @@ static bool fires_in_kernel(const struct perf_event_attr *a)
 	return tc_pmu_name_of_type(a->type, pmu, sizeof(pmu)) == 0 && !strcmp(pmu, "kprobe");
 }
 
+bool tc_user_only_applies(const struct perf_event_attr *a)
+{
+	return !a->exclude_kernel && !a->exclude_user && !fires_in_kernel(a);
+}
+
 int tc_user_only_fallback(struct perf_event_attr *a)
 {
 	struct perf_event_attr u;
 	int err;
 
-	if (a->exclude_kernel || a->exclude_user || fires_in_kernel(a))
+	if (!tc_user_only_applies(a))
 		return 0;
 	u = *a;
 	u.disabled = 1;

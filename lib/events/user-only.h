@@ -19,6 +19,10 @@ bool tc_user_only_needed(const struct tc_perf_env *env);
  * EACCES or EPERM, and opens it with exclude_kernel and exclude_hv. Returns 1 when a
  * was changed, 0 when not (a is then untouched). */
 int tc_user_only_fallback(struct perf_event_attr *a);
+/* Whether a user-only copy of a means anything: it counts the kernel and user space
+ * both, and fires outside the kernel (not a tracepoint or a kprobe, whose hits in
+ * user-only mode would all be dropped). */
+bool tc_user_only_applies(const struct perf_event_attr *a);
 
 /* The name of an event made user-only: the 'u' modifier added to the name's modifier
  * group ("cycles:p" -> "cycles:pu"), or ":u" appended ("page-faults" ->

@@ -11,7 +11,7 @@
  * *nout struct tacho_metric as this library lays them out (free() it). wall_name names
  * the time wall_ns is in the metrics' expressions: "wall time" when NULL, "time
  * counted" for a session that switched its counters on part of the run (-D, regions,
- * --control), whose rates are of that part. */
+ * --control): wall_ns is then the wall time they were on, and its rates are of that. */
 int tc_metrics_compute(const struct tacho_metric_input *in, size_t n, double wall_ns,
 		       const char *wall_name, struct tacho_metric **out, size_t *nout);
 

@@ -69,6 +69,35 @@ static void ack(int fd)
 		       strerror(errno));
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The counters on or off, and the wall time they were on kept: the time a switched
+ * session counted, which its rates are per (a thread's time enabled runs only while
+ * it runs, and adds up over threads and CPUs). */
+static void switch_on(struct tc_stat_control *k)
+{
+	tacho_counters_enable(k->c);
+	k->enables++;
+	if (!k->on_since)
+		k->on_since = mono_ns();
+}
+
+static void switch_off(struct tc_stat_control *k)
+{
+	tacho_counters_disable(k->c);
+	k->disables++;
+	if (k->on_since) {
+		k->on_ns += mono_ns() - k->on_since;
+		k->on_since = 0;
+	}
+}
+
 /* Runs the commands of a buffer (each ends with a newline or a NUL); returns how many
  * bytes it used. */
 static size_t run_commands(struct tc_stat_control *k, char *buf, size_t len, int ack_fd)
@@ -84,12 +113,10 @@ static size_t run_commands(struct tc_stat_control *k, char *buf, size_t len, int
 			return used;
 		buf[used + n] = '\0';
 		if (!strcmp(buf + used, "enable")) {
-			tacho_counters_enable(k->c);
-			k->enables++;
+			switch_on(k);
 			ack(ack_fd);
 		} else if (!strcmp(buf + used, "disable")) {
-			tacho_counters_disable(k->c);
-			k->disables++;
+			switch_off(k);
 			ack(ack_fd);
 		} else if (!strcmp(buf + used, "ping")) {
 			ack(ack_fd);
@@ -135,8 +162,7 @@ static void *control_main(void *arg)
 			     (now.tv_nsec - t0.tv_nsec) / 1000000;
 			if (ms >= k->delay_ms) {
 				/* -D MSEC: the delay is over */
-				tacho_counters_enable(k->c);
-				k->enables++;
+				switch_on(k);
 				delayed = false;
 				continue;
 			}
@@ -187,6 +213,7 @@ int tc_stat_control_start(struct tc_stat_control *k, struct tacho_counters *c)
 		if (err)
 			return err;
 		k->enables++;
+		k->on_since = mono_ns();
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -204,6 +231,10 @@ void tc_stat_control_exit(struct tc_stat_control *k)
 			       strerror(errno));
 		pthread_join(k->thread, NULL);
 		k->started = false;
+	}
+	if (k->on_since) {
+		k->on_ns += mono_ns() - k->on_since;
+		k->on_since = 0;
 	}
 	for (int i = 0; i < 2; i++) {
 		if (k->sock[i] >= 0)

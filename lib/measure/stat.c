@@ -78,6 +78,8 @@ struct tacho_stat {
 	unsigned done;          /* repetitions with at least one run */
 	struct tacho_schedule *sched;
 	double *wall_ns;        /* per repetition: the wall time of the run with the clocks */
+	double *window_ns;      /* per repetition, when switched: the wall time the counters
+				   were on in that run (the control's on_ns) */
 	double *user_ns, *sys_ns; /* per repetition: the program's CPU time (its last run);
 				   NAN where none ran */
 	bool interrupted;       /* tacho was signalled (or *stop): counting was cut short */
@@ -698,6 +700,8 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			err = tacho_child_wait(ch, &s->exit);
 		/* no command after the program's end: the counts stand still */
 		tc_stat_control_exit(&sw);
+		if (ctl && run == 0)
+			s->window_ns[rep] = (double)sw.on_ns;
 		if (!err) {
 			s->have_exit = true;
 			/* a signal to us the program survived still ends the repetitions:
@@ -939,16 +943,11 @@ static int aggregate(struct tacho_stat *s)
 				err = aggregate_event(s, &s->units[u].ev[e], vals);
 	tc_welford_init(&wall);
 	for (unsigned k = 0; k < s->done; k++) {
-		double w = s->wall_ns[k];
 		/* counters switched on for part of the run (-D, regions, --control): the
-		 * metrics are of the time they counted, the longest time enabled of the
-		 * repetition's events, not of the whole run */
-		if (s->switched) {
-			w = 0;
-			for (size_t e = 0; e < s->nev; e++)
-				if (s->ev[e].seen[k] && s->ev[e].enabled[k] > w)
-					w = s->ev[e].enabled[k];
-		}
+		 * metrics are of the wall time they were on, not of the whole run (an
+		 * event's time enabled would not do: it runs only while a thread runs, and
+		 * adds up over the threads) */
+		double w = s->switched ? s->window_ns[k] : s->wall_ns[k];
 		if (w > 0)
 			tc_welford_add(&wall, w);
 	}
@@ -1026,6 +1025,7 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->cg_cpus);
 	free(s->ev);
 	free(s->wall_ns);
+	free(s->window_ns);
 	free(s->user_ns);
 	free(s->sys_ns);
 	free(s->metrics);
@@ -1049,9 +1049,10 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 	s->nev = n;
 	s->ev = calloc(n ? n : 1, sizeof(*s->ev));
 	s->wall_ns = calloc(repeat, sizeof(*s->wall_ns));
+	s->window_ns = calloc(repeat, sizeof(*s->window_ns));
 	s->user_ns = malloc(repeat * sizeof(*s->user_ns));
 	s->sys_ns = malloc(repeat * sizeof(*s->sys_ns));
-	if (!s->ev || !s->wall_ns || !s->user_ns || !s->sys_ns)
+	if (!s->ev || !s->wall_ns || !s->window_ns || !s->user_ns || !s->sys_ns)
 		goto out_oom;
 	for (unsigned k = 0; k < repeat; k++)
 		s->user_ns[k] = s->sys_ns[k] = NAN;

@@ -84,6 +84,9 @@ struct tc_stat_control {
 	pthread_t thread;
 	bool started;
 	unsigned enables, disables;
+	uint64_t on_since;           /* CLOCK_MONOTONIC ns of the last enable; 0: off */
+	uint64_t on_ns;              /* the wall time the counters were on, whole windows
+					added at each disable and at exit */
 };
 void tc_stat_control_init(struct tc_stat_control *k);
 /* Before the program is forked: the socket (regions) and k->envp for its environment.
@@ -95,7 +98,8 @@ void tc_stat_control_forked(struct tc_stat_control *k);
 /* After the exec: enables c at once unless regions or a delay say otherwise, and starts
  * the thread that answers. 0 or -errno. */
 int tc_stat_control_start(struct tc_stat_control *k, struct tacho_counters *c);
-/* Stops the thread and closes what prepare opened (not the caller's descriptors). */
+/* Stops the thread and closes what prepare opened (not the caller's descriptors); the
+ * counters' last window, if they are on, ends here (on_ns). */
 void tc_stat_control_exit(struct tc_stat_control *k);
 
 #endif /* TC_MEASURE_STAT_H */

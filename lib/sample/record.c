@@ -285,10 +285,10 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 		}
 		/* without privilege at paranoid 2 only user space may be sampled: named
 		 * EVENT:u, and said once, as stat does */
-		if (!priv && a->type != PERF_TYPE_TRACEPOINT && !a->exclude_kernel) {
+		if (!priv && tc_user_only_applies(a)) {
 			a->exclude_kernel = 1;
 			a->exclude_hv = 1;
-			if (!a->exclude_user && e->name) {
+			if (e->name) {
 				char *u = tc_user_only_name(e->name);
 				if (u)
 					tc_sb_addf(&made_u, "%s%s", made_u.len ? ", " : "", u);

@@ -68,8 +68,6 @@ static void write_sim_header(FILE *f, const struct tacho_profile_info *in)
 	fputc('\n', f);
 }
 
-/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000"; a simulated
- * recording: write_sim_header's line */
 /* "(period P)", "(frequency F)". A fixed period is the samples' own when they all
  * have one (a recording whose calibration had not ended when the program did has
  * samples of the provisional period, not of the event's last one), else the event's:
@@ -82,6 +80,8 @@ static void write_period(FILE *f, const struct tacho_profile_info *in)
 	fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->freq ? in->period : p);
 }
 
+/* "# 1,000 samples of mem:0x...:w (period 10), 0 lost: ./prog 1000"; a simulated
+ * recording: write_sim_header's line */
 static void write_header(FILE *f, const struct tacho_profile_info *in)
 {
 	char g[32], l[32];

@@ -269,9 +269,10 @@ static int sym_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Whether section shndx of elf holds code (an untyped symbol there is a label of
- * hand-written assembly, one elsewhere marks data). */
-static bool notype_in_code(Elf *elf, GElf_Word shndx)
+/* Whether an untyped symbol at value lies inside section shndx of elf and the section
+ * holds code: a label of hand-written assembly. One elsewhere marks data, and one at
+ * the section's end (the linker's etext, _etext) marks no code at all. */
+static bool notype_in_code(Elf *elf, GElf_Word shndx, GElf_Addr value)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -279,7 +280,8 @@ static bool notype_in_code(Elf *elf, GElf_Word shndx)
 	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
 		return false;
 	scn = elf_getscn(elf, shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+	       value >= sh.sh_addr && value < sh.sh_addr + sh.sh_size;
 }
 
 /* A sorted table of the functions of the best symbol table dwfl finds (.symtab of the
@@ -310,7 +312,7 @@ static void load_syms(struct tc_symdso *d)
 		 * (ld.so's _start and _dl_start_user: size 0, running to the next symbol);
 		 * not local labels (.L...) nor the $x/$d mapping symbols */
 		if (type == STT_NOTYPE) {
-			if (name[0] == '.' || name[0] == '$' || !notype_in_code(elf, shndx))
+			if (name[0] == '.' || name[0] == '$' || !notype_in_code(elf, shndx, sym.st_value))
 				continue;
 		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
 			continue;

@@ -411,8 +411,8 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 	/* -v -v: valgrind's log then says where it loaded each binary (add_log); with
 	 * call chains, each function's callers are part of its name */
 	char separate[48];
-	char *const extra[] = { (char *)"-v", (char *)"-v", (char *)"--dump-instr=yes",
-				separate, NULL };
+	char *extra[] = { (char *)"-v", (char *)"-v", (char *)"--dump-instr=yes", separate,
+			  NULL };
 	struct tacho_sim_record_opts opts = { .sz = sizeof(opts) };
 	struct tacho_record_result out = { .sz = sizeof(out) };
 	struct tc_record_writer w = { .fd = -1 };
@@ -436,7 +436,13 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 				  TACHO_SIM_CALLERS_MAX);
 		return err;
 	}
-	snprintf(separate, sizeof(separate), "--separate-callers=%u", opts.callers);
+	/* without call chains no --separate-callers at all, so that the run gets
+	 * --separate-recs=1 (run.c): a loop back to its function's entry stays one
+	 * function */
+	if (opts.callers)
+		snprintf(separate, sizeof(separate), "--separate-callers=%u", opts.callers);
+	else
+		extra[3] = NULL;
 	err = tacho_evlist_parse(opts.events ? opts.events : "instructions", &list, diag);
 	if (err)
 		return err;

@@ -243,8 +243,8 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 		if (was_sample && r.type != TC_REC_SAMPLE)
 			t->after_sample = false;
 		if (err == -TACHO_ECORRUPT) {
-			err = tc_diag_set(diag, name, 0, 0, err, "%s: record at byte %llu names a "
-					  "channel, event, kind or payload the trace does not have", name,
+			err = tc_diag_set(diag, name, 0, 0, err, "record at byte %llu names a "
+					  "channel, event, kind or payload the trace does not have",
 					  (unsigned long long)r.offset);
 			goto out_free;
 		}

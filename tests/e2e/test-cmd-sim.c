@@ -369,6 +369,21 @@ static void test_loop_at_entry(void **state)
 		assert_null(strchr(json_str(th_json_get(j, "hot.rows")->items[i], "function"),
 				   '\''));
 	th_json_free(j);
+
+	/* record --sim (no call chains) runs callgrind the same way */
+	struct th_run r;
+	th_tacho(&r, "record", "--sim", "-q", "-o", th_tmp("entry.rec"), "--",
+		 th_prog("sim-kernels"), "entryloop", "10000", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "report", "-i", th_tmp("entry.rec"), "--json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	const struct th_json *row = th_json_find(j, "rows", "symbol", "entry_loop");
+	assert_non_null(row);
+	assert_true(json_num(row, "events") == 60001);
+	th_json_free(j);
+	th_run_free(&r);
 }
 
 /* A value after "Key:" in llvm-mca's report. */

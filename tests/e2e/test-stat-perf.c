@@ -374,6 +374,22 @@ static void test_timeout_and_interval_count(void **state)
 	assert_null(strstr(r.err, "stopped by a signal"));
 	th_run_free(&r);
 
+	/* a process that slept through the count: its event opened and never ran, which
+	 * is no failure (exit 0, "not counted"), unlike an event that cannot open */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		execl("/bin/sleep", "sleep", "600", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	th_tacho(&r, "stat", "-p", pid, "--timeout", "50", "-e", "page-faults", NULL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "counted nothing"));
+	th_run_free(&r);
+
 	th_tacho(&r, "stat", "--json", "-I", "20", "--interval-count", "3", "-e", "page-faults",
 		 "--", th_prog("stat-helper"), "spin", "600000", NULL);
 	assert_int_equal(r.status, 128 + 15);

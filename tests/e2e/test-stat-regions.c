@@ -179,6 +179,19 @@ static void test_delay(void **state)
 	assert_true(json_num(m, "value") > 0 && json_num(m, "value") <= 1.0 + 1e-9);
 	th_json_free(j);
 	th_run_free(&r);
+	/* the time counted is wall time, within the run's: four threads spinning on the
+	 * CPUs there are (an event's time enabled, which runs only while a thread runs and
+	 * adds up over threads, gave some twice the wall time here) */
+	j = th_stat_json(&r, "-D", "1", "-e", "task-clock", "--", th_prog("stat-threads"),
+			 "spin", "80", "4", NULL);
+	assert_int_equal(r.status, 0);
+	m = th_json_find(j, "metrics", "name", "CPUs utilized");
+	assert_non_null(m);
+	double counted_s = json_num(j, "events[0].value") / 1e3 / json_num(m, "value");
+	if (!(counted_s <= json_num(j, "wall_s") * (1 + 1e-9)))
+		fail_msg("time counted %g s, wall %g s", counted_s, json_num(j, "wall_s"));
+	th_json_free(j);
+	th_run_free(&r);
 }
 
 /* A program given a TACHO_STAT_CONTROL that is not its parent's socket ignores it. */

@@ -7,6 +7,7 @@
  *                                   thread makes none and joins them
  *   stat-threads wait W1 W2 ...     the same, but the threads start writing only once
  *                                   a byte arrives on standard input (for -p)
+ *   stat-threads spin MS N          N threads, each spinning MS ms by the clock
  *   stat-threads cgroup DIR N M     a child process joins the cgroup DIR (writes its
  *                                   pid to DIR/cgroup.procs) and makes N writes; the
  *                                   parent, outside, makes M and waits for it
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,6 +111,34 @@ static int cgroup(const char *dir, long n, long m)
 	return WEXITSTATUS(status);
 }
 
+/* N threads, each spinning MS ms by the clock (for the time a switched session counted:
+ * their CPU time adds up past the wall time) */
+static void *spinner(void *arg)
+{
+	long ms = *(const long *)arg;
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ms * 1000000L);
+	return NULL;
+}
+
+static int spin(long ms, long n)
+{
+	pthread_t t[64];
+
+	if (n < 1 || n > 64)
+		return 2;
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, spinner, &ms))
+			return 1;
+	for (long i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -118,6 +148,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(cmd, "threads") || !strcmp(cmd, "wait"))
 		return threads(argc, argv, !strcmp(cmd, "wait"));
+	if (!strcmp(cmd, "spin") && argc == 4)
+		return spin(strtol(argv[2], NULL, 10), strtol(argv[3], NULL, 10));
 	if (!strcmp(cmd, "cgroup") && argc == 5)
 		return cgroup(argv[2], strtol(argv[3], NULL, 10), strtol(argv[4], NULL, 10));
 	fprintf(stderr, "usage: stat-threads threads|wait W1 W2 ... | cgroup DIR N M\n");
