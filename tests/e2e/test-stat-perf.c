@@ -3,14 +3,13 @@
  * -i/--no-inherit, -n/--null, -q, --log-fd, and the seconds user / seconds sys lines. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <sys/personality.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
+#include "spawn.h"
 #include "util/util.h"
 
 #define WRITE_EVENT "syscalls:sys_enter_write"
@@ -342,6 +341,19 @@ static void test_interval_runs(void **state)
 	th_run_free(&r);
 }
 
+/* `tacho stat -p PID --timeout MS -e page-faults` of argv started in the background
+ * (th_spawn: its pid given once it has exec'd), which is then killed and reaped. */
+static void stat_pid_for(struct th_run *r, const char *tag, char *const argv[], const char *ms)
+{
+	struct th_proc p;
+	char pid[16];
+
+	th_spawn(&p, tag, argv);
+	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
+	th_tacho(r, "stat", "-p", pid, "--timeout", ms, "-e", "page-faults", NULL);
+	th_proc_end(&p);
+}
+
 /* --timeout: the program gets SIGTERM, its counts are printed, tacho exits as it did;
  * --interval-count: exactly that many intervals. The program would spin ten minutes. */
 static void test_timeout_and_interval_count(void **state)
@@ -358,17 +370,9 @@ static void test_timeout_and_interval_count(void **state)
 
 	/* a running process counted until the timeout: tacho says it stopped it so, not
 	 * that a signal did */
-	char pid[16];
-	pid_t child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		execl(th_prog("stat-helper"), "stat-helper", "spin", "600000", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)child);
-	th_tacho(&r, "stat", "-p", pid, "--timeout", "100", "-e", "page-faults", NULL);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	char *spinner[] = { (char *)th_prog("stat-helper"), (char *)"spin", (char *)"600000",
+			    NULL };
+	stat_pid_for(&r, "spinner", spinner, "100");
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "stopped after --timeout 100 ms");
 	assert_null(strstr(r.err, "stopped by a signal"));
@@ -376,17 +380,10 @@ static void test_timeout_and_interval_count(void **state)
 
 	/* a process that slept through the count: its event opened and never ran, which
 	 * is no failure (exit 0, "not counted"), unlike an event that cannot open */
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		execl("/bin/sleep", "sleep", "600", (char *)NULL);
-		_exit(127);
-	}
-	snprintf(pid, sizeof(pid), "%d", (int)child);
-	th_tacho(&r, "stat", "-p", pid, "--timeout", "50", "-e", "page-faults", NULL);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	char *sleeper[] = { (char *)"sleep", (char *)"600", NULL };
+	stat_pid_for(&r, "sleeper", sleeper, "50");
 	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "<not counted>");
 	assert_null(strstr(r.err, "counted nothing"));
 	th_run_free(&r);
 
@@ -509,7 +506,7 @@ int main(void)
 		cmocka_unit_test(test_null_and_times),
 		cmocka_unit_test(test_quiet_and_log_fd),
 		cmocka_unit_test(test_interval_runs),
-		cmocka_unit_test(test_timeout_and_interval_count),
+		cmocka_unit_test_teardown(test_timeout_and_interval_count, th_procs_teardown),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_hooks_and_append),
 		cmocka_unit_test(test_usage),
