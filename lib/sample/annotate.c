@@ -81,7 +81,7 @@ static int collect(struct tacho_profile *p, const char *symbol, struct tc_annota
 		}
 		if (!keep)
 			continue;
-		a->all_events += p->smps[i].period;
+		a->all_events += tc_smp_period(p, &p->smps[i]);
 		err = tc_profile_frames(p, &p->smps[i], &frame, 1, &nf);
 		if (err || !nf)
 			break;
@@ -98,9 +98,9 @@ static int collect(struct tacho_profile *p, const char *symbol, struct tc_annota
 		} else if (l->dso != a->dso || l->sym_start != a->start) {
 			continue;   /* a function of the same name in another binary */
 		}
-		err = hit_add(h, l, p->smps[i].period);
+		err = hit_add(h, l, tc_smp_period(p, &p->smps[i]));
 		a->samples++;
-		a->events += p->smps[i].period;
+		a->events += tc_smp_period(p, &p->smps[i]);
 	}
 	return err ? err : found ? 0 : -ENOENT;
 }

@@ -115,20 +115,20 @@ static int build(struct fg *g)
 		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			return err;
-		g->v[0].value += s->period;
-		pr = tc_profile_proc(p, s->pid, false);
+		g->v[0].value += tc_smp_period(p, s);
+		pr = tc_profile_proc(p, tc_smp_pid(p, s), false);
 		err = child_of(g, 0, pr && pr->comm != NONE ? pr->comm : unknown, NONE, KIND_COMM,
 			       &at);
 		if (err)
 			return err;
-		g->v[at].value += s->period;
+		g->v[at].value += tc_smp_period(p, s);
 		for (size_t k = nf; k-- > 0;) {
 			const struct loc *l = &p->locs[frames[k]];
 			err = child_of(g, at, l->sym != NONE ? l->sym : unknown, l->dso,
 				       kind_of(p, l), &at);
 			if (err)
 				return err;
-			g->v[at].value += s->period;
+			g->v[at].value += tc_smp_period(p, s);
 		}
 	}
 	return 0;

@@ -165,7 +165,7 @@ static int collect_stacks(struct pprof *x)
 		if (err)
 			break;
 		tc_sb_reset(&sb);
-		tc_sb_addf(&sb, "%x", s->pid);
+		tc_sb_addf(&sb, "%x", tc_smp_pid(p, s));
 		for (size_t k = 0; k < nf; k++)
 			tc_sb_addf(&sb, " %x", frames[k]);
 		if (sb.oom || tc_strpool_intern(&x->stacks, sb.buf, &id)) {
@@ -188,7 +188,7 @@ static int collect_stacks(struct pprof *x)
 			x->cap = nc;
 		}
 		x->counts[id]++;
-		x->events[id] += s->period;
+		x->events[id] += tc_smp_period(p, s);
 	}
 	tc_sb_exit(&sb);
 	return err;
@@ -457,7 +457,7 @@ static int encode(struct pprof *x, struct pb *out)
 	}
 
 	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event == p->sel) {
+		if (tc_smp_event(p, &p->smps[i]) == p->sel) {
 			if (p->smps[i].time < first)
 				first = p->smps[i].time;
 			if (p->smps[i].time > last)

@@ -197,7 +197,7 @@ int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 			err = keep;
 			continue;
 		}
-		total += p->smps[i].period;   /* the share is of the samples kept */
+		total += tc_smp_period(p, &p->smps[i]);   /* the share is of the samples kept */
 		err = tc_profile_frames(p, &p->smps[i], &frame, 1, &nf);
 		if (err || !nf)
 			break;
@@ -213,7 +213,7 @@ int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 			sym_start = l->sym_start;
 		}
 		key_of(p, l, TACHO_SORT_ADDRESS, &k);
-		err = agg_add(&t, &k, 1, 1, p->smps[i].period);
+		err = agg_add(&t, &k, 1, 1, tc_smp_period(p, &p->smps[i]));
 		hits++;
 	}
 	if (err || !hits) {
@@ -335,15 +335,15 @@ static int key_dims(struct tacho_profile *p, const struct smp *s, const struct l
 	k->dso = NONE;
 	k->file = NONE;
 	if (m & D_COMM)
-		k->comm = comm_id(p, s->pid);
+		k->comm = comm_id(p, tc_smp_pid(p, s));
 	if (m & D_PID)
-		k->pid = s->pid;
+		k->pid = tc_smp_pid(p, s);
 	if (m & D_TID)
-		k->tid = s->tid;
+		k->tid = tc_smp_tid(p, s);
 	if (m & D_CPU)
-		k->cpu = tc_smp_cpu(s);
+		k->cpu = tc_smp_cpu(p, s);
 	if (m & D_EVENT)
-		k->event = s->event;
+		k->event = tc_smp_event(p, s);
 	if (m & D_DSO)
 		k->dso = l->dso;
 	if (m & D_SYM) {
@@ -651,10 +651,10 @@ static int add_sample(struct build *b, const struct smp *s)
 		if (err || dup)
 			continue;   /* recursion: count a function once per sample */
 		keys[nk++] = k;
-		err = agg_add_at(&b->t, &k, 1, f == 0, s->period, &at);
+		err = agg_add_at(&b->t, &k, 1, f == 0, tc_smp_period(p, s), &at);
 		if (!err && o->graph)
 			err = tree_path(p, &b->tree, at, frames, nf, f, o, !(b->m & D_SYM),
-					s->period);
+					tc_smp_period(p, s));
 	}
 	return err;
 }
@@ -684,10 +684,10 @@ int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_op
 			err = keep;
 			continue;
 		}
-		b.total += s->period;
+		b.total += tc_smp_period(p, s);
 		b.kept++;
-		if (b.ev_total && s->event < p->nev)
-			b.ev_total[s->event] += s->period;
+		if (b.ev_total && tc_smp_event(p, s) < p->nev)
+			b.ev_total[tc_smp_event(p, s)] += tc_smp_period(p, s);
 		err = add_sample(&b, s);
 	}
 	if (!err)

@@ -60,7 +60,7 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		if (err)
 			break;
 		tc_sb_reset(&sb);
-		add_folded(&sb, comm_of(p, p->smps[i].pid));
+		add_folded(&sb, comm_of(p, tc_smp_pid(p, &p->smps[i])));
 		for (size_t k = nf; k-- > 0;) {
 			tc_sb_addc(&sb, ';');
 			add_folded(&sb, frame_name(p, &p->locs[frames[k]]));
@@ -83,7 +83,7 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		/* weighted by the period each sample was taken with, so that the stacks add
 		 * up to the event's count when calibration changed the period (the sums
 		 * were checked not to wrap when the file was loaded) */
-		counts[id] += p->smps[i].period;
+		counts[id] += tc_smp_period(p, &p->smps[i]);
 	}
 	tc_sb_exit(&sb);
 	nstacks = tc_strpool_count(&stacks);
@@ -181,7 +181,7 @@ static int write_const_arg(void *arg, const struct tc_payload_field *fld)
 	char buf[4096];
 
 	if (!fld->is_pointer || strcmp(fld->type, "const char *") ||
-	    tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+	    tc_profile_const_str(a->p, tc_smp_pid(a->p, a->s), a->s->time, fld->num, buf, sizeof(buf)))
 		return 0;
 	fprintf(a->f, " [%s: \"", fld->name);
 	tc_fputs_printable(buf, a->f);
@@ -202,12 +202,12 @@ static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
 	if (tc_profile_raw(p, s, &raw, &size))
 		return;
 	tc_sb_init(&sb);
-	err = tc_payload_print(p->payload, s->event, raw, size, &sb);
+	err = tc_payload_print(p->payload, tc_smp_event(p, s), raw, size, &sb);
 	fputc(' ', f);
 	if (!err) {
 		struct str_args a = { p, s, f };
 		tc_fputs_printable(sb.buf ? sb.buf : "", f);
-		tc_payload_fields(p->payload, s->event, raw, size, write_const_arg, &a);
+		tc_payload_fields(p->payload, tc_smp_event(p, s), raw, size, write_const_arg, &a);
 	}
 	else if (err == -ENOENT)
 		fprintf(f, "[payload of %u bytes: no format to decode it]", size);
@@ -218,7 +218,8 @@ static void write_payload(struct tacho_profile *p, const struct smp *s, FILE *f)
 
 /* The runtime address of frame k (l) of sample s, as perf prints it: the leaf's is the
  * sample's IP; for callers, the chain's return address. */
-static uint64_t frame_ip(const struct smp *s, size_t k, const struct loc *l)
+static uint64_t frame_ip(const struct tacho_profile *p, const struct smp *s, size_t k,
+			const struct loc *l)
 {
 	size_t real = 0;
 
@@ -226,7 +227,7 @@ static uint64_t frame_ip(const struct smp *s, size_t k, const struct loc *l)
 		return s->ip;
 	for (uint32_t c = 0; c < s->nr; c++) {
 		uint64_t v;
-		memcpy(&v, &s->chain[c], 8);
+		memcpy(&v, &tc_smp_chain(p, s)[c], 8);
 		if (v >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
 		if (real++ == k)
@@ -250,7 +251,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		const struct smp *s = order[i];
 		size_t nf;
-		const char *ev = s->event < p->nev ? pool_str(p, p->evs[s->event].name) : "[unknown]";
+		const char *ev = tc_smp_event(p, s) < p->nev ? pool_str(p, p->evs[tc_smp_event(p, s)].name) : "[unknown]";
 		int keep = tc_profile_keep(p, s);   /* the event and the filter */
 
 		if (keep <= 0) {
@@ -261,18 +262,18 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 		if (err)
 			break;
 		/* names from the file are shown, never acted upon by the terminal */
-		tc_fputs_printable(comm_of(p, s->pid), f);
-		fprintf(f, " %u/%u ", s->pid, s->tid);
+		tc_fputs_printable(comm_of(p, tc_smp_pid(p, s)), f);
+		fprintf(f, " %u/%u ", tc_smp_pid(p, s), tc_smp_tid(p, s));
 		/* no CPU where the file has none, as perf script leaves it out */
-		if (tc_smp_cpu(s) != TC_CPU_UNKNOWN)
-			fprintf(f, "[%03u] ", tc_smp_cpu(s));
+		if (tc_smp_cpu(p, s) != TC_CPU_UNKNOWN)
+			fprintf(f, "[%03u] ", tc_smp_cpu(p, s));
 		fprintf(f, "%" PRIu64 ".%06" PRIu64 ": %" PRIu64 " ", s->time / 1000000000u,
-			(s->time % 1000000000u) / 1000u, s->period);
+			(s->time % 1000000000u) / 1000u, tc_smp_period(p, s));
 		tc_fputs_printable(ev, f);
 		fputc(':', f);
 		/* the data address, where the event has one, as `perf script -F ...,addr`
 		 * prints it: after the event name */
-		if (s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR))
+		if (tc_smp_event(p, s) < p->nev && (p->evs[tc_smp_event(p, s)].flags & TC_EVF_ADDR))
 			fprintf(f, " %16" PRIx64, tc_smp_addr(p, s));
 		write_payload(p, s, f);
 		fputc('\n', f);
@@ -280,7 +281,7 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 			const struct loc *l = &p->locs[frames[k]];
 			const char *dso = pool_str(p, l->dso) ? pool_str(p, l->dso) : "[unknown]";
 
-			fprintf(f, "\t%16" PRIx64 " ", frame_ip(s, k, l));
+			fprintf(f, "\t%16" PRIx64 " ", frame_ip(p, s, k, l));
 			if (l->sym != NONE) {
 				tc_fputs_printable(pool_str(p, l->sym), f);
 				fprintf(f, "+0x%" PRIx64, l->addr - l->sym_start);
@@ -333,7 +334,7 @@ static int json_const_arg(void *arg, const struct tc_payload_field *fld)
 	char buf[4096];
 
 	if (fld->is_pointer && !strcmp(fld->type, "const char *") &&
-	    !tc_profile_const_str(a->p, a->s->pid, a->s->time, fld->num, buf, sizeof(buf)))
+	    !tc_profile_const_str(a->p, tc_smp_pid(a->p, a->s), a->s->time, fld->num, buf, sizeof(buf)))
 		tc_json_str(a->j, fld->name, buf);
 	return 0;
 }
@@ -351,7 +352,7 @@ static void json_sample_payload(struct tacho_profile *p, const struct smp *s,
 
 	if (!tc_profile_raw(p, s, &raw, &size)) {
 		tc_sb_init(&sb);
-		err = tc_payload_print(p->payload, s->event, raw, size, &sb);
+		err = tc_payload_print(p->payload, tc_smp_event(p, s), raw, size, &sb);
 	}
 	if (!err)
 		tc_json_str(j, "payload", sb.buf ? sb.buf : "");
@@ -365,11 +366,11 @@ static void json_sample_payload(struct tacho_profile *p, const struct smp *s,
 		tc_json_null(j, "payload_error");
 	tc_json_obj_begin(j, "fields");
 	if (!err)
-		tc_payload_fields(p->payload, s->event, raw, size, json_field, &a);
+		tc_payload_fields(p->payload, tc_smp_event(p, s), raw, size, json_field, &a);
 	tc_json_obj_end(j);
 	tc_json_obj_begin(j, "strings");
 	if (!err)
-		tc_payload_fields(p->payload, s->event, raw, size, json_const_arg, &a);
+		tc_payload_fields(p->payload, tc_smp_event(p, s), raw, size, json_const_arg, &a);
 	tc_json_obj_end(j);
 	tc_sb_exit(&sb);
 }
@@ -416,18 +417,18 @@ int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f)
 			break;
 		tc_json_obj_begin(&j, NULL);
 		tc_json_uint(&j, "time_ns", s->time);
-		tc_json_uint(&j, "pid", s->pid);
-		tc_json_uint(&j, "tid", s->tid);
-		tc_json_uint(&j, "cpu", tc_smp_cpu(s));
-		tc_json_str(&j, "comm", comm_of(p, s->pid));
-		tc_json_str(&j, "event", s->event < p->nev ? pool_str(p, p->evs[s->event].name)
+		tc_json_uint(&j, "pid", tc_smp_pid(p, s));
+		tc_json_uint(&j, "tid", tc_smp_tid(p, s));
+		tc_json_uint(&j, "cpu", tc_smp_cpu(p, s));
+		tc_json_str(&j, "comm", comm_of(p, tc_smp_pid(p, s)));
+		tc_json_str(&j, "event", tc_smp_event(p, s) < p->nev ? pool_str(p, p->evs[tc_smp_event(p, s)].name)
 							    : "[unknown]");
-		tc_json_uint(&j, "period", s->period);
+		tc_json_uint(&j, "period", tc_smp_period(p, s));
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->ip);
 		tc_json_str(&j, "ip", hex);
 		/* the data address of page faults and breakpoints, as perf script's addr */
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, tc_smp_addr(p, s));
-		tc_json_str(&j, "addr", s->event < p->nev && (p->evs[s->event].flags & TC_EVF_ADDR)
+		tc_json_str(&j, "addr", tc_smp_event(p, s) < p->nev && (p->evs[tc_smp_event(p, s)].flags & TC_EVF_ADDR)
 					? hex : NULL);
 		json_sample_payload(p, s, &j);
 		tc_json_arr_begin(&j, "frames");
@@ -435,7 +436,7 @@ int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f)
 			const struct loc *l = &p->locs[frames[k]];
 
 			tc_json_obj_begin(&j, NULL);
-			snprintf(hex, sizeof(hex), "0x%" PRIx64, frame_ip(s, k, l));
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, frame_ip(p, s, k, l));
 			tc_json_str(&j, "ip", hex);
 			tc_json_str(&j, "symbol", l->sym != NONE ? pool_str(p, l->sym) : NULL);
 			if (l->sym != NONE)

@@ -341,7 +341,7 @@ static const char *base_of(const char *path)
 
 int tc_profile_keep(struct tacho_profile *p, const struct smp *s)
 {
-	return s->event == p->sel ? tc_profile_keep_any(p, s) : 0;
+	return tc_smp_event(p, s) == p->sel ? tc_profile_keep_any(p, s) : 0;
 }
 
 int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
@@ -351,13 +351,13 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
 
 	if (!f)
 		return 1;
-	if (f->npids && !in_ids(f->pids, f->npids, s->pid))
+	if (f->npids && !in_ids(f->pids, f->npids, tc_smp_pid(p, s)))
 		return 0;
-	if (f->ntids && !in_ids(f->tids, f->ntids, s->tid))
+	if (f->ntids && !in_ids(f->tids, f->ntids, tc_smp_tid(p, s)))
 		return 0;
 	if (f->ncpus) {
 		for (size_t i = 0; i < f->ncpus && !in; i++)
-			in = f->cpus[i] >= 0 && (uint32_t)f->cpus[i] == tc_smp_cpu(s);
+			in = f->cpus[i] >= 0 && (uint32_t)f->cpus[i] == tc_smp_cpu(p, s);
 		if (!in)
 			return 0;
 	}
@@ -369,7 +369,7 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
 			return 0;
 	}
 	if (f->ncomms) {
-		struct proc *pr = tc_profile_proc(p, s->pid, false);
+		struct proc *pr = tc_profile_proc(p, tc_smp_pid(p, s), false);
 		if (!pr || pr->comm == NONE || !in_names(f->comms, f->ncomms, pool_str(p, pr->comm)))
 			return 0;
 	}

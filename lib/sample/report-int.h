@@ -41,19 +41,36 @@ struct proc {
 	uint64_t *max_end;
 };
 
-/* A sample as the report keeps it: 48 bytes, since a report holds every one (600k of
- * them were 38 MB at 64 bytes, most of the report's peak RSS). Its data address lives
- * in tacho_profile.addrs, kept only when a sample has one. */
+/* A sample as the report keeps it: 32 bytes, since a report holds every one (600k of
+ * them were 38 MB at 64 bytes, 29 MB at 48, most of a report's peak RSS). What few
+ * samples differ in lives in tables beside them: the thread, CPU and event in ctxs
+ * (one entry per combination), the chain's pointer in chains (only for samples with
+ * one), a period of 2^32 - 1 or more in bigp, the data address in
+ * tacho_profile.addrs (only when a sample has one). Read them with tc_smp_*. */
 struct smp {
-	uint64_t time, ip, period;
-	const uint64_t *chain;         /* into the mapped file */
-	uint32_t pid, tid;
+	uint64_t time, ip;
+	uint32_t period32;             /* SMP_PERIOD_BIG: in tacho_profile.bigp */
+	uint32_t ctx;                  /* index into tacho_profile.ctxs */
+	uint32_t chain;                /* index into tacho_profile.chains; nr 0: none */
 	uint16_t nr;                   /* chains longer than 65535 are cut (chains_cut) */
-	uint16_t cpu;                  /* SMP_CPU_NONE: the recording has none */
-	uint16_t event, misc;
+	uint16_t misc;
 };
-_Static_assert(sizeof(struct smp) == 48, "struct smp is 48 bytes");
+_Static_assert(sizeof(struct smp) == 32, "struct smp is 32 bytes");
 
+/* What the samples of one thread on one CPU for one event share. */
+struct smp_ctx {
+	uint32_t pid, tid;
+	uint16_t cpu;                  /* SMP_CPU_NONE: the recording has none */
+	uint16_t event;
+};
+
+/* A period that does not fit the sample's 32 bits: sample i's. */
+struct smp_bigp {
+	size_t i;
+	uint64_t period;
+};
+
+#define SMP_PERIOD_BIG UINT32_MAX
 #define SMP_CPU_NONE UINT16_MAX   /* TC_CPU_UNKNOWN, and any CPU no machine has */
 #define SMP_NR_MAX UINT16_MAX
 
@@ -113,6 +130,14 @@ struct tacho_profile {
 	struct tc_hmap map_idx;        /* hash of (pid, start, end, pgoff, dso) -> maps */
 	struct smp *smps;
 	size_t nsmps;
+	struct smp_ctx *ctxs;          /* the samples' threads, CPUs and events */
+	size_t nctxs, ctxs_cap;
+	struct tc_hmap ctx_idx;        /* hash of a smp_ctx -> ctxs */
+	uint32_t ctx_last;             /* the one the sample loaded last found */
+	const uint64_t **chains;       /* the samples' chains (struct smp.chain) */
+	size_t nchains, chains_cap;
+	struct smp_bigp *bigp;         /* periods of 2^32 - 1 and more, by sample index */
+	size_t nbigp, bigp_cap;
 	uint64_t *addrs;               /* [nsmps] the samples' data addresses, or NULL when
 					  none has one */
 	uint64_t chains_cut;           /* samples whose chain was cut at SMP_NR_MAX */
@@ -181,11 +206,55 @@ int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, si
 
 /* report-load.c: the payload of sample s (a pointer into p->smps): 0 and its bytes,
  * or -ENOENT when it has none. */
-/* A sample's CPU, TC_CPU_UNKNOWN when it has none. */
-static inline uint32_t tc_smp_cpu(const struct smp *s)
+/* A sample's thread, CPU and event. */
+static inline const struct smp_ctx *tc_smp_ctx(const struct tacho_profile *p,
+					      const struct smp *s)
 {
-	return s->cpu == SMP_CPU_NONE ? TC_CPU_UNKNOWN : s->cpu;
+	return &p->ctxs[s->ctx];
 }
+
+static inline uint32_t tc_smp_pid(const struct tacho_profile *p, const struct smp *s)
+{
+	return p->ctxs[s->ctx].pid;
+}
+
+static inline uint32_t tc_smp_tid(const struct tacho_profile *p, const struct smp *s)
+{
+	return p->ctxs[s->ctx].tid;
+}
+
+static inline uint32_t tc_smp_event(const struct tacho_profile *p, const struct smp *s)
+{
+	return p->ctxs[s->ctx].event;
+}
+
+/* A sample's CPU, TC_CPU_UNKNOWN when it has none. */
+static inline uint32_t tc_smp_cpu(const struct tacho_profile *p, const struct smp *s)
+{
+	uint16_t cpu = p->ctxs[s->ctx].cpu;
+	return cpu == SMP_CPU_NONE ? TC_CPU_UNKNOWN : cpu;
+}
+
+/* report-load.c: a period kept in bigp. */
+uint64_t tc_smp_bigp(const struct tacho_profile *p, const struct smp *s);
+
+static inline uint64_t tc_smp_period(const struct tacho_profile *p, const struct smp *s)
+{
+	return s->period32 != SMP_PERIOD_BIG ? s->period32 : tc_smp_bigp(p, s);
+}
+
+/* A sample's call chain (s->nr addresses, unaligned: read with memcpy), NULL when it
+ * has none. */
+static inline const uint64_t *tc_smp_chain(const struct tacho_profile *p, const struct smp *s)
+{
+	return s->nr ? p->chains[s->chain] : NULL;
+}
+
+/* report-load.c: points sample s at chain (nr addresses; none for nr 0), giving it a
+ * slot in p->chains when it has none; a chain longer than SMP_NR_MAX is cut there and
+ * counted in chains_cut. 0 or -ENOMEM. */
+int tc_smp_set_chain(struct tacho_profile *p, struct smp *s, const uint64_t *chain,
+		     uint32_t nr);
 
 /* A sample's data address (0: none). */
 static inline uint64_t tc_smp_addr(const struct tacho_profile *p, const struct smp *s)

@@ -41,6 +41,69 @@ int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, si
 	return 0;
 }
 
+/* The index of c in p->ctxs, added when new. Consecutive samples share one as a rule
+ * (one thread on one CPU): the last one found is tried first. 0 or -ENOMEM. */
+static int smp_ctx(struct tacho_profile *p, const struct smp_ctx *c, uint32_t *out)
+{
+	uint64_t key;
+	size_t pos = 0;
+	uint32_t i;
+
+	if (p->nctxs && !memcmp(&p->ctxs[p->ctx_last], c, sizeof(*c))) {
+		*out = p->ctx_last;
+		return 0;
+	}
+	key = tc_hash_u64(((uint64_t)c->pid << 32 | c->tid) ^
+			  tc_hash_u64((uint64_t)c->cpu << 16 | c->event));
+	while (tc_hmap_next(&p->ctx_idx, key, &pos, &i))
+		if (!memcmp(&p->ctxs[i], c, sizeof(*c))) {
+			*out = p->ctx_last = i;
+			return 0;
+		}
+	if (p->nctxs >= UINT32_MAX - 1 ||
+	    tc_profile_grow(p, (void **)&p->ctxs, &p->ctxs_cap, p->nctxs + 1, sizeof(*p->ctxs),
+			    64) ||
+	    tc_hmap_add(&p->ctx_idx, key, (uint32_t)p->nctxs))
+		return -ENOMEM;
+	p->ctxs[p->nctxs] = *c;
+	*out = p->ctx_last = (uint32_t)p->nctxs++;
+	return 0;
+}
+
+int tc_smp_set_chain(struct tacho_profile *p, struct smp *s, const uint64_t *chain,
+		     uint32_t nr)
+{
+	if (!nr) {
+		s->nr = 0;
+		return 0;
+	}
+	if (!s->nr) {
+		if (p->nchains >= UINT32_MAX ||
+		    tc_profile_grow(p, (void **)&p->chains, &p->chains_cap, p->nchains + 1,
+				    sizeof(*p->chains), 4096))
+			return -ENOMEM;
+		s->chain = (uint32_t)p->nchains++;
+	}
+	p->chains[s->chain] = chain;
+	s->nr = nr <= SMP_NR_MAX ? (uint16_t)nr : SMP_NR_MAX;
+	p->chains_cut += nr > SMP_NR_MAX;
+	return 0;
+}
+
+uint64_t tc_smp_bigp(const struct tacho_profile *p, const struct smp *s)
+{
+	size_t i = (size_t)(s - p->smps), lo = 0, hi = p->nbigp;
+
+	while (lo < hi) {   /* appended as the samples were: by index */
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->bigp[mid].i < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nbigp && p->bigp[lo].i == i ? p->bigp[lo].period : SMP_PERIOD_BIG;
+}
+
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 {
 	uint32_t i;
@@ -186,7 +249,7 @@ static int load_tpformat(struct tacho_profile *p, const struct tc_rec *r)
 /* A payload belongs to the sample right before it, of the same event. */
 static int load_raw(struct tacho_profile *p, const struct tc_rec *r, bool after_sample)
 {
-	if (!after_sample || !p->nsmps || p->smps[p->nsmps - 1].event != r->u.raw.event)
+	if (!after_sample || !p->nsmps || tc_smp_event(p, &p->smps[p->nsmps - 1]) != r->u.raw.event)
 		return -TACHO_ECORRUPT;
 	if (tc_profile_grow(p, (void **)&p->raws, &p->raws_cap, p->nraws + 1, sizeof(*p->raws),
 			    64))
@@ -363,6 +426,7 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 			break;
 		case TC_REC_SAMPLE: {
 			struct smp *s;
+			int err;
 			if (p->nsmps == cap) {
 				size_t nc = cap ? cap * 2 : 4096;
 				struct smp *ns = realloc(p->smps, nc * sizeof(*ns));
@@ -385,20 +449,32 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 			}
 			if (p->addrs)
 				p->addrs[p->nsmps] = r.u.sample.addr;
-			s = &p->smps[p->nsmps++];
+			s = &p->smps[p->nsmps];
+			/* no machine has 65535 CPUs: the number stands for none */
+			err = smp_ctx(p, &(struct smp_ctx){ .pid = r.u.sample.pid,
+							    .tid = r.u.sample.tid,
+							    .cpu = r.u.sample.cpu < SMP_CPU_NONE ?
+								   (uint16_t)r.u.sample.cpu :
+								   SMP_CPU_NONE,
+							    .event = r.u.sample.event }, &s->ctx);
+			if (err)
+				return err;
 			s->time = r.u.sample.time;
 			s->ip = r.u.sample.ip;
-			s->period = r.u.sample.period;
-			s->chain = r.u.sample.chain;
-			s->pid = r.u.sample.pid;
-			s->tid = r.u.sample.tid;
-			/* no machine has 65535 CPUs: the number stands for none */
-			s->cpu = r.u.sample.cpu < SMP_CPU_NONE ? (uint16_t)r.u.sample.cpu
-							       : SMP_CPU_NONE;
-			s->nr = r.u.sample.nr <= SMP_NR_MAX ? (uint16_t)r.u.sample.nr : SMP_NR_MAX;
-			p->chains_cut += r.u.sample.nr > SMP_NR_MAX;
-			s->event = r.u.sample.event;
 			s->misc = r.u.sample.misc;
+			s->nr = 0;
+			if (r.u.sample.period < SMP_PERIOD_BIG) {
+				s->period32 = (uint32_t)r.u.sample.period;
+			} else {
+				if (tc_profile_grow(p, (void **)&p->bigp, &p->bigp_cap, p->nbigp + 1,
+						    sizeof(*p->bigp), 16))
+					return -ENOMEM;
+				p->bigp[p->nbigp++] = (struct smp_bigp){ p->nsmps, r.u.sample.period };
+				s->period32 = SMP_PERIOD_BIG;
+			}
+			if (r.u.sample.nr && tc_smp_set_chain(p, s, r.u.sample.chain, r.u.sample.nr))
+				return -ENOMEM;
+			p->nsmps++;
 			break;
 		}
 		case TC_REC_USTACK:
@@ -449,19 +525,23 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 	/* a sample naming an event the file never declared is corrupt; so is one whose
 	 * periods add up past 2^64 (no run counts that many events): a sum that wrapped
 	 * would give percentages above 100 */
+	for (size_t i = 0; i < p->nctxs; i++)
+		if (p->ctxs[i].event >= p->nev && !(p->nev == 0 && p->truncated))
+			for (size_t k = 0; k < p->nsmps; k++)   /* the first that names it */
+				if (p->smps[k].ctx == i)
+					return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
+							   "sample %zu names event %u of %zu", k,
+							   p->ctxs[i].event, p->nev);
 	for (size_t i = 0; i < p->nsmps; i++) {
-		struct smp *s = &p->smps[i];
-		if (s->event >= p->nev) {
-			if (p->nev == 0 && p->truncated)
-				continue;
-			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
-					   "sample %zu names event %u of %zu", i, s->event, p->nev);
-		}
-		if (__builtin_add_overflow(p->evs[s->event].events, s->period,
-					   &p->evs[s->event].events))
+		const struct smp *s = &p->smps[i];
+		uint32_t ev = tc_smp_event(p, s);
+		if (ev >= p->nev)
+			continue;   /* a truncated file that declared no event */
+		if (__builtin_add_overflow(p->evs[ev].events, tc_smp_period(p, s),
+					   &p->evs[ev].events))
 			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
 					   "sample %zu: the periods of event %u add up to more "
-					   "than 2^64", i, s->event);
+					   "than 2^64", i, ev);
 	}
 	/* the vDSO image pairs with the mappings named [vdso] whatever their build-id */
 	{
@@ -519,8 +599,8 @@ static void select_event(struct tacho_profile *p, size_t ev)
 	p->sel_chained = 0;
 	p->sel_pmin = p->sel_pmax = 0;
 	for (size_t i = 0; i < p->nsmps; i++)
-		if (p->smps[i].event == ev) {
-			uint64_t per = p->smps[i].period;
+		if (tc_smp_event(p, &p->smps[i]) == ev) {
+			uint64_t per = tc_smp_period(p, &p->smps[i]);
 			if (!p->sel_samples++ || per < p->sel_pmin)
 				p->sel_pmin = per;
 			if (per > p->sel_pmax)
@@ -529,7 +609,7 @@ static void select_event(struct tacho_profile *p, size_t ev)
 		}
 	for (size_t i = 0; i < p->nxtras; i++) {
 		const struct smp *s = &p->smps[p->xtras[i].smp];
-		p->sel_chained += s->event == ev && !s->nr;
+		p->sel_chained += tc_smp_event(p, s) == ev && !s->nr;
 	}
 }
 
@@ -657,6 +737,10 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_hmap_exit(&p->proc_idx);
 	tc_hmap_exit(&p->map_idx);
 	free(p->smps);
+	free(p->ctxs);
+	tc_hmap_exit(&p->ctx_idx);
+	free(p->chains);
+	free(p->bigp);
 	free(p->addrs);
 	free(p->raws);
 	tc_payload_free(p->payload);

@@ -201,7 +201,7 @@ static bool kernel_range(const struct tacho_profile *p, uint64_t *lo, uint64_t *
 			uint64_t ip = s->ip;
 
 			if (k < s->nr) {
-				memcpy(&ip, &s->chain[k], 8);
+				memcpy(&ip, &tc_smp_chain(p, s)[k], 8);
 				if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 					kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
 						 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
@@ -397,7 +397,7 @@ out:
 int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
 		      size_t *n)
 {
-	bool trap = s->event < p->nev && (p->evs[s->event].flags & TC_EVF_TRAP);
+	bool trap = tc_smp_event(p, s) < p->nev && (p->evs[tc_smp_event(p, s)].flags & TC_EVF_TRAP);
 	bool kernel = is_kernel_ip(s->ip, s->misc);
 	int err;
 
@@ -409,7 +409,7 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 			return err;
 	}
 	if (!s->nr) {
-		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT, kernel, &frames[0]);
+		err = resolve(p, tc_smp_pid(p, s), s->ip, s->time, trap ? K_TRAP : K_EXACT, kernel, &frames[0]);
 		if (!err)
 			*n = 1;
 		return err;
@@ -423,7 +423,7 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 	for (uint32_t i = 0; i < s->nr && *n < max; i++) {
 		uint64_t ip;
 		int kind;
-		memcpy(&ip, &s->chain[i], 8);
+		memcpy(&ip, &tc_smp_chain(p, s)[i], 8);
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
 				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
@@ -432,13 +432,13 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 		}
 		kind = *n == 0 ? (trap ? K_TRAP : K_EXACT) : ctx_first ? K_EXACT : K_RETURN;
 		ctx_first = false;
-		err = resolve(p, s->pid, ip, s->time, kind, kernel, &frames[*n]);
+		err = resolve(p, tc_smp_pid(p, s), ip, s->time, kind, kernel, &frames[*n]);
 		if (err)
 			return err;
 		(*n)++;
 	}
 	if (*n == 0) {
-		err = resolve(p, s->pid, s->ip, s->time, trap ? K_TRAP : K_EXACT,
+		err = resolve(p, tc_smp_pid(p, s), s->ip, s->time, trap ? K_TRAP : K_EXACT,
 			      is_kernel_ip(s->ip, s->misc), &frames[0]);
 		if (!err)
 			*n = 1;

@@ -11,12 +11,14 @@
 #include "util/util.h"
 #include "tacho/sample.h"
 
-static int by_pid_time(const void *a, const void *b)
+static int by_pid_time(const void *a, const void *b, void *arg)
 {
 	const struct smp *const *x = a, *const *y = b;
+	const struct tacho_profile *p = arg;
+	uint32_t px = tc_smp_pid(p, *x), py = tc_smp_pid(p, *y);
 
-	if ((*x)->pid != (*y)->pid)
-		return (*x)->pid < (*y)->pid ? -1 : 1;
+	if (px != py)
+		return px < py ? -1 : 1;
 	if ((*x)->time != (*y)->time)
 		return (*x)->time < (*y)->time ? -1 : 1;
 	return *x < *y ? -1 : *x > *y;
@@ -119,7 +121,7 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 	}
 	if (err)
 		goto out;
-	qsort(order, n, sizeof(*order), by_pid_time);
+	qsort_r(order, n, sizeof(*order), by_pid_time, p);
 	/* every stack resolved first: the locations array grows while frames resolve */
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t nf;
@@ -171,14 +173,15 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 	for (size_t i = 0; i < n;) {
 		size_t end = i;
 		uint64_t total = 0;
-		struct proc *pr = tc_profile_proc(p, order[i]->pid, false);
+		uint32_t pid = tc_smp_pid(p, order[i]);
+		struct proc *pr = tc_profile_proc(p, pid, false);
 
-		while (end < n && order[end]->pid == order[i]->pid)
-			total += order[end++]->period;
+		while (end < n && tc_smp_pid(p, order[end]) == pid)
+			total += tc_smp_period(p, order[end++]);
 		tc_json_obj_begin(&j, NULL);
 		tc_json_str(&j, "type", "sampled");
 		snprintf(name, sizeof(name), "%s (pid %u)",
-			 pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]", order[i]->pid);
+			 pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]", pid);
 		tc_json_str(&j, "name", name);
 		tc_json_str(&j, "unit", unit);
 		tc_json_uint(&j, "startValue", 0);
@@ -193,7 +196,7 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 		tc_json_arr_end(&j);
 		tc_json_arr_begin(&j, "weights");
 		for (size_t s = i; s < end; s++)
-			tc_json_uint(&j, NULL, order[s]->period);
+			tc_json_uint(&j, NULL, tc_smp_period(p, order[s]));
 		tc_json_arr_end(&j);
 		tc_json_obj_end(&j);
 		i = end;

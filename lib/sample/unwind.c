@@ -90,7 +90,7 @@ static void report_module(struct uw *u, uint64_t pc)
 
 	if (dwfl_addrmodule(dwfl, pc))
 		return;
-	m = tc_profile_find_map(u->p, u->s->pid, pc, u->s->time);
+	m = tc_profile_find_map(u->p, tc_smp_pid(u->p, u->s), pc, u->s->time);
 	if (!m)
 		return;
 	d = &u->p->dsos[m->dso];
@@ -126,7 +126,7 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	if (*thread_argp)
 		return 0;
 	*thread_argp = arg;
-	return (pid_t)u->s->tid;
+	return (pid_t)tc_smp_tid(u->p, u->s);
 }
 
 static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
@@ -339,7 +339,7 @@ static void unwind_sample(struct uw *u)
 	}
 	/* the callbacks' argument is the one given to dwfl_attach_state: the same struct,
 	 * now about this sample. An error ends the walk: the frames so far stand. */
-	dwfl_getthread_frames(pr->dwfl, (pid_t)u->s->tid, frame_cb, u);
+	dwfl_getthread_frames(pr->dwfl, (pid_t)tc_smp_tid(u->p, u->s), frame_cb, u);
 out_ip:
 	if (u->n == 0)
 		u->pcs[u->n++] = ip;
@@ -354,7 +354,7 @@ static int join_chain(struct tacho_profile *p, const struct smp *s, const uint64
 
 	for (; nk < s->nr; nk++) {
 		uint64_t v;
-		memcpy(&v, &s->chain[nk], 8);
+		memcpy(&v, &tc_smp_chain(p, s)[nk], 8);
 		if (v == (uint64_t)PERF_CONTEXT_USER)
 			break;
 	}
@@ -363,7 +363,7 @@ static int join_chain(struct tacho_profile *p, const struct smp *s, const uint64
 		return -ENOMEM;
 	*off = p->nuchains;
 	if (nk)
-		memcpy(&p->uchains[p->nuchains], s->chain, nk * 8);
+		memcpy(&p->uchains[p->nuchains], tc_smp_chain(p, s), nk * 8);
 	p->uchains[p->nuchains + nk] = (uint64_t)PERF_CONTEXT_USER;
 	for (size_t i = 0; i < nuser; i++)
 		p->uchains[p->nuchains + nk + 1 + i] = user[i];
@@ -435,7 +435,7 @@ int tc_profile_unwind(struct tacho_profile *p)
 		long k;
 		if (p->xtras[i].type != TC_REC_USTACK)
 			continue;
-		k = uw_proc_index(&ps, maps_owner(p, p->smps[p->xtras[i].smp].pid));
+		k = uw_proc_index(&ps, maps_owner(p, tc_smp_pid(p, &p->smps[p->xtras[i].smp])));
 		if (k < 0) {
 			err = (int)k;
 			goto out;
@@ -479,12 +479,9 @@ int tc_profile_unwind(struct tacho_profile *p)
 		p->xtras[i].nr = nr;
 	}
 	/* the array moved as it grew: point the samples at their chains now */
-	for (size_t i = 0; i < p->nxtras; i++) {
-		p->smps[p->xtras[i].smp].chain = &p->uchains[offs[i]];
-		p->smps[p->xtras[i].smp].nr = p->xtras[i].nr <= SMP_NR_MAX ?
-					       (uint16_t)p->xtras[i].nr : SMP_NR_MAX;
-		p->chains_cut += p->xtras[i].nr > SMP_NR_MAX;
-	}
+	for (size_t i = 0; i < p->nxtras && !err; i++)
+		err = tc_smp_set_chain(p, &p->smps[p->xtras[i].smp], &p->uchains[offs[i]],
+				       p->xtras[i].nr);
 out:
 	for (size_t i = 0; i < ps.n; i++)
 		if (ps.v[i].dwfl)

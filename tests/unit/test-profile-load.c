@@ -284,7 +284,7 @@ static void test_escape_sequences_shown(void **state)
 	tacho_profile_free(p);
 }
 
-/* A report keeps 48 bytes a sample: a chain of more than 65535 entries (no kernel
+/* A report keeps 32 bytes a sample: a chain of more than 65535 entries (no kernel
  * makes one, a crafted file may) is cut there and counted, the CPU a sample has none
  * of stays none, a data address is kept only where a sample has one, and the CPU and
  * address come back as written. */
@@ -310,11 +310,14 @@ static void test_compact_samples(void **state)
 	assert_int_equal(info.chains_cut, 1);
 	assert_int_equal(info.all_samples, 3);
 	assert_int_equal(p->smps[0].nr, 65535);
-	assert_int_equal(p->smps[0].chain[65534], 0x401000 + 65534);
+	assert_int_equal(tc_smp_chain(p, &p->smps[0])[65534], 0x401000 + 65534);
 	assert_int_equal(p->smps[1].nr, 3);
-	assert_int_equal(tc_smp_cpu(&p->smps[0]), 3);
-	assert_int_equal(tc_smp_cpu(&p->smps[1]), TC_CPU_UNKNOWN);
-	assert_int_equal(tc_smp_cpu(&p->smps[2]), TC_CPU_UNKNOWN);
+	assert_int_equal(tc_smp_chain(p, &p->smps[1])[2], 0x401002);
+	assert_null(tc_smp_chain(p, &p->smps[2]));
+	assert_int_equal(p->nchains, 2);   /* a pointer only for the samples with a chain */
+	assert_int_equal(tc_smp_cpu(p, &p->smps[0]), 3);
+	assert_int_equal(tc_smp_cpu(p, &p->smps[1]), TC_CPU_UNKNOWN);
+	assert_int_equal(tc_smp_cpu(p, &p->smps[2]), TC_CPU_UNKNOWN);
 	assert_null(p->addrs);
 	tacho_profile_free(p);
 
@@ -331,11 +334,51 @@ static void test_compact_samples(void **state)
 	free(chain);
 }
 
+/* The sample's period has 32 bits: one of 2^32 - 1 or more is kept beside it, by the
+ * sample's index, and comes back exact (the event's sum with it); the thread, CPU and
+ * event the samples share are kept once per combination and come back per sample. */
+static void test_big_periods_and_contexts(void **state)
+{
+	enum { N = 3000 };
+	struct tc_record_writer w;
+	struct tacho_profile *p;
+	struct tacho_diag d;
+	uint64_t sum = 0;
+	(void)state;
+
+	start(&w, "bigp.rec", 3);
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t per = i % 7 == 0 ? (1ull << 32) + i : i % 11 == 0 ? UINT32_MAX : i + 1;
+		tc_record_writer_sample(&w, 10 + i, 0x401000 + i, 0, per, 100 + (uint32_t)(i % 5),
+					1000 + (uint32_t)(i % 10), (uint32_t)(i % 3),
+					(uint16_t)(i % 3), i % 2 ? 2 : 1, 0, NULL);
+		sum += per;
+	}
+	assert_int_equal(finish_load(&w, "bigp.rec", &p, &d), 0);
+	assert_int_equal(p->nsmps, N);
+	assert_int_equal(p->nctxs, 30);   /* tid i % 10 fixes pid, CPU and event: 10 x 3 */
+	assert_int_equal(p->nbigp, N / 7 + 1 + (N / 11 + 1) - (N / 77 + 1));
+	for (size_t i = 0; i < N; i++) {
+		const struct smp *s = &p->smps[i];
+		uint64_t per = i % 7 == 0 ? (1ull << 32) + i : i % 11 == 0 ? UINT32_MAX : i + 1;
+		assert_int_equal(tc_smp_period(p, s), per);
+		assert_int_equal(tc_smp_pid(p, s), 100 + i % 5);
+		assert_int_equal(tc_smp_tid(p, s), 1000 + i % 10);
+		assert_int_equal(tc_smp_cpu(p, s), i % 3);
+		assert_int_equal(tc_smp_event(p, s), i % 3);
+		assert_int_equal(s->misc, i % 2 ? 2 : 1);
+		assert_int_equal(s->ip, 0x401000 + i);
+	}
+	assert_int_equal(p->evs[0].events + p->evs[1].events + p->evs[2].events, sum);
+	tacho_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums_do_not_wrap),
 		cmocka_unit_test(test_compact_samples),
+		cmocka_unit_test(test_big_periods_and_contexts),
 		cmocka_unit_test(test_select_event_keeps_index),
 		cmocka_unit_test(test_throttles_said),
 		cmocka_unit_test(test_many_mappings_linear),
