@@ -211,7 +211,7 @@ static int cmd_cpu_fn(int argc, char **argv)
 		if (!o.crosscheck)
 			v.crosscheck_skipped = "--no-crosscheck";
 		else
-			v.sysfs_err = tacho_cpu_sysfs_read(NULL, &sys);
+			v.sysfs_err = tacho_cpu_sysfs_read_for(NULL, &info, &sys);
 		if (!v.sysfs_err && sys) {
 			err = tacho_cpu_crosscheck(&info, sys, &x);
 			if (err) {

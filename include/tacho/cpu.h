@@ -492,7 +492,10 @@ struct tacho_cpu_sysfs {
 					  separated by one space; NULL when absent */
 };
 
-/* Reads the kernel's view. `root` is prepended to every path ("/sys/devices/system/cpu/
+/* Reads the kernel's view. A CPU the kernel names as sharing a cache (shared_cpu_list)
+ * or a core (core_cpus_list) with a CPU read before it takes those values without
+ * reading their files again: the kernel builds the lists from the very leaf each CPU
+ * has at the same index. `root` is prepended to every path ("/sys/devices/system/cpu/
  * online", "/proc/cpuinfo", "/sys/devices/cpu_core/cpus"); NULL or "/" reads this
  * machine, a folder reads a fake tree built there (tests). Returns 0 and a new
  * description in *out, or -errno when the online CPU list cannot be read, -TACHO_EPARSE
@@ -501,6 +504,14 @@ struct tacho_cpu_sysfs {
  * not errors; a missing /proc/cpuinfo leaves model_name empty and flags NULL. The caller
  * frees *out with tacho_cpu_sysfs_free. Thread-safe. */
 TACHO_API int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out);
+
+/* The same, with the caches of only the CPUs tacho_cpu_crosscheck compares for info
+ * (the first CPU of each kind of core; every CPU when info has no kernel numbers):
+ * the others' ncaches are 0. Each cache is six or seven files a CPU, most of what a
+ * read of a many-CPU machine costs. -EINVAL for a NULL or too small info; otherwise
+ * as tacho_cpu_sysfs_read. */
+TACHO_API int tacho_cpu_sysfs_read_for(const char *root, const struct tacho_cpu_info *info,
+				       struct tacho_cpu_sysfs **out);
 
 TACHO_API void tacho_cpu_sysfs_free(struct tacho_cpu_sysfs *sys);
 

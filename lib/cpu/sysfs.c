@@ -3,12 +3,14 @@
  * and flags. crosscheck.c holds it against CPUID. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu/cpuid.h"
 #include "util/util.h"
 #include "tacho/cpu.h"
 
@@ -51,22 +53,62 @@ static const char *rpath(struct reader *r, const char *fmt, ...)
 	return r->path;
 }
 
-/* An integer file, or -1 when it is missing or not a number. */
-static long long read_id(struct reader *r, const char *path)
+/* An integer file of folder dfd, or -1 when it is missing or not a number. */
+static long long read_id(int dfd, const char *name)
 {
 	long long v;
 
-	(void)r;
-	if (tc_read_int_file(path, &v) != 0 || v < 0 || v > INT_MAX)
+	if (tc_read_int_at(dfd, name, &v) != 0 || v < 0 || v > INT_MAX)
 		return -1;
 	return v;
 }
 
-static unsigned read_uint(struct reader *r, const char *path)
+static unsigned read_uint(int dfd, const char *name)
 {
-	long long v = read_id(r, path);
+	long long v = read_id(dfd, name);
 
 	return v < 0 ? 0 : (unsigned)v;
+}
+
+/* A folder opened for openat: one walk of its path, then one name per file. */
+static int open_dir(struct reader *r, const char *fmt, int cpu, unsigned idx)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), fmt, cpu, idx);
+	return open(rpath(r, "%s", rel), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* What the CPUs read so far tell of the ones still to read. The kernel keeps one
+ * cacheinfo leaf per CPU and index and builds shared_cpu_list by comparing the same
+ * index on both CPUs (drivers/base/cacheinfo.c, arch/x86/kernel/cpu/cacheinfo.c): a
+ * CPU named in an earlier CPU's list for index i has that very cache at index i, with
+ * the same values. The threads of a core (core_cpus_list) have its package, die and
+ * core. Their files are not read again: on a machine of 2-thread cores sharing an L3,
+ * most of the files of most CPUs. Indexed by CPU number (below ncpu). */
+struct known {
+	int ncpu;
+	const bool *caches;            /* the CPUs whose caches are read; NULL: all */
+	const struct tacho_sysfs_cache **cache[TACHO_SYSFS_MAX_CACHES];
+	const struct tacho_sysfs_cpu **core;
+};
+
+/* Marks each CPU of list (a kernel CPU list, read-only) as known through v. */
+static void mark_list(const char *list, int ncpu, const void **slots, const void *v)
+{
+	int *cpus;
+	size_t n;
+	char *copy;
+
+	if (!slots || !(copy = tc_strdup(list)))
+		return;
+	if (tc_parse_cpu_list(tc_trim(copy), &cpus, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (cpus[i] >= 0 && cpus[i] < ncpu && !slots[cpus[i]])
+				slots[cpus[i]] = v;
+		free(cpus);
+	}
+	free(copy);
 }
 
 /* "32K", "1024K", "32768K" (the kernel's "%uK"); plain bytes and M/G are accepted too. */
@@ -91,60 +133,91 @@ static uint64_t parse_size(const char *s)
 	return v << shift;
 }
 
-static void read_cache(struct reader *r, int cpu, unsigned idx, struct tacho_sysfs_cache *c)
+/* Index idx of CPU cpu: false when the CPU has no such folder (the one after its
+ * last). */
+static bool read_cache(struct reader *r, struct known *kn, int cpu, unsigned idx,
+		       struct tacho_sysfs_cache *c)
 {
+	const struct tacho_sysfs_cache *same = cpu < kn->ncpu && kn->cache[idx] ?
+					       kn->cache[idx][cpu] : NULL;
 	char buf[4096];
-	const char *dir = "/sys/devices/system/cpu/cpu%d/cache/index%u/%s";
 	long long level;
-	int err;
+	int dfd, err;
 
+	if (same) {
+		*c = *same;
+		return true;
+	}
 	memset(c, 0, sizeof(*c));
 	c->shared_first = -1;
-	/* the index after the last has no folder: one failed open, not seven */
-	err = tc_read_int_file(rpath(r, dir, cpu, idx, "level"), &level);
-	if (err == -ENOENT || err == -ENOTDIR)
-		return;
+	dfd = open_dir(r, "/sys/devices/system/cpu/cpu%d/cache/index%u", cpu, idx);
+	if (dfd < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	err = tc_read_int_at(dfd, "level", &level);
 	c->level = err || level < 0 || level > INT_MAX ? 0 : (unsigned)level;
-	if (tc_read_line_file(rpath(r, dir, cpu, idx, "type"), buf, sizeof(buf)) == 0) {
+	if (tc_read_line_at(dfd, "type", buf, sizeof(buf)) == 0) {
 		size_t i;
 		for (i = 0; buf[i] && i + 1 < sizeof(c->type); i++)
 			c->type[i] = (char)tolower((unsigned char)buf[i]);
 		c->type[i] = '\0';
 	}
-	if (tc_read_line_file(rpath(r, dir, cpu, idx, "size"), buf, sizeof(buf)) == 0)
+	if (tc_read_line_at(dfd, "size", buf, sizeof(buf)) == 0)
 		c->size_bytes = parse_size(tc_trim(buf));
-	c->ways = read_uint(r, rpath(r, dir, cpu, idx, "ways_of_associativity"));
-	c->line_bytes = read_uint(r, rpath(r, dir, cpu, idx, "coherency_line_size"));
-	c->sets = read_uint(r, rpath(r, dir, cpu, idx, "number_of_sets"));
-	if (tc_read_line_file(rpath(r, dir, cpu, idx, "shared_cpu_list"), buf, sizeof(buf)) == 0 &&
-	    list_count(buf, &c->shared_cpus, &c->shared_first) != 0) {
-		c->shared_cpus = 0;
-		c->shared_first = -1;
+	c->ways = read_uint(dfd, "ways_of_associativity");
+	c->line_bytes = read_uint(dfd, "coherency_line_size");
+	c->sets = read_uint(dfd, "number_of_sets");
+	if (tc_read_line_at(dfd, "shared_cpu_list", buf, sizeof(buf)) == 0) {
+		if (list_count(buf, &c->shared_cpus, &c->shared_first) != 0) {
+			c->shared_cpus = 0;
+			c->shared_first = -1;
+		} else if (c->level || c->type[0] || c->size_bytes) {
+			mark_list(buf, kn->ncpu, (const void **)kn->cache[idx], c);
+		}
 	}
+	close(dfd);
+	return true;
 }
 
-static void read_cpu(struct reader *r, struct tacho_sysfs_cpu *c)
+static void read_cpu(struct reader *r, struct known *kn, struct tacho_sysfs_cpu *c)
 {
-	const char *topo = "/sys/devices/system/cpu/cpu%d/topology/%s";
+	const struct tacho_sysfs_cpu *same = c->cpu < kn->ncpu && kn->core ? kn->core[c->cpu] :
+					     NULL;
 	char buf[4096];
 	int cpu = c->cpu;
 
-	c->package = (int)read_id(r, rpath(r, topo, cpu, "physical_package_id"));
-	c->die = (int)read_id(r, rpath(r, topo, cpu, "die_id"));
-	c->core = (int)read_id(r, rpath(r, topo, cpu, "core_id"));
 	c->core_first = -1;
-	/* core_cpus_list arrived in 5.7 as the clearer name of thread_siblings_list */
-	if (tc_read_line_file(rpath(r, topo, cpu, "core_cpus_list"), buf, sizeof(buf)) == 0 ||
-	    tc_read_line_file(rpath(r, topo, cpu, "thread_siblings_list"), buf, sizeof(buf)) == 0) {
-		if (list_count(buf, &c->core_threads, &c->core_first) != 0) {
-			c->core_threads = 0;
-			c->core_first = -1;
+	if (same) {
+		c->package = same->package;
+		c->die = same->die;
+		c->core = same->core;
+		c->core_threads = same->core_threads;
+		c->core_first = same->core_first;
+	} else {
+		int dfd = open_dir(r, "/sys/devices/system/cpu/cpu%d/topology", cpu, 0);
+		/* an offline CPU, or a fake tree without the folder: all unknown */
+		c->package = (int)read_id(dfd, "physical_package_id");
+		c->die = (int)read_id(dfd, "die_id");
+		c->core = (int)read_id(dfd, "core_id");
+		/* core_cpus_list arrived in 5.7 as the clearer name of thread_siblings_list */
+		if (dfd >= 0 && (tc_read_line_at(dfd, "core_cpus_list", buf, sizeof(buf)) == 0 ||
+				 tc_read_line_at(dfd, "thread_siblings_list", buf, sizeof(buf)) == 0)) {
+			if (list_count(buf, &c->core_threads, &c->core_first) != 0) {
+				c->core_threads = 0;
+				c->core_first = -1;
+			} else if (c->package >= 0 && c->core >= 0) {
+				mark_list(buf, kn->ncpu, (const void **)kn->core, c);
+			}
 		}
+		if (dfd >= 0)
+			close(dfd);
 	}
+	if (kn->caches && (cpu >= kn->ncpu || !kn->caches[cpu]))
+		return;
 	/* index0, index1, ... with no gaps; the kernel numbers them in CPUID's order */
 	for (unsigned i = 0; i < TACHO_SYSFS_MAX_CACHES; i++) {
 		struct tacho_sysfs_cache *k = &c->caches[c->ncaches];
-		read_cache(r, cpu, i, k);
+		if (!read_cache(r, kn, cpu, i, k))
+			break;
 		if (k->level == 0 && k->type[0] == '\0' && k->size_bytes == 0)
 			break;
 		c->ncaches++;
@@ -222,7 +295,9 @@ static long long key_core(const struct tacho_sysfs_cpu *c)
 		((long long)c->package << 32) | c->core;
 }
 
-int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
+/* want: by CPU number below want_n, whether its caches are read; NULL: every CPU's. */
+static int sysfs_read(const char *root, const bool *want, int want_n,
+		      struct tacho_cpu_sysfs **out)
 {
 	struct reader r = { .root = root && strcmp(root, "/") != 0 ? root : "" };
 	struct tacho_cpu_sysfs *s;
@@ -254,8 +329,30 @@ int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 		s->cpus[i].cpu = online[i];
 	s->ncpus = (unsigned)n;
 	free(online);
-	for (unsigned i = 0; i < s->ncpus; i++)
-		read_cpu(&r, &s->cpus[i]);
+	{
+		struct known kn = { .ncpu = s->cpus[s->ncpus - 1].cpu + 1 };
+		bool none[1] = { false };
+		bool ok = kn.ncpu > 0;
+		if (want)   /* a CPU beyond want's end is not wanted */
+			kn.caches = want_n >= kn.ncpu ? want : NULL;
+		if (want && !kn.caches) {
+			bool *w = calloc((size_t)kn.ncpu, sizeof(*w));
+			if (w)
+				memcpy(w, want, (size_t)want_n * sizeof(*w));
+			kn.caches = w ? w : none;
+		}
+		ok = ok && (kn.core = calloc((size_t)kn.ncpu, sizeof(*kn.core)));
+		for (unsigned i = 0; ok && i < TACHO_SYSFS_MAX_CACHES; i++)
+			ok = (kn.cache[i] = calloc((size_t)kn.ncpu, sizeof(*kn.cache[i]))) != NULL;
+		/* without the memory every CPU reads its own files, as it always may */
+		for (unsigned i = 0; i < s->ncpus; i++)
+			read_cpu(&r, &kn, &s->cpus[i]);
+		free(kn.core);
+		for (unsigned i = 0; i < TACHO_SYSFS_MAX_CACHES; i++)
+			free(kn.cache[i]);
+		if (kn.caches != want && kn.caches != none)
+			free((void *)kn.caches);
+	}
 
 	/* Hybrid Intel parts have one core PMU per kind of core, each listing its CPUs
 	 * (perf's pmu-events: cpu_core for P-cores, cpu_atom for E-cores). */
@@ -295,6 +392,42 @@ int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
 	}
 	*out = s;
 	return 0;
+}
+
+int tacho_cpu_sysfs_read(const char *root, struct tacho_cpu_sysfs **out)
+{
+	return sysfs_read(root, NULL, 0, out);
+}
+
+int tacho_cpu_sysfs_read_for(const char *root, const struct tacho_cpu_info *info,
+			     struct tacho_cpu_sysfs **out)
+{
+	bool *want = NULL;
+	int n = 0, first = -1, err;
+
+	if (!info || info->sz < TC_CPU_INFO_SZ_V1)
+		return -EINVAL;
+	/* tacho_cpu_crosscheck's CPU for each kind of core: the first of its kind, by
+	 * the kernel's number; where the description has one kind and no numbers it
+	 * takes the first online CPU, and every CPU's caches are read */
+	for (unsigned k = 0; k < info->ncore_types; k++) {
+		const struct tacho_cpu_core_type *ct = &info->core_types[k];
+		if (info->cpus && ct->first_cpu < info->ncpus && info->cpus[ct->first_cpu].os_cpu >= 0)
+			n = info->cpus[ct->first_cpu].os_cpu + 1 > n ? info->cpus[ct->first_cpu].os_cpu + 1 : n;
+		else if (info->ncore_types == 1)
+			first = 0;
+	}
+	want = calloc((size_t)n + 1, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (unsigned k = 0; k < info->ncore_types; k++) {
+		const struct tacho_cpu_core_type *ct = &info->core_types[k];
+		if (info->cpus && ct->first_cpu < info->ncpus && info->cpus[ct->first_cpu].os_cpu >= 0)
+			want[info->cpus[ct->first_cpu].os_cpu] = true;
+	}
+	err = sysfs_read(root, first < 0 ? want : NULL, first < 0 ? n : 0, out);
+	free(want);
+	return err;
 }
 
 void tacho_cpu_sysfs_free(struct tacho_cpu_sysfs *s)

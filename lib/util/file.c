@@ -109,12 +109,17 @@ int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max)
 
 int tc_read_line_file(const char *path, char *buf, size_t size)
 {
+	return tc_read_line_at(AT_FDCWD, path, buf, size);
+}
+
+int tc_read_line_at(int dirfd, const char *path, char *buf, size_t size)
+{
 	ssize_t r;
 	int fd;
 
 	if (size == 0)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	do
@@ -134,11 +139,16 @@ int tc_read_line_file(const char *path, char *buf, size_t size)
 
 int tc_read_int_file(const char *path, long long *out)
 {
+	return tc_read_int_at(AT_FDCWD, path, out);
+}
+
+int tc_read_int_at(int dirfd, const char *path, long long *out)
+{
 	char buf[64];
 	int64_t v;
 	int err;
 
-	err = tc_read_line_file(path, buf, sizeof(buf));
+	err = tc_read_line_at(dirfd, path, buf, sizeof(buf));
 	if (err)
 		return err;
 	err = tc_parse_i64(tc_trim(buf), &v);

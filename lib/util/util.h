@@ -158,11 +158,16 @@ int tc_path_lookup(const char *name, char **out);
 void tc_unescape_octal(const char *s, size_t n, char *out, size_t size);
 /* Reads a small sysfs/procfs file and strips the trailing newline. 0 or -errno. */
 int tc_read_line_file(const char *path, char *buf, size_t size);
+/* The same, path relative to the directory dirfd (AT_FDCWD: the working one), as
+ * openat takes them: a walk of one name instead of the whole path for each file of a
+ * sysfs folder. */
+int tc_read_line_at(int dirfd, const char *path, char *buf, size_t size);
 /* mkdir -p with mode 0700 for what it creates (path is restored; it is written to for
  * the walk). 0 or -errno. */
 int tc_mkdirs(char *path);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
 int tc_read_int_file(const char *path, long long *out);
+int tc_read_int_at(int dirfd, const char *path, long long *out);
 
 /* --- /proc/cpuinfo (cpuinfo.c): the one reader of it ---
  * Reads root/proc/cpuinfo (root NULL, "" or "/": this machine; else a fake tree) into a

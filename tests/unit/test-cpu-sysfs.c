@@ -196,13 +196,51 @@ static void test_read_hybrid_old_kernel(void **state)
 	assert_string_equal(s->cpus[1].pmu, "cpu_core");
 	assert_string_equal(s->cpus[2].pmu, "cpu_atom");
 	assert_string_equal(s->cpus[3].pmu, "cpu_atom");
-	assert_int_equal(s->cpus[1].ncaches, 0);  /* no cache folder: nothing, no error */
+	/* CPU 1 has no cache folder of its own here, but CPU 0's lists name it: the
+	 * kernel's leaf for the same index is the same cache (test_read_shared_once) */
+	assert_int_equal(s->cpus[1].ncaches, 2);
+	assert_int_equal(s->cpus[1].caches[1].size_bytes, 1280 * 1024);
+	/* CPU 3 shares CPU 2's L2 but not its L1d, and has no folder: nothing, no error */
+	assert_int_equal(s->cpus[3].ncaches, 0);
 	assert_int_equal(s->cpus[2].ncaches, 2);
 	assert_int_equal(s->cpus[2].caches[1].size_bytes, 2048 * 1024);
 	assert_int_equal(s->cpus[2].caches[1].shared_cpus, 2);
 	assert_int_equal(s->cpus[2].caches[1].shared_first, 2);
 	assert_string_equal(s->model_name, "");  /* no /proc/cpuinfo in this tree */
 	assert_null(s->flags);
+	tacho_cpu_sysfs_free(s);
+}
+
+/* A CPU that an earlier CPU's shared_cpu_list names takes that cache's values without
+ * reading its own files (here made to disagree, so that a read would show); a cache
+ * the list does not name is read; so is the topology of a CPU that is no other's
+ * thread. */
+static void test_read_shared_once(void **state)
+{
+	struct tacho_cpu_sysfs *s;
+	(void)state;
+
+	build_vm_tree();
+	put_cache(1, 3, "3\n", "Unified\n", "1K\n", "1\n", "16\n", "0-1\n");
+	put_cache(1, 2, "2\n", "Unified\n", "512K\n", "8\n", "1024\n", "1\n");
+	put_topo(1, "0\n", "0\n", "7\n", "1\n");
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	assert_int_equal(s->cpus[1].ncaches, 4);
+	assert_int_equal(s->cpus[1].caches[3].size_bytes, 32ull << 20);   /* CPU 0's */
+	assert_int_equal(s->cpus[1].caches[3].ways, 16);
+	assert_int_equal(s->cpus[1].caches[3].shared_cpus, 2);
+	assert_int_equal(s->cpus[1].caches[2].size_bytes, 512 * 1024);   /* its own */
+	assert_int_equal(s->cpus[1].core, 7);
+	tacho_cpu_sysfs_free(s);
+
+	/* the threads of a core: CPU 1 is named by CPU 0's core_cpus_list */
+	put_topo(0, "0\n", "0\n", "0\n", "0-1\n");
+	put_topo(1, "3\n", "0\n", "7\n", "0-1\n");
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	assert_int_equal(s->cpus[1].package, 0);
+	assert_int_equal(s->cpus[1].core, 0);
+	assert_int_equal(s->cpus[1].core_threads, 2);
+	assert_int_equal(s->cores, 1);
 	tacho_cpu_sysfs_free(s);
 }
 
@@ -466,6 +504,45 @@ static void test_crosscheck_hybrid(void **state)
 	tacho_cpu_sysfs_free(s);
 }
 
+/* tacho_cpu_sysfs_read_for reads the caches of the CPUs the cross-check compares
+ * only (the first of each kind), and the cross-check finds the same. */
+static void test_read_for_crosscheck(void **state)
+{
+	struct tacho_cpu_sysfs *s;
+	struct tacho_cpu_info info;
+	struct tacho_cpu_logical cpus[2];
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
+	(void)state;
+
+	build_vm_tree();
+	vm_info(&info, cpus, 16u << 20);
+	assert_int_equal(tacho_cpu_sysfs_read_for(root, &info, &s), 0);
+	assert_int_equal(s->ncpus, 2);
+	assert_int_equal(s->cpus[0].ncaches, 4);
+	assert_int_equal(s->cpus[1].ncaches, 0);
+	assert_int_equal(s->cpus[1].core, 1);   /* the rest as tacho_cpu_sysfs_read */
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.items[0].what, "L3");
+	tacho_cpu_crosscheck_exit(&x);
+	tacho_cpu_sysfs_free(s);
+
+	/* the first of the kind is CPU 1: its caches, not CPU 0's */
+	info.core_types[0].first_cpu = 1;
+	assert_int_equal(tacho_cpu_sysfs_read_for(root, &info, &s), 0);
+	assert_int_equal(s->cpus[0].ncaches, 0);
+	assert_int_equal(s->cpus[1].ncaches, 4);
+	tacho_cpu_sysfs_free(s);
+
+	/* a description without the kernel's numbers: every CPU's */
+	info.cpus = NULL;
+	assert_int_equal(tacho_cpu_sysfs_read_for(root, &info, &s), 0);
+	assert_int_equal(s->cpus[0].ncaches, 4);
+	assert_int_equal(s->cpus[1].ncaches, 4);
+	tacho_cpu_sysfs_free(s);
+	assert_int_equal(tacho_cpu_sysfs_read_for(root, NULL, &s), -EINVAL);
+}
+
 static void test_crosscheck_pmu_features(void **state)
 {
 	struct tacho_cpu_sysfs *s;
@@ -531,6 +608,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_vm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_hybrid_old_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_shared_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_for_crosscheck, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_errors, setup, teardown),
 		cmocka_unit_test(test_read_this_machine),
 		cmocka_unit_test_setup_teardown(test_crosscheck_agrees, setup, teardown),
