@@ -314,10 +314,17 @@ static unsigned dims_of(enum tacho_sort s)
  * own, as perf lists them, instead of one "[unknown]" that looks like a hot function. */
 static int unknown_name(struct tacho_profile *p, const struct loc *l, uint32_t *id)
 {
+	uint32_t at = (uint32_t)(l - p->locs);
 	char buf[48];
 
+	/* made once per location: a stripped binary's samples (a shell's) each asked
+	 * for one, and formatting and interning it was a fifth of such a report */
+	if (tc_hmap_get(&p->unk_idx, at, id))
+		return 0;
 	snprintf(buf, sizeof(buf), "[unknown] %#" PRIx64, l->dso == p->unknown_id ? l->ip : l->addr);
-	return tc_strpool_intern(&p->pool, buf, id) ? -ENOMEM : 0;
+	if (tc_strpool_intern(&p->pool, buf, id) || tc_hmap_put(&p->unk_idx, at, *id))
+		return -ENOMEM;
+	return 0;
 }
 
 static uint32_t comm_id(struct tacho_profile *p, uint32_t pid)

@@ -155,6 +155,8 @@ struct tacho_profile {
 	struct loc *locs;
 	size_t nlocs, locs_cap;
 	struct tc_hmap loc_idx;        /* hash of (pid, ip, kind, kernel) -> locs */
+	struct tc_hmap unk_idx;        /* a location without a symbol -> its "[unknown]
+					  0x..." name in the pool (report-aggregate.c) */
 	bool no_demangle;              /* show C++ names as the binary spells them */
 	bool want_lines;               /* tc_profile_want_lines ran: locations have lines */
 	struct tc_hmap dem_idx;        /* pool id of a raw name -> pool id of its display */

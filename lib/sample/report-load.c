@@ -749,6 +749,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p->evs);
 	free(p->locs);
 	tc_hmap_exit(&p->loc_idx);
+	tc_hmap_exit(&p->unk_idx);
 	tc_hmap_exit(&p->dem_idx);
 	tc_kallsyms_free(p->ksyms);
 	tc_profile_filter_free(p->filter);

@@ -20,6 +20,7 @@ void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 	/* the cached locations carry the names of the old choice: resolve again */
 	p->nlocs = 0;
 	tc_hmap_exit(&p->loc_idx);
+	tc_hmap_exit(&p->unk_idx);   /* by location index */
 }
 
 /* The pool id of the name to show for the symbol-table name raw: its demangled form
