@@ -287,3 +287,27 @@ fail:
 	close(dfd);
 	return err;
 }
+
+int tc_kallsyms_cache_prime(void)
+{
+	struct tc_kallsyms *k;
+	char now[64] = "";
+	int err;
+
+	if (tc_read_line_file("/proc/sys/kernel/random/boot_id", now, sizeof(now)) || !now[0])
+		return -ENOENT;
+	/* an address below any kernel's: -ERANGE says a copy of this boot is there */
+	err = tc_kallsyms_cache_load(now, 0, 0, &k);
+	if (err == 0)
+		tc_kallsyms_free(k);
+	if (err == 0 || err == -ERANGE)
+		return 0;
+	if (err != -ENOENT && err != -EINVAL)
+		return err;
+	err = tc_kallsyms_load(NULL, &k);
+	if (err)
+		return err;
+	err = tc_kallsyms_hidden(k) ? -EACCES : tc_kallsyms_cache_save(k, now);
+	tc_kallsyms_free(k);
+	return err;
+}

@@ -22,6 +22,7 @@
 #include "sample/recfile.h"
 #include "sample/record.h"
 #include "sample/sideband.h"
+#include "sample/symbols.h"
 #include "tacho/counters.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
@@ -63,6 +64,7 @@ struct session {
 	struct tc_record_writer w;
 	struct tc_sideband side;
 	struct tc_bidcache *seen;       /* mapped files, for the build-id cache */
+	uint64_t kernel_samples;        /* samples taken in the kernel */
 	struct tacho_child *child;
 	bool child_mode;
 	int pidfd;
@@ -643,6 +645,8 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		if (smp.bnr)
 			tc_record_writer_branch(&s->w, (uint32_t)smp.bnr, smp.branches);
 		s->res->samples++;
+		s->kernel_samples += (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+				     PERF_RECORD_MISC_KERNEL;
 		if (ev < s->nev)
 			s->ev[ev].samples++;
 		break;
@@ -1244,6 +1248,12 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	}
 	result.bytes = s.w.written;
 	store_binaries(&s);
+	/* the kernel's own symbols of this boot into the user's cache, once a boot: the
+	 * report of a recording with kernel samples then maps them instead of making the
+	 * kernel format all of /proc/kallsyms (docs/report.md); quietly, since a report
+	 * reads /proc/kallsyms as before when there is no copy */
+	if (s.kernel_samples)
+		tc_kallsyms_cache_prime();
 	goto out;
 out_write_failed:
 	err = 0;

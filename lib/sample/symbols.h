@@ -114,6 +114,13 @@ const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr
 int tc_kallsyms_cache_load(const char *boot_id, uint64_t lo, uint64_t hi,
 			   struct tc_kallsyms **out);
 int tc_kallsyms_cache_save(const struct tc_kallsyms *k, const char *boot_id);
+/* The copy of this boot made now from /proc/kallsyms when there is none (a broken one
+ * is replaced; one there is left as it is): tacho record's, after a recording with
+ * kernel samples, so that the first report reads no /proc/kallsyms (perf record keeps
+ * kallsyms in its build-id cache for the same reason). 0 (made, or there already), or
+ * -errno: the folder refused (-EPERM), the addresses hidden (-EACCES), a read or write
+ * that failed. */
+int tc_kallsyms_cache_prime(void);
 /* Removes the copies in the cache folder dir, but that of keep_boot_id (NULL: all). */
 void tc_kallsyms_cache_forget(const char *dir, const char *keep_boot_id);
 

@@ -5,6 +5,7 @@
  * truncation of a small file, corrupt files, programs that do not exist or crash, a
  * second Ctrl-C that kills a program which ignores the first, C++ names demangled. */
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -1152,6 +1153,55 @@ static void test_kallsyms_cached(void **state)
 	free(first);
 }
 
+/* A recording with kernel samples leaves the copy of this boot's kernel symbols in the
+ * user's cache folder: its first report opens no /proc/kallsyms and names the kernel's
+ * functions as one that read it does. A recording without kernel samples (page faults
+ * in user code) makes none. */
+static void test_record_primes_kallsyms(void **state)
+{
+	char cmd[4096];
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
+	struct th_run r;
+	DIR *d;
+	bool copy = false;
+	(void)state;
+
+	if (access("/usr/bin/strace", X_OK))
+		TEST_SKIP("no strace(1) to see what report opens");
+	snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s' '%s' record -q -e page-faults:u -c 1 "
+		 "-o '%s' -- /bin/true", th_tmp("xdgu"), th_tacho_bin(), th_tmp("u.rec"));
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	d = opendir(th_tmp("xdgu/tacho"));
+	for (struct dirent *e; d && (e = readdir(d));)
+		copy |= !strncmp(e->d_name, "kallsyms-", 9);
+	if (d)
+		closedir(d);
+	assert_false(copy);
+
+	snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s' '%s' record -q -e sched:sched_switch "
+		 "-c 1 -g -o '%s' -- '%s' sleep 5", th_tmp("xdgk"), th_tacho_bin(),
+		 th_tmp("k.rec"), th_prog("stat-helper"));
+	th_runv(&r, NULL, argv);
+	if (r.status)
+		TEST_SKIP("cannot record the sched_switch tracepoint here: %s", r.err);
+	th_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "XDG_CACHE_HOME='%s' "
+		 "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" "
+		 "strace -f -qq -e trace=openat -o '%s' '%s' report -i '%s' --sort dso,symbol && "
+		 "cat '%s' >&2", th_tmp("xdgk"), th_tmp("ktrace"), th_tacho_bin(), th_tmp("k.rec"),
+		 th_tmp("ktrace"));
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	if (strstr(r.out, "not symbolized"))
+		TEST_SKIP("kernel addresses are not readable here: %s", r.out);
+	assert_not_contains(r.err, "\"/proc/kallsyms\"");
+	assert_contains(r.err, "\"kallsyms-");
+	assert_contains(r.out, "[kernel]  __schedule");
+	th_run_free(&r);
+}
+
 /* Symbols without the debuginfod client when DEBUGINFOD_URLS names no server: libdwfl
  * would load it (libdebuginfod, libcurl and some thirty libraries) for every binary
  * without a debug file here, to ask nobody. The shell's page faults put samples in a
@@ -1245,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_two_events),
 		cmocka_unit_test(test_no_debuginfod_without_server),
 		cmocka_unit_test(test_kallsyms_cached),
+		cmocka_unit_test(test_record_primes_kallsyms),
 		cmocka_unit_test(test_debug_file_by_name),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
