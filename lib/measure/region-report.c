@@ -81,7 +81,7 @@ void tc_region_accumulators_merge(const struct tc_region_accumulator *const *acc
 		 * then Chan et al.'s pairwise combination */
 		double s1 = tc_region_acc_s1(a, c);
 		double nb = (double)c, mb = (double)a->shift + s1 / nb;
-		double m2b = a->s2 - s1 * s1 / nb;
+		double m2b = tc_region_acc_s2(a) - s1 * s1 / nb;
 		if (m2b < 0)
 			m2b = 0;
 		double na = (double)total_calls, nn = na + nb, delta = mb - mean;
@@ -147,7 +147,8 @@ void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dc
 	double na = (double)dcalls, nb = (double)scalls, n = na + nb;
 	double s1a = tc_region_acc_s1(dst, dcalls), s1b = tc_region_acc_s1(src, scalls);
 	double ma = (double)dst->shift + s1a / na, mb = (double)src->shift + s1b / nb;
-	double m2a = dst->s2 - s1a * s1a / na, m2b = src->s2 - s1b * s1b / nb;
+	double m2a = tc_region_acc_s2(dst) - s1a * s1a / na;
+	double m2b = tc_region_acc_s2(src) - s1b * s1b / nb;
 	double delta = mb - ma, m2, s1;
 
 	if (m2a < 0)
@@ -164,6 +165,7 @@ void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dc
 	/* s1 follows from the sums (incl and calls, dst's shift kept) */
 	s1 = tc_region_acc_s1(dst, dcalls + scalls);
 	dst->s2 = m2 + s1 * s1 / n;
+	dst->s2i = 0;
 }
 
 /* One region's figures from one thread alive, or from the threads that ended (tid 0),
@@ -195,6 +197,7 @@ static void acc_copy(struct tc_region_accumulator *d, const struct tc_region_acc
 	d->max = TC_LOAD_ACQUIRE(a->max);
 	d->shift = TC_LOAD_ACQUIRE(a->shift);
 	d->s2 = TC_LOAD_ACQUIRE(a->s2);
+	d->s2i = TC_LOAD_ACQUIRE(a->s2i);
 }
 
 /* Copies record rec of thread t, which its owner may be updating right now: the

@@ -263,6 +263,9 @@ static void records_free(struct tc_region_thread *t)
 	if (t->pc)
 		memset(t->pc, 0, (t->pc_mask + 1) * sizeof(*t->pc));
 	t->pc_used = 0;
+	/* the frames' records are gone: no begin may take one for its name */
+	for (size_t i = 0; i < TC_REGION_MAXDEPTH; i++)
+		t->frames[i].fixed_name = NULL;
 }
 
 /* --- the hot path --- */
@@ -279,7 +282,11 @@ static inline int64_t *frame_child(struct tc_region_thread *t, unsigned depth)
 
 static struct tc_region_thread *thread_setup(int *err);
 
-int tacho_region_begin(const char *name)
+/* begin() and end() in full: every case (a first call, a name to look up, events to
+ * read, tacho stat's control, tracing, the calibration). The exported functions below
+ * take the common case, time alone on a name known at that depth, and hand every other
+ * to these. */
+static __attribute__((noinline)) int region_begin_full(const char *name)
 {
 	struct tc_region_thread *t = tls;
 	int err, r;
@@ -302,19 +309,25 @@ int tacho_region_begin(const char *name)
 		TC_WRITE_ONCE(t->errors, t->errors + 1);
 		return -TACHO_EOUTOFRANGE;
 	}
-	bool fixed;
-	r = rec_find(t, name, &fixed);
-	if (tc_unlikely(r < 0))
-		return r;
+	/* The frame at this depth still holds the record of the region begun there last
+	 * (a loop's body is begun at the same depth again and again): the same fixed
+	 * pointer is the same record, with one compare and no lookup, which the fence
+	 * before the TSC read would wait for. */
+	struct tc_region_frame *f = &t->frames[t->depth];
+	if (tc_unlikely(f->fixed_name != name)) {
+		bool fixed;
+		r = rec_find(t, name, &fixed);
+		if (tc_unlikely(r < 0))
+			return r;
+		f->rec = t->recs[r];
+		f->fixed_name = fixed ? name : NULL;
+	}
 	/* tacho stat --regions: its counters on before the region's own window opens */
 	if (tc_unlikely(tc_region_ctl_on) && t->depth == 0 && !t->in_setup)
 		tc_region_control_enter();
 
-	struct tc_region_frame *f = &t->frames[t->depth];
 	int64_t *start = frame_start(t, t->depth);
-	f->rec = t->recs[r];
 	f->desc = 0;
-	f->fixed_name = fixed ? name : NULL;
 	/* a loop, not memset: nq is 1 for time alone, a few with events, and the call
 	 * to the library's memset cost more than the stores it makes */
 	int64_t *child = frame_child(t, t->depth);
@@ -345,9 +358,8 @@ int tacho_region_begin(const char *name)
 	return 0;
 }
 
-int tacho_region_end(const char *name)
+static __attribute__((noinline)) int region_end_full(const char *name, uint64_t t1)
 {
-	uint64_t t1 = tacho_tsc_end();
 	struct tc_region_thread *t = tls;
 	int err;
 
@@ -392,31 +404,19 @@ int tacho_region_end(const char *name)
 	 * which on x86-64 is a plain move. */
 	TC_WRITE_ONCE(t->seq, t->seq + 1);
 	TC_STORE_RELEASE(rec->calls, calls + 1);
-	for (size_t q = 0; q < t->nq_read; q++) {
-		/* what this call cost, less the measuring inside it: its own pair's
-		 * inner part and the whole of every pair nested in it */
-		int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
-		int64_t excl = incl - child[q];
-		struct tc_region_accumulator *a = &rec->q[q];
-
-		TC_STORE_RELEASE(a->incl, a->incl + incl);
-		TC_STORE_RELEASE(a->excl, a->excl + excl);
-		if (!calls) {
-			TC_STORE_RELEASE(a->min, incl);
-			TC_STORE_RELEASE(a->max, incl);
-			TC_STORE_RELEASE(a->shift, incl);
-		} else {
-			if (incl < a->min)
-				TC_STORE_RELEASE(a->min, incl);
-			if (incl > a->max)
-				TC_STORE_RELEASE(a->max, incl);
-		}
-		/* the sum of (v - shift) is incl's sum less calls x shift (tc_region_acc_s1):
-		 * only the squares are summed here */
-		double v = (double)(incl - a->shift);
-		TC_STORE_RELEASE(a->s2, a->s2 + v * v);
+	if (tc_likely(t->nq_read == 1)) {
+		/* time alone: the TSC value stays in its register, no loop */
+		int64_t incl = (int64_t)t1 - start[0] - ot[0] - (int64_t)f->desc * of[0];
+		tc_region_acc_add(&rec->q[0], incl, incl - child[0], !calls);
 		if (pchild)
-			pchild[q] += incl;
+			pchild[0] += incl;
+	} else {
+		for (size_t q = 0; q < t->nq_read; q++) {
+			int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
+			tc_region_acc_add(&rec->q[q], incl, incl - child[q], !calls);
+			if (pchild)
+				pchild[q] += incl;
+		}
 	}
 	TC_STORE_RELEASE(t->seq, t->seq + 1);
 	if (d)
@@ -430,6 +430,65 @@ int tacho_region_end(const char *name)
 	/* after the region's window closed: tacho stat --regions stops counting */
 	if (tc_unlikely(tc_region_ctl_on) && d == 0 && !t->in_setup)
 		tc_region_control_leave();
+	return 0;
+}
+
+/* Whether the hot path may skip what region_*_full do beyond the common case: the
+ * thread measures time alone, tacho stat's control is off, and tracing is known off. */
+static inline bool time_alone(const struct tc_region_thread *t)
+{
+	return t->nq_read == 1 && !tc_region_ctl_on &&
+	       __atomic_load_n(&tc_trace_state, __ATOMIC_RELAXED) == 1;
+}
+
+int tacho_region_begin(const char *name)
+{
+	struct tc_region_thread *t = tls;
+
+	/* the same literal begun at this depth last time: its frame still holds its
+	 * record; nothing to look up, one quantity to start */
+	if (tc_unlikely(!t || !name || t->depth == TC_REGION_MAXDEPTH ||
+			t->frames[t->depth].fixed_name != name || !time_alone(t)))
+		return region_begin_full(name);
+	unsigned d = t->depth;
+	t->frames[d].desc = 0;
+	frame_child(t, d)[0] = 0;
+	TC_WRITE_ONCE(t->depth, d + 1);
+	frame_start(t, d)[0] = (int64_t)tacho_tsc_begin();
+	return 0;
+}
+
+int tacho_region_end(const char *name)
+{
+	uint64_t t1 = tacho_tsc_end();
+	struct tc_region_thread *t = tls;
+
+	if (tc_unlikely(!t || !t->depth || !name || t->frames[t->depth - 1].fixed_name != name ||
+			!time_alone(t) || t->cal_out))
+		return region_end_full(name, t1);
+	unsigned d = t->depth - 1;
+	struct tc_region_frame *f = &t->frames[d];
+	struct tc_region_record *rec = f->rec;
+	/* every address and value read before the first store: the atomic stores below
+	 * would make the compiler read them again */
+	const int64_t *start = frame_start(t, d), *child = frame_child(t, d);
+	int64_t *pchild = d ? frame_child(t, d - 1) : NULL;
+	uint64_t calls = rec->calls;
+	unsigned seq = t->seq, desc = f->desc;
+	int64_t incl = (int64_t)t1 - start[0] - tc_regions.o_in[0] -
+		       (int64_t)desc * tc_regions.o_nested[0];
+	int64_t excl = incl - child[0];
+
+	TC_WRITE_ONCE(t->depth, d);
+	/* the seqlock's write side, as region_end_full's */
+	TC_WRITE_ONCE(t->seq, seq + 1);
+	TC_STORE_RELEASE(rec->calls, calls + 1);
+	tc_region_acc_add(&rec->q[0], incl, excl, !calls);
+	TC_STORE_RELEASE(t->seq, seq + 2);
+	if (pchild) {
+		pchild[0] += incl;
+		t->frames[d - 1].desc += 1 + desc;
+	}
 	return 0;
 }
 

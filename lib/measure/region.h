@@ -4,6 +4,7 @@
 
 #include "measure/measure-set.h"
 #include "tacho/regions.h"
+#include "util/util.h"
 
 /* Per-call accumulators of one quantity (TSC ticks, or one event's count) of one
  * region on one thread. Values are after the subtraction of the measuring cost, so
@@ -14,14 +15,60 @@ struct tc_region_accumulator {
 	int64_t incl, excl;        /* sums: inclusive, and without nested regions */
 	int64_t min, max;          /* of the inclusive per-call values */
 	int64_t shift;             /* the first value */
-	double s2;                 /* sum of the squares of (v - shift) */
+	/* the sum of the squares of (v - shift), in two parts: s2i, exact, of the values
+	 * within 2^31 of the shift (an integer multiply and add, where the double's
+	 * convert, multiply and add made end() wait three times as long before the next
+	 * begin()'s fence), and s2 of the others and of s2i when it would overflow; read
+	 * the whole with tc_region_acc_s2 */
+	double s2;
+	uint64_t s2i;
 };
+
+static inline double tc_region_acc_s2(const struct tc_region_accumulator *a)
+{
+	return a->s2 + (double)a->s2i;
+}
 
 /* The sum of (v - shift) over calls calls: incl's sum less calls x shift, exact in
  * integers (the hot path sums only the squares). */
 static inline double tc_region_acc_s1(const struct tc_region_accumulator *a, uint64_t calls)
 {
 	return (double)(a->incl - (int64_t)calls * a->shift);
+}
+
+/* One call's value of one quantity into its accumulator: incl, what this call cost less
+ * the measuring inside it (its own pair's inner part and the whole of every pair
+ * nested in it), excl the same without the nested regions; first: the record's first
+ * call. Inside end()'s seqlock (region.c); the tests feed it values of their own. */
+static inline void tc_region_acc_add(struct tc_region_accumulator *a, int64_t incl,
+				     int64_t excl, bool first)
+{
+	TC_STORE_RELEASE(a->incl, a->incl + incl);
+	TC_STORE_RELEASE(a->excl, a->excl + excl);
+	if (first) {
+		TC_STORE_RELEASE(a->min, incl);
+		TC_STORE_RELEASE(a->max, incl);
+		TC_STORE_RELEASE(a->shift, incl);
+	} else {
+		if (incl < a->min)
+			TC_STORE_RELEASE(a->min, incl);
+		if (incl > a->max)
+			TC_STORE_RELEASE(a->max, incl);
+	}
+	/* the sum of (v - shift) is incl's sum less calls x shift (tc_region_acc_s1):
+	 * only the squares are summed here */
+	int64_t v = incl - a->shift;
+	if (tc_likely(v > -(INT64_C(1) << 31) && v < INT64_C(1) << 31)) {
+		uint64_t sq = (uint64_t)(v * v), sum;
+		if (tc_likely(!__builtin_add_overflow(a->s2i, sq, &sum))) {
+			TC_STORE_RELEASE(a->s2i, sum);
+			return;
+		}
+		TC_STORE_RELEASE(a->s2, a->s2 + (double)a->s2i);
+		TC_STORE_RELEASE(a->s2i, sq);
+		return;
+	}
+	TC_STORE_RELEASE(a->s2, a->s2 + (double)v * (double)v);
 }
 
 struct tacho_region_value;

@@ -15,6 +15,7 @@
 #include "pages.h"
 #include "tacho.h"
 #include "measure/region-int.h"
+#include "measure/region.h"
 #include "output/output.h"
 #include "perf/syscall.h"
 #include "util/util.h"
@@ -197,6 +198,61 @@ static void test_held_once(void **state)
 /* The same four calls over two threads that have ended (their figures merged into the
  * process's: Chan et al.'s combination of means and squared deviations) and the main
  * thread alive: 16 and 48 in one, 32 and 64 in the other, 40 in the main thread. */
+/* The sum of squares end() keeps: an exact integer part for values within 2^31 of the
+ * first one, a double for the others and for the integer part when it would overflow.
+ * Small values, values 2^40 away and enough values of 2^31 - 1 to overflow 64 bits give
+ * the mean and deviation a two-pass computation in long double does, alone and merged
+ * from two halves. */
+static void test_accumulator_squares(void **state)
+{
+	enum { N = 40 };
+	int64_t v[N];
+	struct tc_region_accumulator whole = { 0 }, lo = { 0 }, hi = { 0 };
+	const struct tc_region_accumulator *one[] = { &whole }, *two[] = { &lo, &hi };
+	uint64_t calls1[] = { N }, calls2[] = { N / 2, N - N / 2 };
+	struct tacho_region_value out;
+	long double mean = 0, m2 = 0;
+	(void)state;
+
+	/* the first value is the shift: the others lie i, 2^31 - 1 (the largest the
+	 * integer part takes: four of their squares pass 2^64) or 2^40 away */
+	for (int i = 0; i < N; i++)
+		v[i] = 1000 + (i % 4 == 1 ? (INT64_C(1) << 31) - 1 : i % 4 == 2 ? -(INT64_C(1) << 40) :
+			       i % 4 == 3 ? (INT64_C(1) << 40) + i : i);
+	for (int i = 0; i < N; i++) {
+		tc_region_acc_add(&whole, v[i], v[i], i == 0);
+		tc_region_acc_add(i < N / 2 ? &lo : &hi, v[i], v[i], i == 0 || i == N / 2);
+		mean += v[i];
+	}
+	assert_true(whole.s2 > 0 && whole.s2i > 0);   /* both parts in use */
+	{
+		/* values within range alone: the integer part overflowed into the double */
+		struct tc_region_accumulator near = { 0 };
+		for (int i = 0; i < 10; i++)
+			tc_region_acc_add(&near, i ? 1000 + (INT64_C(1) << 31) - 1 : 1000, 0, i == 0);
+		assert_true(near.s2 > 0);
+		double d = (double)((INT64_C(1) << 31) - 1), want = 9.0 * d * d;
+		assert_true(fabs(tc_region_acc_s2(&near) - want) <= 1e-15 * want);
+	}
+	mean /= N;
+	for (int i = 0; i < N; i++)
+		m2 += (v[i] - mean) * (v[i] - mean);
+	double sd = (double)sqrtl(m2 / (N - 1));
+
+	tc_region_accumulators_merge(one, calls1, 1, &out);
+	assert_true(fabs(out.mean - (double)mean) <= 1e-9 * fabs((double)mean));
+	assert_true(fabs(out.stddev - sd) <= 1e-9 * sd);
+	assert_int_equal((int64_t)out.min, -(INT64_C(1) << 40) + 1000);
+	tc_region_accumulators_merge(two, calls2, 2, &out);
+	assert_true(fabs(out.mean - (double)mean) <= 1e-9 * fabs((double)mean));
+	assert_true(fabs(out.stddev - sd) <= 1e-9 * sd);
+	tc_region_accumulator_absorb(&lo, N / 2, &hi, N - N / 2);
+	assert_int_equal(lo.s2i, 0);   /* the merged sums hold the whole in the double */
+	const struct tc_region_accumulator *m[] = { &lo };
+	tc_region_accumulators_merge(m, calls1, 1, &out);
+	assert_true(fabs(out.stddev - sd) <= 1e-9 * sd);
+}
+
 static void test_page_faults_threads(void **state)
 {
 	static const unsigned a[2] = { 16, 48 }, b[2] = { 32, 64 };
@@ -689,6 +745,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_breakpoint_exact), cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_page_faults_threads),
+		cmocka_unit_test(test_accumulator_squares),
 		cmocka_unit_test(test_held_once),
 		cmocka_unit_test(test_empty_region),     cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
