@@ -58,12 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	p->smps = calloc(11, sizeof(*p->smps));
-	if (!p->smps)
+	p->ctxs = calloc(11, sizeof(*p->ctxs));
+	if (!p->smps || !p->ctxs)
 		goto out;
-	p->nsmps = 11;
-	for (uint32_t i = 0; i < 11; i++)
-		p->smps[i] = (struct smp){ .time = 100 + i, .pid = 10 + i % 3, .tid = 20 + i % 4,
-					   .cpu = i % 5, .period = 1 };
+	p->nsmps = p->nctxs = 11;
+	for (uint32_t i = 0; i < 11; i++) {
+		p->ctxs[i] = (struct smp_ctx){ .pid = 10 + i % 3, .tid = 20 + i % 4,
+					       .cpu = (uint16_t)(i % 5) };
+		p->smps[i] = (struct smp){ .time = 100 + i, .period32 = 1, .ctx = i };
+	}
 	switch (data[0]) {
 	case 't':
 		f.time = s;
@@ -95,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	free(p->smps);
+	free(p->ctxs);
 	free(p);
 	free(s);
 	return 0;

@@ -331,15 +331,15 @@ static int sysfs_read(const char *root, const bool *want, int want_n,
 	free(online);
 	{
 		struct known kn = { .ncpu = s->cpus[s->ncpus - 1].cpu + 1 };
-		bool none[1] = { false };
 		bool ok = kn.ncpu > 0;
 		if (want)   /* a CPU beyond want's end is not wanted */
 			kn.caches = want_n >= kn.ncpu ? want : NULL;
 		if (want && !kn.caches) {
+			/* without the memory, every CPU's caches: more files, the same view */
 			bool *w = calloc((size_t)kn.ncpu, sizeof(*w));
 			if (w)
 				memcpy(w, want, (size_t)want_n * sizeof(*w));
-			kn.caches = w ? w : none;
+			kn.caches = w;
 		}
 		ok = ok && (kn.core = calloc((size_t)kn.ncpu, sizeof(*kn.core)));
 		for (unsigned i = 0; ok && i < TACHO_SYSFS_MAX_CACHES; i++)
@@ -350,7 +350,7 @@ static int sysfs_read(const char *root, const bool *want, int want_n,
 		free(kn.core);
 		for (unsigned i = 0; i < TACHO_SYSFS_MAX_CACHES; i++)
 			free(kn.cache[i]);
-		if (kn.caches != want && kn.caches != none)
+		if (kn.caches != want)
 			free((void *)kn.caches);
 	}
 

@@ -78,6 +78,7 @@ struct tc_region_thread {
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */
 	unsigned long errors, unbalanced;
 	unsigned long pc_misses;  /* lookups the pointer cache did not answer */
+	unsigned long full_calls; /* begins and ends the fast path left to region_*_full */
 };
 
 struct tc_regions {

@@ -303,6 +303,7 @@ static __attribute__((noinline)) int region_begin_full(const char *name)
 		if (!t)
 			return err;
 	}
+	t->full_calls++;
 	if (tc_unlikely(!name))
 		return -EINVAL;
 	if (tc_unlikely(t->depth == TC_REGION_MAXDEPTH)) {
@@ -372,6 +373,7 @@ static __attribute__((noinline)) int region_end_full(const char *name, uint64_t 
 			TC_WRITE_ONCE(t->unbalanced, t->unbalanced + 1);
 		return -EINVAL;
 	}
+	t->full_calls++;
 	int64_t *now = t->snap;
 	now[0] = (int64_t)t1;
 	if (t->nq_read > 1) {
@@ -433,6 +435,11 @@ static __attribute__((noinline)) int region_end_full(const char *name, uint64_t 
 	return 0;
 }
 
+unsigned long tc_regions_full_calls(void)
+{
+	return tls ? tls->full_calls : 0;
+}
+
 /* Whether the hot path may skip what region_*_full do beyond the common case: the
  * thread measures time alone, tacho stat's control is off, and tracing is known off. */
 static inline bool time_alone(const struct tc_region_thread *t)
@@ -464,7 +471,7 @@ int tacho_region_end(const char *name)
 	struct tc_region_thread *t = tls;
 
 	if (tc_unlikely(!t || !t->depth || !name || t->frames[t->depth - 1].fixed_name != name ||
-			!time_alone(t) || t->cal_out))
+			!time_alone(t)))
 		return region_end_full(name, t1);
 	unsigned d = t->depth - 1;
 	struct tc_region_frame *f = &t->frames[d];
@@ -489,6 +496,10 @@ int tacho_region_end(const char *name)
 		pchild[0] += incl;
 		t->frames[d - 1].desc += 1 + desc;
 	}
+	/* the calibration's pairs take this path as a user's do: what they cost is
+	 * what is subtracted */
+	if (tc_unlikely(t->cal_out))
+		t->cal_out[0] = (int64_t)t1 - start[0];
 	return 0;
 }
 

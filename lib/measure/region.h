@@ -80,6 +80,9 @@ size_t tc_regions_report_count(const struct tacho_regions_report *r);
  * (a thread's state is merged into process-wide records when it ends). The tests'
  * look at it; not exported. */
 unsigned tc_regions_thread_states(void);
+/* The calling thread's begins and ends that the path for time alone handed to the full
+ * one (region.c); the tests' look at it, not exported. */
+unsigned long tc_regions_full_calls(void);
 /* Adds src (scalls calls) to dst (dcalls calls): sums, extremes, and the mean and
  * variance by Chan et al.'s pairwise combination, kept in dst's shifted sums (pure). */
 void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dcalls,

@@ -1252,7 +1252,7 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	 * report of a recording with kernel samples then maps them instead of making the
 	 * kernel format all of /proc/kallsyms (docs/report.md); quietly, since a report
 	 * reads /proc/kallsyms as before when there is no copy */
-	if (s.kernel_samples)
+	if (s.kernel_samples && o->buildid_cache)   /* --no-buildid-cache: no cache written */
 		tc_kallsyms_cache_prime();
 	goto out;
 out_write_failed:

@@ -206,8 +206,6 @@ struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 int tc_profile_grow(struct tacho_profile *p, void **v, size_t *cap, size_t n, size_t sz,
 		    size_t min);
 
-/* report-load.c: the payload of sample s (a pointer into p->smps): 0 and its bytes,
- * or -ENOENT when it has none. */
 /* A sample's thread, CPU and event. */
 static inline const struct smp_ctx *tc_smp_ctx(const struct tacho_profile *p,
 					      const struct smp *s)
@@ -264,6 +262,8 @@ static inline uint64_t tc_smp_addr(const struct tacho_profile *p, const struct s
 	return p->addrs ? p->addrs[s - p->smps] : 0;
 }
 
+/* report-load.c: the payload of sample s (a pointer into p->smps): 0 and its bytes,
+ * or -ENOENT when it has none. */
 int tc_profile_raw(const struct tacho_profile *p, const struct smp *s,
 		   const unsigned char **data, uint32_t *size);
 

@@ -525,18 +525,15 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 	/* a sample naming an event the file never declared is corrupt; so is one whose
 	 * periods add up past 2^64 (no run counts that many events): a sum that wrapped
 	 * would give percentages above 100 */
-	for (size_t i = 0; i < p->nctxs; i++)
-		if (p->ctxs[i].event >= p->nev && !(p->nev == 0 && p->truncated))
-			for (size_t k = 0; k < p->nsmps; k++)   /* the first that names it */
-				if (p->smps[k].ctx == i)
-					return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
-							   "sample %zu names event %u of %zu", k,
-							   p->ctxs[i].event, p->nev);
 	for (size_t i = 0; i < p->nsmps; i++) {
 		const struct smp *s = &p->smps[i];
 		uint32_t ev = tc_smp_event(p, s);
-		if (ev >= p->nev)
-			continue;   /* a truncated file that declared no event */
+		if (ev >= p->nev) {
+			if (p->nev == 0 && p->truncated)
+				continue;
+			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
+					   "sample %zu names event %u of %zu", i, ev, p->nev);
+		}
 		if (__builtin_add_overflow(p->evs[ev].events, tc_smp_period(p, s),
 					   &p->evs[ev].events))
 			return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,

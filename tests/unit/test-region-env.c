@@ -14,6 +14,7 @@
 #include "json-check.h"
 #include "pages.h"
 #include "tacho.h"
+#include "measure/region.h"
 
 static char out_path[256];
 static bool child_as_nobody;   /* the child drops to nobody before its program */
@@ -149,6 +150,46 @@ static void test_time_only_table_on_stderr(void **state)
 	assert_contains(r.err, "nothing");
 	assert_contains(r.err, "time only");
 	result_free(&r);
+}
+
+/* Time alone: once a literal has been begun at a depth, its begins and ends there take
+ * the short path, and so do the calibration's pairs (what is subtracted is what that
+ * path costs): a handful of full calls, not the calibration's 301 pairs' 602 ends. */
+static void test_time_only_short_path(void **state)
+{
+	pid_t pid;
+	int status;
+	(void)state;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsetenv("TACHO_EVENTS");
+		setenv("TACHO_OUTPUT", "/dev/null", 1);
+		unsigned long n0 = 0;
+		for (int i = 0; i < 1000; i++) {
+			if (tacho_region_begin("short-outer") || tacho_region_begin("short-inner") ||
+			    tacho_region_end("short-inner") || tacho_region_end("short-outer"))
+				_exit(90);
+			if (i == 0)
+				n0 = tc_regions_full_calls();
+		}
+		if (n0 == 0 || n0 > 8)
+			_exit(91);   /* the first round's two begins, the calibration's few */
+		if (tc_regions_full_calls() != n0)
+			_exit(92);
+		/* a name not seen at that depth takes the full path once, then the short */
+		for (int i = 0; i < 10; i++)
+			if (tacho_region_begin("short-inner") || tacho_region_end("short-inner"))
+				_exit(93);
+		_exit(tc_regions_full_calls() == n0 + 1 ? 0 : 94);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("child ended with status %#x (90: a call failed, 91: the first round "
+			 "or the calibration took the full path, 92: a later round did, 93/94: a "
+			 "new depth)", status);
 }
 
 static void test_json_exact(void **state)
@@ -304,6 +345,7 @@ int main(void)
 	snprintf(out_path, sizeof(out_path), "/tmp/tacho-test-region-env-%d.json", (int)getpid());
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_only_table_on_stderr),
+		cmocka_unit_test(test_time_only_short_path),
 		cmocka_unit_test(test_json_exact),
 		cmocka_unit_test(test_breakpoint_from_env),
 		cmocka_unit_test(test_csv),
