@@ -343,12 +343,37 @@ static void test_interval_runs(void **state)
 
 /* `tacho stat -p PID --timeout MS -e page-faults` of argv started in the background
  * (th_spawn: its pid given once it has exec'd), which is then killed and reaped. */
-static void stat_pid_for(struct th_run *r, const char *tag, char *const argv[], const char *ms)
+/* Whether process pid is blocked in nanosleep or clock_nanosleep now (/proc/PID/syscall
+ * names the call a blocked task is in: x86-64's 35 and 230). */
+static bool in_sleep(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strncmp(buf, "35 ", 3) || !strncmp(buf, "230 ", 4);
+}
+
+/* tacho stat -p on the process argv, for ms; sleeping: once it sleeps, so that its
+ * start-up (the loader's page faults after the exec) is over before the count. */
+static void stat_pid_for(struct th_run *r, const char *tag, char *const argv[], const char *ms,
+			 bool sleeping)
 {
 	struct th_proc p;
 	char pid[16];
 
 	th_spawn(&p, tag, argv);
+	for (int i = 0; sleeping && !in_sleep(p.pid); i++) {
+		if (i == 10000)
+			fail_msg("%s (pid %d) did not reach its sleep in 10 s", tag, (int)p.pid);
+		usleep(1000);
+	}
 	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
 	th_tacho(r, "stat", "-p", pid, "--timeout", ms, "-e", "page-faults", NULL);
 	th_proc_end(&p);
@@ -372,7 +397,7 @@ static void test_timeout_and_interval_count(void **state)
 	 * that a signal did */
 	char *spinner[] = { (char *)th_prog("stat-helper"), (char *)"spin", (char *)"600000",
 			    NULL };
-	stat_pid_for(&r, "spinner", spinner, "100");
+	stat_pid_for(&r, "spinner", spinner, "100", false);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "stopped after --timeout 100 ms");
 	assert_null(strstr(r.err, "stopped by a signal"));
@@ -381,7 +406,7 @@ static void test_timeout_and_interval_count(void **state)
 	/* a process that slept through the count: its event opened and never ran, which
 	 * is no failure (exit 0, "not counted"), unlike an event that cannot open */
 	char *sleeper[] = { (char *)"sleep", (char *)"600", NULL };
-	stat_pid_for(&r, "sleeper", sleeper, "50");
+	stat_pid_for(&r, "sleeper", sleeper, "50", true);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "<not counted>");
 	assert_null(strstr(r.err, "counted nothing"));
