@@ -15,20 +15,18 @@
 
 #include "harness.h"
 
-static void test_outputs_unchanged(void **state)
+/* Captures the outputs into a new folder (*dir, malloc'd) and compares them with the
+ * expected ones: 0 when equal, else the diff in *diff (malloc'd). */
+static int capture_and_compare(const char *expected, bool update, char **dir, char **diff)
 {
 	char tmp[] = "/tmp/tacho-golden-XXXXXX";
-	char *expected, *cmd;
-	const char *update = getenv("TACHO_GOLDEN_UPDATE");
+	char *cmd;
 	struct th_run r;
-	(void)state;
+	int status;
 
-	if (!th_have_write_tracepoint())
-		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there (the stat cases "
-			  "count it)");
 	assert_non_null(mkdtemp(tmp));
-	expected = strdup(th_path("tests/golden/expected"));
-	assert_non_null(expected);
+	*dir = strdup(tmp);
+	assert_non_null(*dir);
 	{
 		char *argv[] = { (char *)th_path("tests/golden/capture.sh"), tmp, NULL };
 		th_runv(&r, NULL, argv);
@@ -36,7 +34,7 @@ static void test_outputs_unchanged(void **state)
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 
-	if (update && !strcmp(update, "1")) {
+	if (update) {
 		assert_true(asprintf(&cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s'/* '%s'/",
 				     expected, expected, tmp, expected) > 0);
 		assert_int_equal(system(cmd), 0);
@@ -44,18 +42,56 @@ static void test_outputs_unchanged(void **state)
 	}
 	/* diff -r names a file that only one side has, and shows every changed line */
 	{
-		char *argv[] = { (char *)"diff", (char *)"-ru", expected, tmp, NULL };
+		char *argv[] = { (char *)"diff", (char *)"-ru", (char *)expected, tmp, NULL };
 		th_runv(&r, NULL, argv);
 	}
-	assert_true(asprintf(&cmd, "rm -rf '%s'", tmp) > 0);
-	if (system(cmd) != 0)
-		print_error("could not remove %s\n", tmp);
-	free(cmd);
-	free(expected);
-	if (r.status != 0)
-		fail_msg("golden outputs changed (TACHO_GOLDEN_UPDATE=1 rewrites them when the "
-			 "change is meant):\n%s%s", r.out, r.err);
+	status = r.status;
+	assert_true(asprintf(diff, "%s%s", r.out, r.err) >= 0);
 	th_run_free(&r);
+	return status;
+}
+
+static void remove_dir(char *dir)
+{
+	char *cmd;
+
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	if (system(cmd) != 0)
+		print_error("could not remove %s\n", dir);
+	free(cmd);
+	free(dir);
+}
+
+/* The counts are exact, but the kernel may add a page fault now and then: a page of the
+ * helper that compaction is moving faults once more when touched (seen once in a
+ * suite run under load: 26 page faults for 25). A difference is checked with a
+ * second capture, and only one that comes again fails. */
+static void test_outputs_unchanged(void **state)
+{
+	char *expected, *dir, *diff, *dir2 = NULL, *diff2 = NULL;
+	const char *update = getenv("TACHO_GOLDEN_UPDATE");
+	bool upd = update && !strcmp(update, "1");
+	int status;
+	(void)state;
+
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there (the stat cases "
+			  "count it)");
+	expected = strdup(th_path("tests/golden/expected"));
+	assert_non_null(expected);
+	status = capture_and_compare(expected, upd, &dir, &diff);
+	if (status != 0 && !upd) {
+		print_message("golden outputs differed once; capturing again:\n%s", diff);
+		status = capture_and_compare(expected, false, &dir2, &diff2);
+		remove_dir(dir2);
+	}
+	remove_dir(dir);
+	free(expected);
+	if (status != 0)
+		fail_msg("golden outputs changed (TACHO_GOLDEN_UPDATE=1 rewrites them when the "
+			 "change is meant):\n%s", diff2 ? diff2 : diff);
+	free(diff);
+	free(diff2);
 }
 
 int main(void)
