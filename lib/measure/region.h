@@ -10,7 +10,7 @@
  * region on one thread. Values are after the subtraction of the measuring cost, so
  * they may be negative for an empty region (noise around the calibrated cost): the
  * report clamps totals at 0 and says so. Per-call mean and variance come from sums of
- * values shifted by the first one (numerically stable, one multiply-add per call). */
+ * values shifted by the first one (numerically stable, one multiply and add per call). */
 struct tc_region_accumulator {
 	int64_t incl, excl;        /* sums: inclusive, and without nested regions */
 	int64_t min, max;          /* of the inclusive per-call values */
