@@ -73,6 +73,9 @@ struct tc_region_thread {
 	size_t pc_mask, pc_used;
 	unsigned depth;
 	struct tc_region_frame frames[TC_REGION_MAXDEPTH];
+	/* frames[depth - 1].rec while a region is open (set with depth, set_depth): the
+	 * short end reaches the record in one load from the thread, not two */
+	struct tc_region_record *top_rec;
 	int64_t *fvals;           /* [MAXDEPTH][2][nq]: start values, children's sums */
 	int64_t *snap, *snap2;    /* [nq] scratch for end and the guarded lookup */
 	int64_t *cal_out;         /* calibration: where end() puts the raw deltas */

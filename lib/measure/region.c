@@ -282,6 +282,13 @@ static inline int64_t *frame_child(struct tc_region_thread *t, unsigned depth)
 
 static struct tc_region_thread *thread_setup(int *err);
 
+/* The depth of open regions, and the record of the innermost with it. */
+static inline void set_depth(struct tc_region_thread *t, unsigned d)
+{
+	TC_WRITE_ONCE(t->depth, d);
+	t->top_rec = d ? t->frames[d - 1].rec : NULL;
+}
+
 /* begin() and end() in full: every case (a first call, a name to look up, events to
  * read, tacho stat's control, tracing, the calibration). The exported functions below
  * take the common case, time alone on a name known at that depth, and hand every other
@@ -334,7 +341,7 @@ static __attribute__((noinline)) int region_begin_full(const char *name)
 	int64_t *child = frame_child(t, t->depth);
 	for (size_t q = 0; q < t->nq; q++)
 		child[q] = 0;
-	TC_WRITE_ONCE(t->depth, t->depth + 1);
+	set_depth(t, t->depth + 1);
 	/* Traced: the span's begin, outside this region's window and inside the
 	 * enclosing one's, where the calibration of a nested pair (which runs traced
 	 * too) accounts for it. */
@@ -345,7 +352,7 @@ static __attribute__((noinline)) int region_begin_full(const char *name)
 	if (t->nq_read > 1) {
 		err = tc_measure_set_read(&t->m, (uint64_t *)start + 1);
 		if (tc_unlikely(err)) {
-			TC_WRITE_ONCE(t->depth, t->depth - 1);
+			set_depth(t, t->depth - 1);
 			TC_WRITE_ONCE(t->errors, t->errors + 1);
 			if (tc_trace_on())   /* the span the trace saw begin ends here */
 				tc_trace_emit(TC_TRACE_END | (t->in_setup ? TC_TRACE_DRY : 0),
@@ -393,7 +400,7 @@ static __attribute__((noinline)) int region_end_full(const char *name, uint64_t 
 		TC_WRITE_ONCE(t->unbalanced, t->unbalanced + 1);
 		return -EINVAL;
 	}
-	TC_WRITE_ONCE(t->depth, d);
+	set_depth(t, d);
 
 	const int64_t *start = frame_start(t, d), *child = frame_child(t, d);
 	const int64_t *ot = tc_regions.o_in, *of = tc_regions.o_nested;
@@ -460,7 +467,7 @@ int tacho_region_begin(const char *name)
 	unsigned d = t->depth;
 	t->frames[d].desc = 0;
 	frame_child(t, d)[0] = 0;
-	TC_WRITE_ONCE(t->depth, d + 1);
+	set_depth(t, d + 1);
 	frame_start(t, d)[0] = (int64_t)tacho_tsc_begin();
 	return 0;
 }
@@ -475,7 +482,7 @@ int tacho_region_end(const char *name)
 		return region_end_full(name, t1);
 	unsigned d = t->depth - 1;
 	struct tc_region_frame *f = &t->frames[d];
-	struct tc_region_record *rec = f->rec;
+	struct tc_region_record *rec = t->top_rec;   /* f->rec, one load nearer */
 	/* every address and value read before the first store: the atomic stores below
 	 * would make the compiler read them again */
 	const int64_t *start = frame_start(t, d), *child = frame_child(t, d);
@@ -486,7 +493,7 @@ int tacho_region_end(const char *name)
 		       (int64_t)desc * tc_regions.o_nested[0];
 	int64_t excl = incl - child[0];
 
-	TC_WRITE_ONCE(t->depth, d);
+	set_depth(t, d);
 	/* the seqlock's write side, as region_end_full's */
 	TC_WRITE_ONCE(t->seq, seq + 1);
 	TC_STORE_RELEASE(rec->calls, calls + 1);
@@ -709,7 +716,7 @@ static int calibrate(struct tc_region_thread *t)
 	err = 0;
 out:
 	t->cal_out = NULL;
-	TC_WRITE_ONCE(t->depth, 0);
+	set_depth(t, 0);
 	records_free(t);
 	free(in);
 	free(out);

@@ -183,13 +183,22 @@ static void test_time_only_short_path(void **state)
 		for (int i = 0; i < 10; i++)
 			if (tacho_region_begin("short-inner") || tacho_region_end("short-inner"))
 				_exit(93);
-		_exit(tc_regions_full_calls() == n0 + 1 ? 0 : 94);
+		if (tc_regions_full_calls() != n0 + 1)
+			_exit(94);
+		/* each end counted its own region: the short end's record is the innermost */
+		struct tacho_regions_report *r = NULL;
+		if (tacho_regions_report_new(&r) || !r)
+			_exit(95);
+		const struct tacho_region_stat *o = tacho_regions_report_find(r, "short-outer");
+		const struct tacho_region_stat *in = tacho_regions_report_find(r, "short-inner");
+		_exit(o && in && o->calls == 1000 && in->calls == 1010 ? 0 : 96);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		fail_msg("child ended with status %#x (90: a call failed, 91: the first round "
 			 "or the calibration took the full path, 92: a later round did, 93/94: a "
-			 "new depth)", status);
+			 "new depth, 95/96: no report, or calls counted on the wrong region)",
+			 status);
 }
 
 static void test_json_exact(void **state)
