@@ -136,22 +136,14 @@ static size_t perf_fds(pid_t pid)
 	return n;
 }
 
-/* Whether tacho (pid) waits in poll or ppoll (x86-64's 7 and 271, in /proc/PID/syscall),
- * as it does once its events are open and enabled: their count alone came before the
- * enable, and a thread's first write could go uncounted (seen under the sanitizers). */
+/* Whether tacho (pid) waits in poll or ppoll, as it does once its events are open and
+ * enabled: their count alone came before the enable, and a thread's first write could
+ * go uncounted (seen under the sanitizers). */
 static bool in_poll(pid_t pid)
 {
-	char path[64], buf[64] = "";
-	FILE *f;
+	long nr = th_proc_syscall(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return !strncmp(buf, "7 ", 2) || !strncmp(buf, "271 ", 4);
+	return nr == 7 || nr == 271;
 }
 
 /* Returns once tacho holds n perf descriptors and waits for the count's end. */

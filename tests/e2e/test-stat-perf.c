@@ -343,21 +343,12 @@ static void test_interval_runs(void **state)
 
 /* `tacho stat -p PID --timeout MS -e page-faults` of argv started in the background
  * (th_spawn: its pid given once it has exec'd), which is then killed and reaped. */
-/* Whether process pid is blocked in nanosleep or clock_nanosleep now (/proc/PID/syscall
- * names the call a blocked task is in: x86-64's 35 and 230). */
+/* Whether process pid is blocked in nanosleep or clock_nanosleep now. */
 static bool in_sleep(pid_t pid)
 {
-	char path[64], buf[64] = "";
-	FILE *f;
+	long nr = th_proc_syscall(pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return !strncmp(buf, "35 ", 3) || !strncmp(buf, "230 ", 4);
+	return nr == 35 || nr == 230;
 }
 
 /* tacho stat -p on the process argv, for ms; sleeping: once it sleeps, so that its

@@ -343,6 +343,22 @@ void th_run_ok(char *const argv[])
 	th_run_free(&r);
 }
 
+long th_proc_syscall(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	/* "running", or the number and its arguments */
+	return buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, NULL, 10) : -1;
+}
+
 bool th_have_write_tracepoint(void)
 {
 	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||

@@ -43,6 +43,10 @@ void th_run_ok(char *const argv[]);
 /* Whether tracefs offers syscalls:sys_enter_write (at /sys/kernel/tracing or under
  * debugfs): the exact count of writes many tests check. */
 bool th_have_write_tracepoint(void);
+/* The system call process pid is blocked in now (/proc/PID/syscall's first field:
+ * x86-64's numbers, 7 poll, 35 nanosleep, 230 clock_nanosleep, 271 ppoll), or -1 when it
+ * runs or cannot be read: how a test waits for a process to reach its wait. */
+long th_proc_syscall(pid_t pid);
 /* Runs the tacho binary under test with the given arguments, NULL-terminated. */
 void th_tacho(struct th_run *r, ...);
 
