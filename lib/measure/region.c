@@ -413,19 +413,13 @@ static __attribute__((noinline)) int region_end_full(const char *name, uint64_t 
 	 * which on x86-64 is a plain move. */
 	TC_WRITE_ONCE(t->seq, t->seq + 1);
 	TC_STORE_RELEASE(rec->calls, calls + 1);
-	if (tc_likely(t->nq_read == 1)) {
-		/* time alone: the TSC value stays in its register, no loop */
-		int64_t incl = (int64_t)t1 - start[0] - ot[0] - (int64_t)f->desc * of[0];
-		tc_region_acc_add(&rec->q[0], incl, incl - child[0], !calls);
+	for (size_t q = 0; q < t->nq_read; q++) {
+		/* what this call cost, less the measuring inside it: its own pair's inner
+		 * part and the whole of every pair nested in it */
+		int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
+		tc_region_acc_add(&rec->q[q], incl, incl - child[q], !calls);
 		if (pchild)
-			pchild[0] += incl;
-	} else {
-		for (size_t q = 0; q < t->nq_read; q++) {
-			int64_t incl = now[q] - start[q] - ot[q] - (int64_t)f->desc * of[q];
-			tc_region_acc_add(&rec->q[q], incl, incl - child[q], !calls);
-			if (pchild)
-				pchild[q] += incl;
-		}
+			pchild[q] += incl;
 	}
 	TC_STORE_RELEASE(t->seq, t->seq + 1);
 	if (d)
