@@ -288,6 +288,18 @@ fail:
 	return err;
 }
 
+bool tc_kallsyms_head_hidden(const char *text)
+{
+	for (const char *l = text; l && *l; ) {
+		if (strspn(l, "0") < strspn(l, "0123456789abcdef"))
+			return false;   /* an address with a digit other than 0 */
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return true;
+}
+
 int tc_kallsyms_cache_prime(void)
 {
 	struct tc_kallsyms *k;
@@ -304,6 +316,22 @@ int tc_kallsyms_cache_prime(void)
 		return 0;
 	if (err != -ENOENT && err != -EINVAL)
 		return err;
+	/* addresses hidden from this user (kernel.kptr_restrict) are all 0, which the
+	 * first lines show (a visible kernel's first symbols may be per-CPU ones at 0,
+	 * but not a page of them): no whole read, after every recording, to learn it */
+	{
+		char head[4096];
+		int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, head, sizeof(head) - 1) : -1;
+		int e = n < 0 ? errno : ENOENT;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return -e;
+		head[n] = '\0';
+		if (tc_kallsyms_head_hidden(head))
+			return -EACCES;
+	}
 	err = tc_kallsyms_load(NULL, &k);
 	if (err)
 		return err;

@@ -121,6 +121,10 @@ int tc_kallsyms_cache_save(const struct tc_kallsyms *k, const char *boot_id);
  * -errno: the folder refused (-EPERM), the addresses hidden (-EACCES), a read or write
  * that failed. */
 int tc_kallsyms_cache_prime(void);
+/* Whether the first lines of /proc/kallsyms (text, NUL-terminated) show every address as
+ * 0, as they do to a user kernel.kptr_restrict hides them from (a visible kernel may
+ * begin with per-CPU symbols at 0, never a page of them). */
+bool tc_kallsyms_head_hidden(const char *text);
 /* Removes the copies in the cache folder dir, but that of keep_boot_id (NULL: all). */
 void tc_kallsyms_cache_forget(const char *dir, const char *keep_boot_id);
 

@@ -499,6 +499,14 @@ static void test_kallsyms(void **state)
 	assert_true(tc_kallsyms_hidden(k));
 	assert_null(tc_kallsyms_lookup(k, 0xffffffff81000150ull, &start));
 	tc_kallsyms_free(k);
+	/* the first lines tell the same (record's check before it reads the whole file);
+	 * a visible kernel may begin with per-CPU symbols at 0 */
+	assert_true(tc_kallsyms_head_hidden(hidden));
+	assert_false(tc_kallsyms_head_hidden("0000000000000000 A fixed_percpu_data\n"
+					     "0000000000001000 A cpu_debug_store\n"));
+	assert_false(tc_kallsyms_head_hidden("ffffffff81000000 T _stext\n"));
+	assert_true(tc_kallsyms_head_hidden("0000000000000000 A fixed_percpu_data\n"
+					    "0000000000000000 T _stext\n0000"));
 
 	fd = open(path, O_WRONLY | O_TRUNC);
 	assert_int_equal(write(fd, unsorted, sizeof(unsorted) - 1), (ssize_t)sizeof(unsorted) - 1);
