@@ -239,6 +239,39 @@ static int cells_explain(struct tc_stat_cells *c, bool cpu_wide)
  * CPU by default (perf_event_mlock_kb, 516 KiB). */
 #define THREAD_RING_PAGES 64u
 
+/* With thread reports, the kernel pairs the events of two threads' contexts by their
+ * position in its lists when it swaps them (engine-list.c's open_all says how), and a
+ * copy's list is sorted by the PMU of each group's leader before the order of the
+ * opens: PMUs it orders by their address in the kernel, which no one outside it
+ * knows. So every group on a CPU must be led by an event of one PMU: the
+ * software-context events (software, tracepoints, breakpoints, probes: they never
+ * compete for a counter) join the group of the first hardware event, or, without one,
+ * the first event's. The hardware events keep their own groups, all led by the core
+ * PMU (on a hybrid CPU with events of two core PMUs, the order of their groups is the
+ * kernel's to choose: docs/stat.md says so). 0, -ENOMEM. */
+static int one_leader_pmu(struct tc_perf_list *l)
+{
+	size_t n = tc_perf_list_count(l), lead = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!tc_perf_type_never_rotates(tc_perf_ev_attr(tc_perf_list_event(l, i))->type)) {
+			lead = i;
+			break;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tc_perf_ev *e = tc_perf_list_event(l, i);
+		int err;
+
+		if (i == lead || !tc_perf_type_never_rotates(tc_perf_ev_attr(e)->type))
+			continue;
+		err = tc_perf_ev_set_leader(e, tc_perf_list_event(l, lead));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int tc_stat_cells_open(const struct tacho_counter_spec *specs, size_t n,
 		       const struct tc_perf_grid *g, unsigned flags, bool thread_reports,
 		       struct tc_stat_cells **out)
@@ -268,10 +301,17 @@ int tc_stat_cells_open(const struct tacho_counter_spec *specs, size_t n,
 			if (i == 0)
 				a.comm = a.comm_exec = a.task = 1;
 		}
-		err = tc_perf_list_add(c->list, &a, specs[i].name, specs[i].group);
+		/* thread reports: the software-context events are put in one group
+		 * below, whatever group they were given (they never compete for a
+		 * counter, so that a group changes nothing of what they count) */
+		err = tc_perf_list_add(c->list, &a, specs[i].name,
+				       thread_reports && tc_perf_type_never_rotates(a.type) ?
+				       TACHO_GROUP_NONE : specs[i].group);
 		if (err > 0)
 			err = 0;
 	}
+	if (!err && thread_reports)
+		err = one_leader_pmu(c->list);
 	if (!err)
 		err = tc_perf_list_open(c->list, g, flags);
 	if (!err)

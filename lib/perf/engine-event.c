@@ -327,7 +327,7 @@ void tc_perf_ev_close(struct tc_perf_ev *e)
 	e->err_flags = 0;
 }
 
-int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned flags)
+int tc_perf_ev_open_begin(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned flags)
 {
 	const struct tc_perf_ev *l;
 	size_t n;
@@ -377,64 +377,76 @@ int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned
 	e->flags = flags;
 	e->err = 0;
 	e->err_flags = 0;
+	return 0;
+}
 
-	for (size_t c = 0; c < n; c++) {
-		int cpu = g->cpus[c / g->nthreads];
-		pid_t pid = g->threads[c % g->nthreads];
-		int group_fd = group_fd_before(e, c);
-		struct perf_event_attr a;
-		int fd;
+int tc_perf_ev_open_cell(struct tc_perf_ev *e, size_t c)
+{
+	const struct tc_perf_grid *g = &e->grid;
+	unsigned flags = e->flags;
+	int cpu = g->cpus[c / g->nthreads];
+	pid_t pid = g->threads[c % g->nthreads];
+	int group_fd = group_fd_before(e, c);
+	struct perf_event_attr a;
+	int fd;
 
-		prepare_attr(e, flags, group_fd < 0, &a);
+	prepare_attr(e, flags, group_fd < 0, &a);
+	fd = tc_perf_event_open(&a, pid, cpu, group_fd,
+				flags & TC_PERF_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
+	if (fd == -EINVAL && (flags & TC_PERF_GROUP_READ) && (flags & TC_PERF_INHERIT) &&
+	    group_fd < 0) {
+		/* Kernels before group reads of inherited events were allowed
+		 * (Linux 5.13) refuse the pair: find out whether that is the
+		 * reason, without the group format. */
+		a.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+		fd = tc_perf_event_open(&a, pid, cpu, -1, 0);   /* never CGROUP: no INHERIT */
+		if (fd >= 0) {
+			close(fd);
+			tc_perf_ev_close(e);
+			return 1;
+		}
+		a.read_format |= PERF_FORMAT_GROUP;
+	}
+	if (fd == -EINVAL && a.build_id) {
+		/* before Linux 5.12: no build-ids in MMAP2; the reader finds them in
+		 * the files instead */
+		a.build_id = 0;
 		fd = tc_perf_event_open(&a, pid, cpu, group_fd,
 					flags & TC_PERF_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
-		if (fd == -EINVAL && (flags & TC_PERF_GROUP_READ) && (flags & TC_PERF_INHERIT) &&
-		    group_fd < 0) {
-			/* Kernels before group reads of inherited events were allowed
-			 * (Linux 5.13) refuse the pair: find out whether that is the
-			 * reason, without the group format. */
-			a.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
-			fd = tc_perf_event_open(&a, pid, cpu, -1, 0);   /* never CGROUP:
-									   no INHERIT */
-			if (fd >= 0) {
-				close(fd);
-				tc_perf_ev_close(e);
-				return 1;
-			}
-			a.read_format |= PERF_FORMAT_GROUP;
-		}
-		if (fd == -EINVAL && a.build_id) {
-			/* before Linux 5.12: no build-ids in MMAP2; the reader finds them in
-			 * the files instead */
-			a.build_id = 0;
-			fd = tc_perf_event_open(&a, pid, cpu, group_fd,
-						flags & TC_PERF_CGROUP ? PERF_FLAG_PID_CGROUP : 0);
-			if (fd >= 0)
-				e->attr.build_id = 0;
-		}
-		if (fd < 0) {
-			if (fd == -ESRCH && (flags & TC_PERF_SKIP_GONE) && pid > 0 &&
-			    !(flags & TC_PERF_CGROUP)) {
-				/* the thread ended since /proc listed it */
-				tc_log(TACHO_LOG_DEBUG, "thread %d ended before '%s' opened on it",
-				       (int)pid, e->name);
-				continue;
-			}
-			if (!e->err) {
-				e->err = fd;
-				e->err_flags = (pid == -1 || (flags & TC_PERF_CGROUP) ?
-						TC_EXPLAIN_CPU_WIDE : 0) |
-					       (group_fd >= 0 ? TC_EXPLAIN_GROUP_MEMBER : 0);
-				e->err_attr = a;
-			}
-			continue;
-		}
-		if (tc_perf_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&e->ids[c]))
-			e->ids[c] = 0;
-		e->fds[c] = fd;
-		e->nopen++;
+		if (fd >= 0)
+			e->attr.build_id = 0;
 	}
+	if (fd < 0) {
+		if (fd == -ESRCH && (flags & TC_PERF_SKIP_GONE) && pid > 0 &&
+		    !(flags & TC_PERF_CGROUP)) {
+			/* the thread ended since /proc listed it */
+			tc_log(TACHO_LOG_DEBUG, "thread %d ended before '%s' opened on it",
+			       (int)pid, e->name);
+			return 0;
+		}
+		if (!e->err) {
+			e->err = fd;
+			e->err_flags = (pid == -1 || (flags & TC_PERF_CGROUP) ?
+					TC_EXPLAIN_CPU_WIDE : 0) |
+				       (group_fd >= 0 ? TC_EXPLAIN_GROUP_MEMBER : 0);
+			e->err_attr = a;
+		}
+		return 0;
+	}
+	if (tc_perf_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&e->ids[c]))
+		e->ids[c] = 0;
+	e->fds[c] = fd;
+	e->nopen++;
 	return 0;
+}
+
+int tc_perf_ev_open(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned flags)
+{
+	int err = tc_perf_ev_open_begin(e, g, flags);
+
+	for (size_t c = 0; !err && c < e->ncells; c++)
+		err = tc_perf_ev_open_cell(e, c);
+	return err;
 }
 
 /* One ioctl on every cell where e's group is open: through the cell's leader with the

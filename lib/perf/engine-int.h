@@ -41,6 +41,14 @@ struct tc_perf_ev {
 	size_t idx;                       /* its index in the list that holds it */
 };
 
+/* tc_perf_ev_open in two steps, for a list that opens cell by cell: begin checks the
+ * arguments and makes e's cells (all closed), as the open's first part (0, -EINVAL,
+ * -ENOMEM); open_cell then opens e on cell c after the members before it there, and
+ * returns 0 (a refusal is kept in e->err), or 1 when the kernel refuses group reads of
+ * inherited events (e is closed again). */
+int tc_perf_ev_open_begin(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned flags);
+int tc_perf_ev_open_cell(struct tc_perf_ev *e, size_t c);
+
 /* The descriptor that leads e's group on cell c (the first member open there), or -1. */
 int tc_perf_ev_group_fd(const struct tc_perf_ev *e, size_t c);
 

@@ -186,16 +186,43 @@ static void groups_whole(struct tc_perf_list *l)
 	}
 }
 
-/* Opens every event in order (a leader before its members). 0; 1 when the kernel
- * refuses group reads of inherited events (everything is closed again); -errno. */
+/* Opens every event, cell by cell and group by group: on each cell every leader in the
+ * list's order, each followed at once by its members in theirs, then the next cell.
+ * The order matters to the kernel where events are inherited with inherit_stat: when it
+ * switches between two threads whose contexts are copies of one another it swaps the
+ * contexts, and with them each pair of events' counts, pairing the events of the two
+ * lists by position (kernel/events/core.c, perf_event_sync_stat). A copy's list is
+ * built from the parent's groups tree, sorted by CPU, then PMU, then the order of the
+ * opens, a leader followed by its members; the parent's own list is in the order of
+ * the opens. Opened event by event over the CPUs the two orders differed, and counts
+ * moved between events at each such switch (a thread's reads showed up as another's
+ * writes). Opened cell by cell and group by group they are the same, as long as the
+ * groups of one CPU are led by events of one PMU (tc_stat_cells_open sees to that).
+ * 0; 1 when the kernel refuses group reads of inherited events (everything is closed
+ * again); -errno. */
 static int open_all(struct tc_perf_list *l, const struct tc_perf_grid *g, unsigned flags)
 {
-	for (size_t i = 0; i < l->nev; i++) {
-		int err = tc_perf_ev_open(l->ev[i], g, flags);
-		if (err) {
-			close_all(l);
-			return err;
+	size_t ncells = l->grid.ncpus * l->grid.nthreads;   /* g made whole (NULL: { -1 }) */
+	int err = 0;
+
+	/* leaders first: a member's open checks its leader's grid */
+	for (int pass = 0; pass < 2 && !err; pass++)
+		for (size_t i = 0; i < l->nev && !err; i++)
+			if (!l->ev[i]->leader == !pass)
+				err = tc_perf_ev_open_begin(l->ev[i], g, flags);
+	for (size_t c = 0; c < ncells && !err; c++) {
+		for (size_t i = 0; i < l->nev && !err; i++) {
+			const struct tc_perf_ev *e = l->ev[i];
+
+			if (e->leader)
+				continue;   /* opened right after its leader */
+			for (size_t m = 0; m < e->nmembers && !err; m++)
+				err = tc_perf_ev_open_cell(e->members[m], c);
 		}
+	}
+	if (err) {
+		close_all(l);
+		return err;
 	}
 	groups_whole(l);
 	return 0;

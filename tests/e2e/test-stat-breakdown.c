@@ -115,6 +115,66 @@ static void test_per_thread_program(void **state)
 	th_run_free(&r);
 }
 
+/* Two exact events and a third of another PMU, over threads that switch to one another
+ * all the time: each thread's reads and writes exact and each event's threads adding up
+ * to its total, in 100 runs of 100. The kernel swaps the counts of two threads' events
+ * at such a switch, pairing them by position in its lists: opened in an order other
+ * than the one it inherits them in, reads were counted as writes (and page faults as
+ * writes), a different split each run (engine-list.c's open_all). */
+static void test_per_thread_events_keep_their_counts(void **state)
+{
+	static const long rw[][2] = { { 30, 20 }, { 10, 40 }, { 25, 25 } };
+	const char *ev = "syscalls:sys_enter_read,page-faults," WRITE_EVENT;
+	(void)state;
+
+	for (int run = 0; run < 100; run++) {
+		struct th_run r;
+		struct th_json *j = th_stat_json(&r, "--per-thread", "-e", ev, "--",
+						 threads_prog(), "rw", "30", "20", "10", "40",
+						 "25", "25", NULL);
+		const struct th_json *evs = th_json_get(j, "events");
+		double sum[3] = { 0 };
+		size_t seen = 0;
+
+		assert_int_equal(r.status, 0);
+		need_tracepoint(j);
+		assert_non_null(evs);
+		for (size_t i = 0; i < evs->n; i++) {
+			const struct th_json *e = evs->items[i];
+			const char *name = json_str(e, "name"), *comm = json_str(e, "comm");
+			int k = !strcmp(name, "syscalls:sys_enter_read") ? 0 :
+				!strcmp(name, "page-faults") ? 1 : 2;
+
+			assert_string_equal(json_str(e, "status"), "counted");
+			sum[k] += json_num(e, "value");
+			if (k == 1)
+				continue;
+			if (!strncmp(comm, "rw-", 3)) {
+				int t = atoi(comm + 3);
+				assert_true(t >= 1 && t <= 3);
+				if ((long)json_num(e, "value") != rw[t - 1][k / 2])
+					fail_msg("run %d: thread %s counted %.0f of %s, made %ld",
+						 run, comm, json_num(e, "value"), name,
+						 rw[t - 1][k / 2]);
+				seen++;
+			}
+		}
+		assert_int_equal(seen, 6);
+		/* the totals in the order of -e: read, page-faults, write */
+		for (int k = 0; k < 3; k++) {
+			char value[32], name[32];
+
+			snprintf(value, sizeof(value), "totals[%d].value", k);
+			snprintf(name, sizeof(name), "totals[%d].name", k);
+			if (sum[k] != json_num(j, value))
+				fail_msg("run %d: the threads' %s add up to %.0f, the total is %.0f",
+					 run, json_str(j, name), sum[k], json_num(j, value));
+		}
+		th_json_free(j);
+		th_run_free(&r);
+	}
+}
+
 /* -p with --per-thread: the threads a running process has, each its own count. The
  * helper's threads wait for a byte on its standard input; the byte goes once tacho has
  * opened an event for each of them (it holds that many perf descriptors). */
@@ -800,6 +860,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_thread_program),
+		cmocka_unit_test(test_per_thread_events_keep_their_counts),
 		cmocka_unit_test(test_per_thread_pid),
 		cmocka_unit_test(test_pid_list),
 		cmocka_unit_test(test_per_cpu),

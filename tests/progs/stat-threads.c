@@ -8,6 +8,11 @@
  *   stat-threads wait W1 W2 ...     the same, but the threads start writing only once
  *                                   a byte arrives on standard input (for -p)
  *   stat-threads spin MS N          N threads, each spinning MS ms by the clock
+ *   stat-threads rw R1 W1 R2 W2 ... one thread per pair, thread i named "rw-i" making
+ *                                   Ri one-byte reads of /dev/zero and Wi writes to
+ *                                   /dev/null, yielding the CPU after each, so that
+ *                                   the threads switch to one another often; the
+ *                                   first thread makes none and joins them
  *   stat-threads cgroup DIR N M     a child process joins the cgroup DIR (writes its
  *                                   pid to DIR/cgroup.procs) and makes N writes; the
  *                                   parent, outside, makes M and waits for it
@@ -15,6 +20,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +117,53 @@ static int cgroup(const char *dir, long n, long m)
 	return WEXITSTATUS(status);
 }
 
+struct rw {
+	pthread_t thread;
+	int index;
+	long reads, writes;
+};
+
+static void *rw_main(void *arg)
+{
+	struct rw *t = arg;
+	char name[16], c;
+	int zero = open("/dev/zero", O_RDONLY);
+
+	snprintf(name, sizeof(name), "rw-%d", t->index);
+	pthread_setname_np(pthread_self(), name);
+	if (zero < 0)
+		exit(2);
+	for (long i = 0; i < t->reads || i < t->writes; i++) {
+		if (i < t->reads && read(zero, &c, 1) != 1)
+			exit(3);
+		if (i < t->writes && write(devnull, "x", 1) != 1)
+			exit(3);
+		sched_yield();
+	}
+	close(zero);
+	return NULL;
+}
+
+static int rw(int argc, char **argv)
+{
+	int n = (argc - 2) / 2;
+	struct rw *t = calloc((size_t)(n > 0 ? n : 1), sizeof(*t));
+
+	if (!t || argc < 4 || argc % 2)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		t[i].index = i + 1;
+		t[i].reads = strtol(argv[2 + 2 * i], NULL, 10);
+		t[i].writes = strtol(argv[3 + 2 * i], NULL, 10);
+		if (pthread_create(&t[i].thread, NULL, rw_main, &t[i]))
+			return 2;
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i].thread, NULL);
+	free(t);
+	return 0;
+}
+
 /* N threads, each spinning MS ms by the clock (for the time a switched session counted:
  * their CPU time adds up past the wall time) */
 static void *spinner(void *arg)
@@ -148,10 +201,13 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(cmd, "threads") || !strcmp(cmd, "wait"))
 		return threads(argc, argv, !strcmp(cmd, "wait"));
+	if (!strcmp(cmd, "rw"))
+		return rw(argc, argv);
 	if (!strcmp(cmd, "spin") && argc == 4)
 		return spin(strtol(argv[2], NULL, 10), strtol(argv[3], NULL, 10));
 	if (!strcmp(cmd, "cgroup") && argc == 5)
 		return cgroup(argv[2], strtol(argv[3], NULL, 10), strtol(argv[4], NULL, 10));
-	fprintf(stderr, "usage: stat-threads threads|wait W1 W2 ... | cgroup DIR N M\n");
+	fprintf(stderr, "usage: stat-threads threads|wait W1 W2 ... | rw R1 W1 ... | spin MS N | "
+		"cgroup DIR N M\n");
 	return 2;
 }

@@ -259,9 +259,11 @@ static void test_grid_rules(void **state)
 	assert_int_equal(tc_perf_grid_init(&g, cpus, 1, bad, 1), -EINVAL);
 }
 
-/* Three events (A leads B, C alone) over 3 CPUs x 2 threads: every cell opened once per
- * event, in order; the attributes the engine owns set on each; B opened into A's
- * descriptor of the same cell. A refused on one cell leaves B leading there. */
+/* Three events (A leads B, C alone, listed A, C, B) over 3 CPUs x 2 threads: every cell
+ * opened once per event, cell by cell and on each cell group by group (A, its member B,
+ * then C: the order in which the kernel inherits them, engine-list.c's open_all); the
+ * attributes the engine owns set on each; B opened into A's descriptor of the same
+ * cell. A refused on one cell leaves B leading there. */
 static void test_grid_opens(void **state)
 {
 	static const int cpus[] = { 0, 1, 2 };
@@ -281,7 +283,7 @@ static void test_grid_opens(void **state)
 	a.read_format = PERF_FORMAT_LOST;  /* the engine's are its own */
 	a.disabled = 0;
 	fake_begin(&f);
-	f.fail_at = 3;                     /* A on cpu 1, thread 102 */
+	f.fail_at = 9;                     /* A on cell 3: cpu 1, thread 102 */
 	f.fail_err = EBUSY;
 	assert_int_equal(tc_perf_grid_init(&g, cpus, 3, threads, 2), 0);
 	assert_int_equal(tc_perf_list_new(&l), 0);
@@ -292,12 +294,13 @@ static void test_grid_opens(void **state)
 	assert_int_equal(tc_perf_list_add(l, &a, "late", 1), -EINVAL);   /* after the open */
 	assert_int_equal(tc_perf_list_flags(l), flags);
 
-	/* A on the 6 cells (one refused), then C, then B: event by event, cell by cell */
+	/* on each cell A, B, C (ev 0, 2, 1 in the list), cell after cell */
 	assert_int_equal(f.n, 18);
 	for (size_t k = 0; k < 18; k++) {
-		size_t ev = k / 6, cell = k % 6;
+		static const size_t ev_at[] = { 0, 2, 1 };
+		size_t ev = ev_at[k % 3], cell = k / 3;
 		const struct fake_open *o = &f.o[k];
-		const struct fake_open *lead = &f.o[cell];    /* A's open on that cell */
+		const struct fake_open *lead = &f.o[3 * cell];    /* A's open on that cell */
 		bool refused_cell = cell == 3;
 
 		if (ev == 0 && refused_cell)
@@ -339,7 +342,7 @@ static void test_grid_opens(void **state)
 		assert_int_equal(f.io[i].req, PERF_EVENT_IOC_ENABLE);
 		assert_int_equal(f.io[i].arg, PERF_IOC_FLAG_GROUP);
 	}
-	assert_int_equal(f.io[3].fd, f.o[15].fd);   /* cell 3: B leads */
+	assert_int_equal(f.io[3].fd, f.o[10].fd);   /* cell 3: B leads */
 	tc_perf_list_free(l);
 	tc_perf_grid_exit(&g);
 	fake_end(&f);
@@ -419,15 +422,17 @@ static void test_cgroup_mode(void **state)
 		assert_int_equal(f.o[i].attr.inherit, 0);
 		assert_int_equal(f.o[i].attr.enable_on_exec, 0);
 	}
-	/* A on CPU 0, A on CPU 1, then B into each cell's A */
+	/* A on CPU 0 and B into it, then A on CPU 1 and B into that */
 	assert_int_equal(f.o[0].cpu, 0);
-	assert_int_equal(f.o[1].cpu, 1);
+	assert_int_equal(f.o[1].cpu, 0);
+	assert_int_equal(f.o[2].cpu, 1);
 	assert_int_equal(f.o[0].group_fd, -1);
-	assert_int_equal(f.o[2].group_fd, f.o[0].fd);
-	assert_int_equal(f.o[3].group_fd, f.o[1].fd);
+	assert_int_equal(f.o[1].group_fd, f.o[0].fd);
+	assert_int_equal(f.o[2].group_fd, -1);
+	assert_int_equal(f.o[3].group_fd, f.o[2].fd);
 	/* each CPU's group read, summed per event */
-	feed(&f.o[0], (const uint64_t[]){ 2, 100, 100, 5, f.o[0].id, 7, f.o[2].id }, 7);
-	feed(&f.o[1], (const uint64_t[]){ 2, 100, 100, 11, f.o[1].id, 13, f.o[3].id }, 7);
+	feed(&f.o[0], (const uint64_t[]){ 2, 100, 100, 5, f.o[0].id, 7, f.o[1].id }, 7);
+	feed(&f.o[2], (const uint64_t[]){ 2, 100, 100, 11, f.o[2].id, 13, f.o[3].id }, 7);
 	assert_int_equal(tc_perf_list_read(l, v), 0);
 	assert_int_equal(v[0].raw, 16);
 	assert_int_equal(v[1].raw, 20);
@@ -492,7 +497,7 @@ static void test_old_kernel_no_group_read(void **state)
 	assert_int_equal(f.n, 5);
 	for (size_t k = 1; k < 5; k++)
 		assert_false(f.o[k].attr.read_format & PERF_FORMAT_GROUP);
-	assert_int_equal(f.o[3].group_fd, f.o[1].fd);   /* b joins a on the first cell */
+	assert_int_equal(f.o[2].group_fd, f.o[1].fd);   /* b joins a on the first cell */
 	assert_int_equal(tc_perf_ev_nopen(tc_perf_list_event(l, 0)), 2);
 	assert_int_equal(tc_perf_ev_nopen(tc_perf_list_event(l, 1)), 2);
 	feed(&f.o[1], (const uint64_t[]){ 1, 10, 10, f.o[1].id }, 4);
@@ -500,8 +505,8 @@ static void test_old_kernel_no_group_read(void **state)
 	feed(&f.o[3], (const uint64_t[]){ 3, 10, 10, f.o[3].id }, 4);
 	feed(&f.o[4], (const uint64_t[]){ 4, 10, 10, f.o[4].id }, 4);
 	assert_int_equal(tc_perf_list_read(l, v), 0);
-	assert_int_equal(v[0].raw, 3);
-	assert_int_equal(v[1].raw, 7);
+	assert_int_equal(v[0].raw, 4);
+	assert_int_equal(v[1].raw, 6);
 	assert_int_equal(v[1].status, TACHO_COUNT_COUNTED);
 	tc_perf_list_free(l);
 	tc_perf_grid_exit(&g);
@@ -559,10 +564,11 @@ static void test_rings_set_output(void **state)
 	f.nio = 0;
 	assert_int_equal(tc_perf_list_mmap(l, 4, &bad, &sharing), 0);
 	assert_int_equal(tc_perf_list_nrings(l), 2);
-	/* the owners: A on (cpu 0, thread 201) and A on (cpu 5, thread 201) */
+	/* the owners: A on (cpu 0, thread 201) and A on (cpu 5, thread 201); opened cell by
+	 * cell, A and B on each, the second CPU's first cell is the fourth */
 	assert_int_equal(f.nmap, 2);
 	assert_non_null(f.o[0].map);
-	assert_non_null(f.o[3].map);
+	assert_non_null(f.o[6].map);
 	assert_int_equal(f.o[0].map_len, 5 * (size_t)psz);
 	assert_int_equal(ioctls(&f, PERF_EVENT_IOC_SET_OUTPUT), 10);
 	for (size_t i = 0; i < f.nio; i++) {
@@ -570,7 +576,7 @@ static void test_rings_set_output(void **state)
 		if (f.io[i].req != PERF_EVENT_IOC_SET_OUTPUT || !o)
 			continue;
 		/* into the owner of its own CPU */
-		assert_int_equal(f.io[i].value, (uint64_t)(o->cpu == 0 ? f.o[0].fd : f.o[3].fd));
+		assert_int_equal(f.io[i].value, (uint64_t)(o->cpu == 0 ? f.o[0].fd : f.o[6].fd));
 		assert_null(o->map);
 	}
 	/* ids map back to events: B's descriptor on (cpu 5, thread 203) is the last */
@@ -580,7 +586,7 @@ static void test_rings_set_output(void **state)
 
 	/* poll: nothing waits; then the second ring's owner becomes readable */
 	assert_int_equal(tc_perf_list_poll(l, 0, -1, &rev), 0);
-	assert_int_equal(write(f.o[3].wfd, "x", 1), 1);
+	assert_int_equal(write(f.o[6].wfd, "x", 1), 1);
 	assert_int_equal(tc_perf_list_poll(l, 0, -1, &rev), 1);
 	/* drain: two records the "kernel" put in the first ring, none in the second */
 	meta = f.o[0].map;
@@ -640,12 +646,12 @@ static void test_group_read_by_id(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(tc_perf_list_add(l, &a, "x", 0), i);
 	assert_int_equal(tc_perf_list_open(l, &g, TC_PERF_GROUP_READ), 0);
-	/* opens: A cell 0, A cell 1, B cell 0, B cell 1, C cell 0, C cell 1 */
+	/* opens: A, B, C on cell 0, then A, B, C on cell 1 */
 	assert_int_equal(f.n, 6);
-	const uint64_t cell0[] = { 3, 1000, 1000, 30, f.o[4].id, 10, f.o[0].id, 20, f.o[2].id };
-	const uint64_t cell1[] = { 3, 1000, 500, 1, f.o[1].id, 2, f.o[3].id, 3, f.o[5].id };
+	const uint64_t cell0[] = { 3, 1000, 1000, 30, f.o[2].id, 10, f.o[0].id, 20, f.o[1].id };
+	const uint64_t cell1[] = { 3, 1000, 500, 1, f.o[3].id, 2, f.o[4].id, 3, f.o[5].id };
 	feed(&f.o[0], cell0, ARRAY_SIZE(cell0));     /* read from the leader of each cell */
-	feed(&f.o[1], cell1, ARRAY_SIZE(cell1));
+	feed(&f.o[3], cell1, ARRAY_SIZE(cell1));
 	assert_int_equal(tc_perf_list_read(l, v), 0);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(v[i].status, TACHO_COUNT_MULTIPLEXED);
@@ -661,11 +667,11 @@ static void test_group_read_by_id(void **state)
 	assert_true(v[2].value == 30 + 6);
 
 	/* a group read that ends early is an error, not a silent zero */
-	const uint64_t short_read[] = { 3, 1000, 1000, 30, f.o[4].id };
+	const uint64_t short_read[] = { 3, 1000, 1000, 30, f.o[2].id };
 	feed(&f.o[0], short_read, ARRAY_SIZE(short_read));
 	assert_int_equal(tc_perf_list_read(l, v), -EIO);
 	/* end-of-file (a pinned group in error state): nothing counted there */
-	feed(&f.o[1], cell1, ARRAY_SIZE(cell1));
+	feed(&f.o[3], cell1, ARRAY_SIZE(cell1));
 	close(f.o[0].wfd);
 	f.o[0].wfd = -1;
 	assert_int_equal(tc_perf_list_read(l, v), 0);
@@ -765,16 +771,16 @@ static void test_running_zero_rule(void **state)
 	assert_int_equal(tc_perf_list_new(&l), 0);
 	assert_int_equal(tc_perf_list_add(l, &a, "a", TACHO_GROUP_NONE), 0);
 	assert_int_equal(tc_perf_list_add(l, &a, "b", TACHO_GROUP_NONE), 1);
-	f.fail_at = 2;   /* b's first cell */
+	f.fail_at = 1;   /* b's first cell: a and b on cell 0, then on cell 1 */
 	f.fail_err = ENOENT;
 	assert_int_equal(tc_perf_list_open(l, &g, 0), 0);
 	f.fail_at = -1;
 	/* { value, enabled, running, id }: a count with no running time on both cells */
-	const uint64_t none0[] = { 77, 500, 0, f.o[0].id }, none1[] = { 5, 0, 0, f.o[1].id };
+	const uint64_t none0[] = { 77, 500, 0, f.o[0].id }, none1[] = { 5, 0, 0, f.o[2].id };
 	feed(&f.o[0], none0, 4);
-	feed(&f.o[1], none1, 4);
+	feed(&f.o[2], none1, 4);
 	const uint64_t b1[] = { 9, 100, 100, f.o[3].id };
-	assert_int_equal(f.o[2].fd, -1);         /* b refused on its first cell */
+	assert_int_equal(f.o[1].fd, -1);         /* b refused on its first cell */
 	feed(&f.o[3], b1, 4);
 	assert_int_equal(tc_perf_list_read(l, v), 0);
 	assert_int_equal(v[0].status, TACHO_COUNT_NOT_COUNTED);
@@ -786,9 +792,9 @@ static void test_running_zero_rule(void **state)
 	assert_true(v[1].value == 9);
 
 	/* one cell without running time, one multiplexed: the first adds no number */
-	const uint64_t c0[] = { 1000, 400, 0, f.o[0].id }, c1[] = { 100, 400, 200, f.o[1].id };
+	const uint64_t c0[] = { 1000, 400, 0, f.o[0].id }, c1[] = { 100, 400, 200, f.o[2].id };
 	feed(&f.o[0], c0, 4);
-	feed(&f.o[1], c1, 4);
+	feed(&f.o[2], c1, 4);
 	assert_int_equal(tc_perf_ev_read(tc_perf_list_event(l, 0), &e), 0);
 	assert_int_equal(e.status, TACHO_COUNT_MULTIPLEXED);
 	assert_true(e.value == 200);
@@ -841,7 +847,7 @@ static void test_period(void **state)
 		assert_int_equal(f.io[i].req, PERF_EVENT_IOC_PERIOD);
 		assert_int_equal(f.io[i].value, 12345);
 		assert_int_equal(o->pid, 31);      /* the gone thread has no descriptor */
-		assert_true(o >= &f.o[2]);         /* b's, not a's */
+		assert_true(o == &f.o[1] || o == &f.o[3]);   /* b's, not a's (a, b per cell) */
 		n++;
 	}
 	assert_int_equal(n, 2);
