@@ -114,19 +114,10 @@ void tc_bidcache_note(struct tc_bidcache *c, const char *path, const uint8_t *bi
 
 int tacho_buildid_cache_dir(char *buf, size_t size)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
+	int err = tc_user_cache_dir(buf, size);
 
-	if (!buf || !size)
-		return -EINVAL;
-	/* XDG: a relative XDG_CACHE_HOME is invalid and ignored */
-	if (x && x[0] == '/')
-		n = snprintf(buf, size, "%s/tacho", x);
-	else if (home && home[0] == '/')
-		n = snprintf(buf, size, "%s/.cache/tacho", home);
-	else
-		return -ENOENT;
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	/* under AT_SECURE there is no cache to use, as without a HOME */
+	return err == -EPERM ? -ENOENT : err;
 }
 
 /* DIR/.build-id/xx/rest (the entry's folder) for a build-id in hex. */

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +220,26 @@ void tc_unescape_octal(const char *s, size_t n, char *out, size_t size)
 		}
 	}
 	out[o] = '\0';
+}
+
+int tc_user_cache_dir(char *buf, size_t size)
+{
+	const char *x, *home;
+	int n;
+
+	if (!buf || !size)
+		return -EINVAL;
+	if (getauxval(AT_SECURE))
+		return -EPERM;
+	x = secure_getenv("XDG_CACHE_HOME");
+	home = secure_getenv("HOME");
+	if (x && x[0] == '/')
+		n = snprintf(buf, size, "%s/tacho", x);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/tacho", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 int tc_mkdirs(char *path)

@@ -162,6 +162,12 @@ int tc_read_line_file(const char *path, char *buf, size_t size);
  * openat takes them: a walk of one name instead of the whole path for each file of a
  * sysfs folder. */
 int tc_read_line_at(int dirfd, const char *path, char *buf, size_t size);
+/* The user's cache folder for tacho: $XDG_CACHE_HOME/tacho, else $HOME/.cache/tacho (a
+ * relative XDG_CACHE_HOME is invalid and ignored, as the XDG specification says). Not
+ * created. 0; -EPERM under AT_SECURE (a setuid program must not read or write where
+ * whoever started it points: secure_getenv); -ENOENT without a usable variable;
+ * -ENAMETOOLONG. */
+int tc_user_cache_dir(char *buf, size_t size);
 /* mkdir -p with mode 0700 for what it creates (path is restored; it is written to for
  * the walk). 0 or -errno. */
 int tc_mkdirs(char *path);
@@ -255,6 +261,18 @@ bool tc_cpuid_insn(uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
 /* Whether this runs as a guest of a hypervisor: CPUID.1:ECX[31] on x86, elsewhere
  * whether /sys/hypervisor/type exists. Thread-safe. */
 bool tc_hypervisor_guest(void);
+
+/* --- valgrind's client requests (valgrind.c) ---
+ * The request numbers of valgrind.h and callgrind.h (valgrind 3.x, stable since 3.0):
+ * the core's RUNNING_ON_VALGRIND, and a tool's requests numbered from the tool's two
+ * letters (VG_USERREQ_TOOL_BASE). */
+#define TC_VG_RUNNING_ON_VALGRIND 0x1001u
+#define TC_VG_TOOL_BASE(a, b) (((unsigned)(a) & 0xff) << 24 | ((unsigned)(b) & 0xff) << 16)
+/* One client request with one argument: valgrind's answer, or dflt natively (and on
+ * every architecture but x86-64, where tacho makes no request). Thread-safe. */
+uintptr_t tc_valgrind_request(uintptr_t dflt, uintptr_t req, uintptr_t a1);
+/* The depth of valgrinds this runs on: 0 natively. Thread-safe. */
+unsigned tc_valgrind_running(void);
 
 /* --- hashing and the hash map (hashmap.c): the one map of tacho ---
  * Open addressing with linear probing from a 64-bit key to a 32-bit value (an index
