@@ -169,6 +169,89 @@ TACHO_API int tacho_counters_read(struct tacho_counters *c, struct tacho_count *
 TACHO_API char *tacho_perf_strerror(int err, const struct perf_event_attr *attr, char *buf,
 				    size_t size, enum tacho_hint *hint);
 
+/* --- Sources that prove they count ---
+ * A source (a kind of event) can open and yet never count: hardware breakpoints open in
+ * some virtual machines whose hypervisor never delivers their debug exceptions, and
+ * read 0 for any number of stores. perf shows that 0 as a count; tacho does not. Each
+ * source that tacho calls exact proves itself once per boot, cheaply, by counting a
+ * known number of known events in the calling process (1,000 stores to a watched
+ * variable, 100 calls of a function, 64 fresh pages, 100 getppid(2) calls through a
+ * tracepoint, a uprobe and a kprobe, and where a PMU exists a loop of a known number of
+ * user instructions and branches). The engine asks before it shows a value: an event of
+ * a source that does not count here reads TACHO_COUNT_NOT_COUNTED with err
+ * -TACHO_ESILENT and the proof's sentence as why, in every reader (counting, stat,
+ * regions, the live views), and recording and rules refuse it. Sources whose counts
+ * merely drift (cycles, task-clock, context switches) are not proven and pass as
+ * counted. docs/lib-counters.md, "Sources that prove they count", tells more. */
+enum tacho_source {
+	TACHO_SOURCE_NONE = 0,          /* no proof: not one tacho calls exact */
+	TACHO_SOURCE_BREAKPOINT_DATA,   /* data breakpoints (mem:ADDR:w, :r, :rw) */
+	TACHO_SOURCE_BREAKPOINT_EXEC,   /* execute breakpoints (mem:ADDR:x) */
+	TACHO_SOURCE_PAGE_FAULTS,       /* the software page-faults and minor-faults */
+	TACHO_SOURCE_TRACEPOINT,        /* tracepoints */
+	TACHO_SOURCE_UPROBE,            /* uprobes (uprobe:, sdt:) */
+	TACHO_SOURCE_KPROBE,            /* kprobes */
+	TACHO_SOURCE_INSTRUCTIONS,      /* the PMU's retired instructions */
+	TACHO_SOURCE_BRANCHES,          /* the PMU's retired branch instructions */
+	TACHO_SOURCE_COUNT
+};
+
+/* What a source's proof found. */
+enum tacho_verdict {
+	TACHO_VERDICT_UNKNOWN = 0,   /* not proven: the proof could not run (why says why);
+					its counts are shown, as perf shows them */
+	TACHO_VERDICT_EXACT,         /* counted exactly what the proof made */
+	TACHO_VERDICT_SILENT,        /* opened and counted nothing: never a number here */
+	TACHO_VERDICT_WRONG,         /* opened and counted another number: never a number */
+	TACHO_VERDICT_NOT_OPEN,      /* does not open here (err, why) */
+};
+
+/* One source's proof. Sized (docs/architecture.md, "An API that can grow"): sz first,
+ * set by the caller; the library writes what sz covers. */
+struct tacho_source_proof {
+	size_t sz;                   /* sizeof(struct tacho_source_proof) */
+	enum tacho_source source;
+	enum tacho_verdict verdict;
+	uint64_t expected;           /* the events the proof made */
+	uint64_t counted;            /* what the source counted of them (0 unless opened) */
+	int err;                     /* NOT_OPEN: -errno of the open; SILENT, WRONG:
+					-TACHO_ESILENT; UNKNOWN: why the proof could not run;
+					EXACT: 0 */
+	char what[96];               /* the proof in words ("1,000 stores to a watched
+					variable"), lowercase */
+	char why[320];               /* every verdict but EXACT: one sentence, lowercase,
+					no full stop, naming no command ("" for EXACT) */
+	enum tacho_hint hint;        /* where the reader of why should look next */
+	bool cached;                 /* the verdict came from this boot's cache */
+	bool forced;                 /* made SILENT by the test switch TACHO_TEST_NOT_FIRING */
+	double cost_us;              /* what the proof took (0 when cached or forced) */
+};
+
+/* The stable name of a source ("breakpoint-data", "breakpoint-exec", "page-faults",
+ * "tracepoint", "uprobe", "kprobe", "instructions", "branches"; "none"), and of a
+ * verdict ("exact", "silent", "wrong", "not open", "unknown"). Never NULL. */
+TACHO_API const char *tacho_source_name(enum tacho_source s);
+TACHO_API const char *tacho_verdict_name(enum tacho_verdict v);
+/* The source an event belongs to, from its attributes (read by their size field), or
+ * TACHO_SOURCE_NONE. A dynamic PMU's name is looked up in sysfs (kprobe, uprobe).
+ * Thread-safe. */
+TACHO_API enum tacho_source tacho_source_of(const struct perf_event_attr *attr);
+
+#define TACHO_PROVE_FRESH 0x1u   /* run the proof now: neither the process's verdict nor
+				    this boot's cache */
+/* Proves source s on this machine and fills *out. By default the verdict is the one
+ * this process already has, else the one of this boot's cache (a file under the user's
+ * cache folder, $XDG_CACHE_HOME/tacho or ~/.cache/tacho, keyed by the kernel's boot
+ * id; never read or written under AT_SECURE), else the proof runs (well under a
+ * millisecond for most sources) and its verdict is kept in both. Only verdicts that
+ * counted something definite are kept in the cache (EXACT, SILENT, WRONG). The test
+ * switch: where the environment variable TACHO_TEST_NOT_FIRING lists s by name (comma
+ * separated, or "all"), the verdict is SILENT without a proof; it is ignored under
+ * AT_SECURE. Returns 0 (whatever the verdict), -EINVAL (s out of range, out NULL or its
+ * sz below the first version). Thread-safe. */
+TACHO_API int tacho_source_prove(enum tacho_source s, unsigned flags,
+				 struct tacho_source_proof *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,7 +66,8 @@ TACHO_API int tacho_version_number(void);
 	X(EMSRCPU,     10016, "this register does not exist on this CPU")                 \
 	X(ENOWRITE,    10017, "tacho does not write this register")                       \
 	X(ENOFORCE,    10018, "writing a register must be forced")                       \
-	X(ENOSIM,      10019, "the simulator (valgrind) is not available")
+	X(ENOSIM,      10019, "the simulator (valgrind) is not available")                \
+	X(ESILENT,     10020, "the event opens but does not count on this machine")
 
 enum tacho_errno {
 #define TACHO_ERRNO_ENUM_(name, num, text) TACHO_##name = num,

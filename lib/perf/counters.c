@@ -266,7 +266,12 @@ int tacho_counters_read(struct tacho_counters *c, struct tacho_count *out, size_
 		o->raw = v->raw;
 		o->enabled_ns = v->enabled;
 		o->running_ns = v->running;
-		if (v->eof)
+		if (v->err) {
+			/* its source never counts here: the proof's sentence */
+			o->err = v->err;
+			o->why = v->why;
+			o->hint = TACHO_HINT_MACHINE;
+		} else if (v->eof)
 			o->why = "the pinned event (':D') could not get a counter and is in "
 				 "error state (other events or the NMI watchdog hold the "
 				 "counters: drop ':D', or free them)";

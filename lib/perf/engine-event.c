@@ -44,11 +44,12 @@ void tc_perf_sum_add(struct tc_perf_sum *s, uint64_t raw, uint64_t enabled, uint
 		s->scaled += tc_count_scale(raw, enabled, running);
 }
 
-void tc_perf_sum_finish(const struct tc_perf_sum *s, size_t nopen, struct tc_perf_count *out)
+void tc_perf_sum_finish(const struct tc_perf_sum *s, const struct tc_perf_ev *e,
+			struct tc_perf_count *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->value = NAN;
-	if (!nopen) {
+	if (!e || !e->nopen) {
 		out->status = TACHO_COUNT_NOT_SUPPORTED;
 		return;
 	}
@@ -56,6 +57,15 @@ void tc_perf_sum_finish(const struct tc_perf_sum *s, size_t nopen, struct tc_per
 	out->enabled = s->enabled;
 	out->running = s->running;
 	out->eof = s->eof;
+	if (e->silent && s->enabled) {
+		/* its source opens but is proven not to count here: whatever the kernel's
+		 * count says, it is no number (an event never enabled says that instead,
+		 * under the one rule below) */
+		out->status = TACHO_COUNT_NOT_COUNTED;
+		out->err = -TACHO_ESILENT;
+		out->why = e->silent;
+		return;
+	}
 	/* a cell that gave end-of-file counted nothing: a sum of the others would be a
 	 * silent undercount */
 	out->status = s->eof ? TACHO_COUNT_NOT_COUNTED : tc_count_status(s->enabled, s->running);
@@ -325,6 +335,7 @@ void tc_perf_ev_close(struct tc_perf_ev *e)
 	tc_perf_grid_exit(&e->grid);
 	e->err = 0;
 	e->err_flags = 0;
+	e->silent = NULL;
 }
 
 int tc_perf_ev_open_begin(struct tc_perf_ev *e, const struct tc_perf_grid *g, unsigned flags)
@@ -377,6 +388,9 @@ int tc_perf_ev_open_begin(struct tc_perf_ev *e, const struct tc_perf_grid *g, un
 	e->flags = flags;
 	e->err = 0;
 	e->err_flags = 0;
+	/* asked before any cell opens: a proof that needs what the event would hold (a
+	 * debug register) finds it free */
+	e->silent = tc_source_silent(&e->attr);
 	return 0;
 }
 
@@ -632,8 +646,13 @@ int tc_perf_ev_read(struct tc_perf_ev *e, struct tc_perf_count *out)
 		else
 			tc_perf_sum_add(&s, raw, ena, run);
 	}
-	tc_perf_sum_finish(&s, e->nopen, out);
+	tc_perf_sum_finish(&s, e, out);
 	return 0;
+}
+
+const char *tc_perf_ev_silent(const struct tc_perf_ev *e)
+{
+	return e ? e->silent : NULL;
 }
 
 /* --- the probe --- */

@@ -39,6 +39,8 @@ struct tc_perf_ev {
 	uint64_t *buf;                    /* a read's buffer: a whole group fits */
 	size_t words;
 	size_t idx;                       /* its index in the list that holds it */
+	const char *silent;               /* its source is proven not to count here
+					     (tc_source_silent, asked at the open): why */
 };
 
 /* tc_perf_ev_open in two steps, for a list that opens cell by cell: begin checks the
@@ -57,10 +59,12 @@ int tc_perf_ev_group_fd(const struct tc_perf_ev *e, size_t c);
 int tc_perf_ev_read_cell(struct tc_perf_ev *e, size_t c, uint64_t *raw, uint64_t *enabled,
 			 uint64_t *running, bool *eof);
 
-/* Adds one cell's reading to a sum; turns a sum into its status and value under the
- * one rule (nopen 0: NOT_SUPPORTED). */
+/* Adds one cell's reading to a sum; turns e's sum into its status and value under the
+ * one rule (e NULL or open nowhere: NOT_SUPPORTED; a source proven silent: NOT_COUNTED
+ * with -TACHO_ESILENT and why). */
 void tc_perf_sum_add(struct tc_perf_sum *s, uint64_t raw, uint64_t enabled, uint64_t running);
-void tc_perf_sum_finish(const struct tc_perf_sum *s, size_t nopen, struct tc_perf_count *out);
+void tc_perf_sum_finish(const struct tc_perf_sum *s, const struct tc_perf_ev *e,
+			struct tc_perf_count *out);
 
 struct tc_perf_id {
 	uint64_t id;

@@ -375,7 +375,7 @@ int tc_perf_list_read(struct tc_perf_list *l, struct tc_perf_count *out)
 		return -EINVAL;
 	if (!l->opened) {
 		for (size_t i = 0; i < l->nev; i++)
-			tc_perf_sum_finish(&(struct tc_perf_sum){ 0 }, 0, &out[i]);
+			tc_perf_sum_finish(&(struct tc_perf_sum){ 0 }, NULL, &out[i]);
 		return 0;
 	}
 	group_read = l->flags & TC_PERF_GROUP_READ;
@@ -406,7 +406,7 @@ int tc_perf_list_read(struct tc_perf_list *l, struct tc_perf_count *out)
 	if (err)
 		return err;
 	for (size_t i = 0; i < l->nev; i++)
-		tc_perf_sum_finish(&l->sums[i], l->ev[i]->nopen, &out[i]);
+		tc_perf_sum_finish(&l->sums[i], l->ev[i], &out[i]);
 	return 0;
 }
 

@@ -71,9 +71,12 @@ struct tc_perf_count {
 					    scaled by its own times, summed; else NAN */
 	double coverage;                 /* running / enabled; 1 counted, 0 without value */
 	enum tacho_count_status status;  /* NOT_SUPPORTED: open nowhere; NOT_COUNTED:
-					    time running 0, or eof */
+					    time running 0, or eof, or a silent source */
 	bool eof;                        /* a cell read end-of-file: a pinned event in error
 					    state (it counted nothing there) */
+	int err;                         /* -TACHO_ESILENT: the event's source is proven not
+					    to count on this machine (verify.c); else 0 */
+	const char *why;                 /* then: the proof's sentence (static); else NULL */
 };
 
 /* --- an event --- */
@@ -109,6 +112,10 @@ void tc_perf_ev_close(struct tc_perf_ev *e);
 
 /* Cells where e is open. */
 size_t tc_perf_ev_nopen(const struct tc_perf_ev *e);
+/* Why e's source is proven not to count on this machine (asked when e was opened,
+ * tc_source_silent), or NULL: e then reads NOT_COUNTED whatever the kernel says, and
+ * its samples, if it samples, are none. */
+const char *tc_perf_ev_silent(const struct tc_perf_ev *e);
 /* Whether e's group can never lose its place on the PMU: every member's PMU is one of
  * the kernel's software-context PMUs (software, tracepoint, breakpoint, kprobe,
  * uprobe), whose add never fails, so that the group counts whenever its task or CPU

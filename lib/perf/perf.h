@@ -26,6 +26,15 @@ double tc_count_scale(uint64_t raw, uint64_t enabled, uint64_t running);
  * to sizeof(*out). Pure. */
 int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr *in);
 
+/* --- sources that prove they count (verify.c) ---
+ * Whether the source of attr is proven not to count on this machine (tacho_source_prove
+ * with the process's verdict): NULL where it counts, has no proof, could not be proven,
+ * or the tests' fake kernel stands in (tc_perf_open_hooked); else the sentence saying
+ * so (static storage, for the process's life). The first question about a source may
+ * run its proof (well under a millisecond, once per boot with the cache).
+ * Thread-safe. */
+const char *tc_source_silent(const struct perf_event_attr *attr);
+
 /* --- what this machine and user allow (explain.c) ---
  * Probed live by tc_perf_env_probe; tests fill one in by hand to reach every path of
  * the explainer. */

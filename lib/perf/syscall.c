@@ -13,6 +13,7 @@
 
 static tc_perf_open_hook *open_hook;
 static void *open_hook_arg;
+static bool open_hook_passes;
 static tc_perf_ioctl_hook *ioctl_hook;
 static void *ioctl_hook_arg;
 static const struct tc_perf_mmap_hooks *mmap_hooks;
@@ -22,6 +23,19 @@ void tc_perf_set_open_hook(tc_perf_open_hook *hook, void *arg)
 {
 	open_hook = hook;
 	open_hook_arg = arg;
+	open_hook_passes = false;
+}
+
+void tc_perf_set_passing_open_hook(tc_perf_open_hook *hook, void *arg)
+{
+	open_hook = hook;
+	open_hook_arg = arg;
+	open_hook_passes = true;
+}
+
+bool tc_perf_open_hooked(void)
+{
+	return open_hook && !open_hook_passes;
 }
 
 void tc_perf_set_ioctl_hook(tc_perf_ioctl_hook *hook, void *arg)
@@ -40,20 +54,29 @@ void tc_perf_set_pmc_ops(const struct tc_pmc_ops *ops)
 	pmc_ops = ops;
 }
 
-int tc_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-		       unsigned long flags)
+int tc_perf_event_open_real(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags)
 {
 	long fd;
 
 	/* the kernel checks attr->size against what it knows; always send ours */
 	attr->size = sizeof(*attr);
 	flags |= PERF_FLAG_FD_CLOEXEC;
-	if (open_hook)
-		return open_hook(open_hook_arg, attr, pid, cpu, group_fd, flags);
 	do
 		fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	while (fd < 0 && errno == EINTR);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int tc_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		       unsigned long flags)
+{
+	if (open_hook) {
+		attr->size = sizeof(*attr);
+		return open_hook(open_hook_arg, attr, pid, cpu, group_fd,
+				 flags | PERF_FLAG_FD_CLOEXEC);
+	}
+	return tc_perf_event_open_real(attr, pid, cpu, group_fd, flags);
 }
 
 int tc_perf_ioctl(int fd, unsigned long req, unsigned long arg)

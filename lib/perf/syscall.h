@@ -15,10 +15,23 @@
 int tc_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 		       unsigned long flags);
 
+/* The system call itself, whatever hook is set: the proofs of the sources (verify.c)
+ * ask the real kernel, and only when no fake stands in for it. */
+int tc_perf_event_open_real(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags);
+
 typedef int tc_perf_open_hook(void *arg, struct perf_event_attr *attr, pid_t pid, int cpu,
 			      int group_fd, unsigned long flags);
 /* NULL restores the real system call. Not thread-safe: tests only. */
 void tc_perf_set_open_hook(tc_perf_open_hook *hook, void *arg);
+/* The same for a hook that passes every open on to the kernel (to watch what tacho
+ * asks): the engine proves its sources as it does without a hook. */
+void tc_perf_set_passing_open_hook(tc_perf_open_hook *hook, void *arg);
+
+/* Whether a test's hook stands in for perf_event_open(2) (one set with
+ * tc_perf_set_open_hook): the engine then proves no source, since what the real kernel
+ * would say of one applies to no fake. */
+bool tc_perf_open_hooked(void);
 
 /* A perf ioctl (PERF_EVENT_IOC_*) on fd: 0 or -errno. arg is the ioctl's argument (a
  * flag, or a pointer cast to unsigned long). */
