@@ -540,6 +540,26 @@ static void cap_feedback(struct watch_cli *w, const struct tacho_live_frame *f)
 		cli_warn("cannot adjust the cap of %s", w->target);
 }
 
+/* A rule over an event this machine cannot count would never fire: refused before
+ * anything runs, naming the event and why. */
+static int check_rules(struct watch_cli *w)
+{
+	for (size_t i = 0; i < w->nr; i++) {
+		char why[768];
+		int err = tacho_rule_check(w->r[i].rule, why, sizeof(why));
+
+		if (err == -ENOMEM) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		if (err) {
+			cli_error("cannot watch %s: %s", w->r[i].desc, why);
+			return EXIT_FAIL;
+		}
+	}
+	return GO_ON;
+}
+
 /* --- the loop --- */
 
 static int watch_setup(struct watch_cli *w)
@@ -661,6 +681,8 @@ static int cmd_watch_fn(int argc, char **argv)
 	ret = watch_parse(&w, argc, argv);
 	if (ret == GO_ON)
 		ret = make_rules(&w);
+	if (ret == GO_ON)
+		ret = check_rules(&w);
 	if (ret == GO_ON) {
 		w.out = cli_open_output(w.outpath);
 		if (!w.out)

@@ -131,8 +131,10 @@ TACHO_API int tacho_evlist_group_leader(const struct tacho_evlist *list, size_t 
 
 /* Tries to open event i counting on the calling thread (any CPU), then closes it:
  * whether this process may count it here and now. Returns 0 or the -errno of
- * perf_event_open (-ENOENT, -EOPNOTSUPP, -EACCES, -EINVAL, -ENOSPC, ...). Nothing is
- * cached. Thread-safe. */
+ * perf_event_open (-ENOENT, -EOPNOTSUPP, -EACCES, -EINVAL, -ENOSPC, ...), or
+ * -TACHO_ESILENT when it opens but its source is proven not to count on this machine
+ * (tacho_source_prove says why). The open is not cached; the source's proof is, as
+ * tacho_source_prove keeps it. Thread-safe. */
 TACHO_API int tacho_evlist_probe(const struct tacho_evlist *list, size_t i);
 
 /* Opens the events of a parsed list as tacho_counters_open does (section 4), named as

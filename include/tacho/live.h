@@ -287,6 +287,13 @@ enum tacho_rule_change {
  * without the rule's events. Not thread-safe on one rule. */
 TACHO_API int tacho_rule_eval(struct tacho_rule *r, const struct tacho_live_frame *f, size_t row,
 			      double *value);
+/* Whether every event the rule needs can be counted on this machine, before anything
+ * runs: each is opened on the calling thread and closed (tacho_evlist_probe), and a
+ * source that opens but never counts here is as good as one that does not open. A rule
+ * over an event that cannot be counted would never fire, silently. Returns 0; the
+ * first event's -errno or -TACHO_ESILENT with a sentence in why (lowercase, naming the
+ * event and the reason, no command); -EINVAL; -ENOMEM. Thread-safe. */
+TACHO_API int tacho_rule_check(const struct tacho_rule *r, char *why, size_t size);
 /* Whether the rule has fired and not lifted. */
 TACHO_API bool tacho_rule_active(const struct tacho_rule *r);
 

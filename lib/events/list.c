@@ -9,6 +9,7 @@
 
 #include "events/events.h"
 #include "perf/engine.h"
+#include "perf/perf.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
 
@@ -29,7 +30,10 @@ int tacho_evlist_probe(const struct tacho_evlist *list, size_t i)
 	struct perf_event_attr attr;
 	int err = probe_attr(list, i, &attr);
 
-	return err ? err : tc_perf_probe(&attr, NULL);
+	if (!err)
+		err = tc_perf_probe(&attr, NULL);
+	/* it opens; whether it counts is its source's proof */
+	return !err && tc_source_silent(&attr) ? -TACHO_ESILENT : err;
 }
 
 int tc_evlist_probe_uprobe_dry(const struct tacho_evlist *list, size_t i)

@@ -73,6 +73,40 @@ int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag)
 	return 0;
 }
 
+int tacho_rule_check(const struct tacho_rule *r, char *why, size_t size)
+{
+	struct tacho_evlist *list = NULL;
+	int err;
+
+	if (!r || !why || !size)
+		return -EINVAL;
+	why[0] = '\0';
+	err = tacho_evlist_parse(r->events, &list, NULL);
+	if (err)
+		return err;
+	for (size_t i = 0; !err && i < tacho_evlist_count(list); i++) {
+		struct perf_event_attr a;
+		char reason[512];
+
+		err = tacho_evlist_probe(list, i);
+		if (!err)
+			continue;
+		tacho_evlist_attr(list, i, &a);
+		if (err == -TACHO_ESILENT) {
+			struct tacho_source_proof p = { .sz = sizeof(p) };
+
+			tacho_source_prove(tacho_source_of(&a), 0, &p);
+			snprintf(reason, sizeof(reason), "%s", p.why);
+		} else {
+			tacho_perf_strerror(err, &a, reason, sizeof(reason), NULL);
+		}
+		snprintf(why, size, "'%s' cannot be counted here: %s", tacho_evlist_name(list, i),
+			 reason);
+	}
+	tacho_evlist_free(list);
+	return err;
+}
+
 void tacho_rule_free(struct tacho_rule *r)
 {
 	if (!r)

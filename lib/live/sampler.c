@@ -266,6 +266,14 @@ static int row_read(struct tacho_live *l, struct lrow *r, double now, double dt)
 			v->why = row_why(l, r, e, &v->hint);
 			goto push;
 		}
+		if (c->err) {
+			/* a source that never counts here: not even a task that has not
+			 * run since the open shows a 0 */
+			v->status = TACHO_COUNT_NOT_COUNTED;
+			v->why = c->why;
+			v->hint = TACHO_HINT_MACHINE;
+			goto push;
+		}
 		if (!c->enabled) {
 			/* a task that has not run since the open (a task's times run only
 			 * while it is on a CPU) counted nothing: 0, not "no value" */

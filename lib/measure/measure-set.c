@@ -131,6 +131,13 @@ int tc_measure_set_open(struct tc_measure_set *m, const struct tc_event_set *s)
 		unsigned flags;
 		char why[512];
 
+		if (tc_perf_ev_nopen(e) && tc_perf_ev_silent(e)) {
+			/* open, and its source never counts here: not counted, with the
+			 * proof's sentence (tc_measure_set_is_open says no) */
+			m->err[i] = -TACHO_ESILENT;
+			m->why[i] = tc_strdup(tc_perf_ev_silent(e));
+			continue;
+		}
 		if (tc_perf_ev_nopen(e))
 			continue;
 		m->err[i] = tc_perf_ev_error(e, &flags, &a);

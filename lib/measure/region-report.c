@@ -291,9 +291,15 @@ static int build(struct tacho_regions_report *r)
 			r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
 		} else if (tc_regions.ev_err[i + 1]) {
 			const char *why = tc_regions.ev_why[i + 1];
-			r->status[i] = TACHO_COUNT_NOT_SUPPORTED;
+			/* a source that opens but never counts here was not counted; one
+			 * that did not open is not supported */
+			r->status[i] = tc_regions.ev_err[i + 1] == -TACHO_ESILENT
+					       ? TACHO_COUNT_NOT_COUNTED
+					       : TACHO_COUNT_NOT_SUPPORTED;
 			r->why[i] = tc_strdup(why ? why : tacho_strerror(tc_regions.ev_err[i + 1]));
-			tc_sb_addf(&notes, "event '%s' could not be counted: %s\n", r->evnames[i],
+			tc_sb_addf(&notes, "event '%s' %s: %s\n", r->evnames[i],
+				   r->status[i] == TACHO_COUNT_NOT_COUNTED ? "was not counted"
+									  : "could not be counted",
 				   r->why[i] ? r->why[i] : "");
 		} else {
 			r->status[i] = TACHO_COUNT_NOT_COUNTED;

@@ -363,7 +363,11 @@ static void count_from(const struct tc_stat_cells *c, size_t i, const struct tc_
 	o->raw = v->raw;
 	o->enabled_ns = v->enabled;
 	o->running_ns = v->running;
-	if (v->status == TACHO_COUNT_NOT_COUNTED)
+	if (v->err) {
+		o->err = v->err;
+		o->why = v->why;
+		o->hint = TACHO_HINT_MACHINE;
+	} else if (v->status == TACHO_COUNT_NOT_COUNTED)
 		o->why = v->enabled ? "the event was enabled but never got a counter (too many "
 				      "events at once: use fewer, or fewer groups)"
 				    : "the event was never enabled (the program never ran, or "
@@ -383,7 +387,7 @@ int tc_stat_cells_read(struct tc_stat_cells *c, struct tacho_count *out)
 		const struct tc_perf_count *v = &c->vals[i];
 		size_t nopen = tc_perf_ev_nopen(tc_perf_list_event(c->list, i));
 
-		if (!c->threads || v->status == TACHO_COUNT_NOT_SUPPORTED || !nopen) {
+		if (!c->threads || v->status == TACHO_COUNT_NOT_SUPPORTED || !nopen || v->err) {
 			count_from(c, i, v, &out[i]);
 			continue;
 		}
@@ -676,7 +680,10 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 			goto out;
 		}
 		for (size_t i = 0; i < c->n; i++) {
-			if (total[i].status == TACHO_COUNT_NOT_SUPPORTED) {
+			if (total[i].status == TACHO_COUNT_NOT_SUPPORTED ||
+			    total[i].err == -TACHO_ESILENT) {
+				/* not supported, or a source that never counts here: the
+				 * same for every thread */
 				r->counts[i] = total[i];
 				continue;
 			}

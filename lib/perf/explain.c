@@ -193,7 +193,7 @@ static void no_pmu(struct out *o, const struct tc_perf_env *env)
 	if (env->hypervisor)
 		put(o, "this virtual machine has no hardware PMU: the hypervisor does not pass "
 		       "the CPU's counters through (count software events, tracepoints or "
-		       "breakpoints instead, or give the VM a virtual PMU, e.g. QEMU/KVM "
+		       "uprobes instead, or give the VM a virtual PMU, e.g. QEMU/KVM "
 		       "'-cpu host,pmu=on')");
 	else
 		put(o, "this machine has no hardware PMU driver (" EVDEV "/cpu is missing): "

@@ -493,6 +493,16 @@ static int open_events(struct session *s, struct tacho_diag *diag)
 		int ferr = tc_perf_ev_error(e, &ctx, &a);
 
 		opened += tc_perf_ev_nopen(e);
+		if (!ferr && tc_perf_ev_nopen(e) && tc_perf_ev_silent(e)) {
+			/* it opens, and would write no sample: its source never fires here.
+			 * Refused before the program runs, as an event that does not open */
+			err = tc_diag_set(diag, s->ev[i].name, 0, 0, -TACHO_ESILENT,
+					  "cannot sample '%s': %s", s->ev[i].name,
+					  tc_perf_ev_silent(e));
+			if (diag)
+				diag->hint = TACHO_HINT_MACHINE;
+			return err;
+		}
 		if (!ferr)
 			continue;
 		if (ferr == -EINVAL && (s->sample_type & PERF_SAMPLE_READ)) {

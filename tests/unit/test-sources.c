@@ -3,7 +3,7 @@
  * back, and refused when it belongs to another boot or its numbers do not bear its
  * verdict out), the test switch TACHO_TEST_NOT_FIRING, and what the engine makes of a
  * silent source: an event that opened and whose kernel count is there reads "not
- * counted" with the proof's sentence, never a number.
+ * counted" with the proof's sentence, never a number, in counting and in regions.
  *
  * A process keeps the verdicts it made, so every case that changes the environment
  * runs in a child of its own (in_child). */
@@ -384,11 +384,41 @@ static int counting_child(void)
 	return 0;
 }
 
+static int regions_child(void)
+{
+	struct tacho_regions_opts o = { .sz = sizeof(o), .events = "page-faults,context-switches",
+					.no_report_at_exit = true };
+	struct tacho_regions_report *r = NULL;
+	const struct tacho_region_stat *st;
+	const char *why = NULL;
+	char *p = th_pages_map(8);
+
+	if (!p || tacho_regions_init(&o, NULL))
+		return 1;
+	tacho_region_begin("work");
+	th_pages_touch(p, 8);
+	tacho_region_end("work");
+	if (tacho_regions_report_new(&r) || !(st = tacho_regions_report_find(r, "work")))
+		return 2;
+	/* page-faults: not counted, with the proof's sentence; the other event counts */
+	if (tacho_regions_report_status(r, 0, &why) != TACHO_COUNT_NOT_COUNTED || !why ||
+	    !strstr(why, "TACHO_TEST_NOT_FIRING"))
+		return 3;
+	if (tacho_regions_report_status(r, 1, NULL) != TACHO_COUNT_COUNTED)
+		return 4;
+	if (st->calls != 1)
+		return 5;
+	tacho_regions_report_free(r);
+	th_pages_unmap(p, 8);
+	return 0;
+}
+
 static void test_engine_never_shows_a_silent_count(void **state)
 {
 	(void)state;
 
 	in_child(counting_child, "TACHO_TEST_NOT_FIRING", "page-faults");
+	in_child(regions_child, "TACHO_TEST_NOT_FIRING", "page-faults");
 }
 
 /* Where this machine's breakpoints never fire, the real thing: a breakpoint opens, the
