@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "tacho/counters.h"
 #include "tacho/errors.h"
 #include "tacho/output.h"
 #include "tacho/tsc.h"
@@ -68,7 +69,36 @@ struct tacho_machine_view {
 	size_t nchecks, check_sz;               /* check_sz: sizeof(checks[0]) */
 	const struct tacho_clock_info *clocks;  /* nclocks entries of clock_sz bytes */
 	size_t nclocks, clock_sz;               /* clock_sz: sizeof(clocks[0]) */
+	/* added with the sources' proofs: every source and its verdict
+	 * (tacho_source_prove, tacho/counters.h), each element read by its own sz */
+	const struct tacho_source_proof *sources;
+	size_t nsources, source_sz;             /* source_sz: sizeof(sources[0]) */
+	/* the hardware counters' own checks (tacho_machine_verify), check_sz each */
+	const struct tacho_check *verify;
+	size_t nverify;
 };
+
+/* Every source tacho proves (tacho_source_prove, TACHO_SOURCE_NONE excluded), in the
+ * order of enum tacho_source, into out (max elements of proof_sz bytes, sizeof(out[0])),
+ * with flags as tacho_source_prove takes them (TACHO_PROVE_FRESH: proven now). Returns
+ * the number of sources (more than max: call again with room), -EINVAL (a proof_sz
+ * below the first version). Some milliseconds when the proofs run; nothing when this
+ * boot's cache has them. Thread-safe. */
+TACHO_API int tacho_machine_sources(unsigned flags, struct tacho_source_proof *out, size_t max,
+				    size_t proof_sz);
+
+/* The hardware counters' own checks, where a PMU exists (tacho doctor --verify): "rdpmc"
+ * (a user-space RDPMC read and read(2) of one counter agree: the kernel's value lies
+ * between two RDPMCs around it), "multiplexing" (instructions:u opened more times than
+ * the PMU has counters, each scaled estimate against the exact count of the loop:
+ * the worst error), "precise" (the highest precise_ip a cycles event opens with, and
+ * the skid of branch samples around the one branch of a loop, without and with it),
+ * "lbr" (the depth of the last-branch records a sample carries). Where there is no PMU
+ * each says why it was skipped (state TACHO_CHECK_INFO, value "skipped"). Fills at most
+ * max checks of check_sz bytes each and returns how many there are, or -EINVAL. Tens
+ * of milliseconds where a PMU exists. Not thread-safe with respect to the calling
+ * thread's counters (it opens its own on it). */
+TACHO_API int tacho_machine_verify(struct tacho_check *out, size_t max, size_t check_sz);
 
 /* Writes the view's checks and clocks to f:
  *  - TACHO_FORMAT_TABLE: "what this machine lets tacho measure:", a line per check
@@ -79,7 +109,12 @@ struct tacho_machine_view {
  *    (kind "clock", key its name);
  *  - TACHO_FORMAT_JSON (or on one line): {"version": 1, "checks": [{"key", "title",
  *    "state", "value", "text"}], "clocks": [{"name", "resolution_ns", "read_ns",
- *    "error"}]} (docs/schemas.md).
+ *    "error"}]} (docs/schemas.md), and where the view has them "sources":
+ *    [{"source", "verdict", "expected", "counted", "what", "why", "cached", "forced",
+ *    "cost_us"}] and "verify": [checks as above].
+ * In the table and CSV the sources follow the checks (a row each: the source, its
+ * verdict, counted of expected, what the proof did and why it failed), and the
+ * hardware checks follow them (CSV kinds "source" and "verify").
  * Only the public fields are read: any list of checks may be written. 0, -EINVAL (NULL
  * view or f, an sz or element size below the first version, a bad format or opts),
  * -ENOMEM, -EIO. Thread-safe. */

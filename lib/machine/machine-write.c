@@ -10,6 +10,7 @@
 
 #include "output/output.h"
 #include "util/util.h"
+#include "tacho/counters.h"
 #include "tacho/machine.h"
 #include "tacho/output.h"
 #include "tacho/tsc.h"
@@ -27,17 +28,39 @@ static void fmt_ns(double ns, char *buf, size_t size)
 		snprintf(buf, size, "%.3g ns", ns);
 }
 
-static int write_table(FILE *f, const struct tacho_check *c, size_t n,
-		       const struct tacho_clock_info *k, size_t nk,
-		       const struct tc_write_settings *w)
+/* What a doc holds: the library's copies of the caller's arrays. */
+struct doc {
+	const struct tacho_check *c, *v;
+	size_t n, nv;
+	const struct tacho_clock_info *k;
+	size_t nk;
+	const struct tacho_source_proof *s;
+	size_t ns;
+};
+
+/* "exact", "0 of 1,000", "998 of 1,000", "-": what the proof counted. */
+static void fmt_counted(const struct tacho_source_proof *p, char *buf, size_t size)
+{
+	char c[32], e[32];
+
+	tc_fmt_grouped(p->counted, c, sizeof(c));
+	tc_fmt_grouped(p->expected, e, sizeof(e));
+	if (p->verdict == TACHO_VERDICT_EXACT || p->verdict == TACHO_VERDICT_SILENT ||
+	    p->verdict == TACHO_VERDICT_WRONG)
+		snprintf(buf, size, "%s of %s", c, e);
+	else
+		snprintf(buf, size, "-");
+}
+
+static int checks_table(FILE *f, const struct tacho_check *c, size_t n,
+			const struct tc_write_settings *w)
 {
 	struct tc_table *t = tc_table_new(4);
-	char res[64], cost[128], hb[1200];
+	char hb[1200];
 	int err = 0;
 
 	if (!t)
 		return -ENOMEM;
-	fprintf(f, "what this machine lets tacho measure:\n\n");
 	for (size_t i = 0; i < n && !err; i++) {
 		const char *cells[4] = { tacho_check_state_name(c[i].state), c[i].title,
 					 c[i].value,
@@ -47,6 +70,57 @@ static int write_table(FILE *f, const struct tacho_check *c, size_t n,
 	if (!err)
 		tc_table_print(t, f, 2, 2);
 	tc_table_free(t);
+	return err;
+}
+
+static int sources_table(FILE *f, const struct tacho_source_proof *s, size_t n,
+			 const struct tc_write_settings *w)
+{
+	struct tc_table *t = tc_table_new(4);
+	char counted[80], hb[1200], text[800];
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = tc_table_add(t, (const char *const[]){ "source", "verdict", "counted",
+						     "the proof, or why not" });
+	for (size_t i = 0; i < n && !err; i++) {
+		fmt_counted(&s[i], counted, sizeof(counted));
+		/* a sentence of why not already says what the proof did; this is the
+		 * machine's own page, to which no hint need point */
+		snprintf(text, sizeof(text), "%s%s", s[i].why[0] ? s[i].why : s[i].what,
+			 s[i].cached ? " (this boot's proof)" : "");
+		err = tc_table_add(t, (const char *const[]){
+			tacho_source_name(s[i].source), tacho_verdict_name(s[i].verdict), counted,
+			tc_hinted_w(w, text, s[i].hint == TACHO_HINT_MACHINE ? TACHO_HINT_NONE
+									     : s[i].hint,
+				    hb, sizeof(hb)) });
+	}
+	if (!err)
+		tc_table_print(t, f, 2, 2);
+	tc_table_free(t);
+	return err;
+}
+
+static int write_table(FILE *f, const struct doc *d, const struct tc_write_settings *w)
+{
+	const struct tacho_clock_info *k = d->k;
+	size_t nk = d->nk;
+	struct tc_table *t;
+	char res[64], cost[128];
+	int err;
+
+	fprintf(f, "what this machine lets tacho measure:\n\n");
+	err = checks_table(f, d->c, d->n, w);
+	if (!err && d->ns) {
+		fprintf(f, "\nwhat each source counts, proven by counting known events (a "
+			   "source that is not exact here is never shown as a number):\n\n");
+		err = sources_table(f, d->s, d->ns, w);
+	}
+	if (!err && d->nv) {
+		fprintf(f, "\nthe hardware counters, checked:\n\n");
+		err = checks_table(f, d->v, d->nv, w);
+	}
 	if (err || !nk)
 		return err;
 	fprintf(f, "\nclocks (resolution; cost of one read, the median of many):\n\n");
@@ -72,27 +146,66 @@ static int write_table(FILE *f, const struct tacho_check *c, size_t n,
 	return err;
 }
 
-static int write_json(FILE *f, const struct tacho_check *c, size_t n,
-		      const struct tacho_clock_info *k, size_t nk, enum tacho_format fmt,
+static void json_checks(struct tc_json *j, const char *key, const struct tacho_check *c,
+			size_t n, const struct tc_write_settings *w)
+{
+	char hb[1200];
+
+	tc_json_arr_begin(j, key);
+	for (size_t i = 0; i < n; i++) {
+		tc_json_obj_begin(j, NULL);
+		tc_json_str(j, "key", c[i].key);
+		tc_json_str(j, "title", c[i].title);
+		tc_json_str(j, "state", tacho_check_state_name(c[i].state));
+		tc_json_str(j, "value", c[i].value);
+		tc_json_str(j, "text", tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)));
+		tc_json_obj_end(j);
+	}
+	tc_json_arr_end(j);
+}
+
+static int write_json(FILE *f, const struct doc *d, enum tacho_format fmt,
 		      const struct tc_write_settings *w)
 {
+	const struct tacho_clock_info *k = d->k;
+	size_t nk = d->nk;
 	struct tc_json j;
 	char hb[1200];
 
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
-	tc_json_arr_begin(&j, "checks");
-	for (size_t i = 0; i < n; i++) {
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "key", c[i].key);
-		tc_json_str(&j, "title", c[i].title);
-		tc_json_str(&j, "state", tacho_check_state_name(c[i].state));
-		tc_json_str(&j, "value", c[i].value);
-		tc_json_str(&j, "text", tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)));
-		tc_json_obj_end(&j);
+	json_checks(&j, "checks", d->c, d->n, w);
+	if (d->ns) {
+		tc_json_arr_begin(&j, "sources");
+		for (size_t i = 0; i < d->ns; i++) {
+			const struct tacho_source_proof *p = &d->s[i];
+			bool numbers = p->verdict == TACHO_VERDICT_EXACT ||
+				       p->verdict == TACHO_VERDICT_SILENT ||
+				       p->verdict == TACHO_VERDICT_WRONG;
+
+			tc_json_obj_begin(&j, NULL);
+			tc_json_str(&j, "source", tacho_source_name(p->source));
+			tc_json_str(&j, "verdict", tacho_verdict_name(p->verdict));
+			tc_json_uint(&j, "expected", p->expected);
+			if (numbers)
+				tc_json_uint(&j, "counted", p->counted);
+			else
+				tc_json_null(&j, "counted");
+			tc_json_str(&j, "what", p->what);
+			if (p->why[0])
+				tc_json_str(&j, "why", tc_hinted_w(w, p->why, p->hint, hb, sizeof(hb)));
+			else
+				tc_json_null(&j, "why");
+			tc_json_bool(&j, "cached", p->cached);
+			tc_json_bool(&j, "forced", p->forced);
+			tc_json_double(&j, "cost_us", p->cost_us);
+			tc_json_obj_end(&j);
+		}
+		tc_json_arr_end(&j);
 	}
-	tc_json_arr_end(&j);
+	if (d->nv)
+		json_checks(&j, "verify", d->v, d->nv, w);
 	tc_json_arr_begin(&j, "clocks");
 	for (size_t i = 0; i < nk; i++) {
 		tc_json_obj_begin(&j, NULL);
@@ -115,23 +228,42 @@ static int write_json(FILE *f, const struct tacho_check *c, size_t n,
 
 /* Checks and clocks in one table, told apart by the first column, as stat's events
  * and metrics are. */
-static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
-		      const struct tacho_clock_info *k, size_t nk,
-		      const struct tc_write_settings *w)
+static void write_csv(FILE *f, const struct doc *d, const struct tc_write_settings *w)
 {
 	static const char *const head[] = { "kind", "key", "title", "state", "value", "text",
 					    "resolution_ns", "read_ns", "error" };
-	char res[40], cost[40], hb[1200];
+	const struct tacho_clock_info *k = d->k;
+	size_t nk = d->nk;
+	char res[40], cost[40], hb[1200], text[800];
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
-	for (size_t i = 0; i < n; i++) {
-		const char *row[] = { "check", c[i].key, c[i].title,
-				      tacho_check_state_name(c[i].state), c[i].value,
-				      tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)),
-				      "", "", "" };
-		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");
-		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	for (int part = 0; part < 3; part++) {
+		const struct tacho_check *c = part ? d->v : d->c;
+		size_t n = part == 0 ? d->n : part == 2 ? d->nv : 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const char *row[] = { part ? "verify" : "check", c[i].key, c[i].title,
+					      tacho_check_state_name(c[i].state), c[i].value,
+					      tc_hinted_w(w, c[i].text, c[i].hint, hb, sizeof(hb)),
+					      "", "", "" };
+			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");
+			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		}
+		/* the sources between the checks and the hardware's: a source's key, its
+		 * verdict as the state, what it counted as the value */
+		for (size_t i = 0; part == 1 && i < d->ns; i++) {
+			char counted[80];
+			const struct tacho_source_proof *p = &d->s[i];
+			const char *row[] = { "source", tacho_source_name(p->source), p->what,
+					      tacho_verdict_name(p->verdict), counted, text, "", "",
+					      "" };
+			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(head), "a field per column");
+			fmt_counted(p, counted, sizeof(counted));
+			snprintf(text, sizeof(text), "%s", tc_hinted_w(w, p->why, p->hint, hb,
+								       sizeof(hb)));
+			tc_csv_row(f, w, row, ARRAY_SIZE(row));
+		}
 	}
 	for (size_t i = 0; i < nk; i++) {
 		const char *row[] = { "clock", k[i].name, "", "", "", "", res, cost,
@@ -152,9 +284,10 @@ static void write_csv(FILE *f, const struct tacho_check *c, size_t n,
 #define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
 #define CLOCK_SZ_V1 tc_offsetofend(struct tacho_clock_info, read_ns)
 
-static int write_doc(const struct tacho_check *checks, size_t n,
-		     const struct tacho_clock_info *clocks, size_t nclocks, FILE *f,
-		     enum tacho_format fmt, const struct tc_write_settings *ws)
+#define PROOF_SZ_V1 tc_offsetofend(struct tacho_source_proof, cost_us)
+
+static int write_doc(const struct doc *d, FILE *f, enum tacho_format fmt,
+		     const struct tc_write_settings *ws)
 {
 	struct tc_write_settings w = *ws;
 	int err = 0;
@@ -162,12 +295,12 @@ static int write_doc(const struct tacho_check *checks, size_t n,
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:
-		return write_json(f, checks, n, clocks, nclocks, fmt, &w);
+		return write_json(f, d, fmt, &w);
 	case TACHO_FORMAT_CSV:
-		write_csv(f, checks, n, clocks, nclocks, &w);
+		write_csv(f, d, &w);
 		break;
 	default:
-		err = write_table(f, checks, n, clocks, nclocks, &w);
+		err = write_table(f, d, &w);
 		break;
 	}
 	return err ? err : tc_write_status(f);
@@ -177,8 +310,9 @@ int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tac
 			const struct tacho_write_opts *opts)
 {
 	struct tacho_machine_view v;
-	struct tacho_check *checks = NULL;
+	struct tacho_check *checks = NULL, *verify = NULL;
 	struct tacho_clock_info *clocks = NULL;
+	struct tacho_source_proof *sources = NULL;
 	struct tc_write_settings w;
 	int err;
 
@@ -186,7 +320,9 @@ int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tac
 		return -EINVAL;
 	tc_sized_get(&v, sizeof(v), view, view->sz);
 	if ((v.nchecks && (!v.checks || v.check_sz < CHECK_SZ_V1)) ||
-	    (v.nclocks && (!v.clocks || v.clock_sz < CLOCK_SZ_V1)))
+	    (v.nclocks && (!v.clocks || v.clock_sz < CLOCK_SZ_V1)) ||
+	    (v.nsources && (!v.sources || v.source_sz < PROOF_SZ_V1)) ||
+	    (v.nverify && (!v.verify || v.check_sz < CHECK_SZ_V1)))
 		return -EINVAL;
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
@@ -194,7 +330,9 @@ int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tac
 	/* the caller's arrays at their element sizes, in the library's structs */
 	checks = calloc(v.nchecks ? v.nchecks : 1, sizeof(*checks));
 	clocks = calloc(v.nclocks ? v.nclocks : 1, sizeof(*clocks));
-	if (!checks || !clocks) {
+	sources = calloc(v.nsources ? v.nsources : 1, sizeof(*sources));
+	verify = calloc(v.nverify ? v.nverify : 1, sizeof(*verify));
+	if (!checks || !clocks || !sources || !verify) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -204,9 +342,20 @@ int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tac
 	for (size_t i = 0; i < v.nclocks; i++)
 		tc_sized_get(&clocks[i], sizeof(clocks[i]), TC_CONST_ELEM(v.clocks, i, v.clock_sz),
 			     v.clock_sz);
-	err = write_doc(checks, v.nchecks, clocks, v.nclocks, f, fmt, &w);
+	for (size_t i = 0; i < v.nsources; i++)
+		tc_sized_get(&sources[i], sizeof(sources[i]),
+			     TC_CONST_ELEM(v.sources, i, v.source_sz), v.source_sz);
+	for (size_t i = 0; i < v.nverify; i++)
+		tc_sized_get(&verify[i], sizeof(verify[i]), TC_CONST_ELEM(v.verify, i, v.check_sz),
+			     v.check_sz);
+	err = write_doc(&(struct doc){ .c = checks, .n = v.nchecks, .k = clocks, .nk = v.nclocks,
+				       .s = sources, .ns = v.nsources, .v = verify,
+				       .nv = v.nverify },
+			f, fmt, &w);
 out_free:
 	free(checks);
 	free(clocks);
+	free(sources);
+	free(verify);
 	return err;
 }

@@ -262,6 +262,20 @@ static void check_open(struct probe *p, const char *key, const char *title,
 	struct tacho_check *c;
 	int err = try_open(a);
 
+	struct tacho_source_proof proof = { .sz = sizeof(proof) };
+
+	a->size = sizeof(*a);
+	/* it opens; a source that never counts here is no better than one that does not
+	 * open (its proof says why) */
+	if (!err && tacho_source_prove(tacho_source_of(a), 0, &proof) == 0 &&
+	    (proof.verdict == TACHO_VERDICT_SILENT || proof.verdict == TACHO_VERDICT_WRONG)) {
+		c = row(p, key, title, TACHO_CHECK_LIMIT);
+		setf(c->value, sizeof(c->value), "%s", proof.verdict == TACHO_VERDICT_SILENT ?
+			      "opens, never fires" : "opens, not exact");
+		setf(c->text, sizeof(c->text), "%s", proof.why);
+		c->hint = TACHO_HINT_NONE;
+		return;
+	}
 	c = row(p, key, title, err ? TACHO_CHECK_LIMIT : TACHO_CHECK_OK);
 	setf(c->value, sizeof(c->value), "%s", err ? "no" : "yes");
 	if (err)
@@ -528,6 +542,69 @@ static void check_tsc(struct probe *p)
 
 /* The first version of struct tacho_check ends at hint. */
 #define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
+
+#define PROOF_SZ_V1 tc_offsetofend(struct tacho_source_proof, cost_us)
+
+int tacho_machine_sources(unsigned flags, struct tacho_source_proof *out, size_t max,
+			  size_t proof_sz)
+{
+	size_t n = 0;
+
+	if (max && (!out || proof_sz < PROOF_SZ_V1))
+		return -EINVAL;
+	for (int s = TACHO_SOURCE_NONE + 1; s < TACHO_SOURCE_COUNT; s++, n++) {
+		struct tacho_source_proof p = { .sz = sizeof(p) };
+
+		if (n >= max)
+			continue;   /* counted, for the caller's next call with room */
+		tacho_source_prove((enum tacho_source)s, flags, &p);
+		p.sz = proof_sz < sizeof(p) ? proof_sz : sizeof(p);
+		tc_sized_put(TC_ELEM(out, n, proof_sz), proof_sz, &p, sizeof(p));
+	}
+	return (int)n;
+}
+
+/* One check of the hardware counters as a row: ok, limited where it ran and saw
+ * something wrong, info "skipped" where it could not run (no PMU is no fault of the
+ * check). */
+static void verify_row(struct probe *p, const char *key, const char *title,
+		       void (*fn)(struct tc_hw_check *), const char *ok_value)
+{
+	struct tc_hw_check h;
+	struct tacho_check *c;
+
+	fn(&h);
+	c = row(p, key, title, !h.ran ? TACHO_CHECK_INFO : h.ok ? TACHO_CHECK_OK
+								: TACHO_CHECK_LIMIT);
+	if (!h.ran)
+		setf(c->value, sizeof(c->value), "skipped");
+	else if (!strcmp(key, "precise"))
+		setf(c->value, sizeof(c->value), "precise_ip %.0f", h.figure[0]);
+	else if (!strcmp(key, "lbr"))
+		setf(c->value, sizeof(c->value), "%.0f deep", h.figure[0]);
+	else
+		setf(c->value, sizeof(c->value), "%s", h.ok ? ok_value : "no");
+	setf(c->text, sizeof(c->text), "%s", h.text);
+}
+
+int tacho_machine_verify(struct tacho_check *out, size_t max, size_t check_sz)
+{
+	struct probe p;
+
+	if (max && (!out || check_sz < CHECK_SZ_V1))
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.out = out;
+	p.max = max;
+	p.check_sz = check_sz;
+	verify_row(&p, "rdpmc", "RDPMC against read(2)", tc_verify_rdpmc, "agree");
+	verify_row(&p, "multiplexing", "multiplexed estimates", tc_verify_multiplex,
+		   "within 2 %");
+	verify_row(&p, "precise", "precise sampling and skid", tc_verify_precise, "yes");
+	verify_row(&p, "lbr", "last-branch records", tc_verify_lbr, "yes");
+	flush(&p);
+	return (int)p.n;
+}
 
 int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
 {

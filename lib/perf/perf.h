@@ -6,6 +6,8 @@
 #define TACHO_PERF_PERF_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/util.h"
@@ -34,6 +36,44 @@ int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr 
  * run its proof (well under a millisecond, once per boot with the cache).
  * Thread-safe. */
 const char *tc_source_silent(const struct perf_event_attr *attr);
+
+/* --- the hardware counters' own checks (verify-hw.c) ---
+ * Each runs on the calling thread where a PMU exists: ran says it did, ok whether what
+ * it saw is right, figure[] its numbers (each check says which), text the sentence;
+ * where it could not run, err and text say why. */
+struct tc_hw_check {
+	bool ran, ok;
+	int err;
+	double figure[4];
+	char text[320];
+};
+/* figure: RDPMC before, read(2), RDPMC after */
+void tc_verify_rdpmc(struct tc_hw_check *out);
+/* figure: the worst error of the scaled estimates in percent, the events opened */
+void tc_verify_multiplex(struct tc_hw_check *out);
+/* figure: the highest precise_ip, the median skid without, with */
+void tc_verify_precise(struct tc_hw_check *out);
+/* figure: the deepest branch stack of a sample, the samples */
+void tc_verify_lbr(struct tc_hw_check *out);
+
+/* The IP of a PERF_RECORD_SAMPLE of sample_type PERF_SAMPLE_IP, or IP |
+ * BRANCH_STACK (then *nr, the branch entries it carries, checked against its size; else
+ * 0). 0, -EINVAL (another record or layout, or one cut short). Pure. */
+int tc_sample_ip_branches(const struct perf_event_header *h, uint64_t sample_type, uint64_t *ip,
+			  uint64_t *nr);
+/* Skid over a loop whose one branch at `branch` goes back to `top`, every instruction
+ * between one byte apart: a sample's distance in instructions after the branch (0 the
+ * branch itself, 1 the top, ...), a histogram of them; IPs outside the loop counted
+ * apart. Pure. */
+#define TC_SKID_MAX 64
+struct tc_skid {
+	uint64_t top, branch;
+	uint64_t hist[TC_SKID_MAX];
+	uint64_t n, outside;
+};
+void tc_skid_add(struct tc_skid *s, uint64_t ip);
+double tc_skid_median(const struct tc_skid *s);                 /* NAN without samples */
+double tc_skid_within(const struct tc_skid *s, unsigned d);     /* share at <= d */
 
 /* --- what this machine and user allow (explain.c) ---
  * Probed live by tc_perf_env_probe; tests fill one in by hand to reach every path of
