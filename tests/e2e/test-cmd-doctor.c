@@ -118,8 +118,10 @@ static void test_text(void **state)
 	assert_contains(r.out, "hardware breakpoints");
 	assert_contains(r.out, "CLOCK_MONOTONIC_RAW");
 	assert_contains(r.out, "CLOCK_THREAD_CPUTIME_ID");
-	/* one line per check, the two headings, the clock header and seven clocks */
-	assert_int_equal(th_count_lines(r.out), 2 + ARRAY_SIZE(keys) + 3 + 1 + 7);
+	/* one line per check, the two headings; the sources' heading, their header and
+	 * the eight sources; the clock header and seven clocks */
+	assert_contains(r.out, "\n  source           verdict   counted");
+	assert_int_equal(th_count_lines(r.out), 2 + ARRAY_SIZE(keys) + 3 + 1 + 8 + 3 + 1 + 7);
 	assert_string_equal(r.err, "");
 	th_run_free(&r);
 }
@@ -154,6 +156,126 @@ static void test_usage(void **state)
 }
 
 /* The library call behind it: the count, short buffers, bad arguments. */
+/* Every source with its proof, in the order of enum tacho_source; the test switch makes
+ * each silent, and --require turns a verdict into the exit status. */
+static void test_sources(void **state)
+{
+	static const char *const names[] = { "breakpoint-data", "breakpoint-exec", "page-faults",
+					     "tracepoint", "uprobe", "kprobe", "instructions",
+					     "branches" };
+	struct th_run r;
+	struct th_json *j;
+	const char *why;
+	(void)state;
+
+	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_int_equal(th_json_get(j, "sources")->n, ARRAY_SIZE(names));
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[64];
+		const char *v;
+
+		snprintf(path, sizeof(path), "sources[%zu].source", i);
+		assert_string_equal(json_str(j, path), names[i]);
+		snprintf(path, sizeof(path), "sources[%zu].verdict", i);
+		v = json_str(j, path);
+		if (strcmp(v, "exact") && strcmp(v, "silent") && strcmp(v, "wrong") &&
+		    strcmp(v, "not open") && strcmp(v, "unknown"))
+			fail_msg("source %s: verdict '%s'", names[i], v);
+		/* the process's own verdict and tacho's agree: one machine */
+		if (th_source_exact(TACHO_SOURCE_BREAKPOINT_DATA + (int)i, &why) !=
+		    !strcmp(v, "exact"))
+			fail_msg("source %s: tacho says %s, this test's proof %s", names[i], v,
+				 why[0] ? why : "exact");
+	}
+	assert_null(th_json_get(j, "verify"));    /* only with --verify */
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* the switch: every source silent, said to be forced */
+	setenv("TACHO_TEST_NOT_FIRING", "all", 1);
+	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
+	unsetenv("TACHO_TEST_NOT_FIRING");
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "sources[%zu].verdict", i);
+		assert_string_equal(json_str(j, path), "silent");
+		snprintf(path, sizeof(path), "sources[%zu].forced", i);
+		assert_true(th_json_get(j, path)->boolean);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* --require: exit 1 and one line per source that is not exact */
+	setenv("TACHO_TEST_NOT_FIRING", "uprobe,kprobe", 1);
+	th_tacho(&r, "doctor", "--no-clocks", "--require", "uprobe,kprobe", NULL);
+	unsetenv("TACHO_TEST_NOT_FIRING");
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: uprobe is required to count exactly, and is silent here: "
+			       "made not to fire by TACHO_TEST_NOT_FIRING");
+	assert_contains(r.err, "tacho: kprobe is required");
+	assert_int_equal(th_count_lines(r.err), 2);
+	th_run_free(&r);
+	if (th_source_exact(TACHO_SOURCE_PAGE_FAULTS, &why)) {
+		th_tacho(&r, "doctor", "--no-clocks", "--require", "page-faults", NULL);
+		assert_int_equal(r.status, 0);
+		assert_string_equal(r.err, "");
+		th_run_free(&r);
+	}
+	th_tacho(&r, "doctor", "--require", "page-fault", NULL);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--require: no source 'page-fault'");
+	th_run_free(&r);
+
+	/* the breakpoints check follows its source's proof */
+	setenv("TACHO_TEST_NOT_FIRING", "breakpoint-data", 1);
+	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
+	unsetenv("TACHO_TEST_NOT_FIRING");
+	j = assert_json(r.out);
+	if (strcmp(json_str(check_of(j, "breakpoints"), "value"), "no")) {
+		assert_string_equal(json_str(check_of(j, "breakpoints"), "value"),
+				    "opens, never fires");
+		assert_string_equal(json_str(check_of(j, "breakpoints"), "state"), "limited");
+	}
+	th_json_free(j);
+	th_run_free(&r);
+}
+
+/* --verify: the sources proven now, and the hardware counters' checks, which say why
+ * they were skipped where there is no PMU. */
+static void test_verify(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *v;
+	(void)state;
+
+	th_tacho(&r, "doctor", "--verify", "--json", "--no-clocks", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	v = th_json_get(j, "verify");
+	assert_non_null(v);
+	assert_int_equal(v->n, 4);
+	assert_json_str(j, "verify[0].key", "rdpmc");
+	assert_json_str(j, "verify[3].key", "lbr");
+	/* proven now, not read from this boot's cache */
+	for (size_t i = 0; i < th_json_get(j, "sources")->n; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "sources[%zu].cached", i);
+		assert_false(th_json_get(j, path)->boolean);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+	th_tacho(&r, "doctor", "--verify", "--no-clocks", NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "\nwhat each source counts, proven by counting known events");
+	assert_contains(r.out, "\nthe hardware counters, checked:\n");
+	th_run_free(&r);
+}
+
 static void test_library(void **state)
 {
 	struct tacho_check c[40], one;
@@ -188,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_library),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,6 +109,7 @@ static void test_cap_ratio(void **state)
 	char dir[4096], file[64];
 	uint64_t c0;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -195,6 +196,7 @@ static void test_exec_per_crossing(void **state)
 	char fired[256], lifted[256], pid[32], *runs, *log;
 	struct th_proc prog, w;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -250,6 +252,7 @@ static void test_hysteresis(void **state)
 	char cmd[256], pid[32], *runs, *log;
 	struct th_proc prog, w;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -284,6 +287,7 @@ static void test_signal(void **state)
 	struct th_proc prog, w;
 	char pid[32], *log;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -327,6 +331,7 @@ static void test_no_cgroup_duty(void **state)
 	struct th_run r;
 	double r0, rd;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -417,6 +422,7 @@ static void test_sigterm_lifts(void **state)
 	struct th_proc prog, w;
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -488,12 +494,52 @@ static void test_program(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	th_tacho(&r, "watch", "-d", "0.1", "-e", "page-faults", "--above", "1G", "--",
 		 th_prog("live-helper"), "spin", "300", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "live-helper': page-faults above 1 G/s (lifts below 900 M/s)");
 	th_run_free(&r);
+}
+
+/* A rule over an event that cannot be counted here would never fire: refused before the
+ * program runs, in one line naming the event and why. The switch makes the PMU's
+ * instructions and data breakpoints not fire on every machine (on one without a PMU
+ * instructions do not open at all: the same refusal). */
+static void test_never_fires(void **state)
+{
+	char marker[64], touch[96], addr[64];
+	char *const addr_argv[] = { (char *)th_prog("stat-helper"), (char *)"addr", NULL };
+	struct th_run r;
+	(void)state;
+
+	snprintf(marker, sizeof(marker), "/tmp/tacho-watch-ran-%d", (int)getpid());
+	snprintf(touch, sizeof(touch), "touch %s", marker);
+	th_runv(&r, NULL, addr_argv);
+	snprintf(addr, sizeof(addr), "mem:%.*s:w", (int)strcspn(r.out, "\n"), r.out);
+	th_run_free(&r);
+	setenv("TACHO_TEST_NOT_FIRING", "instructions,breakpoint-data", 1);
+	th_tacho(&r, "watch", "-e", "instructions", "--above", "1", "--exec", "echo FIRED", "--",
+		 "sh", "-c", touch, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot watch instructions above 1/s");
+	assert_contains(r.err, "'instructions' cannot be counted here: ");
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_not_contains(r.out, "FIRED");
+	th_run_free(&r);
+	th_tacho(&r, "watch", "-e", "cache-misses/instructions", "--above", "0.01", "--cap", "25",
+		 "--", "sh", "-c", touch, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot be counted here");
+	th_run_free(&r);
+	th_tacho(&r, "watch", "-e", addr, "--above", "1", "--", "sh", "-c", touch, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "cannot be counted here: made not to fire by TACHO_TEST_NOT_FIRING");
+	th_run_free(&r);
+	unsetenv("TACHO_TEST_NOT_FIRING");
+	/* the program never ran */
+	assert_int_equal(access(marker, F_OK), -1);
 }
 
 static void test_bad_input(void **state)
@@ -535,12 +581,13 @@ static void test_bad_input(void **state)
 	assert_int_equal(r.status, 2);
 	assert_contains(r.err, "bad signal 'BOGUS'");
 	th_run_free(&r);
-	th_tacho(&r, "watch", "-e", "page-faults", "--above", "1", "-G", "tacho-no-such-cgroup",
+	/* the target's errors, with an event no proof is asked for (task-clock) */
+	th_tacho(&r, "watch", "-e", "task-clock", "--above", "1", "-G", "tacho-no-such-cgroup",
 		 NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "no cgroup 'tacho-no-such-cgroup'");
 	th_run_free(&r);
-	th_tacho(&r, "watch", "-e", "page-faults", "--above", "1", "-p", "2147483600", NULL);
+	th_tacho(&r, "watch", "-e", "task-clock", "--above", "1", "-p", "2147483600", NULL);
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "no process 2147483600");
 	th_run_free(&r);
@@ -556,6 +603,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_no_cgroup_duty, th_procs_teardown),
 		cmocka_unit_test_teardown(test_sigterm_lifts, th_procs_teardown),
 		cmocka_unit_test_teardown(test_program, th_procs_teardown),
+		cmocka_unit_test_teardown(test_never_fires, th_procs_teardown),
 		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 

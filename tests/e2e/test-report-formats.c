@@ -69,6 +69,7 @@ static void test_annotate_stripped(void **state)
 	struct th_json *j;
 	const struct th_json *rows, *lines, *hot = NULL;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_BREAKPOINT_DATA);
 
 	snprintf(prog, sizeof(prog), "%s", th_tmp("bp-stripped"));
 	{

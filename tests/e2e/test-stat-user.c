@@ -184,6 +184,7 @@ static void test_breakpoint_user_exact(void **state)
 	char addr[64], spec[96], name[100];
 	char *const argv[] = { (char *)th_prog("stat-helper"), (char *)"addr", NULL };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_BREAKPOINT_DATA);
 
 	if (*skip_why)
 		TEST_SKIP("%s", skip_why);

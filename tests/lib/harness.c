@@ -359,6 +359,25 @@ long th_proc_syscall(pid_t pid)
 	return buf[0] >= '0' && buf[0] <= '9' ? strtol(buf, NULL, 10) : -1;
 }
 
+bool th_source_exact(enum tacho_source s, const char **why)
+{
+	static struct tacho_source_proof p[TACHO_SOURCE_COUNT];
+
+	if ((unsigned)s >= TACHO_SOURCE_COUNT) {
+		*why = "no such source";
+		return false;
+	}
+	if (!p[s].sz) {
+		p[s].sz = sizeof(p[s]);
+		if (tacho_source_prove(s, 0, &p[s])) {
+			p[s].verdict = TACHO_VERDICT_UNKNOWN;
+			snprintf(p[s].why, sizeof(p[s].why), "tacho_source_prove failed");
+		}
+	}
+	*why = p[s].why;
+	return p[s].verdict == TACHO_VERDICT_EXACT;
+}
+
 bool th_have_write_tracepoint(void)
 {
 	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <cmocka.h>
 
+#include "tacho/counters.h"
+
 #ifndef ARRAY_SIZE   /* the same as lib/util/util.h's, for tests that do not include it */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
@@ -41,6 +43,19 @@ void th_run_free(struct th_run *r);
 void th_runv(struct th_run *r, const char *input, char *const argv[]);
 /* Runs argv (NULL-terminated) and fails the test, with its stderr, unless it exits 0. */
 void th_run_ok(char *const argv[]);
+/* Whether source s counts exactly on this machine, as the library proves it
+ * (tacho_source_prove: the verdict this process holds, made once). False with *why a
+ * sentence (static storage) when it does not, or could not be proven: a test that
+ * checks an exact count of s skips with it (NEED_SOURCE), so that a machine whose
+ * breakpoints never fire, or a run with TACHO_TEST_NOT_FIRING, skips and says why. */
+bool th_source_exact(enum tacho_source s, const char **why);
+#define NEED_SOURCE(s)                                                                  \
+	do {                                                                            \
+		const char *need_why_;                                                  \
+		if (!th_source_exact((s), &need_why_))                                  \
+			TEST_SKIP("%s cannot be counted exactly here: %s",              \
+				  tacho_source_name(s), need_why_);                      \
+	} while (0)
 /* Whether tracefs offers syscalls:sys_enter_write (at /sys/kernel/tracing or under
  * debugfs): the exact count of writes many tests check. */
 bool th_have_write_tracepoint(void);

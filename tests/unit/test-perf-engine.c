@@ -1003,6 +1003,8 @@ static void test_live_exact(void **state)
 	uint64_t a[2], b[2];
 	char *mem;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_BREAKPOINT_DATA);
 
 	bp.bp_addr = (uintptr_t)&watched;
 	assert_int_equal(tc_perf_grid_init(&g, NULL, 0, &self, 1), 0);

@@ -3,7 +3,9 @@
  * back, and refused when it belongs to another boot or its numbers do not bear its
  * verdict out), the test switch TACHO_TEST_NOT_FIRING, and what the engine makes of a
  * silent source: an event that opened and whose kernel count is there reads "not
- * counted" with the proof's sentence, never a number, in counting and in regions.
+ * counted" with the proof's sentence, never a number, in counting and in regions. Then
+ * the hardware counters' own checks (verify-hw.c): their sample parsing and skid
+ * statistics on synthetic records, and what each says where it cannot run.
  *
  * A process keeps the verdicts it made, so every case that changes the environment
  * runs in a child of its own (in_child). */
@@ -21,6 +23,7 @@
 #include "harness.h"
 #include "pages.h"
 #include "tacho.h"
+#include "perf/perf.h"
 #include "util/util.h"
 
 /* Runs fn in a child with the environment variable name set to value (NULL: unset),
@@ -458,6 +461,104 @@ static void test_real_silent_breakpoint(void **state)
 	tacho_counters_free(c);
 }
 
+/* --- the hardware counters' checks: their parsing on synthetic records, and what
+ * they say where they cannot run --- */
+
+static void test_sample_parsing(void **state)
+{
+	uint64_t rec[16], ip, nr;
+	struct perf_event_header *h = (void *)rec;
+	(void)state;
+
+	/* { ip } */
+	memset(rec, 0, sizeof(rec));
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(*h) + 8;
+	rec[1] = 0x401000;
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), 0);
+	assert_true(ip == 0x401000 && nr == 0);
+	/* { ip, bnr, entries[bnr] }: three words an entry */
+	h->size = sizeof(*h) + 8 * (2 + 3 * 4);
+	rec[2] = 4;
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+					       &ip, &nr), 0);
+	assert_true(nr == 4);
+	/* more entries than the record holds, a record cut short, another record type,
+	 * another layout: refused */
+	rec[2] = 5;
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+					       &ip, &nr), -EINVAL);
+	h->size = sizeof(*h);
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), -EINVAL);
+	h->size = sizeof(*h) + 8;
+	h->type = PERF_RECORD_LOST;
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), -EINVAL);
+	h->type = PERF_RECORD_SAMPLE;
+	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_TID, &ip, &nr),
+			 -EINVAL);
+}
+
+static void test_skid_statistics(void **state)
+{
+	/* a loop of 32 one-byte NOPs at 0x1000, its DEC at 0x1020, its branch at 0x1023 */
+	struct tc_skid s = { .top = 0x1000, .branch = 0x1023 };
+	(void)state;
+
+	assert_true(isnan(tc_skid_median(&s)));
+	assert_true(isnan(tc_skid_within(&s, 1)));
+	/* precise: on the branch, or on the top it goes to (one after) */
+	for (int i = 0; i < 30; i++)
+		tc_skid_add(&s, 0x1023);
+	for (int i = 0; i < 50; i++)
+		tc_skid_add(&s, 0x1000);
+	/* skidded: some NOPs later, and the DEC (33 after the branch) */
+	for (int i = 0; i < 15; i++)
+		tc_skid_add(&s, 0x1005);
+	for (int i = 0; i < 5; i++)
+		tc_skid_add(&s, 0x1020);
+	tc_skid_add(&s, 0x2000);     /* outside the loop: counted apart */
+	assert_int_equal(s.n, 100);
+	assert_int_equal(s.outside, 1);
+	assert_int_equal(s.hist[0], 30);
+	assert_int_equal(s.hist[1], 50);
+	assert_int_equal(s.hist[6], 15);
+	assert_int_equal(s.hist[33], 5);
+	assert_true(tc_skid_median(&s) == 1);
+	assert_true(tc_skid_within(&s, 1) == 0.8);
+	assert_true(tc_skid_within(&s, 0) == 0.3);
+	assert_true(tc_skid_within(&s, 63) == 1.0);
+}
+
+/* Where the PMU cannot be opened every check says it was skipped and why; where it
+ * can, each ran and says what it saw, with the figures its row names. */
+static void test_hardware_checks(void **state)
+{
+	struct tacho_check c[8];
+	struct tacho_source_proof p = { .sz = sizeof(p) };
+	int n;
+	(void)state;
+
+	n = tacho_machine_verify(c, 8, sizeof(c[0]));
+	assert_int_equal(n, 4);
+	assert_string_equal(c[0].key, "rdpmc");
+	assert_string_equal(c[1].key, "multiplexing");
+	assert_string_equal(c[2].key, "precise");
+	assert_string_equal(c[3].key, "lbr");
+	tacho_source_prove(TACHO_SOURCE_INSTRUCTIONS, 0, &p);
+	for (int i = 0; i < n; i++) {
+		print_message("%-12s %-8s %-14s %s\n", c[i].key, tacho_check_state_name(c[i].state),
+			      c[i].value, c[i].text);
+		assert_true(strlen(c[i].text) > 10);
+		if (p.verdict == TACHO_VERDICT_NOT_OPEN && !p.forced) {
+			/* no PMU: nothing ran, each says why (the open's explanation) */
+			assert_int_equal(c[i].state, TACHO_CHECK_INFO);
+			assert_string_equal(c[i].value, "skipped");
+		}
+	}
+	assert_int_equal(tacho_machine_verify(c, 2, sizeof(c[0])), 4);   /* counts past max */
+	assert_int_equal(tacho_machine_verify(c, 1, 8), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +570,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache, th_tmpdir_setup, th_tmpdir_teardown),
 		cmocka_unit_test(test_engine_never_shows_a_silent_count),
 		cmocka_unit_test(test_real_silent_breakpoint),
+		cmocka_unit_test(test_sample_parsing),
+		cmocka_unit_test(test_skid_statistics),
+		cmocka_unit_test(test_hardware_checks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1316,6 +1316,57 @@ static void test_doctor(void **state)
 	assert_contains(b.s, "CLOCK_MONOTONIC");
 	assert_contains(b.s, "cannot read: ");
 	free(b.s);
+	/* the sources' proofs and the hardware's checks, each element by its own size */
+	{
+		struct tacho_source_proof s[2] = {
+			{ .sz = sizeof(s[0]), .source = TACHO_SOURCE_BREAKPOINT_DATA,
+			  .verdict = TACHO_VERDICT_SILENT, .expected = 1000, .counted = 0,
+			  .what = "1,000 stores to a watched variable",
+			  .why = "this machine's debug registers never fire",
+			  .hint = TACHO_HINT_MACHINE, .cached = true },
+			{ .sz = sizeof(s[0]), .source = TACHO_SOURCE_KPROBE,
+			  .verdict = TACHO_VERDICT_NOT_OPEN, .expected = 100,
+			  .what = "100 getppid(2) calls", .why = "no kprobe PMU in this kernel" },
+		};
+		struct tacho_check hw[1] = {
+			{ .key = "rdpmc", .title = "RDPMC against read(2)",
+			  .state = TACHO_CHECK_INFO, .value = "skipped", .text = "no PMU" },
+		};
+		struct tacho_machine_view sv = v;
+
+		sv.sources = s;
+		sv.nsources = 2;
+		sv.source_sz = sizeof(s[0]);
+		sv.verify = hw;
+		sv.nverify = 1;
+		assert_int_equal(tacho_machine_write(&sv, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+		doc = check_json(buf_close(&b), "doctor");
+		assert_json_str(doc, "sources[0].source", "breakpoint-data");
+		assert_json_str(doc, "sources[0].verdict", "silent");
+		assert_json_int(doc, "sources[0].counted", 0);
+		assert_json_type(doc, "sources[1].counted", TH_JSON_NULL);
+		assert_json_str(doc, "sources[1].verdict", "not open");
+		assert_json_str(doc, "verify[0].value", "skipped");
+		th_json_free(doc);
+		free(b.s);
+		assert_int_equal(tacho_machine_write(&sv, buf_open(&b), TACHO_FORMAT_TABLE, NULL), 0);
+		assert_contains(buf_close(&b), "  breakpoint-data  silent    0 of 1,000  this "
+					       "machine's debug registers never fire (this boot's "
+					       "proof)\n");
+		assert_contains(b.s, "  kprobe           not open  -           no kprobe PMU");
+		assert_contains(b.s, "the hardware counters, checked:\n\n  info  RDPMC against");
+		free(b.s);
+		assert_int_equal(tacho_machine_write(&sv, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+		assert_contains(buf_close(&b), "\nsource,breakpoint-data,\"1,000 stores to a "
+					       "watched variable\",silent,\"0 of 1,000\",");
+		assert_contains(b.s, "\nverify,rdpmc,RDPMC against read(2),info,skipped,no PMU,,,\n");
+		free(b.s);
+		/* an element size below the first version is refused */
+		sv.source_sz = 8;
+		assert_int_equal(tacho_machine_write(&sv, buf_open(&b), TACHO_FORMAT_JSON, NULL),
+				 -EINVAL);
+		free(buf_close(&b));
+	}
 	assert_int_equal(tacho_machine_write(NULL, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
 	v.check_sz = offsetof(struct tacho_check, hint);
 	assert_int_equal(tacho_machine_write(&v, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
