@@ -21,10 +21,11 @@ extern "C" {
  * with counters when asked: warm-up runs first, then trials, each timed with the TSC and
  * counted with the events. The cost of measuring is the median of as many empty trials
  * and is subtracted; or, with the difference method, each trial runs k and 2k calls and
- * reports (T(2k) - T(k)) / k, so that every fixed cost cancels. Trials above
- * median + cull_k * max(MAD, 1 tick) (an interrupt, a preemption) are culled, and the
- * result states that rule. The mode is there for code that should take constant time
- * (the seeds' "mode of ~100 trials"). */
+ * reports (T(2k) - T(k)) / k, so that every fixed cost cancels. Trials farther than
+ * cull_k * max(MAD, 1 tick) from the median, on either side (an interrupt, a
+ * preemption; with the difference method one in the k-call run makes a trial too
+ * fast), are culled, and the result states that rule. The mode is there for code that
+ * should take constant time (the seeds' "mode of ~100 trials"). */
 
 typedef void tacho_bench_fn(void *arg);
 

@@ -12,9 +12,10 @@ void tc_bench_env_eval(struct tacho_bench_env *e);
  * -ENOMEM. */
 int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stats *out);
 
-/* Culls values above median + k * max(MAD, floor): compacts the kept ones to the front
- * of v (order not kept) and the same for the parallel rows of aux (n_aux arrays of n,
- * may be 0). Returns how many were kept. k < 0: keeps all. */
+/* Culls values farther than k * max(MAD, floor) from the median, on either side:
+ * compacts the kept ones to the front of v (in their order) and the same for the
+ * parallel rows of aux (n_aux arrays of n, may be 0). Returns how many were kept. k < 0
+ * or n < 3: keeps all. */
 size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, size_t n_aux);
 
 #endif

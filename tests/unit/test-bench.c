@@ -164,7 +164,8 @@ static void test_time_only(void **state)
 	assert_int_equal(r->nevents, 0);
 	assert_int_equal(r->kept + r->culled, 101);
 	assert_int_equal(r->ticks->n, r->kept);
-	assert_contains(r->cull_rule, "median + 10 x max(MAD, 1 tick)");
+	assert_string_equal(r->cull_rule, "trials farther than 10 x max(MAD, 1 tick) from the "
+			    "median of ticks per call culled, on both sides");
 	FILE *f = open_memstream(&buf, &len);
 	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
 	fclose(f);
@@ -235,6 +236,31 @@ static void test_cull(void **state)
 	/* negative k: no culling */
 	v[100] = 1e9;
 	assert_int_equal(tc_bench_cull(v, 101, -1, 1, NULL, 0), 101);
+
+	/* fast outliers go as slow ones do: 10 +- 10 x max(MAD 0, 1) keeps 0..20 */
+	for (int i = 0; i < 101; i++) {
+		v[i] = 10;
+		a[i] = i;
+	}
+	v[3] = -1000;  /* a difference whose k-call run was interrupted */
+	v[4] = -1;     /* 11 below */
+	v[5] = 0;      /* 10 below: kept */
+	v[6] = 20;     /* 10 above: kept */
+	v[7] = 21;     /* 11 above */
+	assert_int_equal(tc_bench_cull(v, 101, 10, 1, aux, 1), 98);
+	/* the kept ones in their order, with their rows */
+	for (int i = 0, want = 0; i < 98; i++, want++) {
+		if (want == 3)
+			want = 5;
+		if (want == 7)
+			want = 8;
+		if (a[i] != want || v[i] != (want == 5 ? 0 : want == 6 ? 20 : 10))
+			fail_msg("kept %d: trial %g of value %g, want trial %d", i, a[i], v[i], want);
+	}
+	/* n < 3: nothing to hold a trial against */
+	v[0] = -1e9;
+	v[1] = 10;
+	assert_int_equal(tc_bench_cull(v, 2, 10, 1, NULL, 0), 2);
 }
 
 static void test_stats(void **state)
