@@ -174,10 +174,16 @@ int main(int argc, char **argv)
 					      .events = "cycles" };
 		struct tacho_bench_result *r = NULL;
 		if (tacho_bench_run(count_job, &j, &o, &r, NULL) == 0) {
-			printf("%.3f TSC ticks per byte (median of %u trials; %.3f ns per byte)\n",
-			       r->ticks->median / (double)n, r->kept, r->ns->median / (double)n);
+			if (r->below_noise)   /* no figure then: the count is within the noise */
+				printf("time per byte: below the noise: %s\n", r->noise);
+			else
+				printf("%.3f TSC ticks per byte (median of %u trials; %.3f ns per "
+				       "byte)\n", r->ticks->median / (double)n, r->kept,
+				       r->ns->median / (double)n);
 			if (r->event_why[0])
 				printf("core cycles per byte: not counted here: %s\n", r->event_why[0]);
+			else if (r->event_noise[0])
+				printf("core cycles per byte: below the noise: %s\n", r->event_noise[0]);
 			else
 				printf("%.3f core cycles per byte (WC 5.40 on a Pentium: 1.5)\n",
 				       r->events[0]->median / (double)n);

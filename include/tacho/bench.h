@@ -25,7 +25,14 @@ extern "C" {
  * cull_k * max(MAD, 1 tick) from the median, on either side (an interrupt, a
  * preemption; with the difference method one in the k-call run makes a trial too
  * fast), are culled, and the result states that rule. The mode is there for code that
- * should take constant time (the seeds' "mode of ~100 trials"). */
+ * should take constant time (the seeds' "mode of ~100 trials").
+ *
+ * The harness never reports an impossible figure. When a kept trial measured 0 ticks or
+ * fewer per call (the 2k calls took no longer than the k, or the trial no longer than
+ * the median empty trial), the body's time is below the noise: the result says so
+ * (below_noise, noise) and its ticks and ns carry n but no figures (NaN), rather than a
+ * time that is 0 or negative. An event whose kept trials counted below 0 per call is
+ * below the noise the same way (event_noise). Nothing is clamped. */
 
 typedef void tacho_bench_fn(void *arg);
 
@@ -90,6 +97,14 @@ struct tacho_bench_result {
 					     events not counted */
 	char **event_why;                 /* NULL, or why the event is not counted */
 	const struct tacho_bench_env *env;
+	/* Below the noise (the harness's opening comment): the kept trials' ticks per call
+	 * reach 0 or below, so every figure of ticks and ns is NaN (n stays the kept
+	 * trials) and noise says what they measured; false with noise "" otherwise, when
+	 * every figure is above 0. */
+	bool below_noise;
+	char noise[192];
+	char **event_noise;               /* [nevents] NULL, or why the event's figures are
+					     NaN: its kept trials counted below 0 per call */
 };
 
 /* Runs fn(arg) as opts say (NULL: the defaults) on the calling thread. Returns 0 and
@@ -102,14 +117,16 @@ TACHO_API int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_
 			      struct tacho_bench_result **out, struct tacho_diag *diag);
 TACHO_API void tacho_bench_result_free(struct tacho_bench_result *r);
 
-/* Writes the result to f: a table (statistics per quantity, the rule, the warnings);
- * CSV, one row per quantity (quantity, status, n, min, median, mode, mean, stddev, p10,
- * p25, p75, p90, p99, max, explanation: ticks, ns, then each event, an event not
- * counted with empty figures and why); or JSON ({"version": 1, "trials", "kept",
- * "culled", "reps", "difference", "cull_rule", "overhead_ticks", "tsc_hz",
- * "ticks": {STATS}, "ns": {STATS}, "events": {NAME: {STATS} | null},
- * "warnings": [...]}, docs/schemas.md). opts may be NULL. 0, -EINVAL (a bad format or
- * opts), -ENOMEM, -EIO. Thread-safe. */
+/* Writes the result to f: a table (statistics per quantity, the rule, the warnings; a
+ * quantity below the noise reads "below the noise", with a note why); CSV, one row per
+ * quantity (quantity, status, n, min, median, mode, mean, stddev, p10, p25, p75, p90,
+ * p99, max, explanation: ticks, ns, then each event, an event not counted or a quantity
+ * below the noise with empty figures and why); or JSON ({"version": 1, "trials",
+ * "kept", "culled", "reps", "difference", "cull_rule", "overhead_ticks", "tsc_hz",
+ * "below_noise", "ticks": {STATS}, "ns": {STATS}, "events": {NAME: {STATS} | null},
+ * "warnings": [...]}, each STATS with "noise": null or why its figures are null;
+ * docs/schemas.md). opts may be NULL. 0, -EINVAL (a bad format or opts), -ENOMEM, -EIO.
+ * Thread-safe. */
 TACHO_API int tacho_bench_result_write(const struct tacho_bench_result *r, FILE *f,
 				       enum tacho_format fmt,
 				       const struct tacho_write_opts *opts);

@@ -151,6 +151,35 @@ size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, 
 	return kept;
 }
 
+/* The rule is the kept trials' range, not an interval around the median: the result
+ * reports the minimum and the low percentiles as times too, so every kept trial has to
+ * be a possible one. A trial's per-call time of 0 or less means the body's calls left
+ * no trace in it (2k calls no longer than k; a trial no longer than the median empty
+ * one): the noise of one trial is as large as the body, and no figure of the
+ * distribution is the body's time. A count of 0 per call is a count (no page fault),
+ * only one below 0 is impossible. */
+bool tc_bench_noise(struct tacho_bench_stats *s, bool time, bool difference, const char *unit,
+		    char *why, size_t size)
+{
+	why[0] = '\0';
+	if (!s->n || (time ? s->min > 0 : s->min >= 0))
+		return false;
+	if (time)
+		snprintf(why, size, "kept trials measured %.6g to %.6g %s per call, not all "
+			 "above 0 (%s): below the noise; more reps per trial lift it above",
+			 s->min, s->max, unit,
+			 difference ? "2k calls took no longer than k" :
+				      "a trial took no longer than the median empty one");
+	else
+		snprintf(why, size, "kept trials counted %.6g to %.6g per call, some below 0 "
+			 "(%s): below the noise", s->min, s->max,
+			 difference ? "2k calls counted fewer than k" :
+				      "a trial counted fewer than the median empty one");
+	s->min = s->median = s->mode = s->mean = s->stddev = s->max = NAN;
+	s->p10 = s->p25 = s->p75 = s->p90 = s->p99 = NAN;
+	return true;
+}
+
 /* --- the run --- */
 
 struct trial_ctx {
@@ -205,12 +234,89 @@ void tacho_bench_result_free(struct tacho_bench_result *r)
 	for (size_t i = 0; i < r->nevents; i++) {
 		free(r->event_names ? r->event_names[i] : NULL);
 		free(r->event_why ? r->event_why[i] : NULL);
+		free(r->event_noise ? r->event_noise[i] : NULL);
 	}
 	free(r->event_names);
 	free(r->event_why);
+	free(r->event_noise);
 	free(br->events);
 	free(br->eventp);
 	free(br);
+}
+
+struct tacho_bench_result *tc_bench_result_new(size_t nev)
+{
+	struct bench_result *br = calloc(1, sizeof(*br));
+	struct tacho_bench_result *r;
+
+	if (!br)
+		return NULL;
+	r = &br->pub;
+	r->ticks = &br->ticks;
+	r->ns = &br->ns;
+	r->env = &br->env;
+	r->nevents = nev;
+	r->event_names = calloc(nev + 1, sizeof(char *));
+	r->event_why = calloc(nev + 1, sizeof(char *));
+	r->event_noise = calloc(nev + 1, sizeof(char *));
+	br->events = calloc(nev + 1, sizeof(*br->events));
+	br->eventp = calloc(nev + 1, sizeof(*br->eventp));
+	r->events = br->eventp;
+	if (!r->event_names || !r->event_why || !r->event_noise || !br->events || !br->eventp) {
+		tacho_bench_result_free(r);
+		return NULL;
+	}
+	for (size_t i = 0; i < nev; i++)
+		br->eventp[i] = &br->events[i];
+	return r;
+}
+
+int tc_bench_result_finish(struct tacho_bench_result *r, double *tv, double **evv,
+			   unsigned trials, double cull_k, double mode_bin)
+{
+	struct bench_result *br = (struct bench_result *)r;
+	double bin = mode_bin > 0 ? mode_bin : 1.0;
+	char why[sizeof(r->noise)];
+	double *nsv;
+	int err;
+
+	r->trials = trials;
+	if (cull_k < 0)
+		snprintf(r->cull_rule, sizeof(r->cull_rule), "none: every trial kept");
+	else
+		snprintf(r->cull_rule, sizeof(r->cull_rule),
+			 "trials farther than %g x max(MAD, 1 tick) from the median of ticks per "
+			 "call culled, on both sides", cull_k);
+	r->kept = (unsigned)tc_bench_cull(tv, trials, cull_k, 1.0, evv, r->nevents);
+	r->culled = r->trials - r->kept;
+
+	/* ns from ticks, per trial, before tv is sorted by the statistics */
+	nsv = calloc(r->kept ? r->kept : 1, sizeof(double));
+	if (!nsv)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->kept; i++)
+		nsv[i] = r->tsc_hz > 0 ? tv[i] * 1e9 / r->tsc_hz : NAN;
+	err = tc_bench_stats(tv, r->kept, bin, &br->ticks);
+	if (!err)
+		err = r->tsc_hz > 0 ? tc_bench_stats(nsv, r->kept, bin * 1e9 / r->tsc_hz, &br->ns)
+				    : tc_bench_stats(nsv, 0, 1, &br->ns);
+	free(nsv);
+	if (err)
+		return err;
+	/* ticks decide; ns are the same trials in another unit, so they follow */
+	r->below_noise = tc_bench_noise(&br->ticks, true, r->difference, "ticks", r->noise,
+					sizeof(r->noise));
+	if (r->below_noise)
+		tc_bench_noise(&br->ns, true, r->difference, "ns", why, sizeof(why));
+	for (size_t q = 0; q < r->nevents; q++) {
+		err = tc_bench_stats(evv[q], r->event_why[q] ? 0 : r->kept, bin, &br->events[q]);
+		if (err)
+			return err;
+		if (tc_bench_noise(&br->events[q], false, r->difference, NULL, why, sizeof(why)) &&
+		    !(r->event_noise[q] = tc_strdup(why)))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
@@ -220,7 +326,6 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	struct tacho_evlist *list = NULL;
 	struct tc_event_set evs = { 0 };
 	struct tc_measure_set m = { 0 };
-	struct bench_result *br = NULL;
 	struct tacho_bench_result *r = NULL;
 	int64_t *ev_a = NULL, *ev_b = NULL, *cal = NULL;
 	double *tv = NULL, **evv = NULL, *ovh = NULL;
@@ -252,21 +357,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 			return err;
 		nev = evs.n;
 	}
-	br = calloc(1, sizeof(*br));
-	if (!br) {
-		err = -ENOMEM;
-		goto out;
-	}
-	r = &br->pub;
-	r->ticks = &br->ticks;
-	r->ns = &br->ns;
-	r->env = &br->env;
-	r->nevents = nev;
-	r->event_names = calloc(nev + 1, sizeof(char *));
-	r->event_why = calloc(nev + 1, sizeof(char *));
-	br->events = calloc(nev + 1, sizeof(*br->events));
-	br->eventp = calloc(nev + 1, sizeof(*br->eventp));
-	r->events = br->eventp;
+	r = tc_bench_result_new(nev);
 	tv = calloc(o.trials, sizeof(*tv));
 	evv = calloc(nev + 1, sizeof(*evv));
 	ovh = calloc(nev + 1, sizeof(*ovh));
@@ -275,13 +366,11 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	cal = calloc((size_t)o.trials * (nev + 1), sizeof(*cal));
 	t.c0 = calloc(nev + 1, sizeof(uint64_t));
 	t.c1 = calloc(nev + 1, sizeof(uint64_t));
-	if (!r->event_names || !r->event_why || !br->events || !br->eventp || !tv || !evv ||
-	    !ovh || !ev_a || !ev_b || !cal || !t.c0 || !t.c1) {
+	if (!r || !tv || !evv || !ovh || !ev_a || !ev_b || !cal || !t.c0 || !t.c1) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < nev; i++) {
-		br->eventp[i] = &br->events[i];
 		evv[i] = calloc(o.trials, sizeof(double));
 		r->event_names[i] = tc_strdup(evs.names[i]);
 		if (!evv[i] || !r->event_names[i]) {
@@ -302,7 +391,7 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	t.arg = arg;
 	t.m = &m;
 	t.nev = nev;
-	env_read(&br->env);
+	env_read(&((struct bench_result *)r)->env);   /* the library's own, in the result */
 	r->tsc_hz = tc_tsc_info()->hz;
 
 	/* warm-up: caches, branch predictors, page faults of fn's data, the counters */
@@ -366,36 +455,10 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 				goto out;
 			}
 		}
-	r->trials = o.trials;
 	r->reps = o.reps;
 	r->difference = o.difference;
 	r->overhead_ticks = o.difference ? 0 : ovh[0];
-	if (o.cull_k < 0)
-		snprintf(r->cull_rule, sizeof(r->cull_rule), "none: every trial kept");
-	else
-		snprintf(r->cull_rule, sizeof(r->cull_rule),
-			 "trials farther than %g x max(MAD, 1 tick) from the median of ticks per "
-			 "call culled, on both sides", o.cull_k);
-	r->kept = (unsigned)tc_bench_cull(tv, o.trials, o.cull_k, 1.0, evv, nev);
-	r->culled = r->trials - r->kept;
-
-	/* ns from ticks, per trial, before tv is sorted by the statistics */
-	double *nsv = calloc(r->kept ? r->kept : 1, sizeof(double));
-	if (!nsv) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (unsigned i = 0; i < r->kept; i++)
-		nsv[i] = r->tsc_hz > 0 ? tv[i] * 1e9 / r->tsc_hz : NAN;
-	err = tc_bench_stats(tv, r->kept, o.mode_bin > 0 ? o.mode_bin : 1.0, &br->ticks);
-	if (!err)
-		err = r->tsc_hz > 0 ? tc_bench_stats(nsv, r->kept, (o.mode_bin > 0 ? o.mode_bin : 1.0) *
-						     1e9 / r->tsc_hz, &br->ns)
-				    : tc_bench_stats(nsv, 0, 1, &br->ns);
-	free(nsv);
-	for (size_t q = 0; !err && q < nev; q++)
-		err = tc_bench_stats(evv[q], r->event_why[q] ? 0 : r->kept,
-				     o.mode_bin > 0 ? o.mode_bin : 1.0, &br->events[q]);
+	err = tc_bench_result_finish(r, tv, evv, o.trials, o.cull_k, o.mode_bin);
 	if (err)
 		goto out;
 	*out = r;
@@ -419,10 +482,13 @@ out:
 
 /* --- output --- */
 
-static void json_stats(struct tc_json *j, const char *key, const struct tacho_bench_stats *s)
+/* The figures, or with noise (why they are NaN) null figures and the reason. */
+static void json_stats(struct tc_json *j, const char *key, const struct tacho_bench_stats *s,
+		       const char *noise)
 {
 	tc_json_obj_begin(j, key);
 	tc_json_uint(j, "n", s->n);
+	tc_json_str(j, "noise", noise && *noise ? noise : NULL);
 	tc_json_double(j, "min", s->min);
 	tc_json_double(j, "median", s->median);
 	tc_json_double(j, "mode", s->mode);
@@ -437,10 +503,14 @@ static void json_stats(struct tc_json *j, const char *key, const struct tacho_be
 	tc_json_obj_end(j);
 }
 
-static void row(struct tc_table *t, const char *name, const struct tacho_bench_stats *s)
+static void row(struct tc_table *t, const char *name, const struct tacho_bench_stats *s,
+		const char *noise)
 {
-	tc_table_addf(t, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f", name, s->min,
-		      s->median, s->mode, s->mean, s->stddev, s->p90, s->p99, s->max);
+	if (noise && *noise)
+		tc_table_addf(t, "%s\tbelow the noise", name);
+	else
+		tc_table_addf(t, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f", name,
+			      s->min, s->median, s->mode, s->mean, s->stddev, s->p90, s->p99, s->max);
 }
 
 static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_format fmt,
@@ -459,14 +529,15 @@ static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_fo
 	tc_json_str(&j, "cull_rule", r->cull_rule);
 	tc_json_double(&j, "overhead_ticks", r->overhead_ticks);
 	tc_json_double(&j, "tsc_hz", r->tsc_hz);
-	json_stats(&j, "ticks", r->ticks);
-	json_stats(&j, "ns", r->ns);
+	tc_json_bool(&j, "below_noise", r->below_noise);
+	json_stats(&j, "ticks", r->ticks, r->noise);
+	json_stats(&j, "ns", r->ns, r->noise);
 	tc_json_obj_begin(&j, "events");
 	for (size_t i = 0; i < r->nevents; i++) {
 		if (r->event_why[i])
 			tc_json_null(&j, r->event_names[i]);
 		else
-			json_stats(&j, r->event_names[i], r->events[i]);
+			json_stats(&j, r->event_names[i], r->events[i], r->event_noise[i]);
 	}
 	tc_json_obj_end(&j);
 	tc_json_arr_begin(&j, "warnings");
@@ -484,17 +555,20 @@ static int write_json(const struct tacho_bench_result *r, FILE *f, enum tacho_fo
 	return tc_json_doc_end(&j);
 }
 
-/* One row per quantity; the figures of an event not counted are empty, never 0. */
+/* One row per quantity; the figures of an event not counted, or of a quantity below
+ * the noise, are empty, never 0. */
 static void csv_stats(FILE *f, const struct tc_write_settings *w, const char *name,
-		      const char *why, const struct tacho_bench_stats *s)
+		      const char *why, const char *noise, const struct tacho_bench_stats *s)
 {
 	const double v[] = { s->min, s->median, s->mode, s->mean, s->stddev, s->p10, s->p25,
 			     s->p75, s->p90, s->p99, s->max };
 	char buf[ARRAY_SIZE(v) + 1][40];
 	const char *fields[ARRAY_SIZE(v) + 4];
 
+	if (noise && !*noise)
+		noise = NULL;
 	fields[0] = name;
-	fields[1] = why ? "not counted" : "counted";
+	fields[1] = why ? "not counted" : noise ? "below noise" : "counted";
 	snprintf(buf[0], sizeof(buf[0]), "%zu", why ? (size_t)0 : s->n);
 	fields[2] = buf[0];
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
@@ -504,7 +578,7 @@ static void csv_stats(FILE *f, const struct tc_write_settings *w, const char *na
 			snprintf(buf[i + 1], sizeof(buf[i + 1]), "%.17g", v[i]);
 		fields[3 + i] = buf[i + 1];
 	}
-	fields[3 + ARRAY_SIZE(v)] = why ? why : "";
+	fields[3 + ARRAY_SIZE(v)] = why ? why : noise ? noise : "";
 	tc_csv_row(f, w, fields, ARRAY_SIZE(fields));
 }
 
@@ -517,10 +591,11 @@ static int write_csv(const struct tacho_bench_result *r, FILE *f,
 
 	if (w->header)
 		tc_csv_row(f, w, head, ARRAY_SIZE(head));
-	csv_stats(f, w, "ticks", NULL, r->ticks);
-	csv_stats(f, w, "ns", NULL, r->ns);
+	csv_stats(f, w, "ticks", NULL, r->noise, r->ticks);
+	csv_stats(f, w, "ns", NULL, r->noise, r->ns);
 	for (size_t i = 0; i < r->nevents; i++)
-		csv_stats(f, w, r->event_names[i], r->event_why[i], r->events[i]);
+		csv_stats(f, w, r->event_names[i], r->event_why[i], r->event_noise[i],
+			  r->events[i]);
 	return tc_write_status(f);
 }
 
@@ -533,13 +608,13 @@ static int write_table(const struct tacho_bench_result *r, FILE *f)
 	for (unsigned c = 1; c < 9; c++)
 		tc_table_align_right(t, c, true);
 	tc_table_addf(t, "per call\tmin\tmedian\tmode\tmean\tstddev\tp90\tp99\tmax");
-	row(t, "ticks", r->ticks);
-	row(t, "ns", r->ns);
+	row(t, "ticks", r->ticks, r->noise);
+	row(t, "ns", r->ns, r->noise);
 	for (size_t i = 0; i < r->nevents; i++) {
 		if (r->event_why[i])
 			tc_table_addf(t, "%s\tnot counted", r->event_names[i]);
 		else
-			row(t, r->event_names[i], r->events[i]);
+			row(t, r->event_names[i], r->events[i], r->event_noise[i]);
 	}
 	fprintf(f, "%u trials of %u call%s%s; %u kept, %u culled (%s)\n", r->trials, r->reps,
 		r->reps == 1 ? "" : "s", r->difference ? " and of twice that (difference method)" : "",
@@ -549,10 +624,15 @@ static int write_table(const struct tacho_bench_result *r, FILE *f)
 			r->overhead_ticks);
 	tc_table_print(t, f, 2, 2);
 	tc_table_free(t);
+	if (r->below_noise)
+		fprintf(f, "note: time per call below the noise: %s\n", r->noise);
 	for (size_t i = 0; i < r->nevents; i++)
 		if (r->event_why[i])
 			fprintf(f, "note: event '%s' not counted: %s\n", r->event_names[i],
 				r->event_why[i]);
+		else if (r->event_noise[i])
+			fprintf(f, "note: event '%s' below the noise: %s\n", r->event_names[i],
+				r->event_noise[i]);
 	for (unsigned i = 0; i < r->env->nwarnings; i++)
 		fprintf(f, "warning: %s\n", r->env->warnings[i]);
 	return tc_write_status(f);

@@ -18,4 +18,26 @@ int tc_bench_stats(double *v, size_t n, double mode_bin, struct tacho_bench_stat
  * or n < 3: keeps all. */
 size_t tc_bench_cull(double *v, size_t n, double k, double floor, double **aux, size_t n_aux);
 
+/* Whether the per-call statistics s (from tc_bench_stats) are below the noise: a time
+ * (time true) whose kept trials reach 0 or below, a count whose kept trials go below 0.
+ * If so, writes why to why (what the trials measured, in unit; difference says which
+ * method made them) and makes every figure of s NaN, n kept; else why is "". */
+bool tc_bench_noise(struct tacho_bench_stats *s, bool time, bool difference, const char *unit,
+		    char *why, size_t size);
+
+/* A result as tacho_bench_run allocates it, with room for nev events (names, whys and
+ * noises NULL, statistics empty); NULL without memory. tacho_bench_result_free frees
+ * it. */
+struct tacho_bench_result *tc_bench_result_new(size_t nev);
+
+/* The end of a run, on data: culls the trials by tc_bench_cull (tv[trials] ticks per
+ * call, evv[q][trials] the per-call counts of event q, both compacted in place), then
+ * fills trials, kept, culled, cull_rule, ticks, ns (from r->tsc_hz), each event's
+ * statistics (n = 0 where event_why is set), below_noise, noise and event_noise. Reads
+ * r->difference, tsc_hz, nevents and event_why, which the caller sets first. cull_k is
+ * taken as it is (tacho_bench_run gives 0 its default first; negative: no culling);
+ * mode_bin 0 is 1. 0 or -ENOMEM. */
+int tc_bench_result_finish(struct tacho_bench_result *r, double *tv, double **evv,
+			   unsigned trials, double cull_k, double mode_bin);
+
 #endif

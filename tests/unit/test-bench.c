@@ -1,7 +1,9 @@
 /* test-bench.c - the microbenchmark harness: exact per-call counts (page faults, a
  * syscall tracepoint where tracefs allows, breakpoints where they fire) with the
- * subtraction and with the difference method, the culling rule and the statistics on
- * data, the environment check on data, bad input. No timing thresholds. */
+ * subtraction and with the difference method, the culling rule, the statistics and the
+ * noise on data, the writers of a result below the noise, a live tiny body that must
+ * never come out below 0, the environment check on data, bad input. No timing
+ * thresholds. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,7 +44,7 @@ static void assert_exact(const struct tacho_bench_result *r, size_t q, double wa
 	const struct tacho_bench_stats *s = r->events[q];
 
 	if (!(s->n == r->kept && s->min == want && s->max == want && s->median == want &&
-	      s->mode == want && s->mean == want && s->stddev == 0))
+	      s->mode == want && s->mean == want && s->stddev == 0 && !r->event_noise[q]))
 		fail_msg("%s: n %zu (kept %u) min %g median %g mode %g mean %g max %g stddev "
 			 "%g, want all %g", r->event_names[q], s->n, r->kept, s->min, s->median,
 			 s->mode, s->mean, s->max, s->stddev, want);
@@ -178,7 +180,11 @@ static void test_time_only(void **state)
 	assert_json_int(doc, "culled", r->culled);
 	assert_json_int(doc, "ticks.n", r->kept);
 	assert_json_int(doc, "ns.n", r->kept);
-	assert_json_type(doc, "ticks.mode", TH_JSON_NUMBER);
+	/* 37 stores may or may not rise above this machine's noise: either way, say so */
+	assert_json_type(doc, "below_noise", TH_JSON_BOOL);
+	assert_int_equal(th_json_get(doc, "below_noise")->boolean, r->below_noise);
+	assert_json_type(doc, "ticks.mode", r->below_noise ? TH_JSON_NULL : TH_JSON_NUMBER);
+	assert_json_type(doc, "ticks.noise", r->below_noise ? TH_JSON_STRING : TH_JSON_NULL);
 	assert_json_str(doc, "cull_rule", r->cull_rule);
 	assert_json_type(doc, "events", TH_JSON_OBJECT);
 	assert_int_equal(th_json_get(doc, "events")->n, 0);
@@ -286,6 +292,282 @@ static void test_stats(void **state)
 	assert_true(isnan(s.median) && isnan(s.mode));
 }
 
+/* --- the end of a run on data: culling, statistics, the noise --- */
+
+static const char *const fin_names[] = { "exact", "noisy", "zero", "gone" };
+
+/* A result of 101 trials as a run would leave it, with tv per call from fill and
+ * four events: "exact" counts 2 per call, "noisy" -1, 0, 1 by turns, "zero" 0 but 1 in
+ * trial 5, "gone" was not counted. */
+static struct tacho_bench_result *finish(double (*fill)(int i), bool difference, double cull_k,
+					 double *tv, double **evv)
+{
+	struct tacho_bench_result *r = tc_bench_result_new(4);
+
+	assert_non_null(r);
+	for (int i = 0; i < 101; i++) {
+		tv[i] = fill(i);
+		evv[0][i] = 2;
+		evv[1][i] = i % 3 - 1;
+		evv[2][i] = i == 5;
+		evv[3][i] = 0;
+	}
+	for (size_t q = 0; q < 4; q++)
+		r->event_names[q] = strdup(fin_names[q]);
+	r->event_why[3] = strdup("not on this machine");
+	r->reps = 1;
+	r->difference = difference;
+	r->tsc_hz = 2e9;
+	assert_int_equal(tc_bench_result_finish(r, tv, evv, 101, cull_k, 0), 0);
+	assert_int_equal(r->trials, 101);
+	assert_int_equal(r->kept + r->culled, 101);
+	assert_int_equal(r->events[3]->n, 0);
+	assert_null(r->event_noise[3]);
+	return r;
+}
+
+static bool all_nan(const struct tacho_bench_stats *s)
+{
+	const double v[] = { s->min, s->median, s->mode, s->mean, s->stddev, s->max,
+			     s->p10, s->p25, s->p75, s->p90, s->p99 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (!isnan(v[i]))
+			return false;
+	return true;
+}
+
+/* A tiny body's differences on this machine (a TSC that steps by 21 ticks): mostly 0,
+ * one step either way, two k-call runs interrupted (the fast outliers of four runs of
+ * the old harness) and one 2k-call run. */
+static double tiny_diff(int i)
+{
+	return i < 80 ? 0 : i < 88 ? 21 : i < 98 ? -21 : i == 98 ? -8242 : i == 99 ? -1232 : 5000;
+}
+
+static void test_finish_tiny(void **state)
+{
+	double tv[101], ev[4][101], *evv[4] = { ev[0], ev[1], ev[2], ev[3] };
+	(void)state;
+
+	struct tacho_bench_result *r = finish(tiny_diff, true, 10, tv, evv);
+	assert_string_equal(r->cull_rule, "trials farther than 10 x max(MAD, 1 tick) from the "
+			    "median of ticks per call culled, on both sides");
+	/* median 0, MAD 0: only the 80 zeros are within 10 ticks (a rule for the slow
+	 * side alone kept 92, the minimum -8242) */
+	assert_int_equal(r->kept, 80);
+	assert_int_equal(r->culled, 21);
+	/* 2k calls no longer than k in every kept trial: no time, and why */
+	assert_true(r->below_noise);
+	assert_string_equal(r->noise, "kept trials measured 0 to 0 ticks per call, not all above "
+			    "0 (2k calls took no longer than k): below the noise; more reps per "
+			    "trial lift it above");
+	assert_int_equal(r->ticks->n, 80);
+	assert_int_equal(r->ns->n, 80);
+	assert_true(all_nan(r->ticks) && all_nan(r->ns));
+	/* the events of the kept trials (0..79): an exact count stays exact */
+	assert_true(r->events[0]->n == 80 && r->events[0]->min == 2 && r->events[0]->max == 2 &&
+		    r->events[0]->mean == 2 && r->events[0]->stddev == 0);
+	assert_null(r->event_noise[0]);
+	assert_true(all_nan(r->events[1]));
+	assert_int_equal(r->events[1]->n, 80);
+	assert_string_equal(r->event_noise[1], "kept trials counted -1 to 1 per call, some below "
+			    "0 (2k calls counted fewer than k): below the noise");
+	/* 0 per call is a count, not noise */
+	assert_null(r->event_noise[2]);
+	assert_true(r->events[2]->min == 0 && r->events[2]->max == 1 &&
+		    r->events[2]->median == 0);
+	tacho_bench_result_free(r);
+}
+
+/* A difference whose true value is 0, spread -3..3 with no outlier. */
+static double zero_diff(int i)
+{
+	return i % 7 - 3;
+}
+
+/* A body of 100 ticks with a spread of +-3 (14 of each over 98 trials, so the mean is
+ * exactly 100), two fast outliers and a slow one. */
+static double body100(int i)
+{
+	return i < 98 ? 100 + i % 7 - 3 : i == 98 ? 0 : i == 99 ? -500 : 900;
+}
+
+/* A tiny body by the subtraction: the median empty trial or one TSC step more. */
+static double tiny_sub(int i)
+{
+	return i < 60 ? 0 : 21;
+}
+
+static void test_finish_noise(void **state)
+{
+	double tv[101], ev[4][101], *evv[4] = { ev[0], ev[1], ev[2], ev[3] };
+	(void)state;
+
+	/* median 0, MAD 2: all kept, and -3 is no time */
+	struct tacho_bench_result *r = finish(zero_diff, true, 10, tv, evv);
+	assert_int_equal(r->kept, 101);
+	assert_true(r->below_noise);
+	assert_string_equal(r->noise, "kept trials measured -3 to 3 ticks per call, not all above "
+			    "0 (2k calls took no longer than k): below the noise; more reps per "
+			    "trial lift it above");
+	assert_true(all_nan(r->ticks) && all_nan(r->ns));
+	tacho_bench_result_free(r);
+
+	/* above the noise: median 100, MAD 2, the three outliers culled, both fast ones
+	 * included (kept by the old rule, they made the minimum -500) */
+	r = finish(body100, true, 10, tv, evv);
+	assert_int_equal(r->kept, 98);
+	assert_int_equal(r->culled, 3);
+	assert_false(r->below_noise);
+	assert_string_equal(r->noise, "");
+	assert_true(r->ticks->n == 98 && r->ticks->min == 97 && r->ticks->median == 100 &&
+		    r->ticks->mean == 100 && r->ticks->max == 103);
+	/* 2 GHz: half a nanosecond per tick */
+	assert_true(r->ns->n == 98 && r->ns->min == 48.5 && r->ns->median == 50 &&
+		    r->ns->max == 51.5);
+	assert_true(r->events[0]->n == 98 && r->events[0]->min == 2 && r->events[0]->max == 2);
+	assert_non_null(r->event_noise[1]);
+	tacho_bench_result_free(r);
+
+	/* the subtraction, no culling: a trial no slower than the median empty one */
+	r = finish(tiny_sub, false, -1, tv, evv);
+	assert_string_equal(r->cull_rule, "none: every trial kept");
+	assert_int_equal(r->kept, 101);
+	assert_true(r->below_noise);
+	assert_string_equal(r->noise, "kept trials measured 0 to 21 ticks per call, not all above "
+			    "0 (a trial took no longer than the median empty one): below the "
+			    "noise; more reps per trial lift it above");
+	assert_string_equal(r->event_noise[1], "kept trials counted -1 to 1 per call, some below "
+			    "0 (a trial counted fewer than the median empty one): below the noise");
+	tacho_bench_result_free(r);
+}
+
+/* The writers say "below the noise" where the figures would be, and why. */
+static void test_write_noise(void **state)
+{
+	double tv[101], ev[4][101], *evv[4] = { ev[0], ev[1], ev[2], ev[3] };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	(void)state;
+
+	struct tacho_bench_result *r = finish(tiny_diff, true, 10, tv, evv);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_TABLE, NULL), 0);
+	fclose(f);
+	assert_contains(buf, "101 trials of 1 call and of twice that (difference method); 80 "
+			"kept, 21 culled (trials farther than 10 x max(MAD, 1 tick)");
+	assert_contains(buf, "\n  ticks     below the noise\n");
+	assert_contains(buf, "\n  ns        below the noise\n");
+	assert_contains(buf, "\n  noisy     below the noise\n");
+	assert_contains(buf, "\n  gone          not counted\n");
+	assert_contains(buf, "\nnote: time per call below the noise: kept trials measured 0 to "
+			"0 ticks per call");
+	assert_contains(buf, "\nnote: event 'noisy' below the noise: kept trials counted -1 to 1");
+	assert_true(strstr(buf, "nan") == NULL);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_CSV, NULL), 0);
+	fclose(f);
+	assert_contains(buf, "\nticks,below noise,80,,,,,,,,,,,,\"kept trials measured 0 to 0 "
+			"ticks per call, not all above 0 (2k calls took no longer than k): below "
+			"the noise; more reps per trial lift it above\"\n");
+	assert_contains(buf, "\nns,below noise,80,,,,,,,,,,,,\"kept trials measured 0 to 0 ticks");
+	assert_contains(buf, "\nexact,counted,80,2,2,2,2,0,2,2,2,2,2,2,\n");
+	assert_contains(buf, "\nnoisy,below noise,80,,,,,,,,,,,,\"kept trials counted -1 to 1");
+	assert_contains(buf, "\ngone,not counted,0,,,,,,,,,,,,not on this machine\n");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
+	fclose(f);
+	struct th_json *doc = assert_json(buf);
+	assert_json_type(doc, "below_noise", TH_JSON_BOOL);
+	assert_true(th_json_get(doc, "below_noise")->boolean);
+	assert_json_int(doc, "ticks.n", 80);
+	assert_json_str(doc, "ticks.noise", r->noise);
+	assert_json_str(doc, "ns.noise", r->noise);
+	assert_json_type(doc, "ticks.min", TH_JSON_NULL);
+	assert_json_type(doc, "ns.median", TH_JSON_NULL);
+	assert_json_type(doc, "events.exact.noise", TH_JSON_NULL);
+	assert_true(json_num(doc, "events.exact.min") == 2);
+	assert_json_str(doc, "events.noisy.noise", r->event_noise[1]);
+	assert_json_type(doc, "events.noisy.mean", TH_JSON_NULL);
+	assert_json_type(doc, "events.gone", TH_JSON_NULL);
+	th_json_free(doc);
+	free(buf);
+	tacho_bench_result_free(r);
+}
+
+/* --- the difference method live, on a body far below the TSC's resolution --- */
+
+static volatile unsigned sink;
+
+static void tiny(void *arg)
+{
+	(void)arg;
+	sink++;
+}
+
+/* No figure below 0, and the flag, the sentence and the figures agree. */
+static void assert_possible(const struct tacho_bench_result *r, const struct tacho_bench_stats *s,
+			    const char *what)
+{
+	const double v[] = { s->min, s->median, s->mode, s->mean, s->max,
+			     s->p10, s->p25, s->p75, s->p90, s->p99 };
+
+	assert_int_equal(s->n, r->kept);
+	if (r->below_noise != (r->noise[0] != 0))
+		fail_msg("%s: below_noise %d with noise '%s'", what, r->below_noise, r->noise);
+	if (r->below_noise && !all_nan(s))
+		fail_msg("%s: below the noise, yet a median of %g", what, s->median);
+	if (!r->below_noise && !(s->min > 0))
+		fail_msg("%s: above the noise, yet a minimum of %g", what, s->min);
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i] < 0)
+			fail_msg("%s: figure %zu is %g per call", what, i, v[i]);
+}
+
+static void test_difference_tiny(void **state)
+{
+	(void)state;
+	for (int difference = 1; difference >= 0; difference--) {
+		struct tacho_bench_opts o = { .sz = sizeof(o), .difference = difference,
+					      .events = "page-faults" };
+		struct tacho_bench_result *r = NULL;
+		char *buf = NULL;
+		size_t len = 0;
+
+		assert_int_equal(tacho_bench_run(tiny, NULL, &o, &r, NULL), 0);
+		assert_int_equal(r->kept + r->culled, 101);
+		assert_possible(r, r->ticks, difference ? "difference, ticks" : "subtraction, ticks");
+		if (r->tsc_hz > 0)
+			assert_possible(r, r->ns, difference ? "difference, ns" : "subtraction, ns");
+		/* no page fault in a warm body: a count of 0 is no noise */
+		if (!r->event_why[0]) {
+			assert_true(r->events[0]->min == 0 && r->events[0]->max == 0);
+			assert_null(r->event_noise[0]);
+		}
+		FILE *f = open_memstream(&buf, &len);
+		assert_int_equal(tacho_bench_result_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
+		fclose(f);
+		struct th_json *doc = assert_json(buf);
+		assert_int_equal(th_json_get(doc, "below_noise")->boolean, r->below_noise);
+		assert_json_type(doc, "ticks.min", r->below_noise ? TH_JSON_NULL : TH_JSON_NUMBER);
+		th_json_free(doc);
+		free(buf);
+		print_message("%s: %u kept, %s (min %g, median %g ticks per call)\n",
+			      difference ? "difference" : "subtraction", r->kept,
+			      r->below_noise ? "below the noise" : "above the noise",
+			      r->ticks->min, r->ticks->median);
+		tacho_bench_result_free(r);
+	}
+}
+
 static const struct {
 	int line;
 	const char *governor;
@@ -355,8 +637,10 @@ int main(void)
 		cmocka_unit_test(test_exact_subtracted),      cmocka_unit_test(test_exact_difference),
 		cmocka_unit_test(test_breakpoint_subtracted), cmocka_unit_test(test_breakpoint_difference),
 		cmocka_unit_test(test_time_only),             cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_cull),             cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_env_eval),         cmocka_unit_test(test_env_live),
+		cmocka_unit_test(test_cull),                  cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_finish_tiny),           cmocka_unit_test(test_finish_noise),
+		cmocka_unit_test(test_write_noise),           cmocka_unit_test(test_difference_tiny),
+		cmocka_unit_test(test_env_eval),              cmocka_unit_test(test_env_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

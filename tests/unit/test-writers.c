@@ -23,6 +23,7 @@
 #include "sample/recfile.h"
 #include "sample/symbols.h"
 #include "cache/cache.h"
+#include "measure/bench.h"
 #include "util/util.h"
 
 /* --- the schemas of docs/schemas.md --- */
@@ -1422,7 +1423,37 @@ static void test_regions_bench(void **state)
 	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
 	assert_csv_header(buf_close(&b), "bench", ',');
 	assert_int_equal(th_count_lines(b.s), 4);   /* header, ticks, ns, page-faults */
-	assert_contains(b.s, "\nticks,counted,");
+	assert_contains(b.s, "\nticks,");
+	free(b.s);
+	tacho_bench_result_free(res);
+
+	/* a result on data, so that both sides of the noise are in the documents: the time
+	 * below it (0 or -1 ticks per call), an event above (1), one below (-1 or 1) */
+	double tv[5] = { 0, -1, 0, 0, -1 }, e0[5] = { 1, 1, 1, 1, 1 }, e1[5] = { 1, -1, 1, -1, 1 };
+	double *evv[2] = { e0, e1 };
+	res = tc_bench_result_new(2);
+	assert_non_null(res);
+	res->event_names[0] = strdup("one");
+	res->event_names[1] = strdup("noisy");
+	res->reps = 1;
+	res->difference = true;
+	res->tsc_hz = 1e9;
+	assert_int_equal(tc_bench_result_finish(res, tv, evv, 5, 10, 0), 0);
+	assert_true(res->below_noise);
+	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "bench");
+	assert_true(th_json_get(doc, "below_noise")->boolean);
+	assert_json_type(doc, "ticks.noise", TH_JSON_STRING);
+	assert_json_type(doc, "ticks.median", TH_JSON_NULL);
+	assert_json_type(doc, "events.one.noise", TH_JSON_NULL);
+	assert_json_type(doc, "events.noisy.noise", TH_JSON_STRING);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_bench_result_write(res, buf_open(&b), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&b), "bench", ',');
+	assert_contains(b.s, "\nticks,below noise,5,,");
+	assert_contains(b.s, "\none,counted,5,1,");
+	assert_contains(b.s, "\nnoisy,below noise,5,,");
 	free(b.s);
 	tacho_bench_result_free(res);
 }
