@@ -25,7 +25,7 @@ awk -F '\t' '
 	END {
 		printf "%-44s %10s\n", "ns per begin/end pair (median of 41 rounds)", "ns"
 		for (i = 0; i < n; i++) printf "%-44s %10.1f\n", order[i], v[order[i]]
-		tsc = v["bare lfence;rdtsc + rdtscp;lfence"]; rt = v["tacho region, time only"]
+		tsc = v["bare lfence;rdtsc + lfence;rdtsc;lfence"]; rt = v["tacho region, time only"]
 		g = v["two group reads of 4 events"]; re = v["tacho region, 4 events"]
 		pr = v["PAPI_read x2, 4 events"]; ph = v["PAPI_hl_region_begin/end, 4 events"]
 		g2 = v["two group reads of 4 events (papi-hl run)"]

@@ -23,13 +23,21 @@ extern "C" {
  * ("invariant TSC", CPUID.8000_0007h:EDX[8]); reading it costs a few nanoseconds, far
  * less than any system call. The seeds' StartTSC/EndTSC stalled the pipeline with CPUID
  * around RDTSC; in a virtual machine CPUID is a VM exit (~7 us), so tacho fences with
- * LFENCE instead (SDM Vol. 2B, RDTSC/RDTSCP: LFENCE before RDTSC waits for earlier
- * instructions; LFENCE after RDTSCP keeps later ones from starting before the read). */
+ * LFENCE instead (SDM Vol. 2B, RDTSC: LFENCE before RDTSC waits for every earlier
+ * instruction to complete, LFENCE after it keeps later ones from starting before the
+ * read; on AMD where LFENCE is dispatch serializing, APM Vol. 3 LFENCE: always on CPUs
+ * with CPUID.8000_0021h:EAX[2], and wherever Linux set MSR C001_1029[1]).
+ *
+ * Both ends use RDTSC, never RDTSCP: `lfence; rdtsc; lfence` orders the end read as
+ * `rdtscp; lfence` would, on every x86-64 CPU, where RDTSCP needs CPUID.8000_0001h:
+ * EDX[27], which some hypervisors clear (bhyve's Zen 5 guests), and valgrind cannot run
+ * RDTSCP where the host's CPUID lacks that bit even though the synthetic CPUID it shows
+ * the program has it (valgrind 3.19: SIGILL). No choice is made at run time, so a read
+ * costs no branch and no call. */
 
-/* Out-of-line reads, for callers that do not want inline assembly or may run where
- * RDTSCP is missing: read_begin is `lfence; rdtsc`; read_end is `rdtscp; lfence`, or
- * `lfence; rdtsc; lfence` without RDTSCP. Off x86 both return CLOCK_MONOTONIC_RAW in
- * nanoseconds. Thread-safe. */
+/* Out-of-line reads, for callers that do not want inline assembly: the same
+ * instructions as tacho_tsc_begin and tacho_tsc_end below. Off x86 both return
+ * CLOCK_MONOTONIC_RAW in nanoseconds. Thread-safe. */
 TACHO_API uint64_t tacho_tsc_read_begin(void);
 TACHO_API uint64_t tacho_tsc_read_end(void);
 
@@ -46,15 +54,14 @@ static inline uint64_t tacho_tsc_begin(void)
 #endif
 }
 
-/* An end read, `rdtscp; lfence`, inline for hot paths: RDTSCP waits for every earlier
- * instruction, the LFENCE holds back later ones. Needs RDTSCP (tacho_tsc_info.rdtscp;
- * every x86-64 CPU since 2008). Thread-safe. */
+/* An end read, `lfence; rdtsc; lfence`, inline for hot paths: the first LFENCE waits
+ * for every earlier instruction, the second holds later ones back until the counter is
+ * read. Runs on every x86-64 CPU and under valgrind (above). Thread-safe. */
 static inline uint64_t tacho_tsc_end(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	uint32_t lo, hi, aux;
-	__asm__ __volatile__("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-	(void)aux;
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
 	return ((uint64_t)hi << 32) | lo;
 #else
 	return tacho_tsc_read_end();
@@ -69,7 +76,8 @@ static inline uint64_t tacho_tsc_end(void)
 struct tacho_tsc_info {
 	size_t sz;           /* sizeof(struct tacho_tsc_info) */
 	bool present;        /* CPUID.1:EDX[4] */
-	bool rdtscp;         /* CPUID.8000_0001h:EDX[27] */
+	bool rdtscp;         /* CPUID.8000_0001h:EDX[27] (a fact: tacho's reads do not
+				need it) */
 	bool invariant;      /* CPUID.8000_0007h:EDX[8]: constant rate in every P/C-state */
 	bool hypervisor;     /* CPUID.1:ECX[31]: running in a virtual machine */
 	double hz;           /* ticks per second; 0 when no source gave one */

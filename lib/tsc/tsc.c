@@ -39,22 +39,10 @@ uint64_t tacho_tsc_read_begin(void)
 #endif
 }
 
-#if TC_X86
-/* no RDTSCP: fence on both sides (SDM Vol. 2B, RDTSC) */
-static uint64_t end_fenced(void)
-{
-	uint32_t lo, hi;
-	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-#endif
-
 uint64_t tacho_tsc_read_end(void)
 {
 #if TC_X86
-	if (tc_tsc_early()->rdtscp)
-		return tacho_tsc_end();
-	return end_fenced();
+	return tacho_tsc_end();
 #else
 	return tc_mono_raw_ns();
 #endif
@@ -202,19 +190,13 @@ static double sysfs_tsc_hz(void)
 
 #define PAIR_SAMPLES 2001
 
-static double pair_cost(bool rdtscp)
+static double pair_cost(void)
 {
 	static uint64_t d[PAIR_SAMPLES];   /* only called under pthread_once */
 
 	for (int i = 0; i < PAIR_SAMPLES; i++) {
-		uint64_t a, b;
-		if (rdtscp) {
-			a = tacho_tsc_begin();
-			b = tacho_tsc_end();
-		} else {
-			a = tacho_tsc_begin();
-			b = end_fenced();
-		}
+		uint64_t a = tacho_tsc_begin();
+		uint64_t b = tacho_tsc_end();
 		d[i] = b - a;
 	}
 	/* the median of an odd count: rank n / 2 (a selection, not a sort: a sort of
@@ -269,7 +251,7 @@ static void early_init(void)
 	if (!ti->invariant)
 		tc_log(TACHO_LOG_WARN, "tsc: not invariant (CPUID.8000_0007h:EDX[8] clear): "
 		       "its rate may follow the core clock");
-	ti->pair_ticks = pair_cost(ti->rdtscp);
+	ti->pair_ticks = pair_cost();
 
 	/* Order of trust, the free sources first: CPUID 15h (exact by definition), the
 	 * hypervisor's word (the host's own figure), the kernel's tsc_khz in sysfs where
