@@ -46,8 +46,10 @@ struct tacho_sim_machine {
 	struct tacho_sim_cache i1, d1, ll; /* the caches handed to valgrind */
 	const char *source;          /* where the geometry came from ("CPUID of this CPU
 					(Intel Xeon ...)", "the CPUID dump FILE (...)") */
-	const char *note;            /* what had to be changed for valgrind (a set count
-					that is not a power of two), "" when nothing */
+	const char *note;            /* what was taken or changed for valgrind (ways the
+					CPU's description lacks, from the kernel or
+					tacho's default; a set count that is not a power
+					of two), "" when nothing */
 	const char *branch_model;    /* valgrind's predictor, in one sentence */
 	const char *mcpu;            /* llvm-mca's -mcpu for this CPU ("znver3", "skylake",
 					"x86-64" when the table has no entry) */

@@ -55,10 +55,28 @@ static void note_add(char *note, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c,
+/* The associativity tacho gives valgrind for a cache whose ways neither CPUID nor the
+ * kernel states: 8 at level 1, 16 beyond, within a factor of two of what the x86 cores
+ * of the last decade have (L1 8 or 12 ways, L2 4 to 16, L3 11 to 20). Never "fully
+ * associative": valgrind searches a set's ways one by one, and a 32 MiB cache of one
+ * set is 524,288 ways to search at each access that reaches it (with the 508 MiB L3 of
+ * a bhyve guest so, a gzip of 1 MB took 101 s of CPU where bare callgrind takes 3.2). */
+static unsigned default_ways(unsigned level)
+{
+	return level <= 1 ? 8 : 16;
+}
+
+static uint64_t floor_pow2(uint64_t v)
+{
+	while (v & (v - 1))
+		v &= v - 1;
+	return v;
+}
+
+int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned kernel_ways,
 		     struct tacho_sim_cache *out, char *note, size_t note_size)
 {
-	uint64_t line, ways, sets, size;
+	uint64_t line, ways, sets, size, lines;
 	char b1[32], b2[32];
 
 	if (!c || !c->size || !c->line_size)
@@ -74,21 +92,32 @@ int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c,
 			 (unsigned long long)line, (unsigned long long)l);
 		line = l;
 	}
-	ways = c->fully_assoc || !c->ways ? size / line : c->ways;
-	if (!ways)
-		ways = 1;
-	sets = size / (line * ways);
-	if (!sets) {
-		sets = 1;
-		ways = size / line ? size / line : 1;
+	lines = size / line ? size / line : 1;
+	if (c->fully_assoc) {
+		ways = lines;       /* CPUID says so: one set */
+	} else if (c->ways) {
+		ways = c->ways;
+	} else if (kernel_ways) {
+		/* AMD's leaf 8000_0006h code 9 ("see leaf 8000_001Dh") with that leaf
+		 * empty, a hypervisor's zero: the kernel read the cache elsewhere */
+		ways = kernel_ways;
+		note_add(note, note_size, "%s: CPUID gives no associativity: %llu-way as the "
+			 "kernel says (sysfs)", name, (unsigned long long)ways);
+	} else {
+		ways = default_ways(c->level);
+		note_add(note, note_size, "%s: CPUID gives no associativity: simulated as "
+			 "%llu-way, tacho's default for a level-%u cache", name,
+			 (unsigned long long)ways, c->level);
 	}
+	if (ways > lines)
+		ways = lines;
+	sets = lines / ways;
 	if (!is_pow2(sets)) {
 		/* valgrind indexes sets with the address's bits: their number must be a
 		 * power of two. Keep the ways and the line, take the largest such count
 		 * below, and say so: a smaller cache than the CPU's, never a larger one. */
-		uint64_t s = 1;
-		while (s * 2 <= sets)
-			s *= 2;
+		uint64_t s = floor_pow2(sets);
+
 		note_add(note, note_size, "%s: %s, %llu-way has %llu sets, not a power of two "
 			 "as valgrind needs: simulated as %s (%llu sets)", name,
 			 tc_fmt_size(size, b1, sizeof(b1)), (unsigned long long)ways,
@@ -102,6 +131,29 @@ int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c,
 	return 0;
 }
 
+unsigned tc_sim_kernel_ways(const struct tacho_cpu_sysfs *sys, int cpu,
+			    const struct tacho_cpu_cache *c)
+{
+	static const char *const types[] = { [TACHO_CACHE_DATA] = "data",
+					     [TACHO_CACHE_INSTRUCTION] = "instruction",
+					     [TACHO_CACHE_UNIFIED] = "unified" };
+	const struct tacho_sysfs_cpu *k = NULL;
+
+	if (!sys || !c || (unsigned)c->type >= ARRAY_SIZE(types) || !types[c->type])
+		return 0;
+	if (cpu >= 0)
+		k = tacho_cpu_sysfs_cpu(sys, cpu);
+	for (unsigned i = 0; !k && i < sys->ncpus; i++)
+		if (sys->cpus[i].ncaches)
+			k = &sys->cpus[i];
+	if (!k)
+		return 0;
+	for (unsigned i = 0; i < k->ncaches; i++)
+		if (k->caches[i].level == c->level && !strcmp(k->caches[i].type, types[c->type]))
+			return k->caches[i].ways;
+	return 0;
+}
+
 /* The first cache of a level and type (any type when type is 0: the last level). */
 static const struct tacho_cpu_cache *find_cache(const struct tacho_cpu_core_type *ct,
 						unsigned level, enum tacho_cache_type type)
@@ -112,12 +164,39 @@ static const struct tacho_cpu_cache *find_cache(const struct tacho_cpu_core_type
 	return NULL;
 }
 
-static int take_caches(struct tacho_sim *s, const struct tacho_cpu_info *info,
+/* The kernel's ways of cache c of the live machine (0: none), read from sysfs the first
+ * time a cache needs them, into *sys (*sys_err keeps a failure from being retried). */
+static unsigned live_kernel_ways(const struct tacho_cpu_info *info, const struct tacho_cpu_cache *c,
+				 struct tacho_cpu_sysfs **sys, int *sys_err)
+{
+	const struct tacho_cpu_core_type *ct = &info->core_types[0];
+	int cpu = -1;
+
+	if (c->ways || c->fully_assoc)
+		return 0;
+	if (!*sys && !*sys_err) {
+		*sys_err = tacho_cpu_sysfs_read_for(NULL, info, sys);
+		if (*sys_err)
+			tc_log(TACHO_LOG_DEBUG, "sim: no kernel view of the caches: %s",
+			       tacho_strerror(*sys_err));
+	}
+	if (info->cpus && ct->first_cpu < info->ncpus)
+		cpu = info->cpus[ct->first_cpu].os_cpu;
+	return tc_sim_kernel_ways(*sys, cpu, c);
+}
+
+/* live: the description is this machine's, whose kernel may know the ways CPUID
+ * leaves out */
+static int take_caches(struct tacho_sim *s, const struct tacho_cpu_info *info, bool live,
 		       struct tacho_diag *diag)
 {
 	const struct tacho_cpu_core_type *ct = &info->core_types[0];
 	const struct tacho_cpu_cache *i1, *d1, *ll = NULL;
-	int err;
+	const struct tacho_cpu_cache *c[3];
+	struct tacho_sim_cache *out[3] = { &s->pub.i1, &s->pub.d1, &s->pub.ll };
+	static const char *const names[3] = { "I1", "D1", "LL" };
+	struct tacho_cpu_sysfs *sys = NULL;
+	int err = 0, sys_err = 0;
 
 	if (!info->ncore_types)
 		return tc_diag_set(diag, s->source, 0, 0, -TACHO_ENOVALUE,
@@ -135,11 +214,14 @@ static int take_caches(struct tacho_sim *s, const struct tacho_cpu_info *info,
 				   "the CPU description lacks the %s cache that valgrind "
 				   "simulates", !i1 ? "L1 instruction" : !d1 ? "L1 data" :
 				   "last-level");
-	err = tc_sim_cache_fit("I1", i1, &s->pub.i1, s->note, sizeof(s->note));
-	if (!err)
-		err = tc_sim_cache_fit("D1", d1, &s->pub.d1, s->note, sizeof(s->note));
-	if (!err)
-		err = tc_sim_cache_fit("LL", ll, &s->pub.ll, s->note, sizeof(s->note));
+	c[0] = i1;
+	c[1] = d1;
+	c[2] = ll;
+	for (int i = 0; i < 3 && !err; i++) {
+		unsigned kw = live ? live_kernel_ways(info, c[i], &sys, &sys_err) : 0;
+		err = tc_sim_cache_fit(names[i], c[i], kw, out[i], s->note, sizeof(s->note));
+	}
+	tacho_cpu_sysfs_free(sys);
 	if (err)
 		return tc_diag_set(diag, s->source, 0, 0, err, "a cache of the CPU description "
 				   "has no size or no line size");
@@ -209,7 +291,7 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 	snprintf(s->source, sizeof(s->source), "%s%s (%s)",
 		 dump_path ? "the CPUID dump " : "CPUID of this CPU", dump_path ? dump_path : "",
 		 info.brand[0] ? info.brand : tacho_cpu_vendor_name(info.vendor));
-	err = take_caches(s, &info, diag);
+	err = take_caches(s, &info, !dump_path, diag);
 	if (err)
 		goto out_free;
 	s->pub.mcpu = tc_sim_mcpu(info.vendor, info.family, info.model, s->mcpu_why,

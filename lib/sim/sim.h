@@ -32,9 +32,16 @@ void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exi
 /* Fits one cache of a CPU description to valgrind's rules (a power-of-two line size of
  * at least 16 bytes, a whole number of sets, a power of two of them): fills *out and,
  * when something had to change, appends a sentence about it (name: "I1", "D1", "LL")
- * to note. 0, or -TACHO_ENOVALUE for a cache without a size or a line size. */
-int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c,
+ * to note. A cache whose ways are unknown (c->ways 0, not fully associative) takes
+ * kernel_ways, the kernel's figure for it (0: none), else 8 ways at level 1 and 16
+ * beyond. 0, or -TACHO_ENOVALUE for a cache without a size or a line size. */
+int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned kernel_ways,
 		     struct tacho_sim_cache *out, char *note, size_t note_size);
+/* The ways sysfs states for the cache of c's level and type on logical CPU cpu (the
+ * first CPU with caches in sys when cpu is negative or not in sys); 0 when sys is NULL
+ * or has no such cache. */
+unsigned tc_sim_kernel_ways(const struct tacho_cpu_sysfs *sys, int cpu,
+			    const struct tacho_cpu_cache *c);
 
 /* What tacho_sim_new decided: the valgrind to run, whether to follow children, whether
  * to keep per-instruction costs. */
