@@ -73,6 +73,10 @@ static uint64_t floor_pow2(uint64_t v)
 	return v;
 }
 
+/* valgrind 3.19 reads --I1/--D1/--LL into ints (cg_arch.c, parse_cache_opt: "One of the
+ * cache parameters was too large and overflowed"). */
+#define VG_MAX_SIZE 0x7fffffffull
+
 int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned kernel_ways,
 		     struct tacho_sim_cache *out, char *note, size_t note_size)
 {
@@ -112,17 +116,38 @@ int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned
 	if (ways > lines)
 		ways = lines;
 	sets = lines / ways;
-	if (!is_pow2(sets)) {
+	if (!is_pow2(sets) || sets * ways != lines) {
 		/* valgrind indexes sets with the address's bits: their number must be a
-		 * power of two. Keep the ways and the line, take the largest such count
-		 * below, and say so: a smaller cache than the CPU's, never a larger one. */
-		uint64_t s = floor_pow2(sets);
+		 * power of two (its manual, "Cache Simulation Specifics"). Take the power of
+		 * two below and as many more ways as keep the size: valgrind's own rule
+		 * for a cache it detects (cg_arch.c, maybe_tweak_LLc), which changes
+		 * the associativity rather than the size, since the capacity decides
+		 * which working sets fit and the ways beyond a few matter little. At
+		 * most twice the ways; the size moves by half a way at most. */
+		uint64_t s = floor_pow2(sets), w = (lines + s / 2) / s;
+		char n[32];
 
-		note_add(note, note_size, "%s: %s, %llu-way has %llu sets, not a power of two "
-			 "as valgrind needs: simulated as %s (%llu sets)", name,
-			 tc_fmt_size(size, b1, sizeof(b1)), (unsigned long long)ways,
-			 (unsigned long long)sets,
-			 tc_fmt_size(s * line * ways, b2, sizeof(b2)), (unsigned long long)s);
+		if (lines % ways)
+			snprintf(n, sizeof(n), "%.2f", (double)lines / (double)ways);
+		else
+			snprintf(n, sizeof(n), "%llu", (unsigned long long)sets);
+		note_add(note, note_size, "%s: %s, %llu-way has %s sets, not a power of "
+			 "two as valgrind needs: simulated as %s, %llu-way (%llu sets)", name,
+			 tc_fmt_size(size, b1, sizeof(b1)), (unsigned long long)ways, n,
+			 tc_fmt_size(s * w * line, b2, sizeof(b2)), (unsigned long long)w,
+			 (unsigned long long)s);
+		sets = s;
+		ways = w;
+	}
+	if (sets * ways * line > VG_MAX_SIZE) {
+		/* beyond what valgrind's options hold: fewer sets, the same ways */
+		uint64_t s = sets;
+		while (s > 1 && s * ways * line > VG_MAX_SIZE)
+			s /= 2;
+		note_add(note, note_size, "%s: %s is more than valgrind takes (2 GiB less a "
+			 "byte): simulated as %s", name,
+			 tc_fmt_size(sets * ways * line, b1, sizeof(b1)),
+			 tc_fmt_size(s * ways * line, b2, sizeof(b2)));
 		sets = s;
 	}
 	out->size = sets * line * ways;

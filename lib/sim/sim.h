@@ -30,11 +30,13 @@ const char *tc_sim_event_why(const struct perf_event_attr *attr);
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
 
 /* Fits one cache of a CPU description to valgrind's rules (a power-of-two line size of
- * at least 16 bytes, a whole number of sets, a power of two of them): fills *out and,
+ * at least 16 bytes, a power of two of sets, a size that fits an int): fills *out and,
  * when something had to change, appends a sentence about it (name: "I1", "D1", "LL")
  * to note. A cache whose ways are unknown (c->ways 0, not fully associative) takes
  * kernel_ways, the kernel's figure for it (0: none), else 8 ways at level 1 and 16
- * beyond. 0, or -TACHO_ENOVALUE for a cache without a size or a line size. */
+ * beyond; a set count that is not a power of two becomes the power of two below it,
+ * with the ways that keep the size (valgrind's own rule). 0, or -TACHO_ENOVALUE for a
+ * cache without a size or a line size. */
 int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned kernel_ways,
 		     struct tacho_sim_cache *out, char *note, size_t note_size);
 /* The ways sysfs states for the cache of c's level and type on logical CPU cpu (the

@@ -302,8 +302,8 @@ static void test_mapping(void **state)
 	assert_non_null(strstr(tacho_sim_default_events(), "LLC-load-misses"));
 }
 
-/* valgrind wants a power of two of sets and of bytes per line (at least 16); an
- * associativity nobody states is 8 ways at level 1, 16 beyond,
+/* valgrind wants a power of two of sets and of bytes per line (at least 16), and a size
+ * that fits an int; an associativity nobody states is 8 ways at level 1, 16 beyond,
  * never one set of every line. Each case: the cache as decoded, the kernel's ways
  * (0: none), what valgrind is given, and the note exactly. */
 static void test_cache_fit(void **state)
@@ -328,6 +328,12 @@ static void test_cache_fit(void **state)
 		  "for a level-3 cache" },
 		{ __LINE__, 3, 32 MiB, 0, 64, false, 16, 32 MiB, 16, 64,
 		  "LL: CPUID gives no associativity: 16-way as the kernel says (sysfs)" },
+		/* the same guest on another host: 508 MiB, 16 ways are 520,192 sets; 262,144
+		 * sets of 32 ways keep the size as nearly as whole ways can (512 MiB) */
+		{ __LINE__, 3, 508 MiB, 0, 64, false, 0, 512 MiB, 32, 64,
+		  "LL: CPUID gives no associativity: simulated as 16-way, tacho's default "
+		  "for a level-3 cache; LL: 508 MiB, 16-way has 520192 sets, not a power of "
+		  "two as valgrind needs: simulated as 512 MiB, 32-way (262144 sets)" },
 		/* the CPU's ways win over the kernel's */
 		{ __LINE__, 1, 48 KiB, 12, 64, false, 8, 48 KiB, 12, 64, "" },
 		{ __LINE__, 1, 32 KiB, 0, 64, false, 0, 32 KiB, 8, 64,
@@ -337,12 +343,32 @@ static void test_cache_fit(void **state)
 		{ __LINE__, 3, 12 MiB, 12, 64, false, 0, 12 MiB, 12, 64, "" },
 		{ __LINE__, 3, 24 MiB, 12, 64, false, 0, 24 MiB, 12, 64, "" },
 		{ __LINE__, 2, 1280 KiB, 10, 64, false, 0, 1280 KiB, 10, 64, "" },
-		/* and with ways that do not: fewer sets, the same ways */
-		{ __LINE__, 2, 1536 KiB, 16, 64, false, 0, 1 MiB, 16, 64,
+		/* and with ways that do not: more ways, the same size (valgrind's rule,
+		 * cg_arch.c: a Core i7's 12 MiB 16-way simulated as 24-way) */
+		{ __LINE__, 3, 12 MiB, 16, 64, false, 0, 12 MiB, 24, 64,
+		  "LL: 12 MiB, 16-way has 12288 sets, not a power of two as valgrind needs: "
+		  "simulated as 12 MiB, 24-way (8192 sets)" },
+		{ __LINE__, 3, 24 MiB, 0, 64, false, 0, 24 MiB, 24, 64,
+		  "LL: CPUID gives no associativity: simulated as 16-way, tacho's default "
+		  "for a level-3 cache; LL: 24 MiB, 16-way has 24576 sets, not a power of "
+		  "two as valgrind needs: simulated as 24 MiB, 24-way (16384 sets)" },
+		{ __LINE__, 2, 1536 KiB, 16, 64, false, 0, 1536 KiB, 24, 64,
 		  "LL: 1.5 MiB, 16-way has 1536 sets, not a power of two as valgrind needs: "
-		  "simulated as 1 MiB (1024 sets)" },
+		  "simulated as 1.5 MiB, 24-way (1024 sets)" },
+		/* a size the ways do not divide (valgrind's comment: "Some AMD cpus have
+		 * T = 5MB, A = 48, L = 64, which gives 1706.667 sets") */
+		{ __LINE__, 3, 5 MiB, 48, 64, false, 0, 5 MiB, 80, 64,
+		  "LL: 5 MiB, 48-way has 1706.67 sets, not a power of two as valgrind needs: "
+		  "simulated as 5 MiB, 80-way (1024 sets)" },
+		/* beyond valgrind's int: fewer sets */
+		{ __LINE__, 3, 3072 MiB, 16, 64, false, 0, 1536 MiB, 24, 64,
+		  "LL: 3 GiB, 16-way has 3145728 sets, not a power of two as valgrind "
+		  "needs: simulated as 3 GiB, 24-way (2097152 sets); LL: 3 GiB is more than "
+		  "valgrind takes (2 GiB less a byte): simulated as 1.5 GiB" },
 		/* lines: a power of two, at least 16 bytes */
 		{ __LINE__, 1, 32 KiB, 8, 24, false, 0, 32 KiB, 8, 16,
+		  "D1: 24-byte lines simulated as 16" },
+		{ __LINE__, 1, 48 KiB, 12, 24, false, 0, 48 KiB, 12, 16,
 		  "D1: 24-byte lines simulated as 16" },
 		/* fully associative where CPUID says so: one set of every line */
 		{ __LINE__, 1, 32 KiB, 0, 64, true, 0, 32 KiB, 512, 64, "" },
@@ -371,7 +397,7 @@ static void test_cache_fit(void **state)
 		uint64_t sets = out.size / ((uint64_t)out.ways * out.line_size);
 		assert_true(sets && !(sets & (sets - 1)));
 		assert_int_equal(sets * out.ways * out.line_size, out.size);
-		assert_true(out.size > out.line_size);
+		assert_true(out.size <= 0x7fffffff && out.size > out.line_size);
 	}
 	c.size = 0;
 	assert_int_equal(tc_sim_cache_fit("I1", &c, 0, &out, NULL, 0), -TACHO_ENOVALUE);
