@@ -114,7 +114,8 @@ static void legacy_one(struct tacho_cpu_info *info, struct tacho_cpu_core_type *
 		return;
 	if (amd_code && assoc_code == 0)
 		return;   /* "disabled" */
-	/* code 9 ("see 0x8000001D") leaves the ways unknown (0) */
+	/* code 9 ("see 0x8000001D") leaves the ways unknown (0): tc_cpu_caches goes
+	 * there first, and comes here only when that leaf lists nothing */
 	c = new_cache(ct);
 	if (!c)
 		return;
@@ -200,12 +201,115 @@ static unsigned merge_missing(struct tacho_cpu_core_type *ct, const struct tacho
 	return added;
 }
 
+/* 0x8000_0006 gives L2 and L3 in its own terms too. Where 0x8000_001D, which tacho
+ * follows, says otherwise, a note keeps the other claim visible: on parts with an L3
+ * per die or per CCX, 0x8000_0006 EDX is the package's total; a hypervisor may fill the
+ * two leaves from different sources (bhyve: an 8-way L2 in 0x8000_0006 ECX[15:12], a
+ * 16-way one in 0x8000_001D). Associativity codes 0, 9 and 0xF give no way count to
+ * compare (tc_amd_ways). One note per level. */
+static void note_legacy_differs(const struct tacho_cpuid_dump *d, unsigned cpu,
+				struct tacho_cpu_info *info, const struct tacho_cpu_core_type *ct)
+{
+	struct tacho_cpuid_regs r6;
+
+	if (!tc_query_leaf(d, cpu, 0x80000006u, 0, &r6))
+		return;
+	for (unsigned i = 0; i < ct->ncaches; i++) {
+		const struct tacho_cpu_cache *c = &ct->caches[i];
+		uint64_t size;
+		unsigned ways;
+
+		if (c->level == 2) {
+			size = (uint64_t)tc_bits(r6.ecx, 31, 16) * 1024;
+			ways = tc_amd_ways(tc_bits(r6.ecx, 15, 12));
+		} else if (c->level == 3) {
+			size = (uint64_t)tc_bits(r6.edx, 31, 18) * 512 * 1024;
+			ways = tc_amd_ways(tc_bits(r6.edx, 15, 12));
+		} else {
+			continue;
+		}
+		if (!size)
+			continue;
+		/* where the sizes differ that note says it all: a package's total L3
+		 * has the ways of its instances added up */
+		if (size != c->size && c->level == 3)
+			tc_cpu_note(info, "0x80000006 gives an L3 of %llu KiB, 0x8000001d "
+				    "one of %llu KiB shared by %u threads: tacho follows "
+				    "0x8000001d, which describes each instance",
+				    (unsigned long long)(size / 1024),
+				    (unsigned long long)(c->size / 1024), c->sharing);
+		else if (size != c->size)
+			tc_cpu_note(info, "0x80000006 gives an L%u of %llu KiB, 0x8000001d one "
+				    "of %llu KiB: tacho follows 0x8000001d", c->level,
+				    (unsigned long long)(size / 1024),
+				    (unsigned long long)(c->size / 1024));
+		else if (ways && !c->fully_assoc && ways != c->ways)
+			tc_cpu_note(info, "0x80000006 gives the L%u %u ways, 0x8000001d %u: tacho "
+				    "follows 0x8000001d", c->level, ways, c->ways);
+	}
+}
+
+/* The levels whose associativity 0x8000_0006 gives as code 9, "see 0x8000_001D" (APM
+ * Vol. 3, Fn8000_0006, L2/L3 associativity encoding): bit 2 for the L2 (ECX[15:12]),
+ * bit 3 for the L3 (EDX[15:12]). */
+static unsigned legacy_sends_to_001d(const struct tacho_cpuid_dump *d, unsigned cpu)
+{
+	struct tacho_cpuid_regs r6;
+	unsigned levels = 0;
+
+	if (!tc_query_leaf(d, cpu, 0x80000006u, 0, &r6))
+		return 0;
+	if (tc_bits(r6.ecx, 31, 16) && tc_bits(r6.ecx, 15, 12) == 9)
+		levels |= 1u << 2;
+	if (tc_bits(r6.edx, 31, 18) && tc_bits(r6.edx, 15, 12) == 9)
+		levels |= 1u << 3;
+	return levels;
+}
+
+static const char *levels_text(unsigned levels)
+{
+	switch (levels) {
+	case 1u << 2: return "L2's";
+	case 1u << 3: return "L3's";
+	default: return "L2's and L3's";
+	}
+}
+
+/* Whether 0x8000_001D holds a list of caches though TopologyExtensions (0x8000_0001
+ * ECX[22]) is clear. The APM makes the leaf reserved then, but the flag is not always
+ * what the CPU has: firmware clears it on family 15h parts that answer the leaf (the
+ * corpus's A12-9700P; Linux sets the flag again through MSR C001_1005[54]), and a
+ * hypervisor may fill the leaf and leave the flag clear (bhyve). Filled: within the
+ * maximum extended leaf (tc_query_leaf), subleaf 0 a cache, and every subleaf up to
+ * the null one (or the end of a dump that stops early) of a defined type (1 data,
+ * 2 instruction, 3 unified) at level 1 to 3 (APM Vol. 3, Fn8000_001D_EAX). */
+static bool amd_001d_filled(const struct tacho_cpuid_dump *d, unsigned cpu)
+{
+	struct tacho_cpuid_regs r;
+
+	for (uint32_t sub = 0; sub < 64; sub++) {
+		unsigned type, level;
+
+		if (!tc_query_leaf(d, cpu, 0x8000001du, sub, &r))
+			return sub > 0;
+		type = tc_bits(r.eax, 4, 0);
+		level = tc_bits(r.eax, 7, 5);
+		if (type == 0)
+			return sub > 0;
+		if (type > 3 || level < 1 || level > 3)
+			return false;
+	}
+	return false;
+}
+
 void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_cpu_info *info,
 		   struct tacho_cpu_core_type *ct)
 {
 	struct tacho_cpuid_regs r;
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
 	bool topoext = tc_query_leaf(d, cpu, 0x80000001u, 0, &r) && tc_bits(r.ecx, 22, 22);
+	unsigned see_001d = amd ? legacy_sends_to_001d(d, cpu) : 0;
+	bool unflagged = amd && !topoext && amd_001d_filled(d, cpu);
 	bool ended = true;
 	unsigned n;
 	struct tacho_cpu_core_type tmp, *old = &tmp;   /* ~3 KiB */
@@ -222,24 +326,24 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 					    "without its terminating null subleaf: caches it does "
 					    "not list come from leaf 2", n);
 		}
-	} else if (amd && topoext &&
+	} else if (amd && (topoext || unflagged) &&
 		   (n = deterministic(d, cpu, 0x8000001du, TACHO_SRC_AMD_8000001D, info, ct,
 				      &ended)) > 0) {
-		/* AMD's own deterministic leaf. 0x8000_0006 EDX describes the L3 too;
-		 * on parts with an L3 per die or per CCX it is the package's total, which
-		 * contradicts 0x8000_001D's per-instance size: say so. */
-		struct tacho_cpuid_regs r6;
-		if (tc_query_leaf(d, cpu, 0x80000006u, 0, &r6) && tc_bits(r6.edx, 31, 18)) {
-			uint64_t l3 = (uint64_t)tc_bits(r6.edx, 31, 18) * 512 * 1024;
-			for (unsigned i = 0; i < ct->ncaches; i++)
-				if (ct->caches[i].level == 3 && ct->caches[i].size != l3)
-					tc_cpu_note(info, "0x80000006 gives an L3 of %llu KiB, 0x8000001d "
-						    "one of %llu KiB shared by %u threads: tacho "
-						    "follows 0x8000001d, which describes each instance",
-						    (unsigned long long)(l3 / 1024),
-						    (unsigned long long)(ct->caches[i].size / 1024),
-						    ct->caches[i].sharing);
-		}
+		/* AMD's own deterministic leaf, also where only the hypervisor's filling
+		 * of it (and 0x8000_0006's code 9 pointing at it) says it is there:
+		 * Linux reads it only with the flag, and falls back to 0x8000_0006,
+		 * which then has no ways for the L3. */
+		if (unflagged && see_001d)
+			tc_cpu_note(info, "0x80000006 gives the %s associativity as code 9, \"see "
+				    "0x8000001d\", and 0x8000001d lists %u caches although "
+				    "TopologyExtensions (0x80000001 ECX[22]) is clear: the caches "
+				    "come from 0x8000001d", levels_text(see_001d), n);
+		else if (unflagged)
+			tc_cpu_note(info, "0x8000001d lists %u caches although TopologyExtensions "
+				    "(0x80000001 ECX[22]) is clear: the caches come from 0x8000001d "
+				    "(firmware may clear the flag, and Linux sets it again on "
+				    "family 15h; a hypervisor may never set it)", n);
+		note_legacy_differs(d, cpu, info, ct);
 		if (!ended) {
 			amd_legacy(d, cpu, info, old, true, true);
 			if (merge_missing(ct, old))
@@ -261,6 +365,10 @@ void tc_cpu_caches(const struct tacho_cpuid_dump *d, unsigned cpu, struct tacho_
 		if (amd && topoext)
 			tc_cpu_note(info, "TopologyExtensions is set but leaf 0x8000001d is empty: "
 				    "caches from 0x80000005/6");
+		if (see_001d)
+			tc_cpu_note(info, "0x80000006 gives the %s associativity as code 9, \"see "
+				    "0x8000001d\", but 0x8000001d lists no caches: the ways are "
+				    "unknown", levels_text(see_001d));
 		amd_legacy(d, cpu, info, ct, true, true);
 	}
 	if (ct->ncaches == 0)

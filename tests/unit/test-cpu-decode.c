@@ -500,6 +500,101 @@ static void test_amd_legacy(void **state)
 	}
 }
 
+/* 0x8000_001D is reserved without TopologyExtensions (0x8000_0001 ECX[22]), yet a
+ * hypervisor fills it with the flag clear and firmware clears the flag of family 15h
+ * parts that answer it; 0x8000_0006's associativity code 9 sends the reader there. A
+ * list of defined caches is followed (and said so), anything else is not. The leaves
+ * are those of the Zen 5 guest under bhyve (shared/data/machines/amd-zen5-bhyve); each
+ * case changes one. */
+static void test_amd_001d_unflagged(void **state)
+{
+	enum { FILLED, EMPTY, RESERVED_TYPE, LEVEL_0 };
+	static const struct {
+		int line;
+		uint32_t max_ext;   /* CPUID.8000_0000h:EAX */
+		bool topoext;
+		uint32_t l3_edx;    /* 0x8000_0006 EDX: 32 MiB, code 9 or 8 (16 ways) */
+		int list;
+		enum tacho_cpu_source src;
+		unsigned l2_ways, l3_ways;
+		const char *note;   /* a note that must be there; NULL: none about 0x8000001d */
+	} cases[] = {
+		{ __LINE__, 0x80000021, false, 0x01009140, FILLED, TACHO_SRC_AMD_8000001D, 16, 16,
+		  "0x80000006 gives the L3's associativity as code 9, \"see 0x8000001d\", and "
+		  "0x8000001d lists 4 caches although TopologyExtensions (0x80000001 ECX[22]) "
+		  "is clear: the caches come from 0x8000001d" },
+		{ __LINE__, 0x80000021, false, 0x01008140, FILLED, TACHO_SRC_AMD_8000001D, 16, 16,
+		  "0x8000001d lists 4 caches although TopologyExtensions (0x80000001 ECX[22]) is "
+		  "clear: the caches come from 0x8000001d (firmware may clear the flag, and "
+		  "Linux sets it again on family 15h; a hypervisor may never set it)" },
+		{ __LINE__, 0x80000021, true, 0x01009140, FILLED, TACHO_SRC_AMD_8000001D, 16, 16,
+		  NULL },
+		{ __LINE__, 0x80000021, false, 0x01009140, EMPTY, TACHO_SRC_AMD_80000006, 8, 0,
+		  "0x80000006 gives the L3's associativity as code 9, \"see 0x8000001d\", but "
+		  "0x8000001d lists no caches: the ways are unknown" },
+		/* beyond the maximum extended leaf the values are another leaf's */
+		{ __LINE__, 0x8000001c, false, 0x01009140, FILLED, TACHO_SRC_AMD_80000006, 8, 0,
+		  "but 0x8000001d lists no caches" },
+		{ __LINE__, 0x80000021, false, 0x01009140, RESERVED_TYPE, TACHO_SRC_AMD_80000006,
+		  8, 0, "but 0x8000001d lists no caches" },
+		{ __LINE__, 0x80000021, false, 0x01009140, LEVEL_0, TACHO_SRC_AMD_80000006, 8, 0,
+		  "but 0x8000001d lists no caches" },
+		{ __LINE__, 0x80000021, false, 0x01008140, EMPTY, TACHO_SRC_AMD_80000006, 8, 16,
+		  NULL },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct leaf l[] = {
+			AMD(0xd), { ALL, 1, 0, 0x00b00f21, 0x00020800, 0, 0x178bfbff },
+			{ ALL, 0x80000000, 0, cases[i].max_ext, 0, 0, 0 },
+			{ ALL, 0x80000001, 0, 0, 0, cases[i].topoext ? 1u << 22 : 0, 0 },
+			{ ALL, 0x80000005, 0, 0, 0, 0x300c0140, 0x20080140 },
+			{ ALL, 0x80000006, 0, 0, 0, 0x04006140, cases[i].l3_edx },
+			{ ALL, 0x80000008, 0, 0x3030, 0, 0x1001, 0 },
+			{ ALL, 0x8000001d, 0, 0x00004121, 0x02c0003f, 0x0000003f, 0 },
+			{ ALL, 0x8000001d, 1, 0x00004122, 0x01c0003f, 0x0000003f, 0 },
+			{ ALL, 0x8000001d, 2, 0x00004143, 0x03c0003f, 0x000003ff, 2 },
+			{ ALL, 0x8000001d, 3, 0x003f4163, 0x03c0003f, 0x00007fff, 1 },
+			{ ALL, 0x8000001d, 4, 0, 0, 0, 0 },
+		};
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
+		const struct tacho_cpu_core_type *ct;
+		const struct tacho_cpu_cache *l2, *l3;
+		bool about_001d = false;
+
+		if (cases[i].list == EMPTY)
+			for (size_t k = 0; k < ARRAY_SIZE(l); k++)
+				if (l[k].leaf == 0x8000001d)
+					l[k].a = l[k].b = l[k].c = l[k].d = 0;
+		if (cases[i].list == RESERVED_TYPE)
+			l[8].a = (l[8].a & ~0x1fu) | 5;
+		if (cases[i].list == LEVEL_0)
+			l[9].a &= ~0xe0u;
+		DECODE(l, 1, &info);
+		ct = &info.core_types[0];
+		l2 = need(ct, 2, TACHO_CACHE_UNIFIED);
+		l3 = need(ct, 3, TACHO_CACHE_UNIFIED);
+		for (unsigned k = 0; k < info.nnotes; k++)
+			about_001d |= strstr(info.notes[k], "0x8000001d lists") != NULL;
+		if (l2->source != cases[i].src || l3->source != cases[i].src ||
+		    l2->ways != cases[i].l2_ways || l3->ways != cases[i].l3_ways ||
+		    l3->size != 32u << 20 || (cases[i].note && !has_note(&info, cases[i].note)) ||
+		    (!cases[i].note && about_001d)) {
+			print_notes(&info);
+			fail_msg("line %d: L2 from %s, %u ways; L3 from %s, %u ways", cases[i].line,
+				 tacho_cpu_source_name(l2->source), l2->ways,
+				 tacho_cpu_source_name(l3->source), l3->ways);
+		}
+		/* followed, 0x8000_0006's other view of the L2 stays in a note */
+		if (cases[i].src == TACHO_SRC_AMD_8000001D &&
+		    !has_note(&info, "0x80000006 gives the L2 8 ways, 0x8000001d 16: tacho "
+				     "follows 0x8000001d"))
+			fail_msg("line %d: no note of the L2's 8 ways in 0x80000006", cases[i].line);
+		tacho_cpu_info_exit(&info);
+	}
+}
+
 static void test_amd_pmu(void **state)
 {
 	static const struct leaf old[] = {          /* family 15h: PerfCtrExtCore */
@@ -1017,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(test_leaf4_topology),
 		cmocka_unit_test(test_max_leaf),
 		cmocka_unit_test(test_amd_legacy),
+		cmocka_unit_test(test_amd_001d_unflagged),
 		cmocka_unit_test(test_amd_pmu),
 		cmocka_unit_test(test_leaf_a),
 		cmocka_unit_test(test_tsc),
