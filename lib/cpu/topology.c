@@ -69,7 +69,7 @@ static bool ext_levels(const struct tacho_cpuid_dump *d, unsigned cpu, uint32_t 
 
 /* Without 0xB/0x1F: AMD's 0x8000_0008/0x8000_001E, else the legacy rule. */
 static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
-		       const struct tacho_cpu_info *info, struct levels *lv)
+		       struct tacho_cpu_info *info, struct levels *lv)
 {
 	struct tacho_cpuid_regs r1, r, r4;
 	bool amd = info->vendor == TACHO_VENDOR_AMD || info->vendor == TACHO_VENDOR_HYGON;
@@ -80,7 +80,21 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 	/* HTT (1:EDX[28]) makes EBX[23:16] the number of addressable logical IDs. */
 	if (tc_bits(r1.edx, 28, 28) && tc_bits(r1.ebx, 23, 16))
 		logical = tc_bits(r1.ebx, 23, 16);
-	if (amd && tc_query_leaf(d, cpu, 0x80000008u, 0, &r)) {
+	/* 0x8000_0008 ECX all zero below bit 16 says a package of one thread (NC 0, and
+	 * ApicIdSize 0: "use NC"), yet leaf 1 with HTT set counts the logical processors
+	 * of the package too (APM Vol. 3, CPUID Fn0000_0001_EBX LogicalProcessorCount,
+	 * Fn8000_0008_ECX NC). When leaf 1 counts more, the empty register is the one a
+	 * hypervisor did not fill (bhyve: NC 0 beside 254 logical processors, which its
+	 * 0x8000_001D L3 is shared by too), and taking it would put every APIC ID in a
+	 * package of its own: the legacy rule below takes leaf 1's width instead. (Linux
+	 * lets 0x8000_0008 win, and would count two packages in that dump; the kernel of
+	 * that guest reads other leaves, docs/lib-cpuid.md.) */
+	if (amd && tc_query_leaf(d, cpu, 0x80000008u, 0, &r) && tc_bits(r.ecx, 15, 0) == 0 &&
+	    logical > 1) {
+		tc_cpu_note(info, "0x80000008 ECX says a package holds 1 thread (NC and "
+			    "ApicIdSize 0) while leaf 1 counts %u logical processors per "
+			    "package (HTT set): tacho takes leaf 1's count", logical);
+	} else if (amd && tc_query_leaf(d, cpu, 0x80000008u, 0, &r)) {
 		unsigned nc = tc_bits(r.ecx, 7, 0) + 1;
 		unsigned idsize = tc_bits(r.ecx, 15, 12);
 		unsigned tpc = 1;
@@ -103,6 +117,10 @@ static void old_levels(const struct tacho_cpuid_dump *d, unsigned cpu,
 	}
 	if (info->max_leaf >= 4 && tc_query_leaf(d, cpu, 4, 0, &r4) && tc_bits(r4.eax, 4, 0))
 		cores = tc_bits(r4.eax, 31, 26) + 1;
+	/* AMD reserves leaf 4, and no leaf below 0x8000_001E says how many threads a
+	 * core has: as Linux's AMD parser does, take one thread per core. */
+	else if (amd)
+		cores = logical;
 	if (logical < cores)
 		logical = cores;
 	lv->src = TACHO_SRC_LEGACY;

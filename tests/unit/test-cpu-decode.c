@@ -595,6 +595,56 @@ static void test_amd_001d_unflagged(void **state)
 	}
 }
 
+/* 0x8000_0008 ECX of zero (NC 0, ApicIdSize 0: one thread per package) beside leaf 1's
+ * 254 logical processors (HTT) is the register a hypervisor did not fill: leaf 1's width
+ * places the CPUs. Without HTT, or with NC filled, 0x8000_0008 rules as before. */
+static void test_amd_empty_80000008(void **state)
+{
+	static const struct {
+		int line;
+		uint32_t edx1, ecx8;
+		unsigned packages, cores, logical;
+		enum tacho_cpu_source src;
+		bool note;
+	} cases[] = {
+		{ __LINE__, 0x178bfbff, 0x0000, 1, 2, 2, TACHO_SRC_LEGACY, true },
+		/* no HTT: leaf 1's count means nothing, every CPU is a package of one */
+		{ __LINE__, 0x078bfbff, 0x0000, 2, 1, 1, TACHO_SRC_AMD_80000008, false },
+		/* NC filled: 0x8000_0008 says a package of 2 threads (shift 1): 16 and 86
+		 * are two packages */
+		{ __LINE__, 0x178bfbff, 0x0001, 2, 1, 1, TACHO_SRC_AMD_80000008, false },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* the APIC IDs of the bhyve dump: 16 and 86 */
+		struct leaf l[] = {
+			AMD(0xd),
+			{ 0, 1, 0, 0x00b00f21, 0x10fe0800, 0, cases[i].edx1 },
+			{ 1, 1, 0, 0x00b00f21, 0x56fe0800, 0, cases[i].edx1 },
+			{ ALL, 0x80000000, 0, 0x80000021, 0, 0, 0 },
+			{ ALL, 0x80000008, 0, 0x3030, 0, cases[i].ecx8, 0 },
+		};
+		struct tacho_cpu_info info = { .sz = sizeof(info) };
+		const struct tacho_cpu_topology *t = &info.topo;
+		bool noted;
+
+		DECODE(l, 2, &info);
+		noted = has_note(&info, "0x80000008 ECX says a package holds 1 thread (NC and "
+					"ApicIdSize 0) while leaf 1 counts 254 logical processors "
+					"per package (HTT set): tacho takes leaf 1's count");
+		if (t->packages != cases[i].packages || t->cores_per_package != cases[i].cores ||
+		    t->logical_per_package != cases[i].logical || t->source != cases[i].src ||
+		    !t->complete || t->threads_per_core != 1 || noted != cases[i].note) {
+			print_notes(&info);
+			fail_msg("line %d: %u packages of %u cores, %u threads (%s)%s", cases[i].line,
+				 t->packages, t->cores_per_package, t->logical_per_package,
+				 tacho_cpu_source_name(t->source), noted ? ", noted" : "");
+		}
+		tacho_cpu_info_exit(&info);
+	}
+}
+
 static void test_amd_pmu(void **state)
 {
 	static const struct leaf old[] = {          /* family 15h: PerfCtrExtCore */
@@ -1113,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_max_leaf),
 		cmocka_unit_test(test_amd_legacy),
 		cmocka_unit_test(test_amd_001d_unflagged),
+		cmocka_unit_test(test_amd_empty_80000008),
 		cmocka_unit_test(test_amd_pmu),
 		cmocka_unit_test(test_leaf_a),
 		cmocka_unit_test(test_tsc),
