@@ -59,6 +59,8 @@ static void describe_cpuid_cache(const struct tacho_cpu_cache *c, struct tc_sb *
 		tc_sb_adds(sb, ", fully associative");
 	else if (c->ways)
 		tc_sb_addf(sb, ", %u ways", c->ways);
+	else
+		tc_sb_adds(sb, ", ways unknown");
 	if (c->line_size)
 		tc_sb_addf(sb, ", %u-byte lines", c->line_size);
 	if (c->sharing)
@@ -144,6 +146,13 @@ static int check_caches(const struct tacho_cpu_info *info, const struct tacho_cp
 		if (c->ways && kc->ways && !c->fully_assoc) {
 			x->checked++;
 			differ |= c->ways != kc->ways;
+		}
+		/* Ways CPUID leaves unknown (0x8000_0006's code 9, "see 0x8000_001D", with
+		 * that leaf empty) are no agreement with a kernel that gives them: it read
+		 * them somewhere CPUID, as tacho reads it here, does not say. */
+		if (!c->ways && !c->fully_assoc && kc->ways) {
+			x->checked++;
+			differ = true;
 		}
 		if (c->line_size && kc->line_bytes) {
 			x->checked++;

@@ -418,6 +418,39 @@ static void test_crosscheck_l3(void **state)
 	tacho_cpu_sysfs_free(s);
 }
 
+/* Ways CPUID leaves unknown (0x8000_0006's code 9 with 0x8000_001D empty) against a
+ * kernel that knows them: named, not taken for agreement. */
+static void test_crosscheck_ways_unknown(void **state)
+{
+	struct tacho_cpu_sysfs *s;
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	struct tacho_cpu_logical cpus[2];
+	struct tacho_cpu_crosscheck x = { .sz = sizeof(x) };
+	(void)state;
+
+	build_vm_tree();
+	assert_int_equal(tacho_cpu_sysfs_read(root, &s), 0);
+	vm_info(&info, cpus, 32u << 20);
+	info.core_types[0].caches[3].ways = 0;
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.items[0].what, "L3");
+	assert_string_equal(x.items[0].text,
+			    "L3: CPUID says 32 MiB, ways unknown, 64-byte lines, shared by up to 2 "
+			    "threads; the kernel says 32 MiB, 16 ways, 64-byte lines, shared by 2 CPUs");
+	/* as many values as when both know the ways: one of them the ways */
+	assert_int_equal(x.checked, 5 + 16 + 2);
+	tacho_cpu_crosscheck_exit(&x);
+
+	/* a fully associative cache has no way count to hold against the kernel's */
+	info.core_types[0].caches[3].fully_assoc = true;
+	assert_int_equal(tacho_cpu_crosscheck(&info, s, &x), 0);
+	assert_int_equal(x.n, 0);
+	assert_int_equal(x.checked, 5 + 15 + 2);
+	tacho_cpu_crosscheck_exit(&x);
+	tacho_cpu_sysfs_free(s);
+}
+
 static void test_crosscheck_topology(void **state)
 {
 	struct tacho_cpu_sysfs *s;
@@ -614,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_read_this_machine),
 		cmocka_unit_test_setup_teardown(test_crosscheck_agrees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_l3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crosscheck_ways_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_topology, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_hybrid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crosscheck_pmu_features, setup, teardown),
