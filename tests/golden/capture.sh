@@ -80,7 +80,7 @@ H=$build/tests/progs/stat-helper
 BP=$build/tests/progs/sample-bp
 norandom="setarch -R"
 
-# cpu: two dumps, table and JSON
+# cpu: three dumps, as tables (two as JSON too)
 epyc=$src/tests/data/cpuid/kvm-epyc-2cpu.cpuid-r
 adl=$shared/data/libcpuid/intel/x86-64/golden-cove/12th-gen-intel-core-i9-12900k.test
 run cpu-epyc.txt "$bin" cpu --load "$epyc"
@@ -88,6 +88,7 @@ run cpu-epyc.json "$bin" cpu --load "$epyc" --json
 run cpu-12900k.txt "$bin" cpu --load "$adl"
 run cpu-12900k.json "$bin" cpu --load "$adl" --json
 run cpu-12900k-cpu3.txt "$bin" cpu --load "$adl" --cpu 3
+run cpu-zen5-bhyve.txt "$bin" cpu --load "$src/tests/data/cpuid/bhyve-zen5-2cpu.cpuid-r"
 
 bp=${GOLDEN_BREAKPOINTS:-1}
 

@@ -645,6 +645,93 @@ static void test_amd_empty_80000008(void **state)
 	}
 }
 
+/* The whole dump of a Zen 5 guest under bhyve (tests/data/cpuid/bhyve-zen5-2cpu.cpuid-r,
+ * `cpuid -r` on the machine of shared/data/machines/amd-zen5-bhyve): what the kernel
+ * there says (lscpu.txt, sysfs-cache.txt), every value exact. */
+static void test_bhyve_zen5_dump(void **state)
+{
+	static const struct {
+		unsigned level;
+		enum tacho_cache_type type;
+		uint64_t size;
+		unsigned ways, line, sets, sharing;
+		int instances;
+	} want[] = {
+		{ 1, TACHO_CACHE_DATA, 48u << 10, 12, 64, 64, 2, 2 },
+		{ 1, TACHO_CACHE_INSTRUCTION, 32u << 10, 8, 64, 64, 2, 2 },
+		{ 2, TACHO_CACHE_UNIFIED, 1u << 20, 16, 64, 1024, 2, 2 },
+		{ 3, TACHO_CACHE_UNIFIED, 32u << 20, 16, 64, 32768, 254, 1 },
+	};
+	static const char *const notes[] = {
+		"0x80000008 ECX says a package holds 1 thread (NC and ApicIdSize 0) while leaf 1 "
+		"counts 254 logical processors per package (HTT set): tacho takes leaf 1's count",
+		"the dump holds 2 logical CPUs per package; leaves 1 and 4 says 254 (the count as "
+		"shipped): using the CPUs present",
+		"0x80000006 gives the L3's associativity as code 9, \"see 0x8000001d\", and "
+		"0x8000001d lists 4 caches although TopologyExtensions (0x80000001 ECX[22]) is "
+		"clear: the caches come from 0x8000001d",
+		"0x80000006 gives the L2 8 ways, 0x8000001d 16: tacho follows 0x8000001d",
+	};
+	struct tacho_cpuid_dump *d;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_cpu_info info = { .sz = sizeof(info) };
+	const struct tacho_cpu_core_type *ct;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/bhyve-zen5-2cpu.cpuid-r"),
+					       &d, &diag), 0);
+	assert_int_equal(tacho_cpu_decode(d, &info), 0);
+	tacho_cpuid_dump_free(d);
+	assert_string_equal(info.brand, "Oxide Virtual Turin-like Processor");
+	assert_int_equal(info.hypervisor, TACHO_HV_BHYVE);
+	assert_int_equal(info.family, 0x1a);
+	assert_int_equal(info.model, 2);
+	assert_false(tacho_cpu_has(&info, "topoext"));
+	/* lscpu: Socket(s) 1, Core(s) per socket 2, Thread(s) per core 1 */
+	assert_int_equal(info.topo.packages, 1);
+	assert_int_equal(info.topo.cores_per_package, 2);
+	assert_int_equal(info.topo.logical_per_package, 2);
+	assert_int_equal(info.topo.threads_per_core, 1);
+	assert_int_equal(info.topo.dies_per_package, 1);
+	assert_true(info.topo.complete);
+	assert_int_equal(info.topo.source, TACHO_SRC_LEGACY);
+	assert_int_equal(info.topo.core_shift, 8);
+	assert_int_equal(info.topo.smt_shift, 0);
+	assert_int_equal(info.ncpus, 2);
+	assert_int_equal(info.cpus[0].apic_id, 16);
+	assert_int_equal(info.cpus[1].apic_id, 86);
+	assert_int_equal(info.cpus[0].package, 0);
+	assert_int_equal(info.cpus[1].package, 0);
+	assert_int_equal(info.cpus[0].core, 16);
+	assert_int_equal(info.cpus[1].core, 86);
+	/* sysfs-cache.txt: index0-3, and lscpu's instances */
+	assert_int_equal(info.ncore_types, 1);
+	ct = &info.core_types[0];
+	assert_int_equal(ct->cores, 2);
+	assert_int_equal(ct->threads, 2);
+	assert_int_equal(ct->ncaches, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct tacho_cpu_cache *c = need(ct, want[i].level, want[i].type);
+		if (c->size != want[i].size || c->ways != want[i].ways ||
+		    c->line_size != want[i].line || c->sets != want[i].sets ||
+		    c->sharing != want[i].sharing || c->instances != want[i].instances ||
+		    c->fully_assoc || c->partitions != 1 || c->source != TACHO_SRC_AMD_8000001D)
+			fail_msg("L%u %s: %llu bytes, %u ways, %u-byte lines, %u sets, shared by %u, "
+				 "%d instances, from %s", c->level, tacho_cache_type_name(c->type),
+				 (unsigned long long)c->size, c->ways, c->line_size, c->sets,
+				 c->sharing, c->instances, tacho_cpu_source_name(c->source));
+	}
+	assert_int_equal(need(ct, 2, TACHO_CACHE_UNIFIED)->inclusive, 1);
+	assert_int_equal(need(ct, 3, TACHO_CACHE_UNIFIED)->inclusive, 0);
+	assert_int_equal(info.ncache_groups, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(notes); i++)
+		if (!has_note(&info, notes[i])) {
+			print_notes(&info);
+			fail_msg("no note \"%s\"", notes[i]);
+		}
+	tacho_cpu_info_exit(&info);
+}
+
 static void test_amd_pmu(void **state)
 {
 	static const struct leaf old[] = {          /* family 15h: PerfCtrExtCore */
@@ -1164,6 +1251,7 @@ int main(void)
 		cmocka_unit_test(test_amd_legacy),
 		cmocka_unit_test(test_amd_001d_unflagged),
 		cmocka_unit_test(test_amd_empty_80000008),
+		cmocka_unit_test(test_bhyve_zen5_dump),
 		cmocka_unit_test(test_amd_pmu),
 		cmocka_unit_test(test_leaf_a),
 		cmocka_unit_test(test_tsc),
