@@ -31,6 +31,8 @@ static const char *status_word(const struct tc_listing_row *r, char *buf, size_t
 		return "yes";
 	if (r->err_u == 0)
 		return "only :u";
+	if (r->err == -TACHO_ESILENT)
+		return "opens, never counts";
 	snprintf(buf, size, "no (%s)", tacho_err_name(r->err) ? tacho_err_name(r->err) : "?");
 	return buf;
 }
@@ -56,8 +58,8 @@ static void write_notes(FILE *f, const struct tacho_event_listing *l, size_t fro
 			if (l->rows[i].why == (int)e)
 				count++;
 		if (count)
-			fprintf(f, "    %s: %s\n", tacho_err_name(l->ex[e].err) ?
-				tacho_err_name(l->ex[e].err) : "error",
+			fprintf(f, "    %s: %s\n", l->ex[e].err == -TACHO_ESILENT ? "never counts" :
+				tacho_err_name(l->ex[e].err) ? tacho_err_name(l->ex[e].err) : "error",
 				tc_hinted_w(w, l->ex[e].text, l->ex[e].hint, hb, sizeof(hb)));
 	}
 	for (size_t i = from; i < to; i++)

@@ -532,6 +532,18 @@ char *tacho_perf_strerror(int err, const struct perf_event_attr *attr, char *buf
 	 * library cannot read is explained as an empty one */
 	if (!attr || tc_perf_attr_copy(&a, attr))
 		memset(&a, 0, sizeof(a));
+	if (err == -TACHO_ESILENT) {
+		/* it opened: the reason is its source's proof, not the open */
+		const char *why = tc_source_silent(&a);
+		struct tacho_source_proof p = { .sz = sizeof(p) };
+
+		if (!why && tacho_source_prove(tacho_source_of(&a), 0, &p) == 0 && p.why[0])
+			why = p.why;
+		snprintf(buf, size, "%s", why ? why : tacho_strerror(err));
+		if (hint)
+			*hint = TACHO_HINT_MACHINE;
+		return buf;
+	}
 	tc_perf_env_probe(&env);
 	return tc_perf_explain(&env, err, &a, NULL, 0, buf, size, hint);
 }
