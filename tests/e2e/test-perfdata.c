@@ -541,10 +541,13 @@ static void program_stacks(const char *text, const char *prog, char *out, size_t
 		if (n >= size)
 			fail_msg("stacks longer than %zu bytes", size);
 		/* below main (and below libc's frame that calls it, in the stacks of the
-		 * code after main returns) the frame pointers are _start's, and a return
-		 * address at a function's end is named by its call (tacho) or by the next
-		 * function (perf script): the stacks are compared up to there */
-		done = !strcmp(sym, "main") || !strcmp(sym, "__libc_start_call_main");
+		 * code after main returns, or below libc's start, in those of the
+		 * constructors it runs before main) the frame pointers are _start's, and a
+		 * return address at a function's end is named by its call (tacho) or by
+		 * the next function (perf script): the stacks are compared up to there */
+		done = !strcmp(sym, "main") || !strcmp(sym, "__libc_start_call_main") ||
+		       !strcmp(sym, "__libc_start_main_impl") ||
+		       !strcmp(sym, "__libc_start_main");
 	}
 	out[n] = 0;
 }
