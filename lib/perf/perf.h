@@ -36,6 +36,10 @@ int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr 
  * run its proof (well under a millisecond, once per boot with the cache).
  * Thread-safe. */
 const char *tc_source_silent(const struct perf_event_attr *attr);
+/* The loop the instructions' and branches' proofs count (x86-64 only): n iterations of
+ * two instructions and one branch (n >= 1). Exposed for the test that holds it to
+ * valgrind's count. */
+void tc_source_proof_loop(unsigned long n);
 
 /* --- the hardware counters' own checks (verify-hw.c) ---
  * Each runs on the calling thread where a PMU exists: ran says it did, ok whether what

@@ -100,6 +100,40 @@ static void test_loop_exact(void **state)
 	th_json_free(b);
 }
 
+/* The loop whose counts prove the PMU's instructions and branches exact (lib/perf/
+ * verify.c expects 2 instructions and 1 branch an iteration from the difference of two
+ * runs): valgrind counts the same code and agrees exactly. */
+static void test_proof_loop_agrees_with_valgrind(void **state)
+{
+	const char *argv[2][12];
+	struct th_json *j[2];
+	(void)state;
+
+	NEED_VALGRIND();
+#if defined(__SANITIZE_ADDRESS__)
+	TEST_SKIP("the program links this tree's sanitized libtacho, which valgrind cannot "
+		  "run");
+#endif
+	for (int k = 0; k < 2; k++) {
+		struct th_run r;
+		const char *const a[] = { th_tacho_bin(), "stat", "--sim", "--json", "-e",
+					  "instructions,branches", "--", th_prog("lib-proof-loop"),
+					  k ? "200000" : "100000", NULL };
+
+		memcpy(argv[k], a, sizeof(a));
+		th_runv(&r, NULL, (char *const *)argv[k]);
+		if (r.status != 0)
+			fail_msg("tacho stat --sim exited %d:\n%s", r.status, r.err);
+		j[k] = assert_json(r.err);
+		th_run_free(&r);
+	}
+	assert_true(sim_value(j[1], "instructions") - sim_value(j[0], "instructions") ==
+		    2 * 100000.0);
+	assert_true(sim_value(j[1], "branches") - sim_value(j[0], "branches") == 100000.0);
+	th_json_free(j[0]);
+	th_json_free(j[1]);
+}
+
 /* Children and exec are followed: a child process that runs the loop N or 2N times
  * (the parent waits for it) differs by exactly 6N instructions, and so does a program
  * that execs the loop (its own start-up before the exec is counted too: the same in
@@ -1137,6 +1171,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_exact),
+		cmocka_unit_test(test_proof_loop_agrees_with_valgrind),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_children_followed),
 		cmocka_unit_test(test_stream_misses),
