@@ -16,6 +16,7 @@
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
 #define TC_BUILD_ID_MAX 20
+#define TC_RECORD_MAX_EVENTS 65536u /* a sample's event index is below 2^16 */
 /* A sample's cpu where the recording has none (a perf.data recorded per thread) */
 #define TC_CPU_UNKNOWN UINT32_MAX
 

@@ -205,6 +205,7 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	const char *spec = o->events;
 	struct tc_perf_env env;
 	struct tc_sb made_u = TC_SB_INIT;
+	size_t n;
 	bool priv;
 	int err;
 
@@ -215,16 +216,23 @@ static int setup_events(struct session *s, struct tacho_diag *diag)
 	err = tacho_evlist_parse(spec, &list, diag);
 	if (err)
 		return err;
-	s->nev = tacho_evlist_count(list);
-	if (s->nev == 0 || s->nev > 64) {
+	n = tacho_evlist_count(list);
+	/* the file's samples carry an event's index in 16 bits (docs/record-format.md):
+	 * that is the only limit; every event costs a descriptor per CPU or thread, which
+	 * the engine's open explains when they run out */
+	if (n == 0 || n > TC_RECORD_MAX_EVENTS) {
 		tacho_evlist_free(list);
-		return tc_diag_set(diag, spec, 0, 0, -TACHO_EOUTOFRANGE, "record takes 1 to 64 events");
+		return tc_diag_set(diag, spec, 0, 0, -TACHO_EOUTOFRANGE, "record takes 1 to %u "
+				   "events, not %zu", TC_RECORD_MAX_EVENTS, n);
 	}
-	s->ev = calloc(s->nev, sizeof(*s->ev));
+	/* nev only once ev holds that many: session_free walks ev[0..nev) (a list of
+	 * 360 events set nev, failed, and session_free walked a NULL ev) */
+	s->ev = calloc(n, sizeof(*s->ev));
 	if (!s->ev) {
 		tacho_evlist_free(list);
 		return -ENOMEM;
 	}
+	s->nev = n;
 	/* PERF_SAMPLE_PERIOD only in frequency mode, where the kernel varies the period:
 	 * with a fixed period a software event that is asked for the period samples EVERY
 	 * event, each with period 1, whatever sample_period says (perf_swevent_event()

@@ -119,6 +119,31 @@ static void test_three_threads(void **state)
 	th_run_free(&r);
 }
 
+/* Every system call's tracepoint (about 360 here, more than the 64 events record once
+ * took, which crashed trace with exit 139): the marks and the writes are exact among
+ * them, and each tracepoint is a channel of the trace. */
+static void test_many_events(void **state)
+{
+	size_t n = th_syscall_enter_tracepoints();
+	struct tacho_timeline *t;
+	struct th_run r;
+
+	if (n <= 64)
+		TEST_SKIP("tracefs has %zu syscalls:sys_enter_* tracepoints, not more than 64", n);
+	th_tacho(&r, "trace", "-q", "-e", "syscalls:sys_enter_*", "-o", th_tmp("many.trace"),
+		 "--", th_prog("trace-marks"), "threads", NULL);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+	t = load(th_tmp("many.trace"));
+	assert_int_equal(tacho_timeline_count(t, "a", 0), 3000);
+	assert_int_equal(tacho_timeline_count(t, "b", 0), 1500);
+	assert_int_equal(tacho_timeline_count(t, "syscalls:sys_enter_write", 0), 600);
+	assert_int_equal(t->nch, n + 3);   /* the events, a, b and the region work */
+	assert_int_equal(t->lost, 0);
+	tacho_timeline_free(t);
+}
+
 /* Chrome's Trace Event format, checked structurally: phases, pid/tid, ts in us, B/E
  * matched per thread, X with dur >= 0, and as many instants of a as the report's count. */
 static void test_chrome_and_svg(void **state)
@@ -510,6 +535,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_three_threads),
+		cmocka_unit_test(test_many_events),
 		cmocka_unit_test(test_chrome_and_svg),
 		cmocka_unit_test(test_syscall_spans),
 		cmocka_unit_test(test_periodic),

@@ -1,6 +1,7 @@
 /* harness.c - helpers for the cmocka tests: skip reasons, running programs, paths. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -382,4 +383,19 @@ bool th_have_write_tracepoint(void)
 {
 	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||
 	       access("/sys/kernel/debug/tracing/events/syscalls/sys_enter_write", F_OK) == 0;
+}
+
+size_t th_syscall_enter_tracepoints(void)
+{
+	static const char *const pat[] = { "/sys/kernel/tracing/events/syscalls/sys_enter_*/id",
+					   "/sys/kernel/debug/tracing/events/syscalls/sys_enter_*/id" };
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pat) && !n; i++) {
+		glob_t g;
+		if (glob(pat[i], 0, NULL, &g) == 0)
+			n = g.gl_pathc;
+		globfree(&g);
+	}
+	return n;
 }

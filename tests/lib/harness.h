@@ -59,6 +59,9 @@ bool th_source_exact(enum tacho_source s, const char **why);
 /* Whether tracefs offers syscalls:sys_enter_write (at /sys/kernel/tracing or under
  * debugfs): the exact count of writes many tests check. */
 bool th_have_write_tracepoint(void);
+/* How many tracepoints syscalls:sys_enter_* names in tracefs (0 where there are none):
+ * the event list of more than 64 events the tests of record and trace give. */
+size_t th_syscall_enter_tracepoints(void);
 /* The system call process pid is blocked in now (/proc/PID/syscall's first field:
  * x86-64's numbers, 7 poll, 35 nanosleep, 230 clock_nanosleep, 271 ppoll), or -1 when it
  * runs or cannot be read: how a test waits for a process to reach its wait. */
