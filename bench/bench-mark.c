@@ -54,7 +54,7 @@ static void drain(void)
 {
 	struct tc_trace_visit v = { 0 };
 
-	if (area.h)
+	if (area.base)
 		tc_trace_area_drain(&area, &known, &v);
 }
 

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "measure/region.h"
@@ -736,19 +735,18 @@ static void add_note(const char *fmt, ...)
  * TACHO_EVENTS's text would land in it. Ignored, and said once on the log. */
 static const char *trusted_env(const char *name)
 {
-	if (getauxval(AT_SECURE)) {
-		if (getenv(name)) {
-			/* in the report's notes (on stderr, where the report then goes)
-			 * and on the log */
-			add_note("%s ignored: this process runs with privileges (setuid, "
-				 "setgid or file capabilities) that whoever set it may lack",
-				 name);
-			tc_log(TACHO_LOG_WARN, "%s ignored: this process runs with "
-			       "privileges (setuid, setgid or file capabilities)", name);
-		}
-		return NULL;
+	bool ignored;
+	const char *v = tc_env_trusted(name, &ignored);
+
+	if (ignored) {
+		/* in the report's notes (on stderr, where the report then goes) and on
+		 * the log */
+		add_note("%s ignored: this process runs with privileges (setuid, setgid or "
+			 "file capabilities) that whoever set it may lack", name);
+		tc_log(TACHO_LOG_WARN, "%s ignored: this process runs with privileges "
+		       "(setuid, setgid or file capabilities)", name);
 	}
-	return secure_getenv(name);
+	return v;
 }
 
 /* Once per process: the events, the output, the TSC, the exit hook. With the lock. */

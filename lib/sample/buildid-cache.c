@@ -378,7 +378,7 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size)
 {
 	char hex[2 * TC_BUILD_ID_MAX + 1], dir[4096];
-	const char *home = getenv("HOME");
+	const char *home = tc_env_trusted("HOME", NULL);
 	struct stat st;
 
 	if (!len || len > TC_BUILD_ID_MAX)

@@ -39,7 +39,7 @@ static char *debuginfo_path;
 /* Whether DEBUGINFOD_URLS names a server (anything but blanks). */
 static bool debuginfod_named(void)
 {
-	const char *u = getenv("DEBUGINFOD_URLS");
+	const char *u = tc_env_trusted("DEBUGINFOD_URLS", NULL);
 
 	return u && u[strspn(u, " \t\n")] != '\0';
 }

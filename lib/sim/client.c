@@ -34,7 +34,7 @@ bool tc_sim_regions_on(void)
 	int on = __atomic_load_n(&sim_regions, __ATOMIC_RELAXED);
 
 	if (on < 0) {
-		const char *e = getenv("TACHO_SIM");
+		const char *e = tc_env_trusted("TACHO_SIM", NULL);
 		on = e && *e && strcmp(e, "0") && tc_sim_running_on_valgrind() ? 1 : 0;
 		__atomic_store_n(&sim_regions, on, __ATOMIC_RELAXED);
 	}

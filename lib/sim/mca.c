@@ -314,7 +314,7 @@ int tc_sim_mca_analyse(struct tacho_sim_mca *m, const uint8_t *code, size_t len,
 {
 	char dir[4096], in[4200] = "", dis[4200] = "", rep[4200] = "", mcpu_opt[80];
 	char *mc = NULL, *mca = NULL, *text = NULL;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = tc_env_trusted("TMPDIR", NULL);
 	size_t n;
 	int err;
 	FILE *f;

@@ -114,7 +114,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	static char *const sim_env[] = { (char *)"TACHO_SIM=1", NULL };
 	struct tacho_child *ch = NULL;
 	char dir[4096], i1[80], d1[80], ll[80], outf[4200], logf[4200];
-	const char *tmp = getenv("TMPDIR"), *why;
+	const char *tmp = tc_env_trusted("TMPDIR", NULL), *why;
 	char **vargv = NULL, *prog = NULL;
 	size_t nargs = 0, nextra = 0, k = 0, nfiles = 0;
 	int err, e, verr = 0;

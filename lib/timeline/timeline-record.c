@@ -250,7 +250,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	 * Only a program tacho starts gets it: a running process cannot be told where it
 	 * is (its environment was read at its start) */
 	if (o.argv && o.argv[0]) {
-		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		const char *tmp = tc_env_trusted("TMPDIR", NULL);
+		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp";
 		snprintf(area_path, sizeof(area_path), "%s/tacho-trace-%d", dir, (int)getpid());
 		err = tc_trace_area_create(&s->area, area_path, 0, o.ring_entries, 0);
 		if (err) {

@@ -49,10 +49,12 @@ struct tc_trace_channel {
 
 /* One thread's ring: single producer (the thread), single consumer (tacho). head is
  * the producer's count of entries written, tail the consumer's count of entries read;
- * each on its own cache line so that the two sides do not share one. When the ring is
- * full a new entry is dropped (the newest) and counted in dropped: the entries already
- * there are what the consumer has not read yet, and keeping them keeps every
- * span's begin with its end as far as possible. */
+ * each on its own cache line so that the two sides do not share one. Each side keeps
+ * its own count in private memory and only stores it here; what it reads of the
+ * other's is bounded before use (the area is the traced program's to scribble on).
+ * When the ring is full a new entry is dropped (the newest) and counted in dropped: the
+ * entries already there are what the consumer has not read yet, and keeping them keeps
+ * every span's begin with its end as far as possible. */
 struct tc_trace_ring {
 	uint32_t claimed;       /* 1 once a thread owns the ring (set before pid/tid) */
 	uint32_t pid, tid;
@@ -83,22 +85,50 @@ struct tc_trace_header {
 	uint64_t unnamed;       /* atomic: marks dropped because the channel table was full */
 };
 
-static inline struct tc_trace_channel *tc_trace_channel_at(struct tc_trace_header *h,
+/* The area's shape as its header gives it, checked once (tc_trace_geom_check) and then
+ * kept in each side's private memory. Neither side reads it from the area again: the
+ * traced program, or a stray pointer in it, may write anything there at any time, and
+ * an offset re-read after the check is an offset never checked. */
+struct tc_trace_geom {
+	uint32_t nslots, entries, nchannels;
+	uint64_t channels_off, rings_off, ring_bytes, size;
+};
+
+/* The limits of a geometry (tacho trace's --ring says the entries' to its users). */
+#define TC_TRACE_MAX_SLOTS 65536u
+#define TC_TRACE_MAX_ENTRIES (1u << 24)
+#define TC_TRACE_MAX_CHANNELS (1u << 20)
+
+/* The geometry of an area of nslots rings of entries entries (a power of two from 2 to
+ * TC_TRACE_MAX_ENTRIES) and nchannels names; 0 for a default. 0 or -EINVAL. */
+int tc_trace_geom_make(uint32_t nslots, uint32_t entries, uint32_t nchannels,
+		       struct tc_trace_geom *g);
+/* Checks a header copied out of an area of size bytes, with overflow-checked arithmetic:
+ * the magic and version, the sizes within tc_trace_geom_make's limits, each ring large
+ * enough for its entries, the header, the channel table and the rings one after the
+ * other inside the area, each aligned for its atomics. 0 and *g, or -TACHO_ECORRUPT. */
+int tc_trace_geom_check(const struct tc_trace_header *h, uint64_t size, struct tc_trace_geom *g);
+
+/* Channel i and ring i of the area at base, from a checked geometry (i below its
+ * nchannels, nslots). */
+static inline struct tc_trace_channel *tc_trace_channel_at(void *base,
+							   const struct tc_trace_geom *g,
 							   uint32_t i)
 {
-	return (struct tc_trace_channel *)((char *)h + h->channels_off) + i;
+	return (struct tc_trace_channel *)((char *)base + g->channels_off) + i;
 }
 
-static inline struct tc_trace_ring *tc_trace_ring_at(struct tc_trace_header *h, uint32_t i)
+static inline struct tc_trace_ring *tc_trace_ring_at(void *base, const struct tc_trace_geom *g,
+						     uint32_t i)
 {
-	return (struct tc_trace_ring *)((char *)h + h->rings_off + (uint64_t)i * h->ring_bytes);
+	return (struct tc_trace_ring *)((char *)base + g->rings_off + (uint64_t)i * g->ring_bytes);
 }
 
 /* --- the consumer's side (tacho, or a test) --- */
 
 struct tc_trace_area {
-	struct tc_trace_header *h;
-	size_t size;
+	void *base;             /* the mapping */
+	struct tc_trace_geom g; /* as created: never read back from the area */
 	char *path;
 	bool owner;             /* created it: unlink at free */
 };
@@ -140,12 +170,15 @@ void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out);
 /* Tracing state of this process: 0 not looked at yet, 1 off, 2 on. */
 extern int tc_trace_state;
 
-/* Looks at TACHO_TRACE once (thread-safe) and maps the area it names. */
+/* Looks at TACHO_TRACE once (thread-safe; through tc_env_trusted: ignored, with a
+ * warning on the log, in a setuid, setgid or capable process) and maps the area it
+ * names. */
 void tc_trace_setup(void);
 
 /* Attaches this process to the area at path (a test's seam; TACHO_TRACE does the same at
- * the first mark). 0, -EBUSY when already attached, -TACHO_ECORRUPT for a file that is
- * not an area, -errno. */
+ * the first mark). The header is copied out and checked once (tc_trace_geom_check).
+ * 0, -EBUSY when already attached, -TACHO_ECORRUPT for a file that is not an area,
+ * -errno. */
 int tc_trace_attach(const char *path);
 /* Detaches (the test's other end); the calling thread's ring is forgotten. */
 void tc_trace_detach(void);

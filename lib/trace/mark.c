@@ -1,6 +1,7 @@
 /* mark.c - the producer's side of tracing: tacho_mark and the regions' spans, written
  * by each thread into its own ring of the shared area that TACHO_TRACE names, without a
- * lock or a system call after the thread's first mark. */
+ * lock or a system call after the thread's first mark. The area's shape is checked once
+ * and kept here: nothing read from the area afterwards decides where a write goes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,8 +26,8 @@ int tc_trace_state;
  * two threads marking the same new channel get one index). */
 static struct {
 	pthread_mutex_t lock;
-	struct tc_trace_header *h;
-	size_t size;
+	struct tc_trace_header *h;     /* the mapping (its header first) */
+	struct tc_trace_geom g;        /* its shape, checked once at attach */
 	uint64_t generation;        /* bumped at detach and fork: threads' rings go stale */
 	struct tc_strpool names;    /* id i: the channel index chan[i] */
 	uint32_t *chan;
@@ -43,6 +44,8 @@ struct tc_trace_thread {
 	struct tc_trace_ring *ring;   /* NULL: no ring was left (marks are counted as lost) */
 	uint64_t generation;
 	uint64_t mask;
+	uint64_t head;                /* entries written: the ring's head is only stored */
+	uint64_t dropped;             /* the same of its drop count */
 	struct pc_slot pc[PC_SLOTS];
 };
 
@@ -74,7 +77,8 @@ static void atfork_child(void)
 
 static int map_area(const char *path)
 {
-	struct tc_trace_header *h;
+	struct tc_trace_header *h, hc;
+	struct tc_trace_geom g;
 	struct stat st;
 	int fd, err = 0;
 
@@ -85,7 +89,7 @@ static int map_area(const char *path)
 		err = -errno;
 		goto out_close;
 	}
-	if ((size_t)st.st_size < sizeof(*h)) {
+	if ((uint64_t)st.st_size < sizeof(*h)) {
 		err = -TACHO_ECORRUPT;
 		goto out_close;
 	}
@@ -94,16 +98,16 @@ static int map_area(const char *path)
 		err = -errno;
 		goto out_close;
 	}
-	if (h->magic != TC_TRACE_MAGIC || h->version != TC_TRACE_VERSION ||
-	    h->size != (uint64_t)st.st_size || !h->entries || (h->entries & (h->entries - 1)) ||
-	    h->rings_off + (uint64_t)h->nslots * h->ring_bytes > h->size ||
-	    h->channels_off + (uint64_t)h->nchannels * sizeof(struct tc_trace_channel) > h->size) {
+	/* the header copied out once and checked there; from here on the shape is the
+	 * copy's, whatever the area says */
+	memcpy(&hc, h, sizeof(hc));
+	err = tc_trace_geom_check(&hc, (uint64_t)st.st_size, &g);
+	if (err) {
 		munmap(h, (size_t)st.st_size);
-		err = -TACHO_ECORRUPT;
 		goto out_close;
 	}
 	area.h = h;
-	area.size = (size_t)st.st_size;
+	area.g = g;
 out_close:
 	close(fd);
 	return err;
@@ -141,7 +145,7 @@ void tc_trace_detach(void)
 	pthread_mutex_lock(&area.lock);
 	__atomic_store_n(&tc_trace_state, 1, __ATOMIC_RELEASE);
 	if (area.h) {
-		munmap(area.h, area.size);
+		munmap(area.h, (size_t)area.g.size);
 		area.h = NULL;
 		tc_strpool_exit(&area.names);
 		free(area.chan);
@@ -156,10 +160,16 @@ void tc_trace_detach(void)
 
 static void setup_once_fn(void)
 {
-	const char *path = getenv("TACHO_TRACE");
+	bool ignored;
+	/* a setuid, setgid or capable program maps nothing its caller names: the area
+	 * would be any file the program may write, and the marks its contents */
+	const char *path = tc_env_trusted("TACHO_TRACE", &ignored);
 	int err;
 
 	pthread_once(&key_once, key_once_fn);
+	if (ignored)
+		tc_log(TACHO_LOG_WARN, "TACHO_TRACE ignored: this process runs with privileges "
+		       "(setuid, setgid or file capabilities); not tracing");
 	if (!path || !*path) {
 		__atomic_store_n(&tc_trace_state, 1, __ATOMIC_RELEASE);
 		return;
@@ -197,10 +207,10 @@ static struct tc_trace_thread *thread_attach(void)
 	}
 	memset(t, 0, sizeof(*t));
 	t->generation = area.generation;
-	t->mask = h->entries - 1;
+	t->mask = area.g.entries - 1;
 	slot = __atomic_fetch_add(&h->slots_used, 1, __ATOMIC_RELAXED);
-	if (slot < h->nslots) {
-		struct tc_trace_ring *r = tc_trace_ring_at(h, slot);
+	if (slot < area.g.nslots) {
+		struct tc_trace_ring *r = tc_trace_ring_at(h, &area.g, slot);
 		r->pid = (uint32_t)getpid();
 		r->tid = (uint32_t)syscall(SYS_gettid);
 		/* the consumer reads pid and tid once it sees claimed */
@@ -232,7 +242,7 @@ static int channel_slow(const char *name, uint32_t *out)
 		goto out_unlock;
 	}
 	idx = __atomic_fetch_add(&h->channels_used, 1, __ATOMIC_RELAXED);
-	if (idx >= h->nchannels) {
+	if (idx >= area.g.nchannels) {
 		err = -ENOBUFS;
 		goto out_unlock;
 	}
@@ -250,7 +260,7 @@ static int channel_slow(const char *name, uint32_t *out)
 	if (err)
 		goto out_unlock;
 	area.chan[area.nchan++] = idx;
-	struct tc_trace_channel *c = tc_trace_channel_at(h, idx);
+	struct tc_trace_channel *c = tc_trace_channel_at(h, &area.g, idx);
 	memcpy(c->name, key, strlen(key) + 1);
 	__atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
 	*out = idx;
@@ -293,7 +303,7 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	/* the same pointer usually means the same literal; the compare keeps a reused
 	 * buffer with new contents from being taken for the old name */
 	if (tc_likely(pc->name == channel) &&
-	    name_eq(tc_trace_channel_at(area.h, pc->index)->name, channel)) {
+	    name_eq(tc_trace_channel_at(area.h, &area.g, pc->index)->name, channel)) {
 		index = pc->index;
 	} else {
 		err = channel_slow(channel, &index);
@@ -305,13 +315,17 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 		pc->name = channel;
 		pc->index = index;
 	}
-	head = r->head;   /* only this thread writes it */
+	/* the head is this thread's own count, never read back from the area; the tail
+	 * is the consumer's and may hold anything: a tail ahead of the head wraps to a
+	 * huge distance and reads as full, so nothing past the ring is written either way
+	 * (the mask keeps the index inside the ring the checked shape holds) */
+	head = t->head;
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	if (tc_unlikely(head - tail > t->mask)) {
-		/* full: drop the newest, counted (only this thread writes dropped, the
-		 * consumer reads it with an atomic load) */
+		/* full: drop the newest, counted (this thread's count, stored for the
+		 * consumer, which reads it with an atomic load) */
 		if (!dry)
-			__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&r->dropped, ++t->dropped, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
 	struct tc_trace_entry *e = &r->e[head & t->mask];
@@ -321,8 +335,10 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	e->kind = kind & ~(unsigned)TC_TRACE_DRY;
 	/* publish: the consumer reads the entry after an acquire load of head; a dry
 	 * emit's entry is overwritten by the next */
-	if (tc_likely(!dry))
-		__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	if (tc_likely(!dry)) {
+		t->head = head + 1;
+		__atomic_store_n(&r->head, t->head, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 

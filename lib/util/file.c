@@ -161,7 +161,8 @@ int tc_read_int_at(int dirfd, const char *path, long long *out)
 
 int tc_path_lookup(const char *name, char **out)
 {
-	const char *path = getenv("PATH");
+	/* a secure process searches the default path, not its caller's */
+	const char *path = tc_env_trusted("PATH", NULL);
 	struct tc_sb sb;
 	struct stat st;
 	int found_err = -ENOENT;

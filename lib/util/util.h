@@ -175,6 +175,21 @@ int tc_mkdirs(char *path);
 int tc_read_int_file(const char *path, long long *out);
 int tc_read_int_at(int dirfd, const char *path, long long *out);
 
+/* --- the environment (env.c) ---
+ * Every variable the library reads goes through tc_env_trusted: in a process that runs
+ * with privileges its caller may lack (setuid, setgid, file capabilities: the kernel's
+ * AT_SECURE, as secure_getenv decides), whoever set a variable could make it write,
+ * map or run what they may not (TACHO_OUTPUT, TACHO_TRACE, HOME, PATH, ...), so there
+ * every variable reads as unset. docs/security.md lists them. */
+/* The variable name, or NULL when unset or when this process is secure; *ignored (may
+ * be NULL) is set when a value was there and was ignored, for the caller to say so. */
+const char *tc_env_trusted(const char *name, bool *ignored);
+/* Whether this process is secure (AT_SECURE, or what a test forced). */
+bool tc_env_secure(void);
+/* The tests' seam: 1 or 0 makes every process look secure or not, -1 asks the kernel
+ * again. */
+void tc_env_force_secure(int secure);
+
 /* --- /proc/cpuinfo (cpuinfo.c): the one reader of it ---
  * Reads root/proc/cpuinfo (root NULL, "" or "/": this machine; else a fake tree) into a
  * NUL-terminated buffer the caller frees. 0 or -errno. */

@@ -1,14 +1,17 @@
 /* test-faults.c - real faults and hostile files around tacho's outputs: planted links,
  * a full disk (a small tmpfs), a read-only directory, a report written over its own
  * input, a failed and two concurrent recordings to one name, SIGKILL at several
- * moments, a report that cannot be written (/dev/full), and a setuid tacho. Each test
- * says what must survive. */
+ * moments, a report that cannot be written (/dev/full), a setuid tacho, and a setuid
+ * program given TACHO_TRACE. Each test says what must survive. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -463,6 +466,98 @@ static void test_secure_env_ignored(void **state)
 	th_run_free(&r);
 }
 
+/* A setuid-root copy of a program linked with libtacho, run by nobody with TACHO_TRACE
+ * naming a file of root's that holds a valid area: the library would have opened it
+ * with root's rights and written the marks into it (issue 27). It never opens it
+ * (inotify sees no open, access or change), the file is as it was, and the program
+ * runs untraced. */
+static void test_setuid_trace(void **state)
+{
+	char dir[600], bin[700], area[700], env[800], why[200], buf[64];
+	struct passwd *pw = getpwnam("nobody");
+	struct th_run r;
+	struct stat st;
+	int in;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s", th_tmp("suid-trace"));
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(th_tmpdir(), 0755), 0);
+	snprintf(bin, sizeof(bin), "%s/trace-marks", dir);
+	if (!pw)
+		TEST_SKIP("no user nobody to run it as");
+	if (!setuid_copy(th_prog("trace-marks"), bin, why, sizeof(why)))
+		TEST_SKIP("%s", why);
+	/* owned by root, not nobody: the program runs as root for nobody */
+	assert_int_equal(chown(bin, 0, 0), 0);
+	assert_int_equal(chmod(bin, 04755), 0);
+
+	/* root's file: an area as lib/trace/area.h lays it out (1 ring of 8 entries, 4
+	 * channels), which a library that opened it would take and write marks into */
+	uint8_t hdr[64] = { 0 };
+	const uint64_t magic = 0x3130454341525443ull, chan_off = 4096, rings_off = 8192,
+		       ring_bytes = 4096, size = 12288;
+	const uint32_t version = 1, nslots = 1, entries = 8, nchannels = 4;
+	memcpy(hdr + 0, &magic, 8);
+	memcpy(hdr + 8, &version, 4);
+	memcpy(hdr + 12, &nslots, 4);
+	memcpy(hdr + 16, &entries, 4);
+	memcpy(hdr + 20, &nchannels, 4);
+	memcpy(hdr + 24, &chan_off, 8);
+	memcpy(hdr + 32, &rings_off, 8);
+	memcpy(hdr + 40, &ring_bytes, 8);
+	memcpy(hdr + 48, &size, 8);
+	snprintf(area, sizeof(area), "%s/roots-file", dir);
+	int fd = open(area, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(pwrite(fd, hdr, sizeof(hdr), 0), (ssize_t)sizeof(hdr));
+	close(fd);
+
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, area, IN_OPEN | IN_ACCESS | IN_MODIFY | IN_ATTRIB) >= 0);
+	snprintf(env, sizeof(env), "TACHO_TRACE=%s", area);
+	char uid[16], gid[16];
+	snprintf(uid, sizeof(uid), "--reuid=%u", (unsigned)pw->pw_uid);
+	snprintf(gid, sizeof(gid), "--regid=%u", (unsigned)pw->pw_gid);
+	char *argv[] = { (char *)"setpriv", uid, gid, (char *)"--clear-groups", (char *)"env",
+			 env, bin, (char *)"active", NULL };
+	th_runv(&r, NULL, argv);
+	if (strstr(r.err, "setpriv:"))
+		TEST_SKIP("cannot run as nobody: %s", r.err);
+	/* (LeakSanitizer cannot run in a setuid process: in the ASan tree the status is
+	 * its, and what the program printed and did is the test) */
+	assert_contains(r.out, "untraced");
+	th_run_free(&r);
+	assert_int_equal(read(in, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(in);
+	assert_int_equal(stat(area, &st), 0);
+	assert_int_equal(st.st_size, (off_t)size);
+	char *text = NULL;
+	fd = open(area, O_RDONLY);
+	assert_true(fd >= 0);
+	text = calloc(1, (size_t)size);
+	assert_non_null(text);
+	assert_int_equal(read(fd, text, (size_t)size), (ssize_t)size);
+	close(fd);
+	assert_memory_equal(text, hdr, sizeof(hdr));
+	for (size_t i = sizeof(hdr); i < (size_t)size; i++)
+		if (text[i])
+			fail_msg("byte %zu of root's file was written", i);
+	free(text);
+
+	/* the same copy, run by root (not secure), is traced through a file of its own
+	 * naming: the test can tell the two apart */
+	char *as_root[] = { (char *)"env", env, bin, (char *)"active", NULL };
+	th_runv(&r, NULL, as_root);
+	assert_contains(r.out, "traced");
+	assert_not_contains(r.out, "untraced");
+	th_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_stat_stderr_full),
 		cmocka_unit_test(test_setuid_tacho),
 		cmocka_unit_test(test_secure_env_ignored),
+		cmocka_unit_test(test_setuid_trace),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }

@@ -6,7 +6,8 @@
  * half-way), "none" (never marks); for the payloads: "opens" (openat of four names,
  * each name's address printed first), "execs N" (execs itself N times, by its path and
  * by /proc/self/exe in turn), "sleeps N" (says its pid, then N sleeps of 1 ms), "waitwrites N" (says
- * "ready", waits for SIGUSR1, then N write(2)s: for trace -p). */
+ * "ready", waits for SIGUSR1, then N write(2)s: for trace -p), "active" (marks 10 times,
+ * then says "traced" or "untraced": for a setuid copy given TACHO_TRACE). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -140,6 +141,12 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			if (write(devnull, "x", 1) != 1)
 				return 1;
+		return 0;
+	}
+	if (!strcmp(mode, "active")) {
+		for (int i = 0; i < 10; i++)
+			tacho_mark("m", (uint64_t)i);
+		printf("%s\n", tacho_trace_active() ? "traced" : "untraced");
 		return 0;
 	}
 	if (!strcmp(mode, "flood")) {

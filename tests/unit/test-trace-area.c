@@ -1,7 +1,9 @@
 /* test-trace-area.c - marks through the shared trace area: what a thread writes is what
  * the consumer reads (channel, value, kind, order), a full ring drops the newest and
  * counts exactly, threads get rings of their own, regions become spans, and an untraced
- * process marks for nothing. */
+ * process marks for nothing. The area is hostile ground (issue 27): a secure process
+ * ignores TACHO_TRACE, a header is checked once with every sum bounded, and the
+ * producer writes where its own copy of the shape says whatever the header says later. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "harness.h"
 #include "trace/area.h"
+#include "util/util.h"
 #include "tacho/regions.h"
 #include "tacho/trace.h"
 
@@ -68,6 +71,26 @@ static void area_detach(struct tc_trace_area *a)
 {
 	tc_trace_detach();
 	tc_trace_area_free(a);
+}
+
+/* First of all (the environment is read once, at the first mark): a process that looks
+ * secure (setuid, setgid, capabilities: forced through the seam, as the e2e test
+ * test-faults test_setuid_trace does with a real setuid program) does not map the area
+ * TACHO_TRACE names, though it is a good one. */
+static void test_secure_ignores_trace(void **state)
+{
+	struct tc_trace_area a;
+
+	assert_int_equal(tc_trace_area_create(&a, th_tmp("secure-area"), 2, 8, 0), 0);
+	assert_int_equal(setenv("TACHO_TRACE", th_tmp("secure-area"), 1), 0);
+	tc_env_force_secure(1);
+	assert_false(tacho_trace_active());
+	assert_int_equal(tacho_mark("a", 1), 0);
+	tc_env_force_secure(-1);
+	assert_int_equal(unsetenv("TACHO_TRACE"), 0);
+	assert_int_equal(((struct tc_trace_header *)a.base)->slots_used, 0);
+	assert_int_equal(((struct tc_trace_header *)a.base)->channels_used, 0);
+	tc_trace_area_free(&a);
 }
 
 static void test_untraced(void **state)
@@ -332,9 +355,157 @@ static void test_bad_area(void **state)
 	assert_int_equal(tc_trace_area_create(&a, th_tmp("x"), 1, 3, 0), -EINVAL);
 }
 
+static void assert_geom_equal(const struct tc_trace_geom *a, const struct tc_trace_geom *b)
+{
+	assert_int_equal(a->nslots, b->nslots);
+	assert_int_equal(a->entries, b->entries);
+	assert_int_equal(a->nchannels, b->nchannels);
+	assert_int_equal(a->channels_off, b->channels_off);
+	assert_int_equal(a->rings_off, b->rings_off);
+	assert_int_equal(a->ring_bytes, b->ring_bytes);
+	assert_int_equal(a->size, b->size);
+}
+
+/* A header as tacho makes it: entries 8, 2 rings, 4 channels. */
+static void good_header(struct tc_trace_header *h, struct tc_trace_geom *g)
+{
+	assert_int_equal(tc_trace_geom_make(2, 8, 4, g), 0);
+	memset(h, 0, sizeof(*h));
+	h->magic = TC_TRACE_MAGIC;
+	h->version = TC_TRACE_VERSION;
+	h->nslots = g->nslots;
+	h->entries = g->entries;
+	h->nchannels = g->nchannels;
+	h->channels_off = g->channels_off;
+	h->rings_off = g->rings_off;
+	h->ring_bytes = g->ring_bytes;
+	h->size = g->size;
+}
+
+/* Each field of the header set to what a stray pointer could leave there: refused,
+ * every sum and product checked (the first check, before issue 27, added 64-bit
+ * offsets unchecked, so a ring_bytes near 2^63 passed it). */
+static void test_header_checked(void **state)
+{
+	static const struct {
+		int line;
+		const char *field;
+		uint64_t value;
+	} cases[] = {
+		{ __LINE__, "magic", 0 },
+		{ __LINE__, "version", 2 },
+		{ __LINE__, "size", 12288 },               /* not the file's */
+		{ __LINE__, "nslots", 0 },
+		{ __LINE__, "nslots", 65537 },
+		{ __LINE__, "nslots", 3 },                 /* rings past the end */
+		{ __LINE__, "entries", 0 },
+		{ __LINE__, "entries", 1 },
+		{ __LINE__, "entries", 6 },
+		{ __LINE__, "entries", 1u << 31 },
+		{ __LINE__, "entries", 512 },              /* more than a ring holds */
+		{ __LINE__, "nchannels", 0 },
+		{ __LINE__, "nchannels", (1u << 20) + 1 },
+		{ __LINE__, "nchannels", 100 },            /* into the rings */
+		{ __LINE__, "channels_off", 8 },           /* over the header */
+		{ __LINE__, "channels_off", 4100 },        /* a flag not aligned */
+		{ __LINE__, "channels_off", UINT64_MAX - 100 },   /* the sum wraps */
+		{ __LINE__, "rings_off", 4096 + 64 },      /* over the channels */
+		{ __LINE__, "rings_off", 8192 + 8 },       /* not on a cache line */
+		{ __LINE__, "rings_off", UINT64_MAX - 63 },
+		{ __LINE__, "ring_bytes", 64 },            /* smaller than its entries */
+		{ __LINE__, "ring_bytes", 4096 + 8 },
+		{ __LINE__, "ring_bytes", 1ull << 63 },    /* 2 x 2^63 wraps to 0 */
+		{ __LINE__, "ring_bytes", (UINT64_MAX / 2 + 1) & ~63ull },
+	};
+	struct tc_trace_header h;
+	struct tc_trace_geom g, out;
+
+	good_header(&h, &g);
+	assert_int_equal(tc_trace_geom_check(&h, g.size, &out), 0);
+	assert_geom_equal(&out, &g);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t v = cases[i].value;
+		int err;
+
+		good_header(&h, &g);
+		if (!strcmp(cases[i].field, "magic"))
+			h.magic = v;
+		else if (!strcmp(cases[i].field, "version"))
+			h.version = (uint32_t)v;
+		else if (!strcmp(cases[i].field, "size"))
+			h.size = v;
+		else if (!strcmp(cases[i].field, "nslots"))
+			h.nslots = (uint32_t)v;
+		else if (!strcmp(cases[i].field, "entries"))
+			h.entries = (uint32_t)v;
+		else if (!strcmp(cases[i].field, "nchannels"))
+			h.nchannels = (uint32_t)v;
+		else if (!strcmp(cases[i].field, "channels_off"))
+			h.channels_off = v;
+		else if (!strcmp(cases[i].field, "rings_off"))
+			h.rings_off = v;
+		else if (!strcmp(cases[i].field, "ring_bytes"))
+			h.ring_bytes = v;
+		err = tc_trace_geom_check(&h, g.size, &out);
+		if (err != -TACHO_ECORRUPT)
+			fail_msg("line %d: %s = %llu accepted (%d)", cases[i].line, cases[i].field,
+				 (unsigned long long)v, err);
+	}
+	/* a size that matches a header's own wrong size is still checked against the
+	 * rings it must hold */
+	good_header(&h, &g);
+	h.size = 4096;
+	assert_int_equal(tc_trace_geom_check(&h, 4096, &out), -TACHO_ECORRUPT);
+}
+
+/* The program shares its area with tacho, and a stray pointer may write anything into
+ * it. The producer writes where its own copy of the shape says: a header set to huge
+ * sizes after the attach moves no write; a tail written over makes the ring read as
+ * full (dropped and counted), never writes past it. (The consumer is drained with the
+ * header and tail put back: it still reads them.) */
+static void test_producer_keeps_its_shape(void **state)
+{
+	struct tc_trace_area a;
+	struct tc_trace_header *h;
+	struct tc_trace_drops d;
+	struct seen *s = calloc(1, sizeof(*s));
+	uint32_t known = 0;
+
+	s->stop_at = -1;
+	area_attach(&a, 2, 8);
+	assert_int_equal(tacho_mark("a", 1), 0);
+	h = a.base;
+	h->nslots = 0xffffffff;
+	h->entries = 1u << 31;
+	h->nchannels = 0xffffffff;
+	h->rings_off = 1ull << 62;
+	h->ring_bytes = 1ull << 62;
+	h->channels_off = 1ull << 62;
+	h->size = UINT64_MAX;
+	assert_int_equal(tacho_mark("b", 2), 0);
+	assert_int_equal(tacho_mark("a", 3), 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 3);
+	assert_int_equal(s->e[2].value, 3);
+	/* a tail far ahead of the head: the ring reads as full */
+	tc_trace_ring_at(a.base, &a.g, 0)->tail = 1ull << 40;
+	assert_int_equal(tacho_mark("a", 4), -ENOBUFS);
+	tc_trace_area_drops(&a, &d);
+	assert_int_equal(d.ring_full, 1);
+	tc_trace_ring_at(a.base, &a.g, 0)->tail = 3;
+	s->n = 0;
+	assert_int_equal(tacho_mark("a", 5), 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 1);
+	assert_int_equal(s->e[0].value, 5);
+	area_detach(&a);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_secure_ignores_trace),
 		cmocka_unit_test(test_untraced),
 		cmocka_unit_test(test_marks_read_back),
 		cmocka_unit_test(test_full_ring_counts_drops),
@@ -342,6 +513,8 @@ int main(void)
 		cmocka_unit_test(test_no_ring_left),
 		cmocka_unit_test(test_region_spans),
 		cmocka_unit_test(test_bad_area),
+		cmocka_unit_test(test_header_checked),
+		cmocka_unit_test(test_producer_keeps_its_shape),
 	};
 
 	unsetenv("TACHO_TRACE");

@@ -657,6 +657,46 @@ static void test_path_and_mounts(void **state)
 	assert_string_equal(buf, "\\08");
 }
 
+/* Every variable the library reads goes through tc_env_trusted: as it is in a process
+ * with its caller's privileges, unset in a secure one (forced here through the seam;
+ * tests/e2e/test-faults.c runs a real setuid program), and the caller told that a value
+ * was ignored. PATH's search falls back to the default there. */
+static void test_env_trusted(void **state)
+{
+	bool ignored = true;
+	char *found = NULL, *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	assert_int_equal(setenv("TACHO_TEST_VAR", "/tmp/x", 1), 0);
+	assert_false(tc_env_secure());   /* the suite does not run setuid */
+	assert_string_equal(tc_env_trusted("TACHO_TEST_VAR", &ignored), "/tmp/x");
+	assert_false(ignored);
+	assert_null(tc_env_trusted("TACHO_TEST_UNSET", &ignored));
+	assert_false(ignored);
+	tc_env_force_secure(1);
+	assert_true(tc_env_secure());
+	assert_null(tc_env_trusted("TACHO_TEST_VAR", &ignored));
+	assert_true(ignored);
+	assert_null(tc_env_trusted("TACHO_TEST_UNSET", &ignored));
+	assert_false(ignored);
+	assert_null(tc_env_trusted("TACHO_TEST_VAR", NULL));
+	/* a PATH of the caller's is not searched: only /usr/bin:/bin */
+	assert_int_equal(setenv("PATH", th_tmpdir(), 1), 0);
+	FILE *f = fopen(th_tmp("tacho-env-prog"), "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(th_tmp("tacho-env-prog"), 0755), 0);
+	assert_int_equal(tc_path_lookup("tacho-env-prog", &found), -ENOENT);
+	tc_env_force_secure(0);
+	assert_int_equal(tc_path_lookup("tacho-env-prog", &found), 0);
+	assert_string_equal(found, th_tmp("tacho-env-prog"));
+	free(found);
+	tc_env_force_secure(-1);
+	if (path)
+		assert_int_equal(setenv("PATH", path, 1), 0);
+	free(path);
+	assert_int_equal(unsetenv("TACHO_TEST_VAR"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_err_names_are_not_errnos),
 		cmocka_unit_test(test_diag_sized),
 		cmocka_unit_test(test_outfile),
+		cmocka_unit_test(test_env_trusted),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
 		cmocka_unit_test(test_fmt_size),   cmocka_unit_test(test_fmt_shortest),
 		cmocka_unit_test(test_json),
