@@ -55,7 +55,7 @@ static void drain(void)
 	struct tc_trace_visit v = { 0 };
 
 	if (area.base)
-		tc_trace_area_drain(&area, &known, &v);
+		tc_trace_area_drain(&area, &known, &v, false);
 }
 
 static void measure(struct variant *vs, size_t n)
@@ -92,7 +92,7 @@ int main(void)
 		{ "tacho_mark, traced", v_mark },
 		{ "region begin/end pair, traced", v_region },
 	};
-	char path[64];
+	char spec[64];
 
 	unsetenv("TACHO_TRACE");
 	if (tacho_regions_init(&ro, &d)) {
@@ -100,10 +100,15 @@ int main(void)
 		return 1;
 	}
 	measure(untraced, ARRAY_SIZE(untraced));
-	snprintf(path, sizeof(path), "/dev/shm/tacho-bench-mark-%d", (int)getpid());
-	/* rings that hold a round (2 x CALLS entries for the region pairs) */
-	if (tc_trace_area_create(&area, path, 4, 1u << 16, 0) || tc_trace_attach(path)) {
-		fprintf(stderr, "bench-mark: cannot make the trace area %s\n", path);
+	/* rings that hold a round (2 x CALLS entries for the region pairs); attached as
+	 * a traced program attaches, by descriptor */
+	if (tc_trace_area_create(&area, 4, 1u << 16, 0)) {
+		fprintf(stderr, "bench-mark: cannot make the trace area\n");
+		return 1;
+	}
+	snprintf(spec, sizeof(spec), "/proc/self/fd/%d", area.fd);
+	if (tc_trace_attach(spec)) {
+		fprintf(stderr, "bench-mark: cannot attach to the trace area %s\n", spec);
 		return 1;
 	}
 	measure(traced, ARRAY_SIZE(traced));

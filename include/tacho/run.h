@@ -40,6 +40,12 @@ struct tacho_child_opts {
 	char *const *env;           /* NULL-terminated NAME=VALUE strings put into the
 				       program's environment (replacing the caller's
 				       variable of that name); NULL: the caller's as it is */
+	const int *inherit_fds;     /* descriptors the program inherits though they are
+				       close-on-exec here (as every descriptor of the
+				       caller's should be): the flag is cleared in the
+				       child only, between fork and exec, so that no other
+				       program the caller starts gets them; NULL: none */
+	size_t ninherit_fds;
 };
 
 /* How a program ended. Fixed (docs/architecture.md, "An API that can grow"): it is

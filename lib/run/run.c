@@ -40,8 +40,8 @@ static void close_fd(int *fd)
 
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
-child_main(char *const argv[], char *const envp[], const char *cwd, int go_rd, int err_wr,
-	   pid_t parent)
+child_main(char *const argv[], char *const envp[], const char *cwd, const int *keep,
+	   size_t nkeep, int go_rd, int err_wr, pid_t parent)
 {
 	char c;
 	ssize_t r;
@@ -62,6 +62,12 @@ child_main(char *const argv[], char *const envp[], const char *cwd, int go_rd, i
 		e = errno;
 		goto out_tell_parent;
 	}
+	/* inherited by the program, and by nothing else the caller starts */
+	for (size_t i = 0; i < nkeep; i++)
+		if (fcntl(keep[i], F_SETFD, 0) < 0) {
+			e = errno;
+			goto out_tell_parent;
+		}
 	if (envp)
 		execvpe(argv[0], argv, envp);
 	else
@@ -110,6 +116,8 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	struct tacho_child *c;
 	int go[2], er[2];
 	const char *cwd = NULL;
+	const int *keep = NULL;
+	size_t nkeep = 0;
 	pid_t parent = getpid();
 	int err;
 
@@ -123,6 +131,10 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (opts && opts->sz >= offsetof(struct tacho_child_opts, forward_signals) +
 				    sizeof(opts->forward_signals))
 		c->forward = opts->forward_signals;
+	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, ninherit_fds) && opts->inherit_fds) {
+		keep = opts->inherit_fds;
+		nkeep = opts->ninherit_fds;
+	}
 	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, env) && opts->env) {
 		envp = env_with(opts->env);
 		if (!envp) {
@@ -146,7 +158,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, envp, cwd, go[0], er[1], parent);
+		child_main(argv, envp, cwd, keep, nkeep, go[0], er[1], parent);
 	}
 	free(envp);
 	close(go[0]);

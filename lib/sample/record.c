@@ -1228,7 +1228,9 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 	/* phase 2: the program held before exec, the events opened on it */
 	if (s.child_mode) {
 		struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = false,
-					       .env = hooks ? hooks->env : NULL };
+					       .env = hooks ? hooks->env : NULL,
+					       .inherit_fds = hooks ? hooks->inherit_fds : NULL,
+					       .ninherit_fds = hooks ? hooks->ninherit_fds : 0 };
 		err = tacho_child_start(o->argv, &co, &s.child);
 		if (err) {
 			tc_diag_set(diag, o->argv[0], 0, 0, err, "cannot start '%s': %s", o->argv[0],

@@ -12,6 +12,8 @@
 struct tc_record_hooks {
 	void *arg;
 	char *const *env;   /* NAME=VALUE put into the program's environment before exec */
+	const int *inherit_fds;   /* descriptors the program inherits (tacho_child_opts) */
+	size_t ninherit_fds;
 	bool use_clockid;   /* stamp samples with clockid instead of perf's own clock */
 	const pid_t *pids;  /* with opts.pid set and no program: these processes (pid among
 			       them), recorded until all have ended */

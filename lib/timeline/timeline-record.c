@@ -31,7 +31,7 @@ struct trace_session {
 	struct tc_record_writer *w;
 	uint64_t marks;
 	struct tc_trace_drops last;
-	char env[4200];
+	char env[64];
 	char *envv[2];
 };
 
@@ -210,8 +210,6 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	struct tacho_record_result rr = { .sz = sizeof(rr) };
 	struct trace_session *s;
 	struct tc_record_hooks hooks = { 0 };
-	char area_path[4096];
-	const char *dir;
 	int err;
 
 	if (tc_diag_check(diag))
@@ -246,24 +244,26 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 		err = -ENOMEM;
 		goto out_result;
 	}
-	/* the area lives in memory (/dev/shm) where there is one; it is removed at the end.
-	 * Only a program tacho starts gets it: a running process cannot be told where it
-	 * is (its environment was read at its start) */
+	/* the area is an anonymous file in memory, handed to the program by descriptor:
+	 * it has no name another user could plant first, and it goes when tacho and the
+	 * program end, however they end. Only a program tacho starts gets it: a running
+	 * process cannot be given it (its environment was read at its start) */
+	s->area.fd = -1;
 	if (o.argv && o.argv[0]) {
-		const char *tmp = tc_env_trusted("TMPDIR", NULL);
-		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : tmp ? tmp : "/tmp";
-		snprintf(area_path, sizeof(area_path), "%s/tacho-trace-%d", dir, (int)getpid());
-		err = tc_trace_area_create(&s->area, area_path, 0, o.ring_entries, 0);
+		err = tc_trace_area_create(&s->area, 0, o.ring_entries, 0);
+		if (!err)
+			err = tc_trace_area_env(&s->area, s->env, sizeof(s->env));
 		if (err) {
-			tc_diag_set(diag, area_path, 0, 0, err, "cannot make the trace area '%s': %s",
-				    area_path, err == -EINVAL ? "the ring size must be a power of two "
-				    "from 2 to 16777216" : tacho_strerror(err));
+			tc_diag_set(diag, "trace", 0, 0, err, "cannot make the trace area: %s",
+				    err == -EINVAL ? "the ring size must be a power of two from 2 "
+				    "to 16777216" : tacho_strerror(err));
 			goto out_free;
 		}
 		s->has_area = true;
-		snprintf(s->env, sizeof(s->env), "TACHO_TRACE=%s", area_path);
 		s->envv[0] = s->env;
 		hooks.env = s->envv;
+		hooks.inherit_fds = &s->area.fd;
+		hooks.ninherit_fds = 1;
 	}
 	clock_init(&s->clock);
 	hooks.arg = s;
@@ -292,9 +292,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.ran = rr.ran;
 	result.exit = rr.exit;
 	result.exec_err = rr.exec_err;
-	if (s->has_area)
-		tc_trace_area_free(&s->area);
 out_free:
+	tc_trace_area_free(&s->area);
 	free(s->hidden);
 	free(s);
 out_result:

@@ -3,6 +3,7 @@
  * the counts of what the producers dropped. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,29 +80,42 @@ int tc_trace_geom_check(const struct tc_trace_header *h, uint64_t size, struct t
 	return 0;
 }
 
-int tc_trace_area_create(struct tc_trace_area *a, const char *path, uint32_t nslots,
-			 uint32_t entries, uint32_t nchannels)
+int tc_trace_area_create(struct tc_trace_area *a, uint32_t nslots, uint32_t entries,
+			 uint32_t nchannels)
 {
 	struct tc_trace_header *h;
-	int fd, err;
+	int err;
 
 	memset(a, 0, sizeof(*a));
+	a->fd = -1;
 	err = tc_trace_geom_make(nslots, entries, nchannels, &a->g);
 	if (err)
 		return err;
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	/* a sparse file: only the pages that threads and channels touch take memory */
-	if (ftruncate(fd, (off_t)a->g.size) < 0) {
+	/* no name in /dev/shm: a name is what another user plants a link or a file of
+	 * their own under, before tacho creates it (issue 27). A memfd has none, is
+	 * 0600, and goes with its last descriptor and mapping. */
+	a->fd = memfd_create("tacho-trace", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (a->fd < 0) {
 		err = -errno;
-		goto out_unlink;
+		goto out_free;
 	}
-	h = mmap(NULL, (size_t)a->g.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* sparse: only the pages that threads and channels touch take memory */
+	if (ftruncate(a->fd, (off_t)a->g.size) < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	/* nobody, the program included, can cut it under tacho's mapping (SIGBUS) or
+	 * grow it; the program's library requires these seals of a descriptor */
+	if (fcntl(a->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	h = mmap(NULL, (size_t)a->g.size, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
 	if (h == MAP_FAILED) {
 		err = -errno;
-		goto out_unlink;
+		goto out_free;
 	}
+	a->base = h;
 	h->version = TC_TRACE_VERSION;
 	h->nslots = a->g.nslots;
 	h->entries = a->g.entries;
@@ -110,21 +124,11 @@ int tc_trace_area_create(struct tc_trace_area *a, const char *path, uint32_t nsl
 	h->rings_off = a->g.rings_off;
 	h->ring_bytes = a->g.ring_bytes;
 	h->size = a->g.size;
-	/* the magic last: a producer that maps the file too early refuses it */
+	/* the magic last: a producer that maps the area too early refuses it */
 	__atomic_store_n(&h->magic, TC_TRACE_MAGIC, __ATOMIC_RELEASE);
-	a->path = strdup(path);
-	if (!a->path) {
-		munmap(h, (size_t)a->g.size);
-		err = -ENOMEM;
-		goto out_unlink;
-	}
-	a->base = h;
-	a->owner = true;
-	close(fd);
 	return 0;
-out_unlink:
-	unlink(path);
-	close(fd);
+out_free:
+	tc_trace_area_free(a);
 	return err;
 }
 
@@ -132,10 +136,17 @@ void tc_trace_area_free(struct tc_trace_area *a)
 {
 	if (a->base)
 		munmap(a->base, (size_t)a->g.size);
-	if (a->owner && a->path)
-		unlink(a->path);
-	free(a->path);
+	if (a->fd >= 0)
+		close(a->fd);
 	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+}
+
+int tc_trace_area_env(const struct tc_trace_area *a, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "TACHO_TRACE=/proc/self/fd/%d", a->fd);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static int drain_channels(struct tc_trace_area *a, uint32_t *known,

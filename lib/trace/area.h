@@ -129,17 +129,28 @@ static inline struct tc_trace_ring *tc_trace_ring_at(void *base, const struct tc
 struct tc_trace_area {
 	void *base;             /* the mapping */
 	struct tc_trace_geom g; /* as created: never read back from the area */
-	char *path;
-	bool owner;             /* created it: unlink at free */
+	int fd;                 /* the memfd (close-on-exec here), -1 when none */
 };
 
-/* Creates the area as the file path (truncated; /dev/shm keeps it in memory): nslots
- * rings of entries entries each (a power of two, at least 2), nchannels names; 0 for
- * the defaults. 0, -EINVAL, or -errno of the file. */
-int tc_trace_area_create(struct tc_trace_area *a, const char *path, uint32_t nslots,
-			 uint32_t entries, uint32_t nchannels);
-/* Unmaps, and removes the file when created here. NULL-safe for a zeroed area. */
+/* Creates an area of nslots rings of entries entries each (a power of two, at least 2)
+ * and nchannels names, 0 for the defaults: an anonymous file (memfd_create), so no name
+ * exists that anyone could plant, predict or open, and nothing is left behind when tacho
+ * ends however it ends; mode 0600, sealed against shrinking and growing, so that
+ * nobody holding it can cut it under a mapping (SIGBUS). The program to trace gets it
+ * by descriptor (tc_trace_area_env). 0, -EINVAL, -ENOMEM, or -errno of memfd_create,
+ * ftruncate, fcntl or mmap. */
+int tc_trace_area_create(struct tc_trace_area *a, uint32_t nslots, uint32_t entries,
+			 uint32_t nchannels);
+/* Unmaps and closes. Safe after tc_trace_area_create, whether it failed or not, and
+ * twice (a zeroed area is not: its descriptor would read as 0, stdin). */
 void tc_trace_area_free(struct tc_trace_area *a);
+
+/* What the traced program's environment gets: "TACHO_TRACE=/proc/self/fd/N", N the
+ * area's descriptor, which the program inherits (it is made inheritable in the child
+ * only, between fork and exec). This library takes the descriptor itself; a program
+ * built with an older libtacho, which opens TACHO_TRACE as a path, opens the same file
+ * through /proc. 0, or -ENAMETOOLONG. */
+int tc_trace_area_env(const struct tc_trace_area *a, char *buf, size_t size);
 
 /* What tc_trace_area_drain hands out. */
 struct tc_trace_visit {
@@ -175,11 +186,13 @@ extern int tc_trace_state;
  * names. */
 void tc_trace_setup(void);
 
-/* Attaches this process to the area at path (a test's seam; TACHO_TRACE does the same at
- * the first mark). The header is copied out and checked once (tc_trace_geom_check).
- * 0, -EBUSY when already attached, -TACHO_ECORRUPT for a file that is not an area,
- * -errno. */
-int tc_trace_attach(const char *path);
+/* Attaches this process to the area that spec names, as TACHO_TRACE does at the first
+ * mark: "/proc/self/fd/N" is the inherited descriptor N (which must be a sealed memfd,
+ * as tacho makes), anything else a path (an older tacho's /dev/shm file), opened
+ * without following a link. The header is copied out and checked once
+ * (tc_trace_geom_check). 0, -EBUSY when already attached, -TACHO_ECORRUPT for a file
+ * that is not an area, -EINVAL for a descriptor that is not a sealed memfd, -errno. */
+int tc_trace_attach(const char *spec);
 /* Detaches (the test's other end); the calling thread's ring is forgotten. */
 void tc_trace_detach(void);
 

@@ -4,6 +4,7 @@
  * and kept here: nothing read from the area afterwards decides where a write goes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,23 +76,61 @@ static void atfork_child(void)
 		pthread_setspecific(thread_key, NULL);
 }
 
-static int map_area(const char *path)
+/* The descriptor N of "/proc/self/fd/N" (what tacho puts in TACHO_TRACE), or -1 when
+ * spec is a path. */
+static int spec_fd(const char *spec)
+{
+	static const char pre[] = "/proc/self/fd/";
+	long n = 0;
+	const char *p;
+
+	if (strncmp(spec, pre, sizeof(pre) - 1))
+		return -1;
+	p = spec + sizeof(pre) - 1;
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || n > INT_MAX / 10)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return n <= INT_MAX ? (int)n : -1;
+}
+
+static int map_area(const char *spec)
 {
 	struct tc_trace_header *h, hc;
 	struct tc_trace_geom g;
 	struct stat st;
-	int fd, err = 0;
+	int fd = spec_fd(spec), err = 0;
+	bool own = fd < 0;
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (own) {
+		/* a path: what an older tacho names (/dev/shm/tacho-trace-PID). Never
+		 * created here, no link followed, and a FIFO does not hang the open */
+		fd = open(spec, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+	}
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
 		goto out_close;
 	}
-	if ((uint64_t)st.st_size < sizeof(*h)) {
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(*h)) {
 		err = -TACHO_ECORRUPT;
 		goto out_close;
+	}
+	if (!own) {
+		/* the descriptor tacho made: a memfd sealed against shrinking and
+		 * growing, so that no one can cut the area under this mapping (SIGBUS).
+		 * Only a memfd takes seals: a descriptor the program reused for a file of
+		 * its own is refused before anything is written */
+		int seals = fcntl(fd, F_GET_SEALS);
+		if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) !=
+				 (F_SEAL_SHRINK | F_SEAL_GROW)) {
+			err = -EINVAL;
+			goto out_close;
+		}
 	}
 	h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (h == MAP_FAILED) {
@@ -109,7 +148,10 @@ static int map_area(const char *path)
 	area.h = h;
 	area.g = g;
 out_close:
-	close(fd);
+	/* the inherited descriptor stays open: a program this one execs finds the area
+	 * through it too */
+	if (own)
+		close(fd);
 	return err;
 }
 

@@ -1,8 +1,9 @@
 /* test-faults.c - real faults and hostile files around tacho's outputs: planted links,
  * a full disk (a small tmpfs), a read-only directory, a report written over its own
  * input, a failed and two concurrent recordings to one name, SIGKILL at several
- * moments, a report that cannot be written (/dev/full), a setuid tacho, and a setuid
- * program given TACHO_TRACE. Each test says what must survive. */
+ * moments, a report that cannot be written (/dev/full), a setuid tacho, links and files
+ * another user planted where tacho trace's area once went, and a setuid program given
+ * TACHO_TRACE. Each test says what must survive. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -466,6 +467,144 @@ static void test_secure_env_ignored(void **state)
 	th_run_free(&r);
 }
 
+/* The names planted in /dev/shm, removed at the end whatever happened. */
+static char planted[64][64];
+static size_t nplanted;
+
+static void unplant(void)
+{
+	for (size_t i = 0; i < nplanted; i++)
+		unlink(planted[i]);
+	nplanted = 0;
+}
+
+static int teardown(void **state)
+{
+	unplant();
+	return th_tmpdir_teardown(state);
+}
+
+/* What a planted name must still be afterwards. */
+static void check_planted(const char *name, bool link, const char *victim)
+{
+	char buf[4096];
+	struct stat st;
+	ssize_t n;
+
+	assert_int_equal(lstat(name, &st), 0);
+	if (link) {
+		assert_true(S_ISLNK(st.st_mode));
+		n = readlink(name, buf, sizeof(buf) - 1);
+		assert_true(n > 0);
+		buf[n] = '\0';
+		assert_string_equal(buf, victim);
+		return;
+	}
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0666);
+	assert_int_equal(st.st_size, 8);
+	char *text = slurp(name);
+	assert_non_null(text);
+	assert_string_equal(text, "planted\n");
+	free(text);
+}
+
+/* nobody, as root plants for them: a link to root's file, or a file anyone may read and
+ * write, under the name an older tacho gave its area (/dev/shm/tacho-trace-PID), for
+ * tacho's own PID and the next ones. Then root's tacho trace runs. tacho made its area
+ * there with O_CREAT|O_TRUNC and no O_EXCL or O_NOFOLLOW, and stretched it to ~400 MB:
+ * through the link it truncated root's file, through the file it let nobody read and
+ * write root's area (issue 27). Now the area has no name: the victim, the links and the
+ * files are as they were, and the trace is whole. The PID is known before tacho runs:
+ * the child that execs tacho waits until the names are planted (exec keeps the PID). */
+static void test_planted_area_names(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char victim[600];
+	(void)state;
+
+	snprintf(victim, sizeof(victim), "%s", th_tmp("victim"));   /* th_tmp's buffers turn */
+
+	if (geteuid() != 0)
+		TEST_SKIP("needs root, to run tacho as root with names planted as nobody");
+	if (!pw)
+		TEST_SKIP("no user nobody to plant as");
+	put(victim, "root's own file\n");
+	assert_int_equal(chmod(victim, 0600), 0);
+	for (int round = 0; round < 2; round++) {
+		bool links = round == 0;
+		char out[600], errf[600], trace[600], tag[32];
+		int go[2], st;
+		pid_t pid;
+
+		snprintf(tag, sizeof(tag), "planted%d", round);
+		snprintf(trace, sizeof(trace), "%s.trace", th_tmp(tag));
+		snprintf(out, sizeof(out), "%s.out", th_tmp(tag));
+		snprintf(errf, sizeof(errf), "%s.err", th_tmp(tag));
+		assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			char c;
+			int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			if (o < 0 || e < 0 || read(go[0], &c, 1) != 1)
+				_exit(126);
+			dup2(o, 1);
+			dup2(e, 2);
+			execl(th_tacho_bin(), "tacho", "trace", "-o", trace, "--",
+			      th_prog("trace-marks"), "flood", "100", (char *)NULL);
+			_exit(127);
+		}
+		close(go[0]);
+		for (int k = 0; k < 32 && nplanted < ARRAY_SIZE(planted); k++) {
+			char *name = planted[nplanted];
+			snprintf(name, sizeof(planted[0]), "/dev/shm/tacho-trace-%d", (int)pid + k);
+			if (links) {
+				if (symlink(victim, name) < 0)
+					continue;   /* another user's name: not ours to judge */
+				assert_int_equal(lchown(name, pw->pw_uid, pw->pw_gid), 0);
+			} else {
+				int fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0666);
+				if (fd < 0)
+					continue;
+				assert_int_equal(write(fd, "planted\n", 8), 8);
+				assert_int_equal(fchmod(fd, 0666), 0);
+				assert_int_equal(fchown(fd, pw->pw_uid, pw->pw_gid), 0);
+				close(fd);
+			}
+			nplanted++;
+		}
+		/* tacho's own PID is planted, or the test proves nothing */
+		char first[64];
+		snprintf(first, sizeof(first), "/dev/shm/tacho-trace-%d", (int)pid);
+		assert_true(nplanted > 0);
+		assert_string_equal(planted[0], first);
+		assert_int_equal(write(go[1], "x", 1), 1);
+		close(go[1]);
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		/* root's file, every link and every file as they were (checked first: the
+		 * trace of a tacho that used a planted name is no trace either) */
+		char *text = slurp(victim);
+		struct stat vs;
+		assert_non_null(text);
+		assert_string_equal(text, "root's own file\n");
+		free(text);
+		assert_int_equal(stat(victim, &vs), 0);
+		assert_int_equal(vs.st_uid, 0);
+		assert_int_equal(vs.st_mode & 07777, 0600);
+		for (size_t i = 0; i < nplanted; i++)
+			check_planted(planted[i], links, victim);
+		unplant();
+		char *err = slurp(errf);
+		assert_non_null(err);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			fail_msg("tacho trace: status %d: %s", st, err);
+		assert_contains(err, "tacho: 100 marks, 0 events");
+		free(err);
+	}
+}
+
 /* A setuid-root copy of a program linked with libtacho, run by nobody with TACHO_TRACE
  * naming a file of root's that holds a valid area: the library would have opened it
  * with root's rights and written the marks into it (issue 27). It never opens it
@@ -572,7 +711,8 @@ int main(void)
 		cmocka_unit_test(test_stat_stderr_full),
 		cmocka_unit_test(test_setuid_tacho),
 		cmocka_unit_test(test_secure_env_ignored),
+		cmocka_unit_test(test_planted_area_names),
 		cmocka_unit_test(test_setuid_trace),
 	};
-	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, teardown);
 }

@@ -41,6 +41,9 @@ static int helper(int argc, char **argv)
 		const char *a = getenv("TC_A"), *b = getenv("TC_B");
 		return a && !strcmp(a, "1") && b && !strcmp(b, "new") && !getenv("TC_C") ? 21 : 22;
 	}
+	if (!strcmp(argv[2], "fd") && argc > 3) {   /* 23 when descriptor argv[3] is open */
+		return fcntl(atoi(argv[3]), F_GETFD) >= 0 ? 23 : 24;
+	}
 	if (!strcmp(argv[2], "pwd")) {       /* prints its working directory */
 		char buf[4096];
 		if (!getcwd(buf, sizeof(buf)))
@@ -229,6 +232,30 @@ static void test_env(void **state)
 	unsetenv("TC_B");
 }
 
+/* inherit_fds: a close-on-exec descriptor reaches the program, and stays close-on-exec
+ * here (tacho trace's area: no other program tacho starts may get it). */
+static void test_inherit_fds(void **state)
+{
+	int p[2];
+	char num[16];
+	struct tacho_exit ex;
+	(void)state;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	snprintf(num, sizeof(num), "%d", p[0]);
+	struct tacho_child_opts o = { .sz = sizeof(o), .inherit_fds = &p[0], .ninherit_fds = 1 };
+	struct tacho_child_opts none = { .sz = sizeof(none) };
+	struct tacho_child_opts old = { .sz = offsetof(struct tacho_child_opts, inherit_fds),
+					.inherit_fds = &p[0], .ninherit_fds = 1 };
+	assert_int_equal(run("fd", num, &o, &ex), 23);
+	assert_int_equal(fcntl(p[0], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(run("fd", num, &none, &ex), 24);
+	/* a caller whose sz ends before the field asked for nothing */
+	assert_int_equal(run("fd", num, &old, &ex), 24);
+	close(p[0]);
+	close(p[1]);
+}
+
 static void test_free_unreleased(void **state)
 {
 	char *argv[] = { self_exe, (char *)"--helper", (char *)"exit", (char *)"0", NULL };
@@ -364,6 +391,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_executable), cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
 		cmocka_unit_test(test_ctrl_c_on_terminal), cmocka_unit_test(test_env),
+		cmocka_unit_test(test_inherit_fds),
 	};
 	ssize_t n;
 

@@ -2,12 +2,16 @@
  * the consumer reads (channel, value, kind, order), a full ring drops the newest and
  * counts exactly, threads get rings of their own, regions become spans, and an untraced
  * process marks for nothing. The area is hostile ground (issue 27): a secure process
- * ignores TACHO_TRACE, a header is checked once with every sum bounded, and the
+ * ignores TACHO_TRACE, a header is checked once with every sum bounded, a descriptor
+ * must be a sealed memfd, a path is never created nor followed through a link, and the
  * producer writes where its own copy of the shape says whatever the header says later. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -60,10 +64,19 @@ static void drain(struct tc_trace_area *a, uint32_t *known, struct seen *s)
 	assert_int_equal(tc_trace_area_drain(a, known, &v), 0);
 }
 
+/* TACHO_TRACE's value for area a: the descriptor, as tacho gives it to a program. */
+static const char *spec_of(const struct tc_trace_area *a)
+{
+	static char spec[64];
+
+	snprintf(spec, sizeof(spec), "/proc/self/fd/%d", a->fd);
+	return spec;
+}
+
 static void area_attach(struct tc_trace_area *a, uint32_t slots, uint32_t entries)
 {
-	assert_int_equal(tc_trace_area_create(a, th_tmp("area"), slots, entries, 0), 0);
-	assert_int_equal(tc_trace_attach(th_tmp("area")), 0);
+	assert_int_equal(tc_trace_area_create(a, slots, entries, 0), 0);
+	assert_int_equal(tc_trace_attach(spec_of(a)), 0);
 	assert_true(tacho_trace_active());
 }
 
@@ -80,9 +93,12 @@ static void area_detach(struct tc_trace_area *a)
 static void test_secure_ignores_trace(void **state)
 {
 	struct tc_trace_area a;
+	char env[64];
 
-	assert_int_equal(tc_trace_area_create(&a, th_tmp("secure-area"), 2, 8, 0), 0);
-	assert_int_equal(setenv("TACHO_TRACE", th_tmp("secure-area"), 1), 0);
+	assert_int_equal(tc_trace_area_create(&a, 2, 8, 0), 0);
+	assert_int_equal(tc_trace_area_env(&a, env, sizeof(env)), 0);
+	assert_int_equal(strncmp(env, "TACHO_TRACE=", 12), 0);
+	assert_int_equal(setenv("TACHO_TRACE", env + 12, 1), 0);
 	tc_env_force_secure(1);
 	assert_false(tacho_trace_active());
 	assert_int_equal(tacho_mark("a", 1), 0);
@@ -341,20 +357,6 @@ static void test_region_spans(void **state)
 	free(s);
 }
 
-static void test_bad_area(void **state)
-{
-	FILE *f = fopen(th_tmp("notarea"), "w");
-
-	assert_non_null(f);
-	for (int i = 0; i < 1000; i++)
-		fputs("not an area\n", f);
-	fclose(f);
-	assert_int_equal(tc_trace_attach(th_tmp("notarea")), -TACHO_ECORRUPT);
-	assert_int_equal(tc_trace_attach(th_tmp("missing")), -ENOENT);
-	struct tc_trace_area a;
-	assert_int_equal(tc_trace_area_create(&a, th_tmp("x"), 1, 3, 0), -EINVAL);
-}
-
 static void assert_geom_equal(const struct tc_trace_geom *a, const struct tc_trace_geom *b)
 {
 	assert_int_equal(a->nslots, b->nslots);
@@ -458,6 +460,85 @@ static void test_header_checked(void **state)
 	assert_int_equal(tc_trace_geom_check(&h, 4096, &out), -TACHO_ECORRUPT);
 }
 
+/* Writes an area of geometry g with a good header into the file path, as an older
+ * tacho made it (a path in /dev/shm). */
+static void old_style_area(const char *path, const struct tc_trace_geom *g)
+{
+	struct tc_trace_header h;
+	struct tc_trace_geom gg;
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	assert_true(fd >= 0);
+	good_header(&h, &gg);
+	assert_geom_equal(&gg, g);
+	assert_int_equal(ftruncate(fd, (off_t)g->size), 0);
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	close(fd);
+}
+
+static void test_bad_area(void **state)
+{
+	FILE *f = fopen(th_tmp("notarea"), "w");
+	struct tc_trace_geom g;
+	char spec[64];
+	int fd;
+
+	assert_non_null(f);
+	for (int i = 0; i < 1000; i++)
+		fputs("not an area\n", f);
+	fclose(f);
+	assert_int_equal(tc_trace_attach(th_tmp("notarea")), -TACHO_ECORRUPT);
+	assert_int_equal(tc_trace_attach(th_tmp("missing")), -ENOENT);
+	struct tc_trace_area a;
+	assert_int_equal(tc_trace_area_create(&a, 1, 3, 0), -EINVAL);
+	tc_trace_area_free(&a);
+
+	/* a descriptor that is no sealed memfd (here a file of the program's own, which
+	 * took the number tacho's descriptor had) is refused before anything is
+	 * written, though it holds a good header */
+	assert_int_equal(tc_trace_geom_make(2, 8, 4, &g), 0);
+	old_style_area(th_tmp("plain"), &g);
+	fd = open(th_tmp("plain"), O_RDWR);
+	assert_true(fd >= 0);
+	snprintf(spec, sizeof(spec), "/proc/self/fd/%d", fd);
+	assert_int_equal(tc_trace_attach(spec), -EINVAL);
+	close(fd);
+	assert_int_equal(tc_trace_attach("/proc/self/fd/999999"), -EBADF);
+	/* a path is never created, no link followed, and a FIFO does not hang */
+	assert_int_equal(symlink(th_tmp("plain"), th_tmp("link")), 0);
+	assert_int_equal(tc_trace_attach(th_tmp("link")), -ELOOP);
+	assert_int_equal(mkfifo(th_tmp("fifo"), 0600), 0);
+	assert_int_equal(tc_trace_attach(th_tmp("fifo")), -TACHO_ECORRUPT);
+	assert_int_equal(access(th_tmp("missing"), F_OK), -1);
+	assert_false(tacho_trace_active());
+}
+
+/* An older tacho names its area by a path: a program of this library still marks into
+ * it (the path protocol is read as before, without following a link). */
+static void test_old_tacho_path(void **state)
+{
+	struct tc_trace_geom g;
+	struct tc_trace_header *h;
+	int fd;
+
+	assert_int_equal(tc_trace_geom_make(2, 8, 4, &g), 0);
+	old_style_area(th_tmp("old-area"), &g);
+	assert_int_equal(tc_trace_attach(th_tmp("old-area")), 0);
+	assert_int_equal(tacho_mark("old", 5), 0);
+	tc_trace_detach();
+	fd = open(th_tmp("old-area"), O_RDONLY);
+	assert_true(fd >= 0);
+	h = mmap(NULL, (size_t)g.size, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(h != MAP_FAILED);
+	close(fd);
+	assert_int_equal(h->slots_used, 1);
+	assert_int_equal(h->channels_used, 1);
+	assert_string_equal(tc_trace_channel_at(h, &g, 0)->name, "old");
+	assert_int_equal(tc_trace_ring_at(h, &g, 0)->head, 1);
+	assert_int_equal(tc_trace_ring_at(h, &g, 0)->e[0].value, 5);
+	munmap(h, (size_t)g.size);
+}
+
 /* The program shares its area with tacho, and a stray pointer may write anything into
  * it. The producer writes where its own copy of the shape says: a header set to huge
  * sizes after the attach moves no write; a tail written over makes the ring read as
@@ -514,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_region_spans),
 		cmocka_unit_test(test_bad_area),
 		cmocka_unit_test(test_header_checked),
+		cmocka_unit_test(test_old_tacho_path),
 		cmocka_unit_test(test_producer_keeps_its_shape),
 	};
 
