@@ -50,8 +50,9 @@ static const struct cli_option trace_options[] = {
 };
 
 static const char trace_footer[] =
-	"exit status: the program's (128 + signal if a signal ended it), 126/127 when it\n"
-	"could not be run, 1 when tracing failed, 2 bad usage\n";
+	"exit status: the program's (128 + signal if a signal ended it; also when it wrote\n"
+	"over its trace area, which is a warning), 126/127 when it could not be run, 1 when\n"
+	"tracing failed, 2 bad usage\n";
 
 static const char report_usage[] =
 	"usage: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
@@ -288,6 +289,13 @@ static int cmd_trace_fn(int argc, char **argv)
 	if (res.events_lost)
 		cli_warn("%" PRIu64 " events were lost (the kernel's ring filled faster than "
 			 "tacho read it)", res.events_lost);
+	/* the program's own bug (a stray pointer into its area), said beside its status,
+	 * which stands: what could be read is in the file, and the file says so too */
+	if (res.damaged_entries || res.damaged_rings || res.damaged_header)
+		cli_warn("the trace is damaged: the program wrote over its trace area (%" PRIu64
+			 " entries refused, %" PRIu64 " rings given up%s); what was there is lost",
+			 res.damaged_entries, res.damaged_rings,
+			 res.damaged_header ? ", its header overwritten" : "");
 	if (res.ran)
 		return res.exit.status;
 	return EXIT_OK;

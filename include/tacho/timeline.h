@@ -65,11 +65,19 @@ struct tacho_timeline_result {
 	bool ran;
 	struct tacho_exit exit;
 	int exec_err;
+	/* the damage tacho found in the program's trace area (the program wrote over it:
+	 * a stray pointer), each refused and counted, never followed; all 0 in a trace of
+	 * a program that did not (docs/trace.md, "A program that writes over its area") */
+	uint64_t damaged_entries;   /* entries and channel names refused */
+	uint64_t damaged_rings;     /* rings given up: their indexes could not be */
+	uint64_t damaged_header;    /* 1: the area's header was overwritten */
 };
 
-/* Starts argv with TACHO_TRACE naming a fresh shared-memory area, records its marks
- * and the events until it ends, and writes the trace file as it goes (a trace killed
- * half-way reads up to its last flush). With pids instead of argv, the events of those
+/* Starts argv with a fresh shared-memory area (an anonymous memfd the program inherits,
+ * TACHO_TRACE naming its descriptor: docs/trace.md), records its marks and the events
+ * until it ends, and writes the trace file as it goes (a trace killed half-way reads up
+ * to its last flush). What the program writes over its area is refused and counted in
+ * the result's damaged_* fields, never followed. With pids instead of argv, the events of those
  * processes (they have no area: no marks); with system_wide, the events of every CPU.
  * Tracepoints carry their payloads (the format of each is kept in the file). 0;
  * -EINVAL (bad options: nothing to trace, argv with pids); -TACHO_EPARSE and

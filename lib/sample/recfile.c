@@ -79,7 +79,10 @@ struct p_mark {
 
 struct p_mark_drops {
 	uint64_t ring_full, no_ring, no_channel, time;
+	/* since the damage was counted: a shorter record is read with these 0 */
+	uint64_t damaged_entries, damaged_rings, damaged_header;
 };
+#define MARK_DROPS_V1 tc_offsetofend(struct p_mark_drops, time)
 
 /* TPFORMAT and RAW: the event's index and the length of the bytes that follow */
 struct p_blob {
@@ -520,11 +523,13 @@ void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void
 	record_writer_addv(w, TC_REC_RAW, pc, 2);
 }
 
-void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
-				 uint64_t no_ring, uint64_t no_channel, uint64_t time)
+void tc_record_writer_mark_drops(struct tc_record_writer *w, const struct tc_mark_drops *m)
 {
-	struct p_mark_drops d = { .ring_full = ring_full, .no_ring = no_ring,
-				  .no_channel = no_channel, .time = time };
+	struct p_mark_drops d = { .ring_full = m->ring_full, .no_ring = m->no_ring,
+				  .no_channel = m->no_channel, .time = m->time,
+				  .damaged_entries = m->damaged_entries,
+				  .damaged_rings = m->damaged_rings,
+				  .damaged_header = m->damaged_header };
 
 	tc_record_writer_add(w, TC_REC_MARK_DROPS, &d, sizeof(d));
 }
@@ -946,11 +951,17 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 			return 1;
 		}
 		case TC_REC_MARK_DROPS: {
-			NEED(struct p_mark_drops, d);
+			struct p_mark_drops d = { 0 };
+			if (plen < MARK_DROPS_V1)
+				return corrupt(diag, name, out->offset, "record shorter than its fields");
+			memcpy(&d, pl, plen < sizeof(d) ? plen : sizeof(d));
 			out->u.mark_drops.ring_full = d.ring_full;
 			out->u.mark_drops.no_ring = d.no_ring;
 			out->u.mark_drops.no_channel = d.no_channel;
 			out->u.mark_drops.time = d.time;
+			out->u.mark_drops.damaged_entries = d.damaged_entries;
+			out->u.mark_drops.damaged_rings = d.damaged_rings;
+			out->u.mark_drops.damaged_header = d.damaged_header;
 			return 1;
 		}
 		case TC_REC_TPFORMAT:

@@ -61,6 +61,14 @@ enum tc_rec_type {
 #define TC_TASK_EXIT 2u
 
 /* A decoded record. Pointers point into the file's bytes (valid while the reader is). */
+/* MARK_DROPS: what the producers of a trace dropped (totals so far), and the damage the
+ * consumer found in their area (the traced program wrote over it; 0 in a file written
+ * before tacho counted it). */
+struct tc_mark_drops {
+	uint64_t ring_full, no_ring, no_channel, time;
+	uint64_t damaged_entries, damaged_rings, damaged_header;
+};
+
 struct tc_rec {
 	enum tc_rec_type type;
 	uint64_t offset;                    /* where it starts in the file */
@@ -103,7 +111,7 @@ struct tc_rec {
 			uint64_t time, tsc, value;
 			uint32_t pid, tid, channel, kind;
 		} mark;
-		struct { uint64_t ring_full, no_ring, no_channel, time; } mark_drops;
+		struct tc_mark_drops mark_drops;
 		struct { uint32_t event; const char *text; size_t len; } tpformat;
 		struct { uint32_t event; const unsigned char *data; size_t size; } raw;
 		struct {
@@ -188,8 +196,7 @@ void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const 
 void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
 			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
 			   uint32_t kind);
-void tc_record_writer_mark_drops(struct tc_record_writer *w, uint64_t ring_full,
-				 uint64_t no_ring, uint64_t no_channel, uint64_t time);
+void tc_record_writer_mark_drops(struct tc_record_writer *w, const struct tc_mark_drops *d);
 /* The format text of tracepoint event `event` (tracefs's events/SYS/NAME/format), len
  * bytes, stored once so that a report decodes the payloads without the machine. */
 void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,

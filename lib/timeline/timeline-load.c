@@ -208,6 +208,9 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		t->ring_full = r->u.mark_drops.ring_full;
 		t->no_ring = r->u.mark_drops.no_ring;
 		t->no_channel = r->u.mark_drops.no_channel;
+		t->damaged_entries = r->u.mark_drops.damaged_entries;
+		t->damaged_rings = r->u.mark_drops.damaged_rings;
+		t->damaged_header = r->u.mark_drops.damaged_header;
 		return 0;
 	case TC_REC_LOST:
 		t->lost += r->u.lost.lost;
@@ -270,6 +273,12 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 			   (unsigned long long)t->no_ring, (unsigned long long)t->no_channel);
 	if (t->lost)
 		tc_sb_addf(&t->notes, "events lost by the kernel: %llu\n", (unsigned long long)t->lost);
+	if (t->damaged_entries || t->damaged_rings || t->damaged_header)
+		tc_sb_addf(&t->notes, "the trace is damaged: the program wrote over its trace area "
+			   "(%llu entries refused, %llu rings given up%s); the marks there are "
+			   "lost\n", (unsigned long long)t->damaged_entries,
+			   (unsigned long long)t->damaged_rings,
+			   t->damaged_header ? ", its header overwritten" : "");
 	if (t->n)
 		qsort(t->items, t->n, sizeof(*t->items), item_cmp);
 	*out = t;

@@ -31,17 +31,25 @@ struct trace_session {
 	struct tc_record_writer *w;
 	uint64_t marks;
 	struct tc_trace_drops last;
+	struct tc_trace_damage last_damage;
 	char env[64];
 	char *envv[2];
 };
+
+/* A drain writes at most this much before it flushes the file: one drain of every ring
+ * full is nslots x entries marks (256 x 65536 by default, 800 MB of records), which
+ * tacho's memory need not hold. */
+#define DRAIN_FLUSH_BYTES (1u << 20)
 
 uint64_t tc_trace_clock_ns(const struct tc_trace_clock *c, uint64_t tsc)
 {
 	uint64_t quot, rem;
 
 	if (!c->exact) {
-		double d = ((double)tsc - (double)c->tsc0) * c->ns_per_tick;
-		return d < -(double)c->ns0 ? 0 : (uint64_t)((double)c->ns0 + d);
+		double d = ((double)tsc - (double)c->tsc0) * c->ns_per_tick, t = (double)c->ns0 + d;
+		/* a TSC from a damaged area may be anything: a time past 2^64 ns is
+		 * clamped, as converting it would be undefined */
+		return t <= 0 ? 0 : t >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)t;
 	}
 	/* the kernel's own arithmetic (perf_event_mmap_page, cap_user_time_zero):
 	 * split so that the product cannot overflow */
@@ -101,6 +109,8 @@ static int on_entry(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
 	tc_record_writer_mark(s->w, tc_trace_clock_ns(&s->clock, e->tsc), e->tsc, e->value, pid,
 			      tid, e->channel, e->kind);
 	s->marks++;
+	if (s->w->buf.len >= DRAIN_FLUSH_BYTES)
+		return tc_record_writer_flush(s->w);
 	return 0;
 }
 
@@ -140,13 +150,21 @@ static int hook_drain(void *arg, struct tc_record_writer *w, bool final)
 	}
 	if (!s->has_area)
 		return 0;
-	err = tc_trace_area_drain(&s->area, &s->known, &v);
+	err = tc_trace_area_drain(&s->area, &s->known, &v, final);
 	if (err)
 		return err;
 	tc_trace_area_drops(&s->area, &d);
-	if (final || memcmp(&d, &s->last, sizeof(d))) {
-		tc_record_writer_mark_drops(w, d.ring_full, d.no_ring, d.no_channel, 0);
+	if (final || memcmp(&d, &s->last, sizeof(d)) ||
+	    memcmp(&s->area.damage, &s->last_damage, sizeof(s->last_damage))) {
+		struct tc_mark_drops md = {
+			.ring_full = d.ring_full, .no_ring = d.no_ring, .no_channel = d.no_channel,
+			.damaged_entries = s->area.damage.entries,
+			.damaged_rings = s->area.damage.rings,
+			.damaged_header = s->area.damage.header,
+		};
+		tc_record_writer_mark_drops(w, &md);
 		s->last = d;
+		s->last_damage = s->area.damage;
 	}
 	return 0;
 }
@@ -292,6 +310,9 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.ran = rr.ran;
 	result.exit = rr.exit;
 	result.exec_err = rr.exec_err;
+	result.damaged_entries = s->area.damage.entries;
+	result.damaged_rings = s->area.damage.rings;
+	result.damaged_header = s->area.damage.header;
 out_free:
 	tc_trace_area_free(&s->area);
 	free(s->hidden);

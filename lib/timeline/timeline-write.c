@@ -475,6 +475,11 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	tc_json_uint(&j, "no_channel", t->no_channel);
 	tc_json_uint(&j, "events_lost", t->lost);
 	tc_json_obj_end(&j);
+	tc_json_obj_begin(&j, "damaged");
+	tc_json_uint(&j, "entries", t->damaged_entries);
+	tc_json_uint(&j, "rings", t->damaged_rings);
+	tc_json_bool(&j, "header", t->damaged_header != 0);
+	tc_json_obj_end(&j);
 	tc_json_arr_begin(&j, "threads");
 	for (size_t i = 0; i < t->nthreads; i++) {
 		tc_json_obj_begin(&j, NULL);

@@ -75,6 +75,9 @@ struct tacho_timeline {
 	struct tc_tl_thread *threads;
 	size_t nthreads, athreads;
 	uint64_t ring_full, no_ring, no_channel, lost;
+	/* the damage tacho found in the area (the program wrote over it): entries and
+	 * names refused, rings given up, the header overwritten */
+	uint64_t damaged_entries, damaged_rings, damaged_header;
 	bool truncated, finished, clock_known;
 	bool traced;              /* written by tacho trace (its trace-clock META) */
 	struct tc_sb notes;

@@ -1,6 +1,7 @@
 /* area.c - the trace area's shape, checked the same way by both sides, and the
  * consumer's side of it: making the area for a traced program, draining its rings, and
- * the counts of what the producers dropped. */
+ * the counts of what the producers dropped. The consumer believes nothing the area says
+ * after its creation: the traced program shares every byte of it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,6 +92,9 @@ int tc_trace_area_create(struct tc_trace_area *a, uint32_t nslots, uint32_t entr
 	err = tc_trace_geom_make(nslots, entries, nchannels, &a->g);
 	if (err)
 		return err;
+	a->slot = calloc(a->g.nslots, sizeof(*a->slot));
+	if (!a->slot)
+		return -ENOMEM;
 	/* no name in /dev/shm: a name is what another user plants a link or a file of
 	 * their own under, before tacho creates it (issue 27). A memfd has none, is
 	 * 0600, and goes with its last descriptor and mapping. */
@@ -138,6 +142,7 @@ void tc_trace_area_free(struct tc_trace_area *a)
 		munmap(a->base, (size_t)a->g.size);
 	if (a->fd >= 0)
 		close(a->fd);
+	free(a->slot);
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 }
@@ -149,23 +154,60 @@ int tc_trace_area_env(const struct tc_trace_area *a, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* The header as the producers left it: its shape must still be the one made, and its
+ * counts of rings and channels handed out only grow. Anything else is damage, counted
+ * once; the consumer goes on with its own copy of the shape and the largest counts it
+ * has seen. */
+static void check_header(struct tc_trace_area *a)
+{
+	struct tc_trace_header *h = a->base;
+	uint32_t slots = __atomic_load_n(&h->slots_used, __ATOMIC_ACQUIRE);
+	uint32_t chans = __atomic_load_n(&h->channels_used, __ATOMIC_ACQUIRE);
+	bool bad = false;
+
+	/* each field read once, with an atomic load: the program may be writing it */
+	bad |= __atomic_load_n(&h->magic, __ATOMIC_RELAXED) != TC_TRACE_MAGIC;
+	bad |= __atomic_load_n(&h->version, __ATOMIC_RELAXED) != TC_TRACE_VERSION;
+	bad |= __atomic_load_n(&h->nslots, __ATOMIC_RELAXED) != a->g.nslots;
+	bad |= __atomic_load_n(&h->entries, __ATOMIC_RELAXED) != a->g.entries;
+	bad |= __atomic_load_n(&h->nchannels, __ATOMIC_RELAXED) != a->g.nchannels;
+	bad |= __atomic_load_n(&h->channels_off, __ATOMIC_RELAXED) != a->g.channels_off;
+	bad |= __atomic_load_n(&h->rings_off, __ATOMIC_RELAXED) != a->g.rings_off;
+	bad |= __atomic_load_n(&h->ring_bytes, __ATOMIC_RELAXED) != a->g.ring_bytes;
+	bad |= __atomic_load_n(&h->size, __ATOMIC_RELAXED) != a->g.size;
+	if (slots > a->g.nslots)
+		slots = a->g.nslots;   /* may pass nslots: the rings ran out */
+	if (chans > a->g.nchannels)
+		chans = a->g.nchannels;
+	bad |= slots < a->slots_seen || chans < a->channels_seen;
+	if (slots > a->slots_seen)
+		a->slots_seen = slots;
+	if (chans > a->channels_seen)
+		a->channels_seen = chans;
+	if (bad)
+		a->damage.header = 1;
+	if (!a->damage.header) {
+		a->unslotted = __atomic_load_n(&h->unslotted, __ATOMIC_RELAXED);
+		a->unnamed = __atomic_load_n(&h->unnamed, __ATOMIC_RELAXED);
+	}
+}
+
 static int drain_channels(struct tc_trace_area *a, uint32_t *known,
 			  const struct tc_trace_visit *v)
 {
-	struct tc_trace_header *h = a->base;
-	uint32_t used = __atomic_load_n(&h->channels_used, __ATOMIC_ACQUIRE);
 	char name[TC_TRACE_NAME_MAX];
 	int err;
 
-	if (used > a->g.nchannels)
-		used = a->g.nchannels;
 	/* channels are published in index order per process but may become ready out of
 	 * order across threads: stop at the first one not ready yet */
-	while (*known < used) {
+	while (*known < a->channels_seen) {
 		struct tc_trace_channel *c = tc_trace_channel_at(a->base, &a->g, *known);
 		if (!__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE))
 			break;
 		memcpy(name, c->name, sizeof(name));
+		/* the library always ends a name inside the slot */
+		if (!memchr(name, '\0', sizeof(name)))
+			a->damage.entries++;
 		name[sizeof(name) - 1] = '\0';
 		if (v->channel) {
 			err = v->channel(v->arg, *known, name);
@@ -177,57 +219,113 @@ static int drain_channels(struct tc_trace_area *a, uint32_t *known,
 	return 0;
 }
 
-int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
-			const struct tc_trace_visit *v)
+/* One entry, each field read once: the copy is what is checked and handed out. */
+static void entry_read(const struct tc_trace_entry *src, struct tc_trace_entry *e)
 {
-	struct tc_trace_header *h = a->base;
-	uint32_t used, mask = a->g.entries - 1;
+	e->tsc = __atomic_load_n(&src->tsc, __ATOMIC_RELAXED);
+	e->value = __atomic_load_n(&src->value, __ATOMIC_RELAXED);
+	e->channel = __atomic_load_n(&src->channel, __ATOMIC_RELAXED);
+	e->kind = __atomic_load_n(&src->kind, __ATOMIC_RELAXED);
+}
+
+/* Ring s: 0 (also when it waits for a channel not published yet), or a callback's
+ * error. */
+static int drain_ring(struct tc_trace_area *a, uint32_t s, uint32_t *known,
+		      const struct tc_trace_visit *v, bool final)
+{
+	struct tc_trace_slot *st = &a->slot[s];
+	struct tc_trace_ring *r = tc_trace_ring_at(a->base, &a->g, s);
+	uint64_t mask = a->g.entries - 1, head, tail;
+	int err = 0;
+
+	if (!st->claimed) {
+		if (!__atomic_load_n(&r->claimed, __ATOMIC_ACQUIRE))
+			return 0;
+		/* whose ring it is, as the thread said when it claimed it */
+		st->pid = __atomic_load_n(&r->pid, __ATOMIC_RELAXED);
+		st->tid = __atomic_load_n(&r->tid, __ATOMIC_RELAXED);
+		st->claimed = true;
+	}
+	head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	/* the producer is never more than a ring ahead of what was read, nor behind it
+	 * (that wraps to a huge distance): such a head was written over, and following
+	 * it would read the ring round and round (a garbage head kept tacho reading one
+	 * ring while its memory grew to 13.9 GB) */
+	if (head - st->tail > a->g.entries) {
+		st->dead = true;
+		a->damage.rings++;
+		return 0;
+	}
+	/* the tail is the consumer's own: the one in the area is for the producer */
+	for (tail = st->tail; tail != head; tail++) {
+		struct tc_trace_entry e;
+
+		entry_read(&r->e[tail & mask], &e);
+		if (e.kind < 1 || e.kind > TC_TRACE_KIND_MAX || e.channel >= a->g.nchannels) {
+			a->damage.entries++;
+			continue;
+		}
+		if (e.channel >= *known) {
+			/* a channel published after the walk of the channels */
+			err = drain_channels(a, known, v);
+			if (err)
+				break;
+			if (e.channel >= *known) {
+				if (!final)
+					break;   /* not ready yet: read it next time */
+				a->damage.entries++;   /* never published */
+				continue;
+			}
+		}
+		if (v->entry) {
+			err = v->entry(v->arg, s, st->pid, st->tid, &e);
+			if (err)
+				break;
+		}
+	}
+	st->tail = tail;
+	/* the room up to tail is the producer's again */
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	return err;
+}
+
+int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
+			const struct tc_trace_visit *v, bool final)
+{
 	int err;
 
+	check_header(a);
 	err = drain_channels(a, known, v);
 	if (err)
 		return err;
-	used = __atomic_load_n(&h->slots_used, __ATOMIC_ACQUIRE);
-	if (used > a->g.nslots)
-		used = a->g.nslots;
-	for (uint32_t s = 0; s < used && !err; s++) {
-		struct tc_trace_ring *r = tc_trace_ring_at(a->base, &a->g, s);
-		uint64_t head, tail;
-
-		if (!__atomic_load_n(&r->claimed, __ATOMIC_ACQUIRE))
+	for (uint32_t s = 0; s < a->slots_seen; s++) {
+		if (a->slot[s].dead)
 			continue;
-		head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-		for (tail = r->tail; tail != head; tail++) {
-			struct tc_trace_entry e = r->e[tail & mask];
-			/* an entry naming a channel published after the walk above */
-			if (e.channel >= *known) {
-				err = drain_channels(a, known, v);
-				if (err || e.channel >= *known)
-					break;   /* not ready yet: read it next time */
-			}
-			if (v->entry) {
-				err = v->entry(v->arg, s, r->pid, r->tid, &e);
-				if (err)
-					break;
-			}
-		}
-		/* the room up to tail is the producer's again */
-		__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+		err = drain_ring(a, s, known, v, final);
+		if (err)
+			return err;
 	}
-	return err;
+	return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out)
 {
-	struct tc_trace_header *h = a->base;
-	uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_ACQUIRE);
-
 	memset(out, 0, sizeof(*out));
-	if (used > a->g.nslots)
-		used = a->g.nslots;
-	for (uint32_t s = 0; s < used; s++)
-		out->ring_full += __atomic_load_n(&tc_trace_ring_at(a->base, &a->g, s)->dropped,
-						  __ATOMIC_RELAXED);
-	out->no_ring = __atomic_load_n(&h->unslotted, __ATOMIC_RELAXED);
-	out->no_channel = __atomic_load_n(&h->unnamed, __ATOMIC_RELAXED);
+	check_header(a);
+	for (uint32_t s = 0; s < a->slots_seen; s++) {
+		struct tc_trace_ring *r = tc_trace_ring_at(a->base, &a->g, s);
+		if (a->slot[s].dead)
+			continue;
+		out->ring_full = add_sat(out->ring_full,
+					 __atomic_load_n(&r->dropped, __ATOMIC_RELAXED));
+	}
+	out->no_ring = a->unslotted;
+	out->no_channel = a->unnamed;
 }

@@ -126,10 +126,35 @@ static inline struct tc_trace_ring *tc_trace_ring_at(void *base, const struct tc
 
 /* --- the consumer's side (tacho, or a test) --- */
 
+/* What the consumer keeps of a ring, privately: where it has read to, whose ring it is
+ * (pid and tid as they were when the ring was claimed), and whether it gave up on it. */
+struct tc_trace_slot {
+	uint64_t tail;
+	uint32_t pid, tid;
+	bool claimed;
+	bool dead;              /* its indexes could not be: not read again */
+};
+
+/* Damage found in the area: things no producer writes, so the traced program (a stray
+ * pointer) wrote over its area. Each is refused and counted, never followed. */
+struct tc_trace_damage {
+	uint64_t entries;       /* entries and channel names refused: a kind or channel
+				   that cannot be, a channel never published, a name
+				   without its end */
+	uint64_t rings;         /* rings given up: a head more than a ring ahead of what
+				   was read, or behind it */
+	uint64_t header;        /* 1 once the header's shape or counts were overwritten */
+};
+
 struct tc_trace_area {
 	void *base;             /* the mapping */
 	struct tc_trace_geom g; /* as created: never read back from the area */
 	int fd;                 /* the memfd (close-on-exec here), -1 when none */
+	struct tc_trace_slot *slot;     /* [g.nslots] */
+	uint32_t slots_seen;    /* the most slots_used has said, up to nslots */
+	uint32_t channels_seen; /* the same of channels_used, up to nchannels */
+	uint64_t unslotted, unnamed;    /* the header's drop counts while it was whole */
+	struct tc_trace_damage damage;
 };
 
 /* Creates an area of nslots rings of entries entries each (a power of two, at least 2)
@@ -157,7 +182,8 @@ struct tc_trace_visit {
 	void *arg;
 	/* a channel seen ready for the first time: index and name */
 	int (*channel)(void *arg, uint32_t index, const char *name);
-	/* each entry of ring `slot` of thread pid/tid, oldest first */
+	/* each entry of ring `slot` of thread pid/tid, oldest first; its kind and channel
+	 * are checked (a kind of enum tc_trace_kind, a channel the visit has seen) */
 	int (*entry)(void *arg, uint32_t slot, uint32_t pid, uint32_t tid,
 		     const struct tc_trace_entry *e);
 };
@@ -165,12 +191,20 @@ struct tc_trace_visit {
 /* Reads every entry the producers have published since the last call, ring by ring,
  * and frees their room. New channels come first (a ring's entry never names a channel
  * the visit has not seen). known is the consumer's count of channels already visited
- * (kept by the caller, starting at 0). 0, or the first non-zero a callback returned
- * (the drain stops there; the entries of that ring from there on stay unread). */
+ * (kept by the caller, starting at 0). Every index and entry read from the area is
+ * bounded and checked: at most one ring's worth of entries a ring per call, a ring
+ * whose head cannot be is given up, an impossible entry is skipped, each counted in
+ * the area's damage; an entry whose channel is not published yet waits for the next
+ * call, or is refused when final is set (the producers are done). 0, or the first
+ * non-zero a callback returned (the drain stops there; the entries of that ring from
+ * there on stay unread). */
 int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
-			const struct tc_trace_visit *v);
+			const struct tc_trace_visit *v, bool final);
 
-/* Totals of what the producers dropped: full rings, no ring left, no channel left. */
+/* Totals of what the producers dropped: full rings, no ring left, no channel left (as
+ * the producers counted them, saturating). A ring given up counts nothing, and once the
+ * header was written over its counts are the last ones read before: neither holds a
+ * count any more. */
 struct tc_trace_drops {
 	uint64_t ring_full, no_ring, no_channel;
 };

@@ -438,6 +438,81 @@ static void test_killed_trace(void **state)
 	tacho_timeline_free(t);
 }
 
+/* A program with a stray pointer into its trace area (issue 27: tacho crashed in 5 of 8
+ * such modes, and in one read a ring round and round while its memory grew to 13.9 GB).
+ * Each way of writing over the area: tacho ends in time, with the program's status,
+ * in bounded memory (tests/progs/run-rss measures it, and kills tacho after 30 s), writes
+ * a trace that loads, and says the trace is damaged (the file says it too) wherever the
+ * damage is something no producer writes. */
+static void test_scribbled_area(void **state)
+{
+	static const struct {
+		const char *mode;
+		bool damaged;       /* tacho must find damage */
+		bool after;         /* the marks after it arrive, every one (else the
+				       program's own library found no ring or channel: a
+				       zeroed or random header, rings and channels taken) */
+	} modes[] = {
+		{ "head-ahead", true, true }, { "head-behind", true, true },
+		{ "head-race", true, true }, { "sizes", true, true },
+		{ "zero-header", true, false }, { "torn", true, true },
+		{ "all-rings", true, false }, { "channels", true, false },
+		{ "random", true, false },
+		{ "truncate", false, true },   /* refused by the seals: nothing to find */
+	};
+	char out[4096];
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		char *argv[] = { (char *)th_prog("run-rss"), (char *)"30",
+				 (char *)th_tacho_bin(), (char *)"trace", (char *)"-o", out,
+				 (char *)"--", (char *)th_prog("trace-scribble"),
+				 (char *)modes[i].mode, NULL };
+		struct tacho_timeline *t;
+		struct th_run r;
+
+		snprintf(out, sizeof(out), "%s", th_tmp("scribble.trace"));
+		const char *rss;
+		long kib;
+
+		th_runv(&r, NULL, argv);
+		if (r.status != 0 || strstr(r.out, "truncated"))
+			fail_msg("%s: exit %d (137: killed after 30 s), out %s, err %s",
+				 modes[i].mode, r.status, r.out, r.err);
+		/* tacho with the program: some 4 MiB, 30 under AddressSanitizer; the
+		 * garbage head made it 13.9 GB */
+		rss = strstr(r.err, "run-rss: maxrss ");
+		assert_non_null(rss);
+		kib = strtol(rss + 16, NULL, 10);
+		if (kib <= 0 || kib > 200 * 1024)
+			fail_msg("%s: tacho's memory grew to %ld KiB", modes[i].mode, kib);
+		assert_not_contains(r.err, "Sanitizer");
+		if (modes[i].damaged)
+			assert_contains(r.err, "tacho: warning: the trace is damaged: the program "
+					"wrote over its trace area (");
+		else
+			assert_not_contains(r.err, "damaged");
+		th_run_free(&r);
+		t = load(out);
+		assert_true(t->finished);
+		assert_int_equal(t->damaged_entries + t->damaged_rings + t->damaged_header > 0,
+				 modes[i].damaged);
+		if (modes[i].damaged)
+			assert_contains(t->notes.buf, "the trace is damaged");
+		/* the marks before the damage are there (the program waits until tacho has
+		 * read them), and after it, on their own ring, every one */
+		if (tacho_timeline_count(t, "before", 0) != 3 ||
+		    (modes[i].after && tacho_timeline_count(t, "after", 0) != 150))
+			fail_msg("%s: %llu marks before, %llu after", modes[i].mode,
+				 (unsigned long long)tacho_timeline_count(t, "before", 0),
+				 (unsigned long long)tacho_timeline_count(t, "after", 0));
+		tacho_timeline_free(t);
+		/* the report reads it whole */
+		th_tacho(&r, "trace", "report", "-i", out, "--format", "json", NULL);
+		assert_int_equal(r.status, 0);
+		th_run_free(&r);
+	}
+}
+
 static void test_bad_input(void **state)
 {
 	struct th_run r;
@@ -546,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_svg_in_chromium),
 		cmocka_unit_test(test_calibration_leaves_no_entries),
 		cmocka_unit_test(test_killed_trace),
+		cmocka_unit_test(test_scribbled_area),
 		cmocka_unit_test(test_bad_input),
 	};
 

@@ -1,10 +1,11 @@
 /* test-trace-area.c - marks through the shared trace area: what a thread writes is what
  * the consumer reads (channel, value, kind, order), a full ring drops the newest and
  * counts exactly, threads get rings of their own, regions become spans, and an untraced
- * process marks for nothing. The area is hostile ground (issue 27): a secure process
- * ignores TACHO_TRACE, a header is checked once with every sum bounded, a descriptor
- * must be a sealed memfd, a path is never created nor followed through a link, and the
- * producer writes where its own copy of the shape says whatever the header says later. */
+ * process marks for nothing. The area is hostile ground for both sides (issue 27): a
+ * secure process ignores TACHO_TRACE, a header is checked once with every sum bounded,
+ * a descriptor must be a sealed memfd, the producer writes where its own copy of the
+ * shape says whatever the header says later, and the consumer refuses and counts what
+ * no producer writes (garbage heads, entries, names, a header written over). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -61,7 +62,7 @@ static void drain(struct tc_trace_area *a, uint32_t *known, struct seen *s)
 {
 	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
 
-	assert_int_equal(tc_trace_area_drain(a, known, &v), 0);
+	assert_int_equal(tc_trace_area_drain(a, known, &v, false), 0);
 }
 
 /* TACHO_TRACE's value for area a: the descriptor, as tacho gives it to a program. */
@@ -195,7 +196,7 @@ static void test_full_ring_counts_drops(void **state)
 	assert_int_equal(tacho_mark("c", 101), 0);
 	s->stop_at = 1;
 	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
-	assert_int_equal(tc_trace_area_drain(&a, &known, &v), 1);
+	assert_int_equal(tc_trace_area_drain(&a, &known, &v, false), 1);
 	assert_int_equal(s->n, 1);
 	s->stop_at = -1;
 	drain(&a, &known, s);
@@ -281,13 +282,13 @@ static void test_threads(void **state)
 	for (int i = 0; i < THREADS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, marker, NULL), 0);
 	for (int i = 0; i < 50; i++)
-		assert_int_equal(tc_trace_area_drain(&a, &known, &v), 0);
+		assert_int_equal(tc_trace_area_drain(&a, &known, &v, false), 0);
 	for (int i = 0; i < THREADS; i++) {
 		void *ret;
 		assert_int_equal(pthread_join(th[i], &ret), 0);
 		assert_null(ret);
 	}
-	assert_int_equal(tc_trace_area_drain(&a, &known, &v), 0);
+	assert_int_equal(tc_trace_area_drain(&a, &known, &v, false), 0);
 	tc_trace_area_drops(&a, &d);
 	assert_int_equal(d.ring_full, 0);
 	assert_int_equal(m.nt, THREADS);
@@ -542,8 +543,7 @@ static void test_old_tacho_path(void **state)
 /* The program shares its area with tacho, and a stray pointer may write anything into
  * it. The producer writes where its own copy of the shape says: a header set to huge
  * sizes after the attach moves no write; a tail written over makes the ring read as
- * full (dropped and counted), never writes past it. (The consumer is drained with the
- * header and tail put back: it still reads them.) */
+ * full (dropped and counted), never writes past it. */
 static void test_producer_keeps_its_shape(void **state)
 {
 	struct tc_trace_area a;
@@ -568,17 +568,95 @@ static void test_producer_keeps_its_shape(void **state)
 	drain(&a, &known, s);
 	assert_int_equal(s->n, 3);
 	assert_int_equal(s->e[2].value, 3);
+	assert_int_equal(a.damage.header, 1);   /* and the consumer saw it */
 	/* a tail far ahead of the head: the ring reads as full */
 	tc_trace_ring_at(a.base, &a.g, 0)->tail = 1ull << 40;
 	assert_int_equal(tacho_mark("a", 4), -ENOBUFS);
 	tc_trace_area_drops(&a, &d);
 	assert_int_equal(d.ring_full, 1);
-	tc_trace_ring_at(a.base, &a.g, 0)->tail = 3;
+	/* the consumer's own tail puts it right at its next drain */
 	s->n = 0;
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 0);
 	assert_int_equal(tacho_mark("a", 5), 0);
 	drain(&a, &known, s);
 	assert_int_equal(s->n, 1);
 	assert_int_equal(s->e[0].value, 5);
+	area_detach(&a);
+	free(s);
+}
+
+/* The consumer believes nothing the area says: each kind of damage is refused, counted
+ * exactly, and the good entries around it still arrive. */
+static void test_consumer_refuses_damage(void **state)
+{
+	struct tc_trace_area a;
+	struct tc_trace_ring *r;
+	struct tc_trace_header *h;
+	struct seen *s = calloc(1, sizeof(*s));
+	uint32_t known = 0;
+
+	s->stop_at = -1;
+	area_attach(&a, 4, 8);
+	h = a.base;
+	assert_int_equal(tacho_mark("a", 1), 0);
+	assert_int_equal(tacho_mark("a", 2), 0);
+	assert_int_equal(tacho_mark("a", 3), 0);
+	r = tc_trace_ring_at(a.base, &a.g, 0);
+	/* torn entries: a kind that is none, a channel past the table, a channel that was
+	 * never published (the final drain refuses it; before, it waits) */
+	r->e[0].kind = 0;
+	r->e[1].channel = 4096;
+	r->e[2].channel = 7;
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 0);
+	assert_int_equal(a.damage.entries, 2);
+	struct tc_trace_visit v = { .arg = s, .channel = on_channel, .entry = on_entry };
+	assert_int_equal(tc_trace_area_drain(&a, &known, &v, true), 0);
+	assert_int_equal(a.damage.entries, 3);
+	assert_int_equal(s->n, 0);
+	assert_int_equal(tacho_mark("a", 4), 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 1);
+	assert_int_equal(s->e[0].value, 4);
+
+	/* a head far ahead (2^40 entries: following it read without end) and a head
+	 * behind the tail: each ring given up, once, and the drain returns */
+	r->head = 1ull << 40;
+	drain(&a, &known, s);
+	drain(&a, &known, s);
+	assert_int_equal(a.damage.rings, 1);
+	assert_int_equal(a.slot[0].dead, true);
+	pthread_t th;
+	int ret = 0;
+	s->n = 0;
+	assert_int_equal(pthread_create(&th, NULL, one_mark, &ret), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(ret, 0);
+	drain(&a, &known, s);
+	assert_int_equal(s->n, 1);
+	r = tc_trace_ring_at(a.base, &a.g, 1);
+	r->head = 0;   /* behind the consumer's tail of 1 */
+	drain(&a, &known, s);
+	assert_int_equal(a.damage.rings, 2);
+
+	/* a channel name without its end */
+	assert_int_equal(a.damage.header, 0);
+	h->channels_used = 3;
+	memset(tc_trace_channel_at(a.base, &a.g, 2)->name, 'x', TC_TRACE_NAME_MAX);
+	tc_trace_channel_at(a.base, &a.g, 2)->ready = 1;
+	drain(&a, &known, s);
+	assert_int_equal(known, 3);
+	assert_int_equal(strlen(s->names[2]), TC_TRACE_NAME_MAX - 1);
+	assert_int_equal(a.damage.entries, 4);
+
+	/* the header zeroed: counts gone back and the shape changed; the rings still
+	 * drain with the consumer's own shape and counts */
+	assert_int_equal(a.damage.header, 0);
+	memset(h, 0, sizeof(*h));
+	drain(&a, &known, s);
+	assert_int_equal(a.damage.header, 1);
+	assert_int_equal(a.slots_seen, 2);
 	area_detach(&a);
 	free(s);
 }
@@ -597,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_header_checked),
 		cmocka_unit_test(test_old_tacho_path),
 		cmocka_unit_test(test_producer_keeps_its_shape),
+		cmocka_unit_test(test_consumer_refuses_damage),
 	};
 
 	unsetenv("TACHO_TRACE");
