@@ -87,13 +87,9 @@ static int parse_require(const char *list, unsigned *mask)
 {
 	for (const char *p = list; *p;) {
 		size_t n = strcspn(p, ",");
-		int s;
+		enum tacho_source s = n ? tacho_source_parse(p, n) : TACHO_SOURCE_NONE;
 
-		for (s = TACHO_SOURCE_NONE + 1; s < TACHO_SOURCE_COUNT; s++)
-			if (strlen(tacho_source_name((enum tacho_source)s)) == n &&
-			    !strncmp(tacho_source_name((enum tacho_source)s), p, n))
-				break;
-		if (s == TACHO_SOURCE_COUNT)
+		if (s == TACHO_SOURCE_NONE)
 			return cli_usage_error(&cmd_doctor, "--require: no source '%.*s' (the "
 					       "sources: breakpoint-data, breakpoint-exec, "
 					       "page-faults, tracepoint, uprobe, kprobe, "

@@ -88,7 +88,9 @@ enum tacho_count_status {
 	TACHO_COUNT_NOT_COUNTED,     /* opened, but never on a counter (time running 0),
 					or never enabled, or not opened for want of file
 					descriptors (err -EMFILE / -ENFILE; a group then
-					is left out whole): no value */
+					is left out whole), or opened but of a source
+					proven not to count on this machine (err
+					-TACHO_ESILENT; tacho_source_prove): no value */
 	TACHO_COUNT_NOT_SUPPORTED,   /* could not be opened: err and why say so */
 	TACHO_COUNT_SIMULATED,       /* not counted by hardware: the value of a simulation
 					of the program (valgrind, lib/sim), exact for what
@@ -104,14 +106,17 @@ TACHO_API const char *tacho_count_status_name(enum tacho_count_status s);
 struct tacho_count {
 	const char *name;            /* the spec's name (owned by the counters) */
 	enum tacho_count_status status;
-	uint64_t raw;                /* the sum of the kernel's counts over CPUs / threads */
+	uint64_t raw;                /* the sum of the kernel's counts over CPUs / threads
+					(kept for who wants it when not counted, never a
+					value) */
 	double value;                /* raw for COUNTED, raw * enabled / running summed per
 					CPU / thread for MULTIPLEXED, NAN when there is none */
 	uint64_t enabled_ns, running_ns;
 	double coverage;             /* running / enabled (1.0 when counted, 0 when not) */
 	int err;                     /* NOT_SUPPORTED (and NOT_COUNTED for want of file
 					descriptors): -errno of perf_event_open or
-					-TACHO_E...; else 0 */
+					-TACHO_E...; NOT_COUNTED of a silent source:
+					-TACHO_ESILENT; else 0 */
 	const char *why;             /* NOT_SUPPORTED / NOT_COUNTED: a sentence saying why
 					and what to do (owned by the counters); else NULL.
 					It names no command: see hint */
@@ -232,6 +237,9 @@ struct tacho_source_proof {
  * verdict ("exact", "silent", "wrong", "not open", "unknown"). Never NULL. */
 TACHO_API const char *tacho_source_name(enum tacho_source s);
 TACHO_API const char *tacho_verdict_name(enum tacho_verdict v);
+/* The source named name (its stable name, as tacho_source_name gives it; the first len
+ * bytes of name, or all of it for len 0), or TACHO_SOURCE_NONE. Thread-safe. */
+TACHO_API enum tacho_source tacho_source_parse(const char *name, size_t len);
 /* The source an event belongs to, from its attributes (read by their size field), or
  * TACHO_SOURCE_NONE. A dynamic PMU's name is looked up in sysfs (kprobe, uprobe).
  * Thread-safe. */
@@ -242,9 +250,12 @@ TACHO_API enum tacho_source tacho_source_of(const struct perf_event_attr *attr);
 /* Proves source s on this machine and fills *out. By default the verdict is the one
  * this process already has, else the one of this boot's cache (a file under the user's
  * cache folder, $XDG_CACHE_HOME/tacho or ~/.cache/tacho, keyed by the kernel's boot
- * id; never read or written under AT_SECURE), else the proof runs (well under a
- * millisecond for most sources) and its verdict is kept in both. Only verdicts that
- * counted something definite are kept in the cache (EXACT, SILENT, WRONG). The test
+ * id; never read or written under AT_SECURE), else the proof runs (tens of
+ * microseconds for a breakpoint, tens of milliseconds for a tracepoint or a uprobe,
+ * whose close waits for an RCU grace period) and its verdict is kept in both. Only
+ * verdicts that counted something definite are kept in the cache (EXACT, SILENT,
+ * WRONG); one whose reason passes (descriptors or debug registers taken, counters held
+ * by others) is proven again at the next question. The test
  * switch: where the environment variable TACHO_TEST_NOT_FIRING lists s by name (comma
  * separated, or "all"), the verdict is SILENT without a proof; it is ignored under
  * AT_SECURE. Returns 0 (whatever the verdict), -EINVAL (s out of range, out NULL or its

@@ -91,8 +91,8 @@ TACHO_API int tacho_machine_sources(unsigned flags, struct tacho_source_proof *o
  * (a user-space RDPMC read and read(2) of one counter agree: the kernel's value lies
  * between two RDPMCs around it), "multiplexing" (instructions:u opened more times than
  * the PMU has counters, each scaled estimate against the exact count of the loop:
- * the worst error), "precise" (the highest precise_ip a cycles event opens with, and
- * the skid of branch samples around the one branch of a loop, without and with it),
+ * the worst error), "precise" (the highest precise_ip a branch-instructions event opens with,
+ * and the skid of its samples around the one branch of a loop, without and with it),
  * "lbr" (the depth of the last-branch records a sample carries). Where there is no PMU
  * each says why it was skipped (state TACHO_CHECK_INFO, value "skipped"). Fills at most
  * max checks of check_sz bytes each and returns how many there are, or -EINVAL. Tens

@@ -295,28 +295,14 @@ static int walk_tracepoints(struct walk *w)
  * written (no such mapping, or a path the grammar cannot hold). */
 static bool uprobe_probe_spec(char *buf, size_t size)
 {
-	uintptr_t addr = (uintptr_t)&tacho_events_foreach;
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4352];
-	bool ok = false;
+	char path[4096];
+	uint64_t off;
 
-	if (!f)
+	if (tc_self_file_offset((uintptr_t)&tacho_events_foreach, path, sizeof(path), &off) ||
+	    strpbrk(path, ":, \t{}"))
 		return false;
-	while (!ok && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, pgoff;
-		int path_at = 0;
-		char *path;
-		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &lo, &hi, &pgoff, &path_at) != 3 ||
-		    !path_at || addr < lo || addr >= hi)
-			continue;
-		path = tc_trim(line + path_at);
-		if (path[0] != '/' || strpbrk(path, ":, \t{}"))
-			break;
-		fmtbuf(buf, size, "uprobe:%s:0x%lx", path, (unsigned long)(addr - lo + pgoff));
-		ok = true;
-	}
-	fclose(f);
-	return ok;
+	fmtbuf(buf, size, "uprobe:%s:0x%llx", path, (unsigned long long)off);
+	return true;
 }
 
 static int visit_uprobe(struct walk *w)

@@ -225,8 +225,11 @@ static void iv_delta(const struct ev_res *r, const struct tacho_count *c,
 	o->err = c->err;
 	o->why = c->why;
 	o->hint = c->hint;
-	if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
+	/* not supported, or a source that never counts here: no interval of it has a
+	 * number either */
+	if (c->status == TACHO_COUNT_NOT_SUPPORTED || c->err == -TACHO_ESILENT) {
 		o->status = c->status;
+		o->value = NAN;
 		return;
 	}
 	d_raw = c->raw - p->raw;

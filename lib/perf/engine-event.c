@@ -57,10 +57,10 @@ void tc_perf_sum_finish(const struct tc_perf_sum *s, const struct tc_perf_ev *e,
 	out->enabled = s->enabled;
 	out->running = s->running;
 	out->eof = s->eof;
-	if (e->silent && s->enabled) {
+	if (e->silent) {
 		/* its source opens but is proven not to count here: whatever the kernel's
-		 * count says, it is no number (an event never enabled says that instead,
-		 * under the one rule below) */
+		 * count says, it is no number, enabled or not (a task that has not run
+		 * since the open reads a counted 0 otherwise, in the live views) */
 		out->status = TACHO_COUNT_NOT_COUNTED;
 		out->err = -TACHO_ESILENT;
 		out->why = e->silent;

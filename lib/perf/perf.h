@@ -33,9 +33,13 @@ int tc_perf_attr_copy(struct perf_event_attr *out, const struct perf_event_attr 
  * with the process's verdict): NULL where it counts, has no proof, could not be proven,
  * or the tests' fake kernel stands in (tc_perf_open_hooked); else the sentence saying
  * so (static storage, for the process's life). The first question about a source may
- * run its proof (well under a millisecond, once per boot with the cache).
+ * run its proof (from microseconds to tens of milliseconds; once per boot with the
+ * cache).
  * Thread-safe. */
 const char *tc_source_silent(const struct perf_event_attr *attr);
+/* The tests' seam: forgets the process's verdicts (not this boot's cache), as a new
+ * process would start. Tests only: a sentence handed out before may be rewritten. */
+void tc_source_forget(void);
 /* The loop the instructions' and branches' proofs count (x86-64 only): n iterations of
  * two instructions and one branch (n >= 1). Exposed for the test that holds it to
  * valgrind's count. */
@@ -60,11 +64,6 @@ void tc_verify_precise(struct tc_hw_check *out);
 /* figure: the deepest branch stack of a sample, the samples */
 void tc_verify_lbr(struct tc_hw_check *out);
 
-/* The IP of a PERF_RECORD_SAMPLE of sample_type PERF_SAMPLE_IP, or IP |
- * BRANCH_STACK (then *nr, the branch entries it carries, checked against its size; else
- * 0). 0, -EINVAL (another record or layout, or one cut short). Pure. */
-int tc_sample_ip_branches(const struct perf_event_header *h, uint64_t sample_type, uint64_t *ip,
-			  uint64_t *nr);
 /* Skid over a loop whose one branch at `branch` goes back to `top`, every instruction
  * between one byte apart: a sample's distance in instructions after the branch (0 the
  * branch itself, 1 the top, ...), a histogram of them; IPs outside the loop counted

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,10 +229,10 @@ int tc_user_cache_dir(char *buf, size_t size)
 
 	if (!buf || !size)
 		return -EINVAL;
-	if (getauxval(AT_SECURE))
+	if (tc_env_secure())
 		return -EPERM;
-	x = secure_getenv("XDG_CACHE_HOME");
-	home = secure_getenv("HOME");
+	x = tc_env_trusted("XDG_CACHE_HOME", NULL);
+	home = tc_env_trusted("HOME", NULL);
 	if (x && x[0] == '/')
 		n = snprintf(buf, size, "%s/tacho", x);
 	else if (home && home[0] == '/')

@@ -1,10 +1,12 @@
-/* procsys.c - two facts of the running system that several parts need, read in one
- * place: the threads of a process (/proc/PID/task) and the online CPUs
- * (/sys/devices/system/cpu/online). */
+/* procsys.c - facts of the running system that several parts need, read in one place:
+ * the threads of a process (/proc/PID/task), the online CPUs
+ * (/sys/devices/system/cpu/online), and where this process maps a piece of its code
+ * from (/proc/self/maps: what a uprobe on it takes). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/util.h"
 
@@ -74,4 +76,38 @@ int tc_online_cpus(int **out, size_t *n)
 	if (err)
 		return err;
 	return tc_parse_cpu_list(tc_trim(line), out, n, NULL);
+}
+
+int tc_self_file_offset(uintptr_t addr, char *path, size_t size, uint64_t *off)
+{
+	char *maps, *line;
+	size_t len;
+	int err = -ENOENT;
+
+	if (tc_read_file("/proc/self/maps", &maps, &len, 0))
+		return -ENOENT;
+	for (line = maps; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		unsigned long long start, end, pgoff;
+		char perms[8] = "";
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end, perms, &pgoff,
+			   &at) != 4 || addr < start || addr >= end || strlen(perms) < 3 ||
+		    perms[2] != 'x')
+			continue;
+		while (line[at] == ' ')
+			at++;
+		if (line[at] != '/')
+			break;           /* anonymous: nothing to probe */
+		len = strcspn(line + at, "\n");
+		if (len >= size || (len > 10 && !strncmp(line + at + len - 10, " (deleted)", 10)))
+			break;
+		memcpy(path, line + at, len);
+		path[len] = '\0';
+		*off = addr - start + pgoff;
+		err = 0;
+		break;
+	}
+	free(maps);
+	return err;
 }

@@ -164,8 +164,8 @@ int tc_read_line_file(const char *path, char *buf, size_t size);
 int tc_read_line_at(int dirfd, const char *path, char *buf, size_t size);
 /* The user's cache folder for tacho: $XDG_CACHE_HOME/tacho, else $HOME/.cache/tacho (a
  * relative XDG_CACHE_HOME is invalid and ignored, as the XDG specification says). Not
- * created. 0; -EPERM under AT_SECURE (a setuid program must not read or write where
- * whoever started it points: secure_getenv); -ENOENT without a usable variable;
+ * created. 0; -EPERM in a secure process (a setuid program must not read or write
+ * where whoever started it points: tc_env_trusted); -ENOENT without a usable variable;
  * -ENAMETOOLONG. */
 int tc_user_cache_dir(char *buf, size_t size);
 /* mkdir -p with mode 0700 for what it creates (path is restored; it is written to for
@@ -174,6 +174,12 @@ int tc_mkdirs(char *path);
 /* Parses an integer from a small file (decimal or 0x hex). 0 or -errno/-TACHO_EPARSE. */
 int tc_read_int_file(const char *path, long long *out);
 int tc_read_int_at(int dirfd, const char *path, long long *out);
+
+/* The file that maps addr executable in this process and addr's offset in it, what a
+ * uprobe on that code takes, from /proc/self/maps: 0 with the path in path (size
+ * bytes); -ENOENT for an address in no executable mapping of a file (anonymous code,
+ * a file deleted since, a path longer than size). */
+int tc_self_file_offset(uintptr_t addr, char *path, size_t size, uint64_t *off);
 
 /* --- the environment (env.c) ---
  * Every variable the library reads goes through tc_env_trusted: in a process that runs

@@ -205,6 +205,22 @@ static void test_breakpoint_stores(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, ",not counted,,"));
 	th_run_free(&r);
+	/* every interval of it: not counted, never a number */
+	th_tacho(&r, "stat", "--json", "-I", "20", "-e", spec, "--", help(), "sleep", "100", NULL);
+	assert_int_equal(r.status, 0);
+	{
+		size_t lines = 0;
+		char *save = NULL;
+		for (char *l = strtok_r(r.err, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			struct th_json *iv = assert_json(l);
+			assert_json_str(iv, "status", "not counted");
+			assert_json_type(iv, "value", TH_JSON_NULL);
+			th_json_free(iv);
+			lines++;
+		}
+		assert_true(lines >= 2);
+	}
+	th_run_free(&r);
 	th_tacho(&r, "stat", "-e", spec, "--", help(), "stores", "5", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "<not counted>");

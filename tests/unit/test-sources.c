@@ -4,8 +4,8 @@
  * verdict out), the test switch TACHO_TEST_NOT_FIRING, and what the engine makes of a
  * silent source: an event that opened and whose kernel count is there reads "not
  * counted" with the proof's sentence, never a number, in counting and in regions. Then
- * the hardware counters' own checks (verify-hw.c): their sample parsing and skid
- * statistics on synthetic records, and what each says where it cannot run.
+ * the hardware counters' own checks (verify-hw.c): their skid statistics on synthetic
+ * samples, and what each says where it cannot run.
  *
  * A process keeps the verdicts it made, so every case that changes the environment
  * runs in a child of its own (in_child). */
@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -114,6 +115,14 @@ static void test_source_of(void **state)
 					 .size = sizeof(struct perf_event_attr),
 					 .type = (uint32_t)type }),
 				 TACHO_SOURCE_KPROBE);
+	/* the names parse back; a prefix or another spelling is none */
+	for (int k = 1; k < TACHO_SOURCE_COUNT; k++)
+		assert_int_equal(tacho_source_parse(tacho_source_name(k), 0), k);
+	assert_int_equal(tacho_source_parse("uprobe,kprobe", 6), TACHO_SOURCE_UPROBE);
+	assert_int_equal(tacho_source_parse("page", 0), TACHO_SOURCE_NONE);
+	assert_int_equal(tacho_source_parse("Page-Faults", 0), TACHO_SOURCE_NONE);
+	assert_int_equal(tacho_source_parse("none", 0), TACHO_SOURCE_NONE);
+	assert_int_equal(tacho_source_parse(NULL, 0), TACHO_SOURCE_NONE);
 	/* the names are stable: scripts read them in doctor's JSON */
 	assert_string_equal(tacho_source_name(TACHO_SOURCE_BREAKPOINT_DATA), "breakpoint-data");
 	assert_string_equal(tacho_source_name(TACHO_SOURCE_COUNT), "none");
@@ -349,6 +358,11 @@ static void test_cache(void **state)
 	/* garbage */
 	plant("tacho-sources 1\nboot \n\n\npage-faults\n");
 	in_child(cache_refused_child, "XDG_CACHE_HOME", dir);
+	/* this boot, numbers that agree with a verdict, but not the proof's numbers */
+	snprintf(text, sizeof(text), "tacho-sources 1\nboot %s %s\npage-faults exact 3 3\n",
+		 boot, u.release);
+	plant(text);
+	in_child(cache_refused_child, "XDG_CACHE_HOME", dir);
 	/* this boot's silent verdict: believed (a real machine's cache says what its proof
 	 * found) */
 	snprintf(text, sizeof(text), "tacho-sources 1\nboot %s %s\npage-faults silent 64 0\n",
@@ -371,6 +385,10 @@ static int counting_child(void)
 
 	if (!p || tacho_counters_open(&o, &s, 1, sizeof(s), &c) || tacho_counters_opened(c) != 1)
 		return 1;
+	/* before any enable too (a task that has not run since the open): not a 0 */
+	if (tacho_counters_read(c, &v, 1, sizeof(v)) || v.status != TACHO_COUNT_NOT_COUNTED ||
+	    v.err != -TACHO_ESILENT)
+		return 5;
 	tacho_counters_enable(c);
 	th_pages_touch(p, 16);
 	tacho_counters_disable(c);
@@ -414,6 +432,46 @@ static int regions_child(void)
 	tacho_regions_report_free(r);
 	th_pages_unmap(p, 8);
 	return 0;
+}
+
+/* A verdict whose reason passes is asked again: with no descriptor to spare the proof
+ * cannot open its event; once there are, the next question proves the source. */
+static int passing_reason_child(void)
+{
+	struct tacho_source_proof p = { .sz = sizeof(p) };
+	struct rlimit rl, low;
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0 || getrlimit(RLIMIT_NOFILE, &rl))
+		return 1;
+	close(fd);
+	tc_source_forget();     /* what the test process proved before the fork */
+	low = rl;
+	low.rlim_cur = (rlim_t)fd;      /* no descriptor left */
+	if (setrlimit(RLIMIT_NOFILE, &low))
+		return 2;
+	if (tacho_source_prove(TACHO_SOURCE_PAGE_FAULTS, 0, &p) ||
+	    p.verdict != TACHO_VERDICT_NOT_OPEN || p.err != -EMFILE)
+		return 3;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return 4;
+	memset(&p, 0, sizeof(p));
+	p.sz = sizeof(p);
+	if (tacho_source_prove(TACHO_SOURCE_PAGE_FAULTS, 0, &p) || p.verdict != TACHO_VERDICT_EXACT)
+		return 5;
+	return 0;
+}
+
+static void test_passing_reasons_are_asked_again(void **state)
+{
+	char dir[4100];
+	(void)state;
+
+	if (!th_source_exact(TACHO_SOURCE_PAGE_FAULTS, &(const char *){ NULL }))
+		TEST_SKIP("page-faults do not count exactly here");
+	/* an empty cache, so that the child proves */
+	snprintf(dir, sizeof(dir), "%s", th_tmpdir());
+	in_child(passing_reason_child, "XDG_CACHE_HOME", dir);
 }
 
 static void test_engine_never_shows_a_silent_count(void **state)
@@ -461,42 +519,8 @@ static void test_real_silent_breakpoint(void **state)
 	tacho_counters_free(c);
 }
 
-/* --- the hardware counters' checks: their parsing on synthetic records, and what
+/* --- the hardware counters' checks: their statistics on synthetic samples, and what
  * they say where they cannot run --- */
-
-static void test_sample_parsing(void **state)
-{
-	uint64_t rec[16], ip, nr;
-	struct perf_event_header *h = (void *)rec;
-	(void)state;
-
-	/* { ip } */
-	memset(rec, 0, sizeof(rec));
-	h->type = PERF_RECORD_SAMPLE;
-	h->size = sizeof(*h) + 8;
-	rec[1] = 0x401000;
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), 0);
-	assert_true(ip == 0x401000 && nr == 0);
-	/* { ip, bnr, entries[bnr] }: three words an entry */
-	h->size = sizeof(*h) + 8 * (2 + 3 * 4);
-	rec[2] = 4;
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
-					       &ip, &nr), 0);
-	assert_true(nr == 4);
-	/* more entries than the record holds, a record cut short, another record type,
-	 * another layout: refused */
-	rec[2] = 5;
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
-					       &ip, &nr), -EINVAL);
-	h->size = sizeof(*h);
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), -EINVAL);
-	h->size = sizeof(*h) + 8;
-	h->type = PERF_RECORD_LOST;
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP, &ip, &nr), -EINVAL);
-	h->type = PERF_RECORD_SAMPLE;
-	assert_int_equal(tc_sample_ip_branches(h, PERF_SAMPLE_IP | PERF_SAMPLE_TID, &ip, &nr),
-			 -EINVAL);
-}
 
 static void test_skid_statistics(void **state)
 {
@@ -569,8 +593,9 @@ int main(void)
 		cmocka_unit_test(test_switch),
 		cmocka_unit_test_setup_teardown(test_cache, th_tmpdir_setup, th_tmpdir_teardown),
 		cmocka_unit_test(test_engine_never_shows_a_silent_count),
+		cmocka_unit_test_setup_teardown(test_passing_reasons_are_asked_again,
+						th_tmpdir_setup, th_tmpdir_teardown),
 		cmocka_unit_test(test_real_silent_breakpoint),
-		cmocka_unit_test(test_sample_parsing),
 		cmocka_unit_test(test_skid_statistics),
 		cmocka_unit_test(test_hardware_checks),
 	};
