@@ -337,9 +337,9 @@ static void explain(struct tacho_source_proof *p)
 	p->hint = TACHO_HINT_MACHINE;
 	tc_fmt_grouped(p->counted, c, sizeof(c));
 	if (p->forced) {
-		snprintf(p->why, sizeof(p->why), "made not to fire by TACHO_TEST_NOT_FIRING "
-			 "(a switch for tests): %s events are shown as not counted",
-			 tacho_source_name(p->source));
+		snprintf(p->why, sizeof(p->why), "made not to fire by TACHO_TEST_NOT_FIRING, a "
+			 "switch for tests: %s events are shown as not counted (unset it to "
+			 "count them)", tacho_source_name(p->source));
 		return;
 	}
 	who = tc_hypervisor_guest() ? "the hypervisor does not deliver them"

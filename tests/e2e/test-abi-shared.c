@@ -156,6 +156,7 @@ static void test_counters_page_faults(void **state)
 	struct tacho_counters *c = NULL;
 	struct tacho_count cnt;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	assert_int_equal(tacho_evlist_parse("page-faults", &l, NULL), 0);
 	assert_int_equal(tacho_counters_open_evlist(&o, l, NULL, &c), 0);

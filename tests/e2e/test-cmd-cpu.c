@@ -71,6 +71,7 @@ static void test_loads_only_what_it_uses(void **state)
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c", cmd, NULL };
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	snprintf(cmd, sizeof(cmd), "LD_DEBUG=files '%s' cpu >/dev/null", th_tacho_bin());
 	th_runv(&r, NULL, argv);

@@ -134,6 +134,7 @@ static void test_pattern(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	/* a substring, case-insensitive, over names and aliases */
 	th_tacho(&r, "list", "--json", "PAGE-F", "--source", "software", NULL);
@@ -261,6 +262,7 @@ static void test_unprivileged(void **state)
 			 (char *)"--clear-groups", (char *)th_tacho_bin(), (char *)"list",
 			 (char *)"--json", (char *)"--source", (char *)"software", NULL };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (geteuid() != 0)
 		TEST_SKIP("needs root to run tacho as another user");

@@ -93,6 +93,7 @@ static void test_prometheus(void **state)
 	double v0 = NAN, v, end;
 	FILE *f;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!have("prometheus"))
 		TEST_SKIP("prometheus is not installed");

@@ -26,6 +26,7 @@ static void test_batch_json_exact(void **state)
 	bool ended = false;
 	double prev_total = NAN;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");

@@ -71,6 +71,7 @@ static void test_array_walk_exact(void **state)
 	struct th_run r;
 	char *argv[] = { bin_walk, (char *)"1000000", NULL };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	set_env("page-faults", json);
 	unlink(json);
@@ -91,6 +92,7 @@ static void test_array_walk_under_stat(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	set_env("page-faults", json);
 	unlink(json);
@@ -127,6 +129,7 @@ static void test_output_none(void **state)
 	char *argv[] = { bin_walk, (char *)"100000", NULL };
 	char dir[] = "/tmp/tacho-test-none-XXXXXX", none[300];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(none, sizeof(none), "%s/none", dir);
@@ -148,6 +151,7 @@ static void test_table_units(void **state)
 	long psz = sysconf(_SC_PAGESIZE);
 	char want[64], grouped[32];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	set_env("page-faults,task-clock", NULL);
 	th_runv(&r, NULL, argv);

@@ -226,6 +226,7 @@ static void test_per_thread_pid(void **state)
 	size_t len;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	assert_int_equal(pipe(in), 0);
 	assert_int_equal(pipe(out), 0);
@@ -326,6 +327,8 @@ static void test_pid_list(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	/* 0: the sum, 1: per thread, 2: intervals (JSON lines) adding up to the sum */
 	for (int mode = 0; mode < 3; mode++) {
@@ -663,6 +666,7 @@ static void test_interval_per_thread(void **state)
 	pid_t h1, h2, tacho;
 	size_t len;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	h1 = start_waiting(&in1, &out1, "3", NULL);
 	h2 = start_waiting(&in2, &out2, "4", "5", NULL);

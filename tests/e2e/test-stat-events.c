@@ -21,6 +21,7 @@ static void test_named_terms(void **state)
 	struct th_json *j;
 	double plain;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	j = th_stat_json(&r, "-e", "page-faults,page-faults/period=10/,page-faults/name=pf/u", "--",
 		      th_prog("stat-helper"), "pages", "100", NULL);
@@ -53,6 +54,7 @@ static void test_long_metric_name(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	memset(ev, 'e', 115);
 	memcpy(ev, "faults-", 7);
@@ -88,6 +90,7 @@ static void test_software_and_e(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	j = th_stat_json(&r, "-e", "cgroup-switches,page-faults,page-faults:e", "--",
 		      th_prog("stat-helper"), "pages", "50", NULL);
@@ -137,6 +140,7 @@ static void test_sdt(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	if (!have_uprobe_pmu())
 		TEST_SKIP("no uprobe PMU in /sys/bus/event_source/devices (the kernel lacks "

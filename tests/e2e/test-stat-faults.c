@@ -105,6 +105,7 @@ static void test_signal_stops_repetitions(void **state)
 	static const int sigs[] = { SIGTERM, SIGINT };
 	char buf[16384];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
 		const char *ready = th_tmp(i ? "ready-int" : "ready-term");
@@ -251,6 +252,7 @@ static void test_children_threads_exec(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -278,6 +280,7 @@ static void test_program_crashes(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	th_tacho(&r, "stat", "-e", "page-faults", "--", th_prog("fault-helper"), "crash", NULL);
 	assert_int_equal(r.status, 128 + SIGSEGV);
@@ -300,6 +303,7 @@ static void test_out_of_descriptors(void **state)
 	char spec[1024] = "", buf[65536];
 	size_t len = 0;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	for (int g = 0; g < 12; g++)
 		len += (size_t)snprintf(spec + len, sizeof(spec) - len, "%s{minor-faults,"
@@ -396,6 +400,7 @@ static void test_descriptor_runs_said(void **state)
 	char buf[65536];
 	struct bg b;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	bg_start_limited(&b, argv, RLIMIT_NOFILE, 24);
 	assert_int_equal(bg_finish(&b, buf, sizeof(buf)), 0);

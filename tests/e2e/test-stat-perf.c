@@ -58,6 +58,8 @@ static void test_perf_layout(void **state)
 	char a[512], b[512], *fa[10], *fb[10];
 	size_t na, nb;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	th_tacho(&r, "stat", "-x,", "--perf-layout", "-e", WRITE_EVENT ",page-faults", "--",
 		 th_prog("stat-helper"), "writes", "7", NULL);
@@ -172,6 +174,7 @@ static void test_no_inherit(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	th_tacho(&r, "stat", "-x,", "-i", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
 		 "threads", "5", "7", NULL);
@@ -246,6 +249,8 @@ static void test_quiet_and_log_fd(void **state)
 	struct th_run r;
 	size_t len;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	th_tacho(&r, "stat", "-q", "-e", "page-faults", "--", th_prog("stat-helper"), "exit", "3",
 		 NULL);
@@ -273,6 +278,7 @@ static void test_interval_runs(void **state)
 	struct th_run r;
 	bool run0 = false, run1 = false;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	th_tacho(&r, "stat", "--json", "-I", "20", "-r", "2", "-e", "task-clock", "--",
 		 th_prog("stat-helper"), "spin", "50", NULL);
@@ -376,6 +382,7 @@ static void test_timeout_and_interval_count(void **state)
 {
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	th_tacho(&r, "stat", "--timeout", "100", "-e", "page-faults", "--",
 		 th_prog("stat-helper"), "spin", "600000", NULL);
@@ -446,6 +453,8 @@ static void test_hooks_and_append(void **state)
 	struct th_run r;
 	size_t len;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	snprintf(pre, sizeof(pre), "echo pre >> '%s'", th_tmp("hooks"));
 	snprintf(post, sizeof(post), "echo post >> '%s'", th_tmp("hooks"));

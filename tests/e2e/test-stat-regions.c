@@ -33,6 +33,7 @@ static void test_regions_only(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	j = th_stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("lib-stat-regions"),
 		      "1000", "300", NULL);
@@ -74,6 +75,7 @@ static void test_regions_none(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	j = th_stat_json(&r, "--regions", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
 		      "threads", "5", NULL);
@@ -98,6 +100,7 @@ static void test_control(void **state)
 	char *text = NULL;
 	size_t len;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	assert_int_equal(pipe(ctl), 0);
 	assert_int_equal(pipe(ackp), 0);
@@ -151,6 +154,7 @@ static void test_delay(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	j = th_stat_json(&r, "-D", "100000", "-e", WRITE_EVENT, "--", th_prog("stat-threads"),
 		      "threads", "5", NULL);

@@ -124,6 +124,7 @@ static void test_page_faults_user_exact(void **state)
 {
 	double base, a;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (*skip_why)
 		TEST_SKIP("%s", skip_why);
@@ -141,6 +142,7 @@ static void test_named_and_said_once(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (*skip_why)
 		TEST_SKIP("%s", skip_why);
@@ -246,6 +248,7 @@ static void test_record_user_only(void **state)
 	char dir[] = "/tmp/tacho-user-XXXXXX", out[64], cmd[128];
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (*skip_why)
 		TEST_SKIP("%s", skip_why);

@@ -100,6 +100,7 @@ static void test_payload_openat(void **state)
 	char names[4][128], err[256];
 	size_t ne, nx;
 	const char *p;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
@@ -225,6 +226,7 @@ static void test_payload_exec_names(void **state)
 	struct th_run r;
 	const char *want[4];
 	const char *p;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (geteuid() != 0)
 		TEST_SKIP("raw data of sched tracepoints needs CAP_PERFMON (run as root)");
@@ -279,6 +281,7 @@ static void test_sched_states(void **state)
 	uint32_t tid = 0;
 	uint64_t last_end = 0;
 	char err[256];
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (geteuid() != 0)
 		TEST_SKIP("-a and raw data of sched tracepoints need CAP_PERFMON (run as root)");
@@ -412,6 +415,7 @@ static void test_pids(void **state)
 	char pids[64], prog[4096], trace[] = "trace", e[] = "-e",
 	     ev[] = "syscalls:sys_enter_write", o[] = "-o", p[] = "-p", out[4096];
 	uint64_t n1 = 0, n2 = 0;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");
@@ -458,6 +462,7 @@ static void test_all_cpus(void **state)
 	struct th_run r;
 	uint64_t mine = 0, others = 0;
 	uint32_t pid = 0;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!th_have_write_tracepoint())
 		TEST_SKIP("no syscalls tracepoints in tracefs on this machine");

@@ -38,6 +38,7 @@ static void test_stat_text(void **state)
 	char ev[PATH_MAX + 32];
 	struct th_run r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	NEED_UPROBES();
 	snprintf(ev, sizeof(ev), "uprobe:%s:work", prog);
@@ -54,6 +55,7 @@ static void test_stat_exact(void **state)
 	static const char *const ns[] = { "0", "1", "1234", "54321" };
 	char ev[3 * PATH_MAX + 64];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	NEED_UPROBES();
 	snprintf(ev, sizeof(ev), "uprobe:%s:work,uretprobe:%s:work,uprobe:%s:leaf:u", prog, prog,
@@ -85,6 +87,7 @@ static void test_stat_repeat(void **state)
 	struct th_run r;
 	struct th_json *j;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	NEED_UPROBES();
 	snprintf(ev, sizeof(ev), "uprobe:%s:work", prog);
@@ -132,6 +135,7 @@ static void test_record(void **state)
 	struct th_run r;
 	int fd;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	NEED_UPROBES();
 	fd = mkstemp(file);

@@ -469,6 +469,7 @@ static void test_live_child(void **state)
 	char spec[4 * PATH_MAX];
 	uint64_t v[3];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	if (!have_pmu)
 		TEST_SKIP("%s", why_no_pmu);
@@ -503,6 +504,7 @@ static void test_attr_copy_outlives_list(void **state)
 	struct tacho_exit ex;
 	int exec_err;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	if (!have_pmu)
 		TEST_SKIP("%s", why_no_pmu);
@@ -538,6 +540,7 @@ static void test_live_self(void **state)
 	struct tacho_evlist *l;
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
 
 	if (!have_pmu)
 		TEST_SKIP("%s", why_no_pmu);
@@ -583,6 +586,8 @@ static void test_list_row(void **state)
 	struct tacho_evlist *l;
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_UPROBE);
+	NEED_SOURCE(TACHO_SOURCE_BREAKPOINT_DATA);
 
 	assert_int_equal(tacho_events_foreach(NULL, 1u << TACHO_EVENT_SRC_BREAKPOINT,
 					      find_uprobe_row, &probe), 1);

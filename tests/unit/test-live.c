@@ -453,6 +453,7 @@ static void test_child_exact(void **state)
 	const struct tacho_live_row *r;
 	int e;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -651,6 +652,7 @@ static void test_cgroup_exact(void **state)
 	const struct tacho_live_row *r;
 	int err;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (!have_write_tracepoint())
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");

@@ -300,6 +300,7 @@ static void test_fallback_live(void **state)
 	const int npages = 64;
 	int err;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	err = tc_perf_probe(&attr, &info);
 	if (err)

@@ -71,6 +71,8 @@ static void test_repeat_and_warmup(void **state)
 	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) != 0)
 		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
@@ -112,6 +114,7 @@ static void test_intervals_sum(void **state)
 	struct tacho_stat *s;
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
 				     .argv = argv, .interval_ms = 2, .on_interval = on_interval,
@@ -196,6 +199,7 @@ static void test_signal_ends_early(void **state)
 	struct tacho_diag d = { .sz = sizeof(d) };
 	const struct tacho_stat_event *e;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = l, .target = TACHO_TARGET_CHILD,
 				     .argv = argv, .repeat = 5 };

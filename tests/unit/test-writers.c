@@ -942,6 +942,7 @@ static void test_stat_breakdown(void **state)
 	struct buf b;
 	int err;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	assert_int_equal(tacho_evlist_parse("page-faults", &ev, &diag), 0);
 	struct tacho_stat_opts o = { .sz = sizeof(o), .events = ev, .target = TACHO_TARGET_CHILD,
