@@ -194,9 +194,9 @@ static void test_sources(void **state)
 	th_run_free(&r);
 
 	/* the switch: every source silent, said to be forced */
-	setenv("TACHO_TEST_NOT_FIRING", "all", 1);
+	th_not_firing("all");
 	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
-	unsetenv("TACHO_TEST_NOT_FIRING");
+	th_not_firing_end();
 	assert_int_equal(r.status, 0);
 	j = assert_json(r.out);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -210,9 +210,9 @@ static void test_sources(void **state)
 	th_run_free(&r);
 
 	/* --require: exit 1 and one line per source that is not exact */
-	setenv("TACHO_TEST_NOT_FIRING", "uprobe,kprobe", 1);
+	th_not_firing("uprobe,kprobe");
 	th_tacho(&r, "doctor", "--no-clocks", "--require", "uprobe,kprobe", NULL);
-	unsetenv("TACHO_TEST_NOT_FIRING");
+	th_not_firing_end();
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "tacho: uprobe is required to count exactly, and is silent here: "
 			       "made not to fire by TACHO_TEST_NOT_FIRING");
@@ -231,9 +231,9 @@ static void test_sources(void **state)
 	th_run_free(&r);
 
 	/* the breakpoints check follows its source's proof */
-	setenv("TACHO_TEST_NOT_FIRING", "breakpoint-data", 1);
+	th_not_firing("breakpoint-data");
 	th_tacho(&r, "doctor", "--json", "--no-clocks", NULL);
-	unsetenv("TACHO_TEST_NOT_FIRING");
+	th_not_firing_end();
 	j = assert_json(r.out);
 	if (strcmp(json_str(check_of(j, "breakpoints"), "value"), "no")) {
 		assert_string_equal(json_str(check_of(j, "breakpoints"), "value"),

@@ -191,7 +191,7 @@ static void test_breakpoint_stores(void **state)
 	th_json_free(j);
 	th_run_free(&r);
 
-	setenv("TACHO_TEST_NOT_FIRING", "breakpoint-data", 1);
+	th_not_firing("breakpoint-data");
 	j = th_stat_json(&r, "-e", spec, "--", help(), "stores", "12345", NULL);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(json_str(j, "events[0].status"), "not counted");
@@ -227,7 +227,7 @@ static void test_breakpoint_stores(void **state)
 	/* no count of it anywhere in the table: the stores are not "0" */
 	assert_null(strstr(r.err, " 0    mem:"));
 	th_run_free(&r);
-	unsetenv("TACHO_TEST_NOT_FIRING");
+	th_not_firing_end();
 }
 
 /* Five breakpoints need two runs of the program (four debug registers): every one of

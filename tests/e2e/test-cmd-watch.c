@@ -519,7 +519,7 @@ static void test_never_fires(void **state)
 	th_runv(&r, NULL, addr_argv);
 	snprintf(addr, sizeof(addr), "mem:%.*s:w", (int)strcspn(r.out, "\n"), r.out);
 	th_run_free(&r);
-	setenv("TACHO_TEST_NOT_FIRING", "instructions,breakpoint-data", 1);
+	th_not_firing("instructions,breakpoint-data");
 	th_tacho(&r, "watch", "-e", "instructions", "--above", "1", "--exec", "echo FIRED", "--",
 		 "sh", "-c", touch, NULL);
 	assert_int_equal(r.status, 1);
@@ -537,7 +537,7 @@ static void test_never_fires(void **state)
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "cannot be counted here: made not to fire by TACHO_TEST_NOT_FIRING");
 	th_run_free(&r);
-	unsetenv("TACHO_TEST_NOT_FIRING");
+	th_not_firing_end();
 	/* the program never ran */
 	assert_int_equal(access(marker, F_OK), -1);
 }

@@ -62,6 +62,7 @@ static void test_per_thread_program(void **state)
 	long long first_tid = -1;
 	size_t writers = 0;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	j = th_stat_json(&r, "--per-thread", "-e", WRITE_EVENT, "--", threads_prog(), "threads",
 		      "11", "22", "33", "44", NULL);
@@ -126,6 +127,8 @@ static void test_per_thread_events_keep_their_counts(void **state)
 	static const long rw[][2] = { { 30, 20 }, { 10, 40 }, { 25, 25 } };
 	const char *ev = "syscalls:sys_enter_read,page-faults," WRITE_EVENT;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	for (int run = 0; run < 100; run++) {
 		struct th_run r;
@@ -445,6 +448,7 @@ static void test_per_cpu(void **state)
 	size_t n = 0;
 	double sum = 0;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (!can_count_cpus())
 		TEST_SKIP("counting CPUs needs root or perf_event_paranoid <= 0");
@@ -523,6 +527,8 @@ static void test_cgroup(void **state)
 	struct th_json *j;
 	size_t len, n = 0;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
 	if (geteuid() != 0)
 		TEST_SKIP("making a cgroup needs root");

@@ -379,6 +379,34 @@ bool th_source_exact(enum tacho_source s, const char **why)
 	return p[s].verdict == TACHO_VERDICT_EXACT;
 }
 
+static char *not_firing_saved;
+static bool not_firing_set;
+
+void th_not_firing(const char *sources)
+{
+	const char *old = getenv("TACHO_TEST_NOT_FIRING");
+
+	if (!not_firing_set) {
+		free(not_firing_saved);
+		not_firing_saved = old ? strdup(old) : NULL;
+		not_firing_set = true;
+	}
+	setenv("TACHO_TEST_NOT_FIRING", sources, 1);
+}
+
+void th_not_firing_end(void)
+{
+	if (!not_firing_set)
+		return;
+	if (not_firing_saved)
+		setenv("TACHO_TEST_NOT_FIRING", not_firing_saved, 1);
+	else
+		unsetenv("TACHO_TEST_NOT_FIRING");
+	free(not_firing_saved);
+	not_firing_saved = NULL;
+	not_firing_set = false;
+}
+
 bool th_have_write_tracepoint(void)
 {
 	return access("/sys/kernel/tracing/events/syscalls/sys_enter_write", F_OK) == 0 ||

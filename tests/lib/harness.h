@@ -56,6 +56,11 @@ bool th_source_exact(enum tacho_source s, const char **why);
 			TEST_SKIP("%s cannot be counted exactly here: %s",              \
 				  tacho_source_name(s), need_why_);                      \
 	} while (0)
+/* Sets TACHO_TEST_NOT_FIRING to sources for the commands a test runs next (the switch
+ * that makes sources not fire), and th_not_firing_end puts back what the suite was
+ * run with (TACHO_TEST_NOT_FIRING=all make test stays so for the tests after). */
+void th_not_firing(const char *sources);
+void th_not_firing_end(void);
 /* Whether tracefs offers syscalls:sys_enter_write (at /sys/kernel/tracing or under
  * debugfs): the exact count of writes many tests check. */
 bool th_have_write_tracepoint(void);

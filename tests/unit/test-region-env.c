@@ -240,11 +240,11 @@ static void test_breakpoint_from_env(void **state)
 		struct th_json *d;
 
 		if (forced)
-			setenv("TACHO_TEST_NOT_FIRING", "breakpoint-data", 1);
+			th_not_firing("breakpoint-data");
 		else if (fires)
 			continue;
 		run_child(&r, "BREAKPOINT", out_path, false);
-		unsetenv("TACHO_TEST_NOT_FIRING");
+		th_not_firing_end();
 		expect_exit0(&r);
 		assert_non_null(r.file);
 		d = assert_json(r.file);
@@ -275,6 +275,7 @@ static void test_csv(void **state)
 	struct result r;
 	char path[300];
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	snprintf(path, sizeof(path), "%s.csv", out_path);
 	run_child(&r, "page-faults", path, false);
@@ -319,6 +320,7 @@ static void test_not_countable(void **state)
 {
 	struct result r;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	run_child(&r, "page-faults,cycles", out_path, false);
 	expect_exit0(&r);
@@ -343,6 +345,7 @@ static void test_user_only(void **state)
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 	bool read_ok = f && fscanf(f, "%lld", &p) == 1;
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	if (f)
 		fclose(f);
