@@ -938,13 +938,18 @@ static void test_truncations_and_corruption(void **state)
 		assert_null(rows);
 		tacho_profile_free(p);
 	}
-	for (size_t n = 0; n <= len; n++) {
+	/* written once and cut shorter byte by byte (truncate(2)): writing each prefix
+	 * anew cost 1-3 ms a file on this machine's ext4 (discard), 30 s in all; the
+	 * samples can only fall as the file shrinks */
+	write_file(cut, data, len);
+	prev = all;
+	for (size_t n = len + 1; n-- > 0;) {
 		struct tacho_profile *p;
 		struct tacho_diag d = { .sz = sizeof(d) };
 		struct tacho_profile_info in = { .sz = sizeof(in) };
 		int err;
 
-		write_file(cut, data, n);
+		assert_int_equal(truncate(cut, (off_t)n), 0);
 		err = tacho_profile_load(cut, &p, &d);
 		if (n < 32) {
 			if (err != -TACHO_ETRUNC && err != -TACHO_ECORRUPT && err != -TACHO_EEMPTY)
@@ -956,9 +961,12 @@ static void test_truncations_and_corruption(void **state)
 		tacho_profile_info(p, &in);
 		if (in.truncated != (n < len))
 			fail_msg("prefix %zu of %zu: truncated %d", n, len, in.truncated);
-		if (in.samples < prev)
-			fail_msg("prefix %zu: %llu samples after %llu", n, (unsigned long long)in.samples,
-				 (unsigned long long)prev);
+		if (in.samples > prev)
+			fail_msg("prefix %zu: %llu samples, where the next longer one held %llu", n,
+				 (unsigned long long)in.samples, (unsigned long long)prev);
+		if (n == len && in.samples != all)
+			fail_msg("the whole file: %llu samples of %llu", (unsigned long long)in.samples,
+				 (unsigned long long)all);
 		prev = in.samples;
 		if (n % 997 == 0 || n + 1 >= len) {
 			struct tacho_profile_row *rows;
@@ -969,7 +977,6 @@ static void test_truncations_and_corruption(void **state)
 		}
 		tacho_profile_free(p);
 	}
-	assert_int_equal(prev, all);
 
 	/* through the command: a cut file is a warning and exit 0 */
 	write_file(cut, data, len - 5);
