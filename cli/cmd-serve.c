@@ -3,18 +3,20 @@
  * it), /api/frame and /api/history as JSON, and at / a page that plots the rates.
  *
  * Counting runs on a thread of its own and publishes each frame as a snapshot; the HTTP
- * side (one thread, libmicrohttpd's poll loop, at most 64 connections, each timed out
- * after 10 s of silence) answers from the latest snapshot and never waits on counting.
- * A snapshot renders each document once, on its first request, and every answer is a
- * copy of that text: a scraper costs a memcpy, whatever their number, and a slow or
- * dead client holds nothing but its own copy. */
+ * side (one thread running libmicrohttpd's loop, its connections held to deadlines and
+ * limits by serve-guard.c) answers from the latest snapshot and never waits on
+ * counting. A snapshot renders each document once, on its first request, and every
+ * answer is a copy of that text: a scraper costs a memcpy, whatever their number, and a
+ * slow or dead client holds nothing but its own copy. */
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -28,7 +30,8 @@
 
 #define GO_ON (-1)
 #define DEFAULT_PORT "9475"
-#define MAX_CONNECTIONS 64
+/* libmicrohttpd's own timeout, after this much silence: the guard's deadlines come
+ * first, this is the backstop */
 #define CONNECTION_TIMEOUT_S 10
 
 enum { OPT_LISTEN = 256, OPT_ONCE };
@@ -89,6 +92,10 @@ struct server {
 	bool counter_up;
 	atomic_bool stop;
 	int wake;                           /* eventfd: wakes the counting thread to stop */
+	struct MHD_Daemon *d;
+	struct serve_guard *guard;          /* the HTTP thread's */
+	pthread_t http;
+	int http_wake;                      /* eventfd: wakes the HTTP thread to stop */
 	int count_err;
 	char where[300];
 };
@@ -244,6 +251,12 @@ static struct {
 	void (*destroy_response)(struct MHD_Response *);
 	const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind,
 					       const char *);
+	enum MHD_Result (*run)(struct MHD_Daemon *);
+	enum MHD_Result (*get_timeout)(struct MHD_Daemon *, MHD_UNSIGNED_LONG_LONG *);
+	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *,
+							enum MHD_DaemonInfoType, ...);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *,
+								enum MHD_ConnectionInfoType, ...);
 } mhd;
 
 /* 0, or -1 with the reason said (once, at start: no thread runs yet). */
@@ -264,9 +277,14 @@ static int mhd_load(void)
 	*(void **)&mhd.queue_response = dlsym(h, "MHD_queue_response");
 	*(void **)&mhd.destroy_response = dlsym(h, "MHD_destroy_response");
 	*(void **)&mhd.lookup_connection_value = dlsym(h, "MHD_lookup_connection_value");
+	*(void **)&mhd.run = dlsym(h, "MHD_run");
+	*(void **)&mhd.get_timeout = dlsym(h, "MHD_get_timeout");
+	*(void **)&mhd.get_daemon_info = dlsym(h, "MHD_get_daemon_info");
+	*(void **)&mhd.get_connection_info = dlsym(h, "MHD_get_connection_info");
 	if (!mhd.start_daemon || !mhd.stop_daemon || !mhd.create_response_from_buffer ||
 	    !mhd.add_response_header || !mhd.queue_response || !mhd.destroy_response ||
-	    !mhd.lookup_connection_value) {
+	    !mhd.lookup_connection_value || !mhd.run || !mhd.get_timeout ||
+	    !mhd.get_daemon_info || !mhd.get_connection_info) {
 		cli_error("cannot serve: %s lacks libmicrohttpd's functions", MHD_SONAME);
 		return -1;
 	}
@@ -364,9 +382,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  size_t *upload_size, void **con_cls)
 {
 	struct server *sv = cls;
+	const union MHD_ConnectionInfo *ci =
+		mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	(void)version;
 	(void)upload;
+	if (!guard_request(ci ? ci->socket_context : NULL, url, live_now()))
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy: only /metrics now\n");
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
 	/* no request body is read: a GET with one is refused at the first call */
@@ -383,6 +405,81 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_page,
 			       strlen(serve_page), false);
 	return text(c, MHD_HTTP_NOT_FOUND, "not found: /, /metrics, /api/frame, /api/history\n");
+}
+
+/* The guard's hooks, on the HTTP thread (libmicrohttpd calls them from MHD_run). */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *a, socklen_t len)
+{
+	struct server *sv = cls;
+
+	return guard_admit(sv->guard, a, len) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct server *sv = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+	socklen_t len = 0;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		guard_closed(*ctx);
+		*ctx = NULL;
+		return;
+	}
+	fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!fd)
+		return;
+	if (addr && addr->client_addr)
+		len = addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+		      sizeof(struct sockaddr_in);
+	*ctx = guard_started(sv->guard, fd->connect_fd, addr ? addr->client_addr : NULL, len,
+			     live_now());
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req,
+			 enum MHD_RequestTerminationCode why)
+{
+	const union MHD_ConnectionInfo *ci =
+		mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)cls;
+	(void)req;
+	(void)why;
+	guard_answered(ci ? ci->socket_context : NULL, live_now());
+}
+
+/* libmicrohttpd's loop, with the guard's deadlines: waits for its epoll set, the next
+ * deadline or the stop, runs it, then cuts what is overdue. */
+static void *http_main(void *arg)
+{
+	struct server *sv = arg;
+	const union MHD_DaemonInfo *di = mhd.get_daemon_info(sv->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd p[2] = { { .fd = di ? di->epoll_fd : -1, .events = POLLIN },
+			       { .fd = sv->http_wake, .events = POLLIN } };
+	double next = INFINITY;
+
+	for (;;) {
+		MHD_UNSIGNED_LONG_LONG mt;
+		int timeout = -1;
+
+		if (mhd.get_timeout(sv->d, &mt) == MHD_YES)
+			timeout = mt > INT_MAX ? INT_MAX : (int)mt;
+		if (isfinite(next)) {
+			double ms = ceil((next - live_now()) * 1e3);
+			int t = ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+			if (timeout < 0 || t < timeout)
+				timeout = t;
+		}
+		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		mhd.run(sv->d);
+		next = guard_sweep(sv->guard, live_now());
+	}
+	return NULL;
 }
 
 /* --- the listening socket --- */
@@ -466,6 +563,48 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
+/* libmicrohttpd on the listening socket, with epoll run by our thread (http_main)
+ * rather than its own, so that the guard's deadlines are kept; no error log: under a
+ * flood it would write a line per connection refused. The daemon, or NULL (said). */
+static struct MHD_Daemon *http_start(struct server *sv, int lfd)
+{
+	int err;
+
+	sv->guard = guard_new();
+	sv->http_wake = eventfd(0, EFD_CLOEXEC);
+	if (!sv->guard || sv->http_wake < 0) {
+		cli_error("cannot serve: %s", strerror(sv->guard ? errno : ENOMEM));
+		return NULL;
+	}
+	sv->d = mhd.start_daemon(MHD_USE_EPOLL, 0, on_accept, sv, on_request, sv,
+				 MHD_OPTION_LISTEN_SOCKET, lfd,
+				 MHD_OPTION_CONNECTION_LIMIT, (unsigned)GUARD_SLOTS,
+				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+				 MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv,
+				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, sv,
+				 MHD_OPTION_END);
+	if (!sv->d) {
+		cli_error("cannot serve on %s: libmicrohttpd would not start", sv->where);
+		return NULL;
+	}
+	err = pthread_create(&sv->http, NULL, http_main, sv);
+	if (err) {
+		mhd.stop_daemon(sv->d);
+		sv->d = NULL;
+		cli_error("cannot serve: %s", strerror(err));
+	}
+	return sv->d;
+}
+
+/* Ends the HTTP thread (libmicrohttpd then stops from this one). */
+static void http_stop(struct server *sv)
+{
+	if (eventfd_write(sv->http_wake, 1))
+		cli_warn("cannot wake the HTTP thread: %s", strerror(errno));
+	pthread_join(sv->http, NULL);
+}
+
 static int serve_run(struct server *sv, int lfd)
 {
 	struct live_cli *lc = &sv->lc;
@@ -502,22 +641,16 @@ static int serve_run(struct server *sv, int lfd)
 	sigaddset(&block, SIGUSR1);
 	sigaction(SIGUSR1, &sa, &old_usr1);
 	pthread_sigmask(SIG_BLOCK, &block, &wait_mask);
-	d = mhd.start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-			     on_request, sv,
-			     MHD_OPTION_LISTEN_SOCKET, lfd,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-			     MHD_OPTION_END);
+	d = http_start(sv, lfd);
 	if (!d) {
 		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 		sigaction(SIGUSR1, &old_usr1, NULL);
 		close(lfd);
-		cli_error("cannot serve on %s: libmicrohttpd would not start", sv->where);
 		return EXIT_FAIL;
 	}
 	err = -pthread_create(&sv->counter, NULL, count_main, sv);
 	if (err) {
+		http_stop(sv);
 		mhd.stop_daemon(d);
 		close(lfd);
 		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
@@ -538,6 +671,7 @@ static int serve_run(struct server *sv, int lfd)
 		cli_warn("cannot wake the counting thread: %s", strerror(errno));
 	pthread_join(sv->counter, NULL);
 	sv->counter_up = false;
+	http_stop(sv);
 	mhd.stop_daemon(d);
 	close(lfd);
 	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
@@ -557,6 +691,7 @@ static int cmd_serve_fn(int argc, char **argv)
 	int ret, lfd = -1;
 
 	memset(&sv, 0, sizeof(sv));
+	sv.http_wake = -1;
 	live_cli_init(&sv.lc, &cmd_serve);
 	pthread_mutex_init(&sv.mu, NULL);
 	sv.wake = eventfd(0, EFD_CLOEXEC);
@@ -586,6 +721,9 @@ static int cmd_serve_fn(int argc, char **argv)
 		ret = live_cli_status(&sv.lc);
 	snap_put(sv.cur);
 	close(sv.wake);
+	if (sv.http_wake >= 0)
+		close(sv.http_wake);
+	guard_free(sv.guard);
 	pthread_mutex_destroy(&sv.mu);
 	live_cli_exit(&sv.lc);
 	return ret;

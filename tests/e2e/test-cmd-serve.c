@@ -3,10 +3,17 @@
  * which a program's exactly N writes raise by exactly N; `promtool check metrics` on
  * /metrics; OpenMetrics on request; the page in headless Chromium (no console message,
  * new points arriving); 20 clients at once for 10 s and two that stall, while counting
- * goes on and memory stays bounded; a port in use and bad addresses. */
+ * goes on and memory stays bounded; 100 clients that send a header line every 2 s, then
+ * 100 that send nothing, and every scrape of a real Prometheus beside them succeeds
+ * within its timeout; a port in use and bad addresses. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -84,14 +91,40 @@ static double prom_query(int port, const char *query)
 	return x;
 }
 
+/* Prometheus (tag names its files) scraping 127.0.0.1:port every interval with that
+ * timeout; the port of its own HTTP API. */
+static int start_prometheus(struct th_proc *prom, const char *tag, int port,
+			    const char *interval, const char *timeout)
+{
+	char cfg[4096], cfgarg[4200], data[4200], listen[64], name[256];
+	char *argv[] = { (char *)"prometheus", cfgarg, data, listen, NULL };
+	int pport = th_free_port();
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s.yml", tag);
+	snprintf(cfg, sizeof(cfg), "%s", th_tmp(name));
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n"
+		   "  evaluation_interval: 1s\n"
+		   "scrape_configs:\n  - job_name: tacho\n    static_configs:\n"
+		   "      - targets: ['127.0.0.1:%d']\n", interval, timeout, port);
+	fclose(f);
+	snprintf(name, sizeof(name), "%s-tsdb", tag);
+	snprintf(data, sizeof(data), "--storage.tsdb.path=%s", th_tmp(name));
+	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", pport);
+	snprintf(cfgarg, sizeof(cfgarg), "--config.file=%s", cfg);
+	th_spawn(prom, tag, argv);
+	return pport;
+}
+
 static void test_prometheus(void **state)
 {
 	char *burst[] = { (char *)th_prog("live-helper"), (char *)"burst", (char *)"1234", NULL };
 	struct th_proc helper, serve, prom;
-	char pid[32], cfg[8192], data[4096], listen[64], q[256];
-	int port, pport = th_free_port();
+	char pid[32], q[256];
+	int port, pport;
 	double v0 = NAN, v, end;
-	FILE *f;
 	(void)state;
 	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 
@@ -103,21 +136,7 @@ static void test_prometheus(void **state)
 	snprintf(pid, sizeof(pid), "%d", (int)helper.pid);
 	port = start_serve(&serve, "serve", "-d", "0.2", "-e", "syscalls:sys_enter_write", "-p",
 			   pid);
-	snprintf(cfg, sizeof(cfg), "%s", th_tmp("prometheus.yml"));
-	f = fopen(cfg, "w");
-	assert_non_null(f);
-	fprintf(f, "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-		   "scrape_configs:\n  - job_name: tacho\n    static_configs:\n"
-		   "      - targets: ['127.0.0.1:%d']\n", port);
-	fclose(f);
-	snprintf(data, sizeof(data), "--storage.tsdb.path=%s", th_tmp("tsdb"));
-	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", pport);
-	{
-		char cfgarg[8300];
-		char *argv[] = { (char *)"prometheus", cfgarg, data, listen, NULL };
-		snprintf(cfgarg, sizeof(cfgarg), "--config.file=%s", cfg);
-		th_spawn(&prom, "prometheus", argv);
-	}
+	pport = start_prometheus(&prom, "prometheus", port, "1s", "1s");
 	/* the series appears once Prometheus has scraped tacho */
 	snprintf(q, sizeof(q), "tacho_syscalls_sys_enter_write_total%%7Bpid%%3D%%22%s%%22%%7D",
 		 pid);
@@ -387,6 +406,175 @@ static void test_many_clients(void **state)
 	assert_int_equal(serve.status, 0);
 }
 
+/* --- clients that hold connections and never finish a request --- */
+
+/* Each thread holds one connection from 127.0.0.<first + its number % naddr>: a slow
+ * one sends a request line, then a header line every 2 s and never the end of its
+ * headers; an idle one sends nothing. When the server cuts it, it connects again half a
+ * second later. */
+struct holders {
+	int port, first, naddr;
+	bool slow;
+	atomic_bool stop;
+	atomic_uint connects, cuts;
+};
+
+struct holder {
+	struct holders *h;
+	int n;
+};
+
+/* A connection to 127.0.0.1:port from 127.0.0.<last>, or -1 (within a second). */
+static int connect_from(int port, int last)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET };
+	struct pollfd p;
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), e = 0;
+	socklen_t el = sizeof(e);
+
+	if (s < 0)
+		return -1;
+	src.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t)last);
+	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	dst.sin_port = htons((uint16_t)port);
+	if (bind(s, (struct sockaddr *)&src, sizeof(src)) ||
+	    (connect(s, (struct sockaddr *)&dst, sizeof(dst)) && errno != EINPROGRESS)) {
+		close(s);
+		return -1;
+	}
+	p = (struct pollfd){ .fd = s, .events = POLLOUT };
+	if (poll(&p, 1, 1000) != 1 || getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &el) || e) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+static void *holder_main(void *arg)
+{
+	struct holder *me = arg;
+	struct holders *h = me->h;
+	static const char line[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+
+	while (!atomic_load(&h->stop)) {
+		int s = connect_from(h->port, h->first + me->n % h->naddr), k = 0;
+
+		if (s < 0) {
+			usleep(100000);
+			continue;
+		}
+		atomic_fetch_add(&h->connects, 1);
+		if (h->slow && send(s, line, sizeof(line) - 1, MSG_NOSIGNAL) < 0)
+			goto out_cut;
+		while (!atomic_load(&h->stop)) {
+			struct pollfd p = { .fd = s, .events = POLLIN };
+			char buf[256];
+
+			/* a header line every 2 s (4 x 0.5 s), the stop seen within 0.5 s */
+			if (poll(&p, 1, 500) == 1 && read(s, buf, sizeof(buf)) <= 0)
+				goto out_cut;
+			if (h->slow && ++k % 4 == 0) {
+				int n = snprintf(buf, sizeof(buf), "X-Slow-%d: %d\r\n", me->n, k);
+				if (send(s, buf, (size_t)n, MSG_NOSIGNAL) < 0)
+					goto out_cut;
+			}
+		}
+		close(s);
+		break;
+out_cut:
+		atomic_fetch_add(&h->cuts, 1);
+		close(s);
+		usleep(500000);
+	}
+	return NULL;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The value of PromQL fn(up{job="tacho"}[window s]) at wall time t. */
+static double up_over(int pport, const char *fn, int window, double t)
+{
+	char q[256];
+
+	snprintf(q, sizeof(q), "%s(up%%7Bjob%%3D%%22tacho%%22%%7D%%5B%ds%%5D)&time=%.3f", fn,
+		 window, t);
+	return prom_query(pport, q);
+}
+
+/* 100 holders of one kind for a while, Prometheus scraping beside them: each scrape of
+ * the last 10 s succeeded within its timeout (up is 1 for a scrape answered in time, 0
+ * for one that was not), and the server did cut holders to make room. */
+static void hold_and_scrape(struct th_proc *serve, int port, int pport, bool slow, int first,
+			    int naddr)
+{
+	struct holders h = { .port = port, .first = first, .naddr = naddr, .slow = slow };
+	struct holder hs[100];
+	pthread_t th[100];
+	double t_end, min_up, n_up;
+
+	for (int i = 0; i < 100; i++) {
+		hs[i] = (struct holder){ .h = &h, .n = i };
+		assert_int_equal(pthread_create(&th[i], NULL, holder_main, &hs[i]), 0);
+	}
+	/* they take their places, then 10 s of scrapes are judged */
+	usleep(12 * 1000000);
+	t_end = wall_now();
+	atomic_store(&h.stop, true);
+	for (int i = 0; i < 100; i++)
+		pthread_join(th[i], NULL);
+	/* the scrape under way at t_end is recorded once it has answered or timed out */
+	usleep(2500000);
+	min_up = up_over(pport, "min_over_time", 10, t_end);
+	n_up = up_over(pport, "count_over_time", 10, t_end);
+	print_message("%s holders: %u connections, %u cut by the server; scrapes in the last "
+		      "10 s: %g, all up: %s\n", slow ? "slow" : "idle", atomic_load(&h.connects),
+		      atomic_load(&h.cuts), n_up, min_up == 1 ? "yes" : "no");
+	if (!(min_up == 1) || !(n_up >= 3)) {
+		char *err = th_slurp(serve->err);
+		fail_msg("with 100 %s clients, %g scrapes in 10 s, the lowest up %g (tacho "
+			 "serve's stderr: %s)", slow ? "slow" : "idle", n_up, min_up, err);
+	}
+	/* they held places: the server cut some to let others in */
+	assert_true(atomic_load(&h.cuts) > 0);
+}
+
+static void test_slow_and_idle_clients(void **state)
+{
+	struct th_proc serve, prom;
+	int port, pport;
+	double end, up = NAN;
+	(void)state;
+
+	if (!have("prometheus"))
+		TEST_SKIP("prometheus is not installed");
+	port = start_serve(&serve, "serve-held", "-d", "0.5", "--view", "cpu", NULL, NULL);
+	pport = start_prometheus(&prom, "prometheus-held", port, "2s", "2s");
+	end = th_now() + 30;
+	while (!(up == 1) && th_now() < end) {
+		usleep(200000);
+		up = prom_query(pport, "up%7Bjob%3D%22tacho%22%7D");
+	}
+	if (!(up == 1)) {
+		char *log = th_slurp(prom.err);
+		fail_msg("Prometheus never scraped tacho; its log:\n%s", log);
+	}
+	/* slow clients from 8 addresses other than Prometheus's: the limit in all holds
+	 * them; idle ones from Prometheus's own address: the limit of one client */
+	hold_and_scrape(&serve, port, pport, true, 2, 8);
+	hold_and_scrape(&serve, port, pport, false, 1, 1);
+	th_proc_kill(&prom, SIGTERM);
+	assert_true(th_proc_wait(&prom, 20));
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 15));
+	assert_int_equal(serve.status, 0);
+}
+
 static void test_bad_input(void **state)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -441,6 +629,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_promtool_openmetrics, th_procs_teardown),
 		cmocka_unit_test_teardown(test_page_in_chromium, th_procs_teardown),
 		cmocka_unit_test_teardown(test_many_clients, th_procs_teardown),
+		cmocka_unit_test_teardown(test_slow_and_idle_clients, th_procs_teardown),
 		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 
