@@ -333,10 +333,15 @@ struct tacho_throttle_opts {
 
 struct tacho_throttle;
 
-/* Finds where the throttle will act, changes nothing yet. 0 and *out; -ENOENT with
- * *diag when CAP finds no CPU controller it can write (none mounted, read-only, or
- * not this user's: DUTY works anyway), or the cgroup does not exist; -ESRCH (no such
- * process), -EINVAL, -ENOMEM. The caller owns *out (tacho_throttle_free). */
+/* Finds where the throttle will act, changes nothing yet, and starts its keeper: a
+ * process (forked, execs nothing, nobody's child here, "tacho-keeper") that undoes
+ * what the throttle changed if this process dies without tacho_throttle_free (a
+ * SIGKILL, a crash), and ends when it is freed; the keeper's socket is this process's
+ * only tie to it, close-on-exec. 0 and *out; -ENOENT with *diag when CAP finds no CPU
+ * controller it can write (none mounted, read-only, or not this user's: DUTY works
+ * anyway), or the cgroup does not exist; -ESRCH (no such process), -EINVAL, -ENOMEM,
+ * -errno (with *diag) when the keeper cannot start. The caller owns *out
+ * (tacho_throttle_free). */
 TACHO_API int tacho_throttle_new(const struct tacho_throttle_opts *opts,
 				 struct tacho_throttle **out, struct tacho_diag *diag);
 /* Limits the target: CAP to `share` CPUs of bandwidth (0.25: a quarter of one CPU,

@@ -98,4 +98,31 @@ struct tacho_live_frame *tc_frame_new(size_t nev, const char *const *events,
 /* A string kept by the frame (copied); NULL without memory. */
 const char *tc_frame_str(struct tacho_live_frame *f, const char *s);
 
+/* --- the throttle's keeper (throttle-keeper.c) --- */
+
+/* What the keeper undoes if the throttle's owner dies first. */
+struct tc_keeper_plan {
+	enum {
+		TC_KEEPER_MOVED,      /* CAP of a process: the pids in from go back to to, and
+				         dir goes if the owner made it */
+		TC_KEEPER_LIMIT,      /* CAP of a cgroup: saved goes back into limit */
+		TC_KEEPER_STOPPED,    /* DUTY: SIGCONT to pid, or to every pid in from */
+	} what;
+	pid_t pid;
+	char from[PATH_MAX + 16];
+	char to[PATH_MAX + 16];
+	char dir[PATH_MAX];
+	char limit[PATH_MAX + 32];
+	char saved[128];
+};
+/* Forks the keeper (twice: it is nobody's child) and waits until it is ready. 0 and
+ * *fd, the owner's end (close-on-exec), or -errno, -EAGAIN when it did not start. */
+int tc_keeper_start(const struct tc_keeper_plan *plan, int *fd);
+/* Tells it, before the change: 'A' a throttle applied (the process moved in, the limit
+ * written, the cycle begun), 'L' lifted, 'M' the owner makes the cgroup (it removes
+ * it), 'm' it did not (it was there). Nothing when fd < 0. */
+void tc_keeper_tell(int fd, char what);
+/* Everything undone by the owner: the keeper ends without acting; *fd closed, -1. */
+void tc_keeper_done(int *fd);
+
 #endif

@@ -1,7 +1,8 @@
 /* throttle.c - limiting a target's CPU for tacho watch: a CPU bandwidth cap through the
  * cgroup CPU controller (v2's cpu.max, or v1's cpu.cfs_quota_us where v2 lacks the
  * controller), or a SIGSTOP/SIGCONT duty cycle on a thread of its own where no cgroup
- * is writable. Whatever it changed, it undoes when lifted or freed. */
+ * is writable. Whatever it changed, it undoes when lifted or freed, and its keeper
+ * (throttle-keeper.c) when its owner dies first. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -41,6 +42,7 @@ struct tacho_throttle {
 	pthread_cond_t cv;
 	bool stop;
 	double share;
+	int keeper;                    /* the keeper's socket, or -1 */
 };
 
 /* --- small files --- */
@@ -188,9 +190,12 @@ static int cap_enter(struct tacho_throttle *t)
 		if (err)
 			return err;
 	}
+	tc_keeper_tell(t->keeper, 'M');
 	if (mkdir(t->dir, 0755)) {
-		if (errno != EEXIST)
-			return -errno;
+		err = -errno;
+		tc_keeper_tell(t->keeper, 'm');
+		if (err != -EEXIST)
+			return err;
 	} else {
 		t->made = true;
 	}
@@ -370,6 +375,36 @@ static int duty_setup(struct tacho_throttle *t, const struct tacho_throttle_opts
 	return 0;
 }
 
+/* --- the keeper --- */
+
+/* What its keeper undoes if the owner dies first: the same as tacho_throttle_free. */
+static int keeper_start(struct tacho_throttle *t)
+{
+	struct tc_keeper_plan *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->pid = t->pid;
+	if (t->kind == TACHO_THROTTLE_DUTY) {
+		p->what = TC_KEEPER_STOPPED;
+		snprintf(p->from, sizeof(p->from), "%s", t->procs);
+	} else if (t->saved[0]) {
+		p->what = TC_KEEPER_LIMIT;
+		snprintf(p->limit, sizeof(p->limit), "%s/%s", t->dir,
+			 t->version == 2 ? "cpu.max" : "cpu.cfs_quota_us");
+		snprintf(p->saved, sizeof(p->saved), "%s", t->saved);
+	} else {
+		p->what = TC_KEEPER_MOVED;
+		snprintf(p->from, sizeof(p->from), "%s/cgroup.procs", t->dir);
+		snprintf(p->to, sizeof(p->to), "%s/cgroup.procs", t->orig);
+		snprintf(p->dir, sizeof(p->dir), "%s", t->dir);
+	}
+	err = tc_keeper_start(p, &t->keeper);
+	free(p);
+	return err;
+}
+
 /* --- the throttle --- */
 
 int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttle **out,
@@ -393,6 +428,7 @@ int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttl
 		return -ENOMEM;
 	t->kind = o->kind;
 	t->pid = o->pid;
+	t->keeper = -1;
 	t->period_us = o->period_us ? o->period_us : DEFAULT_PERIOD_US;
 	t->proc_root = tc_strdup(o->sz >= sizeof(*o) && o->proc_root ? o->proc_root : "/proc");
 	if (!t->proc_root) {
@@ -409,6 +445,13 @@ int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttl
 		free(t);
 		return err;
 	}
+	/* before anything changes: nothing may outlive its owner */
+	err = keeper_start(t);
+	if (err) {
+		tacho_throttle_free(t);
+		return tc_diag_set(diag, "", 0, 0, err, "cannot start the process that undoes "
+				   "the throttle if this one dies: %s", tacho_strerror(err));
+	}
 	*out = t;
 	return 0;
 }
@@ -420,6 +463,7 @@ int tacho_throttle_apply(struct tacho_throttle *t, double share)
 	if (!t || !isfinite(share) || share <= 0 ||
 	    (t->kind == TACHO_THROTTLE_DUTY && share >= 1))
 		return -EINVAL;
+	tc_keeper_tell(t->keeper, 'A');
 	if (t->kind == TACHO_THROTTLE_DUTY) {
 		pthread_mutex_lock(&t->mu);
 		t->share = share;
@@ -486,8 +530,10 @@ int tacho_throttle_lift(struct tacho_throttle *t)
 	}
 	if (t->active && (t->moved || t->saved[0]))
 		err = cap_unset(t);
-	if (!err)
+	if (!err) {
 		t->active = false;
+		tc_keeper_tell(t->keeper, 'L');
+	}
 	return err;
 }
 
@@ -522,6 +568,7 @@ void tacho_throttle_free(struct tacho_throttle *t)
 			tacho_throttle_lift(t);
 		cap_leave(t);
 	}
+	tc_keeper_done(&t->keeper);
 	free(t->proc_root);
 	free(t);
 }

@@ -6,7 +6,8 @@
  * the threshold inside the hysteresis band fires once, a rate switched on and off twice
  * fires twice); --signal delivers; with no cgroup mounted --cap says so and --duty
  * works (at most a quarter of a CPU, stopped much of the time); SIGTERM lifts every cap
- * and continues a stopped program; bad input. */
+ * and continues a stopped program, and so does tacho's keeper after a SIGKILL; bad
+ * input. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -489,6 +490,103 @@ static void test_sigterm_lifts(void **state)
 	th_proc_end(&prog);
 }
 
+/* The state letter of a process (R, S, T, ...). */
+static char state_of(pid_t pid)
+{
+	char path[64], *st, *c, s;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	st = th_slurp(path);
+	c = strrchr(st, ')');
+	s = c && c[1] && c[2] ? c[2] : '?';
+	free(st);
+	return s;
+}
+
+/* SIGKILL of tacho while a cap holds, then while a duty cycle has the program stopped:
+ * nothing tacho changed outlives it. Its keeper moves the program back to its own
+ * cgroup and removes tacho's, and continues it, within a second of tacho's death. */
+static void test_sigkill_undone(void **state)
+{
+	char *waiter[] = { (char *)th_prog("live-helper"), (char *)"toggle", (char *)"1000", NULL };
+	char pid[32], path[128], dir[4096] = "", *before, *now, *log, *p;
+	struct th_proc prog, w;
+	double end;
+	bool home = false;
+	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	th_spawn(&prog, "killed-target", waiter);
+	snprintf(pid, sizeof(pid), "%d", (int)prog.pid);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)prog.pid);
+	before = th_slurp(path);
+	{
+		char *argv[] = { (char *)th_tacho_bin(), (char *)"watch", (char *)"-d", (char *)"0.2",
+				 (char *)"-e", (char *)"syscalls:sys_enter_write", (char *)"--above",
+				 (char *)"10", (char *)"--cap", (char *)"25", (char *)"-p", pid, NULL };
+		th_spawn(&w, "killed-cap", argv);
+	}
+	if (cannot_cap(&w)) {
+		free(before);
+		th_proc_end(&prog);
+		TEST_SKIP("no cgroup CPU controller this user can write");
+	}
+	assert_true(th_wait_for(w.out, " fired ", 1, 10));
+	/* "... by cgroup vN DIR (FILE)" */
+	log = th_slurp(w.out);
+	p = strstr(log, " by cgroup v");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " by cgroup v%*d %4095s", dir), 1);
+	free(log);
+	now = th_slurp(path);
+	assert_string_not_equal(now, before);          /* in tacho's cgroup */
+	free(now);
+	assert_int_equal(access(dir, F_OK), 0);
+	th_proc_kill(&w, SIGKILL);
+	assert_true(th_proc_wait(&w, 10));
+	end = th_now() + 1;
+	while (!home && th_now() < end) {
+		now = th_slurp(path);
+		home = !strcmp(now, before) && access(dir, F_OK) != 0;
+		free(now);
+		if (!home)
+			usleep(10000);
+	}
+	if (!home) {
+		now = th_slurp(path);
+		fail_msg("a second after tacho's SIGKILL, %s %s, and the program's cgroups are\n%s"
+			 "(they were\n%s)", dir, access(dir, F_OK) ? "is gone" : "is still there",
+			 now, before);
+	}
+	free(before);
+
+	/* a duty cycle: killed while the program is stopped */
+	{
+		char *argv[] = { (char *)th_tacho_bin(), (char *)"watch", (char *)"-d", (char *)"0.2",
+				 (char *)"-e", (char *)"syscalls:sys_enter_write", (char *)"--above",
+				 (char *)"10", (char *)"--duty", (char *)"25", (char *)"-p", pid, NULL };
+		th_spawn(&w, "killed-duty", argv);
+	}
+	assert_true(th_wait_for(w.out, " fired ", 1, 10));
+	end = th_now() + 10;
+	while (state_of(prog.pid) != 'T' && th_now() < end)
+		usleep(1000);
+	assert_int_equal(state_of(prog.pid), 'T');
+	th_proc_kill(&w, SIGKILL);
+	assert_true(th_proc_wait(&w, 10));
+	end = th_now() + 1;
+	while (state_of(prog.pid) == 'T' && th_now() < end)
+		usleep(10000);
+	if (state_of(prog.pid) == 'T')
+		fail_msg("a second after tacho's SIGKILL, the program is still stopped");
+	/* and nobody stops it again */
+	for (int i = 0; i < 20; i++, usleep(10000))
+		assert_int_not_equal(state_of(prog.pid), 'T');
+	th_proc_end(&prog);
+}
+
 /* watch -- PROGRAM: tacho ends with the program, with its status. */
 static void test_program(void **state)
 {
@@ -602,6 +700,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_signal, th_procs_teardown),
 		cmocka_unit_test_teardown(test_no_cgroup_duty, th_procs_teardown),
 		cmocka_unit_test_teardown(test_sigterm_lifts, th_procs_teardown),
+		cmocka_unit_test_teardown(test_sigkill_undone, th_procs_teardown),
 		cmocka_unit_test_teardown(test_program, th_procs_teardown),
 		cmocka_unit_test_teardown(test_never_fires, th_procs_teardown),
 		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
