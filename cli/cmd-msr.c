@@ -34,7 +34,8 @@ static const char msr_usage[] =
 	"`restore` undo it. `freq` and `power` read APERF/MPERF and the RAPL energy\n"
 	"counters twice, -i apart. read, write, save, restore, freq and power also take\n"
 	"--device-dir, --cpuid and --sys-root: another tree of devices (tests, a copy of\n"
-	"a machine's registers) and the processor behind it.\n"
+	"a machine's registers) and the processor behind it; with /dev/cpu, the processor\n"
+	"is always this machine's.\n"
 	"\n";
 
 static const struct cli_option msr_options[] = {
@@ -61,8 +62,8 @@ static const struct cli_option msr_options[] = {
 	  "DIR/N/msr is CPU N's device (default /dev/cpu);\n"
 	  "a regular file stands for one (docs/msr.md)" },
 	{ OPT_CPUID, 0, "cpuid", "<file>",
-	  "the processor behind the devices is this CPUID\n"
-	  "dump's (tacho cpu --raw); default: this machine's" },
+	  "the processor is this CPUID dump's (tacho cpu --raw):\n"
+	  "list, decode, or a fake tree (--device-dir)" },
 	{ OPT_SYS_ROOT, 0, "sys-root", "<dir>",
 	  "read /sys/kernel/security/lockdown and\n"
 	  "/sys/module/msr under <dir> to explain a refusal" },
@@ -151,6 +152,12 @@ static int check_options(struct msr_cli *c)
 	if (!subs[i].device && (c->device_dir || c->sys_root))
 		return cli_usage_error(self(), "--device-dir and --sys-root do not go with %s",
 				       c->sub);
+	/* the processor behind the real devices is this machine's, always: a Pentium's
+	 * register would pass the table's check and be written here at its address */
+	if (subs[i].device && c->cpuid && !c->device_dir)
+		return cli_usage_error(self(), "--cpuid names the processor of a fake tree: it "
+				       "goes with --device-dir (with /dev/cpu the processor is "
+				       "this machine's)");
 	if (!strcmp(c->sub, "save") && c->fmt_set)
 		return cli_usage_error(self(), "save writes its own format (docs/msr.md), not "
 				       "JSON or CSV");
@@ -270,6 +277,11 @@ static int open_dev(struct msr_cli *c)
 		o.cpu = &c->cpu;
 	}
 	err = tacho_msr_dev_new(&o, &c->dev);
+	if (err == -EINVAL && c->cpuid) {
+		cli_error("cannot use the msr devices of %s with --cpuid: they are this "
+			  "machine's, whose processor is its own", c->device_dir);
+		return EXIT_FAIL;
+	}
 	if (err) {
 		cli_error("cannot use the msr devices: %s", tacho_strerror(err));
 		return EXIT_FAIL;

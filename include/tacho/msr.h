@@ -211,8 +211,13 @@ struct tacho_msr_opts {
 	const char *sys_root;        /* prefix of /sys/kernel/security/lockdown and
 					/sys/module/msr, which the explanations read; default
 					"" (this machine) */
-	const struct tacho_msr_cpu *cpu; /* the processor behind device_dir; NULL: this
-					machine's (CPUID) */
+	const struct tacho_msr_cpu *cpu; /* the processor behind device_dir, a fake tree
+					(tests, a copy of another machine's registers);
+					NULL: this machine's (CPUID). The real devices
+					are this machine's: with the default
+					device_dir, a cpu given is refused (-EINVAL),
+					and a character or block device in the tree (a
+					link to a real one) is not opened: -EXDEV */
 	tacho_msr_wait_fn *wait;     /* NULL: sleep, timed by CLOCK_MONOTONIC */
 	void *wait_arg;
 };
@@ -222,7 +227,8 @@ struct tacho_msr_opts {
 struct tacho_msr_dev;
 
 /* Makes a handle; opens nothing yet. The strings of opts are copied. 0 and *out (free
- * with tacho_msr_dev_free), -EINVAL (an sz too small), -ENOMEM. */
+ * with tacho_msr_dev_free), -EINVAL (an sz too small, a cpu given with /dev/cpu),
+ * -ENOMEM. */
 TACHO_API int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **out);
 TACHO_API void tacho_msr_dev_free(struct tacho_msr_dev *dev);
 

@@ -62,9 +62,17 @@ int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **
 		tacho_msr_dev_free(dev);
 		return -ENOMEM;
 	}
-	if (opts && OPTS_HAS(opts, cpu) && opts->cpu)
+	if (opts && OPTS_HAS(opts, cpu) && opts->cpu) {
+		/* a processor given stands for a fake tree's; the real devices are this
+		 * machine's, whose table checks must be its own (a Pentium's register is
+		 * another register here, or none) */
+		if (dev->dir_default) {
+			tacho_msr_dev_free(dev);
+			return -EINVAL;
+		}
 		dev->cpu = *opts->cpu;
-	else if (tacho_msr_cpu_live(&dev->cpu) == -ENOMEM) {
+		dev->cpu_given = true;
+	} else if (tacho_msr_cpu_live(&dev->cpu) == -ENOMEM) {
 		tacho_msr_dev_free(dev);
 		return -ENOMEM;
 	}
@@ -181,6 +189,9 @@ static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd, bool 
 		return 0;
 	}
 	tc_msr_dev_path(dev, cpu, path, sizeof(path));
+	/* a processor given is a fake tree's: a real device is not opened for it */
+	if (dev->cpu_given && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+		return -EXDEV;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 		if (write && !(st.st_mode & 0222))
 			return -EPERM;
@@ -191,6 +202,12 @@ static int dev_fd(struct tacho_msr_dev *dev, int cpu, bool write, int *fd, bool 
 	f = open(path, (write ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 	if (f < 0)
 		return -errno;
+	/* and what was opened, not what the path said before (a file swapped for a link
+	 * to a device in between) */
+	if (dev->cpu_given && (fstat(f, &st) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		close(f);
+		return -EXDEV;
+	}
 	if (!slot) {
 		if (dev->nfds == dev->allocfds) {
 			size_t na = dev->allocfds ? 2 * dev->allocfds : 8;
@@ -435,6 +452,11 @@ int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu, const struct 
 		break;
 	case -TACHO_EOUTOFRANGE:
 		n = snprintf(buf, size, "the value sets bits %s reserves", name ? name : "the register");
+		break;
+	case -EXDEV:
+		n = snprintf(buf, size, "%s is not a file of the fake tree but a device: the "
+			     "processor given for a fake tree (%s) is not the one behind a real "
+			     "device", path, who);
 		break;
 	default:
 		n = snprintf(buf, size, "%s: %s", path, tacho_strerror(err));

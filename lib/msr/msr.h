@@ -145,6 +145,7 @@ struct tacho_msr_dev {
 	char *sys_root;         /* "" */
 	bool dir_default;       /* dir is this machine's /dev/cpu */
 	struct tacho_msr_cpu cpu;
+	bool cpu_given;         /* cpu is the caller's, for a fake tree: no real device */
 	tacho_msr_wait_fn *wait;
 	void *wait_arg;
 	struct tc_msr_fd {

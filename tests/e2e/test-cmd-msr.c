@@ -99,6 +99,17 @@ static const struct {
 	{ __LINE__, { "msr", "decode", "CESR", "es0=99" }, 2, "es0=99 does not fit in 6 bits" },
 	{ __LINE__, { "msr", "decode", "TSC", "0", "--cpuid", "/nonexistent" }, 1,
 	  "cannot load the CPUID dump '/nonexistent'" },
+	/* with the real devices, the processor is this machine's */
+	{ __LINE__, { "msr", "write", "CESR", "0", "--force", "--cpuid", "p5.cpuid" }, 2,
+	  "--cpuid names the processor of a fake tree: it goes with --device-dir" },
+	{ __LINE__, { "msr", "restore", "f", "--force", "--cpuid", "p5.cpuid" }, 2,
+	  "--cpuid names the processor of a fake tree: it goes with --device-dir" },
+	{ __LINE__, { "msr", "read", "CESR", "--cpuid", "p5.cpuid" }, 2,
+	  "--cpuid names the processor of a fake tree: it goes with --device-dir" },
+	{ __LINE__, { "msr", "save", "f", "--cpuid", "p5.cpuid" }, 2,
+	  "--cpuid names the processor of a fake tree: it goes with --device-dir" },
+	{ __LINE__, { "msr", "freq", "--cpuid", "p5.cpuid" }, 2,
+	  "--cpuid names the processor of a fake tree: it goes with --device-dir" },
 };
 
 static void test_usage(void **state)
@@ -235,6 +246,55 @@ static void test_fake_tree(void **state)
 			"  0x0000000000000005\n");
 	th_run_free(&r);
 	assert_int_equal(chmod(th_msr_fake_path(&f, 2), 0644), 0);
+	th_msr_fake_free(&f);
+}
+
+/* --cpuid is a fake tree's processor: never the one of the real devices. /dev/cpu with
+ * --cpuid is refused; a device of a fake tree that is a link to a real one (here
+ * /dev/null) is not opened for it; a save of a Pentium's registers is refused by the
+ * real devices, whose processor is this machine's. */
+static void test_cpuid_real_devices(void **state)
+{
+	const char *p5 = th_path("tests/data/msr/pentium.cpuid");
+	struct th_msr_fake f;
+	struct th_run r;
+	char dir[160], a[256], p5copy[4096];
+	(void)state;
+
+	snprintf(p5copy, sizeof(p5copy), "%s", p5);
+	th_tacho(&r, "msr", "write", "CESR", "0", "--force", "--device-dir", "/dev/cpu", "--cpuid",
+		 p5copy, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot use the msr devices of /dev/cpu with --cpuid: they "
+			"are this machine's");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+
+	th_msr_fake_new(&f, 1, 0x400);
+	snprintf(dir, sizeof(dir), "%s", f.dir);
+	snprintf(a, sizeof(a), "%s/p5.txt", f.root);
+	th_tacho(&r, "msr", "save", a, "--device-dir", dir, "--cpuid", p5copy, NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	/* the save is a Pentium's: this machine is not one, and says so before any device */
+	th_tacho(&r, "msr", "restore", a, "--force", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "it was saved on Intel family 0x5 model 0x2, and this is ");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	/* CPU 0's device a link to a real one */
+	assert_int_equal(unlink(th_msr_fake_path(&f, 0)), 0);
+	assert_int_equal(symlink("/dev/null", th_msr_fake_path(&f, 0)), 0);
+	th_tacho(&r, "msr", "write", "CESR", "0", "--force", "--device-dir", dir, "--cpuid", p5copy,
+		 NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "/0/msr is not a file of the fake tree but a device");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	th_tacho(&r, "msr", "restore", a, "--force", "--device-dir", dir, "--cpuid", p5copy, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "/0/msr is not a file of the fake tree but a device");
+	th_run_free(&r);
 	th_msr_fake_free(&f);
 }
 
@@ -570,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_fake_tree),
 		cmocka_unit_test(test_save_restore),
+		cmocka_unit_test(test_cpuid_real_devices),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_verbose_events),

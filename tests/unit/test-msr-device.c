@@ -4,7 +4,7 @@
  * unreadable one, a missing CPU, a directory instead of a device, and every refusal and
  * explanation of a write (not writable, read-only in the manual, another processor's,
  * reserved bits, not forced, a bad FIELD=VAL, the kernel's filters read from a fake
- * /sys). */
+ * /sys); a processor given only for a fake tree, never for a real device. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,9 +178,10 @@ static void test_open_errors(void **state)
 	free(list);
 	tacho_msr_dev_free(dev);
 
-	/* this machine's /dev/cpu: whether the driver is loaded decides the sentence */
+	/* this machine's /dev/cpu (with this machine's processor: a given one is only for
+	 * fake trees): whether the driver is loaded decides the sentence */
 	{
-		struct tacho_msr_opts o = { .sz = sizeof(o), .cpu = &skylake, .sys_root = f.sys };
+		struct tacho_msr_opts o = { .sz = sizeof(o), .sys_root = f.sys };
 		assert_int_equal(tacho_msr_dev_new(&o, &dev), 0);
 	}
 	tacho_msr_explain(dev, -ENOENT, 0, NULL, 0, false, why, sizeof(why), &hint);
@@ -217,6 +218,44 @@ static void test_open_errors(void **state)
 		o.sz = 1;
 		assert_int_equal(tacho_msr_dev_new(&o, &dev), -EINVAL);
 	}
+}
+
+/* A processor given is a fake tree's: refused with /dev/cpu, and a device of the tree
+ * that is not a regular file (a link to a real one, here /dev/null) is not opened for
+ * it; the same tree without a given processor uses the link. */
+static void test_given_cpu_real_devices(void **state)
+{
+	struct tacho_msr_opts o = { .sz = sizeof(o), .cpu = &skylake };
+	struct tacho_msr_dev *dev = NULL;
+	struct th_msr_fake f;
+	char why[512];
+	uint64_t v = 1;
+	(void)state;
+
+	assert_int_equal(tacho_msr_dev_new(&o, &dev), -EINVAL);
+	assert_null(dev);
+	o.device_dir = "/dev/cpu/";
+	assert_int_equal(tacho_msr_dev_new(&o, &dev), -EINVAL);
+	th_msr_fake_new(&f, 2, 0x200);
+	assert_int_equal(unlink(th_msr_fake_path(&f, 1)), 0);
+	assert_int_equal(symlink("/dev/null", th_msr_fake_path(&f, 1)), 0);
+	dev = dev_on(&f, &skylake, false);
+	assert_int_equal(tacho_msr_rdmsr(dev, 0, 0x186, &v), 0);
+	assert_int_equal(tacho_msr_rdmsr(dev, 1, 0x186, &v), -EXDEV);
+	assert_int_equal(tacho_msr_wrmsr(dev, 1, reg("IA32_PERFEVTSEL0"), 0, TACHO_MSR_FORCE),
+			 -EXDEV);
+	tacho_msr_explain(dev, -EXDEV, 1, NULL, 0x186, true, why, sizeof(why), NULL);
+	assert_non_null(strstr(why, "/1/msr is not a file of the fake tree but a device: the "
+			       "processor given for a fake tree (Intel family 0x6 model 0x55) is "
+			       "not the one behind a real device"));
+	tacho_msr_dev_free(dev);
+	o.cpu = NULL;
+	o.device_dir = f.dir;
+	assert_int_equal(tacho_msr_dev_new(&o, &dev), 0);
+	/* /dev/null reads nothing: the driver's answer for a register the CPU lacks */
+	assert_int_equal(tacho_msr_rdmsr(dev, 1, 0x186, &v), -EIO);
+	tacho_msr_dev_free(dev);
+	th_msr_fake_free(&f);
 }
 
 /* --- writing --- */
@@ -467,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_given_cpu_real_devices),
 		cmocka_unit_test(test_write_refused),
 		cmocka_unit_test(test_write_set),
 		cmocka_unit_test(test_write_filtered),
