@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -158,6 +159,24 @@ static void no_such_function(struct tacho_profile *p, const char *name, const ch
 	free(rows);
 }
 
+/* True (said) when -o names the recording being reported, by any name (a hard link,
+ * standard input): the report would replace it, and the recording is not the
+ * report's to lose. */
+static bool overwrites_input(const char *input, const char *outpath)
+{
+	struct stat in, out;
+
+	if (!outpath || !strcmp(outpath, "-") || stat(outpath, &out) || !S_ISREG(out.st_mode))
+		return false;
+	if (strcmp(input, "-") ? stat(input, &in) : fstat(STDIN_FILENO, &in))
+		return false;
+	if (in.st_dev != out.st_dev || in.st_ino != out.st_ino)
+		return false;
+	cli_error("cannot write the report to '%s': it is the recording being reported (-i "
+		  "%s), which it would replace", outpath, input);
+	return true;
+}
+
 static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -289,6 +308,8 @@ static int cmd_report_fn(int argc, char **argv)
 		return cli_usage_error(&cmd_report, "--format pprof writes gzipped binary: give "
 				       "-o <file> or redirect standard output");
 
+	if (overwrites_input(input, outpath))
+		return EXIT_FAIL;
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	err = tacho_profile_load(input, &p, &diag);
 	if (err) {

@@ -124,24 +124,52 @@ static void test_links_refused_modes_0600(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
-/* report -i F -o F: the report replaces the recording once written (it truncated its
- * own mapped input: SIGBUS, recording lost). */
+/* report -i F -o F: refused in one line, the recording left as it was (it truncated its
+ * own mapped input once: SIGBUS, the recording lost; then the report replaced it); by
+ * another name of the same file (a hard link) and from standard input too. */
 static void test_report_over_its_input(void **state)
 {
-	const char *rec = th_tmp("self.rec");
+	const char *rec = th_tmp("self.rec"), *hard = th_tmp("self-link.rec");
 	struct th_run r;
-	char *text;
+	char *before, *after, cmd[2048];
+	size_t blen, alen;
 	(void)state;
 
 	record_ok(rec, "50");
+	assert_int_equal(th_read_data(rec, &before, &blen), 0);
 	th_tacho(&r, "report", "-i", rec, "-o", rec, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "tacho: cannot write the report to '");
+	assert_contains(r.err, "it is the recording being reported");
+	assert_int_equal(th_count_lines(r.err), 1);
+	th_run_free(&r);
+	unlink(hard);
+	assert_int_equal(link(rec, hard), 0);
+	th_tacho(&r, "report", "-i", rec, "-o", hard, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "it is the recording being reported");
+	th_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "exec %s report -i - -o %s < %s", th_tacho_bin(), rec, rec);
+	{
+		char *argv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+		th_runv(&r, NULL, argv);
+	}
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "it is the recording being reported (-i -)");
+	th_run_free(&r);
+	assert_int_equal(th_read_data(rec, &after, &alen), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(after, before, blen);
+	free(before);
+	free(after);
+	assert_int_equal(temps_of(rec), 0);
+	unlink(rec);
+	unlink(hard);
+	/* a report of it elsewhere is fine */
+	record_ok(rec, "20");
+	th_tacho(&r, "report", "-i", rec, "-o", th_tmp("self.txt"), NULL);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
-	text = slurp(rec);
-	assert_non_null(text);
-	assert_contains(text, "sample-cpu");
-	free(text);
-	assert_int_equal(temps_of(rec), 0);
 }
 
 /* A recording that fails (a mistyped program) keeps the previous one under the name; a
