@@ -1154,6 +1154,11 @@ static int stat_print(struct stat_cli *c)
 	}
 	if (err || c->pre_failed)
 		return EXIT_FAIL;
+	/* a stop signal before the program was ever released: it has no status of its
+	 * own, and the signal's is what it would have had a moment later (exit 0 here
+	 * told a script that the program had run) */
+	if (!ex && c->o.argv && c->o.argv[0] && tacho_stat_interrupted(c->s) && cli_stop_sig > 0)
+		return 128 + cli_stop_sig;
 	return out_of_files(c->s, ex);
 }
 

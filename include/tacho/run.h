@@ -46,6 +46,14 @@ struct tacho_child_opts {
 				       child only, between fork and exec, so that no other
 				       program the caller starts gets them; NULL: none */
 	size_t ninherit_fds;
+	volatile int *stop;         /* with forward_signals: the caller's stop flag, set by
+				       its handler of a stop signal to the signal's number
+				       (any other non-zero value stands for SIGTERM). A
+				       signal the caller's handler took before forwarding
+				       began is not lost: tacho_child_exec then ends the
+				       held child with it instead of releasing the program,
+				       and tacho_child_wait reports it killed by it. NULL:
+				       none */
 };
 
 /* How a program ended. Fixed (docs/architecture.md, "An API that can grow"): it is
@@ -76,9 +84,12 @@ TACHO_API int tacho_child_start(char *const argv[], const struct tacho_child_opt
 TACHO_API pid_t tacho_child_pid(const struct tacho_child *c);
 
 /* Lets the child run the program and waits until the exec has happened or failed.
- * Returns 0 once the program runs; -TACHO_ENOSTART when it could not be started, with
- * the reason as *exec_err (e.g. ENOENT: no such program, EACCES: not executable), the
- * child then already reaped; -EINVAL when called twice. exec_err may be NULL. */
+ * Returns 0 once the program runs, or once the child has ended by a signal before its
+ * exec (a stop signal forwarded to it, or the caller's opts->stop: the held child takes
+ * stop signals as the program would, by their default action; tacho_child_wait reports
+ * it); -TACHO_ENOSTART when it could not be started, with the reason as *exec_err (e.g.
+ * ENOENT: no such program, EACCES: not executable), the child then already reaped;
+ * -EINVAL when called twice. exec_err may be NULL. */
 TACHO_API int tacho_child_exec(struct tacho_child *c, int *exec_err);
 
 /* Waits for the program to end and fills *st (may be NULL). Forwards signals as the

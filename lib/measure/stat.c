@@ -524,7 +524,8 @@ static void set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *di
 static int run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
 			 struct tacho_diag *diag)
 {
-	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true };
+	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true,
+					.stop = o->stop };
 	struct tacho_child *ch;
 	int err, exec_err = 0;
 
@@ -579,7 +580,8 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 		      unsigned rep, struct tacho_diag *diag)
 {
 	struct tacho_counters_opts co = { .sz = sizeof(co) };
-	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true };
+	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true,
+					 .stop = o->stop };
 	struct tacho_counter_spec *specs = NULL;
 	struct tacho_count *counts = NULL;
 	struct tacho_counters *c = NULL;
@@ -1730,7 +1732,8 @@ static void base_comm(const char *path, char *buf, size_t size)
 static int count_threads_once(const struct tacho_stat_opts *o, struct tacho_stat *s,
 			      unsigned run, unsigned rep, struct tacho_diag *diag)
 {
-	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true };
+	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true,
+					 .stop = o->stop };
 	struct tacho_counter_spec *specs = NULL;
 	struct tacho_count *counts = NULL;
 	struct tc_stat_thread *th = NULL;

@@ -4,11 +4,13 @@
  * and never leave it running when the caller dies. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,14 +20,16 @@
 
 enum child_state { CH_HELD, CH_RUNNING, CH_REAPED };
 
-#define NFWD 4   /* the signals passed on: fwd_signals */
+#define NFWD 4   /* the signals passed on */
+static const int fwd_signals[NFWD] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 struct tacho_child {
 	pid_t pid;
-	int go_fd;          /* write end of the pipe the child waits on */
+	int go_fd;          /* our end of the socket pair the child waits on */
 	int err_fd;         /* read end of the close-on-exec pipe exec's errno comes back on */
 	enum child_state state;
 	bool forward;
+	volatile int *stop; /* the caller's stop flag (opts->stop), or NULL */
 	bool forwarding;    /* our handlers are installed; old holds the caller's */
 	unsigned signals;   /* forwarded signals that arrived while it was followed */
 	struct sigaction old[NFWD];
@@ -41,7 +45,7 @@ static void close_fd(int *fd)
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
 child_main(char *const argv[], char *const envp[], const char *cwd, const int *keep,
-	   size_t nkeep, int go_rd, int err_wr, pid_t parent)
+	   size_t nkeep, int go_rd, int err_wr, pid_t parent, const sigset_t *mask)
 {
 	char c;
 	ssize_t r;
@@ -52,6 +56,18 @@ child_main(char *const argv[], char *const envp[], const char *cwd, const int *k
 	 * before the fork (getppid is the reaper's by then) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
+	/* held, it takes a stop signal as the program would: the caller's handlers (a
+	 * flag set in this copy of its memory, then the program released all the same)
+	 * lost a Ctrl-C that came before the exec. What the caller ignores stays ignored,
+	 * as across exec. The signals were blocked over the fork: one sent meanwhile is
+	 * delivered now, to the default action. */
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++) {
+		struct sigaction old, dfl = { .sa_handler = SIG_DFL };
+
+		if (!sigaction(fwd_signals[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(fwd_signals[i], &dfl, NULL);
+	}
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	do
 		r = read(go_rd, &c, 1);
 	while (r < 0 && errno == EINTR);
@@ -119,6 +135,7 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	const int *keep = NULL;
 	size_t nkeep = 0;
 	pid_t parent = getpid();
+	sigset_t block, mask;
 	int err;
 
 	if (!argv || !argv[0] || !argv[0][0] || !out)
@@ -135,6 +152,8 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		keep = opts->inherit_fds;
 		nkeep = opts->ninherit_fds;
 	}
+	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, stop))
+		c->stop = opts->stop;
 	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, env) && opts->env) {
 		envp = env_with(opts->env);
 		if (!envp) {
@@ -142,7 +161,9 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 			return -ENOMEM;
 		}
 	}
-	if (pipe2(go, O_CLOEXEC) < 0) {
+	/* a socket rather than a pipe: releasing a child that died held must not raise
+	 * SIGPIPE in the caller (send with MSG_NOSIGNAL) */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
 		err = -errno;
 		goto out_free;
 	}
@@ -150,16 +171,22 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		err = -errno;
 		goto out_close_go;
 	}
+	/* the stop signals blocked over the fork, so that none is taken by the caller's
+	 * handlers in the child before child_main sets their default */
+	sigemptyset(&block);
+	for (size_t i = 0; i < ARRAY_SIZE(fwd_signals); i++)
+		sigaddset(&block, fwd_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &mask);
 	c->pid = fork();
-	if (c->pid < 0) {
-		err = -errno;
-		goto out_close_er;
-	}
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, envp, cwd, keep, nkeep, go[0], er[1], parent);
+		child_main(argv, envp, cwd, keep, nkeep, go[0], er[1], parent, &mask);
 	}
+	err = c->pid < 0 ? -errno : 0;
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (err)
+		goto out_close_er;
 	free(envp);
 	close(go[0]);
 	close(er[1]);
@@ -188,7 +215,6 @@ pid_t tacho_child_pid(const struct tacho_child *c)
 /* Signal forwarding: one child at a time (the handler cannot carry a pointer). */
 static volatile sig_atomic_t fwd_pid;
 static volatile sig_atomic_t fwd_count;   /* signals taken while forwarding */
-static const int fwd_signals[NFWD] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 static void fwd_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -252,12 +278,35 @@ int tacho_child_exec(struct tacho_child *c, int *exec_err)
 		return -EINVAL;
 	/* from the moment the program may run, a Ctrl-C must stop it, not the caller */
 	forward_start(c);
+	if (c->forwarding && c->stop && *c->stop) {
+		/* the caller's handler took a stop signal before ours were in place: not
+		 * forwarded, it would be lost, and the program run to its end. It ends the
+		 * held child instead, as it would have a moment later; a child that ignores
+		 * it reads the end of the socket and leaves */
+		int sig = *c->stop > 0 && *c->stop < NSIG ? *c->stop : SIGTERM;
+
+		kill(c->pid, sig);
+		close_fd(&c->go_fd);
+		close_fd(&c->err_fd);
+		c->state = CH_RUNNING;
+		return 0;
+	}
 	do
-		r = write(c->go_fd, &go, 1);
+		r = send(c->go_fd, &go, 1, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	close_fd(&c->go_fd);
 	if (r != 1) {
-		/* the child is gone (killed before it was released) */
+		/* the child is gone before it was released: a stop signal forwarded to it
+		 * ended it as it would have ended the program (its status says so), anything
+		 * else is a start that failed */
+		siginfo_t si = { 0 };
+
+		if (!waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT) &&
+		    (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)) {
+			close_fd(&c->err_fd);
+			c->state = CH_RUNNING;
+			return 0;
+		}
 		e = ESRCH;
 		goto out_reap;
 	}

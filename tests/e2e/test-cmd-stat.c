@@ -9,6 +9,7 @@
  * counts are exact, not just close. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 
 #include "harness.h"
 #include "json-check.h"
+#include "spawn.h"
 #include "util/util.h"
 
 static char helper[4096];
@@ -801,6 +803,51 @@ static void test_interrupt(void **state)
 	assert_not_contains(buf, "<not counted>");
 }
 
+/* A SIGINT right after tacho starts, 30 times, a millisecond later each time (before
+ * its handlers, while it sets up, while the program is held before its exec, once it
+ * runs): every run ends as the signal ends it, 128 + 2. A signal taken by tacho's
+ * handler before the forwarding to the program began was lost (the program ran its
+ * whole 3 s, exit 0), and one forwarded to the program held before its exec ran
+ * tacho's handler copied into it. */
+static void test_interrupt_early(void **state)
+{
+	(void)state;
+
+	for (int i = 0; i < 30; i++) {
+		int st = 0, null = open("/dev/null", O_WRONLY);
+		pid_t pid, w = 0;
+		double end;
+
+		assert_true(null >= 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+			execl(th_tacho_bin(), th_tacho_bin(), "stat", "-e", "page-faults", "--",
+			      helper, "sleep", "3000", (char *)NULL);
+			_exit(127);
+		}
+		close(null);
+		usleep((useconds_t)i * 1000);
+		assert_int_equal(kill(pid, SIGINT), 0);
+		/* a deadline for ending at all, not a measure of how fast */
+		for (end = th_now() + 30; w == 0 && th_now() < end; usleep(5000))
+			w = waitpid(pid, &st, WNOHANG);
+		if (w == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			fail_msg("try %d (SIGINT %d ms after the start): tacho did not end", i, i);
+		}
+		assert_int_equal(w, pid);
+		if (!(WIFEXITED(st) && WEXITSTATUS(st) == 130) &&
+		    !(WIFSIGNALED(st) && WTERMSIG(st) == SIGINT))
+			fail_msg("try %d (SIGINT %d ms after the start): %s %d, not the signal's "
+				 "status", i, i, WIFEXITED(st) ? "exit" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
+}
+
 /* -C: everything on CPU 0 while the program runs (needs privilege at paranoid > 0). */
 static void test_cpu_target(void **state)
 {
@@ -1061,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_intervals),
 		cmocka_unit_test(test_pid_target),
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_interrupt_early),
 		cmocka_unit_test(test_cpu_target),
 		cmocka_unit_test(test_cpu_not_online),
 		cmocka_unit_test(test_cpus_utilized_bounded),

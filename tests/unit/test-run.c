@@ -1,6 +1,7 @@
 /* test-run.c - launching a program: exec failures reported by name and errno, exit
  * statuses passed through, deaths by signal (139 for SIGSEGV, 137 for SIGKILL), signal
- * forwarding while waiting. The test binary is its own helper program ("--helper"). */
+ * forwarding while waiting, a stop signal before the exec not lost. The test binary is
+ * its own helper program ("--helper"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 
 #include "tacho.h"
 #include "harness.h"
+#include "spawn.h"
 #include "util/util.h"
 
 static char self_exe[4096];
@@ -326,6 +328,51 @@ static void test_forward_sigterm(void **state)
 	tacho_child_free(ch);
 }
 
+/* --- a stop before the program runs: not lost --- */
+
+/* The caller's handler took a SIGINT before the forwarding began (the flag set): the
+ * program is not released, the held child ends by the signal, and the wait says so.
+ * And a SIGINT sent to the held child itself ends it by its default action (not by the
+ * caller's handler, copied into it by the fork, which let the program run after). */
+static void test_stop_before_exec(void **state)
+{
+	char *argv[] = { self_exe, (char *)"--helper", (char *)"pause", NULL };
+	volatile int stop = SIGINT;
+	struct tacho_child_opts o = { .sz = sizeof(o), .forward_signals = true, .stop = &stop };
+	struct sigaction sa = { 0 }, old;
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	double end;
+	(void)state;
+
+	assert_int_equal(tacho_child_start(argv, &o, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, NULL), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	assert_int_equal(ex.signal, SIGINT);
+	assert_int_equal(ex.status, 130);
+	tacho_child_free(ch);
+
+	/* the caller catches SIGINT, as tacho does; the held child does not */
+	sa.sa_handler = noop_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	stop = 0;
+	assert_int_equal(tacho_child_start(argv, &o, &ch), 0);
+	assert_int_equal(kill(tacho_child_pid(ch), SIGINT), 0);
+	/* until it is gone (a zombie), then the release finds it ended */
+	for (end = th_now() + 30; th_now() < end; usleep(1000)) {
+		siginfo_t si = { 0 };
+		if (!waitid(P_PID, (id_t)tacho_child_pid(ch), &si, WEXITED | WNOHANG | WNOWAIT) &&
+		    si.si_pid)
+			break;
+	}
+	assert_int_equal(tacho_child_exec(ch, NULL), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	assert_int_equal(ex.signal, SIGINT);
+	tacho_child_free(ch);
+	sigaction(SIGINT, &old, NULL);
+}
+
 /* --- Ctrl-C on a terminal: the program stops, the caller lives on --- */
 
 static void test_ctrl_c_on_terminal(void **state)
@@ -392,6 +439,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
 		cmocka_unit_test(test_ctrl_c_on_terminal), cmocka_unit_test(test_env),
 		cmocka_unit_test(test_inherit_fds),
+		cmocka_unit_test(test_stop_before_exec),
 	};
 	ssize_t n;
 
