@@ -101,6 +101,9 @@ static const struct cli_cmd *self(void);
  * code. */
 #define GO_ON (-1)
 
+/* The largest save restore reads: about 900 bytes a CPU, 16,000 CPUs */
+#define SAVE_MAX ((size_t)16 << 20)
+
 /* --- parsing --- */
 
 static int set_format(struct msr_cli *c, enum tacho_format fmt)
@@ -634,9 +637,12 @@ static int do_restore(struct msr_cli *c)
 	size_t len = 0;
 	int err, ret;
 
-	err = tc_read_file(path, &text, &len, 0);
+	/* a regular file only: a FIFO would be waited on for ever, a device read */
+	err = tc_read_regular_file(path, &text, &len, SAVE_MAX);
 	if (err) {
-		cli_error("cannot read '%s': %s", path, tacho_strerror(err));
+		cli_error("cannot read '%s': %s", path, err == -EINVAL ? "it is not a regular "
+			  "file (a FIFO, a device): a save is a file that msr save wrote" :
+			  err == -EFBIG ? "larger than any save (16 MiB)" : tacho_strerror(err));
 		return EXIT_FAIL;
 	}
 	err = tacho_msr_save_parse(text, len, path, &saved, &diag);

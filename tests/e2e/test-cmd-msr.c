@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "spawn.h"
 #include "json-check.h"
 #include "msr-fake.h"
 #include "tacho.h"
@@ -295,6 +296,54 @@ static void test_cpuid_real_devices(void **state)
 	assert_int_equal(r.status, 1);
 	assert_contains(r.err, "/0/msr is not a file of the fake tree but a device");
 	th_run_free(&r);
+	th_msr_fake_free(&f);
+}
+
+/* restore reads a regular file only: a FIFO nobody writes is refused at once (it was
+ * waited on for ever), and so are a directory and a device. */
+static void test_restore_not_regular(void **state)
+{
+	const char *fifo = th_tmp("save.fifo");
+	struct th_msr_fake f;
+	struct th_proc p;
+	char dir[160], *err;
+	(void)state;
+
+	th_msr_fake_new(&f, 1, 0x400);
+	snprintf(dir, sizeof(dir), "%s", f.dir);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	{
+		char *argv[] = { (char *)th_tacho_bin(), (char *)"msr", (char *)"restore",
+				 (char *)fifo, (char *)"--force", (char *)"--device-dir", dir,
+				 (char *)"--cpuid", (char *)skylake(), NULL };
+		th_spawn(&p, "restore-fifo", argv);
+	}
+	/* a deadline for answering at all */
+	if (!th_proc_wait(&p, 20)) {
+		th_proc_end(&p);
+		fail_msg("msr restore of a FIFO still waits after 20 s");
+	}
+	assert_int_equal(p.status, 1);
+	err = th_slurp(p.err);
+	assert_contains(err, "tacho: cannot read '");
+	assert_contains(err, "it is not a regular file (a FIFO, a device)");
+	assert_int_equal(th_count_lines(err), 1);
+	free(err);
+	{
+		struct th_run r;
+		th_tacho(&r, "msr", "restore", "/dev/null", "--force", "--device-dir", dir, "--cpuid",
+			 skylake(), NULL);
+		assert_int_equal(r.status, 1);
+		assert_contains(r.err, "it is not a regular file");
+		th_run_free(&r);
+		th_tacho(&r, "msr", "restore", dir, "--force", "--device-dir", dir, "--cpuid",
+			 skylake(), NULL);
+		assert_int_equal(r.status, 1);
+		assert_contains(r.err, "Is a directory");
+		th_run_free(&r);
+	}
+	unlink(fifo);
 	th_msr_fake_free(&f);
 }
 
@@ -631,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_fake_tree),
 		cmocka_unit_test(test_save_restore),
 		cmocka_unit_test(test_cpuid_real_devices),
+		cmocka_unit_test_teardown(test_restore_not_regular, th_procs_teardown),
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_verbose_events),
