@@ -323,13 +323,10 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 			utimensat(AT_FDCWD, f, NULL, 0);   /* used again: pruned last */
 			continue;
 		}
-		fd = open(s->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		/* a regular file, its type read before it is opened (util.h) */
+		fd = tc_open_regular(s->path, &st);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-			close(fd);
-			continue;
-		}
 		if ((uint64_t)st.st_size > TC_BIDCACHE_FILE_MAX) {
 			say(arg, "not copied into the build-id cache: %s (%s, over the %u MiB a "
 			    "file may take)", s->path, tc_fmt_size((uint64_t)st.st_size, size,

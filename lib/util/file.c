@@ -72,25 +72,42 @@ int tc_read_file(const char *path, char **out, size_t *len, size_t max)
 
 int tc_open_regular(const char *path, struct stat *st)
 {
-	struct stat s;
-	int fd;
+	struct stat s, *t = st ? st : &s, o;
+	char self[64];
+	int pfd, fd = -1, err = 0;
 
-	/* O_NONBLOCK: opening a FIFO waits for a writer, forever; O_NOCTTY: a terminal
-	 * named here must not become ours. Neither changes a regular file's reads. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
+	/* O_PATH: the type is learnt without opening the file. Opening has effects of its
+	 * own for a device or a FIFO (a FIFO waits for a writer, a terminal may become
+	 * ours, a tape rewinds, a watchdog starts), and a recording may name any path */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return -errno;
-	if (fstat(fd, st ? st : &s) < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
+	if (fstat(pfd, t) < 0) {
+		err = -errno;
+		goto out;
 	}
-	if (!S_ISREG((st ? st : &s)->st_mode)) {
-		bool dir = S_ISDIR((st ? st : &s)->st_mode);
-		close(fd);
-		return dir ? -EISDIR : -EINVAL;
+	if (!S_ISREG(t->st_mode)) {
+		err = S_ISDIR(t->st_mode) ? -EISDIR : -EINVAL;
+		goto out;
 	}
-	return fd;
+	/* the very file whose type was read, opened through its descriptor, whatever the
+	 * path names by now; O_NONBLOCK and O_NOCTTY change nothing for a regular file */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT) {
+		/* no /proc: the path again, and the file it names must be the same one */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd >= 0 && (fstat(fd, &o) || o.st_dev != t->st_dev || o.st_ino != t->st_ino)) {
+			close(fd);
+			fd = -1;
+			errno = EINVAL;
+		}
+	}
+	if (fd < 0)
+		err = -errno;
+out:
+	close(pfd);
+	return err ? err : fd;
 }
 
 int tc_read_regular_file(const char *path, char **out, size_t *len, size_t max)

@@ -139,10 +139,12 @@ char *tc_sb_detach(struct tc_sb *sb);
 /* Reads a whole file into a NUL-terminated buffer the caller frees. Returns 0 or
  * -errno. `max` bounds the size (-EFBIG past it); 0 means 256 MiB. */
 int tc_read_file(const char *path, char **out, size_t *len, size_t max);
-/* Opens path for reading only if it is a regular file (never waiting on a FIFO, never
- * taking a terminal), filling *st when st is non-NULL: the fd, -EISDIR for a directory,
- * -EINVAL for anything else that is not a regular file (a FIFO, a device), or -errno. What a recording or a dump names is
- * data from someone else: open it with this. */
+/* Opens path for reading only if it is a regular file, filling *st when st is non-NULL:
+ * the fd, -EISDIR for a directory, -EINVAL for anything else that is not a regular file
+ * (a FIFO, a device), or -errno. The type is read before anything is opened for
+ * reading (O_PATH), so a FIFO or a device is never opened at all: no wait for a writer,
+ * no terminal taken, no driver's open run. What a recording or a dump names is data
+ * from someone else: open it with this. */
 struct stat;
 int tc_open_regular(const char *path, struct stat *st);
 /* tc_read_file of a regular file (tc_open_regular), refused with -EFBIG before any read

@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tacho.h"
@@ -601,30 +603,44 @@ static void test_crc32(void **state)
 	assert_int_equal(tc_crc32(tc_crc32(0, "1234", 4), "56789", 5), 0xcbf43926);
 }
 
-/* A recording that names a FIFO and a device as the files of its mappings: the report
- * neither opens the FIFO (it waited there forever) nor reads the device; their samples
- * stay unresolved. The watchdog turns a hang into a failure. */
+/* A recording that names a FIFO and devices as the files of its mappings: the report
+ * neither opens the FIFO (it waited there forever) nor reads a device; their samples
+ * stay unresolved. The watchdog turns a hang into a failure. Nor does it open a device
+ * at all (opening one runs its driver: /dev/kmsg was opened, if no longer read): a
+ * character device of its own (a second /dev/null, made with mknod where this user
+ * may) is watched with inotify, and no IN_OPEN may come. */
 static void test_named_paths_not_opened(void **state)
 {
 	struct tc_record_writer w;
-	const char *rec = th_tmp("fifo.rec"), *fifo = th_tmp("map.fifo");
+	const char *rec = th_tmp("fifo.rec"), *fifo = th_tmp("map.fifo"), *dev = th_tmp("map.dev");
 	struct tacho_profile *p = NULL;
 	struct tacho_diag d = { .sz = sizeof(d) };
-	char *text = NULL;
+	char *text = NULL, ev[4096];
 	size_t len = 0;
+	bool have_dev;
+	int in = -1;
 	FILE *f;
 	(void)state;
 
 	unlink(fifo);
+	unlink(dev);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
+	have_dev = mknod(dev, S_IFCHR | 0600, makedev(1, 3)) == 0;
+	if (have_dev) {
+		in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		assert_true(in >= 0);
+		assert_true(inotify_add_watch(in, dev, IN_OPEN) >= 0);
+	}
 	assert_int_equal(tc_record_writer_open(&w, rec), 0);
 	tc_record_writer_event(&w, 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
 			       PERF_SAMPLE_IP, 1, 0, "cpu-clock");
 	tc_record_writer_mmap(&w, 100, 100, 0x400000, 0x2000, 0, 5, 10, NULL, 0, fifo);
 	tc_record_writer_mmap(&w, 100, 100, 0x500000, 0x2000, 0, 5, 10, NULL, 0, "/dev/zero");
+	tc_record_writer_mmap(&w, 100, 100, 0x600000, 0x2000, 0, 5, 10, NULL, 0, dev);
 	tc_record_writer_sample(&w, 20, 0x401010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
 	tc_record_writer_sample(&w, 21, 0x501010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
-	tc_record_writer_finish(&w, 2, 0, 26, 0);
+	tc_record_writer_sample(&w, 22, 0x601010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
+	tc_record_writer_finish(&w, 3, 0, 26, 0);
 	assert_int_equal(tc_record_writer_close(&w), 0);
 
 	alarm(20);
@@ -637,6 +653,13 @@ static void test_named_paths_not_opened(void **state)
 	assert_non_null(strstr(text, "map.fifo"));
 	free(text);
 	tacho_profile_free(p);
+	if (have_dev) {
+		ssize_t n = read(in, ev, sizeof(ev));
+		if (n > 0)
+			fail_msg("the report opened %s, a device a recording named", dev);
+		close(in);
+		unlink(dev);
+	}
 
 	/* and a FIFO as the recording itself: refused at once, not waited on */
 	alarm(20);
@@ -645,6 +668,9 @@ static void test_named_paths_not_opened(void **state)
 	assert_null(p);
 	assert_non_null(strstr(d.message, "not a regular file"));
 	unlink(fifo);
+	if (!have_dev)
+		TEST_SKIP("mknod is not allowed here: that a device is never opened was not "
+			  "checked (the rest was)");
 }
 
 /* USTACK and BRANCH records read back as written; impossible sizes are corrupt. */
