@@ -107,6 +107,12 @@ struct cg_parse {
 	uint64_t calls;                /* and how often it was called there */
 	long pid;
 	unsigned long part;
+	/* a name line (or "cmd:") is held until the next line shows it is whole: callgrind
+	 * writes a path as it is, a newline in it too */
+	const struct name_key *pend_key;
+	bool pending;
+	unsigned pend_line;            /* its line, for its errors */
+	struct tc_sb pend;
 	char *trigger;
 	/* where the costs are: positions (addr when "instr" is one of them), the names in
 	 * force (pool ids of the file's own pool), and the rows they add up to */
@@ -130,6 +136,7 @@ static int cg_err(struct cg_parse *p, const char *what)
 
 static void cg_parse_exit(struct cg_parse *p)
 {
+	tc_sb_exit(&p->pend);
 	for (size_t i = 0; i < p->nev; i++)
 		free(p->ev[i]);
 	p->nev = 0;
@@ -455,10 +462,78 @@ static int parse_positions(struct cg_parse *p, char *s, unsigned *npos)
 	return 0;
 }
 
-static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
+/* Whether a line has a form of the format: empty, a comment, a cost line, or a word
+ * followed by '=' or ':' (a name, a header, calls=, jump=). Anything else is refused,
+ * or, right after a name, the rest of it. */
+static bool has_form(const char *s)
 {
 	char c = s[0];
 
+	if (!c || c == '#' || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
+		return true;
+	for (const char *k = s; *k; k++) {
+		if (*k == '=' || *k == ':')
+			return true;
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9') || *k == '_' || *k == ' '))
+			break;
+	}
+	return false;
+}
+
+/* The held name, now whole. */
+static int flush_name(struct cg_parse *p)
+{
+	int err = 0;
+
+	if (!p->pending)
+		return 0;
+	p->pending = false;
+	if (p->pend.oom)
+		return -ENOMEM;
+	if (p->pend_key) {
+		unsigned line = p->line;
+
+		p->line = p->pend_line;
+		err = name_line(p, p->pend.buf, p->pend_key);
+		p->line = line;
+	}
+	tc_sb_reset(&p->pend);
+	return err;
+}
+
+/* Holds the name of a name line (nk) or of "cmd:" (NULL) until the next line. */
+static int hold_name(struct cg_parse *p, const char *name, const struct name_key *nk)
+{
+	tc_sb_reset(&p->pend);
+	tc_sb_adds(&p->pend, name);
+	p->pend_key = nk;
+	p->pend_line = p->line;
+	p->pending = true;
+	return p->pend.oom ? -ENOMEM : 0;
+}
+
+static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
+{
+	char c = s[0];
+	int err;
+
+	/* callgrind writes a file's or the program's path into "ob=", "fl=", "fn=" or
+	 * "cmd:" as it is, a newline in it too (the arguments of "cmd:" have it escaped):
+	 * a line of no form of the format after one is the rest of its name. A path whose
+	 * next line has a form (a cost line, "a: b") is read for what that line says */
+	if (p->pending) {
+		if (!has_form(s)) {
+			tc_sb_addc(&p->pend, '\n');
+			tc_sb_adds(&p->pend, s);
+			return p->pend.oom ? -ENOMEM : 0;
+		}
+		err = flush_name(p);
+		if (err)
+			return err;
+	}
+	if (tc_starts_with(s, "cmd:"))
+		return hold_name(p, s + 4, NULL);
 	if (!c || c == '#')
 		return 0;
 	if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
@@ -483,7 +558,7 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(name_keys); k++)
 		if (tc_starts_with(s, name_keys[k].key))
-			return name_line(p, s + strlen(name_keys[k].key), &name_keys[k]);
+			return hold_name(p, s + strlen(name_keys[k].key), &name_keys[k]);
 	if (tc_starts_with(s, "pid:") || tc_starts_with(s, "part:")) {
 		uint64_t v;
 		char *t = tc_trim(s + (s[1] == 'i' ? 4 : 5));
@@ -800,6 +875,7 @@ int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 	for (int k = 0; k < 3; k++)
 		tc_hmap_init(&p.names[k]);
 	tc_hmap_init(&p.row_idx);
+	tc_sb_init(&p.pend);
 	buf = malloc(len + 1);
 	if (!buf) {
 		cg_parse_exit(&p);
@@ -818,6 +894,8 @@ int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 			err = parse_line(&p, buf, &npos);
 		i = j + 1;
 	}
+	if (!err)
+		err = flush_name(&p);
 	free(buf);
 	if (!err && !p.nev)
 		err = tc_diag_set(diag, p.name, 0, 0, -TACHO_EEMPTY, "no \"events:\" line");

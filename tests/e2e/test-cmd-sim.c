@@ -100,6 +100,46 @@ static void test_loop_exact(void **state)
 	th_json_free(b);
 }
 
+/* A program whose path holds a newline (callgrind writes it raw into its files, where
+ * it was read as a line of no form: "cannot simulate"): counted as from any other path,
+ * N and 2N iterations of the loop 6N instructions apart. */
+static void test_newline_in_path(void **state)
+{
+	char path[4200], *bin;
+	double ins[2];
+	size_t len;
+	FILE *f;
+	(void)state;
+
+	NEED_VALGRIND();
+	snprintf(path, sizeof(path), "%s", th_tmp("sim\nkernels"));
+	assert_int_equal(th_read_data(th_prog("sim-kernels"), &bin, &len), 0);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(bin, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(bin);
+	assert_int_equal(chmod(path, 0755), 0);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { (char *)th_tacho_bin(), (char *)"stat", (char *)"--sim",
+				 (char *)"--json", (char *)"-e", (char *)"instructions", (char *)"--",
+				 path, (char *)"loop", (char *)(i ? "20000" : "10000"), NULL };
+		struct th_run r;
+		struct th_json *j;
+
+		th_runv(&r, NULL, argv);
+		if (r.status != 0)
+			fail_msg("tacho stat --sim of a path with a newline exited %d:\n%s", r.status,
+				 r.err);
+		j = assert_json(r.err);
+		ins[i] = sim_value(j, "instructions");
+		th_json_free(j);
+		th_run_free(&r);
+	}
+	assert_true(ins[1] - ins[0] == 60000.0);
+	unlink(path);
+}
+
 /* The loop whose counts prove the PMU's instructions and branches exact (lib/perf/
  * verify.c expects 2 instructions and 1 branch an iteration from the difference of two
  * runs): valgrind counts the same code and agrees exactly. */
@@ -1171,6 +1211,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_exact),
+		cmocka_unit_test(test_newline_in_path),
 		cmocka_unit_test(test_proof_loop_agrees_with_valgrind),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_children_followed),

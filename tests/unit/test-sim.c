@@ -213,6 +213,38 @@ static void test_places(void **state)
 	}
 }
 
+/* A program whose path holds a newline: callgrind writes it as it is into "cmd:" and
+ * "ob=" (its arguments' newlines escaped): the lines after are the rest of the name,
+ * never "a line that is neither a header, a name nor a cost line" (stat --sim failed
+ * on such a program). The name keeps its newline. */
+static void test_parse_newline_names(void **state)
+{
+	static const char text[] =
+		"# callgrind format\nversion: 1\ncmd:  /tmp/a\nb\n c arg\\ntwo\npart: 1\n"
+		"positions: line\nevents: Ir\n\n"
+		"ob=(1) /tmp/a\nb\n c\nfl=(1) x.c\nfn=(1) main\n3 10\n"
+		"ob=(2) /lib/libc.so\nfn=(2) f\n4 5\n"
+		"ob=(1)\nfn=(1)\n5 1\n"
+		"totals: 16\n";
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
+				     .config = PERF_COUNT_HW_INSTRUCTIONS };
+	struct tacho_sim_result *r = parse_ok(text);
+	struct tacho_sim_row *rows;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(total(r, "Ir"), 16);
+	assert_int_equal(tacho_sim_result_rows(r, TACHO_SIM_VIEW_FUNCTION, &a, &rows, &n,
+					       sizeof(*rows), NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].function, "main");
+	assert_string_equal(rows[0].object, "/tmp/a\nb\n c");
+	assert_int_equal(rows[0].value, 11);
+	assert_string_equal(rows[1].object, "/lib/libc.so");
+	free(rows);
+	tacho_sim_result_free(r);
+}
+
 /* A refused second file leaves the first one's result as it was. */
 static void test_parse_keeps_on_error(void **state)
 {
@@ -633,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_keeps_on_error),
 		cmocka_unit_test(test_places),
+		cmocka_unit_test(test_parse_newline_names),
 		cmocka_unit_test(test_mapping),
 		cmocka_unit_test(test_cache_fit),
 		cmocka_unit_test(test_kernel_ways),
