@@ -484,9 +484,45 @@ static void *http_main(void *arg)
 
 /* --- the listening socket --- */
 
-/* "ADDR:PORT", "[V6]:PORT", ":PORT" (every address) or "PORT" (loopback). 0 and a
- * bound, listening socket in *fd; EXIT_USAGE for a bad address (said); EXIT_FAIL
- * when it cannot listen (said). */
+/* Whether a bound address is this machine's loopback: 127.0.0.0/8, ::1, or
+ * ::ffff:127.x.x.x. */
+static bool loopback(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr) >> 24) ==
+		       127;
+	if (a->sa_family == AF_INET6) {
+		const struct in6_addr *v6 = &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+		return IN6_IS_ADDR_LOOPBACK(v6) || (IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127);
+	}
+	return false;
+}
+
+/* A socket bound to a, listening: 0 and *fd, or -errno. An IPv6 wildcard takes IPv4
+ * too (IPV6_V6ONLY off, whatever net.ipv6.bindv6only says). */
+static int listen_on(const struct sockaddr *a, socklen_t len, int *fd)
+{
+	int s = socket(a->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, zero = 0, err;
+
+	if (s < 0)
+		return -errno;
+	if (setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (a->sa_family == AF_INET6 &&
+	     IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr) &&
+	     setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero))) ||
+	    bind(s, a, len) || listen(s, 64)) {
+		err = -errno;
+		close(s);
+		return err;
+	}
+	*fd = s;
+	return 0;
+}
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT" (every address, IPv6 and IPv4) or "PORT"
+ * (loopback). 0 and a bound, listening socket in *fd; EXIT_USAGE for a bad address
+ * (said); EXIT_FAIL when it cannot listen (said). A bind beyond loopback is told once:
+ * the counters say what runs on the machine. */
 static int open_listener(struct server *sv, int *fd)
 {
 	const char *spec = sv->listen ? sv->listen : "127.0.0.1:" DEFAULT_PORT;
@@ -494,10 +530,12 @@ static int open_listener(struct server *sv, int *fd)
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_NUMERICHOST };
 	struct addrinfo *ai = NULL;
+	struct sockaddr_storage any;
+	const struct sockaddr *a;
 	const char *colon = strrchr(spec, ':'), *h = spec;
 	size_t hl;
 	uint64_t pn;
-	int s, one = 1, err;
+	int err;
 
 	if (!colon) {
 		h = "127.0.0.1";
@@ -517,24 +555,46 @@ static int open_listener(struct server *sv, int *fd)
 	memcpy(host, h, hl);
 	host[hl] = '\0';
 	snprintf(port, sizeof(port), "%s", colon + 1);
-	err = getaddrinfo(hl ? host : NULL, port, &hints, &ai);
-	if (err)
-		return cli_usage_error(&cmd_serve, "bad --listen address '%s': %s", spec,
-				       gai_strerror(err));
-	s = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(s, ai->ai_addr, ai->ai_addrlen) || listen(s, 64)) {
-		cli_error("cannot listen on %s: %s", spec, strerror(errno));
-		if (s >= 0)
-			close(s);
+	memset(&any, 0, sizeof(any));
+	if (!hl) {
+		/* every address: IPv6's wildcard takes IPv4 as well (getaddrinfo's first
+		 * answer for no host was 0.0.0.0, IPv4 only) */
+		struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&any;
+		v6->sin6_family = AF_INET6;
+		v6->sin6_addr = in6addr_any;
+		v6->sin6_port = htons((uint16_t)pn);
+		err = listen_on((struct sockaddr *)v6, sizeof(*v6), fd);
+		if (err == -EAFNOSUPPORT) {
+			/* a kernel without IPv6: IPv4's every address */
+			struct sockaddr_in *v4 = (struct sockaddr_in *)&any;
+			memset(&any, 0, sizeof(any));
+			v4->sin_family = AF_INET;
+			v4->sin_addr.s_addr = htonl(INADDR_ANY);
+			v4->sin_port = htons((uint16_t)pn);
+			err = listen_on((struct sockaddr *)v4, sizeof(*v4), fd);
+		}
+		a = (const struct sockaddr *)&any;
+	} else {
+		err = getaddrinfo(host, port, &hints, &ai);
+		if (err)
+			return cli_usage_error(&cmd_serve, "bad --listen address '%s': %s", spec,
+					       gai_strerror(err));
+		a = ai->ai_addr;
+		err = listen_on(a, ai->ai_addrlen, fd);
+	}
+	if (err) {
+		cli_error("cannot listen on %s: %s", spec, strerror(-err));
 		freeaddrinfo(ai);
 		return EXIT_FAIL;
 	}
-	snprintf(sv->where, sizeof(sv->where), "%s%s%s:%s", ai->ai_family == AF_INET6 ? "[" : "",
-		 hl ? host : (ai->ai_family == AF_INET6 ? "::" : "0.0.0.0"),
-		 ai->ai_family == AF_INET6 ? "]" : "", port);
+	snprintf(sv->where, sizeof(sv->where), "%s%s%s:%s", a->sa_family == AF_INET6 ? "[" : "",
+		 hl ? host : (a->sa_family == AF_INET6 ? "::" : "0.0.0.0"),
+		 a->sa_family == AF_INET6 ? "]" : "", port);
+	if (!loopback(a))
+		cli_warn("serving on %s, beyond this machine: whoever can reach it reads the "
+			 "counters (which processes run, their names and what they do); "
+			 "--listen 127.0.0.1:%s keeps them here", sv->where, port);
 	freeaddrinfo(ai);
-	*fd = s;
 	return 0;
 }
 

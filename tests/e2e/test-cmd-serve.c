@@ -5,7 +5,8 @@
  * new points arriving); 20 clients at once for 10 s and two that stall, while counting
  * goes on and memory stays bounded; 100 clients that send a header line every 2 s, then
  * 100 that send nothing, and every scrape of a real Prometheus beside them succeeds
- * within its timeout; a port in use and bad addresses. */
+ * within its timeout; --listen :PORT on IPv6 and IPv4 with a warning, [::1] without;
+ * a port in use and bad addresses. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -575,6 +576,101 @@ static void test_slow_and_idle_clients(void **state)
 	assert_int_equal(serve.status, 0);
 }
 
+/* GET /metrics from [::1]:port: the status code, -1 when nothing answered, -2 when this
+ * machine has no IPv6 loopback. */
+static int http_get6(int port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+				  .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	char buf[64] = "";
+	int s = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), code = -1;
+	ssize_t n;
+
+	if (s < 0)
+		return -2;
+	if (connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		code = errno == EADDRNOTAVAIL || errno == ENETUNREACH ? -2 : -1;
+		close(s);
+		return code;
+	}
+	if (write(s, req, sizeof(req) - 1) == (ssize_t)sizeof(req) - 1 &&
+	    (n = read(s, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "HTTP/%*s %d", &code) != 1)
+			code = -1;
+	}
+	close(s);
+	return code;
+}
+
+/* tacho serve --listen spec on port, waited for until ready (v4 over 127.0.0.1, or v6
+ * over ::1). */
+static void serve_on(struct th_proc *p, const char *tag, const char *spec, int port, bool v6)
+{
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"serve", (char *)"--listen", (char *)spec,
+			 (char *)"-d", (char *)"0.2", (char *)"--view", (char *)"machine", NULL };
+	double end = th_now() + 15;
+
+	th_spawn(p, tag, argv);
+	while (th_now() < end) {
+		if ((v6 ? http_get6(port) : th_http_get(port, "/api/frame", NULL, NULL)) == 200)
+			return;
+		if (th_proc_wait(p, 0.05)) {
+			char *err = th_slurp(p->err);
+			fail_msg("tacho serve --listen %s ended (%d): %s", spec, p->status, err);
+		}
+	}
+	fail_msg("tacho serve --listen %s does not answer", spec);
+}
+
+/* ":PORT" is every address, IPv6 and IPv4 (it was 0.0.0.0 alone), and says once that
+ * the counters are then readable beyond this machine; "[::1]:PORT" is IPv6's loopback,
+ * and 127.0.0.1 IPv4's, which say nothing. */
+static void test_listen(void **state)
+{
+	struct th_proc serve;
+	char spec[32], *err;
+	int port = th_free_port(), v6;
+	(void)state;
+
+	snprintf(spec, sizeof(spec), ":%d", port);
+	serve_on(&serve, "serve-any", spec, port, false);
+	v6 = http_get6(port);
+	if (v6 != -2)
+		assert_int_equal(v6, 200);
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 15));
+	assert_int_equal(serve.status, 0);
+	err = th_slurp(serve.err);
+	assert_int_equal(th_count(err, "tacho: warning: serving on ["), v6 == -2 ? 0 : 1);
+	assert_int_equal(th_count(err, "warning: serving on"), 1);
+	assert_contains(err, "whoever can reach it reads the counters");
+	free(err);
+
+	port = th_free_port();
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+	serve_on(&serve, "serve-v4lo", spec, port, false);
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 15));
+	err = th_slurp(serve.err);
+	assert_not_contains(err, "serving on");
+	free(err);
+
+	if (v6 == -2)
+		TEST_SKIP("no IPv6 loopback here: --listen [::1] was not tried (the rest was)");
+	port = th_free_port();
+	snprintf(spec, sizeof(spec), "[::1]:%d", port);
+	serve_on(&serve, "serve-v6lo", spec, port, true);
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 15));
+	assert_int_equal(serve.status, 0);
+	err = th_slurp(serve.err);
+	assert_not_contains(err, "serving on");
+	assert_contains(err, "tacho serve: http://[::1]:");
+	free(err);
+}
+
 static void test_bad_input(void **state)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -630,6 +726,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_page_in_chromium, th_procs_teardown),
 		cmocka_unit_test_teardown(test_many_clients, th_procs_teardown),
 		cmocka_unit_test_teardown(test_slow_and_idle_clients, th_procs_teardown),
+		cmocka_unit_test_teardown(test_listen, th_procs_teardown),
 		cmocka_unit_test_teardown(test_bad_input, th_procs_teardown),
 	};
 
