@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "measure/region-int.h"
@@ -825,31 +826,97 @@ int tacho_regions_report_write(const struct tacho_regions_report *r, FILE *f,
 	}
 }
 
+/* The report and what goes with it is made in memory and written with one write(2),
+ * or as few as its size needs: a program's traces (strace, a tracepoint on
+ * sys_enter_write) show its own writes, not the 23 of a report written a line at a
+ * time through the unbuffered stderr. */
+
+/* Writes all of buf to fd. 0 or -errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* head (may be NULL), then the report in fmt, into *buf (malloc'd). 0 or -errno. */
+static int render(const struct tacho_regions_report *r, const char *head, enum tacho_format fmt,
+		  char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+	int err;
+
+	if (!m)
+		return -errno;
+	if (head)
+		fputs(head, m);
+	err = tacho_regions_report_write(r, m, fmt, NULL);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return err;
+}
+
+/* The report as a table on stderr, after head: one write. */
+static int to_stderr(const struct tacho_regions_report *r, const char *head)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err = render(r, head, TACHO_FORMAT_TABLE, &buf, &len);
+
+	if (err)
+		return err;
+	/* what the program left in stderr's stream comes first */
+	fflush(stderr);
+	err = write_all(STDERR_FILENO, buf, len);
+	free(buf);
+	return err;
+}
+
 /* The figures must not be lost: when the file cannot be written (opened, written or
  * closed), they go to stderr, with the reason. */
 static int fall_back(const struct tacho_regions_report *r, const char *path, int ferr)
 {
+	char head[4200];
 	int err;
 
 	tc_log(TACHO_LOG_ERROR, "regions: cannot write the report to %s: %s", path,
 	       tacho_strerror(ferr));
-	fprintf(stderr, "tacho regions: cannot write the report to %s: %s; here it is\n", path,
-		ferr == -ELOOP ? "it is a symbolic link, which tacho does not follow" :
-		tacho_strerror(ferr));
-	err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
-	fflush(stderr);
+	snprintf(head, sizeof(head), "tacho regions: cannot write the report to %s: %s; here it "
+		 "is\n", path, ferr == -ELOOP ? "it is a symbolic link, which tacho does not follow" :
+		 tacho_strerror(ferr));
+	err = to_stderr(r, head);
 	return err ? err : ferr;
 }
 
-/* The notes a person must see even when the report goes elsewhere or nowhere. */
+/* The notes a person must see even when the report goes elsewhere or nowhere, in one
+ * write. */
 static void print_alerts(const struct tacho_regions_report *r)
 {
+	struct tc_sb sb = TC_SB_INIT;
+
+	tc_sb_init(&sb);
 	for (const char *p = r->alerts; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		fprintf(stderr, "tacho regions: %.*s\n", len, p);
+		tc_sb_addf(&sb, "tacho regions: %.*s\n", len, p);
 		p += len + (nl ? 1 : 0);
 	}
+	if (sb.len && !sb.oom) {
+		fflush(stderr);
+		write_all(STDERR_FILENO, sb.buf, sb.len);
+	}
+	tc_sb_exit(&sb);
 }
 
 int tacho_regions_write(void)
@@ -858,7 +925,8 @@ int tacho_regions_write(void)
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
 	struct tc_outfile out;
-	FILE *f;
+	char *buf = NULL;
+	size_t len = 0;
 	int err;
 
 	err = tacho_regions_report_new(&r);
@@ -870,31 +938,24 @@ int tacho_regions_write(void)
 		goto out;
 	}
 	if (!to_file) {
-		err = tacho_regions_report_write(r, stderr, TACHO_FORMAT_TABLE, NULL);
-		fflush(stderr);
+		err = to_stderr(r, NULL);
+		goto out;
+	}
+	err = render(r, NULL, tc_format_of_path(path), &buf, &len);
+	if (err) {
+		err = fall_back(r, path, err);
 		goto out;
 	}
 	/* a new file of mode 0600, renamed over path when whole (util.h, tc_outfile) */
 	err = tc_outfile_open(&out, path, 0);
-	if (err) {
-		err = fall_back(r, path, err);
-		goto out;
+	if (!err) {
+		err = write_all(out.fd, buf, len);
+		if (err)
+			tc_outfile_abort(&out);
+		else
+			/* a full disk (or /dev/full) may say so only here */
+			err = tc_outfile_commit(&out);
 	}
-	f = tc_outfile_stream(&out);
-	if (!f) {
-		tc_outfile_abort(&out);
-		err = fall_back(r, path, -ENOMEM);
-		goto out;
-	}
-	err = tacho_regions_report_write(r, f, tc_format_of_path(path), NULL);
-	if (err) {
-		tc_outfile_abort(&out);
-		err = fall_back(r, path, err);
-		goto out;
-	}
-	/* the data reach the file at the flush and close: a full disk (or /dev/full)
-	 * says so only there */
-	err = tc_outfile_commit(&out);
 	if (err) {
 		err = fall_back(r, path, err);
 		goto out;
@@ -903,6 +964,7 @@ int tacho_regions_write(void)
 	 * there are some (a bad TACHO_EVENTS must not pass unseen). */
 	print_alerts(r);
 out:
+	free(buf);
 	tacho_regions_report_free(r);
 	return err;
 }

@@ -68,6 +68,36 @@ static void test_regions_only(void **state)
 	th_run_free(&r);
 }
 
+/* The regions' report at exit is made in memory and written at once: the program's
+ * writes, counted by the sys_enter_write tracepoint, are its own 1,300 and one for the
+ * report (it was 23 more, a line at a time through the unbuffered stderr, in the
+ * program's own traces). */
+static void test_report_one_write(void **state)
+{
+	const char *json = th_tmp("one-write.json");
+	struct th_run r;
+	struct th_json *j;
+	char *text;
+	size_t len;
+	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+
+	th_tacho(&r, "stat", "--json", "-o", json, "-e", WRITE_EVENT, "--",
+		 th_prog("lib-stat-regions"), "1000", "300", "report", NULL);
+	assert_int_equal(r.status, 0);
+	/* the report is there, on the program's stderr */
+	assert_contains(r.err, "tacho regions");
+	assert_contains(r.err, "second");
+	th_run_free(&r);
+	assert_int_equal(th_read_data(json, &text, &len), 0);
+	j = th_json_parse_or_fail(text, __FILE__, __LINE__);
+	free(text);
+	need_tracepoint(j);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	assert_int_equal((long long)json_num(j, "events[0].value"), 1300 + 1);
+	th_json_free(j);
+}
+
 /* A program without regions never switches the counters on: not counted, with why;
  * never a 0 that would read as "no writes". */
 static void test_regions_none(void **state)
@@ -256,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regions_only),
+		cmocka_unit_test(test_report_one_write),
 		cmocka_unit_test(test_regions_none),
 		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_delay),

@@ -1,15 +1,18 @@
 /* lib-stat-regions.c - write(2) calls inside and outside regions, for tacho stat
  * --regions (tests/e2e/test-stat-regions.c): links libtacho.
  *
- *   lib-stat-regions OUT IN    OUT one-byte writes to /dev/null outside any region
+ *   lib-stat-regions OUT IN [report]
+ *                              OUT one-byte writes to /dev/null outside any region
  *                              (half before, half after) and IN inside: a third in a
  *                              region, a third in a region nested in a second one,
  *                              the rest in a region of a second thread that runs while
- *                              the first thread is inside its own
+ *                              the first thread is inside its own; with "report", the
+ *                              regions' report at exit (to stderr), else none
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <tacho.h>
@@ -33,7 +36,8 @@ static void *second(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct tacho_regions_opts o = { .sz = sizeof(o), .events = "", .no_report_at_exit = true };
+	struct tacho_regions_opts o = { .sz = sizeof(o), .events = "",
+					.no_report_at_exit = !(argc > 3 && !strcmp(argv[3], "report")) };
 	long out = argc > 1 ? atol(argv[1]) : 0, in = argc > 2 ? atol(argv[2]) : 0;
 	long third = in / 3, rest = in - 2 * third;
 	pthread_t t;
