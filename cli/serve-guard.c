@@ -145,11 +145,10 @@ bool guard_admit(struct serve_guard *g, const struct sockaddr *a, socklen_t len)
 	client_key(a, len, key);
 	if (make_room(g, key))
 		return true;
-	/* every place is answering: the reserve, for /metrics alone */
+	/* the client's places, or all of them, are answering: the reserve, for /metrics
+	 * alone */
 	count(g, NULL, &all, &all_r);
-	if (all_r < GUARD_RESERVE)
-		return true;
-	return false;
+	return all_r < GUARD_RESERVE;
 }
 
 void *guard_started(struct serve_guard *g, int fd, const struct sockaddr *a, socklen_t len,

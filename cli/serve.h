@@ -12,8 +12,8 @@ extern const char serve_page[];
 
 #define GUARD_MAX 64                /* connections in all, the reserve aside */
 #define GUARD_PER_CLIENT 32         /* of one client: an IPv4 address, an IPv6 /64 */
-#define GUARD_RESERVE 8             /* more places, when every one is answering:
-				       /metrics only */
+#define GUARD_RESERVE 8             /* more places, when no connection waiting for its
+				       request can make room: /metrics only */
 #define GUARD_REQUEST_S 10.0        /* a request must arrive whole within this, from the
 				       connection or from the previous answer */
 #define GUARD_RESERVE_REQUEST_S 2.0 /* in a place of the reserve */
