@@ -459,7 +459,7 @@ static void test_sigterm_lifts(void **state)
 	{
 		char *argv[] = { (char *)"sh", (char *)"-c",
 				 (char *)"ls -d /sys/fs/cgroup/*/tacho-* /sys/fs/cgroup/tacho-* "
-					 "2>/dev/null | grep -c .", NULL };
+					 "2>/dev/null", NULL };
 		char want[64];
 		th_runv(&r, NULL, argv);
 		snprintf(want, sizeof(want), "tacho-%s", pid);
