@@ -704,6 +704,32 @@ int tc_perf_probe(const struct perf_event_attr *attr, struct tc_perf_page_info *
 	return 0;
 }
 
+bool tc_perf_inherit_sample_read(void)
+{
+	/* 0 not yet asked, 1 taken, 2 refused: one probe a process, its answer the
+	 * same from any thread */
+	static int known;
+	int k = __atomic_load_n(&known, __ATOMIC_ACQUIRE);
+
+	if (!k) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.disabled = 1;
+		a.inherit = 1;
+		a.inherit_stat = 1;
+		a.sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_TID;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		k = tc_perf_probe(&a, NULL) == 0 ? 1 : 2;
+		__atomic_store_n(&known, k, __ATOMIC_RELEASE);
+	}
+	return k == 1;
+}
+
 struct tc_perf_hold {
 	size_t n;
 	int fds[];

@@ -254,6 +254,14 @@ struct tc_perf_page_info {
  * 0, or -errno of the open (or of the mapping). */
 int tc_perf_probe(const struct perf_event_attr *attr, struct tc_perf_page_info *page);
 
+/* Whether this kernel opens an inherited event with PERF_SAMPLE_READ (and _TID) in its
+ * sample_type: Linux 6.12 and later do, and then never swap the contexts of two
+ * threads of a process at a switch between them (kernel/events/core.c,
+ * nr_no_switch_fast), which keeps each thread's counts on its own events; earlier
+ * kernels refuse the open (EINVAL). Probed once per process with a disabled dummy
+ * event; false when the probe cannot open at all. */
+bool tc_perf_inherit_sample_read(void);
+
 /* --- a hold: the kernel's set-up of an event kept across many opens and closes --- */
 
 /* The first event of a kind makes the kernel set something up that the last one's

@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "json-check.h"
 #include "measure/stat.h"
+#include "perf/engine.h"
 #include "util/util.h"
 
 #define WRITE_EVENT "syscalls:sys_enter_write"
@@ -121,7 +122,10 @@ static void test_per_thread_program(void **state)
  * to its total, in 100 runs of 100. The kernel swaps the counts of two threads' events
  * at such a switch, pairing them by position in its lists: opened in an order other
  * than the one it inherits them in, reads were counted as writes (and page faults as
- * writes), a different split each run (engine-list.c's open_all). */
+ * writes), a different split each run (engine-list.c's open_all). Opened in that order,
+ * 2 runs of 1,500 under load still had one thread's counts reported under another's
+ * (the kernel had swapped their contexts without pairing the counts): where the kernel
+ * allows it, tacho keeps it from swapping (tc_perf_inherit_sample_read). */
 static void test_per_thread_events_keep_their_counts(void **state)
 {
 	static const long rw[][2] = { { 30, 20 }, { 10, 40 }, { 25, 25 } };
@@ -129,6 +133,11 @@ static void test_per_thread_events_keep_their_counts(void **state)
 	(void)state;
 	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+	if (!tc_perf_inherit_sample_read())
+		TEST_SKIP("this kernel refuses PERF_SAMPLE_READ on inherited events (Linux "
+			  "before 6.12), so tacho cannot keep it from swapping two threads' "
+			  "contexts: a thread's counts are then now and then reported under "
+			  "another's, with a warning");
 
 	for (int run = 0; run < 100; run++) {
 		struct th_run r;
@@ -162,7 +171,9 @@ static void test_per_thread_events_keep_their_counts(void **state)
 				seen++;
 			}
 		}
-		assert_int_equal(seen, 6);
+		if (seen != 6)
+			fail_msg("run %d: %zu of the 6 reads and writes of threads rw-1 to rw-3 "
+				 "were reported under their names:\n%s", run, seen, r.err);
 		/* the totals in the order of -e: read, page-faults, write */
 		for (int k = 0; k < 3; k++) {
 			char value[32], name[32];
