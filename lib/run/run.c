@@ -44,8 +44,9 @@ static void close_fd(int *fd)
 
 /* Only async-signal-safe calls between fork and exec: the parent may have threads. */
 static void __attribute__((noreturn))
-child_main(char *const argv[], char *const envp[], const char *cwd, const int *keep,
-	   size_t nkeep, int go_rd, int err_wr, pid_t parent, const sigset_t *mask)
+child_main(char *const argv[], const char *path, char *const envp[], const char *cwd,
+	   const int *keep, size_t nkeep, int go_rd, int err_wr, pid_t parent,
+	   const sigset_t *mask)
 {
 	char c;
 	ssize_t r;
@@ -84,6 +85,11 @@ child_main(char *const argv[], char *const envp[], const char *cwd, const int *k
 			e = errno;
 			goto out_tell_parent;
 		}
+	/* the path found before the fork: one execve, not one per directory of PATH
+	 * before it; any failure (a script without "#!", which execvp gives to /bin/sh,
+	 * a file gone since) leaves the answer to execvp's own search */
+	if (path)
+		execve(path, argv, envp ? envp : environ);
 	if (envp)
 		execvpe(argv[0], argv, envp);
 	else
@@ -128,7 +134,7 @@ static char **env_with(char *const *add)
 int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		      struct tacho_child **out)
 {
-	char **envp = NULL;
+	char **envp = NULL, *path = NULL;
 	struct tacho_child *c;
 	int go[2], er[2];
 	const char *cwd = NULL;
@@ -161,6 +167,12 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 			return -ENOMEM;
 		}
 	}
+	/* PATH searched here, as execvp would (tc_path_lookup): only a path from the
+	 * root is kept, since a relative one would be taken from the program's cwd */
+	if (!strchr(argv[0], '/') && tc_path_lookup(argv[0], &path) == 0 && path[0] != '/') {
+		free(path);
+		path = NULL;
+	}
 	/* a socket rather than a pipe: releasing a child that died held must not raise
 	 * SIGPIPE in the caller (send with MSG_NOSIGNAL) */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go) < 0) {
@@ -181,13 +193,14 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 	if (c->pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_main(argv, envp, cwd, keep, nkeep, go[0], er[1], parent, &mask);
+		child_main(argv, path, envp, cwd, keep, nkeep, go[0], er[1], parent, &mask);
 	}
 	err = c->pid < 0 ? -errno : 0;
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (err)
 		goto out_close_er;
 	free(envp);
+	free(path);
 	close(go[0]);
 	close(er[1]);
 	c->go_fd = go[1];
@@ -203,6 +216,7 @@ out_close_go:
 	close(go[1]);
 out_free:
 	free(envp);
+	free(path);
 	free(c);
 	return err;
 }

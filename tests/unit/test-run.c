@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -194,6 +195,62 @@ static void test_not_executable(void **state)
 	assert_contains(tacho_exec_strerror("x", EIO, buf, sizeof(buf)),
 			"cannot run 'x': Input/output error");
 	unlink(path);
+}
+
+/* A name searched in PATH before the fork, as execvp searches it: a directory whose file
+ * of that name cannot be run is passed over for the next, and a script without "#!"
+ * still runs (execvp gives it to /bin/sh; the path found first cannot run it). */
+static void test_path_search(void **state)
+{
+	char dir[] = "/tmp/tacho-test-path-XXXXXX", a[64], b[64], f[128], path[512];
+	char name[] = "tc-path-prog";
+	char *argv[] = { name, NULL };
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+	struct tacho_child *ch;
+	struct tacho_exit ex;
+	FILE *fp;
+	int e;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	assert_int_equal(mkdir(a, 0755), 0);
+	assert_int_equal(mkdir(b, 0755), 0);
+	/* a/: a file of that name without an execute bit; b/: a script without "#!" */
+	snprintf(f, sizeof(f), "%s/%s", a, name);
+	fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("exit 3\n", fp);
+	fclose(fp);
+	chmod(f, 0644);
+	snprintf(f, sizeof(f), "%s/%s", b, name);
+	fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("exit 42\n", fp);
+	fclose(fp);
+	chmod(f, 0755);
+	snprintf(path, sizeof(path), "%s:%s:/usr/bin:/bin", a, b);
+	setenv("PATH", path, 1);
+
+	assert_int_equal(tacho_child_start(argv, NULL, &ch), 0);
+	assert_int_equal(tacho_child_exec(ch, &e), 0);
+	assert_int_equal(tacho_child_wait(ch, &ex), 0);
+	tacho_child_free(ch);
+	assert_int_equal(ex.status, 42);
+
+	if (saved)
+		setenv("PATH", saved, 1);
+	else
+		unsetenv("PATH");
+	free(saved);
+	unlink(f);
+	snprintf(f, sizeof(f), "%s/%s", a, name);
+	unlink(f);
+	rmdir(a);
+	rmdir(b);
+	rmdir(dir);
 }
 
 static void test_cwd(void **state)
@@ -438,7 +495,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_not_executable), cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_free_unreleased), cmocka_unit_test(test_forward_sigterm),
 		cmocka_unit_test(test_ctrl_c_on_terminal), cmocka_unit_test(test_env),
-		cmocka_unit_test(test_inherit_fds),
+		cmocka_unit_test(test_inherit_fds), cmocka_unit_test(test_path_search),
 		cmocka_unit_test(test_stop_before_exec),
 	};
 	ssize_t n;
