@@ -57,6 +57,33 @@ static void test_this_build(void **state)
 	assert_true(said);
 }
 
+/* docs/img/layers.svg is what scripts/layers-svg.sh draws from the table now: the
+ * picture cannot drift from the layers the check enforces. */
+static void test_picture_is_the_table(void **state)
+{
+	char *argv[] = { (char *)"sh", NULL, NULL, NULL };
+	char script[4096], doc[4096];
+	struct th_run r;
+	char *svg = NULL;
+	size_t len = 0;
+	(void)state;
+
+	snprintf(script, sizeof(script), "%s", th_path("scripts/layers-svg.sh"));
+	snprintf(doc, sizeof(doc), "%s", th_path("docs/architecture.md"));
+	argv[1] = script;
+	argv[2] = doc;
+	th_runv(&r, NULL, argv);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(th_read_data(th_path("docs/img/layers.svg"), &svg, &len), 0);
+	if (strlen(r.out) != len || memcmp(r.out, svg, len))
+		fail_msg("docs/img/layers.svg is not the picture of the layer table: run "
+			 "scripts/layers-svg.sh > docs/img/layers.svg");
+	assert_contains(r.out, ">lib/util</text>");
+	assert_contains(r.out, ">cli/</text>");
+	free(svg);
+	th_run_free(&r);
+}
+
 /* Compiles `code` into DIR/REL (an object), failing the test if cc does. */
 static void object(const char *dir, const char *rel, const char *code)
 {
@@ -337,6 +364,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_this_build),
+		cmocka_unit_test(test_picture_is_the_table),
 		cmocka_unit_test(test_forbidden_calls_are_named),
 		cmocka_unit_test(test_unused_arrows_are_named),
 		cmocka_unit_test(test_forbidden_includes_are_named),
