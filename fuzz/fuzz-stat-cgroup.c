@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/stat.h"
+#include "stat/stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* machine.c - what this machine and this user allow tacho to measure, and why: the
  * facts behind `tacho doctor`, each with what to do about a limitation. It stands above
- * the engine (its probes), cpu, tsc and the counter detection of lib/measure. */
+ * the engine (its probes), cpu, tsc and the counter detection of lib/stat. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>

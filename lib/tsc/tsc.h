@@ -1,4 +1,4 @@
-/* tsc.h - internal helpers of the TSC module, shared with lib/measure and the tests. */
+/* tsc.h - internal helpers of the TSC module, shared with lib/regions and the tests. */
 #ifndef TACHO_TSC_TSC_H
 #define TACHO_TSC_TSC_H
 

@@ -15,8 +15,8 @@
 
 #include "harness.h"
 #include "json-check.h"
-#include "measure/stat.h"
 #include "perf/engine.h"
+#include "stat/stat.h"
 #include "util/util.h"
 
 #define WRITE_EVENT "syscalls:sys_enter_write"

@@ -15,7 +15,7 @@
 #include "harness.h"
 #include "json-check.h"
 #include "pages.h"
-#include "measure/bench.h"
+#include "regions/bench.h"
 
 static volatile uint64_t watched __attribute__((aligned(8)));
 

@@ -14,7 +14,7 @@
 #include "json-check.h"
 #include "pages.h"
 #include "tacho.h"
-#include "measure/region.h"
+#include "regions/region.h"
 
 static char out_path[256];
 static bool child_as_nobody;   /* the child drops to nobody before its program */

@@ -10,7 +10,7 @@
 
 #include "harness.h"
 #include "tacho.h"
-#include "measure/region.h"
+#include "regions/region.h"
 
 #define WORKERS 64
 #define NAMES 200     /* a thread's table grows from 16 to 256 records meanwhile */

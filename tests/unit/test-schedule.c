@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "measure/schedule.h"
+#include "stat/schedule.h"
 
 static const struct tacho_pmu_counters intel_4_3 = {
 	.sz = sizeof(struct tacho_pmu_counters),

@@ -23,7 +23,7 @@
 #include "sample/recfile.h"
 #include "sample/symbols.h"
 #include "cache/cache.h"
-#include "measure/bench.h"
+#include "regions/bench.h"
 #include "util/util.h"
 
 /* --- the schemas of docs/schemas.md --- */

@@ -1,6 +1,6 @@
-/* measure/stat.h - what the stat session shares with its writers inside lib/measure. */
-#ifndef TC_MEASURE_STAT_H
-#define TC_MEASURE_STAT_H
+/* stat/stat.h - what the stat session shares with its writers inside lib/stat. */
+#ifndef TC_STAT_STAT_H
+#define TC_STAT_STAT_H
 
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -102,4 +102,4 @@ int tc_stat_control_start(struct tc_stat_control *k, struct tacho_counters *c);
  * counters' last window, if they are on, ends here (on_ns). */
 void tc_stat_control_exit(struct tc_stat_control *k);
 
-#endif /* TC_MEASURE_STAT_H */
+#endif /* TC_STAT_STAT_H */

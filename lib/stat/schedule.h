@@ -1,8 +1,8 @@
 /* schedule.h - internal side of the counter scheduler (schedule.c): which events share
  * a run of the program and which share a perf group, given the counters the CPU has.
  * The public side is include/tacho/stat.h ("4s. Scheduling"). */
-#ifndef TACHO_MEASURE_SCHEDULE_H
-#define TACHO_MEASURE_SCHEDULE_H
+#ifndef TACHO_STAT_SCHEDULE_H
+#define TACHO_STAT_SCHEDULE_H
 
 #include <linux/perf_event.h>
 

@@ -1,6 +1,6 @@
 /* bench.h - internal side of the microbenchmark harness, for tests. */
-#ifndef TACHO_MEASURE_BENCH_H
-#define TACHO_MEASURE_BENCH_H
+#ifndef TACHO_REGIONS_BENCH_H
+#define TACHO_REGIONS_BENCH_H
 
 #include "util/util.h"
 #include "tacho/bench.h"

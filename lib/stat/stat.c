@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
-#include "measure/metrics.h"
-#include "measure/schedule.h"
-#include "measure/stat.h"
+#include "stat/metrics.h"
+#include "stat/schedule.h"
+#include "stat/stat.h"
 #include "events/user-only.h"
 #include "util/util.h"
 #include "tacho/counters.h"

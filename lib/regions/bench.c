@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure/bench.h"
-#include "measure/measure-set.h"
+#include "regions/bench.h"
+#include "regions/measure-set.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
 #include "tacho/bench.h"

@@ -1,12 +1,12 @@
 /* region-int.h - the state behind regions, shared by region.c (the hot path and set-up)
  * and region-report.c (merging and writing). */
-#ifndef TACHO_MEASURE_REGION_INT_H
-#define TACHO_MEASURE_REGION_INT_H
+#ifndef TACHO_REGIONS_REGION_INT_H
+#define TACHO_REGIONS_REGION_INT_H
 
 #include <pthread.h>
 #include <stdarg.h>
 
-#include "measure/region.h"
+#include "regions/region.h"
 
 #define TC_REGION_MAXDEPTH 64
 #define TC_REGION_NAME_SLOTS 64   /* the pointer table's first size */

@@ -1,8 +1,8 @@
 /* region.h - internal side of regions shared with the report writer. */
-#ifndef TACHO_MEASURE_REGION_H
-#define TACHO_MEASURE_REGION_H
+#ifndef TACHO_REGIONS_REGION_H
+#define TACHO_REGIONS_REGION_H
 
-#include "measure/measure-set.h"
+#include "regions/measure-set.h"
 #include "tacho/regions.h"
 #include "util/util.h"
 

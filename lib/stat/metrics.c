@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/metrics.h"
+#include "stat/metrics.h"
 #include "perf/perf.h"
 #include "util/util.h"
 #include "tacho/stat.h"

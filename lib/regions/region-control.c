@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "measure/region-int.h"
+#include "regions/region-int.h"
 #include "util/util.h"
 
 bool tc_region_ctl_on;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/measure-set.h"
+#include "regions/measure-set.h"
 #include "events/user-only.h"
 #include "perf/engine.h"
 #include "tacho/errors.h"

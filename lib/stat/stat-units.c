@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "measure/stat.h"
+#include "stat/stat.h"
 #include "perf/engine.h"
 #include "perf/perf.h"
 #include "util/util.h"

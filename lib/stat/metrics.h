@@ -1,7 +1,7 @@
 /* metrics.h - internal side of the derived metrics (metrics.c): the computation on the
  * library's own arrays, which stat sessions call directly. */
-#ifndef TACHO_MEASURE_METRICS_H
-#define TACHO_MEASURE_METRICS_H
+#ifndef TACHO_STAT_METRICS_H
+#define TACHO_STAT_METRICS_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * the calling thread as one group through the engine, read on the engine's hot path
  * (one RDPMC per event when every event is on a counter that allows it, else one group
  * read(2)). Shared by region.c and bench.c. */
-#ifndef TACHO_MEASURE_MEASURE_SET_H
-#define TACHO_MEASURE_MEASURE_SET_H
+#ifndef TACHO_REGIONS_MEASURE_SET_H
+#define TACHO_REGIONS_MEASURE_SET_H
 
 #include <linux/perf_event.h>
 

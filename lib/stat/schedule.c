@@ -15,7 +15,7 @@
 
 #include "cpu/cpuid.h"
 #include "events/pfm.h"
-#include "measure/schedule.h"
+#include "stat/schedule.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"
 #include "tacho/stat.h"

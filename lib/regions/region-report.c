@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "measure/region-int.h"
+#include "regions/region-int.h"
 #include "output/output.h"
 #include "tsc/tsc.h"
 #include "tacho/counters.h"

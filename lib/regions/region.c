@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure/region.h"
-#include "measure/region-int.h"
+#include "regions/region.h"
+#include "regions/region-int.h"
 #include "sim/sim.h"
 #include "trace/area.h"
 #include "tsc/tsc.h"

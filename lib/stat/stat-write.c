@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/schedule.h"
-#include "measure/stat.h"
+#include "stat/schedule.h"
+#include "stat/stat.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"

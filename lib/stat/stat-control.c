@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "measure/stat.h"
+#include "stat/stat.h"
 #include "util/util.h"
 #include "tacho/counters.h"
 
