@@ -130,4 +130,12 @@ void tc_region_control_setup(const char *env);
 void tc_region_control_enter(void);
 void tc_region_control_leave(void);
 
+/* --- region-sim.c: regions under the simulator ---
+ * Whether regions mark themselves for callgrind instead of measuring: TACHO_SIM set (not
+ * "0") and the process on valgrind. Decided on the first call. */
+bool tc_region_sim_on(void);
+/* Marks the begin ('b') or end ('e') of region name on the calling thread: a callgrind
+ * dump named "tacho:b:TID:NAME" (TC_VG_REGION_MARK). */
+void tc_region_sim_mark(char kind, const char *name);
+
 #endif

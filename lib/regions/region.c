@@ -12,7 +12,6 @@
 
 #include "regions/region.h"
 #include "regions/region-int.h"
-#include "sim/sim.h"
 #include "trace/area.h"
 #include "tsc/tsc.h"
 #include "tacho/errors.h"
@@ -301,8 +300,8 @@ static __attribute__((noinline)) int region_begin_full(const char *name)
 		/* under simulation (TACHO_SIM on valgrind) a region measures nothing: it
 		 * marks its boundary in callgrind's counts, and the thread never sets up,
 		 * so that natively the hot path is as it was */
-		if (name && tc_sim_regions_on()) {
-			tc_sim_region_mark('b', name);
+		if (name && tc_region_sim_on()) {
+			tc_region_sim_mark('b', name);
 			return 0;
 		}
 		t = thread_setup(&err);
@@ -371,8 +370,8 @@ static __attribute__((noinline)) int region_end_full(const char *name, uint64_t 
 	int err;
 
 	if (tc_unlikely(!t || t->depth == 0 || !name)) {
-		if (!t && name && tc_sim_regions_on()) {
-			tc_sim_region_mark('e', name);
+		if (!t && name && tc_region_sim_on()) {
+			tc_region_sim_mark('e', name);
 			return 0;
 		}
 		if (t)

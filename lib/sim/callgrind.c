@@ -631,7 +631,7 @@ static struct sim_region *region_get(struct tacho_sim_result *r, const char *nam
 /* "Client Request: tacho:b:TID:NAME" */
 static bool parse_mark(const char *trigger, char *kind, int *tid, const char **name)
 {
-	static const char req[] = "Client Request: " TC_SIM_MARK;
+	static const char req[] = "Client Request: " TC_VG_REGION_MARK;
 	const char *s;
 	char *end;
 	long t;

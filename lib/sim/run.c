@@ -199,7 +199,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	vargv[k] = NULL;
 	/* the program's environment with TACHO_SIM=1 put in (tacho_child_opts.env adds to
 	 * the caller's): its regions, if it has any, then mark themselves for the
-	 * simulator (client.c) */
+	 * simulator (lib/regions/region-sim.c) */
 	co.env = sim_env;
 	err = tacho_child_start(vargv, &co, &ch);
 	if (err)

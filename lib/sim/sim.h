@@ -102,20 +102,4 @@ struct tacho_sim_mca {
 int tc_sim_mca_analyse(struct tacho_sim_mca *m, const uint8_t *code, size_t len,
 		       size_t ninsns, const char *mcpu, struct tacho_diag *diag);
 
-/* --- regions under simulation (client.c) --- */
-
-/* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,
- * "tacho:e:TID:NAME" at an end. */
-#define TC_SIM_MARK "tacho:"
-
-/* valgrind's RUNNING_ON_VALGRIND: 0 natively, else the depth of valgrinds. */
-unsigned tc_sim_running_on_valgrind(void);
-/* callgrind's CALLGRIND_DUMP_STATS_AT(name); nothing natively. */
-void tc_sim_dump_at(const char *name);
-/* Whether regions mark themselves for the simulator instead of measuring: TACHO_SIM set
- * (not "0") and the process runs on valgrind. Decided on the first call. */
-bool tc_sim_regions_on(void);
-/* Marks the begin ('b') or end ('e') of region name on the calling thread. */
-void tc_sim_region_mark(char kind, const char *name);
-
 #endif /* TC_SIM_SIM_H */

@@ -296,6 +296,13 @@ bool tc_hypervisor_guest(void);
 uintptr_t tc_valgrind_request(uintptr_t dflt, uintptr_t req, uintptr_t a1);
 /* The depth of valgrinds this runs on: 0 natively. Thread-safe. */
 unsigned tc_valgrind_running(void);
+/* callgrind's CALLGRIND_DUMP_STATS_AT(name): write the counts so far, the dump's trigger
+ * naming name, and start again from zero; nothing natively. Thread-safe. */
+void tc_valgrind_dump_at(const char *name);
+/* The prefix of a region's mark in a dump's trigger: "tacho:b:TID:NAME" at a begin,
+ * "tacho:e:TID:NAME" at an end. Written by regions (lib/regions/region-sim.c), read
+ * back by the simulator (lib/sim/callgrind.c). */
+#define TC_VG_REGION_MARK "tacho:"
 
 /* --- hashing and the hash map (hashmap.c): the one map of tacho ---
  * Open addressing with linear probing from a 64-bit key to a 32-bit value (an index

@@ -1,11 +1,15 @@
 /* valgrind.c - valgrind's client requests, written from its documented ABI rather than
  * taken from valgrind.h, so that libtacho builds and runs without valgrind installed.
- * Below every part that needs them: the simulator marks regions with them, and the
- * engine's proofs of its sources ask whether they run on valgrind's synthetic CPU
- * (where a breakpoint on code never fires: the code that runs is a translation). */
+ * Below every part that needs them: regions mark their boundaries for the simulator
+ * with them, and the engine's proofs of its sources ask whether they run on valgrind's
+ * synthetic CPU (where a breakpoint on code never fires: the code that runs is a
+ * translation). */
 #include <stdint.h>
 
 #include "util/util.h"
+
+/* callgrind's requests, numbered from its two letters 'C','T' (callgrind.h) */
+#define CG_DUMP_STATS_AT (TC_VG_TOOL_BASE('C', 'T') + 3)
 
 /* One client request: args[0] the request, args[1..5] its arguments; the result, or
  * dflt when no valgrind answers. On amd64 the request is the "special instruction
@@ -37,4 +41,9 @@ uintptr_t tc_valgrind_request(uintptr_t dflt, uintptr_t req, uintptr_t a1)
 unsigned tc_valgrind_running(void)
 {
 	return (unsigned)tc_valgrind_request(0, TC_VG_RUNNING_ON_VALGRIND, 0);
+}
+
+void tc_valgrind_dump_at(const char *name)
+{
+	tc_valgrind_request(0, CG_DUMP_STATS_AT, (uintptr_t)name);
 }

@@ -757,6 +757,18 @@ static void test_json(void **state)
 	assert_int_equal(tc_format_of_path(NULL), TACHO_FORMAT_TABLE);
 }
 
+/* Natively the client requests change nothing and say no valgrind: regions measure,
+ * and a mark for the simulator is a dump request nobody answers. */
+static void test_sim_marks_native(void **state)
+{
+	(void)state;
+	if (tc_valgrind_running())
+		TEST_SKIP("this test runs on valgrind");
+	tc_valgrind_dump_at(TC_VG_REGION_MARK "b:1:x");
+	tc_region_sim_mark('b', "x");
+	assert_false(tc_region_sim_on());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -771,7 +783,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
 		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json),             cmocka_unit_test(test_sim_marks_native),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }

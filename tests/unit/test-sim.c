@@ -588,16 +588,6 @@ static void test_mcpu(void **state)
 	assert_string_equal(why, "AMD family 0x19 model 0x11: Zen 4 (llvm 14 has no znver4)");
 }
 
-/* Natively the client requests change nothing and say no valgrind. */
-static void test_client_native(void **state)
-{
-	(void)state;
-	if (tc_sim_running_on_valgrind())
-		TEST_SKIP("this test runs on valgrind");
-	tc_sim_dump_at("tacho:b:1:x");
-	assert_false(tc_sim_regions_on());
-}
-
 /* The dump of a Zen 5 guest of bhyve (tests/data/cpuid/bhyve-zen5-2cpu.cpuid-r, `cpuid
  * -r` there): 8000_0006h's L3 associativity is code 9 ("see 8000_001Dh"), 32 MiB. It
  * reached valgrind as one set of 524,288 ways, and a gzip of 1 MB ran 30 times as long
@@ -670,7 +660,6 @@ int main(void)
 		cmocka_unit_test(test_cache_fit),
 		cmocka_unit_test(test_kernel_ways),
 		cmocka_unit_test(test_regions_matched),
-		cmocka_unit_test(test_client_native),
 		cmocka_unit_test(test_mcpu),
 		cmocka_unit_test(test_simulator_errors),
 		cmocka_unit_test(test_simulator_zen5_dump),
