@@ -553,6 +553,39 @@ TACHO_API int tacho_cpu_crosscheck(const struct tacho_cpu_info *info,
 
 TACHO_API void tacho_cpu_crosscheck_exit(struct tacho_cpu_crosscheck *x);
 
+/* --- The counters a task may use ---
+ * A core PMU has a few general-purpose counters (2 on the Pentium, 4 or 8 on Intel
+ * cores, 6 on AMD Zen) and, on Intel, fixed counters for instructions, cycles and
+ * ref-cycles; the NMI watchdog may hold one. tacho_pmu_counters_detect
+ * (tacho/events.h) fills this for the machine; stat's scheduler plans runs with it. */
+
+/* The counters a task may use. Sized (docs/architecture.md, "An API that can grow"):
+ * the caller sets sz (`struct tacho_pmu_counters pc = { .sz = sizeof(pc) };`) where it
+ * provides one, to be filled or read; the library touches only the fields sz covers. */
+struct tacho_pmu_counters {
+	size_t sz;               /* sizeof(struct tacho_pmu_counters) */
+	unsigned gp;             /* general-purpose counters a task may use */
+	unsigned fixed;          /* fixed counters a task may use */
+	uint32_t fixed_mask;     /* bit i: fixed counter i usable (Intel: 0 instructions,
+				    1 cycles, 2 ref-cycles) */
+	unsigned breakpoints;    /* debug address registers (4 on x86) */
+	bool fixed_intel;        /* fixed counters have Intel's architectural meaning */
+	bool known;              /* the numbers come from a source; false: unknown (the
+				    scheduler then plans one run and lets the kernel
+				    multiplex) */
+	bool none;               /* known, and there are no counters: no hardware PMU */
+	char source[64];         /* where the numbers came from ("CPUID leaf 0xA") */
+	char note[192];          /* what else limits them ("the NMI watchdog holds ..."),
+				    "" when nothing */
+	/* since 0.1.1 of the struct (sz larger than TC_PMU_COUNTERS_SZ_V1): */
+	unsigned max_events;     /* events one run may have open at once: each takes a
+				    file descriptor (per CPU or thread counted), so the
+				    descriptor limit bounds a run; the scheduler then
+				    spreads the events over more runs. 0: no limit.
+				    tacho_pmu_counters_detect leaves it 0; tacho_stat_new
+				    sets it from RLIMIT_NOFILE where runs can repeat. */
+};
+
 /* --- 2d. Writing a description (what `tacho cpu` prints; docs/schemas.md) --- */
 
 /* What the writers show: a decoded description and what the caller learnt beside it.

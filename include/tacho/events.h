@@ -14,6 +14,7 @@
 #include "tacho/errors.h"
 #include "tacho/output.h"
 #include "tacho/counters.h"
+#include "tacho/cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -229,6 +230,15 @@ TACHO_API size_t tacho_event_listing_count(const struct tacho_event_listing *l);
 TACHO_API int tacho_event_listing_write(const struct tacho_event_listing *l, FILE *f,
 					enum tacho_format fmt,
 					const struct tacho_write_opts *opts);
+
+/* --- The counters a task may use --- */
+
+/* This machine's counters (struct tacho_pmu_counters, tacho/cpu.h): the few CPUID leaves that decide them, read on the calling
+ * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
+ * watchdog from /proc/sys/kernel/nmi_watchdog; where CPUID leaves them unknown,
+ * libpfm4's tables. Off x86, *out says "unknown". 0,
+ * -EINVAL (NULL, or an sz below the first version), -ENOMEM. Thread-safe. */
+TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
 
 /* --- SDT probes (USDT: systemtap's sys/sdt.h) ---
  * A program built with sys/sdt.h carries a .note.stapsdt note per probe site: the

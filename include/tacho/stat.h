@@ -32,39 +32,6 @@ extern "C" {
  * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
  * counted in the first run; breakpoints take one of the four debug registers each. */
 
-/* The counters a task may use. Sized (docs/architecture.md, "An API that can grow"):
- * the caller sets sz (`struct tacho_pmu_counters pc = { .sz = sizeof(pc) };`) where it
- * provides one, to be filled or read; the library touches only the fields sz covers. */
-struct tacho_pmu_counters {
-	size_t sz;               /* sizeof(struct tacho_pmu_counters) */
-	unsigned gp;             /* general-purpose counters a task may use */
-	unsigned fixed;          /* fixed counters a task may use */
-	uint32_t fixed_mask;     /* bit i: fixed counter i usable (Intel: 0 instructions,
-				    1 cycles, 2 ref-cycles) */
-	unsigned breakpoints;    /* debug address registers (4 on x86) */
-	bool fixed_intel;        /* fixed counters have Intel's architectural meaning */
-	bool known;              /* the numbers come from a source; false: unknown (the
-				    scheduler then plans one run and lets the kernel
-				    multiplex) */
-	bool none;               /* known, and there are no counters: no hardware PMU */
-	char source[64];         /* where the numbers came from ("CPUID leaf 0xA") */
-	char note[192];          /* what else limits them ("the NMI watchdog holds ..."),
-				    "" when nothing */
-	/* since 0.1.1 of the struct (sz larger than TC_PMU_COUNTERS_SZ_V1): */
-	unsigned max_events;     /* events one run may have open at once: each takes a
-				    file descriptor (per CPU or thread counted), so the
-				    descriptor limit bounds a run; the scheduler then
-				    spreads the events over more runs. 0: no limit.
-				    tacho_pmu_counters_detect leaves it 0; tacho_stat_new
-				    sets it from RLIMIT_NOFILE where runs can repeat. */
-};
-
-/* This machine's counters: the few CPUID leaves that decide them, read on the calling
- * CPU (not a full dump: cheap enough for every `tacho stat`), decoded, then the NMI
- * watchdog from /proc/sys/kernel/nmi_watchdog. Off x86, *out says "unknown". 0,
- * -EINVAL (NULL, or an sz below the first version), -ENOMEM. Thread-safe. */
-TACHO_API int tacho_pmu_counters_detect(struct tacho_pmu_counters *out);
-
 /* A plan: nruns runs of the program, each with perf groups of event indices. */
 struct tacho_schedule;
 

@@ -14,8 +14,8 @@
 #include "perf/engine.h"
 #include "tacho/cpu.h"
 #include "tacho/errors.h"
+#include "tacho/events.h"
 #include "tacho/machine.h"
-#include "tacho/stat.h"
 #include "tacho/tsc.h"
 
 #define EVDEV "/sys/bus/event_source/devices"

@@ -6,6 +6,7 @@
 
 #include <linux/perf_event.h>
 
+#include "cpu/pmu-counters.h"
 #include "util/util.h"
 #include "tacho/events.h"
 #include "tacho/stat.h"
@@ -65,24 +66,5 @@ const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, uns
 /* Whether the descriptor limit (pmu.max_events) took part in spreading events over
  * runs (the counters may have too). */
 bool tc_schedule_descriptor_bound(const struct tacho_schedule *s);
-
-/* The first version of struct tacho_pmu_counters ends at note. */
-#define TC_PMU_COUNTERS_SZ_V1 tc_offsetofend(struct tacho_pmu_counters, note)
-
-/* The counters a CPU described by info offers a task: CPUID leaf 0xA on Intel (the
- * smallest of every core type on hybrid parts), 0x8000_0022 or the PerfCtrExtCore flag
- * on AMD, two on P5/P6 parts before leaf 0xA. Pure: the tests' way to plan on dumps
- * (tacho_pmu_counters_detect decodes this machine's leaves with it). 0 or -EINVAL. */
-int tc_pmu_counters_from_cpu(const struct tacho_cpu_info *info, struct tacho_pmu_counters *out);
-
-/* Adjusts *c for the kernel's NMI watchdog (a pinned cycles event on every CPU), when
- * active: it takes fixed counter 1 on Intel, a general counter elsewhere, and says so
- * in c->note. 0 or -EINVAL. Pure. */
-int tc_pmu_counters_set_watchdog(struct tacho_pmu_counters *c, bool active);
-
-
-/* The kernel's core PMU in sysfs ("cpu", "cpu_core"/"cpu_atom" on hybrid parts):
- * true if root (NULL: /sys/bus/event_source/devices) has one. */
-bool tc_sysfs_has_core_pmu(const char *root);
 
 #endif
