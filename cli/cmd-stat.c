@@ -1101,7 +1101,7 @@ static int out_of_files(const struct tacho_stat *s, const struct tacho_exit *ex)
 
 static int stat_print(struct stat_cli *c)
 {
-	const struct tacho_exit *ex = tacho_stat_exit(c->s);
+	const struct tacho_exit *ex = tacho_stat_exit_status(c->s);
 	struct tacho_stat_about about = {
 		.sz = sizeof(about),
 		.argv = c->o.argv,

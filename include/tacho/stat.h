@@ -308,7 +308,7 @@ TACHO_API const struct tacho_metric *tacho_stat_metric(const struct tacho_stat *
  * the mean wall time of one run (seconds; NAN when none), whether counting was cut
  * short by a signal to this process (forwarded to the program, or *stop): a program
  * that died of a signal of its own (SIGSEGV) ends the repetitions too, but is no
- * interruption: tacho_stat_exit says how it ended. */
+ * interruption: tacho_stat_exit_status says how it ended. */
 TACHO_API unsigned tacho_stat_repeats(const struct tacho_stat *s);
 TACHO_API unsigned tacho_stat_runs(const struct tacho_stat *s);
 TACHO_API double tacho_stat_wall_s(const struct tacho_stat *s);
@@ -318,8 +318,10 @@ TACHO_API bool tacho_stat_interrupted(const struct tacho_stat *s);
  * program ran. */
 TACHO_API double tacho_stat_user_s(const struct tacho_stat *s);
 TACHO_API double tacho_stat_sys_s(const struct tacho_stat *s);
-/* How the last run of the program ended; NULL when no program ran. */
-TACHO_API const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s);
+/* How the last run of the program ended (its exit status or signal, as a shell says
+ * it); NULL when no program ran. Named so because an `_exit` function of this header
+ * releases what its object holds (tacho_cpu_info_exit): this one only reads. */
+TACHO_API const struct tacho_exit *tacho_stat_exit_status(const struct tacho_stat *s);
 /* The plan that was executed. */
 TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
 /* The simulated machine of a session run with opts.sim (a copy: lives as long as s);

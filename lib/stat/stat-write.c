@@ -712,7 +712,7 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	char hb[1200];
 
 	unsigned reps = tacho_stat_repeats(s);
-	const struct tacho_exit *ex = tacho_stat_exit(s);
+	const struct tacho_exit *ex = tacho_stat_exit_status(s);
 	size_t nnotes = 0;
 	char how[64];
 	int err;
@@ -1061,7 +1061,7 @@ static void json_regions(struct tc_json *j, const struct tacho_stat *s)
 static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
 		      enum tacho_format fmt, const struct tc_write_settings *w)
 {
-	const struct tacho_exit *ex = tacho_stat_exit(s);
+	const struct tacho_exit *ex = tacho_stat_exit_status(s);
 	struct tc_json j;
 
 	tc_json_doc_begin(&j, f, fmt, w);

@@ -1004,7 +1004,7 @@ bool tacho_stat_interrupted(const struct tacho_stat *s)
 	return s && s->interrupted;
 }
 
-const struct tacho_exit *tacho_stat_exit(const struct tacho_stat *s)
+const struct tacho_exit *tacho_stat_exit_status(const struct tacho_stat *s)
 {
 	return s && s->have_exit ? &s->exit : NULL;
 }

@@ -96,8 +96,8 @@ static void test_repeat_and_warmup(void **state)
 	assert_true(e->value == 33 && e->stats->stddev == 0 && e->stats->spread_pct == 0);
 	assert_null(e->why);
 	assert_int_equal(e->run, 0);
-	assert_non_null(tacho_stat_exit(s));
-	assert_int_equal(tacho_stat_exit(s)->status, 0);
+	assert_non_null(tacho_stat_exit_status(s));
+	assert_int_equal(tacho_stat_exit_status(s)->status, 0);
 	assert_true(tacho_stat_wall_s(s) > 0);
 	assert_null(tacho_stat_event(s, 2));
 	tacho_stat_free(s);
@@ -207,8 +207,8 @@ static void test_signal_ends_early(void **state)
 	/* the program's own death is its ending, not an interruption of tacho's */
 	assert_false(tacho_stat_interrupted(s));
 	assert_int_equal(tacho_stat_repeats(s), 1);
-	assert_int_equal(tacho_stat_exit(s)->status, 139);
-	assert_int_equal(tacho_stat_exit(s)->signal, 11);
+	assert_int_equal(tacho_stat_exit_status(s)->status, 139);
+	assert_int_equal(tacho_stat_exit_status(s)->signal, 11);
 	e = tacho_stat_event(s, 0);
 	assert_int_equal(e->status, TACHO_COUNT_COUNTED);
 	assert_int_equal(e->nvalues, 1);
