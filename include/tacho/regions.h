@@ -34,7 +34,8 @@ extern "C" {
  *
  * Names: tacho_region_* is one region (begin, end, TACHO_REGION_SCOPE, the figures of
  * one region); tacho_regions_* is the process-wide state (init, write, reset);
- * tacho_regions_report_* is a snapshot of every region (new, find, write, free).
+ * tacho_regions_report_* is a snapshot of every region (new, find or enumerate, write,
+ * free).
  *
  * The events come from tacho_regions_init, else from the environment variable
  * TACHO_EVENTS; with none, regions measure time only. Each thread opens its own
@@ -115,9 +116,9 @@ struct tacho_region_value {
 	bool clamped;        /* a total went below zero and was clamped */
 };
 
-/* The figures of one region. Handed out by tacho_regions_report_find (read through the
- * pointer; every struct in it is reached through a pointer too, so that each may grow
- * at its end). */
+/* The figures of one region. Handed out by tacho_regions_report_find and
+ * tacho_regions_report_region (read through the pointer; every struct in it is reached
+ * through a pointer too, so that each may grow at its end). */
 struct tacho_region_stat {
 	const char *name;
 	uint64_t calls;
@@ -138,6 +139,16 @@ TACHO_API void tacho_regions_report_free(struct tacho_regions_report *r);
 /* The region called name, or NULL. Valid while r lives. */
 TACHO_API const struct tacho_region_stat *
 tacho_regions_report_find(const struct tacho_regions_report *r, const char *name);
+/* Enumerating the regions: how many the report holds (0 for NULL), and the i-th of
+ * them in the report's order, sorted by name (the order of the writers' rows), or NULL
+ * when i >= tacho_regions_report_nregions(r) or r is NULL. Each pointer is valid while r
+ * lives and is the one tacho_regions_report_find returns for its name. Thread-safe on
+ * a report nobody frees meanwhile:
+ *     for (size_t i = 0; i < tacho_regions_report_nregions(r); i++)
+ *             use(tacho_regions_report_region(r, i)); */
+TACHO_API size_t tacho_regions_report_nregions(const struct tacho_regions_report *r);
+TACHO_API const struct tacho_region_stat *
+tacho_regions_report_region(const struct tacho_regions_report *r, size_t i);
 /* The events (as spelled in the spec) and whether they were counted:
  * TACHO_COUNT_COUNTED, _MULTIPLEXED (values are raw deltas while on the counter),
  * _NOT_SUPPORTED (why says why; values are 0 and the writers print null),
@@ -191,6 +202,11 @@ tacho_off_report_find_(const struct tacho_regions_report *r, const char *name)
 { (void)r; (void)name; return (const struct tacho_region_stat *)0; }
 static inline size_t tacho_off_report_nevents_(const struct tacho_regions_report *r)
 { (void)r; return 0; }
+static inline size_t tacho_off_report_nregions_(const struct tacho_regions_report *r)
+{ (void)r; return 0; }
+static inline const struct tacho_region_stat *
+tacho_off_report_region_(const struct tacho_regions_report *r, size_t i)
+{ (void)r; (void)i; return (const struct tacho_region_stat *)0; }
 static inline int tacho_off_report_write_(const struct tacho_regions_report *r, FILE *f,
 					  enum tacho_format fmt,
 					  const struct tacho_write_opts *opts)
@@ -216,6 +232,8 @@ static inline void tacho_off_regions_reset_(void) { }
 #define tacho_regions_report_new(out) tacho_off_report_new_(out)
 #define tacho_regions_report_free(r) tacho_off_report_free_(r)
 #define tacho_regions_report_find(r, name) tacho_off_report_find_(r, name)
+#define tacho_regions_report_nregions(r) tacho_off_report_nregions_(r)
+#define tacho_regions_report_region(r, i) tacho_off_report_region_(r, i)
 #define tacho_regions_report_nevents(r) tacho_off_report_nevents_(r)
 #define tacho_regions_report_write(r, f, fmt, opts) tacho_off_report_write_(r, f, fmt, opts)
 #define tacho_regions_report_event(r, i) tacho_off_report_event_(r, i)

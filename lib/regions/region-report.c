@@ -496,6 +496,17 @@ const struct tacho_region_stat *tacho_regions_report_find(const struct tacho_reg
 	return NULL;
 }
 
+size_t tacho_regions_report_nregions(const struct tacho_regions_report *r)
+{
+	return r ? r->n : 0;
+}
+
+const struct tacho_region_stat *tacho_regions_report_region(const struct tacho_regions_report *r,
+							   size_t i)
+{
+	return r && i < r->n ? &r->st[i] : NULL;
+}
+
 size_t tacho_regions_report_nevents(const struct tacho_regions_report *r)
 {
 	return r ? r->nev : 0;

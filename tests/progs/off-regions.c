@@ -32,7 +32,9 @@ int main(void)
 	printf("init=%d begin=%d end=%d sum=%d mark=%d traced=%d report=%d null=%d\n", init,
 	       b, e, s, m, tacho_trace_active(), rn, r == NULL);
 	printf("find=%d nevents=%zu event=%d status=%d why=%s notes='%s' write=%d\n",
-	       tacho_regions_report_find(r, "outer") == NULL,
+	       tacho_regions_report_find(r, "outer") == NULL &&
+		       tacho_regions_report_nregions(r) == 0 &&
+		       tacho_regions_report_region(r, 0) == NULL,
 	       tacho_regions_report_nevents(r), tacho_regions_report_event(r, 0) == NULL,
 	       st == TACHO_COUNT_NOT_COUNTED, why, tacho_regions_report_notes(r),
 	       tacho_regions_report_write(r, stdout, TACHO_FORMAT_TABLE, NULL));

@@ -769,6 +769,44 @@ static void test_sim_marks_native(void **state)
 	assert_false(tc_region_sim_on());
 }
 
+/* A report enumerates its regions in name order, each the one find returns for its
+ * name, and says no past the end and for NULL. */
+static void test_enumerate(void **state)
+{
+	static const char *const mine[] = { "enum-a", "enum-b", "enum-c" };
+	size_t seen = 0;
+
+	(void)state;
+	assert_int_equal(tacho_region_begin("enum-c"), 0);
+	assert_int_equal(tacho_region_begin("enum-a"), 0);
+	assert_int_equal(tacho_region_end("enum-a"), 0);
+	assert_int_equal(tacho_region_end("enum-c"), 0);
+	assert_int_equal(tacho_region_begin("enum-b"), 0);
+	assert_int_equal(tacho_region_end("enum-b"), 0);
+
+	struct tacho_regions_report *r = report();
+	size_t n = tacho_regions_report_nregions(r);
+	assert_true(n >= 3);
+	for (size_t i = 0; i < n; i++) {
+		const struct tacho_region_stat *st = tacho_regions_report_region(r, i);
+		assert_non_null(st);
+		assert_ptr_equal(st, tacho_regions_report_find(r, st->name));
+		if (i > 0)
+			assert_true(strcmp(tacho_regions_report_region(r, i - 1)->name,
+					   st->name) < 0);
+		if (seen < ARRAY_SIZE(mine) && !strcmp(st->name, mine[seen])) {
+			assert_int_equal(st->calls, 1);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, ARRAY_SIZE(mine));
+	assert_null(tacho_regions_report_region(r, n));
+	assert_null(tacho_regions_report_region(r, SIZE_MAX));
+	assert_null(tacho_regions_report_region(NULL, 0));
+	assert_int_equal(tacho_regions_report_nregions(NULL), 0);
+	tacho_regions_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -784,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
 		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_json),             cmocka_unit_test(test_sim_marks_native),
+		cmocka_unit_test(test_enumerate),
 	};
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
