@@ -1123,13 +1123,14 @@ static int stat_print(struct stat_cli *c)
 	}
 
 	if (cli_verbose && !c->sim) {
-		const struct tacho_schedule *plan = tacho_stat_schedule(c->s);
-		const struct tacho_pmu_counters *pc = tacho_schedule_counters(plan);
-		fprintf(stderr, "tacho: %u events in %u run%s of the program per repetition; "
-			"counters: %u general, %u fixed (%s)%s%s\n",
-			tacho_schedule_nevents(plan), tacho_schedule_nruns(plan),
-			tacho_schedule_nruns(plan) == 1 ? "" : "s", pc->gp, pc->fixed, pc->source,
-			pc->note[0] ? "; " : "", pc->note);
+		const struct tacho_pmu_counters *pc = tacho_stat_pmu_counters(c->s);
+		unsigned runs = tacho_stat_runs(c->s);
+
+		if (pc)
+			fprintf(stderr, "tacho: %zu events in %u run%s of the program per "
+				"repetition; counters: %u general, %u fixed (%s)%s%s\n",
+				tacho_stat_nevents(c->s), runs, runs == 1 ? "" : "s", pc->gp,
+				pc->fixed, pc->source, pc->note[0] ? "; " : "", pc->note);
 	}
 	/* with -I the intervals were the output; -q wants none */
 	if (!c->interval && !c->quiet)

@@ -32,38 +32,12 @@ extern "C" {
  * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
  * counted in the first run; breakpoints take one of the four debug registers each. */
 
-/* A plan: nruns runs of the program, each with perf groups of event indices. */
-struct tacho_schedule;
-
-/* Flags of tacho_schedule_new. */
+/* Flags of the schedule (tacho_stat_opts.sched_flags). */
 #define TACHO_SCHED_MULTIPLEX 0x1u  /* one run; groups that each fit the counters,
 				       rotated by the kernel and scaled (breakpoints beyond
 				       four still need another run: the kernel cannot
 				       rotate them) */
 
-/* Plans how to count every event of list with the counters pmu describes. Without
- * TACHO_SCHED_MULTIPLEX: first fit, in list order (cycles and instructions, and the
- * groups holding them, before the rest, so that they share the first run with the
- * clocks), into as few runs as keep every run within the counters, so nothing is
- * multiplexed; a {group} of the user stays one perf
- * group; the counter events of a run form one perf group (one read). An event or
- * group that can never fit (wider than the counters, a fixed-only event without its
- * fixed counter) is planned in no run, with a reason, and is never opened. With no
- * hardware PMU (pmu->none) or unknown counters, counter events are planned alone in
- * the first run, so that the kernel's refusal (explained by the engine) or its
- * multiplexing (with coverage) is what the user sees. 0 and *out (free it with
- * tacho_schedule_free), -EINVAL or -ENOMEM. Thread-safe. */
-TACHO_API int tacho_schedule_new(const struct tacho_evlist *list,
-				 const struct tacho_pmu_counters *pmu, unsigned flags,
-				 struct tacho_schedule **out);
-TACHO_API void tacho_schedule_free(struct tacho_schedule *s);
-
-/* What a plan amounts to (0 / NULL for NULL): its runs of the program, its events, and
- * the counters it was planned for (lives as long as s). Where each event goes is in the
- * stat session's results (tacho_stat_event's run and why). */
-TACHO_API unsigned tacho_schedule_nruns(const struct tacho_schedule *s);
-TACHO_API unsigned tacho_schedule_nevents(const struct tacho_schedule *s);
-TACHO_API const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s);
 /* --- 4m. Derived metrics and stat sessions ---
  * tacho_stat runs a program (or watches a process, a thread, CPUs), executes a schedule
  * (4s) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
@@ -322,8 +296,10 @@ TACHO_API double tacho_stat_sys_s(const struct tacho_stat *s);
  * it); NULL when no program ran. Named so because an `_exit` function of this header
  * releases what its object holds (tacho_cpu_info_exit): this one only reads. */
 TACHO_API const struct tacho_exit *tacho_stat_exit_status(const struct tacho_stat *s);
-/* The plan that was executed. */
-TACHO_API const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s);
+/* The counters the events were planned for (lives as long as s); NULL for NULL or a
+ * simulated session. The plan itself is in tacho_stat_runs (runs of the program per
+ * repetition) and in each tacho_stat_event's run and why. */
+TACHO_API const struct tacho_pmu_counters *tacho_stat_pmu_counters(const struct tacho_stat *s);
 /* The simulated machine of a session run with opts.sim (a copy: lives as long as s);
  * NULL for a session that counted. */
 TACHO_API const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s);

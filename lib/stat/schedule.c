@@ -154,7 +154,7 @@ struct sched_run {
 	unsigned nopen;     /* events placed in the run (descriptors, pmu.max_events) */
 };
 
-struct tacho_schedule {
+struct tc_schedule {
 	unsigned nev;
 	struct tc_sched_slot *slots;
 	char **why;         /* owned reason strings, one per event (NULL if placed) */
@@ -193,7 +193,7 @@ static int run_new_group(struct sched_run *r)
 	return (int)r->ng++;
 }
 
-static int sched_new_run(struct tacho_schedule *s)
+static int sched_new_run(struct tc_schedule *s)
 {
 	if (s->nruns == s->ralloc) {
 		unsigned a = s->ralloc ? 2 * s->ralloc : 4;
@@ -218,7 +218,7 @@ struct unit {
 /* What a unit needs, given the fixed counters already taken (fixed_busy). Fixed
  * counters first, general ones for the rest; false if a fixed-only event finds its
  * counter missing or taken. */
-static bool unit_needs(const struct tacho_schedule *s, const struct tc_sched_item *items,
+static bool unit_needs(const struct tc_schedule *s, const struct tc_sched_item *items,
 		       const struct unit *u, uint32_t fixed_busy, unsigned *gp, unsigned *bp,
 		       uint32_t *fixed, bool *free_only)
 {
@@ -257,9 +257,9 @@ static bool unit_needs(const struct tacho_schedule *s, const struct tc_sched_ite
 	return ok;
 }
 
-static void set_why(struct tacho_schedule *s, const struct unit *u, const char *fmt, ...)
+static void set_why(struct tc_schedule *s, const struct unit *u, const char *fmt, ...)
 	TC_PRINTF(3, 4);
-static void set_why(struct tacho_schedule *s, const struct unit *u, const char *fmt, ...)
+static void set_why(struct tc_schedule *s, const struct unit *u, const char *fmt, ...)
 {
 	for (unsigned i = 0; i < u->n; i++) {
 		struct tc_sb sb = TC_SB_INIT;
@@ -278,7 +278,7 @@ static void set_why(struct tacho_schedule *s, const struct unit *u, const char *
 }
 
 /* Records the members of u in group g of run r, marking which sit on fixed counters. */
-static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
+static int place(struct tc_schedule *s, const struct tc_sched_item *items,
 		 const struct unit *u, unsigned r, unsigned g, uint32_t fixed_before)
 {
 	struct sched_group *grp = &s->runs[r].g[g];
@@ -307,7 +307,7 @@ static int place(struct tacho_schedule *s, const struct tc_sched_item *items,
 }
 
 /* Whether run r can open k more events under the descriptor limit. */
-static bool run_has_room(struct tacho_schedule *s, unsigned r, unsigned k)
+static bool run_has_room(struct tc_schedule *s, unsigned r, unsigned k)
 {
 	if (!s->pmu.max_events || s->runs[r].nopen + k <= s->pmu.max_events)
 		return true;
@@ -317,7 +317,7 @@ static bool run_has_room(struct tacho_schedule *s, unsigned r, unsigned k)
 
 /* The first run from `from` that has room for k more events, a new one when none
  * has: its index, or a negative error. */
-static int run_with_room(struct tacho_schedule *s, unsigned from, unsigned k)
+static int run_with_room(struct tc_schedule *s, unsigned from, unsigned k)
 {
 	unsigned r;
 	int err;
@@ -329,7 +329,7 @@ static int run_with_room(struct tacho_schedule *s, unsigned from, unsigned k)
 	return err < 0 ? err : (int)(s->nruns - 1);
 }
 
-static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *items,
+static int place_unit(struct tc_schedule *s, const struct tc_sched_item *items,
 		      const struct unit *u)
 {
 	const struct tacho_pmu_counters *pmu = &s->pmu;
@@ -480,7 +480,7 @@ static int place_unit(struct tacho_schedule *s, const struct tc_sched_item *item
 	}
 }
 
-void tacho_schedule_free(struct tacho_schedule *s)
+void tc_schedule_free(struct tc_schedule *s)
 {
 	if (!s)
 		return;
@@ -500,9 +500,9 @@ void tacho_schedule_free(struct tacho_schedule *s)
 
 int tc_schedule_build(const struct tc_sched_item *items, size_t n,
 		      const struct tacho_pmu_counters *pmu, unsigned flags,
-		      struct tacho_schedule **out)
+		      struct tc_schedule **out)
 {
-	struct tacho_schedule *s;
+	struct tc_schedule *s;
 	struct unit *units = NULL;
 	unsigned *order = NULL;
 	size_t nu = 0;
@@ -565,16 +565,16 @@ out:
 	free(units);
 	free(order);
 	if (err) {
-		tacho_schedule_free(s);
+		tc_schedule_free(s);
 		return err;
 	}
 	*out = s;
 	return 0;
 }
 
-int tacho_schedule_new(const struct tacho_evlist *events,
+int tc_schedule_new(const struct tacho_evlist *events,
 		       const struct tacho_pmu_counters *caller_pmu, unsigned flags,
-		       struct tacho_schedule **out)
+		       struct tc_schedule **out)
 {
 	struct tacho_pmu_counters pmu_copy, *pmu = &pmu_copy;
 	struct tc_sched_item *items;
@@ -609,27 +609,27 @@ int tacho_schedule_new(const struct tacho_evlist *events,
 	return err;
 }
 
-unsigned tacho_schedule_nruns(const struct tacho_schedule *s)
+unsigned tc_schedule_nruns(const struct tc_schedule *s)
 {
 	return s ? s->nruns : 0;
 }
 
-unsigned tacho_schedule_nevents(const struct tacho_schedule *s)
+unsigned tc_schedule_nevents(const struct tc_schedule *s)
 {
 	return s ? s->nev : 0;
 }
 
-bool tc_schedule_descriptor_bound(const struct tacho_schedule *s)
+bool tc_schedule_descriptor_bound(const struct tc_schedule *s)
 {
 	return s && s->descriptor_bound;
 }
 
-unsigned tc_schedule_ngroups(const struct tacho_schedule *s, unsigned run)
+unsigned tc_schedule_ngroups(const struct tc_schedule *s, unsigned run)
 {
 	return s && run < s->nruns ? s->runs[run].ng : 0;
 }
 
-const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run,
+const unsigned *tc_schedule_group(const struct tc_schedule *s, unsigned run,
 				     unsigned group, unsigned *n)
 {
 	if (!s || run >= s->nruns || group >= s->runs[run].ng) {
@@ -642,12 +642,12 @@ const unsigned *tc_schedule_group(const struct tacho_schedule *s, unsigned run,
 	return s->runs[run].g[group].ev;
 }
 
-const struct tc_sched_slot *tc_schedule_slot(const struct tacho_schedule *s, unsigned ev)
+const struct tc_sched_slot *tc_schedule_slot(const struct tc_schedule *s, unsigned ev)
 {
 	return s && ev < s->nev ? &s->slots[ev] : NULL;
 }
 
-const struct tacho_pmu_counters *tacho_schedule_counters(const struct tacho_schedule *s)
+const struct tacho_pmu_counters *tc_schedule_counters(const struct tc_schedule *s)
 {
 	return s ? &s->pmu : NULL;
 }

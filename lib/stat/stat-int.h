@@ -62,7 +62,7 @@ struct tacho_stat {
 	struct ev_res *ev;
 	unsigned repeat;        /* asked */
 	unsigned done;          /* repetitions with at least one run */
-	struct tacho_schedule *sched;
+	struct tc_schedule *sched;
 	double *wall_ns;        /* per repetition: the wall time of the run with the clocks */
 	double *window_ns;      /* per repetition, when switched: the wall time the counters
 				   were on in that run (the control's on_ns) */

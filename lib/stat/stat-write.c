@@ -225,7 +225,7 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 				runs > 1 ? ", " : "");
 		if (runs > 1)
 			fprintf(f, "%u runs of the program each to fit the %s", runs,
-				tc_schedule_descriptor_bound(tacho_stat_schedule(s)) ?
+				tc_schedule_descriptor_bound(tc_stat_schedule(s)) ?
 				"descriptor limit" : "counters");
 		fprintf(f, ")");
 	}

@@ -529,7 +529,7 @@ void tacho_stat_free(struct tacho_stat *s)
 	free(s->machine_mcpu_source);
 	tc_stat_regions_free(s);
 	tacho_sim_result_free(s->sim_last);
-	tacho_schedule_free(s->sched);
+	tc_schedule_free(s->sched);
 	free(s);
 }
 
@@ -790,10 +790,10 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 	    (o->target == TACHO_TARGET_CHILD || (o->target == TACHO_TARGET_CPUS && program)) &&
 	    !pmu.max_events)
 		pmu.max_events = events_per_run(o);
-	err = tacho_schedule_new(o->events, &pmu, sched_flags, &s->sched);
+	err = tc_schedule_new(o->events, &pmu, sched_flags, &s->sched);
 	if (err)
 		goto out_free;
-	nruns = tacho_schedule_nruns(s->sched);
+	nruns = tc_schedule_nruns(s->sched);
 	/* perf's -n: no events, and still one run of the program for its times */
 	if (!nruns && !s->nev)
 		nruns = 1;
@@ -957,7 +957,7 @@ unsigned tacho_stat_repeats(const struct tacho_stat *s)
 
 unsigned tacho_stat_runs(const struct tacho_stat *s)
 {
-	unsigned n = s ? tacho_schedule_nruns(s->sched) : 0;
+	unsigned n = s ? tc_schedule_nruns(s->sched) : 0;
 
 	/* a null run (no events) still ran the program once per repetition */
 	return s && !n && !s->nev ? 1 : n;
@@ -1009,9 +1009,14 @@ const struct tacho_exit *tacho_stat_exit_status(const struct tacho_stat *s)
 	return s && s->have_exit ? &s->exit : NULL;
 }
 
-const struct tacho_schedule *tacho_stat_schedule(const struct tacho_stat *s)
+const struct tc_schedule *tc_stat_schedule(const struct tacho_stat *s)
 {
 	return s ? s->sched : NULL;
+}
+
+const struct tacho_pmu_counters *tacho_stat_pmu_counters(const struct tacho_stat *s)
+{
+	return s && s->sched ? tc_schedule_counters(s->sched) : NULL;
 }
 
 const struct tacho_sim_machine *tacho_stat_sim_machine(const struct tacho_stat *s)

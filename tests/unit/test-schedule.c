@@ -55,10 +55,10 @@ struct sched_case {
 	unsigned ngroups0;    /* expected groups in run 0 (0: do not check) */
 };
 
-static struct tacho_schedule *build(const struct sched_case *c)
+static struct tc_schedule *build(const struct sched_case *c)
 {
 	struct tc_sched_item items[48];
-	struct tacho_schedule *s = NULL;
+	struct tc_schedule *s = NULL;
 
 	for (unsigned i = 0; i < c->n; i++) {
 		items[i] = tc_sched_classify(&c->ev[i].attr, TACHO_EVENT_SRC_HARDWARE, "cpu",
@@ -72,13 +72,13 @@ static struct tacho_schedule *build(const struct sched_case *c)
 
 /* Checks the invariants every plan must keep: each scheduled event is in exactly the
  * group its slot names, and no run (or, multiplexed, no group) exceeds the counters. */
-static void check_invariants(const struct sched_case *c, const struct tacho_schedule *s)
+static void check_invariants(const struct sched_case *c, const struct tc_schedule *s)
 {
 	unsigned seen[48] = { 0 };
 	bool mux = c->flags & TACHO_SCHED_MULTIPLEX;
 	bool limited = c->pmu->known && !c->pmu->none;
 
-	for (unsigned r = 0; r < tacho_schedule_nruns(s); r++) {
+	for (unsigned r = 0; r < tc_schedule_nruns(s); r++) {
 		unsigned gp_run = 0, bp_run = 0;
 		uint32_t fixed_run = 0;
 		for (unsigned g = 0; g < tc_schedule_ngroups(s, r); g++) {
@@ -253,11 +253,11 @@ static void test_cases(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct sched_case *c = &cases[i];
-		struct tacho_schedule *s = build(c);
+		struct tc_schedule *s = build(c);
 
-		if (tacho_schedule_nruns(s) != c->nruns)
+		if (tc_schedule_nruns(s) != c->nruns)
 			fail_msg("case at line %d: %u runs, want %u", c->line,
-				 tacho_schedule_nruns(s), c->nruns);
+				 tc_schedule_nruns(s), c->nruns);
 		for (unsigned e = 0; e < c->n; e++) {
 			const struct tc_sched_slot *sl = tc_schedule_slot(s, e);
 			if (sl->run != c->run[e])
@@ -271,7 +271,7 @@ static void test_cases(void **state)
 			fail_msg("case at line %d: %u groups in run 0, want %u", c->line,
 				 tc_schedule_ngroups(s, 0), c->ngroups0);
 		check_invariants(c, s);
-		tacho_schedule_free(s);
+		tc_schedule_free(s);
 	}
 }
 
@@ -279,7 +279,7 @@ static void test_cases(void **state)
 static void test_why(void **state)
 {
 	size_t i = 0;
-	struct tacho_schedule *s;
+	struct tc_schedule *s;
 	(void)state;
 
 	while (i + 1 < ARRAY_SIZE(cases) &&   /* the 5-wide group */
@@ -293,8 +293,8 @@ static void test_why(void **state)
 	assert_null(tc_schedule_slot(s, 5)->why);
 	assert_null(tc_schedule_slot(s, 99));
 	assert_null(tc_schedule_group(s, 5, 0, NULL));
-	tacho_schedule_free(s);
-	tacho_schedule_free(NULL);
+	tc_schedule_free(s);
+	tc_schedule_free(NULL);
 }
 
 /* The descriptor limit (pmu.max_events): 10 software events and a group of 3, at most
@@ -305,7 +305,7 @@ static void test_descriptor_limit(void **state)
 {
 	const struct tacho_pmu_counters *pmus[] = { &intel_4_3, &amd_6, &no_pmu, &unknown };
 	struct tc_sched_item items[13];
-	struct tacho_schedule *s;
+	struct tc_schedule *s;
 	(void)state;
 
 	for (size_t p = 0; p < ARRAY_SIZE(pmus); p++) {
@@ -319,9 +319,9 @@ static void test_descriptor_limit(void **state)
 			items[i].group = i >= 5 && i < 8 ? 1 : 0;   /* events 5, 6, 7 */
 		}
 		assert_int_equal(tc_schedule_build(items, 13, &pmu, 0, &s), 0);
-		assert_true(tacho_schedule_nruns(s) >= 4);   /* 13 events, 4 a run */
+		assert_true(tc_schedule_nruns(s) >= 4);   /* 13 events, 4 a run */
 		assert_true(tc_schedule_descriptor_bound(s));
-		for (unsigned r = 0; r < tacho_schedule_nruns(s); r++) {
+		for (unsigned r = 0; r < tc_schedule_nruns(s); r++) {
 			unsigned in_run = 0;
 			for (unsigned g = 0; g < tc_schedule_ngroups(s, r); g++) {
 				unsigned n;
@@ -336,7 +336,7 @@ static void test_descriptor_limit(void **state)
 		assert_int_equal(tc_schedule_slot(s, 5)->run, tc_schedule_slot(s, 6)->run);
 		assert_int_equal(tc_schedule_slot(s, 5)->run, tc_schedule_slot(s, 7)->run);
 		assert_int_equal(tc_schedule_slot(s, 5)->group, tc_schedule_slot(s, 7)->group);
-		tacho_schedule_free(s);
+		tc_schedule_free(s);
 
 		/* a group of 5 cannot fit 4 descriptors: left out, said why */
 		for (unsigned i = 0; i < 13; i++)
@@ -346,21 +346,21 @@ static void test_descriptor_limit(void **state)
 		assert_contains(tc_schedule_slot(s, 0)->why, "needs 5 file descriptors at once");
 		assert_int_equal(tc_schedule_slot(s, 4)->run, -1);
 		assert_null(tc_schedule_slot(s, 5)->why);
-		tacho_schedule_free(s);
+		tc_schedule_free(s);
 
 		/* multiplexed: one run, the kernel's limit decides */
 		for (unsigned i = 0; i < 13; i++)
 			items[i].group = 0;
 		assert_int_equal(tc_schedule_build(items, 13, &pmu, TACHO_SCHED_MULTIPLEX, &s), 0);
-		assert_int_equal(tacho_schedule_nruns(s), 1);
+		assert_int_equal(tc_schedule_nruns(s), 1);
 		assert_false(tc_schedule_descriptor_bound(s));
-		tacho_schedule_free(s);
+		tc_schedule_free(s);
 
 		/* no limit: one run */
 		pmu.max_events = 0;
 		assert_int_equal(tc_schedule_build(items, 13, &pmu, 0, &s), 0);
-		assert_int_equal(tacho_schedule_nruns(s), 1);
-		tacho_schedule_free(s);
+		assert_int_equal(tc_schedule_nruns(s), 1);
+		tc_schedule_free(s);
 	}
 }
 
@@ -368,7 +368,7 @@ static void test_descriptor_limit(void **state)
 static void test_p5stat(void **state)
 {
 	struct tc_sched_item items[38];
-	struct tacho_schedule *s;
+	struct tc_schedule *s;
 	(void)state;
 
 	for (unsigned i = 0; i < 38; i++) {
@@ -377,7 +377,7 @@ static void test_p5stat(void **state)
 		assert_int_equal(items[i].kind, TC_SCHED_GP);
 	}
 	assert_int_equal(tc_schedule_build(items, 38, &p5_2, 0, &s), 0);
-	assert_int_equal(tacho_schedule_nruns(s), 19);
+	assert_int_equal(tc_schedule_nruns(s), 19);
 	for (unsigned r = 0; r < 19; r++) {
 		unsigned n;
 		const unsigned *ev = tc_schedule_group(s, r, 0, &n);
@@ -386,11 +386,11 @@ static void test_p5stat(void **state)
 		assert_int_equal(ev[0], 2 * r);
 		assert_int_equal(ev[1], 2 * r + 1);
 	}
-	tacho_schedule_free(s);
+	tc_schedule_free(s);
 	/* empty list: no runs */
 	assert_int_equal(tc_schedule_build(NULL, 0, &p5_2, 0, &s), 0);
-	assert_int_equal(tacho_schedule_nruns(s), 0);
-	tacho_schedule_free(s);
+	assert_int_equal(tc_schedule_nruns(s), 0);
+	tc_schedule_free(s);
 	assert_int_equal(tc_schedule_build(items, 1, NULL, 0, &s), -EINVAL);
 }
 
@@ -576,15 +576,15 @@ static void test_detect_live(void **state)
 								   note),
 						    .gp = 77 };
 		struct tacho_evlist *l = NULL;
-		struct tacho_schedule *s = (struct tacho_schedule *)&small;
+		struct tc_schedule *s = (struct tc_schedule *)&small;
 
 		assert_int_equal(tacho_pmu_counters_detect(&small), -EINVAL);
 		assert_int_equal(small.gp, 77);
 		assert_int_equal(tacho_evlist_parse("page-faults", &l, NULL), 0);
-		assert_int_equal(tacho_schedule_new(l, &small, 0, &s), -EINVAL);
-		assert_int_equal(tacho_schedule_new(l, &c, 0, &s), 0);
-		assert_int_equal(tacho_schedule_nruns(s), 1);
-		tacho_schedule_free(s);
+		assert_int_equal(tc_schedule_new(l, &small, 0, &s), -EINVAL);
+		assert_int_equal(tc_schedule_new(l, &c, 0, &s), 0);
+		assert_int_equal(tc_schedule_nruns(s), 1);
+		tc_schedule_free(s);
 		tacho_evlist_free(l);
 	}
 	assert_int_equal(c.fixed, (unsigned)__builtin_popcount(c.fixed_mask));
