@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "sample/symbols.h"
-#include "tacho/sample.h"
 #include "util/util.h"
 
 #define CACHE_MAGIC "# tacho kallsyms cache 1"
@@ -84,9 +83,12 @@ static int cache_name(const char *boot_id, char *dir, size_t dsize, char *name, 
 
 	if (!boot_id_ok(boot_id))
 		return -EINVAL;
-	err = tacho_buildid_cache_dir(dir, dsize);
+	/* the build-id cache's folder, found as tacho_buildid_cache_dir finds it (none
+	 * under AT_SECURE, as without a HOME), from util: the build-id cache calls this
+	 * file (its prune removes the copies), never the other way round */
+	err = tc_user_cache_dir(dir, dsize);
 	if (err)
-		return err;
+		return err == -EPERM ? -ENOENT : err;
 	snprintf(name, nsize, "kallsyms-%s", boot_id);
 	return 0;
 }
