@@ -5,9 +5,10 @@
  * shares), CPU detection, events, launching programs, simulated events (valgrind),
  * counters, stat sessions, the time-stamp counter, marks for traces, the memory
  * hierarchy measured, what the machine allows, regions, the benchmark harness,
- * sampling, model-specific registers, traces, live monitoring. Read them like a
- * manual: every function states what it does, what it returns on error, who owns what
- * afterwards and whether it may be called from several threads at once.
+ * sampling (recording, its reports, the build-id cache), model-specific registers,
+ * traces, live monitoring. Read them like a manual: every function states what it
+ * does, what it returns on error, who owns what afterwards and whether it may be
+ * called from several threads at once.
  *
  * Conventions, everywhere:
  *  - a function that can fail returns 0 (or a count) on success and a negative code on
@@ -45,7 +46,9 @@
 #include "tacho/machine.h"
 #include "tacho/regions.h"
 #include "tacho/bench.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
+#include "tacho/report.h"
+#include "tacho/symbols.h"
 #include "tacho/msr.h"
 #include "tacho/timeline.h"
 #include "tacho/live.h"

@@ -25,7 +25,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL   # when run from inside a make: a plain, seria
 step "make install BUILD=$build PREFIX=$prefix DESTDIR=$root"
 make -s --no-print-directory -o all BUILD="$build" PREFIX="$prefix" DESTDIR="$root" install \
 	|| fail "make install"
-for f in lib/libtacho.a lib/libtacho.so lib/libtacho.so.0 include/tacho.h include/tacho/errors.h include/tacho/sample.h bin/tacho \
+for f in lib/libtacho.a lib/libtacho.so lib/libtacho.so.0 include/tacho.h include/tacho/errors.h include/tacho/report.h bin/tacho \
 	 lib/pkgconfig/tacho.pc; do
 	[ -e "$root$prefix/$f" ] || fail "$prefix/$f was not installed"
 done

@@ -16,7 +16,8 @@
 #include "tacho/cpu.h"
 #include "tacho/run.h"
 #include "tacho/output.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
+#include "tacho/report.h"
 
 #ifdef __cplusplus
 extern "C" {

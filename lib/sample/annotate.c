@@ -14,7 +14,7 @@
 #include "sample/annotate.h"
 #include "sample/report-int.h"
 #include "util/util.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 #include "tacho/output.h"
 
 #define CODE_MAX (4u << 20)    /* the largest function decoded (sqlite3VdbeExec: 100 KiB) */

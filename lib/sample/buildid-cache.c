@@ -21,7 +21,7 @@
 #include "sample/symbols.h"
 #include "tacho/errors.h"
 #include "tacho/output.h"
-#include "tacho/sample.h"
+#include "tacho/symbols.h"
 
 struct seen {
 	char *path;

@@ -1,6 +1,6 @@
 /* buildid-cache.h - the build-id cache inside the library: what a recording notes as it
  * sees mapped files, the copies it makes at its end, and the look-up of a copy by the
- * report (docs/buildid-cache.md; the command's calls are in tacho/sample.h). */
+ * report (docs/buildid-cache.md; the command's calls are in tacho/symbols.h). */
 #ifndef TACHO_SAMPLE_BUILDID_CACHE_H
 #define TACHO_SAMPLE_BUILDID_CACHE_H
 

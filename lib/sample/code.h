@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 struct tc_profile_code {
 	char *symbol;                  /* the name as shown */

@@ -9,7 +9,7 @@
 
 #include "sample/report-int.h"
 #include "util/util.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 #define FG_WIDTH 1200.0        /* pixels */
 #define FG_PAD 10.0

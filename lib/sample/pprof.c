@@ -10,7 +10,7 @@
 
 #include "sample/report-int.h"
 #include "util/util.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 /* --- protobuf: a growing byte buffer and the two wire types used --- */
 

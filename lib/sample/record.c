@@ -27,7 +27,7 @@
 #include "tacho/errors.h"
 #include "tacho/events.h"
 #include "tacho/run.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
 
 #define DEFAULT_PAGES 128        /* 512 KiB of data per ring */
 #define DEFAULT_FLUSH_MS 200

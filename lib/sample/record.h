@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "sample/recfile.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
 
 struct tc_record_hooks {
 	void *arg;

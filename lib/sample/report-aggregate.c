@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sample/report-int.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 struct agg {
 	uint32_t sym, dso, file;

@@ -8,7 +8,7 @@
 #include "sample/report-int.h"
 #include "util/util.h"
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 #define CODE_MAX (1u << 20)    /* a function larger than this is not read */
 

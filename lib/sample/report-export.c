@@ -11,7 +11,7 @@
 #include "output/output.h"
 #include "sample/payload.h"
 #include "sample/report-int.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 static const char *frame_name(const struct tacho_profile *p, const struct loc *l)
 {

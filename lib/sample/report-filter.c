@@ -9,7 +9,7 @@
 #include "sample/report-int.h"
 #include "util/util.h"
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 struct tc_window {
 	uint64_t from, to;             /* sample times in ns, both ends included */

@@ -2,13 +2,13 @@
  * processes, mappings, binaries, events, samples and resolved locations, strings as
  * pool ids) and the calls between loading (report-load.c), resolving addresses
  * (report-resolve.c), aggregating (report-aggregate.c) and exporting
- * (report-export.c). The public contract is include/tacho/sample.h. */
+ * (report-export.c). The public contract is include/tacho/report.h. */
 #ifndef TACHO_SAMPLE_REPORT_INT_H
 #define TACHO_SAMPLE_REPORT_INT_H
 
 #include "sample/recfile.h"
 #include "sample/symbols.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 struct dso {
 	uint32_t name;                 /* pool id of the path / label */

@@ -15,7 +15,7 @@
 #include "sample/report-int.h"
 #include "sample/sideband.h"
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 static void own_vdso_for(struct tacho_profile *p, uint32_t vdso);
 

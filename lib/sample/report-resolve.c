@@ -10,7 +10,7 @@
 #include "sample/buildid-cache.h"
 #include "sample/report-int.h"
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 {

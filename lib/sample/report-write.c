@@ -11,7 +11,7 @@
 #include "output/output.h"
 #include "sample/report-int.h"
 #include "util/util.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 #include "tacho/output.h"
 
 /* What one call writes: rows of a tuple of sort keys. */

@@ -9,7 +9,7 @@
 #include "output/output.h"
 #include "sample/report-int.h"
 #include "util/util.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 static int by_pid_time(const void *a, const void *b, void *arg)
 {

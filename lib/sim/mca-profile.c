@@ -13,7 +13,7 @@
 #include "util/util.h"
 #include "tacho/cpu.h"
 #include "tacho/output.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 #include "tacho/sim.h"
 
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_mca_opts, cpu_dump)

@@ -16,7 +16,7 @@
 #include "sim/sim.h"
 #include "util/util.h"
 #include "tacho/events.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
 #include "tacho/sim.h"
 
 #define OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_record_opts, output)

@@ -15,7 +15,7 @@
 #include "trace/area.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
-#include "tacho/sample.h"
+#include "tacho/record.h"
 #include "tacho/timeline.h"
 #include "tacho/tsc.h"
 

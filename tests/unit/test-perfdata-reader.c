@@ -14,7 +14,7 @@
 #include "harness.h"
 #include "sample/perfdata.h"
 #include "tacho/errors.h"
-#include "tacho/sample.h"
+#include "tacho/report.h"
 
 struct buf {
 	unsigned char d[8192];

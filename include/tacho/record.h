@@ -1,0 +1,134 @@
+/* tacho/record.h - libtacho's public interface: sampling: recording (tacho record). Its
+ * reports are tacho/report.h, the build-id cache it fills tacho/symbols.h.
+ * Part of <tacho.h>, which includes every area; include that one.
+ *
+ * ELF symbols, source lines, unwinding and build-ids go through elfutils, which
+ * libtacho loads (libdw.so.1, with libelf) the first time one of these functions
+ * reads an ELF file, not at the program's start. A process where it cannot be loaded
+ * ends there with exit status 127 and one line on standard error that says what is
+ * missing, as the dynamic loader would have ended it at start-up when libtacho linked
+ * it; install elfutils' libdw (Debian: libdw1) wherever recordings are made or
+ * reported. */
+#ifndef TACHO_RECORD_H
+#define TACHO_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tacho/errors.h"
+#include "tacho/output.h"
+#include "tacho/run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================================================================================
+ * 7. Sampling
+ * ================================================================================== */
+/* Event-based and time-based sampling (VTune's EBS and TBS, seed 004; perf record and
+ * perf report today): every Nth event, or every millisecond of CPU time, the kernel
+ * notes where the program was; tacho writes that to a record file as it goes and turns
+ * it into hot spots by function, library, source line and instruction.
+ * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
+
+/* --- 7a. Recording --- */
+/* How call chains are recorded (docs/call-graphs.md compares them). */
+enum tacho_call_graph {
+	TACHO_CALL_GRAPH_NONE = 0,  /* none (or frame pointers when opts.callchain is set) */
+	TACHO_CALL_GRAPH_FP,        /* the kernel walks the frame pointers (perf -g) */
+	TACHO_CALL_GRAPH_DWARF,     /* the kernel copies the user registers and a window of
+				       the user stack; the report unwinds it with the
+				       binaries' CFI (x86-64 only) */
+	TACHO_CALL_GRAPH_LBR,       /* the CPU's last-branch records in call-stack mode
+				       (Intel, Haswell on; not in most VMs) */
+};
+
+/* Options (docs/architecture.md, "An API that can grow"): sz first; fields the caller's
+ * sz does not cover take their defaults. */
+struct tacho_record_opts {
+	size_t sz;                  /* sizeof(struct tacho_record_opts) */
+	const char *events;         /* an event spec of the grammar (section 3); NULL:
+				       cycles where there is a core PMU, else cpu-clock */
+	uint64_t period;            /* sample every period events (perf's -c) */
+	unsigned freq;              /* or: this many samples per second, the kernel adjusting
+				       the period (perf's -F). With neither: the clocks
+				       (cpu-clock, task-clock) sample every 1/rate s of CPU
+				       time; other events start with a provisional period,
+				       are counted for calibrate_ms, then get the period that
+				       gives about rate samples per second */
+	bool callchain;             /* record call chains (user stacks by frame pointers) */
+	const char *output;         /* the record file; NULL: "tacho.rec" */
+	char *const *argv;          /* the program to start and record, NULL-terminated */
+	pid_t pid;                  /* or an existing process (every thread of it) */
+	bool system_wide;           /* or every CPU (with argv: while the program runs) */
+	unsigned mmap_pages;        /* data pages of each ring (a power of two); 0: 128 */
+	unsigned flush_ms;          /* the longest time between writes to the file; 0: 200 */
+	unsigned calibrate_ms;      /* the calibration window; 0: 100 */
+	unsigned rate;              /* samples per second aimed at; 0: 1000 */
+	volatile int *stop;         /* when *stop becomes non-zero (a signal number, set by
+				       the caller's signal handler): with a program, the
+				       signal is passed on to it, *stop is cleared (an
+				       atomic exchange) and recording goes on until it
+				       ends; if *stop becomes non-zero again while it runs,
+				       the program is killed with SIGKILL (said through
+				       notify) and the file still finished. Otherwise
+				       recording stops */
+	void (*notify)(void *arg, const char *msg);  /* what tacho chose (the period, the
+				       calibration), as it happens; NULL: the log at INFO */
+	void *notify_arg;
+	enum tacho_call_graph call_graph; /* how to record call chains; NONE with
+				       callchain set is FP */
+	unsigned stack_size;        /* DWARF: bytes of user stack copied per sample, a
+				       multiple of 8 up to 65528; 0: 8192 */
+	const char *buildid_cache;  /* at the end, copy the binaries the recording mapped
+				       into the build-id cache in this folder
+				       (tacho_buildid_cache_dir; docs/buildid-cache.md:
+				       no file over 64 MiB, nothing once it holds 1 GiB);
+				       NULL: none */
+};
+
+/* What a recording did. Sized (docs/architecture.md, "An API that can grow"): the
+ * caller sets sz (`struct tacho_record_result res = { .sz = sizeof(res) };`) and gets
+ * the fields it covers. */
+struct tacho_record_result {
+	size_t sz;                  /* sizeof(struct tacho_record_result) */
+	uint64_t samples;           /* samples written */
+	uint64_t lost;              /* samples the kernel dropped (full ring), from its
+				       PERF_RECORD_LOST records, plus, for period-1
+				       events, those the count says were due but that no
+				       record reported (a ring still full at the end,
+				       throttling): never hidden */
+	uint64_t throttled;         /* times the kernel throttled an event */
+	uint64_t bytes;             /* size of the file */
+	bool ran;                   /* the program was started */
+	struct tacho_exit exit;     /* how it ended (when ran) */
+	int exec_err;               /* errno of a failed exec (then -TACHO_ENOSTART) */
+	char choice[256];           /* the last sentence about the period tacho chose */
+	unsigned cached_files;      /* binaries copied into the build-id cache */
+	uint64_t cached_bytes;      /* their size */
+};
+
+/* Records samples of opts->events on the target into opts->output, writing the file as
+ * the recording goes (every flush_ms at the latest), so that a recording killed at any
+ * moment reads up to its last write. Returns when the program (or the process) ends,
+ * with no fixed delay, or when *opts->stop is set without a program. Returns 0 (also
+ * when the program failed: see res->exit), -TACHO_ENOSTART when the program could not be
+ * started (res->exec_err), the grammar's errors for a bad spec, -errno of
+ * perf_event_open with an explanation in *diag (-EOPNOTSUPP for LBR where the CPU has
+ * none), -EINVAL for a bad stack_size or call_graph, -EOPNOTSUPP for DWARF off x86-64,
+ * or -errno of writing the file; -EINVAL
+ * (and nothing recorded, *res untouched) for an opts->sz or res->sz below the first
+ * version. Starts a child and changes no signal disposition; not thread-safe with other
+ * forks. */
+TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_record_result *res,
+			   struct tacho_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TACHO_RECORD_H */
