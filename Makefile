@@ -78,7 +78,7 @@ DW_LIBS   := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 TEP_CFLAGS := $(shell pkg-config --cflags libtraceevent 2>/dev/null || echo -I/usr/include/traceevent)
 TEP_LIBS   := $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
-# capstone: report --annotate's disassembler, its headers only: lib/sample/annotate.c
+# capstone: report --annotate's disassembler, its headers only: lib/report/annotate.c
 # loads libcapstone.so at the first annotate (dlopen), which saves every command the
 # millisecond of start-up the linked library cost; zlib: the gzip of report --format
 # pprof (docs/report.md says why these two)

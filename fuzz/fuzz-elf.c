@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "events/events.h"
-#include "sample/recfile.h"
-#include "sample/symbols.h"
+#include "record/recfile.h"
+#include "symbols/symbols.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

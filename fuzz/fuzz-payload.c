@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sample/recfile.h"
+#include "record/recfile.h"
 #include "timeline/timeline.h"
 #include "tacho.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sample/perfdata.h"
+#include "report/perfdata.h"
 #include "tacho.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sample/recfile.h"
+#include "record/recfile.h"
 #include "rec-repair.h"
 #include "tacho.h"
 

@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "sample/recfile.h"
-#include "sample/symbols.h"
+#include "record/recfile.h"
+#include "symbols/symbols.h"
 #include "tacho.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/report-int.h"
+#include "report/report-int.h"
 #include "util/util.h"
 #include "tacho.h"
 

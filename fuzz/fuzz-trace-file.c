@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/recfile.h"
+#include "record/recfile.h"
 #include "rec-repair.h"
 #include "timeline/timeline.h"
 #include "tacho.h"

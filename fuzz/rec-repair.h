@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/recfile.h"
+#include "record/recfile.h"
 
 /* A malloc'd copy of data[0..size) with its checksums repaired, or NULL. */
 static inline uint8_t *rec_repair(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /* tpformat.c - a tracepoint's format text read from tracefs for a recording, which
- * keeps it so that a report decodes the payloads without the machine (sample/payload.c). */
+ * keeps it so that a report decodes the payloads without the machine (record/payload.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "output/output.h"
-#include "sample/code.h"
-#include "sample/symbols.h"
+#include "report/code.h"
+#include "symbols/symbols.h"
 #include "sim/sim.h"
 #include "util/util.h"
 #include "tacho/cpu.h"

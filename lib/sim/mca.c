@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sample/symbols.h"
+#include "symbols/symbols.h"
 #include "sim/sim.h"
 #include "util/util.h"
 #include "tacho/cpu.h"

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "sample/recfile.h"
-#include "sample/sideband.h"
+#include "record/recfile.h"
+#include "record/sideband.h"
 #include "sim/sim.h"
 #include "util/util.h"
 #include "tacho/events.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/recfile.h"
+#include "record/recfile.h"
 #include "timeline/timeline.h"
 #include "tacho/errors.h"
 #include "tacho/timeline.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sample/record.h"
+#include "record/record.h"
 #include "timeline/timeline.h"
 #include "trace/area.h"
 #include "tacho/errors.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sample/payload.h"
+#include "record/payload.h"
 #include "util/util.h"
 #include "tacho/timeline.h"
 

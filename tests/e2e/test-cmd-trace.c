@@ -16,7 +16,7 @@
 
 #include "harness.h"
 #include "json-check.h"
-#include "sample/recfile.h"
+#include "record/recfile.h"
 #include "timeline/timeline.h"
 #include "tacho/timeline.h"
 

@@ -18,7 +18,7 @@
 #include "harness.h"
 #include "json-check.h"
 #include "spawn.h"
-#include "sample/payload.h"
+#include "record/payload.h"
 #include "timeline/timeline.h"
 #include "tacho/timeline.h"
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sample/buildid-cache.h"
-#include "sample/symbols.h"
+#include "symbols/buildid-cache.h"
+#include "symbols/symbols.h"
 #include "tacho.h"
 
 static char said[1024];

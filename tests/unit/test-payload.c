@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sample/payload.h"
-#include "sample/recfile.h"
+#include "record/payload.h"
+#include "record/recfile.h"
 #include "tacho/errors.h"
 
 #define COMMON \

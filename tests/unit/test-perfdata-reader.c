@@ -12,7 +12,7 @@
 #include <linux/perf_event.h>
 
 #include "harness.h"
-#include "sample/perfdata.h"
+#include "report/perfdata.h"
 #include "tacho/errors.h"
 #include "tacho/report.h"
 

@@ -15,8 +15,8 @@
 #include "tacho.h"
 #include "harness.h"
 #include "json-check.h"
-#include "sample/recfile.h"
-#include "sample/report-int.h"
+#include "record/recfile.h"
+#include "report/report-int.h"
 
 #define USER ((uint64_t)PERF_CONTEXT_USER)
 

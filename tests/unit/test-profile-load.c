@@ -9,8 +9,8 @@
 
 #include "tacho.h"
 #include "harness.h"
-#include "sample/recfile.h"
-#include "sample/report-int.h"
+#include "record/recfile.h"
+#include "report/report-int.h"
 
 /* Opens a recording at the test folder's file name with one page-faults event. */
 static void start(struct tc_record_writer *w, const char *name, unsigned nev)

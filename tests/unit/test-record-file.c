@@ -11,7 +11,7 @@
 
 #include "tacho.h"
 #include "harness.h"
-#include "sample/recfile.h"
+#include "record/recfile.h"
 
 static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 				 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };

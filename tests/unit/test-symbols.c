@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sample/symbols.h"
+#include "symbols/symbols.h"
 
 static const struct {
 	int line;

@@ -1,0 +1,1044 @@
+/* recfile.c - writing and reading the record file (docs/record-format.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/recfile.h"
+#include "tacho/errors.h"
+
+/* Payload layouts. Every field is naturally aligned and every struct a multiple of 8
+ * bytes, so the layout is the same for every x86-64 compiler; the file is little-endian
+ * (the byte order of the machines that write it; the magic catches a big-endian reader). */
+struct p_event {
+	uint32_t index, type;
+	uint64_t config, sample_type, period;
+	uint32_t flags, pad;
+};
+struct p_period {
+	uint32_t event, pad;
+	uint64_t period, time;
+};
+struct p_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff, time;
+	uint32_t prot, flags;
+	uint8_t build_id_size, pad[3];
+	uint8_t build_id[TC_BUILD_ID_MAX];
+};
+struct p_comm {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t exec, pad;
+};
+struct p_task {
+	uint32_t kind, pid, ppid, tid, ptid, pad;
+	uint64_t time;
+};
+struct p_sample {
+	uint64_t time, ip, addr, period;
+	uint32_t pid, tid, cpu;
+	uint16_t event, misc;
+	uint32_t nr, pad;
+};
+struct p_ustack {
+	uint64_t abi, mask;
+	uint32_t nregs, stack_len;
+};
+struct p_branch {
+	uint32_t nr, pad;
+};
+struct p_lost {
+	uint64_t lost, time;
+	uint32_t cpu, pad;
+};
+struct p_throttle {
+	uint64_t time;
+	uint32_t cpu, throttled;
+};
+struct p_image {
+	uint8_t build_id_size, pad[3];
+	uint8_t build_id[TC_BUILD_ID_MAX];
+	uint32_t name_len, pad2;
+	uint64_t data_len;
+};
+struct p_finish {
+	uint64_t samples, lost, time;
+	int32_t status;
+	uint32_t pad;
+};
+
+struct p_channel {
+	uint32_t index, name_len;
+};
+
+struct p_mark {
+	uint64_t time, tsc, value;
+	uint32_t pid, tid, channel, kind;
+};
+
+struct p_mark_drops {
+	uint64_t ring_full, no_ring, no_channel, time;
+	/* since the damage was counted: a shorter record is read with these 0 */
+	uint64_t damaged_entries, damaged_rings, damaged_header;
+};
+#define MARK_DROPS_V1 tc_offsetofend(struct p_mark_drops, time)
+
+/* TPFORMAT and RAW: the event's index and the length of the bytes that follow */
+struct p_blob {
+	uint32_t event, len;
+};
+
+/* SAMPLES: how many samples follow (each encoded as docs/record-format.md says) */
+struct p_samples {
+	uint32_t count, pad;
+};
+
+_Static_assert(sizeof(struct p_event) == 40, "p_event layout");
+_Static_assert(sizeof(struct p_mmap) == 72, "p_mmap layout");
+_Static_assert(sizeof(struct p_sample) == 56, "p_sample layout");
+_Static_assert(sizeof(struct p_ustack) == 24, "p_ustack layout");
+_Static_assert(sizeof(struct p_branch) == 8, "p_branch layout");
+_Static_assert(sizeof(struct p_image) == 40, "p_image layout");
+_Static_assert(sizeof(struct p_finish) == 32, "p_finish layout");
+
+/* --- writing --- */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
+{
+	unsigned char hdr[TC_REC_FILE_HDR] = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	tc_sb_init(&w->buf);
+	w->fd = fd;
+	w->out.fd = -1;
+	/* magic, version, header size, 8 reserved bytes, CRC of the 24 bytes before it */
+	memcpy(hdr, TC_REC_MAGIC, 8);
+	put_u32(hdr + 8, TC_REC_VERSION);
+	put_u32(hdr + 12, TC_REC_FILE_HDR);
+	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
+	w->err = write_all(fd, hdr, sizeof(hdr));
+	if (!w->err)
+		w->written = sizeof(hdr);
+	return w->err;
+}
+
+int tc_record_writer_open(struct tc_record_writer *w, const char *path)
+{
+	struct tc_outfile out;
+	int err;
+
+	err = tc_outfile_open(&out, path, TC_OUTFILE_KEEP_OLD);
+	if (err) {
+		memset(w, 0, sizeof(*w));
+		w->fd = -1;
+		w->out.fd = -1;
+		return err;
+	}
+	err = tc_record_writer_open_fd(w, out.fd);
+	w->out = out;
+	if (err) {
+		tc_outfile_abort(&w->out);
+		w->fd = -1;
+		tc_sb_exit(&w->buf);
+	}
+	return err;
+}
+
+/* --- the SAMPLES block --- */
+
+/* A block is closed before a sample that could take it past this: the reader checks a
+ * block's CRC before its first sample, and a cut file loses at most its last block */
+#define BLOCK_SOFT (256u << 10)
+
+/* The sample flags: which fields follow the time and IP deltas */
+#define SF_TASK   0x01u   /* pid, tid */
+#define SF_CPU    0x02u   /* cpu + 1 (0: unknown) */
+#define SF_EVENT  0x04u
+#define SF_PERIOD 0x08u
+#define SF_MISC   0x10u
+#define SF_ADDR   0x20u   /* the data address's delta */
+#define SF_CHAIN  0x40u   /* nr, zeros to 8-byte alignment, nr u64 */
+#define SF_ALL    0x7fu
+
+static const unsigned char zeros8[8];
+
+/* LEB128 (7 bits a byte, low first), at most 10 bytes */
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+/* A difference (mod 2^64) as a small number whether it is up or down */
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (0 - (d >> 63));
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+static void block_close(struct tc_record_writer *w)
+{
+	unsigned char *b;
+	size_t size;
+
+	if (!w->block_open)
+		return;
+	w->block_open = false;
+	/* the buffer holds whole records before the block: its length's alignment is
+	 * the file's */
+	if (w->buf.len & 7)
+		tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - w->block_start;
+	b = (unsigned char *)w->buf.buf + w->block_start;
+	put_u32(b + 4, (uint32_t)size);
+	put_u32(b + 8, TC_REC_SAMPLES);
+	put_u32(b + TC_REC_HDR, w->block_count);
+	put_u32(b, tc_crc32(0, b + 4, size - 4));
+}
+
+static void block_open(struct tc_record_writer *w)
+{
+	unsigned char hdr[TC_REC_HDR + sizeof(struct p_samples)] = { 0 };
+
+	w->block_start = w->buf.len;
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	w->block_open = true;
+	w->block_count = 0;
+	memset(&w->prev, 0, sizeof(w->prev));
+}
+
+/* Appends a record made of up to three pieces, each padded to 8 bytes when pad is set
+ * on it; the header (CRC over everything after the CRC field) is filled in last. */
+struct piece {
+	const void *p;
+	size_t len;
+};
+
+static void record_writer_addv(struct tc_record_writer *w, enum tc_rec_type type,
+			       const struct piece *pc, unsigned n)
+{
+	static const unsigned char zeros[8];
+	size_t start, size;
+	unsigned char hdr[TC_REC_HDR] = { 0 };
+
+	block_close(w);   /* a record after samples ends their block: order is kept */
+	start = w->buf.len;
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	for (unsigned i = 0; i < n; i++) {
+		if (!pc[i].len)
+			continue;   /* an empty piece may come with a NULL pointer */
+		tc_sb_add(&w->buf, pc[i].p, pc[i].len);
+		if (pc[i].len & 7)
+			tc_sb_add(&w->buf, zeros, 8 - (pc[i].len & 7));
+	}
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - start;
+	if (size > TC_REC_MAX) {
+		w->buf.len = start;
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	/* crc u32 | size u32 | type u16 | flags u16 | reserved u32 */
+	put_u32((unsigned char *)w->buf.buf + start + 4, (uint32_t)size);
+	put_u32((unsigned char *)w->buf.buf + start + 8, (uint32_t)type);
+	put_u32((unsigned char *)w->buf.buf + start,
+		tc_crc32(0, w->buf.buf + start + 4, size - 4));
+}
+
+void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
+			  const void *payload, size_t len)
+{
+	struct piece pc = { payload, len };
+
+	record_writer_addv(w, type, &pc, 1);
+}
+
+void tc_record_writer_meta(struct tc_record_writer *w, const char *key, const char *value)
+{
+	struct piece pc[2] = { { key, strlen(key) + 1 }, { value, strlen(value) + 1 } };
+	struct tc_sb sb = TC_SB_INIT;
+
+	/* one pair per record keeps the builder simple; the reader takes any number */
+	tc_sb_init(&sb);
+	tc_sb_add(&sb, pc[0].p, pc[0].len);
+	tc_sb_add(&sb, pc[1].p, pc[1].len);
+	if (sb.oom)
+		w->err = w->err ? w->err : -ENOMEM;
+	else
+		tc_record_writer_add(w, TC_REC_META, sb.buf, sb.len);
+	tc_sb_exit(&sb);
+}
+
+void tc_record_writer_event(struct tc_record_writer *w, uint32_t index, uint32_t type,
+			    uint64_t config, uint64_t sample_type, uint64_t period,
+			    uint32_t flags, const char *name)
+{
+	struct p_event e = { .index = index, .type = type, .config = config,
+			     .sample_type = sample_type, .period = period, .flags = flags };
+	struct piece pc[2] = { { &e, sizeof(e) }, { name, strlen(name) + 1 } };
+
+	record_writer_addv(w, TC_REC_EVENT, pc, 2);
+}
+
+void tc_record_writer_period(struct tc_record_writer *w, uint32_t event, uint64_t period,
+			     uint64_t time)
+{
+	struct p_period p = { .event = event, .period = period, .time = time };
+
+	tc_record_writer_add(w, TC_REC_PERIOD, &p, sizeof(p));
+}
+
+void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t tid,
+			   uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
+			   uint64_t time, const uint8_t *build_id, unsigned build_id_size,
+			   const char *filename)
+{
+	struct p_mmap m = { .pid = pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
+			    .time = time, .prot = prot };
+	struct piece pc[2] = { { &m, sizeof(m) }, { filename, strlen(filename) + 1 } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		m.build_id_size = (uint8_t)build_id_size;
+		memcpy(m.build_id, build_id, build_id_size);
+	}
+	record_writer_addv(w, TC_REC_MMAP, pc, 2);
+}
+
+void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
+			   uint64_t time, const char *comm)
+{
+	struct p_comm c = { .pid = pid, .tid = tid, .time = time, .exec = exec };
+	struct piece pc[2] = { { &c, sizeof(c) }, { comm, strlen(comm) + 1 } };
+
+	record_writer_addv(w, TC_REC_COMM, pc, 2);
+}
+
+void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	struct p_task t = { .kind = kind, .pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+			    .time = time };
+
+	tc_record_writer_add(w, TC_REC_TASK, &t, sizeof(t));
+}
+
+void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
+			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
+			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
+			     const uint64_t *chain)
+{
+	struct tc_rec_sample_prev *pv = &w->prev;
+	unsigned char t[80];     /* flags and at most 10 varints: 1 + 4 * 10 (time, ip,
+				  * period, addr) + 4 * 5 (pid, tid, cpu, nr) + 2 * 3
+				  * (event, misc) = 67 */
+	size_t n = 1, chain_bytes = (size_t)nr * 8;
+	unsigned f = 0;
+
+	if (chain_bytes > TC_REC_MAX - TC_REC_HDR - sizeof(struct p_samples) - sizeof(t) - 8) {
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	if (w->block_open &&
+	    w->buf.len - w->block_start + sizeof(t) + 8 + chain_bytes > BLOCK_SOFT)
+		block_close(w);
+	if (!w->block_open)
+		block_open(w);
+	cpu += 1;   /* TC_CPU_UNKNOWN becomes 0, the block's starting value */
+	n += put_varint(t + n, zigzag(time - pv->time));
+	n += put_varint(t + n, zigzag(ip - pv->ip));
+	if (pid != pv->pid || tid != pv->tid) {
+		f |= SF_TASK;
+		n += put_varint(t + n, pid);
+		n += put_varint(t + n, tid);
+	}
+	if (cpu != pv->cpu) {
+		f |= SF_CPU;
+		n += put_varint(t + n, cpu);
+	}
+	if (event != pv->event) {
+		f |= SF_EVENT;
+		n += put_varint(t + n, event);
+	}
+	if (period != pv->period) {
+		f |= SF_PERIOD;
+		n += put_varint(t + n, period);
+	}
+	if (misc != pv->misc) {
+		f |= SF_MISC;
+		n += put_varint(t + n, misc);
+	}
+	if (addr != pv->addr) {
+		f |= SF_ADDR;
+		n += put_varint(t + n, zigzag(addr - pv->addr));
+	}
+	if (nr) {
+		f |= SF_CHAIN;
+		n += put_varint(t + n, nr);
+	}
+	t[0] = (unsigned char)f;
+	tc_sb_add(&w->buf, t, n);
+	if (nr) {
+		/* the chain stays 8-byte aligned in the file, so that a reader points
+		 * into it as into a version 1 sample */
+		if (w->buf.len & 7)
+			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+		tc_sb_add(&w->buf, chain, chain_bytes);
+	}
+	*pv = (struct tc_rec_sample_prev){ .time = time, .ip = ip, .addr = addr,
+					   .period = period, .pid = pid, .tid = tid,
+					   .cpu = cpu, .event = event, .misc = misc };
+	w->block_count++;
+}
+
+void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
+			     uint32_t nregs, const uint64_t *regs, const void *stack,
+			     uint32_t stack_len)
+{
+	struct p_ustack u = { .abi = abi, .mask = mask, .nregs = nregs, .stack_len = stack_len };
+	struct piece pc[3] = { { &u, sizeof(u) }, { regs, (size_t)nregs * 8 },
+			       { stack, stack_len } };
+
+	record_writer_addv(w, TC_REC_USTACK, pc, 3);
+}
+
+void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries)
+{
+	struct p_branch b = { .nr = nr };
+	struct piece pc[2] = { { &b, sizeof(b) }, { entries, (size_t)nr * 24 } };
+
+	record_writer_addv(w, TC_REC_BRANCH, pc, 2);
+}
+
+void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
+			   uint32_t cpu)
+{
+	struct p_lost l = { .lost = lost, .time = time, .cpu = cpu };
+
+	tc_record_writer_add(w, TC_REC_LOST, &l, sizeof(l));
+}
+
+void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,
+			       bool throttled)
+{
+	struct p_throttle t = { .time = time, .cpu = cpu, .throttled = throttled };
+
+	tc_record_writer_add(w, TC_REC_THROTTLE, &t, sizeof(t));
+}
+
+void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
+			    unsigned build_id_size, const char *name, const void *data,
+			    size_t len)
+{
+	struct p_image im = { .name_len = (uint32_t)strlen(name) + 1, .data_len = len };
+	struct piece pc[3] = { { &im, sizeof(im) }, { name, strlen(name) + 1 }, { data, len } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		im.build_id_size = (uint8_t)build_id_size;
+		memcpy(im.build_id, build_id, build_id_size);
+	}
+	record_writer_addv(w, TC_REC_IMAGE, pc, 3);
+}
+
+void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
+			     uint64_t time, int32_t status)
+{
+	struct p_finish f = { .samples = samples, .lost = lost, .time = time, .status = status };
+
+	tc_record_writer_add(w, TC_REC_FINISH, &f, sizeof(f));
+}
+
+void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name)
+{
+	struct p_channel c = { .index = index, .name_len = (uint32_t)strlen(name) + 1 };
+	struct piece pc[2] = { { &c, sizeof(c) }, { name, strlen(name) + 1 } };
+
+	record_writer_addv(w, TC_REC_CHANNEL, pc, 2);
+}
+
+void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
+			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
+			   uint32_t kind)
+{
+	struct p_mark m = { .time = time, .tsc = tsc, .value = value, .pid = pid, .tid = tid,
+			    .channel = channel, .kind = kind };
+
+	tc_record_writer_add(w, TC_REC_MARK, &m, sizeof(m));
+}
+
+void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,
+			       size_t len)
+{
+	struct p_blob b = { .event = event, .len = (uint32_t)len };
+	struct piece pc[2] = { { &b, sizeof(b) }, { text, len } };
+
+	record_writer_addv(w, TC_REC_TPFORMAT, pc, 2);
+}
+
+void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void *data,
+			  uint32_t size)
+{
+	struct p_blob b = { .event = event, .len = size };
+	struct piece pc[2] = { { &b, sizeof(b) }, { data, size } };
+
+	record_writer_addv(w, TC_REC_RAW, pc, 2);
+}
+
+void tc_record_writer_mark_drops(struct tc_record_writer *w, const struct tc_mark_drops *m)
+{
+	struct p_mark_drops d = { .ring_full = m->ring_full, .no_ring = m->no_ring,
+				  .no_channel = m->no_channel, .time = m->time,
+				  .damaged_entries = m->damaged_entries,
+				  .damaged_rings = m->damaged_rings,
+				  .damaged_header = m->damaged_header };
+
+	tc_record_writer_add(w, TC_REC_MARK_DROPS, &d, sizeof(d));
+}
+
+int tc_record_writer_flush(struct tc_record_writer *w)
+{
+	int err;
+
+	block_close(w);
+	if (w->err)
+		return w->err;
+	if (!w->buf.len)
+		return 0;
+	/* one write per flush: a reader (or a kill) sees whole records up to here, plus
+	 * at most one partial write the reader detects as truncation */
+	err = write_all(w->fd, w->buf.buf, w->buf.len);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->written += w->buf.len;
+	tc_sb_reset(&w->buf);
+	return 0;
+}
+
+int tc_record_writer_close(struct tc_record_writer *w)
+{
+	int err = tc_record_writer_flush(w);
+
+	if (w->out.path) {
+		/* opened by path: the file takes its name only when whole */
+		if (err)
+			tc_outfile_abort(&w->out);
+		else
+			err = tc_outfile_commit(&w->out);
+	} else if (w->fd >= 0 && close(w->fd) != 0 && !err) {
+		err = -errno;
+	}
+	w->fd = -1;
+	tc_sb_exit(&w->buf);
+	return err;
+}
+
+void tc_record_writer_discard(struct tc_record_writer *w)
+{
+	if (w->out.path)
+		tc_outfile_abort(&w->out);
+	else if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	tc_sb_exit(&w->buf);
+}
+
+/* --- reading --- */
+
+int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t len,
+			  const char *name, struct tacho_diag *diag)
+{
+	const unsigned char *p = data;
+	uint32_t version, hsize, crc;
+
+	memset(r, 0, sizeof(*r));
+	r->data = data;
+	r->len = len;
+	if (len == 0)
+		return tc_diag_set(diag, name, 0, 0, -TACHO_EEMPTY,
+				   "the file is empty (the recording wrote nothing)");
+	if (len < 8 || memcmp(p, TC_REC_MAGIC, 8) != 0) {
+		if (len < 8 && memcmp(p, TC_REC_MAGIC, len) == 0)
+			return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC,
+					   "the file ends inside its header (%zu bytes)", len);
+		return tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT,
+				   "not a tacho recording (no TACHOREC magic)");
+	}
+	if (len < TC_REC_FILE_HDR)
+		return tc_diag_set(diag, name, 0, 0, -TACHO_ETRUNC,
+				   "the file ends inside its header (%zu bytes)", len);
+	memcpy(&version, p + 8, 4);
+	memcpy(&hsize, p + 12, 4);
+	memcpy(&crc, p + 24, 4);
+	if (crc != tc_crc32(0, p, 24))
+		return tc_diag_set(diag, name, 0, 1, -TACHO_ECORRUPT,
+				   "the file header's checksum does not match");
+	if (version < 1 || version > TC_REC_VERSION)
+		return tc_diag_set(diag, name, 0, 9, -TACHO_EVERSION,
+				   "format version %u, this tacho reads versions 1 to %u",
+				   version, TC_REC_VERSION);
+	if (hsize < TC_REC_FILE_HDR || hsize > len || hsize % 8)
+		return tc_diag_set(diag, name, 0, 13, -TACHO_ECORRUPT,
+				   "bad header size %u", hsize);
+	r->version = version;
+	r->off = hsize;
+	r->good_end = hsize;
+	return 0;
+}
+
+static int corrupt(struct tacho_diag *diag, const char *name, uint64_t off, const char *what)
+{
+	return tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT, "corrupt record at byte %llu: %s",
+			   (unsigned long long)off, what);
+}
+
+/* A NUL-terminated string that starts at p and ends before end, or NULL. */
+static const char *str_in(const unsigned char *p, const unsigned char *end)
+{
+	return p < end && memchr(p, 0, (size_t)(end - p)) ? (const char *)p : NULL;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* One LEB128 number at *pos, before end: 0, or -1 when it runs past end or 64 bits */
+static int get_varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		unsigned char b;
+
+		if (*pos >= end)
+			return -1;
+		b = d[(*pos)++];
+		if (sh == 63 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int get_field(const unsigned char *d, size_t *pos, size_t end, uint64_t max,
+		     uint64_t *v)
+{
+	return get_varint(d, pos, end, v) || *v > max ? -1 : 0;
+}
+
+/* The next sample of the SAMPLES block being read */
+static int next_in_block(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			 struct tacho_diag *diag)
+{
+	struct tc_rec_sample_prev *pv = &r->prev;
+	const unsigned char *d = r->data;
+	size_t pos = r->block_pos, end = r->block_end, start = pos;
+	uint64_t v, nr = 0;
+	unsigned f;
+
+	if (pos >= end)
+		return corrupt(diag, name, start, "sample block ends before its last sample");
+	f = d[pos++];
+	if (f & ~SF_ALL)
+		return corrupt(diag, name, start, "unknown sample flags");
+	if (get_varint(d, &pos, end, &v))
+		goto bad;
+	pv->time += unzigzag(v);
+	if (get_varint(d, &pos, end, &v))
+		goto bad;
+	pv->ip += unzigzag(v);
+	if (f & SF_TASK) {
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->pid = (uint32_t)v;
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->tid = (uint32_t)v;
+	}
+	if (f & SF_CPU) {
+		if (get_field(d, &pos, end, UINT32_MAX, &v))
+			goto bad;
+		pv->cpu = (uint32_t)v;
+	}
+	if (f & SF_EVENT) {
+		if (get_field(d, &pos, end, UINT16_MAX, &v))
+			goto bad;
+		pv->event = (uint32_t)v;
+	}
+	if ((f & SF_PERIOD) && get_varint(d, &pos, end, &pv->period))
+		goto bad;
+	if (f & SF_MISC) {
+		if (get_field(d, &pos, end, UINT16_MAX, &v))
+			goto bad;
+		pv->misc = (uint32_t)v;
+	}
+	if (f & SF_ADDR) {
+		if (get_varint(d, &pos, end, &v))
+			goto bad;
+		pv->addr += unzigzag(v);
+	}
+	memset(out, 0, sizeof(*out));
+	if (f & SF_CHAIN) {
+		if (get_field(d, &pos, end, UINT32_MAX, &nr) || nr == 0)
+			goto bad;
+		for (; pos & 7; pos++)
+			if (pos >= end || d[pos])
+				return corrupt(diag, name, start, "bad padding before a call chain");
+		if (nr > (end - pos) / 8)
+			return corrupt(diag, name, start, "call chain longer than its block");
+		/* the data is 8-byte aligned (a map of the file) and so is pos */
+		out->u.sample.chain = (const uint64_t *)(const void *)(d + pos);
+		pos += (size_t)nr * 8;
+	}
+	out->type = TC_REC_SAMPLE;
+	out->offset = start;
+	out->u.sample.time = pv->time;
+	out->u.sample.ip = pv->ip;
+	out->u.sample.addr = pv->addr;
+	out->u.sample.period = pv->period;
+	out->u.sample.pid = pv->pid;
+	out->u.sample.tid = pv->tid;
+	out->u.sample.cpu = pv->cpu - 1;
+	out->u.sample.event = (uint16_t)pv->event;
+	out->u.sample.misc = (uint16_t)pv->misc;
+	out->u.sample.nr = (uint32_t)nr;
+	r->block_pos = pos;
+	if (--r->block_left == 0) {
+		/* the block ends with its last sample and up to 7 zeros */
+		if (end - pos >= 8 || memcmp(d + pos, zeros8, end - pos))
+			return corrupt(diag, name, pos, "bytes after a sample block's last sample");
+	}
+	return 1;
+bad:
+	return corrupt(diag, name, start, "a sample's field runs past its block or out of range");
+}
+
+int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			  struct tacho_diag *diag)
+{
+	if (r->block_left)
+		return next_in_block(r, out, name, diag);
+	for (;;) {
+		const unsigned char *p = r->data + r->off, *pl, *end;
+		size_t left = r->len - r->off, plen;
+		uint32_t crc, size, type;
+
+		if (left == 0) {
+			if (!r->finished)
+				r->truncated = true;
+			return 0;
+		}
+		if (left < TC_REC_HDR) {
+			r->truncated = true;
+			return 0;
+		}
+		memcpy(&crc, p, 4);
+		memcpy(&size, p + 4, 4);
+		memcpy(&type, p + 8, 4);
+		if (size < TC_REC_HDR || size % 8 || size > TC_REC_MAX)
+			return corrupt(diag, name, r->off, "impossible record size");
+		if (size > left) {
+			/* the file ends inside this record: what came before is good */
+			r->truncated = true;
+			return 0;
+		}
+		if (crc != tc_crc32(0, p + 4, size - 4))
+			return corrupt(diag, name, r->off, "checksum mismatch");
+		memset(out, 0, sizeof(*out));
+		out->type = (enum tc_rec_type)(type & 0xffff);
+		out->offset = r->off;
+		pl = p + TC_REC_HDR;
+		end = p + size;
+		plen = size - TC_REC_HDR;
+		r->off += size;
+		r->good_end = r->off;
+
+#define NEED(T, var)                                                                    \
+	T var;                                                                          \
+	if (plen < sizeof(T))                                                           \
+		return corrupt(diag, name, out->offset, "record shorter than its fields"); \
+	memcpy(&var, pl, sizeof(T))
+
+		switch (type & 0xffff) {
+		case TC_REC_META:
+			if (plen && pl[plen - 1] != 0 && !memchr(pl, 0, plen))
+				return corrupt(diag, name, out->offset, "unterminated string");
+			out->u.meta.data = (const char *)pl;
+			out->u.meta.len = plen;
+			return 1;
+		case TC_REC_EVENT: {
+			NEED(struct p_event, e);
+			out->u.event.index = e.index;
+			out->u.event.type = e.type;
+			out->u.event.flags = e.flags;
+			out->u.event.config = e.config;
+			out->u.event.sample_type = e.sample_type;
+			out->u.event.period = e.period;
+			out->u.event.name = str_in(pl + sizeof(e), end);
+			if (!out->u.event.name)
+				return corrupt(diag, name, out->offset, "event without a name");
+			return 1;
+		}
+		case TC_REC_PERIOD: {
+			NEED(struct p_period, q);
+			out->u.period.event = q.event;
+			out->u.period.period = q.period;
+			out->u.period.time = q.time;
+			return 1;
+		}
+		case TC_REC_MMAP: {
+			NEED(struct p_mmap, m);
+			if (m.build_id_size > TC_BUILD_ID_MAX)
+				return corrupt(diag, name, out->offset, "build-id too long");
+			out->u.mmap.pid = m.pid;
+			out->u.mmap.tid = m.tid;
+			out->u.mmap.prot = m.prot;
+			out->u.mmap.flags = m.flags;
+			out->u.mmap.start = m.start;
+			out->u.mmap.len = m.len;
+			out->u.mmap.pgoff = m.pgoff;
+			out->u.mmap.time = m.time;
+			out->u.mmap.build_id_size = m.build_id_size;
+			memcpy(out->u.mmap.build_id, m.build_id, TC_BUILD_ID_MAX);
+			out->u.mmap.filename = str_in(pl + sizeof(m), end);
+			if (!out->u.mmap.filename)
+				return corrupt(diag, name, out->offset, "mapping without a file name");
+			return 1;
+		}
+		case TC_REC_COMM: {
+			NEED(struct p_comm, c);
+			out->u.comm.pid = c.pid;
+			out->u.comm.tid = c.tid;
+			out->u.comm.exec = c.exec;
+			out->u.comm.time = c.time;
+			out->u.comm.comm = str_in(pl + sizeof(c), end);
+			if (!out->u.comm.comm)
+				return corrupt(diag, name, out->offset, "unterminated thread name");
+			return 1;
+		}
+		case TC_REC_TASK: {
+			NEED(struct p_task, t);
+			if (t.kind != TC_TASK_FORK && t.kind != TC_TASK_EXIT)
+				return corrupt(diag, name, out->offset, "unknown task event");
+			out->u.task.kind = t.kind;
+			out->u.task.pid = t.pid;
+			out->u.task.ppid = t.ppid;
+			out->u.task.tid = t.tid;
+			out->u.task.ptid = t.ptid;
+			out->u.task.time = t.time;
+			return 1;
+		}
+		case TC_REC_SAMPLE: {
+			NEED(struct p_sample, s);
+			if (s.nr > (plen - sizeof(s)) / 8)
+				return corrupt(diag, name, out->offset, "call chain longer than its record");
+			out->u.sample.time = s.time;
+			out->u.sample.ip = s.ip;
+			out->u.sample.addr = s.addr;
+			out->u.sample.period = s.period;
+			out->u.sample.pid = s.pid;
+			out->u.sample.tid = s.tid;
+			out->u.sample.cpu = s.cpu;
+			out->u.sample.event = s.event;
+			out->u.sample.misc = s.misc;
+			out->u.sample.nr = s.nr;
+			/* the file's records are 8-byte aligned and so is the map of the file */
+			out->u.sample.chain = (const uint64_t *)(const void *)(pl + sizeof(s));
+			return 1;
+		}
+		case TC_REC_LOST: {
+			NEED(struct p_lost, l);
+			out->u.lost.lost = l.lost;
+			out->u.lost.time = l.time;
+			out->u.lost.cpu = l.cpu;
+			return 1;
+		}
+		case TC_REC_THROTTLE: {
+			NEED(struct p_throttle, t);
+			out->u.throttle.time = t.time;
+			out->u.throttle.cpu = t.cpu;
+			out->u.throttle.throttled = t.throttled;
+			return 1;
+		}
+		case TC_REC_IMAGE: {
+			NEED(struct p_image, im);
+			size_t need = sizeof(im) + pad8(im.name_len);
+			if (im.build_id_size > TC_BUILD_ID_MAX || im.name_len == 0 ||
+			    im.name_len > plen || need > plen || im.data_len > plen - need)
+				return corrupt(diag, name, out->offset, "bad image sizes");
+			out->u.image.name = (const char *)pl + sizeof(im);
+			if (out->u.image.name[im.name_len - 1] != 0)
+				return corrupt(diag, name, out->offset, "unterminated image name");
+			out->u.image.build_id_size = im.build_id_size;
+			memcpy(out->u.image.build_id, im.build_id, TC_BUILD_ID_MAX);
+			out->u.image.data = pl + need;
+			out->u.image.len = (size_t)im.data_len;
+			return 1;
+		}
+		case TC_REC_FINISH: {
+			NEED(struct p_finish, f);
+			out->u.finish.samples = f.samples;
+			out->u.finish.lost = f.lost;
+			out->u.finish.time = f.time;
+			out->u.finish.status = f.status;
+			r->finished = true;
+			return 1;
+		}
+		case TC_REC_CHANNEL: {
+			NEED(struct p_channel, c);
+			if (c.name_len == 0 || c.name_len > plen - sizeof(c))
+				return corrupt(diag, name, out->offset, "bad channel name size");
+			out->u.channel.index = c.index;
+			out->u.channel.name = (const char *)pl + sizeof(c);
+			if (out->u.channel.name[c.name_len - 1] != 0)
+				return corrupt(diag, name, out->offset, "unterminated channel name");
+			return 1;
+		}
+		case TC_REC_MARK: {
+			NEED(struct p_mark, m);
+			out->u.mark.time = m.time;
+			out->u.mark.tsc = m.tsc;
+			out->u.mark.value = m.value;
+			out->u.mark.pid = m.pid;
+			out->u.mark.tid = m.tid;
+			out->u.mark.channel = m.channel;
+			out->u.mark.kind = m.kind;
+			return 1;
+		}
+		case TC_REC_MARK_DROPS: {
+			struct p_mark_drops d = { 0 };
+			if (plen < MARK_DROPS_V1)
+				return corrupt(diag, name, out->offset, "record shorter than its fields");
+			memcpy(&d, pl, plen < sizeof(d) ? plen : sizeof(d));
+			out->u.mark_drops.ring_full = d.ring_full;
+			out->u.mark_drops.no_ring = d.no_ring;
+			out->u.mark_drops.no_channel = d.no_channel;
+			out->u.mark_drops.time = d.time;
+			out->u.mark_drops.damaged_entries = d.damaged_entries;
+			out->u.mark_drops.damaged_rings = d.damaged_rings;
+			out->u.mark_drops.damaged_header = d.damaged_header;
+			return 1;
+		}
+		case TC_REC_TPFORMAT:
+		case TC_REC_RAW: {
+			NEED(struct p_blob, b);
+			if (b.len > plen - sizeof(b))
+				return corrupt(diag, name, out->offset, "payload longer than its record");
+			if (type == TC_REC_TPFORMAT) {
+				out->u.tpformat.event = b.event;
+				out->u.tpformat.text = (const char *)pl + sizeof(b);
+				out->u.tpformat.len = b.len;
+			} else {
+				out->u.raw.event = b.event;
+				out->u.raw.data = pl + sizeof(b);
+				out->u.raw.size = b.len;
+			}
+			return 1;
+		}
+		case TC_REC_SAMPLES: {
+			NEED(struct p_samples, b);
+			if (b.count == 0 || b.pad)
+				return corrupt(diag, name, out->offset, "bad sample block header");
+			r->block_pos = (size_t)out->offset + TC_REC_HDR + sizeof(b);
+			r->block_end = (size_t)out->offset + size;
+			r->block_left = b.count;
+			r->block_offset = out->offset;
+			memset(&r->prev, 0, sizeof(r->prev));
+			return next_in_block(r, out, name, diag);
+		}
+		case TC_REC_USTACK: {
+			NEED(struct p_ustack, u);
+			if (u.nregs > 64 || u.nregs != (uint32_t)__builtin_popcountll(u.mask) ||
+			    u.stack_len > TC_USTACK_MAX ||
+			    (size_t)u.nregs * 8 + u.stack_len > plen - sizeof(u))
+				return corrupt(diag, name, out->offset, "bad user stack sizes");
+			out->u.ustack.abi = u.abi;
+			out->u.ustack.mask = u.mask;
+			out->u.ustack.nregs = u.nregs;
+			out->u.ustack.stack_len = u.stack_len;
+			out->u.ustack.regs = (const uint64_t *)(const void *)(pl + sizeof(u));
+			out->u.ustack.stack = pl + sizeof(u) + (size_t)u.nregs * 8;
+			return 1;
+		}
+		case TC_REC_BRANCH: {
+			NEED(struct p_branch, b);
+			if (b.nr > (plen - sizeof(b)) / 24)
+				return corrupt(diag, name, out->offset, "branch stack longer than its record");
+			out->u.branch.nr = b.nr;
+			out->u.branch.entries = (const uint64_t *)(const void *)(pl + sizeof(b));
+			return 1;
+		}
+		default:
+			/* A later writer's record type: self-delimiting and checksummed, so it
+			 * can be stepped over (docs/record-format.md, "compatibility"); counted,
+			 * so that the caller can say what it did not read. */
+			r->skipped++;
+			continue;
+		}
+#undef NEED
+	}
+}
+
+bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value)
+{
+	const char *d = rec->u.meta.data;
+	size_t len = rec->u.meta.len, p = *pos, kl, vl;
+
+	if (p >= len || d[p] == 0)
+		return false;
+	kl = strnlen(d + p, len - p);
+	if (p + kl + 1 >= len)
+		return false;
+	vl = strnlen(d + p + kl + 1, len - p - kl - 1);
+	if (p + kl + 1 + vl >= len)
+		return false;
+	*key = d + p;
+	*value = d + p + kl + 1;
+	*pos = p + kl + 1 + vl + 1;
+	return true;
+}

@@ -1,0 +1,252 @@
+/* recfile.h - the record file of `tacho record` (docs/record-format.md): a header, then
+ * self-delimiting, checksummed records, written as the recording goes; samples packed
+ * many to a checksummed block, each with only what changed since the one before. */
+#ifndef TACHO_RECORD_RECFILE_H
+#define TACHO_RECORD_RECFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define TC_REC_MAGIC "TACHOREC"
+#define TC_REC_VERSION 2           /* written; 1 and 2 are read */
+#define TC_REC_FILE_HDR 32          /* bytes of the file header */
+#define TC_REC_HDR 16               /* bytes of a record header */
+#define TC_REC_MAX (16u << 20)      /* no record is larger */
+#define TC_BUILD_ID_MAX 20
+#define TC_RECORD_MAX_EVENTS 65536u /* a sample's event index is below 2^16 */
+/* A sample's cpu where the recording has none (a perf.data recorded per thread) */
+#define TC_CPU_UNKNOWN UINT32_MAX
+
+enum tc_rec_type {
+	TC_REC_META = 1,       /* key/value strings: command, host, kernel, start time */
+	TC_REC_EVENT = 2,      /* one recorded event: encoding, sample_type, period */
+	TC_REC_PERIOD = 3,     /* the period an event was switched to (calibration) */
+	TC_REC_MMAP = 4,       /* an executable mapping of a process, with its build-id */
+	TC_REC_COMM = 5,       /* a thread's name (and exec) */
+	TC_REC_TASK = 6,       /* fork or exit of a thread */
+	TC_REC_SAMPLE = 7,
+	TC_REC_LOST = 8,       /* samples the kernel dropped (ring full) */
+	TC_REC_THROTTLE = 9,   /* the kernel throttled (1) or unthrottled (0) an event */
+	TC_REC_IMAGE = 10,     /* a copy of an in-memory binary (the vDSO) */
+	TC_REC_FINISH = 11,    /* the recording ended cleanly: totals and exit status */
+	TC_REC_CHANNEL = 12,   /* a trace channel's index and name (tacho trace) */
+	TC_REC_MARK = 13,      /* a mark, counter or span edge a traced program wrote */
+	TC_REC_MARK_DROPS = 14, /* the marks dropped so far (totals: the last one holds) */
+	TC_REC_USTACK = 15,    /* the user registers and stack of the SAMPLE just before */
+	TC_REC_BRANCH = 16,    /* the branch stack (LBR call stack) of the SAMPLE before */
+	/* 20-24: tracepoint payloads (tacho trace) */
+	TC_REC_TPFORMAT = 20,  /* a tracepoint event's format text, to decode its payloads */
+	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
+	TC_REC_SAMPLES = 22,   /* version 2: samples packed (read as one TC_REC_SAMPLE each) */
+	TC_REC_TYPE_MAX = 22,
+};
+
+/* event flags */
+#define TC_EVF_FREQ      0x1u   /* period is a frequency in Hz */
+#define TC_EVF_TRAP      0x2u   /* trap-type: the IP is the instruction AFTER the cause */
+#define TC_EVF_ADDR      0x4u   /* samples carry a data address */
+#define TC_EVF_CALLCHAIN 0x8u
+#define TC_EVF_USTACK    0x10u  /* samples are followed by USTACK records (dwarf) */
+#define TC_EVF_BRANCH    0x20u  /* samples are followed by BRANCH records (lbr) */
+#define TC_EVF_RAW       0x100u /* a tracepoint: each sample is followed by a RAW record */
+#define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
+				   exact simulated count at its instruction */
+
+#define TC_USTACK_MAX    65528u /* the most stack bytes a sample copies (kernel limit) */
+
+#define TC_TASK_FORK 1u
+#define TC_TASK_EXIT 2u
+
+/* A decoded record. Pointers point into the file's bytes (valid while the reader is). */
+/* MARK_DROPS: what the producers of a trace dropped (totals so far), and the damage the
+ * consumer found in their area (the traced program wrote over it; 0 in a file written
+ * before tacho counted it). */
+struct tc_mark_drops {
+	uint64_t ring_full, no_ring, no_channel, time;
+	uint64_t damaged_entries, damaged_rings, damaged_header;
+};
+
+struct tc_rec {
+	enum tc_rec_type type;
+	uint64_t offset;                    /* where it starts in the file */
+	union {
+		struct { const char *data; size_t len; } meta;   /* "k\0v\0k\0v\0" */
+		struct {
+			uint32_t index, type, flags;
+			uint64_t config, sample_type, period;
+			const char *name;
+		} event;
+		struct { uint32_t event; uint64_t period, time; } period;
+		struct {
+			uint32_t pid, tid, prot, flags;
+			uint64_t start, len, pgoff, time;
+			uint8_t build_id_size;
+			uint8_t build_id[TC_BUILD_ID_MAX];
+			const char *filename;
+		} mmap;
+		struct { uint32_t pid, tid, exec; uint64_t time; const char *comm; } comm;
+		struct { uint32_t kind, pid, ppid, tid, ptid; uint64_t time; } task;
+		struct {
+			uint64_t time, ip, addr, period;
+			uint32_t pid, tid, cpu;
+			uint16_t event, misc;
+			uint32_t nr;
+			const uint64_t *chain;       /* may be unaligned-free: file data is 8-aligned */
+		} sample;
+		struct { uint64_t lost, time; uint32_t cpu; } lost;
+		struct { uint64_t time; uint32_t cpu, throttled; } throttle;
+		struct {
+			uint8_t build_id_size;
+			uint8_t build_id[TC_BUILD_ID_MAX];
+			const char *name;
+			const unsigned char *data;
+			size_t len;
+		} image;
+		struct { uint64_t samples, lost, time; int32_t status; } finish;
+		struct { uint32_t index; const char *name; } channel;
+		struct {
+			uint64_t time, tsc, value;
+			uint32_t pid, tid, channel, kind;
+		} mark;
+		struct tc_mark_drops mark_drops;
+		struct { uint32_t event; const char *text; size_t len; } tpformat;
+		struct { uint32_t event; const unsigned char *data; size_t size; } raw;
+		struct {
+			uint64_t abi, mask;          /* PERF_SAMPLE_REGS_ABI_*, the regs' mask */
+			uint32_t nregs, stack_len;   /* nregs = popcount(mask) */
+			const uint64_t *regs;        /* in mask bit order (asm/perf_regs.h) */
+			const unsigned char *stack;  /* stack_len bytes from the user SP up */
+		} ustack;
+		struct {
+			uint32_t nr;
+			const uint64_t *entries;     /* nr x (from, to, flags), newest first */
+		} branch;
+	} u;
+};
+
+/* --- writing --- */
+/* What a sample block's next sample is encoded against: the sample before it in the
+ * block (all 0 at its start). */
+struct tc_rec_sample_prev {
+	uint64_t time, ip, addr, period;
+	uint32_t pid, tid, cpu, event, misc;
+};
+
+struct tc_record_writer {
+	int fd;
+	struct tc_outfile out; /* when opened by path: the temporary file and its name */
+	struct tc_sb buf;      /* records not yet written */
+	uint64_t written;      /* bytes in the file */
+	int err;               /* first write error, sticky */
+	bool block_open;       /* buf ends with a SAMPLES record still being filled */
+	size_t block_start;    /* its offset in buf */
+	uint32_t block_count;  /* the samples in it */
+	struct tc_rec_sample_prev prev;
+};
+
+/* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
+ * at path is refused with -ELOOP) and writes the file header. 0 or -errno. */
+int tc_record_writer_open(struct tc_record_writer *w, const char *path);
+/* Uses an open fd, which the writer then owns: tc_record_writer_close closes it. */
+int tc_record_writer_open_fd(struct tc_record_writer *w, int fd);
+/* Appends one record to the buffer; the payload is copied and padded to 8 bytes. */
+void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
+			  const void *payload, size_t len);
+/* Record builders, one per type. Strings are copied NUL-terminated. */
+void tc_record_writer_meta(struct tc_record_writer *w, const char *key, const char *value);
+void tc_record_writer_event(struct tc_record_writer *w, uint32_t index, uint32_t type,
+			    uint64_t config, uint64_t sample_type, uint64_t period,
+			    uint32_t flags, const char *name);
+void tc_record_writer_period(struct tc_record_writer *w, uint32_t event, uint64_t period,
+			     uint64_t time);
+void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t tid,
+			   uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
+			   uint64_t time, const uint8_t *build_id, unsigned build_id_size,
+			   const char *filename);
+void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
+			   uint64_t time, const char *comm);
+void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
+/* A sample goes into the SAMPLES block at the end of the buffer (a new one when another
+ * record came after it, or it is full): some 8 bytes without a call chain. */
+void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
+			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
+			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
+			     const uint64_t *chain);
+/* The user registers (nregs values in mask bit order, ABI abi) and the stack_len bytes of
+ * user stack (the part the kernel says is valid) of the sample just written. */
+void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
+			     uint32_t nregs, const uint64_t *regs, const void *stack,
+			     uint32_t stack_len);
+/* The nr branch entries (from, to, flags each) of the sample just written. */
+void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries);
+void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
+			   uint32_t cpu);
+void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,
+			       bool throttled);
+void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
+			    unsigned build_id_size, const char *name, const void *data,
+			    size_t len);
+void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
+			     uint64_t time, int32_t status);
+void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name);
+void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
+			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
+			   uint32_t kind);
+void tc_record_writer_mark_drops(struct tc_record_writer *w, const struct tc_mark_drops *d);
+/* The format text of tracepoint event `event` (tracefs's events/SYS/NAME/format), len
+ * bytes, stored once so that a report decodes the payloads without the machine. */
+void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,
+			       size_t len);
+/* The raw payload of the sample written just before (size bytes of the kernel's
+ * PERF_SAMPLE_RAW data, its u32 size and padding left out). */
+void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void *data,
+			  uint32_t size);
+/* Writes what is buffered to the file (whole records only). 0 or the sticky -errno. */
+int tc_record_writer_flush(struct tc_record_writer *w);
+/* Flushes, closes the file and frees the buffer; a file opened by path then takes its
+ * name (the previous file there becomes path.old). 0 or -errno (then path and path.old
+ * stay as they were). */
+int tc_record_writer_close(struct tc_record_writer *w);
+/* Closes and removes a file opened by path without putting it in place (a recording
+ * that failed): path stays as it was. Frees the buffer. */
+void tc_record_writer_discard(struct tc_record_writer *w);
+
+/* --- reading --- */
+struct tc_record_reader {
+	const unsigned char *data;
+	size_t len, off;
+	uint32_t version;
+	bool finished;          /* a FINISH record was read */
+	bool truncated;         /* the bytes end inside a record (or before FINISH) */
+	uint64_t good_end;      /* offset just past the last complete record */
+	uint64_t skipped;       /* records of a type this reader does not know, stepped over */
+	/* the SAMPLES block being read: its next byte, its end, the samples left */
+	size_t block_pos, block_end;
+	uint32_t block_left;
+	uint64_t block_offset;  /* where the block's record starts */
+	struct tc_rec_sample_prev prev;
+};
+
+/* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
+ * -TACHO_ECORRUPT (not a tacho recording), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the
+ * header) with *diag saying what and where (source = name). */
+int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t len,
+			  const char *name, struct tacho_diag *diag);
+/* Decodes the next record: 1 and *out, 0 at the end (r->truncated says whether the data
+ * ended inside a record), or -TACHO_ECORRUPT with *diag naming the byte offset. Records
+ * of an unknown type are stepped over and counted in r->skipped. A SAMPLES block of
+ * version 2 is never returned as such: each of its samples comes as a TC_REC_SAMPLE
+ * whose offset is the sample's first byte, and whose chain points into the data (the
+ * block keeps chains 8-byte aligned), as a version 1 sample's does. */
+int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
+			  struct tacho_diag *diag);
+
+/* Iterates the key/value pairs of a META record: returns false at the end. */
+bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);
+
+
+#endif

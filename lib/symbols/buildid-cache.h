@@ -1,0 +1,34 @@
+/* buildid-cache.h - the build-id cache inside the library: what a recording notes as it
+ * sees mapped files, the copies it makes at its end, and the look-up of a copy by the
+ * report (docs/buildid-cache.md; the command's calls are in tacho/symbols.h). */
+#ifndef TACHO_SYMBOLS_BUILDID_CACHE_H
+#define TACHO_SYMBOLS_BUILDID_CACHE_H
+
+#include <stdint.h>
+
+#include "record/recfile.h"
+
+/* The policy: no file over 64 MiB is copied, and no copy is made once the cache holds
+ * 1 GiB (record says so; nothing is removed behind the user's back). */
+#define TC_BIDCACHE_FILE_MAX (64ull << 20)
+#define TC_BIDCACHE_MAX (1ull << 30)
+
+/* The files with a build-id that a recording mapped, each build-id once. */
+struct tc_bidcache;
+int tc_bidcache_new(struct tc_bidcache **out);
+void tc_bidcache_free(struct tc_bidcache *c);   /* NULL-safe */
+/* Notes a mapped file (kept only for a path of a file, with a build-id). */
+void tc_bidcache_note(struct tc_bidcache *c, const char *path, const uint8_t *bid,
+		      unsigned len);
+/* Copies each noted file that is not in the cache at dir yet, is still the file it was
+ * (same build-id), and fits the policy; the ones already there are marked as used (for
+ * pruning). say tells what was left out and why. *files, *bytes: what was copied. 0 or
+ * -errno of a copy that failed (said). */
+int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
+		      void (*say)(void *arg, const char *fmt, ...), void *arg,
+		      unsigned *files, uint64_t *bytes);
+/* The path of a copy of the binary with this build-id in tacho's cache (the default
+ * folder) or perf's ~/.debug, into buf. 0 or -ENOENT. */
+int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size);
+
+#endif

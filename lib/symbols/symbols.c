@@ -1,0 +1,840 @@
+/* symbols.c - ELF symbols, source lines and build-ids through elfutils' libdwfl; kernel
+ * symbols from kallsyms. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/elfutils.h"
+#include "symbols/symbols.h"
+#include "tacho/errors.h"
+
+struct fsym {
+	uint64_t start, size;
+	const char *name;      /* in the ELF's string table (lives as long as the Dwfl) */
+	int rank;              /* tie-break for aliases: global > weak > local */
+	bool label;            /* untyped (STT_NOTYPE): a label of hand-written assembly */
+};
+
+struct tc_symdso {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;              /* the main file (owned by dwfl) */
+	GElf_Addr bias;        /* module address = ELF address + bias */
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct fsym *syms;
+	size_t nsyms;
+	bool syms_loaded;
+};
+
+static char *debuginfo_path;
+
+/* Whether DEBUGINFOD_URLS names a server (anything but blanks). */
+static bool debuginfod_named(void)
+{
+	const char *u = tc_env_trusted("DEBUGINFOD_URLS", NULL);
+
+	return u && u[strspn(u, " \t\n")] != '\0';
+}
+
+/* Whether name is a readable file in one of the places libdwfl's standard search (its
+ * default debuginfo path ":.debug:/usr/lib/debug") looks for the debug file of the
+ * binary in folder dir (dirlen bytes): dir itself (not the binary), dir/.debug, and
+ * /usr/lib/debug followed by dir and by each shorter tail of it (/usr/bin, /bin, /). */
+static bool debug_file_in(const char *dir, int dirlen, const char *binary, const char *name)
+{
+	char path[2 * PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path), "%.*s/%s", dirlen, dir, name);
+	if (n > 0 && (size_t)n < sizeof(path) && strcmp(path, binary) && access(path, R_OK) == 0)
+		return true;
+	n = snprintf(path, sizeof(path), "%.*s/.debug/%s", dirlen, dir, name);
+	if (n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0)
+		return true;
+	for (int at = 0; at <= dirlen; at++) {
+		if (at < dirlen && dir[at] != '/')
+			continue;
+		n = snprintf(path, sizeof(path), "/usr/lib/debug%.*s/%s", dirlen - at, dir + at,
+			     name);
+		if (n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the standard search could find a debug file on this disk for the binary at
+ * file_name (or where its symbolic links lead): one named by its .gnu_debuglink, or,
+ * without one, NAME.debug or NAME (the binary's own name), in the places above. A
+ * debuglink with a '/' (the dwz file's own lookup, or an absolute path) is left to the
+ * standard search whole: true. A superset of where libdwfl looks, so that skipping
+ * the search when this is false loses only what debuginfod would have been asked. */
+static bool debug_file_present(const char *file_name, const char *debuglink)
+{
+	char real[PATH_MAX], own[NAME_MAX + 8];
+	const char *binaries[2] = { file_name, NULL }, *names[2] = { debuglink, NULL };
+
+	if (debuglink && strchr(debuglink, '/'))
+		return true;
+	if (!file_name || file_name[0] != '/')
+		return debuglink != NULL;
+	if (realpath(file_name, real) && strcmp(real, file_name))
+		binaries[1] = real;
+	for (size_t b = 0; b < 2 && binaries[b]; b++) {
+		const char *slash = strrchr(binaries[b], '/');
+		int dirlen = (int)(slash - binaries[b]);
+
+		if (!debuglink) {
+			snprintf(own, sizeof(own), "%s.debug", slash + 1);
+			names[0] = own;
+			names[1] = slash + 1;
+		}
+		for (size_t i = 0; i < 2 && names[i]; i++)
+			if (debug_file_in(binaries[b], dirlen, binaries[b], names[i]))
+				return true;
+	}
+	return false;
+}
+
+/* libdwfl's standard search for a module's separate debug file, without its last
+ * step, the debuginfod client, when DEBUGINFOD_URLS names no server: that client would
+ * answer nothing, yet libdwfl loads it (libdebuginfod, libcurl and some thirty
+ * libraries behind them: 4.7 ms of CPU here) at the first binary whose debug file is
+ * not on this disk. So: the build-id directories first, then, when a file the
+ * standard search could take is where it looks, that search (which finds it, and
+ * checks a debuglink's CRC, before it would ask debuginfod). With a server named, the
+ * standard search whole. (A libdebuginfod built with a default server, which Debian's
+ * is not, is not asked either: name it in DEBUGINFOD_URLS.) */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd;
+
+	if (debuginfod_named())
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !debug_file_present(file_name, debuglink_file))
+		return fd;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = tc_elfutils_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = tc_elfutils_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+int tc_symdso_open(const char *path, const void *image, size_t len, struct tc_symdso **out)
+{
+	struct tc_symdso *d;
+	int fd;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	*out = NULL;
+	if (image) {
+		/* libdwfl wants a file: hand it a memory file with the image's bytes */
+		fd = memfd_create("tacho-image", MFD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (write(fd, image, len) != (ssize_t)len) {
+			int err = errno ? -errno : -EIO;
+			close(fd);
+			return err;
+		}
+	} else {
+		/* a path a recording names: a regular file only (a FIFO there would
+		 * hang the report, a device would be read) */
+		fd = tc_open_regular(path, NULL);
+		if (fd < 0)
+			return fd;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d->dwfl = dwfl_begin(&offline_callbacks);
+	if (!d->dwfl) {
+		close(fd);
+		free(d);
+		return -ENOMEM;
+	}
+	/* base 0: for a position-independent file, module addresses are ELF addresses
+	 * plus the bias dwfl reports (0 unless prelinked) */
+	d->mod = dwfl_report_elf(d->dwfl, path, image ? "/proc/self/fd/x" : path, fd, 0, false);
+	if (!d->mod) {
+		close(fd);
+		dwfl_end(d->dwfl);
+		free(d);
+		return -TACHO_EPARSE;
+	}
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	d->elf = dwfl_module_getelf(d->mod, &d->bias);
+	if (!d->elf) {
+		tc_symdso_free(d);
+		return -TACHO_EPARSE;
+	}
+	n = dwfl_module_build_id(d->mod, &bits, &vaddr);
+	if (n > 0 && (size_t)n <= sizeof(d->build_id)) {
+		memcpy(d->build_id, bits, (size_t)n);
+		d->build_id_len = (size_t)n;
+	}
+	*out = d;
+	return 0;
+}
+
+void tc_symdso_free(struct tc_symdso *d)
+{
+	if (!d)
+		return;
+	free(d->syms);
+	dwfl_end(d->dwfl);
+	free(d);
+}
+
+const uint8_t *tc_symdso_build_id(const struct tc_symdso *d, size_t *len)
+{
+	*len = d->build_id_len;
+	return d->build_id_len ? d->build_id : NULL;
+}
+
+int tc_symdso_file_to_addr(const struct tc_symdso *d, uint64_t off, uint64_t *addr)
+{
+	size_t n;
+
+	if (elf_getphdrnum(d->elf, &n) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the mapping covers whole pages, so an offset slightly past p_filesz (in
+		 * .bss, in the same page) still belongs to this segment */
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_memsz) {
+			*addr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* By address; among aliases of one address the name a report shows first: a sized
+ * symbol over a size-0 one, then by binding (rank), then the fewest leading
+ * underscores (printf, not _IO_printf; malloc, not __libc_malloc: the name the
+ * program's author wrote, and the one perf shows), then the longer name, then the
+ * bytes, so that the choice never depends on the symbol table's order. */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;      /* best first */
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Whether an untyped symbol at value lies inside section shndx of elf and the section
+ * holds code: a label of hand-written assembly. One elsewhere marks data, and one at
+ * the section's end (the linker's etext, _etext) marks no code at all. */
+static bool notype_in_code(Elf *elf, GElf_Word shndx, GElf_Addr value)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!elf || shndx == SHN_UNDEF || shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+	       value >= sh.sh_addr && value < sh.sh_addr + sh.sh_size;
+}
+
+/* A sorted table of the functions of the best symbol table dwfl finds (.symtab of the
+ * file or of its debug file, else .dynsym, plus MiniDebugInfo), so that every lookup
+ * is a binary search instead of libdwfl's scan over all symbols. */
+static void load_syms(struct tc_symdso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t k = 0;
+
+	d->syms_loaded = true;
+	if (n <= 0)
+		return;
+	d->syms = calloc((size_t)n, sizeof(*d->syms));
+	if (!d->syms)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, NULL);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
+			continue;
+		/* functions, and the untyped labels of hand-written assembly in code
+		 * (ld.so's _start and _dl_start_user: size 0, running to the next symbol);
+		 * not local labels (.L...) nor the $x/$d mapping symbols */
+		if (type == STT_NOTYPE) {
+			if (name[0] == '.' || name[0] == '$' || !notype_in_code(elf, shndx, sym.st_value))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+			continue;
+		}
+		d->syms[k].start = addr - d->bias;
+		d->syms[k].size = sym.st_size;
+		d->syms[k].name = name;
+		d->syms[k].rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		d->syms[k].label = type == STT_NOTYPE;
+		k++;
+	}
+	qsort(d->syms, k, sizeof(*d->syms), sym_cmp);
+	/* keep one name per address (the best-ranked alias), and no label inside a sized
+	 * function (it would take the rest of the function's addresses from it) */
+	size_t w = 0;
+	uint64_t end = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (d->syms[i].label && !d->syms[i].size && d->syms[i].start < end &&
+		    (w == 0 || d->syms[w - 1].start != d->syms[i].start))
+			continue;
+		if (w == 0 || d->syms[w - 1].start != d->syms[i].start)
+			d->syms[w++] = d->syms[i];
+		else if (d->syms[w - 1].size < d->syms[i].size)
+			d->syms[w - 1].size = d->syms[i].size;
+		if (d->syms[i].size && d->syms[i].start + d->syms[i].size > end)
+			end = d->syms[i].start + d->syms[i].size;
+	}
+	d->nsyms = w;
+}
+
+static const struct fsym *find_sym(struct tc_symdso *d, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct fsym *s;
+
+	if (!d->syms_loaded)
+		load_syms(d);
+	hi = d->nsyms;
+	while (lo < hi) {              /* first symbol starting after addr */
+		size_t mid = (lo + hi) / 2;
+		if (d->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &d->syms[lo - 1];
+	/* a sized symbol ends where it says; a size-0 one (hand-written assembly) runs to
+	 * the next symbol */
+	if (s->size && addr >= s->start + s->size)
+		return NULL;
+	return s;
+}
+
+int tc_symdso_symbol(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	const struct fsym *s = find_sym(d, addr);
+
+	memset(out, 0, sizeof(*out));
+	if (s) {
+		out->symbol = s->name;
+		out->sym_start = s->start;
+		out->sym_size = s->size;
+	}
+	return 0;
+}
+
+void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(d->mod, addr + d->bias);
+
+	out->file = NULL;
+	out->line = 0;
+	out->comp_dir = NULL;
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file && lineno > 0) {
+			out->file = file;
+			out->line = lineno;
+			out->comp_dir = dwfl_line_comp_dir(line);
+		}
+	}
+}
+
+int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	tc_symdso_symbol(d, addr, out);
+	tc_symdso_line(d, addr, out);
+	return 0;
+}
+
+int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size)
+{
+	if (!d->syms_loaded)
+		load_syms(d);
+	for (size_t i = 0; i < d->nsyms; i++)
+		if (strcmp(d->syms[i].name, name) == 0) {
+			*start = d->syms[i].start;
+			*size = d->syms[i].size;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+size_t tc_symdso_read(struct tc_symdso *d, uint64_t addr, void *buf, size_t len)
+{
+	size_t n;
+	Elf_Data *data;
+
+	if (elf_getphdrnum(d->elf, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		size_t got;
+		if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr < ph.p_vaddr || addr >= ph.p_vaddr + ph.p_filesz)
+			continue;
+		got = (size_t)(ph.p_vaddr + ph.p_filesz - addr);
+		if (got > len)
+			got = len;
+		data = elf_getdata_rawchunk(d->elf, (int64_t)(ph.p_offset + (addr - ph.p_vaddr)),
+					    got, ELF_T_BYTE);
+		if (!data || !data->d_buf)
+			return 0;
+		memcpy(buf, data->d_buf, got);
+		return got;
+	}
+	return 0;
+}
+
+int tc_symdso_read_const_str(struct tc_symdso *d, uint64_t addr, char *buf, size_t max)
+{
+	Elf_Scn *scn = NULL;
+
+	while (max && (scn = elf_nextscn(d->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *s;
+		size_t off, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || (sh.sh_flags & (SHF_WRITE | SHF_EXECINSTR)))
+			continue;
+		if (addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		data = elf_rawdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size != sh.sh_size)
+			return -ENOENT;
+		off = (size_t)(addr - sh.sh_addr);
+		s = (const char *)data->d_buf + off;
+		n = strnlen(s, data->d_size - off);
+		if (n == data->d_size - off || n >= max)
+			return -ENOENT;
+		memcpy(buf, s, n + 1);
+		return (int)n;
+	}
+	return -ENOENT;
+}
+
+static int build_id_of_elf(Elf *elf, uint8_t *bid, size_t max)
+{
+	const void *p;
+	ssize_t n;
+
+	if (!elf)
+		return -TACHO_EPARSE;
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n <= 0)
+		return -TACHO_ENOVALUE;
+	if ((size_t)n > max)
+		n = (ssize_t)max;
+	memcpy(bid, p, (size_t)n);
+	return (int)n;
+}
+
+int tc_build_id_of_file(const char *path, uint8_t *bid, size_t max)
+{
+	int fd = tc_open_regular(path, NULL), ret;   /* as tc_symdso_open */
+	Elf *elf;
+
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ret = build_id_of_elf(elf, bid, max);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int tc_build_id_of_image(const void *image, size_t len, uint8_t *bid, size_t max)
+{
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)(uintptr_t)image, len);
+	ret = build_id_of_elf(elf, bid, max);
+	elf_end(elf);
+	return ret;
+}
+
+/* --- C++ names --- */
+
+/* __cxa_demangle of the Itanium C++ ABI (section 5.1.5): (mangled, buffer, length,
+ * status); with a NULL buffer it returns a malloc'd string. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+static cxa_demangle_fn cxa_demangle;
+
+static void demangle_load(void)
+{
+	/* the handle is kept for the life of the process (never dlclose'd: the function
+	 * must stay mapped); RTLD_LOCAL keeps libstdc++'s symbols out of the global
+	 * namespace of a C program */
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	void *f;
+
+	if (!h)
+		return;
+	f = dlsym(h, "__cxa_demangle");
+	/* ISO C has no cast from void * to a function pointer; POSIX guarantees the
+	 * representations agree */
+	memcpy(&cxa_demangle, &f, sizeof(cxa_demangle));
+}
+
+bool tc_demangle_available(void)
+{
+	pthread_once(&demangle_once, demangle_load);
+	return cxa_demangle != NULL;
+}
+
+char *tc_demangle(const char *name)
+{
+	int status = 0;
+	char *out;
+
+	/* only names of the Itanium ABI: a C name passed to __cxa_demangle may read as a
+	 * type ("i" is int) */
+	if (!name || strncmp(name, "_Z", 2) != 0 || !tc_demangle_available())
+		return NULL;
+	/* reentrant: its output goes to a fresh malloc'd buffer, freed by the caller
+	 * with free() (libstdc++ allocates it with malloc) */
+	out = cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* --- kallsyms --- */
+
+struct ksym {
+	uint64_t addr;
+	const char *name;      /* in text */
+};
+
+struct tc_kallsyms {
+	struct ksym *v;
+	size_t n;
+	bool hidden;
+	/* the file as read, its lines cut in place: the names point into it. (Interning
+	 * them in a string pool saved a few MB but hashed 100k names on every report
+	 * with a kernel sample, a tenth of a small report's time.) */
+	char *text;
+	/* a copy mapped (tc_kallsyms_map): its lines, bisected at each look-up, from
+	 * body on; the names looked up so far, by their line's offset */
+	const char *map;
+	size_t map_len, body;
+	struct tc_hmap named;          /* line offset -> index into names */
+	char **names;
+	size_t nnames;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The value of hex digit c, or -1 (inline: the reader parses 122k addresses). */
+static inline int hexval(unsigned char c)
+{
+	if ((unsigned)(c - '0') < 10)
+		return c - '0';
+	c |= 0x20;   /* 'A'-'F' to 'a'-'f' */
+	return (unsigned)(c - 'a') < 6 ? c - 'a' + 10 : -1;
+}
+
+int tc_kallsyms_load(const char *path, struct tc_kallsyms **out)
+{
+	char *text, *line, *eol;
+	size_t len, cap = 0;
+	struct tc_kallsyms *k;
+	bool any = false, nonzero = false, sorted = true;
+	int err;
+
+	*out = NULL;
+	err = tc_read_file(path ? path : "/proc/kallsyms", &text, &len, 0);
+	if (err)
+		return err;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (line = text; line < text + len; line = eol + 1) {
+		char *end = line, type, *name, *tab;
+		uint64_t addr = 0;
+		int d, digits = 0;
+
+		eol = memchr(line, '\n', (size_t)(text + len - line));
+		if (!eol)
+			eol = text + len;   /* the NUL tc_read_file put there */
+		*eol = '\0';
+		/* "ADDRESS TYPE NAME": the address in hex, 16 digits on x86-64 */
+		while ((d = hexval((unsigned char)*end)) >= 0 && digits++ < 16) {
+			addr = addr << 4 | (uint64_t)d;
+			end++;
+		}
+		if (!digits || digits > 16 || *end != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		name = end + 3;
+		any = true;
+		if (addr)
+			nonzero = true;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (!addr)
+			continue;
+		if (k->n == cap) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			struct ksym *nv = realloc(k->v, ncap * sizeof(*nv));
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			k->v = nv;
+			cap = ncap;
+		}
+		/* "name\t[module]": keep the name and the module */
+		for (tab = strchr(name, '\t'); tab; tab = strchr(tab + 1, '\t'))
+			*tab = ' ';
+		if (k->n && addr < k->v[k->n - 1].addr)
+			sorted = false;
+		k->v[k->n].addr = addr;
+		k->v[k->n].name = name;
+		k->n++;
+	}
+	k->text = text;
+	if (err) {
+		tc_kallsyms_free(k);
+		return err;
+	}
+	k->hidden = any && !nonzero;
+	/* the kernel lists its own text in address order and usually its modules too
+	 * (122k lines here, none out of order): sort only when one is */
+	if (!sorted)
+		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+	*out = k;
+	return 0;
+}
+
+/* --- a mapped copy: "%016x t NAME\n" lines in address order --- */
+
+#define MAPPED_NAME 19   /* the name's column: 16 digits, " t " */
+
+int tc_kallsyms_map(int fd, size_t body, struct tc_kallsyms **out)
+{
+	struct tc_kallsyms *k;
+	struct stat st;
+	void *m;
+
+	*out = NULL;
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size <= body)
+		return -EINVAL;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		munmap(m, (size_t)st.st_size);
+		return -ENOMEM;
+	}
+	k->map = m;
+	k->map_len = (size_t)st.st_size;
+	k->body = body;
+	tc_hmap_init(&k->named);
+	*out = k;
+	return 0;
+}
+
+/* The address of the line that starts at at (0 and false when it is not one of the
+ * copy's) and where the next one starts. */
+static bool mapped_line(const struct tc_kallsyms *k, size_t at, uint64_t *addr, size_t *next)
+{
+	const char *m = k->map, *nl;
+	uint64_t a = 0;
+
+	if (at + MAPPED_NAME >= k->map_len)
+		return false;
+	for (size_t i = 0; i < 16; i++) {
+		int d = hexval((unsigned char)m[at + i]);
+		if (d < 0)
+			return false;
+		a = a << 4 | (uint64_t)d;
+	}
+	if (m[at + 16] != ' ' || m[at + 18] != ' ')
+		return false;
+	nl = memchr(m + at + MAPPED_NAME, '\n', k->map_len - at - MAPPED_NAME);
+	*addr = a;
+	*next = nl ? (size_t)(nl - m) + 1 : k->map_len;
+	return true;
+}
+
+/* Bisects the lines for the last one at or before addr: reads some 17 lines of 122k,
+ * so that a report touches the pages of the symbols it names, not a 5 MB table. */
+static const char *mapped_lookup(struct tc_kallsyms *k, uint64_t addr, uint64_t *start)
+{
+	size_t lo = k->body, hi = k->map_len, best = SIZE_MAX, next;
+	uint64_t a, best_addr = 0, hi_addr = UINT64_MAX;
+	uint32_t idx;
+	const char *nl;
+	char *name, **nn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		while (mid > lo && k->map[mid - 1] != '\n')
+			mid--;   /* the start of the line mid is in */
+		/* a line not in the format, or out of order with those read before: not
+		 * the copy tacho wrote, no name rather than a wrong one */
+		if (!mapped_line(k, mid, &a, &next) || a < best_addr || a > hi_addr)
+			return NULL;
+		if (a <= addr) {
+			best = mid;
+			best_addr = a;
+			lo = next;
+		} else {
+			hi = mid;
+			hi_addr = a;
+		}
+	}
+	if (best == SIZE_MAX)
+		return NULL;
+	if (start)
+		*start = best_addr;
+	if (tc_hmap_get(&k->named, best, &idx))
+		return k->names[idx];
+	nl = memchr(k->map + best + MAPPED_NAME, '\n', k->map_len - best - MAPPED_NAME);
+	name = strndup(k->map + best + MAPPED_NAME,
+		       nl ? (size_t)(nl - k->map) - best - MAPPED_NAME
+			  : k->map_len - best - MAPPED_NAME);
+	nn = name ? realloc(k->names, (k->nnames + 1) * sizeof(*nn)) : NULL;
+	if (!nn || tc_hmap_put(&k->named, best, (uint32_t)k->nnames)) {
+		free(name);
+		if (nn)
+			k->names = nn;
+		return NULL;
+	}
+	k->names = nn;
+	k->names[k->nnames++] = name;
+	return name;
+}
+
+void tc_kallsyms_free(struct tc_kallsyms *k)
+{
+	if (!k)
+		return;
+	free(k->text);
+	free(k->v);
+	if (k->map)
+		munmap((void *)k->map, k->map_len);
+	for (size_t i = 0; i < k->nnames; i++)
+		free(k->names[i]);
+	free(k->names);
+	tc_hmap_exit(&k->named);
+	free(k);
+}
+
+size_t tc_kallsyms_count(const struct tc_kallsyms *k)
+{
+	return k->n;
+}
+
+const char *tc_kallsyms_at(const struct tc_kallsyms *k, size_t i, uint64_t *addr)
+{
+	*addr = k->v[i].addr;
+	return k->v[i].name;
+}
+
+bool tc_kallsyms_hidden(const struct tc_kallsyms *k)
+{
+	return k->hidden;
+}
+
+const char *tc_kallsyms_lookup(struct tc_kallsyms *k, uint64_t addr, uint64_t *start)
+{
+	size_t lo = 0, hi = k->n;
+
+	if (k->map)
+		return mapped_lookup(k, addr, start);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	if (start)
+		*start = k->v[lo - 1].addr;
+	return k->v[lo - 1].name;
+}
