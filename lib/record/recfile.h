@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbols/symbols.h"   /* TC_BUILD_ID_MAX */
 #include "util/util.h"
 
 #define TC_REC_MAGIC "TACHOREC"
@@ -15,7 +16,6 @@
 #define TC_REC_FILE_HDR 32          /* bytes of the file header */
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
-#define TC_BUILD_ID_MAX 20
 #define TC_RECORD_MAX_EVENTS 65536u /* a sample's event index is below 2^16 */
 /* A sample's cpu where the recording has none (a perf.data recorded per thread) */
 #define TC_CPU_UNKNOWN UINT32_MAX

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "record/recfile.h"
+#include "symbols/symbols.h"
 
 /* The policy: no file over 64 MiB is copied, and no copy is made once the cache holds
  * 1 GiB (record says so; nothing is removed behind the user's back). */

@@ -21,6 +21,10 @@ struct tc_symdso;
 int tc_symdso_open(const char *path, const void *image, size_t len, struct tc_symdso **out);
 void tc_symdso_free(struct tc_symdso *d);
 
+/* The longest build-id kept (a SHA-1, GNU ld's default), in the record file and the
+ * build-id cache alike. */
+#define TC_BUILD_ID_MAX 20
+
 /* The binary's GNU build-id, or NULL (*len 0) when it has none. */
 const uint8_t *tc_symdso_build_id(const struct tc_symdso *d, size_t *len);
 
