@@ -758,15 +758,318 @@ bad:
 	return corrupt(diag, name, start, "a sample's field runs past its block or out of range");
 }
 
+/* One record read from the file, handed to its type's decoder: the payload after the
+ * header, and what a decoder needs to say that the record is corrupt. */
+struct rec_in {
+	const unsigned char *pl, *end;  /* the payload and the record's end */
+	size_t plen;                    /* bytes of payload */
+	uint32_t size;                  /* bytes of the record, header included */
+	uint32_t type;                  /* as written (the low 16 bits select the decoder) */
+	const char *name;
+	struct tacho_diag *diag;
+};
+
+/* The decoders, one per record type: each fills out (type and offset already set, the
+ * rest zeroed) from the payload and returns 1, or a negative code with *diag (corrupt).
+ * TC_REC_SAMPLES returns the block's first sample. */
+typedef int (*rec_decoder)(struct tc_record_reader *r, const struct rec_in *in,
+			   struct tc_rec *out);
+
+static int bad(const struct rec_in *in, const struct tc_rec *out, const char *what)
+{
+	return corrupt(in->diag, in->name, out->offset, what);
+}
+
+/* Declares var of the fixed fields T and copies them in; a shorter record is corrupt. */
+#define NEED(T, var)                                                                    \
+	T var;                                                                          \
+	if (in->plen < sizeof(T))                                                       \
+		return bad(in, out, "record shorter than its fields");                  \
+	memcpy(&var, in->pl, sizeof(T))
+
+static int dec_meta(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	if (in->plen && in->pl[in->plen - 1] != 0 && !memchr(in->pl, 0, in->plen))
+		return bad(in, out, "unterminated string");
+	out->u.meta.data = (const char *)in->pl;
+	out->u.meta.len = in->plen;
+	return 1;
+}
+
+static int dec_event(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_event, e);
+	out->u.event.index = e.index;
+	out->u.event.type = e.type;
+	out->u.event.flags = e.flags;
+	out->u.event.config = e.config;
+	out->u.event.sample_type = e.sample_type;
+	out->u.event.period = e.period;
+	out->u.event.name = str_in(in->pl + sizeof(e), in->end);
+	if (!out->u.event.name)
+		return bad(in, out, "event without a name");
+	return 1;
+}
+
+static int dec_period(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_period, q);
+	out->u.period.event = q.event;
+	out->u.period.period = q.period;
+	out->u.period.time = q.time;
+	return 1;
+}
+
+static int dec_mmap(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_mmap, m);
+	if (m.build_id_size > TC_BUILD_ID_MAX)
+		return bad(in, out, "build-id too long");
+	out->u.mmap.pid = m.pid;
+	out->u.mmap.tid = m.tid;
+	out->u.mmap.prot = m.prot;
+	out->u.mmap.flags = m.flags;
+	out->u.mmap.start = m.start;
+	out->u.mmap.len = m.len;
+	out->u.mmap.pgoff = m.pgoff;
+	out->u.mmap.time = m.time;
+	out->u.mmap.build_id_size = m.build_id_size;
+	memcpy(out->u.mmap.build_id, m.build_id, TC_BUILD_ID_MAX);
+	out->u.mmap.filename = str_in(in->pl + sizeof(m), in->end);
+	if (!out->u.mmap.filename)
+		return bad(in, out, "mapping without a file name");
+	return 1;
+}
+
+static int dec_comm(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_comm, c);
+	out->u.comm.pid = c.pid;
+	out->u.comm.tid = c.tid;
+	out->u.comm.exec = c.exec;
+	out->u.comm.time = c.time;
+	out->u.comm.comm = str_in(in->pl + sizeof(c), in->end);
+	if (!out->u.comm.comm)
+		return bad(in, out, "unterminated thread name");
+	return 1;
+}
+
+static int dec_task(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_task, t);
+	if (t.kind != TC_TASK_FORK && t.kind != TC_TASK_EXIT)
+		return bad(in, out, "unknown task event");
+	out->u.task.kind = t.kind;
+	out->u.task.pid = t.pid;
+	out->u.task.ppid = t.ppid;
+	out->u.task.tid = t.tid;
+	out->u.task.ptid = t.ptid;
+	out->u.task.time = t.time;
+	return 1;
+}
+
+static int dec_sample(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_sample, s);
+	if (s.nr > (in->plen - sizeof(s)) / 8)
+		return bad(in, out, "call chain longer than its record");
+	out->u.sample.time = s.time;
+	out->u.sample.ip = s.ip;
+	out->u.sample.addr = s.addr;
+	out->u.sample.period = s.period;
+	out->u.sample.pid = s.pid;
+	out->u.sample.tid = s.tid;
+	out->u.sample.cpu = s.cpu;
+	out->u.sample.event = s.event;
+	out->u.sample.misc = s.misc;
+	out->u.sample.nr = s.nr;
+	/* the file's records are 8-byte aligned and so is the map of the file */
+	out->u.sample.chain = (const uint64_t *)(const void *)(in->pl + sizeof(s));
+	return 1;
+}
+
+static int dec_lost(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_lost, l);
+	out->u.lost.lost = l.lost;
+	out->u.lost.time = l.time;
+	out->u.lost.cpu = l.cpu;
+	return 1;
+}
+
+static int dec_throttle(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_throttle, t);
+	out->u.throttle.time = t.time;
+	out->u.throttle.cpu = t.cpu;
+	out->u.throttle.throttled = t.throttled;
+	return 1;
+}
+
+static int dec_image(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_image, im);
+	size_t need = sizeof(im) + pad8(im.name_len);
+	if (im.build_id_size > TC_BUILD_ID_MAX || im.name_len == 0 ||
+	    im.name_len > in->plen || need > in->plen || im.data_len > in->plen - need)
+		return bad(in, out, "bad image sizes");
+	out->u.image.name = (const char *)in->pl + sizeof(im);
+	if (out->u.image.name[im.name_len - 1] != 0)
+		return bad(in, out, "unterminated image name");
+	out->u.image.build_id_size = im.build_id_size;
+	memcpy(out->u.image.build_id, im.build_id, TC_BUILD_ID_MAX);
+	out->u.image.data = in->pl + need;
+	out->u.image.len = (size_t)im.data_len;
+	return 1;
+}
+
+static int dec_finish(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_finish, f);
+	out->u.finish.samples = f.samples;
+	out->u.finish.lost = f.lost;
+	out->u.finish.time = f.time;
+	out->u.finish.status = f.status;
+	r->finished = true;
+	return 1;
+}
+
+static int dec_channel(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_channel, c);
+	if (c.name_len == 0 || c.name_len > in->plen - sizeof(c))
+		return bad(in, out, "bad channel name size");
+	out->u.channel.index = c.index;
+	out->u.channel.name = (const char *)in->pl + sizeof(c);
+	if (out->u.channel.name[c.name_len - 1] != 0)
+		return bad(in, out, "unterminated channel name");
+	return 1;
+}
+
+static int dec_mark(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_mark, m);
+	out->u.mark.time = m.time;
+	out->u.mark.tsc = m.tsc;
+	out->u.mark.value = m.value;
+	out->u.mark.pid = m.pid;
+	out->u.mark.tid = m.tid;
+	out->u.mark.channel = m.channel;
+	out->u.mark.kind = m.kind;
+	return 1;
+}
+
+static int dec_mark_drops(struct tc_record_reader *r, const struct rec_in *in,
+			  struct tc_rec *out)
+{
+	struct p_mark_drops d = { 0 };
+
+	/* grown since its first version: the fields a shorter record lacks read 0 */
+	if (in->plen < MARK_DROPS_V1)
+		return bad(in, out, "record shorter than its fields");
+	memcpy(&d, in->pl, in->plen < sizeof(d) ? in->plen : sizeof(d));
+	out->u.mark_drops.ring_full = d.ring_full;
+	out->u.mark_drops.no_ring = d.no_ring;
+	out->u.mark_drops.no_channel = d.no_channel;
+	out->u.mark_drops.time = d.time;
+	out->u.mark_drops.damaged_entries = d.damaged_entries;
+	out->u.mark_drops.damaged_rings = d.damaged_rings;
+	out->u.mark_drops.damaged_header = d.damaged_header;
+	return 1;
+}
+
+static int dec_ustack(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_ustack, u);
+	if (u.nregs > 64 || u.nregs != (uint32_t)__builtin_popcountll(u.mask) ||
+	    u.stack_len > TC_USTACK_MAX ||
+	    (size_t)u.nregs * 8 + u.stack_len > in->plen - sizeof(u))
+		return bad(in, out, "bad user stack sizes");
+	out->u.ustack.abi = u.abi;
+	out->u.ustack.mask = u.mask;
+	out->u.ustack.nregs = u.nregs;
+	out->u.ustack.stack_len = u.stack_len;
+	out->u.ustack.regs = (const uint64_t *)(const void *)(in->pl + sizeof(u));
+	out->u.ustack.stack = in->pl + sizeof(u) + (size_t)u.nregs * 8;
+	return 1;
+}
+
+static int dec_branch(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_branch, b);
+	if (b.nr > (in->plen - sizeof(b)) / 24)
+		return bad(in, out, "branch stack longer than its record");
+	out->u.branch.nr = b.nr;
+	out->u.branch.entries = (const uint64_t *)(const void *)(in->pl + sizeof(b));
+	return 1;
+}
+
+/* TC_REC_TPFORMAT and TC_REC_RAW: a length and the bytes */
+static int dec_blob(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_blob, b);
+	if (b.len > in->plen - sizeof(b))
+		return bad(in, out, "payload longer than its record");
+	if (in->type == TC_REC_TPFORMAT) {
+		out->u.tpformat.event = b.event;
+		out->u.tpformat.text = (const char *)in->pl + sizeof(b);
+		out->u.tpformat.len = b.len;
+	} else {
+		out->u.raw.event = b.event;
+		out->u.raw.data = in->pl + sizeof(b);
+		out->u.raw.size = b.len;
+	}
+	return 1;
+}
+
+/* A block of packed samples: the reader steps into it and returns its first sample. */
+static int dec_samples(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_samples, b);
+	if (b.count == 0 || b.pad)
+		return bad(in, out, "bad sample block header");
+	r->block_pos = (size_t)out->offset + TC_REC_HDR + sizeof(b);
+	r->block_end = (size_t)out->offset + in->size;
+	r->block_left = b.count;
+	r->block_offset = out->offset;
+	memset(&r->prev, 0, sizeof(r->prev));
+	return next_in_block(r, out, in->name, in->diag);
+}
+#undef NEED
+
+static const rec_decoder decoders[TC_REC_TYPE_MAX + 1] = {
+	[TC_REC_META] = dec_meta,
+	[TC_REC_EVENT] = dec_event,
+	[TC_REC_PERIOD] = dec_period,
+	[TC_REC_MMAP] = dec_mmap,
+	[TC_REC_COMM] = dec_comm,
+	[TC_REC_TASK] = dec_task,
+	[TC_REC_SAMPLE] = dec_sample,
+	[TC_REC_LOST] = dec_lost,
+	[TC_REC_THROTTLE] = dec_throttle,
+	[TC_REC_IMAGE] = dec_image,
+	[TC_REC_FINISH] = dec_finish,
+	[TC_REC_CHANNEL] = dec_channel,
+	[TC_REC_MARK] = dec_mark,
+	[TC_REC_MARK_DROPS] = dec_mark_drops,
+	[TC_REC_USTACK] = dec_ustack,
+	[TC_REC_BRANCH] = dec_branch,
+	[TC_REC_TPFORMAT] = dec_blob,
+	[TC_REC_RAW] = dec_blob,
+	[TC_REC_SAMPLES] = dec_samples,
+};
+
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag)
 {
 	if (r->block_left)
 		return next_in_block(r, out, name, diag);
 	for (;;) {
-		const unsigned char *p = r->data + r->off, *pl, *end;
-		size_t left = r->len - r->off, plen;
+		const unsigned char *p = r->data + r->off;
+		size_t left = r->len - r->off;
 		uint32_t crc, size, type;
+		struct rec_in in;
+		rec_decoder dec;
 
 		if (left == 0) {
 			if (!r->finished)
@@ -792,235 +1095,20 @@ int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const 
 		memset(out, 0, sizeof(*out));
 		out->type = (enum tc_rec_type)(type & 0xffff);
 		out->offset = r->off;
-		pl = p + TC_REC_HDR;
-		end = p + size;
-		plen = size - TC_REC_HDR;
 		r->off += size;
 		r->good_end = r->off;
-
-#define NEED(T, var)                                                                    \
-	T var;                                                                          \
-	if (plen < sizeof(T))                                                           \
-		return corrupt(diag, name, out->offset, "record shorter than its fields"); \
-	memcpy(&var, pl, sizeof(T))
-
-		switch (type & 0xffff) {
-		case TC_REC_META:
-			if (plen && pl[plen - 1] != 0 && !memchr(pl, 0, plen))
-				return corrupt(diag, name, out->offset, "unterminated string");
-			out->u.meta.data = (const char *)pl;
-			out->u.meta.len = plen;
-			return 1;
-		case TC_REC_EVENT: {
-			NEED(struct p_event, e);
-			out->u.event.index = e.index;
-			out->u.event.type = e.type;
-			out->u.event.flags = e.flags;
-			out->u.event.config = e.config;
-			out->u.event.sample_type = e.sample_type;
-			out->u.event.period = e.period;
-			out->u.event.name = str_in(pl + sizeof(e), end);
-			if (!out->u.event.name)
-				return corrupt(diag, name, out->offset, "event without a name");
-			return 1;
-		}
-		case TC_REC_PERIOD: {
-			NEED(struct p_period, q);
-			out->u.period.event = q.event;
-			out->u.period.period = q.period;
-			out->u.period.time = q.time;
-			return 1;
-		}
-		case TC_REC_MMAP: {
-			NEED(struct p_mmap, m);
-			if (m.build_id_size > TC_BUILD_ID_MAX)
-				return corrupt(diag, name, out->offset, "build-id too long");
-			out->u.mmap.pid = m.pid;
-			out->u.mmap.tid = m.tid;
-			out->u.mmap.prot = m.prot;
-			out->u.mmap.flags = m.flags;
-			out->u.mmap.start = m.start;
-			out->u.mmap.len = m.len;
-			out->u.mmap.pgoff = m.pgoff;
-			out->u.mmap.time = m.time;
-			out->u.mmap.build_id_size = m.build_id_size;
-			memcpy(out->u.mmap.build_id, m.build_id, TC_BUILD_ID_MAX);
-			out->u.mmap.filename = str_in(pl + sizeof(m), end);
-			if (!out->u.mmap.filename)
-				return corrupt(diag, name, out->offset, "mapping without a file name");
-			return 1;
-		}
-		case TC_REC_COMM: {
-			NEED(struct p_comm, c);
-			out->u.comm.pid = c.pid;
-			out->u.comm.tid = c.tid;
-			out->u.comm.exec = c.exec;
-			out->u.comm.time = c.time;
-			out->u.comm.comm = str_in(pl + sizeof(c), end);
-			if (!out->u.comm.comm)
-				return corrupt(diag, name, out->offset, "unterminated thread name");
-			return 1;
-		}
-		case TC_REC_TASK: {
-			NEED(struct p_task, t);
-			if (t.kind != TC_TASK_FORK && t.kind != TC_TASK_EXIT)
-				return corrupt(diag, name, out->offset, "unknown task event");
-			out->u.task.kind = t.kind;
-			out->u.task.pid = t.pid;
-			out->u.task.ppid = t.ppid;
-			out->u.task.tid = t.tid;
-			out->u.task.ptid = t.ptid;
-			out->u.task.time = t.time;
-			return 1;
-		}
-		case TC_REC_SAMPLE: {
-			NEED(struct p_sample, s);
-			if (s.nr > (plen - sizeof(s)) / 8)
-				return corrupt(diag, name, out->offset, "call chain longer than its record");
-			out->u.sample.time = s.time;
-			out->u.sample.ip = s.ip;
-			out->u.sample.addr = s.addr;
-			out->u.sample.period = s.period;
-			out->u.sample.pid = s.pid;
-			out->u.sample.tid = s.tid;
-			out->u.sample.cpu = s.cpu;
-			out->u.sample.event = s.event;
-			out->u.sample.misc = s.misc;
-			out->u.sample.nr = s.nr;
-			/* the file's records are 8-byte aligned and so is the map of the file */
-			out->u.sample.chain = (const uint64_t *)(const void *)(pl + sizeof(s));
-			return 1;
-		}
-		case TC_REC_LOST: {
-			NEED(struct p_lost, l);
-			out->u.lost.lost = l.lost;
-			out->u.lost.time = l.time;
-			out->u.lost.cpu = l.cpu;
-			return 1;
-		}
-		case TC_REC_THROTTLE: {
-			NEED(struct p_throttle, t);
-			out->u.throttle.time = t.time;
-			out->u.throttle.cpu = t.cpu;
-			out->u.throttle.throttled = t.throttled;
-			return 1;
-		}
-		case TC_REC_IMAGE: {
-			NEED(struct p_image, im);
-			size_t need = sizeof(im) + pad8(im.name_len);
-			if (im.build_id_size > TC_BUILD_ID_MAX || im.name_len == 0 ||
-			    im.name_len > plen || need > plen || im.data_len > plen - need)
-				return corrupt(diag, name, out->offset, "bad image sizes");
-			out->u.image.name = (const char *)pl + sizeof(im);
-			if (out->u.image.name[im.name_len - 1] != 0)
-				return corrupt(diag, name, out->offset, "unterminated image name");
-			out->u.image.build_id_size = im.build_id_size;
-			memcpy(out->u.image.build_id, im.build_id, TC_BUILD_ID_MAX);
-			out->u.image.data = pl + need;
-			out->u.image.len = (size_t)im.data_len;
-			return 1;
-		}
-		case TC_REC_FINISH: {
-			NEED(struct p_finish, f);
-			out->u.finish.samples = f.samples;
-			out->u.finish.lost = f.lost;
-			out->u.finish.time = f.time;
-			out->u.finish.status = f.status;
-			r->finished = true;
-			return 1;
-		}
-		case TC_REC_CHANNEL: {
-			NEED(struct p_channel, c);
-			if (c.name_len == 0 || c.name_len > plen - sizeof(c))
-				return corrupt(diag, name, out->offset, "bad channel name size");
-			out->u.channel.index = c.index;
-			out->u.channel.name = (const char *)pl + sizeof(c);
-			if (out->u.channel.name[c.name_len - 1] != 0)
-				return corrupt(diag, name, out->offset, "unterminated channel name");
-			return 1;
-		}
-		case TC_REC_MARK: {
-			NEED(struct p_mark, m);
-			out->u.mark.time = m.time;
-			out->u.mark.tsc = m.tsc;
-			out->u.mark.value = m.value;
-			out->u.mark.pid = m.pid;
-			out->u.mark.tid = m.tid;
-			out->u.mark.channel = m.channel;
-			out->u.mark.kind = m.kind;
-			return 1;
-		}
-		case TC_REC_MARK_DROPS: {
-			struct p_mark_drops d = { 0 };
-			if (plen < MARK_DROPS_V1)
-				return corrupt(diag, name, out->offset, "record shorter than its fields");
-			memcpy(&d, pl, plen < sizeof(d) ? plen : sizeof(d));
-			out->u.mark_drops.ring_full = d.ring_full;
-			out->u.mark_drops.no_ring = d.no_ring;
-			out->u.mark_drops.no_channel = d.no_channel;
-			out->u.mark_drops.time = d.time;
-			out->u.mark_drops.damaged_entries = d.damaged_entries;
-			out->u.mark_drops.damaged_rings = d.damaged_rings;
-			out->u.mark_drops.damaged_header = d.damaged_header;
-			return 1;
-		}
-		case TC_REC_TPFORMAT:
-		case TC_REC_RAW: {
-			NEED(struct p_blob, b);
-			if (b.len > plen - sizeof(b))
-				return corrupt(diag, name, out->offset, "payload longer than its record");
-			if (type == TC_REC_TPFORMAT) {
-				out->u.tpformat.event = b.event;
-				out->u.tpformat.text = (const char *)pl + sizeof(b);
-				out->u.tpformat.len = b.len;
-			} else {
-				out->u.raw.event = b.event;
-				out->u.raw.data = pl + sizeof(b);
-				out->u.raw.size = b.len;
-			}
-			return 1;
-		}
-		case TC_REC_SAMPLES: {
-			NEED(struct p_samples, b);
-			if (b.count == 0 || b.pad)
-				return corrupt(diag, name, out->offset, "bad sample block header");
-			r->block_pos = (size_t)out->offset + TC_REC_HDR + sizeof(b);
-			r->block_end = (size_t)out->offset + size;
-			r->block_left = b.count;
-			r->block_offset = out->offset;
-			memset(&r->prev, 0, sizeof(r->prev));
-			return next_in_block(r, out, name, diag);
-		}
-		case TC_REC_USTACK: {
-			NEED(struct p_ustack, u);
-			if (u.nregs > 64 || u.nregs != (uint32_t)__builtin_popcountll(u.mask) ||
-			    u.stack_len > TC_USTACK_MAX ||
-			    (size_t)u.nregs * 8 + u.stack_len > plen - sizeof(u))
-				return corrupt(diag, name, out->offset, "bad user stack sizes");
-			out->u.ustack.abi = u.abi;
-			out->u.ustack.mask = u.mask;
-			out->u.ustack.nregs = u.nregs;
-			out->u.ustack.stack_len = u.stack_len;
-			out->u.ustack.regs = (const uint64_t *)(const void *)(pl + sizeof(u));
-			out->u.ustack.stack = pl + sizeof(u) + (size_t)u.nregs * 8;
-			return 1;
-		}
-		case TC_REC_BRANCH: {
-			NEED(struct p_branch, b);
-			if (b.nr > (plen - sizeof(b)) / 24)
-				return corrupt(diag, name, out->offset, "branch stack longer than its record");
-			out->u.branch.nr = b.nr;
-			out->u.branch.entries = (const uint64_t *)(const void *)(pl + sizeof(b));
-			return 1;
-		}
-		default:
+		dec = (type & 0xffff) <= TC_REC_TYPE_MAX ? decoders[type & 0xffff] : NULL;
+		if (!dec) {
 			/* A later writer's record type: self-delimiting and checksummed, so it
 			 * can be stepped over (docs/record-format.md, "compatibility"); counted,
 			 * so that the caller can say what it did not read. */
 			r->skipped++;
 			continue;
 		}
-#undef NEED
+		in = (struct rec_in){ .pl = p + TC_REC_HDR, .end = p + size,
+				      .plen = size - TC_REC_HDR, .size = size,
+				      .type = type, .name = name, .diag = diag };
+		return dec(r, &in, out);
 	}
 }
 

@@ -321,210 +321,266 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 	return ret;
 }
 
-static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
-			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag)
+/* What the loaders of the records share while a file is read. */
+struct load {
+	struct tacho_profile *p;
+	const char *path;
+	struct tacho_diag *diag;
+	size_t cap;                    /* samples p->smps (and p->addrs) has room for */
+	bool after_sample;             /* the record before this one was a sample */
+};
+
+/* The loaders, one per record type the report keeps: each adds r to the profile and
+ * returns 0, -ENOMEM, or -TACHO_ECORRUPT with *diag. */
+typedef int (*rec_loader)(struct load *l, const struct tc_rec *r);
+
+static int load_meta(struct load *l, const struct tc_rec *r)
 {
-	struct tc_record_reader rd = *prd;
-	struct tc_rec r;
-	size_t cap = 0;
-	bool last_was_sample = false;
-	int ret;
+	struct tacho_profile *p = l->p;
+	size_t pos = 0;
+	const char *k, *v;
 
-	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
-		bool after_sample = last_was_sample;
-
-		last_was_sample = r.type == TC_REC_SAMPLE;
-		switch (r.type) {
-		case TC_REC_META: {
-			size_t pos = 0;
-			const char *k, *v;
-			while (tc_rec_meta_next(&r, &pos, &k, &v)) {
-				if (!strcmp(k, "command"))
-					p->command = v;
-				else if (!strcmp(k, "boot_id"))
-					p->boot_id = v;
-				else if (!strcmp(k, "kptr_restrict"))
-					p->kptr = v;
-			}
-			break;
-		}
-		case TC_REC_EVENT: {
-			struct ev *ne;
-			if (r.u.event.index != p->nev)
-				return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
-						   "corrupt record at byte %" PRIu64 ": event %u out of order",
-						   r.offset, r.u.event.index);
-			if (tc_profile_grow(p, (void **)&p->evs, &p->evs_cap, p->nev + 1,
-					    sizeof(*p->evs), 4))
-				return -ENOMEM;
-			ne = p->evs;
-			ne[p->nev].events = 0;
-			ne[p->nev].flags = r.u.event.flags;
-			ne[p->nev].period = r.u.event.period;
-			if (tc_strpool_intern(&p->pool, r.u.event.name, &ne[p->nev].name))
-				return -ENOMEM;
-			p->nev++;
-			break;
-		}
-		case TC_REC_TPFORMAT: {
-			int e = load_tpformat(p, &r);
-			if (e)
-				return e;
-			break;
-		}
-		case TC_REC_RAW: {
-			int e = load_raw(p, &r, after_sample);
-			if (e == -TACHO_ECORRUPT)
-				return tc_diag_set(diag, path, 0, 0, e, "corrupt record at byte %"
-						   PRIu64 ": a payload that follows no sample of "
-						   "its event", r.offset);
-			if (e)
-				return e;
-			break;
-		}
-		case TC_REC_PERIOD:
-			if (r.u.period.event < p->nev)
-				p->evs[r.u.period.event].period = r.u.period.period;
-			break;
-		case TC_REC_MMAP:
-			if (add_map(p, &r))
-				return -ENOMEM;
-			break;
-		case TC_REC_COMM: {
-			struct proc *pr = tc_profile_proc(p, r.u.comm.pid, true);
-			if (!pr)
-				return -ENOMEM;
-			/* the process's name is its main thread's, the latest by time: a
-			 * file need not keep the records in time order (perf's pipe mode
-			 * writes each CPU's buffer in turn: the exec's COMM on one CPU can
-			 * come before the shell's own on another) */
-			if (r.u.comm.pid == r.u.comm.tid
-				    ? pr->comm == NONE || !pr->comm_time || r.u.comm.time >= pr->comm_time
-				    : pr->comm == NONE) {
-				if (tc_strpool_intern(&p->pool, r.u.comm.comm, &pr->comm))
-					return -ENOMEM;
-				/* a thread's name stands in until the main thread's comes */
-				pr->comm_time = r.u.comm.pid == r.u.comm.tid ? r.u.comm.time : 0;
-			}
-			break;
-		}
-		case TC_REC_TASK:
-			if (r.u.task.kind == TC_TASK_FORK && r.u.task.pid != r.u.task.ppid) {
-				struct proc *pr = tc_profile_proc(p, r.u.task.pid, true);
-				struct proc *pp;
-				if (!pr)
-					return -ENOMEM;
-				pr->parent = r.u.task.ppid;
-				pr->fork_time = r.u.task.time;
-				pp = tc_profile_proc(p, r.u.task.ppid, true);
-				if (!pp)
-					return -ENOMEM;
-				pr = tc_profile_proc(p, r.u.task.pid, false);   /* realloc may have moved it */
-				if (pr && pr->comm == NONE)
-					pr->comm = pp->comm;
-			}
-			break;
-		case TC_REC_SAMPLE: {
-			struct smp *s;
-			int err;
-			if (p->nsmps == cap) {
-				size_t nc = cap ? cap * 2 : 4096;
-				struct smp *ns = realloc(p->smps, nc * sizeof(*ns));
-				if (!ns)
-					return -ENOMEM;
-				p->smps = ns;
-				if (p->addrs) {
-					uint64_t *na = realloc(p->addrs, nc * sizeof(*na));
-					if (!na)
-						return -ENOMEM;
-					p->addrs = na;
-				}
-				cap = nc;
-			}
-			if (r.u.sample.addr && !p->addrs) {
-				/* the first sample with a data address: the others had none */
-				p->addrs = calloc(cap, sizeof(*p->addrs));
-				if (!p->addrs)
-					return -ENOMEM;
-			}
-			if (p->addrs)
-				p->addrs[p->nsmps] = r.u.sample.addr;
-			s = &p->smps[p->nsmps];
-			/* no machine has 65535 CPUs: the number stands for none */
-			err = smp_ctx(p, &(struct smp_ctx){ .pid = r.u.sample.pid,
-							    .tid = r.u.sample.tid,
-							    .cpu = r.u.sample.cpu < SMP_CPU_NONE ?
-								   (uint16_t)r.u.sample.cpu :
-								   SMP_CPU_NONE,
-							    .event = r.u.sample.event }, &s->ctx);
-			if (err)
-				return err;
-			s->time = r.u.sample.time;
-			s->ip = r.u.sample.ip;
-			s->misc = r.u.sample.misc;
-			s->nr = 0;
-			if (r.u.sample.period < SMP_PERIOD_BIG) {
-				s->period32 = (uint32_t)r.u.sample.period;
-			} else {
-				if (tc_profile_grow(p, (void **)&p->bigp, &p->bigp_cap, p->nbigp + 1,
-						    sizeof(*p->bigp), 16))
-					return -ENOMEM;
-				p->bigp[p->nbigp++] = (struct smp_bigp){ p->nsmps, r.u.sample.period };
-				s->period32 = SMP_PERIOD_BIG;
-			}
-			if (r.u.sample.nr && tc_smp_set_chain(p, s, r.u.sample.chain, r.u.sample.nr))
-				return -ENOMEM;
-			p->nsmps++;
-			break;
-		}
-		case TC_REC_USTACK:
-		case TC_REC_BRANCH:
-			/* the stack or branches of the sample just before (unwind.c) */
-			if (!p->nsmps)
-				break;
-			if (tc_profile_grow(p, (void **)&p->xtras, &p->xtras_cap, p->nxtras + 1,
-					    sizeof(*p->xtras), 256))
-				return -ENOMEM;
-			p->xtras[p->nxtras++] = (struct xtra){ .smp = p->nsmps - 1, .type = r.type,
-							       .r = r };
-			break;
-		case TC_REC_LOST:
-			/* no kernel loses 2^64 samples: a sum that wraps is a damaged file */
-			if (__builtin_add_overflow(p->lost, r.u.lost.lost, &p->lost))
-				return tc_diag_set(diag, path, 0, 0, -TACHO_ECORRUPT,
-						   "corrupt record at byte %" PRIu64 ": the lost "
-						   "samples add up to more than 2^64", r.offset);
-			break;
-		case TC_REC_THROTTLE:
-			p->throttles += r.u.throttle.throttled != 0;
-			break;
-		case TC_REC_IMAGE: {
-			uint32_t d;
-			if (find_dso(p, r.u.image.name, r.u.image.build_id, r.u.image.build_id_size, &d))
-				return -ENOMEM;
-			p->dsos[d].image = r.u.image.data;
-			p->dsos[d].image_len = r.u.image.len;
-			break;
-		}
-		case TC_REC_FINISH:
-			p->exit_status = r.u.finish.status;
-			break;
-		default:
-			break;
-		}
+	while (tc_rec_meta_next(r, &pos, &k, &v)) {
+		if (!strcmp(k, "command"))
+			p->command = v;
+		else if (!strcmp(k, "boot_id"))
+			p->boot_id = v;
+		else if (!strcmp(k, "kptr_restrict"))
+			p->kptr = v;
 	}
-	if (ret < 0)
-		return ret;
-	if (rd.skipped)
-		tc_log(TACHO_LOG_WARN, "%s: skipped %" PRIu64 " records of a type this tacho does "
-		       "not know (written by a newer tacho?): the report may miss what they held",
-		       path, rd.skipped);
-	p->truncated = rd.truncated;
-	p->finished = rd.finished;
-	p->good_end = rd.good_end;
-	/* a sample naming an event the file never declared is corrupt; so is one whose
-	 * periods add up past 2^64 (no run counts that many events): a sum that wrapped
-	 * would give percentages above 100 */
+	return 0;
+}
+
+static int load_event(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	struct ev *ne;
+
+	if (r->u.event.index != p->nev)
+		return tc_diag_set(l->diag, l->path, 0, 0, -TACHO_ECORRUPT,
+				   "corrupt record at byte %" PRIu64 ": event %u out of order",
+				   r->offset, r->u.event.index);
+	if (tc_profile_grow(p, (void **)&p->evs, &p->evs_cap, p->nev + 1, sizeof(*p->evs), 4))
+		return -ENOMEM;
+	ne = p->evs;
+	ne[p->nev].events = 0;
+	ne[p->nev].flags = r->u.event.flags;
+	ne[p->nev].period = r->u.event.period;
+	if (tc_strpool_intern(&p->pool, r->u.event.name, &ne[p->nev].name))
+		return -ENOMEM;
+	p->nev++;
+	return 0;
+}
+
+static int load_tpformat_rec(struct load *l, const struct tc_rec *r)
+{
+	return load_tpformat(l->p, r);
+}
+
+static int load_raw_rec(struct load *l, const struct tc_rec *r)
+{
+	int e = load_raw(l->p, r, l->after_sample);
+
+	if (e == -TACHO_ECORRUPT)
+		return tc_diag_set(l->diag, l->path, 0, 0, e, "corrupt record at byte %" PRIu64
+				   ": a payload that follows no sample of its event", r->offset);
+	return e;
+}
+
+static int load_period(struct load *l, const struct tc_rec *r)
+{
+	if (r->u.period.event < l->p->nev)
+		l->p->evs[r->u.period.event].period = r->u.period.period;
+	return 0;
+}
+
+static int load_mmap(struct load *l, const struct tc_rec *r)
+{
+	return add_map(l->p, r) ? -ENOMEM : 0;
+}
+
+static int load_comm(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	struct proc *pr = tc_profile_proc(p, r->u.comm.pid, true);
+
+	if (!pr)
+		return -ENOMEM;
+	/* the process's name is its main thread's, the latest by time: a file need not
+	 * keep the records in time order (perf's pipe mode writes each CPU's buffer in
+	 * turn: the exec's COMM on one CPU can come before the shell's own on another) */
+	if (r->u.comm.pid == r->u.comm.tid
+		    ? pr->comm == NONE || !pr->comm_time || r->u.comm.time >= pr->comm_time
+		    : pr->comm == NONE) {
+		if (tc_strpool_intern(&p->pool, r->u.comm.comm, &pr->comm))
+			return -ENOMEM;
+		/* a thread's name stands in until the main thread's comes */
+		pr->comm_time = r->u.comm.pid == r->u.comm.tid ? r->u.comm.time : 0;
+	}
+	return 0;
+}
+
+static int load_task(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	struct proc *pr, *pp;
+
+	if (r->u.task.kind != TC_TASK_FORK || r->u.task.pid == r->u.task.ppid)
+		return 0;
+	pr = tc_profile_proc(p, r->u.task.pid, true);
+	if (!pr)
+		return -ENOMEM;
+	pr->parent = r->u.task.ppid;
+	pr->fork_time = r->u.task.time;
+	pp = tc_profile_proc(p, r->u.task.ppid, true);
+	if (!pp)
+		return -ENOMEM;
+	pr = tc_profile_proc(p, r->u.task.pid, false);   /* realloc may have moved it */
+	if (pr && pr->comm == NONE)
+		pr->comm = pp->comm;
+	return 0;
+}
+
+/* Room for one more sample (and its data address, once a sample had one). */
+static int sample_room(struct load *l, uint64_t addr)
+{
+	struct tacho_profile *p = l->p;
+
+	if (p->nsmps == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 4096;
+		struct smp *ns = realloc(p->smps, nc * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		p->smps = ns;
+		if (p->addrs) {
+			uint64_t *na = realloc(p->addrs, nc * sizeof(*na));
+			if (!na)
+				return -ENOMEM;
+			p->addrs = na;
+		}
+		l->cap = nc;
+	}
+	if (addr && !p->addrs) {
+		/* the first sample with a data address: the others had none */
+		p->addrs = calloc(l->cap, sizeof(*p->addrs));
+		if (!p->addrs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int load_sample(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	struct smp *s;
+	int err;
+
+	if (sample_room(l, r->u.sample.addr))
+		return -ENOMEM;
+	if (p->addrs)
+		p->addrs[p->nsmps] = r->u.sample.addr;
+	s = &p->smps[p->nsmps];
+	/* no machine has 65535 CPUs: the number stands for none */
+	err = smp_ctx(p, &(struct smp_ctx){ .pid = r->u.sample.pid,
+					    .tid = r->u.sample.tid,
+					    .cpu = r->u.sample.cpu < SMP_CPU_NONE ?
+						   (uint16_t)r->u.sample.cpu : SMP_CPU_NONE,
+					    .event = r->u.sample.event }, &s->ctx);
+	if (err)
+		return err;
+	s->time = r->u.sample.time;
+	s->ip = r->u.sample.ip;
+	s->misc = r->u.sample.misc;
+	s->nr = 0;
+	if (r->u.sample.period < SMP_PERIOD_BIG) {
+		s->period32 = (uint32_t)r->u.sample.period;
+	} else {
+		if (tc_profile_grow(p, (void **)&p->bigp, &p->bigp_cap, p->nbigp + 1,
+				    sizeof(*p->bigp), 16))
+			return -ENOMEM;
+		p->bigp[p->nbigp++] = (struct smp_bigp){ p->nsmps, r->u.sample.period };
+		s->period32 = SMP_PERIOD_BIG;
+	}
+	if (r->u.sample.nr && tc_smp_set_chain(p, s, r->u.sample.chain, r->u.sample.nr))
+		return -ENOMEM;
+	p->nsmps++;
+	return 0;
+}
+
+/* TC_REC_USTACK and TC_REC_BRANCH: the stack or branches of the sample just before,
+ * kept for unwind.c */
+static int load_xtra(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+
+	if (!p->nsmps)
+		return 0;
+	if (tc_profile_grow(p, (void **)&p->xtras, &p->xtras_cap, p->nxtras + 1,
+			    sizeof(*p->xtras), 256))
+		return -ENOMEM;
+	p->xtras[p->nxtras++] = (struct xtra){ .smp = p->nsmps - 1, .type = r->type, .r = *r };
+	return 0;
+}
+
+static int load_lost(struct load *l, const struct tc_rec *r)
+{
+	/* no kernel loses 2^64 samples: a sum that wraps is a damaged file */
+	if (__builtin_add_overflow(l->p->lost, r->u.lost.lost, &l->p->lost))
+		return tc_diag_set(l->diag, l->path, 0, 0, -TACHO_ECORRUPT,
+				   "corrupt record at byte %" PRIu64 ": the lost samples add up "
+				   "to more than 2^64", r->offset);
+	return 0;
+}
+
+static int load_throttle(struct load *l, const struct tc_rec *r)
+{
+	l->p->throttles += r->u.throttle.throttled != 0;
+	return 0;
+}
+
+static int load_image(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	uint32_t d;
+
+	if (find_dso(p, r->u.image.name, r->u.image.build_id, r->u.image.build_id_size, &d))
+		return -ENOMEM;
+	p->dsos[d].image = r->u.image.data;
+	p->dsos[d].image_len = r->u.image.len;
+	return 0;
+}
+
+static int load_finish(struct load *l, const struct tc_rec *r)
+{
+	l->p->exit_status = r->u.finish.status;
+	return 0;
+}
+
+/* The record types a report has no use for (channels and marks: tacho trace's) have
+ * none. */
+static const rec_loader loaders[TC_REC_TYPE_MAX + 1] = {
+	[TC_REC_META] = load_meta,
+	[TC_REC_EVENT] = load_event,
+	[TC_REC_TPFORMAT] = load_tpformat_rec,
+	[TC_REC_RAW] = load_raw_rec,
+	[TC_REC_PERIOD] = load_period,
+	[TC_REC_MMAP] = load_mmap,
+	[TC_REC_COMM] = load_comm,
+	[TC_REC_TASK] = load_task,
+	[TC_REC_SAMPLE] = load_sample,
+	[TC_REC_USTACK] = load_xtra,
+	[TC_REC_BRANCH] = load_xtra,
+	[TC_REC_LOST] = load_lost,
+	[TC_REC_THROTTLE] = load_throttle,
+	[TC_REC_IMAGE] = load_image,
+	[TC_REC_FINISH] = load_finish,
+};
+
+/* A sample naming an event the file never declared is corrupt; so is one whose periods
+ * add up past 2^64 (no run counts that many events): a sum that wrapped would give
+ * percentages above 100. Sums each event's periods. */
+static int sum_events(struct tacho_profile *p, const char *path, struct tacho_diag *diag)
+{
 	for (size_t i = 0; i < p->nsmps; i++) {
 		const struct smp *s = &p->smps[i];
 		uint32_t ev = tc_smp_event(p, s);
@@ -540,29 +596,64 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 					   "sample %zu: the periods of event %u add up to more "
 					   "than 2^64", i, ev);
 	}
-	/* the vDSO image pairs with the mappings named [vdso] whatever their build-id */
-	{
-		uint32_t vdso, i;
-		size_t pos = 0;
-		const struct dso *img = NULL;
+	return 0;
+}
 
-		if (!tc_strpool_find(&p->pool, "[vdso]", &vdso))
-			return index_maps(p);
-		while (!img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
-			if (p->dsos[i].image)
-				img = &p->dsos[i];
-		pos = 0;
-		while (img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
-			if (!p->dsos[i].image) {
-				p->dsos[i].image = img->image;
-				p->dsos[i].image_len = img->image_len;
-			}
-		/* none in the file (perf's recordings hold none): a recording of this
-		 * boot's kernel (perf.data: the same kernel at the same place) ran the
-		 * vDSO this process has, unless a build-id it kept says otherwise */
-		if (!img)
-			own_vdso_for(p, vdso);
+/* The vDSO image pairs with the mappings named [vdso] whatever their build-id. */
+static void pair_vdso(struct tacho_profile *p)
+{
+	uint32_t vdso, i;
+	size_t pos = 0;
+	const struct dso *img = NULL;
+
+	if (!tc_strpool_find(&p->pool, "[vdso]", &vdso))
+		return;
+	while (!img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
+		if (p->dsos[i].image)
+			img = &p->dsos[i];
+	pos = 0;
+	while (img && tc_hmap_next(&p->dso_idx, vdso, &pos, &i))
+		if (!p->dsos[i].image) {
+			p->dsos[i].image = img->image;
+			p->dsos[i].image_len = img->image_len;
+		}
+	/* none in the file (perf's recordings hold none): a recording of this boot's
+	 * kernel (perf.data: the same kernel at the same place) ran the vDSO this process
+	 * has, unless a build-id it kept says otherwise */
+	if (!img)
+		own_vdso_for(p, vdso);
+}
+
+static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
+			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag)
+{
+	struct tc_record_reader rd = *prd;
+	struct load l = { .p = p, .path = path, .diag = diag };
+	struct tc_rec r;
+	bool last_was_sample = false;
+	int ret;
+
+	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
+		rec_loader load = (unsigned)r.type <= TC_REC_TYPE_MAX ? loaders[r.type] : NULL;
+
+		l.after_sample = last_was_sample;
+		last_was_sample = r.type == TC_REC_SAMPLE;
+		if (load && (ret = load(&l, &r)))
+			return ret;
 	}
+	if (ret < 0)
+		return ret;
+	if (rd.skipped)
+		tc_log(TACHO_LOG_WARN, "%s: skipped %" PRIu64 " records of a type this tacho does "
+		       "not know (written by a newer tacho?): the report may miss what they held",
+		       path, rd.skipped);
+	p->truncated = rd.truncated;
+	p->finished = rd.finished;
+	p->good_end = rd.good_end;
+	ret = sum_events(p, path, diag);
+	if (ret)
+		return ret;
+	pair_vdso(p);
 	return index_maps(p);
 }
 
