@@ -1,6 +1,6 @@
 /* elfutils.h - libelf and libdw (elfutils), loaded with dlopen at their first use.
  *
- * Symbols, source lines, unwinding (lib/sample) and the ELF notes and symbol tables of
+ * Symbols, source lines, unwinding (lib/symbols, lib/report) and the ELF notes and symbol tables of
  * probes (lib/events) use them; most commands (stat, cpu, list, a program's regions)
  * never do. Linked, libdw with libelf, liblzma and libbz2 cost every exec of tacho and
  * of every program linked with libtacho about 0.3 ms of CPU (some 400 symbol
