@@ -84,7 +84,7 @@ static void bare_tsc(void *arg)
 	sink += b - a;
 }
 
-/* The end read tacho used before it gave up RDTSCP (docs/tsc.md), for comparison: run
+/* The end read tacho used before it gave up RDTSCP (docs/lib-tsc.md), for comparison: run
  * only where CPUID.8000_0001h:EDX[27] announces the instruction. */
 static void bare_tsc_rdtscp(void *arg)
 {

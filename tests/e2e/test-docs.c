@@ -141,7 +141,7 @@ static void test_docs_programs_compile(void **state)
 	print_message("%u programs in the docs, %u do not compile; pages with one: %s\n",
 		      res.programs, res.failed, res.pages);
 	/* the extraction itself works: these pages carry whole programs */
-	assert_contains(res.pages, "tsc.md");
+	assert_contains(res.pages, "lib-tsc.md");
 	assert_contains(res.pages, "stat.md");
 	assert_int_equal(res.failed, 0);
 }

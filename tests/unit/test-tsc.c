@@ -221,7 +221,7 @@ static void test_reads_ordered(void **state)
 }
 
 /* No RDTSCP (nor RDPID) anywhere in the library: a CPU whose CPUID does not announce it,
- * and valgrind on such a host, stop there with SIGILL (docs/tsc.md). Every read is
+ * and valgrind on such a host, stop there with SIGILL (docs/lib-tsc.md). Every read is
  * `lfence; rdtsc` or `lfence; rdtsc; lfence`: the disassembly of libtacho.a, beside which
  * this test was built, holds the fenced end read and no RDTSCP. */
 static void test_no_rdtscp(void **state)
