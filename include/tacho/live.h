@@ -1,8 +1,9 @@
 /* tacho/live.h - libtacho's public interface: live monitoring: one sampler that counts
  * events over a set of targets at an interval and keeps each row's recent history, the
  * frames it hands out and their writers (text, CSV, JSON lines, OpenMetrics), rules over
- * the rates, and throttling a target's CPU (cgroup bandwidth or a stop/continue duty
- * cycle). tacho top, tacho serve and tacho watch stand on it.
+ * the rates, throttling a target's CPU (cgroup bandwidth or a stop/continue duty
+ * cycle), and the watch session that drives rules and throttles over frames. tacho
+ * top, tacho serve and tacho watch stand on it.
  * Part of <tacho.h>, which includes every area; include that one. */
 #ifndef TACHO_LIVE_H
 #define TACHO_LIVE_H
@@ -367,6 +368,146 @@ TACHO_API const char *tacho_throttle_where(const struct tacho_throttle *t);
 /* Lifts, moves the process back to its cgroup, removes the cgroup it made, continues
  * a stopped process, frees. NULL-safe. */
 TACHO_API void tacho_throttle_free(struct tacho_throttle *t);
+
+/* The directory of a cgroup as tacho_live_opts' cgroups and tacho_throttle_opts' DUTY
+ * name one: a path under the hierarchy of perf's cgroup mode (v1's perf_event, else
+ * cgroup v2), with or without its leading '/', or an absolute path inside it. mounts:
+ * the mount table to find the hierarchy in (NULL: "/proc/self/mounts"). 0 and the
+ * absolute path in buf (no trailing '/'); -ENOENT (no such cgroup, or no hierarchy
+ * mounted), -ENOTDIR, -EINVAL (empty, outside the hierarchy, or ".." in it), -ERANGE
+ * (longer than size), -errno of the mount table. Thread-safe. */
+TACHO_API int tacho_cgroup_resolve(const char *cgroup, const char *mounts, char *buf,
+				   size_t size);
+
+/* --- 8d. A watch session (tacho watch) ---
+ * The controller of tacho watch, fed the frames of a sampler whose first row is its
+ * target (a process with its threads and children, or a cgroup): rules, each with
+ * what to do while it holds: a signal when it fires, a CPU cap or a duty cycle while
+ * it holds. At every crossing the session acts (sends the signal; applies the
+ * throttle of the rule's kind at the smallest share any rule holding asks, or lifts it
+ * when none holds) and says what it did as data, a change per crossing, for the caller
+ * to log; while a cap holds, it steers it each frame by what it brings
+ * (tacho_throttle_feedback). It runs no command: a program that runs one at a crossing
+ * (tacho watch --exec) does so from the changes.
+ *
+ * In order: tacho_watch_new, tacho_watch_add per rule (before anything runs, so that a
+ * bad rule stops nothing half-started), the sampler made over tacho_watch_events,
+ * tacho_watch_start with the target (the throttles found, their keeper started),
+ * tacho_watch_step per frame, tacho_watch_free (every throttle lifted and undone).
+ * One thread at a time may use a session.
+ *
+ * The cap's share: when a rule with cap fires, the CPUs the target used over the rule's
+ * window (its task-clock rate averaged over the last for_s seconds of the row's
+ * history; one CPU when the frames do not say) times cap percent; then each frame the
+ * bandwidth is steered so that the rule's event rate comes to cap percent of its rate
+ * over the window before the firing (a ratio, which bandwidth does not change: so
+ * that the CPU it uses comes to the share). docs/watch.md tells why. */
+
+struct tacho_watch_opts {
+	size_t sz;                  /* sizeof(struct tacho_watch_opts) */
+	const char *mounts;         /* the mount table (cgroup hierarchies); NULL:
+				       "/proc/self/mounts" */
+	const char *proc_root;      /* NULL: "/proc" */
+	unsigned period_us;         /* the throttles' period: CAP's bandwidth period and
+				       DUTY's cycle (0: 100000) */
+};
+
+/* A rule and what to do while it holds. Options. */
+struct tacho_watch_rule_opts {
+	size_t sz;                  /* sizeof(struct tacho_watch_rule_opts) */
+	const struct tacho_rule_opts *rule;   /* the rule, as tacho_rule_new takes it */
+	int signal;                 /* sent to the target when the rule fires (each process
+				       of a cgroup); 0: none */
+	double cap;                 /* percent, above 0: while the rule holds, the target's
+				       CPU bandwidth is capped (the cap's share, above);
+				       0: none */
+	double duty;                /* percent, above 0 and below 100: while the rule
+				       holds, the target runs this share of each cycle and
+				       is stopped (SIGSTOP) for the rest; 0: none. Not with
+				       cap. */
+};
+
+/* What a crossing did to one throttle. Fixed. */
+enum tacho_watch_did {
+	TACHO_WATCH_UNTOUCHED = 0,  /* the rule has no throttle of this kind */
+	TACHO_WATCH_APPLIED,        /* limited to share: the smallest any holding rule of
+				       this kind asks */
+	TACHO_WATCH_LIFTED,         /* lifted: no rule of this kind holds any more */
+};
+struct tacho_watch_throttled {
+	enum tacho_watch_did did;
+	double share;               /* APPLIED: CAP: CPUs of bandwidth (0.25: a quarter of
+				       one); DUTY: the fraction of each cycle it runs */
+	int err;                    /* 0, or the -errno of the apply or the lift (did says
+				       which was tried) */
+};
+
+/* One rule's crossing in a step and what the session did at it. Handed out: read
+ * through tacho_watch_step_change's pointer, valid until the next step or free. */
+struct tacho_watch_change {
+	size_t rule;                /* the rule's index (tacho_watch_rule) */
+	enum tacho_rule_change change;   /* TACHO_RULE_FIRED or TACHO_RULE_LIFTED */
+	double value;               /* the input that crossed (tacho_rule_eval's value) */
+	double time;                /* the frame's time: seconds since counting began */
+	int signal;                 /* FIRED with a signal: the signal sent; else 0 */
+	int signalled;              /* with signal: the processes it went to (1: the
+				       process), or -errno (none) */
+	struct tacho_watch_throttled cap, duty;
+};
+
+/* What one step did. Sized: sz first, set by the caller. */
+struct tacho_watch_result {
+	size_t sz;                  /* sizeof(struct tacho_watch_result) */
+	size_t nchanges;            /* the rules that fired or lifted, in rule order:
+				       tacho_watch_step_change(w, 0 .. nchanges - 1) */
+	int feedback;               /* 0, or the -errno with which the cap that holds
+				       could not be corrected (it stays as it was) */
+};
+
+struct tacho_watch;
+
+/* An empty session (opts may be NULL: the defaults). 0 and *out; -EINVAL, -ENOMEM.
+ * The caller owns *out (tacho_watch_free). */
+TACHO_API int tacho_watch_new(const struct tacho_watch_opts *opts, struct tacho_watch **out);
+/* Adds a rule (parsed as tacho_rule_new parses it) with its actions, before
+ * tacho_watch_start. Returns the rule's index (0, 1, ...); tacho_rule_new's errors
+ * with *diag; -EINVAL (no rule, a signal outside 1 to 64, cap not above 0, duty not
+ * between 0 and 100, both cap and duty, or after start); -ENOMEM. diag may be NULL. */
+TACHO_API int tacho_watch_add(struct tacho_watch *w, const struct tacho_watch_rule_opts *opts,
+			      struct tacho_diag *diag);
+TACHO_API size_t tacho_watch_nrules(const struct tacho_watch *w);
+/* Rule i (to describe, check or ask whether it holds), NULL out of range. Lives as long
+ * as w. */
+TACHO_API const struct tacho_rule *tacho_watch_rule(const struct tacho_watch *w, size_t i);
+/* What the sampler must count for the session, as one spec for tacho_evlist_parse:
+ * every event of the rules once, in the order the rules name them, then task-clock (the
+ * CPU the target uses, which a cap is a share of) unless a rule names it. "" without
+ * rules. Lives until the next tacho_watch_add. */
+TACHO_API const char *tacho_watch_events(const struct tacho_watch *w);
+/* The target: the process pid (> 0), or the cgroup (a path as tacho_cgroup_resolve
+ * takes it; its processes get the signals, and the cap is its own limit, saved and
+ * restored). Finds where each throttle a rule asks for will act and starts its keeper,
+ * changing nothing yet (tacho_throttle_new). 0; tacho_throttle_new's errors with *diag
+ * and *failed (if non-NULL) the throttle that could not be set up; -EINVAL (no target,
+ * both, or started already). diag may be NULL. */
+TACHO_API int tacho_watch_start(struct tacho_watch *w, pid_t pid, const char *cgroup,
+				enum tacho_throttle_kind *failed, struct tacho_diag *diag);
+/* Feeds frame f (row 0: the target) to every rule in order (tacho_rule_eval), acts at
+ * each crossing, then corrects a cap that holds. A frame without rows changes nothing,
+ * and a rule whose events the frame lacks never crosses. 0 and *res (may be NULL);
+ * -EINVAL (not started, no frame, a res whose sz is below its first version). */
+TACHO_API int tacho_watch_step(struct tacho_watch *w, const struct tacho_live_frame *f,
+			       struct tacho_watch_result *res);
+/* The i-th change of the last step, NULL out of range. */
+TACHO_API const struct tacho_watch_change *tacho_watch_step_change(const struct tacho_watch *w,
+								   size_t i);
+/* The session's throttle of that kind (for tacho_throttle_where and _active), NULL when
+ * no rule asks for one or before tacho_watch_start. Lives as long as w. */
+TACHO_API const struct tacho_throttle *tacho_watch_throttle(const struct tacho_watch *w,
+							    enum tacho_throttle_kind kind);
+/* Lifts and undoes every throttle (tacho_throttle_free), frees the rules and the
+ * session. NULL-safe. */
+TACHO_API void tacho_watch_free(struct tacho_watch *w);
 
 #ifdef __cplusplus
 }

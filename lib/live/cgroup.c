@@ -123,3 +123,20 @@ int tc_cgroup_resolve(const char *root, const char *cg, char *buf, size_t size)
 		return -errno;
 	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
 }
+
+int tacho_cgroup_resolve(const char *cgroup, const char *mounts, char *buf, size_t size)
+{
+	struct tc_cgroup_mounts m;
+	const char *root;
+	int err;
+
+	if (!cgroup || !buf || !size)
+		return -EINVAL;
+	err = tc_cgroup_mounts_read(mounts, &m);
+	if (err)
+		return err;
+	root = tc_cgroup_perf_root(&m);
+	if (!root)
+		return -ENOENT;
+	return tc_cgroup_resolve(root, cgroup, buf, size);
+}

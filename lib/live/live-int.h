@@ -1,6 +1,7 @@
 /* live-int.h - what the files of lib/live share: the pure parsers of /proc and of the
  * mount table (tested and fuzzed on any input), the task scan, the cgroup hierarchies,
- * and the inside of a frame. Nothing outside lib/live includes it but its tests. */
+ * the rules' events, and the inside of a frame. Nothing outside lib/live includes it
+ * but its tests. */
 #ifndef TACHO_LIVE_INT_H
 #define TACHO_LIVE_INT_H
 
@@ -54,6 +55,13 @@ const char *tc_cgroup_perf_root(const struct tc_cgroup_mounts *m);
  * path inside root) made absolute into buf, checked to be a directory. 0, -ENOENT,
  * -EINVAL (outside root, or ".." in it), -ERANGE. */
 int tc_cgroup_resolve(const char *root, const char *cg, char *buf, size_t size);
+
+/* --- rules (rule.c) --- */
+/* Event k (0, or 1 for a ratio's divisor) of the rule as the grammar names it, NULL
+ * beyond its events. */
+const char *tc_rule_event(const struct tacho_rule *r, unsigned k);
+/* The rule's window: for_s as given. */
+double tc_rule_window(const struct tacho_rule *r);
 
 /* --- the task scan (procscan.c) --- */
 struct tc_task {

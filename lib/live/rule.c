@@ -248,6 +248,16 @@ const char *tacho_rule_events(const struct tacho_rule *r)
 	return r ? r->events : NULL;
 }
 
+const char *tc_rule_event(const struct tacho_rule *r, unsigned k)
+{
+	return !r ? NULL : k == 0 ? r->a : k == 1 ? r->b : NULL;
+}
+
+double tc_rule_window(const struct tacho_rule *r)
+{
+	return r ? r->o.for_s : 0;
+}
+
 bool tacho_rule_active(const struct tacho_rule *r)
 {
 	return r && r->active;

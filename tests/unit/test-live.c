@@ -3,7 +3,9 @@
  * metrics exposition byte for byte; then live: a program's exact write count through
  * the sampler (a task and a cgroup), the views, the descriptor budget, the throttles
  * (a cgroup cap written and undone, a duty cycle that stops and continues, no
- * controller said as such) and bad options. */
+ * controller said as such) and bad options; then the watch session on frames made by
+ * hand: rules that fire and lift, their signals, caps and duty cycles, and the cap's
+ * share and its steering exactly. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,6 +22,16 @@
 #include "tacho/run.h"
 
 /* --- parsers --- */
+
+/* Writes s into a new file at path. */
+static void write_text(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(s, f);
+	assert_int_equal(fclose(f), 0);
+}
 
 static void test_proc_stat(void **state)
 {
@@ -116,6 +128,23 @@ static void test_cgroup_resolve(void **state)
 	assert_int_equal(tc_cgroup_resolve("/proc", "no-such-thing", buf, sizeof(buf)), -ENOENT);
 	assert_int_equal(tc_cgroup_resolve("/proc", "self/stat", buf, sizeof(buf)), -ENOTDIR);
 	assert_int_equal(tc_cgroup_resolve("/proc", "", buf, sizeof(buf)), -EINVAL);
+
+	/* the public one finds the hierarchy in a mount table: v1's perf_event first */
+	write_text(th_tmp("mounts"), "cgroup2 /proc cgroup2 rw 0 0\n");
+	assert_int_equal(tacho_cgroup_resolve("self/", th_tmp("mounts"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/self");
+	write_text(th_tmp("mounts"), "cgroup2 /proc cgroup2 rw 0 0\n"
+		   "cgroup /proc/self cgroup rw,perf_event 0 0\n");
+	assert_int_equal(tacho_cgroup_resolve("/task", th_tmp("mounts"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/proc/self/task");
+	assert_int_equal(tacho_cgroup_resolve("task", th_tmp("mounts"), buf, 8), -ERANGE);
+	assert_int_equal(tacho_cgroup_resolve("../etc", th_tmp("mounts"), buf, sizeof(buf)),
+			 -EINVAL);
+	write_text(th_tmp("mounts"), "cgroup /x cgroup rw,cpu 0 0\n");
+	assert_int_equal(tacho_cgroup_resolve("a", th_tmp("mounts"), buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(tacho_cgroup_resolve("a", th_tmp("no-such-mounts"), buf, sizeof(buf)),
+			 -ENOENT);
+	assert_int_equal(tacho_cgroup_resolve(NULL, NULL, buf, sizeof(buf)), -EINVAL);
 }
 
 static void test_rate_parse(void **state)
@@ -855,6 +884,344 @@ static void test_throttle_no_controller(void **state)
 	assert_int_equal(tacho_throttle_new(&o, &t, NULL), -EINVAL);
 }
 
+/* --- the watch session, on frames made by hand --- */
+
+/* A frame at time t (interval 1) with one process row: page-faults, context-switches and
+ * task-clock (msec per second) at these rates, each with a history of three seconds at
+ * the same rate. */
+static struct tacho_live_frame *wframe(double t, double pf, double cs, double tc)
+{
+	static const char *const ev[] = { "page-faults", "context-switches", "task-clock" };
+	static const char *const un[] = { "", "", "msec" };
+	struct tacho_live_frame *f = tc_frame_new(3, ev, un, 1, 3);
+	double r[3] = { pf, cs, tc };
+
+	assert_non_null(f);
+	f->view = TACHO_LIVE_PROCESS;
+	f->time = t;
+	f->interval = 1;
+	f->rows[0].kind = TACHO_LIVE_PROCESS;
+	f->rows[0].id = 42;
+	f->rows[0].name = tc_frame_str(f, "prog");
+	f->rows[0].values = f->vals;
+	f->rows[0].history = f->hist;
+	f->rows[0].nhistory = 3;
+	for (int e = 0; e < 3; e++) {
+		f->vals[e].status = TACHO_COUNT_COUNTED;
+		f->vals[e].rate = r[e];
+		f->vals[e].total = r[e] * t;
+		for (int k = 0; k < 3; k++)
+			f->hist[e * 3 + k] = r[e];
+	}
+	return f;
+}
+
+/* One step of w on a frame of wframe's: the number of changes. */
+static size_t wstep(struct tacho_watch *w, double t, double pf, double cs, double tc)
+{
+	struct tacho_live_frame *f = wframe(t, pf, cs, tc);
+	struct tacho_watch_result res = { .sz = sizeof(res) };
+
+	assert_int_equal(tacho_watch_step(w, f, &res), 0);
+	tacho_live_frame_put(f);
+	assert_int_equal(res.feedback, 0);
+	return res.nchanges;
+}
+
+static int add_rule(struct tacho_watch *w, const char *input, enum tacho_rule_dir dir,
+		    double threshold, double for_s, int sig, double cap, double duty)
+{
+	struct tacho_rule_opts ro = { .sz = sizeof(ro), .input = input, .dir = dir,
+				      .threshold = threshold, .for_s = for_s };
+	struct tacho_watch_rule_opts o = { .sz = sizeof(o), .rule = &ro, .signal = sig,
+					   .cap = cap, .duty = duty };
+
+	return tacho_watch_add(w, &o, NULL);
+}
+
+static void test_watch_session(void **state)
+{
+	struct tacho_child *ch = waiting_child();
+	pid_t pid = tacho_child_pid(ch);
+	struct tacho_watch_result res = { .sz = sizeof(res) };
+	struct tacho_live_frame *f;
+	const struct tacho_watch_change *c;
+	struct tacho_watch *w;
+	struct tacho_diag d;
+	char desc[128];
+	double end;
+	(void)state;
+
+	assert_int_equal(tacho_watch_new(NULL, &w), 0);
+	assert_string_equal(tacho_watch_events(w), "");
+	/* the rules: a rate held two seconds that stops the target; a ratio below */
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 100, 2, SIGSTOP, 0, 0), 0);
+	assert_int_equal(add_rule(w, "context-switches/page-faults", TACHO_RULE_BELOW, 0.5, 0, 0,
+				  0, 0), 1);
+	assert_int_equal(tacho_watch_nrules(w), 2);
+	assert_string_equal(tacho_watch_events(w), "page-faults,context-switches,task-clock");
+	tacho_rule_describe(tacho_watch_rule(w, 1), desc, sizeof(desc));
+	assert_string_equal(desc, "context-switches/page-faults below 0.5 (lifts above 0.55)");
+	assert_null(tacho_watch_rule(w, 2));
+	/* bad rules and actions, refused before anything runs */
+	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
+	{
+		struct tacho_rule_opts ro = { .sz = sizeof(ro), .input = "page-faultz",
+					      .threshold = 1 };
+		struct tacho_watch_rule_opts o = { .sz = sizeof(o), .rule = &ro };
+		assert_int_equal(tacho_watch_add(w, &o, &d), -TACHO_ENOEVENT);
+		assert_true(d.column > 0);
+		o.sz = 8;
+		assert_int_equal(tacho_watch_add(w, &o, NULL), -EINVAL);
+	}
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 1, 0, 0, 25, 25), -EINVAL);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 1, 0, 0, 0, 100), -EINVAL);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 1, 0, 65, 0, 0), -EINVAL);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 1, 0, 0, -1, 0), -EINVAL);
+	assert_int_equal(tacho_watch_nrules(w), 2);
+	/* nothing runs before the target is known; a target is one process or one cgroup */
+	f = wframe(1, 1, 1, 1);
+	assert_int_equal(tacho_watch_step(w, f, NULL), -EINVAL);
+	tacho_live_frame_put(f);
+	assert_int_equal(tacho_watch_start(w, 0, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(tacho_watch_start(w, pid, "/x", NULL, NULL), -EINVAL);
+	assert_int_equal(tacho_watch_start(w, pid, NULL, NULL, NULL), 0);
+	assert_int_equal(tacho_watch_start(w, pid, NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 1, 0, 0, 0, 0), -EINVAL);
+	assert_null(tacho_watch_throttle(w, TACHO_THROTTLE_CAP));
+	assert_null(tacho_watch_throttle(w, TACHO_THROTTLE_DUTY));
+	res.sz = 8;
+	f = wframe(1, 1, 1, 1);
+	assert_int_equal(tacho_watch_step(w, f, &res), -EINVAL);
+	tacho_live_frame_put(f);
+
+	/* second by second: the first rule fires after two seconds above, and stops the
+	 * process; the ratio fires and lifts in the same seconds */
+	assert_int_equal(wstep(w, 1, 150, 100, 10), 0);
+	assert_int_equal(wstep(w, 2, 150, 50, 10), 2);
+	c = tacho_watch_step_change(w, 0);
+	assert_non_null(c);
+	assert_int_equal(c->rule, 0);
+	assert_int_equal(c->change, TACHO_RULE_FIRED);
+	assert_true(c->value == 150 && c->time == 2);
+	assert_int_equal(c->signal, SIGSTOP);
+	assert_int_equal(c->signalled, 1);
+	assert_int_equal(c->cap.did, TACHO_WATCH_UNTOUCHED);
+	assert_int_equal(c->duty.did, TACHO_WATCH_UNTOUCHED);
+	c = tacho_watch_step_change(w, 1);
+	assert_int_equal(c->rule, 1);
+	assert_int_equal(c->change, TACHO_RULE_FIRED);
+	assert_true(c->value == 50.0 / 150);
+	assert_int_equal(c->signal, 0);
+	assert_null(tacho_watch_step_change(w, 2));
+	assert_true(tacho_rule_active(tacho_watch_rule(w, 0)));
+	end = th_now() + 5;
+	while (proc_state(pid) != 'T' && th_now() < end)
+		usleep(1000);
+	assert_int_equal(proc_state(pid), 'T');
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	/* both within their bands, then back; a frame without rows changes nothing */
+	assert_int_equal(wstep(w, 3, 95, 50, 10), 0);
+	f = tc_frame_new(0, NULL, NULL, 0, 0);
+	res.sz = sizeof(res);
+	assert_int_equal(tacho_watch_step(w, f, &res), 0);
+	assert_int_equal(res.nchanges, 0);
+	tacho_live_frame_put(f);
+	assert_int_equal(wstep(w, 4, 80, 90, 10), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->rule, 1);
+	assert_int_equal(c->change, TACHO_RULE_LIFTED);
+	assert_int_equal(wstep(w, 5, 80, 90, 10), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->rule, 0);
+	assert_int_equal(c->change, TACHO_RULE_LIFTED);
+	assert_true(c->value == 80 && c->time == 5);
+	assert_int_equal(c->signal, 0);        /* a signal goes at the firing alone */
+	tacho_watch_free(w);
+	tacho_watch_free(NULL);
+	tacho_child_free(ch);
+}
+
+/* A signal to a cgroup goes to each process its cgroup.procs lists, in the hierarchy a
+ * mount table names (here a folder of the test's: no cgroup is touched). */
+static void test_watch_signal_cgroup(void **state)
+{
+	struct tacho_child *ch = waiting_child();
+	struct tacho_watch_opts o = { .sz = sizeof(o) };
+	const struct tacho_watch_change *c;
+	struct tacho_watch *w;
+	char text[256];
+	double end;
+	(void)state;
+
+	assert_int_equal(mkdir(th_tmp("cg"), 0755), 0);
+	assert_int_equal(mkdir(th_tmp("cg/grp"), 0755), 0);
+	snprintf(text, sizeof(text), "cgroup2 %s cgroup2 rw 0 0\n", th_tmp("cg"));
+	write_text(th_tmp("cg-mounts"), text);
+	snprintf(text, sizeof(text), "%d\n2147483000\nnot a pid\n", (int)tacho_child_pid(ch));
+	write_text(th_tmp("cg/grp/cgroup.procs"), text);
+	o.mounts = th_tmp("cg-mounts");
+	assert_int_equal(tacho_watch_new(&o, &w), 0);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 100, 0, SIGSTOP, 0, 0), 0);
+	assert_int_equal(tacho_watch_start(w, 0, "grp", NULL, NULL), 0);
+	assert_int_equal(wstep(w, 1, 150, 1, 1), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->signal, SIGSTOP);
+	assert_int_equal(c->signalled, 1);     /* the one process that exists */
+	end = th_now() + 5;
+	while (proc_state(tacho_child_pid(ch)) != 'T' && th_now() < end)
+		usleep(1000);
+	assert_int_equal(proc_state(tacho_child_pid(ch)), 'T');
+	kill(tacho_child_pid(ch), SIGCONT);
+	tacho_watch_free(w);
+
+	/* a cgroup without cgroup.procs: the signal's error */
+	assert_int_equal(tacho_watch_new(&o, &w), 0);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 100, 0, SIGSTOP, 0, 0), 0);
+	assert_int_equal(tacho_watch_start(w, 0, "gone", NULL, NULL), 0);
+	assert_int_equal(wstep(w, 1, 150, 1, 1), 1);
+	assert_int_equal(tacho_watch_step_change(w, 0)->signalled, -ENOENT);
+	tacho_watch_free(w);
+	tacho_child_free(ch);
+}
+
+/* The quota in the cap's cgroup file, as a number (v1: -1 lifted; v2: max lifted). */
+static long cap_quota(const char *file)
+{
+	char buf[128];
+
+	assert_int_equal(tc_read_line_file(file, buf, sizeof(buf)), 0);
+	return strncmp(buf, "max", 3) ? atol(buf) : -1;
+}
+
+/* Two capping rules on a real cgroup: the share of the CPU the target used, the
+ * smallest share of the holding rules applied, the cap steered toward the rule's event
+ * rate at the percentage, re-applied when the smaller rule lifts, lifted with the last;
+ * the cgroup gone and the process back home with the session. */
+static void test_watch_cap(void **state)
+{
+	struct tacho_child *ch = waiting_child();
+	pid_t pid = tacho_child_pid(ch);
+	enum tacho_throttle_kind failed = TACHO_THROTTLE_DUTY;
+	const struct tacho_watch_change *c;
+	struct tacho_watch *w;
+	struct tacho_diag d;
+	char dir[PATH_MAX], file[PATH_MAX + 64], before[512], *text;
+	int err, version;
+	(void)state;
+
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	text = th_slurp(file);
+	snprintf(before, sizeof(before), "%s", text);
+	free(text);
+	assert_int_equal(tacho_watch_new(NULL, &w), 0);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 40, 0, 0, 25, 0), 0);
+	assert_int_equal(add_rule(w, "context-switches", TACHO_RULE_ABOVE, 10, 0, 0, 10, 0), 1);
+	memset(&d, 0, sizeof(d));
+	d.sz = sizeof(d);
+	err = tacho_watch_start(w, pid, NULL, &failed, &d);
+	if (err == -ENOENT) {
+		assert_int_equal(failed, TACHO_THROTTLE_CAP);
+		tacho_watch_free(w);
+		tacho_child_free(ch);
+		TEST_SKIP("%s", d.message);
+	}
+	assert_int_equal(err, 0);
+	assert_null(tacho_watch_throttle(w, TACHO_THROTTLE_DUTY));
+	assert_int_equal(sscanf(tacho_throttle_where(tacho_watch_throttle(w, TACHO_THROTTLE_CAP)),
+				"cgroup v%d %4095s", &version, dir), 2);
+	snprintf(file, sizeof(file), "%s/%s", dir, version == 2 ? "cpu.max" : "cpu.cfs_quota_us");
+
+	assert_int_equal(wstep(w, 1, 20, 5, 500), 0);
+	assert_true(access(dir, F_OK) != 0);          /* nothing changed yet */
+	/* fires at half a CPU used: a cap of 0.125 CPU, then steered at once: the rate is
+	 * 4x its goal (50/s), a step of at most sqrt(2) down */
+	assert_int_equal(wstep(w, 2, 200, 5, 500), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->rule, 0);
+	assert_int_equal(c->cap.did, TACHO_WATCH_APPLIED);
+	assert_true(c->cap.share == 0.125);
+	assert_int_equal(c->cap.err, 0);
+	assert_int_equal(c->duty.did, TACHO_WATCH_UNTOUCHED);
+	assert_int_equal(cap_quota(file), 8839);      /* 12500 / sqrt(2) */
+	/* the second rule fires at a quarter of a CPU: 0.025, the smaller, applies */
+	assert_int_equal(wstep(w, 3, 200, 20, 250), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->rule, 1);
+	assert_int_equal(c->cap.did, TACHO_WATCH_APPLIED);
+	assert_true(fabs(c->cap.share - 0.025) < 1e-12);
+	assert_int_equal(cap_quota(file), 1768);      /* 2500 / sqrt(2), toward 2/s */
+	/* it lifts: the first rule's share again */
+	assert_int_equal(wstep(w, 4, 200, 2, 100), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->rule, 1);
+	assert_int_equal(c->change, TACHO_RULE_LIFTED);
+	assert_int_equal(c->cap.did, TACHO_WATCH_APPLIED);
+	assert_true(c->cap.share == 0.125);
+	assert_int_equal(cap_quota(file), 8839);
+	/* on its goal: no correction */
+	assert_int_equal(wstep(w, 5, 50, 2, 100), 0);
+	assert_int_equal(cap_quota(file), 8839);
+	/* the last lifts: the cap with it */
+	assert_int_equal(wstep(w, 6, 30, 2, 100), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->cap.did, TACHO_WATCH_LIFTED);
+	assert_int_equal(c->cap.err, 0);
+	assert_int_equal(cap_quota(file), -1);
+	assert_false(tacho_throttle_active(tacho_watch_throttle(w, TACHO_THROTTLE_CAP)));
+	tacho_watch_free(w);                          /* moves back, removes */
+	assert_true(access(dir, F_OK) != 0);
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	text = th_slurp(file);
+	assert_string_equal(text, before);
+	free(text);
+	tacho_child_free(ch);
+}
+
+/* A duty rule stops and continues the target while it holds, and no more once it
+ * lifts. */
+static void test_watch_duty(void **state)
+{
+	struct tacho_child *ch = waiting_child();
+	pid_t pid = tacho_child_pid(ch);
+	struct tacho_watch_opts o = { .sz = sizeof(o), .period_us = 20000 };
+	const struct tacho_watch_change *c;
+	struct tacho_watch *w;
+	bool stopped = false, running = false;
+	double end;
+	(void)state;
+
+	assert_int_equal(tacho_watch_new(&o, &w), 0);
+	assert_int_equal(add_rule(w, "page-faults", TACHO_RULE_ABOVE, 100, 0, 0, 0, 50), 0);
+	assert_int_equal(tacho_watch_start(w, pid, NULL, NULL, NULL), 0);
+	assert_null(tacho_watch_throttle(w, TACHO_THROTTLE_CAP));
+	assert_contains(tacho_throttle_where(tacho_watch_throttle(w, TACHO_THROTTLE_DUTY)),
+			"SIGSTOP/SIGCONT of process");
+	assert_int_equal(wstep(w, 1, 200, 0, 0), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->duty.did, TACHO_WATCH_APPLIED);
+	assert_true(c->duty.share == 0.5);
+	assert_int_equal(c->cap.did, TACHO_WATCH_UNTOUCHED);
+	end = th_now() + 10;
+	while (!(stopped && running) && th_now() < end) {
+		char st = proc_state(pid);
+		stopped |= st == 'T';
+		running |= st == 'S';
+		usleep(1000);
+	}
+	assert_true(stopped && running);
+	assert_int_equal(wstep(w, 2, 10, 0, 0), 1);
+	c = tacho_watch_step_change(w, 0);
+	assert_int_equal(c->duty.did, TACHO_WATCH_LIFTED);
+	assert_int_equal(c->duty.err, 0);
+	usleep(50000);
+	for (int i = 0; i < 20; i++, usleep(5000))
+		assert_int_not_equal(proc_state(pid), 'T');
+	tacho_watch_free(w);
+	tacho_child_free(ch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +1241,10 @@ int main(void)
 		cmocka_unit_test(test_throttle_cap),
 		cmocka_unit_test(test_throttle_duty),
 		cmocka_unit_test(test_throttle_no_controller),
+		cmocka_unit_test(test_watch_session),
+		cmocka_unit_test(test_watch_signal_cgroup),
+		cmocka_unit_test(test_watch_cap),
+		cmocka_unit_test(test_watch_duty),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
