@@ -768,7 +768,7 @@ static int cmd_serve_fn(int argc, char **argv)
 			ret = k;
 	}
 	if (ret == GO_ON)
-		ret = live_cli_start(&sv.lc, argc, argv, NULL);
+		ret = live_cli_start(&sv.lc, argc, argv);
 	if (ret == GO_ON) {
 		cli_stop_signals_catch(&saved);
 		ret = serve_run(&sv, lfd);

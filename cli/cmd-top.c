@@ -438,7 +438,7 @@ static int cmd_top_fn(int argc, char **argv)
 		setlocale(LC_CTYPE, "");
 		if (strcmp(nl_langinfo(CODESET), "UTF-8"))
 			t.ui.ascii = true;
-		ret = live_cli_start(&t.lc, argc, argv, NULL);
+		ret = live_cli_start(&t.lc, argc, argv);
 	}
 	if (ret == GO_ON) {
 		live_cli_target(&t.lc, t.target, sizeof(t.target));

@@ -1,12 +1,11 @@
 /* cmd-watch.c - `tacho watch`: rules over the event rates of a program, a process or a
  * cgroup, and what to do when one fires: run a command, send a signal, cap the CPU
- * bandwidth (cgroup v2 cpu.max or v1 cpu.cfs_quota_us) or stop and continue the target
- * in a duty cycle; lifted again past the rule's hysteresis. 996.sys's throttling (seed
- * 996), done with the kernel's own controls. The sampler, the rules and the throttles
- * are the library's (tacho/live.h); this file parses, runs the loop, runs commands and
- * logs every firing and lifting. */
+ * bandwidth or stop and continue the target in a duty cycle; lifted again past the
+ * rule's hysteresis. 996.sys's throttling (seed 996), done with the kernel's own
+ * controls. The controller is the library's watch session (tacho/live.h): this file
+ * parses, feeds the session the sampler's frames, logs every change it reports and runs
+ * the commands of --exec and --exec-lift (a library runs none). */
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 
 #include "live.h"
-#include "live/live-int.h"
 
 #define GO_ON (-1)
 #define MAX_RULES 8
@@ -88,15 +86,10 @@ static const char watch_footer[] =
 	"2 for bad usage. docs/watch.md tells more.\n";
 
 struct wrule {
-	const char *input;
-	bool dir_set;
 	struct tacho_rule_opts o;
+	struct tacho_watch_rule_opts a;   /* its actions: signal, cap, duty */
+	bool dir_set;
 	const char *exec, *exec_lift;
-	int sig;
-	double cap, duty;           /* percent, 0: none */
-	struct tacho_rule *rule;
-	double share;               /* the throttle share it asked for while it holds */
-	double goal;                /* --cap of one event: the rate to bring it to */
 	char desc[256];
 };
 
@@ -106,11 +99,10 @@ struct watch_cli {
 	size_t nr;
 	const char *outpath;
 	FILE *out;
-	struct tacho_throttle *cap, *duty;
+	struct tacho_watch *w;
 	pid_t execs[MAX_EXECS];
 	size_t nexecs;
 	char target[160];
-	char cgdir[PATH_MAX];       /* a cgroup target's directory, for signals */
 };
 
 /* --- parsing --- */
@@ -145,10 +137,28 @@ static int percent(const char *opt, const char *arg, double max, double *out)
 	return GO_ON;
 }
 
+static int rate_option(struct wrule *r, int opt, const char *arg)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	char caret[600];
+
+	if (r->dir_set)
+		return cli_usage_error(&cmd_watch, "one of --above and --below per rule");
+	if (tacho_rate_parse(arg, &r->o.threshold, &diag)) {
+		cli_error("bad rate for %s: %s", opt == OPT_ABOVE ? "--above" : "--below",
+			  diag.message);
+		if (tacho_diag_caret(&diag, caret, sizeof(caret)) > 0)
+			fputs(caret, stderr);
+		return EXIT_USAGE;
+	}
+	r->dir_set = true;
+	r->o.dir = opt == OPT_ABOVE ? TACHO_RULE_ABOVE : TACHO_RULE_BELOW;
+	return GO_ON;
+}
+
 static int rule_option(struct watch_cli *w, int opt, const char *arg)
 {
 	struct wrule *r = w->nr ? &w->r[w->nr - 1] : NULL;
-	struct tacho_diag diag;
 	double v;
 
 	if (opt == 'e') {
@@ -157,9 +167,8 @@ static int rule_option(struct watch_cli *w, int opt, const char *arg)
 		if (!*arg)
 			return cli_usage_error(&cmd_watch, "-e needs an event");
 		r = &w->r[w->nr++];
-		r->input = arg;
-		r->o.sz = sizeof(r->o);
-		r->o.input = arg;
+		r->o = (struct tacho_rule_opts){ .sz = sizeof(r->o), .input = arg };
+		r->a = (struct tacho_watch_rule_opts){ .sz = sizeof(r->a), .rule = &r->o };
 		return GO_ON;
 	}
 	if (!r)
@@ -167,22 +176,7 @@ static int rule_option(struct watch_cli *w, int opt, const char *arg)
 	switch (opt) {
 	case OPT_ABOVE:
 	case OPT_BELOW:
-		if (r->dir_set)
-			return cli_usage_error(&cmd_watch, "one of --above and --below per rule");
-		memset(&diag, 0, sizeof(diag));
-		diag.sz = sizeof(diag);
-		if (tacho_rate_parse(arg, &v, &diag)) {
-			char caret[600];
-			cli_error("bad rate for %s: %s", opt == OPT_ABOVE ? "--above" : "--below",
-				  diag.message);
-			if (tacho_diag_caret(&diag, caret, sizeof(caret)) > 0)
-				fputs(caret, stderr);
-			return EXIT_USAGE;
-		}
-		r->dir_set = true;
-		r->o.dir = opt == OPT_ABOVE ? TACHO_RULE_ABOVE : TACHO_RULE_BELOW;
-		r->o.threshold = v;
-		return GO_ON;
+		return rate_option(r, opt, arg);
 	case OPT_FOR:
 		return live_cli_seconds(&cmd_watch, "--for", arg, 0, &r->o.for_s) ? EXIT_USAGE
 										   : GO_ON;
@@ -193,27 +187,24 @@ static int rule_option(struct watch_cli *w, int opt, const char *arg)
 		r->o.hysteresis = v == 0 ? -1 : v / 100;
 		return GO_ON;
 	case OPT_EXEC:
-		r->exec = arg;
-		return GO_ON;
 	case OPT_EXEC_LIFT:
-		r->exec_lift = arg;
+		*(opt == OPT_EXEC ? &r->exec : &r->exec_lift) = arg;
 		return GO_ON;
 	case OPT_SIGNAL:
-		r->sig = signal_number(arg);
-		if (r->sig <= 0)
+		r->a.signal = signal_number(arg);
+		if (r->a.signal <= 0)
 			return cli_usage_error(&cmd_watch, "bad signal '%s' (TERM, SIGUSR1, 10, ...)",
 					       arg);
 		return GO_ON;
 	case OPT_CAP:
-		if (r->duty)
-			return cli_usage_error(&cmd_watch, "one of --cap and --duty per rule");
-		return percent("--cap", arg, 100000, &r->cap);
 	case OPT_DUTY:
-		if (r->cap)
+		if (opt == OPT_CAP ? r->a.duty : r->a.cap)
 			return cli_usage_error(&cmd_watch, "one of --cap and --duty per rule");
-		if (percent("--duty", arg, 100, &r->duty) != GO_ON)
+		if (opt == OPT_CAP)
+			return percent("--cap", arg, 100000, &r->a.cap);
+		if (percent("--duty", arg, 100, &r->a.duty) != GO_ON)
 			return EXIT_USAGE;
-		if (r->duty >= 100)
+		if (r->a.duty >= 100)
 			return cli_usage_error(&cmd_watch, "--duty must be below 100");
 		return GO_ON;
 	}
@@ -249,7 +240,7 @@ static int watch_parse(struct watch_cli *w, int argc, char **argv)
 	for (size_t i = 0; i < w->nr; i++)
 		if (!w->r[i].dir_set)
 			return cli_usage_error(&cmd_watch, "rule '%s' needs --above or --below",
-					       w->r[i].input);
+					       w->r[i].o.input);
 	if (w->lc.ncgroups > 1)
 		return cli_usage_error(&cmd_watch, "one cgroup at a time (-G)");
 	if (!w->lc.pid && !w->lc.ncgroups && optind >= argc)
@@ -260,50 +251,41 @@ static int watch_parse(struct watch_cli *w, int argc, char **argv)
 	return GO_ON;
 }
 
-/* The rules parsed, their events the sampler's list. */
+/* The session and its rules; a rule over an event this machine cannot count would
+ * never fire: refused before anything runs, naming the event and why. */
 static int make_rules(struct watch_cli *w)
 {
-	for (size_t i = 0; i < w->nr; i++) {
-		struct wrule *r = &w->r[i];
-		struct tacho_diag diag;
-		const char *ev;
-		int err;
+	int err = tacho_watch_new(NULL, &w->w);
 
-		memset(&diag, 0, sizeof(diag));
-		diag.sz = sizeof(diag);
-		err = tacho_rule_new(&r->o, &r->rule, &diag);
-		if (err) {
-			if (err == -ENOMEM) {
-				cli_error("out of memory");
-				return EXIT_FAIL;
-			}
+	for (size_t i = 0; !err && i < w->nr; i++) {
+		struct tacho_diag diag = { .sz = sizeof(diag) };
+
+		err = tacho_watch_add(w->w, &w->r[i].a, &diag);
+		if (err < 0 && err != -ENOMEM)
 			return cli_event_error("rule", &diag);
-		}
-		tacho_rule_describe(r->rule, r->desc, sizeof(r->desc));
-		/* each event once */
-		ev = tacho_rule_events(r->rule);
-		for (const char *p = ev; p && *p;) {
-			const char *c = strchr(p, ',');
-			size_t n = c ? (size_t)(c - p) : strlen(p);
-			char one[512];
-			bool dup = false;
+		if (err >= 0)
+			err = tacho_rule_describe(tacho_watch_rule(w->w, i), w->r[i].desc,
+						  sizeof(w->r[i].desc)) < 0;
+	}
+	for (size_t i = 0; !err && i < w->nr; i++) {
+		char why[768];
 
-			snprintf(one, sizeof(one), "%.*s", (int)n, p);
-			for (const char *q = w->lc.events.buf; q && *q && !dup;) {
-				const char *qc = strchr(q, ',');
-				size_t qn = qc ? (size_t)(qc - q) : strlen(q);
-				dup = qn == n && !strncmp(q, one, n);
-				q = qc ? qc + 1 : NULL;
-			}
-			if (!dup)
-				tc_sb_addf(&w->lc.events, "%s%s", w->lc.events.len ? "," : "", one);
-			p = c ? c + 1 : NULL;
+		err = tacho_rule_check(tacho_watch_rule(w->w, i), why, sizeof(why));
+		if (err && err != -ENOMEM) {
+			cli_error("cannot watch %s: %s", w->r[i].desc, why);
+			return EXIT_FAIL;
 		}
+	}
+	if (!err)
+		tc_sb_adds(&w->lc.events, tacho_watch_events(w->w));
+	if (err || w->lc.events.oom) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
 	}
 	return GO_ON;
 }
 
-/* --- acting --- */
+/* --- logging and commands --- */
 
 static void logf_(struct watch_cli *w, const char *fmt, ...) TC_PRINTF(2, 3);
 static void logf_(struct watch_cli *w, const char *fmt, ...)
@@ -338,7 +320,7 @@ static void reap_execs(struct watch_cli *w, bool block)
 }
 
 static void run_exec(struct watch_cli *w, const struct wrule *r, const char *cmd,
-		     const char *state, double value, double t)
+		     const struct tacho_watch_change *c)
 {
 	char rate[64], th[64], tm[64], pid[32];
 	pid_t p;
@@ -348,9 +330,9 @@ static void run_exec(struct watch_cli *w, const struct wrule *r, const char *cmd
 		cli_warn("not running '%s': %d commands still run", cmd, MAX_EXECS);
 		return;
 	}
-	snprintf(rate, sizeof(rate), "%.17g", value);
+	snprintf(rate, sizeof(rate), "%.17g", c->value);
 	snprintf(th, sizeof(th), "%.17g", r->o.threshold);
-	snprintf(tm, sizeof(tm), "%.3f", t);
+	snprintf(tm, sizeof(tm), "%.3f", c->time);
 	snprintf(pid, sizeof(pid), "%d", (int)w->lc.pid);
 	fflush(NULL);
 	p = fork();
@@ -359,9 +341,9 @@ static void run_exec(struct watch_cli *w, const struct wrule *r, const char *cmd
 		return;
 	}
 	if (p == 0) {
-		setenv("TACHO_STATE", state, 1);
+		setenv("TACHO_STATE", c->change == TACHO_RULE_FIRED ? "fired" : "lifted", 1);
 		setenv("TACHO_RULE", r->desc, 1);
-		setenv("TACHO_INPUT", r->input, 1);
+		setenv("TACHO_INPUT", r->o.input, 1);
 		setenv("TACHO_RATE", rate, 1);
 		setenv("TACHO_THRESHOLD", th, 1);
 		setenv("TACHO_TARGET", w->target, 1);
@@ -378,275 +360,96 @@ static void run_exec(struct watch_cli *w, const struct wrule *r, const char *cmd
 	w->execs[w->nexecs++] = p;
 }
 
-static int send_signal(struct watch_cli *w, int sig)
+/* What a crossing did to a throttle, in words. */
+static void say_throttle(struct tc_sb *sb, const struct watch_cli *w,
+			 enum tacho_throttle_kind kind, const struct tacho_watch_throttled *t)
 {
-	char path[PATH_MAX + 16], *text;
-	size_t len;
-	int n = 0;
+	bool cap = kind == TACHO_THROTTLE_CAP;
+	const char *where = tacho_throttle_where(tacho_watch_throttle(w->w, kind));
 
-	if (w->lc.pid)
-		return kill(w->lc.pid, sig) ? -errno : 1;
-	snprintf(path, sizeof(path), "%s/cgroup.procs", w->cgdir);
-	if (tc_read_file(path, &text, &len, 16u << 20))
-		return -errno;
-	for (char *p = strtok(text, "\n"); p; p = strtok(NULL, "\n")) {
-		uint64_t pid;
-		if (!tc_parse_u64(p, &pid) && pid > 0 && pid <= INT32_MAX &&
-		    !kill((pid_t)pid, sig))
-			n++;
-	}
-	free(text);
-	return n;
+	if (t->did == TACHO_WATCH_APPLIED && t->err)
+		tc_sb_addf(sb, "; cannot %s: %s", cap ? "cap" : "duty-cycle", tacho_strerror(t->err));
+	else if (t->did == TACHO_WATCH_APPLIED && cap)
+		tc_sb_addf(sb, "; capped to %.3g CPU by %s", t->share, where);
+	else if (t->did == TACHO_WATCH_APPLIED)
+		tc_sb_addf(sb, "; runs %.0f%% of each 100 ms by %s", 100 * t->share, where);
+	else if (t->did == TACHO_WATCH_LIFTED && t->err)
+		tc_sb_addf(sb, "; cannot lift the %s: %s", cap ? "cap" : "duty cycle",
+			   tacho_strerror(t->err));
+	else if (t->did == TACHO_WATCH_LIFTED)
+		tc_sb_addf(sb, "; %s lifted", cap ? "cap" : "duty cycle");
 }
 
-/* Event name's rate on the target averaged over the rule's window (its last
- * intervals). */
-static double window_rate(const struct tacho_live_frame *f, const struct wrule *r,
-			  const char *name)
+/* A crossing the session reports: its commands run, then its line in the log. */
+static void on_change(struct watch_cli *w, const struct tacho_watch_change *c)
 {
-	const struct tacho_live_row *row = tacho_live_frame_row(f, 0);
-	int e = tacho_live_frame_event_index(f, name);
-	double iv = tacho_live_frame_interval(f), sum = 0;
-	size_t k, n = 0, want;
+	const struct wrule *r = &w->r[c->rule];
+	bool fired = c->change == TACHO_RULE_FIRED;
+	struct tc_sb act = TC_SB_INIT;
 
-	if (!row || e < 0)
-		return NAN;
-	want = iv > 0 ? (size_t)ceil(r->o.for_s / iv) : 1;
-	if (want < 1)
-		want = 1;
-	for (k = row->nhistory; k-- > 0 && n < want;) {
-		double v = row->history[(size_t)e * row->nhistory + k];
-		if (isfinite(v)) {
-			sum += v;
-			n++;
-		}
-	}
-	return n ? sum / (double)n : NAN;
-}
-
-/* The CPUs the target used over the rule's window: task-clock in msec per second. */
-static double cpus_used(const struct tacho_live_frame *f, const struct wrule *r)
-{
-	return window_rate(f, r, "task-clock") / 1000.0;
-}
-
-/* The smallest share asked by the rules of that kind that hold, or 0. */
-static double held_share(const struct watch_cli *w, bool cap)
-{
-	double s = 0;
-
-	for (size_t i = 0; i < w->nr; i++) {
-		const struct wrule *r = &w->r[i];
-		if (!tacho_rule_active(r->rule) || !(cap ? r->cap : r->duty))
-			continue;
-		if (!s || r->share < s)
-			s = r->share;
-	}
-	return s;
-}
-
-static void throttle_update(struct watch_cli *w, struct tacho_throttle *t, bool cap, char *said,
-			    size_t size)
-{
-	double s = held_share(w, cap);
-	int err;
-
-	if (!t)
-		return;
-	if (s > 0) {
-		err = tacho_throttle_apply(t, s);
-		if (err)
-			snprintf(said, size, "; cannot %s: %s", cap ? "cap" : "duty-cycle",
-				 tacho_strerror(err));
-		else if (cap)
-			snprintf(said, size, "; capped to %.3g CPU by %s", s, tacho_throttle_where(t));
-		else
-			snprintf(said, size, "; runs %.0f%% of each 100 ms by %s", 100 * s,
-				 tacho_throttle_where(t));
-	} else if (tacho_throttle_active(t)) {
-		err = tacho_throttle_lift(t);
-		snprintf(said, size, err ? "; cannot lift the %s: %s" : "; %s lifted%s",
-			 cap ? "cap" : "duty cycle", err ? tacho_strerror(err) : "");
-	}
-}
-
-static void on_change(struct watch_cli *w, struct wrule *r, int change, double value,
-		      const struct tacho_live_frame *f)
-{
-	bool fired = change == TACHO_RULE_FIRED;
-	double t = tacho_live_frame_time(f);
-	char act[600] = "", more[300] = "", v[48];
-
-	snprintf(v, sizeof(v), "%.6g", value);
-	if (fired && r->sig) {
-		int k = send_signal(w, r->sig);
-		snprintf(more, sizeof(more), k < 0 ? "; cannot send signal %d: %s" :
-			 "; signal %d sent%s", r->sig, k < 0 ? tacho_strerror(k) : "");
-		strncat(act, more, sizeof(act) - strlen(act) - 1);
-	}
-	if (fired && r->cap) {
-		double used = cpus_used(f, r);
-		/* the share of what it used: under load it had less than a CPU */
-		r->share = (isfinite(used) && used > 0 ? used : 1.0) * r->cap / 100;
-		/* one event: then its rate is what the cap brings to the percentage (a
-		 * ratio stays the same whatever the bandwidth: the CPU share it is) */
-		r->goal = strchr(tacho_rule_events(r->rule), ',') ? NAN :
-			  window_rate(f, r, tacho_rule_events(r->rule)) * r->cap / 100;
-	} else if (fired && r->duty) {
-		r->share = r->duty / 100;
-	}
-	if (r->cap) {
-		throttle_update(w, w->cap, true, more, sizeof(more));
-		strncat(act, more, sizeof(act) - strlen(act) - 1);
-	}
-	if (r->duty) {
-		throttle_update(w, w->duty, false, more, sizeof(more));
-		strncat(act, more, sizeof(act) - strlen(act) - 1);
-	}
-	if (fired && r->exec)
-		run_exec(w, r, r->exec, "fired", value, t);
-	if (!fired && r->exec_lift)
-		run_exec(w, r, r->exec_lift, "lifted", value, t);
-	logf_(w, "+%.3fs %s %s at %s on %s%s", t, fired ? "fired" : "lifted", r->desc, v,
-	      w->target, act);
-}
-
-/* The cap as measured, not as written: the capping rule that holds with the smallest
- * share steers it, by its event's rate (one event) or by the CPU it uses (a ratio). */
-static void cap_feedback(struct watch_cli *w, const struct tacho_live_frame *f)
-{
-	const struct tacho_live_row *row = tacho_live_frame_row(f, 0);
-	const struct wrule *lead = NULL;
-	double measured, target;
-	int e;
-
-	for (size_t i = 0; i < w->nr; i++) {
-		const struct wrule *r = &w->r[i];
-		if (tacho_rule_active(r->rule) && r->cap && (!lead || r->share < lead->share))
-			lead = r;
-	}
-	if (!lead || !row)
-		return;
-	if (isfinite(lead->goal)) {
-		e = tacho_live_frame_event_index(f, tacho_rule_events(lead->rule));
-		measured = e >= 0 ? row->values[e].rate : NAN;
-		target = lead->goal;
-	} else {
-		e = tacho_live_frame_event_index(f, "task-clock");
-		measured = e >= 0 ? row->values[e].rate / 1e3 : NAN;
-		target = lead->share;
-	}
-	if (tacho_throttle_feedback(w->cap, measured, target))
-		cli_warn("cannot adjust the cap of %s", w->target);
-}
-
-/* A rule over an event this machine cannot count would never fire: refused before
- * anything runs, naming the event and why. */
-static int check_rules(struct watch_cli *w)
-{
-	for (size_t i = 0; i < w->nr; i++) {
-		char why[768];
-		int err = tacho_rule_check(w->r[i].rule, why, sizeof(why));
-
-		if (err == -ENOMEM) {
-			cli_error("out of memory");
-			return EXIT_FAIL;
-		}
-		if (err) {
-			cli_error("cannot watch %s: %s", w->r[i].desc, why);
-			return EXIT_FAIL;
-		}
-	}
-	return GO_ON;
+	tc_sb_init(&act);
+	if (c->signal && c->signalled < 0)
+		tc_sb_addf(&act, "; cannot send signal %d: %s", c->signal,
+			   tacho_strerror(c->signalled));
+	else if (c->signal)
+		tc_sb_addf(&act, "; signal %d sent", c->signal);
+	say_throttle(&act, w, TACHO_THROTTLE_CAP, &c->cap);
+	say_throttle(&act, w, TACHO_THROTTLE_DUTY, &c->duty);
+	if (fired ? r->exec : r->exec_lift)
+		run_exec(w, r, fired ? r->exec : r->exec_lift, c);
+	logf_(w, "+%.3fs %s %s at %.6g on %s%s", c->time, fired ? "fired" : "lifted", r->desc,
+	      c->value, w->target, act.buf);
+	tc_sb_exit(&act);
 }
 
 /* --- the loop --- */
 
 static int watch_setup(struct watch_cli *w)
 {
-	struct tacho_throttle_opts to = { .sz = sizeof(to) };
-	struct tacho_diag diag;
-	bool want_cap = false, want_duty = false;
-	int err;
+	enum tacho_throttle_kind failed = TACHO_THROTTLE_CAP;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	int err = tacho_watch_start(w->w, w->lc.pid, w->lc.ncgroups ? w->lc.cgroups[0] : NULL,
+				    &failed, &diag);
+	const char *why = diag.message[0] ? diag.message : tacho_strerror(err);
 
-	for (size_t i = 0; i < w->nr; i++) {
-		want_cap |= w->r[i].cap > 0;
-		want_duty |= w->r[i].duty > 0;
-	}
-	to.pid = w->lc.pid;
-	to.cgroup = w->lc.ncgroups ? w->lc.cgroups[0] : NULL;
-	if (want_cap) {
-		to.kind = TACHO_THROTTLE_CAP;
-		memset(&diag, 0, sizeof(diag));
-		diag.sz = sizeof(diag);
-		err = tacho_throttle_new(&to, &w->cap, &diag);
-		if (err) {
-			cli_error("cannot cap %s: %s (--duty stops and continues it instead)",
-				  w->target, diag.message[0] ? diag.message : tacho_strerror(err));
-			return EXIT_FAIL;
-		}
-	}
-	if (want_duty) {
-		to.kind = TACHO_THROTTLE_DUTY;
-		memset(&diag, 0, sizeof(diag));
-		diag.sz = sizeof(diag);
-		err = tacho_throttle_new(&to, &w->duty, &diag);
-		if (err) {
-			cli_error("cannot duty-cycle %s: %s", w->target,
-				  diag.message[0] ? diag.message : tacho_strerror(err));
-			return EXIT_FAIL;
-		}
-	}
-	if (w->lc.ncgroups) {
-		/* signals go to the processes of the cgroup, as the hierarchy the sampler
-		 * counts it in lists them */
-		struct tc_cgroup_mounts m;
-		const char *root;
-
-		if (tc_cgroup_mounts_read(NULL, &m) || !(root = tc_cgroup_perf_root(&m)) ||
-		    tc_cgroup_resolve(root, w->lc.cgroups[0], w->cgdir, sizeof(w->cgdir)))
-			snprintf(w->cgdir, sizeof(w->cgdir), "%s", w->lc.cgroups[0]);
-	}
-	return GO_ON;
+	if (!err)
+		return GO_ON;
+	if (failed == TACHO_THROTTLE_CAP)
+		cli_error("cannot cap %s: %s (--duty stops and continues it instead)", w->target,
+			  why);
+	else
+		cli_error("cannot duty-cycle %s: %s", w->target, why);
+	return EXIT_FAIL;
 }
 
 static int watch_loop(struct watch_cli *w)
 {
 	struct live_cli *lc = &w->lc;
-	struct tacho_live_frame *f;
-	double next;
-	int err;
+	struct tacho_live_frame *f = NULL;
+	double next = 0;
+	int err = tacho_live_sample(lc->live, &f);
 
-	err = tacho_live_sample(lc->live, &f);
 	tacho_live_frame_put(f);
-	if (err) {
-		cli_error("cannot count: %s", tacho_strerror(err));
-		return EXIT_FAIL;
-	}
-	for (size_t i = 0; i < w->nr; i++)
+	for (size_t i = 0; !err && i < w->nr; i++)
 		fprintf(stderr, "tacho watch: %s: %s\n", w->target, w->r[i].desc);
-	next = live_now() + lc->interval;
-	while (!cli_stop_sig) {
+	if (!err)
+		next = live_now() + lc->interval;
+	while (!err && !cli_stop_sig) {
+		struct tacho_watch_result res = { .sz = sizeof(res) };
+
 		live_cli_wait(lc, next, -1);
 		if (cli_stop_sig)
 			break;
 		if (live_now() < next && !lc->child_done)
 			continue;
 		err = tacho_live_sample(lc->live, &f);
-		if (err) {
-			cli_error("cannot count: %s", tacho_strerror(err));
-			return EXIT_FAIL;
-		}
-		if (tacho_live_frame_nrows(f)) {
-			for (size_t i = 0; i < w->nr; i++) {
-				double value;
-				int k = tacho_rule_eval(w->r[i].rule, f, 0, &value);
-				if (k == TACHO_RULE_FIRED || k == TACHO_RULE_LIFTED)
-					on_change(w, &w->r[i], k, value, f);
-			}
-			if (w->cap && tacho_throttle_active(w->cap))
-				cap_feedback(w, f);
-		}
+		if (err)
+			break;
+		tacho_watch_step(w->w, f, &res);
+		for (size_t i = 0; i < res.nchanges; i++)
+			on_change(w, tacho_watch_step_change(w->w, i));
+		if (res.feedback)
+			cli_warn("cannot adjust the cap of %s", w->target);
 		tacho_live_frame_put(f);
 		reap_execs(w, false);
 		if (lc->child_done)
@@ -655,19 +458,21 @@ static int watch_loop(struct watch_cli *w)
 		if (next < live_now())
 			next = live_now() + lc->interval;
 	}
-	return GO_ON;
+	if (!err)
+		return GO_ON;
+	cli_error("cannot count: %s", tacho_strerror(err));
+	return EXIT_FAIL;
 }
 
 /* Everything the rules changed is undone: caps lifted, a stopped target continued. */
 static void watch_undo(struct watch_cli *w)
 {
-	if (w->cap && tacho_throttle_active(w->cap))
+	if (tacho_throttle_active(tacho_watch_throttle(w->w, TACHO_THROTTLE_CAP)))
 		logf_(w, "lifting the cap of %s (tacho ends)", w->target);
-	if (w->duty && tacho_throttle_active(w->duty))
+	if (tacho_throttle_active(tacho_watch_throttle(w->w, TACHO_THROTTLE_DUTY)))
 		logf_(w, "continuing %s (tacho ends)", w->target);
-	tacho_throttle_free(w->cap);
-	tacho_throttle_free(w->duty);
-	w->cap = w->duty = NULL;
+	tacho_watch_free(w->w);
+	w->w = NULL;
 }
 
 static int cmd_watch_fn(int argc, char **argv)
@@ -681,17 +486,11 @@ static int cmd_watch_fn(int argc, char **argv)
 	ret = watch_parse(&w, argc, argv);
 	if (ret == GO_ON)
 		ret = make_rules(&w);
-	if (ret == GO_ON)
-		ret = check_rules(&w);
+	if (ret == GO_ON && !(w.out = cli_open_output(w.outpath)))
+		ret = EXIT_FAIL;
 	if (ret == GO_ON) {
-		w.out = cli_open_output(w.outpath);
-		if (!w.out)
-			ret = EXIT_FAIL;
-	}
-	if (ret == GO_ON) {
-		/* task-clock too: the CPU the target used, which a cap is a share of */
 		cli_stop_signals_catch(&saved);
-		ret = live_cli_start(&w.lc, argc, argv, "task-clock");
+		ret = live_cli_start(&w.lc, argc, argv);
 		if (ret == GO_ON) {
 			live_cli_target(&w.lc, w.target, sizeof(w.target));
 			ret = watch_setup(&w);
@@ -712,8 +511,7 @@ static int cmd_watch_fn(int argc, char **argv)
 		ret = live_cli_status(&w.lc);
 	}
 	reap_execs(&w, true);
-	for (size_t i = 0; i < w.nr; i++)
-		tacho_rule_free(w.r[i].rule);
+	tacho_watch_free(w.w);
 	if (w.out && w.outpath)
 		cli_close_output(w.out, w.outpath);
 	live_cli_exit(&w.lc);

@@ -117,21 +117,6 @@ static void default_events(struct live_cli *lc)
 		 "software events", pmu.note[0] ? " (" : "", pmu.note, pmu.note[0] ? ")" : "");
 }
 
-/* Whether the comma-separated list has name as one of its events. */
-static bool has_event(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; p && *p;) {
-		const char *c = strchr(p, ',');
-		size_t l = c ? (size_t)(c - p) : strlen(p);
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p = c ? c + 1 : NULL;
-	}
-	return false;
-}
-
 static void raise_nofile(void)
 {
 	struct rlimit rl;
@@ -144,7 +129,7 @@ static void raise_nofile(void)
 	}
 }
 
-int live_cli_start(struct live_cli *lc, int argc, char **argv, const char *extra)
+int live_cli_start(struct live_cli *lc, int argc, char **argv)
 {
 	struct tacho_live_opts o = { .sz = sizeof(o) };
 	struct tacho_diag diag;
@@ -168,8 +153,6 @@ int live_cli_start(struct live_cli *lc, int argc, char **argv, const char *extra
 		return cli_usage_error(lc->cmd, "-G goes with the cgroup view");
 	if (!lc->events.len)
 		default_events(lc);
-	if (extra && !has_event(lc->events.buf, extra))
-		tc_sb_addf(&lc->events, "%s%s", lc->events.len ? "," : "", extra);
 	if (lc->events.oom) {
 		cli_error("out of memory");
 		return EXIT_FAIL;

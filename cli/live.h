@@ -46,9 +46,8 @@ int live_cli_seconds(const struct cli_cmd *cmd, const char *opt, const char *arg
 /* After the options: the operands (a program), checks of what goes together, the events
  * (-e, or the default software set with the note why), a program started and held
  * before its exec, the sampler, then the program's exec. Returns -1 to go on, or the
- * exit code (the message said). extra: events the command needs besides -e (watch's
- * task-clock), or NULL. */
-int live_cli_start(struct live_cli *lc, int argc, char **argv, const char *extra);
+ * exit code (the message said). */
+int live_cli_start(struct live_cli *lc, int argc, char **argv);
 
 /* Waits until the monotonic time deadline (seconds), the program's end, or fd (-1:
  * none) readable, whichever comes first; a signal ends the wait too. Returns 1 when
