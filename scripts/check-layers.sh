@@ -4,9 +4,10 @@
 #   scripts/check-layers.sh [BUILD] [TABLE] [SRC]
 #
 # Reads the layer table (the ```layers block of TABLE, default docs/architecture.md) and
-# the objects BUILD/lib/PART/*.o and BUILD/cli/*.o (default BUILD: build). Every global
-# symbol an object uses but does not define is looked up among the symbols the other
-# objects define; a use of another part that the table does not allow is printed as
+# the objects BUILD/lib/PART/*.o, BUILD/cli/*.o and BUILD/cli/*/*.o (default BUILD:
+# build). Every global symbol an object uses but does not define is looked up among the
+# symbols the other objects define; a use of another part that the table does not allow
+# is printed as
 #   layers: forbidden: CALLER_PART/FILE.o -> CALLEE_PART/FILE.o: SYMBOL
 # and so is a use of a symbol a `!PATTERN` entry denies. A part without a row is an
 # error too (add its row when adding a part).
@@ -52,7 +53,7 @@ trap 'rm -f "$tmp"' EXIT
 
 # The objects (shell built-ins only: no process per object).
 set --
-for o in "$build"/lib/*/*.o "$build"/cli/*.o; do
+for o in "$build"/lib/*/*.o "$build"/cli/*.o "$build"/cli/*/*.o; do
 	[ -f "$o" ] || continue
 	r=${o#"$build"/}
 	[ -n "$src" ] && [ ! -f "$src/${r%.o}.c" ] && continue   # stale: its source moved
@@ -68,7 +69,7 @@ fi
 set -- /dev/null
 if [ -n "$src" ]; then
 	for f in "$src"/lib/*/*.c "$src"/lib/*/*.h "$src"/include/tacho/*.h \
-		"$src"/cli/*.c "$src"/cli/*.h; do
+		"$src"/cli/*.c "$src"/cli/*.h "$src"/cli/*/*.c "$src"/cli/*/*.h; do
 		[ -f "$f" ] && set -- "$@" "$f"
 	done
 fi

@@ -1,14 +1,14 @@
-/* serve.h - what tacho serve's files share. */
+/* serve.h - what tacho serve's files (cli/serve/) share. */
 #ifndef TACHO_CLI_SERVE_H
 #define TACHO_CLI_SERVE_H
 
 #include <stdbool.h>
 #include <sys/socket.h>
 
-/* The page at / (serve-page.c). */
+/* The page at / (page.c). */
 extern const char serve_page[];
 
-/* --- who may hold a connection (serve-guard.c) --- */
+/* --- who may hold a connection (guard.c) --- */
 
 #define GUARD_MAX 64                /* connections in all, the reserve aside */
 #define GUARD_PER_CLIENT 32         /* of one client: an IPv4 address, an IPv6 /64 */

@@ -1,4 +1,4 @@
-/* serve-guard.c - who may hold a connection to tacho serve, and for how long: a request
+/* guard.c - who may hold a connection to tacho serve, and for how long: a request
  * must arrive whole within a deadline and its answer be taken within another, a client
  * (an IPv4 address, an IPv6 /64) holds at most GUARD_PER_CLIENT connections and all of
  * them GUARD_MAX, and GUARD_RESERVE more places answer /metrics alone. At a limit, the

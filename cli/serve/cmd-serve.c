@@ -4,7 +4,7 @@
  *
  * Counting runs on a thread of its own and publishes each frame as a snapshot; the HTTP
  * side (one thread running libmicrohttpd's loop, its connections held to deadlines and
- * limits by serve-guard.c) answers from the latest snapshot and never waits on
+ * limits by guard.c) answers from the latest snapshot and never waits on
  * counting. A snapshot renders each document once, on its first request, and every
  * answer is a copy of that text: a scraper costs a memcpy, whatever their number, and a
  * slow or dead client holds nothing but its own copy. */
@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "live.h"
+#include "../live.h"
 #include "serve.h"
 
 #define GO_ON (-1)

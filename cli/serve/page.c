@@ -1,4 +1,4 @@
-/* serve-page.c - the page tacho serve gives at /: self-contained (no CDN, no library),
+/* page.c - the page tacho serve gives at /: self-contained (no CDN, no library),
  * a hand-written canvas chart per event of the busiest rows' rates, fed by polling
  * /api/history once and /api/frame every interval. It counts what it received in
  * data-frames and data-points on <body> and shows any script error on the page (the
