@@ -99,7 +99,7 @@ static void check(const char *spec, const struct tacho_event_opts *opts)
 		struct perf_event_attr a;
 		const struct tc_event *ev = tc_evlist_get(l, i);
 		if (tacho_evlist_attr(l, i, &a) != 0 || a.size != sizeof(a) || !ev->name ||
-		    !ev->pmu || !ev->unit || !(tacho_evlist_scale(l, i) > 0))
+		    !ev->pmu || !ev->unit || !(tc_evlist_scale(l, i) > 0))
 			abort();
 	}
 	tacho_evlist_free(l);

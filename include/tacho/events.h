@@ -122,13 +122,8 @@ TACHO_API int tacho_evlist_attr(const struct tacho_evlist *list, size_t i,
 TACHO_API enum tacho_event_source tacho_evlist_source(const struct tacho_evlist *list, size_t i);
 /* The PMU's name ("cpu", "software", "msr", "tracepoint", a libpfm4 PMU name). */
 TACHO_API const char *tacho_evlist_pmu(const struct tacho_evlist *list, size_t i);
-/* The unit of the scaled value ("" for plain counts, "msec" for the clocks) and the
- * factor from raw count to it. */
+/* The unit of the scaled value ("" for plain counts, "msec" for the clocks). */
 TACHO_API const char *tacho_evlist_unit(const struct tacho_evlist *list, size_t i);
-TACHO_API double tacho_evlist_scale(const struct tacho_evlist *list, size_t i);
-/* The index of the leader of the {group} the user put event i in, or -1 when the user
- * did not group it. */
-TACHO_API int tacho_evlist_group_leader(const struct tacho_evlist *list, size_t i);
 
 /* Tries to open event i counting on the calling thread (any CPU), then closes it:
  * whether this process may count it here and now. Returns 0 or the -errno of

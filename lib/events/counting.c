@@ -33,7 +33,7 @@ int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
 			specs[i].group = groups[i];
 		} else {
 			/* the user's {a,b}: the leader's index names the group */
-			int leader = tacho_evlist_group_leader(list, i);
+			int leader = tc_evlist_group_leader(list, i);
 			specs[i].group = leader >= 0 ? leader : TACHO_GROUP_NONE;
 		}
 	}

@@ -48,6 +48,12 @@ struct tc_event {
 /* The engine's view of a parsed list: the i-th event, or NULL past the end. The
  * pointer lives as long as the list. */
 const struct tc_event *tc_evlist_get(const struct tacho_evlist *list, size_t i);
+/* The factor from event i's raw count to its unit (tacho_evlist_unit), 1.0 past the
+ * end. The engine and the samplers scale with it; a program reads scaled values. */
+double tc_evlist_scale(const struct tacho_evlist *list, size_t i);
+/* The index of the leader of the {group} the user put event i in, or -1 when the user
+ * did not group it (or past the end). The engine and the scheduler open groups by it. */
+int tc_evlist_group_leader(const struct tacho_evlist *list, size_t i);
 /* tacho_evlist_probe for event i, a uprobe, without registering it: opened with a path
  * no file has, the kernel checks the PMU and the caller's privilege (perfmon_capable)
  * and then refuses the path (ENOENT: 0 here) before any uprobe exists, where a real

@@ -160,13 +160,13 @@ const char *tacho_evlist_unit(const struct tacho_evlist *list, size_t i)
 	return ev ? ev->unit : NULL;
 }
 
-double tacho_evlist_scale(const struct tacho_evlist *list, size_t i)
+double tc_evlist_scale(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
 	return ev ? ev->scale : 1.0;
 }
 
-int tacho_evlist_group_leader(const struct tacho_evlist *list, size_t i)
+int tc_evlist_group_leader(const struct tacho_evlist *list, size_t i)
 {
 	const struct tc_event *ev = tc_evlist_get(list, i);
 	return ev ? ev->group_leader : -1;

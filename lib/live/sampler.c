@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events/events.h"
 #include "live/live-int.h"
 #include "perf/engine.h"
 
@@ -809,7 +810,7 @@ static int copy_events(struct tacho_live *l, const struct tacho_evlist *list)
 	if (!l->attrs || !l->groups || !l->names || !l->units || !l->scales)
 		return -ENOMEM;
 	for (size_t e = 0; e < n; e++) {
-		int lead = tacho_evlist_group_leader(list, e);
+		int lead = tc_evlist_group_leader(list, e);
 		int err = tacho_evlist_attr(list, e, &l->attrs[e]);
 		const char *unit = tacho_evlist_unit(list, e);
 
@@ -818,7 +819,7 @@ static int copy_events(struct tacho_live *l, const struct tacho_evlist *list)
 		l->groups[e] = lead >= 0 ? lead : TACHO_GROUP_NONE;
 		l->names[e] = tc_strdup(tacho_evlist_name(list, e));
 		l->units[e] = tc_strdup(unit ? unit : "");
-		l->scales[e] = tacho_evlist_scale(list, e);
+		l->scales[e] = tc_evlist_scale(list, e);
 		if (!l->names[e] || !l->units[e])
 			return -ENOMEM;
 	}

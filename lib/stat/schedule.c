@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events/events.h"
 #include "stat/schedule.h"
 #include "tacho/cpu.h"
 #include "tacho/events.h"
@@ -601,7 +602,7 @@ int tc_schedule_new(const struct tacho_evlist *events,
 		}
 		items[i] = tc_sched_classify(&attr, tacho_evlist_source(events, i),
 					     tacho_evlist_pmu(events, i), pmu);
-		leader = tacho_evlist_group_leader(events, i);
+		leader = tc_evlist_group_leader(events, i);
 		items[i].group = leader >= 0 ? (unsigned)leader + 1 : 0;
 	}
 	err = tc_schedule_build(items, n, pmu, flags, out);

@@ -24,6 +24,7 @@
 #include "stat/schedule.h"
 #include "stat/stat.h"
 #include "stat/stat-int.h"
+#include "events/events.h"
 #include "events/user-only.h"
 #include "util/util.h"
 #include "tacho/counters.h"
@@ -553,7 +554,7 @@ static int stat_new(const struct tacho_stat_opts *o, unsigned repeat, struct tac
 		s->user_ns[k] = s->sys_ns[k] = NAN;
 	for (size_t e = 0; e < n; e++) {
 		struct ev_res *r = &s->ev[e];
-		double scale = tacho_evlist_scale(o->events, e);
+		double scale = tc_evlist_scale(o->events, e);
 
 		if (!(scale > 0) || !isfinite(scale))
 			scale = 1.0;

@@ -630,26 +630,26 @@ static void test_lists(void **state)
 	assert_string_equal(tacho_evlist_name(l, 4), "cs");
 	assert_string_equal(tacho_evlist_pmu(l, 2), "cpu");
 	assert_string_equal(tacho_evlist_unit(l, 3), "msec");
-	assert_true(tacho_evlist_scale(l, 3) == 1e-6);
+	assert_true(tc_evlist_scale(l, 3) == 1e-6);
 	assert_string_equal(tacho_evlist_unit(l, 0), "");
-	assert_true(tacho_evlist_scale(l, 0) == 1.0);
+	assert_true(tc_evlist_scale(l, 0) == 1.0);
 	assert_true(tc_evlist_get(l, 0)->uses_counter);
 	assert_true(tc_evlist_get(l, 0)->fixed_counter);
 	assert_false(tc_evlist_get(l, 4)->uses_counter);
 	assert_true(tc_evlist_get(l, 2)->uses_counter);
 	assert_null(tacho_evlist_name(l, 5));
 	assert_int_equal(tacho_evlist_attr(l, 5, &a), -EINVAL);
-	assert_int_equal(tacho_evlist_group_leader(l, 1), -1);
+	assert_int_equal(tc_evlist_group_leader(l, 1), -1);
 
 	/* groups, with group modifiers applied to each member on top of its own */
 	assert_int_equal(tacho_evlist_add(l, "{cycles,instructions:k}:u,page-faults,"
 					  "{msr/tsc/,cs}", &d), 0);
 	assert_int_equal(tacho_evlist_count(l), 10);
-	assert_int_equal(tacho_evlist_group_leader(l, 5), 5);
-	assert_int_equal(tacho_evlist_group_leader(l, 6), 5);
-	assert_int_equal(tacho_evlist_group_leader(l, 7), -1);
-	assert_int_equal(tacho_evlist_group_leader(l, 8), 8);
-	assert_int_equal(tacho_evlist_group_leader(l, 9), 8);
+	assert_int_equal(tc_evlist_group_leader(l, 5), 5);
+	assert_int_equal(tc_evlist_group_leader(l, 6), 5);
+	assert_int_equal(tc_evlist_group_leader(l, 7), -1);
+	assert_int_equal(tc_evlist_group_leader(l, 8), 8);
+	assert_int_equal(tc_evlist_group_leader(l, 9), 8);
 	tacho_evlist_attr(l, 5, &a);
 	assert_int_equal(excl_of(&a), EK | EH);
 	tacho_evlist_attr(l, 6, &a);
@@ -676,9 +676,9 @@ static void test_lists(void **state)
 						 "cpu/topdown-total-slots/", &fake_opts, &l, &d), 0);
 	assert_string_equal(tacho_evlist_name(l, 0), "my-cycles");
 	assert_string_equal(tacho_evlist_unit(l, 1), "Joules");
-	assert_true(tacho_evlist_scale(l, 1) == 2.3283064365386962890625e-10);
+	assert_true(tc_evlist_scale(l, 1) == 2.3283064365386962890625e-10);
 	assert_false(tc_evlist_get(l, 1)->uses_counter);
-	assert_true(tacho_evlist_scale(l, 2) == 2.0);
+	assert_true(tc_evlist_scale(l, 2) == 2.0);
 	assert_int_equal(tacho_evlist_source(l, 1), TACHO_EVENT_SRC_PMU);
 	tacho_evlist_free(l);
 
@@ -829,7 +829,7 @@ static void test_tracepoint_globs(void **state)
 				 g[i].names);
 		if (g[i].spec[0] == '{')
 			for (size_t k = 0; k < tacho_evlist_count(l); k++)
-				assert_int_equal(tacho_evlist_group_leader(l, k), 0);
+				assert_int_equal(tc_evlist_group_leader(l, k), 0);
 		tc_sb_exit(&names);
 		tacho_evlist_free(l);
 	}
@@ -1074,7 +1074,7 @@ static void test_bad_alias_scale(void **state)
 			assert_contains(d.message, "is not a positive number");
 			assert_contains(d.message, "e.scale");
 		} else {
-			assert_true(tacho_evlist_scale(l, 0) == cases[i].want);
+			assert_true(tc_evlist_scale(l, 0) == cases[i].want);
 		}
 		tacho_evlist_free(l);
 		unlink(scale);
