@@ -733,57 +733,24 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 
 /* --- the events: -e, --all or perf stat's default set --- */
 
-/* perf stat's default set, the software part first. */
-static const char events_sw[] = "task-clock,context-switches,cpu-migrations,page-faults";
-static const char events_sw_more[] = ",minor-faults,major-faults";
-static const char events_hw[] = ",cycles,instructions,branches,branch-misses";
-
-struct all_ctx {
-	struct tacho_evlist *list;
-	size_t added, skipped;
-};
-
-static int add_one(void *arg, const struct tacho_event_info *ev)
-{
-	struct all_ctx *a = arg;
-
-	/* "dummy" and "bpf-output" are placeholders (for sideband records and BPF
-	 * programs' output): they never count anything by themselves */
-	if (!ev->probe || !strcmp(ev->name, "dummy") || !strcmp(ev->name, "bpf-output"))
-		return 0;
-	if (tacho_evlist_add(a->list, ev->probe, NULL) == 0)
-		a->added++;
-	else
-		a->skipped++;
-	return 0;
-}
-
 static int build_all(struct tacho_evlist *list, const struct tacho_pmu_counters *pmu)
 {
-	struct all_ctx a = { .list = list };
-	unsigned mask = 1u << TACHO_EVENT_SRC_SOFTWARE | 1u << TACHO_EVENT_SRC_PMU;
-	int err;
+	size_t skipped = 0;
+	int err = tacho_evlist_add_all(list, pmu->known && !pmu->none, &skipped);
 
-	if (pmu->known && !pmu->none)
-		mask |= 1u << TACHO_EVENT_SRC_HARDWARE | 1u << TACHO_EVENT_SRC_CACHE |
-			1u << TACHO_EVENT_SRC_PFM;
-	err = tacho_events_foreach(NULL, mask, add_one, &a);
-	if (err)
-		return err;
-	if (a.skipped && cli_verbose)
+	if (skipped && cli_verbose && (!err || err == -TACHO_EEMPTY))
 		cli_warn("--all: %zu listed events could not be parsed and were left out",
-			 a.skipped);
-	return a.added ? 0 : -TACHO_EEMPTY;
+			 skipped);
+	return err;
 }
 
 static void default_events(struct stat_cli *c)
 {
-	tc_sb_adds(&c->events, events_sw);
-	if (c->pmu.known && !c->pmu.none) {
-		tc_sb_adds(&c->events, events_hw);
+	bool hw = c->pmu.known && !c->pmu.none;
+
+	tc_sb_adds(&c->events, tacho_events_default(hw ? TACHO_EVENTS_HARDWARE : 0));
+	if (hw)
 		return;
-	}
-	tc_sb_adds(&c->events, events_sw_more);
 	if (c->pmu.none)
 		snprintf(c->note, sizeof(c->note), "no hardware PMU on this machine (%s): "
 			 "counting software events; see 'tacho doctor'", c->pmu.note);

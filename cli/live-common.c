@@ -103,16 +103,16 @@ int live_cli_option(struct live_cli *lc, int opt, const char *arg)
 	return 0;
 }
 
-/* perf stat's software set, and the hardware events where a PMU counts them. */
+/* The live default set (tacho_events_default), the note why where it is software only. */
 static void default_events(struct live_cli *lc)
 {
 	struct tacho_pmu_counters pmu;
+	bool hw = !tacho_pmu_counters_detect(&pmu) && pmu.known && !pmu.none;
 
-	tc_sb_adds(&lc->events, "task-clock,context-switches,cpu-migrations,page-faults");
-	if (!tacho_pmu_counters_detect(&pmu) && pmu.known && !pmu.none) {
-		tc_sb_adds(&lc->events, ",cycles,instructions");
+	tc_sb_adds(&lc->events, tacho_events_default(TACHO_EVENTS_LIVE |
+						     (hw ? TACHO_EVENTS_HARDWARE : 0)));
+	if (hw)
 		return;
-	}
 	snprintf(lc->note, sizeof(lc->note), "no hardware PMU on this machine%s%s%s: counting "
 		 "software events", pmu.note[0] ? " (" : "", pmu.note, pmu.note[0] ? ")" : "");
 }

@@ -180,6 +180,26 @@ typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
 TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 				   tacho_event_visit_fn *fn, void *arg);
 
+/* The default sets, as one spec for tacho_evlist_parse. flags: TACHO_EVENTS_HARDWARE
+ * when the machine has a PMU that counts (tacho_pmu_counters: known and not none),
+ * TACHO_EVENTS_LIVE for the live set. tacho stat's (perf stat's): task-clock,
+ * context-switches, cpu-migrations, page-faults, then cycles, instructions, branches,
+ * branch-misses with the hardware, else minor-faults and major-faults. The live set
+ * (tacho top, serve): the same four software events, then cycles and instructions
+ * with the hardware. A static string; thread-safe. */
+#define TACHO_EVENTS_HARDWARE 0x1u
+#define TACHO_EVENTS_LIVE 0x2u
+TACHO_API const char *tacho_events_default(unsigned flags);
+
+/* Adds every event of this machine that tacho_events_foreach lists with a probe spec
+ * (tacho stat --all): the software and PMU sources, with hardware (the machine has a
+ * PMU that counts) the generic hardware and cache events and libpfm4's too; not the
+ * placeholders "dummy" and "bpf-output", which count nothing by themselves. An event
+ * whose spec does not parse is left out and counted in *skipped (may be NULL). 0;
+ * -TACHO_EEMPTY (nothing added); -EINVAL; -ENOMEM. Not thread-safe on the same
+ * list. */
+TACHO_API int tacho_evlist_add_all(struct tacho_evlist *list, bool hardware, size_t *skipped);
+
 /* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
 
 /* Which events a listing holds. Every field may be 0/NULL. Options: sz first. */

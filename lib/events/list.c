@@ -366,3 +366,59 @@ int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 #undef WANT
 	return r;
 }
+
+const char *tacho_events_default(unsigned flags)
+{
+	bool hw = flags & TACHO_EVENTS_HARDWARE;
+
+	if (flags & TACHO_EVENTS_LIVE)
+		return hw ? "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+			    "instructions" :
+			    "task-clock,context-switches,cpu-migrations,page-faults";
+	return hw ? "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+		    "instructions,branches,branch-misses" :
+		    "task-clock,context-switches,cpu-migrations,page-faults,minor-faults,"
+		    "major-faults";
+}
+
+struct add_all {
+	struct tacho_evlist *list;
+	size_t added, skipped;
+	int err;
+};
+
+static int add_one(void *arg, const struct tacho_event_info *ev)
+{
+	struct add_all *a = arg;
+	int err;
+
+	/* "dummy" and "bpf-output" are placeholders (for sideband records and BPF
+	 * programs' output): they never count anything by themselves */
+	if (!ev->probe || !strcmp(ev->name, "dummy") || !strcmp(ev->name, "bpf-output"))
+		return 0;
+	err = tacho_evlist_add(a->list, ev->probe, NULL);
+	if (!err)
+		a->added++;
+	else
+		a->skipped++;
+	return 0;
+}
+
+int tacho_evlist_add_all(struct tacho_evlist *list, bool hardware, size_t *skipped)
+{
+	struct add_all a = { .list = list };
+	unsigned mask = 1u << TACHO_EVENT_SRC_SOFTWARE | 1u << TACHO_EVENT_SRC_PMU;
+	int err;
+
+	if (!list)
+		return -EINVAL;
+	if (hardware)
+		mask |= 1u << TACHO_EVENT_SRC_HARDWARE | 1u << TACHO_EVENT_SRC_CACHE |
+			1u << TACHO_EVENT_SRC_PFM;
+	err = tacho_events_foreach(NULL, mask, add_one, &a);
+	if (skipped)
+		*skipped = a.skipped;
+	if (err)
+		return err;
+	return a.added ? 0 : -TACHO_EEMPTY;
+}

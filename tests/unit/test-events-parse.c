@@ -1102,6 +1102,45 @@ static void test_bad_alias_scale(void **state)
 	}
 }
 
+/* The default sets, each a spec that parses; --all's list: the software events at least,
+ * no placeholder, and refused without a list. */
+static void test_default_and_all_sets(void **state)
+{
+	static const unsigned flags[] = { 0, TACHO_EVENTS_HARDWARE, TACHO_EVENTS_LIVE,
+					  TACHO_EVENTS_LIVE | TACHO_EVENTS_HARDWARE };
+	struct tacho_evlist *l;
+	size_t skipped = 99;
+	bool clock = false;
+	(void)state;
+
+	assert_string_equal(tacho_events_default(0), "task-clock,context-switches,"
+			    "cpu-migrations,page-faults,minor-faults,major-faults");
+	assert_string_equal(tacho_events_default(TACHO_EVENTS_HARDWARE), "task-clock,"
+			    "context-switches,cpu-migrations,page-faults,cycles,instructions,"
+			    "branches,branch-misses");
+	assert_string_equal(tacho_events_default(TACHO_EVENTS_LIVE), "task-clock,"
+			    "context-switches,cpu-migrations,page-faults");
+	assert_string_equal(tacho_events_default(TACHO_EVENTS_LIVE | TACHO_EVENTS_HARDWARE),
+			    "task-clock,context-switches,cpu-migrations,page-faults,cycles,"
+			    "instructions");
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+		assert_int_equal(tacho_evlist_parse(tacho_events_default(flags[i]), &l, NULL), 0);
+		tacho_evlist_free(l);
+	}
+
+	assert_int_equal(tacho_evlist_add_all(NULL, false, NULL), -EINVAL);
+	assert_int_equal(tacho_evlist_new(NULL, &l), 0);
+	assert_int_equal(tacho_evlist_add_all(l, false, &skipped), 0);
+	assert_true(skipped < 99);
+	for (size_t i = 0; i < tacho_evlist_count(l); i++) {
+		clock |= !strcmp(tacho_evlist_name(l, i), "task-clock");
+		assert_string_not_equal(tacho_evlist_name(l, i), "dummy");
+		assert_string_not_equal(tacho_evlist_name(l, i), "bpf-output");
+	}
+	assert_true(clock);
+	tacho_evlist_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1118,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_tracepoint_globs),
 		cmocka_unit_test(test_bad_alias_scale),
+		cmocka_unit_test(test_default_and_all_sets),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
