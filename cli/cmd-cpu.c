@@ -1,6 +1,7 @@
 /* cmd-cpu.c - `tacho cpu`: what the processor is, from CPUID (live or a dump), checked
  * against what the kernel says. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,50 +54,22 @@ struct cpu_opts {
 
 /* --- getting the dump --- */
 
-/* Keeps only CPU `cpu` (the kernel's number, or the position when the dump has none),
- * through the public round trip: the `cpuid -r` text of that CPU, parsed back. */
+/* Keeps only CPU `cpu` (the kernel's number, or the position when the dump has none). */
 static int select_cpu(struct tacho_cpuid_dump **dump, long cpu)
 {
 	struct tacho_cpuid_dump *one = NULL, *d = *dump;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
 	int err;
-	unsigned idx;
 
-	for (idx = 0; idx < tacho_cpuid_dump_ncpus(d); idx++) {
-		int os = tacho_cpuid_dump_os_cpu(d, idx);
-		if ((os >= 0 ? os : (int)idx) == cpu)
-			break;
-	}
-	if (idx == tacho_cpuid_dump_ncpus(d)) {
-		cli_error("cannot select CPU %ld: the dump holds %u CPU%s (see 'tacho cpu --raw')",
-			  cpu, tacho_cpuid_dump_ncpus(d), tacho_cpuid_dump_ncpus(d) == 1 ? "" : "s");
+	if (cpu > INT_MAX) {
+		cli_error("cannot select CPU %ld: no such CPU number", cpu);
 		return -ENOENT;
 	}
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -errno;
-	err = tacho_cpuid_dump_write_raw(d, f);
-	if (fclose(f) != 0 && !err)
-		err = -EIO;
-	if (!err) {
-		/* the section of that CPU: from its "CPU N:" line to the next one */
-		char head[32];
-		char *start, *end;
-		snprintf(head, sizeof(head), "\nCPU %ld:\n", cpu);
-		if (!strncmp(text, head + 1, strlen(head + 1)))
-			start = text;
-		else if ((start = strstr(text, head)) != NULL)
-			start++;
-		end = start ? strstr(start + 1, "\nCPU ") : NULL;
-		if (!start)
-			err = -ENOENT;
-		else
-			err = tacho_cpuid_dump_parse(start, end ? (size_t)(end + 1 - start) : strlen(start),
-						     "the selected CPU", &one, NULL);
+	err = tacho_cpuid_dump_select(d, (int)cpu, &one);
+	if (err == -ENOENT) {
+		cli_error("cannot select CPU %ld: the dump holds %u CPU%s (see 'tacho cpu --raw')",
+			  cpu, tacho_cpuid_dump_ncpus(d), tacho_cpuid_dump_ncpus(d) == 1 ? "" : "s");
+		return err;
 	}
-	free(text);
 	if (err) {
 		cli_error("cannot select CPU %ld: %s", cpu, tacho_strerror(err));
 		return err;

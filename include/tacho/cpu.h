@@ -67,6 +67,13 @@ TACHO_API unsigned tacho_cpuid_dump_ncpus(const struct tacho_cpuid_dump *dump);
  * /sys/devices/system/cpu/cpuN), or -1 when the dump does not say. */
 TACHO_API int tacho_cpuid_dump_os_cpu(const struct tacho_cpuid_dump *dump, unsigned idx);
 
+/* A new dump of one CPU of dump: the one whose operating system number is cpu (its
+ * index where the dump does not say), its leaves copied as they are. 0 and *out (free
+ * it with tacho_cpuid_dump_free), -ENOENT when the dump has no such CPU, -EINVAL
+ * (NULL, cpu < 0), -ENOMEM. */
+TACHO_API int tacho_cpuid_dump_select(const struct tacho_cpuid_dump *dump, int cpu,
+				      struct tacho_cpuid_dump **out);
+
 /* Looks up one leaf of the idx-th CPU. Honours the maximum leaf of each range
  * (CPUID.0:EAX for 0x0..., CPUID.8000_0000h:EAX for 0x8000_0000..., the hypervisor's
  * 0x4000_0000:EAX, and so on): a leaf above its range's maximum returns

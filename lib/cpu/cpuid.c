@@ -127,6 +127,44 @@ int tacho_cpuid_dump_os_cpu(const struct tacho_cpuid_dump *d, unsigned idx)
 	return d && idx < d->ncpus ? d->cpus[idx].os_cpu : -1;
 }
 
+int tacho_cpuid_dump_select(const struct tacho_cpuid_dump *d, int cpu,
+			    struct tacho_cpuid_dump **out)
+{
+	const struct tc_cpuid_cpu *c = NULL;
+	struct tacho_cpuid_dump *one;
+	struct tc_cpuid_cpu *dst;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!d || cpu < 0)
+		return -EINVAL;
+	for (unsigned i = 0; i < d->ncpus && !c; i++)
+		if ((d->cpus[i].os_cpu >= 0 ? d->cpus[i].os_cpu : (int)i) == cpu)
+			c = &d->cpus[i];
+	if (!c)
+		return -ENOENT;
+	one = tc_cpuid_dump_new();
+	if (!one)
+		return -ENOMEM;
+	if (tc_cpuid_dump_add_cpu(one, c->os_cpu) < 0) {
+		tacho_cpuid_dump_free(one);
+		return -ENOMEM;
+	}
+	/* the leaves as they are: already sorted, each (leaf, subleaf) once */
+	dst = &one->cpus[0];
+	dst->leaves = malloc((c->n ? c->n : 1) * sizeof(*dst->leaves));
+	if (!dst->leaves) {
+		tacho_cpuid_dump_free(one);
+		return -ENOMEM;
+	}
+	memcpy(dst->leaves, c->leaves, c->n * sizeof(*dst->leaves));
+	dst->n = dst->alloc = c->n;
+	dst->unsorted = c->unsorted;
+	*out = one;
+	return 0;
+}
+
 const struct tacho_cpuid_regs *tc_cpuid_raw(const struct tacho_cpuid_dump *d, unsigned idx,
 					    uint32_t leaf, uint32_t subleaf)
 {

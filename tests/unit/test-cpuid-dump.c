@@ -262,6 +262,51 @@ static void test_cpuid_r(void **state)
 	tacho_cpuid_dump_free(d);
 }
 
+/* tacho_cpuid_dump_select: one CPU by its OS number (its index where the dump has
+ * none), every leaf of it and of no other, byte for byte as the raw text writes it. */
+static void test_select(void **state)
+{
+	struct tacho_cpuid_dump *d = NULL, *one = NULL;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	char *all = NULL, *sel = NULL;
+	size_t nall = 0, nsel = 0;
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/kvm-epyc-2cpu.cpuid-r"),
+					       &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_select(d, 1, &one), 0);
+	assert_int_equal(tacho_cpuid_dump_ncpus(one), 1);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(one, 0), 1);
+	CHECK(one, 0, 1, 0, 0x00a10f11, 0x01020800, 0xfffa3203, 0x178bfbff);
+	/* its raw text is the "CPU 1:" section of the whole dump's */
+	f = open_memstream(&all, &nall);
+	assert_int_equal(tacho_cpuid_dump_write_raw(d, f), 0);
+	fclose(f);
+	f = open_memstream(&sel, &nsel);
+	assert_int_equal(tacho_cpuid_dump_write_raw(one, f), 0);
+	fclose(f);
+	assert_non_null(strstr(all, sel));
+	assert_true(nsel > 0 && nsel < nall);
+	tacho_cpuid_dump_free(one);
+
+	assert_int_equal(tacho_cpuid_dump_select(d, 2, &one), -ENOENT);
+	assert_null(one);
+	assert_int_equal(tacho_cpuid_dump_select(d, -1, &one), -EINVAL);
+	assert_int_equal(tacho_cpuid_dump_select(NULL, 0, &one), -EINVAL);
+	tacho_cpuid_dump_free(d);
+	free(all);
+	free(sel);
+
+	/* no OS numbers: the index */
+	assert_int_equal(tacho_cpuid_dump_load(th_path("tests/data/cpuid/kvm-epyc-1cpu.cpuid-r1"),
+					       &d, &diag), 0);
+	assert_int_equal(tacho_cpuid_dump_select(d, 0, &one), 0);
+	assert_int_equal(tacho_cpuid_dump_os_cpu(one, 0), -1);
+	tacho_cpuid_dump_free(one);
+	tacho_cpuid_dump_free(d);
+}
+
 /* Leaves of ranges that do not exist are refused, the probe leaves included. */
 static void test_max_leaf(void **state)
 {
@@ -1125,7 +1170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libcpuid_single), cmocka_unit_test(test_libcpuid_keys),
-		cmocka_unit_test(test_libcpuid_multi),
+		cmocka_unit_test(test_libcpuid_multi), cmocka_unit_test(test_select),
 		cmocka_unit_test(test_aida64),          cmocka_unit_test(test_instlatx64),
 		cmocka_unit_test(test_old_aida),        cmocka_unit_test(test_cpuid_r),
 		cmocka_unit_test(test_max_leaf),        cmocka_unit_test(test_round_trip),
