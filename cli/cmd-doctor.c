@@ -55,32 +55,6 @@ static const char doctor_footer[] =
 	"exit status: 0 the checks ran (limitations are not failures), 1 they could not\n"
 	"run or a source --require names is not exact here, 2 bad usage\n";
 
-static int get_checks(struct tacho_check **out)
-{
-	struct tacho_check *c = NULL;
-	size_t max = 24;
-	int n;
-
-	for (;;) {
-		struct tacho_check *nc = realloc(c, max * sizeof(*c));
-		if (!nc) {
-			free(c);
-			return -ENOMEM;
-		}
-		c = nc;
-		n = tacho_machine_check(c, max, sizeof(*c));
-		if (n < 0 || (size_t)n <= max)
-			break;
-		max = (size_t)n;
-	}
-	if (n < 0) {
-		free(c);
-		return n;
-	}
-	*out = c;
-	return n;
-}
-
 /* The sources of a --require list, as a mask of enum tacho_source. 0, or EXIT_USAGE
  * (said). */
 static int parse_require(const char *list, unsigned *mask)
@@ -151,7 +125,7 @@ static int run_doctor(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(&cmd_doctor, "unexpected argument '%s'", argv[optind]);
 
-	n = get_checks(&checks);
+	n = tacho_machine_check_alloc(&checks, sizeof(*checks));
 	if (n < 0) {
 		cli_error("cannot examine this machine: %s", tacho_strerror(n));
 		return EXIT_FAIL;

@@ -59,6 +59,11 @@ struct tacho_check {
  * CPUID on every CPU). Not thread-safe with respect to the calling thread's CPU
  * affinity, which it restores. */
 TACHO_API int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz);
+/* The same checks, once, into an array the library allocates at the caller's
+ * check_sz (sizeof(out[0][0])): returns how many there are, *out holding them (free
+ * it with free(); NULL when there are none), or -EINVAL (NULL out, a check_sz below
+ * the first version), -ENOMEM. */
+TACHO_API int tacho_machine_check_alloc(struct tacho_check **out, size_t check_sz);
 
 /* What tacho_machine_write writes: checks (tacho_machine_check) and clocks
  * (tacho_clock_survey), each array with its element size. Sized: sz first; every field

@@ -40,12 +40,25 @@ struct probe {
 	size_t max, n, check_sz;
 	struct tacho_check cur;    /* the row being filled, the library's struct */
 	bool pending;              /* cur is row n - 1, not yet copied out */
+	bool grow;                 /* out is the library's: grown as rows come */
+	bool oom;                  /* growing it failed */
 };
 
 /* Copies the row being filled into the caller's array, at its element size, when it
  * has room; a row beyond max is counted, not stored: the caller learns it needs more. */
 static void flush(struct probe *p)
 {
+	if (p->pending && p->grow && p->n - 1 >= p->max && !p->oom) {
+		size_t max = p->max ? 2 * p->max : 32;
+		void *nc = realloc(p->out, max * p->check_sz);
+
+		if (nc) {
+			p->out = nc;
+			p->max = max;
+		} else {
+			p->oom = true;
+		}
+	}
 	if (p->pending && p->n - 1 < p->max)
 		tc_sized_put(TC_ELEM(p->out, p->n - 1, p->check_sz), p->check_sz, &p->cur,
 			     sizeof(p->cur));
@@ -606,18 +619,14 @@ int tacho_machine_verify(struct tacho_check *out, size_t max, size_t check_sz)
 	return (int)p.n;
 }
 
-int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
+/* Runs every check into p (its out, max, check_sz and grow set). */
+static void run_checks(struct probe *ps)
 {
 	struct tacho_cpuid_dump *dump = NULL;
 	struct probe p;
 	static volatile long bp_target;
 
-	if (max && (!out || check_sz < CHECK_SZ_V1))
-		return -EINVAL;
-	memset(&p, 0, sizeof(p));
-	p.out = out;
-	p.max = max;
-	p.check_sz = check_sz;
+	memcpy(&p, ps, sizeof(p));
 	tc_perf_env_probe(&p.env);
 	p.cpu.sz = sizeof(p.cpu);
 	if (tacho_cpuid_dump_live(&dump) == 0) {
@@ -654,5 +663,40 @@ int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
 	flush(&p);
 	if (p.have_cpu)
 		tacho_cpu_info_exit(&p.cpu);
+	memcpy(ps, &p, sizeof(p));
+}
+
+int tacho_machine_check(struct tacho_check *out, size_t max, size_t check_sz)
+{
+	struct probe p;
+
+	if (max && (!out || check_sz < CHECK_SZ_V1))
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.out = out;
+	p.max = max;
+	p.check_sz = check_sz;
+	run_checks(&p);
+	return (int)p.n;
+}
+
+int tacho_machine_check_alloc(struct tacho_check **out, size_t check_sz)
+{
+	struct probe p;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (check_sz < CHECK_SZ_V1)
+		return -EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.check_sz = check_sz;
+	p.grow = true;
+	run_checks(&p);
+	if (p.oom) {
+		free(p.out);
+		return -ENOMEM;
+	}
+	*out = p.out;
 	return (int)p.n;
 }

@@ -300,6 +300,20 @@ static void test_library(void **state)
 	assert_int_equal(newer[0].future, 1);
 	assert_int_equal(newer[1].future, 2);
 	assert_int_equal(tacho_machine_check(c, 2, offsetof(struct tacho_check, hint)), -EINVAL);
+	/* allocated by the library, at the caller's size: every check, in order, once */
+	{
+		struct tacho_check *all = NULL;
+
+		assert_int_equal(tacho_machine_check_alloc(&all, sizeof(*all)), n);
+		assert_non_null(all);
+		for (int i = 0; i < n; i++)
+			assert_string_equal(all[i].key, keys[i]);
+		free(all);
+		assert_int_equal(tacho_machine_check_alloc(NULL, sizeof(*all)), -EINVAL);
+		assert_int_equal(tacho_machine_check_alloc(&all, offsetof(struct tacho_check, hint)),
+				 -EINVAL);
+		assert_null(all);
+	}
 	assert_string_equal(tacho_check_state_name(TACHO_CHECK_LIMIT), "limited");
 	assert_string_equal(tacho_check_state_name((enum tacho_check_state)9), "unknown");
 }
