@@ -30,6 +30,39 @@
 #define tc_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 /* Whether a caller's struct p, of its own sz bytes, has field. */
 #define TC_SZ_HAS(p, type, field) ((p)->sz >= tc_offsetofend(type, field))
+/* Options: a struct the caller fills for the library to read (the "options" rule). One
+ * mechanism for them all, libbpf's OPTS_VALID and libpfm4's pfmlib_check_struct:
+ * - each struct's first version is TC_OPTS_V1_<tag> (tc_offsetofend of its last field
+ *   then), defined beside the code that checks it, so that TC_OPTS_VALID cannot be
+ *   written for a struct without one;
+ * - TC_OPTS_VALID(opts, tag), on entry: 0 for NULL (every default) or a valid struct;
+ *   -EINVAL when sz is below the first version; -TACHO_EVERSION when sz goes past the
+ *   struct this library knows (sizeof) and a byte there is not zero: the caller, built
+ *   against a newer tacho.h, asks for something this library lacks, and is told so
+ *   instead of having it silently ignored. TC_OPTS_VALID_DIAG also says so in diag;
+ * - then TC_OPTS_GET(opts, tag, field, dflt) reads a field (dflt for NULL opts or a
+ *   field the caller's version lacks), or TC_OPTS_COPY(&mine, opts) copies the whole
+ *   struct into the library's version (missing fields zero, mine.sz the library's). */
+#define TC_OPTS_TYPED_(opts, tag) (1 ? (opts) : (const struct tag *)0)
+#define TC_OPTS_VALID(opts, tag)                                                        \
+	tc_opts_check(TC_OPTS_TYPED_(opts, tag), TC_OPTS_V1_##tag, sizeof(struct tag),    \
+		      "struct " #tag, NULL)
+#define TC_OPTS_VALID_DIAG(opts, tag, diag)                                             \
+	tc_opts_check(TC_OPTS_TYPED_(opts, tag), TC_OPTS_V1_##tag, sizeof(struct tag),    \
+		      "struct " #tag, (diag))
+#define TC_OPTS_HAS(opts, tag, field)                                                   \
+	(TC_OPTS_TYPED_(opts, tag) && TC_SZ_HAS(opts, struct tag, field))
+#define TC_OPTS_GET(opts, tag, field, dflt)                                             \
+	(TC_OPTS_HAS(opts, tag, field) ? (opts)->field : (dflt))
+#define TC_OPTS_COPY(dst, opts) tc_opts_copy((dst), sizeof(*(dst)), (opts))
+/* What TC_OPTS_VALID expands to: opts (NULL or a struct whose first field is its size_t
+ * sz) against its first version v1 and the library's known size; name and diag (may be
+ * NULL) for the sentence. */
+int tc_opts_check(const void *opts, size_t v1, size_t known, const char *name,
+		  struct tacho_diag *diag);
+/* What TC_OPTS_COPY expands to: the caller's opts (NULL: none) into dst (dst_sz bytes,
+ * its first field a size_t sz, set to dst_sz). */
+void tc_opts_copy(void *dst, size_t dst_sz, const void *opts);
 /* Element i of an array whose elements are elem_sz bytes (the caller's sizeof). */
 #define TC_ELEM(base, i, elem_sz) ((void *)((char *)(base) + (size_t)(i) * (elem_sz)))
 #define TC_CONST_ELEM(base, i, elem_sz)                                                 \

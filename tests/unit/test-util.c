@@ -107,6 +107,95 @@ static void test_diag_sized(void **state)
 	assert_int_equal(small.column, 8);
 }
 
+/* An options struct as the library knows it (its first version ended at a), and a newer
+ * caller's version of it with a field more: TC_OPTS_VALID and its readers. */
+struct tc_test_opts {
+	size_t sz;
+	int a;
+	int b;
+};
+#define TC_OPTS_V1_tc_test_opts tc_offsetofend(struct tc_test_opts, a)
+struct tc_test_opts_newer {
+	size_t sz;
+	int a;
+	int b;
+	long c;
+	char d;
+};
+
+static int opts_take(const struct tc_test_opts *o, int *a, int *b, struct tacho_diag *d)
+{
+	int err = TC_OPTS_VALID_DIAG(o, tc_test_opts, d);
+
+	if (err)
+		return err;
+	*a = TC_OPTS_GET(o, tc_test_opts, a, -1);
+	*b = TC_OPTS_GET(o, tc_test_opts, b, -2);
+	return 0;
+}
+
+static void test_opts(void **state)
+{
+	struct tc_test_opts o = { .sz = sizeof(o), .a = 1, .b = 2 }, mine;
+	struct tc_test_opts_newer n;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	int a = 0, b = 0;
+	(void)state;
+
+	/* NULL: every default */
+	assert_int_equal(TC_OPTS_VALID((const struct tc_test_opts *)NULL, tc_test_opts), 0);
+	assert_int_equal(opts_take(NULL, &a, &b, NULL), 0);
+	assert_int_equal(a, -1);
+	assert_int_equal(b, -2);
+	TC_OPTS_COPY(&mine, (const struct tc_test_opts *)NULL);
+	assert_int_equal(mine.sz, sizeof(mine));
+	assert_int_equal(mine.a, 0);
+
+	/* this library's version, and the first one (b then reads as its default) */
+	assert_int_equal(opts_take(&o, &a, &b, NULL), 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	o.sz = TC_OPTS_V1_tc_test_opts;
+	assert_int_equal(opts_take(&o, &a, &b, NULL), 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, -2);
+	TC_OPTS_COPY(&mine, &o);
+	assert_int_equal(mine.sz, sizeof(mine));
+	assert_int_equal(mine.a, 1);
+	assert_int_equal(mine.b, 0);
+
+	/* below the first version: -EINVAL, sz 0 included */
+	o.sz = TC_OPTS_V1_tc_test_opts - 1;
+	assert_int_equal(opts_take(&o, &a, &b, NULL), -EINVAL);
+	o.sz = 0;
+	assert_int_equal(TC_OPTS_VALID(&o, tc_test_opts), -EINVAL);
+
+	/* a newer caller's struct: accepted while what this library lacks is zero (the
+	 * padding too), refused when any byte of it is set */
+	memset(&n, 0, sizeof(n));
+	n.sz = sizeof(n);
+	n.a = 3;
+	n.b = 4;
+	assert_int_equal(opts_take((const struct tc_test_opts *)&n, &a, &b, &d), 0);
+	assert_int_equal(a, 3);
+	assert_int_equal(b, 4);
+	TC_OPTS_COPY(&mine, (const struct tc_test_opts *)&n);
+	assert_int_equal(mine.sz, sizeof(mine));
+	assert_int_equal(mine.b, 4);
+	n.d = 1;
+	assert_int_equal(opts_take((const struct tc_test_opts *)&n, &a, &b, &d),
+			 -TACHO_EVERSION);
+	assert_non_null(strstr(d.message, "struct tc_test_opts"));
+	assert_non_null(strstr(d.message, "newer tacho.h"));
+	n.d = 0;
+	n.c = 1L << 40;
+	assert_int_equal(TC_OPTS_VALID((const struct tc_test_opts *)&n, tc_test_opts),
+			 -TACHO_EVERSION);
+	/* a caller that says its struct is smaller never has its later bytes read */
+	n.sz = sizeof(o);
+	assert_int_equal(TC_OPTS_VALID((const struct tc_test_opts *)&n, tc_test_opts), 0);
+}
+
 static const struct {
 	const char *in;
 	int err;
@@ -702,7 +791,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror),   cmocka_unit_test(test_diag),
 		cmocka_unit_test(test_err_names_are_not_errnos),
-		cmocka_unit_test(test_diag_sized),
+		cmocka_unit_test(test_diag_sized), cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_outfile),
 		cmocka_unit_test(test_env_trusted),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_parse_i64),
