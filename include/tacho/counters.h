@@ -133,7 +133,9 @@ struct tacho_counters;
  * stays. Counters start disabled, except for TACHO_TARGET_CHILD, where the program's
  * exec enables them. Returns 0 and *out (even when every event failed: read them for
  * the reasons); -EINVAL for bad options, a spec_sz below the first version or an attr
- * whose size the library cannot read, -ESRCH when the target does not exist, -ENOMEM.
+ * whose size the library cannot read, -TACHO_EVERSION for options that set a field
+ * past the struct this library knows (a program built against a newer tacho.h),
+ * -ESRCH when the target does not exist, -ENOMEM.
  * The caller owns *out (tacho_counters_free). One object must not be used by two
  * threads at once; separate objects are independent. */
 TACHO_API int tacho_counters_open(const struct tacho_counters_opts *opts,

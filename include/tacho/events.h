@@ -80,8 +80,9 @@ struct tacho_event_opts {
 struct tacho_evlist;
 
 /* Makes an empty list that resolves names with opts (NULL: the defaults; the strings
- * are copied). 0 and *out, or -ENOMEM / -EINVAL (opts->sz too small). Free it with
- * tacho_evlist_free. */
+ * are copied). 0 and *out, or -ENOMEM / -EINVAL (opts->sz too small) /
+ * -TACHO_EVERSION (opts set a field past the struct this library knows: a program built
+ * against a newer tacho.h). Free it with tacho_evlist_free. */
 TACHO_API int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho_evlist **out);
 
 /* Parses spec and appends its events to list. All or nothing: on error the list is as
@@ -174,7 +175,8 @@ typedef int tacho_event_visit_fn(void *arg, const struct tacho_event_info *ev);
  * and format syntax (not cpu's raw configuration); tracepoints from tracefs (sorted);
  * the breakpoint and uprobe syntax (a uprobe row's probe, when the uprobe PMU is there,
  * is a function of libtacho as this process maps it). Returns 0, the visitor's non-zero
- * value, or -ENOMEM. Missing sources (no tracefs) are skipped silently:
+ * value, -ENOMEM, or for opts what tacho_evlist_new says of them (-EINVAL,
+ * -TACHO_EVERSION). Missing sources (no tracefs) are skipped silently:
  * tacho_event_opts says where it looked.
  * Thread-safe as long as the visitor is. */
 TACHO_API int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
@@ -222,7 +224,9 @@ struct tacho_event_listing_opts {
 struct tacho_event_listing;
 
 /* Makes the listing. 0 and *out (free it with tacho_event_listing_free), -EINVAL (a
- * source bit out of range, an sz too small), -ENOMEM. Takes some milliseconds per
+ * source bit out of range, an sz too small, here or in opts->events), -TACHO_EVERSION
+ * (opts or opts->events set a field past the struct this library knows: a program
+ * built against a newer tacho.h), -ENOMEM. Takes some milliseconds per
  * probed event. Thread-safe. */
 TACHO_API int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 				      struct tacho_event_listing **out);

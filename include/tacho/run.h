@@ -71,7 +71,9 @@ struct tacho_exit {
 };
 
 /* Forks a child that will run argv[0] (searched in PATH as execvp does) with argv.
- * Returns 0 and *out, or -errno (fork, pipe). The child has not run the program yet.
+ * Returns 0 and *out; -EINVAL (no program, opts->sz 0), -TACHO_EVERSION (opts set a
+ * field past the struct this library knows: a program built against a newer tacho.h),
+ * or -errno (fork, pipe). The child has not run the program yet.
  * The child is killed (SIGKILL, PR_SET_PDEATHSIG) when the thread that started it
  * ends, so that a caller killed outright leaves nothing running: start it from a
  * thread that outlives it (a set-user-ID program it execs drops that tie).

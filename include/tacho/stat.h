@@ -265,6 +265,9 @@ struct tacho_stat;
  * run: use TACHO_SCHED_MULTIPLEX or fewer events); repeat > 1 without a program.
  * -TACHO_ENOSTART when the program cannot be started, *diag saying why ("cannot run
  * 'frob': no such program in PATH"); -ESRCH for a PID that does not exist; -ENOMEM.
+ * -EINVAL for an opts->sz below the first version; -TACHO_EVERSION with *diag for
+ * options that set a field past the struct this library knows (a program built
+ * against a newer tacho.h).
  * On success *out holds the results (tacho_stat_free). Not thread-safe with other
  * code of the process that forks or handles SIGCHLD; callbacks run on a helper thread
  * while a program runs. */

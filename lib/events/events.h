@@ -120,6 +120,8 @@ struct tc_events_ctx {
 	bool no_files;             /* TACHO_EVENT_NO_FILES: never open a file a spec names */
 };
 #define TC_SYSFS_PMU_ROOT "/sys/bus/event_source/devices"
+/* The first version of struct tacho_event_opts (TC_OPTS_VALID) ends at tracefs_root. */
+#define TC_OPTS_V1_tacho_event_opts tc_offsetofend(struct tacho_event_opts, tracefs_root)
 
 /* True if s (len bytes) is a safe single path component: [A-Za-z0-9_.-]+, not "." or
  * "..". Names that reach the file system go through this first. */

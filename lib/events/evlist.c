@@ -21,10 +21,12 @@ struct tacho_evlist {
 int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho_evlist **out)
 {
 	struct tacho_evlist *l;
+	int err;
 
 	*out = NULL;
-	if (opts && opts->sz < offsetof(struct tacho_event_opts, tracefs_root) + sizeof(char *))
-		return -EINVAL;
+	err = TC_OPTS_VALID(opts, tacho_event_opts);
+	if (err)
+		return err;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;
@@ -39,8 +41,7 @@ int tacho_evlist_new(const struct tacho_event_opts *opts, struct tacho_evlist **
 	}
 	l->ctx.sysfs_root = l->sysfs_root ? l->sysfs_root : TC_SYSFS_PMU_ROOT;
 	l->ctx.tracefs_root = l->tracefs_root;
-	if (opts && opts->sz >= offsetof(struct tacho_event_opts, flags) + sizeof(opts->flags))
-		l->ctx.no_files = opts->flags & TACHO_EVENT_NO_FILES;
+	l->ctx.no_files = TC_OPTS_GET(opts, tacho_event_opts, flags, 0) & TACHO_EVENT_NO_FILES;
 	*out = l;
 	return 0;
 }

@@ -331,8 +331,10 @@ int tacho_events_foreach(const struct tacho_event_opts *opts, unsigned mask,
 {
 	struct walk w = { .fn = fn, .arg = arg };
 	char probe[64];
-	int r = 0;
+	int r = TC_OPTS_VALID(opts, tacho_event_opts);
 
+	if (r)
+		return r;
 	w.ctx.sysfs_root = opts && opts->sysfs_pmu_root ? opts->sysfs_pmu_root : TC_SYSFS_PMU_ROOT;
 	w.ctx.tracefs_root = opts ? opts->tracefs_root : NULL;
 	if (!mask)

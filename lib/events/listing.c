@@ -234,8 +234,8 @@ static void probe_rows(struct build *b)
 	}
 }
 
-#define LISTING_OPTS_HAS(o, field) \
-	((o)->sz >= offsetof(struct tacho_event_listing_opts, field) + sizeof((o)->field))
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_event_listing_opts tc_offsetofend(struct tacho_event_listing_opts, sz)
 
 int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 			    struct tacho_event_listing **out)
@@ -246,19 +246,21 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 	unsigned mask = 0;
 	int err;
 
-	if (!out || (opts && opts->sz < sizeof(opts->sz)))
+	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts) {
-		if (LISTING_OPTS_HAS(opts, events))
-			b.events = opts->events;
-		if (LISTING_OPTS_HAS(opts, sources))
-			mask = opts->sources;
-		if (LISTING_OPTS_HAS(opts, pattern) && opts->pattern && *opts->pattern)
-			pattern = opts->pattern;
-		if (LISTING_OPTS_HAS(opts, no_probe))
-			b.probe = !opts->no_probe;
-	}
+	err = TC_OPTS_VALID(opts, tacho_event_listing_opts);
+	if (err)
+		return err;
+	b.events = TC_OPTS_GET(opts, tacho_event_listing_opts, events, NULL);
+	mask = TC_OPTS_GET(opts, tacho_event_listing_opts, sources, 0);
+	pattern = TC_OPTS_GET(opts, tacho_event_listing_opts, pattern, NULL);
+	if (pattern && !*pattern)
+		pattern = NULL;
+	b.probe = !TC_OPTS_GET(opts, tacho_event_listing_opts, no_probe, false);
+	err = TC_OPTS_VALID(b.events, tacho_event_opts);
+	if (err)
+		return err;
 	if (mask >> TACHO_EVENT_SRC_COUNT)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
@@ -276,9 +278,8 @@ int tacho_event_listing_new(const struct tacho_event_listing_opts *opts,
 	l->tp_wanted = !mask || (mask & (1u << TACHO_EVENT_SRC_TRACEPOINT));
 	{
 		struct tc_events_ctx ctx = {
-			.tracefs_root = b.events && TC_SZ_HAS(b.events, struct tacho_event_opts,
-							      tracefs_root)
-				? b.events->tracefs_root : NULL,
+			.tracefs_root = TC_OPTS_GET(b.events, tacho_event_opts, tracefs_root,
+						    NULL),
 		};
 
 		l->tracefs = tc_tracefs_root(&ctx) != NULL;

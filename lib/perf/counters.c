@@ -127,8 +127,9 @@ static int explain_failures(struct tacho_counters *c)
 	return 0;
 }
 
-/* The first versions: struct tacho_counter_spec ends at group, struct tacho_count at
- * hint. */
+/* The first versions: struct tacho_counters_opts ends at ncpus, struct
+ * tacho_counter_spec at group, struct tacho_count at hint. */
+#define TC_OPTS_V1_tacho_counters_opts tc_offsetofend(struct tacho_counters_opts, ncpus)
 #define SPEC_SZ_V1 tc_offsetofend(struct tacho_counter_spec, group)
 #define COUNT_SZ_V1 tc_offsetofend(struct tacho_count, hint)
 
@@ -142,14 +143,15 @@ int tacho_counters_open(const struct tacho_counters_opts *opts,
 	unsigned flags;
 	int err;
 
-	if (!opts || !out || (n && (!specs || spec_sz < SPEC_SZ_V1)) ||
-	    opts->sz < offsetof(struct tacho_counters_opts, no_inherit))
+	if (!opts || !out || (n && (!specs || spec_sz < SPEC_SZ_V1)))
 		return -EINVAL;
+	err = TC_OPTS_VALID(opts, tacho_counters_opts);
+	if (err)
+		return err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	memcpy(&c->opts, opts, opts->sz < sizeof(c->opts) ? opts->sz : sizeof(c->opts));
-	c->opts.sz = sizeof(c->opts);
+	TC_OPTS_COPY(&c->opts, opts);
 	c->nev = n;
 	c->ev = calloc(n ? n : 1, sizeof(*c->ev));
 	c->vals = calloc(n ? n : 1, sizeof(*c->vals));

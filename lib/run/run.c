@@ -131,6 +131,9 @@ static char **env_with(char *const *add)
 	return env;
 }
 
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_child_opts tc_offsetofend(struct tacho_child_opts, sz)
+
 int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 		      struct tacho_child **out)
 {
@@ -146,21 +149,20 @@ int tacho_child_start(char *const argv[], const struct tacho_child_opts *opts,
 
 	if (!argv || !argv[0] || !argv[0][0] || !out)
 		return -EINVAL;
+	err = TC_OPTS_VALID(opts, tacho_child_opts);
+	if (err)
+		return err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	if (opts && opts->sz >= offsetof(struct tacho_child_opts, cwd) + sizeof(opts->cwd))
-		cwd = opts->cwd;
-	if (opts && opts->sz >= offsetof(struct tacho_child_opts, forward_signals) +
-				    sizeof(opts->forward_signals))
-		c->forward = opts->forward_signals;
-	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, ninherit_fds) && opts->inherit_fds) {
+	cwd = TC_OPTS_GET(opts, tacho_child_opts, cwd, NULL);
+	c->forward = TC_OPTS_GET(opts, tacho_child_opts, forward_signals, false);
+	if (TC_OPTS_HAS(opts, tacho_child_opts, ninherit_fds) && opts->inherit_fds) {
 		keep = opts->inherit_fds;
 		nkeep = opts->ninherit_fds;
 	}
-	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, stop))
-		c->stop = opts->stop;
-	if (opts && TC_SZ_HAS(opts, struct tacho_child_opts, env) && opts->env) {
+	c->stop = TC_OPTS_GET(opts, tacho_child_opts, stop, NULL);
+	if (TC_OPTS_GET(opts, tacho_child_opts, env, NULL)) {
 		envp = env_with(opts->env);
 		if (!envp) {
 			free(c);

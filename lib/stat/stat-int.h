@@ -101,9 +101,9 @@ static inline double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The fields of the options that a caller built against an older tacho.h may lack. */
-#define STAT_OPTS_HAS(o, field)                                                         \
-	((o)->sz >= offsetof(struct tacho_stat_opts, field) + sizeof((o)->field))
+/* The options' first version (TC_OPTS_VALID) ends at stop; a caller built against an
+ * older tacho.h may lack the fields after it (TC_OPTS_HAS, TC_OPTS_GET). */
+#define TC_OPTS_V1_tacho_stat_opts tc_offsetofend(struct tacho_stat_opts, stop)
 
 /* Why a cell of a thread that ended before it was opened has no counts: one string,
  * compared by address (stat-breakdown.c sets it, stat-interval.c tells it apart). */

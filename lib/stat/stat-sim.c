@@ -90,7 +90,8 @@ int tc_stat_simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s,
 
 	err = tacho_sim_run(o->sim, o->argv, &res, &exec_err, diag);
 	if (err) {
-		if (err == -TACHO_ENOSTART && exec_err && STAT_OPTS_HAS(o, exec_err) && o->exec_err)
+		if (err == -TACHO_ENOSTART && exec_err &&
+		    TC_OPTS_GET(o, tacho_stat_opts, exec_err, NULL))
 			*o->exec_err = exec_err;
 		return err;
 	}

@@ -80,12 +80,12 @@ void tc_stat_wait_target(const struct tacho_stat_opts *o, pid_t pid)
 /* The processes or threads of a task target: the list (-p PID1,PID2), else pid. */
 size_t tc_stat_task_count(const struct tacho_stat_opts *o)
 {
-	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->npids : 1;
+	return TC_OPTS_HAS(o, tacho_stat_opts, npids) && o->npids && o->pids ? o->npids : 1;
 }
 
 pid_t tc_stat_task_at(const struct tacho_stat_opts *o, size_t i)
 {
-	return STAT_OPTS_HAS(o, npids) && o->npids && o->pids ? o->pids[i] : o->pid;
+	return TC_OPTS_HAS(o, tacho_stat_opts, npids) && o->npids && o->pids ? o->pids[i] : o->pid;
 }
 
 /* Several tasks are counted as cells, a thread each, added up. */
@@ -102,7 +102,7 @@ void tc_stat_set_exec_diag(const struct tacho_stat_opts *o, struct tacho_diag *d
 
 	tacho_exec_strerror(o->argv[0], exec_err, buf, sizeof(buf));
 	tc_diag_set(diag, o->argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
-	if (STAT_OPTS_HAS(o, exec_err) && o->exec_err)
+	if (TC_OPTS_GET(o, tacho_stat_opts, exec_err, NULL))
 		*o->exec_err = exec_err;
 }
 
@@ -140,7 +140,7 @@ int tc_stat_run_uncounted(const struct tacho_stat_opts *o, struct tacho_stat *s,
  * --control, -D) rather than by its exec. */
 static bool switched(const struct tacho_stat_opts *o)
 {
-	return STAT_OPTS_HAS(o, delay_ms) &&
+	return TC_OPTS_HAS(o, tacho_stat_opts, delay_ms) &&
 	       (o->regions_only || o->control || o->delay_ms != 0);
 }
 
@@ -214,7 +214,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	co.pid = o->pid;
 	co.cpus = o->cpus;
 	co.ncpus = o->ncpus;
-	co.no_inherit = STAT_OPTS_HAS(o, no_inherit) && o->no_inherit;
+	co.no_inherit = TC_OPTS_GET(o, tacho_stat_opts, no_inherit, false);
 	if (ctl) {
 		err = tc_stat_control_prepare(&sw, o->regions_only,
 					      o->control ? o->control_fd : -1,
@@ -599,7 +599,7 @@ static int aggr_check(const struct tacho_stat_opts *o, enum tacho_stat_aggr a, b
 				   "come from one run (its threads are new on every run): no "
 				   "repetitions");
 	if (a == TACHO_STAT_AGGR_CGROUP) {
-		if (!STAT_OPTS_HAS(o, cgroup_pairs) || !o->ncgroups || !o->cgroups)
+		if (!TC_OPTS_HAS(o, tacho_stat_opts, cgroup_pairs) || !o->ncgroups || !o->cgroups)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no cgroup to count in");
 		if (o->cgroup_pairs && o->ncgroups > 1 && o->ncgroups > nev)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "%zu cgroups for %zu "
@@ -676,7 +676,7 @@ static unsigned events_per_run(const struct tacho_stat_opts *o)
 		per = o->ncpus ? o->ncpus : online > 0 ? (unsigned long)online : 1;
 	}
 	/* --for-each-cgroup opens every event in every cgroup (-G's pairs: one each) */
-	if (STAT_OPTS_HAS(o, cgroup_pairs) && o->aggr == TACHO_STAT_AGGR_CGROUP &&
+	if (TC_OPTS_HAS(o, tacho_stat_opts, cgroup_pairs) && o->aggr == TACHO_STAT_AGGR_CGROUP &&
 	    !o->cgroup_pairs && o->ncgroups > 1)
 		per *= o->ncgroups;
 	if (rl.rlim_cur <= open_fds + RESERVE)
@@ -699,14 +699,19 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!o || !out || !STAT_OPTS_HAS(o, stop) || !o->events)
+	if (!o || !out)
+		return -EINVAL;
+	err = TC_OPTS_VALID_DIAG(o, tacho_stat_opts, diag);
+	if (err)
+		return err;
+	if (!o->events)
 		return -EINVAL;
 	*out = NULL;
 	program = o->argv && o->argv[0];
 	sched_flags = o->sched_flags;
-	if (STAT_OPTS_HAS(o, sim))
-		sim = o->sim;
-	if (tacho_evlist_count(o->events) == 0 && !(STAT_OPTS_HAS(o, null_run) && o->null_run))
+	sim = TC_OPTS_GET(o, tacho_stat_opts, sim, NULL);
+	if (tacho_evlist_count(o->events) == 0 &&
+	    !TC_OPTS_GET(o, tacho_stat_opts, null_run, false))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no events to count");
 	if (o->target == TACHO_TARGET_CHILD && !program)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no program to run");
@@ -743,7 +748,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (o->control && o->control_fd < 0)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no control descriptor");
 	}
-	aggr = STAT_OPTS_HAS(o, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
+	aggr = TC_OPTS_HAS(o, tacho_stat_opts, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
 	err = aggr_check(o, aggr, sim != NULL, repeat, tacho_evlist_count(o->events), diag);
 	if (err)
 		return err;

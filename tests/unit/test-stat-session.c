@@ -171,6 +171,38 @@ static void test_refusals(void **state)
 	tacho_evlist_free(l);
 }
 
+/* A program built against a newer tacho.h whose options set a field this library does
+ * not know is refused, -TACHO_EVERSION and a sentence; the same struct with that field
+ * zero runs as this library's. */
+static void test_newer_opts(void **state)
+{
+	char t[] = "true";
+	char *argv[] = { t, NULL };
+	struct tacho_evlist *l = events("page-faults");
+	struct tacho_stat *s = (struct tacho_stat *)1;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct {
+		struct tacho_stat_opts o;
+		long future;
+	} n;
+	(void)state;
+
+	memset(&n, 0, sizeof(n));
+	n.o.sz = sizeof(n);
+	n.o.events = l;
+	n.o.target = TACHO_TARGET_CHILD;
+	n.o.argv = argv;
+	n.future = 1;
+	assert_int_equal(tacho_stat_run(&n.o, &s, &d), -TACHO_EVERSION);
+	assert_contains(d.message, "struct tacho_stat_opts");
+	assert_contains(d.message, "newer tacho.h");
+	n.future = 0;
+	assert_int_equal(tacho_stat_run(&n.o, &s, &d), 0);
+	assert_non_null(s);
+	tacho_stat_free(s);
+	tacho_evlist_free(l);
+}
+
 /* A program that does not exist: -TACHO_ENOSTART and the sentence. */
 static void test_no_program(void **state)
 {
@@ -321,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_and_warmup),
 		cmocka_unit_test(test_intervals_sum),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_newer_opts),
 		cmocka_unit_test(test_no_program),
 		cmocka_unit_test(test_signal_ends_early),
 		cmocka_unit_test(test_hardware_path_on_fake_pmu),
