@@ -628,7 +628,8 @@ struct tacho_cpu_view {
  * docs/schemas.md ("version" 1; TACHO_FORMAT_JSON, or on one line). Where the report
  * would send its reader to measure the caches it words TACHO_HINT_CACHE through
  * opts->hint_words. 0; -EINVAL (NULL view, info or f, an sz too small here or in the
- * info or cross-check, a bad format);
+ * info or cross-check, a bad format); -TACHO_EVERSION (the view or opts set a field
+ * past the struct this library knows: a program built against a newer tacho.h);
  * -EOPNOTSUPP for TACHO_FORMAT_CSV (a description is not a table); -EIO. Pure apart
  * from writing f; thread-safe. */
 TACHO_API int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_format fmt,

@@ -122,7 +122,8 @@ TACHO_API int tacho_machine_verify(struct tacho_check *out, size_t max, size_t c
  * hardware checks follow them (CSV kinds "source" and "verify").
  * Only the public fields are read: any list of checks may be written. 0, -EINVAL (NULL
  * view or f, an sz or element size below the first version, a bad format or opts),
- * -ENOMEM, -EIO. Thread-safe. */
+ * -TACHO_EVERSION (the view or opts set a field past the struct this library knows: a
+ * program built against a newer tacho.h), -ENOMEM, -EIO. Thread-safe. */
 TACHO_API int tacho_machine_write(const struct tacho_machine_view *view, FILE *f,
 				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 

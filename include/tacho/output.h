@@ -47,7 +47,9 @@ typedef const char *tacho_hint_words_fn(void *arg, enum tacho_hint hint);
 /* What the writers may be told besides the format. Zero (or NULL for the whole struct)
  * means the default everywhere. sz first, so that fields can be added (libbpf's
  * opts): a caller built against an older header passes a smaller sz and gets the
- * defaults for the fields it does not know. */
+ * defaults for the fields it does not know; one built against a newer header that sets
+ * a field this library lacks is refused by every writer with -TACHO_EVERSION (an sz of
+ * 0 with -EINVAL). */
 struct tacho_write_opts {
 	size_t sz;                  /* sizeof(struct tacho_write_opts) */
 	char csv_sep;               /* CSV field separator; 0: ',' */

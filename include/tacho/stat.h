@@ -404,7 +404,9 @@ struct tacho_stat_about {
  *    field;
  *  - TACHO_FORMAT_JSON (or on one line): the document of docs/schemas.md, "version" 1.
  * about and opts may be NULL. 0, -EINVAL (NULL s or f, a bad format, an sz too small),
- * -ENOMEM, -EIO (a write error on f). Thread-safe on a session nobody frees meanwhile. */
+ * -TACHO_EVERSION (about or opts set a field past the struct this library knows: a
+ * program built against a newer tacho.h), -ENOMEM, -EIO (a write error on f).
+ * Thread-safe on a session nobody frees meanwhile. */
 TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about,
 			       FILE *f, enum tacho_format fmt,
 			       const struct tacho_write_opts *opts);

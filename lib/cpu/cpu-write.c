@@ -359,8 +359,7 @@ static void print_tsc(FILE *f, const struct tacho_cpu_view *v)
 			fprintf(f, "    measured against CLOCK_MONOTONIC_RAW: %.3f MHz\n",
 				v->tsc_calibrated_hz / 1e6);
 	}
-	if (v->live && v->tsc_hz <= 0 && TC_SZ_HAS(v, struct tacho_cpu_view, tsc_unmeasured) &&
-	    v->tsc_unmeasured)
+	if (v->live && v->tsc_hz <= 0 && v->tsc_unmeasured)
 		fprintf(f, "    frequency not measured: no free source gives it (%s)\n",
 			v->tsc_unmeasured);
 	if (t->hz) {
@@ -736,6 +735,9 @@ static int write_json(FILE *f, const struct tacho_cpu_view *v, enum tacho_format
 	return tc_json_doc_end(&j);
 }
 
+/* The view's first version (TC_OPTS_VALID) ends at info. */
+#define TC_OPTS_V1_tacho_cpu_view tc_offsetofend(struct tacho_cpu_view, info)
+
 int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_format fmt,
 		    const struct tacho_write_opts *opts)
 {
@@ -743,14 +745,18 @@ int tacho_cpu_write(const struct tacho_cpu_view *view, FILE *f, enum tacho_forma
 	struct tc_write_settings w;
 	int err;
 
-	/* the caller's fields, the ones its sz does not cover left 0 */
-	if (!view || !f || view->sz < offsetof(struct tacho_cpu_view, info) + sizeof(view->info) ||
-	    !view->info || view->info->sz < TC_CPU_INFO_SZ_V1)
+	if (!view || !f)
+		return -EINVAL;
+	err = TC_OPTS_VALID(view, tacho_cpu_view);
+	if (err)
+		return err;
+	if (!view->info || view->info->sz < TC_CPU_INFO_SZ_V1)
 		return -EINVAL;
 	err = tc_write_settings_get(opts, fmt, &w);
 	if (err)
 		return err;
-	tc_sized_get(&v, sizeof(v), view, view->sz);
+	/* the caller's fields, the ones its sz does not cover left 0 */
+	TC_OPTS_COPY(&v, view);
 	if (v.crosscheck && v.crosscheck->sz < TC_CPU_CROSSCHECK_SZ_V1)
 		return -EINVAL;
 	switch (fmt) {

@@ -280,7 +280,7 @@ static void write_csv(FILE *f, const struct doc *d, const struct tc_write_settin
 
 /* The first versions: struct tacho_machine_view ends at clock_sz, struct tacho_check at
  * hint, struct tacho_clock_info at read_ns. */
-#define VIEW_SZ_V1 tc_offsetofend(struct tacho_machine_view, clock_sz)
+#define TC_OPTS_V1_tacho_machine_view tc_offsetofend(struct tacho_machine_view, clock_sz)
 #define CHECK_SZ_V1 tc_offsetofend(struct tacho_check, hint)
 #define CLOCK_SZ_V1 tc_offsetofend(struct tacho_clock_info, read_ns)
 
@@ -316,9 +316,12 @@ int tacho_machine_write(const struct tacho_machine_view *view, FILE *f, enum tac
 	struct tc_write_settings w;
 	int err;
 
-	if (!view || !f || view->sz < VIEW_SZ_V1)
+	if (!view || !f)
 		return -EINVAL;
-	tc_sized_get(&v, sizeof(v), view, view->sz);
+	err = TC_OPTS_VALID(view, tacho_machine_view);
+	if (err)
+		return err;
+	TC_OPTS_COPY(&v, view);
 	if ((v.nchecks && (!v.checks || v.check_sz < CHECK_SZ_V1)) ||
 	    (v.nclocks && (!v.clocks || v.clock_sz < CLOCK_SZ_V1)) ||
 	    (v.nsources && (!v.sources || v.source_sz < PROOF_SZ_V1)) ||

@@ -5,31 +5,32 @@
 #include <string.h>
 
 #include "output/output.h"
+#include "util/util.h"
 #include "tacho/output.h"
 
-/* A field of the caller's struct, when its sz says the caller knows it. */
-#define WRITE_OPTS_HAS(o, field) \
-	((o)->sz >= offsetof(struct tacho_write_opts, field) + sizeof((o)->field))
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_write_opts tc_offsetofend(struct tacho_write_opts, sz)
 
 int tc_write_settings_get(const struct tacho_write_opts *o, enum tacho_format fmt,
 			  struct tc_write_settings *out)
 {
+	int err;
+
 	memset(out, 0, sizeof(*out));
 	out->sep = ',';
 	out->header = true;
 	if ((unsigned)fmt >= TACHO_FORMAT_COUNT)
 		return -EINVAL;
-	if (!o)
-		return 0;
-	if (o->sz < sizeof(o->sz))
-		return -EINVAL;
-	if (WRITE_OPTS_HAS(o, csv_sep) && o->csv_sep)
+	err = TC_OPTS_VALID(o, tacho_write_opts);
+	if (err || !o)
+		return err;
+	if (TC_OPTS_HAS(o, tacho_write_opts, csv_sep) && o->csv_sep)
 		out->sep = o->csv_sep;
-	if (WRITE_OPTS_HAS(o, csv_no_header))
+	if (TC_OPTS_HAS(o, tacho_write_opts, csv_no_header))
 		out->header = !o->csv_no_header;
-	if (WRITE_OPTS_HAS(o, json_compact))
+	if (TC_OPTS_HAS(o, tacho_write_opts, json_compact))
 		out->compact = o->json_compact;
-	if (WRITE_OPTS_HAS(o, hint_arg)) {
+	if (TC_OPTS_HAS(o, tacho_write_opts, hint_arg)) {
 		out->hint_words = o->hint_words;
 		out->hint_arg = o->hint_arg;
 	}

@@ -139,36 +139,36 @@ struct about {
 	const char *stopped;
 };
 
-#define ABOUT_HAS(a, field) \
-	((a)->sz >= offsetof(struct tacho_stat_about, field) + sizeof((a)->field))
+/* Every field of the struct is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_stat_about tc_offsetofend(struct tacho_stat_about, sz)
 
 static int about_get(const struct tacho_stat_about *in, struct about *out)
 {
+	int err = TC_OPTS_VALID(in, tacho_stat_about);
+
 	memset(out, 0, sizeof(*out));
 	out->target = "";
-	if (!in)
-		return 0;
-	if (in->sz < sizeof(in->sz))
-		return -EINVAL;
-	if (ABOUT_HAS(in, argv))
+	if (err || !in)
+		return err;
+	if (TC_OPTS_HAS(in, tacho_stat_about, argv))
 		out->argv = in->argv && in->argv[0] ? in->argv : NULL;
-	if (ABOUT_HAS(in, target) && in->target)
+	if (TC_OPTS_HAS(in, tacho_stat_about, target) && in->target)
 		out->target = in->target;
-	if (ABOUT_HAS(in, repeat))
+	if (TC_OPTS_HAS(in, tacho_stat_about, repeat))
 		out->repeat = in->repeat;
-	if (ABOUT_HAS(in, note) && in->note && *in->note)
+	if (TC_OPTS_HAS(in, tacho_stat_about, note) && in->note && *in->note)
 		out->note = in->note;
-	if (ABOUT_HAS(in, hot_view)) {
+	if (TC_OPTS_HAS(in, tacho_stat_about, hot_view)) {
 		if ((unsigned)in->hot_view > TACHO_SIM_VIEW_INSTRUCTION)
 			return -EINVAL;
 		out->hot = in->hot;
 		out->hot_view = in->hot_view;
 	}
-	if (ABOUT_HAS(in, mca))
+	if (TC_OPTS_HAS(in, tacho_stat_about, mca))
 		out->mca = in->mca;
-	if (ABOUT_HAS(in, perf_layout))
+	if (TC_OPTS_HAS(in, tacho_stat_about, perf_layout))
 		out->perf_layout = in->perf_layout;
-	if (ABOUT_HAS(in, stopped) && in->stopped && *in->stopped)
+	if (TC_OPTS_HAS(in, tacho_stat_about, stopped) && in->stopped && *in->stopped)
 		out->stopped = in->stopped;
 	return 0;
 }
