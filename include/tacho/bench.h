@@ -109,10 +109,11 @@ struct tacho_bench_result {
 
 /* Runs fn(arg) as opts say (NULL: the defaults) on the calling thread. Returns 0 and
  * *out (free with tacho_bench_result_free); -EINVAL (no fn, opts->sz too small, k
- * with 2k overflowing); -TACHO_EPARSE ... with *diag for a bad events spec; -ENOMEM;
- * -errno of a counter read. Events that cannot be counted here do not fail the run:
- * their n is 0 and event_why says why. Thread-safe (each call measures its own
- * thread). */
+ * with 2k overflowing); -TACHO_EVERSION with *diag (opts set a field past the struct
+ * this library knows: a program built against a newer tacho.h); -TACHO_EPARSE ...
+ * with *diag for a bad events spec; -ENOMEM; -errno of a counter read. Events that
+ * cannot be counted here do not fail the run: their n is 0 and event_why says why.
+ * Thread-safe (each call measures its own thread). */
 TACHO_API int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
 			      struct tacho_bench_result **out, struct tacho_diag *diag);
 TACHO_API void tacho_bench_result_free(struct tacho_bench_result *r);

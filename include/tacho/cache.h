@@ -208,7 +208,9 @@ struct tacho_cache_result;
  * run), freed before it returns. Returns 0 and a new result in *out (free it with
  * tacho_cache_result_free); -EINVAL for bad opts (a CPU that is not online or not
  * allowed to the caller, min_bytes above max_bytes, sizes under 4 KiB or above 1 GiB,
- * points_per_octave above 16, samples above 255, rounds above 15); -ENOMEM; -errno from the system (mmap, affinity).
+ * points_per_octave above 16, samples above 255, rounds above 15); -TACHO_EVERSION
+ * for opts that set a field past the struct this library knows (a program built
+ * against a newer tacho.h); -ENOMEM; -errno from the system (mmap, affinity).
  * Noise (steal time, other tasks, a changing clock, a wide spread) does not fail it:
  * it is in the result's warnings. Not thread-safe with respect to the calling thread's
  * affinity; several measurements at once disturb each other. */

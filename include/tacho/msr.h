@@ -228,7 +228,8 @@ struct tacho_msr_dev;
 
 /* Makes a handle; opens nothing yet. The strings of opts are copied. 0 and *out (free
  * with tacho_msr_dev_free), -EINVAL (an sz too small, a cpu given with /dev/cpu),
- * -ENOMEM. */
+ * -TACHO_EVERSION (opts set a field past the struct this library knows: a program
+ * built against a newer tacho.h), -ENOMEM. */
 TACHO_API int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **out);
 TACHO_API void tacho_msr_dev_free(struct tacho_msr_dev *dev);
 

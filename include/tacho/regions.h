@@ -75,7 +75,9 @@ struct tacho_regions_opts {
 };
 
 /* Sets regions up now (otherwise the first tacho_region_begin does, from the
- * environment). Returns 0; -EBUSY when regions are already set up; -TACHO_EPARSE /
+ * environment). Returns 0; -EBUSY when regions are already set up; -EINVAL for an
+ * opts->sz of 0; -TACHO_EVERSION with *diag for opts that set a field past the struct
+ * this library knows (a program built against a newer tacho.h); -TACHO_EPARSE /
  * -TACHO_ENOEVENT ... with *diag for a bad spec (regions then stay unconfigured and
  * the next call may try again). Call it before threads use regions. */
 TACHO_API int tacho_regions_init(const struct tacho_regions_opts *opts,

@@ -83,7 +83,9 @@ struct tacho_sim;
  * *out (tacho_sim_free), or: -TACHO_ENOSIM when valgrind cannot be found or run (*diag
  * says so and names the Debian package to install); -errno, -TACHO_EPARSE and the like
  * for a dump that cannot be read (*diag names the file); -TACHO_ENOVALUE when the
- * description has no L1 data, L1 instruction or second-or-higher-level cache; -EINVAL;
+ * description has no L1 data, L1 instruction or second-or-higher-level cache; -EINVAL
+ * (opts->sz below the first version); -TACHO_EVERSION (opts set a field past the struct
+ * this library knows: a program built against a newer tacho.h; *diag says so);
  * -ENOMEM. diag may be NULL. Thread-safe; reads CPUID on the calling CPU. */
 TACHO_API int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 			    struct tacho_diag *diag);
@@ -244,8 +246,9 @@ struct tacho_sim_record_opts {
  * for an event with no simulated meaning (*diag says why); the grammar's errors for a
  * bad spec; tacho_sim_run's errors; -errno of writing the file (the file at
  * opts->output is then left as it was); -EINVAL (an sz below the first version,
- * callers above TACHO_SIM_CALLERS_MAX). Not thread-safe with other code of the
- * process that forks or handles SIGCHLD. */
+ * callers above TACHO_SIM_CALLERS_MAX); -TACHO_EVERSION (opts set a field past the
+ * struct this library knows: a program built against a newer tacho.h). Not
+ * thread-safe with other code of the process that forks or handles SIGCHLD. */
 TACHO_API int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 			       const struct tacho_sim_record_opts *opts,
 			       struct tacho_record_result *res, struct tacho_diag *diag);
@@ -321,8 +324,9 @@ struct tacho_sim_mca_opts {
  * (tacho_sim_mca_free); -ENOENT when no sample falls in a function of that name;
  * -TACHO_ENOVALUE when its code cannot be read or decoded (*diag says why);
  * -TACHO_ENOSIM when llvm-mc or llvm-mca is missing; -TACHO_EPARSE; -errno; -EINVAL;
- * -ENOMEM. Runs programs: not thread-safe with other code of the process that forks
- * or handles SIGCHLD, nor with other calls on p. */
+ * -TACHO_EVERSION (opts set a field past the struct this library knows); -ENOMEM.
+ * Runs programs: not thread-safe with other code of the process that forks or handles
+ * SIGCHLD, nor with other calls on p. */
 TACHO_API int tacho_sim_mca_profile(struct tacho_profile *p, const char *symbol,
 				    const struct tacho_sim_mca_opts *opts,
 				    struct tacho_sim_mca **out, struct tacho_diag *diag);

@@ -80,7 +80,9 @@ struct tacho_timeline_result {
  * the result's damaged_* fields, never followed. With pids instead of argv, the events of those
  * processes (they have no area: no marks); with system_wide, the events of every CPU.
  * Tracepoints carry their payloads (the format of each is kept in the file). 0;
- * -EINVAL (bad options: nothing to trace, argv with pids); -TACHO_EPARSE and
+ * -EINVAL (bad options: nothing to trace, argv with pids, an sz below the first
+ * version); -TACHO_EVERSION (opts set a field past the struct this library knows: a
+ * program built against a newer tacho.h; *diag says so); -TACHO_EPARSE and
  * the other errors of the grammar with *diag (its caret: tacho_diag_caret); -errno of
  * the file, the area or perf_event_open with *diag; -TACHO_ENOSTART with exec_err.
  * The result is written whatever happened. Not thread-safe against another trace. */

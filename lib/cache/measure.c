@@ -64,15 +64,16 @@ static void probe_clock(struct run *u)
 
 /* --- options --- */
 
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_cache_opts tc_offsetofend(struct tacho_cache_opts, sz)
+
 static int take_opts(const struct tacho_cache_opts *in, struct tacho_cache_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	if (in) {
-		if (in->sz < sizeof(size_t))
-			return -EINVAL;
-		memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	}
-	o->sz = sizeof(*o);
+	int err = TC_OPTS_VALID(in, tacho_cache_opts);
+
+	if (err)
+		return err;
+	TC_OPTS_COPY(o, in);
 	if (o->what & ~(TACHO_CACHE_LATENCY | TACHO_CACHE_BANDWIDTH | TACHO_CACHE_TLB))
 		return -EINVAL;
 	if (!o->what)

@@ -35,26 +35,26 @@ static uint64_t default_wait(void *arg, unsigned ms)
 	       (uint64_t)a.tv_nsec;
 }
 
-#define OPTS_HAS(o, field) \
-	((o)->sz >= offsetof(struct tacho_msr_opts, field) + sizeof((o)->field))
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_msr_opts tc_offsetofend(struct tacho_msr_opts, sz)
 
 int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **out)
 {
-	const char *dir = NULL, *root = NULL;
+	const char *dir, *root;
 	struct tacho_msr_dev *dev;
+	int err;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (opts && opts->sz < sizeof(opts->sz))
-		return -EINVAL;
+	err = TC_OPTS_VALID(opts, tacho_msr_opts);
+	if (err)
+		return err;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
-	if (opts && OPTS_HAS(opts, device_dir))
-		dir = opts->device_dir;
-	if (opts && OPTS_HAS(opts, sys_root))
-		root = opts->sys_root;
+	dir = TC_OPTS_GET(opts, tacho_msr_opts, device_dir, NULL);
+	root = TC_OPTS_GET(opts, tacho_msr_opts, sys_root, NULL);
 	dev->dir_default = !dir || !strcmp(dir, DEFAULT_DIR) || !strcmp(dir, DEFAULT_DIR "/");
 	dev->dir = tc_strdup(dir ? dir : DEFAULT_DIR);
 	dev->sys_root = tc_strdup(root ? root : "");
@@ -62,7 +62,7 @@ int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **
 		tacho_msr_dev_free(dev);
 		return -ENOMEM;
 	}
-	if (opts && OPTS_HAS(opts, cpu) && opts->cpu) {
+	if (TC_OPTS_GET(opts, tacho_msr_opts, cpu, NULL)) {
 		/* a processor given stands for a fake tree's; the real devices are this
 		 * machine's, whose table checks must be its own (a Pentium's register is
 		 * another register here, or none) */
@@ -78,7 +78,7 @@ int tacho_msr_dev_new(const struct tacho_msr_opts *opts, struct tacho_msr_dev **
 	}
 	/* off x86 the processor stays unknown: reads still work on a fake tree */
 	dev->wait = default_wait;
-	if (opts && OPTS_HAS(opts, wait_arg) && opts->wait) {
+	if (TC_OPTS_HAS(opts, tacho_msr_opts, wait_arg) && opts->wait) {
 		dev->wait = opts->wait;
 		dev->wait_arg = opts->wait_arg;
 	}

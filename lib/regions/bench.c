@@ -319,10 +319,13 @@ int tc_bench_result_finish(struct tacho_bench_result *r, double *tv, double **ev
 	return 0;
 }
 
+/* The options' first version (TC_OPTS_VALID) ends at difference. */
+#define TC_OPTS_V1_tacho_bench_opts tc_offsetofend(struct tacho_bench_opts, difference)
+
 int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
 		    struct tacho_bench_result **out, struct tacho_diag *diag)
 {
-	struct tacho_bench_opts o = { 0 };
+	struct tacho_bench_opts o;
 	struct tacho_evlist *list = NULL;
 	struct tc_event_set evs = { 0 };
 	struct tc_measure_set m = { 0 };
@@ -336,10 +339,12 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 	*out = NULL;
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!fn || (opts && opts->sz && opts->sz < offsetof(struct tacho_bench_opts, events)))
+	if (!fn)
 		return -EINVAL;
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	err = TC_OPTS_VALID_DIAG(opts, tacho_bench_opts, diag);
+	if (err)
+		return err;
+	TC_OPTS_COPY(&o, opts);
 	o.warmup = o.warmup ? o.warmup : 10;
 	o.trials = o.trials ? o.trials : 101;
 	o.reps = o.reps ? o.reps : 1;

@@ -818,6 +818,9 @@ static int process_setup(const struct tacho_regions_opts *opts, struct tacho_dia
 	return 0;
 }
 
+/* Every field of the options is optional: the first version is sz alone. */
+#define TC_OPTS_V1_tacho_regions_opts tc_offsetofend(struct tacho_regions_opts, sz)
+
 int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag *diag)
 {
 	struct tacho_regions_opts o;
@@ -825,13 +828,11 @@ int tacho_regions_init(const struct tacho_regions_opts *opts, struct tacho_diag 
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
+	err = TC_OPTS_VALID_DIAG(opts, tacho_regions_opts, diag);
+	if (err)
+		return err;
 	/* fields past what the caller's sz covers read as 0 (libbpf's _opts rule) */
-	memset(&o, 0, sizeof(o));
-	if (opts) {
-		if (opts->sz && opts->sz < offsetof(struct tacho_regions_opts, events))
-			return -EINVAL;
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	}
+	TC_OPTS_COPY(&o, opts);
 	pthread_mutex_lock(&tc_regions.lock);
 	err = tc_regions.ready ? -EBUSY : process_setup(&o, diag);
 	pthread_mutex_unlock(&tc_regions.lock);

@@ -31,7 +31,7 @@ static const char branch_model[] =
 	"few conditional outcomes, and a 512-entry target buffer for indirect branches";
 
 /* The options' first version ends with no_children. */
-#define TC_SIM_OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_opts, no_children)
+#define TC_OPTS_V1_tacho_sim_opts tc_offsetofend(struct tacho_sim_opts, no_children)
 
 static bool is_pow2(uint64_t v)
 {
@@ -275,18 +275,20 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 	struct tacho_sim *s;
 	int err;
 
-	if (tc_diag_check(diag) || !out || (opts && opts->sz < TC_SIM_OPTS_SZ_V1))
+	if (tc_diag_check(diag) || !out)
 		return -EINVAL;
 	*out = NULL;
+	err = TC_OPTS_VALID_DIAG(opts, tacho_sim_opts, diag);
+	if (err)
+		return err;
 	if (opts && opts->valgrind)
 		vg = opts->valgrind;
-	if (opts)
-		dump_path = opts->cpu_dump;
+	dump_path = TC_OPTS_GET(opts, tacho_sim_opts, cpu_dump, NULL);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->children = !(opts && opts->no_children);
-	s->dump_instr = opts && TC_SZ_HAS(opts, struct tacho_sim_opts, dump_instr) && opts->dump_instr;
+	s->children = !TC_OPTS_GET(opts, tacho_sim_opts, no_children, false);
+	s->dump_instr = TC_OPTS_GET(opts, tacho_sim_opts, dump_instr, false);
 	err = find_valgrind(vg, &s->valgrind, diag);
 	if (err)
 		goto out_free;

@@ -16,7 +16,7 @@
 #include "tacho/report.h"
 #include "tacho/sim.h"
 
-#define OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_mca_opts, cpu_dump)
+#define TC_OPTS_V1_tacho_sim_mca_opts tc_offsetofend(struct tacho_sim_mca_opts, cpu_dump)
 
 /* One decoded instruction of the function. */
 struct insn {
@@ -183,12 +183,13 @@ int tacho_sim_mca_profile(struct tacho_profile *p, const char *symbol,
 	uint64_t best;
 	int err;
 
-	if (tc_diag_check(diag) || !p || !symbol || !out ||
-	    (caller_opts && caller_opts->sz < OPTS_SZ_V1))
+	if (tc_diag_check(diag) || !p || !symbol || !out)
 		return -EINVAL;
 	*out = NULL;
-	if (caller_opts)
-		tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
+	err = TC_OPTS_VALID_DIAG(caller_opts, tacho_sim_mca_opts, diag);
+	if (err)
+		return err;
+	TC_OPTS_COPY(&opts, caller_opts);
 	err = tc_profile_code(p, symbol, &c, diag);
 	if (err == -ENOENT)
 		return tc_diag_set(diag, symbol, 0, 0, err, "no samples in a function named '%s'",

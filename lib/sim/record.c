@@ -19,7 +19,7 @@
 #include "tacho/record.h"
 #include "tacho/sim.h"
 
-#define OPTS_SZ_V1 tc_offsetofend(struct tacho_sim_record_opts, output)
+#define TC_OPTS_V1_tacho_sim_record_opts tc_offsetofend(struct tacho_sim_record_opts, output)
 #define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
 
 /* One output file: its process, its command's first word and its costs. */
@@ -425,11 +425,12 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 	size_t nev;
 	int err;
 
-	if (tc_diag_check(diag) || !sim || !argv || !argv[0] || !res || res->sz < RESULT_SZ_V1 ||
-	    (caller_opts && caller_opts->sz < OPTS_SZ_V1))
+	if (tc_diag_check(diag) || !sim || !argv || !argv[0] || !res || res->sz < RESULT_SZ_V1)
 		return -EINVAL;
-	if (caller_opts)
-		tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
+	err = TC_OPTS_VALID_DIAG(caller_opts, tacho_sim_record_opts, diag);
+	if (err)
+		return err;
+	TC_OPTS_COPY(&opts, caller_opts);
 	path = opts.output ? opts.output : "tacho.rec";
 	if (opts.callers > TACHO_SIM_CALLERS_MAX) {
 		err = tc_diag_set(diag, "", 0, 0, -EINVAL, "call chains of at most %u callers",

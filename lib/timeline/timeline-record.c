@@ -216,7 +216,7 @@ static int check_events(const char *events, struct tacho_diag *diag)
 	return err;
 }
 
-#define OPTS_SZ_V1 tc_offsetofend(struct tacho_timeline_opts, stop)
+#define TC_OPTS_V1_tacho_timeline_opts tc_offsetofend(struct tacho_timeline_opts, stop)
 #define RESULT_SZ_V1 tc_offsetofend(struct tacho_timeline_result, exec_err)
 
 int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
@@ -232,9 +232,12 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
+	if (!caller_opts || !res || res->sz < RESULT_SZ_V1)
 		return -EINVAL;
-	tc_sized_get(&o, sizeof(o), caller_opts, caller_opts->sz);
+	err = TC_OPTS_VALID_DIAG(caller_opts, tacho_timeline_opts, diag);
+	if (err)
+		goto out_result;
+	TC_OPTS_COPY(&o, caller_opts);
 	if ((!o.argv || !o.argv[0]) && !o.npids && !o.system_wide) {
 		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "nothing to trace: give a program, "
 				  "processes or all CPUs");
