@@ -122,8 +122,10 @@ struct tacho_record_result {
  * none), -EINVAL for a bad stack_size or call_graph, -EOPNOTSUPP for DWARF off x86-64,
  * or -errno of writing the file; -EINVAL
  * (and nothing recorded, *res untouched) for an opts->sz or res->sz below the first
- * version. Starts a child and changes no signal disposition; not thread-safe with other
- * forks. */
+ * version; -TACHO_EVERSION (nothing recorded, *res untouched, *diag saying so) for
+ * options that set a field past the struct this library knows (a program built against
+ * a newer tacho.h). Starts a child and changes no signal disposition; not thread-safe
+ * with other forks. */
 TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_record_result *res,
 			   struct tacho_diag *diag);
 

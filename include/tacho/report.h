@@ -231,7 +231,8 @@ struct tacho_report_opts {
  * with the address within the binary, unless the sort has no symbol (then one row per
  * binary). 0 and *rows (malloc'd, of row_sz bytes each, the caller frees; strings owned
  * by the profile), -EINVAL (NULL, an sz or row_sz below the first version, a bad key or
- * graph), -ENOMEM. Not thread-safe on one profile. */
+ * graph), -TACHO_EVERSION (opts set a field past the struct this library knows: a
+ * program built against a newer tacho.h), -ENOMEM. Not thread-safe on one profile. */
 TACHO_API int tacho_profile_report_rows(struct tacho_profile *p,
 					const struct tacho_report_opts *opts,
 					struct tacho_profile_row **rows, size_t *n, size_t row_sz);
@@ -260,7 +261,9 @@ struct tacho_profile_filter {
 /* Sets the filter of every later report on p (replacing the one before; NULL: none).
  * Percentages of rows are of the samples kept. 0, or -TACHO_EPARSE (a bad number, cpu
  * list or time: *diag says which), -EINVAL (NULL p, an sz below the first version),
- * -ENOMEM (then no filter is set). Not thread-safe on one profile. */
+ * -TACHO_EVERSION (f sets a field past the struct this library knows: a program built
+ * against a newer tacho.h; *diag says so), -ENOMEM (then no filter is set). Not
+ * thread-safe on one profile. */
 TACHO_API int tacho_profile_set_filter(struct tacho_profile *p,
 				       const struct tacho_profile_filter *f,
 				       struct tacho_diag *diag);
@@ -298,8 +301,9 @@ TACHO_API int tacho_profile_write_annotate(struct tacho_profile *p, const char *
  * (so that a long name pads nothing), a tree's nodes indented in it; the CSV has a
  * column per dimension (and "depth" with a graph); the JSON rows carry one member per
  * dimension and, with a graph, "children": the nodes below, nested. The header says
- * how many samples the filter kept. 0, -EINVAL, -ENOMEM, -EIO; nothing is written when
- * the rows cannot be made. Not thread-safe on one profile. */
+ * how many samples the filter kept. 0, -EINVAL, -TACHO_EVERSION (ropts as
+ * tacho_profile_report_rows says), -ENOMEM, -EIO; nothing is written when the rows
+ * cannot be made. Not thread-safe on one profile. */
 TACHO_API int tacho_profile_write_report(struct tacho_profile *p,
 					 const struct tacho_report_opts *ropts, FILE *f,
 					 enum tacho_format fmt,

@@ -1160,9 +1160,9 @@ static void store_binaries(struct session *s)
 		       s->o->buildid_cache);
 }
 
-/* The first versions: struct tacho_record_opts ends at notify_arg, struct
- * tacho_record_result at choice. */
-#define OPTS_SZ_V1 tc_offsetofend(struct tacho_record_opts, notify_arg)
+/* The first versions: struct tacho_record_opts ends at notify_arg (TC_OPTS_VALID),
+ * struct tacho_record_result at choice. */
+#define TC_OPTS_V1_tacho_record_opts tc_offsetofend(struct tacho_record_opts, notify_arg)
 #define RESULT_SZ_V1 tc_offsetofend(struct tacho_record_result, choice)
 
 int tacho_record(const struct tacho_record_opts *caller_opts, struct tacho_record_result *res,
@@ -1182,11 +1182,14 @@ int tc_record_run(const struct tacho_record_opts *caller_opts, struct tacho_reco
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!caller_opts || !res || caller_opts->sz < OPTS_SZ_V1 || res->sz < RESULT_SZ_V1)
+	if (!caller_opts || !res || res->sz < RESULT_SZ_V1)
 		return -EINVAL;
+	err = TC_OPTS_VALID_DIAG(caller_opts, tacho_record_opts, diag);
+	if (err)
+		return err;
 	/* the caller's versions: options it lacks read as 0, the result is written as far
 	 * as its sz goes (at the end, whatever happened: zero when nothing ran) */
-	tc_sized_get(&opts, sizeof(opts), caller_opts, caller_opts->sz);
+	TC_OPTS_COPY(&opts, caller_opts);
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.res = &result;

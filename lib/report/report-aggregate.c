@@ -768,8 +768,8 @@ int tacho_profile_rows(struct tacho_profile *p, enum tacho_sort sort, bool child
 	return err;
 }
 
-/* The first version of struct tacho_report_opts ends at percent_limit. */
-#define REPORT_OPTS_SZ_V1 tc_offsetofend(struct tacho_report_opts, percent_limit)
+/* The first version of struct tacho_report_opts (TC_OPTS_VALID) ends at percent_limit. */
+#define TC_OPTS_V1_tacho_report_opts tc_offsetofend(struct tacho_report_opts, percent_limit)
 
 int tacho_profile_report_rows(struct tacho_profile *p, const struct tacho_report_opts *opts,
 			      struct tacho_profile_row **rows, size_t *n, size_t row_sz)
@@ -797,10 +797,11 @@ int tacho_profile_report_rows(struct tacho_profile *p, const struct tacho_report
 
 int tc_report_opts_get(const struct tacho_report_opts *in, struct tacho_report_opts *o)
 {
-	if (in->sz < REPORT_OPTS_SZ_V1)
-		return -EINVAL;
-	tc_sized_get(o, sizeof(*o), in, in->sz);
-	o->sz = sizeof(*o);
+	int err = TC_OPTS_VALID(in, tacho_report_opts);
+
+	if (err)
+		return err;
+	TC_OPTS_COPY(o, in);
 	if ((o->nsort && !o->sort) || (unsigned)o->graph > TACHO_GRAPH_CALLEE ||
 	    !(o->percent_limit >= 0 && o->percent_limit <= 100))
 		return -EINVAL;

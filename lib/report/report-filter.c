@@ -26,8 +26,8 @@ struct tc_filter {
 	size_t nwins;
 };
 
-/* The first version of struct tacho_profile_filter ends at time. */
-#define FILTER_SZ_V1 tc_offsetofend(struct tacho_profile_filter, time)
+/* The first version of struct tacho_profile_filter (TC_OPTS_VALID) ends at time. */
+#define TC_OPTS_V1_tacho_profile_filter tc_offsetofend(struct tacho_profile_filter, time)
 
 /* len bytes of the caller's text for a diagnostic: at most size - 1, control bytes as
  * '?', so that the message stays one line whatever was typed. Returns buf. */
@@ -283,8 +283,11 @@ int tacho_profile_set_filter(struct tacho_profile *p, const struct tacho_profile
 
 	if (err)
 		return err;
-	if (!p || (f && f->sz < FILTER_SZ_V1))
+	if (!p)
 		return -EINVAL;
+	err = TC_OPTS_VALID_DIAG(f, tacho_profile_filter, diag);
+	if (err)
+		return err;
 	if (!f) {
 		tc_profile_filter_free(p->filter);
 		p->filter = NULL;

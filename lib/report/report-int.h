@@ -303,7 +303,8 @@ int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
  * checked and complete). */
 int tc_profile_report_rows(struct tacho_profile *p, const struct tacho_report_opts *opts,
 			   struct tacho_profile_row **rows, size_t *n);
-/* The caller's opts (of its sz) completed with defaults and checked: 0 or -EINVAL. */
+/* The caller's opts (of its sz) completed with defaults and checked: 0, -EINVAL or
+ * -TACHO_EVERSION (TC_OPTS_VALID). */
 int tc_report_opts_get(const struct tacho_report_opts *in, struct tacho_report_opts *o);
 
 /* report-filter.c: the parsed filter (tacho_profile_set_filter), freed with the

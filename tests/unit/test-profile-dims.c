@@ -353,6 +353,57 @@ static void test_bad_input(void **state)
 	tacho_profile_free(p);
 }
 
+/* A filter or report options from a program built against a newer tacho.h (a field
+ * past the struct this library knows, set): refused with -TACHO_EVERSION, *diag naming
+ * the struct, nothing set; the same struct with that field zero is this library's; an
+ * sz of 0 is below the first version. */
+static void test_newer_opts(void **state)
+{
+	struct tacho_profile *p = load();
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct { struct tacho_profile_filter f; long future; } n;
+	enum tacho_sort key = TACHO_SORT_COMM;
+	struct { struct tacho_report_opts o; long future; } rn;
+	struct tacho_profile_row *r;
+	size_t nr;
+	(void)state;
+
+	memset(&n, 0, sizeof(n));
+	n.f.sz = sizeof(n);
+	n.f.comms = "beta";
+	n.future = 1;
+	assert_int_equal(tacho_profile_set_filter(p, &n.f, &d), -TACHO_EVERSION);
+	assert_contains(d.message, "struct tacho_profile_filter");
+	assert_contains(d.message, "newer tacho.h");
+	assert_null(p->filter);
+	n.f.sz = 0;
+	assert_int_equal(tacho_profile_set_filter(p, &n.f, NULL), -EINVAL);
+	assert_null(p->filter);
+	n.f.sz = sizeof(n);
+	n.future = 0;
+	assert_int_equal(tacho_profile_set_filter(p, &n.f, &d), 0);
+	assert_non_null(p->filter);
+
+	memset(&rn, 0, sizeof(rn));
+	rn.o.sz = sizeof(rn);
+	rn.o.sort = &key;
+	rn.o.nsort = 1;
+	rn.future = 1;
+	assert_int_equal(tacho_profile_report_rows(p, &rn.o, &r, &nr, sizeof(*r)),
+			 -TACHO_EVERSION);
+	assert_null(r);
+	rn.o.sz = 0;
+	assert_int_equal(tacho_profile_report_rows(p, &rn.o, &r, &nr, sizeof(*r)), -EINVAL);
+	rn.o.sz = sizeof(rn);
+	rn.future = 0;
+	assert_int_equal(tacho_profile_report_rows(p, &rn.o, &r, &nr, sizeof(*r)), 0);
+	assert_int_equal(nr, 1);                /* the filter set above: beta's */
+	assert_string_equal(r[0].comm, "beta");
+	assert_int_equal(r[0].samples, 4);
+	free(r);
+	tacho_profile_free(p);
+}
+
 static void test_trees(void **state)
 {
 	struct tacho_profile *p = load();
@@ -558,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_comm_by_time),
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_newer_opts),
 		cmocka_unit_test(test_trees),
 		cmocka_unit_test(test_context_first_frames),
 		cmocka_unit_test(test_header_period),

@@ -1,5 +1,6 @@
 /* test-record-file.c - the record file: every record type written and read back, every
- * truncation point of a small recording, corruption, bad headers and versions. */
+ * truncation point of a small recording, corruption, bad headers and versions; and
+ * tacho_record's options from a newer tacho.h, refused before any file is made. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -863,6 +864,41 @@ static void test_truncated_while_reported(void **state)
 	tacho_profile_free(p);
 }
 
+/* Options from a program built against a newer tacho.h (a field past the struct this
+ * library knows, set): tacho_record refuses them with -TACHO_EVERSION and *diag naming
+ * the struct, recording nothing, *res untouched and no file made; the same struct with
+ * that field zero is this library's (its next check answers: nothing to record); an sz
+ * of 0 is below the first version. */
+static void test_record_newer_opts(void **state)
+{
+	struct { struct tacho_record_opts o; long future; } n;
+	struct tacho_record_result res;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	(void)state;
+
+	memset(&res, 0xa5, sizeof(res));
+	res.sz = sizeof(res);
+	memset(&n, 0, sizeof(n));
+	n.o.sz = sizeof(n);
+	n.o.output = th_tmp("newer.rec");
+	n.future = 1;
+	assert_int_equal(tacho_record(&n.o, &res, &d), -TACHO_EVERSION);
+	assert_contains(d.message, "struct tacho_record_opts");
+	assert_contains(d.message, "newer tacho.h");
+	assert_true(res.samples == 0xa5a5a5a5a5a5a5a5ull);   /* untouched */
+	assert_int_equal(access(th_tmp("newer.rec"), F_OK), -1);
+	n.o.sz = 0;
+	assert_int_equal(tacho_record(&n.o, &res, NULL), -EINVAL);
+	assert_true(res.samples == 0xa5a5a5a5a5a5a5a5ull);
+	n.o.sz = sizeof(n);
+	n.future = 0;
+	d = (struct tacho_diag){ .sz = sizeof(d) };
+	assert_int_equal(tacho_record(&n.o, &res, &d), -EINVAL);
+	assert_contains(d.message, "nothing to record");
+	assert_int_equal(res.samples, 0);
+	assert_int_equal(access(th_tmp("newer.rec"), F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -879,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_while_reported),
 		cmocka_unit_test(test_ustack_branch_records),
 		cmocka_unit_test(test_lbr_chain_on_data),
+		cmocka_unit_test(test_record_newer_opts),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
