@@ -89,9 +89,11 @@ struct tacho_live_frame;
 /* Opens the rows of the view (for PROCESS and THREAD over everything, the first
  * selection from /proc; CPU-wide rows need what tacho_perf_strerror explains where
  * they do not open). Counting starts at the first tacho_live_sample, or at the child's
- * exec. Returns 0 and *out; -EINVAL (bad options, an empty event list, a child
- * without pid), -ESRCH (no such process), -ENOENT (a cgroup that does not exist, or
- * no perf_event hierarchy is mounted; *diag says which), -ENOMEM. Events that open
+ * exec. Returns 0 and *out; -EINVAL (bad options, an opts->sz below the first version,
+ * an empty event list, a child without pid), -TACHO_EVERSION (opts set a field past
+ * the struct this library knows: a program built against a newer tacho.h; *diag says
+ * so), -ESRCH (no such process), -ENOENT (a cgroup that does not exist, or no
+ * perf_event hierarchy is mounted; *diag says which), -ENOMEM. Events that open
  * nowhere do not fail the call: their values read NOT_SUPPORTED with the reason.
  * diag may be NULL. The caller owns *out (tacho_live_free). One thread at a time may
  * use a sampler; its frames are independent of it. */
@@ -232,7 +234,9 @@ struct tacho_metrics_opts {
  * tacho_sample_duration_seconds, tacho_frame_timestamp_seconds,
  * tacho_perf_descriptors, tacho_scrape_duration_seconds, tacho_scrapes_total.
  * docs/serve.md lists them.
- * 0, -EINVAL, -EIO. Thread-safe. */
+ * 0, -EINVAL (an opts->sz below the first version), -TACHO_EVERSION (opts set a field
+ * past the struct this library knows: a program built against a newer tacho.h), -EIO.
+ * Thread-safe. */
 TACHO_API int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 					     const struct tacho_metrics_opts *opts);
 
@@ -264,8 +268,10 @@ struct tacho_rule;
 
 /* Parses the input with the event grammar (a ratio is two events split at the one '/'
  * that leaves an event on each side). 0 and *out; -TACHO_EPARSE, -TACHO_ENOEVENT
- * (with *diag: the input, the column, what was wrong), -EINVAL (a threshold that is
- * not finite or negative, for_s negative, hysteresis above 1), -ENOMEM. The caller
+ * (with *diag: the input, the column, what was wrong), -EINVAL (an opts->sz below the
+ * first version, a threshold that is not finite or negative, for_s negative,
+ * hysteresis above 1), -TACHO_EVERSION (opts set a field past the struct this library
+ * knows: a program built against a newer tacho.h; *diag says so), -ENOMEM. The caller
  * owns *out (tacho_rule_free). */
 TACHO_API int tacho_rule_new(const struct tacho_rule_opts *opts, struct tacho_rule **out,
 			     struct tacho_diag *diag);
@@ -340,8 +346,10 @@ struct tacho_throttle;
  * SIGKILL, a crash), and ends when it is freed; the keeper's socket is this process's
  * only tie to it, close-on-exec. 0 and *out; -ENOENT with *diag when CAP finds no CPU
  * controller it can write (none mounted, read-only, or not this user's: DUTY works
- * anyway), or the cgroup does not exist; -ESRCH (no such process), -EINVAL, -ENOMEM,
- * -errno (with *diag) when the keeper cannot start. The caller owns *out
+ * anyway), or the cgroup does not exist; -ESRCH (no such process), -EINVAL,
+ * -TACHO_EVERSION (opts set a field past the struct this library knows: a program built
+ * against a newer tacho.h; *diag says so), -ENOMEM, -errno (with *diag) when the keeper
+ * cannot start. The caller owns *out
  * (tacho_throttle_free). */
 TACHO_API int tacho_throttle_new(const struct tacho_throttle_opts *opts,
 				 struct tacho_throttle **out, struct tacho_diag *diag);
@@ -466,13 +474,17 @@ struct tacho_watch_result {
 
 struct tacho_watch;
 
-/* An empty session (opts may be NULL: the defaults). 0 and *out; -EINVAL, -ENOMEM.
- * The caller owns *out (tacho_watch_free). */
+/* An empty session (opts may be NULL: the defaults). 0 and *out; -EINVAL (an opts->sz
+ * below the first version), -TACHO_EVERSION (opts set a field past the struct this
+ * library knows: a program built against a newer tacho.h), -ENOMEM. The caller owns
+ * *out (tacho_watch_free). */
 TACHO_API int tacho_watch_new(const struct tacho_watch_opts *opts, struct tacho_watch **out);
 /* Adds a rule (parsed as tacho_rule_new parses it) with its actions, before
  * tacho_watch_start. Returns the rule's index (0, 1, ...); tacho_rule_new's errors
- * with *diag; -EINVAL (no rule, a signal outside 1 to 64, cap not above 0, duty not
- * between 0 and 100, both cap and duty, or after start); -ENOMEM. diag may be NULL. */
+ * with *diag; -EINVAL (an opts->sz below the first version, no rule, a signal outside
+ * 1 to 64, cap not above 0, duty not between 0 and 100, both cap and duty, or after
+ * start); -TACHO_EVERSION (opts set a field past the struct this library knows: a
+ * program built against a newer tacho.h; *diag says so); -ENOMEM. diag may be NULL. */
 TACHO_API int tacho_watch_add(struct tacho_watch *w, const struct tacho_watch_rule_opts *opts,
 			      struct tacho_diag *diag);
 TACHO_API size_t tacho_watch_nrules(const struct tacho_watch *w);

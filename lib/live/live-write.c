@@ -438,27 +438,30 @@ static void gauge(FILE *out, bool om, const char *name, const char *unit, const 
 	metric_value(out, v);
 }
 
+/* The options' first version (TC_OPTS_VALID): format, to where scrape_s starts. */
+#define TC_OPTS_V1_tacho_metrics_opts offsetof(struct tacho_metrics_opts, scrape_s)
+
 int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 				   const struct tacho_metrics_opts *opts)
 {
 	const struct tacho_live_health *h;
-	bool om = false, *done;
-	double scrape_s = NAN;
-	unsigned long long scrapes = 0;
-	unsigned parts = 0;
+	bool om, *done;
+	double scrape_s;
+	unsigned long long scrapes;
+	unsigned parts;
 	char name[256], other[256], help[512];
+	int err;
 
-	if (!out || (opts && opts->sz < offsetof(struct tacho_metrics_opts, scrape_s)))
+	if (!out)
 		return -EINVAL;
-	if (opts) {
-		om = opts->format == TACHO_METRICS_OPENMETRICS;
-		if (opts->sz >= offsetof(struct tacho_metrics_opts, scrapes))
-			scrape_s = opts->scrape_s;
-		if (opts->sz >= offsetof(struct tacho_metrics_opts, parts))
-			scrapes = opts->scrapes;
-		if (opts->sz >= sizeof(*opts))
-			parts = opts->parts;
-	}
+	err = TC_OPTS_VALID(opts, tacho_metrics_opts);
+	if (err)
+		return err;
+	om = TC_OPTS_GET(opts, tacho_metrics_opts, format, TACHO_METRICS_PROMETHEUS) ==
+	     TACHO_METRICS_OPENMETRICS;
+	scrape_s = TC_OPTS_GET(opts, tacho_metrics_opts, scrape_s, NAN);
+	scrapes = TC_OPTS_GET(opts, tacho_metrics_opts, scrapes, 0);
+	parts = TC_OPTS_GET(opts, tacho_metrics_opts, parts, 0);
 	if (!parts)
 		parts = TACHO_METRICS_FRAME | TACHO_METRICS_SCRAPE;
 	if (!f && (parts & TACHO_METRICS_FRAME))

@@ -169,6 +169,9 @@ static int split_ratio(struct tacho_rule *r, struct tacho_diag *diag)
 	return found ? 0 : 1;
 }
 
+/* The options' first version (TC_OPTS_VALID) ends at for_s: hysteresis came later. */
+#define TC_OPTS_V1_tacho_rule_opts tc_offsetofend(struct tacho_rule_opts, for_s)
+
 int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 		   struct tacho_diag *diag)
 {
@@ -178,7 +181,10 @@ int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!o || !out || o->sz < offsetof(struct tacho_rule_opts, hysteresis) || !o->input)
+	err = TC_OPTS_VALID_DIAG(o, tacho_rule_opts, diag);
+	if (err == -TACHO_EVERSION)
+		return err;
+	if (err || !o || !out || !o->input)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad rule options");
 	*out = NULL;
 	if (!isfinite(o->threshold) || o->threshold < 0)
@@ -187,7 +193,8 @@ int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 	if (!(o->for_s >= 0) || !isfinite(o->for_s))
 		return tc_diag_set(diag, o->input, 0, 0, -EINVAL, "a duration must be 0 or more "
 				   "seconds");
-	if (o->sz >= sizeof(*o) && (o->hysteresis > 1 || isnan(o->hysteresis)))
+	if (TC_OPTS_HAS(o, tacho_rule_opts, hysteresis) &&
+	    (o->hysteresis > 1 || isnan(o->hysteresis)))
 		return tc_diag_set(diag, o->input, 0, 0, -EINVAL, "a hysteresis is a fraction "
 				   "of the threshold, at most 1");
 	if (o->dir != TACHO_RULE_ABOVE && o->dir != TACHO_RULE_BELOW)
@@ -195,8 +202,7 @@ int tacho_rule_new(const struct tacho_rule_opts *o, struct tacho_rule **out,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	memcpy(&r->o, o, o->sz < sizeof(r->o) ? o->sz : sizeof(r->o));
-	r->o.sz = sizeof(r->o);
+	TC_OPTS_COPY(&r->o, o);
 	if (r->o.hysteresis == 0)
 		r->o.hysteresis = 0.1;
 	else if (r->o.hysteresis < 0)

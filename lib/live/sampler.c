@@ -862,6 +862,9 @@ static int setup_cgroups(struct tacho_live *l, const struct tacho_live_opts *o,
 	return 0;
 }
 
+/* The options' first version (TC_OPTS_VALID) ends at mounts: fd_limit came later. */
+#define TC_OPTS_V1_tacho_live_opts tc_offsetofend(struct tacho_live_opts, mounts)
+
 int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 		   struct tacho_diag *diag)
 {
@@ -871,10 +874,12 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!o || !out || o->sz < offsetof(struct tacho_live_opts, fd_limit) ||
-	    (unsigned)o->view >= TACHO_LIVE_VIEW_COUNT || !tacho_evlist_count(o->events) ||
-	    o->pid < 0 || (o->child && o->pid <= 0) || (o->ncgroups && !o->cgroups) ||
-	    o->history > MAX_HISTORY)
+	err = TC_OPTS_VALID_DIAG(o, tacho_live_opts, diag);
+	if (err == -TACHO_EVERSION)
+		return err;
+	if (err || !o || !out || (unsigned)o->view >= TACHO_LIVE_VIEW_COUNT ||
+	    !tacho_evlist_count(o->events) || o->pid < 0 || (o->child && o->pid <= 0) ||
+	    (o->ncgroups && !o->cgroups) || o->history > MAX_HISTORY)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad options for the live sampler");
 	*out = NULL;
 	l = calloc(1, sizeof(*l));
@@ -889,7 +894,7 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 	l->hz = sysconf(_SC_CLK_TCK);
 	if (l->hz <= 0)
 		l->hz = 100;
-	if (o->sz > offsetof(struct tacho_live_opts, fd_limit) && o->fd_limit > 0)
+	if (TC_OPTS_GET(o, tacho_live_opts, fd_limit, 0) > 0)
 		l->fd_limit = o->fd_limit;
 	else
 		l->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ?

@@ -407,6 +407,10 @@ static int keeper_start(struct tacho_throttle *t)
 
 /* --- the throttle --- */
 
+/* The options' first version (TC_OPTS_VALID): through period_us, to where mounts
+ * starts. */
+#define TC_OPTS_V1_tacho_throttle_opts offsetof(struct tacho_throttle_opts, mounts)
+
 int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttle **out,
 		       struct tacho_diag *diag)
 {
@@ -415,7 +419,10 @@ int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttl
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!o || !out || o->sz < offsetof(struct tacho_throttle_opts, mounts) ||
+	err = TC_OPTS_VALID_DIAG(o, tacho_throttle_opts, diag);
+	if (err == -TACHO_EVERSION)
+		return err;
+	if (err || !o || !out ||
 	    (o->kind != TACHO_THROTTLE_CAP && o->kind != TACHO_THROTTLE_DUTY) ||
 	    (o->pid <= 0) == !o->cgroup || o->pid < 0)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad throttle options (a pid or a "
@@ -430,14 +437,16 @@ int tacho_throttle_new(const struct tacho_throttle_opts *o, struct tacho_throttl
 	t->pid = o->pid;
 	t->keeper = -1;
 	t->period_us = o->period_us ? o->period_us : DEFAULT_PERIOD_US;
-	t->proc_root = tc_strdup(o->sz >= sizeof(*o) && o->proc_root ? o->proc_root : "/proc");
+	t->proc_root = tc_strdup(TC_OPTS_GET(o, tacho_throttle_opts, proc_root, NULL) ?
+				 o->proc_root : "/proc");
 	if (!t->proc_root) {
 		free(t);
 		return -ENOMEM;
 	}
 	{
-		struct tacho_throttle_opts c = { 0 };
-		memcpy(&c, o, o->sz < sizeof(c) ? o->sz : sizeof(c));
+		struct tacho_throttle_opts c;
+
+		TC_OPTS_COPY(&c, o);
 		err = t->kind == TACHO_THROTTLE_CAP ? cap_setup(t, &c, diag) : duty_setup(t, &c, diag);
 	}
 	if (err) {

@@ -12,8 +12,9 @@
 #include "live/live-int.h"
 
 #define TC_WATCH_RESULT_SZ_V1 tc_offsetofend(struct tacho_watch_result, feedback)
-#define TC_WATCH_RULE_OPTS_SZ_V1 tc_offsetofend(struct tacho_watch_rule_opts, duty)
-#define TC_WATCH_OPTS_SZ_V1 tc_offsetofend(struct tacho_watch_opts, period_us)
+/* The options' first versions (TC_OPTS_VALID) */
+#define TC_OPTS_V1_tacho_watch_rule_opts tc_offsetofend(struct tacho_watch_rule_opts, duty)
+#define TC_OPTS_V1_tacho_watch_opts tc_offsetofend(struct tacho_watch_opts, period_us)
 
 struct wrule {
 	struct tacho_rule *rule;
@@ -42,13 +43,15 @@ int tacho_watch_new(const struct tacho_watch_opts *opts, struct tacho_watch **ou
 {
 	struct tacho_watch_opts o;
 	struct tacho_watch *w;
+	int err;
 
-	if (!out || (opts && opts->sz < TC_WATCH_OPTS_SZ_V1))
+	if (!out)
 		return -EINVAL;
+	err = TC_OPTS_VALID(opts, tacho_watch_opts);
+	if (err)
+		return err;
 	*out = NULL;
-	memset(&o, 0, sizeof(o));
-	if (opts)
-		tc_sized_get(&o, sizeof(o), opts, opts->sz);
+	TC_OPTS_COPY(&o, opts);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -134,9 +137,12 @@ int tacho_watch_add(struct tacho_watch *w, const struct tacho_watch_rule_opts *o
 
 	if (tc_diag_check(diag))
 		return -EINVAL;
-	if (!w || !opts || opts->sz < TC_WATCH_RULE_OPTS_SZ_V1 || w->started)
+	err = TC_OPTS_VALID_DIAG(opts, tacho_watch_rule_opts, diag);
+	if (err == -TACHO_EVERSION)
+		return err;
+	if (err || !w || !opts || w->started)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad watch rule options");
-	tc_sized_get(&o, sizeof(o), opts, opts->sz);
+	TC_OPTS_COPY(&o, opts);
 	if (!o.rule)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no rule");
 	if (o.signal < 0 || o.signal > 64 || !(o.cap >= 0) || !(o.duty >= 0) || o.duty >= 100 ||

@@ -643,6 +643,155 @@ static void test_bad_options(void **state)
 	assert_string_equal(tacho_live_view_name(TACHO_LIVE_CGROUP), "cgroup");
 }
 
+/* Options from a program built against a newer tacho.h (a field past the struct this
+ * library knows, set): refused with -TACHO_EVERSION before anything is made, *diag
+ * naming the struct; the same struct with that field zero is this library's, and an
+ * sz of 0 is below every first version. Each entry of the live part: the rule, the
+ * sampler, the throttle, the metrics, the watch session and its rules. */
+static void test_newer_opts(void **state)
+{
+	struct tacho_evlist *l = events("task-clock");
+	struct tacho_diag d;
+	(void)state;
+
+	{       /* tacho_rule_new */
+		struct { struct tacho_rule_opts o; long future; } n;
+		struct tacho_rule *r = NULL;
+
+		memset(&n, 0, sizeof(n));
+		n.o.sz = sizeof(n);
+		n.o.input = "page-faults";
+		n.o.dir = TACHO_RULE_ABOVE;
+		n.o.threshold = 1;
+		n.future = 1;
+		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
+		assert_int_equal(tacho_rule_new(&n.o, &r, &d), -TACHO_EVERSION);
+		assert_contains(d.message, "struct tacho_rule_opts");
+		assert_contains(d.message, "newer tacho.h");
+		assert_null(r);
+		n.future = 0;
+		assert_int_equal(tacho_rule_new(&n.o, &r, NULL), 0);
+		tacho_rule_free(r);
+		r = NULL;
+		/* the first version has no hysteresis: what lies there is not read */
+		n.o.sz = offsetof(struct tacho_rule_opts, hysteresis);
+		n.o.hysteresis = 1.5;
+		assert_int_equal(tacho_rule_new(&n.o, &r, NULL), 0);
+		tacho_rule_free(r);
+		r = NULL;
+		n.o.sz = 0;
+		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
+		assert_int_equal(tacho_rule_new(&n.o, &r, &d), -EINVAL);
+		assert_contains(d.message, "bad rule options");
+		assert_null(r);
+	}
+	{       /* tacho_live_new: with the field zero, the missing process answers */
+		struct { struct tacho_live_opts o; long future; } n;
+		struct tacho_live *lv = NULL;
+
+		memset(&n, 0, sizeof(n));
+		n.o.sz = sizeof(n);
+		n.o.events = l;
+		n.o.view = TACHO_LIVE_PROCESS;
+		n.o.pid = 0x7ffffff0;
+		n.future = 1;
+		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
+		assert_int_equal(tacho_live_new(&n.o, &lv, &d), -TACHO_EVERSION);
+		assert_contains(d.message, "struct tacho_live_opts");
+		assert_null(lv);
+		n.future = 0;
+		assert_int_equal(tacho_live_new(&n.o, &lv, NULL), -ESRCH);
+		assert_null(lv);
+		n.o.sz = 0;
+		assert_int_equal(tacho_live_new(&n.o, &lv, NULL), -EINVAL);
+		assert_null(lv);
+	}
+	{       /* tacho_throttle_new: likewise */
+		struct { struct tacho_throttle_opts o; long future; } n;
+		struct tacho_throttle *t = NULL;
+
+		memset(&n, 0, sizeof(n));
+		n.o.sz = sizeof(n);
+		n.o.kind = TACHO_THROTTLE_CAP;
+		n.o.pid = 0x7ffffff0;
+		n.future = 1;
+		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
+		assert_int_equal(tacho_throttle_new(&n.o, &t, &d), -TACHO_EVERSION);
+		assert_contains(d.message, "struct tacho_throttle_opts");
+		n.future = 0;
+		assert_int_equal(tacho_throttle_new(&n.o, &t, NULL), -ESRCH);
+		n.o.sz = 0;
+		assert_int_equal(tacho_throttle_new(&n.o, &t, NULL), -EINVAL);
+		assert_null(t);
+	}
+	{       /* tacho_live_frame_write_metrics: the scrape part alone, no frame */
+		struct { struct tacho_metrics_opts o; long future; } n;
+		char *b = NULL;
+		size_t len;
+		FILE *m = open_memstream(&b, &len);
+
+		assert_non_null(m);
+		memset(&n, 0, sizeof(n));
+		n.o.sz = sizeof(n);
+		n.o.scrape_s = NAN;
+		n.o.scrapes = 3;
+		n.o.parts = TACHO_METRICS_SCRAPE;
+		n.future = 1;
+		assert_int_equal(tacho_live_frame_write_metrics(NULL, m, &n.o), -TACHO_EVERSION);
+		n.o.sz = 0;
+		assert_int_equal(tacho_live_frame_write_metrics(NULL, m, &n.o), -EINVAL);
+		fflush(m);
+		assert_int_equal(len, 0);      /* nothing written */
+		n.o.sz = sizeof(n);
+		n.future = 0;
+		assert_int_equal(tacho_live_frame_write_metrics(NULL, m, &n.o), 0);
+		fclose(m);
+		assert_contains(b, "tacho_scrapes_total 3\n");
+		free(b);
+	}
+	{       /* tacho_watch_new, tacho_watch_add */
+		struct { struct tacho_watch_opts o; long future; } n;
+		struct tacho_rule_opts ro = { .sz = sizeof(ro), .input = "page-faults",
+					      .dir = TACHO_RULE_ABOVE, .threshold = 1 };
+		struct { struct tacho_watch_rule_opts o; long future; } rn;
+		struct tacho_watch *w = NULL;
+
+		memset(&n, 0, sizeof(n));
+		n.o.sz = sizeof(n);
+		n.future = 1;
+		assert_int_equal(tacho_watch_new(&n.o, &w), -TACHO_EVERSION);
+		assert_null(w);
+		n.o.sz = 0;
+		assert_int_equal(tacho_watch_new(&n.o, &w), -EINVAL);
+		assert_null(w);
+		n.o.sz = sizeof(n);
+		n.future = 0;
+		assert_int_equal(tacho_watch_new(&n.o, &w), 0);
+		assert_non_null(w);
+		memset(&rn, 0, sizeof(rn));
+		rn.o.sz = sizeof(rn);
+		rn.o.rule = &ro;
+		rn.future = 1;
+		memset(&d, 0, sizeof(d));
+		d.sz = sizeof(d);
+		assert_int_equal(tacho_watch_add(w, &rn.o, &d), -TACHO_EVERSION);
+		assert_contains(d.message, "struct tacho_watch_rule_opts");
+		assert_int_equal(tacho_watch_nrules(w), 0);
+		rn.o.sz = 0;
+		assert_int_equal(tacho_watch_add(w, &rn.o, NULL), -EINVAL);
+		rn.o.sz = sizeof(rn);
+		rn.future = 0;
+		assert_int_equal(tacho_watch_add(w, &rn.o, NULL), 0);
+		assert_int_equal(tacho_watch_nrules(w), 1);
+		tacho_watch_free(w);
+	}
+	tacho_evlist_free(l);
+}
+
 /* --- cgroups, live (root with a writable hierarchy) --- */
 
 static bool perf_cgroup_root(char *buf, size_t size)
@@ -1237,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_views),
 		cmocka_unit_test(test_fd_budget),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_newer_opts),
 		cmocka_unit_test(test_cgroup_exact),
 		cmocka_unit_test(test_throttle_cap),
 		cmocka_unit_test(test_throttle_duty),
