@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* --- 6b. The microbenchmark harness ---
+/* --- The microbenchmark harness ---
  * Runs a function many times and says how long one call takes, in TSC ticks and ns,
  * with counters when asked: warm-up runs first, then trials, each timed with the TSC and
  * counted with the events. The cost of measuring is the median of as many empty trials

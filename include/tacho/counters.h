@@ -38,7 +38,7 @@ extern "C" {
  *
  * docs/lib-counters.md tells more: targets, groups, inheritance, the explainer. */
 
-/* --- 4b. Counting ---
+/* --- Counting ---
  * Targets: what the events watch. */
 enum tacho_target {
 	TACHO_TARGET_THREAD = 0,   /* one thread: pid is its tid, 0 the calling thread */

@@ -21,9 +21,9 @@ extern "C" {
  * 2. CPU detection (CPUID: live or from a dump; pure decoding)
  * ================================================================================== */
 
-/* --- 2a. Raw CPUID leaves ---
+/* --- Raw CPUID leaves ---
  * A tacho_cpuid_dump holds the raw CPUID leaves of one or more logical CPUs, read live
- * from this machine or loaded from a dump taken elsewhere. Decoding (2b) is a pure
+ * from this machine or loaded from a dump taken elsewhere. Decoding (below) is a pure
  * function of a dump, so everything tacho says about a CPU can be tested on data. */
 
 /* The four registers of one CPUID answer. Fixed: CPUID has no fifth register. */
@@ -89,8 +89,8 @@ TACHO_API int tacho_cpuid_query(const struct tacho_cpuid_dump *dump, unsigned id
  * tacho_cpuid_dump_parse reads back to the same dump. 0 or -EIO. */
 TACHO_API int tacho_cpuid_dump_write_raw(const struct tacho_cpuid_dump *dump, FILE *f);
 
-/* --- 2b. Decoding ---
- * tacho_cpu_decode turns a dump (2a) into a plain struct tacho_cpu_info that callers
+/* --- Decoding ---
+ * tacho_cpu_decode turns a dump (above) into a plain struct tacho_cpu_info that callers
  * read directly. It is a pure function of the raw leaves: the same dump always gives
  * the same description, whether it was read live or loaded from a file. It honours the
  * maximum leaf of every range (through tacho_cpuid_query), never fails on odd values
@@ -438,13 +438,13 @@ TACHO_API int tacho_cpu_feature_index(const char *name);
  * info whose sz is too small). */
 TACHO_API bool tacho_cpu_has(const struct tacho_cpu_info *info, const char *name);
 
-/* --- 2c. What the kernel says ---
+/* --- What the kernel says ---
  * The kernel's view of the processor, from /sys/devices/system/cpu and /proc/cpuinfo:
  * the online logical CPUs, how they group into packages, dies and cores, and the caches
  * each one sees with the CPUs that share them. On x86 the kernel builds this from CPUID
  * too, but it counts sharing over the CPUs it actually brought up, and in a VM it is the
  * guest's view. tacho_cpu_crosscheck() compares it with a decoded CPUID description
- * (2b) and says in words where the two disagree.
+ * (above) and says in words where the two disagree.
  *
  * The kernel's view is handed out (the library allocates it, the caller reads it
  * through the pointer, and new facts go at the end of struct tacho_cpu_sysfs); its
@@ -593,7 +593,7 @@ struct tacho_pmu_counters {
 				    sets it from RLIMIT_NOFILE where runs can repeat. */
 };
 
-/* --- 2d. Writing a description (what `tacho cpu` prints; docs/schemas.md) --- */
+/* --- Writing a description (what `tacho cpu` prints; docs/schemas.md) --- */
 
 /* What the writers show: a decoded description and what the caller learnt beside it.
  * Every field but sz and info may be 0/NULL. Sized, and so are the description and the

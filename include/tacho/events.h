@@ -134,8 +134,8 @@ TACHO_API const char *tacho_evlist_unit(const struct tacho_evlist *list, size_t 
  * tacho_source_prove keeps it. Thread-safe. */
 TACHO_API int tacho_evlist_probe(const struct tacho_evlist *list, size_t i);
 
-/* Opens the events of a parsed list as tacho_counters_open does (section 4), named as
- * the list names them. groups: groups[i] is event i's group number (as in
+/* Opens the events of a parsed list as tacho_counters_open does (tacho/counters.h),
+ * named as the list names them. groups: groups[i] is event i's group number (as in
  * tacho_counter_spec.group), e.g. from the scheduler; NULL keeps the {groups} the user
  * wrote in the list and opens every other event alone. Same returns and ownership as
  * tacho_counters_open. */
@@ -149,7 +149,7 @@ TACHO_API int tacho_counters_open_evlist(const struct tacho_counters_opts *opts,
  * 0 when d has no column. Thread-safe. */
 TACHO_API int tacho_diag_caret(const struct tacho_diag *d, char *buf, size_t size);
 
-/* --- 3b. Enumerating the events this machine knows (tacho list) --- */
+/* --- Enumerating the events this machine knows (tacho list) --- */
 
 /* One event of a walk. Handed out to the visitor (read through the pointer during the
  * call; fields are only ever added at the end). */
@@ -202,7 +202,7 @@ TACHO_API const char *tacho_events_default(unsigned flags);
  * list. */
 TACHO_API int tacho_evlist_add_all(struct tacho_evlist *list, bool hardware, size_t *skipped);
 
-/* --- 3c. The event listing (what `tacho list` shows; docs/schemas.md) --- */
+/* --- The event listing (what `tacho list` shows; docs/schemas.md) --- */
 
 /* Which events a listing holds. Every field may be 0/NULL. Options: sz first. */
 struct tacho_event_listing_opts {

@@ -240,7 +240,7 @@ struct tacho_metrics_opts {
 TACHO_API int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 					     const struct tacho_metrics_opts *opts);
 
-/* --- 8b. Rules over rates (tacho watch) ---
+/* --- Rules over rates (tacho watch) ---
  * A rule watches one input of a row: an event's rate, or the ratio of two events'
  * rates ("cache-misses/instructions"). ABOVE fires once the input has stayed above the
  * threshold for for_s seconds, and lifts once it has stayed below threshold x (1 -
@@ -310,7 +310,7 @@ TACHO_API bool tacho_rule_active(const struct tacho_rule *r);
  * that is not finite. Thread-safe. */
 TACHO_API int tacho_rate_parse(const char *s, double *out, struct tacho_diag *diag);
 
-/* --- 8c. Throttling a target's CPU (tacho watch --cap, --duty) ---
+/* --- Throttling a target's CPU (tacho watch --cap, --duty) ---
  * CAP limits the CPU bandwidth of the target through the cgroup CPU controller: cgroup
  * v2's cpu.max where the v2 hierarchy has the cpu controller, else v1's
  * cpu.cfs_quota_us and cpu.cfs_period_us. A process is moved into a cgroup of its own
@@ -387,7 +387,7 @@ TACHO_API void tacho_throttle_free(struct tacho_throttle *t);
 TACHO_API int tacho_cgroup_resolve(const char *cgroup, const char *mounts, char *buf,
 				   size_t size);
 
-/* --- 8d. A watch session (tacho watch) ---
+/* --- A watch session (tacho watch) ---
  * The controller of tacho watch, fed the frames of a sampler whose first row is its
  * target (a process with its threads and children, or a cgroup): rules, each with
  * what to do while it holds: a signal when it fires, a CPU cap or a duty cycle while

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* --- 4c. What this machine allows (the facts behind `tacho doctor`) --- */
+/* --- What this machine allows (the facts behind `tacho doctor`) --- */
 
 enum tacho_check_state {
 	TACHO_CHECK_OK = 0,     /* works */

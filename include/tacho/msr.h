@@ -33,7 +33,7 @@ extern "C" {
  * them): each with its address, names, scope, where it exists, whether the manual lets
  * software write it, whether tacho will, and its fields. */
 
-/* --- 8a. The table --- */
+/* --- The table --- */
 
 /* What one copy of a register belongs to. */
 enum tacho_msr_scope {
@@ -188,7 +188,7 @@ TACHO_API int tacho_msr_list_write(const struct tacho_msr_cpu *cpu, const char *
 				   unsigned flags, FILE *f, enum tacho_format fmt,
 				   const struct tacho_write_opts *opts);
 
-/* --- 8b. The devices --- */
+/* --- The devices --- */
 
 /* Waits ms milliseconds between the two reads of a derived reading and returns how many
  * nanoseconds passed; tests change their fake files here and return ms * 1e6. */
@@ -269,7 +269,7 @@ TACHO_API int tacho_msr_explain(struct tacho_msr_dev *dev, int err, int cpu,
 				const struct tacho_msr *m, uint32_t address, bool write,
 				char *buf, size_t size, enum tacho_hint *hint);
 
-/* --- 8c. Sets of values: what was read, written, given or derived from an event --- */
+/* --- Sets of values: what was read, written, given or derived from an event --- */
 
 /* An ordered set of register values, each of a CPU or of none (a value given by hand, an
  * event's encoding), with the error and its explanation where an operation failed.
@@ -351,7 +351,7 @@ TACHO_API int tacho_msr_set_entry(const struct tacho_msr_set *set, size_t i,
 TACHO_API int tacho_msr_set_write(const struct tacho_msr_set *set, FILE *f,
 				  enum tacho_format fmt, const struct tacho_write_opts *opts);
 
-/* --- 8d. Save and restore ---
+/* --- Save and restore ---
  * The writable registers that exist on the device's processor, saved on a set of CPUs
  * to a text file, so that an experiment can be undone: restoring writes every saved
  * value back and reads it back. Saving again after a restore gives the same file, byte
@@ -391,7 +391,7 @@ TACHO_API int tacho_msr_set_processor(const struct tacho_msr_set *set,
 TACHO_API int tacho_msr_restore(struct tacho_msr_dev *dev, const struct tacho_msr_set *saved,
 				unsigned flags, struct tacho_msr_set *report);
 
-/* --- 8e. Readings derived over an interval --- */
+/* --- Readings derived over an interval --- */
 
 /* What tacho_msr_rates_measure reads. */
 #define TACHO_MSR_RATE_FREQ  0x1u  /* IA32_APERF, IA32_MPERF and the TSC: the effective
@@ -452,7 +452,7 @@ TACHO_API int tacho_msr_rates_get(const struct tacho_msr_rates *r, size_t i,
 TACHO_API int tacho_msr_rates_write(const struct tacho_msr_rates *r, FILE *f,
 				    enum tacho_format fmt, const struct tacho_write_opts *opts);
 
-/* --- 8f. What perf programs for an event ---
+/* --- What perf programs for an event ---
  * On x86 the kernel turns a core-PMU event into the value of an event-select register
  * (arch/x86/events: x86_pmu_hw_config, and amd's): the event's config masked to the
  * event, unit mask, edge, invert and counter-mask bits (AMD: and the event select's bits

@@ -35,7 +35,7 @@ extern "C" {
  * it into hot spots by function, library, source line and instruction.
  * docs/lib-sampling.md tells more; docs/record-format.md describes the file. */
 
-/* --- 7a. Recording --- */
+/* --- Recording --- */
 /* How call chains are recorded (docs/call-graphs.md compares them). */
 enum tacho_call_graph {
 	TACHO_CALL_GRAPH_NONE = 0,  /* none (or frame pointers when opts.callchain is set) */

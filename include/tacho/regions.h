@@ -21,7 +21,7 @@ extern "C" {
 /* ==================================================================================
  * 6. Regions and the microbenchmark harness
  * ================================================================================== */
-/* --- 6a. Regions ---
+/* --- Regions ---
  * Named sections of a program, timed with the TSC and counted with any events of the
  * -e grammar, from any thread, nestable, with the cost of measuring subtracted (the
  * seeds' StartProfile/EndProfile and PmonStat sections):

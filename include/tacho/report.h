@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-/* --- 7b. Reports --- */
+/* --- Reports --- */
 /* A loaded recording, symbolized on demand (ELF symbols, separate debug info, source
  * lines through elfutils; the vDSO from the copy in the file; the kernel from
  * /proc/kallsyms when it was recorded in this boot). Opaque. */
@@ -268,7 +268,7 @@ TACHO_API int tacho_profile_set_filter(struct tacho_profile *p,
 				       const struct tacho_profile_filter *f,
 				       struct tacho_diag *diag);
 
-/* --- 7c. Writing reports (what `tacho report` prints; docs/schemas.md) --- */
+/* --- Writing reports (what `tacho report` prints; docs/schemas.md) --- */
 
 /* Aggregates the selected event's samples as tacho_profile_rows does and writes them:
  *  - TACHO_FORMAT_TABLE: a header line ("# N samples of EVENT (period P), L lost:

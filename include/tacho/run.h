@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-/* --- 4a. Launching a program (lib/run) ---
+/* --- Launching a program (lib/run) ---
  * tacho_child_start forks; the child waits on a pipe until tacho_child_exec releases it,
  * so that counters can be attached to its pid before it runs a single instruction of
  * the program. Its stdin, stdout and stderr are those of the caller, untouched. */

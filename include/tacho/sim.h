@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-/* --- 4v. Simulation (lib/sim) ---
+/* --- Simulation (lib/sim) ---
  * VTune's Dynamic Analyzer simulated code and its events instead of reading counters.
  * valgrind does that today: callgrind runs the program on a synthetic CPU, counts every
  * instruction, data read and write and conditional or indirect branch exactly, and

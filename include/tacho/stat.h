@@ -23,14 +23,15 @@
 extern "C" {
 #endif
 
-/* --- 4s. Scheduling: which events share a run of the program ---
+/* --- Scheduling: which events share a run of the program ---
  * A core PMU has a few general-purpose counters (2 on the Pentium, 4 or 8 on Intel
  * cores, 6 on AMD Zen) and, on Intel, fixed counters for instructions, cycles and
  * ref-cycles. More events than counters means either multiplexing (the kernel rotates
  * groups and scales the counts) or more runs of the program (P5Stat's way, seed 000).
- * The scheduler plans the runs; tacho_stat (4m) executes them. Events that need no
- * counter of the core PMU (software, tracepoints, msr, uprobes, other PMUs) are
- * counted in the first run; breakpoints take one of the four debug registers each. */
+ * The library's scheduler (lib/stat/schedule.h) plans the runs and a stat session
+ * (below) executes them. Events that need no counter of the core PMU (software,
+ * tracepoints, msr, uprobes, other PMUs) are counted in the first run; breakpoints
+ * take one of the four debug registers each. */
 
 /* Flags of the schedule (tacho_stat_opts.sched_flags). */
 #define TACHO_SCHED_MULTIPLEX 0x1u  /* one run; groups that each fit the counters,
@@ -38,9 +39,9 @@ extern "C" {
 				       four still need another run: the kernel cannot
 				       rotate them) */
 
-/* --- 4m. Derived metrics and stat sessions ---
- * tacho_stat runs a program (or watches a process, a thread, CPUs), executes a schedule
- * (4s) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
+/* --- Derived metrics and stat sessions ---
+ * tacho_stat runs a program (or watches a process, a thread, CPUs), executes the plan
+ * of its runs (above) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
 
 /* One counted event as the metrics see it. value is the count itself, unscaled
  * (task-clock and cpu-clock in nanoseconds). Element size: an array of inputs goes with
@@ -361,7 +362,7 @@ TACHO_API size_t tacho_stat_nregions(const struct tacho_stat *s);
 TACHO_API const struct tacho_stat_region *tacho_stat_region(const struct tacho_stat *s,
 							    size_t i);
 
-/* --- 4w. Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
+/* --- Writing a session (what `tacho stat` prints; docs/schemas.md) --- */
 
 /* What the writers say about a session besides its figures: how its caller asked for
  * it and names it. Every field may be 0/NULL. Options: sz first. */

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* --- 7d. The build-id cache (docs/buildid-cache.md) --- */
+/* --- The build-id cache (docs/buildid-cache.md) --- */
 /* Copies of the binaries recordings mapped, by build-id, in DIR/.build-id/xx/rest/ (the
  * file as "elf", the path it had as "path"): a report looks there (and in perf's
  * ~/.debug) when a binary on disk has another build-id than the one recorded, or is

@@ -129,7 +129,7 @@ TACHO_API int tacho_tsc_freq_cpuid(const struct tacho_cpuid_dump *dump, unsigned
  * 0 when no frequency is known. Thread-safe (the first call may measure, as above). */
 TACHO_API double tacho_tsc_to_ns(uint64_t ticks);
 
-/* --- 5b. Clocks: every way a program can read the time, and what it costs --- */
+/* --- Clocks: every way a program can read the time, and what it costs --- */
 
 #define TACHO_CLOCK_SURVEY_MAX 8
 
