@@ -1,100 +1,19 @@
 /* perfdata.c - reading perf's perf.data (tools/perf/Documentation/perf.data-file-format.txt,
  * file and pipe mode) as the records of tacho's own recording: the report then gives
- * every view of a perf recording with the code that reads its own. */
+ * every view of a perf recording with the code that reads its own. This file reads the
+ * header (the attributes and their ids, the feature sections, the tracing data) and
+ * yields what it says as records (an EVENT per attribute, the META); the records of the
+ * data section are perfdata-records.c's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
-#include "report/perfdata.h"
-#include "tacho/errors.h"
-
-#define PD_MAGIC "PERFILE2"
-#define PD_MAGIC_SWAPPED "2ELIFREP"
-#define PD_FILE_HDR 104           /* struct perf_file_header */
-#define PD_PIPE_HDR 16            /* struct perf_pipe_file_header */
-#define PD_ATTR_MIN 64            /* PERF_ATTR_SIZE_VER0 */
-#define PD_ATTR_MAX 4096
-#define PD_NAME_MAX 4096          /* no event name or command line part is longer */
-
-/* perf's own record types (tools/lib/perf/include/perf/event.h): stable numbers */
-enum {
-	PD_HEADER_ATTR = 64,
-	PD_HEADER_EVENT_TYPE = 65,
-	PD_HEADER_TRACING_DATA = 66,  /* followed by its data, outside header.size */
-	PD_HEADER_BUILD_ID = 67,
-	PD_FINISHED_ROUND = 68,
-	PD_AUXTRACE = 71,             /* followed by its data, outside header.size */
-	PD_EVENT_UPDATE = 78,
-	PD_HEADER_FEATURE = 80,
-	PD_COMPRESSED = 81,
-};
-
-/* feature bits of the file header and of PERF_RECORD_HEADER_FEATURE */
-enum {
-	PD_FEAT_TRACING_DATA = 1,
-	PD_FEAT_BUILD_ID = 2,
-	PD_FEAT_OSRELEASE = 4,
-	PD_FEAT_CMDLINE = 11,
-	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_BITS = 256,
-};
-
-#define PD_EVENT_UPDATE_NAME 2
-#define PD_MISC_BUILD_ID_SIZE (1u << 15)
-#define PD_MISC_MMAP_BUILD_ID (1u << 14)
-#define PD_BRANCH_HW_INDEX (1ull << 17)
-#define PD_BRANCH_COUNTERS (1ull << 19)
-
-struct tc_pd_attr {
-	uint32_t type, bp_type;
-	uint64_t config, period, sample_type, read_format, branch_type, regs_user, regs_intr;
-	bool freq, id_all;
-	char *name;                   /* from EVENT_DESC or EVENT_UPDATE, or NULL */
-	int64_t ev;                   /* tacho's event index; -1 when not reported */
-	bool raw;                     /* its samples' raw data go to the report (RAW) */
-};
-
-/* A tracepoint's format from the tracing data: the text tracefs gave perf, into the
- * file. */
-struct tc_pd_tp {
-	uint64_t id;                  /* its "ID:", the attribute's config */
-	const char *text;
-	size_t len;
-	char name[96];                /* "system:name", for an attribute without a name */
-};
-
-struct tc_pd_bid {
-	const char *name;             /* into the file, NUL-terminated there */
-	uint8_t id[TC_BUILD_ID_MAX];
-	uint8_t len;
-	bool kernel;
-};
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static int corrupt(struct tacho_diag *diag, const char *name, uint64_t off, const char *what)
-{
-	return tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT,
-			   "corrupt perf.data at byte %" PRIu64 ": %s", off, what);
-}
+#include "report/perfdata-int.h"
 
 bool tc_perfdata_is(const void *data, size_t len)
 {
@@ -174,7 +93,7 @@ static int add_tp(struct tc_perfdata_reader *r, const char *sys, const unsigned 
  * header_event, the ftrace formats, then per system its name and its events' formats;
  * kallsyms, printk formats and saved command lines follow, which the report does not
  * use. s is len bytes at byte off of the file. */
-static int tracing_data(struct tc_perfdata_reader *r, const unsigned char *s, size_t len,
+int tc_pd_tracing_data(struct tc_perfdata_reader *r, const unsigned char *s, size_t len,
 			uint64_t off, const char *name, struct tacho_diag *diag)
 {
 	static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i',
@@ -259,7 +178,7 @@ static int tracing_data(struct tc_perfdata_reader *r, const unsigned char *s, si
 
 /* --- attributes --- */
 
-static int add_attr(struct tc_perfdata_reader *r, const unsigned char *a, size_t len)
+int tc_pd_add_attr(struct tc_perfdata_reader *r, const unsigned char *a, size_t len)
 {
 	unsigned char buf[128];
 	struct tc_pd_attr *na;
@@ -295,7 +214,7 @@ static int add_attr(struct tc_perfdata_reader *r, const unsigned char *a, size_t
 }
 
 /* Gives the sample ids of n u64 at ids (into the file) to attribute a. */
-static int add_ids(struct tc_perfdata_reader *r, size_t a, const unsigned char *ids, uint64_t n)
+int tc_pd_add_ids(struct tc_perfdata_reader *r, size_t a, const unsigned char *ids, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		int err = tc_hmap_put(&r->ids, get64(ids + 8 * i), (uint32_t)a);
@@ -303,18 +222,6 @@ static int add_ids(struct tc_perfdata_reader *r, size_t a, const unsigned char *
 			return err;
 	}
 	return 0;
-}
-
-/* The attribute that sample id names; with a single attribute, that one. */
-static struct tc_pd_attr *attr_of(struct tc_perfdata_reader *r, bool has_id, uint64_t id)
-{
-	uint32_t i;
-
-	if (r->nattrs == 1)
-		return &r->attrs[0];
-	if (has_id && tc_hmap_get(&r->ids, id, &i) && i < r->nattrs)
-		return &r->attrs[i];
-	return NULL;
 }
 
 /* A name for an attribute no name came with (pipe mode without EVENT_UPDATE): perf's
@@ -394,7 +301,7 @@ static const char *header_string(const unsigned char *s, size_t len, size_t *pos
 	return str;
 }
 
-static int add_bid(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
+int tc_pd_add_bid(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
 		   uint16_t misc, uint64_t off, const char *name, struct tacho_diag *diag)
 {
 	struct tc_pd_bid *b;
@@ -426,7 +333,7 @@ static int add_bid(struct tc_perfdata_reader *r, const unsigned char *rec, size_
 	return 0;
 }
 
-static const struct tc_pd_bid *find_bid(const struct tc_perfdata_reader *r, const char *fn)
+const struct tc_pd_bid *tc_pd_find_bid(const struct tc_perfdata_reader *r, const char *fn)
 {
 	size_t pos = 0;
 	uint32_t i;
@@ -450,7 +357,7 @@ static int feat_build_id(struct tc_perfdata_reader *r, const unsigned char *s, s
 		memcpy(&size, s + pos + 6, 2);
 		if (size < 8 || size > len - pos)
 			return corrupt(diag, name, off + pos, "a build-id entry overruns its section");
-		err = add_bid(r, s + pos, size, misc, off + pos, name, diag);
+		err = tc_pd_add_bid(r, s + pos, size, misc, off + pos, name, diag);
 		if (err)
 			return err;
 		pos += size;
@@ -529,7 +436,7 @@ static int feat_event_desc(struct tc_perfdata_reader *r, const unsigned char *s,
 	return 0;
 }
 
-static int feature(struct tc_perfdata_reader *r, unsigned feat, const unsigned char *s,
+int tc_pd_feature(struct tc_perfdata_reader *r, unsigned feat, const unsigned char *s,
 		   size_t len, uint64_t off, const char *name, struct tacho_diag *diag)
 {
 	switch (feat) {
@@ -549,7 +456,7 @@ static int feature(struct tc_perfdata_reader *r, unsigned feat, const unsigned c
 	case PD_FEAT_EVENT_DESC:
 		return feat_event_desc(r, s, len, off, name, diag);
 	case PD_FEAT_TRACING_DATA:
-		return tracing_data(r, s, len, off, name, diag);
+		return tc_pd_tracing_data(r, s, len, off, name, diag);
 	default:
 		/* hostname, CPU and memory descriptions and the rest: the report shows
 		 * none of them */
@@ -584,9 +491,9 @@ static int read_file_header(struct tc_perfdata_reader *r, const char *name,
 		if (ioff > r->len || ilen > r->len - ioff || ilen % 8)
 			return corrupt(diag, name, o + asz - 16, "an attribute's ids lie outside "
 				       "the file");
-		err = add_attr(r, d + o, asz - 16);
+		err = tc_pd_add_attr(r, d + o, asz - 16);
 		if (!err)
-			err = add_ids(r, r->nattrs - 1, d + ioff, ilen / 8);
+			err = tc_pd_add_ids(r, r->nattrs - 1, d + ioff, ilen / 8);
 		if (err)
 			return err;
 	}
@@ -617,7 +524,7 @@ static int read_file_header(struct tc_perfdata_reader *r, const char *name,
 		if (so > r->len || sl > r->len - so)
 			return corrupt(diag, name, foff + 16 * (nfeat - 1), "a feature section lies "
 				       "outside the file");
-		err = feature(r, b, d + so, (size_t)sl, so, name, diag);
+		err = tc_pd_feature(r, b, d + so, (size_t)sl, so, name, diag);
 		if (err)
 			return err;
 	}
@@ -728,386 +635,10 @@ void tc_perfdata_reader_exit(struct tc_perfdata_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* --- records --- */
-
-/* The sample_id fields at the end of a non-sample record: the time, when there. */
-static uint64_t id_all_time(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
-			    size_t body)
-{
-	const struct tc_pd_attr *a;
-	uint64_t st;
-	size_t n = 0, t;
-
-	if (!r->nattrs)
-		return 0;
-	a = &r->attrs[0];
-	st = a->sample_type;
-	if (!a->id_all || !(st & PERF_SAMPLE_TIME))
-		return 0;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		if (size < body + 8)
-			return 0;
-		a = attr_of(r, true, get64(rec + size - 8));
-		if (!a)
-			return 0;
-		st = a->sample_type;
-		if (!(st & PERF_SAMPLE_TIME))
-			return 0;
-	}
-	n = !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
-	    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-	    !!(st & PERF_SAMPLE_IDENTIFIER);
-	if (size < body + 8 * n)
-		return 0;
-	t = size - 8 * n + (st & PERF_SAMPLE_TID ? 8 : 0);
-	return get64(rec + t);
-}
-
-/* Decodes a SAMPLE of size bytes at rec by its attribute's sample_type, stepping over
- * what the report does not use by its exact size. */
-static int decode_sample(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
-			 uint64_t off, struct tc_rec *out, const char *name, struct tacho_diag *diag)
-{
-	const struct tc_pd_attr *a;
-	const unsigned char *raw = NULL;
-	struct tc_rec us;
-	uint64_t st, id = 0;
-	bool has_id = false;
-	size_t p = 8;
-	uint32_t raw_len = 0;
-	uint16_t misc;
-
-#define NEED(n, what)                                                                      \
-	do {                                                                               \
-		if ((uint64_t)(n) > size - p)                                              \
-			return corrupt(diag, name, off + p, "a sample ends inside its " what); \
-	} while (0)
-
-	if (!r->nattrs)
-		return corrupt(diag, name, off, "a sample before any event attribute");
-	/* which event: by its id, found where the first attribute's layout puts it */
-	st = r->attrs[0].sample_type;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(8, "identifier");
-		id = get64(rec + 8);
-		has_id = true;
-	} else if (st & PERF_SAMPLE_ID) {
-		size_t ip = 8 + 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-				     !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR));
-		if (size >= ip + 8) {
-			id = get64(rec + ip);
-			has_id = true;
-		}
-	}
-	a = attr_of(r, has_id, id);
-	if (!a)
-		return corrupt(diag, name, off, "a sample of an id no event attribute has");
-	if (a->ev < 0)
-		return corrupt(diag, name, off, "a sample of perf's dummy event");
-	st = a->sample_type;
-	memcpy(&misc, rec + 4, 2);
-	memset(out, 0, sizeof(*out));
-	out->type = TC_REC_SAMPLE;
-	out->offset = off;
-	out->u.sample.event = (uint16_t)a->ev;
-	out->u.sample.misc = misc;
-	out->u.sample.period = a->freq ? 1 : a->period;
-	/* a CPU the file does not have is unknown, not CPU 0: perf record samples it only
-	 * with -a, -C or --sample-cpu (perf report shows -1 then, as the report does) */
-	out->u.sample.cpu = TC_CPU_UNKNOWN;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		NEED(8, "identifier");
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		NEED(8, "IP");
-		out->u.sample.ip = get64(rec + p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		NEED(8, "pid and tid");
-		out->u.sample.pid = get32(rec + p);
-		out->u.sample.tid = get32(rec + p + 4);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		NEED(8, "time");
-		out->u.sample.time = get64(rec + p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR) {
-		NEED(8, "address");
-		out->u.sample.addr = get64(rec + p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		NEED(8, "id");
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		NEED(8, "stream id");
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		NEED(8, "CPU");
-		out->u.sample.cpu = get32(rec + p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		NEED(8, "period");
-		out->u.sample.period = get64(rec + p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t rf = a->read_format, per, n;
-		unsigned t = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-			     !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
-		per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & (1u << 4) /* PERF_FORMAT_LOST */);
-		if (rf & PERF_FORMAT_GROUP) {
-			NEED(8, "read values");
-			n = get64(rec + p);
-			p += 8;
-			NEED(8 * t, "read values");
-			p += 8 * t;
-			if (n > (size - p) / 8 / per)
-				return corrupt(diag, name, off + p, "a sample ends inside its "
-					       "read values");
-			p += 8 * per * n;
-		} else {
-			NEED(8 * (per + t), "read value");
-			p += 8 * (per + t);
-		}
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
-		NEED(8, "call chain");
-		nr = get64(rec + p);
-		p += 8;
-		if (nr > (size - p) / 8 || nr > UINT32_MAX)
-			return corrupt(diag, name, off + p, "a sample ends inside its call chain");
-		out->u.sample.nr = (uint32_t)nr;
-		/* points into the file, as tacho's own chains do (read with memcpy) */
-		out->u.sample.chain = nr ? (const uint64_t *)(const void *)(rec + p) : NULL;
-		p += 8 * nr;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		NEED(4, "raw data");
-		raw_len = get32(rec + p);
-		p += 4;
-		NEED(raw_len, "raw data");
-		raw = rec + p;
-		p += raw_len;
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		uint64_t nr, per = 24 + (a->branch_type & PD_BRANCH_COUNTERS ? 8 : 0);
-		NEED(8, "branch stack");
-		nr = get64(rec + p);
-		p += 8;
-		if (a->branch_type & PD_BRANCH_HW_INDEX) {
-			NEED(8, "branch stack");
-			p += 8;
-		}
-		if (nr > (size - p) / per)
-			return corrupt(diag, name, off + p, "a sample ends inside its branch stack");
-		p += per * nr;
-	}
-	/* perf record --call-graph dwarf: the user registers and a copy of the stack,
-	 * which the report unwinds as it does tacho's own (a USTACK record after the
-	 * sample, pointing into the file) */
-	memset(&us, 0, sizeof(us));
-	if (st & PERF_SAMPLE_REGS_USER) {
-		NEED(8, "user registers");
-		us.u.ustack.abi = get64(rec + p);
-		p += 8;
-		if (us.u.ustack.abi) {
-			size_t n = (size_t)__builtin_popcountll(a->regs_user);
-			NEED(8 * n, "user registers");
-			us.u.ustack.mask = a->regs_user;
-			us.u.ustack.nregs = (uint32_t)n;
-			us.u.ustack.regs = (const uint64_t *)(const void *)(rec + p);
-			p += 8 * n;
-		}
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		uint64_t n, dyn;
-		NEED(8, "user stack");
-		n = get64(rec + p);
-		p += 8;
-		NEED(n, "user stack");
-		us.u.ustack.stack = rec + p;
-		p += n;
-		if (n) {
-			NEED(8, "user stack");
-			/* the bytes the kernel could copy, of the n it reserved */
-			dyn = get64(rec + p);
-			us.u.ustack.stack_len = (uint32_t)(dyn < n ? dyn : n);
-			p += 8;
-		}
-	}
-	/* weight, data source, transaction, then the interrupt registers, then more
-	 * single words: only their sizes matter here */
-	p += 8 * (size_t)(!!(st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) +
-			  !!(st & PERF_SAMPLE_DATA_SRC) + !!(st & PERF_SAMPLE_TRANSACTION));
-	if (p > size)
-		return corrupt(diag, name, off + size, "a sample ends inside its weight");
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		NEED(8, "interrupt registers");
-		if (get64(rec + p)) {
-			p += 8;
-			NEED(8 * __builtin_popcountll(a->regs_intr), "interrupt registers");
-			p += 8 * (size_t)__builtin_popcountll(a->regs_intr);
-		} else {
-			p += 8;
-		}
-	}
-	if (st & PERF_SAMPLE_PHYS_ADDR) {
-		NEED(8, "physical address");
-		p += 8;
-	}
-	p += 8 * (size_t)(!!(st & PERF_SAMPLE_CGROUP) + !!(st & PERF_SAMPLE_DATA_PAGE_SIZE) +
-			  !!(st & PERF_SAMPLE_CODE_PAGE_SIZE));
-	if (p > size)
-		return corrupt(diag, name, off + size, "a sample is shorter than its fields");
-	/* the kernel writes the AUX data last (perf_output_sample) */
-	if (st & PERF_SAMPLE_AUX) {
-		uint64_t n;
-		NEED(8, "AUX data");
-		n = get64(rec + p);
-		p += 8;
-		NEED(n, "AUX data");
-		p += n;
-	}
-#undef NEED
-	/* the payload right after its sample, as tacho's recorder writes it (the
-	 * report ties a RAW record to the sample just before) */
-	r->nqueued = r->iqueued = 0;
-	if (a->raw && raw_len) {
-		struct tc_rec *q = &r->queue[r->nqueued++];
-		memset(q, 0, sizeof(*q));
-		q->type = TC_REC_RAW;
-		q->offset = off;
-		q->u.raw.event = (uint32_t)a->ev;
-		q->u.raw.data = raw;
-		q->u.raw.size = raw_len;
-	}
-	if (us.u.ustack.nregs && us.u.ustack.stack_len) {
-		us.type = TC_REC_USTACK;
-		us.offset = off;
-		r->queue[r->nqueued++] = us;
-	}
-	return 1;
-}
-
-/* An MMAP or MMAP2 record as tacho's (executable mappings only, as tacho records);
- * 0 for one the report does not use. */
-static int decode_mmap(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
-		       uint32_t type, uint64_t off, struct tc_rec *out, const char *name,
-		       struct tacho_diag *diag)
-{
-	size_t fo = type == PERF_RECORD_MMAP ? 40 : 72;
-	const char *fn = (const char *)rec + fo;
-	const char *nul;
-	uint16_t misc;
-	uint32_t prot = PROT_EXEC | PROT_READ;
-
-	if (size <= fo || !(nul = memchr(fn, 0, size - fo)))
-		return corrupt(diag, name, off, "a mapping record without its file name");
-	memcpy(&misc, rec + 4, 2);
-	if (type == PERF_RECORD_MMAP2)
-		prot = get32(rec + 64);
-	else if (misc & PERF_RECORD_MISC_MMAP_DATA)
-		prot = PROT_READ;
-	/* perf's record of the kernel's text says where it starts (KASLR); kernel
-	 * addresses are symbolized from /proc/kallsyms, never through a mapping */
-	if (get32(rec + 8) == UINT32_MAX) {
-		if (tc_starts_with(fn, "[kernel.kallsyms]"))
-			r->ktext = get64(rec + 32);
-		return 0;
-	}
-	if (!(prot & PROT_EXEC))
-		return 0;
-	memset(out, 0, sizeof(*out));
-	out->type = TC_REC_MMAP;
-	out->offset = off;
-	out->u.mmap.pid = get32(rec + 8);
-	out->u.mmap.tid = get32(rec + 12);
-	out->u.mmap.start = get64(rec + 16);
-	out->u.mmap.len = get64(rec + 24);
-	out->u.mmap.pgoff = get64(rec + 32);
-	out->u.mmap.prot = prot;
-	out->u.mmap.filename = fn;
-	out->u.mmap.time = id_all_time(r, rec, size, ((size_t)(nul - (const char *)rec) + 8) & ~7u);
-	if (type == PERF_RECORD_MMAP2) {
-		out->u.mmap.flags = get32(rec + 68);
-		if ((misc & PD_MISC_MMAP_BUILD_ID) && rec[40] <= TC_BUILD_ID_MAX) {
-			out->u.mmap.build_id_size = rec[40];
-			memcpy(out->u.mmap.build_id, rec + 44, rec[40]);
-			return 1;
-		}
-	}
-	/* the build-id perf wrote for the file when it ended (the files it sampled) */
-	{
-		const struct tc_pd_bid *b = find_bid(r, fn);
-		if (b) {
-			out->u.mmap.build_id_size = b->len;
-			memcpy(out->u.mmap.build_id, b->id, b->len);
-		}
-	}
-	return 1;
-}
-
-/* Pipe mode's header records: the attributes, names, features and build-ids. */
-static int header_record(struct tc_perfdata_reader *r, const unsigned char *rec, size_t size,
-			 uint32_t type, uint16_t misc, uint64_t off, const char *name,
-			 struct tacho_diag *diag)
-{
-	switch (type) {
-	case PD_HEADER_ATTR: {
-		uint32_t asz;
-		int err;
-		if (size < 8 + PD_ATTR_MIN)
-			return corrupt(diag, name, off, "an attribute record shorter than an "
-				       "attribute");
-		asz = get32(rec + 8 + 4);
-		if (asz < PD_ATTR_MIN || asz > size - 8 || (size - 8 - asz) % 8)
-			return corrupt(diag, name, off, "an attribute record of a bad size");
-		err = add_attr(r, rec + 8, asz);
-		if (!err)
-			err = add_ids(r, r->nattrs - 1, rec + 8 + asz, (size - 8 - asz) / 8);
-		return err;
-	}
-	case PD_EVENT_UPDATE: {
-		uint32_t i;
-		if (size < 24)
-			return corrupt(diag, name, off, "an event update shorter than its header");
-		if (get64(rec + 8) != PD_EVENT_UPDATE_NAME)
-			return 0;
-		if (size < 25 || !memchr(rec + 24, 0, size - 24))
-			return corrupt(diag, name, off, "an event name without its end");
-		if (tc_hmap_get(&r->ids, get64(rec + 16), &i) && i < r->nattrs) {
-			free(r->attrs[i].name);
-			r->attrs[i].name = tc_strdup((const char *)rec + 24);
-			if (!r->attrs[i].name)
-				return -ENOMEM;
-		}
-		return 0;
-	}
-	case PD_HEADER_FEATURE:
-		if (size < 16)
-			return corrupt(diag, name, off, "a feature record shorter than its header");
-		if (get64(rec + 8) >= PD_FEAT_BITS)
-			return 0;
-		return feature(r, (unsigned)get64(rec + 8), rec + 16, size - 16, off + 16, name,
-			       diag);
-	case PD_HEADER_BUILD_ID:
-		return add_bid(r, rec, size, misc, off, name, diag);
-	default:
-		return 0;
-	}
-}
+/* --- the header's records: an EVENT per attribute, the META --- */
 
 /* The EVENT record of the next attribute; false when every one was. */
-static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
+bool tc_pd_next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 {
 	const struct tc_pd_tp *tp;
 
@@ -1145,7 +676,7 @@ static bool next_event(struct tc_perfdata_reader *r, struct tc_rec *out)
 	return false;
 }
 
-static void meta(struct tc_perfdata_reader *r, struct tc_rec *out)
+void tc_pd_meta(struct tc_perfdata_reader *r, struct tc_rec *out)
 {
 	char bid[64] = "";
 
@@ -1166,163 +697,4 @@ static void meta(struct tc_perfdata_reader *r, struct tc_rec *out)
 	out->type = TC_REC_META;
 	out->u.meta.data = r->meta.buf;
 	out->u.meta.len = r->meta.len;
-}
-
-int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, const char *name,
-			    struct tacho_diag *diag)
-{
-	if (r->iqueued < r->nqueued) {
-		*out = r->queue[r->iqueued++];
-		return 1;
-	}
-	for (;;) {
-		const unsigned char *rec;
-		uint32_t type;
-		uint16_t misc, size;
-		uint64_t off = r->off, extra = 0;
-		int ret;
-
-		if (off >= r->end || r->end - off < 8) {
-			/* the file's words come last: whether the kernel is this one is
-			 * known once its mapping was read */
-			if (next_event(r, out))
-				return 1;
-			if (!r->meta_done) {
-				meta(r, out);
-				return 1;
-			}
-			if (off < r->end)
-				r->truncated = true;
-			r->finished = !r->truncated;
-			return 0;
-		}
-		rec = r->data + off;
-		type = get32(rec);
-		memcpy(&misc, rec + 4, 2);
-		memcpy(&size, rec + 6, 2);
-		if (size < 8)
-			return corrupt(diag, name, off, "a record shorter than its header");
-		if (size > r->end - off) {
-			/* the data ends inside this record: a recording cut short */
-			r->truncated = true;
-			r->end = off;
-			continue;
-		}
-		/* the kernel's records come after the events they need (in pipe mode,
-		 * the attributes come as records first) */
-		if (type < PD_HEADER_ATTR && next_event(r, out))
-			return 1;
-		if (type == PD_HEADER_TRACING_DATA || type == PD_AUXTRACE) {
-			/* their data follows the record, outside its size, 8-aligned */
-			uint64_t n = type == PD_AUXTRACE ? (size >= 16 ? get64(rec + 8) : 0)
-							 : (size >= 12 ? get32(rec + 8) : 0);
-			extra = (n + 7) & ~7ull;
-			if (extra > r->end - off - size) {
-				r->truncated = true;
-				r->end = off;
-				continue;
-			}
-		}
-		if (type == PD_COMPRESSED)
-			return tc_diag_set(diag, name, 0, 0, -TACHO_EVERSION, "perf.data at byte "
-					   "%" PRIu64 ": compressed records (perf record -z) are not "
-					   "read; record without -z", off);
-		r->off = off + size + extra;
-		r->good_end = r->off;
-		ret = 0;
-		switch (type) {
-		case PERF_RECORD_SAMPLE:
-			ret = decode_sample(r, rec, size, off, out, name, diag);
-			break;
-		case PERF_RECORD_MMAP:
-		case PERF_RECORD_MMAP2:
-			ret = decode_mmap(r, rec, size, type, off, out, name, diag);
-			break;
-		case PERF_RECORD_COMM: {
-			const char *nul;
-			if (size <= 16 || !(nul = memchr(rec + 16, 0, size - 16)))
-				return corrupt(diag, name, off, "a COMM record without its name");
-			memset(out, 0, sizeof(*out));
-			out->type = TC_REC_COMM;
-			out->offset = off;
-			out->u.comm.pid = get32(rec + 8);
-			out->u.comm.tid = get32(rec + 12);
-			out->u.comm.exec = !!(misc & PERF_RECORD_MISC_COMM_EXEC);
-			out->u.comm.comm = (const char *)rec + 16;
-			out->u.comm.time = id_all_time(r, rec, size,
-						       ((size_t)(nul - (const char *)rec) + 8) & ~7u);
-			ret = 1;
-			break;
-		}
-		case PERF_RECORD_FORK:
-		case PERF_RECORD_EXIT:
-			if (size < 32)
-				return corrupt(diag, name, off, "a FORK or EXIT record of less than "
-					       "32 bytes");
-			memset(out, 0, sizeof(*out));
-			out->type = TC_REC_TASK;
-			out->offset = off;
-			out->u.task.kind = type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT;
-			out->u.task.pid = get32(rec + 8);
-			out->u.task.ppid = get32(rec + 12);
-			out->u.task.tid = get32(rec + 16);
-			out->u.task.ptid = get32(rec + 20);
-			out->u.task.time = get64(rec + 24);
-			ret = 1;
-			break;
-		case PERF_RECORD_LOST:
-		case PERF_RECORD_LOST_SAMPLES: {
-			size_t at = type == PERF_RECORD_LOST ? 16 : 8;
-			if (size < at + 8)
-				return corrupt(diag, name, off, "a LOST record without its count");
-			memset(out, 0, sizeof(*out));
-			out->type = TC_REC_LOST;
-			out->offset = off;
-			out->u.lost.lost = get64(rec + at);
-			ret = 1;
-			break;
-		}
-		case PERF_RECORD_THROTTLE:
-		case PERF_RECORD_UNTHROTTLE:
-			if (size < 32)
-				return corrupt(diag, name, off, "a THROTTLE record of less than 32 "
-					       "bytes");
-			memset(out, 0, sizeof(*out));
-			out->type = TC_REC_THROTTLE;
-			out->offset = off;
-			out->u.throttle.time = get64(rec + 8);
-			out->u.throttle.throttled = type == PERF_RECORD_THROTTLE;
-			ret = 1;
-			break;
-		case PD_HEADER_TRACING_DATA:
-			/* pipe mode: the tracing data follows the record (n bytes, checked
-			 * above) */
-			if (size < 12)
-				return corrupt(diag, name, off, "a tracing data record shorter than "
-					       "its header");
-			ret = tracing_data(r, rec + size, get32(rec + 8), off + size, name, diag);
-			if (ret < 0)
-				return ret;
-			ret = 0;
-			break;
-		case PD_HEADER_ATTR:
-		case PD_EVENT_UPDATE:
-		case PD_HEADER_FEATURE:
-		case PD_HEADER_BUILD_ID:
-			ret = header_record(r, rec, size, type, misc, off, name, diag);
-			if (ret < 0)
-				return ret;
-			ret = 0;
-			break;
-		default:
-			/* KSYMBOL, BPF_EVENT, switches, namespaces, cgroups, FINISHED_ROUND,
-			 * the maps of CPUs and threads, and types newer than this reader:
-			 * nothing a report view shows (the kernel's symbols come from
-			 * /proc/kallsyms) */
-			r->skipped++;
-			break;
-		}
-		if (ret)
-			return ret;
-	}
 }
