@@ -257,7 +257,7 @@ static const char *attr_name(struct tc_perfdata_reader *r, const struct tc_pd_at
 	return r->evname;
 }
 
-/* The flags tacho's recorder gives the same event (lib/record/record.c). */
+/* The flags tacho's recorder gives the same event (lib/record/record-open.c). */
 static uint32_t attr_flags(const struct tc_pd_attr *a)
 {
 	uint32_t f = 0;
