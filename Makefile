@@ -174,7 +174,11 @@ $(SHARED): $(LIB_OBJ) lib/tacho.map $(BUILD)/flags.ld
 $(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CLI_LIBS)
 
-PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+# libdir and includedir in terms of ${prefix} when they lie under it (so that a tool that
+# moves the prefix, pkg-config --define-prefix or a sysroot, moves them too), else as given
+pc-dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc-dir,$(LIBDIR))|' \
+	-e 's|@INCDIR@|$(call pc-dir,$(INCDIR))|' \
 	-e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(LIB_PC)|'
 $(PC): tacho.pc.in include/tacho.h Makefile
 	@mkdir -p $(@D)

@@ -31,6 +31,10 @@ for f in lib/libtacho.a lib/libtacho.so lib/libtacho.so.0 include/tacho.h includ
 done
 grep -qx "prefix=$prefix" "$root$prefix/lib/pkgconfig/tacho.pc" \
 	|| fail "tacho.pc does not carry the install prefix $prefix"
+grep -qx 'libdir=${prefix}/lib' "$root$prefix/lib/pkgconfig/tacho.pc" \
+	|| fail "tacho.pc's libdir is not \${prefix}/lib: $(grep ^libdir= "$root$prefix/lib/pkgconfig/tacho.pc")"
+grep -qx 'includedir=${prefix}/include' "$root$prefix/lib/pkgconfig/tacho.pc" \
+	|| fail "tacho.pc's includedir is not \${prefix}/include"
 
 # pkg-config reads the installed tacho.pc; the sysroot puts DESTDIR before its paths
 export PKG_CONFIG_PATH=$root$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
