@@ -18,6 +18,8 @@
 #   make fuzz-long        each fuzz target to 10 M executions or FUZZ_LONG_SECONDS (600), one after another
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
+#                         the library, header, tacho.pc, tacho, its manual pages and its
+#                         bash and zsh completions (MANDIR, BASHCOMPDIR, ZSHCOMPDIR)
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make SAN=thread BUILD=build/tsan tests-tsan
 #                         the library and the concurrency tests (TSAN_TEST_SRC) with
@@ -39,6 +41,9 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
 PCDIR   ?= $(LIBDIR)/pkgconfig
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 
 CC      ?= cc
 AR      ?= ar
@@ -129,10 +134,13 @@ PC     := $(BUILD)/tacho.pc
 # for programs built against this build tree, uninstalled: pkg-config prefers
 # NAME-uninstalled.pc when it finds one on PKG_CONFIG_PATH (PKG_CONFIG_PATH=build)
 PC_UNINST := $(BUILD)/tacho-uninstalled.pc
+# the manual pages ($(BUILD)/man/*.1) and the bash and zsh completions
+# ($(BUILD)/completion/), written by the tacho just built from its own tables (cli/doc.c)
+CLI_DOCS := $(BUILD)/cli-docs.stamp
 
 .PHONY: all lib tests tests-tsan tests-so examples benches fuzz check test test-trees test-tree-release \
 	test-tree-asan test-tree-tsan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
-all: lib $(TACHO) $(PC) $(PC_UNINST)
+all: lib $(TACHO) $(PC) $(PC_UNINST) $(CLI_DOCS)
 lib: $(STATIC) $(SHARED)
 
 # Nothing is an intermediate to delete (the harness objects were, so every second make
@@ -177,6 +185,20 @@ $(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
 # libdir and includedir in terms of ${prefix} when they lie under it (so that a tool that
 # moves the prefix, pkg-config --define-prefix or a sysroot, moves them too), else as given
 pc-dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+# The pages' date: the source's (dpkg-buildpackage's SOURCE_DATE_EPOCH, else the last
+# commit's), so that the same source makes the same pages.
+MAN_DATE := $(shell d=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}; \
+	[ -n "$$d" ] && date -u -d "@$$d" +%F)
+$(CLI_DOCS): $(TACHO)
+	@rm -rf $(BUILD)/man $(BUILD)/completion
+	@mkdir -p $(BUILD)/man $(BUILD)/completion
+	@for p in $$($(TACHO) --dump-cli pages); do \
+		$(TACHO) --dump-cli man $$p $(MAN_DATE) >$(BUILD)/man/$$p.1 || exit 1; \
+	done
+	$(TACHO) --dump-cli bash >$(BUILD)/completion/tacho
+	$(TACHO) --dump-cli zsh >$(BUILD)/completion/_tacho
+	@touch $@
+
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc-dir,$(LIBDIR))|' \
 	-e 's|@INCDIR@|$(call pc-dir,$(INCDIR))|' \
 	-e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(LIB_PC)|'
@@ -222,7 +244,7 @@ TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
 SO := $(BUILD)/so
 SO_TACHO := $(SO)/tacho
 SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c \
-	tests/e2e/test-commit-msg.c
+	tests/e2e/test-commit-msg.c tests/e2e/test-cli-docs.c
 SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
 SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
 SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC)))
@@ -401,11 +423,17 @@ install: all
 	install -m 644 include/tacho/*.h $(DESTDIR)$(INCDIR)/tacho/
 	install -m 755 $(TACHO) $(DESTDIR)$(BINDIR)/
 	$(PC_SED) tacho.pc.in > $(DESTDIR)$(PCDIR)/tacho.pc   # the prefix of this install
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/completion/tacho $(DESTDIR)$(BASHCOMPDIR)/tacho
+	install -m 644 $(BUILD)/completion/_tacho $(DESTDIR)$(ZSHCOMPDIR)/_tacho
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCDIR)/tacho
 	rm -f $(DESTDIR)$(LIBDIR)/libtacho.a $(DESTDIR)$(LIBDIR)/libtacho.so* \
-		$(DESTDIR)$(INCDIR)/tacho.h $(DESTDIR)$(BINDIR)/tacho $(DESTDIR)$(PCDIR)/tacho.pc
+		$(DESTDIR)$(INCDIR)/tacho.h $(DESTDIR)$(BINDIR)/tacho $(DESTDIR)$(PCDIR)/tacho.pc \
+		$(DESTDIR)$(MANDIR)/man1/tacho.1 $(DESTDIR)$(MANDIR)/man1/tacho-*.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/tacho $(DESTDIR)$(ZSHCOMPDIR)/_tacho
 
 clean:
 	rm -rf build build-*

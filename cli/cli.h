@@ -49,7 +49,22 @@ struct cli_cmd {
 	bool stop_at_operand;  /* options end at the first operand (the program to run,
 				  whose own options are its) */
 	const char *footer;
+	/* commands of their own under this one's name ("tacho trace report"), each with
+	 * its table, NULL-terminated; NULL: none. The manual and the completions (doc.c)
+	 * describe them with their parent. */
+	const struct cli_cmd *const *subcommands;
 };
+
+/* The tacho command itself: its usage and description, the global options (which
+ * main matches against this table) and the help's last line. */
+extern const struct cli_cmd cli_main;
+/* Every subcommand, in the order `tacho help` lists them; NULL ends it. */
+extern const struct cli_cmd *const cli_commands[];
+
+/* `tacho --dump-cli WHAT ...`: the manual pages, the bash and zsh completions and the
+ * list of options, written from the tables above to stdout (doc.c; the build runs it,
+ * docs/packaging.md says how). argv[0] is "--dump-cli". Returns the exit code. */
+int cli_doc(int argc, char **argv);
 
 /* Writes the command's whole help text. */
 void cli_help_write(const struct cli_cmd *cmd, FILE *f);

@@ -305,6 +305,8 @@ out_usage:
 	return EXIT_USAGE;
 }
 
+static const struct cli_cmd *const trace_subcommands[] = { &cmd_trace_report, NULL };
+
 const struct cli_cmd cmd_trace = {
 	.name = "trace",
 	.fn = cmd_trace_fn,
@@ -314,4 +316,5 @@ const struct cli_cmd cmd_trace = {
 	.help_col = 24,
 	.stop_at_operand = true,
 	.footer = trace_footer,
+	.subcommands = trace_subcommands,
 };

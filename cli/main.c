@@ -11,8 +11,8 @@
 
 int cli_verbose;
 
-/* The subcommands, in the order `tacho help` lists them. */
-static const struct cli_cmd *const commands[] = {
+/* The subcommands, in the order `tacho help` lists them (and the manual, doc.c). */
+const struct cli_cmd *const cli_commands[] = {
 	&cmd_stat,
 	&cmd_record,
 	&cmd_report,
@@ -30,24 +30,54 @@ static const struct cli_cmd *const commands[] = {
 };
 
 static const char main_usage[] =
-	"usage: tacho [--version] [-v | --verbose] [--help] <command> [<args>]\n";
+	"usage: tacho [--version] [-v | --verbose] [--help] <command> [<args>]\n"
+	"\n"
+	"tacho measures what the CPU does: it detects the processor, counts and samples\n"
+	"its events, times code with the time-stamp counter and says plainly what this\n"
+	"machine cannot measure.\n"
+	"\n";
+
+/* The global options, before the command's name. The loop in main matches them here,
+ * so that the table is what is accepted, and the manual (doc.c) lists it. */
+enum { OPT_VERSION = 256 };
+static const struct cli_option main_options[] = {
+	{ OPT_VERSION, 0, "version", NULL, "print tacho MAJOR.MINOR.PATCH and exit" },
+	{ 'v', 'v', "verbose", NULL,
+	  "more diagnostics from the library on stderr: -v adds\n"
+	  "informational messages, -vv debugging ones; warnings are\n"
+	  "always shown" },
+	CLI_OPTION_HELP,
+	{ 0 },
+};
+
+static const char main_footer[] =
+	"'tacho help <command>' or 'tacho <command> --help' tells more about one.\n";
+
+const struct cli_cmd cli_main = {
+	.name = "tacho",
+	.summary = "CPU performance monitoring: count, sample and time what the CPU does",
+	.usage = main_usage,
+	.options = main_options,
+	.help_col = 20,
+	.stop_at_operand = true,
+	.footer = main_footer,
+};
 
 static void print_main_help(FILE *f)
 {
 	fputs(main_usage, f);
-	fputs("\ntacho measures what the CPU does: it detects the processor, counts and samples\n"
-	      "its events, times code with the time-stamp counter and says plainly what this\n"
-	      "machine cannot measure.\n\ncommands:\n", f);
-	for (size_t i = 0; commands[i]; i++)
-		fprintf(f, "   %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fputs("\n'tacho help <command>' or 'tacho <command> --help' tells more about one.\n", f);
+	fputs("commands:\n", f);
+	for (size_t i = 0; cli_commands[i]; i++)
+		fprintf(f, "   %-10s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
+	fputc('\n', f);
+	fputs(main_footer, f);
 }
 
 static const struct cli_cmd *find_command(const char *name)
 {
-	for (size_t i = 0; commands[i]; i++)
-		if (strcmp(commands[i]->name, name) == 0)
-			return commands[i];
+	for (size_t i = 0; cli_commands[i]; i++)
+		if (strcmp(cli_commands[i]->name, name) == 0)
+			return cli_commands[i];
 	return NULL;
 }
 
@@ -59,8 +89,8 @@ static const char *nearest_command(const char *word)
 	const char *found;
 
 	tc_nearest_init(&n, word, strlen(word));
-	for (size_t i = 0; commands[i]; i++)
-		tc_nearest_add(&n, commands[i]->name, strlen(commands[i]->name));
+	for (size_t i = 0; cli_commands[i]; i++)
+		tc_nearest_add(&n, cli_commands[i]->name, strlen(cli_commands[i]->name));
 	found = tc_nearest_get(&n);
 	if (found)
 		snprintf(buf, sizeof(buf), "%s", found);
@@ -310,6 +340,32 @@ static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg
 	fputc('\n', stderr);
 }
 
+/* The global options one word names, into ids: a long option of the table ("--verbose")
+ * or a cluster of its short ones ("-vv"). Their number, or 0 when the word names
+ * something else. */
+static int global_options(const char *word, int *ids, size_t max)
+{
+	size_t n = 0;
+
+	for (const struct cli_option *o = main_options; o->id; o++)
+		if (o->long_name && word[1] == '-' && !strcmp(word + 2, o->long_name)) {
+			ids[0] = o->id;
+			return 1;
+		}
+	if (word[1] == '-' || !word[1])
+		return 0;
+	for (const char *c = word + 1; *c; c++) {
+		const struct cli_option *o = main_options;
+
+		while (o->id && o->short_name != *c)
+			o++;
+		if (!o->id || n == max)
+			return 0;
+		ids[n++] = o->id;
+	}
+	return (int)n;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cli_cmd *cmd;
@@ -334,18 +390,30 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--version")) {
-			printf("tacho %s\n", tacho_version());
-			return cli_close_output(stdout, NULL);
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_main_help(stdout);
-			return cli_close_output(stdout, NULL);
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			cli_verbose++;
-		} else {
+		int ids[8], n;
+
+		/* the build's generator of the manual and the completions (doc.c); not in
+		 * the help: nobody types it */
+		if (!strcmp(a, "--dump-cli"))
+			return cli_doc(argc - i, argv + i);
+		n = global_options(a, ids, ARRAY_SIZE(ids));
+		if (n <= 0) {
 			fprintf(stderr, "tacho: unknown option '%s'\n", a);
-			fputs(main_usage, stderr);
+			print_usage_lines(&cli_main, stderr);
 			return EXIT_USAGE;
+		}
+		for (int k = 0; k < n; k++) {
+			switch (ids[k]) {
+			case OPT_VERSION:
+				printf("tacho %s\n", tacho_version());
+				return cli_close_output(stdout, NULL);
+			case CLI_OPT_HELP:
+				print_main_help(stdout);
+				return cli_close_output(stdout, NULL);
+			case 'v':
+				cli_verbose++;
+				break;
+			}
 		}
 	}
 	if (i >= argc) {
@@ -363,7 +431,7 @@ int main(int argc, char **argv)
 		cmd = find_command(argv[i + 1]);
 		if (!cmd) {
 			fprintf(stderr, "tacho: no such command '%s'\n", argv[i + 1]);
-			fputs(main_usage, stderr);
+			print_usage_lines(&cli_main, stderr);
 			return EXIT_USAGE;
 		}
 		cli_help(cmd);
@@ -379,7 +447,7 @@ int main(int argc, char **argv)
 		else
 			fprintf(stderr, "tacho: '%s' is not a tacho command (see 'tacho help')\n",
 				argv[i]);
-		fputs(main_usage, stderr);
+		print_usage_lines(&cli_main, stderr);
 		return EXIT_USAGE;
 	}
 	ret = cmd->fn(argc - i, argv + i);
