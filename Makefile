@@ -16,6 +16,10 @@
 #                         parallel jobs, two per core; about 1 min 30 s on 2 cores from a
 #                         clean clone (measured 1:24 to 1:48, a third of it building)
 #   make fuzz-long        each fuzz target to 10 M executions or FUZZ_LONG_SECONDS (600), one after another
+#   make deb              the Debian packages tacho, libtacho0 and libtacho-dev built from a
+#                         copy of the source with dpkg-buildpackage, checked with lintian,
+#                         unpacked and run (scripts/check-deb.sh; a few minutes, so not in
+#                         `make test`); the .debs land in build/deb
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #                         the library, header, tacho.pc, tacho, its manual pages and its
@@ -139,7 +143,7 @@ PC_UNINST := $(BUILD)/tacho-uninstalled.pc
 CLI_DOCS := $(BUILD)/cli-docs.stamp
 
 .PHONY: all lib tests tests-tsan tests-so examples benches fuzz check test test-trees test-tree-release \
-	test-tree-asan test-tree-tsan test-tree-fuzz fuzz-long demo install uninstall clean deps bench test-links FORCE
+	test-tree-asan test-tree-tsan test-tree-fuzz fuzz-long demo deb install uninstall clean deps bench test-links FORCE
 all: lib $(TACHO) $(PC) $(PC_UNINST) $(CLI_DOCS)
 lib: $(STATIC) $(SHARED)
 
@@ -411,6 +415,10 @@ bench:
 
 deps:
 	@scripts/deps.sh test
+
+deb:
+	@scripts/deps.sh test
+	@scripts/check-deb.sh $(BUILD)/deb
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PCDIR)
