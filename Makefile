@@ -23,7 +23,8 @@
 #   make demo             install what is missing, build, run tacho on a bundled workload
 #   make install PREFIX=/usr/local DESTDIR=
 #                         the library, header, tacho.pc, tacho, its manual pages and its
-#                         bash and zsh completions (MANDIR, BASHCOMPDIR, ZSHCOMPDIR)
+#                         bash and zsh completions (MANDIR, BASHCOMPDIR, ZSHCOMPDIR), the
+#                         Python binding (PYTHONDIR)
 #   make SAN=1            build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make SAN=thread BUILD=build/tsan tests-tsan
 #                         the library and the concurrency tests (TSAN_TEST_SRC) with
@@ -48,6 +49,12 @@ PCDIR   ?= $(LIBDIR)/pkgconfig
 MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
+# The Python binding (python/tacho) goes where Debian's python3 looks: the version-less
+# dist-packages under /usr, the versioned one under any other prefix (/usr/local/lib/
+# python3.11/dist-packages); evaluated only by install
+PYTHON  ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell \
+	$(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)/dist-packages)
 
 CC      ?= cc
 AR      ?= ar
@@ -248,7 +255,7 @@ TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
 SO := $(BUILD)/so
 SO_TACHO := $(SO)/tacho
 SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c \
-	tests/e2e/test-commit-msg.c tests/e2e/test-cli-docs.c
+	tests/e2e/test-commit-msg.c tests/e2e/test-cli-docs.c tests/e2e/test-python.c
 SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
 SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
 SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC)))
@@ -435,6 +442,8 @@ install: all
 	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(BUILD)/completion/tacho $(DESTDIR)$(BASHCOMPDIR)/tacho
 	install -m 644 $(BUILD)/completion/_tacho $(DESTDIR)$(ZSHCOMPDIR)/_tacho
+	install -d $(DESTDIR)$(PYTHONDIR)/tacho
+	install -m 644 python/tacho/__init__.py $(DESTDIR)$(PYTHONDIR)/tacho/
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCDIR)/tacho
@@ -442,6 +451,7 @@ uninstall:
 		$(DESTDIR)$(INCDIR)/tacho.h $(DESTDIR)$(BINDIR)/tacho $(DESTDIR)$(PCDIR)/tacho.pc \
 		$(DESTDIR)$(MANDIR)/man1/tacho.1 $(DESTDIR)$(MANDIR)/man1/tacho-*.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/tacho $(DESTDIR)$(ZSHCOMPDIR)/_tacho
+	rm -rf $(DESTDIR)$(PYTHONDIR)/tacho
 
 clean:
 	rm -rf build build-*

@@ -3,9 +3,10 @@
 # (the files git tracks or would track, so uncommitted work counts) to a temporary
 # folder, runs `dpkg-buildpackage -b -us -uc` there (debian/rules: the project's
 # Makefile with Debian's paths and flags), runs lintian on the result (no error may be
-# left; warnings are printed), unpacks the three .debs into a scratch root (dpkg -x:
-# nothing touches the machine's dpkg database) and from there runs `tacho stat -- true`
-# and builds examples/cpu-info.c against libtacho-dev with pkg-config, then runs it.
+# left; warnings are printed), unpacks the four .debs into a scratch root (dpkg -x:
+# nothing touches the machine's dpkg database) and from there runs `tacho stat -- true`,
+# builds examples/cpu-info.c against libtacho-dev with pkg-config and runs it, and runs
+# tacho.stat from python3-tacho.
 #
 #   scripts/check-deb.sh [OUTDIR]   (keeps the .debs in OUTDIR when given)
 #
@@ -37,8 +38,10 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 debs=()
-for p in tacho libtacho0 libtacho-dev; do
-	d=$tmp/${p}_${version}_$arch.deb
+for p in tacho libtacho0 libtacho-dev python3-tacho; do
+	a=$arch
+	[ $p = python3-tacho ] && a=all
+	d=$tmp/${p}_${version}_$a.deb
 	[ -e "$d" ] || fail "$d was not built"
 	debs+=("$d")
 done
@@ -56,7 +59,8 @@ root=$tmp/root
 for d in "${debs[@]}"; do dpkg -x "$d" "$root"; done
 for f in usr/bin/tacho usr/lib/$ma/libtacho.so.0 usr/lib/$ma/libtacho.so usr/include/tacho.h \
 	usr/lib/$ma/pkgconfig/tacho.pc usr/share/man/man1/tacho-stat.1.gz \
-	usr/share/bash-completion/completions/tacho usr/share/zsh/vendor-completions/_tacho; do
+	usr/share/bash-completion/completions/tacho usr/share/zsh/vendor-completions/_tacho \
+	usr/lib/python3/dist-packages/tacho/__init__.py; do
 	[ -e "$root/$f" ] || fail "/$f is in no package"
 done
 export LD_LIBRARY_PATH=$root/usr/lib/$ma
@@ -72,6 +76,11 @@ ${CC:-cc} -std=gnu11 $(pkg-config --cflags tacho) -o "$tmp/cpu-info" examples/cp
 ldd "$tmp/cpu-info" | grep -q "libtacho.so.0 => $root/usr/lib/$ma/libtacho.so.0" \
 	|| fail "cpu-info does not load the packaged libtacho.so.0"
 "$tmp/cpu-info" >/dev/null || fail "cpu-info built against libtacho-dev failed"
+step "the packaged Python binding: tacho.stat([\"true\"], events=[\"page-faults\"])"
+py=$(cd "$tmp" && PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/python3 -c \
+	'import tacho; d = tacho.stat(["true"], events=["page-faults"]); print(tacho.__file__, d["events"][0]["status"])') \
+	|| fail "the packaged binding: $py"
+case $py in "$root"/*" counted") ;; *) fail "the packaged binding says '$py'" ;; esac
 if [ -n "$out" ]; then
 	mkdir -p "$out"
 	cp "${debs[@]}" "$out"/

@@ -13,13 +13,14 @@ set -eu
 what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian"
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)
 # systemtap-sdt-dev: sys/sdt.h for the SDT probes of tests/progs/sdt-probes.c
 # linux-perf: the tests read perf.data files made by perf record (report -i perf.data)
 # man-db, groff-base, mandoc, zsh: test-cli-docs renders and lints the generated manual
 # pages, finds them with man -w and parses the zsh completion
+# python3, python3-pytest: test-python runs the Python binding's pytest tests (python/)
 # dpkg-dev, debhelper, lintian: make deb builds and checks the Debian packages (debian/)
 # libc6-dbg: the C library's and ld.so's full symbol tables (test-symbols: ld.so's labels)
 # tmux, prometheus (with promtool) and chromium: the live commands' tests drive the real
