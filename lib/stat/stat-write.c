@@ -1,6 +1,8 @@
-/* stat-write.c - the writers of a stat session: the event table with statuses and
- * statistics, CSV with a header row, the JSON document (docs/schemas.md), and the
- * lines of each interval in the three formats. */
+/* stat-write.c - the writers of a stat session: what the formats share (the values,
+ * the caller's description, a breakdown unit's fields), the event table with statuses
+ * and statistics, and tacho_stat_write, which picks the format. CSV is in
+ * stat-write-csv.c, JSON in stat-write-json.c, the intervals' lines in
+ * stat-write-interval.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 
 #include "stat/schedule.h"
 #include "stat/stat.h"
+#include "stat/stat-write.h"
 #include "output/output.h"
 #include "util/util.h"
 #include "tacho/stat.h"
@@ -25,7 +28,7 @@ static bool integral(double v)
 }
 
 /* A value for people: counts with thousands separators, others with decimals. */
-static const char *fmt_human(double v, const char *unit, char *buf, size_t size)
+const char *tc_stat_fmt_human(double v, const char *unit, char *buf, size_t size)
 {
 	char g[32];
 
@@ -52,7 +55,7 @@ static const char *fmt_human(double v, const char *unit, char *buf, size_t size)
 
 /* A value for machines: integers exactly, others in the fewest digits that read back
  * as the same double; nothing for no value. */
-static const char *fmt_machine(double v, char *buf, size_t size)
+const char *tc_stat_fmt_machine(double v, char *buf, size_t size)
 {
 	if (!isfinite(v))
 		buf[0] = '\0';
@@ -76,7 +79,7 @@ static const char *metric_human(const struct tacho_metric *m, char *buf, size_t 
 	return buf;
 }
 
-static bool has_value(enum tacho_count_status s)
+bool tc_stat_has_value(enum tacho_count_status s)
 {
 	return s == TACHO_COUNT_COUNTED || s == TACHO_COUNT_MULTIPLEXED ||
 	       s == TACHO_COUNT_SIMULATED;
@@ -92,7 +95,7 @@ static const char *sim_cache_human(const struct tacho_sim_cache *c, char *buf, s
 	return buf;
 }
 
-static const char *no_value_word(enum tacho_count_status s)
+const char *tc_stat_no_value_word(enum tacho_count_status s)
 {
 	return s == TACHO_COUNT_NOT_SUPPORTED ? "<not supported>" : "<not counted>";
 }
@@ -101,7 +104,7 @@ static const char *no_value_word(enum tacho_count_status s)
  * number, no value as null. A clock's msec and a time's seconds come from whole
  * nanoseconds: rounded back to them, so that the digits are not the scaling's noise
  * (0.102372, not 0.10237199999999999). */
-static void json_value(struct tc_json *j, const char *key, double v, const char *unit)
+void tc_stat_json_value(struct tc_json *j, const char *key, double v, const char *unit)
 {
 	if (isfinite(v) && unit && !strcmp(unit, "msec") && fabs(v) < 1e9)
 		v = round(v * 1e6) / 1e6;
@@ -125,19 +128,6 @@ static const struct tacho_metric *rate_of(const struct tacho_stat *s, size_t i)
 	}
 	return NULL;
 }
-
-/* The caller's description with the defaults for what its sz does not cover. */
-struct about {
-	char *const *argv;
-	const char *target;
-	unsigned repeat;
-	const char *note;
-	unsigned hot;
-	enum tacho_sim_view hot_view;
-	const struct tacho_sim_mca *mca;
-	bool perf_layout;
-	const char *stopped;
-};
 
 /* Every field of the struct is optional: the first version is sz alone. */
 #define TC_OPTS_V1_tacho_stat_about tc_offsetofend(struct tacho_stat_about, sz)
@@ -256,11 +246,11 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 		char note[160] = "";
 		const char *val;
 
-		if (!has_value(e->status)) {
-			val = no_value_word(e->status);
+		if (!tc_stat_has_value(e->status)) {
+			val = tc_stat_no_value_word(e->status);
 			(*nnotes)++;
 		} else {
-			val = fmt_human(e->value, e->unit, b1, sizeof(b1));
+			val = tc_stat_fmt_human(e->value, e->unit, b1, sizeof(b1));
 		}
 		if (e->status == TACHO_COUNT_MULTIPLEXED)
 			snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
@@ -269,7 +259,7 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 			snprintf(note, sizeof(note), "(simulated)");
 		else if (rate)
 			metric_human(rate, note, sizeof(note));
-		if (stats && has_value(e->status)) {
+		if (stats && tc_stat_has_value(e->status)) {
 			const struct tacho_stat_summary *st = e->stats;
 			char spread[32];
 			if (isfinite(st->spread_pct))
@@ -277,10 +267,11 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 			else
 				snprintf(spread, sizeof(spread), "-");
 			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", val, e->unit,
-					    e->name, fmt_human(st->stddev, e->unit, b2, sizeof(b2)),
-					    fmt_human(st->min, e->unit, b3, sizeof(b3)),
-					    fmt_human(st->median, e->unit, b4, sizeof(b4)),
-					    fmt_human(st->max, e->unit, b5, sizeof(b5)), spread,
+					    e->name,
+					    tc_stat_fmt_human(st->stddev, e->unit, b2, sizeof(b2)),
+					    tc_stat_fmt_human(st->min, e->unit, b3, sizeof(b3)),
+					    tc_stat_fmt_human(st->median, e->unit, b4, sizeof(b4)),
+					    tc_stat_fmt_human(st->max, e->unit, b5, sizeof(b5)), spread,
 					    note);
 		} else if (stats) {
 			err = tc_table_addf(t, "%s\t%s\t%s\t\t\t\t\t\t", val, e->unit, e->name);
@@ -296,15 +287,12 @@ static int table_events(const struct tacho_stat *s, bool stats, FILE *f, size_t 
 
 /* --- breakdowns: the unit's fields beside each value --- */
 
-enum unit_field { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_NCPUS, UF_PID, UF_TID,
-		  UF_COMM, UF_CGROUP, UF_COUNT };
-
-static const char *const unit_field_name[UF_COUNT] = {
+const char *const tc_stat_unit_field_name[UF_COUNT] = {
 	"cpu", "socket", "die", "core", "node", "ncpus", "pid", "tid", "comm", "cgroup",
 };
 
 /* The fields of each mode, in the order of their columns; ends at UF_COUNT. */
-static const enum unit_field *unit_fields(enum tacho_stat_aggr a)
+const enum unit_field *tc_stat_unit_fields(enum tacho_stat_aggr a)
 {
 	static const enum unit_field none[] = { UF_COUNT },
 		cpu[] = { UF_CPU, UF_SOCKET, UF_DIE, UF_CORE, UF_NODE, UF_COUNT },
@@ -327,11 +315,11 @@ static const enum unit_field *unit_fields(enum tacho_stat_aggr a)
 	}
 }
 
-static size_t unit_nfields(enum tacho_stat_aggr a)
+size_t tc_stat_unit_nfields(enum tacho_stat_aggr a)
 {
 	size_t n = 0;
 
-	for (const enum unit_field *f = unit_fields(a); *f != UF_COUNT; f++)
+	for (const enum unit_field *f = tc_stat_unit_fields(a); *f != UF_COUNT; f++)
 		n++;
 	return n;
 }
@@ -362,7 +350,7 @@ static const char *unit_str(const struct tacho_stat_unit *u, enum unit_field f)
 }
 
 /* CSV: the field, empty when unknown. */
-static const char *unit_csv(const struct tacho_stat_unit *u, enum unit_field f, char *buf,
+const char *tc_stat_unit_csv(const struct tacho_stat_unit *u, enum unit_field f, char *buf,
 			    size_t size)
 {
 	const char *str = unit_str(u, f);
@@ -379,18 +367,18 @@ static const char *unit_csv(const struct tacho_stat_unit *u, enum unit_field f, 
 }
 
 /* JSON: the field, null when unknown. */
-static void unit_json(struct tc_json *j, const struct tacho_stat_unit *u)
+void tc_stat_unit_json(struct tc_json *j, const struct tacho_stat_unit *u)
 {
-	for (const enum unit_field *f = unit_fields(u->aggr); *f != UF_COUNT; f++) {
+	for (const enum unit_field *f = tc_stat_unit_fields(u->aggr); *f != UF_COUNT; f++) {
 		const char *str = unit_str(u, *f);
 		long long v = unit_num(u, *f);
 
 		if (str)
-			tc_json_str(j, unit_field_name[*f], str);
+			tc_json_str(j, tc_stat_unit_field_name[*f], str);
 		else if (v < 0)
-			tc_json_null(j, unit_field_name[*f]);
+			tc_json_null(j, tc_stat_unit_field_name[*f]);
 		else
-			tc_json_int(j, unit_field_name[*f], v);
+			tc_json_int(j, tc_stat_unit_field_name[*f], v);
 	}
 }
 
@@ -420,11 +408,11 @@ static int table_units(const struct tacho_stat *s, FILE *f, size_t *nnotes)
 
 			if (!e)
 				continue;
-			if (!has_value(e->status)) {
-				val = no_value_word(e->status);
+			if (!tc_stat_has_value(e->status)) {
+				val = tc_stat_no_value_word(e->status);
 				(*nnotes)++;
 			} else {
-				val = fmt_human(e->value, e->unit, b1, sizeof(b1));
+				val = tc_stat_fmt_human(e->value, e->unit, b1, sizeof(b1));
 			}
 			if (e->status == TACHO_COUNT_MULTIPLEXED)
 				snprintf(note, sizeof(note), "(multiplexed, %.1f%% coverage)",
@@ -454,7 +442,7 @@ static void table_unit_notes(const struct tacho_stat *s, FILE *f,
 		const struct tacho_stat_unit *un = tacho_stat_unit(s, u);
 		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
 			const struct tacho_stat_event *e = tacho_stat_unit_event(s, u, i);
-			if (e && !has_value(e->status))
+			if (e && !tc_stat_has_value(e->status))
 				fprintf(f, "  %s %s: %s: %s\n", un->label, e->name,
 					tacho_count_status_name(e->status),
 					e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) :
@@ -554,7 +542,8 @@ static int table_hot(const struct tacho_stat *s, const struct about *a, FILE *f)
 		else
 			snprintf(where, sizeof(where), "%s%s:%u", addr, r->file ? r->file : "???",
 				 r->line);
-		err = tc_table_addf(t, "%s\t%s\t%s", fmt_human((double)r->value, "", b, sizeof(b)),
+		err = tc_table_addf(t, "%s\t%s\t%s",
+				    tc_stat_fmt_human((double)r->value, "", b, sizeof(b)),
 				    r->function ? r->function : "???", where);
 	}
 	if (!err) {
@@ -567,7 +556,7 @@ static int table_hot(const struct tacho_stat *s, const struct about *a, FILE *f)
 	return err;
 }
 
-static void json_hot(struct tc_json *j, const struct tacho_stat *s, const struct about *a)
+void tc_stat_json_hot(struct tc_json *j, const struct tacho_stat *s, const struct about *a)
 {
 	const struct tacho_stat_event *ev = NULL;
 	struct tacho_sim_row *rows;
@@ -612,7 +601,7 @@ static void table_mca(const struct about *a, const struct tacho_sim_machine *mac
 		return;
 	fprintf(f, "\n  the hottest block: %s in %s at 0x%llx, run %s times (simulated):\n",
 		m->function, m->object, (unsigned long long)m->address,
-		fmt_human((double)m->executions, "", b, sizeof(b)));
+		tc_stat_fmt_human((double)m->executions, "", b, sizeof(b)));
 	for (size_t i = 0; i < m->ninsns; i++)
 		fprintf(f, "    %s\n", m->insns[i]);
 	fprintf(f, "  llvm-mca -mcpu=%s (%s): IPC %.2f, %.2f cycles per iteration (block "
@@ -631,7 +620,7 @@ static void table_mca(const struct about *a, const struct tacho_sim_machine *mac
 	}
 }
 
-static void json_mca(struct tc_json *j, const struct about *a,
+void tc_stat_json_mca(struct tc_json *j, const struct about *a,
 		     const struct tacho_sim_machine *mach)
 {
 	const struct tacho_sim_mca_info *m = tacho_sim_mca_info(a->mca);
@@ -689,8 +678,8 @@ static int table_regions(const struct tacho_stat *s, FILE *f)
 			if (!isfinite(g->inclusive[e]))
 				continue;
 			err = tc_table_addf(t, "%s\t%s\t%s\t%s\t%s", g->name, calls, ev->name,
-					    fmt_human(g->inclusive[e], ev->unit, b1, sizeof(b1)),
-					    fmt_human(g->exclusive[e], ev->unit, b2, sizeof(b2)));
+					    tc_stat_fmt_human(g->inclusive[e], ev->unit, b1, sizeof(b1)),
+					    tc_stat_fmt_human(g->exclusive[e], ev->unit, b2, sizeof(b2)));
 		}
 	}
 	if (!err) {
@@ -739,7 +728,7 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 		fprintf(f, "\n");
 		for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
 			const struct tacho_stat_event *e = tacho_stat_event(s, i);
-			if (!has_value(e->status))
+			if (!tc_stat_has_value(e->status))
 				fprintf(f, "  %s: %s: %s\n", e->name,
 					tacho_count_status_name(e->status),
 					e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) :
@@ -767,365 +756,6 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	return tc_write_status(f);
 }
 
-/* --- CSV --- */
-
-static const char *const csv_head[] = { "kind", "name", "status", "value", "unit",
-					"coverage", "runs", "mean", "stddev", "min", "median",
-					"max", "spread_pct", "explanation" };
-static const char *const csv_interval_head[] = { "time", "name", "status", "value", "unit",
-						 "coverage", "explanation", "run" };
-
-/* The CSV row of an event (kind "event"; "total" for the totals of a breakdown), its
- * unit's fields after the common ones (un NULL: none). */
-static void csv_event(FILE *f, const struct tc_write_settings *w, const char *kind,
-		      const struct tacho_stat_event *e, enum tacho_stat_aggr a,
-		      const struct tacho_stat_unit *un)
-{
-	const char *row[ARRAY_SIZE(csv_head) + UF_COUNT];
-	char b[8][64], runs[16], hb[1200], ub[UF_COUNT][24];
-	bool v = has_value(e->status);
-	size_t n = 0;
-
-	snprintf(runs, sizeof(runs), "%u", e->nvalues);
-	row[n++] = kind;
-	row[n++] = e->name;
-	row[n++] = tacho_count_status_name(e->status);
-	row[n++] = v ? fmt_machine(e->value, b[0], sizeof(b[0])) : "";
-	row[n++] = e->unit;
-	/* no value, no coverage: empty, as JSON's null */
-	row[n++] = v ? fmt_machine(e->coverage, b[1], sizeof(b[1])) : "";
-	row[n++] = runs;
-	row[n++] = v ? fmt_machine(e->stats->mean, b[2], sizeof(b[2])) : "";
-	row[n++] = v ? fmt_machine(e->stats->stddev, b[3], sizeof(b[3])) : "";
-	row[n++] = v ? fmt_machine(e->stats->min, b[4], sizeof(b[4])) : "";
-	row[n++] = v ? fmt_machine(e->stats->median, b[5], sizeof(b[5])) : "";
-	row[n++] = v ? fmt_machine(e->stats->max, b[6], sizeof(b[6])) : "";
-	row[n++] = v ? fmt_machine(e->stats->spread_pct, b[7], sizeof(b[7])) : "";
-	row[n++] = e->why ? tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)) : "";
-	for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++, n++)
-		row[n] = un ? unit_csv(un, *uf, ub[uf - unit_fields(a)], sizeof(ub[0])) : "";
-	tc_csv_row(f, w, row, n);
-}
-
-/* A row of the common columns, followed by the empty fields of a breakdown's. */
-static void csv_row_units(FILE *f, const struct tc_write_settings *w, const char *const *row,
-			  size_t n, enum tacho_stat_aggr a)
-{
-	const char *all[ARRAY_SIZE(csv_head) + UF_COUNT];
-	size_t k = 0;
-
-	for (; k < n; k++)
-		all[k] = row[k];
-	for (size_t i = 0; i < unit_nfields(a); i++)
-		all[k++] = "";
-	tc_csv_row(f, w, all, k);
-}
-
-/* --- perf stat -x's own layout --- */
-
-/* perf's shadow metric of event i, as its -x columns print it (tools/perf/util/
- * stat-shadow.c): CPUs utilized beside task-clock, GHz beside cycles, insn per cycle
- * beside instructions, a rate per second over task-clock scaled to K/, M/ or G/sec;
- * nothing where tacho has no such metric (perf then prints two empty fields too). */
-static void perf_metric(const struct tacho_stat *s, size_t i, char *val, size_t vsz,
-			char *unit, size_t usz)
-{
-	val[0] = unit[0] = '\0';
-	for (size_t m = 0; m < tacho_stat_nmetrics(s); m++) {
-		const struct tacho_metric *mt = tacho_stat_metric(s, m);
-		double v = mt->value;
-
-		if (mt->inputs[0] != (int)i)
-			continue;
-		if (!strcmp(mt->name, "CPUs utilized")) {
-			snprintf(val, vsz, "%.3f", v);
-			snprintf(unit, usz, "CPUs utilized");
-		} else if (!strcmp(mt->name, "GHz")) {
-			snprintf(val, vsz, "%.3f", v);
-			snprintf(unit, usz, "GHz");
-		} else if (!strcmp(mt->name, "IPC")) {
-			snprintf(val, vsz, "%.2f", v);
-			snprintf(unit, usz, "insn per cycle");
-		} else if (!strcmp(mt->unit, "/sec") && strstr(mt->expr, "task-clock")) {
-			const char *pre = "";
-			if (v >= 1e9) {
-				v /= 1e9;
-				pre = "G";
-			} else if (v >= 1e6) {
-				v /= 1e6;
-				pre = "M";
-			} else if (v >= 1e3) {
-				v /= 1e3;
-				pre = "K";
-			}
-			snprintf(val, vsz, "%.3f", v);
-			snprintf(unit, usz, "%s/sec", pre);
-		} else {
-			continue;
-		}
-		return;
-	}
-}
-
-/* perf 6.1's -x columns: value, unit, event, [variance (with -r),] run time (ns),
- * percentage running, metric value, metric unit; "<not supported>" and "<not counted>"
- * in place of a value, as perf writes them. No header. */
-static int write_perf_csv(const struct tacho_stat *s, const struct about *a, FILE *f,
-			  const struct tc_write_settings *w)
-{
-	for (size_t i = 0; i < tacho_stat_nevents(s); i++) {
-		const struct tacho_stat_event *e = tacho_stat_event(s, i);
-		char val[64], var[32], run[32], pct[32], mval[32], munit[32];
-		const char *row[8];
-		size_t n = 0;
-		bool v = has_value(e->status);
-
-		if (!v)
-			snprintf(val, sizeof(val), "%s", no_value_word(e->status));
-		else if (*e->unit)
-			snprintf(val, sizeof(val), "%.2f", e->value);
-		else
-			snprintf(val, sizeof(val), "%.0f", e->value);
-		/* perf's variance: the relative standard deviation of the mean */
-		if (v && e->nvalues > 1 && e->value != 0 && isfinite(e->stats->stddev))
-			snprintf(var, sizeof(var), "%.2f%%", 100.0 * e->stats->stddev /
-				 sqrt((double)e->nvalues) / fabs(e->value));
-		else
-			snprintf(var, sizeof(var), "0.00%%");
-		snprintf(run, sizeof(run), "%.0f", v ? e->enabled_ns : 0.0);
-		snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * e->coverage :
-			 e->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);
-		if (v)
-			perf_metric(s, i, mval, sizeof(mval), munit, sizeof(munit));
-		else
-			mval[0] = munit[0] = '\0';
-		row[n++] = val;
-		row[n++] = e->unit;
-		row[n++] = e->name;
-		if (a->repeat > 1)
-			row[n++] = var;
-		row[n++] = run;
-		row[n++] = pct;
-		row[n++] = mval;
-		row[n++] = munit;
-		tc_csv_row(f, w, row, n);
-	}
-	return tc_write_status(f);
-}
-
-static int write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w)
-{
-	enum tacho_stat_aggr a = tacho_stat_aggr(s);
-	char b[8][64];
-
-	if (w->header) {
-		const char *head[ARRAY_SIZE(csv_head) + UF_COUNT];
-		size_t n = 0;
-		for (; n < ARRAY_SIZE(csv_head); n++)
-			head[n] = csv_head[n];
-		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++)
-			head[n++] = unit_field_name[*uf];
-		tc_csv_row(f, w, head, n);
-	}
-	/* a breakdown: a row per unit and event, then the totals (no unit's fields) */
-	for (size_t u = 0; u < tacho_stat_nunits(s); u++)
-		for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-			if (tacho_stat_unit_event(s, u, i))
-				csv_event(f, w, "event", tacho_stat_unit_event(s, u, i), a,
-					  tacho_stat_unit(s, u));
-	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-		csv_event(f, w, a == TACHO_STAT_AGGR_GLOBAL ? "event" : "total",
-			  tacho_stat_event(s, i), a, NULL);
-	if (tacho_stat_sim_machine(s)) {
-		/* the simulated machine, a row per cache: its size, and the rest in words */
-		const struct tacho_sim_machine *m = tacho_stat_sim_machine(s);
-		const struct tacho_sim_cache *c[] = { &m->i1, &m->d1, &m->ll };
-		static const char *const cname[] = { "I1", "D1", "LL" };
-		for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
-			char size[32], words[400];
-			snprintf(size, sizeof(size), "%llu", (unsigned long long)c[i]->size);
-			snprintf(words, sizeof(words), "%u-way, %u B lines, from %s%s%s",
-				 c[i]->ways, c[i]->line_size, m->source,
-				 m->note[0] ? "; " : "", m->note);
-			const char *row[] = { "sim-cache", cname[i], "simulated", size, "B",
-					      "", "", "", "", "", "", "", "", words };
-			_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head),
-				       "a field per column");
-			csv_row_units(f, w, row, ARRAY_SIZE(row), a);
-		}
-	}
-	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
-		const struct tacho_metric *m = tacho_stat_metric(s, i);
-		const char *row[] = { "metric", m->full_name, "derived",
-				      fmt_machine(m->value, b[0], sizeof(b[0])), m->unit,
-				      "", "", "", "", "", "", "", "", m->full_expr };
-		_Static_assert(ARRAY_SIZE(row) == ARRAY_SIZE(csv_head), "a field per column");
-		csv_row_units(f, w, row, ARRAY_SIZE(row), a);
-	}
-	return tc_write_status(f);
-}
-
-/* --- JSON --- */
-
-static void json_event(struct tc_json *j, const struct tacho_stat *s,
-		       const struct tacho_stat_event *e, bool stats,
-		       const struct tc_write_settings *w, const struct tacho_stat_unit *un)
-{
-	char hb[1200];
-	bool v = has_value(e->status);
-
-	tc_json_obj_begin(j, NULL);
-	tc_json_str(j, "name", e->name);
-	if (un)
-		unit_json(j, un);
-	tc_json_str(j, "status", tacho_count_status_name(e->status));
-	json_value(j, "value", v ? e->value : NAN, e->unit);
-	tc_json_str(j, "unit", e->unit);
-	if (v)
-		tc_json_double(j, "coverage", e->coverage);
-	else
-		tc_json_null(j, "coverage");
-	if (stats) {
-		/* a number even when whole ("x": no count's integer), a clock's in ns */
-		const char *nu = e->unit && *e->unit ? e->unit : "x";
-
-		/* every repetition's value (null where it gave none), and how many did */
-		tc_json_arr_begin(j, "values");
-		for (unsigned k = 0; k < tacho_stat_repeats(s); k++)
-			json_value(j, NULL, e->values[k], e->unit);
-		tc_json_arr_end(j);
-		tc_json_uint(j, "n", e->nvalues);
-		json_value(j, "mean", v ? e->stats->mean : NAN, nu);
-		json_value(j, "stddev", v ? e->stats->stddev : NAN, nu);
-		json_value(j, "min", v ? e->stats->min : NAN, e->unit);
-		json_value(j, "median", v ? e->stats->median : NAN, nu);
-		json_value(j, "max", v ? e->stats->max : NAN, e->unit);
-		json_value(j, "spread_pct", v ? e->stats->spread_pct : NAN, "x");
-	}
-	if (e->run >= 0)
-		tc_json_int(j, "program_run", e->run);
-	else
-		tc_json_null(j, "program_run");
-	tc_json_str(j, "explanation", tc_hinted_w(w, e->why, e->hint, hb, sizeof(hb)));
-	tc_json_obj_end(j);
-}
-
-static void json_cache(struct tc_json *j, const char *key, const struct tacho_sim_cache *c)
-{
-	tc_json_obj_begin(j, key);
-	tc_json_uint(j, "size", c->size);
-	tc_json_uint(j, "ways", c->ways);
-	tc_json_uint(j, "line_size", c->line_size);
-	tc_json_obj_end(j);
-}
-
-static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
-{
-	tc_json_obj_begin(j, "simulation");
-	tc_json_str(j, "tool", m->tool);
-	json_cache(j, "I1", &m->i1);
-	json_cache(j, "D1", &m->d1);
-	json_cache(j, "LL", &m->ll);
-	tc_json_str(j, "source", m->source);
-	tc_json_str(j, "note", m->note);
-	tc_json_str(j, "branch_model", m->branch_model);
-	tc_json_str(j, "mcpu", m->mcpu);
-	tc_json_str(j, "mcpu_source", m->mcpu_source);
-	tc_json_obj_end(j);
-}
-
-static void json_regions(struct tc_json *j, const struct tacho_stat *s)
-{
-	tc_json_arr_begin(j, "regions");
-	for (size_t i = 0; i < tacho_stat_nregions(s); i++) {
-		const struct tacho_stat_region *g = tacho_stat_region(s, i);
-		tc_json_obj_begin(j, NULL);
-		tc_json_str(j, "name", g->name);
-		tc_json_uint(j, "calls", g->calls);
-		tc_json_uint(j, "unbalanced", g->unbalanced);
-		tc_json_arr_begin(j, "events");
-		for (size_t e = 0; e < tacho_stat_nevents(s); e++) {
-			const struct tacho_stat_event *ev = tacho_stat_event(s, e);
-			tc_json_obj_begin(j, NULL);
-			tc_json_str(j, "name", ev->name);
-			json_value(j, "inclusive", g->inclusive[e], ev->unit);
-			json_value(j, "exclusive", g->exclusive[e], ev->unit);
-			tc_json_obj_end(j);
-		}
-		tc_json_arr_end(j);
-		tc_json_obj_end(j);
-	}
-	tc_json_arr_end(j);
-}
-
-static int write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
-		      enum tacho_format fmt, const struct tc_write_settings *w)
-{
-	const struct tacho_exit *ex = tacho_stat_exit_status(s);
-	struct tc_json j;
-
-	tc_json_doc_begin(&j, f, fmt, w);
-	tc_json_obj_begin(&j, NULL);
-	tc_json_int(&j, "version", 1);
-	tc_json_uint(&j, "runs", tacho_stat_repeats(s));
-	tc_json_uint(&j, "program_runs_per_repetition", tacho_stat_runs(s));
-	if (a->argv) {
-		tc_json_arr_begin(&j, "command");
-		for (size_t i = 0; a->argv[i]; i++)
-			tc_json_str(&j, NULL, a->argv[i]);
-		tc_json_arr_end(&j);
-	}
-	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL) {
-		/* a breakdown: an entry per unit and event, and the events' totals */
-		tc_json_str(&j, "aggregation", tacho_stat_aggr_name(tacho_stat_aggr(s)));
-		tc_json_arr_begin(&j, "events");
-		for (size_t u = 0; u < tacho_stat_nunits(s); u++)
-			for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-				if (tacho_stat_unit_event(s, u, i))
-					json_event(&j, s, tacho_stat_unit_event(s, u, i),
-						   a->repeat > 0, w, tacho_stat_unit(s, u));
-		tc_json_arr_end(&j);
-		tc_json_arr_begin(&j, "totals");
-	} else {
-		tc_json_arr_begin(&j, "events");
-	}
-	for (size_t i = 0; i < tacho_stat_nevents(s); i++)
-		json_event(&j, s, tacho_stat_event(s, i), a->repeat > 0, w, NULL);
-	tc_json_arr_end(&j);
-	tc_json_arr_begin(&j, "metrics");
-	for (size_t i = 0; i < tacho_stat_nmetrics(s); i++) {
-		const struct tacho_metric *m = tacho_stat_metric(s, i);
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "name", m->full_name);
-		tc_json_double(&j, "value", m->value);
-		tc_json_str(&j, "unit", m->unit);
-		tc_json_str(&j, "expr", m->full_expr);
-		tc_json_obj_end(&j);
-	}
-	tc_json_arr_end(&j);
-	json_value(&j, "wall_s", tacho_stat_wall_s(s), "s");
-	json_value(&j, "user_s", tacho_stat_user_s(s), "s");
-	json_value(&j, "sys_s", tacho_stat_sys_s(s), "s");
-	if (tacho_stat_sim_machine(s)) {
-		json_machine(&j, tacho_stat_sim_machine(s));
-		json_regions(&j, s);
-		json_hot(&j, s, a);
-		json_mca(&j, a, tacho_stat_sim_machine(s));
-	}
-	if (a->note)
-		tc_json_str(&j, "note", a->note);
-	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));
-	if (ex) {
-		tc_json_int(&j, "exit_status", ex->status);
-		if (ex->signal)
-			tc_json_int(&j, "signal", ex->signal);
-	} else {
-		tc_json_null(&j, "exit_status");
-	}
-	tc_json_obj_end(&j);
-	return tc_json_doc_end(&j);
-}
-
 int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *about, FILE *f,
 		     enum tacho_format fmt, const struct tacho_write_opts *opts)
 {
@@ -1143,251 +773,12 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:
-		return write_json(s, &a, f, fmt, &w);
+		return tc_stat_write_json(s, &a, f, fmt, &w);
 	case TACHO_FORMAT_CSV:
 		if (a.perf_layout)
-			return write_perf_csv(s, &a, f, &w);
-		return write_csv(s, f, &w);
+			return tc_stat_write_perf_csv(s, &a, f, &w);
+		return tc_stat_write_csv(s, f, &w);
 	default:
 		return write_table(s, &a, f, &w);
 	}
-}
-
-/* --- intervals --- */
-
-/* The lines of an interval, each made in memory and written to f in one piece: f is
- * stderr, unbuffered, by default, where a JSON line printed piece by piece cost 38
- * write(2) calls (and a reader of the stream could see half a line). Without the memory
- * stream (no memory) the lines go to f directly, as before. */
-struct iv_lines {
-	FILE *f, *m;
-	char *buf;
-	size_t len;
-};
-
-static FILE *iv_line(struct iv_lines *l)
-{
-	if (!l->m)
-		return l->f;
-	rewind(l->m);
-	return l->m;
-}
-
-static void iv_line_end(struct iv_lines *l)
-{
-	if (!l->m)
-		return;
-	/* the memory stream's size is its position: this line's length */
-	if (fflush(l->m) == 0 && l->len)
-		fwrite(l->buf, 1, l->len, l->f);
-}
-
-/* One record of an interval: count k of the total (un NULL) or of unit un, whose
- * fields follow the common ones (CSV columns, JSON keys, the table's label). */
-static int iv_record(const struct tacho_stat_interval *iv, const struct tacho_count *k,
-		     const struct tacho_stat_unit *un, enum tacho_stat_aggr a, const char *unit,
-		     FILE *out, enum tacho_format fmt, const struct tc_write_settings *w)
-{
-	char b1[64], b2[64], t[32], hb[1200], run[16], ub[UF_COUNT][24];
-	bool v = has_value(k->status);
-
-	/* the repetition the interval is of (0 from a caller's interval of its own) */
-	snprintf(run, sizeof(run), "%u", iv->run);
-	snprintf(t, sizeof(t), "%.6f", iv->t_s);
-	if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
-		/* a stream: one object per line, whatever the layout asked */
-		struct tc_json j;
-		tc_json_init(&j, out, false);
-		tc_json_obj_begin(&j, NULL);
-		/* whole nanoseconds, as the clock gave them: the shortest digits of
-		 * the division's double (0.40008607900000004) are noise */
-		tc_json_double(&j, "time", round(iv->t_s * 1e9) / 1e9);
-		tc_json_uint(&j, "run", iv->run);
-		tc_json_str(&j, "name", k->name);
-		tc_json_str(&j, "status", tacho_count_status_name(k->status));
-		json_value(&j, "value", v ? k->value : NAN, unit);
-		tc_json_str(&j, "unit", unit);
-		if (v)
-			tc_json_double(&j, "coverage", k->coverage);
-		else
-			tc_json_null(&j, "coverage");
-		tc_json_str(&j, "explanation",
-			    v ? NULL : tc_hinted_w(w, k->why, k->hint, hb, sizeof(hb)));
-		if (un)
-			unit_json(&j, un);
-		tc_json_obj_end(&j);
-		return tc_json_doc_end(&j);
-	} else if (fmt == TACHO_FORMAT_CSV) {
-		const char *row[ARRAY_SIZE(csv_interval_head) + UF_COUNT] = {
-			t, k->name, tacho_count_status_name(k->status),
-			v ? fmt_machine(k->value, b1, sizeof(b1)) : "", unit,
-			v ? fmt_machine(k->coverage, b2, sizeof(b2)) : "",
-			v ? "" : (k->why ? tc_hinted_w(w, k->why, k->hint, hb, sizeof(hb)) : ""),
-			run };
-		size_t n = ARRAY_SIZE(csv_interval_head);
-
-		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++, n++)
-			row[n] = un ? unit_csv(un, *uf, ub[uf - unit_fields(a)], sizeof(ub[0]))
-				    : "";
-		tc_csv_row(out, w, row, n);
-	} else {
-		const char *val = v ? fmt_human(k->value, unit, b1, sizeof(b1))
-				    : no_value_word(k->status);
-		if (k->status == TACHO_COUNT_MULTIPLEXED)
-			snprintf(b2, sizeof(b2), "(%.1f%% coverage)", 100.0 * k->coverage);
-		else
-			b2[0] = '\0';
-		if (un)
-			fprintf(out, "%14s %-20s %20s %-5s %s %s\n", t, un->label, val, unit,
-				k->name, b2);
-		else
-			fprintf(out, "%14s %20s %-5s %s %s\n", t, val, unit, k->name, b2);
-	}
-	return 0;
-}
-
-int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
-			      const struct tacho_evlist *events, FILE *f, enum tacho_format fmt,
-			      const struct tacho_write_opts *opts)
-{
-	enum tacho_stat_aggr a = TACHO_STAT_AGGR_GLOBAL;
-	struct tc_write_settings w;
-	struct iv_lines lines = { .f = f };
-	int err;
-
-	if (!iv || !f || (iv->n && !iv->counts) ||
-	    (iv->nunits && (!iv->units || !iv->unit_counts)))
-		return -EINVAL;
-	for (size_t u = 0; u < iv->nunits; u++)
-		if (!iv->units[u])
-			return -EINVAL;
-	if (iv->nunits)
-		a = iv->units[0]->aggr;
-	err = tc_write_settings_get(opts, fmt, &w);
-	if (err)
-		return err;
-	lines.m = open_memstream(&lines.buf, &lines.len);
-	if (fmt == TACHO_FORMAT_CSV && w.header) {
-		const char *head[ARRAY_SIZE(csv_interval_head) + UF_COUNT];
-		size_t n = 0;
-
-		for (; n < ARRAY_SIZE(csv_interval_head); n++)
-			head[n] = csv_interval_head[n];
-		for (const enum unit_field *uf = unit_fields(a); *uf != UF_COUNT; uf++)
-			head[n++] = unit_field_name[*uf];
-		tc_csv_row(iv_line(&lines), &w, head, n);
-		iv_line_end(&lines);
-	}
-	/* with a breakdown, one record per unit and event (perf's -I -A): the units add
-	 * up to the totals, which a reader sums itself */
-	for (size_t u = 0; u < (iv->nunits ? iv->nunits : 1) && !err; u++) {
-		for (size_t i = 0; i < iv->n && !err; i++) {
-			const struct tacho_count *k = iv->nunits ? iv->unit_counts[u * iv->n + i]
-								 : iv->counts[i];
-			const char *unit = events ? tacho_evlist_unit(events, i) : "";
-
-			if (!k)
-				continue;
-			err = iv_record(iv, k, iv->nunits ? iv->units[u] : NULL, a,
-					unit ? unit : "", iv_line(&lines), fmt, &w);
-			if (!err)
-				iv_line_end(&lines);
-		}
-	}
-	if (!err)
-		err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
-	if (lines.m)
-		fclose(lines.m);
-	free(lines.buf);
-	return err ? err : tc_write_status(f);
-}
-
-/* perf stat -I -x's line of count k (in unit un, or the total): time, the unit's id
- * (and, for a core, die, package or node, its CPUs), value, unit, event, the cgroup
- * after the event, run time, percentage running, and the metric's two fields, empty:
- * no metric is derived from an interval alone. */
-static void iv_perf_record(const struct tacho_stat_interval *iv, const struct tacho_count *k,
-			   const struct tacho_stat_unit *un, const char *unit, FILE *out,
-			   const struct tc_write_settings *w)
-{
-	char t[48], val[64], run[32], pct[32], nc[16];
-	bool v = has_value(k->status);
-	const char *row[12];
-	size_t n = 0;
-
-	/* perf's time: whole seconds right-aligned in 6 columns, then nanoseconds */
-	snprintf(t, sizeof(t), "%6llu.%09llu", (unsigned long long)(llround(iv->t_s * 1e9) /
-								     1000000000),
-		 (unsigned long long)(llround(iv->t_s * 1e9) % 1000000000));
-	if (!v)
-		snprintf(val, sizeof(val), "%s", no_value_word(k->status));
-	else if (*unit)
-		snprintf(val, sizeof(val), "%.2f", k->value);
-	else
-		snprintf(val, sizeof(val), "%.0f", k->value);
-	snprintf(run, sizeof(run), "%llu", v ? (unsigned long long)k->enabled_ns : 0ULL);
-	snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * k->coverage :
-		 k->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);
-	row[n++] = t;
-	if (un && un->aggr != TACHO_STAT_AGGR_CGROUP) {
-		row[n++] = un->label;
-		if (un->aggr != TACHO_STAT_AGGR_CPU && un->aggr != TACHO_STAT_AGGR_THREAD) {
-			snprintf(nc, sizeof(nc), "%u", un->ncpus);
-			row[n++] = nc;
-		}
-	}
-	row[n++] = val;
-	row[n++] = unit;
-	row[n++] = k->name;
-	if (un && un->aggr == TACHO_STAT_AGGR_CGROUP)
-		row[n++] = un->cgroup ? un->cgroup : "";
-	row[n++] = run;
-	row[n++] = pct;
-	row[n++] = "";
-	row[n++] = "";
-	tc_csv_row(out, w, row, n);
-}
-
-int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
-				   const struct tacho_evlist *events, FILE *f,
-				   const struct tacho_write_opts *opts)
-{
-	struct tc_write_settings w;
-	struct iv_lines lines = { .f = f };
-	size_t nu;
-	bool by_unit;
-	int err;
-
-	if (!iv || !f || (iv->n && !iv->counts) ||
-	    (iv->nunits && (!iv->units || !iv->unit_counts)))
-		return -EINVAL;
-	for (size_t u = 0; u < iv->nunits; u++)
-		if (!iv->units[u])
-			return -EINVAL;
-	err = tc_write_settings_get(opts, TACHO_FORMAT_CSV, &w);
-	if (err)
-		return err;
-	/* perf's order: per CPU and per thread event by event, each unit's line under it;
-	 * per core, die, package, node and cgroup unit by unit, its events under it */
-	nu = iv->nunits ? iv->nunits : 1;
-	by_unit = iv->nunits && iv->units[0]->aggr != TACHO_STAT_AGGR_CPU &&
-		  iv->units[0]->aggr != TACHO_STAT_AGGR_THREAD;
-	lines.m = open_memstream(&lines.buf, &lines.len);
-	for (size_t x = 0; x < iv->n * nu; x++) {
-		size_t i = by_unit ? x % iv->n : x / nu, u = by_unit ? x / iv->n : x % nu;
-		const struct tacho_count *k = iv->nunits ? iv->unit_counts[u * iv->n + i]
-							 : iv->counts[i];
-		const char *unit = events ? tacho_evlist_unit(events, i) : "";
-
-		if (!k)
-			continue;
-		iv_perf_record(iv, k, iv->nunits ? iv->units[u] : NULL, unit ? unit : "",
-			       iv_line(&lines), &w);
-		iv_line_end(&lines);
-	}
-	err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
-	if (lines.m)
-		fclose(lines.m);
-	free(lines.buf);
-	return err ? err : tc_write_status(f);
 }
