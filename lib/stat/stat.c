@@ -163,10 +163,116 @@ void tc_stat_record(struct ev_res *r, const struct tacho_count *k, unsigned rep)
 		r->err = k->err;
 }
 
+/* The specs of run `run`, group by group, which event each one is (*spec_ev), and room
+ * for their counts: *n of each (free() them, even on an error). */
+static int run_specs(const struct tacho_stat *s, unsigned run,
+		     struct tacho_counter_spec **specs, unsigned **spec_ev,
+		     struct tacho_count **counts, size_t *np)
+{
+	size_t n = 0;
+
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
+		unsigned k;
+		tc_schedule_group(s->sched, run, g, &k);
+		n += k;
+	}
+	*specs = calloc(n ? n : 1, sizeof(**specs));
+	*spec_ev = calloc(n ? n : 1, sizeof(**spec_ev));
+	*counts = calloc(n ? n : 1, sizeof(**counts));
+	if (!*specs || !*spec_ev || !*counts)
+		return -ENOMEM;
+	n = 0;
+	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
+		unsigned k;
+		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
+		for (unsigned i = 0; i < k; i++) {
+			const struct ev_res *r = &s->ev[ev[i]];
+			(*specs)[n].name = r->name;
+			(*specs)[n].attr = &r->attr;
+			(*specs)[n].group = k > 1 ? (int)g : TACHO_GROUP_NONE;
+			(*spec_ev)[n] = ev[i];
+			n++;
+		}
+	}
+	*np = n;
+	return 0;
+}
+
+/* The counters of a run's n specs over the target (*c), and the program started (not
+ * yet exec'd: *ch) when tacho runs it; with ctl, sw made ready to switch them on and
+ * off, and the regions' environment in cho. */
+static int run_open(const struct tacho_stat_opts *o, const struct tacho_counter_spec *specs,
+		    size_t n, bool ctl, struct tc_stat_control *sw,
+		    struct tacho_child_opts *cho, struct tacho_child **ch,
+		    struct tacho_counters **c, struct tacho_diag *diag)
+{
+	struct tacho_counters_opts co = { .sz = sizeof(co) };
+	int err;
+
+	co.target = o->target;
+	co.pid = o->pid;
+	co.cpus = o->cpus;
+	co.ncpus = o->ncpus;
+	co.no_inherit = TC_OPTS_GET(o, tacho_stat_opts, no_inherit, false);
+	if (ctl) {
+		err = tc_stat_control_prepare(sw, o->regions_only,
+					      o->control ? o->control_fd : -1,
+					      o->control ? o->control_ack_fd : -1, o->delay_ms);
+		if (err)
+			return err;
+		if (o->regions_only)
+			cho->env = sw->envp;
+	}
+	if (o->target == TACHO_TARGET_CHILD) {
+		err = tacho_child_start(o->argv, cho, ch);
+		if (err)
+			return err;
+		co.pid = tacho_child_pid(*ch);
+		/* switched on and off by tacho, not by the exec: the program's task and
+		 * what it creates, disabled until enabled */
+		if (ctl)
+			co.target = TACHO_TARGET_THREAD;
+		tc_stat_control_forked(sw);
+	}
+	err = tacho_counters_open(&co, specs, n, sizeof(*specs), c);
+	if (err == -ESRCH)
+		tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
+	return err;
+}
+
+/* The launched program's run once its exec returned err: the intervals and the
+ * switching from then on, and its end. */
+static int run_child(const struct tacho_stat_opts *o, struct tacho_stat *s,
+		     struct tacho_child *ch, struct tacho_counters *c, struct ticker *t,
+		     struct tc_stat_control *sw, unsigned run, unsigned rep, int err)
+{
+	bool ctl = switched(o);
+
+	if (!err && t->o)
+		err = tc_stat_ticker_start(t);
+	if (!err && ctl)
+		err = tc_stat_control_start(sw, c);
+	if (!err)
+		err = tacho_child_wait(ch, &s->exit);
+	/* no command after the program's end: the counts stand still */
+	tc_stat_control_exit(sw);
+	if (ctl && run == 0)
+		s->window_ns[rep] = (double)sw->on_ns;
+	if (!err) {
+		s->have_exit = true;
+		/* a signal to us the program survived still ends the repetitions:
+		 * this one is complete, the next does not start */
+		if (tacho_child_signals(ch))
+			s->interrupted = true;
+		if (s->exit.signal || tacho_child_signals(ch))
+			s->cut = true;
+	}
+	return err;
+}
+
 static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, unsigned run,
 		      unsigned rep, struct tacho_diag *diag)
 {
-	struct tacho_counters_opts co = { .sz = sizeof(co) };
 	struct tacho_child_opts cho = { .sz = sizeof(cho), .forward_signals = true,
 					 .stop = o->stop };
 	struct tacho_counter_spec *specs = NULL;
@@ -179,68 +285,13 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 	size_t n = 0;
 	double t0, t1;
 	int err = 0, exec_err = 0;
-	bool ctl = switched(o);
 
 	tc_stat_control_init(&sw);
-
-	/* the specs of this run, group by group, and which event each one is */
-	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
-		unsigned k;
-		tc_schedule_group(s->sched, run, g, &k);
-		n += k;
-	}
-	specs = calloc(n ? n : 1, sizeof(*specs));
-	spec_ev = calloc(n ? n : 1, sizeof(*spec_ev));
-	counts = calloc(n ? n : 1, sizeof(*counts));
-	if (!specs || !spec_ev || !counts) {
-		err = -ENOMEM;
+	err = run_specs(s, run, &specs, &spec_ev, &counts, &n);
+	if (!err)
+		err = run_open(o, specs, n, switched(o), &sw, &cho, &ch, &c, diag);
+	if (err)
 		goto out;
-	}
-	n = 0;
-	for (unsigned g = 0; g < tc_schedule_ngroups(s->sched, run); g++) {
-		unsigned k;
-		const unsigned *ev = tc_schedule_group(s->sched, run, g, &k);
-		for (unsigned i = 0; i < k; i++) {
-			struct ev_res *r = &s->ev[ev[i]];
-			specs[n].name = r->name;
-			specs[n].attr = &r->attr;
-			specs[n].group = k > 1 ? (int)g : TACHO_GROUP_NONE;
-			spec_ev[n] = ev[i];
-			n++;
-		}
-	}
-
-	co.target = o->target;
-	co.pid = o->pid;
-	co.cpus = o->cpus;
-	co.ncpus = o->ncpus;
-	co.no_inherit = TC_OPTS_GET(o, tacho_stat_opts, no_inherit, false);
-	if (ctl) {
-		err = tc_stat_control_prepare(&sw, o->regions_only,
-					      o->control ? o->control_fd : -1,
-					      o->control ? o->control_ack_fd : -1, o->delay_ms);
-		if (err)
-			goto out;
-		if (o->regions_only)
-			cho.env = sw.envp;
-	}
-	if (o->target == TACHO_TARGET_CHILD) {
-		err = tacho_child_start(o->argv, &cho, &ch);
-		if (err)
-			goto out;
-		co.pid = tacho_child_pid(ch);
-		/* switched on and off by tacho, not by the exec: the program's task and
-		 * what it creates, disabled until enabled */
-		if (ctl)
-			co.target = TACHO_TARGET_THREAD;
-		tc_stat_control_forked(&sw);
-	}
-	err = tacho_counters_open(&co, specs, n, sizeof(*specs), &c);
-	if (err) {
-		if (err == -ESRCH)
-			tc_diag_set(diag, "", 0, 0, err, "no process or thread %d", (int)o->pid);
-		goto out;
-	}
 	/* the wall time of a CPU target spans the counters' whole enabled time, so that
 	 * a clock's count per CPU never exceeds it ("CPUs utilized" at most the CPUs
 	 * counted); a child's starts at its exec, when its counters start */
@@ -284,25 +335,7 @@ static int count_once(const struct tacho_stat_opts *o, struct tacho_stat *s, uns
 			tc_stat_set_exec_diag(o, diag, exec_err);
 			goto out;
 		}
-		if (!err && t.o)
-			err = tc_stat_ticker_start(&t);
-		if (!err && ctl)
-			err = tc_stat_control_start(&sw, c);
-		if (!err)
-			err = tacho_child_wait(ch, &s->exit);
-		/* no command after the program's end: the counts stand still */
-		tc_stat_control_exit(&sw);
-		if (ctl && run == 0)
-			s->window_ns[rep] = (double)sw.on_ns;
-		if (!err) {
-			s->have_exit = true;
-			/* a signal to us the program survived still ends the repetitions:
-			 * this one is complete, the next does not start */
-			if (tacho_child_signals(ch))
-				s->interrupted = true;
-			if (s->exit.signal || tacho_child_signals(ch))
-				s->cut = true;
-		}
+		err = run_child(o, s, ch, c, &t, &sw, run, rep, err);
 	} else {
 		tc_stat_wait_target(o, o->target == TACHO_TARGET_CPUS ? 0 : o->pid);
 		if (tc_stat_stop_requested(o))
@@ -685,31 +718,10 @@ static unsigned events_per_run(const struct tacho_stat_opts *o)
 	return avail == 0 ? 1 : avail > UINT_MAX ? 0 : (unsigned)avail;
 }
 
-int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
-		   struct tacho_diag *diag)
+/* The options' checks that need no counter and no session: -EINVAL with why. */
+static int stat_check(const struct tacho_stat_opts *o, bool sim, bool program,
+		      unsigned repeat, enum tacho_stat_aggr aggr, struct tacho_diag *diag)
 {
-	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
-	const struct tacho_sim *sim = NULL;
-	struct tacho_stat *s = NULL;
-	struct tc_perf_hold *hold = NULL;
-	unsigned repeat, nruns, total, progress = 0, sched_flags;
-	enum tacho_stat_aggr aggr;
-	bool program;
-	int err;
-
-	if (tc_diag_check(diag))
-		return -EINVAL;
-	if (!o || !out)
-		return -EINVAL;
-	err = TC_OPTS_VALID_DIAG(o, tacho_stat_opts, diag);
-	if (err)
-		return err;
-	if (!o->events)
-		return -EINVAL;
-	*out = NULL;
-	program = o->argv && o->argv[0];
-	sched_flags = o->sched_flags;
-	sim = TC_OPTS_GET(o, tacho_stat_opts, sim, NULL);
 	if (tacho_evlist_count(o->events) == 0 &&
 	    !TC_OPTS_GET(o, tacho_stat_opts, null_run, false))
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "no events to count");
@@ -722,7 +734,6 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (tc_stat_task_at(o, i) <= 0)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "bad process or thread id "
 					   "%d in the list", (int)tc_stat_task_at(o, i));
-	repeat = o->repeat ? o->repeat : 1;
 	if (repeat > 1000000)
 		return tc_diag_set(diag, "", 0, 0, -EINVAL, "too many repetitions (%u)", repeat);
 	if ((repeat > 1 || o->warmup) && !program)
@@ -748,69 +759,54 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		if (o->control && o->control_fd < 0)
 			return tc_diag_set(diag, "", 0, 0, -EINVAL, "no control descriptor");
 	}
-	aggr = TC_OPTS_HAS(o, tacho_stat_opts, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
-	err = aggr_check(o, aggr, sim != NULL, repeat, tacho_evlist_count(o->events), diag);
-	if (err)
-		return err;
+	return aggr_check(o, aggr, sim, repeat, tacho_evlist_count(o->events), diag);
+}
+
+/* The counters the schedule fits the events into: the caller's, the detected ones, or,
+ * for a simulation, none (every event in one run: *sched_flags multiplexes). */
+static int stat_pmu(const struct tacho_stat_opts *o, bool sim,
+		    struct tacho_pmu_counters *pmu, unsigned *sched_flags)
+{
 	if (sim) {
 		/* no counters: every event goes into the one run, where the simulator
 		 * gives it a value or says why not */
-		pmu.known = false;
-		sched_flags = TACHO_SCHED_MULTIPLEX;
+		pmu->known = false;
+		*sched_flags = TACHO_SCHED_MULTIPLEX;
 	} else if (o->pmu) {
 		if (o->pmu->sz < TC_PMU_COUNTERS_SZ_V1)
 			return -EINVAL;
-		tc_sized_get(&pmu, sizeof(pmu), o->pmu, o->pmu->sz);
-		pmu.sz = sizeof(pmu);
+		tc_sized_get(pmu, sizeof(*pmu), o->pmu, o->pmu->sz);
+		pmu->sz = sizeof(*pmu);
 	} else {
-		err = tacho_pmu_counters_detect(&pmu);
-		if (err)
-			return err;
+		return tacho_pmu_counters_detect(pmu);
 	}
-	err = stat_new(o, repeat, &s);
-	if (err)
-		return err;
-	s->aggr = aggr;
-	s->switched = !sim && switched(o);
-	if (sim) {
-		const struct tacho_sim_machine *m = tacho_sim_machine(sim);
-		s->simulated = true;
-		s->machine = *m;
-		s->machine_source = tc_strdup(m->source ? m->source : "");
-		s->machine_note = tc_strdup(m->note ? m->note : "");
-		s->machine_mcpu_source = tc_strdup(m->mcpu_source ? m->mcpu_source : "");
-		if (!s->machine_source || !s->machine_note || !s->machine_mcpu_source) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-		s->machine.source = s->machine_source;
-		s->machine.note = s->machine_note;
-		s->machine.mcpu_source = s->machine_mcpu_source;
-	}
-	if (!sim) {
-		err = stat_user_only(o, s);
-		if (err)
-			goto out_free;
-	}
-	if (!sim && !(sched_flags & TACHO_SCHED_MULTIPLEX) && !o->interval_ms &&
-	    (o->target == TACHO_TARGET_CHILD || (o->target == TACHO_TARGET_CPUS && program)) &&
-	    !pmu.max_events)
-		pmu.max_events = events_per_run(o);
-	err = tc_schedule_new(o->events, &pmu, sched_flags, &s->sched);
-	if (err)
-		goto out_free;
-	nruns = tc_schedule_nruns(s->sched);
-	/* perf's -n: no events, and still one run of the program for its times */
-	if (!nruns && !s->nev)
-		nruns = 1;
-	for (size_t e = 0; e < s->nev; e++) {
-		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
-		s->ev[e].pub.run = sl->run;
-		if (sl->why) {
-			s->ev[e].why = tc_strdup(sl->why);
-			s->ev[e].pub.status = TACHO_COUNT_NOT_COUNTED;
-		}
-	}
+	return 0;
+}
+
+/* The simulated machine, its strings the session's own. */
+static int stat_sim_machine(struct tacho_stat *s, const struct tacho_sim *sim)
+{
+	const struct tacho_sim_machine *m = tacho_sim_machine(sim);
+
+	s->simulated = true;
+	s->machine = *m;
+	s->machine_source = tc_strdup(m->source ? m->source : "");
+	s->machine_note = tc_strdup(m->note ? m->note : "");
+	s->machine_mcpu_source = tc_strdup(m->mcpu_source ? m->mcpu_source : "");
+	if (!s->machine_source || !s->machine_note || !s->machine_mcpu_source)
+		return -ENOMEM;
+	s->machine.source = s->machine_source;
+	s->machine.note = s->machine_note;
+	s->machine.mcpu_source = s->machine_mcpu_source;
+	return 0;
+}
+
+/* The runs a schedule over nruns runs allows: only a program can be run again, and
+ * counts per thread of a program need one run. -EINVAL with why. */
+static int runs_check(const struct tacho_stat_opts *o, const struct tacho_stat *s,
+		      const struct tacho_pmu_counters *pmu, unsigned nruns,
+		      unsigned sched_flags, bool program, struct tacho_diag *diag)
+{
 	if (nruns > 1 && !(o->target == TACHO_TARGET_CHILD ||
 			   (o->target == TACHO_TARGET_CPUS && program))) {
 		const char *what = o->target == TACHO_TARGET_CPUS ? "a count of CPUs with no "
@@ -819,56 +815,109 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		for (size_t e = 0; e < s->nev; e++)
 			bps += s->ev[e].attr.type == PERF_TYPE_BREAKPOINT;
 		/* breakpoints never share a debug register, multiplexed or not */
-		if (pmu.breakpoints && bps > pmu.breakpoints)
-			err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+		if (pmu->breakpoints && bps > pmu->breakpoints)
+			return tc_diag_set(diag, "", 0, 0, -EINVAL,
 					  "%u breakpoints asked, and at most %u count at once "
 					  "(the CPU's debug registers, even with --multiplex): the "
 					  "others need another run, and %s cannot be run again "
-					  "(ask for at most %u)", bps, pmu.breakpoints, what,
-					  pmu.breakpoints);
-		else
-			err = tc_diag_set(diag, "", 0, 0, -EINVAL,
-					  "these events need %u runs to fit the counters, by %s, and "
-					  "%s cannot be run again (%sfewer events)", nruns,
-					  pmu.source, what, sched_flags & TACHO_SCHED_MULTIPLEX ?
-					  "" : "use --multiplex, or ");
-		goto out_free;
+					  "(ask for at most %u)", bps, pmu->breakpoints, what,
+					  pmu->breakpoints);
+		return tc_diag_set(diag, "", 0, 0, -EINVAL,
+				  "these events need %u runs to fit the counters, by %s, and "
+				  "%s cannot be run again (%sfewer events)", nruns,
+				  pmu->source, what, sched_flags & TACHO_SCHED_MULTIPLEX ?
+				  "" : "use --multiplex, or ");
 	}
-	if (nruns > 1 && aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD) {
-		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+	if (nruns > 1 && s->aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
 				  "(%s); counts per thread need them counted in one run (use "
-				  "--multiplex, or fewer events)", nruns, pmu.source);
-		goto out_free;
-	}
-	err = tc_stat_units_setup(o, s, diag);
+				  "--multiplex, or fewer events)", nruns, pmu->source);
+	return 0;
+}
+
+/* The session's schedule: the events spread over *nruns runs of the program (the
+ * descriptors one run may hold bounding them), each event's run or why it has none,
+ * and a breakdown's units. */
+static int stat_schedule(const struct tacho_stat_opts *o, struct tacho_stat *s, bool sim,
+			 struct tacho_pmu_counters *pmu, unsigned sched_flags, bool program,
+			 unsigned *nruns, struct tacho_diag *diag)
+{
+	int err;
+
+	if (!sim && !(sched_flags & TACHO_SCHED_MULTIPLEX) && !o->interval_ms &&
+	    (o->target == TACHO_TARGET_CHILD || (o->target == TACHO_TARGET_CPUS && program)) &&
+	    !pmu->max_events)
+		pmu->max_events = events_per_run(o);
+	err = tc_schedule_new(o->events, pmu, sched_flags, &s->sched);
 	if (err)
-		goto out_free;
-	if (nruns > 1 && o->interval_ms) {
-		err = tc_diag_set(diag, "", 0, 0, -EINVAL,
+		return err;
+	*nruns = tc_schedule_nruns(s->sched);
+	/* perf's -n: no events, and still one run of the program for its times */
+	if (!*nruns && !s->nev)
+		*nruns = 1;
+	for (size_t e = 0; e < s->nev; e++) {
+		const struct tc_sched_slot *sl = tc_schedule_slot(s->sched, (unsigned)e);
+		s->ev[e].pub.run = sl->run;
+		if (sl->why) {
+			s->ev[e].why = tc_strdup(sl->why);
+			s->ev[e].pub.status = TACHO_COUNT_NOT_COUNTED;
+		}
+	}
+	err = runs_check(o, s, pmu, *nruns, sched_flags, program, diag);
+	if (!err)
+		err = tc_stat_units_setup(o, s, diag);
+	if (err)
+		return err;
+	if (*nruns > 1 && o->interval_ms)
+		return tc_diag_set(diag, "", 0, 0, -EINVAL,
 				  "these events need %u runs of the program to fit the counters "
 				  "(%s); intervals need them counted in one run (use --multiplex, "
-				  "or fewer events)", nruns, pmu.source);
-		goto out_free;
-	}
-	total = o->warmup + repeat * (nruns ? nruns : 1);
-	/* more than one run of the program: the kernel's set-up of each kind of event
-	 * (a software event's static key, a tracepoint's probe) held for the whole
-	 * session, so that each run's opens and closes find it in place (engine.h) */
-	if (!sim && total > 1 && s->nev) {
-		const struct perf_event_attr **attrs = calloc(s->nev, sizeof(*attrs));
-		if (!attrs) {
-			err = -ENOMEM;
-			goto out_free;
-		}
-		for (size_t e = 0; e < s->nev; e++)
-			attrs[e] = &s->ev[e].attr;
-		err = tc_perf_hold_open(attrs, s->nev, &hold);
-		free(attrs);
-		if (err < 0)
-			goto out_free;
-		err = 0;
-	}
+				  "or fewer events)", *nruns, pmu->source);
+	return 0;
+}
+
+/* More than one run of the program: the kernel's set-up of each kind of event (a
+ * software event's static key, a tracepoint's probe) held for the whole session, so
+ * that each run's opens and closes find it in place (engine.h). */
+static int stat_hold(const struct tacho_stat *s, struct tc_perf_hold **hold)
+{
+	const struct perf_event_attr **attrs = calloc(s->nev, sizeof(*attrs));
+	int err;
+
+	if (!attrs)
+		return -ENOMEM;
+	for (size_t e = 0; e < s->nev; e++)
+		attrs[e] = &s->ev[e].attr;
+	err = tc_perf_hold_open(attrs, s->nev, hold);
+	free(attrs);
+	return err < 0 ? err : 0;
+}
+
+/* One run r of repetition k: simulated, or counted the way the target and the
+ * breakdown need. */
+static int stat_run_once(const struct tacho_stat_opts *o, struct tacho_stat *s, bool sim,
+			 unsigned r, unsigned k, struct tacho_diag *diag)
+{
+	s->have_exit = false;
+	if (sim)
+		return tc_stat_simulate_once(o, s, k, diag);
+	if (s->aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
+		return tc_stat_count_threads_once(o, s, r, k, diag);
+	if (s->aggr != TACHO_STAT_AGGR_GLOBAL || tc_stat_task_list(o))
+		return tc_stat_count_units_once(o, s, r, k, diag);
+	return count_once(o, s, r, k, diag);
+}
+
+/* The warm-up runs, then the repetitions, each of nruns runs, until done, cut short
+ * or asked to stop; the progress told along the way, of total runs. */
+static int stat_repeat(const struct tacho_stat_opts *o, struct tacho_stat *s, bool sim,
+		       unsigned repeat, unsigned nruns, unsigned total,
+		       struct tacho_diag *diag)
+{
+	unsigned progress = 0;
+	int err;
+
 	for (unsigned w = 0; w < o->warmup && !s->cut && !tc_stat_stop_requested(o); w++) {
 		if (o->on_progress)
 			o->on_progress(o->progress_arg, progress, total);
@@ -880,7 +929,7 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 		}
 		err = tc_stat_run_uncounted(o, s, diag);
 		if (err)
-			goto out_free;
+			return err;
 	}
 	for (unsigned k = 0; k < repeat && !s->cut && !tc_stat_stop_requested(o); k++) {
 		s->done = k + 1;
@@ -900,17 +949,9 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 					s->done = k;
 				break;
 			}
-			s->have_exit = false;
-			if (sim)
-				err = tc_stat_simulate_once(o, s, k, diag);
-			else if (aggr == TACHO_STAT_AGGR_THREAD && o->target == TACHO_TARGET_CHILD)
-				err = tc_stat_count_threads_once(o, s, r, k, diag);
-			else if (aggr != TACHO_STAT_AGGR_GLOBAL || tc_stat_task_list(o))
-				err = tc_stat_count_units_once(o, s, r, k, diag);
-			else
-				err = count_once(o, s, r, k, diag);
+			err = stat_run_once(o, s, sim, r, k, diag);
 			if (err)
-				goto out_free;
+				return err;
 			/* the program's CPU time: of each repetition's first run, as the
 			 * wall time is */
 			if (s->have_exit && r == 0) {
@@ -919,6 +960,59 @@ int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
 			}
 		}
 	}
+	return 0;
+}
+
+int tacho_stat_run(const struct tacho_stat_opts *o, struct tacho_stat **out,
+		   struct tacho_diag *diag)
+{
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
+	const struct tacho_sim *sim = NULL;
+	struct tacho_stat *s = NULL;
+	struct tc_perf_hold *hold = NULL;
+	unsigned repeat, nruns, total, sched_flags;
+	enum tacho_stat_aggr aggr;
+	bool program;
+	int err;
+
+	if (tc_diag_check(diag))
+		return -EINVAL;
+	if (!o || !out)
+		return -EINVAL;
+	err = TC_OPTS_VALID_DIAG(o, tacho_stat_opts, diag);
+	if (err)
+		return err;
+	if (!o->events)
+		return -EINVAL;
+	*out = NULL;
+	program = o->argv && o->argv[0];
+	sched_flags = o->sched_flags;
+	sim = TC_OPTS_GET(o, tacho_stat_opts, sim, NULL);
+	repeat = o->repeat ? o->repeat : 1;
+	aggr = TC_OPTS_HAS(o, tacho_stat_opts, cgroup_pairs) ? o->aggr : TACHO_STAT_AGGR_GLOBAL;
+	err = stat_check(o, sim != NULL, program, repeat, aggr, diag);
+	if (!err)
+		err = stat_pmu(o, sim != NULL, &pmu, &sched_flags);
+	if (!err)
+		err = stat_new(o, repeat, &s);
+	if (err)
+		return err;
+	s->aggr = aggr;
+	s->switched = !sim && switched(o);
+	err = sim ? stat_sim_machine(s, sim) : stat_user_only(o, s);
+	if (!err)
+		err = stat_schedule(o, s, sim != NULL, &pmu, sched_flags, program, &nruns, diag);
+	if (err)
+		goto out_free;
+	total = o->warmup + repeat * (nruns ? nruns : 1);
+	if (!sim && total > 1 && s->nev) {
+		err = stat_hold(s, &hold);
+		if (err)
+			goto out_free;
+	}
+	err = stat_repeat(o, s, sim != NULL, repeat, nruns, total, diag);
+	if (err)
+		goto out_free;
 	tc_perf_hold_close(hold);
 	hold = NULL;
 	if (tc_stat_stop_requested(o))
