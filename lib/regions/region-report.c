@@ -231,18 +231,9 @@ static double to_ns(double ticks, double hz)
 	return hz > 0 ? ticks * 1e9 / hz : NAN;
 }
 
-/* Builds the report. With the lock held. */
-static int build(struct tacho_regions_report *r)
+/* The report's arrays of quantities, and how it was measured. */
+static int build_setup(struct tacho_regions_report *r, size_t nq)
 {
-	struct rr_item *items = NULL;
-	uint64_t *qcalls = NULL;
-	struct tc_region_accumulator *qacc = NULL;
-	size_t nitems = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
-	const struct tc_region_accumulator **accs = NULL;
-	uint64_t *calls = NULL;
-	struct tc_sb notes = TC_SB_INIT;
-	int err = -ENOMEM;
-
 	r->nq = nq;
 	r->nev = nq - 1;
 	r->nthreads = tc_regions.nthreads;
@@ -253,7 +244,7 @@ static int build(struct tacho_regions_report *r)
 	r->o_in = calloc(nq, sizeof(*r->o_in));
 	r->o_nested = calloc(nq, sizeof(*r->o_nested));
 	if (!r->evnames || !r->evunit || !r->why || !r->status || !r->o_in || !r->o_nested)
-		goto out;
+		return -ENOMEM;
 	r->spec = tc_strdup(tc_regions.spec);
 	const struct tacho_tsc_info *ti = tc_tsc_info();
 	r->hz = ti->hz;
@@ -263,69 +254,68 @@ static int build(struct tacho_regions_report *r)
 		memcpy(r->o_in, tc_regions.o_in, nq * sizeof(int64_t));
 		memcpy(r->o_nested, tc_regions.o_nested, nq * sizeof(int64_t));
 	}
-	tc_sb_init(&notes);
-	if (tc_regions.notes.len)
-		tc_sb_adds(&notes, tc_regions.notes.buf);
+	return 0;
+}
 
-	for (size_t i = 0; i < r->nev; i++) {
-		bool mux = false, ran = false;
-		r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
-		if (!r->evnames[i])
-			goto out;
-		r->evunit[i] = clock_event(&tc_regions.ev.attrs[i]) ? "ns" : "";
-		mux = tc_regions.retired_multiplexed;
-		ran = tc_regions.retired_ran;
-		for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
-			mux |= !t->set_err && tc_measure_set_multiplexed(&t->m);
-			ran |= !t->set_err && tc_measure_set_ran(&t->m);
-		}
-		if (tc_regions.ev_opened[i + 1] && !ran) {
-			/* opened, but the kernel never put the group on the counters: its
-			 * zeros would be lies */
-			r->status[i] = TACHO_COUNT_NOT_COUNTED;
-			r->why[i] = tc_strdup("opened, but never on a counter while regions "
-					      "ran (more hardware events than the PMU counts at "
-					      "once? try fewer events)");
-			tc_sb_addf(&notes, "event '%s' was not counted: %s\n", r->evnames[i],
-				   r->why[i] ? r->why[i] : "");
-		} else if (tc_regions.ev_opened[i + 1]) {
-			r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
-		} else if (tc_regions.ev_err[i + 1]) {
-			const char *why = tc_regions.ev_why[i + 1];
-			/* a source that opens but never counts here was not counted; one
-			 * that did not open is not supported */
-			r->status[i] = tc_regions.ev_err[i + 1] == -TACHO_ESILENT
-					       ? TACHO_COUNT_NOT_COUNTED
-					       : TACHO_COUNT_NOT_SUPPORTED;
-			r->why[i] = tc_strdup(why ? why : tacho_strerror(tc_regions.ev_err[i + 1]));
-			tc_sb_addf(&notes, "event '%s' %s: %s\n", r->evnames[i],
-				   r->status[i] == TACHO_COUNT_NOT_COUNTED ? "was not counted"
-									  : "could not be counted",
-				   r->why[i] ? r->why[i] : "");
-		} else {
-			r->status[i] = TACHO_COUNT_NOT_COUNTED;
-		}
-		if (i == r->nev - 1) {
-			r->alerts = tc_strndup(notes.buf, notes.len);
-			if (!r->alerts)
-				goto out;
-		}
-		if (mux)
-			tc_sb_addf(&notes, "event '%s' was multiplexed: its values cover only the "
-				   "time it was on a counter\n", r->evnames[i]);
-	}
+/* Event i's name, unit and status, and why it has no value (in the notes too);
+ * whether it was multiplexed (*muxp). */
+static int build_event(struct tacho_regions_report *r, size_t i, struct tc_sb *notes,
+		       bool *muxp)
+{
+	bool mux = false, ran = false;
 
-	if (!r->alerts) {
-		r->alerts = tc_strndup(notes.buf, notes.len);
-		if (!r->alerts)
-			goto out;
+	r->evnames[i] = tc_strdup(tc_regions.ev.names[i]);
+	if (!r->evnames[i])
+		return -ENOMEM;
+	r->evunit[i] = clock_event(&tc_regions.ev.attrs[i]) ? "ns" : "";
+	mux = tc_regions.retired_multiplexed;
+	ran = tc_regions.retired_ran;
+	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
+		mux |= !t->set_err && tc_measure_set_multiplexed(&t->m);
+		ran |= !t->set_err && tc_measure_set_ran(&t->m);
 	}
-	nitems = tc_regions.nretired;
+	*muxp = mux;
+	if (tc_regions.ev_opened[i + 1] && !ran) {
+		/* opened, but the kernel never put the group on the counters: its
+		 * zeros would be lies */
+		r->status[i] = TACHO_COUNT_NOT_COUNTED;
+		r->why[i] = tc_strdup("opened, but never on a counter while regions "
+				      "ran (more hardware events than the PMU counts at "
+				      "once? try fewer events)");
+		tc_sb_addf(notes, "event '%s' was not counted: %s\n", r->evnames[i],
+			   r->why[i] ? r->why[i] : "");
+	} else if (tc_regions.ev_opened[i + 1]) {
+		r->status[i] = mux ? TACHO_COUNT_MULTIPLEXED : TACHO_COUNT_COUNTED;
+	} else if (tc_regions.ev_err[i + 1]) {
+		const char *why = tc_regions.ev_why[i + 1];
+		/* a source that opens but never counts here was not counted; one
+		 * that did not open is not supported */
+		r->status[i] = tc_regions.ev_err[i + 1] == -TACHO_ESILENT
+				       ? TACHO_COUNT_NOT_COUNTED
+				       : TACHO_COUNT_NOT_SUPPORTED;
+		r->why[i] = tc_strdup(why ? why : tacho_strerror(tc_regions.ev_err[i + 1]));
+		tc_sb_addf(notes, "event '%s' %s: %s\n", r->evnames[i],
+			   r->status[i] == TACHO_COUNT_NOT_COUNTED ? "was not counted"
+								  : "could not be counted",
+			   r->why[i] ? r->why[i] : "");
+	} else {
+		r->status[i] = TACHO_COUNT_NOT_COUNTED;
+	}
+	return 0;
+}
+
+/* The notes on the calls that went wrong, of the threads that ended and of each
+ * thread alive; how many items there may be (a region of a thread alive, or of the
+ * threads that ended). */
+static size_t build_thread_notes(struct tc_sb *notes)
+{
+	size_t nitems = tc_regions.nretired;
+
 	if (tc_regions.retired_unbalanced)
-		tc_sb_addf(&notes, "threads that ended: %lu region end(s) that matched no open "
+		tc_sb_addf(notes, "threads that ended: %lu region end(s) that matched no open "
 			   "region were ignored\n", tc_regions.retired_unbalanced);
 	if (tc_regions.retired_errors)
-		tc_sb_addf(&notes, "threads that ended: %lu region call(s) failed (nesting "
+		tc_sb_addf(notes, "threads that ended: %lu region call(s) failed (nesting "
 			   "deeper than %d, or a counter read failed)\n", tc_regions.retired_errors,
 			   TC_REGION_MAXDEPTH);
 	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
@@ -335,25 +325,26 @@ static int build(struct tacho_regions_report *r)
 
 		nitems += t->nrec;
 		if (unbalanced)
-			tc_sb_addf(&notes, "thread %d: %lu region end(s) that matched no open "
+			tc_sb_addf(notes, "thread %d: %lu region end(s) that matched no open "
 				   "region were ignored\n", (int)t->tid, unbalanced);
 		if (errors)
-			tc_sb_addf(&notes, "thread %d: %lu region call(s) failed (nesting deeper "
+			tc_sb_addf(notes, "thread %d: %lu region call(s) failed (nesting deeper "
 				   "than %d, or a counter read failed)\n", (int)t->tid, errors,
 				   TC_REGION_MAXDEPTH);
 		if (depth)
-			tc_sb_addf(&notes, "thread %d: %u region(s) still open at the report "
+			tc_sb_addf(notes, "thread %d: %u region(s) still open at the report "
 				   "(not counted)\n", (int)t->tid, depth);
 	}
-	items = calloc(nitems ? nitems : 1, sizeof(*items));
-	qcalls = calloc((nitems ? nitems : 1) * nq, sizeof(*qcalls));
-	qacc = calloc((nitems ? nitems : 1) * nq, sizeof(*qacc));
-	accs = calloc(nitems ? nitems : 1, sizeof(*accs));
-	calls = calloc(nitems ? nitems : 1, sizeof(*calls));
-	r->th = calloc(nitems ? nitems : 1, sizeof(*r->th));
-	if (!items || !qcalls || !qacc || !accs || !calls || !r->th)
-		goto out;
-	nitems = 0;
+	return nitems;
+}
+
+/* The items with calls, in items (their quantities in qcalls and qacc, nq each): the
+ * threads that ended, then a snapshot of each record of the threads alive; how many. */
+static size_t build_items(size_t nq, struct rr_item *items, uint64_t *qcalls,
+			  struct tc_region_accumulator *qacc)
+{
+	size_t nitems = 0;
+
 	for (size_t i = 0; i < tc_regions.nretired; i++) {
 		const struct tc_region_retired *rt = tc_regions.retired[i];
 		struct rr_item *it = &items[nitems];
@@ -382,9 +373,119 @@ static int build(struct tacho_regions_report *r)
 				nitems++;
 		}
 	}
+	return nitems;
+}
+
+/* The next region, of items [i, j) (one name, sorted by thread): its figures merged
+ * over the threads, and the detail of each thread alive. accs and calls: room for
+ * j - i. */
+static int build_region(struct tacho_regions_report *r, const struct rr_item *items,
+			size_t i, size_t j, const struct tc_region_accumulator **accs,
+			uint64_t *calls, struct tc_sb *notes)
+{
+	size_t nq = r->nq;
+	struct tacho_region_stat *st = &r->st[r->n];
+	struct tacho_region_value *v = &r->vals[r->n * nq];
+	const struct tacho_region_value **vp = &r->valp[r->n * nq];
+
+	st->name = tc_strdup(items[i].name);
+	if (!st->name)
+		return -ENOMEM;
+	for (size_t k = i; k < j; k++) {
+		st->calls += items[k].calls;
+		st->threads += items[k].threads;
+	}
+	for (size_t q = 0; q < nq; q++) {
+		for (size_t k = i; k < j; k++) {
+			accs[k - i] = &items[k].q[q];
+			calls[k - i] = items[k].qcalls[q];
+		}
+		tc_region_accumulators_merge(accs, calls, j - i, &v[q]);
+		if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
+			memset(&v[q], 0, sizeof(v[q]));
+		if (v[q].clamped)
+			tc_sb_addf(notes, "region '%s': %s measured below the calibrated "
+				   "cost of measuring; clamped at 0\n", st->name,
+				   q ? r->evnames[q - 1] : "time");
+	}
+	for (size_t q = 0; q < nq; q++)
+		vp[q] = &v[q];
+	st->ticks = vp[0];
+	st->time_ns = to_ns((double)v[0].total, r->hz);
+	st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
+	st->events = nq > 1 ? &vp[1] : NULL;
+	/* the per-thread detail: the threads alive (those that ended are in the
+	 * totals only) */
+	for (size_t k = i; k < j; k++) {
+		struct rr_thread *th = &r->th[r->nth];
+		if (!items[k].tid)
+			continue;
+		th->tid = items[k].tid;
+		th->region = r->n;
+		th->calls = items[k].calls;
+		th->counted = items[k].counted;
+		th->vals = calloc(nq, sizeof(*th->vals));
+		if (!th->vals)
+			return -ENOMEM;
+		r->nth++;
+		for (size_t q = 0; q < nq; q++) {
+			const struct tc_region_accumulator *a = &items[k].q[q];
+			tc_region_accumulators_merge(&a, &items[k].qcalls[q], 1,
+						     &th->vals[q]);
+		}
+	}
+	r->n++;
+	return 0;
+}
+
+/* Builds the report. With the lock held. */
+static int build(struct tacho_regions_report *r)
+{
+	struct rr_item *items = NULL;
+	uint64_t *qcalls = NULL;
+	struct tc_region_accumulator *qacc = NULL;
+	size_t nitems = 0, nreg = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
+	const struct tc_region_accumulator **accs = NULL;
+	uint64_t *calls = NULL;
+	struct tc_sb notes = TC_SB_INIT;
+	int err = -ENOMEM;
+
+	if (build_setup(r, nq))
+		goto out;
+	tc_sb_init(&notes);
+	if (tc_regions.notes.len)
+		tc_sb_adds(&notes, tc_regions.notes.buf);
+	for (size_t i = 0; i < r->nev; i++) {
+		bool mux;
+
+		if (build_event(r, i, &notes, &mux))
+			goto out;
+		if (i == r->nev - 1) {
+			r->alerts = tc_strndup(notes.buf, notes.len);
+			if (!r->alerts)
+				goto out;
+		}
+		if (mux)
+			tc_sb_addf(&notes, "event '%s' was multiplexed: its values cover only the "
+				   "time it was on a counter\n", r->evnames[i]);
+	}
+	if (!r->alerts) {
+		r->alerts = tc_strndup(notes.buf, notes.len);
+		if (!r->alerts)
+			goto out;
+	}
+	nitems = build_thread_notes(&notes);
+	items = calloc(nitems ? nitems : 1, sizeof(*items));
+	qcalls = calloc((nitems ? nitems : 1) * nq, sizeof(*qcalls));
+	qacc = calloc((nitems ? nitems : 1) * nq, sizeof(*qacc));
+	accs = calloc(nitems ? nitems : 1, sizeof(*accs));
+	calls = calloc(nitems ? nitems : 1, sizeof(*calls));
+	r->th = calloc(nitems ? nitems : 1, sizeof(*r->th));
+	if (!items || !qcalls || !qacc || !accs || !calls || !r->th)
+		goto out;
+	nitems = build_items(nq, items, qcalls, qacc);
 	qsort(items, nitems, sizeof(*items), cmp_item);
 
-	size_t nreg = 0;
 	for (size_t i = 0; i < nitems; i++)
 		if (!i || strcmp(items[i].name, items[i - 1].name))
 			nreg++;
@@ -393,61 +494,11 @@ static int build(struct tacho_regions_report *r)
 	r->valp = calloc((nreg ? nreg : 1) * nq, sizeof(*r->valp));
 	if (!r->st || !r->vals || !r->valp)
 		goto out;
-
 	for (size_t i = 0, j; i < nitems; i = j) {
-		struct tacho_region_stat *st = &r->st[r->n];
-		struct tacho_region_value *v = &r->vals[r->n * nq];
-		const struct tacho_region_value **vp = &r->valp[r->n * nq];
-
 		for (j = i; j < nitems && !strcmp(items[j].name, items[i].name); j++)
 			;
-		st->name = tc_strdup(items[i].name);
-		if (!st->name)
+		if (build_region(r, items, i, j, accs, calls, &notes))
 			goto out;
-		for (size_t k = i; k < j; k++) {
-			st->calls += items[k].calls;
-			st->threads += items[k].threads;
-		}
-		for (size_t q = 0; q < nq; q++) {
-			for (size_t k = i; k < j; k++) {
-				accs[k - i] = &items[k].q[q];
-				calls[k - i] = items[k].qcalls[q];
-			}
-			tc_region_accumulators_merge(accs, calls, j - i, &v[q]);
-			if (q > 0 && r->status[q - 1] >= TACHO_COUNT_NOT_COUNTED)
-				memset(&v[q], 0, sizeof(v[q]));
-			if (v[q].clamped)
-				tc_sb_addf(&notes, "region '%s': %s measured below the calibrated "
-					   "cost of measuring; clamped at 0\n", st->name,
-					   q ? r->evnames[q - 1] : "time");
-		}
-		for (size_t q = 0; q < nq; q++)
-			vp[q] = &v[q];
-		st->ticks = vp[0];
-		st->time_ns = to_ns((double)v[0].total, r->hz);
-		st->exclusive_ns = to_ns((double)v[0].exclusive, r->hz);
-		st->events = nq > 1 ? &vp[1] : NULL;
-		/* the per-thread detail: the threads alive (those that ended are in the
-		 * totals only) */
-		for (size_t k = i; k < j; k++) {
-			struct rr_thread *th = &r->th[r->nth];
-			if (!items[k].tid)
-				continue;
-			th->tid = items[k].tid;
-			th->region = r->n;
-			th->calls = items[k].calls;
-			th->counted = items[k].counted;
-			th->vals = calloc(nq, sizeof(*th->vals));
-			if (!th->vals)
-				goto out;
-			r->nth++;
-			for (size_t q = 0; q < nq; q++) {
-				const struct tc_region_accumulator *a = &items[k].q[q];
-				tc_region_accumulators_merge(&a, &items[k].qcalls[q], 1,
-							     &th->vals[q]);
-			}
-		}
-		r->n++;
 	}
 	r->notes = tc_sb_detach(&notes);
 	if (!r->notes)
