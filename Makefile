@@ -98,6 +98,8 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 # loads libcapstone.so at the first annotate (dlopen), which saves every command the
 # millisecond of start-up the linked library cost; zlib: the gzip of report --format
 # pprof (docs/report.md says why these two)
+# zstd: report -i of perf record -z's compressed perf.data, its header only (zstd.h):
+# lib/report/perfdata-zstd.c loads libzstd.so.1 at the first compressed record
 CS_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
 Z_LIBS    := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 # ncurses (tacho top's screen) and libmicrohttpd (tacho serve's HTTP) are the command's

@@ -12,9 +12,11 @@ set -eu
 
 what=${1:-build}
 
-build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev"
+build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev libzstd-dev"
 test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
+# libzstd-dev: zstd.h for report -i of perf record -z's compressed perf.data
+# (lib/report/perfdata-zstd.c loads libzstd.so.1 at the first compressed record)
 # libncurses-dev: tacho top's screen; libmicrohttpd-dev: tacho serve (docs/serve.md says why)
 # systemtap-sdt-dev: sys/sdt.h for the SDT probes of tests/progs/sdt-probes.c
 # linux-perf: the tests read perf.data files made by perf record (report -i perf.data)

@@ -34,6 +34,7 @@ enum {
 	PD_EVENT_UPDATE = 78,
 	PD_HEADER_FEATURE = 80,
 	PD_COMPRESSED = 81,
+	PD_COMPRESSED2 = 83,          /* perf 6.x: with data_size, padded to 8 bytes */
 };
 
 /* feature bits of the file header and of PERF_RECORD_HEADER_FEATURE */
@@ -43,6 +44,7 @@ enum {
 	PD_FEAT_OSRELEASE = 4,
 	PD_FEAT_CMDLINE = 11,
 	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_COMPRESSED = 27,
 	PD_FEAT_BITS = 256,
 };
 
@@ -110,6 +112,21 @@ static inline struct tc_pd_attr *tc_pd_attr_of(struct tc_perfdata_reader *r, boo
 		return &r->attrs[i];
 	return NULL;
 }
+
+/* An inflated COMPRESSED record: its bytes follow, 8-aligned as records need. */
+struct tc_pd_zchunk {
+	struct tc_pd_zchunk *next;
+	_Alignas(8) unsigned char data[];
+};
+
+/* --- perfdata-zstd.c --- */
+/* Inflates a COMPRESSED record's payload, n bytes at src (the record at byte off),
+ * into a new chunk after the partial record r's last chunk ended with; r->zdata then
+ * holds the records. 0, -ENOMEM, -TACHO_EVERSION (libzstd missing, not zstd) or
+ * -TACHO_ECORRUPT with *diag. */
+int tc_pd_inflate(struct tc_perfdata_reader *r, const unsigned char *src, size_t n,
+		  uint64_t off, const char *name, struct tacho_diag *diag);
+void tc_pd_zstd_exit(struct tc_perfdata_reader *r);
 
 /* --- perfdata.c --- */
 /* perf's tracing data (trace-cmd's layout): the tracepoints' formats are kept. s is

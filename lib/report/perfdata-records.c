@@ -617,7 +617,8 @@ static int data_end(struct tc_perfdata_reader *r, struct tc_rec *out)
 		tc_pd_meta(r, out);
 		return 1;
 	}
-	if (r->off < r->end)
+	/* a record begun in the last COMPRESSED record that none finished is cut too */
+	if (r->off < r->end || r->zpos < r->zlen)
 		r->truncated = true;
 	r->finished = !r->truncated;
 	return 0;
@@ -636,6 +637,57 @@ static uint64_t data_after(const struct pd_in *in)
 	return (n + 7) & ~7ull;
 }
 
+/* The next record of the last inflated COMPRESSED record, left where it is: 1 with
+ * *in, 0 when no whole one is left (a partial one is carried over to the next
+ * COMPRESSED record), or -TACHO_ECORRUPT. Its offset is the COMPRESSED record's. */
+static int peek_inflated(struct tc_perfdata_reader *r, struct pd_in *in)
+{
+	size_t left = r->zlen - r->zpos;
+	uint16_t size;
+
+	if (left < 8)
+		return 0;
+	in->rec = r->zdata + r->zpos;
+	in->off = r->zoff;
+	in->type = get32(in->rec);
+	memcpy(&in->misc, in->rec + 4, 2);
+	memcpy(&size, in->rec + 6, 2);
+	in->size = size;
+	if (size < 8)
+		return corrupt(in->diag, in->name, r->zoff, "a compressed record holds a record "
+			       "shorter than its header");
+	if (size > left)
+		return 0;
+	/* perf compresses what the kernel's ring buffers hold: no tracing or AUX data,
+	 * nothing compressed again */
+	if (in->type == PD_COMPRESSED || in->type == PD_COMPRESSED2 || data_after(in))
+		return corrupt(in->diag, in->name, r->zoff, "a compressed record holds a record "
+			       "perf never compresses");
+	return 1;
+}
+
+/* COMPRESSED: the zstd payload after the header; COMPRESSED2: after a data_size word,
+ * which says how much of the record (padded to 8 bytes) it is. */
+static int inflate_record(struct tc_perfdata_reader *r, const struct pd_in *in)
+{
+	const unsigned char *src = in->rec + 8;
+	size_t n = in->size - 8;
+
+	if (in->type == PD_COMPRESSED2) {
+		uint64_t ds;
+		if (in->size < 16)
+			return corrupt(in->diag, in->name, in->off, "a COMPRESSED2 record shorter "
+				       "than its header");
+		ds = get64(in->rec + 8);
+		if (ds > in->size - 16)
+			return corrupt(in->diag, in->name, in->off, "a COMPRESSED2 record's data "
+				       "size past its end");
+		src = in->rec + 16;
+		n = (size_t)ds;
+	}
+	return tc_pd_inflate(r, src, n, in->off, in->name, in->diag);
+}
+
 int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, const char *name,
 			    struct tacho_diag *diag)
 {
@@ -650,6 +702,16 @@ int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, co
 		pd_decoder dec;
 		int ret;
 
+		/* the records inflated from a COMPRESSED record come before the file's next */
+		ret = peek_inflated(r, &in);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			if (in.type < PD_HEADER_ATTR && tc_pd_next_event(r, out))
+				return 1;
+			r->zpos += in.size;
+			goto decode;
+		}
 		if (off >= r->end || r->end - off < 8)
 			return data_end(r, out);
 		in.rec = r->data + off;
@@ -676,12 +738,16 @@ int tc_perfdata_reader_next(struct tc_perfdata_reader *r, struct tc_rec *out, co
 			r->end = off;
 			continue;
 		}
-		if (in.type == PD_COMPRESSED)
-			return tc_diag_set(diag, name, 0, 0, -TACHO_EVERSION, "perf.data at byte "
-					   "%" PRIu64 ": compressed records (perf record -z) are not "
-					   "read; record without -z", off);
 		r->off = off + size + extra;
+		if (in.type == PD_COMPRESSED || in.type == PD_COMPRESSED2) {
+			ret = inflate_record(r, &in);
+			if (ret)
+				return ret;
+			r->good_end = r->off;
+			continue;
+		}
 		r->good_end = r->off;
+decode:
 		dec = in.type < sizeof(decoders) / sizeof(decoders[0]) ? decoders[in.type] : NULL;
 		if (!dec) {
 			r->skipped++;

@@ -457,6 +457,14 @@ int tc_pd_feature(struct tc_perfdata_reader *r, unsigned feat, const unsigned ch
 		return feat_event_desc(r, s, len, off, name, diag);
 	case PD_FEAT_TRACING_DATA:
 		return tc_pd_tracing_data(r, s, len, off, name, diag);
+	case PD_FEAT_COMPRESSED:
+		/* version, type, level, ratio, mmap_len: u32 each */
+		if (len < 20)
+			return corrupt(diag, name, off, "a compression section shorter than its "
+				       "20 bytes");
+		r->ztype = get32(s + 4);
+		r->zmmap_len = get32(s + 16);
+		return 0;
 	default:
 		/* hostname, CPU and memory descriptions and the rest: the report shows
 		 * none of them */
@@ -632,6 +640,7 @@ void tc_perfdata_reader_exit(struct tc_perfdata_reader *r)
 	tc_hmap_exit(&r->ids);
 	tc_hmap_exit(&r->bid_idx);
 	tc_sb_exit(&r->meta);
+	tc_pd_zstd_exit(r);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -14,6 +14,7 @@
 struct tc_pd_attr;
 struct tc_pd_bid;
 struct tc_pd_tp;
+struct tc_pd_zchunk;
 
 struct tc_perfdata_reader {
 	const unsigned char *data;
@@ -42,6 +43,14 @@ struct tc_perfdata_reader {
 	size_t ntps, tps_cap;
 	struct tc_rec queue[2];       /* records to yield before the next of the file: */
 	unsigned nqueued, iqueued;    /* a sample's RAW and USTACK, an event's TPFORMAT */
+	/* perf record -z: the records inflated from the last COMPRESSED record */
+	const unsigned char *zdata;   /* zlen bytes, the next record at zpos */
+	size_t zlen, zpos;
+	uint64_t zoff;                /* the COMPRESSED record's byte offset in the file */
+	struct tc_pd_zchunk *zchunks; /* every chunk inflated, kept until the reader ends */
+	void *zstream;                /* zstd's decoder, one stream for the session */
+	uint32_t ztype;               /* HEADER_COMPRESSED's method (1: zstd), 0: not said */
+	uint32_t zmmap_len;           /* and its mmap_len: the most one record inflates to */
 };
 
 /* Whether len bytes at data begin with perf.data's magic "PERFILE2", in either byte

@@ -1330,11 +1330,78 @@ static void test_tracepoint_payloads(void **state)
 	}
 }
 
+/* perf record -z: zstd-compressed records (a small ring, -m 1, so that records straddle
+ * them) read as the same recording without -z, in file and pipe mode: exactly one
+ * sample per fresh page in touch_pages, and the whole file's samples as perf script
+ * counts them. */
+static void test_compressed(void **state)
+{
+	char why[512], prog[512];
+	(void)state;
+
+	if (!have_perf())
+		TEST_SKIP("perf is not installed (Debian: linux-perf)");
+	snprintf(prog, sizeof(prog), "%s 1000", th_prog("sample-faults"));
+	for (int z = 1; z >= 0; z--)
+		for (int pipe = 0; pipe < 2; pipe++) {
+			const char *file = th_tmp(pipe ? "z-pipe.data" : "z.data");
+			const char *args = z ? "-z -m 1 -e page-faults -c 1" : "-m 1 -e page-faults -c 1";
+			struct th_json *j = NULL;
+			const struct th_json *row;
+			struct th_run r;
+
+			/* throttled or lost (a loaded machine): recorded again, 4 times */
+			for (int attempt = 0; attempt < 4; attempt++) {
+				if (!perf_record(file, pipe, args, prog, why, sizeof(why)))
+					TEST_SKIP("%s", why);
+				th_tacho(&r, "report", "-i", file, "--json", "--sort", "line", NULL);
+				if (r.status != 0 && strstr(r.err, "libzstd"))
+					TEST_SKIP("%s", r.err);
+				j = run_json(&r);
+				if (json_num(j, "lost") == 0 && json_num(j, "throttles") == 0)
+					break;
+				th_json_free(j);
+				j = NULL;
+			}
+			if (!j)
+				TEST_SKIP("perf's recordings of page faults were throttled or lost "
+					  "samples 4 times (a loaded machine)");
+			row = th_json_find(j, "rows", "symbol", "touch_pages");
+			if (!row || json_num(row, "samples") != 1000)
+				fail_msg("perf record %s, %s mode: touch_pages %g samples; want 1000",
+					 args, pipe ? "pipe" : "file", row ? json_num(row, "samples") : 0);
+			assert_perf_equal((long)json_num(j, "samples"),
+					  perf_script_count(file, "page-faults:"));
+			th_json_free(j);
+		}
+
+	/* perf record -z -o - | tacho report -i -: the stream read as it comes */
+	{
+		struct th_run r;
+		struct th_json *j;
+		const struct th_json *row;
+
+		if (!sh(&r, "perf record -q -N " NO_BPF "-z -m 1 -e page-faults -c 1 -o - -- %s "
+			"2>/dev/null | %s report -i - --json --sort line", prog, th_tacho_bin()))
+			fail_msg("perf record -z -o - | report -i - failed (%d): %s", r.status,
+				 r.err);
+		j = assert_json(r.out);
+		row = th_json_find(j, "rows", "symbol", "touch_pages");
+		assert_non_null(row);
+		if (json_num(j, "lost") == 0 && json_num(j, "throttles") == 0)
+			assert_int_equal((int)json_num(row, "samples"), 1000);
+		th_json_free(j);
+		th_run_free(&r);
+	}
+	perf_skip_if_aborted();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_faults_exact),
 		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_build_ids),
 		cmocka_unit_test(test_srcline_rows),
 		cmocka_unit_test(test_cpu_clock_split),

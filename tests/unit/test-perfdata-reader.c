@@ -4,7 +4,8 @@
  * short of its fields is corrupt (the steps are exact); pipe mode's attribute and name records, the side-band
  * records, unknown types, a cut file, the other byte order; a sample without CPU or
  * mapping; samples in anonymous code, unnamed without a warning; throttles counted;
- * perf's tracing data: a tracepoint's format and its samples' payloads, decoded. */
+ * perf's tracing data: a tracepoint's format and its samples' payloads, decoded;
+ * perf record -z's compressed records (a recording committed in tests/data/perfdata). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -628,6 +629,109 @@ static void test_tracing_data(void **state)
 	tc_perfdata_reader_exit(&r);
 }
 
+/* perf record -z -m 1 -o - of 1000 fresh pages (tests/data/perfdata/faults-z-pipe.data,
+ * perf 6.1): 1024 page faults, as perf script counts them, in 32 COMPRESSED records of
+ * one zstd stream whose records straddle them. Read whole, rewritten as COMPRESSED2
+ * (newer perf's, with data_size and padding), cut anywhere (whole records up to the cut,
+ * never an error), and with a damaged stream (corrupt, at the record's byte). */
+static unsigned char *z_file(size_t *len)
+{
+	FILE *f = fopen(th_path("tests/data/perfdata/faults-z-pipe.data"), "rb");
+	unsigned char *d = malloc(1 << 16);
+
+	assert_non_null(f);
+	assert_non_null(d);
+	*len = fread(d, 1, 1 << 16, f);
+	fclose(f);
+	assert_true(*len > 16 && *len < 1 << 16);
+	return d;
+}
+
+/* SAMPLE records read to the end: their count, or the error */
+static long z_samples(const unsigned char *d, size_t len, struct tacho_diag *diag,
+		      bool *truncated)
+{
+	struct tc_perfdata_reader r;
+	struct tc_rec rec;
+	long n = 0;
+	int ret;
+
+	ret = tc_perfdata_reader_init(&r, d, len, "z", diag);
+	if (ret == 0)
+		while ((ret = tc_perfdata_reader_next(&r, &rec, "z", diag)) == 1)
+			n += rec.type == TC_REC_SAMPLE;
+	if (truncated)
+		*truncated = r.truncated;
+	tc_perfdata_reader_exit(&r);
+	return ret < 0 ? ret : n;
+}
+
+static void test_compressed(void **state)
+{
+	struct tacho_diag d = { .sz = sizeof(d) };
+	size_t len, n2 = 16, first = 0;
+	unsigned char *z = z_file(&len), *z2 = calloc(1, 1 << 17);
+	bool cut;
+	long n;
+	(void)state;
+
+	n = z_samples(z, len, &d, &cut);
+	if (n == -TACHO_EVERSION && strstr(d.message, "libzstd"))
+		TEST_SKIP("%s", d.message);
+	assert_int_equal(n, 1024);
+	assert_false(cut);
+
+	/* COMPRESSED2: data_size, then the payload padded to 8 bytes */
+	assert_non_null(z2);
+	memcpy(z2, z, 16);
+	for (size_t off = 16; off + 8 <= len;) {
+		uint32_t type;
+		uint16_t size, size2;
+		memcpy(&type, z + off, 4);
+		memcpy(&size, z + off + 6, 2);
+		assert_true(size >= 8 && off + size <= len);
+		if (type != 81) {
+			memcpy(z2 + n2, z + off, size);
+			n2 += size;
+		} else {
+			uint64_t ds = size - 8u;
+			if (!first)
+				first = off;
+			size2 = (uint16_t)((16 + ds + 7) & ~7ull);
+			type = 83;
+			memcpy(z2 + n2, &type, 4);
+			memcpy(z2 + n2 + 4, z + off + 4, 2);
+			memcpy(z2 + n2 + 6, &size2, 2);
+			memcpy(z2 + n2 + 8, &ds, 8);
+			memcpy(z2 + n2 + 16, z + off + 8, ds);
+			n2 += size2;
+		}
+		off += size;
+	}
+	assert_int_equal(z_samples(z2, n2, &d, &cut), 1024);
+	assert_false(cut);
+
+	/* cut anywhere: no error, and the later the cut, the more samples */
+	for (size_t at = 16, was = 0; at < len; at += 13) {
+		n = z_samples(z, at, &d, &cut);
+		assert_true(n >= (long)was && n <= 1024);
+		was = (size_t)n;
+	}
+
+	/* the first COMPRESSED record's zstd frame damaged: corrupt, at its byte */
+	assert_true(first > 0);
+	z[first + 8] ^= 0xff;
+	assert_int_equal(z_samples(z, len, &d, NULL), -TACHO_ECORRUPT);
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "corrupt perf.data at byte %zu: ", first);
+		assert_contains(d.message, want);
+	}
+	assert_contains(d.message, "zstd");
+	free(z);
+	free(z2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_no_cpu_no_mapping),
 		cmocka_unit_test(test_anon_code_quiet),
 		cmocka_unit_test(test_tracing_data),
+		cmocka_unit_test(test_compressed),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
