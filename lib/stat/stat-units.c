@@ -588,6 +588,56 @@ static void count_of(uint64_t raw, uint64_t ena, uint64_t run, bool whole, const
 	o->coverage = (double)run / (double)ena;
 }
 
+/* The kernel swaps two equal contexts of a process's threads at a context switch,
+ * counts and all (kernel/events/core.c, perf_event_context_sched_out), so that a
+ * thread's counts end up in another thread's report. tacho keeps it from that where
+ * the kernel allows (tc_perf_inherit_sample_read: Linux 6.12 and later); yet on Linux
+ * 6.18, 1 run in 1,500 under load still had two threads report nothing, enabled but
+ * never running, and their counts under the first thread. Either sign proves a move:
+ *
+ * a thread that reported an event that never rotates (it is on whenever its task
+ * runs) as enabled yet never running: the thread ran with another's copy; */
+bool tc_stat_thread_moved(size_t n, const bool *whole, const struct tacho_count *total,
+			  const bool *seen, const uint64_t *ena, const uint64_t *run)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!whole[i] || !seen[i] || total[i].running_ns == 0 ||
+		    total[i].err == -TACHO_ESILENT)
+			continue;
+		if (ena[i] > 0 && run[i] == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool thread_ran_elsewhere(const struct tc_stat_cells *c, const struct tacho_count *total,
+				 const struct thread_acc *t)
+{
+	return tc_stat_thread_moved(c->n, c->whole, total, t->seen, t->ena, t->run);
+}
+
+/* the one silent thread, not the first, whose remainder ran for none of the events
+ * that ran at all: it got the opened events at a swap and its counts went to
+ * another's report (seen 2 times in 1,500 runs under load before tacho kept the
+ * kernel from swapping). */
+static bool remainder_ran_for_none(const struct tc_stat_cells *c, const struct tacho_count *total,
+				   const struct thread_acc *m)
+{
+	bool ran = false, any = false;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (total[i].running_ns == 0 || total[i].err == -TACHO_ESILENT)
+			continue;
+		any = true;
+		ran = ran || m->run[i] > 0;
+	}
+	return any && !ran;
+}
+
+static const char moved_why[] =
+	"the kernel moved counts between this program's threads at a context switch, so "
+	"that this thread's own count is not known (the total is right)";
+
 void tc_stat_threads_free(struct tc_stat_thread *t, size_t n)
 {
 	for (size_t i = 0; t && i < n; i++)
@@ -603,6 +653,7 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 	struct tc_stat_thread *res = NULL;
 	struct thread_acc *m;
 	size_t nres = 0, silent;
+	bool mixed;
 	int err;
 
 	*out = NULL;
@@ -656,27 +707,13 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 		m->run[i] += run;
 		m->seen[i] = true;
 	}
-	/* The one silent thread holds the opened events, and one other than the first
-	 * got them at a swap, so that they counted while it ran: a
-	 * remainder that ran for none of the events that ran at all says that the
-	 * kernel moved that thread's counts to another's report at a swap, without
-	 * their pairing (seen 2 times in 1,500 runs under load before tacho kept the
-	 * kernel from swapping, tc_perf_inherit_sample_read) */
-	if (m && silent == 1 && m->tid != main_tid) {
-		bool ran = false, any = false;
-
-		for (size_t i = 0; i < c->n; i++) {
-			if (total[i].running_ns == 0 || total[i].err == -TACHO_ESILENT)
-				continue;
-			any = true;
-			ran = ran || m->run[i] > 0;
-		}
-		if (any && !ran)
-			tc_log(TACHO_LOG_WARN, "the per-thread counts may be mixed up: the "
-			       "kernel moved the counts of one thread to another at a context "
-			       "switch (a kernel before Linux 6.12 cannot be kept from it); "
-			       "the totals are right");
-	}
+	mixed = m && silent == 1 && m->tid != main_tid && remainder_ran_for_none(c, total, m);
+	for (size_t k = 0; !mixed && k < d.nt; k++)
+		mixed = d.t[k].reported && thread_ran_elsewhere(c, total, &d.t[k]);
+	if (mixed)
+		tc_log(TACHO_LOG_WARN, "the kernel moved counts between this program's threads "
+		       "at a context switch: the per-thread counts are shown as not counted, "
+		       "the totals are right");
 	res = calloc(d.nt, sizeof(*res));
 	if (!res) {
 		err = -ENOMEM;
@@ -714,6 +751,13 @@ int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *tot
 			}
 			count_of(d.t[k].raw[i], d.t[k].ena[i], d.t[k].run[i], c->whole[i],
 				 total[i].name, &r->counts[i]);
+			if (mixed) {
+				/* whatever its report says, it may hold another's */
+				r->counts[i].status = TACHO_COUNT_NOT_COUNTED;
+				r->counts[i].value = NAN;
+				r->counts[i].coverage = 0;
+				r->counts[i].why = moved_why;
+			}
 		}
 	}
 	qsort(res, nres, sizeof(*res), tid_order);

@@ -62,6 +62,13 @@ struct tc_stat_thread {
  * thread. *lost: reports the ring had no room for (their counts are then the first
  * thread's). 0, -EINVAL (no thread reports asked), -ENOMEM. Free *out with
  * tc_stat_threads_free. */
+/* Whether a thread's report proves that it ran with another thread's copies of the
+ * events (the kernel swapped their contexts): an event of n that never rotates
+ * (whole[i]), reported (seen[i]) and counted in total[i], was enabled in the thread
+ * (ena[i] > 0) yet never running there (run[i] == 0). */
+bool tc_stat_thread_moved(size_t n, const bool *whole, const struct tacho_count *total,
+			  const bool *seen, const uint64_t *ena, const uint64_t *run);
+
 int tc_stat_cells_threads(struct tc_stat_cells *c, const struct tacho_count *total,
 			  pid_t main_tid, const char *main_comm, struct tc_stat_thread **out,
 			  size_t *nout, uint64_t *lost);

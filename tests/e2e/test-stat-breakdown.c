@@ -125,11 +125,14 @@ static void test_per_thread_program(void **state)
  * writes), a different split each run (engine-list.c's open_all). Opened in that order,
  * 2 runs of 1,500 under load still had one thread's counts reported under another's
  * (the kernel had swapped their contexts without pairing the counts): where the kernel
- * allows it, tacho keeps it from swapping (tc_perf_inherit_sample_read). */
+ * allows it, tacho keeps it from swapping (tc_perf_inherit_sample_read). Even so, on
+ * Linux 6.18, 1 run of 1,500 under load had two threads report nothing and their counts
+ * under the first: tacho then says so and shows no thread's count. */
 static void test_per_thread_events_keep_their_counts(void **state)
 {
 	static const long rw[][2] = { { 30, 20 }, { 10, 40 }, { 25, 25 } };
 	const char *ev = "syscalls:sys_enter_read,page-faults," WRITE_EVENT;
+	unsigned mixed = 0;
 	(void)state;
 	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
@@ -145,19 +148,36 @@ static void test_per_thread_events_keep_their_counts(void **state)
 						 threads_prog(), "rw", "30", "20", "10", "40",
 						 "25", "25", NULL);
 		const struct th_json *evs = th_json_get(j, "events");
+		bool moved = strstr(r.err, "moved counts between") != NULL;
 		double sum[3] = { 0 };
 		size_t seen = 0;
 
 		assert_int_equal(r.status, 0);
 		need_tracepoint(j);
 		assert_non_null(evs);
+		mixed += moved;
 		for (size_t i = 0; i < evs->n; i++) {
 			const struct th_json *e = evs->items[i];
 			const char *name = json_str(e, "name"), *comm = json_str(e, "comm");
+			const char *status = json_str(e, "status");
 			int k = !strcmp(name, "syscalls:sys_enter_read") ? 0 :
 				!strcmp(name, "page-faults") ? 1 : 2;
 
-			assert_string_equal(json_str(e, "status"), "counted");
+			if (moved) {
+				/* the kernel moved counts between threads, and said so:
+				 * no thread's row may show a number */
+				if (strcmp(status, "not counted"))
+					fail_msg("run %d: counts moved between threads, yet thread "
+						 "%s shows %s %s:\n%s", run, comm, name, status,
+						 r.err);
+				continue;
+			}
+			if (strcmp(status, "counted"))
+				fail_msg("run %d: thread %s (tid %.0f): %s %s (%s):\n%s", run,
+					 comm, json_num(e, "tid"), name, status,
+					 json_str(e, "explanation") ? json_str(e, "explanation") :
+								      "no reason",
+					 r.err);
 			sum[k] += json_num(e, "value");
 			if (k == 1)
 				continue;
@@ -171,11 +191,14 @@ static void test_per_thread_events_keep_their_counts(void **state)
 				seen++;
 			}
 		}
-		if (seen != 6)
+		/* the totals in the order of -e (read, page-faults, write): exact always,
+		 * the threads' rows adding up to them where they show numbers */
+		assert_int_equal((long)json_num(j, "totals[0].value"), 30 + 10 + 25);
+		assert_int_equal((long)json_num(j, "totals[2].value"), 20 + 40 + 25);
+		if (!moved && seen != 6)
 			fail_msg("run %d: %zu of the 6 reads and writes of threads rw-1 to rw-3 "
 				 "were reported under their names:\n%s", run, seen, r.err);
-		/* the totals in the order of -e: read, page-faults, write */
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 3 && !moved; k++) {
 			char value[32], name[32];
 
 			snprintf(value, sizeof(value), "totals[%d].value", k);
@@ -187,6 +210,10 @@ static void test_per_thread_events_keep_their_counts(void **state)
 		th_json_free(j);
 		th_run_free(&r);
 	}
+	/* a move is rare (1 run in 1,500 under load on Linux 6.18): most runs must show
+	 * each thread its own counts, or the per-thread view is of no use */
+	if (mixed > 10)
+		fail_msg("in %u runs of 100 the kernel moved counts between threads", mixed);
 }
 
 /* -p with --per-thread: the threads a running process has, each its own count. The
