@@ -73,48 +73,69 @@ static void csv_row_units(FILE *f, const struct tc_write_settings *w, const char
 
 /* --- perf stat -x's own layout --- */
 
-/* perf's shadow metric of event i, as its -x columns print it (tools/perf/util/
+/* perf's shadow metric of event i, as perf prints it beside the event (tools/perf/util/
  * stat-shadow.c): CPUs utilized beside task-clock, GHz beside cycles, insn per cycle
- * beside instructions, a rate per second over task-clock scaled to K/, M/ or G/sec;
- * nothing where tacho has no such metric (perf then prints two empty fields too). */
-static void perf_metric(const struct tacho_stat *s, size_t i, char *val, size_t vsz,
-			char *unit, size_t usz)
+ * beside instructions, a rate per second over task-clock scaled to K/, M/ or G/sec
+ * (each step taken above 1000, as perf's convert_unit_double); false where tacho has no
+ * such metric. */
+bool tc_stat_perf_metric(const struct tacho_stat *s, size_t i, double *val, char *unit,
+			 size_t usz)
 {
-	val[0] = unit[0] = '\0';
 	for (size_t m = 0; m < tacho_stat_nmetrics(s); m++) {
 		const struct tacho_metric *mt = tacho_stat_metric(s, m);
 		double v = mt->value;
 
 		if (mt->inputs[0] != (int)i)
 			continue;
-		if (!strcmp(mt->name, "CPUs utilized")) {
-			snprintf(val, vsz, "%.3f", v);
-			snprintf(unit, usz, "CPUs utilized");
-		} else if (!strcmp(mt->name, "GHz")) {
-			snprintf(val, vsz, "%.3f", v);
-			snprintf(unit, usz, "GHz");
+		if (!strcmp(mt->name, "CPUs utilized") || !strcmp(mt->name, "GHz")) {
+			snprintf(unit, usz, "%s", mt->name);
 		} else if (!strcmp(mt->name, "IPC")) {
-			snprintf(val, vsz, "%.2f", v);
 			snprintf(unit, usz, "insn per cycle");
 		} else if (!strcmp(mt->unit, "/sec") && strstr(mt->expr, "task-clock")) {
 			const char *pre = "";
-			if (v >= 1e9) {
-				v /= 1e9;
-				pre = "G";
-			} else if (v >= 1e6) {
-				v /= 1e6;
-				pre = "M";
-			} else if (v >= 1e3) {
+			if (v > 1e3) {
 				v /= 1e3;
 				pre = "K";
 			}
-			snprintf(val, vsz, "%.3f", v);
+			if (v > 1e3) {
+				v /= 1e3;
+				pre = "M";
+			}
+			if (v > 1e3) {
+				v /= 1e3;
+				pre = "G";
+			}
 			snprintf(unit, usz, "%s/sec", pre);
 		} else {
 			continue;
 		}
-		return;
+		*val = v;
+		return true;
 	}
+	return false;
+}
+
+/* perf's variance of event e over the repetitions: the relative standard deviation of
+ * the mean, in per cent (perf's rel_stddev_stats); 0 where there is none to compute, as
+ * perf prints it. */
+double tc_stat_perf_variance(const struct tacho_stat_event *e)
+{
+	if (tc_stat_has_value(e->status) && e->nvalues > 1 && e->value != 0 &&
+	    isfinite(e->stats->stddev))
+		return 100.0 * e->stats->stddev / sqrt((double)e->nvalues) / fabs(e->value);
+	return 0;
+}
+
+/* perf's -x metric fields of event i: insn per cycle to 2 decimals, the rest to 3;
+ * two empty fields where tacho has no such metric (as perf prints them then). */
+static void perf_metric(const struct tacho_stat *s, size_t i, char *val, size_t vsz,
+			char *unit, size_t usz)
+{
+	double v;
+
+	val[0] = unit[0] = '\0';
+	if (tc_stat_perf_metric(s, i, &v, unit, usz))
+		snprintf(val, vsz, !strcmp(unit, "insn per cycle") ? "%.2f" : "%.3f", v);
 }
 
 /* perf 6.1's -x columns: value, unit, event, [variance (with -r),] run time (ns),
@@ -136,12 +157,7 @@ int tc_stat_write_perf_csv(const struct tacho_stat *s, const struct about *a, FI
 			snprintf(val, sizeof(val), "%.2f", e->value);
 		else
 			snprintf(val, sizeof(val), "%.0f", e->value);
-		/* perf's variance: the relative standard deviation of the mean */
-		if (v && e->nvalues > 1 && e->value != 0 && isfinite(e->stats->stddev))
-			snprintf(var, sizeof(var), "%.2f%%", 100.0 * e->stats->stddev /
-				 sqrt((double)e->nvalues) / fabs(e->value));
-		else
-			snprintf(var, sizeof(var), "0.00%%");
+		snprintf(var, sizeof(var), "%.2f%%", tc_stat_perf_variance(e));
 		snprintf(run, sizeof(run), "%.0f", v ? e->enabled_ns : 0.0);
 		snprintf(pct, sizeof(pct), "%.2f", v ? 100.0 * e->coverage :
 			 e->status == TACHO_COUNT_NOT_SUPPORTED ? 100.0 : 0.0);

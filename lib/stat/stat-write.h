@@ -52,6 +52,11 @@ void tc_stat_json_hot(struct tc_json *j, const struct tacho_stat *s, const struc
 void tc_stat_json_mca(struct tc_json *j, const struct about *a,
 		      const struct tacho_sim_machine *mach);
 
+/* perf stat's own layouts (-x, -j) */
+bool tc_stat_perf_metric(const struct tacho_stat *s, size_t i, double *val, char *unit,
+			 size_t usz);
+double tc_stat_perf_variance(const struct tacho_stat_event *e);
+
 /* the formats */
 int tc_stat_write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w);
 int tc_stat_write_perf_csv(const struct tacho_stat *s, const struct about *a, FILE *f,
