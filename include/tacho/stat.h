@@ -388,7 +388,12 @@ struct tacho_stat_about {
 	bool perf_layout;           /* TACHO_FORMAT_CSV: perf stat -x's own columns instead
 				       of tacho's (value, unit, event, [variance,] run time,
 				       percentage running, metric value, metric unit), no
-				       header, for scripts written against perf */
+				       header, for scripts written against perf; either
+				       JSON format: perf stat -j's lines, one object per
+				       event (per unit and event with a breakdown), with
+				       perf's keys (tacho_stat_interval_write_perf_json
+				       lists them; "variance" after the event with repeat
+				       > 1; a unit's line has no metric) */
 	const char *stopped;        /* how tacho itself ended an interrupted session, in
 				       words after "stopped" ("after --timeout 200 ms"), for
 				       the table; NULL: a signal stopped it */
@@ -439,6 +444,18 @@ TACHO_API int tacho_stat_interval_write(const struct tacho_stat_interval *iv,
 TACHO_API int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
 					     const struct tacho_evlist *events, FILE *f,
 					     const struct tacho_write_opts *opts);
+
+/* Writes the counts of one interval as perf stat -I -j's JSON lines, one object per
+ * event (per unit and event with a breakdown, in the order of perf's): "interval" (the
+ * time, a number with 9 decimals), the unit ("cpu", "core"/"die"/"socket"/"node" with
+ * "aggregate-number", "thread"), "counter-value" (a string: "%f", or "<not counted>",
+ * "<not supported>"), "unit", "event", "cgroup" (for a cgroup unit), "event-runtime"
+ * (ns running), "pcnt-running", and "metric-value" 0.000000 with "metric-unit" "" (no
+ * metric is derived from an interval; it is how perf writes none). 0, -EINVAL (as
+ * tacho_stat_interval_write), -EIO. Safe to call from the interval callback. */
+TACHO_API int tacho_stat_interval_write_perf_json(const struct tacho_stat_interval *iv,
+						  const struct tacho_evlist *events, FILE *f,
+						  const struct tacho_write_opts *opts);
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /* stat-write-interval.c - the lines of each interval of a stat session: table, CSV
- * and JSON lines, and perf stat -I -x's layout. */
+ * and JSON lines, and perf stat -I -x's and -I -j's layouts. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -215,12 +215,13 @@ static void iv_perf_record(const struct tacho_stat_interval *iv, const struct ta
 	tc_csv_row(out, w, row, n);
 }
 
-int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
-				   const struct tacho_evlist *events, FILE *f,
-				   const struct tacho_write_opts *opts)
+/* perf's interval lines, -x's (json false) or -j's. */
+static int iv_perf_write(const struct tacho_stat_interval *iv, const struct tacho_evlist *events,
+			 FILE *f, const struct tacho_write_opts *opts, bool json)
 {
 	struct tc_write_settings w;
 	struct iv_lines lines = { .f = f };
+	char t[48];
 	size_t nu;
 	bool by_unit;
 	int err;
@@ -234,22 +235,27 @@ int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
 	err = tc_write_settings_get(opts, TACHO_FORMAT_CSV, &w);
 	if (err)
 		return err;
-	/* perf's order: per CPU and per thread event by event, each unit's line under it;
-	 * per core, die, package, node and cgroup unit by unit, its events under it */
+	/* -j's time: perf's "%lu.%09lu", a JSON number */
+	snprintf(t, sizeof(t), "%llu.%09llu", (unsigned long long)(llround(iv->t_s * 1e9) /
+								   1000000000),
+		 (unsigned long long)(llround(iv->t_s * 1e9) % 1000000000));
 	nu = iv->nunits ? iv->nunits : 1;
-	by_unit = iv->nunits && iv->units[0]->aggr != TACHO_STAT_AGGR_CPU &&
-		  iv->units[0]->aggr != TACHO_STAT_AGGR_THREAD;
+	by_unit = iv->nunits && tc_stat_perf_by_unit(iv->units[0]->aggr);
 	lines.m = open_memstream(&lines.buf, &lines.len);
 	for (size_t x = 0; x < iv->n * nu; x++) {
 		size_t i = by_unit ? x % iv->n : x / nu, u = by_unit ? x / iv->n : x % nu;
 		const struct tacho_count *k = iv->nunits ? iv->unit_counts[u * iv->n + i]
 							 : iv->counts[i];
+		const struct tacho_stat_unit *un = iv->nunits ? iv->units[u] : NULL;
 		const char *unit = events ? tacho_evlist_unit(events, i) : "";
 
 		if (!k)
 			continue;
-		iv_perf_record(iv, k, iv->nunits ? iv->units[u] : NULL, unit ? unit : "",
-			       iv_line(&lines), &w);
+		/* no metric: none is derived from an interval alone */
+		if (json)
+			tc_stat_perf_json_line(iv_line(&lines), t, un, k, unit, NULL, "", 0);
+		else
+			iv_perf_record(iv, k, un, unit ? unit : "", iv_line(&lines), &w);
 		iv_line_end(&lines);
 	}
 	err = lines.m && ferror(lines.m) ? -ENOMEM : 0;
@@ -257,4 +263,18 @@ int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
 		fclose(lines.m);
 	free(lines.buf);
 	return err ? err : tc_write_status(f);
+}
+
+int tacho_stat_interval_write_perf(const struct tacho_stat_interval *iv,
+				   const struct tacho_evlist *events, FILE *f,
+				   const struct tacho_write_opts *opts)
+{
+	return iv_perf_write(iv, events, f, opts, false);
+}
+
+int tacho_stat_interval_write_perf_json(const struct tacho_stat_interval *iv,
+					const struct tacho_evlist *events, FILE *f,
+					const struct tacho_write_opts *opts)
+{
+	return iv_perf_write(iv, events, f, opts, true);
 }

@@ -1,4 +1,5 @@
-/* stat-write-json.c - a stat session as one JSON document (docs/schemas.md). */
+/* stat-write-json.c - a stat session as one JSON document (docs/schemas.md), and as
+ * perf stat -j's JSON lines. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -107,6 +108,115 @@ static void json_regions(struct tc_json *j, const struct tacho_stat *s)
 		tc_json_obj_end(j);
 	}
 	tc_json_arr_end(j);
+}
+
+/* --- perf stat -j's own layout --- */
+
+/* "key" : "val", as perf spaces it; the string escaped (perf writes it raw, and a
+ * thread's name with a quote would break its line). */
+static void pj_str(FILE *f, const char *key, const char *val, const char *after)
+{
+	fprintf(f, "\"%s\" : ", key);
+	tc_json_escape(f, val, strlen(val));
+	fputs(after, f);
+}
+
+/* perf's order of a breakdown's lines: per CPU and per thread event by event, each
+ * unit's line under it; per core, die, package, node and cgroup unit by unit, its
+ * events under it. */
+bool tc_stat_perf_by_unit(enum tacho_stat_aggr a)
+{
+	return a != TACHO_STAT_AGGR_GLOBAL && a != TACHO_STAT_AGGR_CPU &&
+	       a != TACHO_STAT_AGGR_THREAD;
+}
+
+/* One line of perf 6.1's stat -j (util/stat-display.c; its keys and order are held
+ * against perf's own output in tests/e2e/test-stat-json-perf.c): the interval, the
+ * unit ("cpu"; "core", "die", "socket" or "node" with "aggregate-number", its CPUs;
+ * "thread"), "counter-value" as a string ("%f", or "<not counted>", "<not supported>"),
+ * "unit", "event", the "cgroup", the "variance" (-r), "event-runtime" (ns running),
+ * "pcnt-running", "metric-value" and "metric-unit" (0.000000 and "" where there is no
+ * metric, as perf writes it). */
+void tc_stat_perf_json_line(FILE *f, const char *interval, const struct tacho_stat_unit *un,
+			    const struct tacho_count *k, const char *unit,
+			    const double *variance, const char *munit, double mval)
+{
+	bool v = tc_stat_has_value(k->status);
+	/* perf writes "<not counted>" where the counter never ran: no run time then */
+	unsigned long long run = v ? k->running_ns : 0, ena = k->enabled_ns;
+	static const char *const key[] = { [TACHO_STAT_AGGR_CORE] = "core",
+					   [TACHO_STAT_AGGR_DIE] = "die",
+					   [TACHO_STAT_AGGR_SOCKET] = "socket",
+					   [TACHO_STAT_AGGR_NODE] = "node" };
+
+	fputc('{', f);
+	if (interval)
+		fprintf(f, "\"interval\" : %s, ", interval);
+	if (un && un->aggr == TACHO_STAT_AGGR_CPU) {
+		fprintf(f, "\"cpu\" : \"%d\", ", un->cpu);
+	} else if (un && un->aggr == TACHO_STAT_AGGR_THREAD) {
+		pj_str(f, "thread", un->label, ", ");
+	} else if (un && (size_t)un->aggr < ARRAY_SIZE(key) && key[un->aggr]) {
+		pj_str(f, key[un->aggr], un->label, ", ");
+		fprintf(f, "\"aggregate-number\" : %u, ", un->ncpus);
+	}
+	if (v)
+		fprintf(f, "\"counter-value\" : \"%f\", ", k->value);
+	else
+		pj_str(f, "counter-value", tc_stat_no_value_word(k->status), ", ");
+	pj_str(f, "unit", unit ? unit : "", ", ");
+	pj_str(f, "event", k->name ? k->name : "", ", ");
+	if (un && un->aggr == TACHO_STAT_AGGR_CGROUP)
+		pj_str(f, "cgroup", un->cgroup ? un->cgroup : "", ", ");
+	if (variance)
+		fprintf(f, "\"variance\" : %.2f, ", *variance);
+	/* perf's percentage: 100 unless the two times differ, then 100 * run / ena in
+	 * whole per cent (its division is of integers) */
+	fprintf(f, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f, ", run,
+		run != ena && ena ? (double)(100 * run / ena) : 100.0);
+	fprintf(f, "\"metric-value\" : %f, ", munit[0] ? mval : 0.0);
+	pj_str(f, "metric-unit", munit, "}\n");
+}
+
+/* perf stat -j's lines of the session's counts: one per event, or with a breakdown one
+ * per unit and event (perf prints no totals then), in perf's order. The metrics are
+ * tacho's of the totals; a unit's line has none (tacho derives none per unit). */
+int tc_stat_write_perf_json(const struct tacho_stat *s, const struct about *a, FILE *f)
+{
+	enum tacho_stat_aggr ag = tacho_stat_aggr(s);
+	size_t ne = tacho_stat_nevents(s);
+	size_t nu = ag == TACHO_STAT_AGGR_GLOBAL ? 1 : tacho_stat_nunits(s);
+	bool by_unit = tc_stat_perf_by_unit(ag);
+
+	for (size_t x = 0; x < ne * nu; x++) {
+		size_t i = by_unit ? x % ne : x / nu, u = by_unit ? x / ne : x % nu;
+		const struct tacho_stat_unit *un = NULL;
+		const struct tacho_stat_event *e;
+		struct tacho_count k = { 0 };
+		double var, mval = 0;
+		char munit[32] = "";
+
+		if (ag == TACHO_STAT_AGGR_GLOBAL) {
+			e = tacho_stat_event(s, i);
+		} else {
+			e = tacho_stat_unit_event(s, u, i);
+			un = tacho_stat_unit(s, u);
+		}
+		if (!e)
+			continue;
+		k.name = e->name;
+		k.status = e->status;
+		k.value = e->value;
+		/* the means of the repetitions with a value, as perf's averages */
+		k.enabled_ns = (uint64_t)llround(e->enabled_ns);
+		k.running_ns = (uint64_t)llround(e->enabled_ns * e->coverage);
+		var = tc_stat_perf_variance(e);
+		if (!un && tc_stat_has_value(e->status))
+			tc_stat_perf_metric(s, i, &mval, munit, sizeof(munit));
+		tc_stat_perf_json_line(f, NULL, un, &k, e->unit, a->repeat > 1 ? &var : NULL,
+				       munit, mval);
+	}
+	return tc_write_status(f);
 }
 
 int tc_stat_write_json(const struct tacho_stat *s, const struct about *a, FILE *f,

@@ -773,6 +773,8 @@ int tacho_stat_write(const struct tacho_stat *s, const struct tacho_stat_about *
 	switch (fmt) {
 	case TACHO_FORMAT_JSON:
 	case TACHO_FORMAT_JSON_LINES:
+		if (a.perf_layout)
+			return tc_stat_write_perf_json(s, &a, f);
 		return tc_stat_write_json(s, &a, f, fmt, &w);
 	case TACHO_FORMAT_CSV:
 		if (a.perf_layout)

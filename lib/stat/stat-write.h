@@ -56,11 +56,16 @@ void tc_stat_json_mca(struct tc_json *j, const struct about *a,
 bool tc_stat_perf_metric(const struct tacho_stat *s, size_t i, double *val, char *unit,
 			 size_t usz);
 double tc_stat_perf_variance(const struct tacho_stat_event *e);
+bool tc_stat_perf_by_unit(enum tacho_stat_aggr a);
+void tc_stat_perf_json_line(FILE *f, const char *interval, const struct tacho_stat_unit *un,
+			    const struct tacho_count *k, const char *unit,
+			    const double *variance, const char *munit, double mval);
 
 /* the formats */
 int tc_stat_write_csv(const struct tacho_stat *s, FILE *f, const struct tc_write_settings *w);
 int tc_stat_write_perf_csv(const struct tacho_stat *s, const struct about *a, FILE *f,
 			   const struct tc_write_settings *w);
+int tc_stat_write_perf_json(const struct tacho_stat *s, const struct about *a, FILE *f);
 int tc_stat_write_json(const struct tacho_stat *s, const struct about *a, FILE *f,
 		       enum tacho_format fmt, const struct tc_write_settings *w);
 

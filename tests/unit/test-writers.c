@@ -1191,6 +1191,85 @@ static void test_stat_interval_units(void **state)
 			 -EINVAL);
 }
 
+/* perf stat -I -j's lines, on data: each line one JSON object with perf's keys in
+ * perf's order and spacing; a multiplexed count's percentage in whole per cent (perf
+ * divides integers), one that never ran "<not counted>" with no run time (0.00 % of
+ * its time enabled), one never opened "<not supported>" (100.00: no time at all); a
+ * unit's key before the value, a cgroup's after the event; a thread's name escaped. */
+static void test_stat_interval_perf_json(void **state)
+{
+	struct tacho_count counts[] = {
+		{ .name = "page-faults", .status = TACHO_COUNT_COUNTED, .value = 3,
+		  .enabled_ns = 1000000, .running_ns = 1000000, .coverage = 1.0 },
+		{ .name = "task-clock", .status = TACHO_COUNT_MULTIPLEXED, .value = 2.5,
+		  .enabled_ns = 1000, .running_ns = 333, .coverage = 0.333 },
+		{ .name = "sched:sched_switch", .status = TACHO_COUNT_NOT_COUNTED, .value = NAN,
+		  .enabled_ns = 500, .running_ns = 0 },
+		{ .name = "cycles", .status = TACHO_COUNT_NOT_SUPPORTED, .value = NAN },
+	};
+	const struct tacho_count *cp[] = { &counts[0], &counts[1], &counts[2], &counts[3] };
+	struct tacho_stat_interval iv = { .t_s = 1.25, .len_s = 0.25, .n = 4, .counts = cp };
+	struct tacho_stat_unit t = { .aggr = TACHO_STAT_AGGR_THREAD, .label = "a\"b-12",
+				     .cpu = -1, .socket = -1, .die = -1, .core = -1,
+				     .node = -1, .tid = 12, .pid = 10, .comm = "a\"b" };
+	const struct tacho_stat_unit *tp[] = { &t };
+	struct buf b;
+	char *line;
+	int i = 0;
+	(void)state;
+
+	assert_int_equal(tacho_stat_interval_write_perf_json(&iv, NULL, buf_open(&b), NULL), 0);
+	buf_close(&b);
+	assert_int_equal(th_count_lines(b.s), 4);
+	assert_true(strncmp(b.s, "{\"interval\" : 1.250000000, \"counter-value\" : \"3.000000\", "
+			    "\"unit\" : \"\", \"event\" : \"page-faults\", \"event-runtime\" : "
+			    "1000000, \"pcnt-running\" : 100.00, \"metric-value\" : 0.000000, "
+			    "\"metric-unit\" : \"\"}\n", 0) == 0);
+	assert_contains(b.s, "\"counter-value\" : \"2.500000\", \"unit\" : \"\", \"event\" : "
+			"\"task-clock\", \"event-runtime\" : 333, \"pcnt-running\" : 33.00, ");
+	assert_contains(b.s, "\"counter-value\" : \"<not counted>\", \"unit\" : \"\", "
+			"\"event\" : \"sched:sched_switch\", \"event-runtime\" : 0, "
+			"\"pcnt-running\" : 0.00, ");
+	assert_contains(b.s, "\"counter-value\" : \"<not supported>\", \"unit\" : \"\", "
+			"\"event\" : \"cycles\", \"event-runtime\" : 0, \"pcnt-running\" : "
+			"100.00, ");
+	for (line = strtok(b.s, "\n"); line; line = strtok(NULL, "\n"), i++) {
+		struct th_json *doc = assert_json(line);
+		assert_string_equal(doc->items[0]->key, "interval");
+		assert_string_equal(doc->items[doc->n - 1]->key, "metric-unit");
+		th_json_free(doc);
+	}
+	assert_int_equal(i, 4);
+	free(b.s);
+
+	/* a thread: its key first after the interval, its name escaped */
+	iv.n = 1;
+	iv.nunits = 1;
+	iv.units = tp;
+	iv.unit_counts = cp;
+	assert_int_equal(tacho_stat_interval_write_perf_json(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_true(strncmp(buf_close(&b), "{\"interval\" : 1.250000000, \"thread\" : "
+			    "\"a\\\"b-12\", \"counter-value\" : \"3.000000\", ", 0) == 0);
+	th_json_free(assert_json(b.s));
+	free(b.s);
+	/* a cgroup: after the event; a socket: with its CPUs */
+	t.aggr = TACHO_STAT_AGGR_CGROUP;
+	t.cgroup = "/box";
+	assert_int_equal(tacho_stat_interval_write_perf_json(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_contains(buf_close(&b), "\"event\" : \"page-faults\", \"cgroup\" : \"/box\", "
+			"\"event-runtime\"");
+	free(b.s);
+	t.aggr = TACHO_STAT_AGGR_SOCKET;
+	t.label = "S1";
+	t.ncpus = 8;
+	assert_int_equal(tacho_stat_interval_write_perf_json(&iv, NULL, buf_open(&b), NULL), 0);
+	assert_true(strncmp(buf_close(&b), "{\"interval\" : 1.250000000, \"socket\" : \"S1\", "
+			    "\"aggregate-number\" : 8, \"counter-value\"", 0) == 0);
+	free(b.s);
+	iv.units = NULL;
+	assert_int_equal(tacho_stat_interval_write_perf_json(&iv, NULL, stdout, NULL), -EINVAL);
+}
+
 /* --- list: the walk over the fake sysfs tree --- */
 
 static void test_list(void **state)
@@ -2019,6 +2098,7 @@ int main(void)
 		cmocka_unit_test(test_sdt),
 		cmocka_unit_test(test_stat_interval),
 		cmocka_unit_test(test_stat_interval_units),
+		cmocka_unit_test(test_stat_interval_perf_json),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_doctor),
 		cmocka_unit_test(test_regions_bench),
