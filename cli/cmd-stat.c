@@ -19,11 +19,12 @@
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
        OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
+       OPT_JSON_OUTPUT,
        OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
-	"                  [-I <ms>] [-x <sep> | --csv | --json] [-o <file>] [--] <program> [<args>]\n"
+	"                  [-I <ms>] [-x <sep> | --csv | --json | -j] [-o <file>] [--] <program> [<args>]\n"
 	"   or: tacho stat [<options>] (-p <pid> | -t <tid>)\n"
 	"   or: tacho stat [<options>] (-a | -C <cpus>) [[--] <program> [<args>]]\n"
 	"   or: tacho stat [<options>] (-A | --per-core | --per-die | --per-socket | --per-node |\n"
@@ -123,11 +124,15 @@ static const struct cli_option stat_options[] = {
 	  "CSV with separator <c>, header row first" },
 	{ OPT_PERF_LAYOUT, 0, "perf-layout", NULL,
 	  "with -x: perf stat -x's own columns (value, unit, event,\n"
-	  "run time, % running, metric), no header" },
+	  "run time, % running, metric), no header; with --json:\n"
+	  "perf stat -j's lines (the same as -j)" },
 	{ OPT_CSV, 0, "csv", NULL,
 	  "CSV with ','" },
 	{ OPT_JSON, 0, "json", NULL,
 	  "one JSON document (with -I: one JSON object per line)" },
+	{ 'j', 'j', "json-output", NULL,
+	  "perf stat -j's JSON lines: one object per event (and\n"
+	  "unit, interval) with perf's keys (--json --perf-layout)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard error" },
 	{ OPT_APPEND, 0, "append", NULL,
@@ -210,7 +215,7 @@ struct stat_cli {
 	int ctl_fds[2];                 /* --control fifo: the fifos tacho opened, or -1 */
 	int log_fd;                     /* --log-fd, or -1 */
 	bool quiet;                     /* -q */
-	bool perf_layout;               /* --perf-layout */
+	bool perf_layout;               /* --perf-layout, -j */
 	unsigned timeout_ms;            /* --timeout */
 	unsigned interval_count;        /* --interval-count */
 	unsigned intervals;             /* intervals printed */
@@ -275,7 +280,8 @@ static int parse_uint(const char *opt, const char *s, unsigned max, unsigned *ou
 static int set_format(struct stat_cli *c, enum tacho_format fmt)
 {
 	if (c->fmt_set && c->fmt != fmt)
-		return cli_usage_error(&cmd_stat, "choose one output format: -x, --csv or --json");
+		return cli_usage_error(&cmd_stat, "choose one output format: -x, --csv, --json or "
+				       "-j");
 	c->fmt = fmt;
 	c->fmt_set = true;
 	return GO_ON;
@@ -506,6 +512,9 @@ static int parse_option(struct stat_cli *c, int opt)
 		return set_format(c, TACHO_FORMAT_CSV);
 	case OPT_JSON:
 		return set_format(c, TACHO_FORMAT_JSON);
+	case 'j':
+		c->perf_layout = true;
+		return set_format(c, TACHO_FORMAT_JSON);
 	case 'o':
 		c->outpath = optarg;
 		return GO_ON;
@@ -677,11 +686,19 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 	if (c->log_fd >= 0 && c->outpath)
 		return cli_usage_error(&cmd_stat, "-o and --log-fd both name where to write: "
 				       "choose one");
-	if (c->perf_layout && !(c->fmt == TACHO_FORMAT_CSV && c->fmt_set))
-		return cli_usage_error(&cmd_stat, "--perf-layout goes with -x or --csv");
-	if (c->perf_layout && (c->sim || (c->aggr_set && !c->interval)))
+	if (c->perf_layout && !c->fmt_set)
+		return cli_usage_error(&cmd_stat, "--perf-layout goes with -x, --csv or --json");
+	if (c->perf_layout && c->sim)
+		return cli_usage_error(&cmd_stat, "perf's layouts (--perf-layout, -j) write "
+				       "counts: no --sim");
+	if (c->perf_layout && c->fmt == TACHO_FORMAT_CSV && c->aggr_set && !c->interval)
 		return cli_usage_error(&cmd_stat, "--perf-layout writes perf's columns of a "
-				       "count or its intervals: no breakdown without -I, no --sim");
+				       "count or its intervals: no breakdown without -I");
+	/* perf's -j -I -r has a "variance" of each interval over its repetitions so far:
+	 * not a figure tacho keeps, and a line without the key is not perf's */
+	if (c->perf_layout && c->fmt == TACHO_FORMAT_JSON && c->interval && c->repeat > 1)
+		return cli_usage_error(&cmd_stat, "-j with -I takes no -r: tacho keeps no "
+				       "variance of an interval over the repetitions");
 	if (c->o.null_run && (c->events.len || c->all || c->sim))
 		return cli_usage_error(&cmd_stat, "-n counts no events: no -e, --all or --sim");
 	if (c->o.null_run && !c->o.argv)
@@ -870,7 +887,9 @@ static void on_interval(void *arg, const struct tacho_stat_interval *iv)
 	if (c->interval_count && c->intervals >= c->interval_count)
 		return;
 	c->wo.csv_no_header = c->interval_header_done;
-	if (c->perf_layout)
+	if (c->perf_layout && c->fmt == TACHO_FORMAT_JSON)
+		tacho_stat_interval_write_perf_json(iv, c->list, c->out, &c->wo);
+	else if (c->perf_layout)
 		tacho_stat_interval_write_perf(iv, c->list, c->out, &c->wo);
 	else
 		tacho_stat_interval_write(iv, c->list, c->out, c->fmt, &c->wo);

@@ -492,7 +492,6 @@ static void test_usage(void **state)
 {
 	static const char *const cases[][6] = {
 		{ "--perf-layout", "--", "true" },
-		{ "--perf-layout", "--json", "--", "true" },
 		{ "-n", "-e", "page-faults", "--", "true" },
 		{ "-n", "-a" },
 		{ "--log-fd", "987", "--", "true" },
