@@ -465,6 +465,37 @@ double tc_welford_stddev(const struct tc_welford *w);  /* sample; 0 if n == 1, N
 double tc_apply_scale(double v, double scale);
 /* --- end statistics --- */
 
+/* --- two samples compared (welch.c) [owner: diff] ---
+ * Student's t distribution and Welch's interval for the change of a mean, the
+ * statistics of `tacho diff`. Pure functions of their arguments, thread-safe; undefined
+ * results are NaN. */
+/* The regularized incomplete beta function I_x(a, b), a, b > 0: 0 at x <= 0, 1 at
+ * x >= 1, NaN for a or b not positive and finite. About 1e-14 relative. */
+double tc_beta_inc(double a, double b, double x);
+/* P(T <= t) for Student's t with df > 0 degrees of freedom (df may be fractional, and
+ * INFINITY for the normal distribution); NaN for a df that is not positive. */
+double tc_student_t_cdf(double t, double df);
+/* The t with P(T <= t) = p: -INFINITY at p = 0, INFINITY at 1, NaN outside [0, 1] or
+ * for a df that is not positive. The two-sided interval of confidence c takes
+ * p = (1 + c) / 2 (df 10, c 0.95: 2.228). */
+double tc_student_t_quantile(double p, double df);
+/* Welch's interval for mean(after) - mean(before), neither variance assumed equal to
+ * the other: change +- t * se, with se = sqrt(s_a^2/n_a + s_b^2/n_b), df by
+ * Welch-Satterthwaite and t the (1 + confidence)/2 quantile. Where no run of either
+ * side differed from another (se 0) the interval is the change itself, df INFINITY
+ * and t 0. */
+struct tc_welch {
+	double change;   /* mean(after) - mean(before) */
+	double se;       /* the change's standard error */
+	double df;       /* Welch-Satterthwaite degrees of freedom */
+	double t;        /* the quantile used */
+	double lo, hi;   /* the interval */
+};
+/* 0; -EINVAL when a side has fewer than 2 values or confidence is not in (0, 1). */
+int tc_welch_interval(const struct tc_welford *before, const struct tc_welford *after,
+		      double confidence, struct tc_welch *out);
+/* --- end two samples --- */
+
 /* --- CPU lists (cpulist.c) [owner: stat] ---
  * Parses "0-3,8,10-11" (the kernel's cpulist format, perf's -C): numbers and ranges,
  * comma-separated, no spaces. Returns 0 and a sorted array of distinct CPU numbers
