@@ -6,7 +6,7 @@
  * counters, stat sessions, the time-stamp counter, marks for traces, the memory
  * hierarchy measured, what the machine allows, regions, the benchmark harness,
  * sampling (recording, its reports, the build-id cache), model-specific registers,
- * traces, live monitoring. Read them like a manual: every function states what it
+ * traces, live monitoring, two measurements compared. Read them like a manual: every function states what it
  * does, what it returns on error, who owns what afterwards and whether it may be
  * called from several threads at once.
  *
@@ -52,5 +52,6 @@
 #include "tacho/msr.h"
 #include "tacho/timeline.h"
 #include "tacho/live.h"
+#include "tacho/diff.h"
 
 #endif /* TACHO_H */
