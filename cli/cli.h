@@ -91,6 +91,7 @@ extern const struct cli_cmd cmd_cache;
 extern const struct cli_cmd cmd_doctor;
 extern const struct cli_cmd cmd_list;
 extern const struct cli_cmd cmd_stat;
+extern const struct cli_cmd cmd_diff;
 extern const struct cli_cmd cmd_record;
 extern const struct cli_cmd cmd_report;
 extern const struct cli_cmd cmd_buildid_cache;

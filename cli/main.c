@@ -14,6 +14,7 @@ int cli_verbose;
 /* The subcommands, in the order `tacho help` lists them (and the manual, doc.c). */
 const struct cli_cmd *const cli_commands[] = {
 	&cmd_stat,
+	&cmd_diff,
 	&cmd_record,
 	&cmd_report,
 	&cmd_buildid_cache,

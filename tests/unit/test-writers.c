@@ -2012,6 +2012,58 @@ static void put_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* A comparison of two stat documents: an exact change with its limit exceeded, a noisy
+ * event without change, one without a value (unknown), in JSON (the schema), CSV and
+ * Markdown. */
+static void test_diff(void **state)
+{
+	static const char a[] = "{\"version\": 1, \"runs\": 3, \"events\": ["
+		"{\"name\": \"w\", \"unit\": \"\", \"status\": \"counted\", \"values\": [10, 10, 10]},"
+		"{\"name\": \"t|x\", \"unit\": \"msec\", \"status\": \"counted\", \"values\": [1, 2, 3]},"
+		"{\"name\": \"n\", \"unit\": \"\", \"status\": \"not counted\", \"values\": [null, null, null]}]}";
+	static const char b[] = "{\"version\": 1, \"runs\": 3, \"events\": ["
+		"{\"name\": \"n\", \"unit\": \"\", \"status\": \"counted\", \"values\": [1, 1, 1]},"
+		"{\"name\": \"w\", \"unit\": \"\", \"status\": \"counted\", \"values\": [12, 12, 12]},"
+		"{\"name\": \"t|x\", \"unit\": \"msec\", \"status\": \"counted\", \"values\": [2, 2, 3]}]}";
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tacho_diff *diff;
+	struct th_json *doc;
+	struct buf bf;
+	(void)state;
+
+	assert_int_equal(tacho_diff_stat(a, strlen(a), "a.json", b, strlen(b), "b.json", NULL,
+					 &diff, &d), 0);
+	assert_int_equal(tacho_diff_set_limit(diff, "w", 10), 0);
+	assert_int_equal(tacho_diff_write(diff, buf_open(&bf), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&bf), "diff");
+	assert_json_str(doc, "events[0].name", "w");
+	assert_json_str(doc, "events[0].verdict", "changed");
+	assert_true(json_num(doc, "events[0].change") == 2);
+	assert_true(json_num(doc, "events[0].change_pct") == 20);
+	assert_true(json_num(doc, "events[0].lo") == 2 && json_num(doc, "events[0].hi") == 2);
+	assert_json_type(doc, "events[0].df", TH_JSON_NULL);
+	assert_json_type(doc, "events[0].exceeds", TH_JSON_BOOL);
+	assert_json_str(doc, "events[1].verdict", "no change");
+	assert_json_str(doc, "events[2].verdict", "unknown");
+	assert_json_str(doc, "events[2].note", "no value before");
+	assert_json_type(doc, "events[2].before", TH_JSON_NULL);
+	assert_json_int(doc, "exceeded", 1);
+	th_json_free(doc);
+	free(bf.s);
+	assert_int_equal(tacho_diff_write(diff, buf_open(&bf), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&bf), "diff", ',');
+	assert_contains(bf.s, "\nw,,changed,true,3,3,10,12,2,20,2,2,20,20,,10,true,\n");
+	free(bf.s);
+	assert_int_equal(tacho_diff_write_markdown(diff, buf_open(&bf)), 0);
+	assert_contains(buf_close(&bf), "| t\\|x (msec) | 2 | 2.33333 |");
+	assert_contains(bf.s, "**1 over the limit**");
+	free(bf.s);
+	assert_int_equal(tacho_diff_write(diff, buf_open(&bf), TACHO_FORMAT_TABLE, NULL), 0);
+	assert_contains(buf_close(&bf), "changed, over +10.00%");
+	free(bf.s);
+	tacho_diff_free(diff);
+}
+
 /* The build-id cache's list: two entries, one without its path file. */
 static void test_buildid_cache(void **state)
 {
@@ -2108,6 +2160,7 @@ int main(void)
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_diff),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

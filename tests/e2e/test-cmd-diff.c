@@ -1,0 +1,276 @@
+/* test-cmd-diff.c - `tacho diff` end to end on real stat documents: two `stat -r 10
+ * --json` of a helper making exactly K more write(2) calls compare to +K exactly (a
+ * tracepoint counts every call, so every run agrees); a program against itself is no
+ * change; --fail-above exits 1 exactly when a limit is exceeded; every format; bad and
+ * mismatched inputs are one line and exit 2. Only exact events are compared here: the
+ * verdict on a noisy one between two sessions would depend on the machine's load
+ * (tests/unit/test-diff.c holds the intervals to known samples instead). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "json-check.h"
+
+#define EVENTS "syscalls:sys_enter_write,syscalls:sys_enter_openat"
+
+static bool have_docs;
+
+/* stat -r 10 of the helper making n writes, its JSON into the test folder as name */
+static void stat_doc(const char *name, const char *n)
+{
+	struct th_run r;
+	char out[4096];
+
+	snprintf(out, sizeof(out), "%s", th_tmp(name));
+	th_tacho(&r, "stat", "-r", "10", "--json", "-o", out, "-e", EVENTS, "--",
+		 th_prog("stat-helper"), "writes", n, NULL);
+	if (r.status != 0)
+		fail_msg("stat exited %d: %s", r.status, r.err);
+	th_run_free(&r);
+}
+
+static int setup(void **state)
+{
+	const char *why;
+
+	if (th_tmpdir_setup(state))
+		return -1;
+	/* the documents are made once, for every test of the file */
+	have_docs = th_source_exact(TACHO_SOURCE_TRACEPOINT, &why) && th_have_write_tracepoint();
+	if (have_docs) {
+		stat_doc("w20.json", "20");
+		stat_doc("w20b.json", "20");
+		stat_doc("w27.json", "27");
+	}
+	return 0;
+}
+
+#define NEED_DOCS()                                                                     \
+	do {                                                                            \
+		NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);                                   \
+		if (!have_docs)                                                         \
+			TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");  \
+	} while (0)
+
+/* tacho diff ARGS... (NULL-terminated), with the test folder's files by name */
+#define diff(r, ...) th_tacho((r), "diff", __VA_ARGS__, NULL)
+
+static char *p(const char *name)
+{
+	static char bufs[4][4096];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, 4096, "%s", th_tmp(name));
+	return b;
+}
+
+static void test_exact_change(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+	(void)state;
+	NEED_DOCS();
+
+	diff(&r, "--format", "json", p("w20.json"), p("w27.json"));
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_json_str(j, "events[0].name", "syscalls:sys_enter_write");
+	assert_json_str(j, "events[0].verdict", "changed");
+	assert_json_type(j, "events[0].exact", TH_JSON_BOOL);
+	assert_true(th_json_get(j, "events[0].exact")->boolean);
+	assert_true(json_num(j, "events[0].before") == 20);
+	assert_true(json_num(j, "events[0].after") == 27);
+	assert_true(json_num(j, "events[0].change") == 7);
+	assert_true(json_num(j, "events[0].lo") == 7 && json_num(j, "events[0].hi") == 7);
+	assert_json_int(j, "events[0].n_before", 10);
+	assert_json_int(j, "events[0].n_after", 10);
+	/* the one open of /dev/null, unchanged */
+	assert_json_str(j, "events[1].verdict", "no change");
+	assert_true(json_num(j, "events[1].change") == 0);
+	assert_json_int(j, "before_runs", 10);
+	th_json_free(j);
+	th_run_free(&r);
+
+	diff(&r, p("w20.json"), p("w27.json"));
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "# 95% intervals of the change");
+	assert_contains(r.out, "syscalls:sys_enter_write");
+	assert_contains(r.out, "+35.00%");
+	assert_contains(r.out, "exact");
+	assert_contains(r.out, "# 1 changed, 1 no change, 0 unknown\n");
+	assert_string_equal(r.err, "");
+	th_run_free(&r);
+}
+
+static void test_no_change(void **state)
+{
+	struct th_run r;
+	(void)state;
+	NEED_DOCS();
+
+	diff(&r, "--fail-above", "0", "--format", "csv", p("w20.json"), p("w20b.json"));
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "\nsyscalls:sys_enter_write,,no change,true,10,10,20,20,0,0,0,0,"
+			"0,0,,0,false,\n");
+	assert_contains(r.out, "\nsyscalls:sys_enter_openat,,no change,true,10,10,");
+	th_run_free(&r);
+}
+
+static void test_fail_above(void **state)
+{
+	static const struct {
+		int line;
+		const char *a, *b;
+		int status;
+	} c[] = {
+		{ __LINE__, "50", NULL, 0 },
+		{ __LINE__, "35", NULL, 0 },      /* +35 % is not above 35 */
+		{ __LINE__, "34.9", NULL, 1 },
+		{ __LINE__, "syscalls:sys_enter_write=34.9", NULL, 1 },
+		{ __LINE__, "syscalls:sys_enter_openat=0", NULL, 0 },
+		{ __LINE__, "10", "syscalls:sys_enter_write=50", 0 },   /* its own limit wins */
+		{ __LINE__, "50", "syscalls:sys_enter_write=1", 1 },
+		{ __LINE__, "-1", NULL, 1 },      /* openat did not fall by 1 % */
+	};
+	(void)state;
+	NEED_DOCS();
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct th_run r;
+
+		if (c[i].b)
+			diff(&r, "--fail-above", c[i].a, "--fail-above", c[i].b, p("w20.json"),
+			     p("w27.json"));
+		else
+			diff(&r, "--fail-above", c[i].a, p("w20.json"), p("w27.json"));
+		if (r.status != c[i].status)
+			fail_msg("line %d: exit %d, want %d\n%s%s", c[i].line, r.status, c[i].status,
+				 r.out, r.err);
+		if (c[i].status == 1) {
+			assert_contains(r.err, "changed by more than");
+			assert_int_equal(th_count_lines(r.err), 1);
+			assert_contains(r.out, "changed, over ");
+		} else {
+			assert_string_equal(r.err, "");
+		}
+		th_run_free(&r);
+	}
+}
+
+static void test_markdown(void **state)
+{
+	struct th_run r;
+	(void)state;
+	NEED_DOCS();
+
+	diff(&r, "--format", "markdown", "--fail-above", "5", "--confidence", "99",
+	     p("w20.json"), p("w27.json"));
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "**tacho diff**: ");
+	assert_contains(r.out, "(10 and 10 runs): 1 changed, 1 no change, 0 unknown, "
+			"**1 over the limit**\n");
+	assert_contains(r.out, "\n| event | before | after | change | change % | interval | "
+			"verdict |\n|---|---:|---:|---:|---:|---|---|\n");
+	assert_contains(r.out, "| syscalls:sys\\_enter\\_write | 20 | 27 | +7 | +35.00% | exact | "
+			"**changed, over +5.00%** |\n");
+	assert_contains(r.out, "99% intervals of the change");
+	th_run_free(&r);
+}
+
+/* A file and its message: the line must name the file (and the place) and be one line. */
+static void put(const char *name, const char *text)
+{
+	FILE *f = fopen(th_tmp(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_bad_inputs(void **state)
+{
+	static const struct {
+		int line;
+		const char *a, *b;   /* files of the test folder; "" for a missing one */
+		const char *message;
+	} c[] = {
+		{ __LINE__, "cut.json", "ok.json", "cut.json:2:1: expected ',' or '}' in an object" },
+		{ __LINE__, "ok.json", "regions.json", "regions.json:1:1: not a stat document: no "
+		  "\"events\" array (is it stat's --json?)" },
+		{ __LINE__, "ok.json", "other.json", "ok.json:1:27: event 'w' is not in " },
+		{ __LINE__, "ok.json", "more.json", "more.json:1:54: event 'o' is not in " },
+		{ __LINE__, "ok.json", "missing.json", "missing.json: cannot read it: " },
+		{ __LINE__, "ok.json", "v2.json", "v2.json:1:13: a stat document of version 2" },
+	};
+	(void)state;
+
+	put("ok.json", "{\"version\": 1, \"events\": [{\"name\": \"w\", \"value\": 1}]}");
+	put("cut.json", "{\"version\": 1, \"events\": [{\"name\": \"w\", \"value\": 1}]\n");
+	put("regions.json", "{\"version\": 1, \"regions\": []}");
+	put("other.json", "{\"version\": 1, \"events\": [{\"name\": \"x\", \"value\": 1}]}");
+	put("more.json", "{\"version\": 1, \"events\": [{\"name\": \"w\", \"value\": 1}, "
+	    "{\"name\": \"o\", \"value\": 1}]}");
+	put("v2.json", "{\"version\": 2, \"events\": []}");
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct th_run r;
+
+		diff(&r, p(c[i].a), p(c[i].b));
+		if (r.status != 2 || th_count_lines(r.err) != 1 || !strstr(r.err, c[i].message) ||
+		    r.out_len)
+			fail_msg("line %d: exit %d, stderr:\n%s\nwant 2 and '%s'", c[i].line,
+				 r.status, r.err, c[i].message);
+		th_run_free(&r);
+	}
+}
+
+static void test_usage(void **state)
+{
+	static const struct {
+		int line;
+		const char *args[4];
+		const char *message;
+	} c[] = {
+		{ __LINE__, { "a.json" }, "two stat documents to compare are needed" },
+		{ __LINE__, { "a", "b", "c" }, "unexpected argument 'c'" },
+		{ __LINE__, { "--format", "yaml", "a", "b" }, "--format takes text, json, csv or markdown" },
+		{ __LINE__, { "--confidence", "100", "a", "b" }, "--confidence takes a percentage" },
+		{ __LINE__, { "--fail-above", "x", "a", "b" }, "--fail-above takes a percentage" },
+		{ __LINE__, { "--fail-above", "=5", "a", "b" }, "--fail-above takes a percentage" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct th_run r;
+
+		th_tacho(&r, "diff", c[i].args[0], c[i].args[1], c[i].args[2], c[i].args[3], NULL);
+		if (r.status != 2 || !strstr(r.err, c[i].message))
+			fail_msg("line %d: exit %d, stderr:\n%s", c[i].line, r.status, r.err);
+		th_run_free(&r);
+	}
+	/* a limit on an event the documents do not count */
+	put("ok.json", "{\"version\": 1, \"events\": [{\"name\": \"w\", \"value\": 1}]}");
+	{
+		struct th_run r;
+
+		diff(&r, "--fail-above", "nope=5", p("ok.json"), p("ok.json"));
+		assert_int_equal(r.status, 2);
+		assert_int_equal(th_count_lines(r.err), 1);
+		assert_contains(r.err, "--fail-above: no event 'nope' in the documents");
+		th_run_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_change),
+		cmocka_unit_test(test_no_change),
+		cmocka_unit_test(test_fail_above),
+		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_usage),
+	};
+	return cmocka_run_group_tests(tests, setup, th_tmpdir_teardown);
+}
