@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "json-check.h"
@@ -179,6 +180,55 @@ static void test_markdown(void **state)
 	th_run_free(&r);
 }
 
+static bool have_valgrind(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	for (const char *q = path ? path : ""; *q; ) {
+		size_t n = strcspn(q, ":");
+		snprintf(buf, sizeof(buf), "%.*s/valgrind", (int)n, q);
+		if (access(buf, X_OK) == 0)
+			return true;
+		q += n + (q[n] == ':');
+	}
+	return false;
+}
+
+/* The simulator's documents: one run each, exact because simulated. The same program
+ * twice is no change on every event, exactly (valgrind takes seconds a run: two runs,
+ * and the exact change itself is the tracepoint's above). */
+static void test_sim(void **state)
+{
+	static const char *const names[] = { "s20.json", "s20b.json" };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *ev;
+	(void)state;
+
+	if (!have_valgrind())
+		TEST_SKIP("valgrind is not installed (Debian package valgrind)");
+	for (int i = 0; i < 2; i++) {
+		th_tacho(&r, "stat", "--sim", "--json", "-o", p(names[i]), "--",
+			 th_prog("stat-helper"), "writes", "20", NULL);
+		if (r.status != 0)
+			fail_msg("stat --sim exited %d: %s", r.status, r.err);
+		th_run_free(&r);
+	}
+	diff(&r, "--format", "json", p("s20.json"), p("s20b.json"));
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	ev = th_json_get(j, "events");
+	assert_true(ev && ev->n >= 1);
+	for (size_t i = 0; i < ev->n; i++) {
+		assert_string_equal(th_json_get(ev->items[i], "verdict")->string, "no change");
+		assert_true(th_json_get(ev->items[i], "exact")->boolean);
+		assert_true(th_json_get(ev->items[i], "n_before")->number == 1);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+}
+
 /* A file and its message: the line must name the file (and the place) and be one line. */
 static void put(const char *name, const char *text)
 {
@@ -269,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_no_change),
 		cmocka_unit_test(test_fail_above),
 		cmocka_unit_test(test_markdown),
+		cmocka_unit_test(test_sim),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_usage),
 	};
