@@ -5,10 +5,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tacho/errors.h"
 #include "tacho/output.h"
+#include "tacho/report.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,6 +110,49 @@ TACHO_API int tacho_diff_write(const struct tacho_diff *d, FILE *f, enum tacho_f
 /* The comparison as a GitHub-flavoured Markdown table with a line above it, for a CI
  * system to post as a comment. 0 or -EIO. */
 TACHO_API int tacho_diff_write_markdown(const struct tacho_diff *d, FILE *f);
+
+/* --- Two recordings compared ---
+ * The report rows of two recordings (tacho record's files or perf.data, as
+ * tacho_profile_load reads them) by function and binary (TACHO_SORT_SYMBOL) or by
+ * binary (TACHO_SORT_DSO; the rows' symbol is then ""), matched by the row's name and the binary's file name (not its path: a
+ * program rebuilt elsewhere lines up), each with its share of the selected (first)
+ * event's total before and after, largest change first. A row of one recording only
+ * appeared or vanished. Shares are of samples, so statistical: no interval is given. */
+
+struct tacho_profile_diff;   /* handed out: opaque */
+
+enum tacho_profile_diff_status {
+	TACHO_PROFILE_DIFF_BOTH = 0,   /* in both recordings */
+	TACHO_PROFILE_DIFF_APPEARED,   /* only after */
+	TACHO_PROFILE_DIFF_VANISHED,   /* only before */
+};
+
+/* One row compared (the sized rule). The strings belong to the diff. */
+struct tacho_profile_diff_row {
+	size_t sz;
+	const char *symbol;          /* the function ("" by binary) */
+	const char *dso;             /* the binary's file name ("" where the sort has none) */
+	double before_pct, after_pct;   /* shares of the events; 0 where absent */
+	double change_pct;           /* after - before, percentage points */
+	enum tacho_profile_diff_status status;
+	uint64_t before_samples, after_samples;
+};
+
+/* Loads both recordings and compares their rows by sort. 0 and *out
+ * (tacho_profile_diff_free); what tacho_profile_load returns for a file that is not a
+ * recording, with diag naming it; -EINVAL for a sort other than the two above (diag
+ * says so), -ENOMEM. */
+TACHO_API int tacho_profile_diff_new(const char *before_path, const char *after_path,
+				     enum tacho_sort sort, struct tacho_profile_diff **out,
+				     struct tacho_diag *diag);
+TACHO_API void tacho_profile_diff_free(struct tacho_profile_diff *d);   /* NULL is fine */
+TACHO_API size_t tacho_profile_diff_count(const struct tacho_profile_diff *d);
+/* Row i, largest change first, into *row (sz set by the caller). 0 or -EINVAL. */
+TACHO_API int tacho_profile_diff_row(const struct tacho_profile_diff *d, size_t i,
+				     struct tacho_profile_diff_row *row);
+/* A table, CSV or JSON (docs/schemas.md#diff-profile). 0, -EINVAL, -EIO. */
+TACHO_API int tacho_profile_diff_write(const struct tacho_profile_diff *d, FILE *f,
+				       enum tacho_format fmt, const struct tacho_write_opts *opts);
 
 #ifdef __cplusplus
 }

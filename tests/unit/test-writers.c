@@ -2064,6 +2064,36 @@ static void test_diff(void **state)
 	tacho_diff_free(diff);
 }
 
+/* Two recordings compared: their one row in both, in the schema and the CSV header. */
+static void test_profile_diff(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile_diff *d;
+	struct th_json *doc;
+	char a[128], b[128];
+	struct buf bf;
+	(void)state;
+
+	snprintf(a, sizeof(a), "%s/pa.rec", tmpdir);
+	snprintf(b, sizeof(b), "%s/pb.rec", tmpdir);
+	if (make_recording(a, false) || make_recording(b, true))
+		TEST_SKIP("the executable mapping of this program is not in /proc/self/maps");
+	assert_int_equal(tacho_profile_diff_new(a, b, TACHO_SORT_SYMBOL, &d, &diag), 0);
+	assert_int_equal(tacho_profile_diff_write(d, buf_open(&bf), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&bf), "diff-profile");
+	assert_json_str(doc, "rows[0].symbol", "writers_hot");
+	assert_json_str(doc, "rows[0].status", "both");
+	assert_json_int(doc, "rows[0].before_samples", 3);
+	assert_true(json_num(doc, "rows[0].change_pct") == 0);
+	th_json_free(doc);
+	free(bf.s);
+	assert_int_equal(tacho_profile_diff_write(d, buf_open(&bf), TACHO_FORMAT_CSV, NULL), 0);
+	assert_csv_header(buf_close(&bf), "diff-profile", ',');
+	assert_contains(bf.s, "\nwriters_hot,");
+	free(bf.s);
+	tacho_profile_diff_free(d);
+}
+
 /* The build-id cache's list: two entries, one without its path file. */
 static void test_buildid_cache(void **state)
 {
@@ -2161,6 +2191,7 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_profile_diff),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
