@@ -8,11 +8,12 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_FORMAT = 256, OPT_CONFIDENCE, OPT_FAIL_ABOVE };
+enum { OPT_FORMAT = 256, OPT_CONFIDENCE, OPT_FAIL_ABOVE, OPT_SORT };
 
 static const char diff_usage[] =
 	"usage: tacho diff [--format <fmt>] [--confidence <pct>] [--fail-above [<event>=]<pct>]...\n"
 	"                  <before.json> <after.json>\n"
+	"   or: tacho diff [--format <fmt>] [--sort symbol|dso] <before.rec> <after.rec>\n"
 	"\n"
 	"Compares two 'tacho stat -r N --json' documents (before and after a change), event\n"
 	"by event: each side's mean over its runs, the change, and an interval of the change\n"
@@ -20,6 +21,10 @@ static const char diff_usage[] =
 	"is compared exactly when every run of both sides agreed (tracepoints, fresh pages'\n"
 	"faults) or the values are simulated (--sim). The verdict is 'changed' when the\n"
 	"interval leaves 0 out, 'no change' when it holds 0.\n"
+	"\n"
+	"Two recordings ('tacho record' files or perf.data) are compared by their report\n"
+	"rows instead: each function's share of the samples before and after, largest\n"
+	"change first, and the functions that appeared or vanished.\n"
 	"\n";
 
 static const struct cli_option diff_options[] = {
@@ -32,6 +37,9 @@ static const struct cli_option diff_options[] = {
 	  "exit 1 when an event changed (its interval leaves 0 out) by\n"
 	  "more than pct percent of its value before; <event>=<pct> sets\n"
 	  "one event's limit (repeat the option for several)" },
+	{ OPT_SORT, 0, "sort", "<key>",
+	  "recordings: rows by symbol (function and binary, the\n"
+	  "default) or by dso (binary)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -112,6 +120,51 @@ static int diff_write(const struct tacho_diff *d, enum diff_format fmt)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Whether the file's first byte past white space opens a JSON object: a stat document,
+ * else a recording. A file that cannot be read is left to the loader to tell. */
+static bool is_json(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c = EOF;
+
+	if (!f)
+		return true;
+	do
+		c = getc(f);
+	while (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+	fclose(f);
+	return c == '{' || c == '[';
+}
+
+static int diff_recordings(const char *a, const char *b, enum tacho_sort sort,
+			   enum diff_format fmt)
+{
+	static const enum tacho_format lib[] = {
+		[FMT_TEXT] = TACHO_FORMAT_TABLE, [FMT_JSON] = TACHO_FORMAT_JSON,
+		[FMT_CSV] = TACHO_FORMAT_CSV,
+	};
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_write_opts wo;
+	struct tacho_profile_diff *d;
+	int err;
+
+	if (fmt == FMT_MARKDOWN)
+		return cli_usage_error(&cmd_diff, "--format markdown is for stat documents; "
+				       "recordings take text, json or csv");
+	err = tacho_profile_diff_new(a, b, sort, &d, &diag);
+	if (err) {
+		cli_error("%s: %s", diag.source[0] ? diag.source : a,
+			  diag.message[0] ? diag.message : tacho_strerror(err));
+		return EXIT_USAGE;
+	}
+	cli_write_opts_init(&wo);
+	err = tacho_profile_diff_write(d, stdout, lib[fmt], &wo);
+	tacho_profile_diff_free(d);
+	if (err && err != -EIO)
+		cli_error("cannot write the comparison: %s", tacho_strerror(err));
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
 static int run_diff(int argc, char **argv)
 {
 	struct cli_args args;
@@ -120,7 +173,9 @@ static int run_diff(int argc, char **argv)
 	struct tacho_diff *d;
 	struct limit limits[MAX_LIMITS];
 	enum diff_format fmt = FMT_TEXT;
-	size_t nlimits = 0;
+	enum tacho_sort sort = TACHO_SORT_SYMBOL;
+	bool sorted = false;
+	size_t nlimits = 0, nkeys;
 	double conf;
 	int opt, err, ret;
 
@@ -147,6 +202,13 @@ static int run_diff(int argc, char **argv)
 						       "or EVENT=PERCENTAGE, not '%s'", optarg);
 			nlimits++;
 			break;
+		case OPT_SORT:
+			if (tacho_profile_parse_sort(optarg, &sort, 1, &nkeys, &diag) ||
+			    (sort != TACHO_SORT_SYMBOL && sort != TACHO_SORT_DSO))
+				return cli_usage_error(&cmd_diff, "--sort takes symbol or dso, not "
+						       "'%s'", optarg);
+			sorted = true;
+			break;
 		}
 	}
 	if (opt < 0)
@@ -155,6 +217,14 @@ static int run_diff(int argc, char **argv)
 		return cli_usage_error(&cmd_diff, "two stat documents to compare are needed");
 	if (argc - optind > 2)
 		return cli_usage_error(&cmd_diff, "unexpected argument '%s'", argv[optind + 2]);
+	if (!is_json(argv[optind])) {
+		if (nlimits || opts.confidence)
+			return cli_usage_error(&cmd_diff, "--fail-above and --confidence are for "
+					       "stat documents, not recordings");
+		return diff_recordings(argv[optind], argv[optind + 1], sort, fmt);
+	}
+	if (sorted)
+		return cli_usage_error(&cmd_diff, "--sort is for recordings, not stat documents");
 	err = tacho_diff_stat_files(argv[optind], argv[optind + 1], &opts, &d, &diag);
 	if (err) {
 		char where[64] = "";

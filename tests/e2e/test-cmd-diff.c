@@ -2,7 +2,7 @@
  * --json` of a helper making exactly K more write(2) calls compare to +K exactly (a
  * tracepoint counts every call, so every run agrees); a program against itself is no
  * change; --fail-above exits 1 exactly when a limit is exceeded; every format; bad and
- * mismatched inputs are one line and exit 2. Only exact events are compared here: the
+ * mismatched inputs are one line and exit 2; two recordings whose hot function moved. Only exact events are compared here: the
  * verdict on a noisy one between two sessions would depend on the machine's load
  * (tests/unit/test-diff.c holds the intervals to known samples instead). */
 #include <stdio.h>
@@ -275,6 +275,84 @@ static void test_bad_inputs(void **state)
 	}
 }
 
+/* Two recordings of a program whose hot function moved: old_hot's row vanished,
+ * new_hot's appeared, each with most of its recording's samples (each burns 200 ms of
+ * CPU, sampled by cpu-clock at 1 kHz: about 200 samples; the other is never called, so
+ * its row is absent for certain, not merely small). */
+static void test_recordings(void **state)
+{
+	static const char *const mode[] = { "old", "new" };
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *rows;
+	bool seen_old = false, seen_new = false;
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%s.rec", mode[i]);
+		th_tacho(&r, "record", "-q", "-e", "cpu-clock", "-o", p(name), "--",
+			 th_prog("diff-hot"), mode[i], "200", NULL);
+		if (r.status != 0)
+			fail_msg("record exited %d: %s", r.status, r.err);
+		th_run_free(&r);
+	}
+	diff(&r, "--format", "json", p("old.rec"), p("new.rec"));
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	rows = th_json_get(j, "rows");
+	assert_non_null(rows);
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *sym = th_json_get(rows->items[i], "symbol")->string;
+		const char *status = th_json_get(rows->items[i], "status")->string;
+		double before = th_json_get(rows->items[i], "before_pct")->number;
+		double after = th_json_get(rows->items[i], "after_pct")->number;
+
+		if (!strcmp(sym, "old_hot")) {
+			seen_old = true;
+			assert_string_equal(status, "vanished");
+			assert_true(before > 50 && after == 0);
+			assert_string_equal(th_json_get(rows->items[i], "dso")->string, "diff-hot");
+		} else if (!strcmp(sym, "new_hot")) {
+			seen_new = true;
+			assert_string_equal(status, "appeared");
+			assert_true(after > 50 && before == 0);
+		}
+	}
+	assert_true(seen_old && seen_new);
+	/* the largest change first: one of the two */
+	assert_true(!strcmp(th_json_get(j, "rows[0].symbol")->string, "old_hot") ||
+		    !strcmp(th_json_get(j, "rows[0].symbol")->string, "new_hot"));
+	th_json_free(j);
+	th_run_free(&r);
+
+	/* by binary: the program is in both, and the table says so */
+	diff(&r, "--sort", "dso", p("old.rec"), p("new.rec"));
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "diff-hot");
+	assert_contains(r.out, "# before: ");
+	th_run_free(&r);
+	diff(&r, "--sort", "comm", p("old.rec"), p("new.rec"));
+	assert_int_equal(r.status, 2);
+	assert_contains(r.err, "--sort takes symbol or dso, not 'comm'");
+	th_run_free(&r);
+	/* what only stat documents take */
+	diff(&r, "--format", "markdown", p("old.rec"), p("new.rec"));
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	diff(&r, "--fail-above", "5", p("old.rec"), p("new.rec"));
+	assert_int_equal(r.status, 2);
+	th_run_free(&r);
+	/* a recording against a file that is none */
+	put("junk.rec", "not a recording at all, just text");
+	diff(&r, p("old.rec"), p("junk.rec"));
+	assert_int_equal(r.status, 2);
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_contains(r.err, "junk.rec");
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	static const struct {
@@ -322,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_sim),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_recordings),
 	};
 	return cmocka_run_group_tests(tests, setup, th_tmpdir_teardown);
 }
