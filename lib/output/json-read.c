@@ -402,6 +402,8 @@ static int jr_value(struct jr *r, struct tc_jv *v, int depth)
 		v->type = TC_JV_NULL;
 		return jr_word(r, "null");
 	default:
+		if (*r->s != '-' && (*r->s < '0' || *r->s > '9'))
+			return jr_fail(r, r->s, "not a JSON value");
 		return jr_number(r, v);
 	}
 }

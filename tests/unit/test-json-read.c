@@ -68,6 +68,8 @@ static void test_read_errors(void **state)
 		{ __LINE__, "\"\xed\xa0\x80\"", 1, 2, "a string holds bytes that are not UTF-8" },
 		{ __LINE__, "{\"a\\u0000\": 1}", 1, 2, "a member's name holds \\u0000" },
 		{ __LINE__, "tru", 1, 1, "not a JSON value" },
+		{ __LINE__, "[1,]", 1, 4, "not a JSON value" },
+		{ __LINE__, "+1", 1, 1, "not a JSON value" },
 		{ __LINE__, "{\"a\" 1}", 1, 6, "expected ':' after a member's name" },
 		{ __LINE__, "{\"a\": 1 \"b\": 2}", 1, 9, "expected ',' or '}' in an object" },
 	};
