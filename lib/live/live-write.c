@@ -322,67 +322,11 @@ int tacho_live_frame_write_history(const struct tacho_live_frame *f, FILE *out,
 
 /* --- metrics --- */
 
-/* An event's name as a metric name's part: [a-z0-9_] only, no "__", no '_' at either
- * end ("syscalls:sys_enter_write" -> "syscalls_sys_enter_write", "L1-dcache-loads" ->
- * "l1_dcache_loads"). */
-static void metric_part(const char *s, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	for (; *s && o + 1 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (isalnum(c) && c < 0x80) {
-			buf[o++] = (char)tolower(c);
-		} else if (o && buf[o - 1] != '_') {
-			buf[o++] = '_';
-		}
-	}
-	while (o && buf[o - 1] == '_')
-		o--;
-	buf[o] = '\0';
-	if (!o)
-		snprintf(buf, size, "event");
-}
-
-/* The family of event e: its name and unit ("seconds" for the clocks, whose values go
- * from msec to seconds; "" for counts), and the factor from the frame's unit. */
+/* The family of event e (tc_metric_family). */
 static void family_of(const struct tacho_live_frame *f, size_t e, char *name, size_t size,
 		      const char **unit, double *factor)
 {
-	char part[160];
-
-	metric_part(f->events[e], part, sizeof(part));
-	*unit = "";
-	*factor = 1.0;
-	if (!strcmp(f->units[e], "msec")) {
-		*unit = "seconds";
-		*factor = 1e-3;
-		snprintf(name, size, "tacho_%s_seconds", part);
-	} else if (f->units[e][0]) {
-		char u[64];
-		metric_part(f->units[e], u, sizeof(u));
-		snprintf(name, size, "tacho_%s_%s", part, u);
-		*unit = NULL;     /* a unit OpenMetrics has no name for: left out */
-	} else {
-		snprintf(name, size, "tacho_%s", part);
-	}
-}
-
-/* A label value: backslash, double quote and newline escaped. */
-static void label_value(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", out);
-		else if (*s == '"')
-			fputs("\\\"", out);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
+	tc_metric_family(f->events[e], f->units[e], name, size, unit, factor);
 }
 
 static void row_labels(FILE *out, const struct tacho_live_row *r)
@@ -393,49 +337,19 @@ static void row_labels(FILE *out, const struct tacho_live_row *r)
 		break;
 	case TACHO_LIVE_PROCESS:
 		fprintf(out, ",pid=\"%lld\",comm=", r->id);
-		label_value(out, r->name);
+		tc_metric_label_value(out, r->name);
 		break;
 	case TACHO_LIVE_THREAD:
 		fprintf(out, ",pid=\"%d\",tid=\"%lld\",comm=", (int)r->pid, r->id);
-		label_value(out, r->name);
+		tc_metric_label_value(out, r->name);
 		break;
 	case TACHO_LIVE_CGROUP:
 		fputs(",cgroup=", out);
-		label_value(out, r->name);
+		tc_metric_label_value(out, r->name);
 		break;
 	default:
 		break;
 	}
-}
-
-static void metric_value(FILE *out, double v)
-{
-	char b[48];
-
-	fputc(' ', out);
-	fputs(fmt_num(v, b, sizeof(b)), out);
-	fputc('\n', out);
-}
-
-/* # HELP, # TYPE, # UNIT of a family (OpenMetrics names the family; the Prometheus
- * text format names the counter's sample, with _total). */
-static void family_head(FILE *out, bool om, const char *name, const char *type,
-			const char *unit, const char *help)
-{
-	const char *suffix = !om && !strcmp(type, "counter") ? "_total" : "";
-
-	fprintf(out, "# HELP %s%s %s\n", name, suffix, help);
-	fprintf(out, "# TYPE %s%s %s\n", name, suffix, type);
-	if (om && unit && *unit)
-		fprintf(out, "# UNIT %s %s\n", name, unit);
-}
-
-static void gauge(FILE *out, bool om, const char *name, const char *unit, const char *help,
-		  double v)
-{
-	family_head(out, om, name, "gauge", unit, help);
-	fputs(name, out);
-	metric_value(out, v);
 }
 
 /* The options' first version (TC_OPTS_VALID): format, to where scrape_s starts. */
@@ -484,7 +398,7 @@ int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 		snprintf(help, sizeof(help), "Count of the perf event %s%s%s since tacho began "
 			 "counting the target.", f->events[e], unit && *unit ? ", in " : "",
 			 unit && *unit ? unit : "");
-		family_head(out, om, name, "counter", unit, help);
+		tc_metric_head(out, om, name, "counter", unit, help);
 		for (size_t k = e; k < f->nev; k++) {
 			const char *u2;
 			double f2;
@@ -501,16 +415,16 @@ int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 				if (!has_value(v) || !isfinite(v->total))
 					continue;
 				fprintf(out, "%s_total{event=", name);
-				label_value(out, f->events[k]);
+				tc_metric_label_value(out, f->events[k]);
 				row_labels(out, r);
 				fputc('}', out);
-				metric_value(out, v->total * f2);
+				tc_metric_value(out, v->total * f2);
 			}
 		}
 	}
 	free(done);
 
-	family_head(out, om, "tacho_not_counted", "gauge", NULL,
+	tc_metric_head(out, om, "tacho_not_counted", "gauge", NULL,
 		    "Rows of the frame whose value of an event has no number, by event, status "
 		    "and reason.");
 	for (size_t e = 0; e < f->nev; e++) {
@@ -536,47 +450,47 @@ int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 				     !strcmp(q->why ? q->why : "", v->why ? v->why : "");
 			}
 			fputs("tacho_not_counted{event=", out);
-			label_value(out, f->events[e]);
+			tc_metric_label_value(out, f->events[e]);
 			fputs(",status=", out);
-			label_value(out, tacho_count_status_name(v->status));
+			tc_metric_label_value(out, tacho_count_status_name(v->status));
 			fputs(",reason=", out);
-			label_value(out, v->why ? v->why : "");
+			tc_metric_label_value(out, v->why ? v->why : "");
 			fputc('}', out);
-			metric_value(out, n);
+			tc_metric_value(out, n);
 		}
 	}
 
-	family_head(out, om, "tacho_rows", "gauge", NULL, "Rows (targets) counted in the frame.");
+	tc_metric_head(out, om, "tacho_rows", "gauge", NULL, "Rows (targets) counted in the frame.");
 	fputs("tacho_rows{view=", out);
-	label_value(out, tacho_live_view_name(f->view));
+	tc_metric_label_value(out, tacho_live_view_name(f->view));
 	fputc('}', out);
-	metric_value(out, h->rows);
-	family_head(out, om, "tacho_targets_left_out", "gauge", NULL,
+	tc_metric_value(out, h->rows);
+	tc_metric_head(out, om, "tacho_targets_left_out", "gauge", NULL,
 		    "Targets not counted in the frame, by reason: beyond the row cap, other "
 		    "users' processes, the file descriptor limit.");
 	fputs("tacho_targets_left_out{reason=\"max_rows\"}", out);
-	metric_value(out, h->not_followed);
+	tc_metric_value(out, h->not_followed);
 	fputs("tacho_targets_left_out{reason=\"permission\"}", out);
-	metric_value(out, h->no_permission);
+	tc_metric_value(out, h->no_permission);
 	fputs("tacho_targets_left_out{reason=\"descriptors\"}", out);
-	metric_value(out, h->no_descriptors);
-	gauge(out, om, "tacho_sample_duration_seconds", "seconds",
+	tc_metric_value(out, h->no_descriptors);
+	tc_metric_gauge(out, om, "tacho_sample_duration_seconds", "seconds",
 	      "How long the sampling pass that made the frame took.", h->sample_s);
-	gauge(out, om, "tacho_frame_timestamp_seconds", "seconds",
+	tc_metric_gauge(out, om, "tacho_frame_timestamp_seconds", "seconds",
 	      "When the frame was taken, in seconds since the Epoch.", f->wall);
-	gauge(out, om, "tacho_perf_descriptors", NULL, "perf_event descriptors held.",
+	tc_metric_gauge(out, om, "tacho_perf_descriptors", NULL, "perf_event descriptors held.",
 	      (double)h->fds);
-	gauge(out, om, "tacho_perf_descriptor_limit", NULL,
+	tc_metric_gauge(out, om, "tacho_perf_descriptor_limit", NULL,
 	      "perf_event descriptors tacho allows itself.", (double)h->fd_limit);
 scrape:
 	if (!(parts & TACHO_METRICS_SCRAPE))
 		return tc_write_status(out);
 	if (isfinite(scrape_s))
-		gauge(out, om, "tacho_scrape_duration_seconds", "seconds",
+		tc_metric_gauge(out, om, "tacho_scrape_duration_seconds", "seconds",
 		      "How long tacho took to answer the previous scrape.", scrape_s);
-	family_head(out, om, "tacho_scrapes", "counter", NULL, "Scrapes answered before this one.");
+	tc_metric_head(out, om, "tacho_scrapes", "counter", NULL, "Scrapes answered before this one.");
 	fputs("tacho_scrapes_total", out);
-	metric_value(out, (double)scrapes);
+	tc_metric_value(out, (double)scrapes);
 	if (om)
 		fputs("# EOF\n", out);
 	return tc_write_status(out);

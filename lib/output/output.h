@@ -116,6 +116,31 @@ void tc_csv_row(FILE *f, const struct tc_write_settings *w, const char *const *f
 /* The format a file name asks for: .json, .csv, else a table (regions' TACHO_OUTPUT). */
 enum tacho_format tc_format_of_path(const char *path);
 
+/* --- metrics expositions (metrics.c) ---
+ * The Prometheus text format 0.0.4 and OpenMetrics 1.0, as tacho serve's /metrics and
+ * tacho stat --push write them (docs/serve.md names the families). */
+/* An event's name as a metric name's part: [a-z0-9_] only, no "__", no '_' at either
+ * end ("syscalls:sys_enter_write" -> "syscalls_sys_enter_write"); "event" if nothing
+ * is left. */
+void tc_metric_part(const char *s, char *buf, size_t size);
+/* The family of an event of unit ("" for counts, "msec" for the clocks): its name
+ * (tacho_PART, tacho_PART_seconds for the clocks, whose values go from msec to
+ * seconds by *factor), and its OpenMetrics unit ("seconds", "", or NULL for a unit
+ * OpenMetrics has no name for). */
+void tc_metric_family(const char *event, const char *unit, char *name, size_t size,
+		      const char **om_unit, double *factor);
+/* A label value in double quotes: backslash, double quote and newline escaped. */
+void tc_metric_label_value(FILE *out, const char *s);
+/* " VALUE\n": integers exactly, others with 15 significant digits. */
+void tc_metric_value(FILE *out, double v);
+/* # HELP, # TYPE, # UNIT of a family (OpenMetrics names the family; the Prometheus
+ * text format names a counter's sample, with _total). */
+void tc_metric_head(FILE *out, bool om, const char *name, const char *type, const char *unit,
+		    const char *help);
+/* A gauge family of one sample without labels. */
+void tc_metric_gauge(FILE *out, bool om, const char *name, const char *unit, const char *help,
+		     double v);
+
 /* 0, or -EIO when f has seen a write error. */
 int tc_write_status(FILE *f);
 
