@@ -204,12 +204,7 @@ TACHO_API int tacho_live_frame_write(const struct tacho_live_frame *f, FILE *out
 TACHO_API int tacho_live_frame_write_history(const struct tacho_live_frame *f, FILE *out,
 					     const struct tacho_write_opts *opts);
 
-/* The exposition formats of tacho_live_frame_write_metrics. */
-enum tacho_metrics_format {
-	TACHO_METRICS_PROMETHEUS = 0,   /* Prometheus text format 0.0.4 (text/plain) */
-	TACHO_METRICS_OPENMETRICS,      /* OpenMetrics 1.0 (application/openmetrics-text):
-					   # UNIT lines, "# EOF" at the end */
-};
+/* The exposition formats (enum tacho_metrics_format) are in tacho/output.h. */
 /* The parts of an exposition: what depends on the frame alone (the counters, what
  * was not counted, the sampler's health), and what depends on the scrape (its
  * duration, the count, and OpenMetrics' "# EOF"). A server renders the first once per

@@ -38,6 +38,14 @@ enum tacho_format {
 	TACHO_FORMAT_COUNT
 };
 
+/* The exposition formats of the metrics writers (tacho_live_frame_write_metrics,
+ * tacho_stat_write_metrics). */
+enum tacho_metrics_format {
+	TACHO_METRICS_PROMETHEUS = 0,   /* Prometheus text format 0.0.4 (text/plain) */
+	TACHO_METRICS_OPENMETRICS,      /* OpenMetrics 1.0 (application/openmetrics-text):
+					   # UNIT lines, "# EOF" at the end */
+};
+
 /* The words a program gives a hint (enum tacho_hint, tacho/errors.h): a short clause
  * the writers append to a sentence that would send its reader elsewhere ("see 'tacho
  * doctor'"), or NULL to leave the hint out. Called while writing, on the writer's

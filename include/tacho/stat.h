@@ -417,6 +417,19 @@ TACHO_API int tacho_stat_write(const struct tacho_stat *s, const struct tacho_st
 			       FILE *f, enum tacho_format fmt,
 			       const struct tacho_write_opts *opts);
 
+/* Writes the counts of s as a metrics exposition, with tacho serve's names and rules
+ * (docs/serve.md, "/metrics"): one counter family per event, tacho_EVENT_total (clocks
+ * in seconds: tacho_EVENT_seconds_total), a sample with the label event (the name as
+ * written) for the total, or one per unit of a breakdown with the unit's labels (cpu;
+ * socket, die, core; node; pid, tid, comm; cgroup) instead; with repetitions, the mean.
+ * A value without a number is no sample: tacho_not_counted{event, status, reason}
+ * counts them. Then tacho_stat_repetitions and tacho_stat_wall_seconds. The text of
+ * what tacho stat --push sends. 0; -EINVAL (NULL s or out, a bad format, or a
+ * simulated session, whose values this machine did not count), -ENOMEM, -EIO.
+ * Thread-safe on a session nobody frees meanwhile. */
+TACHO_API int tacho_stat_write_metrics(const struct tacho_stat *s, FILE *out,
+				       enum tacho_metrics_format fmt);
+
 /* Writes the counts of one interval (an on_interval call) to f, one record per event:
  * the table's "TIME VALUE UNIT NAME [(COVERAGE)]" line; a CSV row (time, name, status,
  * value, unit, coverage, explanation, run) after a header row unless
