@@ -147,6 +147,47 @@ int tc_outfile_commit(struct tc_outfile *o);
 /* Closes and removes the temporary file: NAME stays as it was. NULL-safe fields. */
 void tc_outfile_abort(struct tc_outfile *o);
 
+/* --- a minimal HTTP/1.1 client (http.c) ---
+ * For the pushes (docs/serve.md, "Pushes"): plain http:// only, one request per
+ * connection, a deadline over the whole exchange. Not for hostile servers' bulk data:
+ * at most 64 KiB of an answer is read, and only its status and first body line kept. */
+struct tc_http_url {
+	char host[256];             /* a name, an IPv4 address, or an IPv6 one without [] */
+	char port[6];
+	char path[1024];            /* the base path, without trailing '/' ("" for none) */
+};
+/* Parses "http://HOST[:PORT][/PATH]" (HOST may be [V6]). 0; -EPROTONOSUPPORT for
+ * https://, -EINVAL for anything else that is not such a URL; *why says what in a few
+ * words (a static string). */
+int tc_http_url_parse(const char *url, struct tc_http_url *u, const char **why);
+struct tc_http_request {
+	const char *method;         /* "PUT", "POST", "GET" */
+	const struct tc_http_url *url;
+	const char *target;         /* after the URL's base path: "/metrics/job/x", with
+				       its query; already percent-encoded */
+	const char *content_type;   /* NULL: none */
+	const void *body;
+	size_t body_len;
+	unsigned timeout_ms;        /* the whole exchange; 0: 10000 */
+};
+struct tc_http_response {
+	int status;                 /* 100..599; -1 before an answer */
+	char status_line[128];      /* "400 Bad Request": the code and the reason */
+	char body_line[256];        /* the first non-empty line of the body (chunked
+				       bodies put back together), bytes outside printable
+				       ASCII as '?'; "" without a body */
+};
+/* Parses an answer read to the end (buf[0..n), not NUL-terminated): the status line,
+ * the header fields (Transfer-Encoding: chunked is undone), the body's first line. 0 or
+ * -EBADMSG (not an HTTP/1.x answer, or its header section cut short). */
+int tc_http_response_parse(const char *buf, size_t n, struct tc_http_response *r);
+/* Sends the request, reads the answer until the server closes, parses it. 0 with *r
+ * (whatever its status: the caller judges it), or -errno (-ECONNREFUSED, -ETIMEDOUT,
+ * -EHOSTUNREACH for a name that does not resolve, -EBADMSG, -ENOMEM) with why saying
+ * what happened in words. Thread-safe; blocks up to the timeout. */
+int tc_http_request(const struct tc_http_request *q, struct tc_http_response *r,
+		    char *why, size_t wsz);
+
 /* --- growable string (strbuf.c), in the manner of git's strbuf ---
  * Always NUL-terminated; buf is never NULL after tc_sb_init. On allocation failure
  * the buffer sets .oom and drops further appends: check it once at the end. */
