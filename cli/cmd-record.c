@@ -5,11 +5,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+#include "push.h"
 #include "util/util.h"
 
-enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE, OPT_SIM, OPT_SIM_CPU };
+enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE, OPT_SIM, OPT_SIM_CPU, OPT_PUSH,
+       OPT_PUSH_NAME, OPT_PUSH_LABEL, OPT_PUSH_FORMAT };
 
 static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
@@ -71,6 +74,15 @@ static const struct cli_option record_options[] = {
 	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
 	  "with --sim: simulate the caches of the CPU of this\n"
 	  "CPUID dump" },
+	{ OPT_PUSH, 0, "push", "<url>",
+	  "after recording, POST the profile to Pyroscope's\n"
+	  "/ingest at <url> (http:// only; docs/record.md)" },
+	{ OPT_PUSH_NAME, 0, "push-name", "<app>",
+	  "with --push: the application name (default tacho)" },
+	{ OPT_PUSH_LABEL, 0, "push-label", "<name>=<value>",
+	  "with --push: a label of the profile; may be repeated" },
+	{ OPT_PUSH_FORMAT, 0, "push-format", "<fmt>",
+	  "with --push: pprof (default) or folded" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -170,6 +182,9 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
+	struct cli_push push = { 0 };
+	long long t0, t1;
+	int ret;
 	bool quiet = false, sim = false, no_cache = false;
 	const char *sim_cpu = NULL;
 	char cache_dir[4096];
@@ -241,6 +256,24 @@ static int cmd_record_fn(int argc, char **argv)
 		case OPT_NO_BUILDID_CACHE:
 			no_cache = true;
 			break;
+		case OPT_PUSH:
+			push.url = optarg;
+			break;
+		case OPT_PUSH_NAME:
+			push.name = optarg;
+			break;
+		case OPT_PUSH_LABEL:
+			if (cli_push_label_add(&push, &cmd_record, optarg, NULL))
+				goto out_usage;
+			break;
+		case OPT_PUSH_FORMAT:
+			if (strcmp(optarg, "pprof") && strcmp(optarg, "folded")) {
+				cli_usage_error(&cmd_record, "--push-format takes pprof or "
+						"folded, not '%s'", optarg);
+				goto out_usage;
+			}
+			push.format = optarg;
+			break;
 		}
 	}
 	if (opt < 0) {
@@ -253,6 +286,13 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (cli_push_check(&push, &cmd_record))
+		goto out_usage;
+	if (push.url && sim) {
+		cli_usage_error(&cmd_record, "--push sends samples of this machine: not the "
+				"simulated ones of --sim");
+		goto out_usage;
+	}
 	if (sim_cpu && !sim) {
 		cli_usage_error(&cmd_record, "--sim-cpu goes with --sim");
 		goto out_usage;
@@ -303,7 +343,9 @@ static int cmd_record_fn(int argc, char **argv)
 	/* the program still dies of Ctrl-C; tacho lives to finish the file */
 	cli_stop_signals_catch(&saved);
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
+	t0 = (long long)time(NULL);
 	err = tacho_record(&o, &res, &diag);
+	t1 = (long long)time(NULL);
 	cli_stop_signals_restore(&saved);
 	tc_sb_exit(&events);
 	if (err)
@@ -318,15 +360,21 @@ static int cmd_record_fn(int argc, char **argv)
 	if (res.throttled && !quiet)
 		cli_warn("the kernel throttled sampling %" PRIu64 " times "
 			 "(kernel.perf_event_max_sample_rate): try a longer period", res.throttled);
+	ret = EXIT_OK;
 	if (res.ran) {
 		if (res.exit.signal && !quiet) {
 			char how[96];
 			fprintf(stderr, "tacho: the program %s\n",
 				tacho_exit_describe(&res.exit, how, sizeof(how)));
 		}
-		return res.exit.status;
+		ret = res.exit.status;
 	}
-	return EXIT_OK;
+	/* the recording stays whatever the push gives; a failed push is exit 1 unless
+	 * the program's status already says a failure */
+	if (push.url && cli_push_profile(&push, o.output ? o.output : "tacho.rec", t0, t1) !=
+	    EXIT_OK && ret == EXIT_OK)
+		ret = EXIT_FAIL;
+	return ret;
 out_usage:
 	tc_sb_exit(&events);
 	return EXIT_USAGE;

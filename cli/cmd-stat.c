@@ -14,13 +14,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "push.h"
 #include "util/util.h"
 
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
        OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
        OPT_JSON_OUTPUT,
-       OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST };
+       OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST,
+       OPT_PUSH, OPT_PUSH_JOB, OPT_PUSH_LABEL };
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -142,6 +144,14 @@ static const struct cli_option stat_options[] = {
 	  "its failure stops tacho (exit 1)" },
 	{ OPT_POST, 0, "post", "<command>",
 	  "run this shell command after each run" },
+	{ OPT_PUSH, 0, "push", "<url>",
+	  "after the run, PUT the counts to the Prometheus\n"
+	  "Pushgateway at <url> (http:// only; docs/stat.md)" },
+	{ OPT_PUSH_JOB, 0, "push-job", "<name>",
+	  "with --push: the job of the group (default tacho)" },
+	{ OPT_PUSH_LABEL, 0, "push-label", "<name>=<value>",
+	  "with --push: one more label of the group's key; may be\n"
+	  "repeated" },
 	{ OPT_LOG_FD, 0, "log-fd", "<fd>",
 	  "write to this open descriptor instead of standard error" },
 	{ 'q', 'q', "quiet", NULL,
@@ -224,6 +234,7 @@ struct stat_cli {
 	const char *pre, *post;         /* --pre, --post */
 	bool pre_failed;
 	bool progress_shown;
+	struct cli_push push;           /* --push, --push-job, --push-label */
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -582,6 +593,17 @@ static int parse_option(struct stat_cli *c, int opt)
 	case OPT_POST:
 		c->post = optarg;
 		return GO_ON;
+	case OPT_PUSH:
+		c->push.url = optarg;
+		return GO_ON;
+	case OPT_PUSH_JOB:
+		if (!*optarg)
+			return cli_usage_error(&cmd_stat, "--push-job needs a name");
+		c->push.job = optarg;
+		return GO_ON;
+	case OPT_PUSH_LABEL:
+		return cli_push_label_add(&c->push, &cmd_stat, optarg,
+					  cli_push_stat_reserved) ? EXIT_USAGE : GO_ON;
 	case OPT_TIMEOUT:
 		if (parse_uint("--timeout", optarg, 86400000, &c->timeout_ms) != GO_ON)
 			return EXIT_USAGE;
@@ -678,6 +700,11 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 	if ((c->pre || c->post) && (!c->o.argv || c->o.target != TACHO_TARGET_CHILD || c->sim))
 		return cli_usage_error(&cmd_stat, "--pre and --post go around the runs of a "
 				       "program tacho runs");
+	if (cli_push_check(&c->push, &cmd_stat))
+		return EXIT_USAGE;
+	if (c->push.url && c->sim)
+		return cli_usage_error(&cmd_stat, "--push sends counts of this machine: not the "
+				       "simulated ones of --sim");
 	if (c->interval_count && !c->interval)
 		return cli_usage_error(&cmd_stat, "--interval-count goes with -I");
 	if (c->timeout_ms && c->interval)
@@ -1085,7 +1112,7 @@ static int out_of_files(const struct tacho_stat *s, const struct tacho_exit *ex)
 	return ex && ex->status ? ex->status : EXIT_FAIL;
 }
 
-static int stat_print(struct stat_cli *c)
+static int stat_print_local(struct stat_cli *c)
 {
 	const struct tacho_exit *ex = tacho_stat_exit_status(c->s);
 	struct tacho_stat_about about = {
@@ -1147,6 +1174,18 @@ static int stat_print(struct stat_cli *c)
 	if (!ex && c->o.argv && c->o.argv[0] && tacho_stat_interrupted(c->s) && cli_stop_sig > 0)
 		return 128 + cli_stop_sig;
 	return out_of_files(c->s, ex);
+}
+
+/* The local output first, whatever the push gives: a push that fails loses nothing
+ * that was printed or written. A failed push makes the exit status 1 unless it already
+ * says a failure of its own (the program's). */
+static int stat_print(struct stat_cli *c)
+{
+	int ret = stat_print_local(c);
+
+	if (c->push.url && cli_push_stat(&c->push, c->s) != EXIT_OK && ret == EXIT_OK)
+		ret = EXIT_FAIL;
+	return ret;
 }
 
 static int cmd_stat_fn(int argc, char **argv)

@@ -13,7 +13,7 @@ set -eu
 what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev libzstd-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest"
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus prometheus-pushgateway victoria-metrics aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libzstd-dev: zstd.h for report -i of perf record -z's compressed perf.data
 # (lib/report/perfdata-zstd.c loads libzstd.so.1 at the first compressed record)
@@ -27,6 +27,8 @@ bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libc6-dbg: the C library's and ld.so's full symbol tables (test-symbols: ld.so's labels)
 # tmux, prometheus (with promtool) and chromium: the live commands' tests drive the real
 # programs; aha: scripts/docs-shots.sh turns tmux's panes into the docs' pictures
+# prometheus-pushgateway: test-cmd-push pushes stat's counts to a real Pushgateway;
+# victoria-metrics: test-cmd-serve has it scrape serve's /metrics too
 # procps (top) and curl: bench/live.sh
 
 case $what in
