@@ -5,7 +5,8 @@
  * new points arriving); 20 clients at once for 10 s and two that stall, while counting
  * goes on and memory stays bounded; 100 clients that send a header line every 2 s, then
  * 100 that send nothing, and every scrape of a real Prometheus beside them succeeds
- * within its timeout; --listen :PORT on IPv6 and IPv4 with a warning, [::1] without;
+ * within its timeout; VictoriaMetrics scraping it too, the writes exact in its query
+ * API; --listen :PORT on IPv6 and IPv4 with a warning, [::1] without;
  * a port in use and bad addresses. */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +175,68 @@ static void test_prometheus(void **state)
 	assert_true(v == v0 + 2468);
 	th_proc_kill(&prom, SIGTERM);
 	assert_true(th_proc_wait(&prom, 20));
+	th_proc_kill(&serve, SIGTERM);
+	assert_true(th_proc_wait(&serve, 10));
+	assert_int_equal(serve.status, 0);
+	th_proc_end(&helper);
+}
+
+/* VictoriaMetrics (Debian's victoria-metrics, the single-node server) scraping serve
+ * with its Prometheus-compatible scraper (-promscrape.config, 1 s), finding the counter
+ * through its Prometheus-compatible query API and the writes exactly. */
+static void test_victoria_metrics(void **state)
+{
+	char *burst[] = { (char *)th_prog("live-helper"), (char *)"burst", (char *)"1234", NULL };
+	char cfg[4096], cfgarg[4200], data[4200], listen[64], pid[32], q[256];
+	char *vm_argv[] = { (char *)"victoria-metrics", cfgarg, data, listen,
+			    (char *)"-search.latencyOffset=0s", (char *)"-search.disableCache",
+			    NULL };
+	struct th_proc helper, serve, vm;
+	double v0 = NAN, v = NAN, end;
+	int port, vport = th_free_port();
+	FILE *f;
+	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+
+	if (!have("victoria-metrics"))
+		TEST_SKIP("victoria-metrics is not installed");
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	th_spawn(&helper, "vm-burst", burst);
+	snprintf(pid, sizeof(pid), "%d", (int)helper.pid);
+	port = start_serve(&serve, "vm-serve", "-d", "0.2", "-e", "syscalls:sys_enter_write",
+			   "-p", pid);
+	snprintf(cfg, sizeof(cfg), "%s", th_tmp("vm-scrape.yml"));
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "scrape_configs:\n  - job_name: tacho\n    scrape_interval: 1s\n"
+		   "    static_configs:\n      - targets: ['127.0.0.1:%d']\n", port);
+	fclose(f);
+	snprintf(cfgarg, sizeof(cfgarg), "-promscrape.config=%s", cfg);
+	snprintf(data, sizeof(data), "-storageDataPath=%s", th_tmp("vm-data"));
+	snprintf(listen, sizeof(listen), "-httpListenAddr=127.0.0.1:%d", vport);
+	th_spawn(&vm, "victoria-metrics", vm_argv);
+	snprintf(q, sizeof(q), "tacho_syscalls_sys_enter_write_total%%7Bpid%%3D%%22%s%%22,"
+		 "job%%3D%%22tacho%%22%%7D", pid);
+	end = th_now() + 30;
+	while (isnan(v0) && th_now() < end) {
+		v0 = prom_query(vport, q);
+		if (isnan(v0))
+			usleep(100000);
+	}
+	if (isnan(v0)) {
+		char *log = th_slurp(vm.err);
+		fail_msg("VictoriaMetrics never had the counter; its log:\n%s", log);
+	}
+	assert_true(v0 == 0);            /* the helper has not written yet */
+	kill(helper.pid, SIGUSR1);
+	end = th_now() + 20;
+	while ((v = prom_query(vport, q)) != v0 + 1234 && th_now() < end)
+		usleep(100000);
+	if (v != v0 + 1234)
+		fail_msg("VictoriaMetrics has the counter at %g, not %g", v, v0 + 1234);
+	th_proc_kill(&vm, SIGTERM);
+	assert_true(th_proc_wait(&vm, 20));
 	th_proc_kill(&serve, SIGTERM);
 	assert_true(th_proc_wait(&serve, 10));
 	assert_int_equal(serve.status, 0);
@@ -722,6 +785,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_prometheus, th_procs_teardown),
+		cmocka_unit_test_teardown(test_victoria_metrics, th_procs_teardown),
 		cmocka_unit_test_teardown(test_promtool_openmetrics, th_procs_teardown),
 		cmocka_unit_test_teardown(test_page_in_chromium, th_procs_teardown),
 		cmocka_unit_test_teardown(test_many_clients, th_procs_teardown),
