@@ -182,7 +182,7 @@ static int cmd_record_fn(int argc, char **argv)
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
 	struct tc_sb events = TC_SB_INIT;
-	struct cli_push push = { 0 };
+	struct cli_push push = { .pyroscope = true };
 	long long t0, t1;
 	int ret;
 	bool quiet = false, sim = false, no_cache = false;

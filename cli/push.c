@@ -68,6 +68,18 @@ int cli_push_check(struct cli_push *p, const struct cli_cmd *cmd)
 	}
 	if (tc_http_url_parse(p->url, &p->u, &why))
 		return cli_usage_error(cmd, "bad --push '%s': %s", p->url, why);
+	if (!p->pyroscope)
+		return 0;
+	/* Pyroscope's NAME{k=v,...}: names and values cannot hold its syntax */
+	if (p->name && (!*p->name || strpbrk(p->name, "{},= ")))
+		return cli_usage_error(cmd, "bad --push-name '%s': Pyroscope's application "
+				       "name cannot be empty or hold '{', '}', ',', '=' or a "
+				       "space", p->name);
+	for (size_t i = 0; i < p->nlabels; i++)
+		if (strpbrk(strchr(p->labels[i], '=') + 1, "{},="))
+			return cli_usage_error(cmd, "bad --push-label '%s': a Pyroscope label "
+					       "value cannot hold '{', '}', ',' or '='",
+					       p->labels[i]);
 	return 0;
 }
 
@@ -203,34 +215,20 @@ out:
 	return ret;
 }
 
-/* Pyroscope's application name and labels: NAME{k=v,...}. Its names and values cannot
- * hold the braces, commas and '=' of that syntax. */
-static int pyroscope_name(const struct cli_push *p, struct tc_sb *sb)
+/* Pyroscope's application name and labels: NAME{k=v,...} (checked by
+ * cli_push_check). */
+static void pyroscope_name(const struct cli_push *p, struct tc_sb *sb)
 {
-	const char *name = p->name ? p->name : "tacho";
-
-	if (!*name || strpbrk(name, "{},= ")) {
-		cli_error("bad --push-name '%s': Pyroscope's application name cannot be empty "
-			  "or hold '{', '}', ',', '=' or a space", name);
-		return -1;
-	}
-	tc_sb_adds(sb, name);
+	tc_sb_adds(sb, p->name ? p->name : "tacho");
 	if (!p->nlabels)
-		return 0;
+		return;
 	tc_sb_addc(sb, '{');
 	for (size_t i = 0; i < p->nlabels; i++) {
-		const char *v = strchr(p->labels[i], '=') + 1;
-		if (strpbrk(v, "{},=")) {
-			cli_error("bad --push-label '%s': a Pyroscope label value cannot hold "
-				  "'{', '}', ',' or '='", p->labels[i]);
-			return -1;
-		}
 		if (i)
 			tc_sb_addc(sb, ',');
 		tc_sb_adds(sb, p->labels[i]);
 	}
 	tc_sb_addc(sb, '}');
-	return 0;
 }
 
 int cli_push_profile(const struct cli_push *p, const char *recording, long long from,
@@ -249,8 +247,7 @@ int cli_push_profile(const struct cli_push *p, const char *recording, long long 
 	tc_sb_init(&name);
 	tc_sb_init(&target);
 	tc_sb_init(&body);
-	if (pyroscope_name(p, &name))
-		goto out;
+	pyroscope_name(p, &name);
 	err = tacho_profile_load(recording, &prof, &diag);
 	if (err) {
 		cli_error("cannot push the profile: %s", diag.message[0] ? diag.message :

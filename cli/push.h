@@ -20,6 +20,7 @@ struct cli_push {
 	const char *format;         /* --push-format (record): "pprof" or "folded" */
 	const char *labels[CLI_PUSH_MAX_LABELS];   /* --push-label NAME=VALUE */
 	size_t nlabels;
+	bool pyroscope;             /* record's: name and labels in Pyroscope's syntax */
 	struct tc_http_url u;       /* url, parsed by cli_push_check */
 };
 
@@ -30,8 +31,9 @@ int cli_push_label_add(struct cli_push *p, const struct cli_cmd *cmd, const char
 /* The labels a Pushgateway group may not have: the job's own, and those of tacho's
  * metrics (the Pushgateway writes a grouping label over a sample's own). */
 extern const char *const cli_push_stat_reserved[];
-/* After the options: the URL parsed, the other --push-* refused without --push. 0 or
- * EXIT_USAGE (said). */
+/* After the options: the URL parsed, the other --push-* refused without --push, and
+ * for Pyroscope the name and label values its NAME{k=v,...} can hold. 0 or EXIT_USAGE
+ * (said). */
 int cli_push_check(struct cli_push *p, const struct cli_cmd *cmd);
 /* PUTs the counts to the Pushgateway at p->url, group job/JOB[/NAME/VALUE...].
  * EXIT_OK, or EXIT_FAIL with one line saying why (the server's answer: its status and

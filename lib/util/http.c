@@ -267,7 +267,7 @@ static int dial(const struct tc_http_url *u, long long deadline, char *why, size
 		return -EHOSTUNREACH;
 	}
 	for (a = ai; a; a = a->ai_next) {
-		socklen_t sl = sizeof(err);
+		socklen_t sl = sizeof(int);
 		int soerr = 0;
 
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,

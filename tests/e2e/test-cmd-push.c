@@ -243,6 +243,10 @@ static void test_push_usage(void **state)
 		{ { "record", "--push", "http://h:1", "--push-format", "jfr" },
 		  "--push-format takes pprof or folded, not 'jfr'" },
 		{ { "record", "--push-name", "x" }, "--push-name goes with --push <url>" },
+		{ { "record", "--push", "http://h:1", "--push-name", "a{b" },
+		  "bad --push-name 'a{b': Pyroscope's application name cannot" },
+		{ { "record", "--push", "http://h:1", "--push-label", "k=a,b" },
+		  "bad --push-label 'k=a,b': a Pyroscope label value cannot hold" },
 	};
 	(void)state;
 
