@@ -45,6 +45,10 @@ int tc_http_url_parse(const char *url, struct tc_http_url *u, const char **why)
 		n = (size_t)(end - host - 1);
 		host++;
 		p = end + 1;
+		if (*p && *p != ':' && *p != '/' && *p != '?' && *p != '#') {
+			*why = "something after the IPv6 address's ']' that is no port or path";
+			return -EINVAL;
+		}
 	} else {
 		p = host + strcspn(host, ":/?#");
 		n = (size_t)(p - host);

@@ -85,6 +85,7 @@ static const struct {
 	{ __LINE__, "http://h:80x", -EINVAL, NULL, NULL, NULL, "a bad port" },
 	{ __LINE__, "http://h:", -EINVAL, NULL, NULL, NULL, "a bad port" },
 	{ __LINE__, "http://[::1", -EINVAL, NULL, NULL, NULL, "closing ']'" },
+	{ __LINE__, "http://[::1]x:80/", -EINVAL, NULL, NULL, NULL, "no port or path" },
 	{ __LINE__, "http://user@h", -EINVAL, NULL, NULL, NULL, "cannot hold" },
 	{ __LINE__, "http://h/a b", -EINVAL, NULL, NULL, NULL, "cannot hold" },
 	{ __LINE__, "http://h/x?y=1", -EINVAL, NULL, NULL, NULL, "a query or fragment" },
