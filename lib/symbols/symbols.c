@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dwarf.h>
 
 #include "util/elfutils.h"
 #include "symbols/symbols.h"
@@ -397,6 +398,27 @@ void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 			out->comp_dir = dwfl_line_comp_dir(line);
 		}
 	}
+}
+
+int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, addr + d->bias, &bias);
+	Dwarf_Die *scopes = NULL;
+	int n, line = 0;
+
+	if (!cu)
+		return 0;
+	/* innermost first: the last subprogram is the one that was not inlined */
+	n = dwarf_getscopes(cu, addr + d->bias - bias, &scopes);
+	for (int i = n - 1; i >= 0; i--)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			if (dwarf_decl_line(&scopes[i], &line) != 0)
+				line = 0;
+			break;
+		}
+	free(scopes);
+	return line > 0 ? line : 0;
 }
 
 int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)

@@ -53,6 +53,12 @@ int tc_symdso_symbol(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
  * decompresses them: for libc's debug file, tens of milliseconds). */
 void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
 
+/* The line the function around ELF address addr is declared on (DWARF's
+ * DW_AT_decl_line of the outermost subprogram that holds addr: the function the
+ * symbol table names, not one inlined into it), 0 when the binary has no DWARF for it.
+ * Not thread-safe per dso. */
+int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr);
+
 /* Finds a function by name: 0 and its ELF start address and size, or -ENOENT. */
 int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size);
 

@@ -22,6 +22,9 @@ static void load(void)
 	static const struct { const char *name; size_t off; } fn[] = {
 #define F(x) { #x, offsetof(struct tc_elfutils_fns, x) }
 		F(dwelf_elf_gnu_build_id),
+		F(dwarf_decl_line),
+		F(dwarf_getscopes),
+		F(dwarf_tag),
 		F(dwfl_addrmodule),
 		F(dwfl_attach_state),
 		F(dwfl_begin),
@@ -32,6 +35,7 @@ static void load(void)
 		F(dwfl_getthread_frames),
 		F(dwfl_line_comp_dir),
 		F(dwfl_lineinfo),
+		F(dwfl_module_addrdie),
 		F(dwfl_module_build_id),
 		F(dwfl_module_getelf),
 		F(dwfl_module_getsrc),

@@ -22,6 +22,9 @@
 
 struct tc_elfutils_fns {
 	__typeof__(dwelf_elf_gnu_build_id) *dwelf_elf_gnu_build_id;
+	__typeof__(dwarf_decl_line) *dwarf_decl_line;
+	__typeof__(dwarf_getscopes) *dwarf_getscopes;
+	__typeof__(dwarf_tag) *dwarf_tag;
 	__typeof__(dwfl_addrmodule) *dwfl_addrmodule;
 	__typeof__(dwfl_attach_state) *dwfl_attach_state;
 	__typeof__(dwfl_begin) *dwfl_begin;
@@ -32,6 +35,7 @@ struct tc_elfutils_fns {
 	__typeof__(dwfl_getthread_frames) *dwfl_getthread_frames;
 	__typeof__(dwfl_line_comp_dir) *dwfl_line_comp_dir;
 	__typeof__(dwfl_lineinfo) *dwfl_lineinfo;
+	__typeof__(dwfl_module_addrdie) *dwfl_module_addrdie;
 	__typeof__(dwfl_module_build_id) *dwfl_module_build_id;
 	__typeof__(dwfl_module_getelf) *dwfl_module_getelf;
 	__typeof__(dwfl_module_getsrc) *dwfl_module_getsrc;
@@ -81,6 +85,9 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 
 #ifndef TC_ELFUTILS_IMPL
 #define dwelf_elf_gnu_build_id (tc_elfutils()->dwelf_elf_gnu_build_id)
+#define dwarf_decl_line (tc_elfutils()->dwarf_decl_line)
+#define dwarf_getscopes (tc_elfutils()->dwarf_getscopes)
+#define dwarf_tag (tc_elfutils()->dwarf_tag)
 #define dwfl_addrmodule (tc_elfutils()->dwfl_addrmodule)
 #define dwfl_attach_state (tc_elfutils()->dwfl_attach_state)
 #define dwfl_begin (tc_elfutils()->dwfl_begin)
@@ -91,6 +98,7 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 #define dwfl_getthread_frames (tc_elfutils()->dwfl_getthread_frames)
 #define dwfl_line_comp_dir (tc_elfutils()->dwfl_line_comp_dir)
 #define dwfl_lineinfo (tc_elfutils()->dwfl_lineinfo)
+#define dwfl_module_addrdie (tc_elfutils()->dwfl_module_addrdie)
 #define dwfl_module_build_id (tc_elfutils()->dwfl_module_build_id)
 #define dwfl_module_getelf (tc_elfutils()->dwfl_module_getelf)
 #define dwfl_module_getsrc (tc_elfutils()->dwfl_module_getsrc)
