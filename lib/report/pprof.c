@@ -99,10 +99,19 @@ enum {
 	PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
 };
 
+/* A mapping as the process had it: one executable segment of a binary (its start,
+ * end and file offset from the recording's MMAP records), or the kernel's text. */
+struct pmap {
+	uint64_t start, end, pgoff;
+	uint32_t name;                 /* pool id of the file */
+	uint32_t dsoi;                 /* index into dsos (for the build-id), or NONE */
+	bool lines, fns;
+};
+
 struct pprof {
 	struct tacho_profile *p;
 	struct tc_strpool strs;        /* the string table: id = index */
-	struct tc_strpool stacks;      /* "pid leaf-loc caller-loc ...": one sample each */
+	struct tc_strpool stacks;      /* "pid tid leaf-loc caller-loc ...": one sample each */
 	uint64_t *counts, *events;     /* by stack id */
 	size_t cap;
 	uint32_t *loc_id;              /* location id of each loc index, 0: not used */
@@ -113,10 +122,9 @@ struct pprof {
 	struct tc_hmap map_idx;        /* dso name -> mapping id - 1 */
 	uint32_t *fn_sym, *fn_raw, *fn_file;   /* by function id - 1 */
 	uint32_t *fn_dso;
+	uint32_t *fn_line;             /* the line of the function's first instruction */
 	size_t nfn;
-	uint32_t *map_dso;             /* by mapping id - 1 */
-	uint64_t *map_lo, *map_hi;
-	bool *map_lines, *map_fns;
+	struct pmap *maps;             /* by mapping id - 1 */
 	size_t nmap;
 	bool oom;                      /* a string could not be added to the table */
 };
@@ -165,9 +173,16 @@ static int collect_stacks(struct pprof *x)
 		if (err)
 			break;
 		tc_sb_reset(&sb);
-		tc_sb_addf(&sb, "%x", tc_smp_pid(p, s));
-		for (size_t k = 0; k < nf; k++)
+		tc_sb_addf(&sb, "%x %x", tc_smp_pid(p, s), tc_smp_tid(p, s));
+		for (size_t k = 0; k < nf; k++) {
+			const struct loc *l = &p->locs[frames[k]];
+			/* a caller that no recorded mapping covers is no code the process
+			 * ran: a frame-pointer walk past the outermost frame reads the words
+			 * above it (0, or stack garbage). The sampled IP itself stays. */
+			if (k && !l->kernel && !l->mapped)
+				continue;
 			tc_sb_addf(&sb, " %x", frames[k]);
+		}
 		if (sb.oom || tc_strpool_intern(&x->stacks, sb.buf, &id)) {
 			err = -ENOMEM;
 			break;
@@ -196,6 +211,82 @@ static int collect_stacks(struct pprof *x)
 
 static int order_mappings(struct pprof *x);
 
+/* pprof's Function.start_line: the line the function is declared on (as Go writes
+ * its functions' "func" line), 0 when unknown. */
+static uint32_t start_line(struct tacho_profile *p, const struct loc *l)
+{
+	struct tc_symdso *sd;
+
+	if (l->kernel || l->dsoi == NONE || l->dsoi >= p->ndsos)
+		return 0;
+	sd = tc_profile_dso_open(p, &p->dsos[l->dsoi]);
+	return sd ? (uint32_t)tc_symdso_decl_line(sd, l->addr) : 0;
+}
+
+/* The kernel's text, as one mapping: the upper half of the x86-64 address space,
+ * where is_kernel_ip places kernel addresses (file offset 0: kallsyms names its
+ * addresses, no file is read). */
+#define KERNEL_START 0xffff800000000000ull
+
+/* The mapping id of location l into *id (0: no recorded mapping covers it, as
+ * profile.proto allows): one mapping per distinct segment, whichever processes
+ * mapped it there. */
+static int map_location(struct pprof *x, const struct loc *l, uint32_t *id)
+{
+	struct tacho_profile *p = x->p;
+	struct pmap m = { .dsoi = NONE };
+	uint64_t key;
+	size_t pos = 0;
+	uint32_t v;
+
+	*id = 0;
+	if (l->kernel) {
+		m.start = KERNEL_START;
+		m.end = UINT64_MAX;
+		m.name = p->kernel_id;
+	} else if (l->mapped) {
+		m.start = l->map.start;
+		m.end = l->map.end;
+		m.pgoff = l->map.pgoff;
+		m.dsoi = l->map.dso;
+		m.name = l->map.dso < p->ndsos ? p->dsos[l->map.dso].name : p->unknown_id;
+	} else {
+		return 0;
+	}
+	key = tc_hash_u64(m.start ^ tc_hash_u64(m.end ^ tc_hash_u64(m.pgoff)) ^ m.dsoi);
+	while (tc_hmap_next(&x->map_idx, key, &pos, &v)) {
+		const struct pmap *o = &x->maps[v];
+		if (o->start == m.start && o->end == m.end && o->pgoff == m.pgoff &&
+		    o->dsoi == m.dsoi && o->name == m.name)
+			goto found;
+	}
+	if (x->nmap % 64 == 0) {
+		struct pmap *nm = realloc(x->maps, (x->nmap + 64) * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		x->maps = nm;
+	}
+	if (tc_hmap_add(&x->map_idx, key, (uint32_t)x->nmap))
+		return -ENOMEM;
+	v = (uint32_t)x->nmap++;
+	x->maps[v] = m;
+found:
+	x->maps[v].fns |= l->sym != NONE;
+	x->maps[v].lines |= l->src_line > 0;
+	*id = v + 1;
+	return 0;
+}
+
+/* The address of location l as the process saw it, pprof's Location.address: inside
+ * [memory_start, memory_limit) of its mapping. Moved as the lookup was: a return
+ * address one byte back into its call, a trap's IP to the instruction that trapped. */
+static uint64_t runtime_address(const struct loc *l)
+{
+	if (!l->kernel && l->dsoi != NONE)
+		return l->ip - (l->rel - l->addr);   /* rel: l->ip's ELF address */
+	return l->ip - (l->kind != K_EXACT && l->ip);
+}
+
 /* Functions (one per name and binary), mappings (one per binary) and locations (one
  * per resolved address) of the locs the stacks use. */
 static int number_locations(struct pprof *x)
@@ -215,6 +306,7 @@ static int number_locations(struct pprof *x)
 		char *end;
 
 		strtoul(c, &end, 16);   /* the pid */
+		strtoul(end, &end, 16);   /* the tid */
 		for (c = end; *c && !err; c = end) {
 			uint32_t li = (uint32_t)strtoul(c, &end, 16), v;
 			const struct loc *l;
@@ -237,6 +329,7 @@ static int number_locations(struct pprof *x)
 					    grow_u32(&x->fn_raw, x->nfn + 1) ||
 					    grow_u32(&x->fn_file, x->nfn + 1) ||
 					    grow_u32(&x->fn_dso, x->nfn + 1) ||
+					    grow_u32(&x->fn_line, x->nfn + 1) ||
 					    tc_hmap_add(&x->fn_idx, key, v)) {
 						err = -ENOMEM;
 						break;
@@ -245,46 +338,14 @@ static int number_locations(struct pprof *x)
 					x->fn_raw[v] = l->raw;
 					x->fn_file[v] = l->src_file;
 					x->fn_dso[v] = l->dso;
+					x->fn_line[v] = start_line(p, l);
 					x->nfn++;
 				} else if (x->fn_file[v] == NONE) {
 					x->fn_file[v] = l->src_file;
 				}
 				x->fn_of[li] = v + 1;
 			}
-			if (l->dso != NONE && l->dso != p->unknown_id) {
-				if (!tc_hmap_get(&x->map_idx, l->dso, &v)) {
-					size_t n = x->nmap + 1;
-					uint64_t *lo = realloc(x->map_lo, n * sizeof(*lo));
-					if (lo)
-						x->map_lo = lo;
-					uint64_t *hi = lo ? realloc(x->map_hi, n * sizeof(*hi)) : NULL;
-					if (hi)
-						x->map_hi = hi;
-					bool *ml = hi ? realloc(x->map_lines, n * sizeof(*ml)) : NULL;
-					if (ml)
-						x->map_lines = ml;
-					bool *mf = ml ? realloc(x->map_fns, n * sizeof(*mf)) : NULL;
-					if (mf)
-						x->map_fns = mf;
-					if (!mf || grow_u32(&x->map_dso, n) ||
-					    tc_hmap_put(&x->map_idx, l->dso, (uint32_t)x->nmap)) {
-						err = -ENOMEM;
-						break;
-					}
-					v = (uint32_t)x->nmap++;
-					x->map_dso[v] = l->dso;
-					x->map_lo[v] = l->addr;
-					x->map_hi[v] = l->addr + 1;
-					x->map_lines[v] = x->map_fns[v] = false;
-				}
-				if (l->addr < x->map_lo[v])
-					x->map_lo[v] = l->addr;
-				if (l->addr >= x->map_hi[v])
-					x->map_hi[v] = l->addr + 1;
-				x->map_fns[v] |= l->sym != NONE;
-				x->map_lines[v] |= l->src_line > 0;
-				x->map_of[li] = v + 1;
-			}
+			err = map_location(x, l, &x->map_of[li]);
 		}
 	}
 	if (!err)
@@ -294,85 +355,99 @@ static int number_locations(struct pprof *x)
 
 /* pprof takes the first mapping for the program's: the program's binary (the first
  * file the first process mapped: exec maps it before the loader maps libraries) goes
- * first, the kernel's and the vDSO's last, the others in the order first seen. */
+ * first, the kernel's and the vDSO's last, the others in the order first seen. A
+ * stable reordering of x->maps, the locations' mapping ids following. */
 static int order_mappings(struct pprof *x)
 {
 	uint32_t main_name = NONE;
 	uint32_t *newid = malloc((x->nmap ? x->nmap : 1) * sizeof(*newid));
-	uint32_t *dso = malloc((x->nmap ? x->nmap : 1) * sizeof(*dso));
-	uint64_t *lo = malloc((x->nmap ? x->nmap : 1) * sizeof(*lo));
-	uint64_t *hi = malloc((x->nmap ? x->nmap : 1) * sizeof(*hi));
-	bool *ml = malloc((x->nmap ? x->nmap : 1) * sizeof(*ml));
-	bool *mf = malloc((x->nmap ? x->nmap : 1) * sizeof(*mf));
+	struct pmap *m = malloc((x->nmap ? x->nmap : 1) * sizeof(*m));
 	size_t k = 0;
-	int err = 0;
 
-	if (!newid || !dso || !lo || !hi || !ml || !mf) {
-		err = -ENOMEM;
-		goto out;
+	if (!newid || !m) {
+		free(newid);
+		free(m);
+		return -ENOMEM;
 	}
-	/* no mapping (samples outside any, as a perf.data without MMAP records has):
-	 * nothing to order, and the arrays are NULL (memcpy must not see them) */
-	if (!x->nmap)
-		goto out;
 	for (size_t i = 0; i < x->p->nprocs && main_name == NONE; i++)
 		if (x->p->procs[i].nmaps && x->p->procs[i].maps[0].dso < x->p->ndsos)
 			main_name = x->p->dsos[x->p->procs[i].maps[0].dso].name;
 	for (int rank = 0; rank < 3; rank++)
-		for (size_t m = 0; m < x->nmap; m++) {
-			const char *name = pool_str(x->p, x->map_dso[m]);
-			int r = x->map_dso[m] == main_name ? 0 :
-				x->map_dso[m] == x->p->kernel_id || (name && !strcmp(name, "[vdso]")) ?
-				2 : 1;
+		for (size_t i = 0; i < x->nmap; i++) {
+			const char *name = pool_str(x->p, x->maps[i].name);
+			int r = x->maps[i].name == main_name ? 0 :
+				x->maps[i].name == x->p->kernel_id ||
+				(name && !strcmp(name, "[vdso]")) ? 2 : 1;
 			if (r != rank)
 				continue;
-			newid[m] = (uint32_t)k;
-			dso[k] = x->map_dso[m];
-			lo[k] = x->map_lo[m];
-			hi[k] = x->map_hi[m];
-			ml[k] = x->map_lines[m];
-			mf[k] = x->map_fns[m];
-			k++;
+			newid[i] = (uint32_t)k;
+			m[k++] = x->maps[i];
 		}
 	for (size_t li = 0; li < x->nloc; li++)
 		if (x->map_of[li])
 			x->map_of[li] = newid[x->map_of[li] - 1] + 1;
-	memcpy(x->map_dso, dso, x->nmap * sizeof(*dso));
-	memcpy(x->map_lo, lo, x->nmap * sizeof(*lo));
-	memcpy(x->map_hi, hi, x->nmap * sizeof(*hi));
-	memcpy(x->map_lines, ml, x->nmap * sizeof(*ml));
-	memcpy(x->map_fns, mf, x->nmap * sizeof(*mf));
-out:
+	free(x->maps);
+	x->maps = m;
 	free(newid);
-	free(dso);
-	free(lo);
-	free(hi);
-	free(ml);
-	free(mf);
-	return err;
+	return 0;
 }
 
-/* The build-id of the binary named name, in hex, or "". */
-static void build_id_of(const struct tacho_profile *p, uint32_t name, char *hex, size_t size)
+/* The build-id of binary dsoi in hex, or "": the one recorded, else (a recording
+ * without it: perf's of a file it did not list, tacho's of the vDSO) the one of the
+ * file the symbols were read from, which for the vDSO is the recording's copy. */
+static void build_id_hex(struct tacho_profile *p, uint32_t dsoi, char *hex, size_t size)
 {
+	struct dso *d = dsoi < p->ndsos ? &p->dsos[dsoi] : NULL;
+	struct tc_symdso *sd;
+	const uint8_t *b;
+	size_t len;
+
 	hex[0] = 0;
-	for (size_t i = 0; i < p->ndsos; i++)
-		if (p->dsos[i].name == name && p->dsos[i].bidlen) {
-			tc_hex_encode(p->dsos[i].bid, p->dsos[i].bidlen, hex, size);
-			return;
-		}
+	if (!d)
+		return;
+	if (d->bidlen) {
+		tc_hex_encode(d->bid, d->bidlen, hex, size);
+		return;
+	}
+	sd = tc_profile_dso_open(p, d);
+	b = sd ? tc_symdso_build_id(sd, &len) : NULL;
+	if (b && len)
+		tc_hex_encode(b, len, hex, size);
 }
 
+/* Whether ev counts time: cpu-clock and task-clock, with any modifiers perf writes
+ * after a colon ("cpu-clock:ppp"). Their periods are nanoseconds. */
 static bool is_clock(const char *ev)
 {
-	return !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock");
+	size_t n = strcspn(ev, ":");
+
+	return (n == 9 && !strncmp(ev, "cpu-clock", 9)) || (n == 10 && !strncmp(ev, "task-clock", 10));
+}
+
+/* The profile's period: the event's fixed period; with a frequency, a clock's is the
+ * nanoseconds between samples at that rate (what the kernel aims each period at), a
+ * counted event's the mean of its samples' periods (it has no single one). 0 when
+ * nothing says. */
+static uint64_t profile_period(const struct tacho_profile *p, bool clock)
+{
+	const struct ev *e;
+
+	if (p->sel >= p->nev)
+		return 0;
+	e = &p->evs[p->sel];
+	if (!(e->flags & TC_EVF_FREQ))
+		return e->period;
+	if (clock)
+		return e->period ? (1000000000ull + e->period / 2) / e->period : 0;
+	return p->sel_samples ? (p->sel_events + p->sel_samples / 2) / p->sel_samples : 0;
 }
 
 static int encode(struct pprof *x, struct pb *out)
 {
 	struct tacho_profile *p = x->p;
 	const char *ev = p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "events";
-	const char *unit = is_clock(ev) ? "nanoseconds" : "count";
+	bool clock = is_clock(ev);
+	const char *unit = clock ? "nanoseconds" : "count";
 	struct pb sub = { 0 }, sub2 = { 0 };
 	uint64_t first = UINT64_MAX, last = 0;
 	uint64_t ev_str;
@@ -383,18 +458,21 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_uint(&sub, 1, str_id(x, "samples"));
 	pb_uint(&sub, 2, str_id(x, "count"));
 	pb_msg(out, PROFILE_SAMPLE_TYPE, &sub);
-	ev_str = str_id(x, ev);
+	/* a clock's samples are CPU time, named as Go's CPU profiles name it ("cpu",
+	 * "nanoseconds"), which back ends know as CPU time; the event is in a comment */
+	ev_str = str_id(x, clock ? "cpu" : ev);
 	pb_uint(&sub, 1, ev_str);
 	pb_uint(&sub, 2, str_id(x, unit));
 	pb_msg(out, PROFILE_SAMPLE_TYPE, &sub);
 
 	for (size_t s = 0; s < tc_strpool_count(&x->stacks); s++) {
 		const char *c = tc_strpool_str(&x->stacks, (uint32_t)s);
-		uint32_t pid;
+		uint32_t pid, tid;
 		char *end;
 		struct proc *pr;
 
 		pid = (uint32_t)strtoul(c, &end, 16);
+		tid = (uint32_t)strtoul(end, &end, 16);
 		/* location ids, leaf first, packed */
 		for (c = end; *c; c = end) {
 			uint32_t li = (uint32_t)strtoul(c, &end, 16);
@@ -410,6 +488,9 @@ static int encode(struct pprof *x, struct pb *out)
 		pb_uint(&sub2, 1, str_id(x, "pid"));
 		pb_uint(&sub2, 3, pid);
 		pb_msg(&sub, 3, &sub2);
+		pb_uint(&sub2, 1, str_id(x, "tid"));
+		pb_uint(&sub2, 3, tid);
+		pb_msg(&sub, 3, &sub2);
 		pr = tc_profile_proc(p, pid, false);
 		if (pr && pr->comm != NONE) {
 			pb_uint(&sub2, 1, str_id(x, "comm"));
@@ -420,15 +501,18 @@ static int encode(struct pprof *x, struct pb *out)
 	}
 
 	for (size_t m = 0; m < x->nmap; m++) {
-		build_id_of(p, x->map_dso[m], line, sizeof(line));
+		const struct pmap *pm = &x->maps[m];
+		build_id_hex(p, pm->dsoi, line, sizeof(line));
 		pb_uint(&sub, 1, m + 1);
-		pb_uint(&sub, 2, x->map_lo[m]);
-		pb_uint(&sub, 3, x->map_hi[m]);
-		pb_uint(&sub, 5, str_id(x, pool_str(p, x->map_dso[m])));
+		pb_uint(&sub, 2, pm->start);
+		pb_uint(&sub, 3, pm->end);
+		pb_uint(&sub, 4, pm->pgoff);
+		pb_uint(&sub, 5, str_id(x, pm->name == p->kernel_id ? "[kernel.kallsyms]"
+								   : pool_str(p, pm->name)));
 		pb_uint(&sub, 6, str_id(x, line));
-		pb_uint(&sub, 7, x->map_fns[m]);
-		pb_uint(&sub, 8, x->map_lines[m]);
-		pb_uint(&sub, 9, x->map_lines[m]);
+		pb_uint(&sub, 7, pm->fns);
+		pb_uint(&sub, 8, pm->lines);
+		pb_uint(&sub, 9, pm->lines);
 		pb_msg(out, PROFILE_MAPPING, &sub);
 	}
 
@@ -438,7 +522,7 @@ static int encode(struct pprof *x, struct pb *out)
 			continue;
 		pb_uint(&sub, 1, x->loc_id[li]);
 		pb_uint(&sub, 2, x->map_of[li]);
-		pb_uint(&sub, 3, l->addr);
+		pb_uint(&sub, 3, runtime_address(l));
 		if (x->fn_of[li]) {
 			pb_uint(&sub2, 1, x->fn_of[li]);
 			pb_uint(&sub2, 2, l->src_line > 0 ? (uint64_t)l->src_line : 0);
@@ -453,6 +537,7 @@ static int encode(struct pprof *x, struct pb *out)
 		pb_uint(&sub, 3, str_id(x, pool_str(p, x->fn_raw[f] != NONE ? x->fn_raw[f]
 									: x->fn_sym[f])));
 		pb_uint(&sub, 4, str_id(x, x->fn_file[f] != NONE ? pool_str(p, x->fn_file[f]) : ""));
+		pb_uint(&sub, 5, x->fn_line[f]);
 		pb_msg(out, PROFILE_FUNCTION, &sub);
 	}
 
@@ -467,9 +552,15 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_uint(&sub, 1, ev_str);
 	pb_uint(&sub, 2, str_id(x, unit));
 	pb_msg(out, PROFILE_PERIOD_TYPE, &sub);
-	pb_uint(out, PROFILE_PERIOD, p->sel < p->nev ? p->evs[p->sel].period : 0);
+	pb_uint(out, PROFILE_PERIOD, profile_period(p, clock));
 	snprintf(line, sizeof(line), "tacho record: %s", p->command ? p->command : "?");
 	pb_uint(out, PROFILE_COMMENT, str_id(x, line));
+	if (p->sel < p->nev) {
+		const struct ev *e = &p->evs[p->sel];
+		snprintf(line, sizeof(line), "event: %s, %s %" PRIu64, ev,
+			 e->flags & TC_EVF_FREQ ? "frequency (Hz)" : "period", e->period);
+		pb_uint(out, PROFILE_COMMENT, str_id(x, line));
+	}
 	if (tc_profile_simulated(p))
 		snprintf(line, sizeof(line), "simulated by valgrind: every instruction counted, "
 			 "no sampling (a sample is one instruction of one process)");
@@ -549,15 +640,12 @@ int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f)
 	free(x.loc_id);
 	free(x.fn_of);
 	free(x.map_of);
+	free(x.maps);
 	free(x.fn_sym);
 	free(x.fn_raw);
 	free(x.fn_file);
 	free(x.fn_dso);
-	free(x.map_dso);
-	free(x.map_lo);
-	free(x.map_hi);
-	free(x.map_lines);
-	free(x.map_fns);
+	free(x.fn_line);
 	tc_hmap_exit(&x.fn_idx);
 	tc_hmap_exit(&x.map_idx);
 	tc_strpool_exit(&x.strs);

@@ -83,6 +83,11 @@ struct xtra {
 	struct tc_rec r;
 };
 
+/* How an address of a chain is looked up (struct loc.kind): as it is (the sampled
+ * IP), one byte back (a return address: inside its call), or at the instruction
+ * before it (a trap's IP is the instruction after the cause). */
+enum { K_EXACT = 0, K_RETURN = 1, K_TRAP = 2 };
+
 /* Where one address is: all ids into the string pool (UINT32_MAX: unknown). */
 struct loc {
 	uint64_t ip;                   /* the key: pid, ip, kind, kernel */
@@ -99,6 +104,9 @@ struct loc {
 	uint64_t addr;                 /* ELF address of the instruction (trap-corrected) */
 	uint64_t sym_start;
 	uint64_t rel;                  /* the address looked up, relative to the ELF */
+	struct map map;                /* the mapping that covers ip (a user address whose
+					  mapping the recording has: mapped set) */
+	bool mapped;
 };
 
 struct ev {

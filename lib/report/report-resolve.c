@@ -263,8 +263,6 @@ static void kernel_symbols(struct tacho_profile *p)
 				 "kernel addresses are not symbolized";
 }
 
-enum { K_EXACT = 0, K_RETURN = 1, K_TRAP = 2 };
-
 /* The source file and line of a location in a binary (its address as looked up). */
 static int loc_lines(struct tacho_profile *p, struct loc *l)
 {
@@ -337,6 +335,8 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 		const struct map *m = tc_profile_find_map(p, pid, ip, time);
 		if (m) {
 			struct dso *d = &p->dsos[m->dso];
+			l.map = *m;
+			l.mapped = true;
 			struct tc_symdso *sd = tc_profile_dso_open(p, d);
 			uint64_t addr = ip - m->start + m->pgoff;   /* file offset until translated */
 			l.dso = d->name;
