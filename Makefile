@@ -319,6 +319,11 @@ $(SO_TACHO): $(CLI_OBJ) $(SHARED) $(STATIC) $(BUILD)/flags.ld
 $(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+# pie-*: dynamic and position-independent, as most programs are (their mappings at
+# random addresses, libraries' code at file offsets of its own)
+$(BUILD)/tests/progs/pie-%: tests/progs/pie-%.c $(BUILD)/flags.prog
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O1 -g -fPIE -pie -o $@ $<
 $(PROG_LIB_BIN): $(BUILD)/tests/progs/%: tests/progs/%.c $(STATIC) $(BUILD)/flags.cc \
 		$(BUILD)/flags.ld
 	@mkdir -p $(@D)
