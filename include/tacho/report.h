@@ -167,14 +167,18 @@ TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
  * Not thread-safe on one profile. */
 TACHO_API int tacho_profile_write_script_json(struct tacho_profile *p, FILE *f);
 /* pprof's profile.proto, gzipped (go tool pprof, Pyroscope, Parca, Grafana;
- * docs/report.md): a sample per distinct stack and process with two values, the number
- * of samples ("samples"/"count") and the sum of their periods (the event's name, its
- * unit "nanoseconds" for cpu-clock and task-clock, else "count"; the default sample
- * type), locations leaf first (one per resolved address, with function and line),
- * functions (the name shown, the name as spelled, the source file), a mapping per
- * binary with its build-id, labels "pid" and "comm", the period, the duration from
- * the first sample to the last, and the recorded command as a comment. Binary: the
- * caller opens f for it. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one profile. */
+ * docs/report.md): a sample per distinct stack and thread with two values, the number
+ * of samples ("samples"/"count") and the sum of their periods ("cpu"/"nanoseconds" for
+ * cpu-clock and task-clock, as Go's CPU profiles, else the event's name and "count";
+ * the default sample type), labels "pid", "tid" and "comm"; locations leaf first (one
+ * per resolved address, at the address the process ran, with function and line);
+ * functions (the name shown, the name as spelled, the source file, the line declared
+ * on); a mapping per segment the processes mapped (start, limit and file offset as
+ * recorded, build-id), one for the kernel; the period (with a frequency: a clock's
+ * 1e9/Hz, else the mean), the duration from the first sample to the last, the
+ * recorded command and the event as comments. Callers no mapping covers are left out.
+ * Binary: the caller opens f for it. 0, -EINVAL, -ENOMEM, -EIO. Not thread-safe on one
+ * profile. */
 TACHO_API int tacho_profile_write_pprof(struct tacho_profile *p, FILE *f);
 /* A flame graph of the selected event as one self-contained SVG document with its own
  * script (no network, no other file): a frame per function on a stack path, as wide as
