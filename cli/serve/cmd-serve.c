@@ -98,6 +98,9 @@ struct server {
 	int http_wake;                      /* eventfd: wakes the HTTP thread to stop */
 	int count_err;
 	char where[300];
+	struct serve_prof *prof;            /* /debug/pprof/profile: one at a time */
+	int prof_wake;                      /* eventfd: a profile is ready, run the loop (a
+					       resumed connection wakes no epoll set of ours) */
 };
 
 static void snap_put(struct snapshot *s)
@@ -257,6 +260,8 @@ static struct {
 							enum MHD_DaemonInfoType, ...);
 	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *,
 								enum MHD_ConnectionInfoType, ...);
+	void (*suspend_connection)(struct MHD_Connection *);
+	void (*resume_connection)(struct MHD_Connection *);
 } mhd;
 
 /* 0, or -1 with the reason said (once, at start: no thread runs yet). */
@@ -281,10 +286,13 @@ static int mhd_load(void)
 	*(void **)&mhd.get_timeout = dlsym(h, "MHD_get_timeout");
 	*(void **)&mhd.get_daemon_info = dlsym(h, "MHD_get_daemon_info");
 	*(void **)&mhd.get_connection_info = dlsym(h, "MHD_get_connection_info");
+	*(void **)&mhd.suspend_connection = dlsym(h, "MHD_suspend_connection");
+	*(void **)&mhd.resume_connection = dlsym(h, "MHD_resume_connection");
 	if (!mhd.start_daemon || !mhd.stop_daemon || !mhd.create_response_from_buffer ||
 	    !mhd.add_response_header || !mhd.queue_response || !mhd.destroy_response ||
 	    !mhd.lookup_connection_value || !mhd.run || !mhd.get_timeout ||
-	    !mhd.get_daemon_info || !mhd.get_connection_info) {
+	    !mhd.get_daemon_info || !mhd.get_connection_info || !mhd.suspend_connection ||
+	    !mhd.resume_connection) {
 		cli_error("cannot serve: %s lacks libmicrohttpd's functions", MHD_SONAME);
 		return -1;
 	}
@@ -377,6 +385,106 @@ static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 	return ret;
 }
 
+static const char pprof_index[] =
+	"<!DOCTYPE html>\n<html><head><title>tacho serve: /debug/pprof/</title></head><body>\n"
+	"<p><a href=\"profile?seconds=30\">profile</a>: a CPU profile of the whole machine "
+	"(or of one process: <code>?pid=N</code>) over the next <code>?seconds=N</code> "
+	"(default 30, 1 to 300), gzipped pprof, sampled 19 times a second on each CPU with "
+	"user and kernel stacks, labels pid, tid and comm. One at a time. "
+	"<code>go tool pprof http://HOST:PORT/debug/pprof/profile?seconds=10</code></p>\n"
+	"</body></html>\n";
+
+/* On the profile's thread: its result is there, the connection may go on. */
+static void profile_ready(void *arg, void *conn)
+{
+	struct server *sv = arg;
+
+	mhd.resume_connection(conn);
+	if (eventfd_write(sv->prof_wake, 1))
+		cli_warn("cannot wake the HTTP thread: %s", strerror(errno));
+}
+
+/* /debug/pprof/profile: the first call starts the profile and suspends the connection
+ * (the HTTP thread goes on serving /metrics); the call after profile_ready resumed it
+ * answers. */
+static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c, void *guard_ctx,
+				    void **con_cls)
+{
+	char why[512], *body = NULL;
+	unsigned secs, status;
+	size_t len;
+	pid_t pid;
+	int err;
+
+	if (*con_cls == sv->prof) {
+		struct MHD_Response *r;
+		enum MHD_Result ret;
+		if (!prof_take(sv->prof, &body, &len, &status, why, sizeof(why))) {
+			mhd.suspend_connection(c);   /* not ready: wait on */
+			return MHD_YES;
+		}
+		if (status != MHD_HTTP_OK) {
+			char *msg = NULL;
+			if (asprintf(&msg, "%s\n", why) < 0)
+				return MHD_NO;
+			return respond(c, status, "text/plain; charset=utf-8", msg, strlen(msg), true);
+		}
+		r = mhd.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+		if (!r) {
+			free(body);
+			return MHD_NO;
+		}
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+		mhd.add_response_header(r, "Content-Disposition", "attachment; filename=\"profile\"");
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		ret = mhd.queue_response(c, MHD_HTTP_OK, r);
+		mhd.destroy_response(r);
+		return ret;
+	}
+	if (prof_parse(mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds"),
+		       mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid"), &secs, &pid,
+		       why, sizeof(why))) {
+		char *msg = NULL;
+		if (asprintf(&msg, "%s\n", why) < 0)
+			return MHD_NO;
+		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
+			       strlen(msg), true);
+	}
+	err = prof_start(sv->prof, secs, pid, profile_ready, sv, c);
+	if (err == -EBUSY)
+		return text(c, MHD_HTTP_TOO_MANY_REQUESTS,
+			    "busy: another profile is being taken (one at a time); try again "
+			    "when it ends\n");
+	if (err)
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot start a profile now\n");
+	guard_extend(guard_ctx, live_now() + secs + GUARD_ANSWER_S);
+	*con_cls = sv->prof;
+	mhd.suspend_connection(c);
+	return MHD_YES;
+}
+
+/* /debug/pprof/symbol, which go tool pprof asks (a POST of addresses) for the
+ * mappings of a fetched profile that have no function names: the profile holds every
+ * name tacho could find, so there are none to add ("num_symbols: 0", and no address
+ * answered). The addresses are read and dropped. */
+static enum MHD_Result send_symbols(struct MHD_Connection *c, const char *method,
+				    size_t *upload_size, void **con_cls)
+{
+	static char reading;   /* *con_cls while the POST's body comes */
+
+	if (!strcmp(method, "POST") && *con_cls != &reading) {
+		*con_cls = &reading;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, "POST") && strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and POST\n");
+	return text(c, MHD_HTTP_OK, "num_symbols: 0\n");
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
@@ -389,12 +497,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)upload;
 	if (!guard_request(ci ? ci->socket_context : NULL, url, live_now()))
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy: only /metrics now\n");
+	if (!strcmp(url, "/debug/pprof/symbol"))
+		return send_symbols(c, method, upload_size, con_cls);
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
 	/* no request body is read: a GET with one is refused at the first call */
 	if (*upload_size)
 		return MHD_NO;
-	(void)con_cls;
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return send_profile(sv, c, ci ? ci->socket_context : NULL, con_cls);
+	if (!strcmp(url, "/debug/pprof/") || !strcmp(url, "/debug/pprof"))
+		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)pprof_index,
+			       strlen(pprof_index), false);
 	if (!strcmp(url, "/metrics"))
 		return send_metrics(sv, c);
 	if (!strcmp(url, "/api/frame"))
@@ -404,7 +518,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
 		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_page,
 			       strlen(serve_page), false);
-	return text(c, MHD_HTTP_NOT_FOUND, "not found: /, /metrics, /api/frame, /api/history\n");
+	return text(c, MHD_HTTP_NOT_FOUND, "not found: /, /metrics, /api/frame, /api/history, "
+		    "/debug/pprof/\n");
 }
 
 /* The guard's hooks, on the HTTP thread (libmicrohttpd calls them from MHD_run). */
@@ -456,8 +571,9 @@ static void *http_main(void *arg)
 {
 	struct server *sv = arg;
 	const union MHD_DaemonInfo *di = mhd.get_daemon_info(sv->d, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd p[2] = { { .fd = di ? di->epoll_fd : -1, .events = POLLIN },
-			       { .fd = sv->http_wake, .events = POLLIN } };
+	struct pollfd p[3] = { { .fd = di ? di->epoll_fd : -1, .events = POLLIN },
+			       { .fd = sv->http_wake, .events = POLLIN },
+			       { .fd = sv->prof_wake, .events = POLLIN } };
 	double next = INFINITY;
 
 	for (;;) {
@@ -472,10 +588,14 @@ static void *http_main(void *arg)
 			if (timeout < 0 || t < timeout)
 				timeout = t;
 		}
-		if (poll(p, 2, timeout) < 0 && errno != EINTR)
+		if (poll(p, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents)
 			break;
+		if (p[2].revents) {
+			eventfd_t v;
+			eventfd_read(sv->prof_wake, &v);
+		}
 		mhd.run(sv->d);
 		next = guard_sweep(sv->guard, live_now());
 	}
@@ -632,11 +752,19 @@ static struct MHD_Daemon *http_start(struct server *sv, int lfd)
 
 	sv->guard = guard_new();
 	sv->http_wake = eventfd(0, EFD_CLOEXEC);
-	if (!sv->guard || sv->http_wake < 0) {
+	sv->prof_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!sv->guard || sv->http_wake < 0 || sv->prof_wake < 0) {
 		cli_error("cannot serve: %s", strerror(sv->guard ? errno : ENOMEM));
 		return NULL;
 	}
-	sv->d = mhd.start_daemon(MHD_USE_EPOLL, 0, on_accept, sv, on_request, sv,
+	sv->prof = prof_new();
+	if (!sv->prof) {
+		cli_error("cannot serve: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	/* suspend and resume: a profile's connection waits while the loop goes on */
+	sv->d = mhd.start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, on_accept, sv,
+				 on_request, sv,
 				 MHD_OPTION_LISTEN_SOCKET, lfd,
 				 MHD_OPTION_CONNECTION_LIMIT, (unsigned)GUARD_SLOTS,
 				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
@@ -712,6 +840,8 @@ static int serve_run(struct server *sv, int lfd)
 	if (err) {
 		http_stop(sv);
 		mhd.stop_daemon(d);
+		prof_free(sv->prof);
+		sv->prof = NULL;
 		close(lfd);
 		pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 		sigaction(SIGUSR1, &old_usr1, NULL);
@@ -731,8 +861,15 @@ static int serve_run(struct server *sv, int lfd)
 		cli_warn("cannot wake the counting thread: %s", strerror(errno));
 	pthread_join(sv->counter, NULL);
 	sv->counter_up = false;
+	/* a profile under way ends now and resumes its connection, which a last run of
+	 * the loop answers, before the daemon stops (libmicrohttpd aborts when it is
+	 * stopped with a connection still suspended) */
+	prof_wait(sv->prof);
 	http_stop(sv);
+	mhd.run(d);
 	mhd.stop_daemon(d);
+	prof_free(sv->prof);
+	sv->prof = NULL;
 	close(lfd);
 	pthread_sigmask(SIG_SETMASK, &wait_mask, NULL);
 	sigaction(SIGUSR1, &old_usr1, NULL);
@@ -751,7 +888,7 @@ static int cmd_serve_fn(int argc, char **argv)
 	int ret, lfd = -1;
 
 	memset(&sv, 0, sizeof(sv));
-	sv.http_wake = -1;
+	sv.http_wake = sv.prof_wake = -1;
 	live_cli_init(&sv.lc, &cmd_serve);
 	pthread_mutex_init(&sv.mu, NULL);
 	sv.wake = eventfd(0, EFD_CLOEXEC);
@@ -783,7 +920,10 @@ static int cmd_serve_fn(int argc, char **argv)
 	close(sv.wake);
 	if (sv.http_wake >= 0)
 		close(sv.http_wake);
+	if (sv.prof_wake >= 0)
+		close(sv.prof_wake);
 	guard_free(sv.guard);
+	prof_free(sv.prof);
 	pthread_mutex_destroy(&sv.mu);
 	live_cli_exit(&sv.lc);
 	return ret;

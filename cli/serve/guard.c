@@ -228,3 +228,11 @@ double guard_sweep(struct serve_guard *g, double now)
 	}
 	return next;
 }
+
+void guard_extend(void *ctx, double until)
+{
+	struct slot *s = ctx;
+
+	if (s && s->state == SLOT_ANSWERING && until > s->deadline)
+		s->deadline = until;
+}

@@ -3,7 +3,9 @@
 #define TACHO_CLI_SERVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* The page at / (page.c). */
 extern const char serve_page[];
@@ -44,5 +46,41 @@ bool guard_request(void *ctx, const char *url, double now);
 void guard_answered(void *ctx, double now);
 /* Cuts every connection past its deadline; the next deadline (INFINITY: none). */
 double guard_sweep(struct serve_guard *g, double now);
+
+/* Gives the answering connection ctx until the time until (a profile's seconds and
+ * the time to send it) instead of GUARD_ANSWER_S. */
+void guard_extend(void *ctx, double until);
+
+/* --- /debug/pprof/profile (profile.c) --- */
+
+#define PROF_DEFAULT_S 30   /* go tool pprof's and net/http/pprof's default */
+#define PROF_MAX_S 300
+#define PROF_HZ 19          /* samples a second on each CPU, as Parca's agent: a prime,
+			       so that they never keep step with a periodic timer */
+
+/* The query's seconds and pid (either NULL: absent) checked: 0 and *secs (default
+ * PROF_DEFAULT_S), *pid (0: the whole machine), or -1 with a one-line reason in why. */
+int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_pid,
+	       char *why, size_t whysz);
+
+/* One profile at a time, on a thread of its own. */
+struct serve_prof;
+struct serve_prof *prof_new(void);
+/* Ends a recording under way, waits for its thread, frees. NULL is fine. */
+void prof_free(struct serve_prof *p);
+/* Starts recording seconds of CPU time samples (the machine, or pid): 0, -EBUSY while
+ * another profile is under way or its result not taken, or -errno. ready(arg, conn)
+ * is called on the profile's thread when the result is there (conn: the connection
+ * that asked, kept for it: a refused one never reaches ready). */
+int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
+	       void (*ready)(void *arg, void *conn), void *arg, void *conn);
+/* The result, once ready: true, the body (gzipped pprof, the caller frees it; NULL
+ * when status is not 200), the HTTP status and, when not 200, why; false before. */
+bool prof_take(struct serve_prof *p, char **body, size_t *len, unsigned *status, char *why,
+	       size_t whysz);
+/* The server stops: ends a recording under way now (its result, status 503, still
+ * comes). prof_wait then waits for the profile's thread (ready has been called). */
+void prof_quit(struct serve_prof *p);
+void prof_wait(struct serve_prof *p);
 
 #endif
