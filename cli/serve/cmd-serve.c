@@ -43,8 +43,9 @@ static const char serve_usage[] =
 	"Counts events live, as tacho top does, and serves them over HTTP: /metrics for\n"
 	"Prometheus (a counter per event with labels for the cpu, process or cgroup, and\n"
 	"tacho's own health; OpenMetrics when the scraper asks for it), /api/frame and\n"
-	"/api/history as JSON, and at / a page that plots the rates. It listens on the\n"
-	"loopback address unless --listen names another one.\n"
+	"/api/history as JSON, at / a page that plots the rates, and at\n"
+	"/debug/pprof/profile?seconds=N a CPU profile of the machine for go tool pprof.\n"
+	"It listens on the loopback address unless --listen names another one.\n"
 	"\n";
 
 static const struct cli_option serve_options[] = {
