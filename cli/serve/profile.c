@@ -45,11 +45,12 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 
 	*secs = PROF_DEFAULT_S;
 	*out_pid = 0;
+	/* digits alone: strtoul would take blanks, a sign and wrap a minus around */
 	if (seconds) {
 		errno = 0;
 		v = strtoul(seconds, &end, 10);
-		if (!*seconds || *end || errno || seconds[0] == '-' || seconds[0] == '+' ||
-		    v < 1 || v > PROF_MAX_S) {
+		if (!*seconds || seconds[strspn(seconds, "0123456789")] || errno || v < 1 ||
+		    v > PROF_MAX_S) {
 			snprintf(why, whysz, "bad seconds '%.40s': a whole number from 1 to %u",
 				 seconds, PROF_MAX_S);
 			return -1;
@@ -59,7 +60,7 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 	if (pid) {
 		errno = 0;
 		v = strtoul(pid, &end, 10);
-		if (!*pid || *end || errno || pid[0] == '-' || pid[0] == '+' || v < 1 ||
+		if (!*pid || pid[strspn(pid, "0123456789")] || errno || v < 1 ||
 		    v > (unsigned long)INT32_MAX) {
 			snprintf(why, whysz, "bad pid '%.40s': a process number", pid);
 			return -1;
