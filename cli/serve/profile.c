@@ -37,9 +37,27 @@ struct serve_prof {
 	char why[512];
 };
 
+/* s (at most 40 bytes of it) for a one-line message: bytes other than printable ASCII
+ * as \xNN, so that a reason never spans lines. */
+static const char *quoted(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s[i] && i < 40 && n + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_pid,
 	       char *why, size_t whysz)
 {
+	char q[200];
 	unsigned long v;
 	char *end;
 
@@ -51,8 +69,8 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 		v = strtoul(seconds, &end, 10);
 		if (!*seconds || seconds[strspn(seconds, "0123456789")] || errno || v < 1 ||
 		    v > PROF_MAX_S) {
-			snprintf(why, whysz, "bad seconds '%.40s': a whole number from 1 to %u",
-				 seconds, PROF_MAX_S);
+			snprintf(why, whysz, "bad seconds '%s': a whole number from 1 to %u",
+				 quoted(seconds, q, sizeof(q)), PROF_MAX_S);
 			return -1;
 		}
 		*secs = (unsigned)v;
@@ -62,7 +80,8 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 		v = strtoul(pid, &end, 10);
 		if (!*pid || pid[strspn(pid, "0123456789")] || errno || v < 1 ||
 		    v > (unsigned long)INT32_MAX) {
-			snprintf(why, whysz, "bad pid '%.40s': a process number", pid);
+			snprintf(why, whysz, "bad pid '%s': a process number",
+				 quoted(pid, q, sizeof(q)));
 			return -1;
 		}
 		if (kill((pid_t)v, 0) && errno == ESRCH) {

@@ -227,6 +227,7 @@ static void test_bad_queries(void **state)
 		{ "seconds=-1", "bad seconds '-1': a whole number from 1 to 300\n" },
 		{ "seconds=", "bad seconds '': a whole number from 1 to 300\n" },
 		{ "seconds=%205", "bad seconds ' 5': a whole number from 1 to 300\n" },
+		{ "seconds=1%0A2", "bad seconds '1\\x0a2': a whole number from 1 to 300\n" },
 		{ "seconds=99999999999999999999", "bad seconds '99999999999999999999': a whole "
 						  "number from 1 to 300\n" },
 		{ "pid=0", "bad pid '0': a process number\n" },
