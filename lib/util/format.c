@@ -1,5 +1,6 @@
 /* format.c - human-readable sizes and counts (ia32lib's ia32size, in binary units);
  * UTF-8 checked, and outside text made safe to print on a terminal. */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -140,22 +141,33 @@ out_escape:
 	tc_sb_exit(&sb);
 }
 
-/* The digits of a double that reads back as itself: 17 significant digits always do,
- * and fewer do when the value came from a short decimal; the shortest is searched by
- * halving (a precision that reads back stays one with more digits), every answer
- * checked by strtod, so the result reads back whatever the search assumes. */
+/* The digits of a double that reads back as itself. DBL_DIG (15) digits give back any
+ * decimal of 15 digits or fewer that became a normal double, so %.15g, whose trailing
+ * zeros %g drops, is the shortest form of every such double that has one; else 16
+ * digits may do, and 17 always do (DBL_DECIMAL_DIG). Each candidate is checked by
+ * strtod: three tries at most, where a search by halving made five. A subnormal has
+ * fewer bits than that guarantee assumes (5e-324 is the smallest): its shortest is
+ * searched by halving (a precision that reads back stays one with more digits). */
 char *tc_fmt_shortest(double v, char *buf, size_t size)
 {
-	int lo = 1, hi = 17;
+	int lo = DBL_DIG, hi = DBL_DECIMAL_DIG;
 
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
+	if (v != 0 && fabs(v) < DBL_MIN) {
+		lo = 1;
+		while (lo < hi) {
+			int mid = (lo + hi) / 2;
 
-		snprintf(buf, size, "%.*g", mid, v);
+			snprintf(buf, size, "%.*g", mid, v);
+			if (strtod(buf, NULL) == v)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+	}
+	for (int prec = lo; prec < hi; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
-			hi = mid;
-		else
-			lo = mid + 1;
+			return buf;
 	}
 	snprintf(buf, size, "%.*g", hi, v);
 	return buf;

@@ -323,7 +323,10 @@ static void test_fmt_shortest(void **state)
 		{ 0.1 + 0.2, "0.30000000000000004" }, { 1.0 / 3, "0.3333333333333333" },
 		{ 2.5, "2.5" }, { -0.125, "-0.125" }, { 1e-300, "1e-300" },
 		{ 123456789.123, "123456789.123" }, { 1e21, "1e+21" },
-		{ 5e-324, "5e-324" },
+		{ 5e-324, "5e-324" }, { 1e-310, "1e-310" }, { 0.0, "0" }, { -0.0, "-0" },
+		{ 2.2250738585072014e-308, "2.2250738585072014e-308" },
+		{ 1.7976931348623157e308, "1.7976931348623157e+308" },
+		{ 9007199254740993.0, "9007199254740992" }, { 1e15 + 0.5, "1000000000000000.5" },
 	};
 	char buf[32];
 	double v = 1e-10;
@@ -332,9 +335,22 @@ static void test_fmt_shortest(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		if (strcmp(tc_fmt_shortest(cases[i].v, buf, sizeof(buf)), cases[i].text))
 			fail_msg("case %zu gave \"%s\", want \"%s\"", i, buf, cases[i].text);
-	for (int i = 0; i < 2000; i++, v = v * 1.0371 + 1e-12)
+	for (int i = 0; i < 2000; i++, v = v * 1.0371 + 1e-12) {
+		char want[32];
+		int p = 1;
+
 		if (strtod(tc_fmt_shortest(v, buf, sizeof(buf)), NULL) != v)
 			fail_msg("%.17g gave \"%s\", which reads back otherwise", v, buf);
+		/* and no shorter: the first precision that reads back, tried one by one */
+		for (; p < 17; p++) {
+			snprintf(want, sizeof(want), "%.*g", p, v);
+			if (strtod(want, NULL) == v)
+				break;
+		}
+		snprintf(want, sizeof(want), "%.*g", p, v);
+		if (strcmp(buf, want))
+			fail_msg("%.17g gave \"%s\", the shortest is \"%s\"", v, buf, want);
+	}
 }
 
 static void test_json(void **state)
