@@ -252,7 +252,7 @@ struct tacho_cpu_pmu {
  * decoder (tacho_cpu_decode, struct tacho_cpu_tsc) gives the CPUID sources, in the
  * order 15h (with the crystal from ECX, the SDM's table or 16h's base), the
  * hypervisor's leaf 4000_0010h, 16h alone; section 5 (tacho_tsc_info) takes that
- * answer and adds SYSFS, KERNEL and CALIBRATED. tacho_tsc_source_name (below) names them. */
+ * answer and adds SYSFS, KERNEL, CPUINFO and CALIBRATED. tacho_tsc_source_name (below) names them. */
 enum tacho_tsc_source {
 	TACHO_TSC_FREQ_UNKNOWN = 0,
 	TACHO_TSC_FREQ_CPUID_15,       /* CPUID 15h: crystal Hz (ECX) x EBX / EAX, exact */
@@ -267,6 +267,9 @@ enum tacho_tsc_source {
 	TACHO_TSC_FREQ_CALIBRATED,     /* measured against CLOCK_MONOTONIC_RAW */
 	TACHO_TSC_FREQ_SYSFS,          /* the kernel's tsc_khz in /sys/devices/system/cpu/
 					  cpu0/tsc_freq_khz (not upstream; where present) */
+	TACHO_TSC_FREQ_CPUINFO,        /* a guest's /proc/cpuinfo "cpu MHz" where the kernel
+					  took tsc_khz from the hypervisor (flags hypervisor
+					  and tsc_known_freq, no aperfmperf): kHz */
 };
 
 /* A short name for a source: "cpuid-15h", "cpuid-15h+sdm-table", "cpuid-15h+16h",

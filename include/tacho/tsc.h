@@ -100,9 +100,10 @@ struct tacho_tsc_info {
 /* Fills *out with what tacho knows about the TSC. The frequency comes from the first
  * source that gives it, in this order: CPUID 15h, the hypervisor's leaf 4000_0010h,
  * the kernel's sysfs tsc_freq_khz (these three cost nothing), the kernel's conversion
- * in a perf mmap page, CPUID 16h alone, and last a calibration against
- * CLOCK_MONOTONIC_RAW over at least 20 ms since the library first looked at the TSC
- * (the first call sleeps for what is left of those 20 ms, if anything). The first call
+ * in a perf mmap page, a guest's /proc/cpuinfo where its kernel took tsc_khz from the
+ * hypervisor (TACHO_TSC_FREQ_CPUINFO), CPUID 16h alone, and last a calibration against
+ * CLOCK_MONOTONIC_RAW over at least 5 ms since the library first looked at the TSC
+ * (the first call sleeps for what is left of those 5 ms, if anything). The first call
  * also opens one dummy perf event for the kernel's conversion (time_mult, time_shift,
  * time_zero), and caches; later calls copy. Returns 0, -TACHO_ENOTX86 off x86 or
  * -ENODEV without a TSC (*out still filled as far as known), -EINVAL for NULL or an sz

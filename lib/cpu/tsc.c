@@ -38,6 +38,7 @@ static const char *const source_names[] = {
 	[TACHO_TSC_FREQ_CALIBRATED] = "calibrated",
 	[TACHO_TSC_FREQ_CPUID_15_TABLE] = "cpuid-15h+sdm-table",
 	[TACHO_TSC_FREQ_SYSFS] = "sysfs",
+	[TACHO_TSC_FREQ_CPUINFO] = "cpuinfo",
 };
 
 const char *tacho_tsc_source_name(enum tacho_tsc_source src)

@@ -2,6 +2,9 @@
  * came from, and the cost of a begin/end pair. Never executes CPUID in a loop: in a VM
  * each CPUID is an exit to the hypervisor (~7 us here). */
 #include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,10 +151,13 @@ static uint64_t bracketed_clock_ns(uint64_t *tsc)
 	return ns;
 }
 
-#define CALIBRATION_NS (20 * 1000 * 1000ull)
+/* 5 ms: the last resort's sleep, where a process ran less than that since its first
+ * look at the TSC. Each end is known to half the tightest bracket of two TSC reads
+ * around clock_gettime (tens of ns here), so 5 ms leaves an error of 1e-5 or less. */
+#define CALIBRATION_NS (5 * 1000 * 1000ull)
 
 /* The rate between the first end, taken at the first use (n0, t0), and now: at least
- * 20 ms apart, slept for only when the process has not run that long since. So a
+ * CALIBRATION_NS apart, slept for only when the process has not run that long since. So a
  * program that uses regions pays the calibration at its first report, seldom at all,
  * and never in its first tacho_region_begin. */
 static double calibrate_since(uint64_t t0, uint64_t n0)
@@ -186,6 +192,81 @@ static double sysfs_tsc_hz(void)
 			      sizeof(line)) < 0 || tc_parse_u64(line, &khz) || !khz)
 		return 0;
 	return (double)khz * 1000;
+}
+
+/* Whether the flags line [p, end) holds the word w. */
+static bool has_word(const char *p, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+
+	while (p < end) {
+		size_t len = strcspn(p, " \t\n");
+
+		if (p + len > end)
+			len = (size_t)(end - p);
+		if (len == n && !memcmp(p, w, n))
+			return true;
+		p += len ? len : 1;
+	}
+	return false;
+}
+
+double tc_tsc_cpuinfo_hz(const char *text)
+{
+	const char *flags = strstr(text, "\nflags"), *mhz = strstr(text, "\ncpu MHz");
+	const char *end, *eol;
+	uint64_t whole = 0, frac = 0;
+	int digits = 0;
+
+	/* only the first CPU's block: the first blank line ends it */
+	end = strstr(text, "\n\n");
+	if (!flags || !mhz || (end && (flags > end || mhz > end)))
+		return 0;
+	flags = strchr(flags + 1, ':');
+	if (!flags)
+		return 0;
+	eol = flags + strcspn(flags, "\n");
+	/* x86's show_cpuinfo prints cpu_khz where no APERF/MPERF gives a measured rate
+	 * (and no cpufreq driver, which a guest lacks); a guest's kernel that took its
+	 * TSC rate from the hypervisor (kvmclock, VMware, Hyper-V: tsc_known_freq) set
+	 * cpu_khz from the same call as tsc_khz */
+	if (!has_word(flags + 1, eol, "hypervisor") || !has_word(flags + 1, eol, "tsc_known_freq") ||
+	    has_word(flags + 1, eol, "aperfmperf"))
+		return 0;
+	mhz = strchr(mhz + 1, ':');
+	if (!mhz)
+		return 0;
+	for (mhz++; *mhz == ' ' || *mhz == '\t'; mhz++)
+		;
+	if (*mhz < '0' || *mhz > '9')
+		return 0;
+	for (; *mhz >= '0' && *mhz <= '9' && whole < 1000000; mhz++)
+		whole = whole * 10 + (uint64_t)(*mhz - '0');
+	if (*mhz == '.')
+		for (mhz++; *mhz >= '0' && *mhz <= '9' && digits < 3; mhz++, digits++)
+			frac = frac * 10 + (uint64_t)(*mhz - '0');
+	/* "%u.%03u" of kHz: three digits exactly, a number and the line's end */
+	if (digits != 3 || (*mhz != '\n' && *mhz != 0) || whole >= 1000000)
+		return 0;
+	return (double)(whole * 1000 + frac) * 1000;
+}
+
+/* The guest kernel's tsc_khz through /proc/cpuinfo (tc_tsc_cpuinfo_hz): a file read,
+ * no perf event, no sleep. The first CPU's block is in the first 16 KiB. */
+static double cpuinfo_tsc_hz(void)
+{
+	char buf[16384];
+	ssize_t n;
+	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return tc_tsc_cpuinfo_hz(buf);
 }
 
 #define PAIR_SAMPLES 2001
@@ -277,7 +358,7 @@ static void early_init(void)
 static void info_init(void)
 {
 	struct tacho_tsc_info *ti = &info;
-	double hz = ti->cpuid_hz;
+	double hz = ti->cpuid_hz, sys_hz;
 
 	pthread_once(&early_once, early_init);
 	if (info_err)
@@ -287,12 +368,16 @@ static void info_init(void)
 	kernel_conversion(ti);
 	if (early_hz)
 		return;
-	/* then the kernel's perf page, 16h alone (a nominal base frequency, which the TSC
-	 * matches on Intel parts but is not defined to), and last our own calibration
-	 * over at least 20 ms since early_init */
+	/* then the kernel's perf page, a guest kernel's tsc_khz from /proc/cpuinfo,
+	 * 16h alone (a nominal base frequency, which the TSC matches on Intel parts but
+	 * is not defined to), and last our own calibration, over CALIBRATION_NS since
+	 * early_init at least */
 	if (ti->kernel_hz > 0) {
 		ti->hz = ti->kernel_hz;
 		ti->source = TACHO_TSC_FREQ_KERNEL;
+	} else if ((sys_hz = cpuinfo_tsc_hz()) > 0) {
+		ti->hz = sys_hz;
+		ti->source = TACHO_TSC_FREQ_CPUINFO;
 	} else if (hz > 0) {
 		ti->hz = hz;
 		ti->source = TACHO_TSC_FREQ_CPUID_16;

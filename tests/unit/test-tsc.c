@@ -1,6 +1,7 @@
 /* test-tsc.c - the TSC module: frequency sources decoded from CPUID data, the kernel's
  * conversion, the live reads and the clock survey. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,7 +105,49 @@ static void test_source_names(void **state)
 	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CPUID_15), "cpuid-15h");
 	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_KERNEL), "kernel");
 	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CALIBRATED), "calibrated");
+	assert_string_equal(tacho_tsc_source_name(TACHO_TSC_FREQ_CPUINFO), "cpuinfo");
 	assert_string_equal(tacho_tsc_source_name((enum tacho_tsc_source)99), "unknown");
+}
+
+/* A guest's /proc/cpuinfo: "cpu MHz" is the kernel's tsc_khz only where the flags say
+ * the kernel took it from the hypervisor (hypervisor, tsc_known_freq) and show no
+ * measured rate (aperfmperf); only the first CPU's block counts. */
+#define CPU0(flags, mhz) "processor\t: 0\nmodel name\t: AMD EPYC\ncpu MHz\t\t: " mhz \
+	"\nflags\t\t: fpu tsc " flags " sse\n"
+static void test_cpuinfo_hz(void **state)
+{
+	static const struct {
+		int line;
+		const char *text;
+		double hz;
+	} cases[] = {
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "2096.021") "\n", 2096021000.0 },
+		{ __LINE__, CPU0("tsc_known_freq hypervisor", "2096.021"), 2096021000.0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "3000.000"), 3000000000.0 },
+		{ __LINE__, CPU0("tsc_known_freq", "2096.021"), 0 },        /* bare metal */
+		{ __LINE__, CPU0("hypervisor", "2096.021"), 0 },            /* calibrated */
+		{ __LINE__, CPU0("hypervisor tsc_known_freq aperfmperf", "2096.021"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freqx", "2096.021"), 0 },
+		{ __LINE__, CPU0("xhypervisor tsc_known_freq", "2096.021"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "2096.02"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "2096.0211"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "2096"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "-1.000"), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", ""), 0 },
+		{ __LINE__, CPU0("hypervisor tsc_known_freq", "99999999999999999999.000"), 0 },
+		/* the flags of the second CPU's block do not vouch for the first's */
+		{ __LINE__, "processor\t: 0\ncpu MHz\t\t: 2096.021\n\nprocessor\t: 1\n"
+			    "flags\t\t: hypervisor tsc_known_freq\n", 0 },
+		{ __LINE__, "", 0 },
+		{ __LINE__, "flags : hypervisor tsc_known_freq\ncpu MHz : 1.000\n", 0 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		double hz = tc_tsc_cpuinfo_hz(cases[i].text);
+		if (hz != cases[i].hz)
+			fail_msg("line %d: %.17g, want %.17g", cases[i].line, hz, cases[i].hz);
+	}
 }
 
 static void test_live_info(void **state)
@@ -127,6 +170,18 @@ static void test_live_info(void **state)
 		assert_true(ti.hz == ti.kernel_hz);
 	if (ti.source == TACHO_TSC_FREQ_CALIBRATED)
 		assert_true(ti.hz == ti.calibrated_hz && ti.cpuid_hz == 0 && !ti.kernel_time);
+	/* this machine (a KVM guest, kvm-clock: no cap_user_time) gives it through
+	 * /proc/cpuinfo: the figure is the file's, to the kHz */
+	if (ti.source == TACHO_TSC_FREQ_CPUINFO) {
+		char *text = NULL;
+		size_t len = 0;
+
+		assert_false(ti.kernel_time);
+		assert_int_equal(tc_read_file("/proc/cpuinfo", &text, &len, 0), 0);
+		assert_true(ti.hz == tc_tsc_cpuinfo_hz(text));
+		assert_true(ti.hz == (double)(uint64_t)(ti.hz / 1000) * 1000);
+		free(text);
+	}
 	/* the pair cost is a median of positive differences */
 	assert_true(ti.pair_ticks > 0);
 	assert_true(ti.pair_ns > 0);
@@ -303,7 +358,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_freq_cpuid),  cmocka_unit_test(test_kernel_hz),
 		cmocka_unit_test(test_source_names), cmocka_unit_test(test_quick_info),
-		cmocka_unit_test(test_live_info),
+		cmocka_unit_test(test_live_info), cmocka_unit_test(test_cpuinfo_hz),
 		cmocka_unit_test(test_reads_ordered), cmocka_unit_test(test_no_rdtscp),
 		cmocka_unit_test(test_clock_survey),
 	};
