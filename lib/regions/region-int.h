@@ -19,6 +19,13 @@ struct tc_region_record {
 	struct tc_region_accumulator q[];
 };
 
+/* A block of records (the thread's slabs). */
+struct tc_region_slab {
+	struct tc_region_slab *next;
+	size_t n;                 /* records it holds */
+	_Alignas(16) char mem[];
+};
+
 /* An open region: its record, how many region pairs ran nested inside it (their whole
  * cost is subtracted), the name pointer its begin was given (a fixed one lets the end
  * match it by the pointer alone), and (in fvals) the values at begin and the sum of the
@@ -68,6 +75,12 @@ struct tc_region_thread {
 	int set_err;
 	struct tc_region_record **recs;
 	size_t nrec, arec;
+	/* the records' storage: blocks of records, twice as many each time (to 4,096),
+	 * newest first; a record's address never changes. One calloc per record made a
+	 * name's first use spend most of its time in malloc. */
+	struct tc_region_slab *slabs;
+	char *slab_next;          /* the next free record in slabs */
+	size_t slab_left;         /* records free there */
 	struct tc_strpool names;  /* name id i is record i's name */
 	struct tc_region_name_slot *pc;   /* [pc_mask + 1], grown with the records */
 	size_t pc_mask, pc_used;

@@ -23,7 +23,7 @@ struct rr_thread {         /* one region on one thread, for the per-thread detai
 	size_t region;
 	uint64_t calls;
 	bool counted;          /* the thread's counters were open */
-	struct tacho_region_value *vals;  /* [nq] */
+	struct tacho_region_value *vals;  /* [nq], in tacho_regions_report.th_vals */
 };
 
 struct tacho_regions_report {
@@ -41,6 +41,13 @@ struct tacho_regions_report {
 			      file: a bad TACHO_EVENTS, events that could not be counted */
 	struct rr_thread *th;
 	size_t nth;
+	/* one block each, sized before they are filled (80,000 names made 160,000 small
+	 * allocations of the snapshot, most of its time in malloc and page faults) */
+	char *names;                       /* the regions' names, one after the other */
+	struct tacho_region_value *th_vals;  /* [nthv][nq]: the per-thread detail of
+						regions of several threads (one thread's
+						region shares the region's) */
+	size_t nthv;
 	/* how it was measured */
 	double hz;
 	enum tacho_tsc_source hz_source;
@@ -114,10 +121,8 @@ void tacho_regions_report_free(struct tacho_regions_report *r)
 		free(r->evnames[i]);
 		free(r->why[i]);
 	}
-	for (size_t i = 0; i < r->n; i++)
-		free((char *)r->st[i].name);
-	for (size_t i = 0; i < r->nth; i++)
-		free(r->th[i].vals);
+	free(r->names);
+	free(r->th_vals);
 	free(r->evnames);
 	free(r->evunit);
 	free(r->why);
@@ -169,16 +174,22 @@ void tc_region_accumulator_absorb(struct tc_region_accumulator *dst, uint64_t dc
 	dst->s2i = 0;
 }
 
-/* One region's figures from one thread alive, or from the threads that ended (tid 0),
- * copied out of the live state so that the report reads a consistent snapshot. */
+/* One region of one thread alive, or of the threads that ended (tid 0): where its
+ * figures are. They are copied out of the live state (snap_record) only when its
+ * region is merged, into a scratch block the size of the largest region: a copy of
+ * every record's accumulators up front made the snapshot of 80,000 names with four
+ * events touch 30 MB more of fresh memory, and each new page costs a fault. */
 struct rr_item {
 	const char *name;
 	pid_t tid;
 	unsigned threads;
 	bool counted;                      /* a thread alive whose counters were open */
-	uint64_t calls;
-	uint64_t *qcalls;                  /* [nq] calls each quantity covers */
-	struct tc_region_accumulator *q;   /* [nq] */
+	uint64_t calls;                    /* the snapshot's, once copied */
+	struct tc_region_thread *t;        /* a thread alive's, with rec */
+	const struct tc_region_record *rec;
+	const struct tc_region_retired *rt;  /* or the threads that ended */
+	uint64_t *qcalls;                  /* [nq] calls each quantity covers (scratch) */
+	struct tc_region_accumulator *q;   /* [nq] (scratch) */
 };
 
 static int cmp_item(const void *a, const void *b)
@@ -338,60 +349,68 @@ static size_t build_thread_notes(struct tc_sb *notes)
 	return nitems;
 }
 
-/* The items with calls, in items (their quantities in qcalls and qacc, nq each): the
- * threads that ended, then a snapshot of each record of the threads alive; how many. */
-static size_t build_items(size_t nq, struct rr_item *items, uint64_t *qcalls,
-			  struct tc_region_accumulator *qacc)
+/* The items with calls: the threads that ended, then each record of the threads
+ * alive; how many. Their figures wait for load_item. */
+static size_t build_items(size_t nq, struct rr_item *items)
 {
 	size_t nitems = 0;
 
 	for (size_t i = 0; i < tc_regions.nretired; i++) {
 		const struct tc_region_retired *rt = tc_regions.retired[i];
-		struct rr_item *it = &items[nitems];
 
-		if (!rt->calls)
-			continue;
-		*it = (struct rr_item){ .name = rt->name, .threads = rt->threads,
-					.calls = rt->calls, .qcalls = qcalls + nitems * nq,
-					.q = qacc + nitems * nq };
-		for (size_t q = 0; q < nq; q++) {
-			it->qcalls[q] = rt->q[q].calls;
-			it->q[q] = rt->q[q].a;
-		}
-		nitems++;
+		if (rt->calls)
+			items[nitems++] = (struct rr_item){ .name = rt->name,
+							    .threads = rt->threads,
+							    .calls = rt->calls, .rt = rt };
 	}
 	for (struct tc_region_thread *t = tc_regions.threads; t; t = t->next) {
 		for (size_t i = 0; i < t->nrec; i++) {
-			struct rr_item *it = &items[nitems];
+			const struct tc_region_record *rec = t->recs[i];
 
-			*it = (struct rr_item){ .name = t->recs[i]->name, .tid = t->tid,
-						.threads = 1, .counted = t->nq_read == nq,
-						.qcalls = qcalls + nitems * nq,
-						.q = qacc + nitems * nq };
-			snap_record(t, t->recs[i], nq, it);
-			if (it->calls)
-				nitems++;
+			/* calls only grow while the lock is held (a reset takes it): one
+			 * seen here is still there when load_item copies the record */
+			if (TC_LOAD_ACQUIRE(rec->calls))
+				items[nitems++] = (struct rr_item){
+					.name = rec->name, .tid = t->tid, .threads = 1,
+					.counted = t->nq_read == nq, .t = t, .rec = rec };
 		}
 	}
 	return nitems;
 }
 
+/* Item it's figures into qcalls and q ([nq] each). */
+static void load_item(struct rr_item *it, size_t nq, uint64_t *qcalls,
+		      struct tc_region_accumulator *q)
+{
+	it->qcalls = qcalls;
+	it->q = q;
+	if (it->rt) {
+		for (size_t k = 0; k < nq; k++) {
+			qcalls[k] = it->rt->q[k].calls;
+			q[k] = it->rt->q[k].a;
+		}
+		return;
+	}
+	snap_record(it->t, it->rec, nq, it);
+}
+
 /* The next region, of items [i, j) (one name, sorted by thread): its figures merged
  * over the threads, and the detail of each thread alive. accs and calls: room for
  * j - i. */
-static int build_region(struct tacho_regions_report *r, const struct rr_item *items,
-			size_t i, size_t j, const struct tc_region_accumulator **accs,
-			uint64_t *calls, struct tc_sb *notes)
+static void build_region(struct tacho_regions_report *r, struct rr_item *items,
+			 size_t i, size_t j, const struct tc_region_accumulator **accs,
+			 uint64_t *calls, uint64_t *qcalls, struct tc_region_accumulator *qacc,
+			 char **namep, struct tc_sb *notes)
 {
-	size_t nq = r->nq;
+	size_t nq = r->nq, len = strlen(items[i].name) + 1;
 	struct tacho_region_stat *st = &r->st[r->n];
 	struct tacho_region_value *v = &r->vals[r->n * nq];
 	const struct tacho_region_value **vp = &r->valp[r->n * nq];
 
-	st->name = tc_strdup(items[i].name);
-	if (!st->name)
-		return -ENOMEM;
+	st->name = memcpy(*namep, items[i].name, len);
+	*namep += len;
 	for (size_t k = i; k < j; k++) {
+		load_item(&items[k], nq, qcalls + (k - i) * nq, qacc + (k - i) * nq);
 		st->calls += items[k].calls;
 		st->threads += items[k].threads;
 	}
@@ -424,10 +443,14 @@ static int build_region(struct tacho_regions_report *r, const struct rr_item *it
 		th->region = r->n;
 		th->calls = items[k].calls;
 		th->counted = items[k].counted;
-		th->vals = calloc(nq, sizeof(*th->vals));
-		if (!th->vals)
-			return -ENOMEM;
 		r->nth++;
+		if (j - i == 1) {
+			/* the region is this thread's alone: its figures are the
+			 * thread's (a merge of one) */
+			th->vals = v;
+			continue;
+		}
+		th->vals = &r->th_vals[r->nthv++ * nq];
 		for (size_t q = 0; q < nq; q++) {
 			const struct tc_region_accumulator *a = &items[k].q[q];
 			tc_region_accumulators_merge(&a, &items[k].qcalls[q], 1,
@@ -435,7 +458,6 @@ static int build_region(struct tacho_regions_report *r, const struct rr_item *it
 		}
 	}
 	r->n++;
-	return 0;
 }
 
 /* Builds the report. With the lock held. */
@@ -444,7 +466,7 @@ static int build(struct tacho_regions_report *r)
 	struct rr_item *items = NULL;
 	uint64_t *qcalls = NULL;
 	struct tc_region_accumulator *qacc = NULL;
-	size_t nitems = 0, nreg = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
+	size_t nitems = 0, nreg = 0, namelen = 0, group = 0, maxgroup = 1, nthv = 0, nq = tc_regions.ready ? tc_regions.nq : 1;
 	const struct tc_region_accumulator **accs = NULL;
 	uint64_t *calls = NULL;
 	struct tc_sb notes = TC_SB_INIT;
@@ -476,29 +498,44 @@ static int build(struct tacho_regions_report *r)
 	}
 	nitems = build_thread_notes(&notes);
 	items = calloc(nitems ? nitems : 1, sizeof(*items));
-	qcalls = calloc((nitems ? nitems : 1) * nq, sizeof(*qcalls));
-	qacc = calloc((nitems ? nitems : 1) * nq, sizeof(*qacc));
-	accs = calloc(nitems ? nitems : 1, sizeof(*accs));
-	calls = calloc(nitems ? nitems : 1, sizeof(*calls));
 	r->th = calloc(nitems ? nitems : 1, sizeof(*r->th));
-	if (!items || !qcalls || !qacc || !accs || !calls || !r->th)
+	if (!items || !r->th)
 		goto out;
-	nitems = build_items(nq, items, qcalls, qacc);
+	nitems = build_items(nq, items);
 	qsort(items, nitems, sizeof(*items), cmp_item);
 
-	for (size_t i = 0; i < nitems; i++)
-		if (!i || strcmp(items[i].name, items[i - 1].name))
+	/* the sizes of everything, before it is filled: regions, their names, the
+	 * largest region (the scratch), the detail of regions of several threads */
+	for (size_t i = 0; i < nitems; i++) {
+		if (!i || strcmp(items[i].name, items[i - 1].name)) {
 			nreg++;
+			namelen += strlen(items[i].name) + 1;
+			group = 0;
+		}
+		if (++group > maxgroup)
+			maxgroup = group;
+		if (group == 2)
+			nthv += 2;
+		else if (group > 2)
+			nthv++;
+	}
+	qcalls = calloc(maxgroup * nq, sizeof(*qcalls));
+	qacc = calloc(maxgroup * nq, sizeof(*qacc));
+	accs = calloc(maxgroup, sizeof(*accs));
+	calls = calloc(maxgroup, sizeof(*calls));
 	r->st = calloc(nreg ? nreg : 1, sizeof(*r->st));
 	r->vals = calloc((nreg ? nreg : 1) * nq, sizeof(*r->vals));
 	r->valp = calloc((nreg ? nreg : 1) * nq, sizeof(*r->valp));
-	if (!r->st || !r->vals || !r->valp)
+	r->names = malloc(namelen ? namelen : 1);
+	r->th_vals = calloc((nthv ? nthv : 1) * nq, sizeof(*r->th_vals));
+	if (!qcalls || !qacc || !accs || !calls || !r->st || !r->vals || !r->valp ||
+	    !r->names || !r->th_vals)
 		goto out;
+	char *namep = r->names;
 	for (size_t i = 0, j; i < nitems; i = j) {
 		for (j = i; j < nitems && !strcmp(items[j].name, items[i].name); j++)
 			;
-		if (build_region(r, items, i, j, accs, calls, &notes))
-			goto out;
+		build_region(r, items, i, j, accs, calls, qcalls, qacc, &namep, &notes);
 	}
 	r->notes = tc_sb_detach(&notes);
 	if (!r->notes)
@@ -987,8 +1024,6 @@ int tacho_regions_write(void)
 	const char *path = tc_regions.output;
 	bool to_file = path && *path && strcmp(path, "-");
 	struct tc_outfile out;
-	char *buf = NULL;
-	size_t len = 0;
 	int err;
 
 	err = tacho_regions_report_new(&r);
@@ -1003,15 +1038,20 @@ int tacho_regions_write(void)
 		err = to_stderr(r, NULL);
 		goto out;
 	}
-	err = render(r, NULL, tc_format_of_path(path), &buf, &len);
-	if (err) {
-		err = fall_back(r, path, err);
-		goto out;
-	}
-	/* a new file of mode 0600, renamed over path when whole (util.h, tc_outfile) */
+	/* a new file of mode 0600, renamed over path when whole (util.h, tc_outfile),
+	 * written through a stream with a buffer of 1 MiB: a report of that size or less
+	 * is still one write(2), and a larger one is not first made whole in memory (the
+	 * 47 MB JSON of 80,000 names grew an open_memstream buffer by copies, each new
+	 * part zeroed: half of the program's exit in memmove, memset and their page
+	 * faults) */
 	err = tc_outfile_open(&out, path, 0);
 	if (!err) {
-		err = write_all(out.fd, buf, len);
+		FILE *f = tc_outfile_stream(&out);
+
+		if (!f || setvbuf(f, NULL, _IOFBF, 1 << 20))
+			err = -ENOMEM;
+		if (!err)
+			err = tacho_regions_report_write(r, f, tc_format_of_path(path), NULL);
 		if (err)
 			tc_outfile_abort(&out);
 		else
@@ -1026,7 +1066,6 @@ int tacho_regions_write(void)
 	 * there are some (a bad TACHO_EVENTS must not pass unseen). */
 	print_alerts(r);
 out:
-	free(buf);
 	tacho_regions_report_free(r);
 	return err;
 }

@@ -32,6 +32,15 @@ static pthread_key_t thread_key;
  * the pointer cache answers repeated calls with the same string. The thread's string
  * pool numbers names in the order first seen, as records are made, so a name's id is
  * its record's index. */
+/* A record's size in a slab: a multiple of 16, so that each record is aligned as
+ * the slab's storage. */
+static size_t rec_size(const struct tc_region_thread *t)
+{
+	size_t sz = sizeof(struct tc_region_record) + t->nq * sizeof(struct tc_region_accumulator);
+
+	return (sz + 15) & ~(size_t)15;
+}
+
 static int rec_add(struct tc_region_thread *t, const char *name)
 {
 	struct tc_region_record *r;
@@ -47,14 +56,31 @@ static int rec_add(struct tc_region_thread *t, const char *name)
 		t->arec = a;
 	}
 	/* the record first: a name interned without its record would break id == index */
-	r = calloc(1, sizeof(*r) + t->nq * sizeof(struct tc_region_accumulator));
-	if (!r)
-		return -ENOMEM;
-	err = tc_strpool_intern(&t->names, name, &id);
-	if (err) {
-		free(r);
-		return err;
+	if (!t->slab_left) {
+		size_t n = t->slabs ? t->slabs->n * 2 : 16;
+		struct tc_region_slab *sl;
+
+		if (n > 4096)
+			n = 4096;
+		sl = calloc(1, sizeof(*sl) + n * rec_size(t));
+		if (!sl)
+			return -ENOMEM;
+		sl->n = n;
+		sl->next = t->slabs;
+		t->slabs = sl;
+		t->slab_next = sl->mem;
+		t->slab_left = n;
 	}
+	err = tc_strpool_intern(&t->names, name, &id);
+	if (err)
+		return err;
+	r = (struct tc_region_record *)(void *)t->slab_next;
+	/* zero already (calloc), but written here, inside the lookup the enclosing
+	 * regions do not count: a slab page first touched by end() would charge its
+	 * page fault to this region and to every one around it */
+	memset(r, 0, rec_size(t));
+	t->slab_next += rec_size(t);
+	t->slab_left--;
 	r->name = tc_strpool_str(&t->names, id);
 	t->recs[t->nrec++] = r;
 	return (int)id;
@@ -252,8 +278,13 @@ static inline int rec_find(struct tc_region_thread *t, const char *name, bool *f
 
 static void records_free(struct tc_region_thread *t)
 {
-	for (size_t i = 0; i < t->nrec; i++)
-		free(t->recs[i]);
+	while (t->slabs) {
+		struct tc_region_slab *next = t->slabs->next;
+		free(t->slabs);
+		t->slabs = next;
+	}
+	t->slab_next = NULL;
+	t->slab_left = 0;
 	free(t->recs);
 	tc_strpool_exit(&t->names);
 	t->recs = NULL;

@@ -572,6 +572,87 @@ static void test_threads(void **state)
 	tacho_regions_reset();
 }
 
+struct live_worker {
+	pthread_barrier_t done, report_taken;
+	int err;
+};
+
+static void *live_worker_main(void *arg)
+{
+	struct live_worker *w = arg;
+
+	for (int i = 0; i < 3; i++) {
+		w->err |= tacho_region_begin("both");
+		store_n(200);
+		w->err |= tacho_region_end("both");
+	}
+	w->err |= tacho_region_begin("worker-only");
+	store_n(7);
+	w->err |= tacho_region_end("worker-only");
+	pthread_barrier_wait(&w->done);
+	pthread_barrier_wait(&w->report_taken);   /* alive while the report is made */
+	return NULL;
+}
+
+/* The per-thread detail of threads alive: a region two threads share lists each with
+ * its own exact figures; a region of one thread lists that thread with the region's. */
+static void test_threads_detail(void **state)
+{
+	struct live_worker w = { .err = 0 };
+	pthread_t th;
+	char *buf = NULL;
+	size_t len = 0;
+	(void)state;
+	NEED_EVENTS();
+
+	pthread_barrier_init(&w.done, NULL, 2);
+	pthread_barrier_init(&w.report_taken, NULL, 2);
+	assert_int_equal(pthread_create(&th, NULL, live_worker_main, &w), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tacho_region_begin("both"), 0);
+		store_n(50);
+		assert_int_equal(tacho_region_end("both"), 0);
+	}
+	pthread_barrier_wait(&w.done);
+	struct tacho_regions_report *r = report();
+	pthread_barrier_wait(&w.report_taken);
+	pthread_join(th, NULL);
+	assert_int_equal(w.err, 0);
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tacho_regions_report_write(r, f, TACHO_FORMAT_JSON, NULL), 0);
+	fclose(f);
+	struct th_json *doc = assert_json(buf);
+	const char *bp = tacho_regions_report_event(r, ev_bp);
+	const struct th_json *both = assert_json_named(doc, "detail", "both");
+	assert_json_int(both, "calls", 5);
+	assert_json_int(both, "threads", 2);
+	unsigned seen = 0;
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "per_thread[%d]", i);
+		const struct th_json *one = th_json_get(both, path);
+		assert_non_null(one);
+		double calls = json_num(one, "calls"), n = json_num(th_json_get(one, "events"), bp);
+		if (calls == 2 && n == 100)
+			seen |= 1;   /* this thread: 2 x 50 */
+		if (calls == 3 && n == 600)
+			seen |= 2;   /* the worker: 3 x 200 */
+	}
+	assert_int_equal(seen, 3);
+	assert_null(th_json_get(both, "per_thread[2]"));
+	const struct th_json *own = assert_json_named(doc, "detail", "worker-only");
+	assert_json_int(own, "threads", 1);
+	assert_json_int(own, "per_thread[0].calls", 1);
+	assert_json_int(th_json_get(own, "per_thread[0].events"), bp, 7);
+	assert_null(th_json_get(own, "per_thread[1]"));
+	th_json_free(doc);
+	free(buf);
+	tacho_regions_report_free(r);
+	tacho_regions_reset();
+	pthread_barrier_destroy(&w.done);
+	pthread_barrier_destroy(&w.report_taken);
+}
+
 static int scoped(unsigned n, bool early)
 {
 	TACHO_REGION_SCOPE("scoped");
@@ -818,7 +899,7 @@ int main(void)
 		cmocka_unit_test(test_nested_deep),      cmocka_unit_test(test_new_names_inside),
 		cmocka_unit_test(test_pointer_cache_neighbours),
 		cmocka_unit_test(test_pointer_table),
-		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_threads), cmocka_unit_test(test_threads_detail),
 		cmocka_unit_test(test_scope),            cmocka_unit_test(test_names_by_value),
 		cmocka_unit_test(test_misuse),           cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_json),             cmocka_unit_test(test_sim_marks_native),
