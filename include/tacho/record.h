@@ -65,7 +65,12 @@ struct tacho_record_opts {
 	char *const *argv;          /* the program to start and record, NULL-terminated */
 	pid_t pid;                  /* or an existing process (every thread of it) */
 	bool system_wide;           /* or every CPU (with argv: while the program runs) */
-	unsigned mmap_pages;        /* data pages of each ring (a power of two); 0: 128 */
+	unsigned mmap_pages;        /* data pages of each ring (a power of two); 0: sized
+				       from the rate and what each sample carries, at least
+				       perf's default (perf_event_mlock_kb less a page: 128
+				       pages), more only where the kernel's mlock limit does
+				       not apply (CAP_IPC_LOCK), up to 16 MiB a ring and 512
+				       MiB in all (res->ring_pages says what was used) */
 	unsigned flush_ms;          /* the longest time between writes to the file; 0: 200 */
 	unsigned calibrate_ms;      /* the calibration window; 0: 100 */
 	unsigned rate;              /* samples per second aimed at; 0: 1000 */
@@ -91,6 +96,8 @@ struct tacho_record_opts {
 				       NULL: none */
 };
 
+#define TACHO_RECORD_LOST_CPUS 256
+
 /* What a recording did. Sized (docs/architecture.md, "An API that can grow"): the
  * caller sets sz (`struct tacho_record_result res = { .sz = sizeof(res) };`) and gets
  * the fields it covers. */
@@ -110,6 +117,16 @@ struct tacho_record_result {
 	char choice[256];           /* the last sentence about the period tacho chose */
 	unsigned cached_files;      /* binaries copied into the build-id cache */
 	uint64_t cached_bytes;      /* their size */
+	/* lost, by where it was lost: the kernel's PERF_RECORD_LOST and LOST_SAMPLES
+	 * records by the CPU of the ring they came on (lost_cpu[i] for CPU i, lost_cpu_more
+	 * for CPUs TACHO_RECORD_LOST_CPUS and above), and lost_unattributed for those no
+	 * record told (period 1, above); they sum to lost */
+	uint64_t lost_cpu[TACHO_RECORD_LOST_CPUS];
+	uint64_t lost_cpu_more;
+	uint64_t lost_unattributed;
+	unsigned ring_pages;        /* data pages of each CPU's ring: mmap_pages, or the
+				       default sized from the rate, the call chains and the
+				       kernel's perf mlock limit */
 };
 
 /* Records samples of opts->events on the target into opts->output, writing the file as

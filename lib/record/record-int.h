@@ -23,7 +23,6 @@ struct count_slot;
 struct tc_bidcache;
 struct tc_perf_list;
 
-#define DEFAULT_PAGES 128        /* 512 KiB of data per ring */
 #define DEFAULT_FLUSH_MS 200
 #define DEFAULT_CALIBRATE_MS 100
 #define DEFAULT_RATE 1000
@@ -49,6 +48,7 @@ struct session {
 	struct rec_event *ev;
 	size_t nev;
 	struct tc_perf_list *list;      /* the engine's events, one ring per CPU */
+	unsigned ring_pages;            /* data pages of each ring (ring_pages) */
 	uint64_t sample_type;
 	enum tacho_call_graph cg;       /* the call graph mode in effect */
 	uint64_t regs_mask;             /* sample_regs_user (DWARF) */

@@ -13,6 +13,7 @@
 #include "events/tpformat.h"
 #include "events/user-only.h"
 #include "perf/engine.h"
+#include "perf/perf.h"
 #include "record/record-int.h"
 #include "tacho/counters.h"
 #include "tacho/errors.h"
@@ -240,12 +241,109 @@ int tc_record_setup_events(struct session *s, struct tacho_diag *diag)
 	return 0;
 }
 
+static unsigned pow2_floor(uint64_t v)
+{
+	unsigned p = 1;
+
+	while ((uint64_t)p * 2 <= v && p < (1u << 30))
+		p *= 2;
+	return p;
+}
+
+unsigned tc_record_ring_pages(const struct tc_ring_need *n)
+{
+	uint64_t page = n->page_size ? n->page_size : 4096;
+	uint64_t kb = n->mlock_kb ? n->mlock_kb : 512 + page / 1024;
+	/* perf's own default (perf_event_mlock_kb_in_pages): the allowance less the
+	 * control page, in pages, rounded down to a power of two */
+	uint64_t allowance = kb > page / 1024 ? (kb - page / 1024) * 1024 / page : 1;
+	unsigned base = pow2_floor(allowance ? allowance : 1);
+	/* a sample's bytes: header, ip, pid/tid, time, id, cpu, period (tacho's sample
+	 * type) and the sample_id of the records around it; a chain's entries, with
+	 * its context markers; a DWARF sample's registers, size and stack */
+	double bytes = 80;
+	if (n->callchain)
+		bytes += 8.0 * (TC_RING_CHAIN_GUESS + 2);
+	if (n->stack_size)
+		bytes += 8.0 * 20 + 16 + n->stack_size;
+	double want = n->rate > 0 ? n->rate * bytes * TC_RING_HOLD_MS / 1000 : 0;
+	uint64_t pages = 1, max;
+
+	if (!n->unlimited)
+		return base;
+	while (pages < (1u << 30) && (double)(pages * page) < want)
+		pages *= 2;
+	max = pow2_floor(TC_RING_MAX_BYTES / page);
+	if (n->ncpus && TC_RING_ALL_BYTES / n->ncpus / page < max)
+		max = pow2_floor(TC_RING_ALL_BYTES / n->ncpus / page);
+	if (pages > max)
+		pages = max;
+	return pages > base ? (unsigned)pages : base;
+}
+
+/* Whether the kernel's perf mlock limit binds this process: not with CAP_IPC_LOCK
+ * (bit 14 of CapEff) nor at perf_event_paranoid -1 (kernel/events/core.c, perf_mmap). */
+static bool mlock_unlimited(void)
+{
+	char *status = NULL;
+	size_t len = 0;
+	uint64_t caps = 0;
+	long long paranoid;
+	bool yes = false;
+
+	if (tc_read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0 &&
+	    paranoid < 0)
+		return true;
+	if (tc_read_file("/proc/self/status", &status, &len, 0) == 0 &&
+	    tc_parse_capeff(status, &caps) == 0)
+		yes = caps >> 14 & 1;
+	free(status);
+	return yes;
+}
+
+/* The data pages of each ring: -m, else sized by tc_record_ring_pages from the rate
+ * the events aim at (a frequency; a period of a software clock; else the calibrated
+ * rate, or the default rate where a fixed period says nothing of it). */
+static unsigned ring_pages(struct session *s)
+{
+	const struct tacho_record_opts *o = s->o;
+	struct tc_ring_need n = { 0 };
+	long long kb;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (o->mmap_pages)
+		return o->mmap_pages;
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct rec_event *e = &s->ev[i];
+		const struct perf_event_attr *a = &e->attr;
+
+		if (e->flags & TC_EVF_FREQ)
+			n.rate += (double)e->period;
+		else if (!e->calibrate && e->period && a->type == PERF_TYPE_SOFTWARE &&
+			 (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+			  a->config == PERF_COUNT_SW_TASK_CLOCK))
+			n.rate += 1e9 / (double)e->period;
+		else
+			n.rate += o->rate ? o->rate : DEFAULT_RATE;
+	}
+	n.callchain = s->cg != TACHO_CALL_GRAPH_NONE;
+	n.stack_size = s->cg == TACHO_CALL_GRAPH_DWARF ?
+			       (o->stack_size ? o->stack_size : DEFAULT_STACK) : 0;
+	n.ncpus = cpus > 0 ? (unsigned)cpus : 1;
+	n.page_size = (unsigned)sysconf(_SC_PAGESIZE);
+	if (tc_read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb) == 0 && kb > 0 &&
+	    kb < (1ll << 31))
+		n.mlock_kb = (unsigned)kb;
+	n.unlimited = mlock_unlimited();
+	return tc_record_ring_pages(&n);
+}
+
 /* The attributes of event i as the session samples it (the engine adds the ones it
  * owns: read_format, disabled, inherit, enable_on_exec). */
 static void fill_attr(struct session *s, size_t i, struct perf_event_attr *a)
 {
 	const struct tacho_record_opts *o = s->o;
-	unsigned pages = o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES;
+	unsigned pages = s->ring_pages;
 	bool first = i == 0;
 
 	*a = s->ev[i].attr;
@@ -364,7 +462,7 @@ static int make_grid(struct session *s, struct tc_perf_grid *g, struct tacho_dia
 int tc_record_open_events(struct session *s, struct tacho_diag *diag)
 {
 	const struct tacho_record_opts *o = s->o;
-	unsigned pages = o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES;
+	unsigned pages = s->res->ring_pages = s->ring_pages = ring_pages(s);
 	struct tc_perf_grid grid = { 0 };
 	unsigned flags = 0;
 	size_t bad = 0, opened = 0;

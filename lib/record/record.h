@@ -28,6 +28,32 @@ struct tc_record_hooks {
 	int (*drain)(void *arg, struct tc_record_writer *w, bool final);
 };
 
+/* What a ring per CPU must hold, for its default size (tc_record_ring_pages). */
+struct tc_ring_need {
+	double rate;           /* samples per second into one ring: every event on that
+				  CPU together */
+	bool callchain;        /* with call chains */
+	unsigned stack_size;   /* DWARF: user stack bytes copied per sample; 0: none */
+	unsigned ncpus;        /* rings the recording maps */
+	unsigned page_size;
+	unsigned mlock_kb;     /* /proc/sys/kernel/perf_event_mlock_kb; 0: the kernel's
+				  default, 512 KiB + one page */
+	bool unlimited;        /* CAP_IPC_LOCK, or perf_event_paranoid -1: the kernel's
+				  perf mlock limit does not apply */
+};
+/* The data pages of each ring when the user gave no -m, a power of two: enough for
+ * TC_RING_HOLD_MS of samples at the rate, each sized by what it carries (its fixed
+ * fields, a call chain of TC_RING_CHAIN_GUESS entries, a DWARF stack and registers).
+ * Never below perf's default, the perf mlock allowance of a user per CPU less the
+ * control page (perf_event_mlock_kb: 128 pages of 4 KiB by default), which is also
+ * the most without the limit lifted (the kernel refuses more); with it lifted, at most
+ * TC_RING_MAX_BYTES per ring and TC_RING_ALL_BYTES over all rings. Pure. */
+#define TC_RING_HOLD_MS 500
+#define TC_RING_CHAIN_GUESS 48
+#define TC_RING_MAX_BYTES (16u << 20)
+#define TC_RING_ALL_BYTES (512ull << 20)
+unsigned tc_record_ring_pages(const struct tc_ring_need *n);
+
 /* tacho_record, with hooks (NULL: none). */
 int tc_record_run(const struct tacho_record_opts *opts, struct tacho_record_result *res,
 		  const struct tc_record_hooks *hooks, struct tacho_diag *diag);
