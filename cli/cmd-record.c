@@ -61,7 +61,8 @@ static const struct cli_option record_options[] = {
 	{ 'a', 'a', "all-cpus", NULL,
 	  "record every CPU (until Ctrl-C, or while <program> runs)" },
 	{ 'm', 'm', "mmap-pages", "<n>",
-	  "data pages per CPU ring, a power of two (default 128)" },
+	  "data pages per CPU ring, a power of two (default: sized\n"
+	  "from the rate and -g, at least perf's 128)" },
 	{ OPT_NO_BUILDID_CACHE, 0, "no-buildid-cache", NULL,
 	  "do not copy the mapped binaries into the build-id cache\n"
 	  "(docs/buildid-cache.md)" },
@@ -172,6 +173,34 @@ static int parse_call_graph(const char *s, struct tacho_record_opts *o)
 				       "lbr, not '%s'", s);
 	}
 	return 0;
+}
+
+/* " (cpu0 12, cpu3 46, 5 on no known CPU)": where the losses were, if any. */
+static void lost_where(const struct tacho_record_result *res, char *buf, size_t size)
+{
+	struct tc_sb sb = TC_SB_INIT;
+	const char *sep = " (";
+
+	buf[0] = 0;
+	if (!res->lost)
+		return;
+	tc_sb_init(&sb);
+	for (unsigned c = 0; c < TACHO_RECORD_LOST_CPUS; c++) {
+		if (!res->lost_cpu[c])
+			continue;
+		tc_sb_addf(&sb, "%scpu%u %" PRIu64, sep, c, res->lost_cpu[c]);
+		sep = ", ";
+	}
+	if (res->lost_cpu_more) {
+		tc_sb_addf(&sb, "%s%" PRIu64 " on cpu%u and above", sep, res->lost_cpu_more,
+			   TACHO_RECORD_LOST_CPUS);
+		sep = ", ";
+	}
+	if (res->lost_unattributed)
+		tc_sb_addf(&sb, "%s%" PRIu64 " on no known CPU", sep, res->lost_unattributed);
+	tc_sb_adds(&sb, ")");
+	snprintf(buf, size, "%s", sb.oom ? "" : sb.buf);
+	tc_sb_exit(&sb);
 }
 
 static int cmd_record_fn(int argc, char **argv)
@@ -350,13 +379,18 @@ static int cmd_record_fn(int argc, char **argv)
 	tc_sb_exit(&events);
 	if (err)
 		return cli_session_error(err, &diag, res.exec_err);
-	if (!quiet)
-		fprintf(stderr, "tacho: %" PRIu64 " samples, %" PRIu64 " lost, in '%s' (%s)\n",
-			res.samples, res.lost, o.output ? o.output : "tacho.rec",
-			tc_fmt_size(res.bytes, size, sizeof(size)));
+	if (!quiet) {
+		char where[512];
+
+		lost_where(&res, where, sizeof(where));
+		fprintf(stderr, "tacho: %" PRIu64 " samples, %" PRIu64 " lost%s, in '%s' (%s; "
+			"rings of %u pages per CPU)\n", res.samples, res.lost, where,
+			o.output ? o.output : "tacho.rec",
+			tc_fmt_size(res.bytes, size, sizeof(size)), res.ring_pages);
+	}
 	if (res.lost)
 		cli_warn("%" PRIu64 " samples were lost (the ring filled faster than tacho read it; "
-			 "try a larger -m or a longer period)", res.lost);
+			 "try a larger -m than %u or a longer period)", res.lost, res.ring_pages);
 	if (res.throttled && !quiet)
 		cli_warn("the kernel throttled sampling %" PRIu64 " times "
 			 "(kernel.perf_event_max_sample_rate): try a longer period", res.throttled);

@@ -76,6 +76,11 @@ struct tacho_profile_info {
 				       when it has none): a calibrated recording's samples
 				       carry the period each was taken with, which need not
 				       be the event's final one */
+	const char *lost_where;     /* where lost samples were lost, "cpu0 12, cpu3 46",
+				       with "N on no known CPU" for losses no ring reported
+				       (counted at period 1, or a perf.data file, whose
+				       LOST records tacho does not place); NULL when none
+				       were lost */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

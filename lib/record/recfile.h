@@ -183,6 +183,8 @@ void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t 
 			     uint32_t stack_len);
 /* The nr branch entries (from, to, flags each) of the sample just written. */
 void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries);
+/* A LOST record's cpu where no CPU is known (losses counted, not reported by a ring). */
+#define TC_LOST_NO_CPU UINT32_MAX
 void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
 			   uint32_t cpu);
 void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,

@@ -89,6 +89,17 @@ static uint64_t read_weight(struct session *s, const struct tc_perf_sample *smp,
 	return w;
 }
 
+/* Samples the kernel said were lost on the ring of cpu (the sample_id's CPU of its
+ * LOST record: tacho's sample type has PERF_SAMPLE_CPU), in the total and by CPU. */
+static void account_lost(struct session *s, uint64_t n, uint32_t cpu)
+{
+	s->res->lost += n;
+	if (cpu < TACHO_RECORD_LOST_CPUS)
+		s->res->lost_cpu[cpu] += n;
+	else
+		s->res->lost_cpu_more += n;
+}
+
 static int on_record(void *arg, const struct perf_event_header *h)
 {
 	struct session *s = arg;
@@ -182,7 +193,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
 		tc_record_writer_lost(&s->w, p[1], sid.time, sid.cpu);
-		s->res->lost += p[1];
+		account_lost(s, p[1], sid.cpu);
 		break;
 	}
 	case PERF_RECORD_LOST_SAMPLES: {
@@ -191,7 +202,7 @@ static int on_record(void *arg, const struct perf_event_header *h)
 			break;
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
 		tc_record_writer_lost(&s->w, p[0], sid.time, sid.cpu);
-		s->res->lost += p[0];
+		account_lost(s, p[0], sid.cpu);
 		break;
 	}
 	case PERF_RECORD_THROTTLE:
@@ -236,8 +247,10 @@ void tc_record_account_unreported_lost(struct session *s)
 	if (due <= got + s->res->lost)
 		return;
 	extra = due - got - s->res->lost;
-	tc_record_writer_lost(&s->w, extra, 0, 0);
+	/* no CPU is known: the file says so (TC_LOST_NO_CPU), not CPU 0 */
+	tc_record_writer_lost(&s->w, extra, 0, TC_LOST_NO_CPU);
 	s->res->lost += extra;
+	s->res->lost_unattributed += extra;
 }
 
 int tc_record_drain_all(struct session *s, bool final)

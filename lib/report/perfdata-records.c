@@ -486,6 +486,9 @@ static int dec_lost(struct tc_perfdata_reader *r, const struct pd_in *in, struct
 	out->type = TC_REC_LOST;
 	out->offset = in->off;
 	out->u.lost.lost = get64(in->rec + at);
+	/* the CPU is in the record's sample_id, which is not read here: said as
+	 * unknown, never as CPU 0 */
+	out->u.lost.cpu = TC_LOST_NO_CPU;
 	return 1;
 }
 

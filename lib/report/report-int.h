@@ -155,6 +155,10 @@ struct tacho_profile {
 	size_t nuchains, uchains_cap;
 	bool unwound;                  /* tc_profile_unwind ran */
 	uint64_t lost;
+	uint64_t *lost_cpu;            /* [nlost_cpu] lost by the CPU of its ring */
+	size_t nlost_cpu;
+	uint64_t lost_nocpu;           /* lost with no CPU known (TC_LOST_NO_CPU) */
+	char *lost_where;              /* tacho_profile_info's lost_where, or NULL */
 	uint64_t throttles;            /* THROTTLE records (not the UNTHROTTLE ones) */
 	bool truncated, finished;
 	uint64_t good_end;

@@ -529,7 +529,50 @@ static int load_lost(struct load *l, const struct tc_rec *r)
 		return tc_diag_set(l->diag, l->path, 0, 0, -TACHO_ECORRUPT,
 				   "corrupt record at byte %" PRIu64 ": the lost samples add up "
 				   "to more than 2^64", r->offset);
+	/* by CPU (a CPU number past 4096 is no ring's: a damaged field, counted as
+	 * unknown); the sum cannot wrap where the total did not */
+	uint32_t cpu = r->u.lost.cpu;
+	if (cpu == TC_LOST_NO_CPU || cpu >= 4096) {
+		l->p->lost_nocpu += r->u.lost.lost;
+	} else {
+		if (cpu >= l->p->nlost_cpu) {
+			uint64_t *v = realloc(l->p->lost_cpu, (cpu + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			memset(v + l->p->nlost_cpu, 0, (cpu + 1 - l->p->nlost_cpu) * sizeof(*v));
+			l->p->lost_cpu = v;
+			l->p->nlost_cpu = cpu + 1;
+		}
+		l->p->lost_cpu[cpu] += r->u.lost.lost;
+	}
 	return 0;
+}
+
+/* "cpu0 12, cpu3 46, 5 on no known CPU" into p->lost_where, when any were lost. */
+static int lost_where(struct tacho_profile *p)
+{
+	struct tc_sb sb = TC_SB_INIT;
+	char g[32];
+	const char *sep = "";
+
+	if (!p->lost)
+		return 0;
+	tc_sb_init(&sb);
+	for (size_t c = 0; c < p->nlost_cpu; c++) {
+		if (!p->lost_cpu[c])
+			continue;
+		tc_sb_addf(&sb, "%scpu%zu %s", sep, c, tc_fmt_grouped(p->lost_cpu[c], g, sizeof(g)));
+		sep = ", ";
+	}
+	if (p->lost_nocpu)
+		tc_sb_addf(&sb, "%s%s on no known CPU", sep,
+			   tc_fmt_grouped(p->lost_nocpu, g, sizeof(g)));
+	if (sb.oom) {
+		tc_sb_exit(&sb);
+		return -ENOMEM;
+	}
+	p->lost_where = tc_sb_detach(&sb);
+	return p->lost_where ? 0 : -ENOMEM;
 }
 
 static int load_throttle(struct load *l, const struct tc_rec *r)
@@ -651,6 +694,9 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 	p->finished = rd.finished;
 	p->good_end = rd.good_end;
 	ret = sum_events(p, path, diag);
+	if (ret)
+		return ret;
+	ret = lost_where(p);
 	if (ret)
 		return ret;
 	pair_vdso(p);
@@ -812,6 +858,8 @@ void tacho_profile_free(struct tacho_profile *p)
 {
 	if (!p)
 		return;
+	free(p->lost_cpu);
+	free(p->lost_where);
 	for (size_t i = 0; i < p->ndsos; i++)
 		tc_symdso_free(p->dsos[i].sd);
 	free(p->dsos);
@@ -860,6 +908,7 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 	out->all_samples = p->nsmps;
 	out->nevents = (unsigned)p->nev;
 	out->lost = p->lost;
+	out->lost_where = p->lost_where;
 	out->truncated = p->truncated;
 	out->good_bytes = p->good_end;
 	out->file_bytes = p->len;

@@ -98,6 +98,8 @@ static void write_header(FILE *f, const struct tacho_profile_info *in)
 		write_period(f, in);
 	}
 	fprintf(f, ", %s lost", tc_fmt_grouped(in->lost, l, sizeof(l)));
+	if (in->lost_where)
+		fprintf(f, " (%s)", in->lost_where);
 	if (in->throttles)
 		fprintf(f, ", sampling throttled %s times", tc_fmt_grouped(in->throttles, l, sizeof(l)));
 	if (in->command) {
@@ -279,6 +281,8 @@ static void write_report_header(FILE *f, const struct view *v)
 		fputs(", simulated: exact counts, no sampling", f);
 	} else {
 		fprintf(f, ", %s lost", tc_fmt_grouped(v->in.lost, l, sizeof(l)));
+		if (v->in.lost_where)
+			fprintf(f, " (%s)", v->in.lost_where);
 		if (v->in.throttles)
 			fprintf(f, ", sampling throttled %s times",
 				tc_fmt_grouped(v->in.throttles, l, sizeof(l)));
