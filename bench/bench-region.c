@@ -15,6 +15,14 @@
  *                          the write to /dev/null; CPU time, not wall, so that a loaded
  *                          machine does not count other processes' time)
  *
+ *   bench-region scale     80,000 names in heap buffers, each begun and ended once: the
+ *                          first use of a name (us, the loop's CPU time over 80,000),
+ *                          the snapshot of them all (tacho_regions_report_new, CPU ms)
+ *                          and a second pass over the same names (us a pair)
+ *   bench-region scale-exit  80,000 names once each and nothing else: with TACHO_OUTPUT
+ *                          set, a program that writes their report at exit
+ *                          (bench/region-scale.sh times the whole run from outside)
+ *
  * The time-only run also times a region with a 256-character name (a literal: the
  * pointer alone answers) and 10,000 names made in heap buffers, cycled (each hit
  * confirmed by a string compare, and no miss once all are known).
@@ -235,6 +243,55 @@ int main(int argc, char **argv)
 		tacho_region_end("first");
 		printf("first tacho_region_begin (ms)\t%.3f\n",
 		       (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+		return 0;
+	}
+	if (!strcmp(mode, "scale-exit")) {
+		/* a whole program: 80,000 names once each, the report at exit where
+		 * TACHO_OUTPUT asks for one (region-scale.sh times it from outside) */
+		char name[32];
+
+		for (unsigned i = 0; i < 80000; i++) {
+			snprintf(name, sizeof(name), "region-%u", i);
+			tacho_region_begin(name);
+			tacho_region_end(name);
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "scale")) {
+		/* as a program meets it: set up by the first begin, the report at exit
+		 * where TACHO_OUTPUT asks for one */
+		struct tacho_regions_report *rep;
+		struct timespec a, a2, b, c;
+		char name[32];
+
+		tacho_region_begin("set-up");
+		tacho_region_end("set-up");
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		for (unsigned i = 0; i < 80000; i++) {
+			snprintf(name, sizeof(name), "region-%u", i);
+			tacho_region_begin(name);
+			tacho_region_end(name);
+		}
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+		if (tacho_regions_report_new(&rep))
+			return 1;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+		tacho_regions_report_free(rep);
+		printf("first use of a name, 80,000 names (CPU us)\t%.2f\n",
+		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / 80000);
+		/* the same names again, known now: what a pair costs without the first
+		 * use (with events, mostly the counters' reads) */
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+		for (unsigned i = 0; i < 80000; i++) {
+			snprintf(name, sizeof(name), "region-%u", i);
+			tacho_region_begin(name);
+			tacho_region_end(name);
+		}
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a2);
+		printf("second use of a name, 80,000 names (CPU us)\t%.2f\n",
+		       ((a2.tv_sec - a.tv_sec) * 1e9 + (a2.tv_nsec - a.tv_nsec)) / 1e3 / 80000);
+		printf("snapshot of 80,000 names (CPU ms)\t%.1f\n",
+		       (c.tv_sec - b.tv_sec) * 1e3 + (c.tv_nsec - b.tv_nsec) / 1e6);
 		return 0;
 	}
 	if (!strcmp(mode, "report")) {
