@@ -1,9 +1,11 @@
 /* fuzz-cpuinfo.c - libFuzzer target for util's /proc/cpuinfo reader (lib/util/cpuinfo.c):
- * a field of the first processor's block, and a flag among its "flags", on any text. */
+ * a field of the first processor's block, a flag among its "flags", and the TSC rate
+ * a guest's cpuinfo gives (lib/tsc), on any text. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsc/tsc.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!flags && has)
 		abort();
 	(void)tc_cpuinfo_has_flag(text, size, "x");
+	/* the TSC rate of a guest's cpuinfo: 0, or whole kHz below 10^6 MHz */
+	double hz = tc_tsc_cpuinfo_hz(text, size);
+	if (hz < 0 || hz >= 1e15 || (hz > 0 && hz != (double)(uint64_t)(hz / 1000) * 1000))
+		abort();
 	free(flags);
 	return 0;
 }

@@ -2,9 +2,6 @@
  * came from, and the cost of a begin/end pair. Never executes CPUID in a loop: in a VM
  * each CPUID is an exit to the hypervisor (~7 us here). */
 #include <errno.h>
-#include <stdbool.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,79 +191,51 @@ static double sysfs_tsc_hz(void)
 	return (double)khz * 1000;
 }
 
-/* Whether the flags line [p, end) holds the word w. */
-static bool has_word(const char *p, const char *end, const char *w)
+double tc_tsc_cpuinfo_hz(const char *text, size_t len)
 {
-	size_t n = strlen(w);
-
-	while (p < end) {
-		size_t len = strcspn(p, " \t\n");
-
-		if (p + len > end)
-			len = (size_t)(end - p);
-		if (len == n && !memcmp(p, w, n))
-			return true;
-		p += len ? len : 1;
-	}
-	return false;
-}
-
-double tc_tsc_cpuinfo_hz(const char *text)
-{
-	const char *flags = strstr(text, "\nflags"), *mhz = strstr(text, "\ncpu MHz");
-	const char *end, *eol;
+	char *mhz;
+	const char *p;
 	uint64_t whole = 0, frac = 0;
 	int digits = 0;
 
-	/* only the first CPU's block: the first blank line ends it */
-	end = strstr(text, "\n\n");
-	if (!flags || !mhz || (end && (flags > end || mhz > end)))
-		return 0;
-	flags = strchr(flags + 1, ':');
-	if (!flags)
-		return 0;
-	eol = flags + strcspn(flags, "\n");
 	/* x86's show_cpuinfo prints cpu_khz where no APERF/MPERF gives a measured rate
 	 * (and no cpufreq driver, which a guest lacks); a guest's kernel that took its
 	 * TSC rate from the hypervisor (kvmclock, VMware, Hyper-V: tsc_known_freq) set
 	 * cpu_khz from the same call as tsc_khz */
-	if (!has_word(flags + 1, eol, "hypervisor") || !has_word(flags + 1, eol, "tsc_known_freq") ||
-	    has_word(flags + 1, eol, "aperfmperf"))
+	if (!tc_cpuinfo_has_flag(text, len, "hypervisor") ||
+	    !tc_cpuinfo_has_flag(text, len, "tsc_known_freq") ||
+	    tc_cpuinfo_has_flag(text, len, "aperfmperf"))
 		return 0;
-	mhz = strchr(mhz + 1, ':');
+	mhz = tc_cpuinfo_field(text, len, "cpu MHz");
 	if (!mhz)
 		return 0;
-	for (mhz++; *mhz == ' ' || *mhz == '\t'; mhz++)
-		;
-	if (*mhz < '0' || *mhz > '9')
+	for (p = mhz; *p >= '0' && *p <= '9' && whole < 1000000; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (p > mhz && *p == '.')
+		for (p++; *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+			frac = frac * 10 + (uint64_t)(*p - '0');
+	/* "%u.%03u" of kHz: digits, a point, three digits, and nothing after */
+	if (digits != 3 || *p || whole >= 1000000) {
+		free(mhz);
 		return 0;
-	for (; *mhz >= '0' && *mhz <= '9' && whole < 1000000; mhz++)
-		whole = whole * 10 + (uint64_t)(*mhz - '0');
-	if (*mhz == '.')
-		for (mhz++; *mhz >= '0' && *mhz <= '9' && digits < 3; mhz++, digits++)
-			frac = frac * 10 + (uint64_t)(*mhz - '0');
-	/* "%u.%03u" of kHz: three digits exactly, a number and the line's end */
-	if (digits != 3 || (*mhz != '\n' && *mhz != 0) || whole >= 1000000)
-		return 0;
+	}
+	free(mhz);
 	return (double)(whole * 1000 + frac) * 1000;
 }
 
-/* The guest kernel's tsc_khz through /proc/cpuinfo (tc_tsc_cpuinfo_hz): a file read,
- * no perf event, no sleep. The first CPU's block is in the first 16 KiB. */
+/* The guest kernel's tsc_khz through /proc/cpuinfo (tc_tsc_cpuinfo_hz, through util's
+ * one reader of the file): a file read, no perf event, no sleep. */
 static double cpuinfo_tsc_hz(void)
 {
-	char buf[16384];
-	ssize_t n;
-	int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+	char *text = NULL;
+	size_t len = 0;
+	double hz;
 
-	if (fd < 0)
+	if (tc_cpuinfo_read(NULL, &text, &len))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return tc_tsc_cpuinfo_hz(buf);
+	hz = tc_tsc_cpuinfo_hz(text, len);
+	free(text);
+	return hz;
 }
 
 #define PAIR_SAMPLES 2001
