@@ -13,7 +13,7 @@
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
        OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
-       OPT_CSV, OPT_MCA };
+       OPT_CSV, OPT_MCA, OPT_STDIO, OPT_TUI, OPT_GTK };
 
 #define MAX_SORT 16
 
@@ -76,6 +76,12 @@ static const struct cli_option report_options[] = {
 	{ OPT_CSV, 0, "csv", NULL,
 	  "CSV: a header row, then a row per entry (and tree node), a\n"
 	  "column per dimension (docs/schemas.md)" },
+	{ OPT_STDIO, 0, "stdio", NULL,
+	  "the text report on standard output: the default (perf's\n"
+	  "spelling, accepted)" },
+	{ OPT_TUI, 0, "tui", NULL,
+	  "refused: tacho report has no interactive browser" },
+	{ OPT_GTK, 0, "gtk", NULL, "refused, as --tui" },
 	{ OPT_ANNOTATE, 0, "annotate", "<sym>",
 	  "function <sym> instruction by instruction: address,\n"
 	  "mnemonic and operands, samples and percent, the source\n"
@@ -284,6 +290,16 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_MCA:
 			mca = true;
 			break;
+		case OPT_STDIO:
+			break;
+		/* perf's browsers: tacho's interactive view is top's, of a live run */
+		case OPT_TUI:
+		case OPT_GTK:
+			cli_error("report --%s: tacho report has no interactive browser; it "
+				  "writes text (--stdio, the default), --json, --csv, or a "
+				  "clickable flame graph with --format svg",
+				  opt == OPT_TUI ? "tui" : "gtk");
+			return EXIT_USAGE;
 		}
 	}
 	if (opt < 0)
