@@ -32,7 +32,7 @@ struct cli_option {
 };
 #define CLI_OPT_HELP 'h'
 #define CLI_OPTION_HELP { CLI_OPT_HELP, 'h', "help", NULL, "this text" }
-#define CLI_MAX_OPTIONS 48
+#define CLI_MAX_OPTIONS 64
 
 struct cli_cmd {
 	const char *name;
@@ -69,13 +69,26 @@ int cli_doc(int argc, char **argv);
 /* Writes the command's whole help text. */
 void cli_help_write(const struct cli_cmd *cmd, FILE *f);
 
-/* The parser of one command's options (getopt_long over its table). */
+/* The parser of one command's options (getopt_long over its table).
+ *
+ * Every long option without a value (but --help) has a negation: --no-NAME, or NAME
+ * for an option called no-NAME (--no-demangle: --demangle), unless the table names
+ * that spelling itself. The negation undoes the option: an occurrence of it before
+ * its last negation is not returned, so the last of the two wins (--children
+ * --no-children: no --children; -v --no-verbose -v: one -v). Commands see only the
+ * options that stand; they need no code for negations. */
+#define CLI_NEG_NAME_MAX 40
 struct cli_args {
 	const struct cli_cmd *cmd;
 	int argc;
 	char **argv;
-	struct option longopts[CLI_MAX_OPTIONS + 1];
+	struct option longopts[2 * CLI_MAX_OPTIONS + 1];
 	char shortopts[2 * CLI_MAX_OPTIONS + 3];
+	char neg_names[CLI_MAX_OPTIONS][CLI_NEG_NAME_MAX];
+	/* per entry of the table: the ordinal (among all options of argv) of the last
+	 * negation of its id, 0 for none */
+	unsigned neg_last[CLI_MAX_OPTIONS];
+	unsigned seen;         /* options read so far */
 	int exit;              /* after -1 from cli_args_next: the command's exit code */
 };
 void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char **argv);
@@ -83,6 +96,11 @@ void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char
  * then the first operand); -1 when the command must end now with a->exit: --help was
  * printed (EXIT_OK) or a bad option was told with the usage (EXIT_USAGE). */
 int cli_args_next(struct cli_args *a);
+/* The negation of option o of cmd ("no-children", "demangle") into buf; NULL when it
+ * has none (it takes a value, has no long name, is --help, or the table names that
+ * spelling as an option of its own). For the parser, the help and the manual. */
+const char *cli_option_negation(const struct cli_cmd *cmd, const struct cli_option *o,
+				char *buf, size_t size);
 
 /* One line per command: `extern const struct cli_cmd cmd_NAME;` defined in cmd-NAME.c,
  * and a row in main.c's table. */

@@ -151,6 +151,7 @@ static void roff_options(const struct cli_cmd *cmd, FILE *f)
 {
 	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
 		const char *p = o->help;
+		char neg[CLI_NEG_NAME_MAX];
 
 		fputs(".TP\n", f);
 		if (o->short_name)
@@ -179,6 +180,11 @@ static void roff_options(const struct cli_cmd *cmd, FILE *f)
 			if (n)
 				roff_text(l, n, f);
 			p += len + (p[len] == '\n');
+		}
+		if (cli_option_negation(cmd, o, neg, sizeof(neg))) {
+			fputs(".br\n", f);
+			roff_option_name("--", neg, f);
+			fputs(" undoes it (the last of the two wins).\n", f);
 		}
 	}
 }
@@ -277,6 +283,8 @@ static void option_words(const struct cli_cmd *cmd, int kind, FILE *f)
 	bool first = true;
 
 	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX];
+
 		if (kind != ARG_NONE && (int)arg_kind(o) != kind)
 			continue;
 		if (o->short_name) {
@@ -285,6 +293,10 @@ static void option_words(const struct cli_cmd *cmd, int kind, FILE *f)
 		}
 		if (o->long_name) {
 			fprintf(f, "%s--%s", first ? "" : " ", o->long_name);
+			first = false;
+		}
+		if (kind == ARG_NONE && cli_option_negation(cmd, o, neg, sizeof(neg))) {
+			fprintf(f, "%s--%s", first ? "" : " ", neg);
 			first = false;
 		}
 	}
@@ -446,6 +458,7 @@ static void zsh_function(const struct cli_cmd *cmd, const char *key, FILE *f)
 	fputs("() {\n\t_arguments -s -S \\\n", f);
 	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
 		const char *action = "";
+		char neg[CLI_NEG_NAME_MAX];
 
 		switch (arg_kind(o)) {
 		case ARG_FILE: action = "_files"; break;
@@ -471,6 +484,8 @@ static void zsh_function(const struct cli_cmd *cmd, const char *key, FILE *f)
 			fprintf(f, ":%s", action);
 		}
 		fputs("' \\\n", f);
+		if (cli_option_negation(cmd, o, neg, sizeof(neg)))
+			fprintf(f, "\t\t'--%s[undo --%s]' \\\n", neg, o->long_name);
 	}
 	if (cmd->subcommands) {
 		fputs("\t\t'1: :((", f);
@@ -509,6 +524,8 @@ static void zsh(FILE *f)
 	}
 	fputs("\t)\n\t_arguments -C \\\n", f);
 	for (const struct cli_option *o = cli_main.options; o && o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX];
+
 		if (o->short_name && o->long_name)
 			fprintf(f, "\t\t'(-%c --%s)'{-%c,--%s}'[", o->short_name, o->long_name,
 				o->short_name, o->long_name);
@@ -516,6 +533,8 @@ static void zsh(FILE *f)
 			fprintf(f, "\t\t'--%s[", o->long_name);
 		zsh_desc(o->help, f);
 		fputs("]' \\\n", f);
+		if (cli_option_negation(&cli_main, o, neg, sizeof(neg)))
+			fprintf(f, "\t\t'--%s[undo --%s]' \\\n", neg, o->long_name);
 	}
 	fputs("\t\t'1: :->command' \\\n"
 	      "\t\t'*:: :->args'\n"
@@ -556,6 +575,8 @@ static void zsh(FILE *f)
 static void options_list(const struct cli_cmd *cmd, const char *key, FILE *f)
 {
 	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX];
+
 		fprintf(f, "%s\t", key);
 		if (o->short_name)
 			fprintf(f, "-%c", o->short_name);
@@ -563,6 +584,8 @@ static void options_list(const struct cli_cmd *cmd, const char *key, FILE *f)
 		if (o->long_name)
 			fprintf(f, "--%s", o->long_name);
 		fputc('\n', f);
+		if (cli_option_negation(cmd, o, neg, sizeof(neg)))
+			fprintf(f, "%s\t\t--%s\n", key, neg);
 	}
 }
 

@@ -172,6 +172,13 @@ int cli_bad_option(const struct cli_cmd *cmd, int argc, char **argv)
 
 	if (optopt && optopt != '?' && strchr(word, '=') == NULL && word[0] == '-' && word[1] != '-')
 		return cli_usage_error(cmd, "unknown option or missing value: '-%c'", optopt);
+	/* --no-X of an option with a value: nothing to undo, say so rather than offer X */
+	if (!strncmp(word, "--no-", 5) && !strchr(word, '='))
+		for (const struct cli_option *o = cmd->options; o && o->id; o++)
+			if (o->long_name && o->arg && !strcmp(o->long_name, word + 5))
+				return cli_usage_error(cmd, "unknown option '%s': --%s takes a "
+						       "value and has no negation", word,
+						       o->long_name);
 	if (cli_option_suggest(cmd, word, near, sizeof(near)))
 		return cli_usage_error(cmd, "unknown option '%s': did you mean '%s'?", word, near);
 	return cli_usage_error(cmd, "unknown option or missing value: '%s'", word);
@@ -348,11 +355,20 @@ static int global_options(const char *word, int *ids, size_t max)
 {
 	size_t n = 0;
 
-	for (const struct cli_option *o = main_options; o->id; o++)
+	for (const struct cli_option *o = main_options; o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX];
+
 		if (o->long_name && word[1] == '-' && !strcmp(word + 2, o->long_name)) {
 			ids[0] = o->id;
 			return 1;
 		}
+		/* --no-verbose: its negation, as every command's options have */
+		if (word[1] == '-' && cli_option_negation(&cli_main, o, neg, sizeof(neg)) &&
+		    !strcmp(word + 2, neg)) {
+			ids[0] = -o->id;
+			return 1;
+		}
+	}
 	if (word[1] == '-' || !word[1])
 		return 0;
 	for (const char *c = word + 1; *c; c++) {
@@ -413,6 +429,13 @@ int main(int argc, char **argv)
 				return cli_close_output(stdout, NULL);
 			case 'v':
 				cli_verbose++;
+				break;
+			case -'v':
+				cli_verbose = 0;
+				break;
+			/* --no-version: --version acts where it stands (it prints and
+			 * ends), so nothing after it is read and nothing is left to undo */
+			case -OPT_VERSION:
 				break;
 			}
 		}

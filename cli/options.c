@@ -21,6 +21,25 @@ static int option_label(const struct cli_cmd *cmd, const struct cli_option *o, c
 			o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* One line for the negations the parser accepts (cli_args_init), when there are any:
+ * one example of them, the rule, in the help column. */
+static void help_negations(const struct cli_cmd *cmd, FILE *f)
+{
+	for (const struct cli_option *o = cmd->options; o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX], label[80];
+		int n;
+
+		if (!cli_option_negation(cmd, o, neg, sizeof(neg)))
+			continue;
+		n = snprintf(label, sizeof(label), "%s--no-<option>",
+			     cmd->indent_long ? "    " : "") + 4;
+		fprintf(f, "    %s%*sundoes an option without a value (--%s);\n"
+			"%*sthe last of the two wins\n", label, n + 2 <= (int)cmd->help_col ?
+			(int)cmd->help_col - n : 2, "", neg, (int)cmd->help_col, "");
+		return;
+	}
+}
+
 void cli_help_write(const struct cli_cmd *cmd, FILE *f)
 {
 	fputs(cmd->usage, f);
@@ -44,6 +63,7 @@ void cli_help_write(const struct cli_cmd *cmd, FILE *f)
 				fprintf(f, "%*s", (int)cmd->help_col, "");
 			}
 		}
+		help_negations(cmd, f);
 	}
 	if (cmd->footer) {
 		fputc('\n', f);
@@ -51,9 +71,48 @@ void cli_help_write(const struct cli_cmd *cmd, FILE *f)
 	}
 }
 
+/* getopt_long's value for the negation of the table's entry i: above every id */
+#define NEG_ID_BASE 0x10000
+
+const char *cli_option_negation(const struct cli_cmd *cmd, const struct cli_option *o,
+				char *buf, size_t size)
+{
+	int n;
+
+	if (o->arg || !o->long_name || o->id == CLI_OPT_HELP)
+		return NULL;
+	if (!strncmp(o->long_name, "no-", 3) && o->long_name[3])
+		n = snprintf(buf, size, "%s", o->long_name + 3);
+	else
+		n = snprintf(buf, size, "no-%s", o->long_name);
+	/* a name too long for the parser's buffer is a mistake in this program */
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "tacho %s: option '--%s' too long to negate\n", cmd->name,
+			o->long_name);
+		abort();
+	}
+	/* the table's own option of that name is what it means (--no-bandwidth and a
+	 * --bandwidth beside it would each keep their own sense) */
+	for (const struct cli_option *p = cmd->options; p && p->id; p++)
+		if (p->long_name && !strcmp(p->long_name, buf))
+			return NULL;
+	return buf;
+}
+
+/* The table's first entry with id (options that share an id are one option). */
+static size_t first_entry(const struct cli_cmd *cmd, int id)
+{
+	size_t i = 0;
+
+	while (cmd->options[i].id && cmd->options[i].id != id)
+		i++;
+	return i;
+}
+
 void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char **argv)
 {
 	size_t nl = 0, ns = 0, count = 0;
+	int opt;
 
 	memset(a, 0, sizeof(*a));
 	a->cmd = cmd;
@@ -75,6 +134,9 @@ void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char
 		if (o->long_name)
 			a->longopts[nl++] = (struct option){ o->long_name,
 				o->arg ? required_argument : no_argument, NULL, o->id };
+		if (cli_option_negation(cmd, o, a->neg_names[count], CLI_NEG_NAME_MAX))
+			a->longopts[nl++] = (struct option){ a->neg_names[count], no_argument,
+				NULL, NEG_ID_BASE + (int)count };
 		if (o->short_name) {
 			a->shortopts[ns++] = o->short_name;
 			if (o->arg)
@@ -82,25 +144,45 @@ void cli_args_init(struct cli_args *a, const struct cli_cmd *cmd, int argc, char
 		}
 	}
 	a->shortopts[ns] = '\0';
-	optind = 1;
 	opterr = 0;     /* cli_bad_option says it once, with the usage */
+	/* A first pass finds where each option's last negation stands, so that the
+	 * second (cli_args_next) can leave out what it undoes. It stops at a bad word,
+	 * which the second pass tells. Both see the same argv in the same order: GNU
+	 * getopt's permutation of it is stable. optind = 0 restarts getopt wholly. */
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, a->shortopts, a->longopts, NULL)) != -1 &&
+	       opt != '?' && opt != ':') {
+		a->seen++;
+		if (opt >= NEG_ID_BASE)
+			a->neg_last[first_entry(cmd, cmd->options[opt - NEG_ID_BASE].id)] = a->seen;
+	}
+	a->seen = 0;
+	optind = 0;
 }
 
 int cli_args_next(struct cli_args *a)
 {
-	int opt = getopt_long(a->argc, a->argv, a->shortopts, a->longopts, NULL);
+	for (;;) {
+		int opt = getopt_long(a->argc, a->argv, a->shortopts, a->longopts, NULL);
 
-	if (opt == -1)
-		return 0;
-	if (opt == '?' || opt == ':') {
-		a->exit = cli_bad_option(a->cmd, a->argc, a->argv);
-		return -1;
+		if (opt == -1)
+			return 0;
+		if (opt == '?' || opt == ':') {
+			a->exit = cli_bad_option(a->cmd, a->argc, a->argv);
+			return -1;
+		}
+		a->seen++;
+		if (opt >= NEG_ID_BASE)
+			continue;
+		/* undone by a negation further on */
+		if (a->seen < a->neg_last[first_entry(a->cmd, opt)])
+			continue;
+		if (opt == CLI_OPT_HELP) {
+			a->exit = cli_help(a->cmd);
+			return -1;
+		}
+		return opt;
 	}
-	if (opt == CLI_OPT_HELP) {
-		a->exit = cli_help(a->cmd);
-		return -1;
-	}
-	return opt;
 }
 
 const char *cli_option_suggest(const struct cli_cmd *cmd, const char *word, char *buf,
@@ -115,9 +197,15 @@ const char *cli_option_suggest(const struct cli_cmd *cmd, const char *word, char
 	word += 2;
 	len = strcspn(word, "=");
 	tc_nearest_init(&n, word, len);
-	for (const struct cli_option *o = cmd->options; o && o->id; o++)
+	for (const struct cli_option *o = cmd->options; o && o->id; o++) {
+		char neg[CLI_NEG_NAME_MAX];
+		const char *nn = cli_option_negation(cmd, o, neg, sizeof(neg));
+
 		if (o->long_name)
 			tc_nearest_add(&n, o->long_name, strlen(o->long_name));
+		if (nn)
+			tc_nearest_add(&n, nn, strlen(nn));
+	}
 	found = tc_nearest_get(&n);
 	if (found)
 		snprintf(buf, size, "--%s", found);
