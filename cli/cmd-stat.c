@@ -22,7 +22,9 @@ enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT
        OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
        OPT_JSON_OUTPUT,
        OPT_TIMEOUT, OPT_INTERVAL_COUNT, OPT_APPEND, OPT_PRE, OPT_POST,
-       OPT_PUSH, OPT_PUSH_JOB, OPT_PUSH_LABEL };
+       OPT_PUSH, OPT_PUSH_JOB, OPT_PUSH_LABEL, OPT_METRIC_ONLY, OPT_TOPDOWN };
+
+#define MAX_GROUPS 16
 
 static const char stat_usage[] =
 	"usage: tacho stat [-e <events>] [-r <n>] [--warmup <n>] [--all] [--multiplex]\n"
@@ -52,6 +54,20 @@ static const struct cli_option stat_options[] = {
 	  "every event this machine offers (the CPU's through\n"
 	  "libpfm4 when it has a PMU, every software event, other\n"
 	  "PMUs' named events; not tracepoints)" },
+	{ 'M', 'M', "metrics", "<groups>",
+	  "count the events of these metric groups and print their\n"
+	  "metrics (comma list; a group or a metric's name): ipc,\n"
+	  "branches, cache, l1d, llc, tlb, stalls, frequency,\n"
+	  "utilization; refused, naming the events, where they need\n"
+	  "a hardware PMU this machine lacks" },
+	{ 'd', 'd', "detailed", NULL,
+	  "the default events and the L1d and LLC loads and misses\n"
+	  "(-M l1d,llc), as perf's -d" },
+	{ OPT_METRIC_ONLY, 0, "metric-only", NULL,
+	  "the table shows the derived metrics alone (rates per\n"
+	  "second among them), no line per event" },
+	{ OPT_TOPDOWN, 0, "topdown", NULL,
+	  "refused: tacho's metric table has no top-down metrics" },
 	{ 'r', 'r', "repeat", "<n>",
 	  "run the program n times: mean, stddev, min, median, max\n"
 	  "and spread per event" },
@@ -235,6 +251,10 @@ struct stat_cli {
 	bool pre_failed;
 	bool progress_shown;
 	struct cli_push push;           /* --push, --push-job, --push-label */
+	const struct tacho_metric_group *groups[MAX_GROUPS]; /* -M and -d's, each once */
+	size_t ngroups;
+	bool detailed;                  /* -d */
+	bool metric_only;               /* --metric-only */
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -478,9 +498,57 @@ static int parse_hot(struct stat_cli *c, const char *arg)
 			       "instruction, then :N for how many)", arg);
 }
 
+/* -M's comma list: each name a group's or a metric's (tacho_metric_group_find), each
+ * group kept once. */
+static int add_groups(struct stat_cli *c, const char *list)
+{
+	char name[64];
+
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+		const struct tacho_metric_group *g;
+		bool have = false;
+
+		if (!n || n >= sizeof(name))
+			return cli_usage_error(&cmd_stat, "-M needs metric groups (ipc, branches, "
+					       "cache, l1d, llc, tlb, stalls, frequency, "
+					       "utilization), not '%s'", list);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		g = tacho_metric_group_find(name);
+		if (!g)
+			return cli_usage_error(&cmd_stat, "-M: no metric group or metric '%s' in "
+					       "tacho's table (groups: ipc, branches, cache, l1d, "
+					       "llc, tlb, stalls, frequency, utilization)", name);
+		for (size_t i = 0; i < c->ngroups; i++)
+			have |= c->groups[i] == g;
+		if (!have && c->ngroups < MAX_GROUPS)
+			c->groups[c->ngroups++] = g;
+		p += n;
+		if (!*p)
+			return GO_ON;
+	}
+}
+
 static int parse_option(struct stat_cli *c, int opt)
 {
 	switch (opt) {
+	case 'M':
+		return add_groups(c, optarg);
+	case 'd':
+		c->detailed = true;
+		return add_groups(c, "l1d,llc");
+	case OPT_METRIC_ONLY:
+		c->metric_only = true;
+		return GO_ON;
+	/* perf's --topdown reads level-1 top-down metrics (Intel's slots and topdown-*
+	 * events, AMD's pipeline-utilization events); tacho's table has none to give */
+	case OPT_TOPDOWN:
+		cli_error("cannot count --topdown: tacho's metric table has no top-down "
+			  "metrics (they need Intel's slots and topdown-* events or AMD Zen 4's "
+			  "pipeline-utilization events, and definitions tacho lacks); -M lists "
+			  "the metrics it has");
+		return EXIT_FAIL;
 	case 'e':
 		if (!*optarg)
 			return cli_usage_error(&cmd_stat, "-e needs an event list");
@@ -726,6 +794,12 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 	if (c->perf_layout && c->fmt == TACHO_FORMAT_JSON && c->interval && c->repeat > 1)
 		return cli_usage_error(&cmd_stat, "-j with -I takes no -r: tacho keeps no "
 				       "variance of an interval over the repetitions");
+	if (c->ngroups && (c->all || c->sim || c->o.null_run))
+		return cli_usage_error(&cmd_stat, "-M and -d add events to count: no --all, "
+				       "--sim or -n");
+	if (c->metric_only && (c->fmt != TACHO_FORMAT_TABLE || c->interval))
+		return cli_usage_error(&cmd_stat, "--metric-only shapes the table: no -x, --csv "
+				       "or --json (they carry the metrics already), no -I");
 	if (c->o.null_run && (c->events.len || c->all || c->sim))
 		return cli_usage_error(&cmd_stat, "-n counts no events: no -e, --all or --sim");
 	if (c->o.null_run && !c->o.argv)
@@ -804,6 +878,61 @@ static void default_events(struct stat_cli *c)
 		cli_error("%s", c->note);
 }
 
+/* Adds to sb each of names (","-separated) that it does not hold yet, sep between
+ * them. */
+static void add_names(struct tc_sb *sb, const char *names, const char *sep)
+{
+	for (const char *p = names; *p;) {
+		size_t n = strcspn(p, ","), lsep = strlen(sep);
+		bool have = false;
+
+		for (const char *q = sb->buf; q && *q;) {
+			const char *end = strstr(q, sep);
+			size_t m = end ? (size_t)(end - q) : strlen(q);
+
+			have |= m == n && !strncmp(p, q, n);
+			q += m + (end ? lsep : 0);
+		}
+		if (!have)
+			tc_sb_addf(sb, "%s%.*s", sb->len ? sep : "", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+}
+
+/* -M and -d where this machine cannot count them: every group that needs counters it
+ * lacks, refused in one sentence that names the events. GO_ON when none is. */
+static int groups_refused(struct stat_cli *c)
+{
+	struct tc_sb asked = TC_SB_INIT, metrics = TC_SB_INIT, missing = TC_SB_INIT;
+	int ret = GO_ON;
+
+	for (size_t i = 0; c->pmu.known && c->pmu.none && i < c->ngroups; i++) {
+		const struct tacho_metric_group *g = c->groups[i];
+
+		if (!g->counters)
+			continue;
+		add_names(&asked, g->name, ",");
+		tc_sb_addf(&metrics, "%s%s", metrics.len ? ", " : "", g->metrics);
+		add_names(&missing, g->counters, ", ");
+	}
+	if (asked.oom || metrics.oom || missing.oom) {
+		cli_error("out of memory");
+		ret = EXIT_FAIL;
+	} else if (asked.len) {
+		cli_error("cannot count %s%s: %s need%s %s from the CPU's counters, and this "
+			  "machine has no hardware PMU (%s); where one exists tacho counts them "
+			  "and prints %s (see 'tacho doctor')",
+			  c->detailed ? "-d" : "-M ", c->detailed ? "" : asked.buf, metrics.buf,
+			  strchr(metrics.buf, ',') ? "" : "s", missing.buf,
+			  c->pmu.note[0] ? c->pmu.note : c->pmu.source, metrics.buf);
+		ret = EXIT_FAIL;
+	}
+	tc_sb_exit(&asked);
+	tc_sb_exit(&metrics);
+	tc_sb_exit(&missing);
+	return ret;
+}
+
 /* --sim: the simulator and its default events. */
 static int sim_prepare(struct stat_cli *c)
 {
@@ -863,8 +992,13 @@ static int stat_prepare(struct stat_cli *c)
 		}
 		return GO_ON;
 	}
-	if (!c->events.len)
+	if (groups_refused(c) != GO_ON)
+		return EXIT_FAIL;
+	if (!c->events.len && (!c->ngroups || c->detailed))
 		default_events(c);
+	/* -M and -d: each group's events, those the list names already once */
+	for (size_t i = 0; i < c->ngroups; i++)
+		add_names(&c->events, c->groups[i]->events, ",");
 	if (c->events.oom) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
@@ -1125,6 +1259,7 @@ static int stat_print_local(struct stat_cli *c)
 		.hot_view = c->hot_view,
 		.mca = c->mca_result,
 		.perf_layout = c->perf_layout,
+		.metric_only = c->metric_only,
 	};
 	char stopped[64];
 	FILE *out = c->out;

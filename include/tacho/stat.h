@@ -89,6 +89,27 @@ TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t 
 				    size_t in_sz, double wall_ns, struct tacho_metric **out,
 				    size_t *nout, size_t metric_sz);
 
+/* A group of the metrics above, as `tacho stat -M` names them (perf's -M): the
+ * events to count so that tacho_metrics_compute derives its metrics. */
+struct tacho_metric_group {
+	const char *name;      /* "ipc", "branches", "cache", "l1d", "llc", "tlb", "stalls",
+				  "frequency", "utilization" */
+	const char *metrics;   /* the metrics it gives, by their names, ", "-separated:
+				  "IPC, CPI" */
+	const char *events;    /* the event list that counts their inputs (for
+				  tacho_evlist_parse): "instructions,cycles" */
+	const char *counters;  /* those of its events that the CPU's counters count
+				  (hardware and hardware-cache events), ","-separated:
+				  without a hardware PMU there is no metric; NULL when
+				  none is (task-clock is a timer) */
+};
+/* The group named name: a group's name or one of its metrics' ("IPC", "GHz"), in any
+ * case. Returns the group (static storage) or NULL when the table has no such name.
+ * Pure and thread-safe. */
+TACHO_API const struct tacho_metric_group *tacho_metric_group_find(const char *name);
+/* The i-th group of the table, NULL past the last: for listing them. */
+TACHO_API const struct tacho_metric_group *tacho_metric_group_at(size_t i);
+
 /* Called while counting with -I: the counts of one interval. Handed out (read through
  * the pointer, valid during the call; fields are only ever added at the end), and so
  * are the counts: counts[i] points to one. */
@@ -397,6 +418,9 @@ struct tacho_stat_about {
 	const char *stopped;        /* how tacho itself ended an interrupted session, in
 				       words after "stopped" ("after --timeout 200 ms"), for
 				       the table; NULL: a signal stopped it */
+	bool metric_only;           /* TACHO_FORMAT_TABLE: the derived metrics alone, the
+				       rates per second among them, no line per event
+				       (perf's --metric-only); other formats ignore it */
 };
 
 /* Writes the results of s to f:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stat/metrics.h"
 #include "perf/perf.h"
@@ -63,6 +64,69 @@ static const struct metric_def metric_defs[] = {
 	{ .name = "CPUs utilized", .unit = "CPUs", .num = SWE(TASK_CLOCK), .den_is_wall = true,
 	  .factor = 1 },
 };
+
+/* The groups of `stat -M`: each names metrics of the table above and the events
+ * (their generic names, which tacho_evlist_parse knows) that count their inputs.
+ * test-stat-metrics.c derives each group's metrics from its events' counts. */
+static const struct tacho_metric_group metric_groups[] = {
+	{ .name = "ipc", .metrics = "IPC, CPI", .events = "instructions,cycles",
+	  .counters = "instructions,cycles" },
+	{ .name = "branches", .metrics = "branch-miss ratio",
+	  .events = "branch-instructions,branch-misses",
+	  .counters = "branch-instructions,branch-misses" },
+	{ .name = "cache", .metrics = "cache-miss ratio",
+	  .events = "cache-references,cache-misses",
+	  .counters = "cache-references,cache-misses" },
+	{ .name = "l1d", .metrics = "L1-dcache load-miss ratio",
+	  .events = "L1-dcache-loads,L1-dcache-load-misses",
+	  .counters = "L1-dcache-loads,L1-dcache-load-misses" },
+	{ .name = "llc", .metrics = "LLC load-miss ratio",
+	  .events = "LLC-loads,LLC-load-misses",
+	  .counters = "LLC-loads,LLC-load-misses" },
+	{ .name = "tlb", .metrics = "dTLB load-miss ratio",
+	  .events = "dTLB-loads,dTLB-load-misses",
+	  .counters = "dTLB-loads,dTLB-load-misses" },
+	{ .name = "stalls", .metrics = "stalled frontend, stalled backend",
+	  .events = "cycles,stalled-cycles-frontend,stalled-cycles-backend",
+	  .counters = "cycles,stalled-cycles-frontend,stalled-cycles-backend" },
+	{ .name = "frequency", .metrics = "GHz", .events = "cycles,task-clock",
+	  .counters = "cycles" },
+	/* the one a machine without counters serves: task-clock is a timer */
+	{ .name = "utilization", .metrics = "CPUs utilized", .events = "task-clock" },
+};
+
+const struct tacho_metric_group *tacho_metric_group_at(size_t i)
+{
+	return i < ARRAY_SIZE(metric_groups) ? &metric_groups[i] : NULL;
+}
+
+/* Whether name is one of list's ", "-separated names, in any case. */
+static bool in_names(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncasecmp(p, name, len))
+			return true;
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return false;
+}
+
+const struct tacho_metric_group *tacho_metric_group_find(const char *name)
+{
+	if (!name || !*name)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(metric_groups); i++)
+		if (!strcasecmp(metric_groups[i].name, name) ||
+		    in_names(metric_groups[i].metrics, name))
+			return &metric_groups[i];
+	return NULL;
+}
 
 static bool is_event(const struct tacho_metric_input *in, const struct perf_event_attr *a,
 		     const struct metric_event *e)

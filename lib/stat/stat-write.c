@@ -160,6 +160,8 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->perf_layout = in->perf_layout;
 	if (TC_OPTS_HAS(in, tacho_stat_about, stopped) && in->stopped && *in->stopped)
 		out->stopped = in->stopped;
+	if (TC_OPTS_HAS(in, tacho_stat_about, metric_only))
+		out->metric_only = in->metric_only;
 	return 0;
 }
 
@@ -451,8 +453,9 @@ static void table_unit_notes(const struct tacho_stat *s, FILE *f,
 	}
 }
 
-/* The derived metrics other than the rates shown beside their events. */
-static int table_metrics(const struct tacho_stat *s, FILE *f)
+/* The derived metrics other than the rates shown beside their events; with
+ * metric_only (no event lines), the rates too. */
+static int table_metrics(const struct tacho_stat *s, bool metric_only, FILE *f)
 {
 	struct tc_table *m = tc_table_new(3);
 	size_t nm = 0;
@@ -464,7 +467,7 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	tc_table_align_right(m, 1, true);
 	for (size_t i = 0; i < tacho_stat_nmetrics(s) && !err; i++) {
 		const struct tacho_metric *mt = tacho_stat_metric(s, i);
-		if (!strcmp(mt->unit, "/sec"))
+		if (!strcmp(mt->unit, "/sec") && !metric_only)
 			continue;
 		err = tc_table_addf(m, "%s\t%s\t(%s)", mt->full_name,
 				    metric_human(mt, b, sizeof(b)), mt->full_expr);
@@ -473,6 +476,9 @@ static int table_metrics(const struct tacho_stat *s, FILE *f)
 	if (nm && !err) {
 		fprintf(f, "\n");
 		tc_table_print(m, f, 2, 2);
+	} else if (!err && metric_only) {
+		/* never an empty answer: say that nothing was derived */
+		fprintf(f, "\n  no metric: none has all its events counted\n");
 	}
 	tc_table_free(m);
 	return err;
@@ -707,12 +713,14 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	int err;
 
 	table_title(s, a, f);
-	if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
+	if (a->metric_only)
+		err = 0;
+	else if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
 		err = table_units(s, f, &nnotes);
 	else
 		err = table_events(s, a->repeat > 1, f, &nnotes);
 	if (!err)
-		err = table_metrics(s, f);
+		err = table_metrics(s, a->metric_only, f);
 	if (!err)
 		err = table_regions(s, f);
 	if (!err)

@@ -25,6 +25,7 @@ struct about {
 	const struct tacho_sim_mca *mca;
 	bool perf_layout;
 	const char *stopped;
+	bool metric_only;
 };
 
 /* The fields of a breakdown's unit, in their order as columns and keys. */

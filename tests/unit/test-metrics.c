@@ -1,5 +1,7 @@
 /* test-metrics.c - derived metrics on data: each metric from its inputs, nothing where
- * an input is missing, uncounted, zero in the denominator or counted at other rings. */
+ * an input is missing, uncounted, zero in the denominator or counted at other rings;
+ * the groups of `stat -M` served on data as a machine with a PMU would count them
+ * (their events parsed, given counts, their metrics derived exactly). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -350,6 +352,104 @@ static void test_long_names(void **state)
 	free(laid);
 }
 
+/* Each group of `stat -M`, as a machine with a PMU serves it: its event list parsed
+ * as stat parses it, the counts below given to its events in order, and the metrics it
+ * names derived with the values below (wall time 1 s). One case a group, each
+ * naming its line; every group of the table has one. */
+static const struct group_case {
+	const char *group;
+	double counts[3];
+	struct { const char *name; double value; } want[2];
+} group_cases[] = {
+	{ "ipc", { 6e9, 3e9 }, { { "IPC", 2.0 }, { "CPI", 0.5 } } },
+	{ "branches", { 1e9, 1e7 }, { { "branch-miss ratio", 1.0 } } },
+	{ "cache", { 2e6, 5e5 }, { { "cache-miss ratio", 25.0 } } },
+	{ "l1d", { 4e6, 1e6 }, { { "L1-dcache load-miss ratio", 25.0 } } },
+	{ "llc", { 1e6, 1e5 }, { { "LLC load-miss ratio", 10.0 } } },
+	{ "tlb", { 1e6, 2e4 }, { { "dTLB load-miss ratio", 2.0 } } },
+	{ "stalls", { 1e9, 2e8, 3e8 }, { { "stalled frontend", 20.0 },
+					 { "stalled backend", 30.0 } } },
+	{ "frequency", { 3e9, 1.5e9 }, { { "GHz", 2.0 } } },
+	{ "utilization", { 5e8 }, { { "CPUs utilized", 0.5 } } },
+};
+
+static void test_groups_served(void **state)
+{
+	size_t ngroups = 0;
+	(void)state;
+
+	while (tacho_metric_group_at(ngroups))
+		ngroups++;
+	assert_int_equal(ngroups, ARRAY_SIZE(group_cases));
+	for (size_t c = 0; c < ARRAY_SIZE(group_cases); c++) {
+		const struct group_case *k = &group_cases[c];
+		const struct tacho_metric_group *g = tacho_metric_group_find(k->group);
+		struct tacho_metric_input in[3];
+		struct perf_event_attr attr[3];
+		struct tacho_diag diag = { .sz = sizeof(diag) };
+		struct tacho_evlist *list = NULL;
+		struct tacho_metric *m;
+		size_t n, nev;
+
+		if (!g)
+			fail_msg("case %zu: no group '%s'", c, k->group);
+		if (g != tacho_metric_group_at(c))
+			fail_msg("case %zu: '%s' out of the table's order", c, k->group);
+		if (tacho_evlist_parse(g->events, &list, &diag))
+			fail_msg("group %s: its events '%s' do not parse: %s", g->name, g->events,
+				 diag.message);
+		nev = tacho_evlist_count(list);
+		assert_true(nev >= 1 && nev <= 3);
+		for (size_t i = 0; i < nev; i++) {
+			bool counter, listed;
+			const char *name = tacho_evlist_name(list, i);
+
+			assert_int_equal(tacho_evlist_attr(list, i, &attr[i]), 0);
+			in[i] = (struct tacho_metric_input){ name, &attr[i], k->counts[i], true };
+			/* counters names exactly its hardware and cache events */
+			counter = attr[i].type == PERF_TYPE_HARDWARE ||
+				  attr[i].type == PERF_TYPE_HW_CACHE;
+			listed = g->counters && strstr(g->counters, name);
+			if (counter != listed)
+				fail_msg("group %s: event %s (type %u) is%s in its counters '%s'",
+					 g->name, name, attr[i].type, listed ? "" : " not",
+					 g->counters ? g->counters : "(none)");
+		}
+		assert_int_equal(tacho_metrics_compute(in, nev, sizeof(in[0]), 1e9, &m, &n,
+						       sizeof(*m)), 0);
+		for (size_t w = 0; w < 2 && k->want[w].name; w++) {
+			const struct tacho_metric *x = must(m, n, k->want[w].name);
+
+			if (!NEAR(x->value, k->want[w].value))
+				fail_msg("group %s: %s is %g, want %g", g->name, k->want[w].name,
+					 x->value, k->want[w].value);
+			/* and the group says it gives it */
+			assert_non_null(strstr(g->metrics, k->want[w].name));
+		}
+		free(m);
+		tacho_evlist_free(list);
+	}
+}
+
+/* A group is found by its name or a metric's, in any case; nothing else is. */
+static void test_group_find(void **state)
+{
+	(void)state;
+
+	assert_string_equal(tacho_metric_group_find("ipc")->name, "ipc");
+	assert_string_equal(tacho_metric_group_find("IPC")->name, "ipc");
+	assert_string_equal(tacho_metric_group_find("cpi")->name, "ipc");
+	assert_string_equal(tacho_metric_group_find("gHz")->name, "frequency");
+	assert_string_equal(tacho_metric_group_find("stalled backend")->name, "stalls");
+	assert_string_equal(tacho_metric_group_find("CPUs utilized")->name, "utilization");
+	assert_null(tacho_metric_group_find("ip"));
+	assert_null(tacho_metric_group_find("topdown"));
+	assert_null(tacho_metric_group_find(""));
+	assert_null(tacho_metric_group_find(NULL));
+	assert_null(tacho_metric_group_at(ARRAY_SIZE(group_cases)));
+	assert_null(tacho_metric_group_find("utilization")->counters);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +460,8 @@ int main(void)
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_element_sizes),
 		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_groups_served),
+		cmocka_unit_test(test_group_find),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
