@@ -87,7 +87,8 @@ static int collect(struct tacho_profile *p, const char *symbol, struct tc_annota
 			break;
 		l = &p->locs[frame];
 		if (l->sym == NONE ||
-		    (strcmp(pool_str(p, l->sym), symbol) && strcmp(pool_str(p, l->raw), symbol)))
+		    (!tc_sym_name_match(pool_str(p, l->sym), symbol) &&
+		     !tc_sym_name_match(pool_str(p, l->raw), symbol)))
 			continue;
 		if (!found) {
 			found = true;

@@ -204,7 +204,8 @@ int tc_profile_annotate(struct tacho_profile *p, const char *symbol,
 		l = &p->locs[frame];
 		/* by the name shown or by the mangled one */
 		if (l->sym == NONE ||
-		    (strcmp(pool_str(p, l->sym), symbol) && strcmp(pool_str(p, l->raw), symbol)))
+		    (!tc_sym_name_match(pool_str(p, l->sym), symbol) &&
+		     !tc_sym_name_match(pool_str(p, l->raw), symbol)))
 			continue;
 		if (sym_id == NONE) {
 			sym_id = l->sym;

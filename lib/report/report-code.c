@@ -51,8 +51,8 @@ int tc_profile_code(struct tacho_profile *p, const char *symbol, struct tc_profi
 		if (!keep || tc_profile_frames(p, &p->smps[i], &frame, 1, &nf) || !nf)
 			continue;
 		l = &p->locs[frame];
-		if (l->sym != NONE && (!strcmp(pool_str(p, l->sym), symbol) ||
-				       !strcmp(pool_str(p, l->raw), symbol))) {
+		if (l->sym != NONE && (tc_sym_name_match(pool_str(p, l->sym), symbol) ||
+				       tc_sym_name_match(pool_str(p, l->raw), symbol))) {
 			raw = l->raw;
 			dso_name = l->dso;
 			sym_start = l->sym_start;

@@ -327,6 +327,16 @@ static bool in_names(char *const *v, size_t n, const char *s)
 	return false;
 }
 
+/* --symbols: a function's name against the names given, versions aside
+ * (tc_sym_name_match: "fopen" finds fopen@@GLIBC_2.2.5) */
+static bool in_syms(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (tc_sym_name_match(s, v[i]))
+			return true;
+	return false;
+}
+
 static bool in_ids(const uint64_t *v, size_t n, uint64_t id)
 {
 	for (size_t i = 0; i < n; i++)
@@ -390,8 +400,8 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
 		if (f->ndsos && !in_names(f->dsos, f->ndsos, pool_str(p, l->dso)) &&
 		    !in_names(f->dsos, f->ndsos, base_of(pool_str(p, l->dso))))
 			return 0;
-		if (f->nsyms && (l->sym == NONE || (!in_names(f->syms, f->nsyms, pool_str(p, l->sym)) &&
-						    !in_names(f->syms, f->nsyms, pool_str(p, l->raw)))))
+		if (f->nsyms && (l->sym == NONE || (!in_syms(f->syms, f->nsyms, pool_str(p, l->sym)) &&
+						    !in_syms(f->syms, f->nsyms, pool_str(p, l->raw)))))
 			return 0;
 	}
 	return 1;

@@ -33,6 +33,8 @@ struct tc_symdso {
 	struct fsym *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	char **shown;          /* names without their version (strip_versions), owned */
+	size_t nshown;
 };
 
 static char *debuginfo_path;
@@ -204,6 +206,9 @@ void tc_symdso_free(struct tc_symdso *d)
 	if (!d)
 		return;
 	free(d->syms);
+	for (size_t i = 0; i < d->nshown; i++)
+		free(d->shown[i]);
+	free(d->shown);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -285,6 +290,78 @@ static bool notype_in_code(Elf *elf, GElf_Word shndx, GElf_Addr value)
 	       value >= sh.sh_addr && value < sh.sh_addr + sh.sh_size;
 }
 
+size_t tc_sym_base_len(const char *name)
+{
+	return strcspn(name, "@");
+}
+
+bool tc_sym_name_match(const char *name, const char *query)
+{
+	size_t n = tc_sym_base_len(name), q = tc_sym_base_len(query);
+
+	if (!strcmp(name, query))
+		return true;
+	/* both versioned and different: two versions, told apart */
+	if (name[n] && query[q])
+		return false;
+	return n == q && !strncmp(name, query, n);
+}
+
+static int by_base(const void *a, const void *b)
+{
+	const struct fsym *x = *(const struct fsym *const *)a, *y = *(const struct fsym *const *)b;
+	size_t lx = tc_sym_base_len(x->name), ly = tc_sym_base_len(y->name);
+	int c = strncmp(x->name, y->name, lx < ly ? lx : ly);
+
+	if (c)
+		return c;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Symbol versions (memcpy@GLIBC_2.2.5, fopen@@GLIBC_2.2.5: glibc's .symtab names
+ * them so) are shown only where the binary has two functions of one name that differ
+ * by them (memcpy@@GLIBC_2.14 beside memcpy@GLIBC_2.2.5, realpath's two); a name
+ * with one version alone is shown without it (fopen), as perf shows it. Matching
+ * ignores versions either way (tc_sym_name_match). */
+static void strip_versions(struct tc_symdso *d)
+{
+	const struct fsym **v;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < d->nsyms; i++)
+		nv += d->syms[i].name[tc_sym_base_len(d->syms[i].name)] != '\0';
+	if (!nv)
+		return;
+	v = malloc(d->nsyms * sizeof(*v));
+	d->shown = calloc(nv, sizeof(*d->shown));
+	if (!v || !d->shown) {
+		free(v);       /* out of memory: the names keep their versions */
+		return;
+	}
+	for (size_t i = 0; i < d->nsyms; i++)
+		v[i] = &d->syms[i];
+	qsort(v, d->nsyms, sizeof(*v), by_base);
+	for (size_t i = 0, j; i < d->nsyms; i = j) {
+		size_t len = tc_sym_base_len(v[i]->name);
+		bool differ = false;
+
+		for (j = i + 1; j < d->nsyms && tc_sym_base_len(v[j]->name) == len &&
+				!strncmp(v[j]->name, v[i]->name, len); j++)
+			differ |= strcmp(v[j]->name, v[i]->name) != 0;
+		for (size_t k = i; k < j && !differ; k++) {
+			char *base;
+
+			if (!v[k]->name[len] || !(base = strndup(v[k]->name, len)))
+				continue;
+			d->shown[d->nshown++] = base;
+			((struct fsym *)v[k])->name = base;
+		}
+	}
+	free(v);
+}
+
 /* A sorted table of the functions of the best symbol table dwfl finds (.symtab of the
  * file or of its debug file, else .dynsym, plus MiniDebugInfo), so that every lookup
  * is a binary search instead of libdwfl's scan over all symbols. */
@@ -342,6 +419,7 @@ static void load_syms(struct tc_symdso *d)
 			end = d->syms[i].start + d->syms[i].size;
 	}
 	d->nsyms = w;
+	strip_versions(d);
 }
 
 static const struct fsym *find_sym(struct tc_symdso *d, uint64_t addr)
@@ -433,7 +511,7 @@ int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint6
 	if (!d->syms_loaded)
 		load_syms(d);
 	for (size_t i = 0; i < d->nsyms; i++)
-		if (strcmp(d->syms[i].name, name) == 0) {
+		if (tc_sym_name_match(d->syms[i].name, name)) {
 			*start = d->syms[i].start;
 			*size = d->syms[i].size;
 			return 0;

@@ -59,7 +59,19 @@ void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
  * Not thread-safe per dso. */
 int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr);
 
-/* Finds a function by name: 0 and its ELF start address and size, or -ENOENT. */
+/* Symbol versions. glibc's .symtab names functions with their version
+ * ("fopen@@GLIBC_2.2.5", the default; "memcpy@GLIBC_2.2.5", an older one). The
+ * length of name without its version (up to the '@'). */
+size_t tc_sym_base_len(const char *name);
+/* Whether a function's name answers a name a user gave (--symbols, --annotate):
+ * equal, or equal without the version where either lacks one ("fopen" and
+ * "fopen@@GLIBC_2.2.5"); two different versions do not match each other. A binary's
+ * names keep their versions only where two of its functions differ by them
+ * (memcpy@@GLIBC_2.14, memcpy@GLIBC_2.2.5); elsewhere they are shown without. */
+bool tc_sym_name_match(const char *name, const char *query);
+
+/* Finds a function by name (tc_sym_name_match): 0 and its ELF start address and size,
+ * or -ENOENT. */
 int tc_symdso_find(struct tc_symdso *d, const char *name, uint64_t *start, uint64_t *size);
 
 /* Reads up to len bytes of the file's contents at ELF address addr (for decoding

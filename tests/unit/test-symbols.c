@@ -1,7 +1,8 @@
 /* test-symbols.c - symbolization: the x86-64 length decoder on known encodings, finding
  * the instruction before a trap's IP, ELF symbols, lines and build-ids of a helper
  * program built with -g, the vDSO from memory, kallsyms parsing, C++ names demangled
- * through libstdc++ loaded at run time. */
+ * through libstdc++ loaded at run time; symbol versions (fopen@@GLIBC_2.2.5) matched
+ * without them, and shown only where two differ, on glibc's own debug symbols. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -840,10 +841,82 @@ static void test_kallsyms_mapped(void **state)
 	close(fd);
 }
 
+/* tc_sym_name_match: a table of names, queries and answers, each naming its line. */
+static void test_sym_version_match(void **state)
+{
+	static const struct {
+		int line;
+		const char *name, *query;
+		bool match;
+	} cases[] = {
+		{ __LINE__, "fopen", "fopen", true },
+		{ __LINE__, "fopen@@GLIBC_2.2.5", "fopen", true },
+		{ __LINE__, "fopen", "fopen@@GLIBC_2.2.5", true },
+		{ __LINE__, "memcpy@GLIBC_2.14", "memcpy", true },
+		{ __LINE__, "memcpy@GLIBC_2.14", "memcpy@GLIBC_2.14", true },
+		{ __LINE__, "memcpy@@GLIBC_2.14", "memcpy@GLIBC_2.2.5", false },
+		{ __LINE__, "memcpy@GLIBC_2.2.5", "memcpy@@GLIBC_2.14", false },
+		{ __LINE__, "memcpy@GLIBC_2.14", "memcpy@@GLIBC_2.14", false },
+		{ __LINE__, "memcpy", "memcp", false },
+		{ __LINE__, "memcpy@GLIBC_2.14", "memcpy_chk", false },
+		{ __LINE__, "fopen64", "fopen", false },
+		{ __LINE__, "fopen", "fopen64@@GLIBC_2.2.5", false },
+		{ __LINE__, "", "", true },
+		{ __LINE__, "@V", "", true },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (tc_sym_name_match(cases[i].name, cases[i].query) != cases[i].match)
+			fail_msg("line %d: '%s' against '%s': want %s", cases[i].line,
+				 cases[i].name, cases[i].query, cases[i].match ? "a match" : "none");
+	assert_int_equal(tc_sym_base_len("fopen@@GLIBC_2.2.5"), 5);
+	assert_int_equal(tc_sym_base_len("fopen"), 5);
+}
+
+/* glibc's debug symbols (libc6-dbg) name fopen with one version and realpath and
+ * memcpy with two each: fopen is shown as "fopen", found by either spelling; the two
+ * realpaths keep their versions, each found by its own. */
+static void test_sym_versions_libc(void **state)
+{
+	struct tc_symdso *d;
+	struct tc_symloc loc;
+	Dl_info info;
+	uint64_t a, b, size;
+	(void)state;
+
+	if (!dladdr((void *)fopen, &info) || !info.dli_fname)
+		TEST_SKIP("cannot find the C library's file");
+	assert_int_equal(tc_symdso_open(info.dli_fname, NULL, 0, &d), 0);
+	if (tc_symdso_find(d, "realpath@GLIBC_2.2.5", &a, &size)) {
+		tc_symdso_free(d);
+		TEST_SKIP("%s has no versioned symbol table here (glibc's debug symbols, "
+			  "libc6-dbg, are not installed)", info.dli_fname);
+	}
+	assert_int_equal(tc_symdso_find(d, "realpath@@GLIBC_2.3", &b, &size), 0);
+	assert_true(a != b);
+	assert_int_equal(tc_symdso_symbol(d, a, &loc), 0);
+	assert_string_equal(loc.symbol, "realpath@GLIBC_2.2.5");
+	assert_int_equal(tc_symdso_symbol(d, b, &loc), 0);
+	assert_string_equal(loc.symbol, "realpath@@GLIBC_2.3");
+	/* one version: shown without it, found by either spelling, at one place */
+	assert_int_equal(tc_symdso_find(d, "fopen", &a, &size), 0);
+	assert_int_equal(tc_symdso_find(d, "fopen@@GLIBC_2.2.5", &b, &size), 0);
+	assert_true(a == b);
+	assert_int_equal(tc_symdso_symbol(d, a, &loc), 0);
+	assert_string_equal(loc.symbol, "fopen");
+	assert_int_equal(tc_symdso_find(d, "memcpy@GLIBC_2.2.5", &a, &size), 0);
+	assert_int_equal(tc_symdso_symbol(d, a, &loc), 0);
+	assert_string_equal(loc.symbol, "memcpy@GLIBC_2.2.5");
+	tc_symdso_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insn_len),
+		cmocka_unit_test(test_sym_version_match),
+		cmocka_unit_test(test_sym_versions_libc),
 		cmocka_unit_test_setup_teardown(test_kallsyms_mapped, th_tmpdir_setup,
 						th_tmpdir_teardown),
 		cmocka_unit_test(test_prev_insn),
