@@ -88,16 +88,22 @@ int tc_parse_breakpoint(struct tc_parser *p, size_t start, size_t end, struct tc
 	}
 	if (!type)
 		type = HW_BREAKPOINT_RW;
+	/* The kernel's ABI for an execute breakpoint: bp_len is sizeof(long) (x86's
+	 * arch_build_bp_info refuses any other), and the address needs no alignment:
+	 * x86 encodes the length of an execute breakpoint as X86_BREAKPOINT_LEN_X, which
+	 * is LEN_1, whose alignment mask is 0 (hw_breakpoint_arch_parse). An instruction
+	 * may start at any byte, and so may the breakpoint on it. */
 	if (type == HW_BREAKPOINT_X) {
 		if (have_len && len != sizeof(long))
 			return tc_perr(p, l0, -TACHO_EPARSE,
-				    "an execute breakpoint covers %zu bytes (write /%zu or no length)",
+				    "an execute breakpoint covers %zu bytes, the kernel's length "
+				    "for one at any address (write /%zu or no length)",
 				    sizeof(long), sizeof(long));
 		len = sizeof(long);
 	} else if (!have_len) {
 		len = HW_BREAKPOINT_LEN_4;
 	}
-	if (addr % len)
+	if (type != HW_BREAKPOINT_X && addr % len)
 		return tc_perr(p, a0, -TACHO_EPARSE, "the address 0x%llx is not aligned to the length %llu%s",
 			    (unsigned long long)addr, (unsigned long long)len,
 			    have_len ? "" : " (the default; give one: mem:ADDR/1)");

@@ -262,6 +262,11 @@ static const struct valid valid_cases[] = {
 	B("MEM:0x1000", 0x1000, 4, 3, 0),
 	B("mem:0x7fffffffe000/8:w", 0x7fffffffe000ull, 8, 2, 0),
 	B("mem:0xffffffff81000000:x", 0xffffffff81000000ull, 8, 4, 0),
+	/* an execute breakpoint at any byte: sizeof(long) long, no alignment (x86's
+	 * LEN_X is LEN_1) */
+	B("mem:0x401001:x", 0x401001, 8, 4, 0),
+	B("mem:0x401003/8:x", 0x401003, 8, 4, 0),
+	B("mem:0x40100f:x:u", 0x40100f, 8, 4, EK | EH),
 	/* PMU format terms (Intel core PMU, fake tree): event 0-7, umask 8-15, edge 18,
 	 * pc 19, any 21, inv 23, cmask 24-31, in_tx 32, in_tx_cp 33; ldlat config1:0-15,
 	 * offcore_rsp config1:0-63 */
@@ -529,6 +534,8 @@ static const struct invalid invalid_cases[] = {
 	X("mem:0x1000:rx", EP, 13, "an execute breakpoint cannot also"),
 	X("mem:0x1000:xw", EP, 13, "an execute breakpoint cannot also"),
 	X("mem:0x1000/4:x", EP, 12, "an execute breakpoint covers 8 bytes"),
+	X("mem:0x1001/1:x", EP, 12, "an execute breakpoint covers 8 bytes, the kernel's length "
+				    "for one at any address (write /8 or no length)"),
 	X("mem:0x1000:q", EP, 12, "unknown modifier 'q'"),
 	X("mem:0x1000:w:q", EP, 14, "unknown modifier 'q'"),
 	X("mem:0x1000:w:", EP, 14, "expected modifiers"),
