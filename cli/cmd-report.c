@@ -13,7 +13,7 @@
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
        OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
-       OPT_CSV, OPT_MCA, OPT_STDIO, OPT_TUI, OPT_GTK };
+       OPT_CSV, OPT_MCA, OPT_STDIO, OPT_TUI, OPT_GTK, OPT_FIELDS };
 
 #define MAX_SORT 16
 
@@ -21,6 +21,7 @@ static const char report_usage[] =
 	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--mca] [<filters>] [--json] [--no-demangle]\n"
 	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] -F <field>[,<field>...] [-o <file>] [<filters>]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
 	"Reads a file of 'tacho record', or perf's perf.data (file or pipe mode), and shows\n"
@@ -100,6 +101,10 @@ static const struct cli_option report_options[] = {
 	  "Parca and Grafana; svg: an interactive flame graph\n"
 	  "(click to zoom, search); speedscope: speedscope's JSON, a\n"
 	  "profile per process in time order" },
+	{ 'F', 'F', "fields", "<fields>",
+	  "one line per sample with these fields, in this order\n"
+	  "(perf script -F): comm, pid, tid, time, cpu, event,\n"
+	  "period, ip, sym, symoff, dso, addr" },
 	{ OPT_NO_DEMANGLE, 0, "no-demangle", NULL,
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
@@ -187,7 +192,7 @@ static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
 	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
-	const char *event = NULL;
+	const char *event = NULL, *fields = NULL;
 	enum tacho_sort sort[MAX_SORT] = { TACHO_SORT_SYMBOL };
 	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
 	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
@@ -292,6 +297,13 @@ static int cmd_report_fn(int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			break;
+		case 'F':
+			if (!*optarg)
+				return cli_usage_error(&cmd_report, "-F needs fields (comm, pid, "
+						       "tid, time, cpu, event, period, ip, sym, "
+						       "symoff, dso, addr)");
+			fields = optarg;
+			break;
 		/* perf's browsers: tacho's interactive view is top's, of a live run */
 		case OPT_TUI:
 		case OPT_GTK:
@@ -311,6 +323,10 @@ static int cmd_report_fn(int argc, char **argv)
 	if (format && (json || csv || annotate || ro.children || ro.graph))
 		return cli_usage_error(&cmd_report, "--format writes a file of its own: no --json, "
 				       "--csv, --annotate, --children or -g with it");
+	if (fields && (format || json || csv || annotate || ro.children || ro.graph))
+		return cli_usage_error(&cmd_report, "-F writes a line per sample of its own: no "
+				       "--format, --json, --csv, --annotate, --children or -g "
+				       "with it");
 	if (mca && !annotate)
 		return cli_usage_error(&cmd_report, "--mca analyses a function: give it with "
 				       "--annotate <symbol>");
@@ -388,7 +404,15 @@ static int cmd_report_fn(int argc, char **argv)
 		ret = report_mca(p, annotate, out, outpath, fmt, &wo);
 		goto out;
 	}
-	if (format && !strcmp(format, "folded"))
+	if (fields) {
+		diag = (struct tacho_diag){ .sz = sizeof(diag) };
+		err = tacho_profile_write_fields(p, fields, out, &diag);
+		if (err == -TACHO_EPARSE) {
+			cli_abandon_output(out);
+			tacho_profile_free(p);
+			return cli_usage_error(&cmd_report, "-F: %s", diag.message);
+		}
+	} else if (format && !strcmp(format, "folded"))
 		err = tacho_profile_write_folded(p, out);
 	else if (format && !strcmp(format, "pprof"))
 		err = tacho_profile_write_pprof(p, out);

@@ -162,6 +162,15 @@ TACHO_API int tacho_profile_annotate(struct tacho_profile *p, const char *symbol
  * import. 0 or -EIO. */
 TACHO_API int tacho_profile_write_folded(struct tacho_profile *p, FILE *f);
 TACHO_API int tacho_profile_write_script(struct tacho_profile *p, FILE *f);
+/* perf script -F's habit: one line per sample (the selected event's, that the filter
+ * keeps, in time order) with the fields listed in fields, in that order, separated by
+ * a space: comm, pid, tid, time (secs.usecs), cpu ("-" where the file has none),
+ * event, period, ip (hex), sym, symoff (sym+0xOFF), dso (of the leaf; "[unknown]"
+ * where none is known), addr (hex; "-" for an event without one). 0; -TACHO_EPARSE
+ * for a word that is no field (diag says which, by column); -EINVAL, -ENOMEM, -EIO.
+ * Not thread-safe on one profile. */
+TACHO_API int tacho_profile_write_fields(struct tacho_profile *p, const char *fields,
+					 FILE *f, struct tacho_diag *diag);
 /* The perf-script export's samples as one JSON document (docs/schemas.md,
  * "script-json"): the selected event's samples that the filter keeps, in time order,
  * each with its time, process, thread, CPU, command, event, period, IP, data address

@@ -300,6 +300,146 @@ int tacho_profile_write_script(struct tacho_profile *p, FILE *f)
 	return err;
 }
 
+/* The fields of --fields, in the order of the enum (knowledge as a table). */
+enum field { F_COMM, F_PID, F_TID, F_TIME, F_CPU, F_EVENT, F_PERIOD, F_IP, F_SYM, F_SYMOFF,
+	     F_DSO, F_ADDR, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+	[F_COMM] = "comm", [F_PID] = "pid", [F_TID] = "tid", [F_TIME] = "time",
+	[F_CPU] = "cpu", [F_EVENT] = "event", [F_PERIOD] = "period", [F_IP] = "ip",
+	[F_SYM] = "sym", [F_SYMOFF] = "symoff", [F_DSO] = "dso", [F_ADDR] = "addr",
+};
+#define MAX_FIELDS 32
+
+/* "comm,tid,time" into fields: their number, or the error (diag says which word). */
+static int parse_fields(const char *list, enum field *fields, struct tacho_diag *diag)
+{
+	int n = 0;
+
+	for (const char *w = list;; n++) {
+		size_t len = strcspn(w, ",");
+		int f = 0;
+
+		while (f < F_COUNT && !(strlen(field_names[f]) == len &&
+					!strncmp(field_names[f], w, len)))
+			f++;
+		if (f == F_COUNT)
+			return tc_diag_set(diag, list, 0, (unsigned)(w - list) + 1, -TACHO_EPARSE,
+					   "'%.*s' is no field (comm, pid, tid, time, cpu, event, "
+					   "period, ip, sym, symoff, dso, addr)", (int)len, w);
+		if (n == MAX_FIELDS)
+			return tc_diag_set(diag, list, 0, 0, -TACHO_EPARSE,
+					   "more than %d fields", MAX_FIELDS);
+		fields[n] = (enum field)f;
+		w += len;
+		if (!*w++)
+			return n + 1;
+	}
+}
+
+/* One field of sample s, its leaf at l (NULL: none). */
+static void write_field(struct tacho_profile *p, const struct smp *s, const struct loc *l,
+			enum field f, FILE *out)
+{
+	uint32_t ev = tc_smp_event(p, s);
+
+	switch (f) {
+	case F_COMM:
+		tc_fputs_printable(comm_of(p, tc_smp_pid(p, s)), out);
+		break;
+	case F_PID:
+		fprintf(out, "%u", tc_smp_pid(p, s));
+		break;
+	case F_TID:
+		fprintf(out, "%u", tc_smp_tid(p, s));
+		break;
+	case F_TIME:
+		fprintf(out, "%" PRIu64 ".%06" PRIu64, s->time / 1000000000u,
+			(s->time % 1000000000u) / 1000u);
+		break;
+	case F_CPU:
+		/* a file without CPUs has none to show: "-", never a made-up 0 */
+		if (tc_smp_cpu(p, s) != TC_CPU_UNKNOWN)
+			fprintf(out, "%u", tc_smp_cpu(p, s));
+		else
+			fputc('-', out);
+		break;
+	case F_EVENT:
+		tc_fputs_printable(ev < p->nev ? pool_str(p, p->evs[ev].name) : "[unknown]", out);
+		break;
+	case F_PERIOD:
+		fprintf(out, "%" PRIu64, tc_smp_period(p, s));
+		break;
+	case F_IP:
+		fprintf(out, "%" PRIx64, s->ip);
+		break;
+	case F_SYM:
+	case F_SYMOFF:
+		if (l && l->sym != NONE) {
+			tc_fputs_printable(pool_str(p, l->sym), out);
+			if (f == F_SYMOFF)
+				fprintf(out, "+0x%" PRIx64, l->addr - l->sym_start);
+		} else {
+			fputs("[unknown]", out);
+		}
+		break;
+	case F_DSO:
+		tc_fputs_printable(l && pool_str(p, l->dso) ? pool_str(p, l->dso) : "[unknown]",
+				   out);
+		break;
+	case F_ADDR:
+		/* only events that record one (page faults, breakpoints) */
+		if (ev < p->nev && (p->evs[ev].flags & TC_EVF_ADDR))
+			fprintf(out, "%" PRIx64, tc_smp_addr(p, s));
+		else
+			fputc('-', out);
+		break;
+	case F_COUNT:
+		break;
+	}
+}
+
+int tacho_profile_write_fields(struct tacho_profile *p, const char *fields, FILE *f,
+			       struct tacho_diag *diag)
+{
+	enum field want[MAX_FIELDS];
+	const struct smp **order;
+	uint32_t frame;
+	int n, err = 0;
+
+	if (!p || !fields || !f)
+		return -EINVAL;
+	n = parse_fields(fields, want, diag);
+	if (n < 0)
+		return n;
+	order = malloc((p->nsmps ? p->nsmps : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nsmps; i++)
+		order[i] = &p->smps[i];
+	qsort(order, p->nsmps, sizeof(*order), time_cmp);
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		const struct smp *s = order[i];
+		int keep = tc_profile_keep(p, s);
+		size_t nf = 0;
+
+		if (keep <= 0) {
+			err = keep;
+			continue;
+		}
+		err = tc_profile_frames(p, s, &frame, 1, &nf);
+		for (int k = 0; k < n && !err; k++) {
+			if (k)
+				fputc(' ', f);
+			write_field(p, s, nf ? &p->locs[frame] : NULL, want[k], f);
+		}
+		fputc('\n', f);
+		if (ferror(f))
+			err = -EIO;
+	}
+	free(order);
+	return err;
+}
+
 struct json_args {
 	struct tacho_profile *p;
 	const struct smp *s;
