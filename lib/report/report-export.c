@@ -308,7 +308,7 @@ static const char *const field_names[F_COUNT] = {
 	[F_CPU] = "cpu", [F_EVENT] = "event", [F_PERIOD] = "period", [F_IP] = "ip",
 	[F_SYM] = "sym", [F_SYMOFF] = "symoff", [F_DSO] = "dso", [F_ADDR] = "addr",
 };
-#define MAX_FIELDS 32
+#define MAX_FIELDS TC_PROFILE_MAX_FIELDS
 
 /* "comm,tid,time" into fields: their number, or the error (diag says which word). */
 static int parse_fields(const char *list, enum field *fields, struct tacho_diag *diag)
@@ -334,6 +334,16 @@ static int parse_fields(const char *list, enum field *fields, struct tacho_diag 
 		if (!*w++)
 			return n + 1;
 	}
+}
+
+int tc_profile_parse_fields(const char *list, unsigned char *out, struct tacho_diag *diag)
+{
+	enum field fields[MAX_FIELDS];
+	int n = parse_fields(list, fields, diag);
+
+	for (int i = 0; i < n; i++)
+		out[i] = (unsigned char)fields[i];
+	return n;
 }
 
 /* One field of sample s, its leaf at l (NULL: none). */

@@ -334,4 +334,11 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s);
  * COMMAND", which annotate.c's table starts with too. */
 void tc_profile_write_header(FILE *f, const struct tacho_profile_info *in);
 
+/* The field list of tacho_profile_write_fields ("comm,tid,time") into out (room for
+ * TC_PROFILE_MAX_FIELDS): each field's index in the list of report-export.c (comm 0,
+ * pid 1, ... addr 11). Their number, or -TACHO_EPARSE with diag naming the word (for
+ * the fuzz target, fuzz/fuzz-report-fields.c). */
+#define TC_PROFILE_MAX_FIELDS 32
+int tc_profile_parse_fields(const char *list, unsigned char *out, struct tacho_diag *diag);
+
 #endif
