@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "record/payload.h"
 #include "util/util.h"
@@ -144,5 +145,94 @@ struct tc_tl_delta {
  * and, for pairs of mark channels, the same to the next B of the same value.
  * 0 and *out (free it), -ENOMEM. */
 int tc_timeline_deltas(const struct tacho_timeline *t, struct tc_tl_delta **out, size_t *n);
+
+/* --- the summary: system calls and scheduling latency (timeline-summary.c) --- */
+
+/* One completed system call: a sys_enter and the sys_exit that followed it on its
+ * thread (raw_syscalls:sys_enter/sys_exit, or syscalls:sys_enter_X/sys_exit_X). */
+struct tc_tl_call {
+	uint32_t pid, tid;
+	char name[32];      /* "write"; "syscall_N" where the number has no name here */
+	uint64_t ns;        /* exit's time less enter's */
+	int64_t ret;        /* the exit's ret: -4095..-1 is an error, -errno */
+};
+struct tc_tl_errno {
+	int err;            /* positive: ENOENT's number */
+	uint64_t count;
+};
+/* A thread's calls of one system call. */
+struct tc_tl_syscall {
+	uint32_t pid, tid;
+	char name[32];
+	uint64_t count, errors;
+	struct tc_tl_errno *errnos;    /* the errors by errno, the most frequent first */
+	size_t nerrnos;
+	uint64_t total, min, max;      /* ns */
+	double mean, p50, p99;
+	uint64_t thread_calls;         /* all calls of its thread (the rows' order) */
+};
+struct tc_tl_syscalls {
+	struct tc_tl_syscall *rows;    /* by thread (the busiest first), then by total */
+	size_t n;
+	uint64_t unpaired;             /* enters and exits without their pair */
+};
+/* Groups calls (reordered in place) per thread and system call with their statistics.
+ * 0 and *out (tc_tl_syscalls_exit), -ENOMEM. */
+int tc_tl_syscalls_of(struct tc_tl_call *calls, size_t n, struct tc_tl_syscalls *out);
+/* The system calls of t: its sys_enter/sys_exit pairs, grouped so. 0 and *out (all 0
+ * without such events), -ENOMEM. */
+int tc_timeline_syscalls(const struct tacho_timeline *t, struct tc_tl_syscalls *out);
+void tc_tl_syscalls_exit(struct tc_tl_syscalls *s);
+/* The name of system call nr on x86-64 (NULL: none known). */
+const char *tc_syscall_name(uint64_t nr);
+
+/* A scheduling event, as the latency walk reads it. */
+enum tc_tl_sched_kind { TC_TL_SWITCH = 1, TC_TL_WAKEUP, TC_TL_WAKEUP_NEW };
+struct tc_tl_sched_ev {
+	uint64_t time;
+	enum tc_tl_sched_kind kind;
+	uint32_t tid;       /* the wakee; a switch's previous task */
+	uint32_t next;      /* a switch's next task */
+	uint64_t prev_state;        /* a switch's: 0 (R) or 0x100 (R+) preempted, still
+				       runnable; S, D... (timeline-sched.c's bits) left */
+};
+/* A thread's delays from being woken to running. */
+struct tc_tl_sched_lat {
+	uint32_t pid, tid;
+	uint64_t count;     /* wake-ups followed by the switch to the thread */
+	uint64_t total, max, max_at;   /* ns; max_at: the time of the switch that ended it */
+	double mean;
+};
+/* Walks n scheduling events in time order: a wake-up of a thread that left its CPU to
+ * sleep (a switch away in a state other than R) or of a new one (wakeup_new) opens a
+ * delay, the next switch to it closes it. A wake-up of a thread not yet seen to leave
+ * its CPU opens none (it may be running). Rows by tid, pid 0; 0 and *out (free it),
+ * -ENOMEM. */
+int tc_tl_sched_latency_of(const struct tc_tl_sched_ev *ev, size_t n,
+			   struct tc_tl_sched_lat **out, size_t *nout);
+/* The latencies of t's threads from its sched_switch and sched_wakeup(_new) payloads,
+ * the largest max first. 0 and *out (free it; NULL with *n 0 without them), -ENOMEM. */
+int tc_timeline_sched_latency(const struct tacho_timeline *t, struct tc_tl_sched_lat **out,
+			      size_t *n);
+
+/* The summary's views (summary-write.c): the system calls and the scheduling latency
+ * as text sections (with only: "nothing to summarize" when the trace has neither), and
+ * as the members "syscalls", "syscalls_unpaired" and "sched_latency" of the trace's
+ * JSON object. 0, -ENOMEM. */
+struct tc_tl_summary {
+	struct tc_tl_syscalls calls;
+	struct tc_tl_sched_lat *lat;
+	size_t nlat;
+};
+/* 0 and *s (tc_tl_summary_exit), -ENOMEM. */
+int tc_tl_summary_get(const struct tacho_timeline *t, struct tc_tl_summary *s);
+void tc_tl_summary_exit(struct tc_tl_summary *s);
+struct tc_json;
+int tc_tl_text_summary(const struct tacho_timeline *t, FILE *f, bool only);
+void tc_tl_json_summary(const struct tacho_timeline *t, const struct tc_tl_summary *s,
+			struct tc_json *j);
+/* For the writers (timeline-write.c): a thread's name ("?" unknown), "1.234 ms". */
+const char *tc_tl_comm(const struct tacho_timeline *t, uint32_t tid);
+const char *tc_tl_fmt_ns(double ns, char *buf, size_t size);
 
 #endif
