@@ -6,7 +6,7 @@
  * (a __data_loc string pointing anywhere), sometimes a payload after no sample. The file
  * goes through the report (perf script, its JSON) and through tacho trace's loader and every view
  * (text with its payloads and thread states, JSON, Chrome with args and state slices,
- * SVG). Checks: nothing crashes, leaks or reads outside a payload (ASan). Formats are
+ * SVG, the summary's scheduling latency). Checks: nothing crashes, leaks or reads outside a payload (ASan). Formats are
  * whole or absent: libtraceevent 1.7 leaks a few bytes on some format texts cut short
  * (inside tep_parse_format, found by this target), which is its parser, not tacho's;
  * test-payload holds a text that is no format to -TACHO_EPARSE. */
@@ -236,6 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tacho_timeline_write(t, null, TACHO_FORMAT_JSON, NULL);
 		tacho_timeline_write_chrome(t, null);
 		tacho_timeline_write_svg(t, null);
+		tacho_timeline_write_summary(t, null);
 		tacho_timeline_free(t);
 	}
 	fclose(null);

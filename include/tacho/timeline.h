@@ -128,6 +128,15 @@ TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
  * -EIO. */
 TACHO_API int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f);
 
+/* Writes the summary in words: each thread's system calls from their sys_enter/sys_exit
+ * pairs (raw_syscalls:sys_enter/sys_exit, or syscalls:sys_enter_X/sys_exit_X: calls,
+ * errors by errno name, total, min, mean, p50, p99, max latency) and, with sched_switch
+ * and sched_wakeup(_new) payloads, each thread's scheduling latency (wake-ups followed by
+ * a switch to it, mean and max delay, when the max ended); one line when the trace has
+ * neither (docs/trace.md, "Summary"). The JSON view (tacho_timeline_write) has the same
+ * as "syscalls" and "sched_latency". 0, -EINVAL, -ENOMEM, -EIO. */
+TACHO_API int tacho_timeline_write_summary(const struct tacho_timeline *t, FILE *f);
+
 /* Writes the timeline as an SVG picture: a row per thread and channel, spans as bars,
  * marks and events as ticks, a time axis. 0, -EIO. */
 TACHO_API int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f);

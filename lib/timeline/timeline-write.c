@@ -93,6 +93,16 @@ static const char *comm_of(const struct tacho_timeline *t, uint32_t tid)
 	return "?";
 }
 
+const char *tc_tl_comm(const struct tacho_timeline *t, uint32_t tid)
+{
+	return comm_of(t, tid);
+}
+
+const char *tc_tl_fmt_ns(double ns, char *buf, size_t size)
+{
+	return fmt_ns(ns, buf, size);
+}
+
 static const char *kind_name(uint32_t kind)
 {
 	switch (kind) {
@@ -401,6 +411,8 @@ static int write_text(const struct tacho_timeline *t, FILE *f, const struct tc_t
 	err = text_payloads(t, f);
 	if (!err)
 		err = text_states(t, f);
+	if (!err)
+		err = tc_tl_text_summary(t, f, false);
 	if (err)
 		return err;
 	fprintf(f, "\ndeltas (from each event to the next of its channel; A -> B: to the next B; "
@@ -455,6 +467,7 @@ static void write_csv(const struct tacho_timeline *t, FILE *f, const struct tc_w
 static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format fmt,
 		      const struct tc_write_settings *w, const struct tc_tl_delta *d, size_t nd)
 {
+	struct tc_tl_summary sum;
 	struct state_row *rows;
 	struct tc_json j;
 	size_t nrows;
@@ -462,6 +475,11 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 
 	if (err)
 		return err;
+	err = tc_tl_summary_get(t, &sum);
+	if (err) {
+		free(rows);
+		return err;
+	}
 	tc_json_doc_begin(&j, f, fmt, w);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
@@ -514,6 +532,8 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	}
 	tc_json_arr_end(&j);
 	free(rows);
+	tc_tl_json_summary(t, &sum, &j);
+	tc_tl_summary_exit(&sum);
 	tc_json_arr_begin(&j, "deltas");
 	for (size_t i = 0; i < nd; i++) {
 		tc_json_obj_begin(&j, NULL);

@@ -1958,6 +1958,38 @@ static void test_trace(void **state)
 	tacho_timeline_free(t);
 }
 
+/* a trace of `tacho trace -s -- /bin/true` (fuzz corpus): the summary's members, with
+ * rows, against the schema; its calls pair (raw_syscalls) */
+static void test_trace_summary(void **state)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_timeline *t;
+	struct th_json *doc;
+	struct buf b;
+	(void)state;
+
+	assert_int_equal(tacho_timeline_load(th_path("fuzz/corpus/trace-file/syscalls.trace"),
+					     &t, &diag), 0);
+	assert_int_equal(tacho_timeline_write(t, buf_open(&b), TACHO_FORMAT_JSON, NULL), 0);
+	doc = check_json(buf_close(&b), "trace");
+	assert_true(th_json_get(doc, "syscalls")->n > 0);
+	assert_json_type(doc, "syscalls[0].errnos", TH_JSON_ARRAY);
+	/* the loader's access("/etc/ld.so.preload"), missing */
+	const struct th_json *acc = th_json_find(doc, "syscalls", "syscall", "access");
+	assert_non_null(acc);
+	assert_json_int(acc, "calls", 1);
+	assert_json_int(acc, "errors", 1);
+	assert_json_str(acc, "errnos[0].name", "ENOENT");
+	assert_json_int(acc, "errnos[0].count", 1);
+	assert_int_equal(th_json_get(doc, "sched_latency")->n, 0);
+	th_json_free(doc);
+	free(b.s);
+	assert_int_equal(tacho_timeline_write_summary(t, buf_open(&b)), 0);
+	assert_contains(buf_close(&b), "system calls (from sys_enter/sys_exit pairs");
+	free(b.s);
+	tacho_timeline_free(t);
+}
+
 static void test_options(void **state)
 {
 	struct tacho_check c = { .key = "k", .title = "t", .value = "v", .text = "x" };
@@ -2188,6 +2220,7 @@ int main(void)
 		cmocka_unit_test(test_live),
 		cmocka_unit_test(test_msr),
 		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_trace_summary),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_diff),
