@@ -11,10 +11,10 @@
 #include "util/util.h"
 
 static const char trace_usage[] =
-	"usage: tacho trace [-e <events>] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
-	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
-	"   or: tacho trace [-e <events>] [-o <file>] [-m <n>] -a\n"
-	"   or: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"usage: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
+	"   or: tacho trace [-e <events>] [-s] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
+	"   or: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [-m <n>] -a\n"
+	"   or: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg] [-o <out>]\n"
 	"\n"
 	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
 	"and every occurrence of the events of -e (syscalls:sys_enter_write, sched:sched_switch,\n"
@@ -28,6 +28,12 @@ static const struct cli_option trace_options[] = {
 	{ 'e', 'e', "event", "<events>",
 	  "events of the grammar (docs/events.md), each recorded at\n"
 	  "every occurrence. Example: syscalls:sys_enter_write" },
+	{ 's', 's', "summary", NULL,
+	  "record every system call (raw_syscalls) and, at the end,\n"
+	  "print each thread's calls, errors by errno and latency" },
+	{ 257, 0, "sched-latency", NULL,
+	  "record scheduling on every CPU (implies -a) and print\n"
+	  "each thread's delays from wake-up to running" },
 	{ 'o', 'o', "output", "<file>",
 	  "the trace file (default tacho.trace)" },
 	{ 256, 0, "ring", "<entries>",
@@ -55,16 +61,18 @@ static const char trace_footer[] =
 	"tracing failed, 2 bad usage\n";
 
 static const char report_usage[] =
-	"usage: tacho trace report [-i <file>] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"usage: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg] [-o <out>]\n"
 	"\n"
 	"Shows a trace: text is a timeline with time ticks (a row per thread and channel) and\n"
 	"the delta table (per channel, and from each event of A to the next of B: count, min,\n"
 	"median, mean, p99, max); csv and json are the delta table and the counts; chrome is\n"
-	"Chrome's Trace Event JSON (Perfetto's UI, chrome://tracing); svg a picture.\n"
+	"Chrome's Trace Event JSON (Perfetto's UI, chrome://tracing); svg a picture. -s: the\n"
+	"summary alone (system calls, scheduling latency), which text and json also have.\n"
 	"\n";
 
 static const struct cli_option report_options[] = {
 	{ 'i', 'i', "input", "<file>", "the trace (default tacho.trace)" },
+	{ 's', 's', "summary", NULL, "only the summary: system calls, scheduling latency" },
 	{ 'f', 'f', "format", "<fmt>", "text (default), csv, json, chrome or svg" },
 	{ 'o', 'o', "output", "<out>", "write there instead of to stdout" },
 	CLI_OPTION_HELP,
@@ -87,6 +95,7 @@ static int trace_report(int argc, char **argv)
 	struct tacho_timeline *t = NULL;
 	const char *in = "tacho.trace", *out = NULL, *format = "text";
 	FILE *f = stdout;
+	bool summary = false;
 	int opt, err;
 
 	cli_args_init(&args, &cmd_trace_report, argc, argv);
@@ -97,6 +106,9 @@ static int trace_report(int argc, char **argv)
 			break;
 		case 'f':
 			format = optarg;
+			break;
+		case 's':
+			summary = true;
 			break;
 		case 'o':
 			out = optarg;
@@ -111,6 +123,10 @@ static int trace_report(int argc, char **argv)
 	    strcmp(format, "chrome") && strcmp(format, "svg"))
 		return cli_usage_error(&cmd_trace_report, "unknown format '%s' (text, csv, json, "
 				       "chrome or svg)", format);
+	if (summary && strcmp(format, "text"))
+		return cli_usage_error(&cmd_trace_report, "-s is a text view: the %s view has "
+				       "%s", format, !strcmp(format, "json") ? "the summary "
+				       "already (syscalls, sched_latency)" : "no summary");
 	err = tacho_timeline_load(in, &t, &diag);
 	if (err) {
 		char line[600];
@@ -128,7 +144,9 @@ static int trace_report(int argc, char **argv)
 		}
 	}
 	cli_write_opts_init(&wo);
-	if (!strcmp(format, "chrome"))
+	if (summary)
+		err = tacho_timeline_write_summary(t, f);
+	else if (!strcmp(format, "chrome"))
 		err = tacho_timeline_write_chrome(t, f);
 	else if (!strcmp(format, "svg"))
 		err = tacho_timeline_write_svg(t, f);
@@ -147,6 +165,31 @@ static int trace_report(int argc, char **argv)
 	if (out && cli_close_output(f, out) != EXIT_OK)
 		return EXIT_FAIL;
 	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+/* -s and --sched-latency: the summary of the trace just written, on stderr (stdout is
+ * the program's), as perf trace -s prints it. 0 or 1 (said). */
+static int trace_summary(const char *path)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_timeline *t = NULL;
+	int err = tacho_timeline_load(path, &t, &diag);
+
+	if (err) {
+		char line[600];
+		if (diag.message[0])
+			tacho_diag_format(&diag, line, sizeof(line));
+		cli_error("cannot read the trace for its summary: %s", diag.message[0] ? line :
+			  tacho_strerror(err));
+		return 1;
+	}
+	err = tacho_timeline_write_summary(t, stderr);
+	tacho_timeline_free(t);
+	if (err) {
+		cli_error("cannot write the summary: %s", tacho_strerror(err));
+		return 1;
+	}
+	return 0;
 }
 
 /* -p's list: process ids, comma-separated, each once. 0 or a usage error (2). */
@@ -192,7 +235,7 @@ static int cmd_trace_fn(int argc, char **argv)
 	struct tc_sb events = TC_SB_INIT;
 	pid_t *pids = NULL;
 	size_t npids = 0;
-	bool quiet = false;
+	bool quiet = false, summary = false, sched_latency = false;
 	uint64_t v;
 	int opt, err;
 	char size[32];
@@ -212,6 +255,12 @@ static int cmd_trace_fn(int argc, char **argv)
 			break;
 		case 'o':
 			o.output = optarg;
+			break;
+		case 's':
+			summary = true;
+			break;
+		case 257:
+			sched_latency = true;
 			break;
 		case 256:
 			if (tc_parse_u64(optarg, &v) || v < 2 || v > (1u << 24) || (v & (v - 1))) {
@@ -249,6 +298,23 @@ static int cmd_trace_fn(int argc, char **argv)
 		tc_sb_exit(&events);
 		free(pids);
 		return args.exit;
+	}
+	if (sched_latency && npids) {
+		/* a switch to a thread fires in the context of the task that leaves the CPU:
+		 * only a trace of every CPU sees a process's threads start to run */
+		cli_usage_error(&cmd_trace, "--sched-latency traces every CPU: it takes a program "
+				"or nothing, not -p");
+		goto out_usage;
+	}
+	/* raw_syscalls: two tracepoints see every call (the ~700 of syscalls:* take
+	 * seconds to open), each with the call's number and the exit with its return */
+	if (summary)
+		tc_sb_addf(&events, "%sraw_syscalls:sys_enter,raw_syscalls:sys_exit",
+			   events.len ? "," : "");
+	if (sched_latency) {
+		tc_sb_addf(&events, "%ssched:sched_switch,sched:sched_wakeup,"
+			   "sched:sched_wakeup_new", events.len ? "," : "");
+		o.system_wide = true;
 	}
 	if (optind >= argc && !npids && !o.system_wide) {
 		cli_usage_error(&cmd_trace, "give a program to trace, -p or -a");
@@ -296,6 +362,8 @@ static int cmd_trace_fn(int argc, char **argv)
 			 " entries refused, %" PRIu64 " rings given up%s); what was there is lost",
 			 res.damaged_entries, res.damaged_rings,
 			 res.damaged_header ? ", its header overwritten" : "");
+	if ((summary || sched_latency) && trace_summary(o.output ? o.output : "tacho.trace"))
+		return EXIT_FAIL;
 	if (res.ran)
 		return res.exit.status;
 	return EXIT_OK;
