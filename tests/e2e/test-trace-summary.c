@@ -3,7 +3,7 @@
  * in the words of -s and in report's JSON), held against perf 6.1's `perf trace -s` of
  * the same program; --sched-latency on two threads that wake each other, each count held
  * against the kernel's own count of the times the thread blocked (getrusage's
- * ru_nvcsw). The arithmetic on made-up data is tests/unit/test-trace-summary.c's. */
+ * ru_nvcsw). The arithmetic on made-up data is tests/unit/test-timeline-summary.c's. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

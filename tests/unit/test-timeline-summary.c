@@ -1,4 +1,4 @@
-/* test-trace-summary.c - the summary's arithmetic on made-up data: system calls grouped
+/* test-timeline-summary.c - the summary's arithmetic on made-up data: system calls grouped
  * per thread and call with their latency statistics (type-7 percentiles, worked out by
  * hand below) and their errors by errno, the rows' order; the scheduling latency walk
  * through switches and wake-ups (which wake-ups open a delay, which switch closes it);
