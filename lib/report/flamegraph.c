@@ -1,12 +1,14 @@
 /* flamegraph.c - `report --format svg`: the selected event's stacks as a flame graph in
  * one self-contained SVG (its own script: click to zoom, reset, search), widths by the
  * samples' periods, colours by binary. Written here rather than through FlameGraph's
- * perl, which Debian 12 does not package. */
+ * perl, which Debian 12 does not package. The drawing takes any tree of frames
+ * (tc_fg_draw, flamegraph.h), so that `diff --format svg` draws through it too. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/flamegraph.h"
 #include "report/report-int.h"
 #include "util/util.h"
 #include "tacho/report.h"
@@ -134,9 +136,48 @@ static int build(struct fg *g)
 	return 0;
 }
 
+int tc_profile_each_stack(struct tacho_profile *p,
+			  int (*fn)(void *arg, const struct tc_fg_loc *locs, size_t n,
+				    uint64_t period),
+			  void *arg)
+{
+	uint32_t frames[MAX_FRAMES];
+	struct tc_fg_loc *locs = malloc((MAX_FRAMES + 1) * sizeof(*locs));
+	int err = locs ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < p->nsmps && !err; i++) {
+		const struct smp *s = &p->smps[i];
+		struct proc *pr;
+		size_t nf, n = 0;
+		int keep = tc_profile_keep(p, s);   /* the event and the filter */
+
+		if (keep <= 0) {
+			err = keep;
+			continue;
+		}
+		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
+		if (err)
+			break;
+		pr = tc_profile_proc(p, tc_smp_pid(p, s), false);
+		locs[n++] = (struct tc_fg_loc){
+			.name = pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]" };
+		for (size_t k = nf; k-- > 0;) {
+			const struct loc *l = &p->locs[frames[k]];
+
+			locs[n++] = (struct tc_fg_loc){
+				.name = l->sym != NONE ? pool_str(p, l->sym) : "[unknown]",
+				.dso = l->dso != NONE && l->dso != p->unknown_id ? pool_str(p, l->dso) :
+				       NULL };
+		}
+		err = fn(arg, locs, n, tc_smp_period(p, s));
+	}
+	free(locs);
+	return err;
+}
+
 /* Text for an SVG document: XML's five escapes, control characters and bytes that are
  * not UTF-8 as '?' (an XML parser stops at either). */
-static void xml_put(FILE *f, const char *s)
+void tc_fg_xml_put(FILE *f, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
@@ -213,7 +254,7 @@ static __attribute__((noinline)) void put_label(FILE *f, const char *name, doubl
 	if (fit < 3)
 		return;
 	if (len <= (size_t)fit) {
-		xml_put(f, name);
+		tc_fg_xml_put(f, name);
 		return;
 	}
 	k = (size_t)fit - 2 < sizeof(cut) - 3 ? (size_t)fit - 2 : sizeof(cut) - 3;
@@ -222,84 +263,56 @@ static __attribute__((noinline)) void put_label(FILE *f, const char *name, doubl
 		k--;
 	memcpy(cut, name, k);
 	memcpy(cut + k, "..", 3);
-	xml_put(f, cut);
+	tc_fg_xml_put(f, cut);
 }
 
-struct emit {
-	struct fg *g;
+struct draw {
+	const struct tc_fg_page *pg;
 	FILE *f;
-	double scale;                  /* pixels per event */
-	uint64_t total;
+	uint32_t *start, *kids;        /* frame i's children: kids[start[i] .. start[i + 1]) */
+	double scale;                  /* pixels per unit */
 	double height;
 };
 
-static int child_cmp(const void *ka, const void *kb, void *arg)
+static int kid_cmp(const void *ka, const void *kb, void *arg)
 {
-	const struct fg *g = arg;
-	const struct tacho_profile *p = g->p;
-	const struct node *a = &g->v[*(const uint32_t *)ka], *b = &g->v[*(const uint32_t *)kb];
-	const char *x = a->name != NONE ? pool_str(p, a->name) : "";
-	const char *y = b->name != NONE ? pool_str(p, b->name) : "";
-	int c = strcmp(x, y);
+	const struct tc_fg_frame *v = arg;
+	const struct tc_fg_frame *a = &v[*(const uint32_t *)ka], *b = &v[*(const uint32_t *)kb];
+	int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
 
-	if (c)
-		return c;
-	return a->dso < b->dso ? -1 : a->dso > b->dso;
+	return c ? c : strcmp(a->sub ? a->sub : "", b->sub ? b->sub : "");
 }
 
-/* The frame of node i at x (in events from the left) and depth d, then its children in
- * name order (FlameGraph's: the order of the x axis means nothing, so that equal
- * profiles give equal pictures). */
-static int emit(struct emit *e, uint32_t i, uint64_t x, unsigned d)
+/* The frame of i at x (in units from the left) and depth d, then its children in name
+ * order (FlameGraph's: the order of the x axis means nothing, so that equal profiles
+ * give equal pictures). */
+static int emit(struct draw *e, uint32_t i, double x, unsigned d)
 {
-	const struct tacho_profile *p = e->g->p;
-	const struct node *n = &e->g->v[i];
-	double px = FG_PAD + (double)x * e->scale, w = (double)n->value * e->scale;
+	const struct tc_fg_frame *n = &e->pg->v[i];
+	double px = FG_PAD + x * e->scale, w = n->value * e->scale;
 	double y = e->height - FG_BOTTOM - (d + 1) * FG_FRAME;
-	const char *name = i == 0 ? "all" : n->name != NONE ? pool_str(p, n->name) : "[unknown]";
-	const char *dso = n->dso != NONE && pool_str(p, n->dso) ? pool_str(p, n->dso) : NULL;
-	uint32_t *kids = NULL;
-	size_t nk = 0;
+	const char *name = n->name ? n->name : "[unknown]";
 	char fill[32];
 	int err = 0;
 
 	if (w < FG_MIN)
 		return 0;
-	colour(p, n, fill, sizeof(fill));
+	e->pg->fill(e->pg->arg, i, fill, sizeof(fill));
 	fprintf(e->f, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%u\" data-n=\"", px,
 		w, d);
-	xml_put(e->f, name);
+	tc_fg_xml_put(e->f, name);
 	fputs("\"><title>", e->f);
-	xml_put(e->f, name);
-	if (dso && n->kind != KIND_KERNEL) {
-		fputs(" (", e->f);
-		xml_put(e->f, dso);
-		fputc(')', e->f);
-	}
-	fprintf(e->f, ": %" PRIu64 " events, %.2f%%</title>", n->value,
-		e->total ? 100.0 * (double)n->value / (double)e->total : 0);
+	e->pg->title(e->pg->arg, i, e->f);
+	fputs("</title>", e->f);
 	fprintf(e->f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\" "
 		"rx=\"2\"/>", px, y, w, FG_FRAME - 1, fill);
 	fprintf(e->f, "<text x=\"%.3f\" y=\"%.1f\">", px + 3, y + FG_FRAME - 4.5);
 	put_label(e->f, name, w);
 	fputs("</text></g>\n", e->f);
-
-	for (uint32_t c = n->first; c; c = e->g->v[c].next)
-		nk++;
-	if (!nk)
-		return 0;
-	kids = malloc(nk * sizeof(*kids));
-	if (!kids)
-		return -ENOMEM;
-	nk = 0;
-	for (uint32_t c = n->first; c; c = e->g->v[c].next)
-		kids[nk++] = c;
-	qsort_r(kids, nk, sizeof(*kids), child_cmp, e->g);
-	for (size_t k = 0; k < nk && !err; k++) {
-		err = emit(e, kids[k], x, d + 1);
-		x += e->g->v[kids[k]].value;
+	for (uint32_t k = e->start[i]; k < e->start[i + 1] && !err; k++) {
+		err = emit(e, e->kids[k], x, d + 1);
+		x += e->pg->v[e->kids[k]].value;
 	}
-	free(kids);
 	return err;
 }
 
@@ -406,27 +419,45 @@ static const char script[] =
 	"});\n"
 	"})();\n";
 
-int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
+int tc_fg_draw(FILE *f, const struct tc_fg_page *pg)
 {
-	struct fg g = { .p = p };
-	struct emit e = { .g = &g, .f = f };
-	const char *ev;
-	unsigned depth = 0;
-	int err;
+	const struct tc_fg_frame *v = pg->v;
+	struct draw e = { .pg = pg, .f = f };
+	unsigned *depth = NULL, deepest = 0;
+	uint32_t *fill = NULL;
+	double total = pg->n ? v[0].value : 0;
+	int err = 0;
 
-	if (!p || !f)
-		return -EINVAL;
-	err = build(&g);
-	if (err)
+	for (size_t i = 1; i < pg->n; i++)
+		if (v[i].parent >= i)
+			return -EINVAL;
+	/* the children in one array, each frame's together, in name order */
+	e.start = calloc(pg->n + 1, sizeof(*e.start));
+	e.kids = malloc((pg->n ? pg->n : 1) * sizeof(*e.kids));
+	fill = calloc(pg->n + 1, sizeof(*fill));
+	depth = calloc(pg->n ? pg->n : 1, sizeof(*depth));
+	if (!e.start || !e.kids || !fill || !depth) {
+		err = -ENOMEM;
 		goto out;
-	ev = p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "events";
-	e.total = g.v[0].value;
-	e.scale = e.total ? (FG_WIDTH - 2 * FG_PAD) / (double)e.total : 0;
+	}
+	for (size_t i = 1; i < pg->n; i++)
+		e.start[v[i].parent + 1]++;
+	for (size_t i = 0; i < pg->n; i++)
+		e.start[i + 1] += e.start[i];
+	for (size_t i = 1; i < pg->n; i++)
+		e.kids[e.start[v[i].parent] + fill[v[i].parent]++] = (uint32_t)i;
+	for (size_t i = 0; i < pg->n; i++)
+		if (e.start[i + 1] - e.start[i] > 1)
+			qsort_r(e.kids + e.start[i], e.start[i + 1] - e.start[i], sizeof(*e.kids),
+				kid_cmp, (void *)v);
+	e.scale = total > 0 ? (FG_WIDTH - 2 * FG_PAD) / total : 0;
 	/* as high as the deepest frame drawn (a parent is never narrower than its child) */
-	for (size_t i = 0; i < g.n; i++)
-		if ((double)g.v[i].value * e.scale >= FG_MIN && g.v[i].depth > depth)
-			depth = g.v[i].depth;
-	e.height = FG_TOP + (depth + 1) * FG_FRAME + FG_BOTTOM;
+	for (size_t i = 1; i < pg->n; i++) {
+		depth[i] = depth[v[i].parent] + 1;
+		if (v[i].value * e.scale >= FG_MIN && depth[i] > deepest)
+			deepest = depth[i];
+	}
+	e.height = FG_TOP + (deepest + 1) * FG_FRAME + FG_BOTTOM;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">\n", FG_WIDTH, e.height, FG_WIDTH, e.height);
@@ -437,16 +468,7 @@ int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
 		FG_WIDTH, e.height);
 	fprintf(f, "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" style=\"font-size: 15px\">",
 		FG_WIDTH / 2);
-	fputs("Flame graph: ", f);
-	xml_put(f, ev);
-	if (tc_profile_simulated(p))
-		fprintf(f, ", %" PRIu64 " simulated (exact counts, no sampling)", p->sel_events);
-	else
-		fprintf(f, ", %" PRIu64 " samples", p->sel_samples);
-	if (p->command) {
-		fputs(" of ", f);
-		xml_put(f, p->command);
-	}
+	tc_fg_xml_put(f, pg->heading ? pg->heading : "Flame graph");
 	fputs("</text>\n", f);
 	fprintf(f, "<text id=\"reset\" x=\"%g\" y=\"22\" style=\"opacity: 0\">Reset zoom</text>\n",
 		FG_PAD);
@@ -456,7 +478,7 @@ int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
 	fprintf(f, "<text id=\"matched\" x=\"%g\" y=\"%g\" text-anchor=\"end\"></text>\n",
 		FG_WIDTH - FG_PAD, e.height - 8);
 	fputs("<g id=\"frames\">\n", f);
-	if (e.total)
+	if (total > 0)
 		err = emit(&e, 0, 0, 0);
 	fputs("</g>\n<script type=\"text/ecmascript\"><![CDATA[\n", f);
 	fprintf(f, script, FG_WIDTH, FG_PAD);
@@ -464,6 +486,94 @@ int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
 	if (!err && ferror(f))
 		err = -EIO;
 out:
+	free(e.start);
+	free(e.kids);
+	free(fill);
+	free(depth);
+	return err;
+}
+
+/* One profile's tree as flamegraph.h's frames, with its callbacks' context. */
+struct one {
+	struct fg *g;
+	uint64_t total;
+};
+
+static void one_fill(void *arg, uint32_t i, char *buf, size_t size)
+{
+	const struct one *o = arg;
+
+	colour(o->g->p, &o->g->v[i], buf, size);
+}
+
+static void one_title(void *arg, uint32_t i, FILE *f)
+{
+	const struct one *o = arg;
+	const struct tacho_profile *p = o->g->p;
+	const struct node *n = &o->g->v[i];
+	const char *dso = n->dso != NONE && pool_str(p, n->dso) ? pool_str(p, n->dso) : NULL;
+
+	tc_fg_xml_put(f, i == 0 ? "all" : n->name != NONE ? pool_str(p, n->name) : "[unknown]");
+	if (dso && n->kind != KIND_KERNEL) {
+		fputs(" (", f);
+		tc_fg_xml_put(f, dso);
+		fputc(')', f);
+	}
+	fprintf(f, ": %" PRIu64 " events, %.2f%%", n->value,
+		o->total ? 100.0 * (double)n->value / (double)o->total : 0);
+}
+
+int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
+{
+	struct fg g = { .p = p };
+	struct one o = { .g = &g };
+	struct tc_fg_frame *v = NULL;
+	struct tc_fg_page pg = { .fill = one_fill, .title = one_title, .arg = &o };
+	char *heading = NULL;
+	size_t hsize = 0;
+	FILE *h;
+	const char *ev;
+	int err;
+
+	if (!p || !f)
+		return -EINVAL;
+	err = build(&g);
+	if (err)
+		goto out;
+	o.total = g.v[0].value;
+	v = malloc(g.n * sizeof(*v));
+	h = open_memstream(&heading, &hsize);
+	if (!v || !h) {
+		if (h)
+			fclose(h);
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < g.n; i++)
+		v[i] = (struct tc_fg_frame){
+			.name = i == 0 ? "all" : g.v[i].name != NONE ? pool_str(p, g.v[i].name) :
+			       "[unknown]",
+			.sub = g.v[i].dso != NONE ? pool_str(p, g.v[i].dso) : NULL,
+			.parent = g.v[i].parent, .value = (double)g.v[i].value };
+	ev = p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "events";
+	fprintf(h, "Flame graph: %s", ev);
+	if (tc_profile_simulated(p))
+		fprintf(h, ", %" PRIu64 " simulated (exact counts, no sampling)", p->sel_events);
+	else
+		fprintf(h, ", %" PRIu64 " samples", p->sel_samples);
+	if (p->command)
+		fprintf(h, " of %s", p->command);
+	if (fclose(h)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	pg.heading = heading;
+	pg.v = v;
+	pg.n = g.n;
+	err = tc_fg_draw(f, &pg);
+out:
+	free(heading);
+	free(v);
 	free(g.v);
 	tc_hmap_exit(&g.idx);
 	return err;
