@@ -154,6 +154,30 @@ TACHO_API int tacho_profile_diff_row(const struct tacho_profile_diff *d, size_t 
 TACHO_API int tacho_profile_diff_write(const struct tacho_profile_diff *d, FILE *f,
 				       enum tacho_format fmt, const struct tacho_write_opts *opts);
 
+/* --- the differential flame graph ---
+ *
+ * Both recordings' stacks (the selected, first, event's samples) merged into one tree:
+ * a frame is one path of functions from the process down, matched by the functions'
+ * names and their binaries' file names. Each frame is as wide as its share of the
+ * events after (or before: width_before), with its callees; red where its share grew,
+ * blue where it shrank, the deeper the larger the change against the largest change of
+ * any frame; its <title> gives the share before, after and the change (percentage
+ * points). A frame of one recording only has no width in the other: drawn by its
+ * share after, a function that vanished is not there (draw it by width_before). */
+struct tacho_flame_diff_opts {
+	size_t sz;
+	bool width_before;           /* widths by the shares before (default: after) */
+};
+
+/* Loads both recordings and writes the SVG (one self-contained document with its own
+ * script to zoom and search, as tacho_profile_write_flamegraph's) to f. 0; what
+ * tacho_profile_load returns for a file that is not a recording, with diag naming it;
+ * -EINVAL, -TACHO_EVERSION (opts), -ENOMEM, -EIO (f failed). */
+TACHO_API int tacho_profile_diff_write_flamegraph(const char *before_path,
+						  const char *after_path,
+						  const struct tacho_flame_diff_opts *opts,
+						  FILE *f, struct tacho_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
