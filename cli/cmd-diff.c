@@ -1,5 +1,6 @@
 /* cmd-diff.c - `tacho diff`: two stat documents compared, event by event, with an
- * interval for each change and a limit for a CI gate (docs/diff.md). */
+ * interval for each change and a limit for a CI gate; two recordings row by row, or as
+ * a differential flame graph (docs/diff.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,12 +9,13 @@
 #include "cli.h"
 #include "util/util.h"
 
-enum { OPT_FORMAT = 256, OPT_CONFIDENCE, OPT_FAIL_ABOVE, OPT_SORT };
+enum { OPT_FORMAT = 256, OPT_CONFIDENCE, OPT_FAIL_ABOVE, OPT_SORT, OPT_WIDTH };
 
 static const char diff_usage[] =
 	"usage: tacho diff [--format <fmt>] [--confidence <pct>] [--fail-above [<event>=]<pct>]...\n"
 	"                  <before.json> <after.json>\n"
 	"   or: tacho diff [--format <fmt>] [--sort symbol|dso] <before.rec> <after.rec>\n"
+	"   or: tacho diff --format svg [--width after|before] [-o <file>] <before.rec> <after.rec>\n"
 	"\n"
 	"Compares two 'tacho stat -r N --json' documents (before and after a change), event\n"
 	"by event: each side's mean over its runs, the change, and an interval of the change\n"
@@ -24,13 +26,16 @@ static const char diff_usage[] =
 	"\n"
 	"Two recordings ('tacho record' files or perf.data) are compared by their report\n"
 	"rows instead: each function's share of the samples before and after, largest\n"
-	"change first, and the functions that appeared or vanished.\n"
+	"change first, and the functions that appeared or vanished; or as a differential\n"
+	"flame graph (--format svg): both recordings' stacks merged, each frame as wide as\n"
+	"its share after (or before), red where it grew, blue where it shrank.\n"
 	"\n";
 
 static const struct cli_option diff_options[] = {
 	{ OPT_FORMAT, 0, "format", "<fmt>",
-	  "text (the default), json, csv, or markdown (a table for a\n"
-	  "CI system to post as a comment)" },
+	  "text (the default), json, csv, markdown (a table for a\n"
+	  "CI system to post as a comment), or svg (recordings: a\n"
+	  "differential flame graph)" },
 	{ OPT_CONFIDENCE, 0, "confidence", "<pct>",
 	  "the confidence of the intervals, in percent (default 95)" },
 	{ OPT_FAIL_ABOVE, 0, "fail-above", "[<event>=]<pct>",
@@ -40,6 +45,11 @@ static const struct cli_option diff_options[] = {
 	{ OPT_SORT, 0, "sort", "<key>",
 	  "recordings: rows by symbol (function and binary, the\n"
 	  "default) or by dso (binary)" },
+	{ OPT_WIDTH, 0, "width", "<side>",
+	  "--format svg: frames as wide as their shares after (the\n"
+	  "default) or before" },
+	{ 'o', 'o', "output", "<file>",
+	  "write there instead of standard output" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -62,7 +72,7 @@ const struct cli_cmd cmd_diff = {
 	.footer = diff_footer,
 };
 
-enum diff_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MARKDOWN };
+enum diff_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_MARKDOWN, FMT_SVG };
 
 #define MAX_LIMITS 64
 
@@ -90,7 +100,7 @@ static int parse_limit(char *arg, struct limit *l)
 
 static int parse_format(const char *s, enum diff_format *fmt)
 {
-	static const char *const names[] = { "text", "json", "csv", "markdown" };
+	static const char *const names[] = { "text", "json", "csv", "markdown", "svg" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
@@ -150,7 +160,7 @@ static int diff_recordings(const char *a, const char *b, enum tacho_sort sort,
 
 	if (fmt == FMT_MARKDOWN)
 		return cli_usage_error(&cmd_diff, "--format markdown is for stat documents; "
-				       "recordings take text, json or csv");
+				       "recordings take text, json, csv or svg");
 	err = tacho_profile_diff_new(a, b, sort, &d, &diag);
 	if (err) {
 		cli_error("%s: %s", diag.source[0] ? diag.source : a,
@@ -165,6 +175,27 @@ static int diff_recordings(const char *a, const char *b, enum tacho_sort sort,
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* --format svg: the differential flame graph, to outpath (NULL: standard output). */
+static int diff_flamegraph(const char *a, const char *b, bool width_before, const char *outpath)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_flame_diff_opts fo = { .sz = sizeof(fo), .width_before = width_before };
+	FILE *out = cli_open_output(outpath);
+	int err;
+
+	if (!out)
+		return EXIT_FAIL;
+	err = tacho_profile_diff_write_flamegraph(a, b, &fo, out, &diag);
+	if (err && diag.message[0]) {
+		cli_abandon_output(out);
+		cli_error("%s: %s", diag.source[0] ? diag.source : a, diag.message);
+		return EXIT_USAGE;
+	}
+	if (err)
+		return cli_output_failed(out, outpath, err, "draw the flame graph");
+	return cli_close_output(out, outpath);
+}
+
 static int run_diff(int argc, char **argv)
 {
 	struct cli_args args;
@@ -174,7 +205,8 @@ static int run_diff(int argc, char **argv)
 	struct limit limits[MAX_LIMITS];
 	enum diff_format fmt = FMT_TEXT;
 	enum tacho_sort sort = TACHO_SORT_SYMBOL;
-	bool sorted = false;
+	bool sorted = false, width = false, width_before = false;
+	const char *outpath = NULL;
 	size_t nlimits = 0, nkeys;
 	double conf;
 	int opt, err, ret;
@@ -184,8 +216,8 @@ static int run_diff(int argc, char **argv)
 		switch (opt) {
 		case OPT_FORMAT:
 			if (parse_format(optarg, &fmt))
-				return cli_usage_error(&cmd_diff, "--format takes text, json, csv or "
-						       "markdown, not '%s'", optarg);
+				return cli_usage_error(&cmd_diff, "--format takes text, json, csv, "
+						       "markdown or svg, not '%s'", optarg);
 			break;
 		case OPT_CONFIDENCE:
 			if (tc_parse_double(optarg, &conf) || !(conf > 0 && conf < 100))
@@ -209,6 +241,16 @@ static int run_diff(int argc, char **argv)
 						       "'%s'", optarg);
 			sorted = true;
 			break;
+		case OPT_WIDTH:
+			if (strcmp(optarg, "after") && strcmp(optarg, "before"))
+				return cli_usage_error(&cmd_diff, "--width takes after or before, "
+						       "not '%s'", optarg);
+			width_before = !strcmp(optarg, "before");
+			width = true;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
 		}
 	}
 	if (opt < 0)
@@ -217,10 +259,20 @@ static int run_diff(int argc, char **argv)
 		return cli_usage_error(&cmd_diff, "two stat documents to compare are needed");
 	if (argc - optind > 2)
 		return cli_usage_error(&cmd_diff, "unexpected argument '%s'", argv[optind + 2]);
-	if (!is_json(argv[optind])) {
+	if ((width || outpath) && fmt != FMT_SVG)
+		return cli_usage_error(&cmd_diff, "--width and -o are for --format svg");
+	/* svg is for recordings only: the loader says what else a file is */
+	if (fmt == FMT_SVG || !is_json(argv[optind])) {
 		if (nlimits || opts.confidence)
 			return cli_usage_error(&cmd_diff, "--fail-above and --confidence are for "
 					       "stat documents, not recordings");
+		if (fmt == FMT_SVG) {
+			if (sorted)
+				return cli_usage_error(&cmd_diff, "--sort is for the rows, not "
+						       "--format svg");
+			return diff_flamegraph(argv[optind], argv[optind + 1], width_before,
+					       outpath);
+		}
 		return diff_recordings(argv[optind], argv[optind + 1], sort, fmt);
 	}
 	if (sorted)
