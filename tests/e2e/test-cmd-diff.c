@@ -2,9 +2,11 @@
  * --json` of a helper making exactly K more write(2) calls compare to +K exactly (a
  * tracepoint counts every call, so every run agrees); a program against itself is no
  * change; --fail-above exits 1 exactly when a limit is exceeded; every format; bad and
- * mismatched inputs are one line and exit 2; two recordings whose hot function moved. Only exact events are compared here: the
+ * mismatched inputs are one line and exit 2; two recordings whose hot function moved,
+ * as rows and as a differential flame graph. Only exact events are compared here: the
  * verdict on a noisy one between two sessions would depend on the machine's load
  * (tests/unit/test-diff.c holds the intervals to known samples instead). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +355,250 @@ static void test_recordings(void **state)
 	th_run_free(&r);
 }
 
+/* One frame of a flame graph's SVG: where it is, its name, its <title>'s shares, its
+ * fill. */
+struct frame {
+	double x, w;
+	unsigned d;
+	char name[128], who[256];   /* who: the title before ": " */
+	double before, after, change;
+	unsigned rgb[3];
+};
+
+/* The frames of the SVG in text, as tc_fg_draw writes them (one <g class="f"> each). */
+static size_t svg_frames(const char *text, struct frame *v, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *s = strstr(text, "<g class=\"f\""); s; s = strstr(s + 1, "<g class=\"f\"")) {
+		struct frame *f = &v[n];
+		const char *t = strstr(s, "<title>"), *colon;
+		int k;
+
+		assert_true(n < max);
+		k = sscanf(s, "<g class=\"f\" data-x=\"%lf\" data-w=\"%lf\" data-d=\"%u\" data-n=\"%127[^\"]\"",
+			   &f->x, &f->w, &f->d, f->name);
+		assert_int_equal(k, 4);
+		assert_non_null(t);
+		t += strlen("<title>");
+		colon = strstr(t, ": before ");
+		assert_non_null(colon);
+		assert_true((size_t)(colon - t) < sizeof(f->who));
+		memcpy(f->who, t, (size_t)(colon - t));
+		f->who[colon - t] = '\0';
+		k = sscanf(colon, ": before %lf%%, after %lf%%, change %lf%%</title>", &f->before,
+			   &f->after, &f->change);
+		assert_int_equal(k, 3);
+		t = strstr(colon, "fill=\"rgb(");
+		assert_non_null(t);
+		k = sscanf(t, "fill=\"rgb(%u,%u,%u)\"", &f->rgb[0], &f->rgb[1], &f->rgb[2]);
+		assert_int_equal(k, 3);
+		n++;
+	}
+	return n;
+}
+
+/* Whether frame c is a child of frame f: one deeper, within its span. */
+static bool child_of(const struct frame *c, const struct frame *f)
+{
+	return c->d == f->d + 1 && c->x >= f->x - 0.002 && c->x + c->w <= f->x + f->w + 0.002;
+}
+
+#define MAX_SVG_FRAMES 4096
+
+/* The SVG at path drawn by `diff --format svg [--width before]`: well-formed; its frames
+ * into v. Checks what holds of every frame: the root spans the whole width (1,200 less
+ * 10 each side) and holds 100% on both sides; each frame's width is its share on the
+ * drawn side, its change is after less before; its children fit in it. */
+static size_t svg_check(const char *path, bool before, struct frame *v)
+{
+	char *text = NULL;
+	size_t len, n;
+
+	{
+		char *argv[] = { (char *)"xmllint", (char *)"--noout", (char *)path, NULL };
+		struct th_run r;
+
+		th_runv(&r, NULL, argv);
+		if (r.status)
+			fail_msg("xmllint: %s", r.err);
+		th_run_free(&r);
+	}
+	assert_int_equal(th_read_data(path, &text, &len), 0);
+	n = svg_frames(text, v, MAX_SVG_FRAMES);
+	free(text);
+	assert_true(n > 3);
+	assert_string_equal(v[0].name, "all");
+	assert_int_equal(v[0].d, 0);
+	assert_true(fabs(v[0].x - 10) < 1e-9 && fabs(v[0].w - 1180) < 1e-9);
+	assert_true(v[0].before == 100 && v[0].after == 100 && v[0].change == 0);
+	for (size_t i = 0; i < n; i++) {
+		double kids = 0, share = before ? v[i].before : v[i].after;
+
+		/* the title's shares are to 0.01, the width to 0.001 pixel */
+		if (fabs(v[i].w / 1180 * 100 - share) > 0.005 + 1e-9)
+			fail_msg("%s: %.3f pixels wide, %.2f%% in its title", v[i].who, v[i].w, share);
+		if (fabs(v[i].after - v[i].before - v[i].change) > 0.015)
+			fail_msg("%s: the change is not after less before", v[i].who);
+		for (size_t k = 0; k < n; k++)
+			if (child_of(&v[k], &v[i]))
+				kids += v[k].w;
+		if (kids > v[i].w + 0.002 * (double)n)
+			fail_msg("%s: its children are wider than it", v[i].who);
+		if (i == 0 && fabs(kids - v[0].w) > 0.01)
+			fail_msg("the processes' frames are %.3f pixels wide together, not 1180", kids);
+	}
+	return n;
+}
+
+/* The function's share of the events where it was sampled itself (its frames' shares
+ * less their children's, as the rows count) from one side's frames. *terms: how many
+ * rounded numbers went into it. */
+static double self_share(const struct frame *v, size_t n, const char *who, bool before,
+			 unsigned *terms)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].who, who))
+			continue;
+		sum += before ? v[i].before : v[i].after;
+		++*terms;
+		for (size_t k = 0; k < n; k++)
+			if (child_of(&v[k], &v[i])) {
+				sum -= before ? v[k].before : v[k].after;
+				++*terms;
+			}
+	}
+	return sum;
+}
+
+/* The differential flame graph of two recordings with call chains (-g) of the program
+ * whose hot function moved: new_hot is red and old_hot blue (drawn by the shares
+ * before: after, it has none), each the deepest colour, as theirs are the largest
+ * changes; every function's own share, from the frames' titles, is what the rows of
+ * `tacho diff --format json` give it; in Chromium the picture zooms to new_hot. */
+static void test_flamegraph(void **state)
+{
+	static const char *const mode[] = { "old", "new" };
+	struct frame *fb = calloc(MAX_SVG_FRAMES, sizeof(*fb));
+	struct frame *fa = calloc(MAX_SVG_FRAMES, sizeof(*fa));
+	struct th_run r;
+	struct th_json *j;
+	const struct th_json *rows;
+	size_t nb, na;
+	bool seen_old = false, seen_new = false;
+	char url[4200];
+	const char *q;
+	(void)state;
+
+	assert_true(fb && fa);
+	if (access("/usr/bin/xmllint", X_OK))
+		TEST_SKIP("xmllint is not installed (Debian package libxml2-utils)");
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "g%s.rec", mode[i]);
+		th_tacho(&r, "record", "-q", "-g", "-e", "cpu-clock", "-o", p(name), "--",
+			 th_prog("diff-hot"), mode[i], "200", NULL);
+		if (r.status != 0)
+			fail_msg("record exited %d: %s", r.status, r.err);
+		th_run_free(&r);
+	}
+	diff(&r, "--format", "svg", p("gold.rec"), p("gnew.rec"), "-o", p("after.svg"));
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	th_run_free(&r);
+	diff(&r, "--format", "svg", "--width", "before", p("gold.rec"), p("gnew.rec"), "-o",
+	     p("before.svg"));
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	na = svg_check(p("after.svg"), false, fa);
+	nb = svg_check(p("before.svg"), true, fb);
+
+	for (size_t i = 0; i < na; i++) {
+		assert_string_not_equal(fa[i].name, "old_hot");   /* no width after */
+		if (!strcmp(fa[i].name, "new_hot")) {
+			seen_new = true;
+			assert_string_equal(fa[i].who, "new_hot (diff-hot)");
+			assert_true(fa[i].before == 0 && fa[i].after > 50);
+			/* red, the deepest: the largest change of any frame */
+			assert_int_equal(fa[i].rgb[0], 255);
+			assert_int_equal(fa[i].rgb[1], fa[i].rgb[2]);
+			assert_true(fa[i].rgb[1] <= 40);
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		assert_string_not_equal(fb[i].name, "new_hot");   /* no width before */
+		if (!strcmp(fb[i].name, "old_hot")) {
+			seen_old = true;
+			assert_true(fb[i].after == 0 && fb[i].before > 50);
+			assert_int_equal(fb[i].rgb[2], 255);
+			assert_int_equal(fb[i].rgb[0], fb[i].rgb[1]);
+			assert_true(fb[i].rgb[0] <= 40);
+		}
+		/* unchanged frames are grey, grown red, shrunk blue */
+		if (fb[i].change == 0 && fb[i].before == fb[i].after)
+			continue;
+		if (fb[i].change > 0.005)
+			assert_true(fb[i].rgb[0] == 255 && fb[i].rgb[1] < 255);
+		if (fb[i].change < -0.005)
+			assert_true(fb[i].rgb[2] == 255 && fb[i].rgb[0] < 255);
+	}
+	assert_true(seen_old && seen_new);
+
+	/* each row's shares again, from the frames: before from the picture drawn by the
+	 * shares before (where every frame with a share before is), after from the other */
+	diff(&r, "--format", "json", p("gold.rec"), p("gnew.rec"));
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	rows = th_json_get(j, "rows");
+	assert_true(rows && rows->n >= 2);
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *sym = th_json_get(rows->items[i], "symbol")->string;
+		const char *dso = th_json_get(rows->items[i], "dso")->string;
+		double before = th_json_get(rows->items[i], "before_pct")->number;
+		double after = th_json_get(rows->items[i], "after_pct")->number;
+		unsigned tb = 0, ta = 0;
+		char who[300];
+		double sb, sa;
+
+		if (!strcmp(dso, "[unknown]"))
+			continue;   /* a frame of an unknown binary names none */
+		snprintf(who, sizeof(who), "%s (%s)", sym, dso);
+		sb = self_share(fb, nb, who, true, &tb);
+		sa = self_share(fa, na, who, false, &ta);
+		if (fabs(sb - before) > 0.005 * tb + 1e-9 || fabs(sa - after) > 0.005 * ta + 1e-9)
+			fail_msg("%s: the rows give %.4f%% before, %.4f%% after; the frames %.2f%%, "
+				 "%.2f%%", who, before, after, sb, sa);
+	}
+	th_json_free(j);
+	th_run_free(&r);
+	free(fa);
+	free(fb);
+
+	if (access("/usr/bin/chromium", X_OK))
+		TEST_SKIP("chromium is not installed (scripts/deps.sh test)");
+	snprintf(url, sizeof(url), "file://%s#zoom=new_hot", p("after.svg"));
+	{
+		char *argv[] = { (char *)"/usr/bin/chromium", (char *)"--headless",
+				 (char *)"--no-sandbox", (char *)"--disable-gpu",
+				 (char *)"--enable-logging=stderr", (char *)"--dump-dom", url, NULL };
+		th_runv(&r, NULL, argv);
+	}
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "<svg");
+	assert_not_contains(r.out, "parsererror");
+	assert_not_contains(r.err, "CONSOLE");
+	/* the zoomed frame spans the whole width */
+	q = strstr(r.out, "data-n=\"new_hot\"");
+	assert_non_null(q);
+	q = strstr(q, "<rect ");
+	assert_non_null(q);
+	assert_non_null(strstr(q, "width=\"1180.000\""));
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	static const struct {
@@ -362,7 +608,9 @@ static void test_usage(void **state)
 	} c[] = {
 		{ __LINE__, { "a.json" }, "two stat documents to compare are needed" },
 		{ __LINE__, { "a", "b", "c" }, "unexpected argument 'c'" },
-		{ __LINE__, { "--format", "yaml", "a", "b" }, "--format takes text, json, csv or markdown" },
+		{ __LINE__, { "--format", "yaml", "a", "b" }, "--format takes text, json, csv, markdown or svg" },
+		{ __LINE__, { "--width", "after", "a", "b" }, "--width and -o are for --format svg" },
+		{ __LINE__, { "--format", "svg", "--width=both", "a" }, "--width takes after or before, not 'both'" },
 		{ __LINE__, { "--confidence", "100", "a", "b" }, "--confidence takes a percentage" },
 		{ __LINE__, { "--fail-above", "x", "a", "b" }, "--fail-above takes a percentage" },
 		{ __LINE__, { "--fail-above", "=5", "a", "b" }, "--fail-above takes a percentage" },
@@ -401,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_recordings),
+		cmocka_unit_test(test_flamegraph),
 	};
 	return cmocka_run_group_tests(tests, setup, th_tmpdir_teardown);
 }
