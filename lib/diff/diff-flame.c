@@ -125,13 +125,14 @@ static double m_change(const struct merge *m, uint32_t i)
 	return m_pct(m, i, 1) - m_pct(m, i, 0);
 }
 
-/* White through red for growth, through blue for shrinkage, by the change against the
- * largest; grey for none. */
+/* Pale through deep red for growth, through blue for shrinkage, by the change against
+ * the largest (the palest still tinted, so that a small change stands apart from the
+ * grey of none and from the background). */
 static void m_fill(void *arg, uint32_t i, char *buf, size_t size)
 {
 	const struct merge *m = arg;
 	double c = m_change(m, i);
-	unsigned g = m->most > 0 ? (unsigned)lround(245 - 210 * fabs(c) / m->most) : 245;
+	unsigned g = m->most > 0 ? (unsigned)lround(230 - 195 * fabs(c) / m->most) : 230;
 
 	if (c > 0)
 		snprintf(buf, size, "rgb(255,%u,%u)", g, g);
