@@ -477,7 +477,8 @@ static double self_share(const struct frame *v, size_t n, const char *who, bool 
  * whose hot function moved: new_hot is red and old_hot blue (drawn by the shares
  * before: after, it has none), each the deepest colour, as theirs are the largest
  * changes; every function's own share, from the frames' titles, is what the rows of
- * `tacho diff --format json` give it; in Chromium the picture zooms to new_hot. */
+ * `tacho diff --format json` give it; in Chromium the picture zooms to new_hot. A file
+ * that is no recording, and a full disk, are one line each. */
 static void test_flamegraph(void **state)
 {
 	static const char *const mode[] = { "old", "new" };
@@ -512,6 +513,17 @@ static void test_flamegraph(void **state)
 	diff(&r, "--format", "svg", "--width", "before", p("gold.rec"), p("gnew.rec"), "-o",
 	     p("before.svg"));
 	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	/* a stat document is no recording; a full disk is told, the file left alone */
+	put("doc.json", "{\"version\": 1, \"events\": []}");
+	diff(&r, "--format", "svg", p("gold.rec"), p("doc.json"));
+	assert_int_equal(r.status, 2);
+	assert_int_equal(th_count_lines(r.err), 1);
+	assert_contains(r.err, "doc.json: not a tacho recording");
+	th_run_free(&r);
+	diff(&r, "--format", "svg", p("gold.rec"), p("gnew.rec"), "-o", "/dev/full");
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "/dev/full");
 	th_run_free(&r);
 	na = svg_check(p("after.svg"), false, fa);
 	nb = svg_check(p("before.svg"), true, fb);
