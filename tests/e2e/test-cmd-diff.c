@@ -451,6 +451,32 @@ static size_t svg_check(const char *path, bool before, struct frame *v)
 	return n;
 }
 
+/* A frame's fill against its title's change: grey rgb(225,225,225) for none; else
+ * rgb(255,g,g) for growth, rgb(g,g,255) for shrinkage, g from 230 down to 35 as the
+ * change goes to the largest (most). The title's change is to 0.01 points: g within 1,
+ * and a change it shows as 0.00 may have either colour. */
+static void fill_check(const struct frame *f, double most)
+{
+	double want = 230 - 195 * fabs(f->change) / most;
+	unsigned g;
+
+	if (f->rgb[0] == 225 && f->rgb[1] == 225 && f->rgb[2] == 225) {
+		if (f->change != 0)
+			fail_msg("%s: grey, but changed by %.2f", f->who, f->change);
+		return;
+	}
+	if (fabs(f->change) < 0.01)
+		return;
+	if (f->change > 0 && !(f->rgb[0] == 255 && f->rgb[1] == f->rgb[2]))
+		fail_msg("%s: grew by %.2f, not red", f->who, f->change);
+	if (f->change < 0 && !(f->rgb[2] == 255 && f->rgb[0] == f->rgb[1]))
+		fail_msg("%s: shrank by %.2f, not blue", f->who, f->change);
+	g = f->change > 0 ? f->rgb[1] : f->rgb[0];
+	if (fabs((double)g - want) > 1)
+		fail_msg("%s: changed by %.2f of at most %.2f, its colour %u not %.1f", f->who,
+			 f->change, most, g, want);
+}
+
 /* The function's share of the events where it was sampled itself (its frames' shares
  * less their children's, as the rows count) from one side's frames. *terms: how many
  * rounded numbers went into it. */
@@ -475,8 +501,8 @@ static double self_share(const struct frame *v, size_t n, const char *who, bool 
 
 /* The differential flame graph of two recordings with call chains (-g) of the program
  * whose hot function moved: new_hot is red and old_hot blue (drawn by the shares
- * before: after, it has none), each the deepest colour, as theirs are the largest
- * changes; every function's own share, from the frames' titles, is what the rows of
+ * before: after, it has none), every frame's colour as deep as its change against the
+ * largest; every function's own share, from the frames' titles, is what the rows of
  * `tacho diff --format json` give it; in Chromium the picture zooms to new_hot. A file
  * that is no recording, and a full disk, are one line each. */
 static void test_flamegraph(void **state)
@@ -489,6 +515,7 @@ static void test_flamegraph(void **state)
 	const struct th_json *rows;
 	size_t nb, na;
 	bool seen_old = false, seen_new = false;
+	double most = 0;
 	char url[4200];
 	const char *q;
 	(void)state;
@@ -528,34 +555,35 @@ static void test_flamegraph(void **state)
 	na = svg_check(p("after.svg"), false, fa);
 	nb = svg_check(p("before.svg"), true, fb);
 
-	for (size_t i = 0; i < na; i++) {
-		assert_string_not_equal(fa[i].name, "old_hot");   /* no width after */
-		if (!strcmp(fa[i].name, "new_hot")) {
-			seen_new = true;
-			assert_string_equal(fa[i].who, "new_hot (diff-hot)");
-			assert_true(fa[i].before == 0 && fa[i].after > 50);
-			/* red, the deepest: the largest change of any frame */
-			assert_int_equal(fa[i].rgb[0], 255);
-			assert_int_equal(fa[i].rgb[1], fa[i].rgb[2]);
-			assert_true(fa[i].rgb[1] <= 40);
-		}
+	/* the largest change of any frame: each frame is in one picture at least */
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct frame *f = i < na ? &fa[i] : &fb[i - na];
+
+		if (fabs(f->change) > most)
+			most = fabs(f->change);
 	}
-	for (size_t i = 0; i < nb; i++) {
-		assert_string_not_equal(fb[i].name, "new_hot");   /* no width before */
-		if (!strcmp(fb[i].name, "old_hot")) {
-			seen_old = true;
-			assert_true(fb[i].after == 0 && fb[i].before > 50);
-			assert_int_equal(fb[i].rgb[2], 255);
-			assert_int_equal(fb[i].rgb[0], fb[i].rgb[1]);
-			assert_true(fb[i].rgb[0] <= 40);
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct frame *f = i < na ? &fa[i] : &fb[i - na];
+
+		fill_check(f, most);
+		if (i < na)
+			assert_string_not_equal(f->name, "old_hot");   /* no width after */
+		else
+			assert_string_not_equal(f->name, "new_hot");   /* no width before */
+		if (!strcmp(f->name, "new_hot")) {
+			seen_new = true;
+			assert_string_equal(f->who, "new_hot (diff-hot)");
+			assert_true(f->before == 0 && f->after > 50);
+			assert_true(f->rgb[0] == 255 && f->rgb[1] < 200);   /* red */
 		}
-		/* unchanged frames are grey, grown red, shrunk blue */
-		if (fb[i].change == 0 && fb[i].before == fb[i].after)
-			continue;
-		if (fb[i].change > 0.005)
-			assert_true(fb[i].rgb[0] == 255 && fb[i].rgb[1] < 255);
-		if (fb[i].change < -0.005)
-			assert_true(fb[i].rgb[2] == 255 && fb[i].rgb[0] < 255);
+		if (!strcmp(f->name, "old_hot")) {
+			seen_old = true;
+			assert_true(f->after == 0 && f->before > 50);
+			assert_true(f->rgb[2] == 255 && f->rgb[0] < 200);   /* blue */
+		}
+		/* the largest change is the deepest colour */
+		if (fabs(f->change) == most)
+			assert_int_equal(f->change > 0 ? f->rgb[1] : f->rgb[0], 35);
 	}
 	assert_true(seen_old && seen_new);
 
