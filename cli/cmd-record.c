@@ -12,7 +12,7 @@
 #include "util/util.h"
 
 enum { OPT_CALL_GRAPH = 256, OPT_NO_BUILDID_CACHE, OPT_SIM, OPT_SIM_CPU, OPT_PUSH,
-       OPT_PUSH_NAME, OPT_PUSH_LABEL, OPT_PUSH_FORMAT };
+       OPT_PUSH_NAME, OPT_PUSH_LABEL, OPT_PUSH_FORMAT, OPT_OFF_CPU };
 
 static const char record_usage[] =
 	"usage: tacho record [-e <event>] [-c <period> | -F <hz>] [-g | --call-graph <mode>] [-o <file>] -- <program> [<args>...]\n"
@@ -53,6 +53,11 @@ static const struct cli_option record_options[] = {
 	  "(user registers and <size> bytes of stack, default 8192,\n"
 	  "unwound by the report; for code without frame pointers)\n"
 	  "or lbr (the CPU's branch records; docs/call-graphs.md)" },
+	{ OPT_OFF_CPU, 0, "off-cpu", NULL,
+	  "also sample where threads block: each stack that waited,\n"
+	  "weighed by the nanoseconds until it ran again, as the\n"
+	  "event offcpu-time (sched_switch; needs root or\n"
+	  "perf_event_paranoid -1; implies -g)" },
 	{ 'o', 'o', "output", "<file>",
 	  "the record file (default tacho.rec)" },
 	{ 'p', 'p', "pid", "<pid>",
@@ -272,6 +277,9 @@ static int cmd_record_fn(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case OPT_OFF_CPU:
+			o.off_cpu = true;
+			break;
 		case OPT_SIM:
 			sim = true;
 			break;
@@ -329,6 +337,11 @@ static int cmd_record_fn(int argc, char **argv)
 	if (sim && (o.period || o.freq || o.pid || o.system_wide || o.mmap_pages || !o.argv)) {
 		cli_usage_error(&cmd_record, "--sim runs a program under valgrind and counts every "
 				"instruction: no -c, -F, -p, -a or -m, and a program to run");
+		goto out_usage;
+	}
+	if (sim && o.off_cpu) {
+		cli_usage_error(&cmd_record, "--off-cpu samples this machine's scheduler: not "
+				"with --sim");
 		goto out_usage;
 	}
 	if (sim && o.call_graph > TACHO_CALL_GRAPH_FP) {

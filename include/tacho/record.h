@@ -94,6 +94,15 @@ struct tacho_record_opts {
 				       (tacho_buildid_cache_dir; docs/buildid-cache.md:
 				       no file over 64 MiB, nothing once it holds 1 GiB);
 				       NULL: none */
+	bool off_cpu;               /* also sample where threads block: sched:sched_switch
+				       with call chains (frame pointers unless call_graph
+				       says otherwise) and the switches back in, each
+				       blocked stack written as a sample of the event
+				       "offcpu-time" whose period is the nanoseconds the
+				       thread waited (switch-in time minus switch-out time;
+				       a preempted thread, still runnable, is not counted).
+				       Needs the privilege to read sched_switch's payload
+				       (CAP_PERFMON or perf_event_paranoid -1). */
 };
 
 #define TACHO_RECORD_LOST_CPUS 256

@@ -54,6 +54,9 @@ enum tc_rec_type {
 #define TC_EVF_RAW       0x100u /* a tracepoint: each sample is followed by a RAW record */
 #define TC_EVF_SIM       0x1000u /* simulated (record --sim): each sample's period is the
 				   exact simulated count at its instruction */
+#define TC_EVF_OFFCPU    0x2000u /* off-CPU time (record --off-cpu): each sample is a
+				   stack where a thread blocked, its period the
+				   nanoseconds it waited before it ran again */
 
 #define TC_USTACK_MAX    65528u /* the most stack bytes a sample copies (kernel limit) */
 

@@ -119,6 +119,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		} else {
 			ev = 0;
 		}
+		if (ev < s->nev && (s->ev[ev].flags & TC_EVF_OFFCPU)) {
+			tc_record_offcpu_sample(s, (uint32_t)ev, &smp);
+			break;   /* written when the thread runs again */
+		}
 		if (!(s->sample_type & PERF_SAMPLE_PERIOD))
 			smp.period = s->ev[ev].period;
 		if (s->sample_type & PERF_SAMPLE_READ) {
@@ -187,6 +191,13 @@ static int on_record(void *arg, const struct perf_event_header *h)
 				      t->pid, t->ppid, t->tid, t->ptid, t->time);
 		break;
 	}
+	case PERF_RECORD_SWITCH:
+		/* only "offcpu-time" asks for switches (attr.context_switch) */
+		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+			break;
+		if (tc_perf_parse_sample_id(s->sample_type, h, &sid) == 0)
+			tc_record_offcpu_in(s, sid.tid, sid.time);
+		break;
 	case PERF_RECORD_LOST: {
 		const uint64_t *p = (const void *)(h + 1);   /* id, lost */
 		if (h->size < sizeof(*h) + 16)
@@ -238,6 +249,9 @@ void tc_record_account_unreported_lost(struct session *s)
 	for (size_t e = 0; e < s->nev; e++) {
 		struct tc_perf_count c;
 
+		/* off-CPU samples are switches that blocked, not every switch counted */
+		if (s->ev[e].flags & TC_EVF_OFFCPU)
+			continue;
 		if (s->ev[e].calibrate || (s->ev[e].flags & TC_EVF_FREQ) || s->ev[e].period != 1)
 			return;
 		if (tc_perf_ev_read(tc_perf_list_event(s->list, e), &c) == 0)
@@ -256,6 +270,8 @@ void tc_record_account_unreported_lost(struct session *s)
 int tc_record_drain_all(struct session *s, bool final)
 {
 	tc_perf_list_drain(s->list, on_record, s);
+	if (s->o->off_cpu)
+		tc_record_offcpu_resolve(s, (uint32_t)s->offcpu_ev, final);
 	if (s->hooks && s->hooks->drain) {
 		int err = s->hooks->drain(s->hooks->arg, &s->w, final);
 		if (err && !s->w.err)

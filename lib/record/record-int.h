@@ -20,6 +20,9 @@
 #include "util/util.h"
 
 struct count_slot;
+struct tc_offcpu;
+struct tc_perf_sample;
+struct tc_payload;
 struct tc_bidcache;
 struct tc_perf_list;
 
@@ -61,6 +64,9 @@ struct session {
 	int pidfd;
 	const struct tc_record_hooks *hooks;
 	uint64_t unparsed;              /* sample records too short for their fields */
+	struct tc_offcpu *offcpu;       /* --off-cpu: switches out held for their in */
+	struct tc_payload *payload;     /* --off-cpu: sched_switch's format, for prev_state */
+	size_t offcpu_ev;               /* --off-cpu: the index of "offcpu-time" */
 	struct count_slot *counts;      /* PERF_SAMPLE_READ: last count per counter */
 	size_t ncounts, counts_cap;     /* entries, slots (a power of two, or 0) */
 	char msg[256];
@@ -91,5 +97,19 @@ int tc_record_drain_all(struct session *s, bool final);
 void tc_record_calibrate(struct session *s, bool final);
 /* The losses no LOST record told, counted from the events' counts at period 1. */
 void tc_record_account_unreported_lost(struct session *s);
+
+/* --- record-offcpu.c --- */
+/* A sample of "offcpu-time" (sched_switch, its raw payload and chain): held when
+ * prev_state says the thread blocked, dropped when it was still runnable. */
+void tc_record_offcpu_sample(struct session *s, uint32_t ev, const struct tc_perf_sample *smp);
+/* A thread's switch back in (PERF_RECORD_SWITCH without SWITCH_OUT). */
+void tc_record_offcpu_in(struct session *s, uint32_t tid, uint64_t time);
+/* After a drain of every ring: each switch in with the thread's latest switch out
+ * before it, written as a sample of event ev weighing the nanoseconds between them;
+ * final: what is left unpaired is dropped and counted. */
+void tc_record_offcpu_resolve(struct session *s, uint32_t ev, bool final);
+/* Switches out dropped without a switch in. */
+uint64_t tc_record_offcpu_unmatched(const struct session *s);
+void tc_record_offcpu_free(struct session *s);
 
 #endif

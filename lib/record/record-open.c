@@ -14,6 +14,7 @@
 #include "events/user-only.h"
 #include "perf/engine.h"
 #include "perf/perf.h"
+#include "record/payload.h"
 #include "record/record-int.h"
 #include "tacho/counters.h"
 #include "tacho/errors.h"
@@ -79,7 +80,7 @@ static void setup_payloads(struct session *s, const struct tc_perf_env *env)
 	for (size_t i = 0; i < s->nev; i++) {
 		struct rec_event *e = &s->ev[i];
 
-		if (e->attr.type != PERF_TYPE_TRACEPOINT)
+		if (e->attr.type != PERF_TYPE_TRACEPOINT || (e->flags & TC_EVF_OFFCPU))
 			continue;
 		if (!priv && (s->o->system_wide || strncmp(e->name, "syscalls:", 9)))
 			continue;
@@ -90,13 +91,51 @@ static void setup_payloads(struct session *s, const struct tc_perf_env *env)
 	}
 }
 
+/* --off-cpu: the last event is sched:sched_switch, sampled at every switch with its
+ * payload (prev_state: whether the thread blocked) and with the switches back in
+ * (attr.context_switch); it is written into the file as "offcpu-time", one sample a
+ * blocked stack weighing the nanoseconds waited (record-offcpu.c). 0 or -errno with
+ * *diag. */
+static int setup_offcpu(struct session *s, struct tacho_diag *diag)
+{
+	struct rec_event *e = &s->ev[s->nev - 1];
+	char *fmt = NULL, *name;
+	size_t len = 0;
+	int err;
+
+	err = tc_tracepoint_format("sched:sched_switch", e->attr.config, &fmt, &len);
+	if (!err)
+		err = tc_payload_new(&s->payload);
+	if (!err)
+		err = tc_payload_add(s->payload, (uint32_t)(s->nev - 1), fmt, len);
+	free(fmt);
+	if (err)
+		return tc_diag_set(diag, "sched:sched_switch", 0, 0, err, "--off-cpu cannot read "
+				   "the format of sched:sched_switch: %s", tacho_strerror(err));
+	name = tc_strdup("offcpu-time");
+	if (!name)
+		return -ENOMEM;
+	free(e->name);
+	e->name = name;
+	e->flags = (e->flags & ~(uint32_t)(TC_EVF_FREQ | TC_EVF_RAW)) | TC_EVF_OFFCPU;
+	e->calibrate = false;
+	e->period = 1;
+	e->attr.freq = 0;
+	e->attr.sample_period = 1;
+	e->attr.context_switch = 1;
+	s->sample_type |= PERF_SAMPLE_RAW;
+	s->offcpu_ev = s->nev - 1;
+	return 0;
+}
+
 /* The call graph mode and its parameters, checked. 0 or -EINVAL / -EOPNOTSUPP. */
 int tc_record_setup_call_graph(struct session *s, struct tacho_diag *diag)
 {
 	const struct tacho_record_opts *o = s->o;
 
 	s->cg = o->call_graph;
-	if (s->cg == TACHO_CALL_GRAPH_NONE && o->callchain)
+	/* off-CPU time is where threads blocked: a stack, by frame pointers unless said */
+	if (s->cg == TACHO_CALL_GRAPH_NONE && (o->callchain || o->off_cpu))
 		s->cg = TACHO_CALL_GRAPH_FP;
 	if (s->cg > TACHO_CALL_GRAPH_LBR)
 		return tc_diag_set(diag, "record", 0, 0, -EINVAL, "unknown call graph mode %d",
@@ -132,7 +171,25 @@ int tc_record_setup_events(struct session *s, struct tacho_diag *diag)
 	priv = tc_perf_env_privileged(&env) || (env.paranoid != TC_PARANOID_UNKNOWN && env.paranoid <= 1);
 	if (!spec || !*spec)
 		spec = env.core_pmu[0] ? "cycles" : "cpu-clock";
-	err = tacho_evlist_parse(spec, &list, diag);
+	if (o->off_cpu) {
+		/* the last event: sched_switch, written as "offcpu-time" (setup_offcpu) */
+		if (!tc_perf_env_privileged(&env) && env.paranoid != -1)
+			return tc_diag_set(diag, "--off-cpu", 0, 0, -EACCES, "--off-cpu "
+					   "reads sched_switch's prev_state, which the kernel "
+					   "gives only with CAP_PERFMON (root) or "
+					   "kernel.perf_event_paranoid -1");
+		struct tc_sb with = TC_SB_INIT;
+		tc_sb_init(&with);
+		tc_sb_addf(&with, "%s,sched:sched_switch", spec);
+		if (with.oom) {
+			tc_sb_exit(&with);
+			return -ENOMEM;
+		}
+		err = tacho_evlist_parse(with.buf, &list, diag);
+		tc_sb_exit(&with);
+	} else {
+		err = tacho_evlist_parse(spec, &list, diag);
+	}
 	if (err)
 		return err;
 	n = tacho_evlist_count(list);
@@ -238,6 +295,11 @@ int tc_record_setup_events(struct session *s, struct tacho_diag *diag)
 	}
 	tc_sb_exit(&made_u);
 	setup_payloads(s, &env);
+	if (o->off_cpu) {
+		err = setup_offcpu(s, diag);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "perf/engine.h"
+#include "record/payload.h"
 #include "record/record-int.h"
 #include "symbols/buildid-cache.h"
 #include "symbols/symbols.h"
@@ -107,6 +108,8 @@ static void session_free(struct session *s)
 {
 	tc_perf_list_free(s->list);
 	free(s->counts);
+	tc_record_offcpu_free(s);
+	tc_payload_free(s->payload);
 	for (size_t i = 0; i < s->nev; i++) {
 		free(s->ev[i].name);
 		free(s->ev[i].format);
