@@ -81,6 +81,10 @@ struct tacho_profile_info {
 				       (counted at period 1, or a perf.data file, whose
 				       LOST records tacho does not place); NULL when none
 				       were lost */
+	bool offcpu;                /* the selected event is off-CPU time (record
+				       --off-cpu): each sample a stack where a thread
+				       blocked, its period the nanoseconds it waited;
+				       events is their sum */
 };
 /* Fills *out. Strings live as long as the profile. 0, or -EINVAL for NULL or an sz
  * below the first version (nothing written). */

@@ -519,7 +519,8 @@ static void one_title(void *arg, uint32_t i, FILE *f)
 		tc_fg_xml_put(f, dso);
 		fputc(')', f);
 	}
-	fprintf(f, ": %" PRIu64 " events, %.2f%%", n->value,
+	fprintf(f, ": %" PRIu64 " %s, %.2f%%", n->value,
+		tc_profile_offcpu(p) ? "ns blocked" : "events",
 		o->total ? 100.0 * (double)n->value / (double)o->total : 0);
 }
 
@@ -559,6 +560,9 @@ int tacho_profile_write_flamegraph(struct tacho_profile *p, FILE *f)
 	fprintf(h, "Flame graph: %s", ev);
 	if (tc_profile_simulated(p))
 		fprintf(h, ", %" PRIu64 " simulated (exact counts, no sampling)", p->sel_events);
+	else if (tc_profile_offcpu(p))
+		fprintf(h, ", %" PRIu64 " ns blocked in %" PRIu64 " waits", p->sel_events,
+			p->sel_samples);
 	else
 		fprintf(h, ", %" PRIu64 " samples", p->sel_samples);
 	if (p->command)

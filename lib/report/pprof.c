@@ -446,8 +446,8 @@ static int encode(struct pprof *x, struct pb *out)
 {
 	struct tacho_profile *p = x->p;
 	const char *ev = p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "events";
-	bool clock = is_clock(ev);
-	const char *unit = clock ? "nanoseconds" : "count";
+	bool clock = is_clock(ev), offcpu = tc_profile_offcpu(p);
+	const char *unit = clock || offcpu ? "nanoseconds" : "count";
 	struct pb sub = { 0 }, sub2 = { 0 };
 	uint64_t first = UINT64_MAX, last = 0;
 	uint64_t ev_str;
@@ -460,7 +460,8 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_msg(out, PROFILE_SAMPLE_TYPE, &sub);
 	/* a clock's samples are CPU time, named as Go's CPU profiles name it ("cpu",
 	 * "nanoseconds"), which back ends know as CPU time; the event is in a comment */
-	ev_str = str_id(x, clock ? "cpu" : ev);
+	/* off-CPU time as perf's and Pyroscope's off-CPU profiles name it */
+	ev_str = str_id(x, clock ? "cpu" : offcpu ? "offcpu" : ev);
 	pb_uint(&sub, 1, ev_str);
 	pb_uint(&sub, 2, str_id(x, unit));
 	pb_msg(out, PROFILE_SAMPLE_TYPE, &sub);
@@ -557,8 +558,12 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_uint(out, PROFILE_COMMENT, str_id(x, line));
 	if (p->sel < p->nev) {
 		const struct ev *e = &p->evs[p->sel];
-		snprintf(line, sizeof(line), "event: %s, %s %" PRIu64, ev,
-			 e->flags & TC_EVF_FREQ ? "frequency (Hz)" : "period", e->period);
+		if (offcpu)
+			snprintf(line, sizeof(line), "event: %s, each sample the nanoseconds a "
+				 "blocked stack waited", ev);
+		else
+			snprintf(line, sizeof(line), "event: %s, %s %" PRIu64, ev,
+				 e->flags & TC_EVF_FREQ ? "frequency (Hz)" : "period", e->period);
 		pb_uint(out, PROFILE_COMMENT, str_id(x, line));
 	}
 	if (tc_profile_simulated(p))

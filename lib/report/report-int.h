@@ -209,6 +209,13 @@ static inline bool tc_profile_simulated(const struct tacho_profile *p)
 	return p->sel < p->nev && (p->evs[p->sel].flags & TC_EVF_SIM);
 }
 
+/* Whether the selected event is off-CPU time (record --off-cpu): its periods are the
+ * nanoseconds each stack waited. */
+static inline bool tc_profile_offcpu(const struct tacho_profile *p)
+{
+	return p->sel < p->nev && (p->evs[p->sel].flags & TC_EVF_OFFCPU);
+}
+
 /* report-load.c: the process pid (created when create is set; NULL when it is not
  * there, or out of memory). The pointer lives until the next creation. */
 struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create);

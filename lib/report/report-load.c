@@ -917,6 +917,7 @@ int tacho_profile_info(const struct tacho_profile *p, struct tacho_profile_info 
 		out->period = p->evs[p->sel].period;
 		out->freq = p->evs[p->sel].flags & TC_EVF_FREQ;
 		out->simulated = p->evs[p->sel].flags & TC_EVF_SIM;
+		out->offcpu = p->evs[p->sel].flags & TC_EVF_OFFCPU;
 	}
 	out->events = p->sel_events;
 	out->command = p->command;

@@ -76,7 +76,14 @@ static void write_period(FILE *f, const struct tacho_profile_info *in)
 {
 	uint64_t p = in->period_min && in->period_min == in->period_max ? in->period_min
 									   : in->period;
+	char g[32];
 
+	if (in->offcpu) {
+		/* the periods are the time each stack waited, not a sampling period */
+		fprintf(f, " (blocked stacks weighed by the time they waited: %s ns in all)",
+			tc_fmt_grouped(in->events, g, sizeof(g)));
+		return;
+	}
 	fprintf(f, " (%s %" PRIu64 ")", in->freq ? "frequency" : "period", in->freq ? in->period : p);
 }
 

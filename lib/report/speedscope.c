@@ -146,7 +146,8 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 		goto out;
 
 	ev = p->sel < p->nev ? pool_str(p, p->evs[p->sel].name) : "events";
-	unit = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") ? "nanoseconds" : "none";
+	unit = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") || tc_profile_offcpu(p) ?
+	       "nanoseconds" : "none";
 	tc_write_settings_get(NULL, TACHO_FORMAT_JSON_LINES, &w);
 	tc_json_doc_begin(&j, f, TACHO_FORMAT_JSON_LINES, &w);
 	tc_json_obj_begin(&j, NULL);
