@@ -192,7 +192,10 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_SWITCH:
-		/* only "offcpu-time" asks for switches (attr.context_switch) */
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		/* only "offcpu-time" asks for switches (attr.context_switch); a CPU's
+		 * event (-a) has the CPU-wide form, whose switch in the kernel writes as
+		 * the task switched in: its sample id names that task too */
 		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
 			break;
 		if (tc_perf_parse_sample_id(s->sample_type, h, &sid) == 0)
