@@ -99,8 +99,10 @@ void tc_record_offcpu_in(struct session *s, uint32_t tid, uint64_t time)
 {
 	struct tc_offcpu *o = state(s);
 
-	/* an in with no out held is a preempted thread's: nothing to pair */
-	if (!o || !o->nouts || grow((void **)&o->ins, &o->ins_cap, o->nins, sizeof(*o->ins)))
+	/* kept even with no out held: the out may lie in a ring this drain reads after
+	 * this one; an in that pairs with nothing (a preempted thread's) is dropped by
+	 * tc_record_offcpu_resolve */
+	if (!o || grow((void **)&o->ins, &o->ins_cap, o->nins, sizeof(*o->ins)))
 		return;
 	o->ins[o->nins].time = time;
 	o->ins[o->nins].tid = tid;
