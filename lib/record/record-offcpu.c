@@ -59,10 +59,11 @@ static struct tc_offcpu *state(struct session *s)
 /* Whether sched_switch's prev_state says the task blocked. The kernel reports a task
  * still runnable (preempted, or yielding) with no state bit in the low byte: 0, or
  * 0 with a "preempted" flag above the state bits (TASK_REPORT_MAX, 0x100 since Linux
- * 4.14; TASK_STATE_MAX before). S, D, T, t, X, Z, P and I are bits 0x01 to 0x80. */
+ * 4.14; TASK_STATE_MAX before). S, D, T, t, X, Z, P and I are bits 0x01 to 0x80; X
+ * (0x10) and Z (0x20) are a thread's last switch as it exits: no wait, no end. */
 static bool blocked(uint64_t prev_state)
 {
-	return (prev_state & 0xff) != 0;
+	return (prev_state & 0xff) != 0 && !(prev_state & 0x30);
 }
 
 void tc_record_offcpu_sample(struct session *s, uint32_t ev, const struct tc_perf_sample *smp)

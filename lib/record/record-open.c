@@ -624,7 +624,11 @@ void tc_record_describe_choice(struct session *s)
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct rec_event *e = &s->ev[i];
 		char g[32];
-		if (e->flags & TC_EVF_FREQ)
+		if (e->flags & TC_EVF_OFFCPU)
+			tc_record_notify(s, "sampling %s: every switch of the threads (sched_switch); "
+					 "each stack that blocked weighs the ns until it ran again",
+					 e->name);
+		else if (e->flags & TC_EVF_FREQ)
 			tc_record_notify(s, "sampling %s at %" PRIu64 " samples per second "
 					 "(frequency mode: the kernel adjusts the period)", e->name,
 					 e->period);

@@ -302,6 +302,11 @@ static int finish(struct session *s, int err, struct tacho_diag *diag)
 	if (tc_record_drain_all(s, true))
 		return 1;
 	tc_record_account_unreported_lost(s);
+	if (tc_record_offcpu_unmatched(s))
+		tc_record_notify(s, "offcpu-time: %" PRIu64 " wait%s had not ended when the "
+				 "recording did (a thread still blocked, or its switch back in "
+				 "lost): not counted", tc_record_offcpu_unmatched(s),
+				 tc_record_offcpu_unmatched(s) == 1 ? "" : "s");
 	if (s->unparsed)
 		tc_log(TACHO_LOG_WARN, "%" PRIu64 " sample records from the kernel were shorter "
 		       "than their fields and were dropped", s->unparsed);
