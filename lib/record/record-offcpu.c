@@ -8,6 +8,7 @@
 
 #include "perf/engine.h"
 #include "record/payload.h"
+#include "record/offcpu.h"
 #include "record/record-int.h"
 
 /* A blocked thread's switch out, waiting for its switch in. */
@@ -110,24 +111,53 @@ void tc_record_offcpu_in(struct session *s, uint32_t tid, uint64_t time)
 	o->nins++;
 }
 
-/* The switches of all threads in one order: by thread, then time; an out before an in
- * of the same time. */
-struct item {
-	uint64_t time;
-	uint32_t tid;
-	uint32_t out;           /* 1: outs[idx]; 0: an in */
-	size_t idx;
-};
-
-static int item_cmp(const void *pa, const void *pb)
+static int switch_cmp(const void *pa, const void *pb)
 {
-	const struct item *a = pa, *b = pb;
+	const struct tc_offcpu_switch *a = pa, *b = pb;
 
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	if (a->time != b->time)
 		return a->time < b->time ? -1 : 1;
-	return (int)b->out - (int)a->out;
+	return (int)b->out - (int)a->out;   /* an out before an in of the same time */
+}
+
+void tc_offcpu_pair(struct tc_offcpu_switch *sw, size_t n, bool final,
+		    void (*each)(void *arg, size_t out, bool paired, uint64_t waited), void *arg)
+{
+	qsort(sw, n, sizeof(*sw), switch_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct tc_offcpu_switch *cur = &sw[i];
+		bool same_next = i + 1 < n && sw[i + 1].tid == cur->tid;
+
+		if (!cur->out)
+			continue;
+		/* the next switch of this thread: an in pairs, another out orphans this one */
+		if (same_next && !sw[i + 1].out)
+			each(arg, cur->idx, true, sw[i + 1].time - cur->time);
+		else if (final || same_next)
+			each(arg, cur->idx, false, 0);
+	}
+}
+
+struct resolve {
+	struct session *s;
+	uint32_t ev;
+	bool *used;
+};
+
+static void write_out(struct session *s, uint32_t ev, const struct offcpu_out *out,
+		      uint64_t waited);
+
+static void on_pair(void *arg, size_t out, bool paired, uint64_t waited)
+{
+	struct resolve *r = arg;
+
+	if (paired)
+		write_out(r->s, r->ev, &r->s->offcpu->outs[out], waited);
+	else
+		r->s->offcpu->unmatched++;
+	r->used[out] = true;
 }
 
 static void write_out(struct session *s, uint32_t ev, const struct offcpu_out *out,
@@ -149,41 +179,28 @@ static void write_out(struct session *s, uint32_t ev, const struct offcpu_out *o
 void tc_record_offcpu_resolve(struct session *s, uint32_t ev, bool final)
 {
 	struct tc_offcpu *o = s->offcpu;
-	struct item *it;
+	struct tc_offcpu_switch *sw;
+	struct resolve r = { s, ev, NULL };
 	size_t n, keep = 0;
-	bool *used;
 
 	if (!o || (!o->nins && !final))
 		return;
 	n = o->nouts + o->nins;
-	it = malloc((n ? n : 1) * sizeof(*it));
-	used = calloc(o->nouts ? o->nouts : 1, sizeof(*used));
-	if (!it || !used) {
-		free(it);
-		free(used);
+	sw = malloc((n ? n : 1) * sizeof(*sw));
+	r.used = calloc(o->nouts ? o->nouts : 1, sizeof(*r.used));
+	if (!sw || !r.used) {
+		free(sw);
+		free(r.used);
 		return;
 	}
 	for (size_t i = 0; i < o->nouts; i++)
-		it[i] = (struct item){ o->outs[i].time, o->outs[i].tid, 1, i };
+		sw[i] = (struct tc_offcpu_switch){ o->outs[i].time, o->outs[i].tid, true, i };
 	for (size_t i = 0; i < o->nins; i++)
-		it[o->nouts + i] = (struct item){ o->ins[i].time, o->ins[i].tid, 0, i };
-	qsort(it, n, sizeof(*it), item_cmp);
-	for (size_t i = 0; i < n; i++) {
-		const struct item *cur = &it[i];
-
-		if (!cur->out)
-			continue;
-		/* the next switch of this thread: an in pairs, another out orphans this one */
-		if (i + 1 < n && it[i + 1].tid == cur->tid && !it[i + 1].out) {
-			write_out(s, ev, &o->outs[cur->idx], it[i + 1].time - cur->time);
-			used[cur->idx] = true;
-		} else if (final || (i + 1 < n && it[i + 1].tid == cur->tid)) {
-			used[cur->idx] = true;
-			o->unmatched++;
-		}
-	}
+		sw[o->nouts + i] = (struct tc_offcpu_switch){ o->ins[i].time, o->ins[i].tid,
+							      false, i };
+	tc_offcpu_pair(sw, n, final, on_pair, &r);
 	for (size_t i = 0; i < o->nouts; i++) {
-		if (used[i]) {
+		if (r.used[i]) {
 			free(o->outs[i].chain);
 			continue;
 		}
@@ -191,8 +208,8 @@ void tc_record_offcpu_resolve(struct session *s, uint32_t ev, bool final)
 	}
 	o->nouts = keep;
 	o->nins = 0;
-	free(it);
-	free(used);
+	free(sw);
+	free(r.used);
 }
 
 uint64_t tc_record_offcpu_unmatched(const struct session *s)
