@@ -1,4 +1,4 @@
-/* test-record-offcpu.c - record --off-cpu's pairing of switches (tc_offcpu_pair) on
+/* test-offcpu-pairing.c - record --off-cpu's pairing of switches (tc_offcpu_pair) on
  * data: each switch out with its thread's next switch in, whatever order the rings
  * were read in; preempted threads' ins, lost ins and unended waits. */
 #include <string.h>
