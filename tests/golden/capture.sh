@@ -56,8 +56,11 @@ norm() {
 		if (match($0, /"(time_ns|exclusive_ns|wall_s|tid|pid|time|elapsed_ns|enabled_ns|running_ns|ns|tsc_hz|ticks_per_ns|read_ns|resolution_ns|overhead_ticks|start_ns)": /)) {
 			sub(/: -?[0-9][0-9.e+-]*/, ": <M>")
 		}
-		# CPU times: 0.0 or a masked <F>, whichever the run gave
-		if (match($0, /"(user_s|sys_s)": /)) { sub(/: [^,]*/, ": <M>") }
+		# CPU times: 0.0 or a masked <F>, whichever the run gave; the TSC rate and
+		# where it came from, which depend on the machine (a calibration gives a
+		# fraction, a guest kernel an integer)
+		if (match($0, /"(user_s|sys_s|tsc_hz)": /)) { sub(/: [^,]*/, ": <M>") }
+		if (match($0, /"tsc_hz_source": /)) { sub(/: "[^"]*"/, ": \"<S>\"") }
 		if ($0 ~ /"(ticks|ns)": \{$/) { depth = match($0, /[^ ]/) - 1 }
 		print
 	}'
@@ -151,7 +154,7 @@ run report-uprobe-script.txt sh -c "\"$bin\" report -i \"$work/up.rec\" --format
 # regions: the seeds' array walk, exact page faults per region (its own output, which
 # prints times, is not kept)
 regions_norm() {
-	norm | sed -E 's/TSC [0-9]+ Hz/TSC <M> Hz/' | awk -F, -v OFS=, '
+	norm | sed -E 's/TSC [0-9]+ Hz/TSC <M> Hz/; s/TSC <M> Hz from [a-z0-9+-]+;/TSC <M> Hz from <S>;/' | awk -F, -v OFS=, '
 	# the table: time columns of each region row; the CSV: time and tick rows
 	/^  region +calls +time ns/ { table = 1; gsub(/ +/, " "); print; next }
 	table && NF && $0 ~ /^  / { n = split($0, f, " +"); line = "  " f[2] " " f[3]
