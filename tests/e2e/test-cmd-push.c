@@ -41,45 +41,11 @@ static int start_pushgateway(struct th_proc *pg)
 	char listen[64], persist[4200];
 	char *argv[] = { (char *)"prometheus-pushgateway", listen, persist, NULL };
 	int port = th_free_port();
-	double end = th_now() + 15;
 
 	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", port);
 	snprintf(persist, sizeof(persist), "--persistence.file=%s", th_tmp("pushgateway.db"));
-	th_spawn(pg, "pushgateway", argv);
-	while (th_now() < end) {
-		if (th_http_get(port, "/-/ready", NULL, NULL) == 200)
-			return port;
-		if (th_proc_wait(pg, 0.05)) {
-			char *err = th_slurp(pg->err);
-			fail_msg("the Pushgateway ended (%d): %s", pg->status, err);
-		}
-	}
-	fail_msg("the Pushgateway does not answer on %d", port);
-	return -1;
-}
-
-/* The value of query's one sample in Prometheus's answer, NAN when there is none. */
-static double prom_query(int port, const char *query)
-{
-	char path[512], *body = NULL;
-	struct th_json *j;
-	const struct th_json *v;
-	double x = NAN;
-
-	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
-	if (th_http_get(port, path, NULL, &body) != 200) {
-		free(body);
-		return NAN;
-	}
-	j = th_json_parse(body, NULL, 0);
-	free(body);
-	if (!j)
-		return NAN;
-	v = th_json_get(j, "data.result[0].value[1]");
-	if (v && v->type == TH_JSON_STRING)
-		x = strtod(v->string, NULL);
-	th_json_free(j);
-	return x;
+	th_spawn_ready(pg, "pushgateway", argv, port, "/-/ready", "the Pushgateway");
+	return port;
 }
 
 /* A real Prometheus scraping the Pushgateway with honor_labels (the pushed job and
@@ -106,7 +72,7 @@ static void prometheus_finds(int pgport, const char *query, double want)
 	th_spawn(&prom, "prometheus", argv);
 	end = th_now() + 30;
 	while (isnan(v) && th_now() < end) {
-		v = prom_query(pport, query);
+		v = th_prom_query(pport, query);
 		if (isnan(v))
 			usleep(100000);
 	}

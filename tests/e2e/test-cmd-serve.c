@@ -51,47 +51,13 @@ static int start_serve(struct th_proc *p, const char *tag, const char *a1, const
 	char *argv[] = { (char *)th_tacho_bin(), (char *)"serve", (char *)"--listen", listen,
 			 (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5, (char *)a6,
 			 NULL };
-	double end = th_now() + 15;
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	th_spawn(p, tag, argv);
-	while (th_now() < end) {
-		if (th_http_get(port, "/api/frame", NULL, NULL) == 200)
-			return port;
-		if (th_proc_wait(p, 0.05)) {
-			char *err = th_slurp(p->err);
-			fail_msg("tacho serve ended (%d): %s", p->status, err);
-		}
-	}
-	fail_msg("tacho serve does not answer on %d", port);
-	return -1;
+	th_spawn_ready(p, tag, argv, port, "/api/frame", "tacho serve");
+	return port;
 }
 
 /* --- a real Prometheus --- */
-
-/* The value of query's one sample in Prometheus's answer, NAN when there is none. */
-static double prom_query(int port, const char *query)
-{
-	char path[512], *body = NULL;
-	struct th_json *j;
-	const struct th_json *v;
-	double x = NAN;
-
-	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
-	if (th_http_get(port, path, NULL, &body) != 200) {
-		free(body);
-		return NAN;
-	}
-	j = th_json_parse(body, NULL, 0);
-	free(body);
-	if (!j)
-		return NAN;
-	v = th_json_get(j, "data.result[0].value[1]");
-	if (v && v->type == TH_JSON_STRING)
-		x = strtod(v->string, NULL);
-	th_json_free(j);
-	return x;
-}
 
 /* Prometheus (tag names its files) scraping 127.0.0.1:port every interval with that
  * timeout; the port of its own HTTP API. */
@@ -144,7 +110,7 @@ static void test_prometheus(void **state)
 		 pid);
 	end = th_now() + 30;
 	while (isnan(v0) && th_now() < end) {
-		v0 = prom_query(pport, q);
+		v0 = th_prom_query(pport, q);
 		if (isnan(v0))
 			usleep(200000);
 	}
@@ -153,24 +119,24 @@ static void test_prometheus(void **state)
 		fail_msg("Prometheus never had the counter; its log:\n%s", log);
 	}
 	assert_true(v0 == 0);            /* the helper has not written yet */
-	assert_true(prom_query(pport, "tacho_rows") == 1);
-	assert_true(prom_query(pport, "up%7Bjob%3D%22tacho%22%7D") == 1);
+	assert_true(th_prom_query(pport, "tacho_rows") == 1);
+	assert_true(th_prom_query(pport, "up%7Bjob%3D%22tacho%22%7D") == 1);
 	/* exactly 1234 writes: the counter says so at the next scrapes */
 	kill(helper.pid, SIGUSR1);
 	v = v0;
 	end = th_now() + 20;
 	while (v == v0 && th_now() < end) {
 		usleep(200000);
-		v = prom_query(pport, q);
+		v = th_prom_query(pport, q);
 	}
 	if (v - v0 != 1234)
 		fail_msg("the counter went from %g to %g, not by 1234", v0, v);
 	/* and stays there */
 	usleep(2500000);
-	assert_true(prom_query(pport, q) == v0 + 1234);
+	assert_true(th_prom_query(pport, q) == v0 + 1234);
 	kill(helper.pid, SIGUSR1);
 	end = th_now() + 20;
-	while ((v = prom_query(pport, q)) != v0 + 2468 && th_now() < end)
+	while ((v = th_prom_query(pport, q)) != v0 + 2468 && th_now() < end)
 		usleep(200000);
 	assert_true(v == v0 + 2468);
 	th_proc_kill(&prom, SIGTERM);
@@ -220,7 +186,7 @@ static void test_victoria_metrics(void **state)
 		 "job%%3D%%22tacho%%22%%7D", pid);
 	end = th_now() + 30;
 	while (isnan(v0) && th_now() < end) {
-		v0 = prom_query(vport, q);
+		v0 = th_prom_query(vport, q);
 		if (isnan(v0))
 			usleep(100000);
 	}
@@ -231,7 +197,7 @@ static void test_victoria_metrics(void **state)
 	assert_true(v0 == 0);            /* the helper has not written yet */
 	kill(helper.pid, SIGUSR1);
 	end = th_now() + 20;
-	while ((v = prom_query(vport, q)) != v0 + 1234 && th_now() < end)
+	while ((v = th_prom_query(vport, q)) != v0 + 1234 && th_now() < end)
 		usleep(100000);
 	if (v != v0 + 1234)
 		fail_msg("VictoriaMetrics has the counter at %g, not %g", v, v0 + 1234);
@@ -568,7 +534,7 @@ static double up_over(int pport, const char *fn, int window, double t)
 
 	snprintf(q, sizeof(q), "%s(up%%7Bjob%%3D%%22tacho%%22%%7D%%5B%ds%%5D)&time=%.3f", fn,
 		 window, t);
-	return prom_query(pport, q);
+	return th_prom_query(pport, q);
 }
 
 /* 100 holders of one kind for a while, Prometheus scraping beside them: each scrape of
@@ -622,7 +588,7 @@ static void test_slow_and_idle_clients(void **state)
 	end = th_now() + 30;
 	while (!(up == 1) && th_now() < end) {
 		usleep(200000);
-		up = prom_query(pport, "up%7Bjob%3D%22tacho%22%7D");
+		up = th_prom_query(pport, "up%7Bjob%3D%22tacho%22%7D");
 	}
 	if (!(up == 1)) {
 		char *log = th_slurp(prom.err);

@@ -34,20 +34,10 @@ static int start_serve(struct th_proc *p)
 	int port = th_free_port();
 	char listen[32];
 	char *argv[] = { (char *)th_tacho_bin(), (char *)"serve", (char *)"--listen", listen, NULL };
-	double end = th_now() + 15;
 
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
-	th_spawn(p, "serve", argv);
-	while (th_now() < end) {
-		if (th_http_get(port, "/api/frame", NULL, NULL) == 200)
-			return port;
-		if (th_proc_wait(p, 0.05)) {
-			char *err = th_slurp(p->err);
-			fail_msg("tacho serve ended (%d): %s", p->status, err);
-		}
-	}
-	fail_msg("tacho serve does not answer on %d", port);
-	return -1;
+	th_spawn_ready(p, "serve", argv, port, "/api/frame", "tacho serve");
+	return port;
 }
 
 /* A GET sent on a socket of its own, its answer read later (raw_status). */

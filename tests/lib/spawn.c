@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "harness.h"
 #include "spawn.h"
+#include "json-check.h"
 
 /* What th_spawn started and nobody reaped yet, for th_procs_teardown. */
 static pid_t live_pids[64];
@@ -238,4 +240,44 @@ int th_free_port(void)
 	port = ntohs(a.sin_port);
 	close(s);
 	return port;
+}
+
+void th_spawn_ready(struct th_proc *p, const char *tag, char *const argv[], int port,
+		    const char *path, const char *what)
+{
+	double end = th_now() + 15;
+
+	th_spawn(p, tag, argv);
+	while (th_now() < end) {
+		if (th_http_get(port, path, NULL, NULL) == 200)
+			return;
+		if (th_proc_wait(p, 0.05)) {
+			char *err = th_slurp(p->err);
+			fail_msg("%s ended (%d): %s", what, p->status, err);
+		}
+	}
+	fail_msg("%s does not answer on %d", what, port);
+}
+
+double th_prom_query(int port, const char *query)
+{
+	char path[512], *body = NULL;
+	struct th_json *j;
+	const struct th_json *v;
+	double x = NAN;
+
+	snprintf(path, sizeof(path), "/api/v1/query?query=%s", query);
+	if (th_http_get(port, path, NULL, &body) != 200) {
+		free(body);
+		return NAN;
+	}
+	j = th_json_parse(body, NULL, 0);
+	free(body);
+	if (!j)
+		return NAN;
+	v = th_json_get(j, "data.result[0].value[1]");
+	if (v && v->type == TH_JSON_STRING)
+		x = strtod(v->string, NULL);
+	th_json_free(j);
+	return x;
 }

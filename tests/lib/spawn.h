@@ -38,6 +38,15 @@ unsigned th_count(const char *s, const char *needle);
  * the body in *body (free() it; may be NULL), or -1 when nothing answered. */
 int th_http_get(int port, const char *path, const char *accept, char **body);
 
+/* Spawns argv as p (named tag) and waits up to 15 s until GET path on 127.0.0.1:port
+ * answers 200 (a server starting: tacho serve, Prometheus, a Pushgateway); fails the
+ * test, naming what and with its standard error, when it ends first or never answers. */
+void th_spawn_ready(struct th_proc *p, const char *tag, char *const argv[], int port,
+		    const char *path, const char *what);
+/* The value of a PromQL query's one sample as a Prometheus-compatible server on port
+ * answers /api/v1/query (query URL-encoded), NAN when there is none. */
+double th_prom_query(int port, const char *query);
+
 double th_now(void);
 /* A TCP port of the loopback address that nothing listens on now. */
 int th_free_port(void);
