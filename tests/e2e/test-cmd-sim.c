@@ -760,18 +760,7 @@ static void test_record_sim_exports(void **state)
 				 (char *)"-symbolize=none", (char *)"-sample_index=instructions",
 				 (char *)"-nodecount=100000", (char *)"-nodefraction=0", (char *)"-top",
 				 (char *)th_tmp("exports.pb.gz"), NULL };
-		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-		/* go tool pprof keeps its cache and settings under HOME: the test's folder
-		 * for this run, the caller's HOME again for the tests after it */
-		setenv("HOME", th_tmpdir(), 1);
-		setenv("GOCACHE", th_tmp("gocache"), 1);
-		th_runv(&r, NULL, argv);
-		if (home)
-			setenv("HOME", home, 1);
-		else
-			unsetenv("HOME");
-		unsetenv("GOCACHE");
-		free(home);
+		th_go_runv(&r, argv);
 		if (r.status)
 			fail_msg("go tool pprof -top failed (%d): %s", r.status, r.err);
 		assert_contains(r.out, "simulated by valgrind: every instruction counted, no "

@@ -18,16 +18,6 @@
 
 #define KERNEL_START 0xffff800000000000ull
 
-/* go tool pprof writes its cache and settings under HOME; the test's folder holds them */
-static bool go_env(void)
-{
-	if (access("/usr/bin/go", X_OK) && access("/usr/lib/go/bin/go", X_OK))
-		return false;
-	setenv("HOME", th_tmpdir(), 1);
-	setenv("GOCACHE", th_tmp("gocache"), 1);
-	return true;
-}
-
 static void go_pprof(struct th_run *r, const char *what, const char *file)
 {
 	char *argv[] = { (char *)"go", (char *)"tool", (char *)"pprof", (char *)"-symbolize=none",
@@ -227,7 +217,7 @@ static void test_tacho_recording(void **state)
 	uint64_t sum, n;
 	(void)state;
 
-	if (!go_env())
+	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
 	th_tacho(&r, "record", "-q", "-e", "cpu-clock", "-F", "499", "-g", "-o", th_tmp("t.rec"),
 		 "--", th_prog("pie-spin"), "300", NULL);
@@ -248,7 +238,7 @@ static void test_perf_recording(void **state)
 	uint64_t sum, n;
 	(void)state;
 
-	if (!go_env())
+	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
 	if (access("/usr/bin/perf", X_OK))
 		TEST_SKIP("perf is not installed (scripts/deps.sh test: linux-perf)");
@@ -287,7 +277,7 @@ static void test_event_types(void **state)
 	struct th_run r;
 	(void)state;
 
-	if (!go_env())
+	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		th_tacho(&r, "record", "-q", "-e", cases[i].event, cases[i].how, cases[i].val, "-o",

@@ -150,17 +150,7 @@ static void test_offcpu_views(void **state)
 	{
 		char *argv[] = { (char *)"go", (char *)"tool", (char *)"pprof", (char *)"-raw",
 				 (char *)th_tmp("oc.pb.gz"), NULL };
-		char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
-		/* go tool pprof keeps its cache and settings under HOME */
-		setenv("HOME", th_tmpdir(), 1);
-		setenv("GOCACHE", th_tmp("gocache"), 1);
-		th_runv(&r, NULL, argv);
-		if (home)
-			setenv("HOME", home, 1);
-		else
-			unsetenv("HOME");
-		unsetenv("GOCACHE");
-		free(home);
+		th_go_runv(&r, argv);
 		if (r.status)
 			fail_msg("go tool pprof -raw failed (%d): %s", r.status, r.err);
 		assert_contains(r.out, "PeriodType: offcpu nanoseconds");

@@ -17,17 +17,6 @@
 #include "harness.h"
 #include "spawn.h"
 
-/* go tool pprof writes its cache and settings under HOME; the test's folder holds them */
-static bool go_env(void)
-{
-	if (access("/usr/bin/go", X_OK) && access("/usr/lib/go/bin/go", X_OK))
-		return false;
-	setenv("HOME", th_tmpdir(), 1);
-	setenv("GOCACHE", th_tmp("gocache"), 1);
-	setenv("PPROF_TMPDIR", th_tmpdir(), 1);
-	return true;
-}
-
 /* tacho serve on a free loopback port; waits until it answers. */
 static int start_serve(struct th_proc *p)
 {
@@ -156,7 +145,7 @@ static void test_profile(void **state)
 	int port, s, c1, c2;
 	(void)state;
 
-	if (!go_env())
+	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
 	port = start_serve(&serve);
 	th_spawn(&spin, "spin", spin_argv);

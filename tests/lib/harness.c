@@ -427,3 +427,30 @@ size_t th_syscall_enter_tracepoints(void)
 	}
 	return n;
 }
+
+bool th_go_env(void)
+{
+	if (access("/usr/bin/go", X_OK) && access("/usr/lib/go/bin/go", X_OK))
+		return false;
+	setenv("HOME", th_tmpdir(), 1);
+	setenv("GOCACHE", th_tmp("gocache"), 1);
+	setenv("PPROF_TMPDIR", th_tmpdir(), 1);
+	return true;
+}
+
+void th_go_runv(struct th_run *r, char *const argv[])
+{
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	setenv("HOME", th_tmpdir(), 1);
+	setenv("GOCACHE", th_tmp("gocache"), 1);
+	setenv("PPROF_TMPDIR", th_tmpdir(), 1);
+	th_runv(r, NULL, argv);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	unsetenv("GOCACHE");
+	unsetenv("PPROF_TMPDIR");
+	free(home);
+}

@@ -41,6 +41,13 @@ void th_run_free(struct th_run *r);
 /* Runs argv (NULL-terminated), with `input` on its stdin (NULL: /dev/null), and waits.
  * Fails the test if the command cannot be started. */
 void th_runv(struct th_run *r, const char *input, char *const argv[]);
+/* Whether go is installed; if so, points go tool pprof's cache, settings and
+ * temporary files (HOME, GOCACHE, PPROF_TMPDIR) at the test's folder for the rest of
+ * the test binary. */
+bool th_go_env(void);
+/* Runs go (argv[0] "go") with HOME, GOCACHE and PPROF_TMPDIR in the test's folder for
+ * that run only, the caller's environment again after it. */
+void th_go_runv(struct th_run *r, char *const argv[]);
 /* Runs argv (NULL-terminated) and fails the test, with its stderr, unless it exits 0. */
 void th_run_ok(char *const argv[]);
 /* Whether source s counts exactly on this machine, as the library proves it
