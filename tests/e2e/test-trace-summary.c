@@ -190,7 +190,8 @@ static void test_perf_agrees(void **state)
 /* Two threads wake each other through pipes: each wake-up of a thread that blocked is
  * one row count, so each thread's count is the times it blocked (the kernel's
  * voluntary context switches, read by the thread itself before it ends) and its
- * creation (sched_wakeup_new). Needs every CPU (-a: root). A trace whose kernel rings
+ * creation (sched_wakeup_new), with at most two more from the thread's teardown after
+ * its count was read. Needs every CPU (-a: root). A trace whose kernel rings
  * lost events is taken again; one that lost none must hold the counts. */
 static void test_sched_latency(void **state)
 {
@@ -230,10 +231,15 @@ static void test_sched_latency(void **state)
 			double mean = json_num(row, "mean_ns"), max = json_num(row, "max_ns");
 			assert_true(mean >= 0 && max >= mean);
 			assert_true(json_num(row, "max_at_ns") <= json_num(doc, "span_ns"));
-			if (json_num(row, "wakeups") != nvcsw[k] + 1) {
+			/* the thread reads its count before it ends: what blocks it after
+			 * that (the C library's and the sanitizers' thread teardown take
+			 * locks the other thread may hold: 202 for 200 + 1 was seen under
+			 * ASan) is a wake-up more, one or two at the most */
+			double extra = json_num(row, "wakeups") - (double)(nvcsw[k] + 1);
+			if (extra < 0 || extra > 2) {
 				if (!lost)
-					fail_msg("thread %u: %.0f wake-ups, blocked %ld times and created "
-						 "once, nothing lost", tid[k],
+					fail_msg("thread %u: %.0f wake-ups, blocked %ld times before "
+						 "its end and created once, nothing lost", tid[k],
 						 json_num(row, "wakeups"), nvcsw[k]);
 				ok = false;
 			}
