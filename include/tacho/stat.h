@@ -421,6 +421,12 @@ struct tacho_stat_about {
 	bool metric_only;           /* TACHO_FORMAT_TABLE: the derived metrics alone, the
 				       rates per second among them, no line per event
 				       (perf's --metric-only); other formats ignore it */
+	const char *const *warnings; /* what the library warned of while counting, when
+				       the document goes where the log would (tacho stat
+				       --json on stderr: a line there would break it):
+				       TACHO_FORMAT_JSON's "warnings"; the other formats
+				       ignore them */
+	size_t nwarnings;
 };
 
 /* Writes the results of s to f:
@@ -433,7 +439,8 @@ struct tacho_stat_about {
  *    "event") and per metric (kind "metric", status "derived"); no value is an empty
  *    field;
  *  - TACHO_FORMAT_JSON (or on one line): the document of docs/schemas.md, "version" 1.
- * about and opts may be NULL. 0, -EINVAL (NULL s or f, a bad format, an sz too small),
+ * about and opts may be NULL. 0, -EINVAL (NULL s or f, a bad format, an sz too small, a
+ * NULL among about's warnings),
  * -TACHO_EVERSION (about or opts set a field past the struct this library knows: a
  * program built against a newer tacho.h), -ENOMEM, -EIO (a write error on f).
  * Thread-safe on a session nobody frees meanwhile. */

@@ -275,6 +275,12 @@ int tc_stat_write_json(const struct tacho_stat *s, const struct about *a, FILE *
 	}
 	if (a->note)
 		tc_json_str(&j, "note", a->note);
+	if (a->nwarnings) {
+		tc_json_arr_begin(&j, "warnings");
+		for (size_t i = 0; i < a->nwarnings; i++)
+			tc_json_str(&j, NULL, a->warnings[i]);
+		tc_json_arr_end(&j);
+	}
 	tc_json_bool(&j, "interrupted", tacho_stat_interrupted(s));
 	if (ex) {
 		tc_json_int(&j, "exit_status", ex->status);

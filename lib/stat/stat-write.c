@@ -162,6 +162,15 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 		out->stopped = in->stopped;
 	if (TC_OPTS_HAS(in, tacho_stat_about, metric_only))
 		out->metric_only = in->metric_only;
+	if (TC_OPTS_HAS(in, tacho_stat_about, nwarnings) && in->nwarnings) {
+		if (!in->warnings)
+			return -EINVAL;
+		for (size_t i = 0; i < in->nwarnings; i++)
+			if (!in->warnings[i])
+				return -EINVAL;
+		out->warnings = in->warnings;
+		out->nwarnings = in->nwarnings;
+	}
 	return 0;
 }
 

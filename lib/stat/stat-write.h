@@ -26,6 +26,8 @@ struct about {
 	bool perf_layout;
 	const char *stopped;
 	bool metric_only;
+	const char *const *warnings;
+	size_t nwarnings;
 };
 
 /* The fields of a breakdown's unit, in their order as columns and keys. */

@@ -874,8 +874,11 @@ static void test_script_json(void **state)
 static void test_stat(void **state)
 {
 	char *argv[] = { (char *)"/bin/true", NULL };
+	const char *const warnings[] = { "one \"warning\"", "another" };
+	const char *const holes[] = { "one", NULL };
 	struct tacho_stat_about about = { .sz = sizeof(about), .argv = argv, .repeat = 2,
-					  .note = "a note" };
+					  .note = "a note", .warnings = warnings,
+					  .nwarnings = 2 };
 	struct tacho_write_opts semi = { .sz = sizeof(semi), .csv_sep = ';' };
 	struct tacho_evlist *ev;
 	struct tacho_stat *s;
@@ -901,6 +904,8 @@ static void test_stat(void **state)
 	assert_json_str(doc, "events[1].unit", "msec");
 	assert_json_type(doc, "events[0].values", TH_JSON_ARRAY);
 	assert_json_str(doc, "note", "a note");
+	assert_json_str(doc, "warnings[0]", "one \"warning\"");
+	assert_json_str(doc, "warnings[1]", "another");
 	assert_json_int(doc, "exit_status", 0);
 	th_json_free(doc);
 	free(b.s);
@@ -909,6 +914,7 @@ static void test_stat(void **state)
 	doc = check_json(buf_close(&b), "stat");
 	assert_null(th_json_get(doc, "events[0].values"));
 	assert_null(th_json_get(doc, "command"));
+	assert_null(th_json_get(doc, "warnings"));
 	th_json_free(doc);
 	free(b.s);
 
@@ -925,6 +931,11 @@ static void test_stat(void **state)
 	free(b.s);
 	assert_int_equal(tacho_stat_write(s, &about, stdout, (enum tacho_format)-1, NULL), -EINVAL);
 	assert_int_equal(tacho_stat_write(NULL, &about, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	/* a NULL among the warnings, or none where some are counted */
+	about.warnings = holes;
+	assert_int_equal(tacho_stat_write(s, &about, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
+	about.warnings = NULL;
+	assert_int_equal(tacho_stat_write(s, &about, stdout, TACHO_FORMAT_JSON, NULL), -EINVAL);
 	tacho_stat_free(s);
 	tacho_evlist_free(ev);
 }
