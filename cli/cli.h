@@ -165,6 +165,16 @@ void cli_write_opts_init(struct tacho_write_opts *wo);
 /* Global flags set by main before the command runs. */
 extern int cli_verbose;
 
+/* The library's warnings, held back while a command writes a document to
+ * standard error that a line there would break (stat --json): cli_log_hold starts
+ * keeping them, cli_log_held gives what was kept (valid until the release; messages
+ * with their level's word dropped), cli_log_release prints those not taken (taken:
+ * the document carried them) and goes back to printing each as it comes. Info and
+ * debug lines (-v) are printed as they come meanwhile. Thread-safe. */
+void cli_log_hold(void);
+const char *const *cli_log_held(size_t *n);
+void cli_log_release(bool taken);
+
 /* SIGINT, SIGTERM and SIGHUP while the library runs a program or counts (stat, record):
  * the handler stores the signal's number in cli_stop_sig, at which the library's
  * opts.stop points, so tacho lives to report what was counted. A handler and not

@@ -255,6 +255,7 @@ struct stat_cli {
 	size_t ngroups;
 	bool detailed;                  /* -d */
 	bool metric_only;               /* --metric-only */
+	bool log_held;                  /* the library's warnings wait for the document */
 };
 
 /* A phase that does not end the command returns GO_ON; any other value is the exit
@@ -277,6 +278,8 @@ static void stat_cli_init(struct stat_cli *c)
 
 static void stat_cli_exit(struct stat_cli *c)
 {
+	if (c->log_held)
+		cli_log_release(false);
 	if (c->out && c->outpath)
 		cli_close_output(c->out, c->outpath);
 	else if (c->out && c->log_fd >= 0)
@@ -1134,6 +1137,13 @@ static int stat_count(struct stat_cli *c)
 	}
 	if (!c->out)
 		return EXIT_FAIL;
+	/* the JSON document on standard error: a warning line there would break it, so
+	 * the warnings go into it ("warnings") */
+	if (c->out == stderr && c->fmt == TACHO_FORMAT_JSON && !c->perf_layout && !c->interval &&
+	    !c->quiet) {
+		cli_log_hold();
+		c->log_held = true;
+	}
 	if (c->append && c->outpath) {
 		/* the new file starts with the old one's contents: appended, and still
 		 * written whole and renamed into place */
@@ -1280,9 +1290,16 @@ static int stat_print_local(struct stat_cli *c)
 				tacho_stat_nevents(c->s), runs, runs == 1 ? "" : "s", pc->gp,
 				pc->fixed, pc->source, pc->note[0] ? "; " : "", pc->note);
 	}
+	if (c->log_held)
+		about.warnings = cli_log_held(&about.nwarnings);
 	/* with -I the intervals were the output; -q wants none */
 	if (!c->interval && !c->quiet)
 		err = tacho_stat_write(c->s, &about, out, c->fmt, &c->wo);
+	if (c->log_held) {
+		/* what the document could not carry is printed after it */
+		cli_log_release(!err);
+		c->log_held = false;
+	}
 	/* a write error is told by the close that follows */
 	if (err && err != -EIO)
 		cli_error("cannot write the counts: %s", tacho_strerror(err));

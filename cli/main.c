@@ -1,6 +1,7 @@
 /* main.c - the tacho command: global options, the table of subcommands, help. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,14 +339,79 @@ int cli_output_failed(FILE *f, const char *path, int err, const char *what)
 	return EXIT_FAIL;
 }
 
-static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg)
-{
-	static const char *const names[] = { "error: ", "warning: ", "", "debug: " };
+static const char *const log_level_word[] = { "error: ", "warning: ", "", "debug: " };
 
-	(void)arg;
-	fprintf(stderr, "tacho: %s", names[level <= TACHO_LOG_DEBUG ? level : 3]);
+static void log_print(enum tacho_log_level level, const char *msg)
+{
+	fprintf(stderr, "tacho: %s", log_level_word[level <= TACHO_LOG_DEBUG ? level : 3]);
 	tc_fputs_printable(msg, stderr);   /* as vmsg: shown, never acted upon */
 	fputc('\n', stderr);
+}
+
+/* cli_log_hold's messages: their text and level, in the order they came */
+static struct {
+	pthread_mutex_t lock;
+	bool on;
+	char **msg;
+	enum tacho_log_level *level;
+	size_t n;
+} held = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void log_to_stderr(void *arg, enum tacho_log_level level, const char *msg)
+{
+	bool kept = false;
+
+	(void)arg;
+	pthread_mutex_lock(&held.lock);
+	if (held.on && level == TACHO_LOG_WARN) {
+		char **m = realloc(held.msg, (held.n + 1) * sizeof(*m));
+		enum tacho_log_level *l = m ? realloc(held.level, (held.n + 1) * sizeof(*l)) : NULL;
+
+		if (m)
+			held.msg = m;
+		if (l)
+			held.level = l;
+		/* out of memory: the line is printed, as without a hold */
+		if (m && l && (held.msg[held.n] = strdup(msg)) != NULL) {
+			held.level[held.n++] = level;
+			kept = true;
+		}
+	}
+	pthread_mutex_unlock(&held.lock);
+	if (!kept)
+		log_print(level, msg);
+}
+
+void cli_log_hold(void)
+{
+	pthread_mutex_lock(&held.lock);
+	held.on = true;
+	pthread_mutex_unlock(&held.lock);
+}
+
+const char *const *cli_log_held(size_t *n)
+{
+	pthread_mutex_lock(&held.lock);
+	*n = held.n;
+	pthread_mutex_unlock(&held.lock);
+	return (const char *const *)held.msg;
+}
+
+void cli_log_release(bool taken)
+{
+	pthread_mutex_lock(&held.lock);
+	for (size_t i = 0; i < held.n; i++) {
+		if (!taken)
+			log_print(held.level[i], held.msg[i]);
+		free(held.msg[i]);
+	}
+	free(held.msg);
+	free(held.level);
+	held.msg = NULL;
+	held.level = NULL;
+	held.n = 0;
+	held.on = false;
+	pthread_mutex_unlock(&held.lock);
 }
 
 /* The global options one word names, into ids: a long option of the table ("--verbose")

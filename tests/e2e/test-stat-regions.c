@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -249,6 +250,49 @@ static void test_foreign_control(void **state)
 	unsetenv("TACHO_STAT_CONTROL");
 }
 
+/* A warning while counting, with the JSON document on standard error: the document
+ * carries it ("warnings") and stays one document; with -o it is a line on standard
+ * error, as always. The program sends an unknown control command and waits for its
+ * acknowledgement, which comes after the warning was logged. */
+static void test_json_carries_warnings(void **state)
+{
+	static const char *const warning = "control: unknown command 'bogus'";
+	char ctl[256], ack[256], script[640], spec[600];
+	struct th_run r;
+	struct th_json *j;
+	char *text = NULL;
+	size_t len;
+	(void)state;
+
+	snprintf(ctl, sizeof(ctl), "%s", th_tmp("warn-ctl"));
+	snprintf(ack, sizeof(ack), "%s", th_tmp("warn-ack"));
+	assert_int_equal(mkfifo(ctl, 0600), 0);
+	assert_int_equal(mkfifo(ack, 0600), 0);
+	snprintf(spec, sizeof(spec), "fifo:%s,%s", ctl, ack);
+	snprintf(script, sizeof(script), "printf 'bogus\\n' > '%s'; head -c 4 < '%s' > /dev/null",
+		 ctl, ack);
+
+	j = th_stat_json(&r, "--control", spec, "-e", "task-clock", "--", "sh", "-c", script,
+			 NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(th_json_get(j, "warnings")->n, 1);
+	assert_contains(json_str(j, "warnings[0]"), warning);
+	assert_string_equal(json_str(j, "events[0].status"), "counted");
+	th_json_free(j);
+	th_run_free(&r);
+
+	th_tacho(&r, "stat", "--json", "-o", th_tmp("warn.json"), "--control", spec, "-e",
+		 "task-clock", "--", "sh", "-c", script, NULL);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "tacho: warning: control: unknown command 'bogus'");
+	assert_int_equal(tc_read_file(th_tmp("warn.json"), &text, &len, 1 << 20), 0);
+	j = assert_json(text);
+	assert_null(th_json_get(j, "warnings"));
+	th_json_free(j);
+	free(text);
+	th_run_free(&r);
+}
+
 static void test_usage(void **state)
 {
 	static const char *const cases[][6] = {
@@ -291,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_control),
 		cmocka_unit_test(test_delay),
 		cmocka_unit_test(test_foreign_control),
+		cmocka_unit_test(test_json_carries_warnings),
 		cmocka_unit_test(test_usage),
 	};
 
