@@ -192,6 +192,11 @@ $(SHARED): $(LIB_OBJ) lib/tacho.map $(BUILD)/flags.ld
 	ln -sf libtacho.so.$(VERSION) $(BUILD)/libtacho.so.$(SOVERSION)
 	ln -sf libtacho.so.$(SOVERSION) $(BUILD)/libtacho.so
 
+# the page's files, which cli/serve/page.c embeds with the assembler's .incbin (the
+# compiler's dependency list does not see them)
+SERVE_FILES := cli/serve/page.html third_party/uplot/uPlot.iife.min.js third_party/uplot/uPlot.min.css
+$(BUILD)/cli/serve/page.o: $(SERVE_FILES)
+
 $(TACHO): $(CLI_OBJ) $(STATIC) $(BUILD)/flags.ld
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) $(CLI_LIBS)
 

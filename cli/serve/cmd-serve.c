@@ -493,6 +493,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct server *sv = cls;
 	const union MHD_ConnectionInfo *ci =
 		mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const struct serve_file *file;
 
 	(void)version;
 	(void)upload;
@@ -516,9 +517,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_doc(sv, c, DOC_FRAME, "application/json", NULL, 0);
 	if (!strcmp(url, "/api/history"))
 		return send_doc(sv, c, DOC_HISTORY, "application/json", NULL, 0);
-	if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
-		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)serve_page,
-			       strlen(serve_page), false);
+	if ((file = serve_file_find(url)))
+		return respond(c, MHD_HTTP_OK, file->type, (char *)file->data,
+			       (size_t)(file->end - file->data), false);
 	return text(c, MHD_HTTP_NOT_FOUND, "not found: /, /metrics, /api/frame, /api/history, "
 		    "/debug/pprof/\n");
 }

@@ -1,167 +1,40 @@
-/* page.c - the page tacho serve gives at /: self-contained (no CDN, no library),
- * a hand-written canvas chart per event of the busiest rows' rates, fed by polling
- * /api/history once and /api/frame every interval. It counts what it received in
- * data-frames and data-points on <body> and shows any script error on the page (the
- * headless browser test reads both). */
+/* page.c - the files of tacho serve's page, embedded in tacho at build time so that the
+ * page needs nothing from elsewhere: the page itself (page.html) and uPlot's script and
+ * style sheet (third_party/uplot/, fetched and checked by scripts/vendor-uplot.sh). The
+ * assembler's .incbin copies each file's bytes into .rodata; the Makefile makes this
+ * object depend on the files, which the compiler's -MMD cannot see. Paths are from the
+ * source tree's root, where make runs. */
+#include <string.h>
+
 #include "serve.h"
 
-const char serve_page[] =
-"<!DOCTYPE html>\n"
-"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-"<title>tacho serve</title>\n"
-"<link rel=\"icon\" href=\"data:,\">\n"
-"<style>\n"
-"body{font:14px system-ui,sans-serif;margin:16px;background:#fafafa;color:#222}\n"
-"h1{font-size:18px;margin:0 0 4px}\n"
-"#meta{color:#555;margin-bottom:10px}\n"
-"#errors{color:#b00;white-space:pre-wrap}\n"
-".chart{background:#fff;border:1px solid #ddd;margin:0 0 12px;padding:6px}\n"
-".chart h2{font-size:14px;margin:0 0 4px}\n"
-"canvas{width:100%;height:180px;display:block}\n"
-".legend span{display:inline-block;margin-right:12px;font-size:12px}\n"
-".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}\n"
-"table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:right}\n"
-"td:nth-child(2),th:nth-child(2){text-align:left}\n"
-"</style></head>\n"
-"<body data-frames=\"0\" data-points=\"0\">\n"
-"<h1>tacho serve</h1>\n"
-"<div id=\"meta\">waiting for the first frame...</div>\n"
-"<div id=\"errors\"></div>\n"
-"<div id=\"charts\"></div>\n"
-"<table id=\"rows\"></table>\n"
-"<script>\n"
-"'use strict';\n"
-"const MAXPTS = 300, SHOWN = 6;\n"
-"const colors = ['#1f77b4','#d62728','#2ca02c','#ff7f0e','#9467bd','#8c564b','#e377c2','#17becf'];\n"
-"const series = new Map();  // row key -> {name, ev -> [[t, rate]]}\n"
-"let events = [], last = null, interval = 1, frames = 0, points = 0;\n"
-"function fail(msg) { document.getElementById('errors').textContent += msg + '\\n'; }\n"
-"window.addEventListener('error', e => fail('error: ' + e.message));\n"
-"function key(r) { return r.id + ':' + (r.pid === null ? '' : r.pid); }\n"
-"function label(r) { return r.pid === null ? r.name : r.name + ' (' + r.id + ')'; }\n"
-"function add(f, withHistory) {\n"
-"  events = f.events.map(e => e.name);\n"
-"  interval = f.interval > 0 ? f.interval : interval;\n"
-"  for (const r of f.rows) {\n"
-"    let s = series.get(key(r));\n"
-"    if (!s) { s = {name: label(r), ev: {}}; series.set(key(r), s); }\n"
-"    s.seen = f.time; s.row = r;\n"
-"    for (const e of events) {\n"
-"      const pts = s.ev[e] || (s.ev[e] = []);\n"
-"      if (withHistory && r.history) {\n"
-"        const h = r.history[e] || [];\n"
-"        h.forEach((v, i) => pts.push([f.time - (h.length - 1 - i) * interval, v]));\n"
-"      } else {\n"
-"        pts.push([f.time, r.values[e].rate]);\n"
-"      }\n"
-"      points += withHistory ? 0 : 1;\n"
-"      while (pts.length > MAXPTS) pts.shift();\n"
-"    }\n"
-"  }\n"
-"  for (const [k, s] of series) if (s.seen !== f.time) series.delete(k);\n"
-"  last = f; frames++;\n"
-"  document.body.dataset.frames = frames;\n"
-"  document.body.dataset.points = points;\n"
-"}\n"
-"function fmt(v) {\n"
-"  if (v === null || !isFinite(v)) return '-';\n"
-"  const a = Math.abs(v);\n"
-"  if (a >= 1e9) return (v / 1e9).toFixed(1) + 'G';\n"
-"  if (a >= 1e6) return (v / 1e6).toFixed(1) + 'M';\n"
-"  if (a >= 1e3) return (v / 1e3).toFixed(1) + 'k';\n"
-"  return a >= 10 || v === Math.round(v) ? v.toFixed(0) : v.toFixed(2);\n"
-"}\n"
-"function busiest() {\n"
-"  const e0 = events[0];\n"
-"  return [...series.values()].sort((a, b) => {\n"
-"    const x = a.row.values[e0].rate || 0, y = b.row.values[e0].rate || 0;\n"
-"    return y - x;\n"
-"  }).slice(0, SHOWN);\n"
-"}\n"
-"function draw() {\n"
-"  if (!last) return;\n"
-"  const charts = document.getElementById('charts'), shown = busiest();\n"
-"  const h = last.health;\n"
-"  document.getElementById('meta').textContent = last.view + ' view, ' + h.rows +\n"
-"    ' rows, every ' + interval.toFixed(2) + ' s, sampling took ' +\n"
-"    (h.sample_s * 1000).toFixed(1) + ' ms' +\n"
-"    (h.not_followed ? ', ' + h.not_followed + ' more not followed' : '') +\n"
-"    (h.no_permission ? ', ' + h.no_permission + ' of other users not counted' : '') +\n"
-"    (h.no_descriptors ? ', ' + h.no_descriptors + ' not counted (descriptors)' : '');\n"
-"  events.forEach((e, ei) => {\n"
-"    let box = document.getElementById('chart-' + ei);\n"
-"    if (!box) {\n"
-"      box = document.createElement('div'); box.className = 'chart'; box.id = 'chart-' + ei;\n"
-"      box.innerHTML = '<h2></h2><canvas></canvas><div class=\"legend\"></div>';\n"
-"      charts.appendChild(box);\n"
-"    }\n"
-"    const unit = last.events[ei].unit;\n"
-"    box.querySelector('h2').textContent = e + (unit ? ' (' + unit + '/s)' : ' per second');\n"
-"    const cv = box.querySelector('canvas'), dpr = window.devicePixelRatio || 1;\n"
-"    const W = cv.clientWidth || 800, H = cv.clientHeight || 180;\n"
-"    cv.width = W * dpr; cv.height = H * dpr;\n"
-"    const g = cv.getContext('2d'); g.scale(dpr, dpr);\n"
-"    let t1 = last.time, t0 = t1 - interval * 120, max = 0;\n"
-"    for (const s of shown) for (const [t, v] of s.ev[e] || [])\n"
-"      if (t >= t0 && v !== null && v > max) max = v;\n"
-"    max = max > 0 ? max * 1.1 : 1;\n"
-"    const L = 56, R = 8, T = 6, B = 18;\n"
-"    const x = t => L + (t - t0) / (t1 - t0 || 1) * (W - L - R);\n"
-"    const y = v => T + (1 - v / max) * (H - T - B);\n"
-"    g.fillStyle = '#fff'; g.fillRect(0, 0, W, H);\n"
-"    g.strokeStyle = '#eee'; g.fillStyle = '#666'; g.font = '11px sans-serif';\n"
-"    for (let i = 0; i <= 4; i++) {\n"
-"      const v = max * i / 4;\n"
-"      g.beginPath(); g.moveTo(L, y(v)); g.lineTo(W - R, y(v)); g.stroke();\n"
-"      g.fillText(fmt(v), 4, y(v) + 4);\n"
-"    }\n"
-"    g.fillText('-' + Math.round(t1 - t0) + ' s', L, H - 4);\n"
-"    g.fillText('now', W - R - 24, H - 4);\n"
-"    const legend = [];\n"
-"    shown.forEach((s, si) => {\n"
-"      const c = colors[si % colors.length];\n"
-"      g.strokeStyle = c; g.lineWidth = 1.5; g.beginPath();\n"
-"      let pen = false;\n"
-"      for (const [t, v] of s.ev[e] || []) {\n"
-"        if (t < t0 || v === null) { pen = false; continue; }\n"
-"        if (pen) g.lineTo(x(t), y(v)); else g.moveTo(x(t), y(v));\n"
-"        pen = true;\n"
-"      }\n"
-"      g.stroke();\n"
-"      legend.push('<span><i style=\"background:' + c + '\"></i>' +\n"
-"        s.name.replace(/[&<>]/g, ch => ({'&':'&amp;','<':'&lt;','>':'&gt;'})[ch]) +\n"
-"        ' ' + fmt(s.row.values[e].rate) + '</span>');\n"
-"    });\n"
-"    box.querySelector('.legend').innerHTML = legend.join('');\n"
-"  });\n"
-"  const tb = document.getElementById('rows');\n"
-"  const head = '<tr><th>id</th><th>name</th><th>CPU%</th>' +\n"
-"    events.map(e => '<th>' + e + '/s</th>').join('') + '</tr>';\n"
-"  tb.innerHTML = head + busiest().map(s => '<tr><td>' + s.row.id + '</td><td>' +\n"
-"    s.name.replace(/[&<>]/g, '') + '</td><td>' +\n"
-"    (s.row.cpus === null ? '-' : (100 * s.row.cpus).toFixed(1)) + '</td>' +\n"
-"    events.map(e => '<td>' + (s.row.values[e].status === 'counted' ||\n"
-"      s.row.values[e].status === 'multiplexed' ? fmt(s.row.values[e].rate) :\n"
-"      s.row.values[e].status) + '</td>').join('') + '</tr>').join('');\n"
-"}\n"
-"async function get(path) {\n"
-"  const r = await fetch(path, {cache: 'no-store'});\n"
-"  if (!r.ok) throw new Error(path + ': HTTP ' + r.status);\n"
-"  return r.json();\n"
-"}\n"
-"async function poll() {\n"
-"  try {\n"
-"    const f = await get('api/frame');\n"
-"    if (!last || f.time !== last.time) { add(f, false); draw(); }\n"
-"  } catch (e) { fail('cannot read the frame: ' + e.message); }\n"
-"  setTimeout(poll, Math.max(200, interval * 1000 / 2));\n"
-"}\n"
-"(async () => {\n"
-"  try { add(await get('api/history'), true); draw(); }\n"
-"  catch (e) { fail('cannot read the history: ' + e.message); }\n"
-"  poll();\n"
-"})();\n"
-"window.addEventListener('resize', draw);\n"
-"</script>\n"
-"</body></html>\n";
+/* FILE's bytes between the hidden symbols NAME and NAME_end, with a NUL after them */
+#define EMBED(name, file)                                                          \
+	__asm__(".pushsection .rodata\n"                                           \
+		".global " #name "\n.hidden " #name "\n.type " #name ", @object\n" \
+		".global " #name "_end\n.hidden " #name "_end\n"                   \
+		".balign 16\n" #name ":\n.incbin \"" file "\"\n" #name "_end:\n"   \
+		".byte 0\n.popsection\n");                                        \
+	extern const char name[], name##_end[]
+
+EMBED(serve_page_html, "cli/serve/page.html");
+EMBED(serve_uplot_js, "third_party/uplot/uPlot.iife.min.js");
+EMBED(serve_uplot_css, "third_party/uplot/uPlot.min.css");
+
+/* the page's own links are relative (uplot.min.css), so that it works behind a proxy
+ * that serves it under a path */
+static const struct serve_file files[] = {
+	{ "/", "text/html; charset=utf-8", serve_page_html, serve_page_html_end },
+	{ "/index.html", "text/html; charset=utf-8", serve_page_html, serve_page_html_end },
+	{ "/uplot.iife.min.js", "text/javascript; charset=utf-8", serve_uplot_js,
+	  serve_uplot_js_end },
+	{ "/uplot.min.css", "text/css; charset=utf-8", serve_uplot_css, serve_uplot_css_end },
+};
+
+const struct serve_file *serve_file_find(const char *url)
+{
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!strcmp(url, files[i].path))
+			return &files[i];
+	return NULL;
+}

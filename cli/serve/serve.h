@@ -7,8 +7,15 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* The page at / (page.c). */
-extern const char serve_page[];
+/* The page's files (page.c): the page at / and the uPlot it loads. */
+struct serve_file {
+	const char *path;      /* as requested: "/", "/uplot.min.css" */
+	const char *type;      /* Content-Type */
+	const char *data;      /* embedded in tacho, read-only, never freed */
+	const char *end;       /* just past its last byte */
+};
+/* The file served at url, or NULL. Thread-safe (a constant table). */
+const struct serve_file *serve_file_find(const char *url);
 
 /* --- who may hold a connection (guard.c) --- */
 
