@@ -13,7 +13,7 @@ set -eu
 what=${1:-build}
 
 build="gcc make pkg-config libc6-dev linux-libc-dev libpfm4-dev libdw-dev libelf-dev libncurses-dev libmicrohttpd-dev libcapstone-dev zlib1g-dev libtraceevent-dev libzstd-dev"
-test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus prometheus-pushgateway victoria-metrics aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest"
+test="$build libcmocka-dev clang libclang-rt-14-dev xz-utils cpuid libxml2-utils chromium valgrind llvm tmux prometheus prometheus-pushgateway victoria-metrics aha golang-go strace systemtap-sdt-dev linux-perf libdebuginfod1 libc6-dbg man-db groff-base mandoc zsh dpkg-dev debhelper lintian python3 python3-pytest python3-yaml"
 bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # libzstd-dev: zstd.h for report -i of perf record -z's compressed perf.data
 # (lib/report/perfdata-zstd.c loads libzstd.so.1 at the first compressed record)
@@ -23,6 +23,7 @@ bench="$test libpapi-dev gzip sqlite3 likwid time procps curl"
 # man-db, groff-base, mandoc, zsh: test-cli-docs renders and lints the generated manual
 # pages, finds them with man -w and parses the zsh completion
 # python3, python3-pytest: test-python runs the Python binding's pytest tests (python/)
+# python3-yaml: test-fleet-configs parses docs/fleet/parca.yaml (Parca is not in Debian)
 # dpkg-dev, debhelper, lintian: make deb builds and checks the Debian packages (debian/)
 # libc6-dbg: the C library's and ld.so's full symbol tables (test-symbols: ld.so's labels)
 # tmux, prometheus (with promtool) and chromium: the live commands' tests drive the real
