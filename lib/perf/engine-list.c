@@ -434,7 +434,7 @@ int tc_perf_list_mmap(struct tc_perf_list *l, unsigned data_pages, size_t *bad, 
 	nt = l->grid.nthreads;
 	l->rings = calloc(nc, sizeof(*l->rings));
 	l->ring_fd = malloc(nc * sizeof(*l->ring_fd));
-	l->pfd = calloc(nc + 1, sizeof(*l->pfd));
+	l->pfd = calloc(nc + TC_PERF_POLL_EXTRA, sizeof(*l->pfd));
 	if (!l->rings || !l->ring_fd || !l->pfd) {
 		rings_exit(l);
 		return -ENOMEM;
@@ -481,23 +481,28 @@ size_t tc_perf_list_nrings(const struct tc_perf_list *l)
 	return l ? l->nrings : 0;
 }
 
-int tc_perf_list_poll(struct tc_perf_list *l, int timeout_ms, int extra_fd, short *extra_revents)
+int tc_perf_list_poll(struct tc_perf_list *l, int timeout_ms, const int *extra, short *revents,
+		      size_t nextra)
 {
-	struct pollfd one, *p = l->pfd ? l->pfd : &one;
+	struct pollfd local[TC_PERF_POLL_EXTRA], *p = l->pfd ? l->pfd : local;
 	size_t n = l->pfd ? l->nrings : 0;
 	int r;
 
-	p[n].fd = extra_fd;
-	p[n].events = POLLIN;
-	p[n].revents = 0;
-	r = poll(p, n + 1, timeout_ms);
+	if (nextra > TC_PERF_POLL_EXTRA)
+		return -EINVAL;
+	for (size_t i = 0; i < nextra; i++) {
+		p[n + i].fd = extra[i];
+		p[n + i].events = POLLIN;
+		p[n + i].revents = 0;
+	}
+	r = poll(p, n + nextra, timeout_ms);
 	if (r < 0)
 		return -errno;
 	for (size_t i = 0; r > 0 && i < n; i++)
 		if (p[i].revents & (POLLHUP | POLLERR))
 			p[i].fd = -1;   /* the target is gone: drained, never polled again */
-	if (extra_revents)
-		*extra_revents = p[n].revents;
+	for (size_t i = 0; i < nextra; i++)
+		revents[i] = p[n + i].revents;
 	return r;
 }
 

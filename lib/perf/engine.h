@@ -198,11 +198,14 @@ int tc_perf_list_event_of_id(const struct tc_perf_list *l, uint64_t id);
  * of two. */
 int tc_perf_list_mmap(struct tc_perf_list *l, unsigned data_pages, size_t *bad, bool *sharing);
 size_t tc_perf_list_nrings(const struct tc_perf_list *l);
-/* Waits up to timeout_ms (-1: no limit) for records in any ring, or for extra_fd (a
- * caller's descriptor, -1 for none) to be readable; *extra_revents (may be NULL) gets
- * its revents. A ring whose events are all gone (POLLHUP, POLLERR) is not polled
- * again. Returns poll(2)'s count (0 on timeout), or -errno (-EINTR included). */
-int tc_perf_list_poll(struct tc_perf_list *l, int timeout_ms, int extra_fd, short *extra_revents);
+/* Waits up to timeout_ms (-1: no limit) for records in any ring, or for one of the
+ * caller's nextra descriptors extra[] (at most TC_PERF_POLL_EXTRA; -1 for none) to be
+ * readable; revents[i] gets extra[i]'s revents. A ring whose events are all gone
+ * (POLLHUP, POLLERR) is not polled again. Returns poll(2)'s count (0 on timeout), or
+ * -errno (-EINTR included; -EINVAL for too many extras). */
+#define TC_PERF_POLL_EXTRA 2
+int tc_perf_list_poll(struct tc_perf_list *l, int timeout_ms, const int *extra, short *revents,
+		      size_t nextra);
 /* Delivers every record waiting in every ring to fn (tc_ring_drain). A ring found
  * inconsistent is reported at level warn and its unread records dropped; the others
  * are still drained. 0, or fn's first nonzero return. */

@@ -236,7 +236,8 @@ static int record_loop(struct session *s, struct tacho_diag *diag)
 	while (!done) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 		int timeout = (int)flush_ms, n;
-		short pid_revents = 0;
+		int extra[2] = { s->pidfd, s->hooks && s->hooks->wake_fd ? *s->hooks->wake_fd : -1 };
+		short revents[2] = { 0, 0 }, pid_revents;
 
 		if (calib_at && now >= calib_at) {
 			calib_step++;
@@ -252,7 +253,8 @@ static int record_loop(struct session *s, struct tacho_diag *diag)
 			timeout = 0;
 		if (s->pidfd < 0 && (s->child_mode || !o->system_wide))
 			timeout = timeout > 20 ? 20 : timeout;   /* no pidfd: look for the exit often */
-		n = tc_perf_list_poll(s->list, timeout, s->pidfd, &pid_revents);
+		n = tc_perf_list_poll(s->list, timeout, extra, revents, 2);
+		pid_revents = revents[0];
 		if (n < 0 && n != -EINTR)
 			return tc_diag_set(diag, "record", 0, 0, n, "cannot wait for samples (poll): %s",
 					   tacho_strerror(n));

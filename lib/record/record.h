@@ -19,6 +19,10 @@ struct tc_record_hooks {
 			       them), recorded until all have ended */
 	size_t npids;
 	int clockid;
+	/* readable when the hooks want a drain now (tacho trace: a program's ring passed
+	 * its watermark); NULL: none. The loop polls it beside the rings, drains when it
+	 * is readable, and leaves emptying it to the drain hook. */
+	const int *wake_fd;
 	/* After the meta records, before the program starts. 0 or -errno (the recording
 	 * stops with that error). */
 	int (*start)(void *arg, struct tc_record_writer *w);

@@ -547,7 +547,8 @@ static void test_rings_set_output(void **state)
 	struct perf_event_mmap_page *meta;
 	size_t bad = 99;
 	bool sharing = true;
-	short rev;
+	short rev, revs[TC_PERF_POLL_EXTRA];
+	int none = -1, extra[TC_PERF_POLL_EXTRA], pfds[2];
 	struct fake f;
 	(void)state;
 
@@ -585,9 +586,21 @@ static void test_rings_set_output(void **state)
 	assert_int_equal(tc_perf_list_event_of_id(l, 5), -1);
 
 	/* poll: nothing waits; then the second ring's owner becomes readable */
-	assert_int_equal(tc_perf_list_poll(l, 0, -1, &rev), 0);
+	assert_int_equal(tc_perf_list_poll(l, 0, &none, &rev, 1), 0);
 	assert_int_equal(write(f.o[6].wfd, "x", 1), 1);
-	assert_int_equal(tc_perf_list_poll(l, 0, -1, &rev), 1);
+	assert_int_equal(tc_perf_list_poll(l, 0, &none, &rev, 1), 1);
+	/* the caller's descriptors beside the rings: the second one readable, each
+	 * told apart; one more than the list holds room for is refused */
+	assert_int_equal(pipe(pfds), 0);
+	extra[0] = -1;
+	extra[1] = pfds[0];
+	assert_int_equal(write(pfds[1], "x", 1), 1);
+	assert_int_equal(tc_perf_list_poll(l, 0, extra, revs, 2), 2);
+	assert_int_equal(revs[0], 0);
+	assert_true(revs[1] & POLLIN);
+	assert_int_equal(tc_perf_list_poll(l, 0, extra, revs, TC_PERF_POLL_EXTRA + 1), -EINVAL);
+	close(pfds[0]);
+	close(pfds[1]);
 	/* drain: two records the "kernel" put in the first ring, none in the second */
 	meta = f.o[0].map;
 	memcpy((char *)f.o[0].map + psz, &h, sizeof(h));
