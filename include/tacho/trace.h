@@ -31,8 +31,10 @@ extern "C" {
  * ring of its own in that area, without a lock or a system call: the thread's first
  * mark claims a ring, a channel's first use on a thread looks its name up (and, the
  * first time in the process, publishes it); later marks cost a TSC read, a pointer
- * compare and a 24-byte store. When a ring is full, the new entry is dropped and
- * counted, and the trace reports how many (docs/trace.md). While traced, regions
+ * compare and a 24-byte store. A ring that fills to a quarter wakes tacho's drain (one
+ * system call per rise to that mark, not per mark). When a ring is full all the same,
+ * the new entry is dropped and counted, and the trace reports how many
+ * (docs/trace.md). While traced, regions
  * (tacho_region_begin/end) are written into the same ring as spans.
  *
  * Channel names are any string; they are compared as strings (the pointer is

@@ -13,6 +13,7 @@
 #include "record/record.h"
 #include "timeline/timeline.h"
 #include "trace/area.h"
+#include "util/util.h"
 #include "tacho/errors.h"
 #include "tacho/events.h"
 #include "tacho/record.h"
@@ -23,6 +24,7 @@
 
 struct trace_session {
 	struct tc_trace_area area;
+	struct tc_trace_waker waker;  /* wakes the loop when a ring passes its watermark */
 	bool has_area;                /* a program was started with the area */
 	uint32_t known;               /* channels of the area already written */
 	bool *hidden;                 /* [channel] internal (regions' calibration) */
@@ -150,9 +152,13 @@ static int hook_drain(void *arg, struct tc_record_writer *w, bool final)
 	}
 	if (!s->has_area)
 		return 0;
+	/* emptied before the drain: a crossing while it reads makes it readable again */
+	tc_trace_waker_clear(&s->waker);
 	err = tc_trace_area_drain(&s->area, &s->known, &v, final);
 	if (err)
 		return err;
+	if (s->area.behind && !final)
+		tc_trace_waker_poke(&s->waker);
 	tc_trace_area_drops(&s->area, &d);
 	if (final || memcmp(&d, &s->last, sizeof(d)) ||
 	    memcmp(&s->area.damage, &s->last_damage, sizeof(s->last_damage))) {
@@ -270,6 +276,7 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	 * program end, however they end. Only a program tacho starts gets it: a running
 	 * process cannot be given it (its environment was read at its start) */
 	s->area.fd = -1;
+	s->waker.fd = -1;
 	if (o.argv && o.argv[0]) {
 		err = tc_trace_area_create(&s->area, 0, o.ring_entries, 0);
 		if (!err)
@@ -281,6 +288,15 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 			goto out_free;
 		}
 		s->has_area = true;
+		/* without the waker the rings are drained on the timer alone: marks
+		 * faster than a ring per flush_ms are dropped (and counted) */
+		err = tc_trace_waker_start(&s->waker, &s->area);
+		if (err)
+			tc_log(TACHO_LOG_WARN, "trace: cannot wait for full rings (%s): draining "
+			       "every %u ms only", tacho_strerror(err),
+			       o.flush_ms ? o.flush_ms : DEFAULT_FLUSH_MS);
+		else
+			hooks.wake_fd = &s->waker.fd;
 		s->envv[0] = s->env;
 		hooks.env = s->envv;
 		hooks.inherit_fds = &s->area.fd;
@@ -317,6 +333,7 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.damaged_rings = s->area.damage.rings;
 	result.damaged_header = s->area.damage.header;
 out_free:
+	tc_trace_waker_stop(&s->waker);   /* before the area: it waits on a word of it */
 	tc_trace_area_free(&s->area);
 	free(s->hidden);
 	free(s);

@@ -4,10 +4,15 @@
  * after its creation: the traced program shares every byte of it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/area.h"
@@ -286,6 +291,11 @@ static int drain_ring(struct tc_trace_area *a, uint32_t s, uint32_t *known,
 	st->tail = tail;
 	/* the room up to tail is the producer's again */
 	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	/* the producer wakes the consumer when its fill rises through the watermark; a
+	 * ring that filled past it while it was read does not rise through it again
+	 * until read below it: the caller is told to come back at once, not at its timer */
+	if (__atomic_load_n(&r->head, __ATOMIC_RELAXED) - tail > tc_trace_watermark(a->g.entries))
+		a->behind = true;
 	return err;
 }
 
@@ -294,6 +304,7 @@ int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
 {
 	int err;
 
+	a->behind = false;
 	check_header(a);
 	err = drain_channels(a, known, v);
 	if (err)
@@ -306,6 +317,77 @@ int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
 			return err;
 	}
 	return 0;
+}
+
+/* The waker's thread: from one value of the wake word to the next, a write to the
+ * eventfd. FUTEX_WAIT returns at once when the word is no longer the value seen, so a
+ * crossing between the load and the wait is not lost. */
+static void *waker_main(void *arg)
+{
+	struct tc_trace_waker *w = arg;
+	uint32_t seen = w->seen;
+	struct timespec poll = { 0, TC_TRACE_WAKER_POLL_MS * 1000000L };
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		syscall(SYS_futex, w->word, FUTEX_WAIT, seen, &poll, NULL, 0);
+		uint32_t now = __atomic_load_n(w->word, __ATOMIC_ACQUIRE);
+		if (now != seen) {
+			seen = now;
+			eventfd_write(w->fd, 1);
+		}
+	}
+	return NULL;
+}
+
+int tc_trace_waker_start(struct tc_trace_waker *w, struct tc_trace_area *a)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->word = &((struct tc_trace_header *)a->base)->wake;
+	/* the value before the thread runs: a crossing between here and its first wait
+	 * is one it has not seen (read in the thread, it would be missed) */
+	w->seen = __atomic_load_n(w->word, __ATOMIC_ACQUIRE);
+	w->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->fd < 0)
+		return -errno;
+	err = pthread_create(&w->thread, NULL, waker_main, w);
+	if (err) {
+		close(w->fd);
+		w->fd = -1;
+		return -err;
+	}
+	w->running = true;
+	return 0;
+}
+
+void tc_trace_waker_clear(struct tc_trace_waker *w)
+{
+	eventfd_t v;
+
+	if (w->fd >= 0)
+		eventfd_read(w->fd, &v);   /* EAGAIN when already empty: nothing to do */
+}
+
+void tc_trace_waker_poke(struct tc_trace_waker *w)
+{
+	if (w->fd >= 0)
+		eventfd_write(w->fd, 1);
+}
+
+void tc_trace_waker_stop(struct tc_trace_waker *w)
+{
+	if (w->running) {
+		__atomic_store_n(&w->stop, 1, __ATOMIC_RELEASE);
+		/* wake the thread as a producer would: it looks at stop next */
+		__atomic_fetch_add(w->word, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, w->word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		pthread_join(w->thread, NULL);
+		w->running = false;
+	}
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)

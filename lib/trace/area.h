@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -83,6 +84,12 @@ struct tc_trace_header {
 	uint32_t channels_used; /* atomic: channel indexes handed out (may pass nchannels) */
 	uint64_t unslotted;     /* atomic: marks dropped because no ring was left */
 	uint64_t unnamed;       /* atomic: marks dropped because the channel table was full */
+	/* atomic: bumped by a producer each time one of its rings fills past the
+	 * watermark (a futex word: the producer wakes whoever waits on it). Added after
+	 * version 1's fields without a new version: a consumer that never looks at it
+	 * drains on its timer as before, and an area made before it reads as 0 */
+	uint32_t wake;
+	uint32_t pad;
 };
 
 /* The area's shape as its header gives it, checked once (tc_trace_geom_check) and then
@@ -155,6 +162,8 @@ struct tc_trace_area {
 	uint32_t channels_seen; /* the same of channels_used, up to nchannels */
 	uint64_t unslotted, unnamed;    /* the header's drop counts while it was whole */
 	struct tc_trace_damage damage;
+	bool behind;            /* the last drain left a ring past its watermark (it
+				   filled while it was read): drain again at once */
 };
 
 /* Creates an area of nslots rings of entries entries each (a power of two, at least 2)
@@ -201,6 +210,33 @@ struct tc_trace_visit {
 int tc_trace_area_drain(struct tc_trace_area *a, uint32_t *known,
 			const struct tc_trace_visit *v, bool final);
 
+/* Waking the consumer when a ring passes its watermark. The producers bump the
+ * header's wake word and FUTEX_WAKE it (a system call once per crossing); poll(2)
+ * cannot wait on a futex, so a thread of the waker's waits on it and makes an eventfd
+ * readable, which the consumer polls beside its other descriptors. The thread touches
+ * nothing but the wake word and the eventfd. */
+struct tc_trace_waker {
+	uint32_t *word;         /* the area's wake word */
+	uint32_t seen;          /* its value when the waker started */
+	int fd;                 /* the eventfd: readable after a crossing, -1 when none */
+	int stop;               /* atomic: the thread ends */
+	bool running;
+	pthread_t thread;
+};
+
+/* Starts waiting on area a's wake word. 0, or -errno of eventfd or pthread_create
+ * (then w->fd is -1 and nothing runs: the consumer drains on its timer alone). */
+int tc_trace_waker_start(struct tc_trace_waker *w, struct tc_trace_area *a);
+/* Empties the eventfd once it was readable (the drain that follows reads every ring). */
+void tc_trace_waker_clear(struct tc_trace_waker *w);
+/* Makes the eventfd readable from the consumer's side (a drain left a ring behind). */
+void tc_trace_waker_poke(struct tc_trace_waker *w);
+/* Ends the thread and closes the eventfd. Safe after a failed start, and twice. The
+ * thread looks at its stop flag at least every TC_TRACE_WAKER_POLL_MS, so a program
+ * that writes over the wake word cannot keep it waiting. */
+#define TC_TRACE_WAKER_POLL_MS 100
+void tc_trace_waker_stop(struct tc_trace_waker *w);
+
 /* Totals of what the producers dropped: full rings, no ring left, no channel left (as
  * the producers counted them, saturating). A ring given up counts nothing, and once the
  * header was written over its counts are the last ones read before: neither holds a
@@ -211,6 +247,24 @@ struct tc_trace_drops {
 void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out);
 
 /* --- the producer's side --- */
+
+/* The fill of a ring (entries written and not yet read) at which its producer wakes
+ * the consumer: a quarter of the ring, as perf's own rings wake their reader, so that
+ * the consumer has three quarters of a ring's time to come. */
+static inline uint64_t tc_trace_watermark(uint32_t entries)
+{
+	return entries >= 4 ? entries / 4 : 1;
+}
+
+/* Whether a producer that finds fill entries in its ring before writing one more
+ * crosses the watermark with it: exactly once per rise from below, never per mark. The
+ * fill seen before each write grows by at most one from one write to the next (the
+ * producer adds one entry; the consumer only takes entries away), so a rise from below
+ * the watermark to above it passes through fill == watermark exactly once. */
+static inline bool tc_trace_crosses(uint64_t fill, uint64_t watermark)
+{
+	return fill == watermark;
+}
 
 /* Tracing state of this process: 0 not looked at yet, 1 off, 2 on. */
 extern int tc_trace_state;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct tc_trace_thread {
 	struct tc_trace_ring *ring;   /* NULL: no ring was left (marks are counted as lost) */
 	uint64_t generation;
 	uint64_t mask;
+	uint64_t watermark;           /* tc_trace_watermark of the ring */
 	uint64_t head;                /* entries written: the ring's head is only stored */
 	uint64_t dropped;             /* the same of its drop count */
 	struct pc_slot pc[PC_SLOTS];
@@ -250,6 +252,7 @@ static struct tc_trace_thread *thread_attach(void)
 	memset(t, 0, sizeof(*t));
 	t->generation = area.generation;
 	t->mask = area.g.entries - 1;
+	t->watermark = tc_trace_watermark(area.g.entries);
 	slot = __atomic_fetch_add(&h->slots_used, 1, __ATOMIC_RELAXED);
 	if (slot < area.g.nslots) {
 		struct tc_trace_ring *r = tc_trace_ring_at(h, &area.g, slot);
@@ -311,6 +314,20 @@ out_unlock:
 	return err;
 }
 
+/* The ring has filled past its watermark: wake the consumer (tacho waits on the
+ * header's wake word, a futex in the shared file, with a thread of its own) so that it
+ * drains before the ring is full, instead of at its next timer. Once per crossing, not
+ * per mark (tc_trace_crosses): at a million marks a second and 65,536 entries, 61
+ * system calls a second. A futex and not a descriptor: the program may close or reuse
+ * any descriptor it has, and a write to one it reused would land in its own file. */
+static void __attribute__((noinline)) wake_consumer(void)
+{
+	struct tc_trace_header *h = area.h;
+
+	__atomic_fetch_add(&h->wake, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &h->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 /* The pointer cache's slot: Fibonacci hashing of the address (as regions do: string
  * literals lie a few bytes apart, and the top bits of the product spread them). */
 static inline size_t pc_slot(const char *name)
@@ -324,7 +341,7 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	struct tc_trace_thread *t = tls;
 	struct tc_trace_ring *r;
 	struct pc_slot *pc;
-	uint64_t head, tail;
+	uint64_t head, tail, fill;
 	uint32_t index;
 	int err;
 
@@ -363,7 +380,8 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	 * (the mask keeps the index inside the ring the checked shape holds) */
 	head = t->head;
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	if (tc_unlikely(head - tail > t->mask)) {
+	fill = head - tail;
+	if (tc_unlikely(fill > t->mask)) {
 		/* full: drop the newest, counted (this thread's count, stored for the
 		 * consumer, which reads it with an atomic load) */
 		if (!dry)
@@ -380,6 +398,8 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	if (tc_likely(!dry)) {
 		t->head = head + 1;
 		__atomic_store_n(&r->head, t->head, __ATOMIC_RELEASE);
+		if (tc_unlikely(tc_trace_crosses(fill, t->watermark)))
+			wake_consumer();
 	}
 	return 0;
 }
