@@ -12,7 +12,7 @@
 #include "util/util.h"
 
 #define TC_REC_MAGIC "TACHOREC"
-#define TC_REC_VERSION 2           /* written; 1 and 2 are read */
+#define TC_REC_VERSION 3           /* written; 1 to 3 are read */
 #define TC_REC_FILE_HDR 32          /* bytes of the file header */
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
@@ -41,7 +41,8 @@ enum tc_rec_type {
 	TC_REC_TPFORMAT = 20,  /* a tracepoint event's format text, to decode its payloads */
 	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
 	TC_REC_SAMPLES = 22,   /* version 2: samples packed (read as one TC_REC_SAMPLE each) */
-	TC_REC_TYPE_MAX = 22,
+	TC_REC_MARKS = 23,     /* version 3: marks packed (read as one TC_REC_MARK each) */
+	TC_REC_TYPE_MAX = 23,
 };
 
 /* event flags */
@@ -138,16 +139,24 @@ struct tc_rec_sample_prev {
 	uint32_t pid, tid, cpu, event, misc;
 };
 
+/* The same of a marks block's next mark. */
+struct tc_rec_mark_prev {
+	uint64_t time, tsc, value;
+	uint32_t pid, tid, channel, kind;
+};
+
 struct tc_record_writer {
 	int fd;
 	struct tc_outfile out; /* when opened by path: the temporary file and its name */
 	struct tc_sb buf;      /* records not yet written */
 	uint64_t written;      /* bytes in the file */
 	int err;               /* first write error, sticky */
-	bool block_open;       /* buf ends with a SAMPLES record still being filled */
+	bool block_open;       /* buf ends with a block record still being filled */
+	uint16_t block_type;   /* TC_REC_SAMPLES or TC_REC_MARKS */
 	size_t block_start;    /* its offset in buf */
-	uint32_t block_count;  /* the samples in it */
+	uint32_t block_count;  /* the samples or marks in it */
 	struct tc_rec_sample_prev prev;
+	struct tc_rec_mark_prev mprev;
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -198,6 +207,9 @@ void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
 void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
 			     uint64_t time, int32_t status);
 void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name);
+/* A mark goes into the MARKS block at the end of the buffer, as a sample into its
+ * SAMPLES block: some 5 bytes for a mark on the same thread and channel as the one
+ * before. */
 void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
 			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
 			   uint32_t kind);
@@ -229,11 +241,14 @@ struct tc_record_reader {
 	bool truncated;         /* the bytes end inside a record (or before FINISH) */
 	uint64_t good_end;      /* offset just past the last complete record */
 	uint64_t skipped;       /* records of a type this reader does not know, stepped over */
-	/* the SAMPLES block being read: its next byte, its end, the samples left */
+	/* the SAMPLES or MARKS block being read: its next byte, its end, the samples or
+	 * marks left */
 	size_t block_pos, block_end;
 	uint32_t block_left;
+	uint16_t block_type;
 	uint64_t block_offset;  /* where the block's record starts */
 	struct tc_rec_sample_prev prev;
+	struct tc_rec_mark_prev mprev;
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -246,7 +261,8 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
  * of an unknown type are stepped over and counted in r->skipped. A SAMPLES block of
  * version 2 is never returned as such: each of its samples comes as a TC_REC_SAMPLE
  * whose offset is the sample's first byte, and whose chain points into the data (the
- * block keeps chains 8-byte aligned), as a version 1 sample's does. */
+ * block keeps chains 8-byte aligned), as a version 1 sample's does. A MARKS block of
+ * version 3 is read the same way: a TC_REC_MARK for each of its marks. */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);
 

@@ -297,7 +297,7 @@ static void test_corrupt(void **state)
 		crc = tc_crc32(0, p, 24);
 		memcpy(p + 24, &crc, 4);
 		assert_int_equal(tc_record_reader_init(&r, p, len, "t", &d), -TACHO_EVERSION);
-		assert_contains(d.message, "format version 3, this tacho reads versions 1 to 2");
+		assert_contains(d.message, "format version 4, this tacho reads versions 1 to 3");
 	}
 	/* empty file */
 	assert_int_equal(read_all(p, 0, &s, &d), -TACHO_EEMPTY);
@@ -405,6 +405,93 @@ static void test_reads_version_1(void **state)
 	assert_true(len < v1len);
 	free(v1);
 	free(buf);
+}
+
+/* Marks packed into MARKS blocks (version 3): 20,000 of every shape (times and TSCs
+ * that go back, values that jump, threads, channels and kinds that change), mixed with
+ * samples so that blocks of both kinds alternate, read back exactly and in order; a
+ * steady burst takes 5 bytes a mark (version 2: 56); a flag no writer sets is corrupt. */
+static void test_mark_blocks(void **state)
+{
+	enum { N = 20000 };
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tc_rec rec;
+	unsigned char *buf;
+	size_t len, n = 0, samples = 0;
+	uint64_t x = 0x243f6a8885a308d3ull;
+	uint32_t size, crc;
+	int fd;
+	(void)state;
+
+	fd = memfd_create("rec", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t h = x = x * 6364136223846793005ull + 1442695040888963407ull;
+
+		tc_record_writer_mark(&w, i % 7 == 0 ? UINT64_MAX - i : h >> (i % 64), h ^ i,
+				      i % 3 ? i : h, (uint32_t)(i % 4), (uint32_t)(i % 9),
+				      i % 5 ? 2 : (uint32_t)h, (uint32_t)(i % 4) + 1);
+		if (i % 300 == 299)
+			tc_record_writer_sample(&w, i, i, 0, 1, 1, 1, 0, 0, 0, 0, NULL);
+		if (i % 2000 == 1999)
+			assert_int_equal(tc_record_writer_flush(&w), 0);
+	}
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	len = (size_t)w.written;
+	buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(buf != MAP_FAILED);
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", NULL), 0);
+	x = 0x243f6a8885a308d3ull;
+	while (tc_record_reader_next(&r, &rec, "t", NULL) == 1) {
+		if (rec.type == TC_REC_SAMPLE) {
+			assert_int_equal(rec.u.sample.time, n - 1);
+			samples++;
+			continue;
+		}
+		uint64_t h = x = x * 6364136223846793005ull + 1442695040888963407ull;
+		size_t i = n++;
+
+		assert_int_equal(rec.type, TC_REC_MARK);
+		assert_int_equal(rec.u.mark.time, i % 7 == 0 ? UINT64_MAX - i : h >> (i % 64));
+		assert_int_equal(rec.u.mark.tsc, h ^ i);
+		assert_int_equal(rec.u.mark.value, i % 3 ? i : h);
+		assert_int_equal(rec.u.mark.pid, i % 4);
+		assert_int_equal(rec.u.mark.tid, i % 9);
+		assert_int_equal(rec.u.mark.channel, i % 5 ? 2 : (uint32_t)h);
+		assert_int_equal(rec.u.mark.kind, i % 4 + 1);
+	}
+	assert_int_equal(n, N);
+	assert_int_equal(samples, N / 300);
+	munmap(buf, len);
+	tc_record_writer_close(&w);
+
+	/* a burst: 30 ns apart (zigzag 60: 1 byte), 75 TSC ticks (zigzag 150: 2 bytes),
+	 * values counting up (1 byte), the same thread, channel and kind */
+	fd = memfd_create("rec", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	for (size_t i = 0; i < 1000; i++)
+		tc_record_writer_mark(&w, 1000000 + i * 30, 5000000 + i * 75, i, 7, 7, 3, 1);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	/* the first says everything: 1 (flags) + 3 (time: zigzag 2000000) + 4 (TSC: zigzag
+	 * 10000000) + 1 (value) + 1 + 1 (task) + 1 (channel) + 1 (kind) = 13; 999 of 5 */
+	assert_int_equal(w.written, TC_REC_FILE_HDR + TC_REC_HDR + 8 + ((13 + 999 * 5 + 7) & ~7u));
+	len = (size_t)w.written;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	assert_true(buf != MAP_FAILED);
+	/* the first mark's flags with a bit no writer sets, the block's CRC made good */
+	buf[TC_REC_FILE_HDR + TC_REC_HDR + 8] |= 0x80;
+	memcpy(&size, buf + TC_REC_FILE_HDR + 4, 4);
+	crc = tc_crc32(0, buf + TC_REC_FILE_HDR + 4, size - 4);
+	memcpy(buf + TC_REC_FILE_HDR, &crc, 4);
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", NULL), 0);
+	assert_int_equal(tc_record_reader_next(&r, &rec, "t", &d), -TACHO_ECORRUPT);
+	assert_contains(d.message, "unknown mark flags");
+	munmap(buf, len);
+	tc_record_writer_close(&w);
 }
 
 /* The sample block: every field through its extremes and back (deltas that wrap, an
@@ -906,6 +993,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_reads_version_1),
 		cmocka_unit_test(test_sample_blocks),
+		cmocka_unit_test(test_mark_blocks),
 		cmocka_unit_test(test_crafted_blocks),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_no_finish_is_truncated),
