@@ -324,6 +324,11 @@ $(SO_TACHO): $(CLI_OBJ) $(SHARED) $(STATIC) $(BUILD)/flags.ld
 $(BUILD)/tests/progs/%: tests/progs/%.c $(BUILD)/flags.prog
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O1 -g -static -no-pie -o $@ $<
+# inline-*: -O2, as released code is, for the inline frames of report (the
+# always_inline function in them is inlined at any level; -O2 is what users profile)
+$(BUILD)/tests/progs/inline-%: tests/progs/inline-%.c $(BUILD)/flags.prog
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -static -no-pie -o $@ $<
 # pie-*: dynamic and position-independent, as most programs are (their mappings at
 # random addresses, libraries' code at file offsets of its own)
 $(BUILD)/tests/progs/pie-%: tests/progs/pie-%.c $(BUILD)/flags.prog

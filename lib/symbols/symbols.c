@@ -499,6 +499,61 @@ int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr)
 	return line > 0 ? line : 0;
 }
 
+/* The name of an inlined subroutine: that of the function it is a copy of (its
+ * DW_AT_abstract_origin, which dwarf_attr_integrate follows), the linkage name first
+ * (a C++ function's mangled one, which the report demangles), else DW_AT_name. */
+static const char *inline_name(Dwarf_Die *die)
+{
+	static const unsigned at[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
+	Dwarf_Attribute a;
+
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+		const char *s = dwarf_formstring(dwarf_attr_integrate(die, at[i], &a));
+		if (s && *s)
+			return s;
+	}
+	return NULL;
+}
+
+int tc_symdso_inlines(struct tc_symdso *d, uint64_t addr, struct tc_syminl *out, size_t max)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, addr + d->bias, &bias);
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0, k = 0;
+	int n;
+
+	if (!cu)
+		return 0;
+	/* innermost first: the inlined subroutines that hold addr, then the subprogram
+	 * they were inlined into, which ends the chain */
+	n = dwarf_getscopes(cu, addr + d->bias - bias, &scopes);
+	for (int i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;   /* a lexical block */
+		out[k].name = inline_name(&scopes[i]);
+		out[k].call_file = NULL;
+		out[k].call_line = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &w) == 0 &&
+		    w <= INT32_MAX)
+			out[k].call_line = (int)w;
+		/* DW_AT_call_file indexes the unit's file table (0 is a file in DWARF 5) */
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &w) == 0 &&
+		    (files || dwarf_getsrcfiles(cu, &files, &nfiles) == 0) && w < nfiles)
+			out[k].call_file = dwarf_filesrc(files, w, NULL, NULL);
+		k++;
+	}
+	free(scopes);
+	return (int)k;
+}
+
 int tc_symdso_lookup(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 {
 	tc_symdso_symbol(d, addr, out);

@@ -59,6 +59,23 @@ void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out);
  * Not thread-safe per dso. */
 int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr);
 
+/* One function inlined at an address: the name of the function whose copy holds it
+ * (owned by the dso; NULL when DWARF names none) and the source file and line of the
+ * call that was inlined, in its caller (NULL/0 when unknown). */
+struct tc_syminl {
+	const char *name;
+	const char *call_file;
+	int call_line;
+};
+
+/* The functions inlined at ELF address addr, innermost first, into out (at most
+ * max): DWARF's DW_TAG_inlined_subroutine scopes around addr up to the subprogram
+ * that holds them (the function the symbol table names, which is not among them).
+ * Entry i's call is in entry i + 1's function (the last's in that subprogram). The
+ * number of entries (0: none inlined there, or no DWARF for addr). The first call for
+ * a binary reads its DWARF. Not thread-safe per dso. */
+int tc_symdso_inlines(struct tc_symdso *d, uint64_t addr, struct tc_syminl *out, size_t max);
+
 /* Symbol versions. glibc's .symtab names functions with their version
  * ("fopen@@GLIBC_2.2.5", the default; "memcpy@GLIBC_2.2.5", an older one). The
  * length of name without its version (up to the '@'). */

@@ -22,7 +22,13 @@ static void load(void)
 	static const struct { const char *name; size_t off; } fn[] = {
 #define F(x) { #x, offsetof(struct tc_elfutils_fns, x) }
 		F(dwelf_elf_gnu_build_id),
+		F(dwarf_attr),
+		F(dwarf_attr_integrate),
 		F(dwarf_decl_line),
+		F(dwarf_filesrc),
+		F(dwarf_formstring),
+		F(dwarf_formudata),
+		F(dwarf_getsrcfiles),
 		F(dwarf_getscopes),
 		F(dwarf_tag),
 		F(dwfl_addrmodule),

@@ -22,7 +22,13 @@
 
 struct tc_elfutils_fns {
 	__typeof__(dwelf_elf_gnu_build_id) *dwelf_elf_gnu_build_id;
+	__typeof__(dwarf_attr) *dwarf_attr;
+	__typeof__(dwarf_attr_integrate) *dwarf_attr_integrate;
 	__typeof__(dwarf_decl_line) *dwarf_decl_line;
+	__typeof__(dwarf_filesrc) *dwarf_filesrc;
+	__typeof__(dwarf_formstring) *dwarf_formstring;
+	__typeof__(dwarf_formudata) *dwarf_formudata;
+	__typeof__(dwarf_getsrcfiles) *dwarf_getsrcfiles;
 	__typeof__(dwarf_getscopes) *dwarf_getscopes;
 	__typeof__(dwarf_tag) *dwarf_tag;
 	__typeof__(dwfl_addrmodule) *dwfl_addrmodule;
@@ -85,7 +91,13 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 
 #ifndef TC_ELFUTILS_IMPL
 #define dwelf_elf_gnu_build_id (tc_elfutils()->dwelf_elf_gnu_build_id)
+#define dwarf_attr (tc_elfutils()->dwarf_attr)
+#define dwarf_attr_integrate (tc_elfutils()->dwarf_attr_integrate)
 #define dwarf_decl_line (tc_elfutils()->dwarf_decl_line)
+#define dwarf_filesrc (tc_elfutils()->dwarf_filesrc)
+#define dwarf_formstring (tc_elfutils()->dwarf_formstring)
+#define dwarf_formudata (tc_elfutils()->dwarf_formudata)
+#define dwarf_getsrcfiles (tc_elfutils()->dwarf_getsrcfiles)
 #define dwarf_getscopes (tc_elfutils()->dwarf_getscopes)
 #define dwarf_tag (tc_elfutils()->dwarf_tag)
 #define dwfl_addrmodule (tc_elfutils()->dwfl_addrmodule)
