@@ -13,14 +13,14 @@
 
 enum { OPT_CHILDREN = 256, OPT_JSON, OPT_ANNOTATE, OPT_FORMAT, OPT_EVENT, OPT_NO_DEMANGLE,
        OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_TIME, OPT_PERCENT_LIMIT,
-       OPT_CSV, OPT_MCA, OPT_STDIO, OPT_TUI, OPT_GTK, OPT_FIELDS };
+       OPT_CSV, OPT_MCA, OPT_STDIO, OPT_TUI, OPT_GTK, OPT_FIELDS, OPT_INLINE, OPT_NO_INLINE };
 
 #define MAX_SORT 16
 
 static const char report_usage[] =
-	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle]\n"
+	"usage: tacho report [-i <file>] [--event <name>] [--sort <key>[,<key>...]] [--children] [-g caller|callee] [<filters>] [--percent-limit <pct>] [--json|--csv] [--no-demangle] [--no-inline]\n"
 	"   or: tacho report [-i <file>] --annotate <symbol> [--mca] [<filters>] [--json] [--no-demangle]\n"
-	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle]\n"
+	"   or: tacho report [-i <file>] --format folded|perf-script|script-json|pprof|svg|speedscope [-o <file>] [<filters>] [--no-demangle] [--no-inline]\n"
 	"   or: tacho report [-i <file>] -F <field>[,<field>...] [-o <file>] [<filters>]\n"
 	"filters: --comm, --pid, --tid, --cpu, --dso, --symbols (comma lists), --time <start>,<end>\n"
 	"\n"
@@ -109,6 +109,14 @@ static const struct cli_option report_options[] = {
 	  "show C++ names as the binary spells them (_ZN3foo3barEv),\n"
 	  "not demangled (foo::bar()); demangling uses libstdc++\n"
 	  "when it is installed" },
+	{ OPT_INLINE, 0, "inline", NULL,
+	  "functions the compiler inlined are frames of their own in\n"
+	  "call graphs and stacks (-g, --children, the formats),\n"
+	  "marked (inlined), from the binary's DWARF; the default,\n"
+	  "as perf report's" },
+	{ OPT_NO_INLINE, 0, "no-inline", NULL,
+	  "no inlined functions as frames: each address is the\n"
+	  "function the symbol table names (no DWARF read for it)" },
 	{ 'o', 'o', "output", "<file>",
 	  "write there instead of standard output" },
 	CLI_OPTION_HELP,
@@ -197,6 +205,7 @@ static int cmd_report_fn(int argc, char **argv)
 	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
 	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
 	bool filtering = false, json = false, csv = false, demangle = true, all_events = false;
+	bool inline_frames = true;
 	bool mca = false;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in = { .sz = sizeof(in) };
@@ -292,6 +301,10 @@ static int cmd_report_fn(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			demangle = false;
 			break;
+		case OPT_INLINE:
+		case OPT_NO_INLINE:
+			inline_frames = opt == OPT_INLINE;
+			break;
 		case OPT_MCA:
 			mca = true;
 			break;
@@ -355,6 +368,7 @@ static int cmd_report_fn(int argc, char **argv)
 		goto out;
 	}
 	tacho_profile_set_demangle(p, demangle);
+	tacho_profile_set_inline(p, inline_frames);
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	if (filtering && (err = tacho_profile_set_filter(p, &filter, &diag))) {
 		tacho_profile_free(p);

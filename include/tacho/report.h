@@ -100,6 +100,18 @@ TACHO_API int tacho_profile_select_event(struct tacho_profile *p, const char *na
  * Row strings handed out before a change stay valid. Not thread-safe on one profile. */
 TACHO_API void tacho_profile_set_demangle(struct tacho_profile *p, bool on);
 
+/* Inlined functions as frames (perf report's --inline; on: true, the default, as
+ * perf's): where the views of whole stacks (rows with call graphs or children, folded,
+ * the flame graph, speedscope, pprof) meet an address inside code the compiler inlined,
+ * the DWARF of its binary gives the chain of inlined functions there, and each becomes
+ * a frame of its own, innermost first, named "NAME (inlined)" (pprof: a line of the
+ * location, its native form), above the function it was inlined into. Views of the
+ * sampled function alone (rows without a call graph, annotate, filters, the by-line
+ * and by-address keys) keep the function the symbol table names. Off, no frame is
+ * added and no DWARF read for it. Row strings handed out before a change stay valid.
+ * Not thread-safe on one profile. */
+TACHO_API void tacho_profile_set_inline(struct tacho_profile *p, bool on);
+
 enum tacho_sort {
 	TACHO_SORT_SYMBOL = 0,      /* function and binary */
 	TACHO_SORT_DSO,             /* binary (executable, library, [kernel], [vdso]) */

@@ -114,7 +114,7 @@ static int build(struct fg *g)
 			return keep;
 		if (!keep)
 			continue;
-		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
+		err = tc_profile_chain(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			return err;
 		g->v[0].value += tc_smp_period(p, s);
@@ -155,7 +155,7 @@ int tc_profile_each_stack(struct tacho_profile *p,
 			err = keep;
 			continue;
 		}
-		err = tc_profile_frames(p, s, frames, MAX_FRAMES, &nf);
+		err = tc_profile_chain(p, s, frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
 		pr = tc_profile_proc(p, tc_smp_pid(p, s), false);

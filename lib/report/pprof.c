@@ -182,7 +182,17 @@ static int collect_stacks(struct pprof *x)
 			if (k && !l->kernel && !l->mapped)
 				continue;
 			tc_sb_addf(&sb, " %x", frames[k]);
+			/* its inlined functions, the lines of its Location (pprof's own form
+			 * of inlining), made now: number_locations sizes its arrays by the
+			 * locations there are */
+			uint32_t first;
+			size_t ni;
+			err = tc_profile_inlines(p, frames[k], &first, &ni);
+			if (err)
+				break;
 		}
+		if (err)
+			break;
 		if (sb.oom || tc_strpool_intern(&x->stacks, sb.buf, &id)) {
 			err = -ENOMEM;
 			break;
@@ -287,6 +297,54 @@ static uint64_t runtime_address(const struct loc *l)
 	return l->ip - (l->kind != K_EXACT && l->ip);
 }
 
+/* The Function of location li (one per name and binary), made when new: x->fn_of[li].
+ * An inlined function's is named without report's " (inlined)": pprof tells inlining
+ * by the lines of a Location, and the same function out of line is the same Function.
+ * 0 or -ENOMEM. */
+static int function_of(struct pprof *x, uint32_t li)
+{
+	struct tacho_profile *p = x->p;
+	const struct loc *l = &p->locs[li];
+	uint32_t sym = l->sym, v;
+	uint64_t key;
+	size_t pos = 0;
+	bool found = false;
+
+	if (sym == NONE)
+		return 0;
+	if (l->role == LOC_INLINED) {
+		const char *s = pool_str(p, sym);
+		size_t len = strlen(s), cut = sizeof(" (inlined)") - 1;
+		char *plain = len >= cut ? strndup(s, len - cut) : NULL;
+		int err = plain ? tc_strpool_intern(&p->pool, plain, &sym) : -ENOMEM;
+		free(plain);
+		if (err)
+			return err;
+	}
+	key = tc_hash_u64(((uint64_t)sym << 32) | l->dso);
+	while (!found && tc_hmap_next(&x->fn_idx, key, &pos, &v))
+		found = x->fn_sym[v] == sym && x->fn_dso[v] == l->dso;
+	if (!found) {
+		v = (uint32_t)x->nfn;
+		if (grow_u32(&x->fn_sym, x->nfn + 1) || grow_u32(&x->fn_raw, x->nfn + 1) ||
+		    grow_u32(&x->fn_file, x->nfn + 1) || grow_u32(&x->fn_dso, x->nfn + 1) ||
+		    grow_u32(&x->fn_line, x->nfn + 1) || tc_hmap_add(&x->fn_idx, key, v))
+			return -ENOMEM;
+		x->fn_sym[v] = sym;
+		x->fn_raw[v] = l->raw;
+		x->fn_file[v] = l->src_file;
+		x->fn_dso[v] = l->dso;
+		/* the declaration's line is the outermost function's: none for an
+		 * inlined one */
+		x->fn_line[v] = l->role == LOC_INLINED ? 0 : start_line(p, l);
+		x->nfn++;
+	} else if (x->fn_file[v] == NONE) {
+		x->fn_file[v] = l->src_file;
+	}
+	x->fn_of[li] = v + 1;
+	return 0;
+}
+
 /* Functions (one per name and binary), mappings (one per binary) and locations (one
  * per resolved address) of the locs the stacks use. */
 static int number_locations(struct pprof *x)
@@ -308,7 +366,7 @@ static int number_locations(struct pprof *x)
 		strtoul(c, &end, 16);   /* the pid */
 		strtoul(end, &end, 16);   /* the tid */
 		for (c = end; *c && !err; c = end) {
-			uint32_t li = (uint32_t)strtoul(c, &end, 16), v;
+			uint32_t li = (uint32_t)strtoul(c, &end, 16);
 			const struct loc *l;
 
 			if (end == c || li >= x->nloc)
@@ -317,34 +375,16 @@ static int number_locations(struct pprof *x)
 				continue;
 			x->loc_id[li] = next_loc++;
 			l = &p->locs[li];
-			if (l->sym != NONE) {
-				uint64_t key = tc_hash_u64(((uint64_t)l->sym << 32) | l->dso);
-				size_t pos = 0;
-				bool found = false;
-				while (!found && tc_hmap_next(&x->fn_idx, key, &pos, &v))
-					found = x->fn_sym[v] == l->sym && x->fn_dso[v] == l->dso;
-				if (!found) {
-					v = (uint32_t)x->nfn;
-					if (grow_u32(&x->fn_sym, x->nfn + 1) ||
-					    grow_u32(&x->fn_raw, x->nfn + 1) ||
-					    grow_u32(&x->fn_file, x->nfn + 1) ||
-					    grow_u32(&x->fn_dso, x->nfn + 1) ||
-					    grow_u32(&x->fn_line, x->nfn + 1) ||
-					    tc_hmap_add(&x->fn_idx, key, v)) {
-						err = -ENOMEM;
-						break;
-					}
-					x->fn_sym[v] = l->sym;
-					x->fn_raw[v] = l->raw;
-					x->fn_file[v] = l->src_file;
-					x->fn_dso[v] = l->dso;
-					x->fn_line[v] = start_line(p, l);
-					x->nfn++;
-				} else if (x->fn_file[v] == NONE) {
-					x->fn_file[v] = l->src_file;
-				}
-				x->fn_of[li] = v + 1;
-			}
+			err = function_of(x, li);
+			/* the functions of its inline chain, each a line of it */
+			uint32_t first;
+			size_t ni = 0;
+			if (!err)
+				err = tc_profile_inlines(p, li, &first, &ni);
+			for (size_t k = 0; k < ni && !err; k++)
+				err = function_of(x, first + (uint32_t)k);
+			if (err)
+				break;
 			err = map_location(x, l, &x->map_of[li]);
 		}
 	}
@@ -524,7 +564,22 @@ static int encode(struct pprof *x, struct pb *out)
 		pb_uint(&sub, 1, x->loc_id[li]);
 		pb_uint(&sub, 2, x->map_of[li]);
 		pb_uint(&sub, 3, runtime_address(l));
-		if (x->fn_of[li]) {
+		uint32_t chain = 0;
+		size_t ni = 0;
+		/* made by collect_stacks: no allocation, no error here */
+		tc_profile_inlines(p, (uint32_t)li, &chain, &ni);
+		if (ni) {
+			/* pprof's inlining: the inlined functions' lines innermost first,
+			 * the last the function they were inlined into */
+			for (size_t k = 0; k < ni; k++) {
+				const struct loc *c = &p->locs[chain + k];
+				if (!x->fn_of[chain + k])
+					continue;
+				pb_uint(&sub2, 1, x->fn_of[chain + k]);
+				pb_uint(&sub2, 2, c->src_line > 0 ? (uint64_t)c->src_line : 0);
+				pb_msg(&sub, 4, &sub2);
+			}
+		} else if (x->fn_of[li]) {
 			pb_uint(&sub2, 1, x->fn_of[li]);
 			pb_uint(&sub2, 2, l->src_line > 0 ? (uint64_t)l->src_line : 0);
 			pb_msg(&sub, 4, &sub2);

@@ -647,7 +647,10 @@ static int add_sample(struct build *b, const struct smp *s)
 	size_t nf, nk = 0;
 	int err;
 
-	err = tc_profile_frames(p, s, frames, o->children || o->graph ? MAX_FRAMES : 1, &nf);
+	/* a call graph's frames are the chain, inlined functions included; a row of the
+	 * sampled function alone is the function the symbol table names */
+	err = o->children || o->graph ? tc_profile_chain(p, s, frames, MAX_FRAMES, &nf) :
+					tc_profile_frames(p, s, frames, 1, &nf);
 	if (err || !nf)
 		return err;
 	for (size_t f = 0; f < (o->children ? nf : 1) && !err; f++) {

@@ -25,6 +25,9 @@ static const char *comm_of(struct tacho_profile *p, uint32_t pid)
 	return pr && pr->comm != NONE ? pool_str(p, pr->comm) : "[unknown]";
 }
 
+/* The length of " (inlined)", which ends the name of an inlined function's frame. */
+#define INLINED_LEN (sizeof(" (inlined)") - 1)
+
 /* One frame of a folded stack: shown, never acted upon (control bytes as \xHH), and
  * without the ';' that separates frames or the space that ends the stack. */
 static void add_folded(struct tc_sb *sb, const char *name)
@@ -56,14 +59,22 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 			err = keep;
 			continue;
 		}
-		err = tc_profile_frames(p, &p->smps[i], frames, MAX_FRAMES, &nf);
+		err = tc_profile_chain(p, &p->smps[i], frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
 		tc_sb_reset(&sb);
 		add_folded(&sb, comm_of(p, tc_smp_pid(p, &p->smps[i])));
 		for (size_t k = nf; k-- > 0;) {
+			const struct loc *l = &p->locs[frames[k]];
 			tc_sb_addc(&sb, ';');
-			add_folded(&sb, frame_name(p, &p->locs[frames[k]]));
+			add_folded(&sb, frame_name(p, l));
+			if (l->role == LOC_INLINED && sb.len >= INLINED_LEN && !sb.oom) {
+				/* stackcollapse-perf.pl --inline's mark, which flamegraph.pl
+				 * colours as inlined: "NAME_[i]" for "NAME (inlined)" */
+				sb.len -= INLINED_LEN;
+				sb.buf[sb.len] = '\0';
+				tc_sb_add(&sb, "_[i]", 4);
+			}
 		}
 		if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id)) {
 			err = -ENOMEM;

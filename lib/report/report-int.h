@@ -107,7 +107,21 @@ struct loc {
 	struct map map;                /* the mapping that covers ip (a user address whose
 					  mapping the recording has: mapped set) */
 	bool mapped;
+	/* inlined functions as frames (tc_profile_inlines): the chain of this location,
+	 * looked up once (inl_done), is locs[inl_first..inl_first + ninl]: ninl inlined
+	 * functions innermost first (role LOC_INLINED), then the function they were
+	 * inlined into at the outermost call's line (LOC_INLINER). The chain's locations
+	 * are in no index, and have no chain. */
+	uint8_t role;
+	bool inl_done;
+	uint16_t ninl;
+	uint32_t inl_first;
 };
+
+enum { LOC_SAMPLED = 0, LOC_INLINED = 1, LOC_INLINER = 2 };
+
+/* The deepest chain of inlined functions at one address that is made frames. */
+#define MAX_INLINE 64
 
 struct ev {
 	uint32_t name;                 /* pool id */
@@ -170,6 +184,7 @@ struct tacho_profile {
 	struct tc_hmap unk_idx;        /* a location without a symbol -> its "[unknown]
 					  0x..." name in the pool (report-aggregate.c) */
 	bool no_demangle;              /* show C++ names as the binary spells them */
+	bool no_inline;                /* no inlined functions as frames */
 	bool want_lines;               /* tc_profile_want_lines ran: locations have lines */
 	struct tc_hmap dem_idx;        /* pool id of a raw name -> pool id of its display */
 	struct tc_kallsyms *ksyms;
@@ -305,6 +320,16 @@ const char *tc_profile_dso_path(struct tacho_profile *p, struct dso *d);
  * address resolved once per profile. 0 or -ENOMEM. */
 int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
 		      size_t *n);
+/* The chain of inlined functions at location idx (tacho_profile_set_inline): *n loc
+ * ids from *first on (the inlined functions innermost first, then the function they
+ * are in), or *n 0 when none is inlined there, inline frames are off, or the location
+ * is no binary's. Reads the binary's DWARF at the first call. May grow p->locs (a
+ * pointer into it is stale after). 0 or -ENOMEM. */
+int tc_profile_inlines(struct tacho_profile *p, uint32_t idx, uint32_t *first, size_t *n);
+/* tc_profile_frames with each location that has inlined functions replaced by its
+ * chain (tc_profile_inlines): the frames of the views of whole stacks. 0 or -ENOMEM. */
+int tc_profile_chain(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
+		     size_t *n);
 
 /* unwind.c: the user part of every sample with a USTACK record (unwound with
  * libdwfl) or a BRANCH record (LBR call stack), joined to the kernel part of its

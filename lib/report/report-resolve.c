@@ -23,6 +23,17 @@ void tacho_profile_set_demangle(struct tacho_profile *p, bool on)
 	tc_hmap_exit(&p->unk_idx);   /* by location index */
 }
 
+void tacho_profile_set_inline(struct tacho_profile *p, bool on)
+{
+	if (p->no_inline == !on)
+		return;
+	p->no_inline = !on;
+	/* drop the chains made (and the locations they added) */
+	p->nlocs = 0;
+	tc_hmap_exit(&p->loc_idx);
+	tc_hmap_exit(&p->unk_idx);
+}
+
 /* The pool id of the name to show for the symbol-table name raw: its demangled form
  * (computed once per name), or raw itself. */
 static int display_name(struct tacho_profile *p, uint32_t raw, uint32_t *out)
@@ -269,7 +280,8 @@ static int loc_lines(struct tacho_profile *p, struct loc *l)
 	struct tc_symdso *sd;
 	struct tc_symloc sl;
 
-	if (l->dsoi == NONE || l->dsoi >= p->ndsos)
+	/* a chain's lines are DWARF's own (set when it was made) */
+	if (l->role != LOC_SAMPLED || l->dsoi == NONE || l->dsoi >= p->ndsos)
 		return 0;
 	sd = tc_profile_dso_open(p, &p->dsos[l->dsoi]);
 	if (!sd)
@@ -393,6 +405,130 @@ static int resolve(struct tacho_profile *p, uint32_t pid, uint64_t ip, uint64_t 
 out:
 	*out = idx;
 	return 0;
+}
+
+/* Appends location c, a copy of a sampled one made a frame of its chain: role, name
+ * (the pool id of the name as DWARF spells it, or NONE), and line. 0 or -ENOMEM. */
+static int add_chain_loc(struct tacho_profile *p, struct loc c, uint8_t role, uint32_t raw,
+			 const char *file, int line)
+{
+	c.role = role;
+	c.inl_done = true;
+	c.ninl = 0;
+	c.inl_first = 0;
+	c.src_file = NONE;
+	c.src_line = 0;
+	if (file && line > 0) {
+		if (tc_strpool_intern(&p->pool, file, &c.src_file))
+			return -ENOMEM;
+		c.src_line = line;
+	}
+	if (role == LOC_INLINED) {
+		/* perf's own mark of an inlined function in a call chain */
+		uint32_t shown = NONE;
+		struct tc_sb sb = TC_SB_INIT;
+		int err;
+
+		tc_sb_init(&sb);
+		c.raw = raw;
+		if (raw != NONE && display_name(p, raw, &shown))
+			err = -ENOMEM;
+		else {
+			tc_sb_addf(&sb, "%s (inlined)", shown != NONE ? pool_str(p, shown) : "[unknown]");
+			err = sb.oom ? -ENOMEM : tc_strpool_intern(&p->pool, sb.buf, &c.sym);
+		}
+		tc_sb_exit(&sb);
+		if (err)
+			return err;
+	}
+	if (tc_profile_grow(p, (void **)&p->locs, &p->locs_cap, p->nlocs + 1, sizeof(*p->locs),
+			    256))
+		return -ENOMEM;
+	p->locs[p->nlocs++] = c;
+	return 0;
+}
+
+/* Looks up the chain of location idx (once): see tc_profile_inlines. */
+static int make_chain(struct tacho_profile *p, uint32_t idx)
+{
+	struct tc_syminl inl[MAX_INLINE];
+	struct loc base = p->locs[idx];
+	struct tc_symdso *sd;
+	struct tc_symloc at;
+	uint32_t first = (uint32_t)p->nlocs;
+	int n, err = 0;
+
+	p->locs[idx].inl_done = true;
+	sd = base.dsoi < p->ndsos ? tc_profile_dso_open(p, &p->dsos[base.dsoi]) : NULL;
+	n = sd ? tc_symdso_inlines(sd, base.addr, inl, MAX_INLINE) : 0;
+	if (n <= 0)
+		return 0;
+	/* the innermost function is at the address's own line; each outer one at the
+	 * line of the call that was inlined into it */
+	tc_symdso_line(sd, base.addr, &at);
+	for (int i = 0; i < n && !err; i++) {
+		uint32_t raw = NONE;
+		if (inl[i].name && tc_strpool_intern(&p->pool, inl[i].name, &raw)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = add_chain_loc(p, base, LOC_INLINED, raw, i ? inl[i - 1].call_file : at.file,
+				    i ? inl[i - 1].call_line : at.line);
+	}
+	if (!err)
+		err = add_chain_loc(p, base, LOC_INLINER, base.raw, inl[n - 1].call_file,
+				    inl[n - 1].call_line);
+	if (err) {
+		p->nlocs = first;   /* no half chain: the next call tries again */
+		p->locs[idx].inl_done = false;
+		return err;
+	}
+	p->locs[idx].inl_first = first;
+	p->locs[idx].ninl = (uint16_t)n;
+	return 0;
+}
+
+int tc_profile_inlines(struct tacho_profile *p, uint32_t idx, uint32_t *first, size_t *n)
+{
+	const struct loc *l = &p->locs[idx];
+	int err;
+
+	*n = 0;
+	*first = 0;
+	if (p->no_inline || l->role != LOC_SAMPLED || l->kernel || l->dsoi == NONE)
+		return 0;
+	if (!l->inl_done && (err = make_chain(p, idx)))
+		return err;
+	l = &p->locs[idx];
+	if (l->ninl) {
+		*first = l->inl_first;
+		*n = (size_t)l->ninl + 1;
+	}
+	return 0;
+}
+
+int tc_profile_chain(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,
+		     size_t *n)
+{
+	uint32_t real[MAX_FRAMES];
+	size_t nr;
+	int err;
+
+	if (p->no_inline)
+		return tc_profile_frames(p, s, frames, max, n);
+	*n = 0;
+	err = tc_profile_frames(p, s, real, max < MAX_FRAMES ? max : MAX_FRAMES, &nr);
+	for (size_t k = 0; k < nr && *n < max && !err; k++) {
+		uint32_t first;
+		size_t ni;
+
+		err = tc_profile_inlines(p, real[k], &first, &ni);
+		if (!ni)
+			frames[(*n)++] = real[k];
+		for (size_t j = 0; j < ni && *n < max; j++)
+			frames[(*n)++] = first + (uint32_t)j;
+	}
+	return err;
 }
 
 int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *frames, size_t max,

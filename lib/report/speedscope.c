@@ -125,7 +125,7 @@ int tacho_profile_write_speedscope(struct tacho_profile *p, FILE *f)
 	/* every stack resolved first: the locations array grows while frames resolve */
 	for (size_t i = 0; i < n && !err; i++) {
 		size_t nf;
-		err = tc_profile_frames(p, order[i], frames, MAX_FRAMES, &nf);
+		err = tc_profile_chain(p, order[i], frames, MAX_FRAMES, &nf);
 		if (!err && nstack + nf > cap) {
 			size_t nc = cap ? cap * 2 : 4096;
 			while (nc < nstack + nf)
