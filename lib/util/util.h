@@ -535,6 +535,22 @@ struct tc_welch {
 /* 0; -EINVAL when a side has fewer than 2 values or confidence is not in (0, 1). */
 int tc_welch_interval(const struct tc_welford *before, const struct tc_welford *after,
 		      double confidence, struct tc_welch *out);
+/* The change of a proportion between two binomial samples, x_b of n_b before and x_a
+ * of n_a after (the share of a report's samples in one row): p_a - p_b with Newcombe's
+ * hybrid score interval (Newcombe 1998, "Interval estimation for the difference between
+ * independent proportions", Stat. Med. 17:873, method 10), built from each side's
+ * Wilson score interval at the normal quantile z of (1 + confidence)/2. Unlike the
+ * Wald interval it stays inside [-1, 1] and has a width where a share is 0 or 1 (a row
+ * that appeared or vanished). */
+struct tc_two_prop {
+	double change;   /* p_a - p_b, a fraction */
+	double z;        /* the quantile used */
+	double lo, hi;   /* the interval, fractions */
+};
+/* 0; -EINVAL when a side has no trial (n 0), more successes than trials, or confidence
+ * is not in (0, 1). */
+int tc_two_prop_interval(uint64_t x_b, uint64_t n_b, uint64_t x_a, uint64_t n_a,
+			 double confidence, struct tc_two_prop *out);
 /* --- end two samples --- */
 
 /* --- CPU lists (cpulist.c) [owner: stat] ---

@@ -146,3 +146,34 @@ int tc_welch_interval(const struct tc_welford *before, const struct tc_welford *
 	out->hi = out->change + out->t * out->se;
 	return 0;
 }
+
+/* Wilson's score interval of x successes in n trials at quantile z. */
+static void wilson(uint64_t x, uint64_t n, double z, double *lo, double *hi)
+{
+	double p = (double)x / (double)n, nn = (double)n, z2 = z * z;
+	double d = 1.0 + z2 / nn;
+	double c = (p + z2 / (2.0 * nn)) / d;
+	double h = z / d * sqrt(p * (1.0 - p) / nn + z2 / (4.0 * nn * nn));
+
+	*lo = fmax(0.0, c - h);
+	*hi = fmin(1.0, c + h);
+}
+
+int tc_two_prop_interval(uint64_t x_b, uint64_t n_b, uint64_t x_a, uint64_t n_a,
+			 double confidence, struct tc_two_prop *out)
+{
+	double pb, pa, lb, ub, la, ua;
+
+	if (!n_b || !n_a || x_b > n_b || x_a > n_a || !(confidence > 0 && confidence < 1))
+		return -EINVAL;
+	out->z = tc_student_t_quantile((1.0 + confidence) / 2.0, INFINITY);
+	pb = (double)x_b / (double)n_b;
+	pa = (double)x_a / (double)n_a;
+	wilson(x_b, n_b, out->z, &lb, &ub);
+	wilson(x_a, n_a, out->z, &la, &ua);
+	out->change = pa - pb;
+	/* each end takes the distance to the far end of each side's own interval */
+	out->lo = out->change - sqrt((pa - la) * (pa - la) + (ub - pb) * (ub - pb));
+	out->hi = out->change + sqrt((ua - pa) * (ua - pa) + (pb - lb) * (pb - lb));
+	return 0;
+}
