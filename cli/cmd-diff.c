@@ -14,7 +14,8 @@ enum { OPT_FORMAT = 256, OPT_CONFIDENCE, OPT_FAIL_ABOVE, OPT_SORT, OPT_WIDTH };
 static const char diff_usage[] =
 	"usage: tacho diff [--format <fmt>] [--confidence <pct>] [--fail-above [<event>=]<pct>]...\n"
 	"                  <before.json> <after.json>\n"
-	"   or: tacho diff [--format <fmt>] [--sort symbol|dso] <before.rec> <after.rec>\n"
+	"   or: tacho diff [--format <fmt>] [--sort <key>[,<key>...]] [--confidence <pct>]\n"
+	"                  <before.rec> <after.rec>\n"
 	"   or: tacho diff --format svg [--width after|before] [-o <file>] <before.rec> <after.rec>\n"
 	"\n"
 	"Compares two 'tacho stat -r N --json' documents (before and after a change), event\n"
@@ -26,7 +27,10 @@ static const char diff_usage[] =
 	"\n"
 	"Two recordings ('tacho record' files or perf.data) are compared by their report\n"
 	"rows instead: each function's share of the samples before and after, largest\n"
-	"change first, and the functions that appeared or vanished; or as a differential\n"
+	"change first, with an interval of the change that says whether it exceeds\n"
+	"sampling noise, and the functions that appeared or vanished; a binary rebuilt\n"
+	"between them (its build-id differs) still lines up by name, marked rebuilt; or as\n"
+	"a differential\n"
 	"flame graph (--format svg): both recordings' stacks merged, each frame as wide as\n"
 	"its share after (or before), red where it grew, blue where it shrank.\n"
 	"\n";
@@ -37,14 +41,16 @@ static const struct cli_option diff_options[] = {
 	  "CI system to post as a comment), or svg (recordings: a\n"
 	  "differential flame graph)" },
 	{ OPT_CONFIDENCE, 0, "confidence", "<pct>",
-	  "the confidence of the intervals, in percent (default 95)" },
+	  "the confidence of the intervals, in percent (default 95);\n"
+	  "recordings: of each row's share interval" },
 	{ OPT_FAIL_ABOVE, 0, "fail-above", "[<event>=]<pct>",
 	  "exit 1 when an event changed (its interval leaves 0 out) by\n"
 	  "more than pct percent of its value before; <event>=<pct> sets\n"
 	  "one event's limit (repeat the option for several)" },
 	{ OPT_SORT, 0, "sort", "<key>",
 	  "recordings: rows by symbol (function and binary, the\n"
-	  "default) or by dso (binary)" },
+	  "default), dso (binary), line (source line), comm (process\n"
+	  "name), or a comma-separated tuple of them (dso,sym)" },
 	{ OPT_WIDTH, 0, "width", "<side>",
 	  "--format svg: frames as wide as their shares after (the\n"
 	  "default) or before" },
@@ -146,9 +152,11 @@ static bool is_json(const char *path)
 	return c == '{' || c == '[';
 }
 
-static int diff_recordings(const char *a, const char *b, enum tacho_sort sort,
-			   enum diff_format fmt)
+static int diff_recordings(const char *a, const char *b, const enum tacho_sort *sort,
+			   size_t nsort, double confidence, enum diff_format fmt)
 {
+	struct tacho_profile_diff_opts po = { .sz = sizeof(po), .sort = sort, .nsort = nsort,
+					      .confidence = confidence };
 	static const enum tacho_format lib[] = {
 		[FMT_TEXT] = TACHO_FORMAT_TABLE, [FMT_JSON] = TACHO_FORMAT_JSON,
 		[FMT_CSV] = TACHO_FORMAT_CSV,
@@ -161,7 +169,7 @@ static int diff_recordings(const char *a, const char *b, enum tacho_sort sort,
 	if (fmt == FMT_MARKDOWN)
 		return cli_usage_error(&cmd_diff, "--format markdown is for stat documents; "
 				       "recordings take text, json, csv or svg");
-	err = tacho_profile_diff_new(a, b, sort, &d, &diag);
+	err = tacho_profile_diff_open(a, b, &po, &d, &diag);
 	if (err) {
 		cli_error("%s: %s", diag.source[0] ? diag.source : a,
 			  diag.message[0] ? diag.message : tacho_strerror(err));
@@ -204,7 +212,8 @@ static int run_diff(int argc, char **argv)
 	struct tacho_diff *d;
 	struct limit limits[MAX_LIMITS];
 	enum diff_format fmt = FMT_TEXT;
-	enum tacho_sort sort = TACHO_SORT_SYMBOL;
+	enum tacho_sort sort[8] = { TACHO_SORT_SYMBOL };
+	size_t nsort = 1;
 	bool sorted = false, width = false, width_before = false;
 	const char *outpath = NULL;
 	size_t nlimits = 0, nkeys;
@@ -235,10 +244,16 @@ static int run_diff(int argc, char **argv)
 			nlimits++;
 			break;
 		case OPT_SORT:
-			if (tacho_profile_parse_sort(optarg, &sort, 1, &nkeys, &diag) ||
-			    (sort != TACHO_SORT_SYMBOL && sort != TACHO_SORT_DSO))
-				return cli_usage_error(&cmd_diff, "--sort takes symbol or dso, not "
-						       "'%s'", optarg);
+			if (tacho_profile_parse_sort(optarg, sort, ARRAY_SIZE(sort), &nkeys,
+						     &diag))
+				return cli_usage_error(&cmd_diff, "--sort takes symbol, dso, line or "
+						       "comm, or a list of them, not '%s'", optarg);
+			for (size_t k = 0; k < nkeys; k++)
+				if (sort[k] != TACHO_SORT_SYMBOL && sort[k] != TACHO_SORT_DSO &&
+				    sort[k] != TACHO_SORT_LINE && sort[k] != TACHO_SORT_COMM)
+					return cli_usage_error(&cmd_diff, "--sort takes symbol, dso, "
+							       "line or comm, not '%s'", optarg);
+			nsort = nkeys;
 			sorted = true;
 			break;
 		case OPT_WIDTH:
@@ -263,9 +278,9 @@ static int run_diff(int argc, char **argv)
 		return cli_usage_error(&cmd_diff, "--width and -o are for --format svg");
 	/* svg is for recordings only: the loader says what else a file is */
 	if (fmt == FMT_SVG || !is_json(argv[optind])) {
-		if (nlimits || opts.confidence)
-			return cli_usage_error(&cmd_diff, "--fail-above and --confidence are for "
-					       "stat documents, not recordings");
+		if (nlimits)
+			return cli_usage_error(&cmd_diff, "--fail-above is for stat documents, "
+					       "not recordings");
 		if (fmt == FMT_SVG) {
 			if (sorted)
 				return cli_usage_error(&cmd_diff, "--sort is for the rows, not "
@@ -273,7 +288,8 @@ static int run_diff(int argc, char **argv)
 			return diff_flamegraph(argv[optind], argv[optind + 1], width_before,
 					       outpath);
 		}
-		return diff_recordings(argv[optind], argv[optind + 1], sort, fmt);
+		return diff_recordings(argv[optind], argv[optind + 1], sort, nsort,
+				       opts.confidence, fmt);
 	}
 	if (sorted)
 		return cli_usage_error(&cmd_diff, "--sort is for recordings, not stat documents");

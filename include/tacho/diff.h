@@ -113,11 +113,16 @@ TACHO_API int tacho_diff_write_markdown(const struct tacho_diff *d, FILE *f);
 
 /* --- Two recordings compared ---
  * The report rows of two recordings (tacho record's files or perf.data, as
- * tacho_profile_load reads them) by function and binary (TACHO_SORT_SYMBOL) or by
- * binary (TACHO_SORT_DSO; the rows' symbol is then ""), matched by the row's name and the binary's file name (not its path: a
- * program rebuilt elsewhere lines up), each with its share of the selected (first)
- * event's total before and after, largest change first. A row of one recording only
- * appeared or vanished. Shares are of samples, so statistical: no interval is given. */
+ * tacho_profile_load reads them) by function and binary (TACHO_SORT_SYMBOL), by binary
+ * (TACHO_SORT_DSO; the rows' symbol is then ""), by source line (TACHO_SORT_LINE), by
+ * process name (TACHO_SORT_COMM), or a tuple of them, matched by the row's names and
+ * the binary's file name (not its path: a program rebuilt elsewhere lines up), each
+ * with its share of the selected (first) event's total before and after, largest
+ * change first. A row of one recording only appeared or vanished. A binary whose
+ * build-id both recordings hold, and which differs, was rebuilt: its rows still match
+ * by name, and say so (rebuilt). Shares of samples are statistical: each row's change
+ * has an interval (tc_two_prop_interval's, the samples as binomial draws) that says
+ * whether it exceeds sampling noise at the stated confidence. */
 
 struct tacho_profile_diff;   /* handed out: opaque */
 
@@ -136,9 +141,35 @@ struct tacho_profile_diff_row {
 	double change_pct;           /* after - before, percentage points */
 	enum tacho_profile_diff_status status;
 	uint64_t before_samples, after_samples;
+	/* since tacho_profile_diff_open */
+	const char *comm;            /* the process name (TACHO_SORT_COMM), else NULL */
+	const char *file;            /* the source file (TACHO_SORT_LINE), else NULL */
+	int line;                    /* its line, 0 when unknown */
+	double lo_pct, hi_pct;       /* the interval of the change of the row's share of
+					samples, percentage points (Newcombe's hybrid score
+					interval at the diff's confidence) */
+	bool beyond_noise;           /* the interval leaves 0 out: more than sampling noise */
+	bool rebuilt;                /* the binary's build-ids differ between the two */
 };
 
-/* Loads both recordings and compares their rows by sort. 0 and *out
+/* How tacho_profile_diff_open compares (the sized rule). */
+struct tacho_profile_diff_opts {
+	size_t sz;
+	const enum tacho_sort *sort; /* the keys: symbol, dso, line and comm, in any tuple;
+					NULL or nsort 0: symbol */
+	size_t nsort;
+	double confidence;           /* of the rows' intervals, in (0, 1); 0: 0.95 */
+};
+
+/* Loads both recordings and compares their rows by opts' keys. 0 and *out
+ * (tacho_profile_diff_free); what tacho_profile_load returns for a file that is not a
+ * recording, with diag naming it; -EINVAL for another key or a confidence outside
+ * (0, 1) (diag says which), -TACHO_EVERSION (opts), -ENOMEM. */
+TACHO_API int tacho_profile_diff_open(const char *before_path, const char *after_path,
+				      const struct tacho_profile_diff_opts *opts,
+				      struct tacho_profile_diff **out, struct tacho_diag *diag);
+
+/* tacho_profile_diff_open by one key, symbol or dso. 0 and *out
  * (tacho_profile_diff_free); what tacho_profile_load returns for a file that is not a
  * recording, with diag naming it; -EINVAL for a sort other than the two above (diag
  * says so), -ENOMEM. */

@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include "symbols/buildid-cache.h"
+#include "report/profile-dso.h"
 #include "report/report-int.h"
 #include "tacho/errors.h"
 #include "tacho/report.h"
@@ -582,4 +583,24 @@ int tc_profile_frames(struct tacho_profile *p, const struct smp *s, uint32_t *fr
 		return err;
 	}
 	return 0;
+}
+
+size_t tc_profile_dso_build_id(const struct tacho_profile *p, const char *name, uint8_t *bid,
+			       size_t max)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < p->ndsos; i++) {
+		const struct dso *d = &p->dsos[i];
+
+		if (!d->bidlen || strcmp(pool_str(p, d->name), name))
+			continue;
+		if (len && (len != d->bidlen || memcmp(bid, d->bid, len)))
+			return 0;   /* two builds under one name */
+		if (d->bidlen > max)
+			return 0;
+		len = d->bidlen;
+		memcpy(bid, d->bid, len);
+	}
+	return len;
 }

@@ -10,6 +10,12 @@
 
 static volatile unsigned long sink;
 
+#ifdef REBUILT
+/* a build whose bytes, so build-id, differ from the default one's, for a binary rebuilt
+ * at one path (tests/e2e/test-diff-recordings.c) */
+const char diff_hot_build[] = "rebuilt";
+#endif
+
 static double cpu_ms(void)
 {
 	struct timespec ts;
