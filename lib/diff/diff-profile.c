@@ -134,8 +134,9 @@ static int pd_add(struct tacho_profile_diff *d, const char *path,
 			err = -ENOMEM;
 			break;
 		}
-		/* the binary's build-id on this side, where the recording holds one */
-		if (rows[i].dso && !r->bidlen[side])
+		/* the binary's build-id on this side, where the recording holds one (a
+		 * row of no binary, by comm alone, has none) */
+		if (k.dso[0] && rows[i].dso && !r->bidlen[side])
 			r->bidlen[side] = tc_profile_dso_build_id(p, rows[i].dso, r->bid[side],
 								  sizeof(r->bid[side]));
 		/* two rows of one name in one recording (two binaries of one file name, an
