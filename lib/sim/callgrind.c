@@ -54,6 +54,8 @@ struct tacho_sim_result {
 	uint64_t total[MAX_EVENTS];
 	bool have_exit;
 	struct tacho_exit exit;
+	const char *tool;              /* what ran (a static string), NULL when parsed */
+	unsigned sims;                 /* TACHO_SIM_CACHES | TACHO_SIM_BRANCHES */
 	struct sim_part *parts;
 	size_t nparts, cap;
 	struct sim_region *regions;
@@ -101,6 +103,10 @@ struct cg_parse {
 	uint64_t sum[MAX_EVENTS];      /* the self costs, line by line */
 	uint64_t totals[MAX_EVENTS];
 	bool have_totals;
+	/* a file of cachegrind, whose first line is "desc:" (callgrind's is "# callgrind
+	 * format" or a header line before any "desc:"): its names are never compressed,
+	 * and "fn=(below main)" is a name */
+	bool cachegrind;
 	bool after_calls;              /* the line after "calls=" is the call's inclusive
 					  cost, not a self cost: the callee's lines have it */
 	uint32_t cfn;                  /* the callee of the next "calls=" (pool id) */
@@ -393,7 +399,7 @@ static int name_line(struct cg_parse *p, char *s, const struct name_key *nk)
 	bool has_id = false;
 	int err;
 
-	if (*s == '(') {
+	if (*s == '(' && !p->cachegrind) {
 		char *e = strchr(s, ')'), *n = s + 1;
 		if (!e || e == n)
 			return cg_err(p, "a name's \"(id)\" that is not closed");
@@ -542,11 +548,13 @@ static int parse_line(struct cg_parse *p, char *s, unsigned *npos)
 		return parse_events(p, s + 7);
 	if (tc_starts_with(s, "positions:"))
 		return parse_positions(p, s + 10, npos);
-	if (tc_starts_with(s, "totals:")) {
+	/* cachegrind's files end with "summary:", which is callgrind's "totals:" */
+	if (tc_starts_with(s, "totals:") || tc_starts_with(s, "summary:")) {
 		if (!p->nev)
-			return cg_err(p, "\"totals:\" before \"events:\"");
+			return cg_err(p, s[0] == 't' ? "\"totals:\" before \"events:\""
+						     : "\"summary:\" before \"events:\"");
 		p->have_totals = true;
-		return parse_costs(p, s + 7, p->totals);
+		return parse_costs(p, s + (s[0] == 't' ? 7 : 8), p->totals);
 	}
 	if (tc_starts_with(s, "calls=")) {
 		/* its positions are the call's target: they do not move this file's */
@@ -862,7 +870,8 @@ static int add_file(struct tacho_sim_result *r, struct cg_parse *p)
 int tacho_sim_result_parse(const char *text, size_t len, const char *name,
 			   struct tacho_sim_result **res, struct tacho_diag *diag)
 {
-	struct cg_parse p = { .name = name ? name : "", .diag = diag };
+	struct cg_parse p = { .name = name ? name : "", .diag = diag,
+			      .cachegrind = len >= 5 && !memcmp(text, "desc:", 5) };
 	struct tacho_sim_result *fresh = NULL;
 	unsigned npos = 1;
 	char *buf;
@@ -1024,6 +1033,22 @@ void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exi
 {
 	res->exit = *ex;
 	res->have_exit = true;
+}
+
+void tc_sim_result_set_run(struct tacho_sim_result *res, const char *tool, unsigned sims)
+{
+	res->tool = tool;
+	res->sims = sims;
+}
+
+const char *tacho_sim_result_tool(const struct tacho_sim_result *res)
+{
+	return res ? res->tool : NULL;
+}
+
+unsigned tacho_sim_result_sims(const struct tacho_sim_result *res)
+{
+	return res ? res->sims : 0;
 }
 
 int tc_sim_result_new(struct tacho_sim_result **out)

@@ -22,6 +22,7 @@ struct tacho_sim {
 	char mcpu_why[160];
 	bool children;
 	bool dump_instr;
+	enum tacho_sim_engine engine;
 };
 
 /* valgrind's predictor as its manual describes it (Cachegrind, "Branch simulation
@@ -289,6 +290,16 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 		return -ENOMEM;
 	s->children = !TC_OPTS_GET(opts, tacho_sim_opts, no_children, false);
 	s->dump_instr = TC_OPTS_GET(opts, tacho_sim_opts, dump_instr, false);
+	s->engine = TC_OPTS_GET(opts, tacho_sim_opts, engine, TACHO_SIM_ENGINE_AUTO);
+	if ((unsigned)s->engine > TACHO_SIM_ENGINE_CACHEGRIND ||
+	    (s->engine == TACHO_SIM_ENGINE_CACHEGRIND && s->dump_instr)) {
+		err = tc_diag_set(diag, "tacho_sim_opts", 0, 0, -EINVAL,
+				  s->dump_instr && s->engine == TACHO_SIM_ENGINE_CACHEGRIND
+					  ? "cachegrind keeps no per-instruction costs: "
+					    "dump_instr needs callgrind"
+					  : "an engine this library does not know");
+		goto out_free;
+	}
 	err = find_valgrind(vg, &s->valgrind, diag);
 	if (err)
 		goto out_free;
@@ -324,7 +335,7 @@ int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 	s->pub.mcpu = tc_sim_mcpu(info.vendor, info.family, info.model, s->mcpu_why,
 				  sizeof(s->mcpu_why));
 	s->pub.mcpu_source = s->mcpu_why;
-	s->pub.tool = "callgrind";
+	s->pub.tool = s->engine == TACHO_SIM_ENGINE_CACHEGRIND ? "cachegrind" : "callgrind";
 	s->pub.source = s->source;
 	s->pub.note = s->note;
 	s->pub.branch_model = branch_model;
@@ -353,6 +364,11 @@ const struct tacho_sim_machine *tacho_sim_machine(const struct tacho_sim *sim)
 const char *tc_sim_valgrind(const struct tacho_sim *sim)
 {
 	return sim->valgrind;
+}
+
+enum tacho_sim_engine tc_sim_engine(const struct tacho_sim *sim)
+{
+	return sim->engine;
 }
 
 bool tc_sim_children(const struct tacho_sim *sim)

@@ -277,3 +277,26 @@ int tacho_sim_result_rows(const struct tacho_sim_result *res, enum tacho_sim_vie
 	*n = nrows;
 	return 0;
 }
+
+unsigned tc_sim_event_sims(const struct perf_event_attr *attr)
+{
+	struct perf_event_attr a = { 0 };
+	unsigned sims = 0;
+
+	memcpy(&a, attr, attr->size < sizeof(a) ? attr->size : sizeof(a));
+	for (size_t i = 0; i < ARRAY_SIZE(sim_map); i++) {
+		const struct sim_map *m = &sim_map[i];
+
+		if (m->type != a.type || m->config != a.config)
+			continue;
+		/* valgrind counts Ir in every mode; the branches (Bc, Bcm, Bi, Bim) only
+		 * with --branch-sim=yes, the data accesses and every miss only with
+		 * --cache-sim=yes (cachegrind's and callgrind's manuals) */
+		for (size_t k = 0; k < ARRAY_SIZE(m->sum) && m->sum[k]; k++)
+			if (m->sum[k][0] == 'B')
+				sims |= TACHO_SIM_BRANCHES;
+			else if (strcmp(m->sum[k], "Ir"))
+				sims |= TACHO_SIM_CACHES;
+	}
+	return sims;
+}

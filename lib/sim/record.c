@@ -481,7 +481,9 @@ int tacho_sim_record(const struct tacho_sim *sim, char *const argv[],
 		goto out;
 	}
 	opened = true;
-	err = tc_sim_run_files(sim, argv, extra, add_output, add_log, &r, &out.exit,
+	/* callgrind with both simulations, whatever the engine: a recording needs its
+	 * per-instruction costs, and keeps every event's */
+	err = tc_sim_run_files(sim, NULL, argv, extra, add_output, add_log, &r, &out.exit,
 			       &out.exec_err, diag);
 	if (err)
 		goto out;

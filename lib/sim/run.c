@@ -1,6 +1,7 @@
-/* run.c - one simulated run: valgrind --tool=callgrind over the program with the
- * machine's caches, its output files (one per process, in a private folder) read and
- * added up, its own messages kept out of the program's standard error. */
+/* run.c - one simulated run: valgrind's callgrind or cachegrind over the program with
+ * the machine's caches and only the simulations asked, its output files (one per
+ * process, in a private folder) read and added up, its own messages kept out of the
+ * program's standard error. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,8 @@
 
 extern char **environ;
 
-#define OUT_PREFIX "callgrind.out."
+/* the output files' names, whichever tool wrote them (callgrind adds ".N" to a dump's) */
+#define OUT_PREFIX "sim.out."
 #define LOG_PREFIX "valgrind.log."
 
 /* Where execvp would find the program: 0 and the path in *out (malloc'd), or ENOENT /
@@ -105,10 +107,13 @@ static void first_complaint(const char *dir, char *buf, size_t size)
 	closedir(d);
 }
 
-int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
-		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
-		     int *exec_err, struct tacho_diag *diag)
+int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
+		     char *const argv[], char *const extra[], tc_sim_file_fn *fn,
+		     tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex, int *exec_err,
+		     struct tacho_diag *diag)
 {
+	static const struct tc_sim_how all = { TACHO_SIM_ENGINE_CALLGRIND,
+					       TACHO_SIM_CACHES | TACHO_SIM_BRANCHES };
 	struct tacho_child_opts co = { .sz = sizeof(co), .forward_signals = true };
 	const struct tacho_sim_machine *m = tacho_sim_machine(sim);
 	static char *const sim_env[] = { (char *)"TACHO_SIM=1", NULL };
@@ -124,6 +129,9 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 		*exec_err = 0;
 	if (!sim || !argv || !argv[0] || !argv[0][0] || !fn || !ex)
 		return -EINVAL;
+	if (!how)
+		how = &all;
+	bool cachegrind = how->tool == TACHO_SIM_ENGINE_CACHEGRIND;
 	e = resolve_program(argv[0], &prog);
 	if (e == ENOMEM)
 		return -ENOMEM;
@@ -161,20 +169,28 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	snprintf(ll, sizeof(ll), "--LL=%llu,%u,%u", (unsigned long long)m->ll.size, m->ll.ways,
 		 m->ll.line_size);
 	/* %p: one file per process, so that followed children do not overwrite theirs */
-	snprintf(outf, sizeof(outf), "--callgrind-out-file=%s/" OUT_PREFIX "%%p", dir);
+	snprintf(outf, sizeof(outf), "--%s-out-file=%s/" OUT_PREFIX "%%p",
+		 cachegrind ? "cachegrind" : "callgrind", dir);
 	snprintf(logf, sizeof(logf), "--log-file=%s/" LOG_PREFIX "%%p", dir);
 	vargv[k++] = (char *)tc_sim_valgrind(sim);
-	vargv[k++] = (char *)"--tool=callgrind";
-	vargv[k++] = (char *)"--cache-sim=yes";
-	vargv[k++] = (char *)"--branch-sim=yes";
-	vargv[k++] = i1;
-	vargv[k++] = d1;
-	vargv[k++] = ll;
+	vargv[k++] = (char *)(cachegrind ? "--tool=cachegrind" : "--tool=callgrind");
+	/* a simulation off costs nothing: callgrind without either runs gzip in 0.32 of
+	 * its time with both (docs/sim.md, "The engines"); Ir is counted either way */
+	vargv[k++] = (char *)(how->sims & TACHO_SIM_CACHES ? "--cache-sim=yes" : "--cache-sim=no");
+	vargv[k++] = (char *)(how->sims & TACHO_SIM_BRANCHES ? "--branch-sim=yes"
+							     : "--branch-sim=no");
+	if (how->sims & TACHO_SIM_CACHES) {
+		vargv[k++] = i1;
+		vargv[k++] = d1;
+		vargv[k++] = ll;
+	}
 	vargv[k++] = (char *)(tc_sim_children(sim) ? "--trace-children=yes"
 						   : "--trace-children=no");
 	/* callgrind writes nothing when a process execs: a dump just before keeps what ran
-	 * before (the exec'd program, followed, writes its own file) */
-	vargv[k++] = (char *)"--dump-before=execve";
+	 * before (the exec'd program, followed, writes its own file). cachegrind 3.19 has
+	 * no such option: what ran before an exec is lost (docs/sim.md) */
+	if (!cachegrind)
+		vargv[k++] = (char *)"--dump-before=execve";
 	/* One context per function, whatever its recursion. callgrind's default (2) names a
 	 * function's second level "f'2", and it takes a jump back to a function's first
 	 * instruction (gcc's do-while loops) for a call of the function itself: a loop
@@ -185,9 +201,9 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	bool callers = false;
 	for (size_t i = 0; i < nextra; i++)
 		callers |= !strncmp(extra[i], "--separate-callers", 18);
-	if (!callers)
+	if (!callers && !cachegrind)
 		vargv[k++] = (char *)"--separate-recs=1";
-	if (tc_sim_dump_instr(sim))
+	if (tc_sim_dump_instr(sim) && !cachegrind)
 		vargv[k++] = (char *)"--dump-instr=yes";
 	vargv[k++] = outf;
 	vargv[k++] = logf;
@@ -245,7 +261,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 	if (err)
 		goto out;
 	if (!nfiles) {
-		char what[200], how[64];
+		char what[200], ended[64];
 		first_complaint(dir, what, sizeof(what));
 		if (ex->exited && (ex->code == 126 || ex->code == 127))
 			err = tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART,
@@ -254,7 +270,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *cons
 		else
 			err = tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSIM,
 					  "valgrind wrote no counts (it %s)%s%s",
-					  tacho_exit_describe(ex, how, sizeof(how)),
+					  tacho_exit_describe(ex, ended, sizeof(ended)),
 					  what[0] ? ": " : "", what);
 	}
 out:
@@ -270,25 +286,47 @@ static int add_file(void *arg, const char *text, size_t len, const char *name,
 	return tacho_sim_result_parse(text, len, name, arg, diag);
 }
 
-int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
-		  struct tacho_sim_result **out, int *exec_err, struct tacho_diag *diag)
+int tacho_sim_run_events(const struct tacho_sim *sim, char *const argv[],
+			 const struct perf_event_attr *const events[], size_t n,
+			 struct tacho_sim_result **out, int *exec_err, struct tacho_diag *diag)
 {
+	struct tc_sim_how how = { TACHO_SIM_ENGINE_CALLGRIND, 0 };
 	struct tacho_sim_result *res = NULL;
 	struct tacho_exit ex;
 	int err;
 
-	if (tc_diag_check(diag) || !out)
+	if (tc_diag_check(diag) || !out || !sim || (n && !events))
 		return -EINVAL;
 	*out = NULL;
+	/* the simulations the events need; every one for "every event" */
+	for (size_t i = 0; i < n; i++) {
+		if (!events[i])
+			return -EINVAL;
+		how.sims |= tc_sim_event_sims(events[i]);
+	}
+	if (!events || tc_sim_engine(sim) == TACHO_SIM_ENGINE_CALLGRIND)
+		how.sims = TACHO_SIM_CACHES | TACHO_SIM_BRANCHES;
+	if (tc_sim_engine(sim) == TACHO_SIM_ENGINE_CACHEGRIND)
+		how.tool = TACHO_SIM_ENGINE_CACHEGRIND;
 	err = tc_sim_result_new(&res);
 	if (err)
 		return err;
-	err = tc_sim_run_files(sim, argv, NULL, add_file, NULL, &res, &ex, exec_err, diag);
+	err = tc_sim_run_files(sim, &how, argv, NULL, add_file, NULL, &res, &ex, exec_err,
+			       diag);
 	if (err) {
 		tacho_sim_result_free(res);
 		return err;
 	}
 	tc_sim_result_set_exit(res, &ex);
+	tc_sim_result_set_run(res, how.tool == TACHO_SIM_ENGINE_CACHEGRIND ? "cachegrind"
+									    : "callgrind",
+			      how.sims);
 	*out = res;
 	return 0;
+}
+
+int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
+		  struct tacho_sim_result **out, int *exec_err, struct tacho_diag *diag)
+{
+	return tacho_sim_run_events(sim, argv, NULL, 0, out, exec_err, diag);
 }

@@ -28,6 +28,13 @@ void tc_sim_result_call(const struct tacho_sim_result *res, size_t i, const char
 const char *tc_sim_event_why(const struct perf_event_attr *attr);
 /* Records how the simulated program ended. */
 void tc_sim_result_set_exit(struct tacho_sim_result *res, const struct tacho_exit *ex);
+/* Records what ran: the tool (a static string) and its simulations (TACHO_SIM_CACHES,
+ * TACHO_SIM_BRANCHES). */
+void tc_sim_result_set_run(struct tacho_sim_result *res, const char *tool, unsigned sims);
+/* The simulations valgrind must run for the event attr describes to have a value
+ * (TACHO_SIM_CACHES, TACHO_SIM_BRANCHES; 0 for instructions, and for an event without
+ * a simulated meaning). */
+unsigned tc_sim_event_sims(const struct perf_event_attr *attr);
 
 /* Fits one cache of a CPU description to valgrind's rules (a power-of-two line size of
  * at least 16 bytes, a power of two of sets, a size that fits an int): fills *out and,
@@ -45,25 +52,34 @@ int tc_sim_cache_fit(const char *name, const struct tacho_cpu_cache *c, unsigned
 unsigned tc_sim_kernel_ways(const struct tacho_cpu_sysfs *sys, int cpu,
 			    const struct tacho_cpu_cache *c);
 
-/* What tacho_sim_new decided: the valgrind to run, whether to follow children, whether
- * to keep per-instruction costs. */
+/* What tacho_sim_new decided: the valgrind to run, the engine, whether to follow
+ * children, whether to keep per-instruction costs. */
 const char *tc_sim_valgrind(const struct tacho_sim *sim);
+enum tacho_sim_engine tc_sim_engine(const struct tacho_sim *sim);
 bool tc_sim_children(const struct tacho_sim *sim);
 bool tc_sim_dump_instr(const struct tacho_sim *sim);
 
-/* Called with each output file of a run (callgrind.out.PID, in the order of their
+/* Called with each output file of a run (sim.out.PID, in the order of their
  * names): its text, its length and its name. A non-zero return stops the run's reading
  * and is its result. */
 typedef int tc_sim_file_fn(void *arg, const char *text, size_t len, const char *name,
 			   struct tacho_diag *diag);
 
-/* Runs argv under sim's valgrind with extra options of callgrind (NULL-terminated, may be
- * NULL) before the program, fills *ex with how it ended, then gives fn each output file
+/* How one run simulates: the tool (TACHO_SIM_ENGINE_CALLGRIND or _CACHEGRIND) and the
+ * simulations on (TACHO_SIM_CACHES, TACHO_SIM_BRANCHES). */
+struct tc_sim_how {
+	enum tacho_sim_engine tool;
+	unsigned sims;
+};
+
+/* Runs argv under sim's valgrind as how says (NULL: callgrind with both simulations),
+ * with extra options of the tool (NULL-terminated, may be NULL) before the program, fills *ex with how it ended, then gives fn each output file
  * and, when log_fn is not NULL, log_fn each of valgrind's logs (valgrind.log.PID, after
  * the output files). Errors as tacho_sim_run's. */
-int tc_sim_run_files(const struct tacho_sim *sim, char *const argv[], char *const extra[],
-		     tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex,
-		     int *exec_err, struct tacho_diag *diag);
+int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
+		     char *const argv[], char *const extra[], tc_sim_file_fn *fn,
+		     tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex, int *exec_err,
+		     struct tacho_diag *diag);
 /* Where valgrind loaded one binary in one process: its text's bias (actual minus
  * stated address), which callgrind's instruction addresses are relative to. */
 struct tc_sim_load {

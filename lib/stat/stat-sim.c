@@ -1,4 +1,4 @@
-/* stat-sim.c - a stat session's simulated runs (--sim): the program under callgrind
+/* stat-sim.c - a stat session's simulated runs (--sim): the program under valgrind
  * with the machine's caches instead of counted, and the regions it marked matched up
  * with the value of every event. */
 #include <dirent.h>
@@ -84,11 +84,19 @@ static int take_regions(struct tacho_stat *s, const struct tacho_sim_result *res
 int tc_stat_simulate_once(const struct tacho_stat_opts *o, struct tacho_stat *s, unsigned rep,
 			  struct tacho_diag *diag)
 {
+	const struct perf_event_attr **attrs = calloc(s->nev ? s->nev : 1, sizeof(*attrs));
 	struct tacho_sim_result *res = NULL;
 	int err, exec_err = 0;
 	double t0 = now_ns();
 
-	err = tacho_sim_run(o->sim, o->argv, &res, &exec_err, diag);
+	if (!attrs)
+		return -ENOMEM;
+	/* only the simulations these events need (an event without a simulated meaning
+	 * needs none, and says why below) */
+	for (size_t e = 0; e < s->nev; e++)
+		attrs[e] = &s->ev[e].attr;
+	err = tacho_sim_run_events(o->sim, o->argv, attrs, s->nev, &res, &exec_err, diag);
+	free(attrs);
 	if (err) {
 		if (err == -TACHO_ENOSTART && exec_err &&
 		    TC_OPTS_GET(o, tacho_stat_opts, exec_err, NULL))
