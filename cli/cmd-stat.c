@@ -18,6 +18,7 @@
 #include "util/util.h"
 
 enum { OPT_WARMUP = 256, OPT_ALL, OPT_MULTIPLEX, OPT_CSV, OPT_JSON, OPT_SIM, OPT_SIM_CPU, OPT_SIM_HOT, OPT_MCA,
+	OPT_SIM_ENGINE,
        OPT_PER_CORE, OPT_PER_DIE, OPT_PER_SOCKET, OPT_PER_NODE, OPT_PER_THREAD,
        OPT_FOR_EACH_CGROUP, OPT_REGIONS, OPT_CONTROL, OPT_LOG_FD, OPT_PERF_LAYOUT,
        OPT_JSON_OUTPUT,
@@ -35,8 +36,8 @@ static const char stat_usage[] =
 	"                  -G <cgroups> | --for-each-cgroup <cgroups>) (-a | -C <cpus>) [...]\n"
 	"   or: tacho stat [<options>] --per-thread (-p <pid> | -t <tid> | [--] <program> ...)\n"
 	"   or: tacho stat [<options>] (--regions | --control <channel> | -D <ms>) [--] <program> ...\n"
-	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-hot <by>[:<n>]] [--mca] [-e <events>]\n"
-	"                  [-r <n>] [--] <program> [<args>]\n"
+	"   or: tacho stat --sim [--sim-cpu <dump>] [--sim-engine <tool>] [--sim-hot <by>[:<n>]]\n"
+	"                  [--mca] [-e <events>] [-r <n>] [--] <program> [<args>]\n"
 	"\n"
 	"Counts events while a program runs and prints every value with its status. When\n"
 	"there are more events than the CPU has counters, the program runs as many times\n"
@@ -93,6 +94,11 @@ static const struct cli_option stat_options[] = {
 	{ OPT_SIM_CPU, 0, "sim-cpu", "<dump>",
 	  "with --sim: simulate the caches of the CPU of this CPUID\n"
 	  "dump (tacho cpu --raw, cpuid -r) instead of this one's" },
+	{ OPT_SIM_ENGINE, 0, "sim-engine", "<tool>",
+	  "with --sim: auto (callgrind, simulating only the caches\n"
+	  "and branches the events need), callgrind (both always)\n"
+	  "or cachegrind (faster; no regions, no --sim-hot, --mca,\n"
+	  "and loses what a process ran before an exec)" },
 	{ OPT_SIM_HOT, 0, "sim-hot", "<by>[:<n>]",
 	  "with --sim: the n (20) hottest places of the first\n"
 	  "event, by function, line or instruction" },
@@ -230,6 +236,8 @@ struct stat_cli {
 	struct tacho_stat *s;
 	bool sim;                       /* --sim */
 	const char *sim_cpu;            /* --sim-cpu */
+	enum tacho_sim_engine engine;   /* --sim-engine */
+	bool engine_set;
 	unsigned hot;                   /* --sim-hot: places to show, 0 none */
 	enum tacho_sim_view hot_view;
 	bool mca;                       /* --mca */
@@ -613,6 +621,18 @@ static int parse_option(struct stat_cli *c, int opt)
 			return cli_usage_error(&cmd_stat, "--sim-cpu needs a CPUID dump");
 		c->sim_cpu = optarg;
 		return GO_ON;
+	case OPT_SIM_ENGINE:
+		if (!strcmp(optarg, "auto"))
+			c->engine = TACHO_SIM_ENGINE_AUTO;
+		else if (!strcmp(optarg, "callgrind"))
+			c->engine = TACHO_SIM_ENGINE_CALLGRIND;
+		else if (!strcmp(optarg, "cachegrind"))
+			c->engine = TACHO_SIM_ENGINE_CACHEGRIND;
+		else
+			return cli_usage_error(&cmd_stat, "bad value for --sim-engine: '%s' (auto, "
+					       "callgrind or cachegrind)", optarg);
+		c->engine_set = true;
+		return GO_ON;
 	case OPT_SIM_HOT:
 		return parse_hot(c, optarg);
 	case OPT_MCA:
@@ -751,6 +771,11 @@ static int stat_parse(struct stat_cli *c, int argc, char **argv)
 		return cli_usage_error(&cmd_stat, "--all and -e do not go together");
 	if ((c->sim_cpu || c->hot || c->mca) && !c->sim)
 		return cli_usage_error(&cmd_stat, "--sim-cpu, --sim-hot and --mca go with --sim");
+	if (c->engine_set && !c->sim)
+		return cli_usage_error(&cmd_stat, "--sim-engine goes with --sim");
+	if (c->engine == TACHO_SIM_ENGINE_CACHEGRIND && (c->hot || c->mca))
+		return cli_usage_error(&cmd_stat, "--sim-hot and --mca need callgrind's places: "
+				       "no --sim-engine cachegrind");
 	if (c->sim && (c->ntargets || c->interval || c->all || (c->o.sched_flags &
 							       TACHO_SCHED_MULTIPLEX)))
 		return cli_usage_error(&cmd_stat, "--sim runs a program under valgrind: no -p, -t, "
@@ -940,6 +965,7 @@ static int groups_refused(struct stat_cli *c)
 static int sim_prepare(struct stat_cli *c)
 {
 	struct tacho_sim_opts so = { .sz = sizeof(so), .cpu_dump = c->sim_cpu,
+				     .engine = c->engine,
 				     .dump_instr = c->mca || (c->hot && c->hot_view ==
 								      TACHO_SIM_VIEW_INSTRUCTION) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };

@@ -71,10 +71,16 @@ static void json_cache(struct tc_json *j, const char *key, const struct tacho_si
 	tc_json_obj_end(j);
 }
 
-static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m)
+static void json_machine(struct tc_json *j, const struct tacho_sim_machine *m,
+			 const struct tacho_sim_result *res)
 {
+	unsigned sims = res ? tacho_sim_result_sims(res) : TACHO_SIM_CACHES | TACHO_SIM_BRANCHES;
+
 	tc_json_obj_begin(j, "simulation");
-	tc_json_str(j, "tool", m->tool);
+	tc_json_str(j, "tool", res && tacho_sim_result_tool(res) ? tacho_sim_result_tool(res)
+								 : m->tool);
+	tc_json_bool(j, "cache_sim", sims & TACHO_SIM_CACHES);
+	tc_json_bool(j, "branch_sim", sims & TACHO_SIM_BRANCHES);
 	json_cache(j, "I1", &m->i1);
 	json_cache(j, "D1", &m->d1);
 	json_cache(j, "LL", &m->ll);
@@ -268,7 +274,7 @@ int tc_stat_write_json(const struct tacho_stat *s, const struct about *a, FILE *
 	tc_stat_json_value(&j, "user_s", tacho_stat_user_s(s), "s");
 	tc_stat_json_value(&j, "sys_s", tacho_stat_sys_s(s), "s");
 	if (tacho_stat_sim_machine(s)) {
-		json_machine(&j, tacho_stat_sim_machine(s));
+		json_machine(&j, tacho_stat_sim_machine(s), tacho_stat_sim_result(s));
 		json_regions(&j, s);
 		tc_stat_json_hot(&j, s, a);
 		tc_stat_json_mca(&j, a, tacho_stat_sim_machine(s));

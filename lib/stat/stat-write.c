@@ -177,20 +177,32 @@ static int about_get(const struct tacho_stat_about *in, struct about *out)
 /* --- the table --- */
 
 /* The simulated machine, under the title: the values are this machine's, not the
- * CPU's. */
-static void table_machine(const struct tacho_sim_machine *m, FILE *f)
+ * CPU's. res says what ran: a simulation left off (no event asked needs it) is said. */
+static void table_machine(const struct tacho_sim_machine *m, const struct tacho_sim_result *res,
+			  FILE *f)
 {
+	unsigned sims = res ? tacho_sim_result_sims(res) : TACHO_SIM_CACHES | TACHO_SIM_BRANCHES;
+	const char *tool = res && tacho_sim_result_tool(res) ? tacho_sim_result_tool(res)
+							     : m ? m->tool : NULL;
 	char b[3][80];
 
 	if (!m)
 		return;
-	fprintf(f, "  simulated by valgrind's %s, caches from %s:\n", m->tool, m->source);
+	fprintf(f, "  simulated by valgrind's %s, caches from %s:\n", tool, m->source);
 	fprintf(f, "    I1 %s; D1 %s; LL %s\n", sim_cache_human(&m->i1, b[0], sizeof(b[0])),
 		sim_cache_human(&m->d1, b[1], sizeof(b[1])),
 		sim_cache_human(&m->ll, b[2], sizeof(b[2])));
 	if (m->note && m->note[0])
 		fprintf(f, "    (%s)\n", m->note);
-	fprintf(f, "    branch predictor: %s\n\n", m->branch_model);
+	fprintf(f, "    branch predictor: %s\n", m->branch_model);
+	if (!(sims & (TACHO_SIM_CACHES | TACHO_SIM_BRANCHES)))
+		fprintf(f, "    (neither simulated this run: no event asked needs them)\n");
+	else if (!(sims & TACHO_SIM_CACHES))
+		fprintf(f, "    (the caches not simulated this run: no cache event asked)\n");
+	else if (!(sims & TACHO_SIM_BRANCHES))
+		fprintf(f, "    (the branch predictor not simulated this run: no branch event "
+			"asked)\n");
+	fprintf(f, "\n");
 }
 
 static void table_title(const struct tacho_stat *s, const struct about *a, FILE *f)
@@ -231,7 +243,7 @@ static void table_title(const struct tacho_stat *s, const struct about *a, FILE 
 		fprintf(f, ")");
 	}
 	fprintf(f, ":\n\n");
-	table_machine(tacho_stat_sim_machine(s), f);
+	table_machine(tacho_stat_sim_machine(s), tacho_stat_sim_result(s), f);
 }
 
 /* One row per event: value, unit, name, then the statistics of the repetitions (with
