@@ -97,9 +97,10 @@ struct tacho_sim;
  * says so and names the Debian package to install); -errno, -TACHO_EPARSE and the like
  * for a dump that cannot be read (*diag names the file); -TACHO_ENOVALUE when the
  * description has no L1 data, L1 instruction or second-or-higher-level cache; -EINVAL
- * (opts->sz below the first version); -TACHO_EVERSION (opts set a field past the struct
- * this library knows: a program built against a newer tacho.h; *diag says so);
- * -ENOMEM. diag may be NULL. Thread-safe; reads CPUID on the calling CPU. */
+ * (opts->sz below the first version, an engine this library does not know, dump_instr
+ * with TACHO_SIM_ENGINE_CACHEGRIND: *diag says which); -TACHO_EVERSION (opts set a
+ * field past the struct this library knows: a program built against a newer tacho.h;
+ * *diag says so); -ENOMEM. diag may be NULL. Thread-safe; reads CPUID on the calling CPU. */
 TACHO_API int tacho_sim_new(const struct tacho_sim_opts *opts, struct tacho_sim **out,
 			    struct tacho_diag *diag);
 TACHO_API void tacho_sim_free(struct tacho_sim *sim);
@@ -134,8 +135,8 @@ TACHO_API int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
  * _CACHEGRIND; _CALLGRIND simulates both always). The counts valgrind counts in every
  * mode (instructions) are the same either way, exactly. An event outside the
  * simulations that ran then has no value in the result (tacho_sim_result_value:
- * -TACHO_ENOVALUE). Errors as tacho_sim_run's, and -EINVAL for a sim of
- * TACHO_SIM_ENGINE_CACHEGRIND with dump_instr. */
+ * -TACHO_ENOVALUE). Errors as tacho_sim_run's, and -EINVAL for n events without the
+ * array or with a NULL among them. */
 TACHO_API int tacho_sim_run_events(const struct tacho_sim *sim, char *const argv[],
 				   const struct perf_event_attr *const events[], size_t n,
 				   struct tacho_sim_result **out, int *exec_err,
