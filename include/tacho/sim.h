@@ -132,10 +132,10 @@ TACHO_API int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
  * valgrind simulates the caches only when one of them is a cache event (a miss, a data
  * read or write, a last-level access), the branch predictor only when one is a branch
  * event, and neither for instructions alone (engine TACHO_SIM_ENGINE_AUTO or
- * _CACHEGRIND; _CALLGRIND simulates both always). The counts valgrind counts in every
- * mode (instructions) are the same either way, exactly. An event outside the
- * simulations that ran then has no value in the result (tacho_sim_result_value:
- * -TACHO_ENOVALUE). Errors as tacho_sim_run's, and -EINVAL for n events without the
+ * _CACHEGRIND; _CALLGRIND simulates both always). What one tool counts in every mode
+ * (instructions) is the same either way, exactly; cachegrind and callgrind differ in
+ * glibc's start-up (docs/sim.md). An event outside the simulations that ran then has
+ * no value in the result (tacho_sim_result_value: -TACHO_ENOVALUE). Errors as tacho_sim_run's, and -EINVAL for n events without the
  * array or with a NULL among them. */
 TACHO_API int tacho_sim_run_events(const struct tacho_sim *sim, char *const argv[],
 				   const struct perf_event_attr *const events[], size_t n,
