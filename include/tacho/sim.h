@@ -135,7 +135,9 @@ TACHO_API int tacho_sim_run(const struct tacho_sim *sim, char *const argv[],
  * _CACHEGRIND; _CALLGRIND simulates both always). What one tool counts in every mode
  * (instructions) is the same either way, exactly; cachegrind and callgrind differ in
  * glibc's start-up (docs/sim.md). An event outside the simulations that ran then has
- * no value in the result (tacho_sim_result_value: -TACHO_ENOVALUE). Errors as tacho_sim_run's, and -EINVAL for n events without the
+ * no value in the result (tacho_sim_result_value: -TACHO_ENOVALUE). Under cachegrind,
+ * a program whose file names tacho_region_begin is refused before it runs:
+ * -TACHO_ENOVALUE, *diag says why (cachegrind cannot count regions). Errors as tacho_sim_run's, and -EINVAL for n events without the
  * array or with a NULL among them. */
 TACHO_API int tacho_sim_run_events(const struct tacho_sim *sim, char *const argv[],
 				   const struct perf_event_attr *const events[], size_t n,

@@ -59,6 +59,23 @@ static const char *runnable(const char *path)
 	return NULL;
 }
 
+/* Whether the program at path names tacho_region_begin (imports it, or has it in its
+ * symbols): a program with regions, which cachegrind cannot count (it has no client
+ * requests to dump at a boundary). A file that cannot be read says no: exec will tell. */
+static bool has_regions(const char *path)
+{
+	static const char sym[] = "tacho_region_begin";
+	char *text = NULL;
+	size_t len = 0;
+	bool found;
+
+	if (tc_read_file(path, &text, &len, (size_t)1 << 30) != 0)
+		return false;
+	found = memmem(text, len, sym, sizeof(sym) - 1) != NULL;
+	free(text);
+	return found;
+}
+
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -143,6 +160,15 @@ int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
 		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
 	}
 	why = runnable(prog);
+	/* regions under cachegrind would be left out without a word: refused before the
+	 * run instead (docs/sim.md, "The engines"); a child or an exec'd program with
+	 * regions is not seen here */
+	if (!why && cachegrind && has_regions(prog)) {
+		free(prog);
+		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOVALUE,
+				   "'%s' marks regions (tacho_region_begin), which cachegrind "
+				   "cannot count: simulate it with callgrind", argv[0]);
+	}
 	free(prog);
 	if (why)
 		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART,

@@ -5,7 +5,7 @@
  * no event needs) against callgrind with both; cachegrind by the difference of two
  * runs (its total differs from callgrind's by a fixed number of glibc's start-up
  * instructions, the same for N and 2N iterations); the regions under auto, exact by
- * difference; the usage errors. */
+ * difference; a program with regions refused under cachegrind; the usage errors. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +210,23 @@ static void test_auto_regions(void **state)
 		th_json_free(j[k]);
 }
 
+/* A program that marks regions is refused under cachegrind, before it runs (its
+ * regions would be left out without a word): exit 1, the reason named. */
+static void test_cachegrind_refuses_regions(void **state)
+{
+	struct th_run r;
+	(void)state;
+
+	NEED_VALGRIND();
+	th_tacho(&r, "stat", "--sim", "--sim-engine", "cachegrind", "-e", "instructions", "--",
+		 th_prog("lib-sim-regions"), "10", "10", NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "marks regions (tacho_region_begin), which cachegrind cannot "
+			"count");
+	assert_null(strstr(r.err, "instructions  (simulated)"));
+	th_run_free(&r);
+}
+
 /* The usage errors: exit 2 and one line naming the problem, nothing run. */
 static void test_engine_usage(void **state)
 {
@@ -254,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_cachegrind_loop_exact),
 		cmocka_unit_test(test_cachegrind_caches),
 		cmocka_unit_test(test_auto_regions),
+		cmocka_unit_test(test_cachegrind_refuses_regions),
 		cmocka_unit_test(test_engine_usage),
 	};
 
