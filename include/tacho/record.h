@@ -155,6 +155,74 @@ struct tacho_record_result {
 TACHO_API int tacho_record(const struct tacho_record_opts *opts, struct tacho_record_result *res,
 			   struct tacho_diag *diag);
 
+/* --- Always-on sampling (tacho serve --profile) ---
+ * One sampler that keeps sampling every CPU at a low rate and holds what it saw over a
+ * rolling window, so that a profile of the last N seconds is answered at once, without
+ * a recording of its own. Samples are aggregated as they come, by (process, thread,
+ * event, call chain) -> count and summed period, in slices of slice_s seconds: memory
+ * grows with the distinct stacks, not with the samples. A slice leaves when it is past
+ * the window, or, oldest first, when the memory held goes past max_bytes (the current
+ * slice then takes no new stack, only counts of those it has); both are counted. The
+ * processes' names and executable mappings (what a report needs to name the stacks)
+ * are held as long as a held slice may need them: those of a process that exited go
+ * with the last slice from before its exit. docs/serve.md tells more. */
+struct tacho_sampler;
+
+struct tacho_sampler_opts {
+	size_t sz;                  /* sizeof(struct tacho_sampler_opts) */
+	const char *events;         /* as tacho_record_opts.events; NULL: cycles where there
+				       is a core PMU, else cpu-clock */
+	unsigned freq;              /* samples a second on each CPU; 0: 19 (Parca's agent:
+				       a prime, never in step with a periodic timer) */
+	unsigned window_s;          /* seconds held; 0: 60 */
+	unsigned slice_s;           /* seconds a slice covers; 0: window_s / 6, from 1 to 10 */
+	uint64_t max_bytes;         /* the memory held at most; 0: 64 MiB */
+};
+
+/* What a sampler holds and has done (totals since tacho_sampler_new). Sized. */
+struct tacho_sampler_stats {
+	size_t sz;                  /* sizeof(struct tacho_sampler_stats) */
+	bool running;               /* tacho_sampler_run is sampling */
+	uint64_t samples;           /* samples taken in */
+	uint64_t lost;              /* samples the kernel dropped (full ring) */
+	uint64_t dropped_window;    /* samples that left with a slice past the window */
+	uint64_t dropped_memory;    /* samples that left with a slice, or were refused,
+				       because of max_bytes */
+	uint64_t dropped_slices;    /* slices that left because of max_bytes */
+	uint64_t bytes;             /* memory held: slices, mappings and names */
+	uint64_t stacks;            /* distinct (process, thread, event, stack) entries
+				       held, over the slices */
+	double held_s;              /* seconds the held slices cover, up to now */
+	double cpu_s;               /* CPU time of the thread in tacho_sampler_run
+				       (CLOCK_THREAD_CPUTIME_ID), at its latest read of
+				       the rings */
+	char event[64];             /* the event sampled (once running) */
+};
+
+/* A sampler with these options (NULL: every default): 0 and *out, -EINVAL for a
+ * window_s or slice_s over a day, a slice_s over window_s, a freq over 100000;
+ * -TACHO_EVERSION for options past this library's; -ENOMEM. Free with
+ * tacho_sampler_free. */
+TACHO_API int tacho_sampler_new(const struct tacho_sampler_opts *opts, struct tacho_sampler **out);
+/* Samples every CPU (kernel and user call chains by frame pointers) until *stop
+ * becomes non-zero, on the calling thread: the caller gives it a thread of its own.
+ * Returns 0 when stopped, or tacho_record's errors (with *diag) when sampling could
+ * not start or a read failed. Once per sampler. */
+TACHO_API int tacho_sampler_run(struct tacho_sampler *s, volatile int *stop,
+				struct tacho_diag *diag);
+/* Writes the samples of the slices that reach into the last `seconds` seconds (whole
+ * slices: up to slice_s more), of process pid alone when pid is not 0, as gzipped pprof (tacho_profile_write_pprof) to f. The
+ * held samples are copied into a temporary file in $TMPDIR (else /tmp) under the
+ * sampler's lock, named there from it without: several callers at once, and the
+ * sampler, go on. 0; -TACHO_EEMPTY (with *diag) when no slice is held yet; -errno.
+ * Thread-safe. */
+TACHO_API int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t pid,
+					FILE *f, struct tacho_diag *diag);
+/* The totals now (out->sz set by the caller). 0, -EINVAL. Thread-safe. */
+TACHO_API int tacho_sampler_stats(struct tacho_sampler *s, struct tacho_sampler_stats *out);
+/* Frees a sampler that is not running (NULL is fine). */
+TACHO_API void tacho_sampler_free(struct tacho_sampler *s);
+
 #ifdef __cplusplus
 }
 #endif

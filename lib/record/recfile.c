@@ -126,20 +126,45 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* the file header: magic, version, header size, 8 reserved bytes, CRC of the 24 bytes
+ * before it */
+static void file_header(unsigned char hdr[TC_REC_FILE_HDR])
+{
+	memset(hdr, 0, TC_REC_FILE_HDR);
+	memcpy(hdr, TC_REC_MAGIC, 8);
+	put_u32(hdr + 8, TC_REC_VERSION);
+	put_u32(hdr + 12, TC_REC_FILE_HDR);
+	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
+}
+
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 {
-	unsigned char hdr[TC_REC_FILE_HDR] = { 0 };
+	unsigned char hdr[TC_REC_FILE_HDR];
 
 	memset(w, 0, sizeof(*w));
 	tc_sb_init(&w->buf);
 	w->fd = fd;
 	w->out.fd = -1;
-	/* magic, version, header size, 8 reserved bytes, CRC of the 24 bytes before it */
-	memcpy(hdr, TC_REC_MAGIC, 8);
-	put_u32(hdr + 8, TC_REC_VERSION);
-	put_u32(hdr + 12, TC_REC_FILE_HDR);
-	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
+	file_header(hdr);
 	w->err = write_all(fd, hdr, sizeof(hdr));
+	if (!w->err)
+		w->written = sizeof(hdr);
+	return w->err;
+}
+
+int tc_record_writer_open_sink(struct tc_record_writer *w,
+			       int (*sink)(void *arg, const void *data, size_t len), void *arg)
+{
+	unsigned char hdr[TC_REC_FILE_HDR];
+
+	memset(w, 0, sizeof(*w));
+	tc_sb_init(&w->buf);
+	w->fd = -1;
+	w->out.fd = -1;
+	w->sink = sink;
+	w->sink_arg = arg;
+	file_header(hdr);
+	w->err = sink(arg, hdr, sizeof(hdr));
 	if (!w->err)
 		w->written = sizeof(hdr);
 	return w->err;
@@ -591,7 +616,8 @@ int tc_record_writer_flush(struct tc_record_writer *w)
 		return 0;
 	/* one write per flush: a reader (or a kill) sees whole records up to here, plus
 	 * at most one partial write the reader detects as truncation */
-	err = write_all(w->fd, w->buf.buf, w->buf.len);
+	err = w->sink ? w->sink(w->sink_arg, w->buf.buf, w->buf.len)
+		      : write_all(w->fd, w->buf.buf, w->buf.len);
 	if (err) {
 		w->err = err;
 		return err;

@@ -157,6 +157,9 @@ struct tc_record_writer {
 	uint32_t block_count;  /* the samples or marks in it */
 	struct tc_rec_sample_prev prev;
 	struct tc_rec_mark_prev mprev;
+	/* tc_record_writer_open_sink: whole records go to sink instead of fd */
+	int (*sink)(void *arg, const void *data, size_t len);
+	void *sink_arg;
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -164,6 +167,11 @@ struct tc_record_writer {
 int tc_record_writer_open(struct tc_record_writer *w, const char *path);
 /* Uses an open fd, which the writer then owns: tc_record_writer_close closes it. */
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd);
+/* No file: the header, then at each flush the whole records buffered, are handed to
+ * sink(arg, data, len), which returns 0 or -errno (sticky, as a failed write). The
+ * always-on sampler (record/sampler.c) reads them as they come. 0 or sink's error. */
+int tc_record_writer_open_sink(struct tc_record_writer *w,
+			       int (*sink)(void *arg, const void *data, size_t len), void *arg);
 /* Appends one record to the buffer; the payload is copied and padded to 8 bytes. */
 void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
 			  const void *payload, size_t len);

@@ -131,7 +131,10 @@ static int start_file(struct session *s, const char *out_path, struct tacho_diag
 	const struct tacho_record_opts *o = s->o;
 	int err;
 
-	err = tc_record_writer_open(&s->w, out_path);
+	if (s->hooks && s->hooks->sink)
+		err = tc_record_writer_open_sink(&s->w, s->hooks->sink, s->hooks->arg);
+	else
+		err = tc_record_writer_open(&s->w, out_path);
 	if (err)
 		return tc_diag_set(diag, out_path, 0, 0, err, "cannot write '%s': %s", out_path,
 				   err == -ELOOP ? "it is a symbolic link, which tacho does not "

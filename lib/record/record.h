@@ -30,6 +30,9 @@ struct tc_record_hooks {
 	 * end with final set), before the buffered records go to the file. 0 or -errno
 	 * (then the recording stops, as after a write error). */
 	int (*drain)(void *arg, struct tc_record_writer *w, bool final);
+	/* Set: no file (opts.output is not used); the records go to sink(arg, data, len)
+	 * as they are flushed (tc_record_writer_open_sink). */
+	int (*sink)(void *arg, const void *data, size_t len);
 };
 
 /* What a ring per CPU must hold, for its default size (tc_record_ring_pages). */
