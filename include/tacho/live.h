@@ -211,6 +211,8 @@ TACHO_API int tacho_live_frame_write_history(const struct tacho_live_frame *f, F
  * frame and the second per scrape, and sends them one after the other. */
 #define TACHO_METRICS_FRAME  0x1u
 #define TACHO_METRICS_SCRAPE 0x2u
+struct tacho_sampler_stats;   /* tacho/record.h */
+
 struct tacho_metrics_opts {
 	size_t sz;                  /* sizeof(struct tacho_metrics_opts) */
 	enum tacho_metrics_format format;
@@ -218,6 +220,9 @@ struct tacho_metrics_opts {
 				       tacho_scrape_duration_seconds; NAN to leave out */
 	unsigned long long scrapes; /* scrapes served before this one */
 	unsigned parts;             /* TACHO_METRICS_*; 0: both */
+	const struct tacho_sampler_stats *sampler; /* an always-on sampler's totals
+				       (tacho_sampler_stats), written with the scrape's
+				       part; NULL: none */
 };
 /* Writes the frame (f may be NULL when parts is TACHO_METRICS_SCRAPE alone) as
  * metrics: one counter family per event, tacho_EVENT_total (the
@@ -227,8 +232,10 @@ struct tacho_metrics_opts {
  * a number are left out and counted in tacho_not_counted{event, status, reason}; then
  * tacho's own health: tacho_rows, tacho_targets_left_out{reason},
  * tacho_sample_duration_seconds, tacho_frame_timestamp_seconds,
- * tacho_perf_descriptors, tacho_scrape_duration_seconds, tacho_scrapes_total.
- * docs/serve.md lists them.
+ * tacho_perf_descriptors, tacho_scrape_duration_seconds, tacho_scrapes_total;
+ * with opts->sampler, the sampler's cost and hold: tacho_serve_profile_cpu_seconds_total,
+ * _samples_total, _dropped_samples_total{reason}, _lost_samples_total, _bytes,
+ * _stacks, _window_seconds. docs/serve.md lists them.
  * 0, -EINVAL (an opts->sz below the first version), -TACHO_EVERSION (opts set a field
  * past the struct this library knows: a program built against a newer tacho.h), -EIO.
  * Thread-safe. */
