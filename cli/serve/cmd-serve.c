@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <microhttpd.h>
@@ -34,17 +35,22 @@
  * first, this is the backstop */
 #define CONNECTION_TIMEOUT_S 10
 
-enum { OPT_LISTEN = 256, OPT_ONCE };
+enum { OPT_LISTEN = 256, OPT_ONCE, OPT_PROFILE, OPT_PROFILE_FREQ, OPT_PROFILE_WINDOW,
+       OPT_PROFILE_MAX_MB };
 
 static const char serve_usage[] =
 	"usage: tacho serve [--listen <addr>:<port>] [-e <events>] [-d <seconds>] [--view <view>]\n"
+	"                   [--profile [--profile-freq <hz>] [--profile-window <seconds>]\n"
+	"                   [--profile-max-mb <MiB>]]\n"
 	"                   [-k <n>] [-p <pid> | -G <cgroup>... | [--] <program> [<args>]]\n"
 	"\n"
 	"Counts events live, as tacho top does, and serves them over HTTP: /metrics for\n"
 	"Prometheus (a counter per event with labels for the cpu, process or cgroup, and\n"
 	"tacho's own health; OpenMetrics when the scraper asks for it), /api/frame and\n"
 	"/api/history as JSON, at / a page that plots the rates, and at\n"
-	"/debug/pprof/profile?seconds=N a CPU profile of the machine for go tool pprof.\n"
+	"/debug/pprof/profile?seconds=N a CPU profile of the machine for go tool pprof:\n"
+	"of the next N seconds, or with --profile at once, of the last N seconds, from a\n"
+	"sampler that runs all the time at a low rate over a rolling window.\n"
 	"It listens on the loopback address unless --listen names another one.\n"
 	"\n";
 
@@ -60,6 +66,15 @@ static const struct cli_option serve_options[] = {
 	{ 'p', 'p', "pid", "<pid>", "this process alone" },
 	{ 'G', 'G', "cgroup", "<cgroup>", "this cgroup (may be repeated): --view cgroup" },
 	{ 'k', 'k', "max", "<n>", "follow at most n targets (default 32)" },
+	{ OPT_PROFILE, 0, "profile", NULL,
+	  "sample the machine all the time; /debug/pprof/profile answers\n"
+	  "at once from the last seconds held" },
+	{ OPT_PROFILE_FREQ, 0, "profile-freq", "<hz>",
+	  "--profile's samples a second on each CPU (default 19)" },
+	{ OPT_PROFILE_WINDOW, 0, "profile-window", "<seconds>",
+	  "--profile's seconds held (default 60, 1 to 3600)" },
+	{ OPT_PROFILE_MAX_MB, 0, "profile-max-mb", "<MiB>",
+	  "--profile's memory cap (default 64, 1 to 65536)" },
 	CLI_OPTION_HELP,
 	{ 0 },
 };
@@ -99,7 +114,9 @@ struct server {
 	int http_wake;                      /* eventfd: wakes the HTTP thread to stop */
 	int count_err;
 	char where[300];
-	struct serve_prof *prof;            /* /debug/pprof/profile: one at a time */
+	struct serve_prof *prof;            /* /debug/pprof/profile */
+	bool always;                        /* --profile */
+	struct prof_always pa;              /* its options */
 	int prof_wake;                      /* eventfd: a profile is ready, run the loop (a
 					       resumed connection wakes no epoll set of ours) */
 };
@@ -356,6 +373,7 @@ static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 	const char *accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	bool om = accept && strstr(accept, "application/openmetrics-text");
 	struct tacho_metrics_opts mo = { .sz = sizeof(mo), .parts = TACHO_METRICS_SCRAPE };
+	struct tacho_sampler_stats st = { .sz = sizeof(st) };
 	double t0 = live_now();
 	enum MHD_Result ret;
 	char *tail = NULL;
@@ -367,6 +385,8 @@ static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 	mo.scrapes = sv->scrapes;
 	pthread_mutex_unlock(&sv->mu);
 	mo.format = om ? TACHO_METRICS_OPENMETRICS : TACHO_METRICS_PROMETHEUS;
+	if (prof_stats(sv->prof, &st))
+		mo.sampler = &st;
 	f = open_memstream(&tail, &tail_len);
 	if (!f)
 		return MHD_NO;
@@ -413,14 +433,15 @@ static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c,
 {
 	char why[512], *body = NULL;
 	unsigned secs, status;
+	void *job = NULL;
 	size_t len;
 	pid_t pid;
 	int err;
 
-	if (*con_cls == sv->prof) {
+	if (prof_is_job(sv->prof, *con_cls)) {
 		struct MHD_Response *r;
 		enum MHD_Result ret;
-		if (!prof_take(sv->prof, &body, &len, &status, why, sizeof(why))) {
+		if (!prof_take(sv->prof, *con_cls, &body, &len, &status, why, sizeof(why))) {
 			mhd.suspend_connection(c);   /* not ready: wait on */
 			return MHD_YES;
 		}
@@ -451,15 +472,21 @@ static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c,
 		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
 			       strlen(msg), true);
 	}
-	err = prof_start(sv->prof, secs, pid, profile_ready, sv, c);
+	err = prof_start(sv->prof, secs, pid, profile_ready, sv, c, &job);
+	if (err == -EBUSY && prof_always(sv->prof))
+		return text(c, MHD_HTTP_TOO_MANY_REQUESTS,
+			    "busy: " TC_STR(PROF_JOBS) " profiles are being written from the "
+			    "window; try again when one ends\n");
 	if (err == -EBUSY)
 		return text(c, MHD_HTTP_TOO_MANY_REQUESTS,
 			    "busy: another profile is being taken (one at a time); try again "
 			    "when it ends\n");
 	if (err)
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "cannot start a profile now\n");
-	guard_extend(guard_ctx, live_now() + secs + GUARD_ANSWER_S);
-	*con_cls = sv->prof;
+	/* from the window: no seconds to wait, only the writing */
+	guard_extend(guard_ctx, live_now() + (prof_always(sv->prof) ? 0 : secs) +
+		     GUARD_ANSWER_S);
+	*con_cls = job;
 	mhd.suspend_connection(c);
 	return MHD_YES;
 }
@@ -720,6 +747,32 @@ static int open_listener(struct server *sv, int *fd)
 	return 0;
 }
 
+/* --profile-freq, --profile-window, --profile-max-mb: 0, or EXIT_USAGE (said). */
+static int profile_option(struct server *sv, int opt, const char *arg)
+{
+	static const struct { int opt; const char *name; uint64_t max; } lim[] = {
+		{ OPT_PROFILE_FREQ, "--profile-freq", 10000 },
+		{ OPT_PROFILE_WINDOW, "--profile-window", 3600 },
+		{ OPT_PROFILE_MAX_MB, "--profile-max-mb", 65536 },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+		if (lim[i].opt != opt)
+			continue;
+		if (tc_parse_u64(arg, &v) || v < 1 || v > lim[i].max)
+			return cli_usage_error(&cmd_serve, "bad %s '%s': a whole number from 1 "
+					       "to %" PRIu64, lim[i].name, arg, lim[i].max);
+		if (opt == OPT_PROFILE_FREQ)
+			sv->pa.freq = (unsigned)v;
+		else if (opt == OPT_PROFILE_WINDOW)
+			sv->pa.window_s = (unsigned)v;
+		else
+			sv->pa.max_bytes = v << 20;
+	}
+	return 0;
+}
+
 static int serve_parse(struct server *sv, int argc, char **argv)
 {
 	struct cli_args args;
@@ -734,7 +787,18 @@ static int serve_parse(struct server *sv, int argc, char **argv)
 			return k;
 		if (opt == OPT_LISTEN)
 			sv->listen = optarg;
+		else if (opt == OPT_PROFILE)
+			sv->always = true;
+		else if (opt == OPT_PROFILE_FREQ || opt == OPT_PROFILE_WINDOW ||
+			 opt == OPT_PROFILE_MAX_MB) {
+			k = profile_option(sv, opt, optarg);
+			if (k)
+				return k;
+		}
 	}
+	if (opt >= 0 && !sv->always && (sv->pa.freq || sv->pa.window_s || sv->pa.max_bytes))
+		return cli_usage_error(&cmd_serve, "--profile-freq, --profile-window and "
+				       "--profile-max-mb go with --profile");
 	if (opt < 0)
 		return args.exit;
 	return GO_ON;
@@ -759,10 +823,12 @@ static struct MHD_Daemon *http_start(struct server *sv, int lfd)
 		cli_error("cannot serve: %s", strerror(sv->guard ? errno : ENOMEM));
 		return NULL;
 	}
-	sv->prof = prof_new();
-	if (!sv->prof) {
-		cli_error("cannot serve: %s", strerror(ENOMEM));
-		return NULL;
+	{
+		char why[512];
+		if (prof_new(sv->always ? &sv->pa : NULL, &sv->prof, why, sizeof(why))) {
+			cli_error("cannot serve: %s", why);
+			return NULL;
+		}
 	}
 	/* suspend and resume: a profile's connection waits while the loop goes on */
 	sv->d = mhd.start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, on_accept, sv,
@@ -855,6 +921,15 @@ static int serve_run(struct server *sv, int lfd)
 		sv->where, live_cli_target(lc, (char[128]){ 0 }, 128), lc->interval);
 	if (lc->note[0])
 		cli_warn("%s", lc->note);
+	if (sv->always) {
+		struct tacho_sampler_stats st = { .sz = sizeof(st) };
+		prof_stats(sv->prof, &st);
+		fprintf(stderr, "tacho serve: profiling every CPU all the time: %s, %u Hz, the "
+			"last %u s held in at most %" PRIu64 " MiB\n", st.event,
+			sv->pa.freq ? sv->pa.freq : PROF_HZ,
+			sv->pa.window_s ? sv->pa.window_s : PROF_WINDOW_S,
+			(sv->pa.max_bytes ? sv->pa.max_bytes : (uint64_t)PROF_MAX_MB << 20) >> 20);
+	}
 	/* this thread waits for a stop signal, or for counting to end */
 	while (!cli_stop_sig && !atomic_load(&sv->stop))
 		sigsuspend(&wait_mask);

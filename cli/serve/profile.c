@@ -1,8 +1,11 @@
 /* profile.c - tacho serve's /debug/pprof/profile: a CPU profile of the machine (or of
- * one process) over the next N seconds, as go tool pprof and Parca's scrapers fetch it.
- * The library records it (tacho_record, system-wide or -p, into a temporary file) and
- * writes it as pprof (tacho_profile_write_pprof): this file only runs that on a thread
- * of its own, one profile at a time, so that the HTTP thread and /metrics never wait
+ * one process), as go tool pprof and Parca's scrapers fetch it. Without --profile, over
+ * the next N seconds: the library records it (tacho_record, system-wide or -p, into a
+ * temporary file) and writes it as pprof (tacho_profile_write_pprof), one profile at a
+ * time. With --profile, over the last N seconds, at once: one always-on sampler
+ * (tacho_sampler_run, on a thread of its own) holds a rolling window, and each request
+ * is written from it (tacho_sampler_write_pprof), several at once. Either way the
+ * work runs on threads of this file, so that the HTTP thread and /metrics never wait
  * on it. */
 #include <errno.h>
 #include <pthread.h>
@@ -16,18 +19,15 @@
 #include "tacho.h"
 #include "serve.h"
 
-struct serve_prof {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;                  /* the stopper's timed wait, and a stop */
-	bool busy;                          /* a profile is being taken or not yet taken away */
+/* One answer being made: its thread, its request and its result. */
+struct prof_job {
+	struct serve_prof *p;
+	bool busy;                          /* taken, its result not yet taken away */
 	bool running;                       /* its thread has not been joined */
 	bool done;                          /* its result is there */
-	bool quit;                          /* end the recording now */
-	bool closing;                       /* the server stops: no profile to write */
 	pthread_t thread;
 	unsigned seconds;
 	pid_t pid;
-	volatile int stop;                  /* tacho_record's stop flag */
 	void (*ready)(void *arg, void *conn);
 	void *arg, *conn;
 	/* the result */
@@ -35,6 +35,23 @@ struct serve_prof {
 	size_t len;
 	unsigned status;                    /* HTTP status: 200, or why not */
 	char why[512];
+};
+
+struct serve_prof {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;                  /* the stopper's timed wait, and a stop */
+	bool quit;                          /* end the recording now */
+	bool closing;                       /* the server stops: no profile to write */
+	volatile int stop;                  /* tacho_record's stop flag */
+	struct prof_job job[PROF_JOBS];     /* without a sampler: job[0] alone */
+	/* --profile */
+	struct tacho_sampler *sampler;
+	pthread_t sthread;
+	bool sampler_up;                    /* its thread has not been joined */
+	bool sampler_ended;
+	volatile int sstop;
+	int serr;                           /* tacho_sampler_run's error */
+	char serr_msg[400];
 };
 
 /* s (at most 40 bytes of it) for a one-line message: bytes other than printable ASCII
@@ -93,25 +110,110 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 	return 0;
 }
 
-struct serve_prof *prof_new(void)
+/* The always-on sampler's thread. */
+static void *sampler_main(void *arg)
+{
+	struct serve_prof *p = arg;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	int err = tacho_sampler_run(p->sampler, &p->sstop, &diag);
+
+	pthread_mutex_lock(&p->mu);
+	p->serr = err;
+	if (err)
+		snprintf(p->serr_msg, sizeof(p->serr_msg), "%s",
+			 diag.message[0] ? diag.message : tacho_strerror(err));
+	p->sampler_ended = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Starts the sampler and waits until it samples (its event is known) or failed. */
+static int start_sampler(struct serve_prof *p, const struct prof_always *a, char *why,
+			 size_t whysz)
+{
+	struct tacho_sampler_opts so = { .sz = sizeof(so), .freq = a->freq,
+					 .window_s = a->window_s, .max_bytes = a->max_bytes };
+	struct tacho_sampler_stats st = { .sz = sizeof(st) };
+	int err = tacho_sampler_new(&so, &p->sampler);
+
+	if (err) {
+		snprintf(why, whysz, "cannot make the sampler: %s", tacho_strerror(err));
+		return err;
+	}
+	err = pthread_create(&p->sthread, NULL, sampler_main, p);
+	if (err) {
+		snprintf(why, whysz, "cannot start the sampler's thread: %s", strerror(err));
+		return -err;
+	}
+	p->sampler_up = true;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct timespec until;
+		tacho_sampler_stats(p->sampler, &st);
+		if (st.event[0] || p->sampler_ended)
+			break;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->cv, &p->mu, &until);
+	}
+	if (p->sampler_ended) {
+		err = p->serr ? p->serr : -EIO;
+		snprintf(why, whysz, "cannot sample: %s", p->serr ? p->serr_msg :
+			 "the sampler ended at once");
+	}
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+int prof_new(const struct prof_always *a, struct serve_prof **out, char *why, size_t whysz)
 {
 	struct serve_prof *p = calloc(1, sizeof(*p));
+	int err;
 
-	if (!p)
-		return NULL;
+	*out = NULL;
+	if (!p) {
+		snprintf(why, whysz, "out of memory");
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	return p;
+	for (size_t i = 0; i < PROF_JOBS; i++)
+		p->job[i].p = p;
+	if (a) {
+		err = start_sampler(p, a, why, whysz);
+		if (err) {
+			prof_free(p);
+			return err;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+bool prof_always(const struct serve_prof *p)
+{
+	return p && p->sampler;
+}
+
+bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st)
+{
+	return p && p->sampler && tacho_sampler_stats(p->sampler, st) == 0;
 }
 
 /* Sets the recording's stop flag when the seconds are over, or at once on quit. */
 static void *stopper_main(void *arg)
 {
-	struct serve_prof *p = arg;
+	struct prof_job *j = arg;
+	struct serve_prof *p = j->p;
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += p->seconds;
+	until.tv_sec += j->seconds;
 	pthread_mutex_lock(&p->mu);
 	while (!p->quit && pthread_cond_timedwait(&p->cv, &p->mu, &until) != ETIMEDOUT)
 		;
@@ -120,16 +222,46 @@ static void *stopper_main(void *arg)
 	return NULL;
 }
 
-static void set_result(struct serve_prof *p, unsigned status, const char *fmt, const char *a,
+static void set_result(struct prof_job *j, unsigned status, const char *fmt, const char *a,
 		       const char *b)
 {
-	p->status = status;
-	snprintf(p->why, sizeof(p->why), fmt, a, b ? b : "");
+	j->status = status;
+	snprintf(j->why, sizeof(j->why), fmt, a, b ? b : "");
+}
+
+/* --profile: the last seconds, from the sampler's window. */
+static void take_held(struct prof_job *j)
+{
+	struct serve_prof *p = j->p;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	FILE *f;
+	int err;
+
+	f = open_memstream(&j->body, &j->len);
+	err = f ? tacho_sampler_write_pprof(p->sampler, j->seconds, j->pid, f, &diag) : -ENOMEM;
+	if (f && fclose(f) && !err)
+		err = -ENOMEM;
+	if (!err) {
+		j->status = 200;
+		return;
+	}
+	free(j->body);
+	j->body = NULL;
+	pthread_mutex_lock(&p->mu);
+	if (err == -TACHO_EEMPTY && p->sampler_ended && p->serr)
+		set_result(j, 503, "the always-on sampler stopped: %s%s", p->serr_msg, NULL);
+	else if (err == -TACHO_EEMPTY)
+		set_result(j, 503, "the always-on sampler holds nothing yet%s%s", "", NULL);
+	else
+		set_result(j, 500, "cannot write the profile: %s%s", diag.message[0] ?
+			   diag.message : tacho_strerror(err), NULL);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Records into a temporary file and turns it into pprof in memory. */
-static void take(struct serve_prof *p)
+static void take(struct prof_job *j)
 {
+	struct serve_prof *p = j->p;
 	char path[] = "/tmp/tacho-serve-profile-XXXXXX";
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct tacho_record_opts o = { .sz = sizeof(o) };
@@ -148,7 +280,7 @@ static void take(struct serve_prof *p)
 		snprintf(file, sizeof(file), "%s", path);
 	fd = mkstemp(file);
 	if (fd < 0) {
-		set_result(p, 500, "cannot make a temporary file: %s%s", strerror(errno), NULL);
+		set_result(j, 500, "cannot make a temporary file: %s%s", strerror(errno), NULL);
 		return;
 	}
 	close(fd);
@@ -156,12 +288,12 @@ static void take(struct serve_prof *p)
 	o.freq = PROF_HZ;
 	o.callchain = true;
 	o.output = file;
-	o.pid = p->pid;
-	o.system_wide = !p->pid;
+	o.pid = j->pid;
+	o.system_wide = !j->pid;
 	o.stop = &p->stop;
-	if (pthread_create(&stopper, NULL, stopper_main, p)) {
+	if (pthread_create(&stopper, NULL, stopper_main, j)) {
 		unlink(file);
-		set_result(p, 500, "cannot start a thread%s%s", "", NULL);
+		set_result(j, 500, "cannot start a thread%s%s", "", NULL);
 		return;
 	}
 	err = tacho_record(&o, &res, &diag);
@@ -172,7 +304,7 @@ static void take(struct serve_prof *p)
 	pthread_join(stopper, NULL);
 	if (err) {
 		unlink(file);
-		set_result(p, 500, "cannot record: %s%s", diag.message[0] ? diag.message :
+		set_result(j, 500, "cannot record: %s%s", diag.message[0] ? diag.message :
 			   tacho_strerror(err), NULL);
 		return;
 	}
@@ -180,95 +312,116 @@ static void take(struct serve_prof *p)
 	if (p->closing) {
 		pthread_mutex_unlock(&p->mu);
 		unlink(file);
-		set_result(p, 503, "tacho serve is stopping%s%s", "", NULL);
+		set_result(j, 503, "tacho serve is stopping%s%s", "", NULL);
 		return;
 	}
 	pthread_mutex_unlock(&p->mu);
 	err = tacho_profile_load(file, &prof, &diag);
 	unlink(file);
 	if (err) {
-		set_result(p, 500, "cannot read the recording: %s%s", diag.message[0] ?
+		set_result(j, 500, "cannot read the recording: %s%s", diag.message[0] ?
 			   diag.message : tacho_strerror(err), NULL);
 		return;
 	}
-	f = open_memstream(&p->body, &p->len);
+	f = open_memstream(&j->body, &j->len);
 	err = f ? tacho_profile_write_pprof(prof, f) : -ENOMEM;
 	if (f && fclose(f) && !err)
 		err = -ENOMEM;
 	tacho_profile_free(prof);
 	if (err) {
-		free(p->body);
-		p->body = NULL;
-		set_result(p, 500, "cannot write the profile: %s%s", tacho_strerror(err), NULL);
+		free(j->body);
+		j->body = NULL;
+		set_result(j, 500, "cannot write the profile: %s%s", tacho_strerror(err), NULL);
 		return;
 	}
-	p->status = 200;
+	j->status = 200;
 }
 
 static void *prof_main(void *arg)
 {
-	struct serve_prof *p = arg;
+	struct prof_job *j = arg;
+	struct serve_prof *p = j->p;
 
-	take(p);
+	if (p->sampler)
+		take_held(j);
+	else
+		take(j);
 	pthread_mutex_lock(&p->mu);
-	p->done = true;
+	j->done = true;
 	pthread_mutex_unlock(&p->mu);
-	p->ready(p->arg, p->conn);
+	j->ready(j->arg, j->conn);
 	return NULL;
 }
 
 int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
-	       void (*ready)(void *arg, void *conn), void *arg, void *conn)
+	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job)
 {
+	size_t njobs = p->sampler ? PROF_JOBS : 1;
+	struct prof_job *j = NULL;
 	int err;
 
 	pthread_mutex_lock(&p->mu);
-	if (p->busy) {
+	for (size_t i = 0; i < njobs && !j; i++)
+		if (!p->job[i].busy)
+			j = &p->job[i];
+	if (!j || p->closing) {
 		pthread_mutex_unlock(&p->mu);
-		return -EBUSY;
+		return j ? -ESHUTDOWN : -EBUSY;
 	}
 	/* the thread of the previous one has ended (its result was taken away) */
-	if (p->running) {
+	if (j->running) {
 		pthread_mutex_unlock(&p->mu);
-		pthread_join(p->thread, NULL);
+		pthread_join(j->thread, NULL);
 		pthread_mutex_lock(&p->mu);
-		p->running = false;
+		j->running = false;
 	}
-	p->busy = true;
-	p->done = p->quit = false;
+	j->busy = true;
+	j->done = false;
+	p->quit = false;
 	p->stop = 0;
-	p->seconds = seconds;
-	p->pid = pid;
-	p->ready = ready;
-	p->arg = arg;
-	p->conn = conn;
-	p->body = NULL;
-	p->len = 0;
-	p->status = 0;
-	p->why[0] = 0;
-	err = pthread_create(&p->thread, NULL, prof_main, p);
+	j->seconds = seconds;
+	j->pid = pid;
+	j->ready = ready;
+	j->arg = arg;
+	j->conn = conn;
+	j->body = NULL;
+	j->len = 0;
+	j->status = 0;
+	j->why[0] = 0;
+	err = pthread_create(&j->thread, NULL, prof_main, j);
 	if (err)
-		p->busy = false;
+		j->busy = false;
 	else
-		p->running = true;
+		j->running = true;
 	pthread_mutex_unlock(&p->mu);
+	if (!err)
+		*job = j;
 	return -err;
 }
 
-bool prof_take(struct serve_prof *p, char **body, size_t *len, unsigned *status, char *why,
-	       size_t whysz)
+bool prof_is_job(const struct serve_prof *p, const void *job)
 {
+	for (size_t i = 0; p && i < PROF_JOBS; i++)
+		if (job == &p->job[i])
+			return true;
+	return false;
+}
+
+bool prof_take(struct serve_prof *p, void *job, char **body, size_t *len, unsigned *status,
+	       char *why, size_t whysz)
+{
+	struct prof_job *j = job;
 	bool done;
 
 	pthread_mutex_lock(&p->mu);
-	done = p->busy && p->done;
+	done = j->busy && j->done;
 	if (done) {
-		*body = p->body;
-		*len = p->len;
-		*status = p->status;
-		snprintf(why, whysz, "%s", p->why);
-		p->body = NULL;
-		p->busy = false;
+		*body = j->body;
+		*len = j->len;
+		*status = j->status;
+		snprintf(why, whysz, "%s", j->why);
+		j->body = NULL;
+		j->busy = false;
 	}
 	pthread_mutex_unlock(&p->mu);
 	return done;
@@ -281,6 +434,7 @@ void prof_quit(struct serve_prof *p)
 	pthread_mutex_lock(&p->mu);
 	p->quit = p->closing = true;
 	p->stop = 1;
+	p->sstop = 1;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -290,9 +444,14 @@ void prof_wait(struct serve_prof *p)
 	if (!p)
 		return;
 	prof_quit(p);
-	if (p->running)
-		pthread_join(p->thread, NULL);
-	p->running = false;
+	for (size_t i = 0; i < PROF_JOBS; i++) {
+		if (p->job[i].running)
+			pthread_join(p->job[i].thread, NULL);
+		p->job[i].running = false;
+	}
+	if (p->sampler_up)
+		pthread_join(p->sthread, NULL);
+	p->sampler_up = false;
 }
 
 void prof_free(struct serve_prof *p)
@@ -300,7 +459,9 @@ void prof_free(struct serve_prof *p)
 	if (!p)
 		return;
 	prof_wait(p);
-	free(p->body);
+	for (size_t i = 0; i < PROF_JOBS; i++)
+		free(p->job[i].body);
+	tacho_sampler_free(p->sampler);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -70,23 +71,47 @@ void guard_extend(void *ctx, double until);
 int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_pid,
 	       char *why, size_t whysz);
 
-/* One profile at a time, on a thread of its own. */
+/* --profile: the always-on sampler's options (0: the library's defaults) */
+#define PROF_JOBS 4         /* answers made at once from the sampler's window */
+#define PROF_WINDOW_S 60
+#define PROF_MAX_MB 64
+struct prof_always {
+	unsigned freq;              /* samples a second on each CPU */
+	unsigned window_s;
+	uint64_t max_bytes;
+};
+
+/* Without a sampler, one profile at a time, each recorded over its seconds on a
+ * thread of its own; with one (a, --profile), up to PROF_JOBS at once, each written
+ * at once from the sampler's window on a thread of its own. */
 struct serve_prof;
-struct serve_prof *prof_new(void);
-/* Ends a recording under way, waits for its thread, frees. NULL is fine. */
+/* 0 and *out; with a, the sampler runs (its first sample taken) when it returns.
+ * -errno with a one-line reason in why. */
+int prof_new(const struct prof_always *a, struct serve_prof **out, char *why, size_t whysz);
+/* Ends a recording under way and the sampler, waits for their threads, frees. NULL is
+ * fine. */
 void prof_free(struct serve_prof *p);
-/* Starts recording seconds of CPU time samples (the machine, or pid): 0, -EBUSY while
- * another profile is under way or its result not taken, or -errno. ready(arg, conn)
- * is called on the profile's thread when the result is there (conn: the connection
- * that asked, kept for it: a refused one never reaches ready). */
+/* Whether the always-on sampler runs (--profile); its totals now (false: none). */
+bool prof_always(const struct serve_prof *p);
+struct tacho_sampler_stats;
+bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st);
+/* Starts a profile of seconds of CPU time samples (the machine, or pid): 0 and *job
+ * (the handle for prof_take), -EBUSY while every place is taken (one without a
+ * sampler: a profile under way or its result not taken), -ESHUTDOWN when the server
+ * stops, or -errno. ready(arg, conn) is called on the profile's thread when the result
+ * is there (conn: the connection that asked, kept for it: a refused one never reaches
+ * ready). */
 int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
-	       void (*ready)(void *arg, void *conn), void *arg, void *conn);
-/* The result, once ready: true, the body (gzipped pprof, the caller frees it; NULL
- * when status is not 200), the HTTP status and, when not 200, why; false before. */
-bool prof_take(struct serve_prof *p, char **body, size_t *len, unsigned *status, char *why,
-	       size_t whysz);
-/* The server stops: ends a recording under way now (its result, status 503, still
- * comes). prof_wait then waits for the profile's thread (ready has been called). */
+	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job);
+/* Whether job is one of p's handles. */
+bool prof_is_job(const struct serve_prof *p, const void *job);
+/* The result of job, once ready: true, the body (gzipped pprof, the caller frees it;
+ * NULL when status is not 200), the HTTP status and, when not 200, why; false before. */
+bool prof_take(struct serve_prof *p, void *job, char **body, size_t *len, unsigned *status,
+	       char *why, size_t whysz);
+/* The server stops: ends a recording under way and the sampler now (a recording's
+ * result, status 503, still comes). prof_wait then waits for the threads (ready has
+ * been called for every profile started). */
 void prof_quit(struct serve_prof *p);
 void prof_wait(struct serve_prof *p);
 
