@@ -373,7 +373,6 @@ static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 	const char *accept = mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	bool om = accept && strstr(accept, "application/openmetrics-text");
 	struct tacho_metrics_opts mo = { .sz = sizeof(mo), .parts = TACHO_METRICS_SCRAPE };
-	struct tacho_sampler_stats st = { .sz = sizeof(st) };
 	double t0 = live_now();
 	enum MHD_Result ret;
 	char *tail = NULL;
@@ -385,8 +384,10 @@ static enum MHD_Result send_metrics(struct server *sv, struct MHD_Connection *c)
 	mo.scrapes = sv->scrapes;
 	pthread_mutex_unlock(&sv->mu);
 	mo.format = om ? TACHO_METRICS_OPENMETRICS : TACHO_METRICS_PROMETHEUS;
-	if (prof_stats(sv->prof, &st))
-		mo.sampler = &st;
+	if (prof_always(sv->prof)) {
+		mo.extra = prof_write_metrics;
+		mo.extra_arg = sv->prof;
+	}
 	f = open_memstream(&tail, &tail_len);
 	if (!f)
 		return MHD_NO;

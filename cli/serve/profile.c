@@ -205,6 +205,13 @@ bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st)
 	return p && p->sampler && tacho_sampler_stats(p->sampler, st) == 0;
 }
 
+int prof_write_metrics(void *arg, FILE *out, bool om)
+{
+	struct serve_prof *p = arg;
+
+	return tacho_sampler_write_metrics(p->sampler, out, om);
+}
+
 /* Sets the recording's stop flag when the seconds are over, or at once on quit. */
 static void *stopper_main(void *arg)
 {

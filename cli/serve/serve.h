@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -95,6 +96,8 @@ void prof_free(struct serve_prof *p);
 bool prof_always(const struct serve_prof *p);
 struct tacho_sampler_stats;
 bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st);
+/* The sampler's families for /metrics (tacho_metrics_opts.extra; arg: p). */
+int prof_write_metrics(void *arg, FILE *out, bool om);
 /* Starts a profile of seconds of CPU time samples (the machine, or pid): 0 and *job
  * (the handle for prof_take), -EBUSY while every place is taken (one without a
  * sampler: a profile under way or its result not taken), -ESHUTDOWN when the server

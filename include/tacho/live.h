@@ -211,8 +211,6 @@ TACHO_API int tacho_live_frame_write_history(const struct tacho_live_frame *f, F
  * frame and the second per scrape, and sends them one after the other. */
 #define TACHO_METRICS_FRAME  0x1u
 #define TACHO_METRICS_SCRAPE 0x2u
-struct tacho_sampler_stats;   /* tacho/record.h */
-
 struct tacho_metrics_opts {
 	size_t sz;                  /* sizeof(struct tacho_metrics_opts) */
 	enum tacho_metrics_format format;
@@ -220,9 +218,12 @@ struct tacho_metrics_opts {
 				       tacho_scrape_duration_seconds; NAN to leave out */
 	unsigned long long scrapes; /* scrapes served before this one */
 	unsigned parts;             /* TACHO_METRICS_*; 0: both */
-	const struct tacho_sampler_stats *sampler; /* an always-on sampler's totals
-				       (tacho_sampler_stats), written with the scrape's
-				       part; NULL: none */
+	/* with the scrape's part, after tacho's own families and before OpenMetrics'
+	 * # EOF: extra(extra_arg, out, openmetrics) writes more families (tacho serve
+	 * --profile: tacho_sampler_write_metrics); 0 or -errno, which the call returns.
+	 * NULL: none */
+	int (*extra)(void *arg, FILE *out, bool openmetrics);
+	void *extra_arg;
 };
 /* Writes the frame (f may be NULL when parts is TACHO_METRICS_SCRAPE alone) as
  * metrics: one counter family per event, tacho_EVENT_total (the
@@ -233,9 +234,7 @@ struct tacho_metrics_opts {
  * tacho's own health: tacho_rows, tacho_targets_left_out{reason},
  * tacho_sample_duration_seconds, tacho_frame_timestamp_seconds,
  * tacho_perf_descriptors, tacho_scrape_duration_seconds, tacho_scrapes_total;
- * with opts->sampler, the sampler's cost and hold: tacho_serve_profile_cpu_seconds_total,
- * _samples_total, _dropped_samples_total{reason}, _lost_samples_total, _bytes,
- * _stacks, _window_seconds. docs/serve.md lists them.
+ * then what opts->extra writes. docs/serve.md lists them.
  * 0, -EINVAL (an opts->sz below the first version), -TACHO_EVERSION (opts set a field
  * past the struct this library knows: a program built against a newer tacho.h), -EIO.
  * Thread-safe. */

@@ -220,6 +220,12 @@ TACHO_API int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned second
 					FILE *f, struct tacho_diag *diag);
 /* The totals now (out->sz set by the caller). 0, -EINVAL. Thread-safe. */
 TACHO_API int tacho_sampler_stats(struct tacho_sampler *s, struct tacho_sampler_stats *out);
+/* The totals as metrics families (Prometheus' text format, or OpenMetrics with om:
+ * # UNIT lines, no # EOF), tacho_serve_profile_*: cpu_seconds_total, samples_total,
+ * dropped_samples_total{reason="window"|"memory"}, dropped_slices_total,
+ * lost_samples_total, bytes, stacks, window_seconds, running (docs/serve.md). For
+ * tacho_metrics_opts.extra. 0, -EINVAL, -EIO. Thread-safe. */
+TACHO_API int tacho_sampler_write_metrics(struct tacho_sampler *s, FILE *out, bool om);
 /* Frees a sampler that is not running (NULL is fine). */
 TACHO_API void tacho_sampler_free(struct tacho_sampler *s);
 

@@ -9,7 +9,6 @@
 
 #include "live/live-int.h"
 #include "output/output.h"
-#include "tacho/record.h"
 
 static const char *const csv_head[] = {
 	"time", "view", "id", "pid", "name", "cpus", "event", "status", "rate", "total", "unit",
@@ -353,46 +352,6 @@ static void row_labels(FILE *out, const struct tacho_live_row *r)
 	}
 }
 
-/* The always-on sampler's cost (its thread's CPU time) and what it holds. */
-static void write_sampler(FILE *out, bool om, const struct tacho_sampler_stats *st)
-{
-	tc_metric_head(out, om, "tacho_serve_profile_cpu_seconds", "counter", "seconds",
-		       "CPU time of tacho's always-on sampler thread (reading the rings and "
-		       "aggregating), not counting the answers to profile requests.");
-	fputs("tacho_serve_profile_cpu_seconds_total", out);
-	tc_metric_value(out, st->cpu_s);
-	tc_metric_head(out, om, "tacho_serve_profile_samples", "counter", NULL,
-		       "Samples the always-on sampler took in.");
-	fputs("tacho_serve_profile_samples_total", out);
-	tc_metric_value(out, (double)st->samples);
-	tc_metric_head(out, om, "tacho_serve_profile_dropped_samples", "counter", NULL,
-		       "Samples no longer held: their slice left the window, or left (or they "
-		       "were refused) to keep the memory under --profile-max-mb.");
-	fputs("tacho_serve_profile_dropped_samples_total{reason=\"window\"}", out);
-	tc_metric_value(out, (double)st->dropped_window);
-	fputs("tacho_serve_profile_dropped_samples_total{reason=\"memory\"}", out);
-	tc_metric_value(out, (double)st->dropped_memory);
-	tc_metric_head(out, om, "tacho_serve_profile_dropped_slices", "counter", NULL,
-		       "Slices that left before their time to keep the memory under the cap.");
-	fputs("tacho_serve_profile_dropped_slices_total", out);
-	tc_metric_value(out, (double)st->dropped_slices);
-	tc_metric_head(out, om, "tacho_serve_profile_lost_samples", "counter", NULL,
-		       "Samples the kernel dropped before the sampler read them (full ring).");
-	fputs("tacho_serve_profile_lost_samples_total", out);
-	tc_metric_value(out, (double)st->lost);
-	tc_metric_gauge(out, om, "tacho_serve_profile_bytes", "bytes",
-			"Memory the always-on sampler holds: slices, mappings and names.",
-			(double)st->bytes);
-	tc_metric_gauge(out, om, "tacho_serve_profile_stacks", NULL,
-			"Distinct (process, thread, stack) entries held, over the slices.",
-			(double)st->stacks);
-	tc_metric_gauge(out, om, "tacho_serve_profile_window_seconds", "seconds",
-			"Seconds the held slices cover, up to now.", st->held_s);
-	tc_metric_gauge(out, om, "tacho_serve_profile_running", NULL,
-			"1 while the always-on sampler samples, 0 once it stopped.",
-			st->running ? 1 : 0);
-}
-
 /* The options' first version (TC_OPTS_VALID): format, to where scrape_s starts. */
 #define TC_OPTS_V1_tacho_metrics_opts offsetof(struct tacho_metrics_opts, scrape_s)
 
@@ -404,7 +363,7 @@ int tacho_live_frame_write_metrics(const struct tacho_live_frame *f, FILE *out,
 	double scrape_s;
 	unsigned long long scrapes;
 	unsigned parts;
-	const struct tacho_sampler_stats *sampler;
+	int (*extra)(void *arg, FILE *out, bool om);
 	char name[256], other[256], help[512];
 	int err;
 
@@ -533,9 +492,12 @@ scrape:
 	tc_metric_head(out, om, "tacho_scrapes", "counter", NULL, "Scrapes answered before this one.");
 	fputs("tacho_scrapes_total", out);
 	tc_metric_value(out, (double)scrapes);
-	sampler = TC_OPTS_GET(opts, tacho_metrics_opts, sampler, NULL);
-	if (sampler)
-		write_sampler(out, om, sampler);
+	extra = TC_OPTS_GET(opts, tacho_metrics_opts, extra, NULL);
+	if (extra) {
+		err = extra(TC_OPTS_GET(opts, tacho_metrics_opts, extra_arg, NULL), out, om);
+		if (err)
+			return err;
+	}
 	if (om)
 		fputs("# EOF\n", out);
 	return tc_write_status(out);

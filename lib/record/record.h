@@ -61,6 +61,15 @@ struct tc_ring_need {
 #define TC_RING_ALL_BYTES (512ull << 20)
 unsigned tc_record_ring_pages(const struct tc_ring_need *n);
 
+/* The always-on sampler's held samples of the last `seconds` (of pid alone when not 0)
+ * as a record file written to fd (which the call closes): its head records, every
+ * mapping and name held, then each held stack's samples, count times, the period
+ * shared out. 0; -TACHO_EEMPTY (with *diag) when nothing is held yet; -errno.
+ * Thread-safe (record/sampler.c; tacho_sampler_write_pprof reads it back). */
+struct tacho_sampler;
+int tc_sampler_write_file(struct tacho_sampler *s, unsigned seconds, pid_t pid, int fd,
+			  struct tacho_diag *diag);
+
 /* tacho_record, with hooks (NULL: none). */
 int tc_record_run(const struct tacho_record_opts *opts, struct tacho_record_result *res,
 		  const struct tc_record_hooks *hooks, struct tacho_diag *diag);

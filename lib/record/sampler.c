@@ -9,7 +9,9 @@
  *   a serial number; a process's leave when the last slice from before its exit left
  *   (a pid used again later keeps the records that came after the exit);
  * - the slices, oldest first: per slice a hash of (pid, tid, event, misc, ip, chain)
- *   -> count, summed period and latest time. */
+ *   -> count, summed period and latest time.
+ * The pprof of what is held is the report room's (report/sampler-pprof.c): this file
+ * writes it as a record file (tc_sampler_write_file). */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -20,9 +22,9 @@
 
 #include "record/record.h"
 #include "record/recfile.h"
+#include "output/output.h"
 #include "util/util.h"
 #include "tacho/record.h"
-#include "tacho/report.h"
 
 #define DEFAULT_FREQ 19
 #define DEFAULT_WINDOW_S 60
@@ -506,23 +508,13 @@ static void write_held(struct tacho_sampler *s, unsigned seconds, pid_t pid,
 	*nsamples = n;
 }
 
-int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t pid, FILE *f,
-			      struct tacho_diag *diag)
+int tc_sampler_write_file(struct tacho_sampler *s, unsigned seconds, pid_t pid, int fd,
+			  struct tacho_diag *diag)
 {
 	struct tc_record_writer w;
-	struct tacho_profile *prof = NULL;
-	const char *tmp = getenv("TMPDIR");
-	char path[4200];
 	uint64_t n = 0;
-	int fd, err;
+	int err;
 
-	if (!s || !f || !seconds)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/tacho-sampler-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return tc_diag_set(diag, path, 0, 0, -errno, "cannot make a temporary file: %s",
-				   strerror(errno));
 	err = tc_record_writer_open_fd(&w, fd);
 	pthread_mutex_lock(&s->mu);
 	if (!err && s->nsl == 0)
@@ -535,22 +527,13 @@ int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t p
 	pthread_mutex_unlock(&s->mu);
 	if (err) {
 		tc_record_writer_discard(&w);
-		unlink(path);
 		return err;
 	}
 	err = tc_record_writer_close(&w);
-	if (err) {
-		unlink(path);
-		return tc_diag_set(diag, path, 0, 0, err, "cannot write '%s': %s", path,
-				   tacho_strerror(err));
-	}
-	err = tacho_profile_load(path, &prof, diag);
-	unlink(path);
 	if (err)
-		return err;
-	err = tacho_profile_write_pprof(prof, f);
-	tacho_profile_free(prof);
-	return err;
+		return tc_diag_set(diag, "sampler", 0, 0, err, "cannot write the held samples: %s",
+				   tacho_strerror(err));
+	return 0;
 }
 
 int tacho_sampler_stats(struct tacho_sampler *s, struct tacho_sampler_stats *out)
@@ -568,6 +551,51 @@ int tacho_sampler_stats(struct tacho_sampler *s, struct tacho_sampler_stats *out
 	tc_sized_put_sz(out, &s->st, sizeof(s->st));
 	pthread_mutex_unlock(&s->mu);
 	return 0;
+}
+
+/* The always-on sampler's cost (its thread's CPU time) and what it holds. */
+int tacho_sampler_write_metrics(struct tacho_sampler *s, FILE *out, bool om)
+{
+	struct tacho_sampler_stats stats = { .sz = sizeof(stats) }, *st = &stats;
+
+	if (!s || !out || tacho_sampler_stats(s, st))
+		return -EINVAL;
+	tc_metric_head(out, om, "tacho_serve_profile_cpu_seconds", "counter", "seconds",
+		       "CPU time of tacho's always-on sampler thread (reading the rings and "
+		       "aggregating), not counting the answers to profile requests.");
+	fputs("tacho_serve_profile_cpu_seconds_total", out);
+	tc_metric_value(out, st->cpu_s);
+	tc_metric_head(out, om, "tacho_serve_profile_samples", "counter", NULL,
+		       "Samples the always-on sampler took in.");
+	fputs("tacho_serve_profile_samples_total", out);
+	tc_metric_value(out, (double)st->samples);
+	tc_metric_head(out, om, "tacho_serve_profile_dropped_samples", "counter", NULL,
+		       "Samples no longer held: their slice left the window, or left (or they "
+		       "were refused) to keep the memory under --profile-max-mb.");
+	fputs("tacho_serve_profile_dropped_samples_total{reason=\"window\"}", out);
+	tc_metric_value(out, (double)st->dropped_window);
+	fputs("tacho_serve_profile_dropped_samples_total{reason=\"memory\"}", out);
+	tc_metric_value(out, (double)st->dropped_memory);
+	tc_metric_head(out, om, "tacho_serve_profile_dropped_slices", "counter", NULL,
+		       "Slices that left before their time to keep the memory under the cap.");
+	fputs("tacho_serve_profile_dropped_slices_total", out);
+	tc_metric_value(out, (double)st->dropped_slices);
+	tc_metric_head(out, om, "tacho_serve_profile_lost_samples", "counter", NULL,
+		       "Samples the kernel dropped before the sampler read them (full ring).");
+	fputs("tacho_serve_profile_lost_samples_total", out);
+	tc_metric_value(out, (double)st->lost);
+	tc_metric_gauge(out, om, "tacho_serve_profile_bytes", "bytes",
+			"Memory the always-on sampler holds: slices, mappings and names.",
+			(double)st->bytes);
+	tc_metric_gauge(out, om, "tacho_serve_profile_stacks", NULL,
+			"Distinct (process, thread, stack) entries held, over the slices.",
+			(double)st->stacks);
+	tc_metric_gauge(out, om, "tacho_serve_profile_window_seconds", "seconds",
+			"Seconds the held slices cover, up to now.", st->held_s);
+	tc_metric_gauge(out, om, "tacho_serve_profile_running", NULL,
+			"1 while the always-on sampler samples, 0 once it stopped.",
+			st->running ? 1 : 0);
+	return tc_write_status(out);
 }
 
 void tacho_sampler_free(struct tacho_sampler *s)
