@@ -432,7 +432,7 @@ static void profile_ready(void *arg, void *conn)
 static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c, void *guard_ctx,
 				    void **con_cls)
 {
-	char why[512], *body = NULL;
+	char why[512], *body = NULL, event[PROF_EVENT_MAX];
 	unsigned secs, status;
 	void *job = NULL;
 	size_t len;
@@ -473,7 +473,16 @@ static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c,
 		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
 			       strlen(msg), true);
 	}
-	err = prof_start(sv->prof, secs, pid, profile_ready, sv, c, &job);
+	if (prof_parse_event(sv->prof, mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+								  "event"),
+			     event, sizeof(event), why, sizeof(why))) {
+		char *msg = NULL;
+		if (asprintf(&msg, "%s\n", why) < 0)
+			return MHD_NO;
+		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
+			       strlen(msg), true);
+	}
+	err = prof_start(sv->prof, secs, pid, event, profile_ready, sv, c, &job);
 	if (err == -EBUSY && prof_always(sv->prof))
 		return text(c, MHD_HTTP_TOO_MANY_REQUESTS,
 			    "busy: " TC_STR(PROF_JOBS) " profiles are being written from the "

@@ -28,6 +28,7 @@ struct prof_job {
 	pthread_t thread;
 	unsigned seconds;
 	pid_t pid;
+	char event[PROF_EVENT_MAX];         /* ?event=; empty: the default */
 	void (*ready)(void *arg, void *conn);
 	void *arg, *conn;
 	/* the result */
@@ -107,6 +108,49 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 		}
 		*out_pid = (pid_t)v;
 	}
+	return 0;
+}
+
+int prof_parse_event(struct serve_prof *p, const char *event, char *out, size_t outsz,
+		     char *why, size_t whysz)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_sampler_stats st = { .sz = sizeof(st) };
+	struct tacho_evlist *list = NULL;
+	char q[200];
+	int err;
+
+	out[0] = 0;
+	if (!event)
+		return 0;
+	if (!*event || strlen(event) >= outsz) {
+		snprintf(why, whysz, "bad event '%s': an event of tacho's grammar, at most %zu "
+			 "bytes", quoted(event, q, sizeof(q)), outsz - 1);
+		return -1;
+	}
+	err = tacho_evlist_parse(event, &list, &diag);
+	if (err) {
+		snprintf(why, whysz, "bad event '%s': %s", quoted(event, q, sizeof(q)),
+			 diag.message[0] ? diag.message : tacho_strerror(err));
+		return -1;
+	}
+	if (tacho_evlist_count(list) != 1) {
+		snprintf(why, whysz, "bad event '%s': one event, not %zu",
+			 quoted(event, q, sizeof(q)), tacho_evlist_count(list));
+		tacho_evlist_free(list);
+		return -1;
+	}
+	snprintf(out, outsz, "%s", event);
+	/* the always-on sampler samples one event: a request names it or none */
+	if (p->sampler && tacho_sampler_stats(p->sampler, &st) == 0 &&
+	    strcmp(tacho_evlist_name(list, 0), st.event)) {
+		snprintf(why, whysz, "the always-on sampler (--profile) samples %s, not '%s': "
+			 "leave event out, or name %s", st.event, quoted(event, q, sizeof(q)),
+			 st.event);
+		tacho_evlist_free(list);
+		return -1;
+	}
+	tacho_evlist_free(list);
 	return 0;
 }
 
@@ -292,6 +336,7 @@ static void take(struct prof_job *j)
 	}
 	close(fd);
 	/* the default event: cycles where there is a core PMU, else cpu-clock */
+	o.events = j->event[0] ? j->event : NULL;
 	o.freq = PROF_HZ;
 	o.callchain = true;
 	o.output = file;
@@ -360,7 +405,7 @@ static void *prof_main(void *arg)
 	return NULL;
 }
 
-int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
+int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *event,
 	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job)
 {
 	size_t njobs = p->sampler ? PROF_JOBS : 1;
@@ -388,6 +433,7 @@ int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
 	p->stop = 0;
 	j->seconds = seconds;
 	j->pid = pid;
+	snprintf(j->event, sizeof(j->event), "%s", event ? event : "");
 	j->ready = ready;
 	j->arg = arg;
 	j->conn = conn;

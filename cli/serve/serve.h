@@ -72,6 +72,14 @@ void guard_extend(void *ctx, double until);
 int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_pid,
 	       char *why, size_t whysz);
 
+#define PROF_EVENT_MAX 256
+struct serve_prof;
+/* The query's event (NULL: absent) checked against tacho's grammar: 0 and a copy in
+ * out ("" when absent), or -1 with a one-line reason in why: the parser's, one event
+ * only, and with the always-on sampler, none but the one it samples. */
+int prof_parse_event(struct serve_prof *p, const char *event, char *out, size_t outsz,
+		     char *why, size_t whysz);
+
 /* --profile: the always-on sampler's options (0: the library's defaults) */
 #define PROF_JOBS 4         /* answers made at once from the sampler's window */
 #define PROF_WINDOW_S 60
@@ -98,13 +106,14 @@ struct tacho_sampler_stats;
 bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st);
 /* The sampler's families for /metrics (tacho_metrics_opts.extra; arg: p). */
 int prof_write_metrics(void *arg, FILE *out, bool om);
-/* Starts a profile of seconds of CPU time samples (the machine, or pid): 0 and *job
+/* Starts a profile of seconds of samples of event ("": the default: cycles with a
+ * core PMU, else cpu-clock; with the sampler, its event) of the machine, or pid: 0 and *job
  * (the handle for prof_take), -EBUSY while every place is taken (one without a
  * sampler: a profile under way or its result not taken), -ESHUTDOWN when the server
  * stops, or -errno. ready(arg, conn) is called on the profile's thread when the result
  * is there (conn: the connection that asked, kept for it: a refused one never reaches
  * ready). */
-int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid,
+int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *event,
 	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job);
 /* Whether job is one of p's handles. */
 bool prof_is_job(const struct serve_prof *p, const void *job);

@@ -3,7 +3,7 @@
  * spin_hot; once pie-spin has been killed and reaped, a profile still holds its
  * samples (so it came from the window, not from a recording made after the request);
  * two requests at once are both answered (without --profile one is refused: see
- * test-serve-pprof); with a window of one second the dropped counter grows in
+ * test-serve-pprof); ?event= other than the sampler's, or unknown, is a 400 saying why; with a window of one second the dropped counter grows in
  * /metrics; the cost metrics are there, with their OpenMetrics units, and parse; bad
  * option values are usage errors with one line saying which. */
 #include <arpa/inet.h>
@@ -72,16 +72,18 @@ static int raw_status(int s, bool *gzip)
 	return code;
 }
 
-/* go tool pprof -top -tagfocus=comm=pie-spin on url: its output; fails when it cannot
- * load the profile. */
-static char *pprof_top(const char *url)
+/* go tool pprof -top of process pid's samples on url (by its pid label, not its comm:
+ * another test's pie-spin may run beside it): its output; fails when it cannot load the
+ * profile. */
+static char *pprof_top(const char *url, pid_t pid)
 {
+	char focus[64];
 	char *argv[] = { (char *)"go", (char *)"tool", (char *)"pprof", (char *)"-top",
-			 (char *)"-timeout=600", (char *)"-tagfocus=comm=pie-spin", (char *)url,
-			 NULL };
+			 (char *)"-timeout=600", focus, (char *)url, NULL };
 	struct th_run r;
 	char *out;
 
+	snprintf(focus, sizeof(focus), "-tagfocus=pid=%d", (int)pid);
 	th_runv(&r, NULL, argv);
 	if (r.status)
 		fail_msg("go tool pprof -top %s failed (%d): %s%s", url, r.status, r.out, r.err);
@@ -187,7 +189,7 @@ static void test_held(void **state)
 	wait_held(port, 2);
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=2", port);
-	top = pprof_top(url);
+	top = pprof_top(url, spin.pid);
 	assert_contains(top, "\nType: cpu\n");
 	first_row(top, name, sizeof(name));
 	if (strcmp(name, "spin_hot"))
@@ -199,7 +201,7 @@ static void test_held(void **state)
 	th_proc_kill(&spin, SIGKILL);
 	assert_true(th_proc_wait(&spin, 10));
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/debug/pprof/profile?seconds=60", port);
-	top = pprof_top(url);
+	top = pprof_top(url, spin.pid);
 	first_row(top, name, sizeof(name));
 	if (strcmp(name, "spin_hot"))
 		fail_msg("after pie-spin ended, its samples do not lead with spin_hot:\n%s", top);
@@ -251,6 +253,22 @@ static void test_two_at_once(void **state)
 	if (c1 != 200 || c2 != 200 || !gz1 || !gz2)
 		fail_msg("two profiles at once: %d%s and %d%s, not two gzipped 200s", c1,
 			 gz1 ? "" : " (not gzip)", c2, gz2 ? "" : " (not gzip)");
+
+	/* ?event=: the sampler samples one event (cpu-clock here, cycles with a PMU: never
+	 * task-clock); a name the grammar does not know is the parser's reason */
+	{
+		char *body = NULL;
+		assert_int_equal(th_http_get(port, "/debug/pprof/profile?event=task-clock", NULL,
+					     &body), 400);
+		assert_true(!strncmp(body, "the always-on sampler (--profile) samples ", 42));
+		assert_contains(body, ", not 'task-clock': leave event out, or name ");
+		assert_int_equal(strchr(body, '\n') - body, (long)strlen(body) - 1);
+		free(body);
+		assert_int_equal(th_http_get(port, "/debug/pprof/profile?event=no-such-event",
+					     NULL, &body), 400);
+		assert_true(!strncmp(body, "bad event 'no-such-event': unknown event ", 41));
+		free(body);
+	}
 	th_proc_kill(&serve, SIGINT);
 	assert_true(th_proc_wait(&serve, 20));
 	assert_int_equal(serve.status, 0);

@@ -240,6 +240,9 @@ static void test_bad_queries(void **state)
 		{ "pid=0", "bad pid '0': a process number\n" },
 		{ "pid=x1", "bad pid 'x1': a process number\n" },
 		{ "pid=2147483647", "no process 2147483647\n" },
+		{ "event=", "bad event '': an event of tacho's grammar, at most 255 bytes\n" },
+		{ "event=cpu-clock,task-clock", "bad event 'cpu-clock,task-clock': one event, "
+						"not 2\n" },
 	};
 	struct th_proc serve;
 	char path[256], *body = NULL;
