@@ -28,13 +28,6 @@ struct tc_proc_stat {
  * parentheses itself. Pure. 0 or -TACHO_EPARSE. */
 int tc_proc_stat_parse(const char *text, size_t len, struct tc_proc_stat *out);
 
-/* The path of a hierarchy in the text of /proc/PID/cgroup: controller NULL for the
- * cgroup v2 line ("0::/path"), else the v1 line whose controller list holds it as a
- * whole word ("4:cpu,cpuacct:/path"). Pure. 0, -ENOENT (no such line), -TACHO_EPARSE,
- * -ERANGE (longer than size). */
-int tc_proc_cgroup_path(const char *text, size_t len, const char *controller, char *path,
-			size_t size);
-
 /* The cgroup hierarchies of a mount table (the text of /proc/self/mounts; octal escapes
  * undone). Pure. */
 struct tc_cgroup_mounts {

@@ -89,48 +89,6 @@ int tc_proc_stat_parse(const char *text, size_t len, struct tc_proc_stat *out)
 	return 0;
 }
 
-int tc_proc_cgroup_path(const char *text, size_t len, const char *controller, char *path,
-			size_t size)
-{
-	const char *end = text + len, *line = text;
-
-	while (line < end) {
-		const char *nl = memchr(line, '\n', (size_t)(end - line));
-		const char *le = nl ? nl : end, *c1, *c2;
-		bool match;
-
-		c1 = memchr(line, ':', (size_t)(le - line));
-		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(le - c1 - 1)) : NULL;
-		if (!c1 || !c2)
-			return -TACHO_EPARSE;
-		if (!controller) {
-			match = c2 == c1 + 1 && c1 - line == 1 && line[0] == '0';
-		} else {
-			/* a whole word of the comma-separated list */
-			size_t cl = strlen(controller);
-			match = false;
-			for (const char *w = c1 + 1; w < c2;) {
-				const char *we = memchr(w, ',', (size_t)(c2 - w));
-				if (!we)
-					we = c2;
-				if ((size_t)(we - w) == cl && !memcmp(w, controller, cl))
-					match = true;
-				w = we + 1;
-			}
-		}
-		if (match) {
-			size_t n = (size_t)(le - c2 - 1);
-			if (n + 1 > size)
-				return -ERANGE;
-			memcpy(path, c2 + 1, n);
-			path[n] = '\0';
-			return 0;
-		}
-		line = le + 1;
-	}
-	return -ENOENT;
-}
-
 void tc_scan_exit(struct tc_scan *s)
 {
 	free(s->t);

@@ -568,6 +568,22 @@ int tc_proc_threads(pid_t pid, pid_t **out, size_t *n);
 /* The online CPUs from /sys/devices/system/cpu/online ("0-3,6"), ascending. 0 and a
  * malloc'd array the caller free()s; -errno, -TACHO_EPARSE, -ENOMEM. */
 int tc_online_cpus(int **out, size_t *n);
+/* The path of a hierarchy in the text of /proc/PID/cgroup: controller NULL for the
+ * cgroup v2 line ("0::/path"), else the v1 line whose controller list holds it as a
+ * whole word ("4:cpu,cpuacct:/path"). Pure. 0, -ENOENT (no such line), -TACHO_EPARSE,
+ * -ERANGE (longer than size). */
+int tc_proc_cgroup_path(const char *text, size_t len, const char *controller, char *path,
+			size_t size);
+/* The cgroup v2 path of process pid ("/system.slice/cron.service"), read from
+ * /proc/PID/cgroup. 0, -ENOENT (no v2 line: a v1-only machine), -ESRCH (no such
+ * process), -errno, -TACHO_EPARSE, -ERANGE. */
+int tc_proc_cgroup(pid_t pid, char *path, size_t size);
+/* The container a cgroup path names, as the runtimes name their cgroups: the last
+ * component that holds a 64-hex-digit id, bare ("/docker/ID", kubepods' "/pod.../ID")
+ * or wrapped ("docker-ID.scope", "cri-containerd-ID.scope", "crio-ID.scope",
+ * "libpod-ID.scope"). The id (64 lowercase hex digits) into id (65 bytes), or false
+ * when the path names none. Pure. */
+bool tc_cgroup_container_id(const char *path, char id[65]);
 
 /* --- "did you mean" (suggest.c) ---
  * The nearest of a set of names to a word that named none: the optimal string

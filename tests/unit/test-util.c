@@ -802,6 +802,75 @@ static void test_env_trusted(void **state)
 	assert_int_equal(unsetenv("TACHO_TEST_VAR"), 0);
 }
 
+/* The container a cgroup path names, as docker, containerd, CRI-O, podman and the
+ * kubelet name their cgroups; and none where no component is an id. */
+static void test_container_id(void **state)
+{
+	static const struct {
+		const char *path, *id;
+	} cases[] = {
+		{ "/system.slice/docker-ID1.scope", "ID1" },
+		{ "/docker/ID1", "ID1" },
+		{ "/kubepods/burstable/pod5f6e7d8c-1a2b-4c3d-9e8f-0a1b2c3d4e5f/ID1", "ID1" },
+		{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice/"
+		  "cri-containerd-ID1.scope", "ID1" },
+		{ "/kubepods.slice/kubepods-pod1.slice/crio-ID2.scope", "ID2" },
+		{ "/machine.slice/libpod-ID2.scope/container", "ID2" },
+		{ "/docker/ID1/system.slice/docker-ID2.scope", "ID2" },
+		{ "/system.slice/cron.service", NULL },
+		{ "/", NULL },
+		{ "", NULL },
+		{ "/docker/ID1x", NULL },
+		{ "/docker-ID1.scopes", NULL },
+		{ "/user.slice/user-0.slice/session-1.scope", NULL },
+	};
+	char id[65];
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char path[512], want[65] = "";
+		const char *p = cases[i].path;
+		size_t n = 0;
+
+		/* ID1 and ID2 stand for two ids of 64 hex digits */
+		while (*p && n + 65 < sizeof(path)) {
+			if (!strncmp(p, "ID1", 3) || !strncmp(p, "ID2", 3)) {
+				memcpy(path + n, p[2] == '1' ? "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" : "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", 64);
+				n += 64;
+				p += 3;
+			} else {
+				path[n++] = *p++;
+			}
+		}
+		path[n] = '\0';
+		if (cases[i].id)
+			memcpy(want, cases[i].id[2] == '1' ? "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" : "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", 65);
+		if (tc_cgroup_container_id(path, id) != (cases[i].id != NULL))
+			fail_msg("%s: %s", path, cases[i].id ? "no id found" : "an id found");
+		if (cases[i].id)
+			assert_string_equal(id, want);
+	}
+}
+
+/* tc_proc_cgroup of this process agrees with its /proc/self/cgroup's v2 line. */
+static void test_proc_cgroup_self(void **state)
+{
+	char path[4096], *text = NULL;
+	size_t len;
+	int err;
+	(void)state;
+
+	err = tc_proc_cgroup(getpid(), path, sizeof(path));
+	if (err == -ENOENT)
+		TEST_SKIP("this machine has no cgroup v2 line in /proc/self/cgroup");
+	assert_int_equal(err, 0);
+	assert_int_equal(tc_read_file("/proc/self/cgroup", &text, &len, 1 << 16), 0);
+	assert_non_null(strstr(text, path));
+	assert_true(path[0] == '/');
+	free(text);
+	assert_int_equal(tc_proc_cgroup(-1, path, sizeof(path)), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -818,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_json_numbers), cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_hex_digits), cmocka_unit_test(test_hex_encode),
 		cmocka_unit_test(test_path_and_mounts),
+		cmocka_unit_test(test_container_id), cmocka_unit_test(test_proc_cgroup_self),
 	};
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
