@@ -1,5 +1,5 @@
 /* fuzz-live.c - libFuzzer target for the live part's parsers of text from outside:
- * /proc/PID/stat (a command name may hold anything), /proc/PID/cgroup, the mount table's
+ * /proc/PID/stat (a command name may hold anything), /proc/stat's CPU lines, /proc/PID/cgroup, the mount table's
  * cgroup hierarchies, and rates as people type them. The input goes to every parser,
  * not NUL-terminated where the parser takes a length (a read past the end is what
  * ASan catches); answers are checked for what the callers rely on. */
@@ -33,6 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !memchr(path, '\0', sizeof(path)))
 		abort();
 	(void)tc_proc_cgroup_path(exact, size, "cpu", path, sizeof(path));
+	{
+		uint64_t busy[4];
+		int n = tc_proc_cpu_busy_parse(exact, size, busy, 4);
+		if (n == 0 || n < -TACHO_EPARSE || (n < 0 && n != -TACHO_EPARSE))
+			abort();
+	}
 	if (tc_cgroup_mounts_parse(exact, size, &m) == 0 &&
 	    (!memchr(m.v2, '\0', sizeof(m.v2)) || !memchr(m.v1_cpu, '\0', sizeof(m.v1_cpu)) ||
 	     !memchr(m.v1_perf, '\0', sizeof(m.v1_perf))))

@@ -142,8 +142,10 @@ struct tacho_live_row {
 	unsigned uid;               /* process and thread rows: the owner */
 	const char *name;           /* "all", "cpu3", the command name, the cgroup path */
 	double cpus;                /* process and thread rows: CPUs used over the last
-				       interval from /proc (1.0: one whole CPU); NAN
-				       elsewhere or in the first frame */
+				       interval from /proc (1.0: one whole CPU); CPU and
+				       machine rows: the CPUs kept busy (/proc/stat's
+				       user, nice, system, irq, softirq); NAN elsewhere
+				       or in the first frame */
 	bool ended;                 /* the process or thread ended: final counts, last
 				       frame of this row */
 	double since;               /* frame time at which the row began counting */

@@ -28,6 +28,13 @@ struct tc_proc_stat {
  * parentheses itself. Pure. 0 or -TACHO_EPARSE. */
 int tc_proc_stat_parse(const char *text, size_t len, struct tc_proc_stat *out);
 
+/* The busy time of each CPU in the text of /proc/stat: busy[c] gets the clock ticks
+ * (USER_HZ) CPU c has spent in user (guest included), nice, system, irq and softirq
+ * time since boot, for c < n; UINT64_MAX for a CPU the text does not list. Idle, iowait
+ * and steal are not busy. Pure. The number of cpuN lines read, or -TACHO_EPARSE (no
+ * such line, or a cpuN line without its first eight numbers). */
+int tc_proc_cpu_busy_parse(const char *text, size_t len, uint64_t *busy, size_t n);
+
 /* The cgroup hierarchies of a mount table (the text of /proc/self/mounts; octal escapes
  * undone). Pure. */
 struct tc_cgroup_mounts {

@@ -40,6 +40,52 @@ static int next_u64(const char **p, const char *end, uint64_t *out)
 	return 0;
 }
 
+int tc_proc_cpu_busy_parse(const char *text, size_t len, uint64_t *busy, size_t n)
+{
+	const char *p = text, *end = text + len;
+	int found = 0;
+
+	for (size_t i = 0; i < n; i++)
+		busy[i] = UINT64_MAX;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q;
+		uint64_t cpu = 0, v[8];
+		bool digits = false;
+
+		if (!eol)
+			eol = end;
+		/* "cpuN user nice system idle iowait irq softirq steal ..." (proc(5)); the
+		 * first line, "cpu " without a number, is every CPU's sum */
+		if (eol - p > 3 && !memcmp(p, "cpu", 3)) {
+			for (q = p + 3; q < eol && *q >= '0' && *q <= '9'; q++) {
+				if (cpu > 100000)
+					return -TACHO_EPARSE;
+				cpu = cpu * 10 + (uint64_t)(*q - '0');
+				digits = true;
+			}
+			if (digits) {
+				if (q == eol || *q != ' ')
+					return -TACHO_EPARSE;
+				for (size_t i = 0; i < 8; i++)
+					if (next_u64(&q, eol, &v[i]))
+						return -TACHO_EPARSE;
+				/* busy: user (guest included), nice, system, irq, softirq;
+				 * not idle, iowait (idle waiting for a disk) nor steal (the
+				 * hypervisor ran someone else) */
+				if (cpu < n) {
+					uint64_t b = v[0] + v[1] + v[2] + v[5] + v[6];
+					if (b < v[0])
+						return -TACHO_EPARSE;
+					busy[cpu] = b;
+				}
+				found++;
+			}
+		}
+		p = eol + 1;
+	}
+	return found ? found : -TACHO_EPARSE;
+}
+
 int tc_proc_stat_parse(const char *text, size_t len, struct tc_proc_stat *out)
 {
 	const char *end = text + len, *open, *close = NULL, *p;

@@ -40,6 +40,9 @@ struct lrow {
 	bool enabled;
 	bool seen;                    /* found by this refresh */
 	uint64_t ticks;               /* task rows: CPU ticks at the last refresh */
+	uint64_t busy0, busy_prev;    /* CPU and machine rows: busy ticks (/proc/stat) at
+					 the start and at the last read */
+	bool busy_have;
 	double cpus;
 	struct tc_perf_count *cnt;    /* [nev] */
 	double *prev_total;           /* [nev] */
@@ -94,6 +97,10 @@ struct tacho_live {
 	bool started;
 	double t0, tprev;
 	unsigned not_followed, no_permission, no_descriptors, ended;
+	uint64_t *busy;               /* CPU and machine views: /proc/stat's busy ticks
+					 by CPU number, read at each sample */
+	size_t nbusy;
+	bool busy_ok;                 /* the last read of /proc/stat worked */
 };
 
 static double now_s(void)
@@ -246,6 +253,93 @@ static const char *row_why(struct tacho_live *l, struct lrow *r, size_t e, enum 
 	return r->why[e];
 }
 
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+						 a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* /proc/stat's busy ticks of every CPU into l->busy (CPU and machine views). */
+static void read_busy(struct tacho_live *l)
+{
+	char path[PATH_MAX], *text;
+	size_t len;
+
+	l->busy_ok = false;
+	snprintf(path, sizeof(path), "%s/stat", l->proc_root);
+	if (tc_read_file(path, &text, &len, 0))
+		return;
+	l->busy_ok = tc_proc_cpu_busy_parse(text, len, l->busy, l->nbusy) > 0;
+	free(text);
+}
+
+/* The busy ticks of a CPU or machine row, false when /proc/stat lacks one of them. */
+static bool row_busy(const struct tacho_live *l, const struct lrow *r, uint64_t *out)
+{
+	uint64_t sum = 0;
+
+	if (!l->busy_ok)
+		return false;
+	for (size_t i = 0; i < l->ncpus; i++) {
+		int c = l->cpus[i];
+		if (r->kind == TACHO_LIVE_CPU && c != r->id)
+			continue;
+		if (c < 0 || (size_t)c >= l->nbusy || l->busy[c] == UINT64_MAX)
+			return false;
+		sum += l->busy[c];
+	}
+	*out = sum;
+	return true;
+}
+
+/* A CPU-wide clock counts the time it was enabled, every CPU's 1000 msec a second,
+ * busy or idle: on CPU and machine rows the clocks are the CPUs' busy time from
+ * /proc/stat instead (user, nice, system, irq, softirq), in msec. True when it set v. */
+static bool busy_clock(struct tacho_live *l, struct lrow *r, size_t e, double dt,
+		       struct tacho_live_value *v)
+{
+	uint64_t b;
+	double ms_per_tick = 1000.0 / (double)l->hz;
+
+	if ((r->kind != TACHO_LIVE_CPU && r->kind != TACHO_LIVE_MACHINE) ||
+	    !is_clock(&l->attrs[e]))
+		return false;
+	if (!row_busy(l, r, &b)) {
+		v->status = TACHO_COUNT_NOT_COUNTED;
+		v->why = "the CPU's busy time could not be read from /proc/stat";
+		v->hint = TACHO_HINT_MACHINE;
+		return true;
+	}
+	if (!r->busy_have && !r->read_once)
+		r->busy0 = b;
+	v->status = TACHO_COUNT_COUNTED;
+	v->coverage = 1;
+	v->total = (double)(b - (b >= r->busy0 ? r->busy0 : b)) * ms_per_tick;
+	if (r->read_once && r->busy_have && dt > 0 && b >= r->busy_prev)
+		v->rate = (double)(b - r->busy_prev) * ms_per_tick / dt;
+	return true;
+}
+
+/* The CPUs a CPU or machine row kept busy since its last read (NAN at the first). */
+static void row_busy_cpus(struct tacho_live *l, struct lrow *r, double dt)
+{
+	uint64_t b;
+
+	if (r->kind != TACHO_LIVE_CPU && r->kind != TACHO_LIVE_MACHINE)
+		return;
+	r->cpus = NAN;
+	if (!row_busy(l, r, &b)) {
+		r->busy_have = false;
+		return;
+	}
+	if (!r->busy_have && !r->read_once)
+		r->busy0 = b;
+	if (r->busy_have && r->read_once && dt > 0 && b >= r->busy_prev)
+		r->cpus = (double)(b - r->busy_prev) / ((double)l->hz * dt);
+	r->busy_prev = b;
+	r->busy_have = true;
+}
+
 /* Reads r and updates its values, rates and history; now is monotonic seconds, dt the
  * time since the previous sample (0 at the first). */
 static int row_read(struct tacho_live *l, struct lrow *r, double now, double dt)
@@ -262,6 +356,8 @@ static int row_read(struct tacho_live *l, struct lrow *r, double now, double dt)
 
 		memset(v, 0, sizeof(*v));
 		v->total = v->rate = NAN;
+		if (busy_clock(l, r, e, dt, v))
+			goto push;
 		if (c->status == TACHO_COUNT_NOT_SUPPORTED) {
 			v->status = c->status;
 			v->why = row_why(l, r, e, &v->hint);
@@ -329,6 +425,7 @@ push:
 	r->hpos = (r->hpos + 1) % l->H;
 	if (r->hcount < l->H)
 		r->hcount++;
+	row_busy_cpus(l, r, dt);
 	r->read_once = true;
 	return 0;
 }
@@ -786,6 +883,7 @@ void tacho_live_free(struct tacho_live *l)
 	free(l->proc_root);
 	free(l->prev);
 	free(l->cand);
+	free(l->busy);
 	tc_hmap_exit(&l->prev_map);
 	tc_hmap_exit(&l->refused);
 	tc_scan_exit(&l->scan);
@@ -914,7 +1012,11 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 		if (err)
 			goto out_free;
 		if (l->view != TACHO_LIVE_CGROUP) {
-			err = add_cpu_rows(l);
+			for (size_t i = 0; i < l->ncpus; i++)
+				if (l->cpus[i] >= 0 && (size_t)l->cpus[i] >= l->nbusy)
+					l->nbusy = (size_t)l->cpus[i] + 1;
+			l->busy = calloc(l->nbusy ? l->nbusy : 1, sizeof(*l->busy));
+			err = l->busy ? add_cpu_rows(l) : -ENOMEM;
 			break;
 		}
 		err = setup_cgroups(l, o, diag);
@@ -985,8 +1087,9 @@ static int cmp_rows(const void *a, const void *b)
 {
 	const struct tacho_live_row *x = a, *y = b;
 	double cx = isnan(x->cpus) ? -1 : x->cpus, cy = isnan(y->cpus) ? -1 : y->cpus;
+	bool task = x->kind == TACHO_LIVE_PROCESS || x->kind == TACHO_LIVE_THREAD;
 
-	if (cx != cy)
+	if (task && cx != cy)
 		return cx > cy ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
@@ -1099,6 +1202,8 @@ int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
 		err = scan_tasks(l, dt);
 	else if (l->view == TACHO_LIVE_CGROUP)
 		err = refresh_cgroups(l, false);
+	else
+		read_busy(l);
 	for (size_t i = 0; !err && i < l->nrows; i++)
 		err = row_read(l, l->rows[i], now, dt);
 	if (err)

@@ -69,6 +69,119 @@ static void test_proc_stat(void **state)
 	assert_int_equal(tc_task_stat("/proc", 0x7ffffff0, 0, &st), -ESRCH);
 }
 
+/* /proc/stat's CPU lines: busy is user + nice + system + irq + softirq, never idle,
+ * iowait or steal; the sum line and other lines are skipped. */
+static void test_cpu_busy_parse(void **state)
+{
+	static const char text[] =
+		"cpu  9 9 9 9 9 9 9 9 9 9\n"
+		"cpu0 100 2 30 5000 7 4 1 800 0 0\n"
+		"cpu1 1 0 0 9 0 0 0 0\n"
+		"intr 12345 0 1\n"
+		"cpu3 10 20 30 40 50 60 70 80 90 100\n";
+	static const char *const bad[] = {
+		"", "intr 1 2\n", "cpu0 1 2 3\n", "cpu0x 1 2 3 4 5 6 7 8\n",
+		"cpu0 1 2 3 4 5 6 7 z\n", "cpu99999999999 1 2 3 4 5 6 7 8\n",
+	};
+	uint64_t busy[4];
+	(void)state;
+
+	assert_int_equal(tc_proc_cpu_busy_parse(text, strlen(text), busy, 4), 3);
+	assert_int_equal(busy[0], 100 + 2 + 30 + 4 + 1);
+	assert_int_equal(busy[1], 1);
+	assert_true(busy[2] == UINT64_MAX);
+	assert_int_equal(busy[3], 10 + 20 + 30 + 60 + 70);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (tc_proc_cpu_busy_parse(bad[i], strlen(bad[i]), busy, 4) != -TACHO_EPARSE)
+			fail_msg("bad[%zu] '%s' parsed", i, bad[i]);
+}
+
+static struct tacho_evlist *events(const char *spec);
+
+/* The CPU and machine views' clocks are the CPUs' busy time: a /proc/stat made by hand
+ * (proc_root) gives exact totals, whatever the clock on the wall did. */
+static void test_cpu_busy_exact(void **state)
+{
+	struct tacho_live_opts o = { .sz = sizeof(o) };
+	struct tacho_evlist *l = events("task-clock,context-switches");
+	char root[PATH_MAX], stat[PATH_MAX + 8], line[256];
+	struct tacho_live_frame *f;
+	struct tacho_live *lv;
+	struct tc_sb before, after;
+	int *cpus;
+	size_t ncpus;
+	(void)state;
+
+	assert_int_equal(tc_online_cpus(&cpus, &ncpus), 0);
+	snprintf(root, sizeof(root), "%s/fakeproc", th_tmpdir());
+	assert_int_equal(mkdir(root, 0755), 0);
+	snprintf(stat, sizeof(stat), "%s/stat", root);
+	tc_sb_init(&before);
+	tc_sb_init(&after);
+	/* CPU k: 1000 + k ticks busy at the start, then 7 x (k + 1) more */
+	for (size_t i = 0; i < ncpus; i++) {
+		int k = cpus[i];
+		snprintf(line, sizeof(line), "cpu%d %d 0 0 99999 0 0 0 0\n", k, 1000 + k);
+		tc_sb_adds(&before, line);
+		snprintf(line, sizeof(line), "cpu%d %d 0 %d 99999 0 0 0 555\n", k, 1000 + k,
+			 7 * (k + 1));
+		tc_sb_adds(&after, line);
+	}
+	write_text(stat, before.buf);
+	o.events = l;
+	o.proc_root = root;
+	o.view = TACHO_LIVE_CPU;
+	if (tacho_live_new(&o, &lv, NULL)) {
+		free(cpus);
+		tc_sb_exit(&before);
+		tc_sb_exit(&after);
+		tacho_evlist_free(l);
+		TEST_SKIP("CPU-wide counting is not allowed here");
+	}
+	assert_int_equal(tacho_live_sample(lv, &f), 0);
+	tacho_live_frame_put(f);
+	write_text(stat, after.buf);
+	assert_int_equal(tacho_live_sample(lv, &f), 0);
+	assert_int_equal(tacho_live_frame_nrows(f), ncpus);
+	for (size_t i = 0; i < ncpus; i++) {
+		const struct tacho_live_row *r = tacho_live_frame_row(f, i);
+		double ms = 7.0 * (double)(r->id + 1) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+		assert_int_equal(r->values[0].status, TACHO_COUNT_COUNTED);
+		assert_true(r->values[0].total == ms);
+		assert_true(isfinite(r->cpus) && r->cpus > 0);
+		/* the busy fraction and the clock's rate say the same */
+		assert_true(fabs(r->cpus * 1000 - r->values[0].rate) < 1e-6 * r->values[0].rate);
+	}
+	tacho_live_frame_put(f);
+	tacho_live_free(lv);
+	/* the machine: every CPU's busy time summed */
+	write_text(stat, before.buf);
+	o.view = TACHO_LIVE_MACHINE;
+	assert_int_equal(tacho_live_new(&o, &lv, NULL), 0);
+	assert_int_equal(tacho_live_sample(lv, &f), 0);
+	tacho_live_frame_put(f);
+	write_text(stat, after.buf);
+	assert_int_equal(tacho_live_sample(lv, &f), 0);
+	{
+		double ms = 0;
+		for (size_t i = 0; i < ncpus; i++)
+			ms += 7.0 * (cpus[i] + 1) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+		assert_true(tacho_live_frame_row(f, 0)->values[0].total == ms);
+	}
+	tacho_live_frame_put(f);
+	/* a /proc/stat without the CPUs: no value, said why, never 1000 msec/s */
+	write_text(stat, "intr 1\n");
+	assert_int_equal(tacho_live_sample(lv, &f), 0);
+	assert_int_equal(tacho_live_frame_row(f, 0)->values[0].status, TACHO_COUNT_NOT_COUNTED);
+	assert_non_null(strstr(tacho_live_frame_row(f, 0)->values[0].why, "/proc/stat"));
+	tacho_live_frame_put(f);
+	tacho_live_free(lv);
+	free(cpus);
+	tc_sb_exit(&before);
+	tc_sb_exit(&after);
+	tacho_evlist_free(l);
+}
+
 static void test_proc_cgroup(void **state)
 {
 	static const char text[] = "9:name=systemd:/\n4:memory:/m/x\n1:cpu,cpuacct:/a/b\n0::/u\n";
@@ -1375,6 +1488,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proc_stat),
+		cmocka_unit_test(test_cpu_busy_parse),
 		cmocka_unit_test(test_proc_cgroup),
 		cmocka_unit_test(test_cgroup_mounts),
 		cmocka_unit_test(test_cgroup_resolve),
@@ -1384,6 +1498,7 @@ int main(void)
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_child_exact),
 		cmocka_unit_test(test_views),
+		cmocka_unit_test(test_cpu_busy_exact),
 		cmocka_unit_test(test_fd_budget),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_newer_opts),
