@@ -167,6 +167,8 @@ struct tacho_live_health {
 	unsigned ended;             /* rows that ended in this frame */
 	long fds;                   /* perf descriptors held */
 	long fd_limit;
+	const char *empty;          /* a frame without rows: why, in one line ("no cgroup
+				       below /sys/fs/cgroup (...)"); NULL otherwise */
 };
 
 TACHO_API enum tacho_live_view tacho_live_frame_view(const struct tacho_live_frame *f);

@@ -106,6 +106,8 @@ static int write_table(const struct tacho_live_frame *f, FILE *out, const struct
 		fprintf(out, ", %u not counted (file descriptor limit)", h->no_descriptors);
 	if (h->ended)
 		fprintf(out, ", %u ended", h->ended);
+	if (h->empty)
+		fprintf(out, ": %s", h->empty);
 	fputc('\n', out);
 	cells[0] = id_heading(f->view);
 	cells[1] = "NAME";
@@ -275,6 +277,8 @@ static int write_json(const struct tacho_live_frame *f, FILE *out, enum tacho_fo
 	tc_json_uint(&j, "ended", h->ended);
 	tc_json_int(&j, "fds", h->fds);
 	tc_json_int(&j, "fd_limit", h->fd_limit);
+	if (h->empty)
+		tc_json_str(&j, "empty", h->empty);
 	tc_json_obj_end(&j);
 	tc_json_obj_end(&j);
 	return tc_json_doc_end(&j);

@@ -101,6 +101,7 @@ struct tacho_live {
 					 by CPU number, read at each sample */
 	size_t nbusy;
 	bool busy_ok;                 /* the last read of /proc/stat worked */
+	char empty[PATH_MAX + 160];   /* why the view has no rows, or "" */
 };
 
 static double now_s(void)
@@ -595,6 +596,14 @@ static int refresh_cgroups(struct tacho_live *l, bool add)
 		qsort(w.paths, w.n, sizeof(*w.paths), cmp_str);
 		paths = w.paths;
 		n = w.n;
+		l->empty[0] = '\0';
+		if (!err && !w.n && access(l->perf_root, R_OK | X_OK))
+			snprintf(l->empty, sizeof(l->empty), "cannot list the cgroups below %s: "
+				 "%s", l->perf_root, strerror(errno));
+		else if (!err && !w.n)
+			snprintf(l->empty, sizeof(l->empty), "no cgroup below %s (the root of the "
+				 "perf_event hierarchy, not a row itself): nothing to show",
+				 l->perf_root);
 	}
 	for (size_t i = 0; i < l->nrows; i++) {
 		struct lrow *r = l->rows[i];
@@ -1164,6 +1173,21 @@ static struct tacho_live_frame *make_frame(struct tacho_live *l, double now, dou
 		.fds = l->fds,
 		.fd_limit = l->fd_limit,
 	};
+	if (!l->nrows) {
+		const char *why = l->empty[0] ? l->empty : NULL;
+		char buf[160];
+		if (!why && l->no_descriptors) {
+			snprintf(buf, sizeof(buf), "every target left out at the file descriptor "
+				 "limit (%ld)", l->fd_limit);
+			why = buf;
+		} else if (!why && l->no_permission) {
+			why = "every target belongs to another user, whom this one may not count";
+		} else if (!why && l->view == TACHO_LIVE_CGROUP) {
+			why = "every cgroup below the hierarchy's root went away";
+		}
+		if (why && !(f->health.empty = tc_frame_str(f, why)))
+			goto out_free;
+	}
 	return f;
 
 out_free:
