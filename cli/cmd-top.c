@@ -57,8 +57,8 @@ static const struct cli_option top_options[] = {
 
 static const char top_footer[] =
 	"keys: q quit, space pause, m/c/p/t/g the machine, CPU, process, thread, cgroup view,\n"
-	"< and > the sort column, r reverse, / filter by name, up/down select, Enter plot,\n"
-	"Esc close the plot, h help.\n"
+	"< and > the sort column, r reverse, / filter by name (Esc, or / and Enter, clears\n"
+	"it), up/down select, Enter plot, Esc close the plot, h help.\n"
 	"\n"
 	"exit status: the program's when one ran, else 0; 1 when counting failed, 2 for bad\n"
 	"usage. docs/top.md tells more.\n";
@@ -323,7 +323,9 @@ static bool on_key(struct top_cli *t, int ch)
 		ui->reverse = !ui->reverse;
 		break;
 	case '/':
+		/* a new filter: Enter on an empty one leaves none */
 		ui->filtering = true;
+		ui->filter[0] = '\0';
 		break;
 	case KEY_UP:
 	case 'k':
@@ -340,7 +342,11 @@ static bool on_key(struct top_cli *t, int ch)
 		ui->plot = !ui->plot;
 		break;
 	case 27:
-		ui->plot = false;
+		/* Esc closes the plot, else clears the filter */
+		if (ui->plot)
+			ui->plot = false;
+		else
+			ui->filter[0] = '\0';
 		break;
 	}
 	return true;

@@ -158,9 +158,12 @@ static void title(struct top_ui *ui, int cols)
 	if (h->no_descriptors)
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", %u not counted (file "
 			      "descriptor limit)", h->no_descriptors);
-	if (ui->filter[0] || ui->filtering)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "   filter: %s%s", ui->filter,
-			      ui->filtering ? "_" : "");
+	if (ui->filtering)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "   filter: %s_ (Enter keeps it, "
+			      "Esc or an empty one clears it)", ui->filter);
+	else if (ui->filter[0])
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "   filter: %s (Esc clears)",
+			      ui->filter);
 	mvaddnstr(1, 0, line, cols);
 }
 
@@ -170,6 +173,8 @@ static int reasons(struct top_ui *ui, int y, int rows_end, int cols)
 	const struct tacho_live_frame *f = ui->frame;
 	size_t nev = tacho_live_frame_nevents(f), nr = tacho_live_frame_nrows(f);
 
+	if (tacho_live_frame_health(f)->empty && y < rows_end)
+		mvaddnstr(y++, 0, tacho_live_frame_health(f)->empty, cols);
 	if (ui->note && ui->note[0] && y < rows_end)
 		mvaddnstr(y++, 0, ui->note, cols);
 	for (size_t e = 0; e < nev && y < rows_end; e++)
@@ -349,15 +354,17 @@ void top_draw(struct top_ui *ui)
 		static const char *const h[] = {
 			"q quit   space pause   h help",
 			"m machine  c CPUs  p processes  t threads  g cgroups",
-			"< > sort column   r reverse   / filter by name (Enter ends, Esc clears)",
+			"< > sort column   r reverse   / filter by name (Enter ends; Esc, or / then "
+			"Enter, clears)",
 			"up/down (j/k) select a row   Enter plot it   Esc close the plot",
 		};
 		for (size_t i = 0; i < ARRAY_SIZE(h); i++)
 			mvaddnstr(LINES - 1 - (int)ARRAY_SIZE(h) + (int)i, 2, h[i], cols - 2);
 	}
 	attron(A_REVERSE);
-	snprintf(line, sizeof(line), "%s%sq quit  m/c/p/t/g view  </> sort  / filter  space "
-		 "pause  Enter plot  h help", ui->message, ui->message[0] ? "  |  " : "");
+	snprintf(line, sizeof(line), "%s%sq quit  m/c/p/t/g view  </> sort  / filter (Esc "
+		 "clears)  space pause  Enter plot  h help", ui->message,
+		 ui->message[0] ? "  |  " : "");
 	mvaddnstr(LINES - 1, 0, line, cols);
 	for (int x = (int)strlen(line); x < cols; x++)
 		addch(' ');
