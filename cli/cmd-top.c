@@ -37,7 +37,8 @@ static const struct cli_option top_options[] = {
 	  "instructions where a hardware PMU counts them)" },
 	{ 'd', 'd', "delay", "<seconds>", "the refresh interval (default 1, at least 0.05)" },
 	{ LIVE_OPT_VIEW, 0, "view", "<view>",
-	  "machine, cpu, process (the default), thread or cgroup" },
+	  "machine, cpu, process (the default), thread, cgroup\n"
+	  "or symbols (the hottest functions, perf top's view)" },
 	{ 'p', 'p', "pid", "<pid>", "this process alone (the thread view: its threads)" },
 	{ 'G', 'G', "cgroup", "<cgroup>",
 	  "count this cgroup (a path under the perf_event\n"
@@ -57,6 +58,8 @@ static const struct cli_option top_options[] = {
 
 static const char top_footer[] =
 	"keys: q quit, space pause, m/c/p/t/g the machine, CPU, process, thread, cgroup view,\n"
+	"s the hottest symbols (of the selected process, else of the machine; s or Esc goes\n"
+	"back),\n"
 	"< and > the sort column, r reverse, / filter by name (Esc, or / and Enter, clears\n"
 	"it), up/down select, Enter plot, Esc close the plot, h help.\n"
 	"\n"
@@ -75,7 +78,57 @@ struct top_cli {
 	struct top_ui ui;
 	struct tacho_live_frame *frame;
 	char target[128];
+	bool symbols;                   /* --view symbols */
+	struct tacho_evlist *symev;     /* the event the symbols view samples */
+	struct tacho_live_symbols *sym;
+	struct tacho_live_symtab *symtab;
 };
+
+/* The symbols view's sampler on pid (0: every task): cycles where a PMU counts them,
+ * cpu-clock elsewhere. 0, or -1 with why in *why. */
+static int symbols_open(struct top_cli *t, pid_t pid, char *why, size_t size)
+{
+	struct tacho_live_symbols_opts o = { .sz = sizeof(o) };
+	struct tacho_pmu_counters pmu;
+	struct tacho_diag diag;
+	bool hw = !tacho_pmu_counters_detect(&pmu) && pmu.known && !pmu.none;
+	int err;
+
+	memset(&diag, 0, sizeof(diag));
+	diag.sz = sizeof(diag);
+	if (!t->symev && tacho_evlist_parse(hw ? "cycles" : "cpu-clock", &t->symev, &diag)) {
+		snprintf(why, size, "%s", diag.message);
+		return -1;
+	}
+	o.event = t->symev;
+	o.pid = pid;
+	err = tacho_live_symbols_new(&o, &t->sym, &diag);
+	if (err) {
+		snprintf(why, size, "%s", diag.message[0] ? diag.message : tacho_strerror(err));
+		return -1;
+	}
+	if (pid)
+		snprintf(t->ui.sym_target, sizeof(t->ui.sym_target), "process %d", (int)pid);
+	else
+		snprintf(t->ui.sym_target, sizeof(t->ui.sym_target), "the whole machine");
+	t->ui.sym_event = tacho_live_symbols_event(t->sym);
+	/* the first table starts the sampling; it is empty */
+	if (!tacho_live_symbols_sample(t->sym, &t->symtab)) {
+		tacho_live_symtab_free(t->symtab);
+		t->symtab = NULL;
+	}
+	return 0;
+}
+
+static void symbols_close(struct top_cli *t)
+{
+	tacho_live_symtab_free(t->symtab);
+	t->symtab = NULL;
+	t->ui.symtab = NULL;
+	tacho_live_symbols_free(t->sym);
+	t->sym = NULL;
+	t->ui.symbols = false;
+}
 
 static int set_format(struct top_cli *t, enum tacho_format fmt)
 {
@@ -94,6 +147,10 @@ static int top_parse(struct top_cli *t, int argc, char **argv)
 
 	cli_args_init(&args, &cmd_top, argc, argv);
 	while ((opt = cli_args_next(&args)) > 0) {
+		if (opt == LIVE_OPT_VIEW && !strcmp(optarg, "symbols")) {
+			t->symbols = true;
+			continue;
+		}
 		k = live_cli_option(&t->lc, opt, optarg);
 		if (k == 1)
 			continue;
@@ -137,6 +194,53 @@ static int top_parse(struct top_cli *t, int argc, char **argv)
 
 /* --- batch --- */
 
+static int top_batch_symbols(struct top_cli *t)
+{
+	struct live_cli *lc = &t->lc;
+	char why[600];
+	unsigned done = 0;
+	double next;
+	int err = 0;
+
+	if (t->fmt != TACHO_FORMAT_TABLE)
+		return cli_usage_error(&cmd_top, "the symbols view prints text alone (no --csv "
+				       "or --json)");
+	if (symbols_open(t, lc->pid, why, sizeof(why))) {
+		cli_error("cannot sample the symbols of %s: %s", lc->pid ? "the process" :
+			  "the machine", why);
+		return EXIT_FAIL;
+	}
+	next = live_now() + lc->interval;
+	while (!err && !cli_stop_sig) {
+		live_cli_wait(lc, next, -1);
+		if (cli_stop_sig)
+			break;
+		if (live_now() < next && !lc->child_done)
+			continue;
+		err = tacho_live_symbols_sample(t->sym, &t->symtab);
+		if (err)
+			break;
+		if (done)
+			fputc('\n', t->out);
+		err = tacho_live_symtab_write(t->symtab, t->out);
+		fflush(t->out);
+		tacho_live_symtab_free(t->symtab);
+		t->symtab = NULL;
+		done++;
+		if (err || live_cli_reap(lc) || (t->iterations && done >= t->iterations))
+			break;
+		next += lc->interval;
+		if (next < live_now())
+			next = live_now() + lc->interval;
+	}
+	if (err && err != -EIO)
+		cli_error("cannot sample: %s", tacho_strerror(err));
+	if (cli_close_output(t->out, t->outpath ? t->outpath : NULL) != EXIT_OK || err)
+		return EXIT_FAIL;
+	t->out = NULL;
+	return GO_ON;
+}
+
 static int top_batch(struct top_cli *t)
 {
 	struct live_cli *lc = &t->lc;
@@ -147,6 +251,8 @@ static int top_batch(struct top_cli *t)
 	t->out = cli_open_output(t->outpath);
 	if (!t->out)
 		return EXIT_FAIL;
+	if (t->symbols)
+		return top_batch_symbols(t);
 	if (lc->note[0] && (t->fmt == TACHO_FORMAT_TABLE || t->outpath))
 		cli_warn("%s", lc->note);
 	/* the first sample starts counting; its frame has no rates yet */
@@ -285,10 +391,35 @@ static bool on_key(struct top_cli *t, int ch)
 		}
 		return true;
 	}
+	if (ui->symbols && (ch == 's' || ch == 27 || ch == KEY_BACKSPACE || ch == 127)) {
+		symbols_close(t);
+		return true;
+	}
+	if (ui->symbols && ch < 0x80 && ch > 0 && strchr("mcptg", ch))
+		symbols_close(t);     /* a view's key leaves the symbols for it */
 	switch (ch) {
 	case 'q':
 	case 'Q':
 		return false;
+	case 's': {
+		/* the selected process's symbols, else the machine's (or the one process
+		 * counted) */
+		pid_t pid = t->lc.pid;
+		char why[600];
+
+		if (ui->have_sel && t->frame) {
+			for (size_t i = 0; i < tacho_live_frame_nrows(t->frame); i++) {
+				const struct tacho_live_row *r = tacho_live_frame_row(t->frame, i);
+				if (r->id == ui->sel_id && r->pid > 0)
+					pid = r->pid;
+			}
+		}
+		if (symbols_open(t, pid, why, sizeof(why)))
+			snprintf(ui->message, sizeof(ui->message), "no symbols view: %.360s", why);
+		else
+			ui->symbols = true;
+		break;
+	}
 	case ' ':
 		ui->paused = !ui->paused;
 		break;
@@ -379,6 +510,13 @@ static int top_screen(struct top_cli *t)
 	t->ui.note = lc->note;
 	t->ui.sort = lc->view == TACHO_LIVE_PROCESS || lc->view == TACHO_LIVE_THREAD ? 0
 										      : TOP_SORT_NATURAL;
+	if (t->symbols) {
+		char why[600];
+		if (symbols_open(t, lc->pid, why, sizeof(why)))
+			snprintf(t->ui.message, sizeof(t->ui.message), "no symbols view: %.360s", why);
+		else
+			t->ui.symbols = true;
+	}
 	top_draw(&t->ui);
 	next = live_now() + lc->interval;
 	while (!quit && !cli_stop_sig) {
@@ -395,7 +533,29 @@ static int top_screen(struct top_cli *t)
 		}
 		if (quit || cli_stop_sig)
 			break;
-		if (live_now() >= next || (lc->child_done && lc->child)) {
+		if ((live_now() >= next || (lc->child_done && lc->child)) && t->ui.symbols) {
+			struct tacho_live_symtab *st;
+			err = tacho_live_symbols_sample(t->sym, &st);
+			if (err) {
+				snprintf(t->ui.message, sizeof(t->ui.message), "cannot sample: %s",
+					 tacho_strerror(err));
+			} else if (!t->ui.paused || !t->symtab) {
+				tacho_live_symtab_free(t->symtab);
+				t->symtab = st;
+				t->ui.symtab = st;
+			} else {
+				tacho_live_symtab_free(st);
+			}
+			if (live_cli_reap(lc) && lc->argv) {
+				char how[128];
+				snprintf(t->ui.message, sizeof(t->ui.message), "'%s' %s", lc->argv[0],
+					 tacho_exit_describe(&lc->exit, how, sizeof(how)));
+			}
+			next += lc->interval;
+			if (next < live_now())
+				next = live_now() + lc->interval;
+			redraw = true;
+		} else if (live_now() >= next || (lc->child_done && lc->child)) {
 			struct tacho_live_frame *f;
 			err = tacho_live_sample(lc->live, &f);
 			if (err) {
@@ -457,6 +617,8 @@ static int cmd_top_fn(int argc, char **argv)
 	if (ret == GO_ON)
 		ret = live_cli_status(&t.lc);
 	tacho_live_frame_put(t.frame);
+	symbols_close(&t);
+	tacho_evlist_free(t.symev);
 	if (t.out && t.outpath)
 		cli_close_output(t.out, t.outpath);
 	live_cli_exit(&t.lc);

@@ -245,6 +245,78 @@ static void plot(struct top_ui *ui, const struct tacho_live_row *r, int y, int h
 	}
 }
 
+/* The symbols view: the hottest functions of the interval, each with its share, its
+ * binary and the sparkline of its recent shares. */
+static void draw_symbols(struct top_ui *ui)
+{
+	const struct tacho_live_symtab *t = ui->symtab;
+	struct tacho_live_symtab_info info;
+	int cols = COLS, y = 3, spark_w;
+	char line[2048], spark[1024];
+	size_t shown_n = 0;
+
+	tacho_live_symtab_info(t, &info);
+	snprintf(line, sizeof(line), "tacho top - symbols view - %s - %s sampled, every %.2g s%s",
+		 ui->sym_target, ui->sym_event ? ui->sym_event : "", ui->interval,
+		 ui->paused ? "  [paused]" : "");
+	attron(A_BOLD);
+	mvaddnstr(0, 0, line, cols);
+	attroff(A_BOLD);
+	if (t) {
+		int n = snprintf(line, sizeof(line), "%.1f s: %llu samples in the last interval",
+				 info.time, info.samples);
+		if (info.lost)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, ", %llu lost in all",
+				      info.lost);
+		if (ui->filtering)
+			snprintf(line + n, sizeof(line) - (size_t)n, "   filter: %s_ (Enter keeps "
+				 "it, Esc or an empty one clears it)", ui->filter);
+		else if (ui->filter[0])
+			snprintf(line + n, sizeof(line) - (size_t)n, "   filter: %s (Esc clears)",
+				 ui->filter);
+	} else {
+		snprintf(line, sizeof(line), "sampling, the first interval is coming...");
+	}
+	mvaddnstr(1, 0, line, cols);
+	spark_w = cols - (7 + 2 + 20 + 1 + 40 + 2) - 1;
+	if (spark_w > (int)sizeof(spark) / 4)
+		spark_w = (int)sizeof(spark) / 4;
+	snprintf(line, sizeof(line), "%7s  %-20s %-40s%s", "SHARE", "DSO", "SYMBOL",
+		 spark_w > 4 ? "  history of its share" : "");
+	attron(A_REVERSE);
+	mvaddnstr(2, 0, line, cols);
+	for (int x = (int)strlen(line); x < cols; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	for (size_t i = 0; t && i < tacho_live_symtab_count(t) && y < LINES - 1; i++) {
+		const struct tacho_live_symbol *s = tacho_live_symtab_at(t, i);
+		int o;
+
+		if (ui->filter[0] && !strcasestr(s->name, ui->filter) &&
+		    !strcasestr(s->dso, ui->filter))
+			continue;
+		o = snprintf(line, sizeof(line), "%6.2f%%  %-20.20s %-40.40s", 100 * s->share,
+			     s->dso, s->name);
+		if (spark_w > 4)
+			snprintf(line + o, sizeof(line) - (size_t)o, "  %s",
+				 top_sparkline(s->history, s->nhistory, (size_t)spark_w, ui->ascii,
+					       spark, sizeof(spark)));
+		mvaddstr(y++, 0, line);
+		shown_n++;
+	}
+	if (t && !shown_n && y < LINES - 1)
+		mvaddnstr(y, 0, info.samples ? "(no symbol matches the filter)" :
+			  "(no sample in the last interval: nothing ran there)", cols);
+	attron(A_REVERSE);
+	snprintf(line, sizeof(line), "%s%ss or Esc back  q quit  / filter (Esc clears)  space "
+		 "pause", ui->message, ui->message[0] ? "  |  " : "");
+	mvaddnstr(LINES - 1, 0, line, cols);
+	for (int x = (int)strlen(line); x < cols; x++)
+		addch(' ');
+	attroff(A_REVERSE);
+	refresh();
+}
+
 void top_draw(struct top_ui *ui)
 {
 	const struct tacho_live_frame *f = ui->frame;
@@ -254,6 +326,10 @@ void top_draw(struct top_ui *ui)
 	char line[2048], buf[64], spark[1024];
 
 	erase();
+	if (ui->symbols) {
+		draw_symbols(ui);
+		return;
+	}
 	if (!f) {
 		mvaddnstr(0, 0, "tacho top: counting, the first interval is coming...", cols);
 		refresh();
@@ -354,6 +430,8 @@ void top_draw(struct top_ui *ui)
 		static const char *const h[] = {
 			"q quit   space pause   h help",
 			"m machine  c CPUs  p processes  t threads  g cgroups",
+			"s the hottest symbols of the selected process (else the machine); s or "
+			"Esc back",
 			"< > sort column   r reverse   / filter by name (Enter ends; Esc, or / then "
 			"Enter, clears)",
 			"up/down (j/k) select a row   Enter plot it   Esc close the plot",
@@ -362,8 +440,8 @@ void top_draw(struct top_ui *ui)
 			mvaddnstr(LINES - 1 - (int)ARRAY_SIZE(h) + (int)i, 2, h[i], cols - 2);
 	}
 	attron(A_REVERSE);
-	snprintf(line, sizeof(line), "%s%sq quit  m/c/p/t/g view  </> sort  / filter (Esc "
-		 "clears)  space pause  Enter plot  h help", ui->message,
+	snprintf(line, sizeof(line), "%s%sq quit  m/c/p/t/g view  s symbols  </> sort  / filter "
+		 "(Esc clears)  space pause  Enter plot  h help", ui->message,
 		 ui->message[0] ? "  |  " : "");
 	mvaddnstr(LINES - 1, 0, line, cols);
 	for (int x = (int)strlen(line); x < cols; x++)

@@ -24,13 +24,18 @@ struct top_ui {
 	bool help;
 	bool ascii;                    /* no UTF-8: ASCII sparklines */
 	const char *note;              /* why the events are software ones, or "" */
+	const struct tacho_live_symtab *symtab;  /* the symbols view's table, or NULL */
+	bool symbols;                  /* the symbols view is shown */
+	char sym_target[96];           /* whose symbols: "the whole machine", "process 42" */
+	const char *sym_event;         /* the event sampled */
 	char message[400];             /* the last thing that happened ("program ended") */
 };
 
 /* The rows of the frame as shown: filtered, sorted; idx gets frame row indices, the
  * return is how many. idx holds at least nrows entries. */
 size_t top_rows(const struct top_ui *ui, size_t *idx);
-/* Draws the whole screen (ncurses, already initialised). */
+/* Draws the whole screen (ncurses, already initialised): the symbols view when
+ * ui->symbols, else the frame's rows. */
 void top_draw(struct top_ui *ui);
 /* Writes a sparkline of n values into buf (UTF-8 or ASCII), width cells, scaled to the
  * largest; NAN is a blank. Returns buf. */

@@ -1,6 +1,7 @@
 /* fuzz-live.c - libFuzzer target for the live part's parsers of text from outside:
- * /proc/PID/stat (a command name may hold anything), /proc/stat's CPU lines, /proc/PID/cgroup, the mount table's
- * cgroup hierarchies, and rates as people type them. The input goes to every parser,
+ * /proc/PID/stat (a command name may hold anything), /proc/stat's CPU lines, a line of
+ * /proc/PID/maps, /proc/PID/cgroup, the mount table's cgroup hierarchies, and rates as
+ * people type them. The input goes to every parser,
  * not NUL-terminated where the parser takes a length (a read past the end is what
  * ASan catches); answers are checked for what the callers rely on. */
 #include <math.h>
@@ -33,6 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    !memchr(path, '\0', sizeof(path)))
 		abort();
 	(void)tc_proc_cgroup_path(exact, size, "cpu", path, sizeof(path));
+	{
+		uint64_t lo, hi, off;
+		const char *fp;
+		size_t fl;
+		bool exec;
+		if (tc_maps_line_parse(exact, size, &lo, &hi, &off, &exec, &fp, &fl) == 0 &&
+		    (hi < lo || fp < exact || fp + fl != exact + size))
+			abort();
+	}
 	{
 		uint64_t busy[4];
 		int n = tc_proc_cpu_busy_parse(exact, size, busy, 4);

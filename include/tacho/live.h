@@ -208,6 +208,75 @@ TACHO_API int tacho_live_frame_write(const struct tacho_live_frame *f, FILE *out
 TACHO_API int tacho_live_frame_write_history(const struct tacho_live_frame *f, FILE *out,
 					     const struct tacho_write_opts *opts);
 
+/* --- Hot symbols (perf top) ---
+ * A symbol sampler samples one event at a low frequency on every online CPU, user and
+ * kernel, over every task (the idle loop left out where the event is a clock) or over
+ * one process's threads and what they create; at each interval it drains the samples,
+ * names each one's function (the kernel's from /proc/kallsyms, a process's from its
+ * executable mappings in /proc/PID/maps and the binary's symbol table) and hands out
+ * a table of the symbols of the interval, the hottest first, each with its share of
+ * the interval's samples (weighted by their periods) and its recent shares. Samples
+ * whose address is in no known function are "[unknown]" in their binary ("[kernel]",
+ * "[unknown]" without a mapping). */
+struct tacho_live_symbols_opts {
+	size_t sz;                  /* sizeof(struct tacho_live_symbols_opts) */
+	const struct tacho_evlist *event;  /* its first event is sampled: cycles where a
+				       PMU counts them, cpu-clock elsewhere (the caller's
+				       choice) */
+	pid_t pid;                  /* > 0: this process alone; 0: every task */
+	unsigned freq;              /* samples a second on each CPU (0: 99) */
+	unsigned history;           /* shares kept per symbol (0: 60; at most 100000) */
+	unsigned max_rows;          /* symbols in a table (0: 50) */
+	const char *proc_root;      /* NULL: "/proc" */
+};
+struct tacho_live_symbols;
+struct tacho_live_symtab;
+
+/* Opens the sampler (counting starts at the first tacho_live_symbols_sample). 0 and
+ * *out; -EINVAL (bad options, no event), -TACHO_EVERSION, -ESRCH (no such process),
+ * -errno of the open or the rings' mapping with *diag saying why (perf_event_paranoid,
+ * an event that cannot sample), -ENOMEM. diag may be NULL. One thread at a time. */
+TACHO_API int tacho_live_symbols_new(const struct tacho_live_symbols_opts *opts,
+				     struct tacho_live_symbols **out, struct tacho_diag *diag);
+TACHO_API void tacho_live_symbols_free(struct tacho_live_symbols *s);   /* NULL-safe */
+/* The event sampled, as the list named it. */
+TACHO_API const char *tacho_live_symbols_event(const struct tacho_live_symbols *s);
+/* One interval: enables the event at the first call (that table is empty), drains the
+ * samples since the previous call and makes them symbols. 0 and a new table in *out
+ * (tacho_live_symtab_free), -ENOMEM, -errno of the enable. */
+TACHO_API int tacho_live_symbols_sample(struct tacho_live_symbols *s,
+					struct tacho_live_symtab **out);
+
+/* One symbol of a table; owned by the table. */
+struct tacho_live_symbol {
+	const char *name;           /* the function, or "[unknown]" */
+	const char *dso;            /* the binary's file name, "[kernel]", "[vdso]", ... */
+	bool kernel;                /* a kernel-mode sample */
+	double weight;              /* its samples' periods summed over the interval */
+	double share;               /* weight / every sample's weight, 0 to 1 */
+	const double *history;      /* its shares over the last intervals, oldest first
+				       (this one last) */
+	size_t nhistory;
+};
+struct tacho_live_symtab_info {
+	const char *event;          /* owned by the table */
+	double time;                /* seconds since the first sample */
+	double interval;            /* since the previous table (0 in the first) */
+	unsigned long long samples; /* samples in the interval */
+	unsigned long long lost;    /* samples the kernel dropped, since the start */
+};
+/* The symbols of the interval, the hottest first (at most max_rows), and what the
+ * table is. Thread-safe once made; NULL-safe. */
+TACHO_API size_t tacho_live_symtab_count(const struct tacho_live_symtab *t);
+TACHO_API const struct tacho_live_symbol *tacho_live_symtab_at(const struct tacho_live_symtab *t,
+								size_t i);
+TACHO_API void tacho_live_symtab_info(const struct tacho_live_symtab *t,
+				      struct tacho_live_symtab_info *out);
+/* Writes the table as text: a heading (time, event, samples, lost), then a line per
+ * symbol: its share in percent, its binary, its name. 0, -EINVAL, -EIO. */
+TACHO_API int tacho_live_symtab_write(const struct tacho_live_symtab *t, FILE *out);
+TACHO_API void tacho_live_symtab_free(struct tacho_live_symtab *t);   /* NULL-safe */
+
 /* The exposition formats (enum tacho_metrics_format) are in tacho/output.h. */
 /* The parts of an exposition: what depends on the frame alone (the counters, what
  * was not counted, the sampler's health), and what depends on the scrape (its

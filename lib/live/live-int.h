@@ -35,6 +35,12 @@ int tc_proc_stat_parse(const char *text, size_t len, struct tc_proc_stat *out);
  * such line, or a cpuN line without its first eight numbers). */
 int tc_proc_cpu_busy_parse(const char *text, size_t len, uint64_t *busy, size_t n);
 
+/* One line of /proc/PID/maps ("lo-hi perms offset dev inode   path", no newline):
+ * the range, the file offset, whether it is executable, and the path (pointing into
+ * line, *path_len bytes; 0 for anonymous memory). Pure. 0 or -TACHO_EPARSE. */
+int tc_maps_line_parse(const char *line, size_t len, uint64_t *lo, uint64_t *hi, uint64_t *off,
+		       bool *exec, const char **path, size_t *path_len);
+
 /* The cgroup hierarchies of a mount table (the text of /proc/self/mounts; octal escapes
  * undone). Pure. */
 struct tc_cgroup_mounts {

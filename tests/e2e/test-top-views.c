@@ -246,6 +246,76 @@ static void test_top_cgroup_empty(void **state)
 	rmdir(dir);
 }
 
+/* The line after the pane's line holding heading, copied ("" without one). */
+static char *line_after(const char *screen, const char *heading)
+{
+	const char *p = strstr(screen, heading), *e;
+
+	if (!p || !(p = strchr(p, '\n')))
+		return strdup("");
+	p++;
+	e = strchr(p, '\n');
+	return strndup(p, e ? (size_t)(e - p) : strlen(p));
+}
+
+/* The symbols view of one process, entered from its row: a program that spends its
+ * time in new_hot shows it first, in its own binary; s goes back to the rows. */
+static void test_top_symbols_of_row(void **state)
+{
+	char *argv[] = { (char *)th_prog("diff-hot"), (char *)"new", (char *)"600000", NULL };
+	char cmd[4096], *screen = NULL, *first = NULL;
+	struct th_proc hot;
+	bool ok = false;
+	double end;
+	(void)state;
+
+	if (!have_tmux())
+		TEST_SKIP("tmux is not installed");
+	setup_sock("tmux-sym");
+	th_spawn(&hot, "hot", argv);
+	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 TERM=xterm-256color %s top -d 0.3 -p %d",
+		 th_tacho_bin(), (int)hot.pid);
+	start("s", cmd);
+	if (!pane_until("s", "diff-hot", true, 15, &screen))
+		fail_msg("the program is not on the screen:\n%s", screen);
+	free(screen);
+	keys("s", "Down");
+	keys("s", "s");
+	if (!pane_until("s", "symbols view", true, 10, &screen))
+		fail_msg("no symbols view after 's' on the row:\n%s", screen);
+	free(screen);
+	screen = NULL;
+	/* a table with samples in it: the first symbol under the heading */
+	end = th_now() + 15;
+	while (!ok && th_now() < end) {
+		free(screen);
+		free(first);
+		screen = capture("s");
+		first = line_after(screen, "SYMBOL");
+		ok = strstr(first, "new_hot") != NULL;
+		if (!ok)
+			usleep(200000);
+	}
+	if (!ok)
+		fail_msg("new_hot is not the first symbol:\n%s", screen);
+	{
+		char expect[64];
+		snprintf(expect, sizeof(expect), "process %d", (int)hot.pid);
+		assert_contains(screen, expect);
+	}
+	assert_contains(first, "diff-hot");
+	assert_contains(first, "%");
+	free(first);
+	free(screen);
+	keys("s", "s");
+	if (!pane_until("s", "process view", true, 10, &screen))
+		fail_msg("'s' did not go back to the process view:\n%s", screen);
+	free(screen);
+	keys("s", "q");
+	kill_server();
+	th_proc_end(&hot);
+}
+
 static int views_teardown(void **state)
 {
 	static const char *const socks[] = { "tmux-filter", "tmux-cpu", "tmux-cg", "tmux-sym",
@@ -264,6 +334,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_top_filter_clears, views_teardown),
 		cmocka_unit_test_teardown(test_top_cpu_busy, views_teardown),
 		cmocka_unit_test_teardown(test_top_cgroup_empty, views_teardown),
+		cmocka_unit_test_teardown(test_top_symbols_of_row, views_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -96,6 +96,36 @@ static void test_cpu_busy_parse(void **state)
 			fail_msg("bad[%zu] '%s' parsed", i, bad[i]);
 }
 
+/* A line of /proc/PID/maps: range, offset, exec, the path with its blanks. */
+static void test_maps_line(void **state)
+{
+	static const char ok[] = "7f10a000-7f10b000 r-xp 0002c000 08:01 1234    /usr/lib/a b.so";
+	static const char anon[] = "7ffd0000-7ffd1000 rw-p 00000000 00:00 0";
+	static const char *const bad[] = {
+		"", "7f10a000", "7f10a000-7f10b000", "7f10a000-7f10b000 r-xp",
+		"7f10b000-7f10a000 r-xp 0 08:01 1 /x", "zz-7f10b000 r-xp 0 08:01 1 /x",
+		"11111111111111111-2 r-xp 0 08:01 1 /x", "1-2 r-x 0 08:01 1 /x",
+	};
+	uint64_t lo, hi, off;
+	const char *path;
+	size_t pl;
+	bool exec;
+	(void)state;
+
+	assert_int_equal(tc_maps_line_parse(ok, strlen(ok), &lo, &hi, &off, &exec, &path, &pl), 0);
+	assert_true(lo == 0x7f10a000 && hi == 0x7f10b000 && off == 0x2c000 && exec);
+	assert_int_equal(pl, strlen("/usr/lib/a b.so"));
+	assert_memory_equal(path, "/usr/lib/a b.so", pl);
+	assert_int_equal(tc_maps_line_parse(anon, strlen(anon), &lo, &hi, &off, &exec, &path,
+					    &pl), 0);
+	assert_false(exec);
+	assert_int_equal(pl, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (tc_maps_line_parse(bad[i], strlen(bad[i]), &lo, &hi, &off, &exec, &path,
+				       &pl) != -TACHO_EPARSE)
+			fail_msg("bad[%zu] '%s' parsed", i, bad[i]);
+}
+
 static struct tacho_evlist *events(const char *spec);
 
 /* The CPU and machine views' clocks are the CPUs' busy time: a /proc/stat made by hand
@@ -1489,6 +1519,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proc_stat),
 		cmocka_unit_test(test_cpu_busy_parse),
+		cmocka_unit_test(test_maps_line),
 		cmocka_unit_test(test_proc_cgroup),
 		cmocka_unit_test(test_cgroup_mounts),
 		cmocka_unit_test(test_cgroup_resolve),
