@@ -24,7 +24,7 @@ static const char top_usage[] =
 	"                 [-p <pid> | -G <cgroup>... | [--] <program> [<args>]]\n"
 	"\n"
 	"Shows event rates as they happen, refreshed every -d seconds: for each process (the\n"
-	"busiest -k by CPU time), each thread, each CPU, each cgroup or the whole machine,\n"
+	"busiest -k by the event shown), each thread, each CPU, each cgroup or the machine,\n"
 	"every row with a sparkline of its recent history; a selected row opens a larger\n"
 	"time plot of each event. With a program, tacho starts it, counts it from its exec\n"
 	"and stops when it ends. -b prints each refresh instead (text, CSV or JSON lines).\n"
@@ -45,7 +45,7 @@ static const struct cli_option top_options[] = {
 	  "hierarchy); may be repeated; implies --view cgroup" },
 	{ 'k', 'k', "max", "<n>",
 	  "follow at most n processes, threads or cgroups (the\n"
-	  "busiest by CPU time; default 32)" },
+	  "busiest by the event shown; default 32)" },
 	{ 'b', 'b', "batch", NULL, "no screen: print each refresh on standard output" },
 	{ 'n', 'n', "iterations", "<n>", "with -b: stop after n refreshes" },
 	{ OPT_CSV, 0, "csv", NULL, "with -b: CSV, a row per row and event" },
@@ -192,6 +192,25 @@ static int top_parse(struct top_cli *t, int argc, char **argv)
 	return GO_ON;
 }
 
+/* The process and thread views over every task choose their rows by the event shown
+ * (sort: an event's index, else CPU time). 0, or -1 with why in the message (and the
+ * rows chosen by CPU time). */
+static int apply_rank(struct top_cli *t, int sort)
+{
+	struct live_cli *lc = &t->lc;
+	int err;
+
+	if ((lc->view != TACHO_LIVE_PROCESS && lc->view != TACHO_LIVE_THREAD) || lc->pid)
+		return 0;
+	err = tacho_live_rank_by(lc->live, sort >= 0 ? sort : -1);
+	if (!err)
+		return 0;
+	snprintf(t->ui.message, sizeof(t->ui.message), "rows chosen by CPU time: cannot sample "
+		 "%s on every CPU: %s", sort >= 0 ? tacho_evlist_name(lc->list, (size_t)sort) :
+		 "", tacho_strerror(err));
+	return -1;
+}
+
 /* --- batch --- */
 
 static int top_batch_symbols(struct top_cli *t)
@@ -255,6 +274,9 @@ static int top_batch(struct top_cli *t)
 		return top_batch_symbols(t);
 	if (lc->note[0] && (t->fmt == TACHO_FORMAT_TABLE || t->outpath))
 		cli_warn("%s", lc->note);
+	/* the rows: the busiest by the first event */
+	if (apply_rank(t, 0))
+		cli_warn("%s", t->ui.message);
 	/* the first sample starts counting; its frame has no rates yet */
 	err = tacho_live_sample(lc->live, &t->frame);
 	tacho_live_frame_put(t->frame);
@@ -335,6 +357,7 @@ static void switch_view(struct top_cli *t, enum tacho_live_view v)
 	t->ui.have_sel = false;
 	t->ui.sort = v == TACHO_LIVE_PROCESS || v == TACHO_LIVE_THREAD ? 0 : TOP_SORT_NATURAL;
 	t->ui.message[0] = '\0';
+	apply_rank(t, t->ui.sort);
 	/* the baseline of the new rows */
 	if (!tacho_live_sample(lc->live, &t->frame)) {
 		tacho_live_frame_put(t->frame);
@@ -443,12 +466,18 @@ static bool on_key(struct top_cli *t, int ch)
 		switch_view(t, TACHO_LIVE_CGROUP);
 		break;
 	case '<':
-		if (ui->sort > TOP_SORT_NATURAL)
+		if (ui->sort > TOP_SORT_NATURAL) {
 			ui->sort--;
+			ui->message[0] = '\0';
+			apply_rank(t, ui->sort);
+		}
 		break;
 	case '>':
-		if (ui->sort + 1 < (int)nev)
+		if (ui->sort + 1 < (int)nev) {
 			ui->sort++;
+			ui->message[0] = '\0';
+			apply_rank(t, ui->sort);
+		}
 		break;
 	case 'r':
 		ui->reverse = !ui->reverse;
@@ -510,6 +539,7 @@ static int top_screen(struct top_cli *t)
 	t->ui.note = lc->note;
 	t->ui.sort = lc->view == TACHO_LIVE_PROCESS || lc->view == TACHO_LIVE_THREAD ? 0
 										      : TOP_SORT_NATURAL;
+	apply_rank(t, t->ui.sort);
 	if (t->symbols) {
 		char why[600];
 		if (symbols_open(t, lc->pid, why, sizeof(why)))

@@ -81,6 +81,9 @@ struct tacho_live_opts {
 				       NULL: "/proc/self/mounts" */
 	long fd_limit;              /* descriptors the sampler may hold; 0: the
 				       RLIMIT_NOFILE soft limit less 64 */
+	unsigned rank_by;           /* PROCESS, THREAD without pid: how the rows are
+				       chosen: 0, by CPU time (/proc); e + 1, by event
+				       e's count (tacho_live_rank_by says how) */
 };
 
 struct tacho_live;
@@ -109,6 +112,20 @@ TACHO_API void tacho_live_free(struct tacho_live *l);
  * frame in *out (the caller holds one reference: tacho_live_frame_put), -ENOMEM, or
  * -errno of a read. */
 TACHO_API int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out);
+
+/* Chooses the rows of a PROCESS or THREAD view over every task by event (an index in
+ * the list; -1: by CPU time, the default): the tasks whose count of that event was
+ * the largest over the last interval, machine-wide, so that a program busy with the
+ * event but not with the CPU is followed, and one that starts is followed at the next
+ * sample. The counts come from a sampling copy of the event on every online CPU: every
+ * occurrence of a tracepoint (period 1); 1000 samples a second per CPU, each weighed
+ * by its period, for other events; clocks are ranked by CPU time from /proc, which
+ * they measure. The rows followed still count the event exactly, per task. 0; -EINVAL
+ * (an event out of range, a view or sampler it does not apply to); -errno of the
+ * sampling event's open or mapping (CPU-wide sampling needs perf_event_paranoid <= 0
+ * or CAP_PERFMON), the rows then chosen by CPU time. Takes effect at the next
+ * sample. */
+TACHO_API int tacho_live_rank_by(struct tacho_live *l, int event);
 
 /* The events as the sampler counts them (names, units): valid as long as l. */
 TACHO_API size_t tacho_live_nevents(const struct tacho_live *l);

@@ -57,6 +57,7 @@ struct lrow {
 struct cand {
 	size_t t;          /* index in the scan */
 	uint64_t delta;    /* CPU ticks since the previous scan */
+	double weight;     /* the ranked event's count since the previous sample */
 };
 
 struct prevtask {
@@ -102,6 +103,11 @@ struct tacho_live {
 	size_t nbusy;
 	bool busy_ok;                 /* the last read of /proc/stat worked */
 	char empty[PATH_MAX + 160];   /* why the view has no rows, or "" */
+	int rank;                     /* the event the rows are chosen by, or -1 (CPU) */
+	struct tc_perf_list *ranker;  /* its sampling copy on every CPU, or NULL */
+	struct tc_hmap rank_idx;      /* pid (or tid) -> rank_w */
+	double *rank_w;
+	size_t nrank, arank;
 };
 
 static double now_s(void)
@@ -655,6 +661,8 @@ static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	if (x->delta != y->delta)
 		return x->delta > y->delta ? -1 : 1;
 	return x->t < y->t ? -1 : x->t > y->t;
@@ -742,6 +750,117 @@ static int add_task_row(struct tacho_live *l, const struct tc_task *t)
 	return err;
 }
 
+/* --- choosing rows by an event --- */
+
+#define RANK_PAGES 64
+#define RANK_FREQ 1000
+
+static int rank_record(void *arg, const struct perf_event_header *rec)
+{
+	struct tacho_live *l = arg;
+	struct tc_perf_sample smp;
+	uint64_t key;
+	uint32_t i;
+
+	if (rec->type != PERF_RECORD_SAMPLE ||
+	    tc_perf_parse_sample(PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, rec, &smp))
+		return 0;
+	key = l->view == TACHO_LIVE_THREAD ? smp.tid : smp.pid;
+	if (!key)
+		return 0;     /* the idle task */
+	if (!tc_hmap_get(&l->rank_idx, key, &i)) {
+		if (l->nrank == l->arank) {
+			size_t n = l->arank ? 2 * l->arank : 256;
+			double *w = realloc(l->rank_w, n * sizeof(*w));
+			if (!w)
+				return 0;
+			l->rank_w = w;
+			l->arank = n;
+		}
+		i = (uint32_t)l->nrank;
+		if (tc_hmap_put(&l->rank_idx, key, i))
+			return 0;
+		l->rank_w[l->nrank++] = 0;
+	}
+	l->rank_w[i] += smp.period ? (double)smp.period : 1;
+	return 0;
+}
+
+/* The ranked event's counts by task since the last drain into rank_idx / rank_w. */
+static void rank_drain(struct tacho_live *l)
+{
+	tc_hmap_exit(&l->rank_idx);
+	l->nrank = 0;
+	if (l->ranker)
+		tc_perf_list_drain(l->ranker, rank_record, l);
+}
+
+static double rank_weight(const struct tacho_live *l, pid_t key)
+{
+	uint32_t i;
+
+	return l->ranker && tc_hmap_get(&l->rank_idx, (uint64_t)key, &i) ? l->rank_w[i] : 0;
+}
+
+int tacho_live_rank_by(struct tacho_live *l, int event)
+{
+	struct perf_event_attr a;
+	struct tc_perf_list *list = NULL;
+	struct tc_perf_grid g;
+	size_t bad;
+	bool sharing;
+	int err, k;
+
+	if (!l || event < -1 || (event >= 0 && (size_t)event >= l->nev) ||
+	    (l->view != TACHO_LIVE_PROCESS && l->view != TACHO_LIVE_THREAD) || l->pid > 0)
+		return -EINVAL;
+	if (event == l->rank)
+		return 0;
+	tc_perf_list_free(l->ranker);
+	l->ranker = NULL;
+	l->rank = -1;
+	tc_hmap_exit(&l->rank_idx);
+	l->nrank = 0;
+	if (event < 0 || is_clock(&l->attrs[event]))
+		return 0;     /* CPU time from /proc is what a clock measures */
+	a = l->attrs[event];
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+	a.read_format = 0;
+	a.inherit = 0;
+	if (a.type == PERF_TYPE_TRACEPOINT) {
+		a.freq = 0;
+		a.sample_period = 1;    /* every occurrence: a first one is seen at once */
+	} else {
+		a.freq = 1;
+		a.sample_freq = RANK_FREQ;
+	}
+	err = tc_perf_grid_init(&g, l->cpus, l->ncpus, NULL, 0);
+	if (err)
+		return err;
+	err = tc_perf_list_new(&list);
+	if (!err) {
+		k = tc_perf_list_add(list, &a, l->names[event], TACHO_GROUP_NONE);
+		err = k < 0 ? k : tc_perf_list_open(list, &g, 0);
+	}
+	tc_perf_grid_exit(&g);
+	if (!err && !tc_perf_ev_nopen(tc_perf_list_event(list, 0))) {
+		err = tc_perf_ev_error(tc_perf_list_event(list, 0), NULL, NULL);
+		if (!err)
+			err = -ENODEV;
+	}
+	if (!err)
+		err = tc_perf_list_mmap(list, RANK_PAGES, &bad, &sharing);
+	if (!err)
+		err = tc_perf_list_enable(list);
+	if (err) {
+		tc_perf_list_free(list);
+		return err;
+	}
+	l->ranker = list;
+	l->rank = event;
+	return 0;
+}
+
 /* Scans /proc: updates the CPU use of every followed task (dt: seconds since the last
  * scan), ends the rows of tasks that are gone or zombies, and ranks the live tasks by
  * their CPU time since the last scan for follow_tasks. */
@@ -797,6 +916,7 @@ static int scan_tasks(struct tacho_live *l, double dt)
 		c[nc].t = i;
 		c[nc].delta = l->nprev ? t->st.ticks - (before <= t->st.ticks ? before : t->st.ticks)
 				       : t->st.ticks;
+		c[nc].weight = rank_weight(l, t->st.pid);
 		nc++;
 	}
 	/* rows whose task is gone, or a zombie, end: their final counts are read now */
@@ -893,6 +1013,9 @@ void tacho_live_free(struct tacho_live *l)
 	free(l->prev);
 	free(l->cand);
 	free(l->busy);
+	tc_perf_list_free(l->ranker);
+	tc_hmap_exit(&l->rank_idx);
+	free(l->rank_w);
 	tc_hmap_exit(&l->prev_map);
 	tc_hmap_exit(&l->refused);
 	tc_scan_exit(&l->scan);
@@ -1006,6 +1129,7 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 	else
 		l->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ?
 			      1024 - 64 : (long)rl.rlim_cur - 64;
+	l->rank = -1;
 	tc_perf_env_probe(&l->env);
 	l->privileged = tc_perf_env_privileged(&l->env);
 	l->euid = (unsigned)geteuid();
@@ -1069,7 +1193,23 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 			}
 			break;
 		}
-		err = scan_tasks(l, 0);
+		err = tc_online_cpus(&l->cpus, &l->ncpus);
+		if (!err && TC_OPTS_GET(o, tacho_live_opts, rank_by, 0) && l->pid <= 0) {
+			if (o->rank_by > l->nev) {
+				err = tc_diag_set(diag, "", 0, 0, -EINVAL, "rank_by %u is past the "
+						  "%zu events", o->rank_by, l->nev);
+				goto out_free;
+			}
+			err = tacho_live_rank_by(l, (int)o->rank_by - 1);
+			if (err) {
+				err = tc_diag_set(diag, "", 0, 0, err, "cannot choose the rows by "
+						  "%s (sampling it on every CPU): %s",
+						  l->names[o->rank_by - 1], tacho_strerror(err));
+				goto out_free;
+			}
+		}
+		if (!err)
+			err = scan_tasks(l, 0);
 		if (!err)
 			err = follow_tasks(l);
 		if (!err && l->pid > 0 && !l->nrows && !l->no_permission)
@@ -1221,9 +1361,12 @@ int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
 		}
 	}
 	dt = now - l->tprev;
-	/* find the rows that ended before reading them: their reads are then final */
-	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD)
+	/* find the rows that ended before reading them: their reads are then final; the
+	 * ranked event's counts since the last sample choose the new ones */
+	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD) {
+		rank_drain(l);
 		err = scan_tasks(l, dt);
+	}
 	else if (l->view == TACHO_LIVE_CGROUP)
 		err = refresh_cgroups(l, false);
 	else

@@ -9,12 +9,14 @@
  * the pane shows. */
 #include <math.h>
 #include <signal.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "spawn.h"
 #include "live/live-int.h"
 
@@ -316,6 +318,138 @@ static void test_top_symbols_of_row(void **state)
 	th_proc_end(&hot);
 }
 
+/* The write(2) calls pid has made (/proc/PID/io's syscw), -1 when unreadable. */
+static long long syscw(pid_t pid)
+{
+	char path[64], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "syscw: %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The rows of a writes view are the busiest writers: a program writing 200 times a
+ * second, with next to no CPU, is a row of the first frame whose interval began after
+ * its first write (-k 3: three rows, which CPU time would give to the busiest). */
+static void test_top_writes_first_refresh(void **state)
+{
+	char *top_argv[] = { (char *)th_tacho_bin(), (char *)"top", (char *)"-b", (char *)"-n",
+			     (char *)"200", (char *)"-d", (char *)"0.3", (char *)"-k", (char *)"3",
+			     (char *)"--json", (char *)"-e",
+			     (char *)"syscalls:sys_enter_write,task-clock", NULL };
+	char *w_argv[] = { (char *)th_prog("live-helper"), (char *)"paced", (char *)"200",
+			   (char *)"600000", NULL };
+	struct th_proc top, wr;
+	double t_write = NAN, prev_wall = NAN, end;
+	size_t used = 0;
+	bool found = false, judged = false;
+	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	th_spawn(&top, "top", top_argv);
+	end = th_now() + 30;
+	while (!judged && th_now() < end) {
+		char *text = NULL, *line, *nl;
+		size_t len;
+
+		if (tc_read_file(top.out, &text, &len, 0)) {
+			usleep(50000);
+			continue;
+		}
+		/* the frames written since the last look, a whole line each */
+		for (line = text + used; (nl = strchr(line, '\n')); line = nl + 1) {
+			struct th_json *j;
+			const struct th_json *rows;
+			double wall;
+
+			*nl = '\0';
+			used = (size_t)(nl + 1 - text);
+			j = assert_json(line);
+			wall = json_num(j, "wall");
+			if (isnan(t_write)) {
+				/* the first frame: now the writer starts, and the test knows
+				 * when its first write is done */
+				th_spawn(&wr, "writer", w_argv);
+				while (syscw(wr.pid) < 1 && th_now() < end)
+					usleep(1000);
+				assert_true(syscw(wr.pid) >= 1);
+				t_write = wall_now();
+			} else if (prev_wall > t_write) {
+				/* this frame's interval began after the first write */
+				rows = th_json_get(j, "rows");
+				assert_non_null(rows);
+				for (size_t i = 0; i < rows->n; i++)
+					found |= json_num(rows->items[i], "id") == (double)wr.pid;
+				if (!found)
+					fail_msg("the writer %d is not a row of the first frame after "
+						 "its first write:\n%s", (int)wr.pid, line);
+				judged = true;
+			}
+			prev_wall = wall;
+			th_json_free(j);
+			if (judged)
+				break;
+		}
+		free(text);
+		if (!judged)
+			usleep(50000);
+	}
+	assert_true(judged);
+	assert_true(found);
+	kill(top.pid, SIGTERM);
+	th_proc_wait(&top, 10);
+	th_proc_end(&wr);
+}
+
+/* The same on the screen: the writes view (its first column) shows the writer's row. */
+static void test_top_writes_view(void **state)
+{
+	char *w_argv[] = { (char *)th_prog("live-helper"), (char *)"paced", (char *)"200",
+			   (char *)"600000", NULL };
+	char cmd[4096], pid[32], *screen;
+	struct th_proc wr;
+	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
+
+	if (!th_have_write_tracepoint())
+		TEST_SKIP("tracefs with syscalls:sys_enter_write is not there");
+	if (!have_tmux())
+		TEST_SKIP("tmux is not installed");
+	setup_sock("tmux-writes");
+	snprintf(cmd, sizeof(cmd), "env LANG=C.UTF-8 TERM=xterm-256color %s top -d 0.3 -k 5 -e "
+		 "syscalls:sys_enter_write,task-clock", th_tacho_bin());
+	start("w", cmd);
+	if (!pane_until("w", "process view", true, 15, &screen))
+		fail_msg("no process view:\n%s", screen);
+	free(screen);
+	th_spawn(&wr, "writer", w_argv);
+	snprintf(pid, sizeof(pid), " %d live-helper", (int)wr.pid);
+	if (!pane_until("w", pid, true, 15, &screen))
+		fail_msg("the writer %d is not in the writes view:\n%s", (int)wr.pid, screen);
+	free(screen);
+	keys("w", "q");
+	kill_server();
+	th_proc_end(&wr);
+}
+
 static int views_teardown(void **state)
 {
 	static const char *const socks[] = { "tmux-filter", "tmux-cpu", "tmux-cg", "tmux-sym",
@@ -335,6 +469,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_top_cpu_busy, views_teardown),
 		cmocka_unit_test_teardown(test_top_cgroup_empty, views_teardown),
 		cmocka_unit_test_teardown(test_top_symbols_of_row, views_teardown),
+		cmocka_unit_test_teardown(test_top_writes_first_refresh, views_teardown),
+		cmocka_unit_test_teardown(test_top_writes_view, views_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
