@@ -599,7 +599,8 @@ static int refresh_cgroups(struct tacho_live *l, bool add)
 
 	if (!l->ncg && add) {
 		err = walk_cgroups(l->perf_root, 1, &w);
-		qsort(w.paths, w.n, sizeof(*w.paths), cmp_str);
+		if (w.n)
+			qsort(w.paths, w.n, sizeof(*w.paths), cmp_str);
 		paths = w.paths;
 		n = w.n;
 		l->empty[0] = '\0';
