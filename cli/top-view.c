@@ -61,10 +61,18 @@ static double sort_key(const struct tacho_live_row *r)
 {
 	double k;
 
-	if (sort_ui->sort == TOP_SORT_CPU)
+	if (sort_ui->sort == TOP_SORT_CPU) {
 		k = r->cpus;
-	else
+	} else {
 		k = r->values[sort_ui->sort].rate;
+		/* a row's first frame has no rate yet: a task's clock (msec/s) is then
+		 * sorted by its CPU use from /proc, the same quantity, so that a busy
+		 * newcomer is among the busy at once */
+		if (!isfinite(k) && isfinite(r->cpus) && (r->kind == TACHO_LIVE_PROCESS ||
+		    r->kind == TACHO_LIVE_THREAD) &&
+		    !strcmp(tacho_live_frame_unit(sort_ui->frame, (size_t)sort_ui->sort), "msec"))
+			k = r->cpus * 1000;
+	}
 	return isfinite(k) ? k : -1;
 }
 

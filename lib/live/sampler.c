@@ -98,6 +98,7 @@ struct tacho_live {
 	bool started;
 	double t0, tprev;
 	unsigned not_followed, no_permission, no_descriptors, ended;
+	double scan_dt;               /* seconds the last scan of /proc covered (0: none) */
 	uint64_t *busy;               /* CPU and machine views: /proc/stat's busy ticks
 					 by CPU number, read at each sample */
 	size_t nbusy;
@@ -165,6 +166,14 @@ static struct lrow *row_new(struct tacho_live *l, enum tacho_live_view kind, lon
 		row_free(r, n);
 		return NULL;
 	}
+	/* a row opened after this sample's reads is in the frame unread: no value yet,
+	 * never a zero */
+	for (size_t e = 0; e < n; e++)
+		r->vals[e] = (struct tacho_live_value){
+			.status = TACHO_COUNT_NOT_COUNTED, .total = NAN, .rate = NAN,
+			.why = "counting began during this interval: its first value comes with "
+			       "the next",
+		};
 	return r;
 }
 
@@ -677,8 +686,9 @@ static struct lrow *find_task_row(struct tacho_live *l, pid_t tid, uint64_t star
 	return NULL;
 }
 
-/* A row for task t. 0; 1 when it was left out (counted in the health); -errno. */
-static int add_task_row(struct tacho_live *l, const struct tc_task *t)
+/* A row for task t, which used delta clock ticks over the last scan. 0; 1 when it was
+ * left out (counted in the health); -errno. */
+static int add_task_row(struct tacho_live *l, const struct tc_task *t, uint64_t delta)
 {
 	bool thread = l->view == TACHO_LIVE_THREAD;
 	struct tc_perf_grid g;
@@ -723,6 +733,10 @@ static int add_task_row(struct tacho_live *l, const struct tc_task *t)
 	r->uid = t->uid;
 	r->start = t->st.starttime;
 	r->ticks = t->st.ticks;
+	/* its CPU use over the interval the scan covered (all of its ticks when it is
+	 * new), so that its first frame has a CPU% though its counters have no rate yet */
+	if (l->scan_dt > 0)
+		r->cpus = (double)delta / ((double)l->hz * l->scan_dt);
 	err = tc_perf_grid_init(&g, NULL, 0, tids, ntids);
 	free(tids);
 	/* a process: every thread it has, and (inherit) whatever they create; a thread:
@@ -876,6 +890,7 @@ static int scan_tasks(struct tacho_live *l, double dt)
 	err = tc_scan_tasks(l->proc_root, threads, l->pid, &l->scan);
 	if (err)
 		return err;
+	l->scan_dt = dt;
 	c = realloc(l->cand, (l->scan.n ? l->scan.n : 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -953,7 +968,8 @@ static int follow_tasks(struct tacho_live *l)
 		/* one process, or its threads: all of them */
 		for (size_t i = 0; !err && i < nc; i++) {
 			const struct tc_task *t = &l->scan.t[c[i].t];
-			int k = find_task_row(l, t->st.pid, t->st.starttime) ? 0 : add_task_row(l, t);
+			int k = find_task_row(l, t->st.pid, t->st.starttime) ? 0 :
+				add_task_row(l, t, c[i].delta);
 			err = k < 0 ? k : 0;
 		}
 		return err;
@@ -976,7 +992,7 @@ static int follow_tasks(struct tacho_live *l)
 			l->not_followed++;
 			continue;
 		}
-		k = add_task_row(l, t);
+		k = add_task_row(l, t, c[i].delta);
 		if (k < 0)
 			err = k;
 		else if (k == 0)
