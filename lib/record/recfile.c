@@ -31,6 +31,10 @@ struct p_comm {
 	uint64_t time;
 	uint32_t exec, pad;
 };
+struct p_cgroup {
+	uint32_t pid, pad;
+	uint64_t time;
+};
 struct p_task {
 	uint32_t kind, pid, ppid, tid, ptid, pad;
 	uint64_t time;
@@ -384,6 +388,15 @@ void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t ti
 	struct piece pc[2] = { { &c, sizeof(c) }, { comm, strlen(comm) + 1 } };
 
 	record_writer_addv(w, TC_REC_COMM, pc, 2);
+}
+
+void tc_record_writer_cgroup(struct tc_record_writer *w, uint32_t pid, uint64_t time,
+			     const char *path)
+{
+	struct p_cgroup c = { .pid = pid, .time = time };
+	struct piece pc[2] = { { &c, sizeof(c) }, { path, strlen(path) + 1 } };
+
+	record_writer_addv(w, TC_REC_CGROUP, pc, 2);
 }
 
 void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
@@ -994,6 +1007,17 @@ static int dec_comm(struct tc_record_reader *r, const struct rec_in *in, struct 
 	return 1;
 }
 
+static int dec_cgroup(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_cgroup, c);
+	out->u.cgroup.pid = c.pid;
+	out->u.cgroup.time = c.time;
+	out->u.cgroup.path = str_in(in->pl + sizeof(c), in->end);
+	if (!out->u.cgroup.path)
+		return bad(in, out, "unterminated cgroup path");
+	return 1;
+}
+
 static int dec_task(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
 {
 	NEED(struct p_task, t);
@@ -1200,6 +1224,7 @@ static const rec_decoder decoders[TC_REC_TYPE_MAX + 1] = {
 	[TC_REC_MMAP] = dec_mmap,
 	[TC_REC_COMM] = dec_comm,
 	[TC_REC_TASK] = dec_task,
+	[TC_REC_CGROUP] = dec_cgroup,
 	[TC_REC_SAMPLE] = dec_sample,
 	[TC_REC_LOST] = dec_lost,
 	[TC_REC_THROTTLE] = dec_throttle,

@@ -42,7 +42,8 @@ enum tc_rec_type {
 	TC_REC_RAW = 21,       /* the raw payload (PERF_SAMPLE_RAW) of the SAMPLE just before */
 	TC_REC_SAMPLES = 22,   /* version 2: samples packed (read as one TC_REC_SAMPLE each) */
 	TC_REC_MARKS = 23,     /* version 3: marks packed (read as one TC_REC_MARK each) */
-	TC_REC_TYPE_MAX = 23,
+	TC_REC_CGROUP = 24,    /* the cgroup a process was in (its v2 path) when seen */
+	TC_REC_TYPE_MAX = 24,
 };
 
 /* event flags */
@@ -93,6 +94,7 @@ struct tc_rec {
 		} mmap;
 		struct { uint32_t pid, tid, exec; uint64_t time; const char *comm; } comm;
 		struct { uint32_t kind, pid, ppid, tid, ptid; uint64_t time; } task;
+		struct { uint32_t pid; uint64_t time; const char *path; } cgroup;
 		struct {
 			uint64_t time, ip, addr, period;
 			uint32_t pid, tid, cpu;
@@ -188,6 +190,10 @@ void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t ti
 			   const char *filename);
 void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
 			   uint64_t time, const char *comm);
+/* The cgroup process pid was in at time (0: before the recording), as its path in the
+ * cgroup v2 hierarchy ("/system.slice/cron.service"). */
+void tc_record_writer_cgroup(struct tc_record_writer *w, uint32_t pid, uint64_t time,
+			     const char *path);
 void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
 			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
 /* A sample goes into the SAMPLES block at the end of the buffer (a new one when another
