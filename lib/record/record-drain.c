@@ -179,6 +179,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		tc_perf_parse_sample_id(s->sample_type, h, &sid);
 		tc_record_writer_comm(&s->w, p[0], p[1], h->misc & PERF_RECORD_MISC_COMM_EXEC,
 				      sid.time, name);
+		/* a process named: the cgroup it is in (read now, while it lives) */
+		if (p[0] == p[1])
+			tc_sideband_cgroup(&s->side, p[0], sid.time);
 		break;
 	}
 	case PERF_RECORD_FORK:
@@ -189,6 +192,9 @@ static int on_record(void *arg, const struct perf_event_header *h)
 		tc_record_writer_task(&s->w,
 				      h->type == PERF_RECORD_FORK ? TC_TASK_FORK : TC_TASK_EXIT,
 				      t->pid, t->ppid, t->tid, t->ptid, t->time);
+		/* a new process: its cgroup, which may not be its parent's */
+		if (h->type == PERF_RECORD_FORK && t->pid == t->tid && t->pid != t->ppid)
+			tc_sideband_cgroup(&s->side, t->pid, t->time);
 		break;
 	}
 	case PERF_RECORD_SWITCH:

@@ -346,6 +346,9 @@ static int take_record(struct tacho_sampler *s, const struct tc_rec *r, const un
 	case TC_REC_COMM:
 		return keep_record(s, &s->side, &s->nside, &s->sidecap, raw, size,
 				   r->u.comm.pid);
+	case TC_REC_CGROUP:
+		return keep_record(s, &s->side, &s->nside, &s->sidecap, raw, size,
+				   r->u.cgroup.pid);
 	case TC_REC_TASK:
 		if (r->u.task.kind == TC_TASK_FORK)
 			return keep_record(s, &s->side, &s->nside, &s->sidecap, raw, size,

@@ -21,6 +21,7 @@ void tc_sideband_init(struct tc_sideband *sb, struct tc_record_writer *w)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->w = w;
+	tc_hmap_init(&sb->cgroups);
 }
 
 void tc_sideband_exit(struct tc_sideband *sb)
@@ -32,6 +33,22 @@ void tc_sideband_exit(struct tc_sideband *sb)
 	free(sb->bids);
 	sb->bids = NULL;
 	sb->nbids = 0;
+	tc_hmap_exit(&sb->cgroups);
+}
+
+void tc_sideband_cgroup(struct tc_sideband *sb, uint32_t pid, uint64_t time)
+{
+	char path[4096];
+	uint32_t crc, old;
+
+	if (tc_proc_cgroup((pid_t)pid, path, sizeof(path)) != 0)
+		return;
+	crc = tc_crc32(0, path, strlen(path));
+	if (tc_hmap_get(&sb->cgroups, pid, &old) && old == crc)
+		return;
+	/* out of memory: the record is written again next time */
+	(void)tc_hmap_put(&sb->cgroups, pid, crc);
+	tc_record_writer_cgroup(sb->w, pid, time, path);
 }
 
 static int build_id_cached(struct tc_sideband *sb, const char *path, uint8_t *bid)
@@ -118,6 +135,7 @@ void tc_sideband_process(struct tc_sideband *sb, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	if (tc_read_line_file(path, comm, sizeof(comm)) == 0)
 		tc_record_writer_comm(sb->w, (uint32_t)pid, (uint32_t)pid, false, 0, comm);
+	tc_sideband_cgroup(sb, (uint32_t)pid, 0);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "r");
 	if (!f)

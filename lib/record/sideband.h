@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "record/recfile.h"
+#include "util/util.h"
 
 struct tc_build_id_cache;
 
@@ -16,6 +17,7 @@ struct tc_sideband {
 	size_t nbids;
 	struct tc_bidcache *seen;            /* mapped files noted for the build-id cache,
 						or NULL (not owned) */
+	struct tc_hmap cgroups;              /* pid -> CRC-32 of the cgroup last written */
 };
 
 void tc_sideband_init(struct tc_sideband *sb, struct tc_record_writer *w);
@@ -36,6 +38,10 @@ bool tc_own_vdso(const void **image, size_t *len);
 /* The name and executable mappings of a process that already runs (-p, -a): the
  * kernel only reports mappings made after the events are enabled. */
 void tc_sideband_process(struct tc_sideband *sb, pid_t pid);
+/* The cgroup process pid is in now, written when it is not the one last written for
+ * pid (time: the record's, 0 before the recording). Nothing when the process is gone
+ * or the machine has no cgroup v2: the label is then unknown, never guessed. */
+void tc_sideband_cgroup(struct tc_sideband *sb, uint32_t pid, uint64_t time);
 /* The same for every process in /proc (-a). */
 void tc_sideband_all(struct tc_sideband *sb);
 

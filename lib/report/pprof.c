@@ -538,6 +538,19 @@ static int encode(struct pprof *x, struct pb *out)
 			pb_uint(&sub2, 2, str_id(x, pool_str(p, pr->comm)));
 			pb_msg(&sub, 3, &sub2);
 		}
+		/* where it ran: its cgroup, and the container that cgroup names */
+		if (pr && pr->cgroup != NONE) {
+			char id[65];
+
+			pb_uint(&sub2, 1, str_id(x, "cgroup"));
+			pb_uint(&sub2, 2, str_id(x, pool_str(p, pr->cgroup)));
+			pb_msg(&sub, 3, &sub2);
+			if (tc_cgroup_container_id(pool_str(p, pr->cgroup), id)) {
+				pb_uint(&sub2, 1, str_id(x, "container_id"));
+				pb_uint(&sub2, 2, str_id(x, id));
+				pb_msg(&sub, 3, &sub2);
+			}
+		}
 		pb_msg(out, PROFILE_SAMPLE, &sub);
 	}
 

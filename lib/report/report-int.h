@@ -32,6 +32,8 @@ struct proc {
 	uint32_t comm;                 /* pool id */
 	uint64_t comm_time;            /* the time of the main thread's COMM that named it (0:
 					* none, or a record without a time) */
+	uint32_t cgroup;               /* pool id of its cgroup v2 path, NONE: unknown */
+	uint64_t cgroup_time;          /* the time of the CGROUP record that gave it */
 	struct map *maps;
 	size_t nmaps, cap;
 	/* built once the file is read (tc_profile_index_maps): the maps' indices by start

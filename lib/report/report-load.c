@@ -120,6 +120,7 @@ struct proc *tc_profile_proc(struct tacho_profile *p, uint32_t pid, bool create)
 	memset(&np[p->nprocs], 0, sizeof(*np));
 	np[p->nprocs].pid = pid;
 	np[p->nprocs].comm = NONE;
+	np[p->nprocs].cgroup = NONE;
 	if (tc_hmap_put(&p->proc_idx, pid, (uint32_t)p->nprocs))
 		return NULL;
 	return &p->procs[p->nprocs++];
@@ -420,6 +421,23 @@ static int load_comm(struct load *l, const struct tc_rec *r)
 	return 0;
 }
 
+/* The cgroup a process was in: the latest record by time (a process moved while
+ * recorded is labelled where it ended). */
+static int load_cgroup(struct load *l, const struct tc_rec *r)
+{
+	struct tacho_profile *p = l->p;
+	struct proc *pr = tc_profile_proc(p, r->u.cgroup.pid, true);
+
+	if (!pr)
+		return -ENOMEM;
+	if (pr->cgroup == NONE || r->u.cgroup.time >= pr->cgroup_time) {
+		if (tc_strpool_intern(&p->pool, r->u.cgroup.path, &pr->cgroup))
+			return -ENOMEM;
+		pr->cgroup_time = r->u.cgroup.time;
+	}
+	return 0;
+}
+
 static int load_task(struct load *l, const struct tc_rec *r)
 {
 	struct tacho_profile *p = l->p;
@@ -609,6 +627,7 @@ static const rec_loader loaders[TC_REC_TYPE_MAX + 1] = {
 	[TC_REC_PERIOD] = load_period,
 	[TC_REC_MMAP] = load_mmap,
 	[TC_REC_COMM] = load_comm,
+	[TC_REC_CGROUP] = load_cgroup,
 	[TC_REC_TASK] = load_task,
 	[TC_REC_SAMPLE] = load_sample,
 	[TC_REC_USTACK] = load_xtra,

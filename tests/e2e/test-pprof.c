@@ -7,10 +7,12 @@
  * the samples are cpu/nanoseconds, their values the samples' periods exactly, the
  * period the nanoseconds of the frequency; the hot function carries its declaration
  * line, and go tool pprof -top puts it first, in milliseconds. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -294,12 +296,71 @@ static void test_event_types(void **state)
 	}
 }
 
+/* The cgroup v2 hierarchy's mount point, or NULL. */
+static const char *cgroup2_root(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char line[1024], dir[512], type[64];
+	const char *found = NULL;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %511s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(buf, size, "%s", dir);
+			found = buf;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Each sample carries the cgroup its process was in: the program moves itself into
+ * a cgroup of its own, then execs pie-spin; every pie-spin sample says that cgroup. */
+static void test_cgroup_label(void **state)
+{
+	char root[512], dir[640], script[1600], want[256];
+	struct th_run r;
+	size_t with = 0, samples = 0;
+	(void)state;
+
+	if (!th_go_env())
+		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
+	if (!cgroup2_root(root, sizeof(root)))
+		TEST_SKIP("no cgroup v2 hierarchy is mounted");
+	snprintf(dir, sizeof(dir), "%s/tacho-pprof-%d", root, (int)getpid());
+	if (mkdir(dir, 0755) != 0)
+		TEST_SKIP("cannot make a cgroup in %s: %s", root, strerror(errno));
+	snprintf(script, sizeof(script), "echo $$ > '%s/cgroup.procs' && exec '%s' 100", dir,
+		 th_prog("pie-spin"));
+	th_tacho(&r, "record", "-q", "-e", "cpu-clock", "-F", "499", "-o", th_tmp("cg.rec"), "--",
+		 "sh", "-c", script, NULL);
+	rmdir(dir);
+	if (r.status)
+		fail_msg("record failed (%d): %s", r.status, r.err);
+	th_run_free(&r);
+	convert(th_tmp("cg.rec"), th_tmp("cg.pb.gz"));
+	go_pprof(&r, "-raw", th_tmp("cg.pb.gz"));
+	snprintf(want, sizeof(want), "cgroup:[/tacho-pprof-%d] comm:[pie-spin]", (int)getpid());
+	for (const char *l = strstr(r.out, "comm:[pie-spin]"); l; l = strstr(l + 1, "comm:[pie-spin]")) {
+		const char *bol = l;
+		while (bol > r.out && bol[-1] != '\n')
+			bol--;
+		samples++;
+		with += strstr(bol, want) == bol + strspn(bol, " ");
+	}
+	if (!samples || with != samples)
+		fail_msg("%zu of %zu pie-spin samples say '%s':\n%s", with, samples, want, r.out);
+	/* a cgroup that names no container: no container_id label */
+	assert_null(strstr(r.out, "container_id:"));
+	th_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tacho_recording),
 		cmocka_unit_test(test_perf_recording),
 		cmocka_unit_test(test_event_types),
+		cmocka_unit_test(test_cgroup_label),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -986,11 +986,57 @@ static void test_record_newer_opts(void **state)
 	assert_int_equal(access(th_tmp("newer.rec"), F_OK), -1);
 }
 
+/* A CGROUP record reads back as written; one whose path lacks its NUL is corrupt. */
+static void test_cgroup_record(void **state)
+{
+	struct tc_record_writer w;
+	struct tc_record_reader rd;
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tc_rec rec;
+	int fd = memfd_create("rec", 0), n;
+	off_t size;
+	unsigned char *buf;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_cgroup(&w, 4242, 77, "/system.slice/cron.service");
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	size = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)size);
+	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+	tc_record_writer_close(&w);
+	assert_int_equal(tc_record_reader_init(&rd, buf, (size_t)size, "t", &diag), 0);
+	n = tc_record_reader_next(&rd, &rec, "t", &diag);
+	assert_int_equal(n, 1);
+	assert_int_equal(rec.type, TC_REC_CGROUP);
+	assert_int_equal(rec.u.cgroup.pid, 4242);
+	assert_int_equal(rec.u.cgroup.time, 77);
+	assert_string_equal(rec.u.cgroup.path, "/system.slice/cron.service");
+	assert_int_equal(tc_record_reader_next(&rd, &rec, "t", &diag), 0);
+
+	/* the path's bytes without a NUL before the record's end (checksum made right) */
+	{
+		unsigned char *r = buf + TC_REC_FILE_HDR;
+		uint32_t sz, crc;
+
+		memcpy(&sz, r + 4, 4);
+		memset(r + TC_REC_HDR + 16, 'x', sz - TC_REC_HDR - 16);
+		crc = tc_crc32(0, r + 4, sz - 4);
+		memcpy(r, &crc, 4);
+	}
+	assert_int_equal(tc_record_reader_init(&rd, buf, (size_t)size, "t", &diag), 0);
+	assert_true(tc_record_reader_next(&rd, &rec, "t", &diag) < 0);
+	assert_non_null(strstr(diag.message, "unterminated cgroup path"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_cgroup_record),
 		cmocka_unit_test(test_reads_version_1),
 		cmocka_unit_test(test_sample_blocks),
 		cmocka_unit_test(test_mark_blocks),
