@@ -225,6 +225,28 @@ static int parse_pids(const char *arg, pid_t **pids, size_t *n)
 	return 0;
 }
 
+/* The events lost by channel, "cpu0 12, cpu1 3, 4 on no known CPU", as tacho record
+ * says it. */
+static const char *lost_words(const struct tacho_timeline_result *res, char *buf,
+			      size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned c = 0; c < TACHO_TIMELINE_LOST_CPUS && len < size; c++)
+		if (res->events_lost_cpu[c])
+			len += (size_t)snprintf(buf + len, size - len, "%scpu%u %" PRIu64,
+						len ? ", " : "", c, res->events_lost_cpu[c]);
+	if (res->events_lost_cpu_more && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s%" PRIu64 " on cpu%u and above",
+					len ? ", " : "", res->events_lost_cpu_more,
+					TACHO_TIMELINE_LOST_CPUS);
+	if (res->events_lost_unattributed && len < size)
+		snprintf(buf + len, size - len, "%s%" PRIu64 " on no known CPU", len ? ", " : "",
+			 res->events_lost_unattributed);
+	return buf;
+}
+
 static int cmd_trace_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -352,9 +374,12 @@ static int cmd_trace_fn(int argc, char **argv)
 	if (res.dropped)
 		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring)",
 			 res.dropped);
-	if (res.events_lost)
-		cli_warn("%" PRIu64 " events were lost (the kernel's ring filled faster than "
-			 "tacho read it)", res.events_lost);
+	if (res.events_lost) {
+		char by[1024];
+		cli_warn("%" PRIu64 " events were lost (%s): the kernel's ring filled faster than "
+			 "tacho read it (try a larger -m)", res.events_lost,
+			 lost_words(&res, by, sizeof(by)));
+	}
 	/* the program's own bug (a stray pointer into its area), said beside its status,
 	 * which stands: what could be read is in the file, and the file says so too */
 	if (res.damaged_entries || res.damaged_rings || res.damaged_header)

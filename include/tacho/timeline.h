@@ -51,6 +51,8 @@ struct tacho_timeline_opts {
 				       tacho_record_opts.mmap_pages; 0: its default */
 };
 
+#define TACHO_TIMELINE_LOST_CPUS 256
+
 /* What a trace recorded. Sized (docs/architecture.md, "An API that can grow"): the
  * caller sets sz (`struct tacho_timeline_result res = { .sz = sizeof(res) };`) and gets
  * the fields it covers. */
@@ -71,6 +73,13 @@ struct tacho_timeline_result {
 	uint64_t damaged_entries;   /* entries and channel names refused */
 	uint64_t damaged_rings;     /* rings given up: their indexes could not be */
 	uint64_t damaged_header;    /* 1: the area's header was overwritten */
+	/* events_lost by channel: the kernel's ring of each CPU (events_lost_cpu[i] for
+	 * CPU i, events_lost_cpu_more for CPUs TACHO_TIMELINE_LOST_CPUS and above), and
+	 * those no LOST record told (the count says they were due: a ring still full at
+	 * the end); they sum to events_lost */
+	uint64_t events_lost_cpu[TACHO_TIMELINE_LOST_CPUS];
+	uint64_t events_lost_cpu_more;
+	uint64_t events_lost_unattributed;
 };
 
 /* Starts argv with a fresh shared-memory area (an anonymous memfd the program inherits,

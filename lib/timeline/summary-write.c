@@ -159,6 +159,13 @@ int tc_tl_text_summary(const struct tacho_timeline *t, FILE *f, bool only)
 		err = text_calls(t, &s.calls, f);
 	if (!err && s.nlat)
 		err = text_latency(t, s.lat, s.nlat, f);
+	/* the summary counts what arrived: say what did not, by ring, beside it (the text
+	 * view has it in its notes, at the top) */
+	if (!err && only && t->lost) {
+		char by[512];
+		fprintf(f, "\nevents lost by the kernel: %llu (%s): the rows above miss them\n",
+			(unsigned long long)t->lost, tc_tl_lost_words(t, by, sizeof(by)));
+	}
 	tc_tl_summary_exit(&s);
 	return err;
 }

@@ -130,6 +130,47 @@ static int add_raw(struct tacho_timeline *t, const struct tc_rec *r)
 	return t->payloads.oom ? -ENOMEM : 0;
 }
 
+/* The kernel's ring that lost them: its CPU, or none known (the count's own). */
+static int lost_add(struct tacho_timeline *t, const struct tc_rec *r)
+{
+	uint64_t n = r->u.lost.lost;
+	uint32_t cpu = r->u.lost.cpu;
+
+	if (__builtin_add_overflow(t->lost, n, &t->lost))
+		return -EOVERFLOW;   /* told by the caller, with the record's place */
+	/* a CPU number past any machine's is no CPU anyone can find */
+	if (cpu == TC_LOST_NO_CPU || cpu >= 4096) {
+		t->lost_nocpu += n;
+		return 0;
+	}
+	if (cpu >= t->nlost_cpu) {
+		uint64_t *v = realloc(t->lost_cpu, (cpu + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + t->nlost_cpu, 0, (cpu + 1 - t->nlost_cpu) * sizeof(*v));
+		t->lost_cpu = v;
+		t->nlost_cpu = cpu + 1;
+	}
+	t->lost_cpu[cpu] += n;
+	return 0;
+}
+
+const char *tc_tl_lost_words(const struct tacho_timeline *t, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; c < t->nlost_cpu && len < size; c++)
+		if (t->lost_cpu[c])
+			len += (size_t)snprintf(buf + len, size - len, "%scpu%zu %llu",
+						len ? ", " : "", c,
+						(unsigned long long)t->lost_cpu[c]);
+	if (t->lost_nocpu && len < size)
+		snprintf(buf + len, size - len, "%s%llu on no known CPU", len ? ", " : "",
+			 (unsigned long long)t->lost_nocpu);
+	return buf;
+}
+
 static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 {
 	struct tc_tl_item it = { 0 };
@@ -213,8 +254,7 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 		t->damaged_header = r->u.mark_drops.damaged_header;
 		return 0;
 	case TC_REC_LOST:
-		t->lost += r->u.lost.lost;
-		return 0;
+		return lost_add(t, r);
 	default:
 		return 0;
 	}
@@ -245,6 +285,12 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 		err = load_record(t, &r);
 		if (was_sample && r.type != TC_REC_SAMPLE)
 			t->after_sample = false;
+		if (err == -EOVERFLOW) {
+			err = tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT, "record at byte %llu: "
+					  "the lost events add up past 2^64",
+					  (unsigned long long)r.offset);
+			goto out_free;
+		}
 		if (err == -TACHO_ECORRUPT) {
 			err = tc_diag_set(diag, name, 0, 0, err, "record at byte %llu names a "
 					  "channel, event, kind or payload the trace does not have",
@@ -271,8 +317,11 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 		tc_sb_addf(&t->notes, "marks dropped: %llu (full ring), %llu (no ring left), %llu "
 			   "(no channel left)\n", (unsigned long long)t->ring_full,
 			   (unsigned long long)t->no_ring, (unsigned long long)t->no_channel);
-	if (t->lost)
-		tc_sb_addf(&t->notes, "events lost by the kernel: %llu\n", (unsigned long long)t->lost);
+	if (t->lost) {
+		char by[512];
+		tc_sb_addf(&t->notes, "events lost by the kernel: %llu (%s)\n",
+			   (unsigned long long)t->lost, tc_tl_lost_words(t, by, sizeof(by)));
+	}
 	if (t->damaged_entries || t->damaged_rings || t->damaged_header)
 		tc_sb_addf(&t->notes, "the trace is damaged: the program wrote over its trace area "
 			   "(%llu entries refused, %llu rings given up%s); the marks there are "
@@ -332,6 +381,7 @@ void tacho_timeline_free(struct tacho_timeline *t)
 	free(t->area_chan);
 	free(t->event_chan);
 	free(t->threads);
+	free(t->lost_cpu);
 	tc_strpool_exit(&t->names);
 	tc_sb_exit(&t->notes);
 	tc_sb_exit(&t->payloads);

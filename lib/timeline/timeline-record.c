@@ -325,6 +325,11 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.events = rr.samples;
 	result.dropped = s->last.ring_full + s->last.no_ring + s->last.no_channel;
 	result.events_lost = rr.lost;
+	/* the same channels as the recording's: one ring per CPU */
+	_Static_assert(TACHO_TIMELINE_LOST_CPUS == TACHO_RECORD_LOST_CPUS, "lost by CPU");
+	memcpy(result.events_lost_cpu, rr.lost_cpu, sizeof(result.events_lost_cpu));
+	result.events_lost_cpu_more = rr.lost_cpu_more;
+	result.events_lost_unattributed = rr.lost_unattributed;
 	result.bytes = rr.bytes;
 	result.ran = rr.ran;
 	result.exit = rr.exit;

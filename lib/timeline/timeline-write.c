@@ -492,6 +492,18 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	tc_json_uint(&j, "no_ring", t->no_ring);
 	tc_json_uint(&j, "no_channel", t->no_channel);
 	tc_json_uint(&j, "events_lost", t->lost);
+	/* by channel: each CPU's ring, and those no record told; they sum to events_lost */
+	tc_json_arr_begin(&j, "events_lost_by_cpu");
+	for (size_t c = 0; c < t->nlost_cpu; c++) {
+		if (!t->lost_cpu[c])
+			continue;
+		tc_json_obj_begin(&j, NULL);
+		tc_json_uint(&j, "cpu", c);
+		tc_json_uint(&j, "lost", t->lost_cpu[c]);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_uint(&j, "events_lost_no_cpu", t->lost_nocpu);
 	tc_json_obj_end(&j);
 	tc_json_obj_begin(&j, "damaged");
 	tc_json_uint(&j, "entries", t->damaged_entries);

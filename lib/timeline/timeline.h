@@ -76,6 +76,12 @@ struct tacho_timeline {
 	struct tc_tl_thread *threads;
 	size_t nthreads, athreads;
 	uint64_t ring_full, no_ring, no_channel, lost;
+	/* lost by channel: the kernel's ring of each CPU (its LOST records' CPU), and
+	 * those no record told (due by the count, never arrived: TC_LOST_NO_CPU); they
+	 * sum to lost */
+	uint64_t *lost_cpu;
+	size_t nlost_cpu;
+	uint64_t lost_nocpu;
 	/* the damage tacho found in the area (the program wrote over it): entries and
 	 * names refused, rings given up, the header overwritten */
 	uint64_t damaged_entries, damaged_rings, damaged_header;
@@ -231,6 +237,9 @@ struct tc_json;
 int tc_tl_text_summary(const struct tacho_timeline *t, FILE *f, bool only);
 void tc_tl_json_summary(const struct tacho_timeline *t, const struct tc_tl_summary *s,
 			struct tc_json *j);
+/* The events lost, by channel, in words: "cpu0 12, cpu1 3, 4 on no known CPU" (empty
+ * when none were). */
+const char *tc_tl_lost_words(const struct tacho_timeline *t, char *buf, size_t size);
 /* For the writers (timeline-write.c): a thread's name ("?" unknown), "1.234 ms". */
 const char *tc_tl_comm(const struct tacho_timeline *t, uint32_t tid);
 const char *tc_tl_fmt_ns(double ns, char *buf, size_t size);
