@@ -1,11 +1,13 @@
 /* cmd-trace.c - `tacho trace`: record a program's marks, regions and events on one
  * timeline; `tacho trace report`: the timeline, the delta table, Chrome JSON, SVG. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "util/util.h"
@@ -87,6 +89,80 @@ static const struct cli_cmd cmd_trace_report = {
 	.help_col = 24,
 };
 
+/* A trace is written as FILE.tmp-XXXXXX and renamed to FILE when it ends: a tacho
+ * killed half-way (SIGKILL) leaves the temporary file. The newest such file beside in
+ * into tmp; how many there are (0: none). */
+static unsigned killed_trace(const char *in, char *tmp, size_t size)
+{
+	const char *slash = strrchr(in, '/');
+	const char *base = slash ? slash + 1 : in;
+	size_t blen = strlen(base);
+	char dirname[4096];
+	struct timespec newest = { 0, 0 };
+	unsigned found = 0;
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(dirname, sizeof(dirname), "%.*s", slash ? (int)(slash - in + 1) : 1,
+		 slash ? in : ".");
+	dir = opendir(dirname);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		char path[4096 + 256];
+		struct stat sb;
+
+		if (strncmp(d->d_name, base, blen) || strncmp(d->d_name + blen, ".tmp-", 5) ||
+		    strlen(d->d_name + blen + 5) != 6)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", slash ? dirname : "", d->d_name);
+		if (stat(path, &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		found++;
+		if (found == 1 || sb.st_mtim.tv_sec > newest.tv_sec ||
+		    (sb.st_mtim.tv_sec == newest.tv_sec && sb.st_mtim.tv_nsec > newest.tv_nsec)) {
+			newest = sb.st_mtim;
+			snprintf(tmp, size, "%s", path);
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+/* in is missing: says in one line whether a killed trace left its temporary file, and
+ * whether that reads. EXIT_FAIL. */
+static int trace_missing(const char *in, int err, const char *line)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_timeline *t = NULL;
+	char tmp[4096 + 256], more[64] = "";
+	unsigned n = killed_trace(in, tmp, sizeof(tmp));
+	int lerr;
+
+	if (!n) {
+		cli_error("cannot read the trace %s", line[0] ? line : tacho_strerror(err));
+		return EXIT_FAIL;
+	}
+	if (n > 1)
+		snprintf(more, sizeof(more), " (the newest of %u)", n);
+	lerr = tacho_timeline_load(tmp, &t, &diag);
+	if (lerr) {
+		char why[600];
+		if (diag.message[0])
+			tacho_diag_format(&diag, why, sizeof(why));
+		cli_error("the trace '%s' was not finished (tacho trace was killed, or "
+			  "still runs): what it wrote is in '%s'%s, which cannot be read: %s",
+			  in, tmp, more, diag.message[0] ? why : tacho_strerror(lerr));
+	} else {
+		cli_error("the trace '%s' was not finished (tacho trace was killed, or "
+			  "still runs): what it wrote is in '%s'%s, which reads up to its last "
+			  "flush (%zu items): tacho trace report -i '%s'", in, tmp, more,
+			  tacho_timeline_items(t), tmp);
+	}
+	tacho_timeline_free(t);
+	return EXIT_FAIL;
+}
+
 static int trace_report(int argc, char **argv)
 {
 	struct cli_args args;
@@ -129,11 +205,12 @@ static int trace_report(int argc, char **argv)
 				       "already (syscalls, sched_latency)" : "no summary");
 	err = tacho_timeline_load(in, &t, &diag);
 	if (err) {
-		char line[600];
+		char line[600] = "";
 		if (diag.message[0])
 			tacho_diag_format(&diag, line, sizeof(line));
-		cli_error("cannot read the trace %s", diag.message[0] ? line :
-			  tacho_strerror(err));
+		if (err == -ENOENT)
+			return trace_missing(in, err, line);
+		cli_error("cannot read the trace %s", line[0] ? line : tacho_strerror(err));
 		return EXIT_FAIL;
 	}
 	if (out) {

@@ -119,6 +119,9 @@ TACHO_API void tacho_timeline_free(struct tacho_timeline *t);
 TACHO_API uint64_t tacho_timeline_count(const struct tacho_timeline *t, const char *name,
 					int tid);
 
+/* The items of a loaded trace (marks, counters, span edges, events); 0 for NULL. */
+TACHO_API size_t tacho_timeline_items(const struct tacho_timeline *t);
+
 /* Writes the text view (TACHO_FORMAT_TABLE: the timeline with time ticks, one row per
  * thread and channel, then the delta table), the delta table as CSV (from, to, by,
  * count, min_ns, median_ns, mean_ns, p99_ns, max_ns; from == to: within a channel,

@@ -406,6 +406,11 @@ uint64_t tacho_timeline_count(const struct tacho_timeline *t, const char *name, 
 	return n;
 }
 
+size_t tacho_timeline_items(const struct tacho_timeline *t)
+{
+	return t ? t->n : 0;
+}
+
 /* --- the delta table --- */
 
 static void stats_of(uint64_t *d, size_t n, struct tc_tl_delta *out)
