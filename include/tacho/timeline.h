@@ -136,8 +136,10 @@ TACHO_API int tacho_timeline_write(const struct tacho_timeline *t, FILE *f,
  * chrome://tracing): one track per thread, regions as B/E spans, marks as instants with
  * their value in args, counters as C events, events of -e as instants, and each
  * sys_enter_X followed on its thread by sys_exit_X as one X span; tracepoint payloads'
- * fields in args (docs/trace.md). ts in microseconds from the trace's first item. 0,
- * -EIO. */
+ * fields in args; process_name and thread_name metadata; arrows (bind_id with flow_out
+ * and flow_in, on X events of no duration) from a wake-up to the switch that runs the
+ * thread and from a mark to another thread's next mark of its value (docs/trace.md).
+ * ts in microseconds from the trace's first item. 0, -ENOMEM, -EIO. */
 TACHO_API int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f);
 
 /* Writes the summary in words: each thread's system calls from their sys_enter/sys_exit

@@ -690,39 +690,125 @@ static void chrome_common(struct tc_json *j, const char *name, const char *ph, u
 	tc_json_uint(j, "tid", it->tid);
 }
 
+/* The pid of thread tid as the trace names it (tid itself when it does not). */
+static uint32_t pid_of(const struct tacho_timeline *t, uint32_t tid)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return t->threads[i].pid;
+	return tid;
+}
+
+/* Names for Perfetto's tracks: each process (its main thread's name) and thread. */
+static void chrome_names(const struct tacho_timeline *t, struct tc_json *j)
+{
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct tc_tl_thread *th = &t->threads[i];
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = t->threads[k].pid == th->pid;
+		for (int what = seen; what < 2; what++) {
+			tc_json_obj_begin(j, NULL);
+			tc_json_str(j, "name", what ? "thread_name" : "process_name");
+			tc_json_str(j, "ph", "M");
+			tc_json_uint(j, "pid", th->pid);
+			tc_json_uint(j, "tid", what ? th->tid : th->pid);
+			tc_json_obj_begin(j, "args");
+			tc_json_str(j, "name", comm_of(t, what ? th->tid : th->pid));
+			tc_json_obj_end(j);
+			tc_json_obj_end(j);
+		}
+	}
+}
+
+/* An item at an end of an arrow: a complete event of no duration (X), since Perfetto
+ * binds an arrow (bind_id with flow_out or flow_in) to a slice, and an instant is none. */
+struct chrome_flow {
+	uint32_t out, in;      /* the arrow's id + 1 leaving, arriving at the item; 0: none */
+};
+
+static void chrome_flow_bind(struct tc_json *j, const struct chrome_flow *fl)
+{
+	tc_json_double(j, "dur", 0);
+	tc_json_uint(j, "bind_id", fl->out ? fl->out : fl->in);
+	tc_json_bool(j, fl->out ? "flow_out" : "flow_in", true);
+}
+
+/* A wake-up's arrow ends on the woken thread's own track (the switch fires in the
+ * context of the task that leaves the CPU): an event "switched in" there. */
+static void chrome_switched_in(const struct tacho_timeline *t, struct tc_json *j, FILE *f,
+			       const struct tc_tl_item *sw, uint32_t id, uint64_t t0)
+{
+	uint64_t next = 0;
+	const void *raw;
+	size_t size;
+
+	if (tc_tl_raw(t, sw, &raw, &size) ||
+	    tc_payload_num(t->payload, sw->event, raw, size, "next_pid", &next))
+		return;
+	fputc('\n', f);
+	tc_json_obj_begin(j, NULL);
+	tc_json_str(j, "name", "switched in");
+	tc_json_str(j, "cat", "wakeup");
+	tc_json_str(j, "ph", "X");
+	tc_json_double(j, "ts", (double)(sw->time - t0) / 1e3);
+	tc_json_uint(j, "pid", pid_of(t, (uint32_t)next));
+	tc_json_uint(j, "tid", next);
+	tc_json_double(j, "dur", 0);
+	tc_json_uint(j, "bind_id", id);
+	tc_json_bool(j, "flow_in", true);
+	tc_json_obj_begin(j, "args");
+	tc_json_uint(j, "cpu", sw->cpu);
+	tc_json_uint(j, "from_tid", sw->tid);
+	tc_json_obj_end(j);
+	tc_json_obj_end(j);
+}
+
 int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 {
 	uint64_t t0 = t_first(t);
+	struct chrome_flow *fl;
+	struct tc_tl_flow *flows;
+	size_t nflows;
 	struct tc_json j;
 	bool *used;
+	int err;
 
 	if (!t || !f)
 		return -EINVAL;
+	err = tc_timeline_flows(t, &flows, &nflows);
+	if (err)
+		return err;
 	used = calloc(t->n ? t->n : 1, sizeof(*used));
-	if (!used)
+	fl = calloc(t->n ? t->n : 1, sizeof(*fl));
+	if (!used || !fl) {
+		free(used);
+		free(fl);
+		free(flows);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nflows; i++) {
+		fl[flows[i].from].out = (uint32_t)i + 1;
+		fl[flows[i].to].in = (uint32_t)i + 1;
+	}
 	tc_json_init(&j, f, false);
 	tc_json_obj_begin(&j, NULL);
 	tc_json_int(&j, "version", 1);
 	tc_json_str(&j, "displayTimeUnit", "ns");
 	tc_json_arr_begin(&j, "traceEvents");
-	for (size_t i = 0; i < t->nthreads; i++) {
-		tc_json_obj_begin(&j, NULL);
-		tc_json_str(&j, "name", "thread_name");
-		tc_json_str(&j, "ph", "M");
-		tc_json_uint(&j, "pid", t->threads[i].pid);
-		tc_json_uint(&j, "tid", t->threads[i].tid);
-		tc_json_obj_begin(&j, "args");
-		tc_json_str(&j, "name", comm_of(t, t->threads[i].tid));
-		tc_json_obj_end(&j);
-		tc_json_obj_end(&j);
-	}
+	chrome_names(t, &j);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tc_tl_item *it = &t->items[i];
 		const char *name = t->ch[it->chan].name;
+		/* the end of a wake-up's arrow is on the woken thread (below) */
+		bool woke = fl[i].in && flows[fl[i].in - 1].kind == TC_TL_FLOW_WAKEUP;
+		bool bound = fl[i].out || (fl[i].in && !woke);
 
 		if (used[i])
 			continue;
+		if (woke)
+			chrome_switched_in(t, &j, f, it, fl[i].in, t0);
 		fputc('\n', f);
 		tc_json_obj_begin(&j, NULL);
 		switch (it->kind) {
@@ -764,8 +850,11 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 				tc_json_obj_end(&j);
 				break;
 			}
-			chrome_common(&j, name, "i", it->time - t0, it);
-			tc_json_str(&j, "s", "t");
+			chrome_common(&j, name, bound ? "X" : "i", it->time - t0, it);
+			if (bound)
+				chrome_flow_bind(&j, &fl[i]);
+			else
+				tc_json_str(&j, "s", "t");
 			tc_json_obj_begin(&j, "args");
 			tc_json_uint(&j, "cpu", it->cpu);
 			json_payload(t, &j, it);
@@ -773,8 +862,11 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 			break;
 		}
 		default:
-			chrome_common(&j, name, "i", it->time - t0, it);
-			tc_json_str(&j, "s", "t");
+			chrome_common(&j, name, bound ? "X" : "i", it->time - t0, it);
+			if (bound)
+				chrome_flow_bind(&j, &fl[i]);
+			else
+				tc_json_str(&j, "s", "t");
 			tc_json_obj_begin(&j, "args");
 			tc_json_uint(&j, "value", it->value);
 			tc_json_obj_end(&j);
@@ -783,7 +875,9 @@ int tacho_timeline_write_chrome(const struct tacho_timeline *t, FILE *f)
 		tc_json_obj_end(&j);
 	}
 	free(used);
-	int err = chrome_states(t, &j, f, t0);
+	free(fl);
+	free(flows);
+	err = chrome_states(t, &j, f, t0);
 	tc_json_arr_end(&j);
 	tc_json_obj_end(&j);
 	int jerr = tc_json_finish(&j);

@@ -133,6 +133,24 @@ int tc_timeline_states(const struct tacho_timeline *t, struct tc_tl_slice **out,
 /* The name of a state ("running", "runnable", "sleeping", "blocked (D)", ...). */
 const char *tc_tl_state_name(enum tc_tl_state s, char letter, char *buf, size_t size);
 
+/* An arrow between two items (timeline-flow.c), for the views that draw them. */
+enum tc_tl_flow_kind {
+	TC_TL_FLOW_WAKEUP = 1,   /* a sched_wakeup(_new) to the sched_switch that runs it */
+	TC_TL_FLOW_HANDOFF,      /* a mark to another thread's next mark of its value */
+};
+struct tc_tl_flow {
+	size_t from, to;         /* items of t */
+	enum tc_tl_flow_kind kind;
+};
+/* The arrows of t in the order of their kinds, then of their starts: each thread's
+ * first wake-up since it last left a CPU to the next switch to it (with sched_switch
+ * and sched_wakeup payloads), and, among the first 12 mark channels, for each ordered
+ * pair A, B that no thread marks both of (a producer's and a consumer's: enqueue and
+ * dequeue), each A to the next B of its value. An item
+ * starts at most one arrow and ends at most one, never both. 0 and *out (free it; NULL
+ * with *n 0 when there are none), -ENOMEM, -TACHO_EOUTOFRANGE (2^32 items or more). */
+int tc_timeline_flows(const struct tacho_timeline *t, struct tc_tl_flow **out, size_t *n);
+
 /* Loads a trace from len bytes at data (a fuzz target's seam; not copied). */
 int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 			 struct tacho_timeline **out, struct tacho_diag *diag);
