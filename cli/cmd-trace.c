@@ -16,7 +16,7 @@ static const char trace_usage[] =
 	"usage: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
 	"   or: tacho trace [-e <events>] [-s] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
 	"   or: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [-m <n>] -a\n"
-	"   or: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"   or: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg|html] [-o <out>]\n"
 	"\n"
 	"Records what a program marks (tacho_mark, tacho_mark_counter), its regions as spans,\n"
 	"and every occurrence of the events of -e (syscalls:sys_enter_write, sched:sched_switch,\n"
@@ -63,19 +63,20 @@ static const char trace_footer[] =
 	"tracing failed, 2 bad usage\n";
 
 static const char report_usage[] =
-	"usage: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg] [-o <out>]\n"
+	"usage: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg|html] [-o <out>]\n"
 	"\n"
 	"Shows a trace: text is a timeline with time ticks (a row per thread and channel) and\n"
 	"the delta table (per channel, and from each event of A to the next of B: count, min,\n"
 	"median, mean, p99, max); csv and json are the delta table and the counts; chrome is\n"
-	"Chrome's Trace Event JSON (Perfetto's UI, chrome://tracing); svg a picture. -s: the\n"
+	"Chrome's Trace Event JSON (Perfetto's UI, chrome://tracing); svg a picture; html a\n"
+	"page that zooms and pans, with the item under the pointer told. -s: the\n"
 	"summary alone (system calls, scheduling latency), which text and json also have.\n"
 	"\n";
 
 static const struct cli_option report_options[] = {
 	{ 'i', 'i', "input", "<file>", "the trace (default tacho.trace)" },
 	{ 's', 's', "summary", NULL, "only the summary: system calls, scheduling latency" },
-	{ 'f', 'f', "format", "<fmt>", "text (default), csv, json, chrome or svg" },
+	{ 'f', 'f', "format", "<fmt>", "text (default), csv, json, chrome, svg or html" },
 	{ 'o', 'o', "output", "<out>", "write there instead of to stdout" },
 	CLI_OPTION_HELP,
 	{ 0 },
@@ -196,9 +197,9 @@ static int trace_report(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(&cmd_trace_report, "unexpected argument '%s'", argv[optind]);
 	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") &&
-	    strcmp(format, "chrome") && strcmp(format, "svg"))
+	    strcmp(format, "chrome") && strcmp(format, "svg") && strcmp(format, "html"))
 		return cli_usage_error(&cmd_trace_report, "unknown format '%s' (text, csv, json, "
-				       "chrome or svg)", format);
+				       "chrome, svg or html)", format);
 	if (summary && strcmp(format, "text"))
 		return cli_usage_error(&cmd_trace_report, "-s is a text view: the %s view has "
 				       "%s", format, !strcmp(format, "json") ? "the summary "
@@ -227,6 +228,8 @@ static int trace_report(int argc, char **argv)
 		err = tacho_timeline_write_chrome(t, f);
 	else if (!strcmp(format, "svg"))
 		err = tacho_timeline_write_svg(t, f);
+	else if (!strcmp(format, "html"))
+		err = tacho_timeline_write_html(t, f);
 	else
 		err = tacho_timeline_write(t, f, !strcmp(format, "csv") ? TACHO_FORMAT_CSV :
 					   !strcmp(format, "json") ? TACHO_FORMAT_JSON :

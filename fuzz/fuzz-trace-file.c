@@ -42,6 +42,7 @@ static void one(const uint8_t *data, size_t size)
 			tacho_timeline_write(t, null, TACHO_FORMAT_JSON, NULL);
 			tacho_timeline_write_chrome(t, null);
 			tacho_timeline_write_svg(t, null);
+			tacho_timeline_write_html(t, null);
 			tacho_timeline_write_summary(t, null);
 			fclose(null);
 		}

@@ -155,6 +155,13 @@ TACHO_API int tacho_timeline_write_summary(const struct tacho_timeline *t, FILE 
  * marks and events as ticks, a time axis. 0, -EIO. */
 TACHO_API int tacho_timeline_write_svg(const struct tacho_timeline *t, FILE *f);
 
+/* Writes the timeline as one HTML page that needs nothing else (no network): the items
+ * embedded as JSON and drawn on a canvas, a row per thread and channel, that zooms
+ * (wheel, + and -), pans (drag, arrow keys) and tells the item under the pointer;
+ * the page opens at #zoom=START,END (ns from the trace's first item) where the
+ * address says so (docs/trace.md, "HTML"). 0, -EINVAL, -ENOMEM, -EIO. */
+TACHO_API int tacho_timeline_write_html(const struct tacho_timeline *t, FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

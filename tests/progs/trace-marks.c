@@ -7,7 +7,8 @@
  * each name's address printed first), "execs N" (execs itself N times, by its path and
  * by /proc/self/exe in turn), "sleeps N" (says its pid, then N sleeps of 1 ms), "waitwrites N" (says
  * "ready", waits for SIGUSR1, then N write(2)s: for trace -p), "active" (marks 10 times,
- * then says "traced" or "untraced": for a setuid copy given TACHO_TRACE). */
+ * then says "traced" or "untraced": for a setuid copy given TACHO_TRACE), "evilname"
+ * (3 marks on a channel whose name would end an HTML page's script). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -147,6 +148,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 10; i++)
 			tacho_mark("m", (uint64_t)i);
 		printf("%s\n", tacho_trace_active() ? "traced" : "untraced");
+		return 0;
+	}
+	if (!strcmp(mode, "evilname")) {
+		for (int i = 0; i < 3; i++)
+			tacho_mark("</script><b>&\"'", (uint64_t)i);
 		return 0;
 	}
 	if (!strcmp(mode, "flood")) {
