@@ -2,6 +2,7 @@
  * keeps for each event parsed once, each payload checked against it before any field is
  * read (a damaged file must not make the decoder read past the payload). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include <trace-seq.h>
 
 #include "record/payload.h"
+#include "record/tpformat-check.h"
 #include "tacho/errors.h"
 
 #define MAX_EVENTS 65536u   /* a record's event index is 16 bits */
@@ -19,6 +21,7 @@ struct tc_payload {
 	struct tep_handle **tep;
 	struct tep_event **ev;
 	size_t n;
+	char why[192];   /* why the last tc_payload_add refused its text */
 };
 
 int tc_payload_new(struct tc_payload **out)
@@ -47,6 +50,8 @@ int tc_payload_add(struct tc_payload *p, uint32_t event, const char *text, size_
 {
 	struct tep_handle *tep;
 	struct tep_event *ev = NULL;
+	char reason[128];
+	int err;
 
 	if (event >= MAX_EVENTS)
 		return -TACHO_EOUTOFRANGE;
@@ -67,6 +72,14 @@ int tc_payload_add(struct tc_payload *p, uint32_t event, const char *text, size_
 	if (p->tep[event]) {   /* a second format for one event: the first holds */
 		return 0;
 	}
+	p->why[0] = 0;
+	/* libtraceevent's parser is not safe on every text (tpformat-check.h): only the
+	 * shape the kernel writes reaches it */
+	err = tc_tpformat_check(text, len, reason, sizeof(reason));
+	if (err) {
+		snprintf(p->why, sizeof(p->why), "is not one the kernel writes: %s", reason);
+		return err;
+	}
 	tep = tep_alloc();
 	if (!tep)
 		return -ENOMEM;
@@ -75,11 +88,17 @@ int tc_payload_add(struct tc_payload *p, uint32_t event, const char *text, size_
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	if (tep_parse_format(tep, &ev, text, len, "tracepoint") != 0 || !ev) {
 		tep_free(tep);
+		snprintf(p->why, sizeof(p->why), "is one libtraceevent cannot read");
 		return -TACHO_EPARSE;
 	}
 	p->tep[event] = tep;
 	p->ev[event] = ev;
 	return 0;
+}
+
+const char *tc_payload_refusal(const struct tc_payload *p)
+{
+	return p->why;
 }
 
 bool tc_payload_has(const struct tc_payload *p, uint32_t event)

@@ -28,9 +28,16 @@ int tc_payload_new(struct tc_payload **out);
 /* Accepts NULL. */
 void tc_payload_free(struct tc_payload *p);
 /* Parses the format text (tracefs's events/SYS/NAME/format) of the recording's event
- * index `event`. 0, -ENOMEM, -TACHO_EPARSE (not a format libtraceevent reads), or
- * -TACHO_EOUTOFRANGE for an index past 65535. */
+ * index `event`, once tc_tpformat_check (tpformat-check.h) finds it of the kernel's
+ * shape: the text is never handed to libtraceevent otherwise. 0, -ENOMEM,
+ * -TACHO_EPARSE (not of the kernel's shape, or not a format libtraceevent reads:
+ * tc_payload_refusal says which), or -TACHO_EOUTOFRANGE for an index past 65535. A
+ * second text for one event is ignored (0). */
 int tc_payload_add(struct tc_payload *p, uint32_t event, const char *text, size_t len);
+/* Why the last tc_payload_add gave -TACHO_EPARSE, as the end of a sentence about the
+ * text: "is not one the kernel writes: REASON" or "is one libtraceevent cannot read"
+ * (lowercase, no full stop; "" after a call that did not refuse). */
+const char *tc_payload_refusal(const struct tc_payload *p);
 /* Whether the event has a parsed format. */
 bool tc_payload_has(const struct tc_payload *p, uint32_t event);
 /* Whether an event has a string argument, a "const char *" field (a system call's

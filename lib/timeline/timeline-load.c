@@ -171,7 +171,7 @@ const char *tc_tl_lost_words(const struct tacho_timeline *t, char *buf, size_t s
 	return buf;
 }
 
-static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
+static int load_record(struct tacho_timeline *t, const struct tc_rec *r, const char *name)
 {
 	struct tc_tl_item it = { 0 };
 	uint32_t c;
@@ -238,10 +238,15 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r)
 	case TC_REC_TPFORMAT:
 		if (!t->payload && tc_payload_new(&t->payload))
 			return -ENOMEM;
-		/* a format libtraceevent cannot read leaves its payloads undecoded (the
-		 * views say so); the trace stands */
+		/* a format refused (tpformat-check.h), or one libtraceevent cannot read,
+		 * leaves its payloads undecoded (the views say so, and the notes why); the trace
+		 * stands */
 		err = tc_payload_add(t->payload, r->u.tpformat.event, r->u.tpformat.text,
 				     r->u.tpformat.len);
+		if (err == -TACHO_EPARSE)
+			tc_sb_addf(&t->notes, "tracepoint format %u of %s (the record at byte "
+				   "%llu) %s; its payloads are not decoded\n", r->u.tpformat.event, name,
+				   (unsigned long long)r->offset, tc_payload_refusal(t->payload));
 		return err == -ENOMEM ? err : 0;
 	case TC_REC_RAW:
 		return add_raw(t, r);
@@ -282,7 +287,7 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 	while ((err = tc_record_reader_next(&rd, &r, name, diag)) == 1) {
 		bool was_sample = t->after_sample;
 
-		err = load_record(t, &r);
+		err = load_record(t, &r, name);
 		if (was_sample && r.type != TC_REC_SAMPLE)
 			t->after_sample = false;
 		if (err == -EOVERFLOW) {
