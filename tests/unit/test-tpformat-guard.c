@@ -6,11 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "record/payload.h"
+#include "record/recfile.h"
 #include "record/tpformat-check.h"
 #include "tacho/errors.h"
+#include "tacho/timeline.h"
+#include "timeline/timeline.h"
 
 #define HEAD \
 	"name: e\nID: 7\nformat:\n" \
@@ -160,6 +165,51 @@ static void test_payload(void **state)
 	tc_payload_free(p);
 }
 
+/* a trace whose first format is refused: one note names it, its byte and the reason,
+ * and the next format still decodes */
+static void test_trace_note(void **state)
+{
+	static const char crash[] = HEAD "print fmt: \"%ld\", REC->b[2]$ REC->a\n";
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tc_record_writer w;
+	struct tacho_timeline *t;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	int fd = memfd_create("rec", 0);
+	uint64_t at = 0;
+	uint8_t *buf;
+	off_t size;
+	char want[256];
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_tpformat(&w, 0, crash, strlen(crash));
+	tc_record_writer_tpformat(&w, 1, sys_enter, strlen(sys_enter));
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	size = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)size);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+	/* where the refused record starts, as the reader says */
+	assert_int_equal(tc_record_reader_init(&r, buf, (size_t)size, "mem", &d), 0);
+	while (tc_record_reader_next(&r, &rec, "mem", &d) == 1)
+		if (rec.type == TC_REC_TPFORMAT && rec.u.tpformat.event == 0)
+			at = rec.offset;
+	assert_true(at > 0);
+	assert_int_equal(tc_timeline_load_mem(buf, (size_t)size, "crafted.trace", &t, &d), 0);
+	snprintf(want, sizeof(want), "tracepoint format 0 of crafted.trace (the record at byte "
+		 "%llu) is not one the kernel writes: the print format has \"$\" after a "
+		 "subscript; its payloads are not decoded\n", (unsigned long long)at);
+	assert_non_null(t->notes.buf);
+	assert_non_null(strstr(t->notes.buf, want));
+	assert_false(tc_payload_has(t->payload, 0));
+	assert_true(tc_payload_has(t->payload, 1));
+	tacho_timeline_free(t);
+	tc_record_writer_close(&w);
+	free(buf);
+}
+
 /* every format file under events/: the shape the kernel writes, and one libtraceevent
  * reads whole */
 static void test_machine(void **state)
@@ -218,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_payload),
+		cmocka_unit_test(test_trace_note),
 		cmocka_unit_test(test_machine),
 	};
 
