@@ -273,6 +273,9 @@ static int remove_entry(const char *dir, const char *hex)
 		return -errno;
 	if (fits(snprintf(f, sizeof(f), "%s/path", e), sizeof(f)))
 		unlink(f);
+	/* the source lines decoded from it (tc_symdso_line) */
+	if (fits(snprintf(f, sizeof(f), "%s/lines", e), sizeof(f)))
+		unlink(f);
 	rmdir(e);
 	/* the xx folder goes when it is empty */
 	*strrchr(e, '/') = '\0';
@@ -370,6 +373,20 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 		*bytes += (uint64_t)st.st_size;
 	}
 	return 0;
+}
+
+int tc_bidcache_entry_dir(const uint8_t *bid, size_t len, char *buf, size_t size)
+{
+	char hex[2 * TC_BUILD_ID_MAX + 1], dir[4096];
+	int err;
+
+	if (!len || len > TC_BUILD_ID_MAX)
+		return -ENOENT;
+	err = tacho_buildid_cache_dir(dir, sizeof(dir));
+	if (err)
+		return err;
+	tc_hex_encode(bid, len, hex, sizeof(hex));
+	return entry_dir(dir, hex, buf, size);
 }
 
 int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size)

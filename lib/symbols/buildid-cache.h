@@ -30,5 +30,10 @@ int tc_bidcache_store(struct tc_bidcache *c, const char *dir,
 /* The path of a copy of the binary with this build-id in tacho's cache (the default
  * folder) or perf's ~/.debug, into buf. 0 or -ENOENT. */
 int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size);
+/* The folder of build-id bid's entry in tacho's cache, DIR/.build-id/xx/rest, into buf
+ * (not created): it holds the copy ("elf"), its path ("path") and the source lines
+ * decoded from the binary or its debug file ("lines": symbols/linecache.h). 0, -ENOENT
+ * (no cache folder, no build-id or one longer than TC_BUILD_ID_MAX), -ENAMETOOLONG. */
+int tc_bidcache_entry_dir(const uint8_t *bid, size_t len, char *buf, size_t size);
 
 #endif

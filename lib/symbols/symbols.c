@@ -13,6 +13,8 @@
 #include <dwarf.h>
 
 #include "util/elfutils.h"
+#include "symbols/buildid-cache.h"
+#include "symbols/linecache.h"
 #include "symbols/symbols.h"
 #include "tacho/errors.h"
 
@@ -35,6 +37,9 @@ struct tc_symdso {
 	bool syms_loaded;
 	char **shown;          /* names without their version (strip_versions), owned */
 	size_t nshown;
+	struct tc_linecache *lines;   /* the line cache, when there is one (or was built) */
+	void *lines_image;     /* its bytes, when built by this run (owned) */
+	bool lines_tried;
 };
 
 static char *debuginfo_path;
@@ -209,6 +214,8 @@ void tc_symdso_free(struct tc_symdso *d)
 	for (size_t i = 0; i < d->nshown; i++)
 		free(d->shown[i]);
 	free(d->shown);
+	tc_linecache_free(d->lines);
+	free(d->lines_image);
 	dwfl_end(d->dwfl);
 	free(d);
 }
@@ -460,7 +467,8 @@ int tc_symdso_symbol(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 	return 0;
 }
 
-void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+/* What libdw answers for addr: the line table row of the unit that holds it. */
+static void line_libdw(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 {
 	Dwfl_Line *line = dwfl_module_getsrc(d->mod, addr + d->bias);
 
@@ -476,6 +484,193 @@ void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
 			out->comp_dir = dwfl_line_comp_dir(line);
 		}
 	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4096;
+		uint64_t *p = realloc(*v, c * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* Every module address where libdw's answer may change: each row of each unit's line
+ * table (dwfl_module_getsrc takes the last row at or below an address, in the unit
+ * that the address ranges give), and where each address range starts and ends (which
+ * unit is asked). Between two of them the answer is the same. Sorted, each once. */
+static int change_points(struct tc_symdso *d, Dwarf *dw, Dwarf_Addr dwbias, uint64_t **out,
+			 size_t *nout)
+{
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0, w = 0;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr cubias;
+	Dwarf_Aranges *ar;
+	size_t nar;
+	int err = 0;
+
+	while (!err && (cu = dwfl_module_nextcu(d->mod, cu, &cubias))) {
+		Dwarf_Lines *lines;
+		size_t nl;
+
+		if (dwarf_getsrclines(cu, &lines, &nl) != 0)
+			continue;
+		for (size_t i = 0; i < nl && !err; i++) {
+			Dwarf_Addr a;
+			if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) == 0)
+				err = push(&v, &n, &cap, a + cubias);
+		}
+	}
+	if (!err && dwarf_getaranges(dw, &ar, &nar) == 0)
+		for (size_t i = 0; i < nar && !err; i++) {
+			Dwarf_Addr a;
+			Dwarf_Word len;
+			Dwarf_Off off;
+			if (dwarf_getarangeinfo(dwarf_onearange(ar, i), &a, &len, &off) != 0)
+				continue;
+			err = push(&v, &n, &cap, a + dwbias);
+			if (!err)
+				err = push(&v, &n, &cap, a + dwbias + len);
+			if (!err)
+				err = push(&v, &n, &cap, a + dwbias + len + 1);
+		}
+	if (err) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!w || v[i] != v[w - 1])
+			v[w++] = v[i];
+	*out = v;
+	*nout = w;
+	return 0;
+}
+
+/* The line cache's bytes from libdw's answers at every change point: by construction
+ * the same answers as libdw's for every address. 0, -ENOENT (no DWARF, or an answer
+ * at the last point, past which the cache could not say what libdw says), -errno. */
+static int build_lines(struct tc_symdso *d, void **image, size_t *len)
+{
+	Dwarf_Addr dwbias;
+	Dwarf *dw = dwfl_module_getdwarf(d->mod, &dwbias);
+	struct tc_linebuild *b;
+	uint64_t *pts;
+	size_t n;
+	int err;
+
+	if (!dw)
+		return -ENOENT;
+	err = change_points(d, dw, dwbias, &pts, &n);
+	if (err)
+		return err;
+	err = tc_linebuild_new(&b);
+	for (size_t i = 0; i < n && !err; i++) {
+		struct tc_symloc loc;
+
+		if (pts[i] < d->bias)
+			continue;
+		line_libdw(d, pts[i] - d->bias, &loc);
+		if (i == n - 1 && loc.file)
+			err = -ENOENT;
+		else
+			err = tc_linebuild_add(b, pts[i] - d->bias, loc.file, loc.line,
+					       loc.comp_dir);
+	}
+	if (!err && !n)
+		err = -ENOENT;   /* no line tables: a debug file installed later is read */
+	if (!err)
+		err = tc_linebuild_image(b, d->build_id, d->build_id_len, image, len);
+	tc_linebuild_free(b);
+	free(pts);
+	return err;
+}
+
+/* The line cache of the binary's build-id: mapped when there is a sound one; else
+ * built from libdw and written (a new file renamed into place), when the folder can
+ * be written; else none, and libdw answers. */
+static void open_lines(struct tc_symdso *d)
+{
+	char dir[4096], path[4200];
+	struct tc_outfile o;
+	const char *why;
+	struct stat st;
+	size_t len;
+	int fd, err;
+
+	if (tc_bidcache_entry_dir(d->build_id, d->build_id_len, dir, sizeof(dir)) != 0 ||
+	    snprintf(path, sizeof(path), "%s/lines", dir) >= (int)sizeof(path))
+		return;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* a file of the user's own, written by no one else */
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 022)) {
+			tc_log(TACHO_LOG_DEBUG, "line cache %s: not the user's own file, not used",
+			       path);
+			close(fd);
+			return;
+		}
+		err = tc_linecache_map(fd, d->build_id, d->build_id_len, &d->lines, &why);
+		close(fd);
+		if (!err) {
+			tc_log(TACHO_LOG_DEBUG, "line cache %s: %zu ranges", path,
+			       tc_linecache_count(d->lines));
+			return;
+		}
+		tc_log(TACHO_LOG_DEBUG, "line cache %s: %s, built again", path,
+		       why ? why : tacho_strerror(err));
+	}
+	/* a folder that cannot be made or written: no cache, and no build */
+	if (tc_mkdirs(dir) != 0 || tc_outfile_open(&o, path, 0) != 0)
+		return;
+	err = build_lines(d, &d->lines_image, &len);
+	if (!err)
+		err = tc_linecache_parse(d->lines_image, len, d->build_id, d->build_id_len,
+					 &d->lines, &why);
+	/* built: it answers this run whether or not it can be kept */
+	for (size_t done = 0; !err && done < len; ) {
+		ssize_t w = write(o.fd, (const char *)d->lines_image + done, len - done);
+		if (w < 0 && errno != EINTR)
+			err = -errno;
+		else if (w > 0)
+			done += (size_t)w;
+	}
+	if (err) {
+		tc_outfile_abort(&o);
+		tc_log(TACHO_LOG_DEBUG, "line cache %s: not written (%s)", path, tacho_strerror(err));
+		return;
+	}
+	err = tc_outfile_commit(&o);
+	tc_log(TACHO_LOG_DEBUG, "line cache %s: %zu ranges, %s", path,
+	       tc_linecache_count(d->lines), err ? tacho_strerror(err) : "written");
+}
+
+void tc_symdso_line(struct tc_symdso *d, uint64_t addr, struct tc_symloc *out)
+{
+	if (!d->lines_tried) {
+		d->lines_tried = true;
+		open_lines(d);
+	}
+	if (d->lines) {
+		tc_linecache_find(d->lines, addr, &out->file, &out->line, &out->comp_dir);
+		return;
+	}
+	line_libdw(d, addr, out);
 }
 
 int tc_symdso_decl_line(struct tc_symdso *d, uint64_t addr)

@@ -30,6 +30,12 @@ struct tc_elfutils_fns {
 	__typeof__(dwarf_formudata) *dwarf_formudata;
 	__typeof__(dwarf_getsrcfiles) *dwarf_getsrcfiles;
 	__typeof__(dwarf_getscopes) *dwarf_getscopes;
+	__typeof__(dwarf_getarangeinfo) *dwarf_getarangeinfo;
+	__typeof__(dwarf_getaranges) *dwarf_getaranges;
+	__typeof__(dwarf_getsrclines) *dwarf_getsrclines;
+	__typeof__(dwarf_lineaddr) *dwarf_lineaddr;
+	__typeof__(dwarf_onearange) *dwarf_onearange;
+	__typeof__(dwarf_onesrcline) *dwarf_onesrcline;
 	__typeof__(dwarf_tag) *dwarf_tag;
 	__typeof__(dwfl_addrmodule) *dwfl_addrmodule;
 	__typeof__(dwfl_attach_state) *dwfl_attach_state;
@@ -43,6 +49,8 @@ struct tc_elfutils_fns {
 	__typeof__(dwfl_lineinfo) *dwfl_lineinfo;
 	__typeof__(dwfl_module_addrdie) *dwfl_module_addrdie;
 	__typeof__(dwfl_module_build_id) *dwfl_module_build_id;
+	__typeof__(dwfl_module_getdwarf) *dwfl_module_getdwarf;
+	__typeof__(dwfl_module_nextcu) *dwfl_module_nextcu;
 	__typeof__(dwfl_module_getelf) *dwfl_module_getelf;
 	__typeof__(dwfl_module_getsrc) *dwfl_module_getsrc;
 	__typeof__(dwfl_module_getsym_info) *dwfl_module_getsym_info;
@@ -99,6 +107,12 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 #define dwarf_formudata (tc_elfutils()->dwarf_formudata)
 #define dwarf_getsrcfiles (tc_elfutils()->dwarf_getsrcfiles)
 #define dwarf_getscopes (tc_elfutils()->dwarf_getscopes)
+#define dwarf_getarangeinfo (tc_elfutils()->dwarf_getarangeinfo)
+#define dwarf_getaranges (tc_elfutils()->dwarf_getaranges)
+#define dwarf_getsrclines (tc_elfutils()->dwarf_getsrclines)
+#define dwarf_lineaddr (tc_elfutils()->dwarf_lineaddr)
+#define dwarf_onearange (tc_elfutils()->dwarf_onearange)
+#define dwarf_onesrcline (tc_elfutils()->dwarf_onesrcline)
 #define dwarf_tag (tc_elfutils()->dwarf_tag)
 #define dwfl_addrmodule (tc_elfutils()->dwfl_addrmodule)
 #define dwfl_attach_state (tc_elfutils()->dwfl_attach_state)
@@ -112,6 +126,8 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 #define dwfl_lineinfo (tc_elfutils()->dwfl_lineinfo)
 #define dwfl_module_addrdie (tc_elfutils()->dwfl_module_addrdie)
 #define dwfl_module_build_id (tc_elfutils()->dwfl_module_build_id)
+#define dwfl_module_getdwarf (tc_elfutils()->dwfl_module_getdwarf)
+#define dwfl_module_nextcu (tc_elfutils()->dwfl_module_nextcu)
 #define dwfl_module_getelf (tc_elfutils()->dwfl_module_getelf)
 #define dwfl_module_getsrc (tc_elfutils()->dwfl_module_getsrc)
 #define dwfl_module_getsym_info (tc_elfutils()->dwfl_module_getsym_info)
