@@ -266,5 +266,5 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_symdso),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
 }
