@@ -1,6 +1,7 @@
 /* recfile.c - writing and reading the record file (docs/record-format.md). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -141,12 +142,40 @@ static void file_header(unsigned char hdr[TC_REC_FILE_HDR])
 	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
 }
 
+static void writer_init(struct tc_record_writer *w)
+{
+	const char *e = getenv("TACHO_REC_INLINE_CHAINS");
+
+	memset(w, 0, sizeof(*w));
+	tc_sb_init(&w->buf);
+	tc_sb_init(&w->chain_copies);
+	tc_hmap_init(&w->chain_index);
+	w->inline_chains = e && !strcmp(e, "1");
+}
+
+/* Forgets the chains written: later samples write theirs in full again */
+static void chains_reset(struct tc_record_writer *w)
+{
+	tc_hmap_exit(&w->chain_index);
+	tc_sb_reset(&w->chain_copies);
+	w->nchains = 0;
+}
+
+static void writer_free(struct tc_record_writer *w)
+{
+	tc_sb_exit(&w->buf);
+	tc_hmap_exit(&w->chain_index);
+	tc_sb_exit(&w->chain_copies);
+	free(w->chains);
+	w->chains = NULL;
+	w->nchains = w->chains_cap = 0;
+}
+
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 {
 	unsigned char hdr[TC_REC_FILE_HDR];
 
-	memset(w, 0, sizeof(*w));
-	tc_sb_init(&w->buf);
+	writer_init(w);
 	w->fd = fd;
 	w->out.fd = -1;
 	file_header(hdr);
@@ -161,8 +190,7 @@ int tc_record_writer_open_sink(struct tc_record_writer *w,
 {
 	unsigned char hdr[TC_REC_FILE_HDR];
 
-	memset(w, 0, sizeof(*w));
-	tc_sb_init(&w->buf);
+	writer_init(w);
 	w->fd = -1;
 	w->out.fd = -1;
 	w->sink = sink;
@@ -191,7 +219,7 @@ int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 	if (err) {
 		tc_outfile_abort(&w->out);
 		w->fd = -1;
-		tc_sb_exit(&w->buf);
+		writer_free(w);
 	}
 	return err;
 }
@@ -210,7 +238,14 @@ int tc_record_writer_open(struct tc_record_writer *w, const char *path)
 #define SF_MISC   0x10u
 #define SF_ADDR   0x20u   /* the data address's delta */
 #define SF_CHAIN  0x40u   /* nr, zeros to 8-byte alignment, nr u64 */
-#define SF_ALL    0x7fu
+#define SF_CHAIN_REF 0x80u /* version 4: nr, and where an earlier chain is (8-byte words
+			    * back from this sample's first byte rounded down to 8) */
+#define SF_ALL_V3 0x7fu
+#define SF_ALL    0xffu
+
+/* The writer forgets its chains when their copies take more than this (a long recording
+ * of ever new chains): they are written in full again */
+#define CHAIN_COPIES_MAX (64u << 20)
 
 /* The mark flags: which fields follow the time, TSC and value deltas */
 #define MF_TASK    0x01u   /* pid, tid */
@@ -408,6 +443,56 @@ void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t p
 	tc_record_writer_add(w, TC_REC_TASK, &t, sizeof(t));
 }
 
+/* The chain of nr entries among those written, or NULL; *hash its hash either way */
+static const struct tc_rec_chain *chain_find(struct tc_record_writer *w, const uint64_t *chain,
+					     uint32_t nr, uint64_t *hash)
+{
+	size_t pos = 0;
+	uint32_t i;
+
+	*hash = tc_hash_bytes(chain, (size_t)nr * 8);
+	while (tc_hmap_next(&w->chain_index, *hash, &pos, &i)) {
+		const struct tc_rec_chain *c = &w->chains[i];
+
+		if (c->nr == nr &&
+		    !memcmp(w->chain_copies.buf + c->copy, chain, (size_t)nr * 8))
+			return c;
+	}
+	return NULL;
+}
+
+/* Remembers a chain written in full at file offset off. Failing memory only costs
+ * references: the chain is then written in full again next time. */
+static void chain_keep(struct tc_record_writer *w, const uint64_t *chain, uint32_t nr,
+		       uint64_t hash, uint64_t off)
+{
+	size_t copy;
+
+	if (w->chain_copies.len + (size_t)nr * 8 > CHAIN_COPIES_MAX)
+		chains_reset(w);
+	if (w->nchains >= UINT32_MAX - 1)
+		return;
+	if (w->nchains == w->chains_cap) {
+		size_t cap = w->chains_cap ? w->chains_cap * 2 : 256;
+		struct tc_rec_chain *n = realloc(w->chains, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		w->chains = n;
+		w->chains_cap = cap;
+	}
+	copy = w->chain_copies.len;
+	tc_sb_add(&w->chain_copies, chain, (size_t)nr * 8);
+	if (w->chain_copies.oom) {
+		chains_reset(w);
+		w->chain_copies.oom = false;
+		return;
+	}
+	if (tc_hmap_add(&w->chain_index, hash, (uint32_t)w->nchains))
+		return;
+	w->chains[w->nchains++] = (struct tc_rec_chain){ .off = off, .copy = copy, .nr = nr };
+}
+
 void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
 			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
@@ -418,6 +503,7 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 				  * period, addr) + 4 * 5 (pid, tid, cpu, nr) + 2 * 3
 				  * (event, misc) = 67 */
 	size_t n = 1, chain_bytes = (size_t)nr * 8;
+	uint64_t hash = 0;
 	unsigned f = 0;
 
 	if (chain_bytes > TC_REC_MAX - TC_REC_HDR - sizeof(struct p_samples) - sizeof(t) - 8) {
@@ -458,16 +544,27 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 		n += put_varint(t + n, zigzag(addr - pv->addr));
 	}
 	if (nr) {
-		f |= SF_CHAIN;
+		uint64_t here = w->written + w->buf.len;   /* the file offset of t[0] */
+		const struct tc_rec_chain *c = w->inline_chains ? NULL :
+					       chain_find(w, chain, nr, &hash);
+
 		n += put_varint(t + n, nr);
+		if (c) {
+			f |= SF_CHAIN_REF;
+			n += put_varint(t + n, ((here & ~(uint64_t)7) - c->off) / 8);
+		} else {
+			f |= SF_CHAIN;
+		}
 	}
 	t[0] = (unsigned char)f;
 	tc_sb_add(&w->buf, t, n);
-	if (nr) {
+	if (f & SF_CHAIN) {
 		/* the chain stays 8-byte aligned in the file, so that a reader points
 		 * into it as into a version 1 sample */
 		if (w->buf.len & 7)
 			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+		if (!w->inline_chains)
+			chain_keep(w, chain, nr, hash, w->written + w->buf.len);
 		tc_sb_add(&w->buf, chain, chain_bytes);
 	}
 	*pv = (struct tc_rec_sample_prev){ .time = time, .ip = ip, .addr = addr,
@@ -637,6 +734,9 @@ int tc_record_writer_flush(struct tc_record_writer *w)
 	}
 	w->written += w->buf.len;
 	tc_sb_reset(&w->buf);
+	/* a sink's reader sees one flush at a time: no reference reaches back past it */
+	if (w->sink)
+		chains_reset(w);
 	return 0;
 }
 
@@ -654,7 +754,7 @@ int tc_record_writer_close(struct tc_record_writer *w)
 		err = -errno;
 	}
 	w->fd = -1;
-	tc_sb_exit(&w->buf);
+	writer_free(w);
 	return err;
 }
 
@@ -665,7 +765,7 @@ void tc_record_writer_discard(struct tc_record_writer *w)
 	else if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
-	tc_sb_exit(&w->buf);
+	writer_free(w);
 }
 
 /* --- reading --- */
@@ -706,6 +806,7 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
 		return tc_diag_set(diag, name, 0, 13, -TACHO_ECORRUPT,
 				   "bad header size %u", hsize);
 	r->version = version;
+	r->data_start = hsize;
 	r->off = hsize;
 	r->good_end = hsize;
 	return 0;
@@ -769,7 +870,8 @@ static int next_in_block(struct tc_record_reader *r, struct tc_rec *out, const c
 	if (pos >= end)
 		return corrupt(diag, name, start, "sample block ends before its last sample");
 	f = d[pos++];
-	if (f & ~SF_ALL)
+	if (f & ~(r->version >= 4 ? SF_ALL : SF_ALL_V3) ||
+	    (f & (SF_CHAIN | SF_CHAIN_REF)) == (SF_CHAIN | SF_CHAIN_REF))
 		return corrupt(diag, name, start, "unknown sample flags");
 	if (get_varint(d, &pos, end, &v))
 		goto bad;
@@ -819,6 +921,18 @@ static int next_in_block(struct tc_record_reader *r, struct tc_rec *out, const c
 		/* the data is 8-byte aligned (a map of the file) and so is pos */
 		out->u.sample.chain = (const uint64_t *)(const void *)(d + pos);
 		pos += (size_t)nr * 8;
+	} else if (f & SF_CHAIN_REF) {
+		size_t base = start & ~(size_t)7, first = r->data_start;
+
+		if (get_field(d, &pos, end, UINT32_MAX, &nr) || nr == 0 ||
+		    get_varint(d, &pos, end, &v))
+			goto bad;
+		/* an earlier chain: in the bytes already read (and checked), between the
+		 * file header and this sample */
+		if (v > (base - first) / 8 || nr > (start - (base - v * 8)) / 8)
+			return corrupt(diag, name, start,
+				       "call chain reference outside the bytes before it");
+		out->u.sample.chain = (const uint64_t *)(const void *)(d + base - v * 8);
 	}
 	out->type = TC_REC_SAMPLE;
 	out->offset = start;

@@ -12,7 +12,7 @@
 #include "util/util.h"
 
 #define TC_REC_MAGIC "TACHOREC"
-#define TC_REC_VERSION 3           /* written; 1 to 3 are read */
+#define TC_REC_VERSION 4           /* written; 1 to 4 are read */
 #define TC_REC_FILE_HDR 32          /* bytes of the file header */
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
@@ -147,6 +147,14 @@ struct tc_rec_mark_prev {
 	uint32_t pid, tid, channel, kind;
 };
 
+/* A call chain the writer has put in the file (version 4), for later samples with the
+ * same chain to refer to: where it is and a copy to compare against. */
+struct tc_rec_chain {
+	uint64_t off;          /* file offset of its first entry (8-aligned) */
+	size_t copy;           /* its entries in chain_copies, from this byte */
+	uint32_t nr;
+};
+
 struct tc_record_writer {
 	int fd;
 	struct tc_outfile out; /* when opened by path: the temporary file and its name */
@@ -162,6 +170,14 @@ struct tc_record_writer {
 	/* tc_record_writer_open_sink: whole records go to sink instead of fd */
 	int (*sink)(void *arg, const void *data, size_t len);
 	void *sink_arg;
+	/* the chains written so far (version 4: a sample whose chain is among them refers
+	 * back to it); with a sink, only those of the records not yet handed out */
+	bool inline_chains;        /* every chain written in full, as version 3 did: set
+				    * from TACHO_REC_INLINE_CHAINS=1 at open, for tests */
+	struct tc_hmap chain_index; /* tc_hash_bytes of the entries -> index in chains */
+	struct tc_rec_chain *chains;
+	size_t nchains, chains_cap;
+	struct tc_sb chain_copies;
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -197,7 +213,8 @@ void tc_record_writer_cgroup(struct tc_record_writer *w, uint32_t pid, uint64_t 
 void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
 			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
 /* A sample goes into the SAMPLES block at the end of the buffer (a new one when another
- * record came after it, or it is full): some 8 bytes without a call chain. */
+ * record came after it, or it is full): some 8 bytes without a call chain. A chain the
+ * file already holds is written as a reference back to it (some 4 bytes). */
 void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
 			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
@@ -250,6 +267,7 @@ void tc_record_writer_discard(struct tc_record_writer *w);
 struct tc_record_reader {
 	const unsigned char *data;
 	size_t len, off;
+	size_t data_start;      /* the first record's offset (after the file header) */
 	uint32_t version;
 	bool finished;          /* a FINISH record was read */
 	bool truncated;         /* the bytes end inside a record (or before FINISH) */
@@ -275,7 +293,8 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
  * of an unknown type are stepped over and counted in r->skipped. A SAMPLES block of
  * version 2 is never returned as such: each of its samples comes as a TC_REC_SAMPLE
  * whose offset is the sample's first byte, and whose chain points into the data (the
- * block keeps chains 8-byte aligned), as a version 1 sample's does. A MARKS block of
+ * block keeps chains 8-byte aligned), as a version 1 sample's does; in version 4 a chain
+ * the file held already is pointed to where it was first written. A MARKS block of
  * version 3 is read the same way: a TC_REC_MARK for each of its marks. */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);

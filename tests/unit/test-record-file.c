@@ -12,6 +12,7 @@
 
 #include "tacho.h"
 #include "harness.h"
+#include "rec-copy.h"
 #include "record/recfile.h"
 
 static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
@@ -297,7 +298,7 @@ static void test_corrupt(void **state)
 		crc = tc_crc32(0, p, 24);
 		memcpy(p + 24, &crc, 4);
 		assert_int_equal(tc_record_reader_init(&r, p, len, "t", &d), -TACHO_EVERSION);
-		assert_contains(d.message, "format version 4, this tacho reads versions 1 to 3");
+		assert_contains(d.message, "format version 5, this tacho reads versions 1 to 4");
 	}
 	/* empty file */
 	assert_int_equal(read_all(p, 0, &s, &d), -TACHO_EEMPTY);
@@ -345,6 +346,11 @@ static void assert_same_rec(const struct tc_rec *a, const struct tc_rec *b)
 		if (a->u.sample.nr)
 			assert_memory_equal(a->u.sample.chain, b->u.sample.chain,
 					    a->u.sample.nr * 8);
+		break;
+	case TC_REC_CGROUP:
+		assert_string_equal(a->u.cgroup.path, b->u.cgroup.path);
+		assert_int_equal(a->u.cgroup.pid, b->u.cgroup.pid);
+		assert_int_equal(a->u.cgroup.time, b->u.cgroup.time);
 		break;
 	case TC_REC_COMM:
 		assert_string_equal(a->u.comm.comm, b->u.comm.comm);
@@ -507,16 +513,23 @@ static void test_sample_blocks(void **state)
 	struct tc_record_reader r;
 	struct tc_rec rec;
 	unsigned char *buf;
-	size_t len, n = 0, blocks = 0;
-	uint64_t x = 0x9e3779b97f4a7c15ull, last_offset = 0;
+	size_t len, n, blocks, inline_len = 0;
+	uint64_t x, last_offset;
 	int fd;
 	(void)state;
 
 	for (size_t i = 0; i < 200; i++)
 		chain[i] = 0xffffffff81000000ull + i * 0x10001ull;
+	/* chains in full (as version 3 wrote them), then as references to the first of
+	 * each length: both read back the same */
+	for (int refs = 0; refs < 2; refs++) {
+	n = blocks = 0;
+	x = 0x9e3779b97f4a7c15ull;
+	last_offset = 0;
 	fd = memfd_create("rec", 0);
 	assert_true(fd >= 0);
 	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	w.inline_chains = !refs;
 	for (size_t i = 0; i < N; i++) {
 		uint64_t h = x = x * 6364136223846793005ull + 1442695040888963407ull;
 		uint64_t time = i % 7 == 0 ? UINT64_MAX - i : h >> (i % 64);
@@ -559,10 +572,16 @@ static void test_sample_blocks(void **state)
 		blocks += rec.offset - TC_REC_HDR - 8 == r.block_offset;
 	}
 	assert_int_equal(n, N);
-	assert_true(blocks > N / 2000);   /* a block at each flush, more where they filled */
+	/* a block at each flush, more where they filled (the chains in full fill them) */
+	assert_true(refs ? blocks >= N / 2000 : blocks > N / 2000);
 	assert_false(r.finished);
 	munmap(buf, len);
 	tc_record_writer_close(&w);
+	if (!refs)
+		inline_len = len;
+	else   /* 6000 chains of 100 entries on average, of which 200 written in full */
+		assert_true(len < inline_len / 4);
+	}
 
 	/* a steady stream: flags, time delta 250000 (zigzag 500000: 3 bytes), IP delta
 	 * of +-16 (1 byte); the block's header and count once */
@@ -579,6 +598,9 @@ static void test_sample_blocks(void **state)
 	assert_int_equal(w.written, TC_REC_FILE_HDR + TC_REC_HDR + 8 + ((14 + 999 * 5 + 7) & ~7u));
 	tc_record_writer_close(&w);
 }
+
+/* The format version read_block's file says (0: today's) */
+static uint32_t block_version;
 
 /* A file of one SAMPLES block made by hand with a good checksum: count, then payload
  * (padded with zeros to 8). Returns what reading it all gives; *n the samples read. */
@@ -597,6 +619,11 @@ static int read_block(uint32_t count, const unsigned char *payload, size_t len,
 	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);   /* the file header */
 	assert_int_equal(pread(fd, buf, TC_REC_FILE_HDR, 0), TC_REC_FILE_HDR);
 	tc_record_writer_close(&w);
+	if (block_version) {
+		memcpy(buf + 8, &block_version, 4);
+		v = tc_crc32(0, buf, 24);
+		memcpy(buf + 24, &v, 4);
+	}
 	unsigned char *rp = buf + TC_REC_FILE_HDR;
 	v = (uint32_t)size;
 	memcpy(rp + 4, &v, 4);
@@ -632,7 +659,25 @@ static void test_crafted_blocks(void **state)
 		{ __LINE__, 1, { 0x01, 4, 0x20, 7, 7 }, 5, 1, NULL },
 		{ __LINE__, 2, { 0x01, 4, 0x20, 7, 7, 0x00, 2, 2 }, 8, 2, NULL },
 		{ __LINE__, 0, { 0 }, 0, 0, "at byte 32: bad sample block header" },
-		{ __LINE__, 1, { 0x80, 4, 0x20 }, 3, 0, "at byte 56: unknown sample flags" },
+		/* a chain both in full and as a reference */
+		{ __LINE__, 1, { 0xc0, 4, 0x20 }, 3, 0, "at byte 56: unknown sample flags" },
+		/* chain references (version 4): the sample starts at byte 56; a reference
+		 * to 3 words back (byte 32, the block's own header: any bytes before the
+		 * sample may be pointed to, as a crafted chain may hold anything); 8 words
+		 * back is before the records; 0 words back is the sample itself; 2 entries
+		 * from byte 48 run into it; a reference without its distance */
+		{ __LINE__, 1, { 0x80, 0, 0, 1, 3 }, 5, 1, NULL },
+		{ __LINE__, 1, { 0x80, 0, 0, 3, 3 }, 5, 1, NULL },
+		{ __LINE__, 1, { 0x80, 0, 0, 1, 4 }, 5, 0,
+		  "at byte 56: call chain reference outside the bytes before it" },
+		{ __LINE__, 1, { 0x80, 0, 0, 1, 0 }, 5, 0,
+		  "at byte 56: call chain reference outside the bytes before it" },
+		{ __LINE__, 1, { 0x80, 0, 0, 2, 1 }, 5, 0,
+		  "at byte 56: call chain reference outside the bytes before it" },
+		{ __LINE__, 1, { 0x80, 0, 0, 0, 1 }, 5, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		{ __LINE__, 1, { 0x80, 0, 0, 1, 0x80, 0x80, 0x80, 0x80 }, 8, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
 		/* a time of 11 bytes, and one whose tenth byte holds more than one bit */
 		{ __LINE__, 1, { 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 				 0x80, 0x01, 0x00 }, 13, 0,
@@ -681,6 +726,224 @@ static void test_crafted_blocks(void **state)
 		if (ret != -TACHO_ECORRUPT || !strstr(d.message, cases[i].msg))
 			fail_msg("line %d: %d '%s'", cases[i].line, ret, d.message);
 	}
+}
+
+/* Samples whose chains repeat (format version 4): a chain the file holds already is a
+ * reference back to it, exactly 5 bytes here, and reads as a pointer to the first copy;
+ * a file of version 3 with the reference flag is corrupt. */
+static void test_chain_ref_bytes(void **state)
+{
+	static const uint64_t chain[3] = { 0xfffffffffffffe00ull, 0x401010, 0x401200 };
+	static const unsigned char ref[5] = { 0x80, 0, 0, 3, 3 };
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	unsigned char buf[96];
+	int fd = memfd_create("rec", 0), n;
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	for (int i = 0; i < 2; i++)
+		tc_record_writer_sample(&w, 0, 0, 0, 0, 0, 0, TC_CPU_UNKNOWN, 0, 0, 3, chain);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	/* the block's first sample at byte 56: flags 0x40, time, ip, nr 3, 4 zeros, the
+	 * chain at 64..87; the second at 88: flags 0x80, time, ip, nr 3, and 3 words back
+	 * from 88 is 64; 3 zeros to the block's end */
+	assert_int_equal(w.written, 96);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), sizeof(buf));
+	assert_memory_equal(buf + 88, ref, sizeof(ref));
+	assert_memory_equal(buf + 64, chain, sizeof(chain));
+	tc_record_writer_close(&w);
+	assert_int_equal(tc_record_reader_init(&r, buf, sizeof(buf), "t", NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 1);
+		assert_int_equal(rec.type, TC_REC_SAMPLE);
+		assert_int_equal(rec.u.sample.nr, 3);
+		assert_ptr_equal(rec.u.sample.chain, buf + 64);
+	}
+	assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 0);
+
+	/* version 3 knew no reference */
+	block_version = 3;
+	assert_int_equal(read_block(1, ref, sizeof(ref), &d, &n), -TACHO_ECORRUPT);
+	block_version = 0;
+	assert_int_equal(n, 0);
+	assert_contains(d.message, "at byte 56: unknown sample flags");
+}
+
+/* What a sink receives: the flushes, each whole records after the file header */
+struct chunks {
+	unsigned char *buf[64];
+	size_t len[64], n;
+};
+
+static int keep_chunk(void *arg, const void *data, size_t len)
+{
+	struct chunks *c = arg;
+
+	assert_true(c->n < 64);
+	c->buf[c->n] = malloc(len + TC_REC_FILE_HDR);
+	assert_non_null(c->buf[c->n]);
+	if (c->n)   /* each later one after a copy of the header, as the sampler reads */
+		memcpy(c->buf[c->n], c->buf[0], TC_REC_FILE_HDR);
+	memcpy(c->buf[c->n] + (c->n ? TC_REC_FILE_HDR : 0), data, len);
+	c->len[c->n] = len + (c->n ? TC_REC_FILE_HDR : 0);
+	c->n++;
+	return 0;
+}
+
+/* Chains from a pool (the same lengths with other entries, prefixes of each other) in
+ * samples of several blocks and flushes, read back exactly: from a file (references
+ * reach back across blocks and flushes) and from a sink, whose reader (the sampler's)
+ * sees one flush at a time (no reference reaches back past the flush). */
+static void test_chain_refs(void **state)
+{
+	enum { N = 20000, POOL = 300 };
+	static uint64_t pool[POOL][40];
+	static uint32_t pool_nr[POOL];
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct chunks ch = { .n = 0 };
+	struct tc_rec rec;
+	unsigned char *buf;
+	uint64_t x = 1;
+	size_t len, n = 0;
+	int fd = memfd_create("rec", 0);
+	(void)state;
+
+	for (size_t i = 0; i < POOL; i++) {
+		pool_nr[i] = (uint32_t)(i % 40) + 1;
+		for (size_t k = 0; k < 40; k++)
+			pool[i][k] = k == 0 ? 0x401000 + i / 40 : 0x402000 + k * 16 + (i % 3);
+	}
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	{
+		struct tc_record_writer s;
+
+		assert_int_equal(tc_record_writer_open_sink(&s, keep_chunk, &ch), 0);
+		for (size_t i = 0; i < N; i++) {
+			size_t k;
+
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			k = (size_t)(x >> 33) % POOL;
+			/* an empty chain now and then */
+			tc_record_writer_sample(&w, i, x, 0, 1, 7, 7, 0, 0, 2,
+						i % 97 ? pool_nr[k] : 0, pool[k]);
+			tc_record_writer_sample(&s, i, x, 0, 1, 7, 7, 0, 0, 2,
+						i % 97 ? pool_nr[k] : 0, pool[k]);
+			if (i % 777 == 0)   /* another record ends the block */
+				tc_record_writer_lost(&w, 1, i, 0);
+			if (i % 2000 == 1999) {
+				assert_int_equal(tc_record_writer_flush(&w), 0);
+				assert_int_equal(tc_record_writer_flush(&s), 0);
+			}
+		}
+		assert_int_equal(tc_record_writer_close(&s), 0);
+	}
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	len = (size_t)w.written;
+	buf = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(buf != MAP_FAILED);
+	/* each chain in full once: at most POOL * 40 * 8 bytes of chains, and some 16
+	 * bytes a sample (its IP a random 64-bit number: 10 bytes; in full, the chains
+	 * would take 3.3 MB) */
+	assert_true(len < POOL * 40 * 8 + N * 18);
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", &d), 0);
+	x = 1;
+	for (size_t c = 0, left = 0;; ) {
+		struct tc_record_reader sr;
+		struct tc_rec srec;
+		size_t k;
+		int ret = tc_record_reader_next(&r, &rec, "t", &d);
+
+		if (ret == 0)
+			break;
+		if (ret != 1)
+			fail_msg("%s", d.message);
+		if (rec.type != TC_REC_SAMPLE)
+			continue;
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		k = (size_t)(x >> 33) % POOL;
+		assert_int_equal(rec.u.sample.ip, x);
+		assert_int_equal(rec.u.sample.nr, n % 97 ? pool_nr[k] : 0);
+		if (rec.u.sample.nr) {
+			assert_int_equal((uintptr_t)rec.u.sample.chain % 8, 0);
+			assert_memory_equal(rec.u.sample.chain, pool[k], rec.u.sample.nr * 8);
+		}
+		/* the same sample from the sink's flush, read alone */
+		if (!left) {
+			c++;   /* chunk 0 is the file header */
+			assert_true(c < ch.n);
+			assert_int_equal(tc_record_reader_init(&sr, ch.buf[c], ch.len[c], "s",
+							       &d), 0);
+			left = 2000;
+		}
+		if (tc_record_reader_next(&sr, &srec, "s", &d) != 1)
+			fail_msg("sample %zu: %s", n, d.message);
+		assert_int_equal(srec.u.sample.ip, x);
+		assert_int_equal(srec.u.sample.nr, rec.u.sample.nr);
+		if (srec.u.sample.nr)
+			assert_memory_equal(srec.u.sample.chain, pool[k], srec.u.sample.nr * 8);
+		left--;
+		n++;
+	}
+	assert_int_equal(n, N);
+	for (size_t i = 0; i < ch.n; i++)
+		free(ch.buf[i]);
+	munmap(buf, len);
+	tc_record_writer_close(&w);
+}
+
+/* A real recording of format version 3 (tests/data/recfile/v3-chains.rec: tacho record
+ * -g -F 4000 of gzip, by the tacho before version 4, 753 samples with their kernel and
+ * user chains) still reads; written again by today's writer, its chains as references,
+ * it reads as the same records, in a smaller file, and so does the copy with every
+ * chain in full. */
+static void test_v3_chains_copy(void **state)
+{
+	const char *refs = th_tmp("refs.rec"), *full = th_tmp("full.rec");
+	char *v3, *a, *b;
+	size_t v3len, alen, blen, samples = 0, n;
+	struct tc_record_reader r0, r1, r2;
+	struct tc_rec x0, x1, x2;
+	uint32_t version;
+	(void)state;
+
+	assert_int_equal(tc_read_file(th_path("tests/data/recfile/v3-chains.rec"), &v3, &v3len,
+				      1 << 20), 0);
+	memcpy(&version, v3 + 8, 4);
+	assert_int_equal(version, 3);
+	n = th_rec_copy(v3, v3len, refs, false, 50);
+	assert_int_equal(th_rec_copy(v3, v3len, full, true, 50), n);
+	assert_int_equal(tc_read_file(refs, &a, &alen, 1 << 20), 0);
+	assert_int_equal(tc_read_file(full, &b, &blen, 1 << 20), 0);
+	assert_int_equal(tc_record_reader_init(&r0, v3, v3len, "v3", NULL), 0);
+	assert_int_equal(tc_record_reader_init(&r1, a, alen, "refs", NULL), 0);
+	assert_int_equal(tc_record_reader_init(&r2, b, blen, "full", NULL), 0);
+	assert_int_equal(r1.version, 4);
+	for (;;) {
+		int y0 = tc_record_reader_next(&r0, &x0, "v3", NULL);
+
+		assert_int_equal(tc_record_reader_next(&r1, &x1, "refs", NULL), y0);
+		assert_int_equal(tc_record_reader_next(&r2, &x2, "full", NULL), y0);
+		if (y0 != 1)
+			break;
+		assert_same_rec(&x0, &x1);
+		assert_same_rec(&x0, &x2);
+		samples += x0.type == TC_REC_SAMPLE;
+	}
+	assert_int_equal(samples, 753);
+	assert_true(r0.finished && r1.finished && r2.finished);
+	/* the same records and flushes: only the chains written again are references
+	 * (28264 bytes against 34312 in full) */
+	assert_true(alen < blen);
+	free(v3);
+	free(a);
+	free(b);
 }
 
 static void test_crc32(void **state)
@@ -1039,6 +1302,9 @@ int main(void)
 		cmocka_unit_test(test_cgroup_record),
 		cmocka_unit_test(test_reads_version_1),
 		cmocka_unit_test(test_sample_blocks),
+		cmocka_unit_test(test_chain_ref_bytes),
+		cmocka_unit_test(test_chain_refs),
+		cmocka_unit_test(test_v3_chains_copy),
 		cmocka_unit_test(test_mark_blocks),
 		cmocka_unit_test(test_crafted_blocks),
 		cmocka_unit_test(test_every_truncation),
