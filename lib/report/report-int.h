@@ -139,9 +139,17 @@ struct raw_ref {
 	uint32_t size;
 };
 
+/* Test seam of tacho_profile_load: when set, called once after the first chunk (1 MiB)
+ * of a regular file has been copied and before the rest is, so that a test can cut the
+ * file short at that moment, deterministically (tests/unit/test-report-load-shrink.c).
+ * Not thread-safe; NULL outside tests. */
+extern void (*tc_profile_load_copy_hook)(void *arg);
+extern void *tc_profile_load_copy_hook_arg;
+
 struct tacho_profile {
-	unsigned char *data;
+	const unsigned char *data;
 	size_t len;
+	bool data_mapped;              /* data is a mapping of a sealed memfd, not heap */
 	struct tc_strpool pool;
 	struct ev *evs;
 	size_t nev, evs_cap;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -778,7 +779,7 @@ int tacho_profile_select_event(struct tacho_profile *p, const char *name)
 
 /* Reads fd from where it is (a file just opened: its start) to its end: size bytes as
  * fstat said, fewer when the file shrank meanwhile, more when it grew, all of a pipe. */
-static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
+static int read_all(int fd, size_t size, const unsigned char **out, size_t *len)
 {
 	/* room past the size, so that the read that finds the end needs no doubling */
 	size_t alloc = size ? size + 4096 : 4096, n = 0;
@@ -815,6 +816,64 @@ static int read_all(int fd, size_t size, unsigned char **out, size_t *len)
 	return 0;
 }
 
+/* The test seam of report-int.h: NULL but in tests. */
+void (*tc_profile_load_copy_hook)(void *arg);
+void *tc_profile_load_copy_hook_arg;
+
+/* How much of a regular file moves in one sendfile: large enough that the system call
+ * costs nothing against the copy, small enough that the test seam falls mid-file. */
+#define COPY_CHUNK ((size_t)1 << 20)
+
+/* A copy of the regular file fd in a sealed memfd, mapped read-only: the kernel moves
+ * the page cache's bytes into the memfd's pages (sendfile), which are neither zeroed
+ * first (a full-page write does not clear the page) nor copied again into this
+ * process; the mapping then shares them. The memfd is this process's own and sealed
+ * against shrinking, growing and writing before it is mapped, so that the mapping never
+ * faults (no SIGBUS: nothing can cut it short) and the bytes checked by their CRC are
+ * the bytes later used. A file cut short while it is copied is copied up to where it
+ * ends (sendfile returns 0 there). Returns -ENOSYS (or the error of memfd_create,
+ * sendfile, F_ADD_SEALS or mmap) when the kernel cannot: the caller then reads. */
+static int map_copy(int fd, const unsigned char **out, size_t *len)
+{
+	int mfd = memfd_create("tacho-report", MFD_CLOEXEC | MFD_ALLOW_SEALING), err = 0;
+	size_t n = 0;
+	void *m;
+
+	if (mfd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r = sendfile(mfd, fd, NULL, COPY_CHUNK);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		if (n == 0 && tc_profile_load_copy_hook)
+			tc_profile_load_copy_hook(tc_profile_load_copy_hook_arg);
+		n += (size_t)r;
+	}
+	if (!err && n == 0)
+		err = -ENODATA;   /* nothing to map: the caller's read gives the empty buffer */
+	if (!err && fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+			  F_SEAL_SEAL) < 0)
+		err = -errno;
+	if (!err) {
+		m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, mfd, 0);
+		if (m == MAP_FAILED)
+			err = -errno;
+	}
+	close(mfd);
+	if (err)
+		return err;
+	*out = m;
+	*len = n;
+	return 0;
+}
+
 int tacho_profile_load(const char *path, struct tacho_profile **out, struct tacho_diag *diag)
 {
 	struct tacho_profile *p;
@@ -847,11 +906,26 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 		return -ENOMEM;
 	}
 	p->exit_status = -1;
-	/* Copied in, not mapped: a mapping of a file that shrinks while it is reported
-	 * (a recording cut short, report -o over its own input, another program) faults
-	 * with SIGBUS past the new end; a copy holds what was there when read, and a
-	 * file cut short while it is read is read up to where it ends. */
-	err = read_all(fd, (size_t)st.st_size, &p->data, &p->len);
+	/* Not the file mapped: a mapping of a file that shrinks while it is reported (a
+	 * recording cut short, report -o over its own input, another program) faults with
+	 * SIGBUS past the new end, and truncation unmaps even a private mapping's copied
+	 * pages. What was weighed (docs/lib-report.md, "Loading"): a lease does not stop
+	 * the owner truncating and breaks by signal; checking size and mtime around the
+	 * load is racy; MAP_POPULATE or mlock copy the pages but truncation still takes
+	 * them; catching SIGBUS needs a handler, which a library must not install. So the
+	 * bytes are copied, in the cheapest safe way: a regular file into a sealed memfd
+	 * (map_copy, 4x less CPU than read(2) into fresh heap, which the kernel zeroes
+	 * before it copies), standard input or a kernel without memfd by read(2). Either
+	 * way a file cut short while it is read is read up to where it ends. */
+	err = -ENOSYS;
+	if (strcmp(path, "-"))
+		err = map_copy(fd, &p->data, &p->len);
+	if (!err)
+		p->data_mapped = true;
+	else if (lseek(fd, 0, SEEK_SET) == 0 || !strcmp(path, "-"))
+		err = read_all(fd, (size_t)st.st_size, &p->data, &p->len);
+	else
+		err = -errno;
 	close(fd);
 	if (err) {
 		free(p);
@@ -909,7 +983,10 @@ void tacho_profile_free(struct tacho_profile *p)
 	tc_kallsyms_free(p->ksyms);
 	tc_profile_filter_free(p->filter);
 	tc_strpool_exit(&p->pool);
-	free(p->data);
+	if (p->data_mapped)
+		munmap((void *)p->data, p->len);
+	else
+		free((void *)p->data);
 	free(p);
 }
 
