@@ -34,7 +34,9 @@ struct tacho_profile;
 /* Reads a record file, tacho's or perf's perf.data (file or pipe mode); path "-"
  * reads standard input to its end (perf record -o - | tacho report -i -). A file that
  * ends early (a recording that was killed, or cut
- * short) loads up to its last complete record and says so in tacho_profile_info.
+ * short) loads up to its last complete record and says so in tacho_profile_info; a
+ * file cut short while it is loaded is read up to where it then ends, and the load keeps
+ * its own sealed copy, so no later change to the file reaches the profile.
  * 0 and *out, or -errno (file), -TACHO_ECORRUPT (not a recording, a bad checksum, an
  * impossible record), -TACHO_EVERSION, -TACHO_ETRUNC (shorter than the header), with
  * *diag naming the file and the byte offset. The caller frees it with

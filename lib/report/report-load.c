@@ -909,7 +909,7 @@ int tacho_profile_load(const char *path, struct tacho_profile **out, struct tach
 	/* Not the file mapped: a mapping of a file that shrinks while it is reported (a
 	 * recording cut short, report -o over its own input, another program) faults with
 	 * SIGBUS past the new end, and truncation unmaps even a private mapping's copied
-	 * pages. What was weighed (docs/lib-report.md, "Loading"): a lease does not stop
+	 * pages. What was weighed (docs/lib-sampling.md, "Reading the file"): a lease does not stop
 	 * the owner truncating and breaks by signal; checking size and mtime around the
 	 * load is racy; MAP_POPULATE or mlock copy the pages but truncation still takes
 	 * them; catching SIGBUS needs a handler, which a library must not install. So the
