@@ -60,6 +60,8 @@ for r in range(rounds):
             os.dup2(null, 1); os.dup2(null, 2)
             os.execvp(c[0], c)
         _, st, ru = os.wait4(pid, 0)
+        if st:
+            sys.exit("report-load.sh: %s failed (wait status %d): no figures" % (" ".join(c), st))
         cpu[i].append((ru.ru_utime + ru.ru_stime) * 1e3); rss[i].append(ru.ru_maxrss)
 for i, c in enumerate(cmds):
     rat = [a / b for a, b in zip(cpu[i], cpu[-1])]
