@@ -292,6 +292,12 @@ struct tacho_profile_filter {
 				       in seconds after the first sample; percent slices of
 				       the recording's span, "A%-B%" or "P%/N" (the Nth
 				       slice of P %), several joined by commas */
+	const char *cgroups;        /* cgroup v2 paths ("/system.slice/cron.service"), each
+				       with the cgroups below it: the samples of processes
+				       whose CGROUP record (the cgroup the process was in
+				       when seen) names one; a process never seen in a
+				       cgroup is not kept. "/" keeps every process of a
+				       known cgroup */
 };
 
 /* Sets the filter of every later report on p (replacing the one before; NULL: none).

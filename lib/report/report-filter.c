@@ -16,8 +16,8 @@ struct tc_window {
 };
 
 struct tc_filter {
-	char **comms, **dsos, **syms;
-	size_t ncomms, ndsos, nsyms;
+	char **comms, **dsos, **syms, **cgroups;
+	size_t ncomms, ndsos, nsyms, ncgroups;
 	uint64_t *pids, *tids;
 	size_t npids, ntids;
 	int *cpus;
@@ -55,6 +55,7 @@ void tc_profile_filter_free(struct tc_filter *f)
 	free_list(f->comms, f->ncomms);
 	free_list(f->dsos, f->ndsos);
 	free_list(f->syms, f->nsyms);
+	free_list(f->cgroups, f->ncgroups);
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
@@ -310,6 +311,8 @@ int tacho_profile_set_filter(struct tacho_profile *p, const struct tacho_profile
 		err = tc_parse_cpu_list(f->cpus, &nf->cpus, &nf->ncpus, diag);
 	if (!err && given(f->time))
 		err = parse_time(p, f->time, nf, diag);
+	if (!err && TC_OPTS_HAS(f, tacho_profile_filter, cgroups) && given(f->cgroups))
+		err = split_names(f->cgroups, &nf->cgroups, &nf->ncgroups, "cgroup", diag);
 	if (err) {
 		tc_profile_filter_free(nf);
 		return err == -TACHO_EEMPTY || err == -TACHO_EOUTOFRANGE ? -TACHO_EPARSE : err;
@@ -342,6 +345,20 @@ static bool in_ids(const uint64_t *v, size_t n, uint64_t id)
 	for (size_t i = 0; i < n; i++)
 		if (v[i] == id)
 			return true;
+	return false;
+}
+
+/* Whether cgroup path is one of v or below one ("/a" holds "/a" and "/a/b", not
+ * "/ab"); a trailing '/' in v is no part of the name. */
+static bool in_cgroups(char *const *v, size_t n, const char *path)
+{
+	for (size_t i = 0; path && i < n; i++) {
+		size_t len = strlen(v[i]);
+		while (len > 0 && v[i][len - 1] == '/')
+			len--;
+		if (!strncmp(v[i], path, len) && (path[len] == 0 || path[len] == '/'))
+			return true;
+	}
 	return false;
 }
 
@@ -384,6 +401,12 @@ int tc_profile_keep_any(struct tacho_profile *p, const struct smp *s)
 	if (f->ncomms) {
 		struct proc *pr = tc_profile_proc(p, tc_smp_pid(p, s), false);
 		if (!pr || pr->comm == NONE || !in_names(f->comms, f->ncomms, pool_str(p, pr->comm)))
+			return 0;
+	}
+	if (f->ncgroups) {
+		struct proc *pr = tc_profile_proc(p, tc_smp_pid(p, s), false);
+		if (!pr || pr->cgroup == NONE ||
+		    !in_cgroups(f->cgroups, f->ncgroups, pool_str(p, pr->cgroup)))
 			return 0;
 	}
 	if (f->ndsos || f->nsyms) {
