@@ -218,6 +218,14 @@ TACHO_API int tacho_sampler_run(struct tacho_sampler *s, volatile int *stop,
  * Thread-safe. */
 TACHO_API int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t pid,
 					FILE *f, struct tacho_diag *diag);
+struct tacho_profile;
+/* The same samples as tacho_sampler_write_pprof (the last `seconds`, of pid alone when
+ * not 0) loaded as a profile (tacho/report.h), for the caller to filter
+ * (tacho_profile_set_filter: a cgroup, comms...) and write in any format: 0 and *out
+ * (free with tacho_profile_free); -TACHO_EEMPTY (with *diag) when no slice is held yet;
+ * -errno, tacho_profile_load's errors. Thread-safe. */
+TACHO_API int tacho_sampler_profile(struct tacho_sampler *s, unsigned seconds, pid_t pid,
+				    struct tacho_profile **out, struct tacho_diag *diag);
 /* The totals now (out->sz set by the caller). 0, -EINVAL. Thread-safe. */
 TACHO_API int tacho_sampler_stats(struct tacho_sampler *s, struct tacho_sampler_stats *out);
 /* The totals as metrics families (Prometheus' text format, or OpenMetrics with om:

@@ -1,5 +1,5 @@
-/* sampler-pprof.c - tacho_sampler_write_pprof (tacho/record.h): what the always-on
- * sampler holds, read back through the report's loader and written as pprof. The
+/* sampler-pprof.c - tacho_sampler_profile and tacho_sampler_write_pprof (tacho/record.h):
+ * what the always-on sampler holds, read back through the report's loader and written as pprof. The
  * sampler is sampling's (record/sampler.c), the reading is the report's: the samples
  * pass between them as a record file in $TMPDIR, the one format both speak. */
 #include <errno.h>
@@ -13,16 +13,16 @@
 #include "tacho/record.h"
 #include "tacho/report.h"
 
-int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t pid, FILE *f,
-			      struct tacho_diag *diag)
+int tacho_sampler_profile(struct tacho_sampler *s, unsigned seconds, pid_t pid,
+			  struct tacho_profile **out, struct tacho_diag *diag)
 {
-	struct tacho_profile *prof = NULL;
 	const char *tmp = getenv("TMPDIR");
 	char path[4200];
 	int fd, err;
 
-	if (!s || !f || !seconds)
+	if (!s || !out || !seconds)
 		return -EINVAL;
+	*out = NULL;
 	snprintf(path, sizeof(path), "%s/tacho-sampler-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0) {
@@ -34,8 +34,20 @@ int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t p
 	 * the slow part, runs without it */
 	err = tc_sampler_write_file(s, seconds, pid, fd, diag);
 	if (!err)
-		err = tacho_profile_load(path, &prof, diag);
+		err = tacho_profile_load(path, out, diag);
 	unlink(path);
+	return err;
+}
+
+int tacho_sampler_write_pprof(struct tacho_sampler *s, unsigned seconds, pid_t pid, FILE *f,
+			      struct tacho_diag *diag)
+{
+	struct tacho_profile *prof = NULL;
+	int err;
+
+	if (!s || !f || !seconds)
+		return -EINVAL;
+	err = tacho_sampler_profile(s, seconds, pid, &prof, diag);
 	if (err)
 		return err;
 	err = tacho_profile_write_pprof(prof, f);
