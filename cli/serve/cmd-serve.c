@@ -433,6 +433,7 @@ static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c,
 				    void **con_cls)
 {
 	char why[512], *body = NULL, event[PROF_EVENT_MAX];
+	char cgroup[PROF_CGROUP_MAX];
 	unsigned secs, status;
 	void *job = NULL;
 	size_t len;
@@ -482,7 +483,15 @@ static enum MHD_Result send_profile(struct server *sv, struct MHD_Connection *c,
 		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
 			       strlen(msg), true);
 	}
-	err = prof_start(sv->prof, secs, pid, event, profile_ready, sv, c, &job);
+	if (prof_parse_cgroup(mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "cgroup"),
+			      NULL, cgroup, sizeof(cgroup), why, sizeof(why))) {
+		char *msg = NULL;
+		if (asprintf(&msg, "%s\n", why) < 0)
+			return MHD_NO;
+		return respond(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", msg,
+			       strlen(msg), true);
+	}
+	err = prof_start(sv->prof, secs, pid, cgroup, event, profile_ready, sv, c, &job);
 	if (err == -EBUSY && prof_always(sv->prof))
 		return text(c, MHD_HTTP_TOO_MANY_REQUESTS,
 			    "busy: " TC_STR(PROF_JOBS) " profiles are being written from the "

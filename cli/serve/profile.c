@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ struct prof_job {
 	pthread_t thread;
 	unsigned seconds;
 	pid_t pid;
+	char cgroup[PROF_CGROUP_MAX];       /* ?cgroup=, checked; empty: any */
 	char event[PROF_EVENT_MAX];         /* ?event=; empty: the default */
 	void (*ready)(void *arg, void *conn);
 	void *arg, *conn;
@@ -107,6 +109,99 @@ int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_
 			return -1;
 		}
 		*out_pid = (pid_t)v;
+	}
+	return 0;
+}
+
+/* The mount point of the cgroup2 file system in the mount table at path, its octal
+ * escapes (\040) undone, into buf: true, or false when none is mounted or the table
+ * cannot be read. */
+static bool cgroup2_mount(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	char line[8192];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char dev[4096], dir[4096], type[256];
+		size_t n = 0;
+		if (sscanf(line, "%4095s %4095s %255s", dev, dir, type) != 3 ||
+		    strcmp(type, "cgroup2"))
+			continue;
+		for (const char *c = dir; *c && n + 1 < size; c++) {
+			if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' && c[2] <= '7' &&
+			    c[3] >= '0' && c[3] <= '7') {
+				buf[n++] = (char)((c[1] - '0') << 6 | (c[2] - '0') << 3 | (c[3] - '0'));
+				c += 3;
+			} else {
+				buf[n++] = *c;
+			}
+		}
+		buf[n] = 0;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+int prof_parse_cgroup(const char *cgroup, const char *mounts, char *out, size_t outsz,
+		      char *why, size_t whysz)
+{
+	char q[200], mnt[4096], dir[8300];
+	struct stat st;
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!cgroup)
+		return 0;
+	if (!*cgroup || strlen(cgroup) >= outsz - 1) {
+		snprintf(why, whysz, "bad cgroup '%s': a cgroup v2 path such as "
+			 "/system.slice/cron.service, at most %zu bytes",
+			 quoted(cgroup, q, sizeof(q)), outsz - 2);
+		return -1;
+	}
+	/* its parts, each once '/': no "." or "..", which would name another cgroup or
+	 * leave the hierarchy */
+	for (const char *c = cgroup; *c;) {
+		size_t len = strcspn(c, "/");
+		if ((len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.')) {
+			snprintf(why, whysz, "bad cgroup '%s': a path inside the cgroup v2 "
+				 "hierarchy, without '.' or '..' parts",
+				 quoted(cgroup, q, sizeof(q)));
+			return -1;
+		}
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f) {
+				snprintf(why, whysz, "bad cgroup '%s': a control byte in the path",
+					 quoted(cgroup, q, sizeof(q)));
+				return -1;
+			}
+		if (len) {
+			out[n++] = '/';
+			memcpy(out + n, c, len);
+			n += len;
+		}
+		c += len;
+		while (*c == '/')
+			c++;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = 0;
+	if (!mounts)
+		mounts = "/proc/self/mounts";
+	if (!cgroup2_mount(mounts, mnt, sizeof(mnt))) {
+		snprintf(why, whysz, "no cgroup v2 hierarchy is mounted (%s names no cgroup2): "
+			 "?cgroup= takes a cgroup v2 path", mounts);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s%s", mnt, out);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whysz, "no cgroup '%s' in the cgroup v2 hierarchy at %s",
+			 quoted(out, q, sizeof(q)), mnt);
+		return -1;
 	}
 	return 0;
 }
@@ -285,13 +380,20 @@ static void take_held(struct prof_job *j)
 {
 	struct serve_prof *p = j->p;
 	struct tacho_diag diag = { .sz = sizeof(diag) };
+	struct tacho_profile_filter filt = { .sz = sizeof(filt), .cgroups = j->cgroup };
+	struct tacho_profile *prof = NULL;
 	FILE *f;
 	int err;
 
-	f = open_memstream(&j->body, &j->len);
-	err = f ? tacho_sampler_write_pprof(p->sampler, j->seconds, j->pid, f, &diag) : -ENOMEM;
+	err = tacho_sampler_profile(p->sampler, j->seconds, j->pid, &prof, &diag);
+	if (!err && j->cgroup[0])
+		err = tacho_profile_set_filter(prof, &filt, &diag);
+	f = err ? NULL : open_memstream(&j->body, &j->len);
+	if (!err)
+		err = f ? tacho_profile_write_pprof(prof, f) : -ENOMEM;
 	if (f && fclose(f) && !err)
 		err = -ENOMEM;
+	tacho_profile_free(prof);
 	if (!err) {
 		j->status = 200;
 		return;
@@ -341,7 +443,7 @@ static void take(struct prof_job *j)
 	o.callchain = true;
 	o.output = file;
 	o.pid = j->pid;
-	o.system_wide = !j->pid;
+	o.system_wide = !j->pid;   /* a cgroup: the machine, filtered below */
 	o.stop = &p->stop;
 	if (pthread_create(&stopper, NULL, stopper_main, j)) {
 		unlink(file);
@@ -375,6 +477,18 @@ static void take(struct prof_job *j)
 			   diag.message : tacho_strerror(err), NULL);
 		return;
 	}
+	/* a cgroup: the machine recorded, its processes' samples kept (tacho_record has
+	 * no cgroup target; each process's CGROUP record says where it is) */
+	if (j->cgroup[0]) {
+		struct tacho_profile_filter filt = { .sz = sizeof(filt), .cgroups = j->cgroup };
+		err = tacho_profile_set_filter(prof, &filt, &diag);
+		if (err) {
+			tacho_profile_free(prof);
+			set_result(j, 500, "cannot keep the cgroup's samples: %s%s",
+				   diag.message[0] ? diag.message : tacho_strerror(err), NULL);
+			return;
+		}
+	}
 	f = open_memstream(&j->body, &j->len);
 	err = f ? tacho_profile_write_pprof(prof, f) : -ENOMEM;
 	if (f && fclose(f) && !err)
@@ -405,8 +519,9 @@ static void *prof_main(void *arg)
 	return NULL;
 }
 
-int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *event,
-	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job)
+int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *cgroup,
+	       const char *event, void (*ready)(void *arg, void *conn), void *arg, void *conn,
+	       void **job)
 {
 	size_t njobs = p->sampler ? PROF_JOBS : 1;
 	struct prof_job *j = NULL;
@@ -433,6 +548,7 @@ int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *ev
 	p->stop = 0;
 	j->seconds = seconds;
 	j->pid = pid;
+	snprintf(j->cgroup, sizeof(j->cgroup), "%s", cgroup ? cgroup : "");
 	snprintf(j->event, sizeof(j->event), "%s", event ? event : "");
 	j->ready = ready;
 	j->arg = arg;

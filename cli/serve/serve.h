@@ -72,6 +72,15 @@ void guard_extend(void *ctx, double until);
 int prof_parse(const char *seconds, const char *pid, unsigned *secs, pid_t *out_pid,
 	       char *why, size_t whysz);
 
+#define PROF_CGROUP_MAX 4096
+/* The query's cgroup (NULL: absent, out ""): a cgroup v2 path under the hierarchy
+ * ("/system.slice/cron.service", the leading '/' optional), checked against the
+ * cgroup2 mount of mounts (NULL: /proc/self/mounts): 0 and the path in out (leading
+ * '/', no trailing one, "/" for the root), or -1 with a one-line reason in why (no
+ * cgroup v2, a ".." or "." part, no such cgroup). */
+int prof_parse_cgroup(const char *cgroup, const char *mounts, char *out, size_t outsz,
+		      char *why, size_t whysz);
+
 #define PROF_EVENT_MAX 256
 struct serve_prof;
 /* The query's event (NULL: absent) checked against tacho's grammar: 0 and a copy in
@@ -107,14 +116,15 @@ bool prof_stats(struct serve_prof *p, struct tacho_sampler_stats *st);
 /* The sampler's families for /metrics (tacho_metrics_opts.extra; arg: p). */
 int prof_write_metrics(void *arg, FILE *out, bool om);
 /* Starts a profile of seconds of samples of event ("": the default: cycles with a
- * core PMU, else cpu-clock; with the sampler, its event) of the machine, or pid: 0 and *job
+ * core PMU, else cpu-clock; with the sampler, its event) of the machine, or pid, or
+ * the processes of cgroup (prof_parse_cgroup's; "" or NULL: any): 0 and *job
  * (the handle for prof_take), -EBUSY while every place is taken (one without a
  * sampler: a profile under way or its result not taken), -ESHUTDOWN when the server
  * stops, or -errno. ready(arg, conn) is called on the profile's thread when the result
  * is there (conn: the connection that asked, kept for it: a refused one never reaches
  * ready). */
-int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *event,
-	       void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job);
+int prof_start(struct serve_prof *p, unsigned seconds, pid_t pid, const char *cgroup,
+	       const char *event, void (*ready)(void *arg, void *conn), void *arg, void *conn, void **job);
 /* Whether job is one of p's handles. */
 bool prof_is_job(const struct serve_prof *p, const void *job);
 /* The result of job, once ready: true, the body (gzipped pprof, the caller frees it;
