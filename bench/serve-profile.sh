@@ -1,7 +1,9 @@
 #!/bin/sh
 # serve-profile.sh - the cost of tacho serve --profile beside perf record at the same
-# rate, in one run (docs/performance.md, "Issue 29"): N busy processes keep the CPUs
-# busy while, started together, over the same SECS seconds,
+# rate, in one run (docs/performance.md, "Issue 29"): N processes, BUSY of them spinning
+# and the rest mostly asleep (a shell that wakes every 10 s to run sleep(1), so the
+# machine holds N processes whose maps the sampler meets and keeps), while, started
+# together, over the same SECS seconds,
 #   - tacho serve --profile --view machine (the always-on sampler at 19 Hz per CPU,
 #     cpu-clock here, kernel and user call chains, a 60 s window) and
 #   - perf record -a -F 19 -g into a file (the same rate, the same chains),
@@ -10,13 +12,17 @@
 # share of one CPU; tacho's peak RSS (VmHWM) and the memory its window holds
 # (tacho_serve_profile_bytes) against its cap; perf's file size; the samples each took.
 #
-#   bench/serve-profile.sh [SECS [N [BUILD]]]   (default 60 s, 4 busy processes, build)
+#   bench/serve-profile.sh [SECS [N [BUILD [BUSY]]]]
+# (default 60 s, 4 processes, build, all N busy). A fleet-sized run that does not swamp
+# a small machine: bench/serve-profile.sh 600 500 build 2 (2 spinning, 498 mostly idle).
 # Needs perf (linux-perf) and curl: `scripts/deps.sh bench`. Run as root (or with
 # perf_event_paranoid -1) for system-wide sampling.
 set -eu
 secs=${1:-60}
 n=${2:-4}
 b=${3:-build}
+busy=${4:-$n}
+[ "$busy" -le "$n" ] || { echo "serve-profile.sh: BUSY ($busy) is more than N ($n)" >&2; exit 1; }
 cd "$(dirname "$0")/.."
 tacho=$b/tacho
 [ -x "$tacho" ] || { echo "serve-profile.sh: $tacho is missing (make BUILD=$b)" >&2; exit 1; }
@@ -37,11 +43,15 @@ metric() { curl -s "http://127.0.0.1:$port/metrics" | awk -v m="$1" '$1 == m { p
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "tacho: $("$tacho" --version); perf: $(perf --version)"
-echo "$n busy processes, $secs s"
+echo "$n processes ($busy busy, $((n - busy)) mostly idle), $secs s"
 
 i=0
 while [ "$i" -lt "$n" ]; do
-	sh -c 'while :; do :; done' &
+	if [ "$i" -lt "$busy" ]; then
+		sh -c 'while :; do :; done' &
+	else
+		sh -c 'while :; do sleep 10; done' &
+	fi
 	pids="$pids $!"
 	i=$((i + 1))
 done
@@ -77,8 +87,11 @@ hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$tp/status")
 # then answers a profile of the whole window, which symbolizes every binary sampled
 kill -INT "$pp"
 wait "$pp" 2>/dev/null || true
-curl -s -o "$tmp/profile.pb.gz" -w "a ?seconds=$secs profile after: %{http_code}, %{size_download} bytes in %{time_total} s\n" \
-	"http://127.0.0.1:$port/debug/pprof/profile?seconds=$secs"
+# (?seconds= takes at most 300: a longer run asks for the last 300 s)
+psecs=$secs
+[ "$psecs" -le 300 ] || psecs=300
+curl -s -o "$tmp/profile.pb.gz" -w "a ?seconds=$psecs profile after: %{http_code}, %{size_download} bytes in %{time_total} s\n" \
+	"http://127.0.0.1:$port/debug/pprof/profile?seconds=$psecs"
 hwm2=$(awk '/^VmHWM/ { print $2 }' "/proc/$tp/status")
 kill -INT "$tp"
 wait "$tp" 2>/dev/null || true
