@@ -137,6 +137,8 @@ static void test_cgroup_profile(void **state)
 	check_only(url, cg, a.pid, b.pid);
 	th_proc_kill(&serve, SIGINT);
 	assert_true(th_proc_wait(&serve, 30));
+	if (serve.status)
+		fail_msg("tacho serve exited %d: %s", serve.status, th_slurp(serve.err));
 
 	/* from the window: both spun while it sampled, the cgroup's kept (the subtree: its
 	 * path with a trailing '/' names the same) */
@@ -148,6 +150,8 @@ static void test_cgroup_profile(void **state)
 	check_only(url, cg, a.pid, b.pid);
 	th_proc_kill(&serve, SIGINT);
 	assert_true(th_proc_wait(&serve, 30));
+	if (serve.status)
+		fail_msg("tacho serve exited %d: %s", serve.status, th_slurp(serve.err));
 
 	th_proc_end(&a);
 	th_proc_end(&b);
