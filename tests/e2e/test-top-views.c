@@ -346,15 +346,19 @@ static double wall_now(void)
 
 /* The rows of a writes view are the busiest writers: a program writing 200 times a
  * second, with next to no CPU, is a row of the first frame whose interval began after
- * its first write (-k 3: three rows, which CPU time would give to the busiest). */
+ * its first write (-k 3: three rows, which CPU time would give to the busiest), unless
+ * three busier writers hold them. */
+#define WRITER_RATE 200
+#define TH_STR_(x) #x
+#define TH_STR(x) TH_STR_(x)
 static void test_top_writes_first_refresh(void **state)
 {
 	char *top_argv[] = { (char *)th_tacho_bin(), (char *)"top", (char *)"-b", (char *)"-n",
 			     (char *)"200", (char *)"-d", (char *)"0.3", (char *)"-k", (char *)"3",
 			     (char *)"--json", (char *)"-e",
 			     (char *)"syscalls:sys_enter_write,task-clock", NULL };
-	char *w_argv[] = { (char *)th_prog("live-helper"), (char *)"paced", (char *)"200",
-			   (char *)"600000", NULL };
+	char *w_argv[] = { (char *)th_prog("live-helper"), (char *)"paced",
+			   (char *)TH_STR(WRITER_RATE), (char *)"600000", NULL };
 	struct th_proc top, wr;
 	double t_write = NAN, prev_wall = NAN, end;
 	size_t used = 0;
@@ -394,13 +398,27 @@ static void test_top_writes_first_refresh(void **state)
 				t_write = wall_now();
 			} else if (prev_wall > t_write) {
 				/* this frame's interval began after the first write */
+				bool busier = true;
+
 				rows = th_json_get(j, "rows");
 				assert_non_null(rows);
-				for (size_t i = 0; i < rows->n; i++)
+				for (size_t i = 0; i < rows->n; i++) {
+					const struct th_json *v = th_json_get(
+						rows->items[i], "values.syscalls:sys_enter_write.rate");
 					found |= json_num(rows->items[i], "id") == (double)wr.pid;
-				if (!found)
+					busier &= v && v->type == TH_JSON_NUMBER &&
+						  v->number > WRITER_RATE;
+				}
+				/* while the suite runs beside it, three other processes may write
+				 * faster than the writer: the rows are then rightly theirs, which
+				 * each row's own rate says; a slower row in its place is the
+				 * failure */
+				if (!found && !(busier && rows->n == 3))
 					fail_msg("the writer %d is not a row of the first frame after "
 						 "its first write:\n%s", (int)wr.pid, line);
+				if (!found)
+					print_message("the writer's %d writes/s were outdone by three "
+						      "busier writers: %s\n", WRITER_RATE, line);
 				judged = true;
 			}
 			prev_wall = wall;
