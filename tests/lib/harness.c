@@ -46,6 +46,21 @@ static void append(char **buf, size_t *len, size_t *alloc, const char *data, siz
 	(*buf)[*len] = '\0';
 }
 
+pid_t th_fork(void)
+{
+	for (int tries = 0;; tries++) {
+		pid_t pid = fork();
+
+		if (pid >= 0)
+			return pid;
+		/* the kernel's "try again" (a moment's shortage of tasks or memory): a
+		 * test waits for it rather than failing on what the machine lacked */
+		if (errno != EAGAIN || tries == 50)
+			fail_msg("fork failed: %s (after %d tries)", strerror(errno), tries + 1);
+		usleep(100000);
+	}
+}
+
 void th_runv(struct th_run *r, const char *input, char *const argv[])
 {
 	int po[2], pe[2], pi[2];
@@ -58,8 +73,7 @@ void th_runv(struct th_run *r, const char *input, char *const argv[])
 	assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(pi, O_CLOEXEC), 0);
 	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
+	pid = th_fork();
 	if (pid == 0) {
 		dup2(pi[0], 0);
 		dup2(po[1], 1);

@@ -41,6 +41,8 @@ void th_run_free(struct th_run *r);
 /* Runs argv (NULL-terminated), with `input` on its stdin (NULL: /dev/null), and waits.
  * Fails the test if the command cannot be started. */
 void th_runv(struct th_run *r, const char *input, char *const argv[]);
+/* fork(), retried on EAGAIN for up to 5 s; fails the test with the reason otherwise. */
+pid_t th_fork(void);
 /* Whether go is installed; if so, points go tool pprof's cache, settings and
  * temporary files (HOME, GOCACHE, PPROF_TMPDIR) at the test's folder for the rest of
  * the test binary. */

@@ -82,8 +82,7 @@ void th_spawn(struct th_proc *p, const char *tag, char *const argv[])
 	 * never hands a command the pid of a fork that is still the test */
 	assert_int_equal(pipe2(sync, O_CLOEXEC), 0);
 	fflush(NULL);
-	p->pid = fork();
-	assert_true(p->pid >= 0);
+	p->pid = th_fork();
 	if (p->pid == 0) {
 		int in = open("/dev/null", O_RDONLY);
 		int o = open(p->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
