@@ -364,7 +364,8 @@ $(filter $(BUILD)/tests/e2e/%,$(TEST_BIN)): $(TACHO) $(PROG_BIN) $(EX_BIN)
 $(filter $(SO)/tests/e2e/%,$(SO_BIN)): $(SO_TACHO)
 
 tests: all $(TEST_BIN) $(EX_BIN) $(PROG_BIN)
-TSAN_TEST_SRC := tests/unit/test-region-race.c tests/unit/test-trace-wake.c
+TSAN_TEST_SRC := tests/unit/test-region-race.c tests/unit/test-trace-wake.c \
+	tests/unit/test-trace-full-wait.c
 tests-tsan: $(patsubst %.c,$(BUILD)/%,$(TSAN_TEST_SRC))
 tests-so: tests $(SO_TACHO) $(SO_BIN)
 examples: $(EX_BIN)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,14 @@
 /* Rings and their entries are read and written with 8-byte atomics, and each ring's
  * indexes sit on cache lines of their own: a ring starts on a cache line. */
 #define RING_ALIGN 64u
+
+/* The layout of version 1, which programs built with any libtacho share: fields added
+ * since live in its padding, so no offset moved */
+_Static_assert(sizeof(struct tc_trace_ring) == 256 && offsetof(struct tc_trace_ring, head) == 64 &&
+	       offsetof(struct tc_trace_ring, tail) == 128 &&
+	       offsetof(struct tc_trace_ring, dropped) == 192, "the ring's layout of version 1");
+_Static_assert(sizeof(struct tc_trace_header) == 88 &&
+	       offsetof(struct tc_trace_header, wake) == 80, "the header's layout of version 1");
 
 static uint64_t page_up(uint64_t x)
 {
@@ -141,6 +150,12 @@ out_free:
 	return err;
 }
 
+void tc_trace_area_set_flags(struct tc_trace_area *a, uint32_t flags)
+{
+	a->flags = flags;
+	__atomic_store_n(&((struct tc_trace_header *)a->base)->flags, flags, __ATOMIC_RELEASE);
+}
+
 void tc_trace_area_free(struct tc_trace_area *a)
 {
 	if (a->base)
@@ -241,6 +256,7 @@ static int drain_ring(struct tc_trace_area *a, uint32_t s, uint32_t *known,
 	struct tc_trace_slot *st = &a->slot[s];
 	struct tc_trace_ring *r = tc_trace_ring_at(a->base, &a->g, s);
 	uint64_t mask = a->g.entries - 1, head, tail;
+	bool moved;
 	int err = 0;
 
 	if (!st->claimed) {
@@ -288,9 +304,19 @@ static int drain_ring(struct tc_trace_area *a, uint32_t s, uint32_t *known,
 				break;
 		}
 	}
+	moved = tail != st->tail;
 	st->tail = tail;
-	/* the room up to tail is the producer's again */
-	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	/* the room up to tail is the producer's again; a producer waiting for it (an area
+	 * made with TC_TRACE_WAIT_FULL) is woken. The store and the load of the flag are
+	 * sequentially consistent, as the producer's are in the other order: it sees this
+	 * tail or this side sees its flag. A program that sets the flag for nothing costs
+	 * a futex call a ring and a drain that moved it, no more */
+	__atomic_store_n(&r->tail, tail, __ATOMIC_SEQ_CST);
+	if (moved && (a->flags & TC_TRACE_WAIT_FULL) &&
+	    __atomic_load_n(&r->waiting, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&r->waiting, 0, __ATOMIC_RELAXED);
+		syscall(SYS_futex, (uint32_t *)&r->tail, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
 	/* the producer wakes the consumer when its fill rises through the watermark; a
 	 * ring that filled past it while it was read does not rise through it again
 	 * until read below it: the caller is told to come back at once, not at its timer */
@@ -407,6 +433,9 @@ void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out)
 			continue;
 		out->ring_full = add_sat(out->ring_full,
 					 __atomic_load_n(&r->dropped, __ATOMIC_RELAXED));
+		out->waits = add_sat(out->waits, __atomic_load_n(&r->waits, __ATOMIC_RELAXED));
+		out->waited_ns = add_sat(out->waited_ns,
+					 __atomic_load_n(&r->waited_ns, __ATOMIC_RELAXED));
 	}
 	out->no_ring = a->unslotted;
 	out->no_channel = a->unnamed;

@@ -64,9 +64,17 @@ struct tc_trace_ring {
 	uint64_t head;
 	char pad2[56];
 	uint64_t tail;
-	char pad3[56];
+	/* 1 while the producer waits for room (an area made with TC_TRACE_WAIT_FULL): a
+	 * futex on the tail's low 32 bits (x86-64 is little-endian), which the consumer
+	 * wakes after it has moved the tail. Added in the padding of version 1: an older
+	 * consumer never looks at it, and the producer's wait times out */
+	uint32_t waiting;
+	char pad3[52];
 	uint64_t dropped;
-	char pad4[56];
+	/* the producer's waits for room and the nanoseconds they took (its own counts,
+	 * stored for the consumer as dropped is); in version 1's padding too */
+	uint64_t waits, waited_ns;
+	char pad4[40];
 	struct tc_trace_entry e[];
 };
 
@@ -89,8 +97,21 @@ struct tc_trace_header {
 	 * version 1's fields without a new version: a consumer that never looks at it
 	 * drains on its timer as before, and an area made before it reads as 0 */
 	uint32_t wake;
-	uint32_t pad;
+	/* TC_TRACE_WAIT_FULL or 0, set by tacho before the program starts and read by the
+	 * producer once, at its attachment (kept in its private memory with the shape).
+	 * Version 1's padding: an area of an older tacho reads as 0, and an older library
+	 * ignores it (it drops marks on a full ring, as it always did) */
+	uint32_t flags;
 };
+
+/* A producer whose ring is full waits for the consumer to make room instead of dropping
+ * the mark (tacho trace --ring-full wait): no mark is lost, and the program is slowed by
+ * the waits, which are counted. A wait gives up after TC_TRACE_STALL_MS without room (a
+ * consumer that stopped draining: the mark is dropped, counted, and that thread drops
+ * rather than waits until its ring has room again), so a dead tacho never stops the
+ * program for longer than that. */
+#define TC_TRACE_WAIT_FULL 1u
+#define TC_TRACE_STALL_MS 1000
 
 /* The area's shape as its header gives it, checked once (tc_trace_geom_check) and then
  * kept in each side's private memory. Neither side reads it from the area again: the
@@ -164,6 +185,7 @@ struct tc_trace_area {
 	struct tc_trace_damage damage;
 	bool behind;            /* the last drain left a ring past its watermark (it
 				   filled while it was read): drain again at once */
+	uint32_t flags;         /* the header's flags as tacho set them */
 };
 
 /* Creates an area of nslots rings of entries entries each (a power of two, at least 2)
@@ -175,6 +197,9 @@ struct tc_trace_area {
  * ftruncate, fcntl or mmap. */
 int tc_trace_area_create(struct tc_trace_area *a, uint32_t nslots, uint32_t entries,
 			 uint32_t nchannels);
+/* Sets the area's flags (TC_TRACE_WAIT_FULL) for the producers to read when they attach:
+ * call before the program starts. */
+void tc_trace_area_set_flags(struct tc_trace_area *a, uint32_t flags);
 /* Unmaps and closes. Safe after tc_trace_area_create, whether it failed or not, and
  * twice (a zeroed area is not: its descriptor would read as 0, stdin). */
 void tc_trace_area_free(struct tc_trace_area *a);
@@ -243,6 +268,7 @@ void tc_trace_waker_stop(struct tc_trace_waker *w);
  * count any more. */
 struct tc_trace_drops {
 	uint64_t ring_full, no_ring, no_channel;
+	uint64_t waits, waited_ns;      /* the producers' waits for room (TC_TRACE_WAIT_FULL) */
 };
 void tc_trace_area_drops(struct tc_trace_area *a, struct tc_trace_drops *out);
 
@@ -297,9 +323,10 @@ static inline bool tc_trace_on(void)
 }
 
 /* Puts one entry of kind (with TC_TRACE_DRY: writes it and does not publish it) on the
- * calling thread's ring, stamped with the TSC now. Call only when tc_trace_on(). 0,
- * -EINVAL (NULL channel), -ENOBUFS (dropped and counted unless dry: ring full, no ring
- * or no channel left), -ENOMEM. */
+ * calling thread's ring, stamped with the TSC now. Call only when tc_trace_on(). In an
+ * area made with TC_TRACE_WAIT_FULL, a full ring makes it wait for room (not a dry
+ * emit: that never waits), up to TC_TRACE_STALL_MS. 0, -EINVAL (NULL channel), -ENOBUFS
+ * (dropped and counted unless dry: ring full, no ring or no channel left), -ENOMEM. */
 int tc_trace_emit(unsigned kind, const char *channel, uint64_t value);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/area.h"
@@ -30,6 +31,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct tc_trace_header *h;     /* the mapping (its header first) */
 	struct tc_trace_geom g;        /* its shape, checked once at attach */
+	bool wait_full;             /* its TC_TRACE_WAIT_FULL flag, read once at attach */
 	uint64_t generation;        /* bumped at detach and fork: threads' rings go stale */
 	struct tc_strpool names;    /* id i: the channel index chan[i] */
 	uint32_t *chan;
@@ -49,6 +51,8 @@ struct tc_trace_thread {
 	uint64_t watermark;           /* tc_trace_watermark of the ring */
 	uint64_t head;                /* entries written: the ring's head is only stored */
 	uint64_t dropped;             /* the same of its drop count */
+	uint64_t waits, waited_ns;    /* the same of its waits for room */
+	bool stalled;                 /* a wait gave up: drop, not wait, until there is room */
 	struct pc_slot pc[PC_SLOTS];
 };
 
@@ -149,6 +153,7 @@ static int map_area(const char *spec)
 	}
 	area.h = h;
 	area.g = g;
+	area.wait_full = hc.flags & TC_TRACE_WAIT_FULL;
 out_close:
 	/* the inherited descriptor stays open: a program this one execs finds the area
 	 * through it too */
@@ -328,6 +333,53 @@ static void __attribute__((noinline)) wake_consumer(void)
 	syscall(SYS_futex, &h->wake, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The ring is full and the area asks producers to wait (TC_TRACE_WAIT_FULL): wake the
+ * consumer, then sleep on the ring's tail (a futex on its low half, which the consumer
+ * wakes after moving it) until there is room, for at most TC_TRACE_STALL_MS in all. The
+ * flag and the tail are each written by one side and read by the other in the opposite
+ * order, both sequentially consistent: either the producer sees the new tail, or the
+ * consumer sees the flag and wakes it. The futex waits 10 ms at most each time, so a
+ * consumer that never wakes costs latency, not the program's progress. The new tail,
+ * or the old one when the wait gave up (then the thread is stalled: it drops, not
+ * waits, until its ring has room again). Counted in the ring for the consumer. */
+static uint64_t __attribute__((noinline)) wait_room(struct tc_trace_thread *t,
+						    struct tc_trace_ring *r, uint64_t head,
+						    uint64_t tail)
+{
+	const struct timespec slice = { 0, 10 * 1000000 };
+	uint64_t t0 = mono_ns(), now = t0;
+
+	wake_consumer();
+	while (head - tail > t->mask) {
+		if (now - t0 >= (uint64_t)TC_TRACE_STALL_MS * 1000000u) {
+			t->stalled = true;
+			break;
+		}
+		__atomic_store_n(&r->waiting, 1, __ATOMIC_SEQ_CST);
+		tail = __atomic_load_n(&r->tail, __ATOMIC_SEQ_CST);
+		if (head - tail <= t->mask)
+			break;
+		syscall(SYS_futex, (uint32_t *)&r->tail, FUTEX_WAIT, (uint32_t)tail, &slice,
+			NULL, 0);
+		tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+		now = mono_ns();
+	}
+	__atomic_store_n(&r->waiting, 0, __ATOMIC_RELAXED);
+	t->waits++;
+	t->waited_ns += mono_ns() - t0;
+	__atomic_store_n(&r->waits, t->waits, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->waited_ns, t->waited_ns, __ATOMIC_RELAXED);
+	return tail;
+}
+
 /* The pointer cache's slot: Fibonacci hashing of the address (as regions do: string
  * literals lie a few bytes apart, and the top bits of the product spread them). */
 static inline size_t pc_slot(const char *name)
@@ -381,6 +433,10 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	head = t->head;
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	fill = head - tail;
+	if (tc_unlikely(fill > t->mask) && area.wait_full && !dry && !t->stalled) {
+		tail = wait_room(t, r, head, tail);
+		fill = head - tail;
+	}
 	if (tc_unlikely(fill > t->mask)) {
 		/* full: drop the newest, counted (this thread's count, stored for the
 		 * consumer, which reads it with an atomic load) */
@@ -388,6 +444,7 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 			__atomic_store_n(&r->dropped, ++t->dropped, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
+	t->stalled = false;
 	struct tc_trace_entry *e = &r->e[head & t->mask];
 	e->tsc = tacho_tsc_begin();
 	e->value = value;
