@@ -13,7 +13,7 @@
 #include "util/util.h"
 
 static const char trace_usage[] =
-	"usage: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [--ring <entries>] [-a] [-m <n>] -- <program> [<args>...]\n"
+	"usage: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [--ring <entries>] [--ring-full drop|wait] [-a] [-m <n>] -- <program> [<args>...]\n"
 	"   or: tacho trace [-e <events>] [-s] [-o <file>] [-m <n>] -p <pid>[,<pid>...]\n"
 	"   or: tacho trace [-e <events>] [-s] [--sched-latency] [-o <file>] [-m <n>] -a\n"
 	"   or: tacho trace report [-i <file>] [-s] [--format text|csv|json|chrome|svg|html] [-o <out>]\n"
@@ -41,6 +41,10 @@ static const struct cli_option trace_options[] = {
 	{ 256, 0, "ring", "<entries>",
 	  "entries of each thread's mark ring, a power of two\n"
 	  "(default 65536); a full ring drops new marks, counted" },
+	{ 258, 0, "ring-full", "<drop|wait>",
+	  "what a thread whose ring is full does: drop the mark,\n"
+	  "counted (default), or wait for room: no mark lost, the\n"
+	  "program slowed by the waits (counted; 1 s at most each)" },
 	{ 'p', 'p', "pid", "<pids>",
 	  "trace running processes, PID[,PID...] (their events:\n"
 	  "they have no ring for marks) until they end or Ctrl-C" },
@@ -372,6 +376,14 @@ static int cmd_trace_fn(int argc, char **argv)
 			}
 			o.ring_entries = (unsigned)v;
 			break;
+		case 258:
+			if (!strcmp(optarg, "wait") || !strcmp(optarg, "drop")) {
+				o.wait_full = !strcmp(optarg, "wait");
+				break;
+			}
+			cli_usage_error(&cmd_trace, "--ring-full takes drop or wait, not '%s'",
+					optarg);
+			goto out_usage;
 		case 'p':
 			err = parse_pids(optarg, &pids, &npids);
 			if (err) {
@@ -426,6 +438,11 @@ static int cmd_trace_fn(int argc, char **argv)
 		cli_usage_error(&cmd_trace, "-p traces running processes: give no program");
 		goto out_usage;
 	}
+	if (o.wait_full && npids) {
+		cli_usage_error(&cmd_trace, "--ring-full wait needs a program: -p traces running "
+				"processes, which have no mark rings");
+		goto out_usage;
+	}
 	if (npids && o.system_wide) {
 		cli_usage_error(&cmd_trace, "-p and -a exclude each other");
 		goto out_usage;
@@ -452,8 +469,12 @@ static int cmd_trace_fn(int argc, char **argv)
 			res.marks, res.events, o.output ? o.output : "tacho.trace",
 			tc_fmt_size(res.bytes, size, sizeof(size)));
 	if (res.dropped)
-		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring)",
+		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring, or --ring-full wait)",
 			 res.dropped);
+	if (res.waits && !quiet)
+		fprintf(stderr, "tacho: the program waited for room in its mark rings %" PRIu64
+			" times, %.3f ms in all (--ring-full wait): its marks' times include "
+			"those waits\n", res.waits, (double)res.waited_ns / 1e6);
 	if (res.events_lost) {
 		char by[1024];
 		cli_warn("%" PRIu64 " events were lost (%s): the kernel's ring filled faster than "

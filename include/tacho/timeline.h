@@ -49,6 +49,10 @@ struct tacho_timeline_opts {
 				       *stop) */
 	unsigned mmap_pages;        /* data pages of each kernel ring (a power of two), as
 				       tacho_record_opts.mmap_pages; 0: its default */
+	bool wait_full;             /* a thread whose mark ring is full waits for room
+				       instead of dropping the mark (docs/trace.md, "A full
+				       ring"): no mark lost, the program slowed by the
+				       waits (counted in the result and the file) */
 };
 
 #define TACHO_TIMELINE_LOST_CPUS 256
@@ -80,6 +84,10 @@ struct tacho_timeline_result {
 	uint64_t events_lost_cpu[TACHO_TIMELINE_LOST_CPUS];
 	uint64_t events_lost_cpu_more;
 	uint64_t events_lost_unattributed;
+	/* with wait_full: the times the program's threads waited for room in their rings,
+	 * and the nanoseconds those waits took in all (the program ran that much longer) */
+	uint64_t waits;
+	uint64_t waited_ns;
 };
 
 /* Starts argv with a fresh shared-memory area (an anonymous memfd the program inherits,

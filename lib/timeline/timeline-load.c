@@ -1,6 +1,7 @@
 /* timeline-load.c - a trace file read into threads, channels and items in time order,
  * and the delta table computed from them. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +186,22 @@ static int load_record(struct tacho_timeline *t, const struct tc_rec *r, const c
 			if (!strcmp(k, "trace-clock")) {
 				t->traced = true;
 				t->clock_known = !strcmp(v, "perf") || !strcmp(v, "monotonic-raw");
+			} else if (!strcmp(k, "trace-ring-full")) {
+				t->wait_full = !strcmp(v, "wait");
+			} else if (!strcmp(k, "trace-waits")) {
+				/* "WAITS NS"; the last one written holds, one that does
+				 * not read is left out */
+				char buf[64], *sp;
+				uint64_t w, ns;
+				snprintf(buf, sizeof(buf), "%s", v);
+				sp = strchr(buf, ' ');
+				if (sp) {
+					*sp = '\0';
+					if (!tc_parse_u64(buf, &w) && !tc_parse_u64(sp + 1, &ns)) {
+						t->waits = w;
+						t->waited_ns = ns;
+					}
+				}
 			}
 		return 0;
 	}
@@ -322,6 +339,11 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 		tc_sb_addf(&t->notes, "marks dropped: %llu (full ring), %llu (no ring left), %llu "
 			   "(no channel left)\n", (unsigned long long)t->ring_full,
 			   (unsigned long long)t->no_ring, (unsigned long long)t->no_channel);
+	if (t->waits)
+		tc_sb_addf(&t->notes, "the program waited for room in its mark rings %llu times, "
+			   "%.3f ms in all (--ring-full wait): no mark was dropped for a full ring, "
+			   "and the times between its marks include those waits\n",
+			   (unsigned long long)t->waits, (double)t->waited_ns / 1e6);
 	if (t->lost) {
 		char by[512];
 		tc_sb_addf(&t->notes, "events lost by the kernel: %llu (%s)\n",

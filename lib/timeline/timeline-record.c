@@ -122,6 +122,9 @@ static int hook_start(void *arg, struct tc_record_writer *w)
 	char buf[128];
 
 	tc_record_writer_meta(w, "trace-clock", s->clock.exact ? "perf" : "monotonic-raw");
+	if (s->has_area)
+		tc_record_writer_meta(w, "trace-ring-full", s->area.flags & TC_TRACE_WAIT_FULL ?
+				      "wait" : "drop");
 	if (s->clock.exact)
 		snprintf(buf, sizeof(buf), "kernel: mult %u shift %u zero %" PRIu64, s->clock.mult,
 			 s->clock.shift, s->clock.zero);
@@ -169,6 +172,12 @@ static int hook_drain(void *arg, struct tc_record_writer *w, bool final)
 			.damaged_header = s->area.damage.header,
 		};
 		tc_record_writer_mark_drops(w, &md);
+		if (s->area.flags & TC_TRACE_WAIT_FULL) {
+			/* a META the loader takes the last of: "WAITS NS" */
+			char buf[64];
+			snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64, d.waits, d.waited_ns);
+			tc_record_writer_meta(w, "trace-waits", buf);
+		}
 		s->last = d;
 		s->last_damage = s->area.damage;
 	}
@@ -254,6 +263,11 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 				  "processes, not both");
 		goto out_result;
 	}
+	if (o.wait_full && (!o.argv || !o.argv[0])) {
+		err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "waiting on full mark rings needs "
+				  "a program to trace: running processes have no rings");
+		goto out_result;
+	}
 	for (size_t i = 0; i < o.npids; i++) {
 		if (o.pids[i] <= 0) {
 			err = tc_diag_set(diag, "trace", 0, 0, -EINVAL, "no process has the id %d",
@@ -288,6 +302,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 			goto out_free;
 		}
 		s->has_area = true;
+		if (o.wait_full)
+			tc_trace_area_set_flags(&s->area, TC_TRACE_WAIT_FULL);
 		/* without the waker the rings are drained on the timer alone: marks
 		 * faster than a ring per flush_ms are dropped (and counted) */
 		err = tc_trace_waker_start(&s->waker, &s->area);
@@ -324,6 +340,8 @@ int tacho_timeline_record(const struct tacho_timeline_opts *caller_opts,
 	result.marks = s->marks;
 	result.events = rr.samples;
 	result.dropped = s->last.ring_full + s->last.no_ring + s->last.no_channel;
+	result.waits = s->last.waits;
+	result.waited_ns = s->last.waited_ns;
 	result.events_lost = rr.lost;
 	/* the same channels as the recording's: one ring per CPU */
 	_Static_assert(TACHO_TIMELINE_LOST_CPUS == TACHO_RECORD_LOST_CPUS, "lost by CPU");

@@ -491,6 +491,11 @@ static int write_json(const struct tacho_timeline *t, FILE *f, enum tacho_format
 	tc_json_uint(&j, "ring_full", t->ring_full);
 	tc_json_uint(&j, "no_ring", t->no_ring);
 	tc_json_uint(&j, "no_channel", t->no_channel);
+	if (t->wait_full) {
+		/* --ring-full wait: none dropped for a full ring, the program slowed instead */
+		tc_json_uint(&j, "waits", t->waits);
+		tc_json_uint(&j, "waited_ns", t->waited_ns);
+	}
 	tc_json_uint(&j, "events_lost", t->lost);
 	/* by channel: each CPU's ring, and those no record told; they sum to events_lost */
 	tc_json_arr_begin(&j, "events_lost_by_cpu");

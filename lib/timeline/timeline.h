@@ -76,6 +76,10 @@ struct tacho_timeline {
 	struct tc_tl_thread *threads;
 	size_t nthreads, athreads;
 	uint64_t ring_full, no_ring, no_channel, lost;
+	/* the producers' waits for room (tacho trace --ring-full wait: its META
+	 * trace-ring-full says "wait") and the nanoseconds they took */
+	bool wait_full;
+	uint64_t waits, waited_ns;
 	/* lost by channel: the kernel's ring of each CPU (its LOST records' CPU), and
 	 * those no record told (due by the count, never arrived: TC_LOST_NO_CPU); they
 	 * sum to lost */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "json-check.h"
 #include "record/recfile.h"
 
 #define BURST 2000000u
@@ -117,11 +118,81 @@ static void test_burst_small_ring(void **state)
 	assert_int_equal(t.ring_full, refused);
 }
 
+/* --ring-full wait through a ring of 64: every one of 200,000 marks arrives, in order,
+ * none refused or dropped; the waits the program made are what tacho said and what the
+ * report's JSON holds, the same count in both. */
+static void test_burst_wait_full(void **state)
+{
+	struct th_run r, rep;
+	struct tally t;
+	unsigned long long sent = 0, refused = 0, waits = 0;
+	const struct th_json *w;
+	struct th_json *j;
+	const char *said;
+
+	th_tacho(&r, "trace", "--ring", "64", "--ring-full", "wait", "-o", th_tmp("w.trace"),
+		 "--", th_prog("trace-burst"), "200000", NULL);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(sscanf(r.out, "sent %llu refused %llu", &sent, &refused), 2);
+	assert_int_equal(sent, 200000);
+	assert_int_equal(refused, 0);
+	assert_null(strstr(r.err, "dropped"));
+	said = strstr(r.err, "waited for room in its mark rings ");
+	if (said)
+		assert_int_equal(sscanf(said, "waited for room in its mark rings %llu", &waits), 1);
+	tally_file(th_tmp("w.trace"), &t);
+	assert_true(t.order_ok);
+	assert_int_equal(t.marks, 200000);
+	assert_int_equal(t.ring_full + t.no_ring + t.no_channel, 0);
+	th_tacho(&rep, "trace", "report", "-i", th_tmp("w.trace"), "-f", "json", NULL);
+	assert_int_equal(rep.status, 0);
+	j = assert_json(rep.out);
+	w = th_json_get(j, "dropped.waits");
+	assert_non_null(w);
+	assert_true(w->integer);
+	/* tacho says nothing when nothing waited; the file holds 0 then */
+	assert_int_equal((unsigned long long)w->number, waits);
+	assert_non_null(th_json_get(j, "dropped.waited_ns"));
+	print_message("wait: 200000 of 200000 marks through a ring of 64, %llu waits\n", waits);
+	th_json_free(j);
+	th_run_free(&rep);
+	th_run_free(&r);
+}
+
+/* A bad --ring-full, and one with -p (running processes have no rings): one line each,
+ * exit 2. Without --ring-full wait the report's JSON has no waits. */
+static void test_ring_full_usage(void **state)
+{
+	struct th_run r;
+	struct th_json *j;
+
+	th_tacho(&r, "trace", "--ring-full", "block", "--", "true", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--ring-full takes drop or wait, not 'block'"));
+	th_run_free(&r);
+	th_tacho(&r, "trace", "--ring-full", "wait", "-p", "1", NULL);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--ring-full wait needs a program"));
+	th_run_free(&r);
+	th_tacho(&r, "trace", "-q", "--ring-full", "drop", "-o", th_tmp("d.trace"), "--",
+		 th_prog("trace-burst"), "10", NULL);
+	assert_int_equal(r.status, 0);
+	th_run_free(&r);
+	th_tacho(&r, "trace", "report", "-i", th_tmp("d.trace"), "-f", "json", NULL);
+	assert_int_equal(r.status, 0);
+	j = assert_json(r.out);
+	assert_null(th_json_get(j, "dropped.waits"));
+	th_json_free(j);
+	th_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_accounted),
 		cmocka_unit_test(test_burst_small_ring),
+		cmocka_unit_test(test_burst_wait_full),
+		cmocka_unit_test(test_ring_full_usage),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);
