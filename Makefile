@@ -262,7 +262,8 @@ TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
 SO := $(BUILD)/so
 SO_TACHO := $(SO)/tacho
 SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c \
-	tests/e2e/test-commit-msg.c tests/e2e/test-cli-docs.c tests/e2e/test-python.c
+	tests/e2e/test-sizes.c tests/e2e/test-commit-msg.c tests/e2e/test-cli-docs.c \
+	tests/e2e/test-python.c
 SO_TEST_SRC := $(filter-out $(SO_SAME_SRC),$(sort $(E2E_TEST_SRC) $(PUBLIC_TEST_SRC)))
 SO_BIN := $(patsubst %.c,$(SO)/%,$(SO_TEST_SRC))
 SO_BIN_SHARED := $(patsubst %.c,$(SO)/%,$(filter $(SO_TEST_SRC),$(PUBLIC_TEST_SRC)))
