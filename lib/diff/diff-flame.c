@@ -1,14 +1,14 @@
 /* diff-flame.c - the differential flame graph: two recordings' stacks merged into one
  * tree (a frame is a path of function names and binaries' file names from the process
  * down), each frame as wide as its share after (or before), red where the share grew
- * and blue where it shrank, drawn through report's flame graph (flamegraph.h). */
+ * and blue where it shrank, drawn through export's flame graph (flamegraph.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/flamegraph.h"
+#include "export/flamegraph.h"
 #include "tacho/diff.h"
 #include "tacho/report.h"
 #include "util/util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/flamegraph.h"
+#include "export/flamegraph.h"
 #include "report/report-int.h"
 #include "util/util.h"
 #include "tacho/report.h"

@@ -3,8 +3,8 @@
  * `report --format svg` draws (flamegraph.c: the layout, the labels' fitting, the
  * escaping, the script that zooms and searches). `diff --format svg` draws two
  * recordings' merged stacks through it. */
-#ifndef TACHO_REPORT_FLAMEGRAPH_H
-#define TACHO_REPORT_FLAMEGRAPH_H
+#ifndef TACHO_EXPORT_FLAMEGRAPH_H
+#define TACHO_EXPORT_FLAMEGRAPH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,7 +10,7 @@
  *   (a pid used again later keeps the records that came after the exit);
  * - the slices, oldest first: per slice a hash of (pid, tid, event, misc, ip, chain)
  *   -> count, summed period and latest time.
- * The pprof of what is held is the report room's (report/sampler-pprof.c): this file
+ * The pprof of what is held is the export part's (export/sampler-pprof.c): this file
  * writes it as a record file (tc_sampler_write_file). */
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * header lines, the rows of any tuple of sort keys (with children, with caller/callee
  * trees), as a table, CSV or the JSON document of docs/schemas.md. One function
  * instruction by instruction is annotate.c's; the exports (folded stacks, perf script's
- * text) report-export.c's, pprof.c's, flamegraph.c's and speedscope.c's. */
+ * text) report-export.c's; pprof, the flame graph and speedscope are lib/export's. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
