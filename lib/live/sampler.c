@@ -1,115 +1,23 @@
 /* sampler.c - the live sampler: rows (the machine, CPUs, processes, threads, cgroups),
  * each an engine list over its grid; one sample reads them all, turns counts into
- * rates and history, follows processes and threads as they come and go under a cap
- * and a descriptor budget, and hands out an immutable frame. */
-#include <dirent.h>
+ * rates and history, and hands out an immutable frame. Which processes, threads and
+ * cgroups have rows, as they come and go under a cap and a descriptor budget, is
+ * sampler-follow.c's (sampler-int.h: what the two share). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "events/events.h"
-#include "live/live-int.h"
-#include "perf/engine.h"
+#include "live/sampler-int.h"
 
 #define DEFAULT_MAX_ROWS 32
 #define DEFAULT_HISTORY 120
 #define MAX_HISTORY 100000
-#define CGROUP_DEPTH 4
-
-struct lrow {
-	enum tacho_live_view kind;
-	long long id;
-	pid_t pid, tid;               /* task rows: the process and the task counted */
-	unsigned uid;
-	uint64_t start;               /* task rows: starttime, the task's identity */
-	char *name;
-	char *path;                   /* cgroup rows: the directory */
-	struct tc_perf_list *list;
-	long nfds;
-	double opened;                /* monotonic seconds of the open */
-	double since;                 /* frame time of the open */
-	bool read_once;               /* a read since the open */
-	bool ended;                   /* reported ended: closed at the next sample */
-	bool enabled;
-	bool seen;                    /* found by this refresh */
-	uint64_t ticks;               /* task rows: CPU ticks at the last refresh */
-	uint64_t busy0, busy_prev;    /* CPU and machine rows: busy ticks (/proc/stat) at
-					 the start and at the last read */
-	bool busy_have;
-	double cpus;
-	struct tc_perf_count *cnt;    /* [nev] */
-	double *prev_total;           /* [nev] */
-	uint64_t *prev_ena, *prev_run;
-	struct tacho_live_value *vals; /* [nev] */
-	char **why;                   /* [nev] owned explanations */
-	enum tacho_hint *hint;        /* [nev] */
-	double *hist;                 /* [nev * H] rings */
-	size_t hpos, hcount;
-};
-
-struct cand {
-	size_t t;          /* index in the scan */
-	uint64_t delta;    /* CPU ticks since the previous scan */
-	double weight;     /* the ranked event's count since the previous sample */
-};
-
-struct prevtask {
-	pid_t tid;
-	uint64_t start, ticks;
-};
-
-struct tacho_live {
-	enum tacho_live_view view;
-	pid_t pid;
-	bool child;
-	unsigned max_rows, H;
-	char *proc_root;
-	size_t nev;
-	struct perf_event_attr *attrs;
-	int *groups;
-	char **names, **units;
-	double *scales;
-	struct lrow **rows;
-	size_t nrows, arows;
-	int *cpus;
-	size_t ncpus;
-	char *perf_root;
-	char **cg;                    /* the cgroups asked for (resolved) */
-	size_t ncg;
-	struct tc_perf_env env;
-	bool privileged;
-	unsigned euid;
-	long fd_limit, fds;
-	long hz;
-	struct tc_scan scan;
-	struct prevtask *prev;
-	size_t nprev;
-	struct tc_hmap prev_map;      /* tid -> index in prev */
-	struct tc_hmap refused;       /* hash(tid, start) of tasks this user may not count */
-	struct cand *cand;            /* the last scan's live tasks, the busiest first */
-	size_t ncand;
-	bool started;
-	double t0, tprev;
-	unsigned not_followed, no_permission, no_descriptors, ended;
-	double scan_dt;               /* seconds the last scan of /proc covered (0: none) */
-	uint64_t *busy;               /* CPU and machine views: /proc/stat's busy ticks
-					 by CPU number, read at each sample */
-	size_t nbusy;
-	bool busy_ok;                 /* the last read of /proc/stat worked */
-	char empty[PATH_MAX + 160];   /* why the view has no rows, or "" */
-	int rank;                     /* the event the rows are chosen by, or -1 (CPU) */
-	struct tc_perf_list *ranker;  /* its sampling copy on every CPU, or NULL */
-	struct tc_hmap rank_idx;      /* pid (or tid) -> rank_w */
-	double *rank_w;
-	size_t nrank, arank;
-};
 
 static double now_s(void)
 {
@@ -121,7 +29,7 @@ static double now_s(void)
 
 /* --- rows --- */
 
-static void row_free(struct lrow *r, size_t nev)
+void tc_live_row_free(struct lrow *r, size_t nev)
 {
 	if (!r)
 		return;
@@ -141,8 +49,8 @@ static void row_free(struct lrow *r, size_t nev)
 	free(r);
 }
 
-static struct lrow *row_new(struct tacho_live *l, enum tacho_live_view kind, long long id,
-			    const char *name)
+struct lrow *tc_live_row_new(struct tacho_live *l, enum tacho_live_view kind, long long id,
+			     const char *name)
 {
 	struct lrow *r = calloc(1, sizeof(*r));
 	size_t n = l->nev;
@@ -163,7 +71,7 @@ static struct lrow *row_new(struct tacho_live *l, enum tacho_live_view kind, lon
 	r->cpus = NAN;
 	if (!r->name || !r->cnt || !r->prev_total || !r->prev_ena || !r->prev_run || !r->vals ||
 	    !r->why || !r->hint || !r->hist) {
-		row_free(r, n);
+		tc_live_row_free(r, n);
 		return NULL;
 	}
 	/* a row opened after this sample's reads is in the frame unread: no value yet,
@@ -177,7 +85,7 @@ static struct lrow *row_new(struct tacho_live *l, enum tacho_live_view kind, lon
 	return r;
 }
 
-static int rows_push(struct tacho_live *l, struct lrow *r)
+int tc_live_rows_push(struct tacho_live *l, struct lrow *r)
 {
 	if (l->nrows == l->arows) {
 		size_t n = l->arows ? 2 * l->arows : 16;
@@ -192,18 +100,18 @@ static int rows_push(struct tacho_live *l, struct lrow *r)
 	return 0;
 }
 
-static void rows_remove(struct tacho_live *l, size_t i)
+void tc_live_rows_remove(struct tacho_live *l, size_t i)
 {
 	l->fds -= l->rows[i]->nfds;
-	row_free(l->rows[i], l->nev);
+	tc_live_row_free(l->rows[i], l->nev);
 	memmove(&l->rows[i], &l->rows[i + 1], (l->nrows - i - 1) * sizeof(*l->rows));
 	l->nrows--;
 }
 
 /* Opens r's list over g with flags. 0; -ESRCH when no event opened anywhere because
  * the task is gone; -EACCES when none opened for want of permission; -errno. */
-static int row_open(struct tacho_live *l, struct lrow *r, const struct tc_perf_grid *g,
-		    unsigned flags)
+int tc_live_row_open(struct tacho_live *l, struct lrow *r, const struct tc_perf_grid *g,
+		     unsigned flags)
 {
 	size_t nopen = 0, esrch = 0, eacces = 0;
 	int err;
@@ -238,7 +146,7 @@ static int row_open(struct tacho_live *l, struct lrow *r, const struct tc_perf_g
 	return 0;
 }
 
-static int row_enable(struct tacho_live *l, struct lrow *r)
+int tc_live_row_enable(struct tacho_live *l, struct lrow *r)
 {
 	(void)l;
 	r->enabled = true;
@@ -269,7 +177,7 @@ static const char *row_why(struct tacho_live *l, struct lrow *r, size_t e, enum 
 	return r->why[e];
 }
 
-static bool is_clock(const struct perf_event_attr *a)
+bool tc_live_is_clock(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
 						 a->config == PERF_COUNT_SW_TASK_CLOCK);
@@ -318,7 +226,7 @@ static bool busy_clock(struct tacho_live *l, struct lrow *r, size_t e, double dt
 	double ms_per_tick = 1000.0 / (double)l->hz;
 
 	if ((r->kind != TACHO_LIVE_CPU && r->kind != TACHO_LIVE_MACHINE) ||
-	    !is_clock(&l->attrs[e]))
+	    !tc_live_is_clock(&l->attrs[e]))
 		return false;
 	if (!row_busy(l, r, &b)) {
 		v->status = TACHO_COUNT_NOT_COUNTED;
@@ -455,550 +363,40 @@ static int add_cpu_rows(struct tacho_live *l)
 	int err;
 
 	if (l->view == TACHO_LIVE_MACHINE) {
-		r = row_new(l, TACHO_LIVE_MACHINE, -1, "all");
+		r = tc_live_row_new(l, TACHO_LIVE_MACHINE, -1, "all");
 		if (!r)
 			return -ENOMEM;
 		err = tc_perf_grid_init(&g, l->cpus, l->ncpus, NULL, 0);
 		if (!err) {
-			err = row_open(l, r, &g, TC_PERF_GROUP_READ);
+			err = tc_live_row_open(l, r, &g, TC_PERF_GROUP_READ);
 			tc_perf_grid_exit(&g);
 		}
 		if (!err)
-			err = rows_push(l, r);
+			err = tc_live_rows_push(l, r);
 		if (err)
-			row_free(r, l->nev);
+			tc_live_row_free(r, l->nev);
 		return err;
 	}
 	for (size_t i = 0; i < l->ncpus; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "cpu%d", l->cpus[i]);
-		r = row_new(l, TACHO_LIVE_CPU, l->cpus[i], name);
+		r = tc_live_row_new(l, TACHO_LIVE_CPU, l->cpus[i], name);
 		if (!r)
 			return -ENOMEM;
 		err = tc_perf_grid_init(&g, &l->cpus[i], 1, NULL, 0);
 		if (!err) {
-			err = row_open(l, r, &g, TC_PERF_GROUP_READ);
+			err = tc_live_row_open(l, r, &g, TC_PERF_GROUP_READ);
 			tc_perf_grid_exit(&g);
 		}
 		if (!err)
-			err = rows_push(l, r);
+			err = tc_live_rows_push(l, r);
 		if (err) {
-			row_free(r, l->nev);
+			tc_live_row_free(r, l->nev);
 			return err;
 		}
 	}
 	return 0;
-}
-
-/* --- cgroups --- */
-
-static struct lrow *find_cgroup_row(struct tacho_live *l, const char *path)
-{
-	for (size_t i = 0; i < l->nrows; i++)
-		if (!strcmp(l->rows[i]->path, path))
-			return l->rows[i];
-	return NULL;
-}
-
-/* A row for the cgroup directory path: 0, 1 when left out, -errno. */
-static int add_cgroup_row(struct tacho_live *l, const char *path)
-{
-	size_t rl = strlen(l->perf_root);
-	struct tc_perf_grid g;
-	pid_t dirfd_as_pid;
-	struct lrow *r;
-	struct stat sb;
-	int fd, err;
-
-	if ((size_t)l->fd_limit < (size_t)l->fds + l->nev * l->ncpus) {
-		l->no_descriptors++;
-		return 1;
-	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	r = row_new(l, TACHO_LIVE_CGROUP, (long long)sb.st_ino,
-		    path[rl] ? path + rl : "/");
-	if (!r) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r->path = tc_strdup(path);
-	dirfd_as_pid = fd;
-	err = r->path ? tc_perf_grid_init(&g, l->cpus, l->ncpus, &dirfd_as_pid, 1) : -ENOMEM;
-	if (!err) {
-		/* the kernel holds the cgroup from the open on: the directory's descriptor
-		 * is not needed after it */
-		err = row_open(l, r, &g, TC_PERF_CGROUP | TC_PERF_GROUP_READ);
-		tc_perf_grid_exit(&g);
-	}
-	close(fd);
-	if (!err && l->started)
-		err = row_enable(l, r);
-	if (!err)
-		err = rows_push(l, r);
-	if (err)
-		row_free(r, l->nev);
-	return err;
-}
-
-struct cgwalk {
-	char **paths;
-	size_t n, alloc;
-};
-
-static int walk_cgroups(const char *dir, unsigned depth, struct cgwalk *w)
-{
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
-
-	if (depth > CGROUP_DEPTH)
-		return 0;
-	d = opendir(dir);
-	if (!d)
-		return 0;     /* removed meanwhile */
-	while (!err && (de = readdir(d))) {
-		char path[PATH_MAX];
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
-			continue;
-		if (w->n == w->alloc) {
-			size_t na = w->alloc ? 2 * w->alloc : 32;
-			char **p = realloc(w->paths, na * sizeof(*p));
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			w->paths = p;
-			w->alloc = na;
-		}
-		w->paths[w->n] = tc_strdup(path);
-		if (!w->paths[w->n]) {
-			err = -ENOMEM;
-			break;
-		}
-		w->n++;
-		err = walk_cgroups(path, depth + 1, w);
-	}
-	closedir(d);
-	return err;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Rows of directories that are gone end; with add, the cgroups asked for, or every one
- * below the root (sorted, up to max_rows), get rows. */
-static int refresh_cgroups(struct tacho_live *l, bool add)
-{
-	struct cgwalk w = { 0 };
-	char **paths = l->cg;
-	size_t n = l->ncg, followed = 0;
-	int err = 0;
-
-	if (!l->ncg && add) {
-		err = walk_cgroups(l->perf_root, 1, &w);
-		if (w.n)
-			qsort(w.paths, w.n, sizeof(*w.paths), cmp_str);
-		paths = w.paths;
-		n = w.n;
-		l->empty[0] = '\0';
-		if (!err && !w.n && access(l->perf_root, R_OK | X_OK))
-			snprintf(l->empty, sizeof(l->empty), "cannot list the cgroups below %s: "
-				 "%s", l->perf_root, strerror(errno));
-		else if (!err && !w.n)
-			snprintf(l->empty, sizeof(l->empty), "no cgroup below %s (the root of the "
-				 "perf_event hierarchy, not a row itself): nothing to show",
-				 l->perf_root);
-	}
-	for (size_t i = 0; i < l->nrows; i++) {
-		struct lrow *r = l->rows[i];
-		struct stat sb;
-		if (!r->ended && stat(r->path, &sb) && errno == ENOENT) {
-			r->ended = true;
-			l->ended++;
-		}
-		followed += !r->ended;
-	}
-	for (size_t i = 0; add && !err && i < n; i++) {
-		int k;
-		if (find_cgroup_row(l, paths[i]))
-			continue;
-		if (!l->ncg && followed >= l->max_rows) {
-			l->not_followed++;
-			continue;
-		}
-		k = add_cgroup_row(l, paths[i]);
-		if (k == 0)
-			followed++;
-		else if (k < 0 && k != -ENOENT)
-			err = k;
-	}
-	for (size_t i = 0; i < w.n; i++)
-		free(w.paths[i]);
-	free(w.paths);
-	return err;
-}
-
-/* --- tasks --- */
-
-static uint64_t task_key(pid_t tid, uint64_t start)
-{
-	return tc_hash_u64(((uint64_t)(uint32_t)tid << 32) ^ start);
-}
-
-static bool prev_ticks(const struct tacho_live *l, pid_t tid, uint64_t start, uint64_t *ticks)
-{
-	uint32_t i;
-
-	if (!tc_hmap_get(&l->prev_map, (uint64_t)tid, &i) || l->prev[i].start != start)
-		return false;
-	*ticks = l->prev[i].ticks;
-	return true;
-}
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->weight != y->weight)
-		return x->weight > y->weight ? -1 : 1;
-	if (x->delta != y->delta)
-		return x->delta > y->delta ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
-static struct lrow *find_task_row(struct tacho_live *l, pid_t tid, uint64_t start)
-{
-	for (size_t i = 0; i < l->nrows; i++)
-		if (l->rows[i]->tid == tid && l->rows[i]->start == start)
-			return l->rows[i];
-	return NULL;
-}
-
-/* A row for task t, which used delta clock ticks over the last scan. 0; 1 when it was
- * left out (counted in the health); -errno. */
-static int add_task_row(struct tacho_live *l, const struct tc_task *t, uint64_t delta)
-{
-	bool thread = l->view == TACHO_LIVE_THREAD;
-	struct tc_perf_grid g;
-	pid_t *tids = NULL;
-	size_t ntids = 1;
-	struct lrow *r;
-	unsigned flags;
-	int err;
-
-	if (tc_hmap_get(&l->refused, task_key(t->st.pid, t->st.starttime), &(uint32_t){ 0 })) {
-		l->no_permission++;
-		return 1;
-	}
-	if (!l->privileged && t->uid != l->euid) {
-		l->no_permission++;
-		return 1;
-	}
-	if (thread) {
-		tids = malloc(sizeof(*tids));
-		if (!tids)
-			return -ENOMEM;
-		tids[0] = t->st.pid;
-	} else {
-		err = tc_proc_threads(t->st.pid, &tids, &ntids);
-		if (err == -ESRCH || err == -ENOENT)
-			return 1;
-		if (err)
-			return err;
-	}
-	if (l->fd_limit < l->fds + (long)(l->nev * ntids)) {
-		free(tids);
-		l->no_descriptors++;
-		return 1;
-	}
-	r = row_new(l, thread ? TACHO_LIVE_THREAD : TACHO_LIVE_PROCESS, t->st.pid, t->st.comm);
-	if (!r) {
-		free(tids);
-		return -ENOMEM;
-	}
-	r->pid = t->tgid;
-	r->tid = t->st.pid;
-	r->uid = t->uid;
-	r->start = t->st.starttime;
-	r->ticks = t->st.ticks;
-	/* its CPU use over the interval the scan covered (all of its ticks when it is
-	 * new), so that its first frame has a CPU% though its counters have no rate yet */
-	if (l->scan_dt > 0)
-		r->cpus = (double)delta / ((double)l->hz * l->scan_dt);
-	err = tc_perf_grid_init(&g, NULL, 0, tids, ntids);
-	free(tids);
-	/* a process: every thread it has, and (inherit) whatever they create; a thread:
-	 * itself alone, its new threads get rows of their own */
-	flags = TC_PERF_GROUP_READ | TC_PERF_SKIP_GONE | (thread ? 0 : TC_PERF_INHERIT);
-	if (!err) {
-		err = row_open(l, r, &g, flags);
-		tc_perf_grid_exit(&g);
-	}
-	if (err == -EACCES) {
-		tc_hmap_put(&l->refused, task_key(t->st.pid, t->st.starttime), 0);
-		l->no_permission++;
-		row_free(r, l->nev);
-		return 1;
-	}
-	if (err == -ESRCH) {
-		row_free(r, l->nev);
-		return 1;
-	}
-	if (!err && l->started)
-		err = row_enable(l, r);
-	if (!err)
-		err = rows_push(l, r);
-	if (err)
-		row_free(r, l->nev);
-	return err;
-}
-
-/* --- choosing rows by an event --- */
-
-#define RANK_PAGES 64
-#define RANK_FREQ 1000
-
-static int rank_record(void *arg, const struct perf_event_header *rec)
-{
-	struct tacho_live *l = arg;
-	struct tc_perf_sample smp;
-	uint64_t key;
-	uint32_t i;
-
-	if (rec->type != PERF_RECORD_SAMPLE ||
-	    tc_perf_parse_sample(PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD, rec, &smp))
-		return 0;
-	key = l->view == TACHO_LIVE_THREAD ? smp.tid : smp.pid;
-	if (!key)
-		return 0;     /* the idle task */
-	if (!tc_hmap_get(&l->rank_idx, key, &i)) {
-		if (l->nrank == l->arank) {
-			size_t n = l->arank ? 2 * l->arank : 256;
-			double *w = realloc(l->rank_w, n * sizeof(*w));
-			if (!w)
-				return 0;
-			l->rank_w = w;
-			l->arank = n;
-		}
-		i = (uint32_t)l->nrank;
-		if (tc_hmap_put(&l->rank_idx, key, i))
-			return 0;
-		l->rank_w[l->nrank++] = 0;
-	}
-	l->rank_w[i] += smp.period ? (double)smp.period : 1;
-	return 0;
-}
-
-/* The ranked event's counts by task since the last drain into rank_idx / rank_w. */
-static void rank_drain(struct tacho_live *l)
-{
-	tc_hmap_exit(&l->rank_idx);
-	l->nrank = 0;
-	if (l->ranker)
-		tc_perf_list_drain(l->ranker, rank_record, l);
-}
-
-static double rank_weight(const struct tacho_live *l, pid_t key)
-{
-	uint32_t i;
-
-	return l->ranker && tc_hmap_get(&l->rank_idx, (uint64_t)key, &i) ? l->rank_w[i] : 0;
-}
-
-int tacho_live_rank_by(struct tacho_live *l, int event)
-{
-	struct perf_event_attr a;
-	struct tc_perf_list *list = NULL;
-	struct tc_perf_grid g;
-	size_t bad;
-	bool sharing;
-	int err, k;
-
-	if (!l || event < -1 || (event >= 0 && (size_t)event >= l->nev) ||
-	    (l->view != TACHO_LIVE_PROCESS && l->view != TACHO_LIVE_THREAD) || l->pid > 0)
-		return -EINVAL;
-	if (event == l->rank)
-		return 0;
-	tc_perf_list_free(l->ranker);
-	l->ranker = NULL;
-	l->rank = -1;
-	tc_hmap_exit(&l->rank_idx);
-	l->nrank = 0;
-	if (event < 0 || is_clock(&l->attrs[event]))
-		return 0;     /* CPU time from /proc is what a clock measures */
-	a = l->attrs[event];
-	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
-	a.read_format = 0;
-	a.inherit = 0;
-	if (a.type == PERF_TYPE_TRACEPOINT) {
-		a.freq = 0;
-		a.sample_period = 1;    /* every occurrence: a first one is seen at once */
-	} else {
-		a.freq = 1;
-		a.sample_freq = RANK_FREQ;
-	}
-	err = tc_perf_grid_init(&g, l->cpus, l->ncpus, NULL, 0);
-	if (err)
-		return err;
-	err = tc_perf_list_new(&list);
-	if (!err) {
-		k = tc_perf_list_add(list, &a, l->names[event], TACHO_GROUP_NONE);
-		err = k < 0 ? k : tc_perf_list_open(list, &g, 0);
-	}
-	tc_perf_grid_exit(&g);
-	if (!err && !tc_perf_ev_nopen(tc_perf_list_event(list, 0))) {
-		err = tc_perf_ev_error(tc_perf_list_event(list, 0), NULL, NULL);
-		if (!err)
-			err = -ENODEV;
-	}
-	if (!err)
-		err = tc_perf_list_mmap(list, RANK_PAGES, &bad, &sharing);
-	if (!err)
-		err = tc_perf_list_enable(list);
-	if (err) {
-		tc_perf_list_free(list);
-		return err;
-	}
-	l->ranker = list;
-	l->rank = event;
-	return 0;
-}
-
-/* Scans /proc: updates the CPU use of every followed task (dt: seconds since the last
- * scan), ends the rows of tasks that are gone or zombies, and ranks the live tasks by
- * their CPU time since the last scan for follow_tasks. */
-static int scan_tasks(struct tacho_live *l, double dt)
-{
-	bool threads = l->view == TACHO_LIVE_THREAD;
-	struct prevtask *np = NULL;
-	struct cand *c;
-	size_t nc = 0;
-	int err;
-
-	err = tc_scan_tasks(l->proc_root, threads, l->pid, &l->scan);
-	if (err)
-		return err;
-	l->scan_dt = dt;
-	c = realloc(l->cand, (l->scan.n ? l->scan.n : 1) * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	l->cand = c;
-	l->ncand = 0;
-	np = malloc((l->scan.n ? l->scan.n : 1) * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	for (size_t i = 0; i < l->nrows; i++)
-		l->rows[i]->seen = false;
-	for (size_t i = 0; i < l->scan.n; i++) {
-		const struct tc_task *t = &l->scan.t[i];
-		struct lrow *r = find_task_row(l, t->st.pid, t->st.starttime);
-		uint64_t before;
-		bool dead = t->st.state == 'Z' || t->st.state == 'X';
-
-		np[i] = (struct prevtask){ t->st.pid, t->st.starttime, t->st.ticks };
-		if (r && !dead) {
-			r->seen = true;
-			/* the name changes at exec (a program tacho started was "tacho" until
-			 * then) */
-			if (strcmp(r->name, t->st.comm)) {
-				char *n = tc_strdup(t->st.comm);
-				if (n) {
-					free(r->name);
-					r->name = n;
-				}
-			}
-			r->cpus = dt > 0 ? (double)(t->st.ticks - r->ticks) / ((double)l->hz * dt)
-					 : NAN;
-			r->ticks = t->st.ticks;
-		}
-		if (dead)
-			continue;
-		/* a task first seen now has existed for less than an interval: its whole
-		 * CPU time is its recent use */
-		if (!prev_ticks(l, t->st.pid, t->st.starttime, &before))
-			before = l->nprev ? 0 : t->st.ticks;
-		c[nc].t = i;
-		c[nc].delta = l->nprev ? t->st.ticks - (before <= t->st.ticks ? before : t->st.ticks)
-				       : t->st.ticks;
-		c[nc].weight = rank_weight(l, t->st.pid);
-		nc++;
-	}
-	/* rows whose task is gone, or a zombie, end: their final counts are read now */
-	for (size_t i = 0; i < l->nrows; i++) {
-		struct lrow *r = l->rows[i];
-		if (!r->seen && !r->ended) {
-			r->ended = true;
-			l->ended++;
-		}
-	}
-	free(l->prev);
-	l->prev = np;
-	l->nprev = l->scan.n;
-	tc_hmap_exit(&l->prev_map);
-	for (size_t i = 0; i < l->nprev; i++)
-		if (tc_hmap_put(&l->prev_map, (uint64_t)l->prev[i].tid, (uint32_t)i))
-			return -ENOMEM;
-	qsort(c, nc, sizeof(*c), cmp_cand);
-	l->ncand = nc;
-	return 0;
-}
-
-/* Follows the tasks scan_tasks ranked: all of them for one process; otherwise those
- * followed while they stay among the busiest 2 x cap (no flicker), then the busiest
- * others up to the cap. */
-static int follow_tasks(struct tacho_live *l)
-{
-	const struct cand *c = l->cand;
-	size_t nc = l->ncand, kept = 0;
-	int err = 0;
-
-	if (l->pid > 0) {
-		/* one process, or its threads: all of them */
-		for (size_t i = 0; !err && i < nc; i++) {
-			const struct tc_task *t = &l->scan.t[c[i].t];
-			int k = find_task_row(l, t->st.pid, t->st.starttime) ? 0 :
-				add_task_row(l, t, c[i].delta);
-			err = k < 0 ? k : 0;
-		}
-		return err;
-	}
-	for (size_t i = 0; i < nc; i++) {
-		const struct tc_task *t = &l->scan.t[c[i].t];
-		struct lrow *r = find_task_row(l, t->st.pid, t->st.starttime);
-		if (r && !r->ended)
-			r->seen = i < 2 * (size_t)l->max_rows && kept++ < l->max_rows;
-	}
-	for (size_t i = l->nrows; i-- > 0;)
-		if (!l->rows[i]->ended && !l->rows[i]->seen)
-			rows_remove(l, i);
-	for (size_t i = 0; !err && i < nc; i++) {
-		const struct tc_task *t = &l->scan.t[c[i].t];
-		int k;
-		if (find_task_row(l, t->st.pid, t->st.starttime))
-			continue;
-		if (kept >= l->max_rows) {
-			l->not_followed++;
-			continue;
-		}
-		k = add_task_row(l, t, c[i].delta);
-		if (k < 0)
-			err = k;
-		else if (k == 0)
-			kept++;
-	}
-	return err;
 }
 
 /* --- the sampler --- */
@@ -1008,7 +406,7 @@ void tacho_live_free(struct tacho_live *l)
 	if (!l)
 		return;
 	for (size_t i = 0; i < l->nrows; i++)
-		row_free(l->rows[i], l->nev);
+		tc_live_row_free(l->rows[i], l->nev);
 	free(l->rows);
 	for (size_t e = 0; e < l->nev; e++) {
 		if (l->names)
@@ -1171,7 +569,7 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 		}
 		err = setup_cgroups(l, o, diag);
 		if (!err)
-			err = refresh_cgroups(l, true);
+			err = tc_live_refresh_cgroups(l, true);
 		break;
 	case TACHO_LIVE_PROCESS:
 	case TACHO_LIVE_THREAD:
@@ -1187,7 +585,7 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 			struct tc_perf_grid g;
 
 			err = tc_task_stat(l->proc_root, l->pid, l->pid, &t.st);
-			r = err ? NULL : row_new(l, TACHO_LIVE_PROCESS, l->pid, t.st.comm);
+			r = err ? NULL : tc_live_row_new(l, TACHO_LIVE_PROCESS, l->pid, t.st.comm);
 			if (!err && !r)
 				err = -ENOMEM;
 			if (err)
@@ -1198,14 +596,14 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 			r->enabled = true;       /* by the exec */
 			err = tc_perf_grid_init(&g, NULL, 0, &l->pid, 1);
 			if (!err) {
-				err = row_open(l, r, &g, TC_PERF_GROUP_READ | TC_PERF_INHERIT |
+				err = tc_live_row_open(l, r, &g, TC_PERF_GROUP_READ | TC_PERF_INHERIT |
 					       TC_PERF_ENABLE_ON_EXEC);
 				tc_perf_grid_exit(&g);
 			}
 			if (!err)
-				err = rows_push(l, r);
+				err = tc_live_rows_push(l, r);
 			if (err) {
-				row_free(r, l->nev);
+				tc_live_row_free(r, l->nev);
 				goto out_free;
 			}
 			break;
@@ -1226,9 +624,9 @@ int tacho_live_new(const struct tacho_live_opts *o, struct tacho_live **out,
 			}
 		}
 		if (!err)
-			err = scan_tasks(l, 0);
+			err = tc_live_scan_tasks(l, 0);
 		if (!err)
-			err = follow_tasks(l);
+			err = tc_live_follow_tasks(l);
 		if (!err && l->pid > 0 && !l->nrows && !l->no_permission)
 			err = tc_diag_set(diag, "", 0, 0, -ESRCH, "no process %d", (int)l->pid);
 		break;
@@ -1364,12 +762,12 @@ int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
 	/* rows reported ended in the previous frame go now */
 	for (size_t i = l->nrows; i-- > 0;)
 		if (l->rows[i]->ended)
-			rows_remove(l, i);
+			tc_live_rows_remove(l, i);
 	l->not_followed = l->no_permission = l->no_descriptors = l->ended = 0;
 	if (!l->started) {
 		for (size_t i = 0; i < l->nrows; i++)
 			if (!l->rows[i]->enabled)
-				row_enable(l, l->rows[i]);
+				tc_live_row_enable(l, l->rows[i]);
 		l->started = true;
 		l->t0 = l->tprev = now;
 		for (size_t i = 0; i < l->nrows; i++) {
@@ -1381,11 +779,11 @@ int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
 	/* find the rows that ended before reading them: their reads are then final; the
 	 * ranked event's counts since the last sample choose the new ones */
 	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD) {
-		rank_drain(l);
-		err = scan_tasks(l, dt);
+		tc_live_rank_drain(l);
+		err = tc_live_scan_tasks(l, dt);
 	}
 	else if (l->view == TACHO_LIVE_CGROUP)
-		err = refresh_cgroups(l, false);
+		err = tc_live_refresh_cgroups(l, false);
 	else
 		read_busy(l);
 	for (size_t i = 0; !err && i < l->nrows; i++)
@@ -1395,9 +793,9 @@ int tacho_live_sample(struct tacho_live *l, struct tacho_live_frame **out)
 	/* then follow what is new */
 	if (l->view == TACHO_LIVE_PROCESS || l->view == TACHO_LIVE_THREAD) {
 		if (!(l->child && l->view == TACHO_LIVE_PROCESS))
-			err = follow_tasks(l);
+			err = tc_live_follow_tasks(l);
 	} else if (l->view == TACHO_LIVE_CGROUP) {
-		err = refresh_cgroups(l, true);
+		err = tc_live_refresh_cgroups(l, true);
 	}
 	if (err)
 		return err;
