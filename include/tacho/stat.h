@@ -39,76 +39,11 @@ extern "C" {
 				       four still need another run: the kernel cannot
 				       rotate them) */
 
-/* --- Derived metrics and stat sessions ---
+/* --- Stat sessions ---
  * tacho_stat runs a program (or watches a process, a thread, CPUs), executes the plan
- * of its runs (above) and aggregates: what `tacho stat` prints, computed the same way for any caller. */
-
-/* One counted event as the metrics see it. value is the count itself, unscaled
- * (task-clock and cpu-clock in nanoseconds). Element size: an array of inputs goes with
- * sizeof(in[0]) as the caller knows it; fields its version lacks read as 0. */
-struct tacho_metric_input {
-	const char *name;
-	const struct perf_event_attr *attr; /* type, config and the exclude_* bits are used;
-					       read by its size field (tacho_counter_spec) */
-	double value;
-	bool has_value;                /* false: not counted; the event is then ignored */
-};
-
-/* A derived value. Element size in tacho_metrics_compute's array (laid out at the
- * caller's sizeof(struct tacho_metric)); handed out by tacho_stat_metric (read through
- * the pointer: fields are only ever added at the end). */
-struct tacho_metric {
-	char name[80];     /* "IPC", "branch-miss ratio", "GHz", "CPUs utilized",
-			      "page-faults rate", "avg duration of NAME": full_name's first
-			      79 bytes (an event's long name makes a longer one) */
-	char unit[24];     /* "insn per cycle", "%", "GHz", "/sec", "cycles", ... */
-	char expr[200];    /* how it was computed: "instructions / cycles" (full_expr's
-			      first 199 bytes) */
-	double value;      /* always finite */
-	int inputs[2];     /* indices of the inputs; -1 for the wall time */
-	/* since 0.1.1 of the struct (larger than the first, which ends at inputs): */
-	const char *full_name; /* the whole name, never cut; it lives as long as the
-				  metric (in the array's own allocation, or the session's) */
-	const char *full_expr; /* the whole expression, likewise */
-};
-
-/* Computes every metric whose inputs all have values and the same privilege rings:
- * IPC, CPI, branch-, cache-, L1d-, LLC- and dTLB-miss ratios, stalled-cycle shares,
- * GHz (cycles per task-clock nanosecond), CPUs utilized (task-clock / wall_ns), the
- * rate per second of every event that is not a clock (over task-clock, or wall_ns
- * when task-clock was not counted), and the average duration in cycles of a raw x86
- * event counted both with cmask=1 (its cycles) and with cmask=1,edge or plain (its
- * occurrences). A zero denominator gives no metric. wall_ns <= 0: unknown. in holds n
- * inputs of in_sz bytes each (sizeof(in[0])). Returns 0 and *out: *nout metrics of
- * metric_sz bytes each (sizeof(**out): the array is laid out at the caller's stride),
- * malloc'd, the caller free()s it, which frees the strings full_name and full_expr
- * point to with it; NULL when *nout is 0. -EINVAL for bad arguments, an
- * element size below the first version or an input with a value whose attr is NULL or
- * of a size the library cannot read; -ENOMEM. Pure and thread-safe. */
-TACHO_API int tacho_metrics_compute(const struct tacho_metric_input *in, size_t n,
-				    size_t in_sz, double wall_ns, struct tacho_metric **out,
-				    size_t *nout, size_t metric_sz);
-
-/* A group of the metrics above, as `tacho stat -M` names them (perf's -M): the
- * events to count so that tacho_metrics_compute derives its metrics. */
-struct tacho_metric_group {
-	const char *name;      /* "ipc", "branches", "cache", "l1d", "llc", "tlb", "stalls",
-				  "frequency", "utilization" */
-	const char *metrics;   /* the metrics it gives, by their names, ", "-separated:
-				  "IPC, CPI" */
-	const char *events;    /* the event list that counts their inputs (for
-				  tacho_evlist_parse): "instructions,cycles" */
-	const char *counters;  /* those of its events that the CPU's counters count
-				  (hardware and hardware-cache events), ","-separated:
-				  without a hardware PMU there is no metric; NULL when
-				  none is (task-clock is a timer) */
-};
-/* The group named name: a group's name or one of its metrics' ("IPC", "GHz"), in any
- * case. Returns the group (static storage) or NULL when the table has no such name.
- * Pure and thread-safe. */
-TACHO_API const struct tacho_metric_group *tacho_metric_group_find(const char *name);
-/* The i-th group of the table, NULL past the last: for listing them. */
-TACHO_API const struct tacho_metric_group *tacho_metric_group_at(size_t i);
+ * of its runs (above) and aggregates: what `tacho stat` prints, computed the same way for any caller.
+ * The derived metrics it gives (struct tacho_metric, tacho_metrics_compute) are
+ * tacho/events.h's. */
 
 /* Called while counting with -I: the counts of one interval. Handed out (read through
  * the pointer, valid during the call; fields are only ever added at the end), and so

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "stat/metrics.h"
+#include "events/metrics.h"
 #include "perf/perf.h"
 #include "util/util.h"
-#include "tacho/stat.h"
+#include "tacho/events.h"
 
 /* One input of a table metric: an event named by its encoding, so that "cycles",
  * "cpu-cycles" and "cpu/cpu-cycles/" all match. */

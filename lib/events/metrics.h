@@ -1,11 +1,11 @@
 /* metrics.h - internal side of the derived metrics (metrics.c): the computation on the
  * library's own arrays, which stat sessions call directly. */
-#ifndef TACHO_STAT_METRICS_H
-#define TACHO_STAT_METRICS_H
+#ifndef TACHO_EVENTS_METRICS_H
+#define TACHO_EVENTS_METRICS_H
 
 #include <stddef.h>
 
-#include "tacho/stat.h"
+#include "tacho/events.h"
 
 /* tacho_metrics_compute on arrays of the library's element sizes: *out is an array of
  * *nout struct tacho_metric as this library lays them out (free() it). wall_name names

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "perf/perf.h"
-#include "stat/metrics.h"
+#include "events/metrics.h"
 #include "stat/schedule.h"
 #include "stat/stat.h"
 #include "events/user-only.h"
