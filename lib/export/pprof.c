@@ -482,6 +482,140 @@ static uint64_t profile_period(const struct tacho_profile *p, bool clock)
 	return p->sel_samples ? (p->sel_events + p->sel_samples / 2) / p->sel_samples : 0;
 }
 
+/* The samples: one per distinct stack of a thread, its location ids leaf first, its
+ * count and events, its labels (pid, tid, comm, cgroup, container_id). sub and sub2 are
+ * scratch for the nested messages. */
+static void encode_samples(struct pprof *x, struct pb *out, struct pb *sub, struct pb *sub2)
+{
+	struct tacho_profile *p = x->p;
+
+	for (size_t s = 0; s < tc_strpool_count(&x->stacks); s++) {
+		const char *c = tc_strpool_str(&x->stacks, (uint32_t)s);
+		uint32_t pid, tid;
+		char *end;
+		struct proc *pr;
+
+		pid = (uint32_t)strtoul(c, &end, 16);
+		tid = (uint32_t)strtoul(end, &end, 16);
+		/* location ids, leaf first, packed */
+		for (c = end; *c; c = end) {
+			uint32_t li = (uint32_t)strtoul(c, &end, 16);
+			if (end == c || li >= x->nloc)
+				break;
+			pb_varint(sub2, x->loc_id[li]);
+		}
+		pb_msg(sub, 1, sub2);
+		pb_varint(sub2, x->counts[s]);
+		pb_varint(sub2, x->events[s]);
+		pb_msg(sub, 2, sub2);
+		/* labels: the process, by number and name */
+		pb_uint(sub2, 1, str_id(x, "pid"));
+		pb_uint(sub2, 3, pid);
+		pb_msg(sub, 3, sub2);
+		pb_uint(sub2, 1, str_id(x, "tid"));
+		pb_uint(sub2, 3, tid);
+		pb_msg(sub, 3, sub2);
+		pr = tc_profile_proc(p, pid, false);
+		if (pr && pr->comm != NONE) {
+			pb_uint(sub2, 1, str_id(x, "comm"));
+			pb_uint(sub2, 2, str_id(x, pool_str(p, pr->comm)));
+			pb_msg(sub, 3, sub2);
+		}
+		/* where it ran: its cgroup, and the container that cgroup names */
+		if (pr && pr->cgroup != NONE) {
+			char id[65];
+
+			pb_uint(sub2, 1, str_id(x, "cgroup"));
+			pb_uint(sub2, 2, str_id(x, pool_str(p, pr->cgroup)));
+			pb_msg(sub, 3, sub2);
+			if (tc_cgroup_container_id(pool_str(p, pr->cgroup), id)) {
+				pb_uint(sub2, 1, str_id(x, "container_id"));
+				pb_uint(sub2, 2, str_id(x, id));
+				pb_msg(sub, 3, sub2);
+			}
+		}
+		pb_msg(out, PROFILE_SAMPLE, sub);
+	}
+}
+
+/* The mappings: one per segment the processes mapped, one for the kernel. */
+static void encode_mappings(struct pprof *x, struct pb *out, struct pb *sub)
+{
+	struct tacho_profile *p = x->p;
+	char line[512];
+
+	for (size_t m = 0; m < x->nmap; m++) {
+		const struct pmap *pm = &x->maps[m];
+		build_id_hex(p, pm->dsoi, line, sizeof(line));
+		pb_uint(sub, 1, m + 1);
+		pb_uint(sub, 2, pm->start);
+		pb_uint(sub, 3, pm->end);
+		pb_uint(sub, 4, pm->pgoff);
+		pb_uint(sub, 5, str_id(x, pm->name == p->kernel_id ? "[kernel.kallsyms]"
+								   : pool_str(p, pm->name)));
+		pb_uint(sub, 6, str_id(x, line));
+		pb_uint(sub, 7, pm->fns);
+		pb_uint(sub, 8, pm->lines);
+		pb_uint(sub, 9, pm->lines);
+		pb_msg(out, PROFILE_MAPPING, sub);
+	}
+}
+
+/* The locations: each address a kept stack holds, with its line (inlined functions'
+ * lines innermost first). */
+static void encode_locations(struct pprof *x, struct pb *out, struct pb *sub, struct pb *sub2)
+{
+	struct tacho_profile *p = x->p;
+
+	for (size_t li = 0; li < x->nloc; li++) {
+		const struct loc *l = &p->locs[li];
+		if (!x->loc_id[li])
+			continue;
+		pb_uint(sub, 1, x->loc_id[li]);
+		pb_uint(sub, 2, x->map_of[li]);
+		pb_uint(sub, 3, runtime_address(l));
+		uint32_t chain = 0;
+		size_t ni = 0;
+		/* made by collect_stacks: no allocation, no error here */
+		tc_profile_inlines(p, (uint32_t)li, &chain, &ni);
+		if (ni) {
+			/* pprof's inlining: the inlined functions' lines innermost first,
+			 * the last the function they were inlined into */
+			for (size_t k = 0; k < ni; k++) {
+				const struct loc *c = &p->locs[chain + k];
+				if (!x->fn_of[chain + k])
+					continue;
+				pb_uint(sub2, 1, x->fn_of[chain + k]);
+				pb_uint(sub2, 2, c->src_line > 0 ? (uint64_t)c->src_line : 0);
+				pb_msg(sub, 4, sub2);
+			}
+		} else if (x->fn_of[li]) {
+			pb_uint(sub2, 1, x->fn_of[li]);
+			pb_uint(sub2, 2, l->src_line > 0 ? (uint64_t)l->src_line : 0);
+			pb_msg(sub, 4, sub2);
+		}
+		pb_msg(out, PROFILE_LOCATION, sub);
+	}
+}
+
+/* The functions: the name shown, the name as spelled, the source file, the line declared
+ * on. */
+static void encode_functions(struct pprof *x, struct pb *out, struct pb *sub)
+{
+	struct tacho_profile *p = x->p;
+
+	for (size_t f = 0; f < x->nfn; f++) {
+		pb_uint(sub, 1, f + 1);
+		pb_uint(sub, 2, str_id(x, pool_str(p, x->fn_sym[f])));
+		pb_uint(sub, 3, str_id(x, pool_str(p, x->fn_raw[f] != NONE ? x->fn_raw[f]
+									: x->fn_sym[f])));
+		pb_uint(sub, 4, str_id(x, x->fn_file[f] != NONE ? pool_str(p, x->fn_file[f]) : ""));
+		pb_uint(sub, 5, x->fn_line[f]);
+		pb_msg(out, PROFILE_FUNCTION, sub);
+	}
+}
+
+/* The whole profile.proto message into out, its string table last. 0, -ENOMEM. */
 static int encode(struct pprof *x, struct pb *out)
 {
 	struct tacho_profile *p = x->p;
@@ -506,109 +640,10 @@ static int encode(struct pprof *x, struct pb *out)
 	pb_uint(&sub, 2, str_id(x, unit));
 	pb_msg(out, PROFILE_SAMPLE_TYPE, &sub);
 
-	for (size_t s = 0; s < tc_strpool_count(&x->stacks); s++) {
-		const char *c = tc_strpool_str(&x->stacks, (uint32_t)s);
-		uint32_t pid, tid;
-		char *end;
-		struct proc *pr;
-
-		pid = (uint32_t)strtoul(c, &end, 16);
-		tid = (uint32_t)strtoul(end, &end, 16);
-		/* location ids, leaf first, packed */
-		for (c = end; *c; c = end) {
-			uint32_t li = (uint32_t)strtoul(c, &end, 16);
-			if (end == c || li >= x->nloc)
-				break;
-			pb_varint(&sub2, x->loc_id[li]);
-		}
-		pb_msg(&sub, 1, &sub2);
-		pb_varint(&sub2, x->counts[s]);
-		pb_varint(&sub2, x->events[s]);
-		pb_msg(&sub, 2, &sub2);
-		/* labels: the process, by number and name */
-		pb_uint(&sub2, 1, str_id(x, "pid"));
-		pb_uint(&sub2, 3, pid);
-		pb_msg(&sub, 3, &sub2);
-		pb_uint(&sub2, 1, str_id(x, "tid"));
-		pb_uint(&sub2, 3, tid);
-		pb_msg(&sub, 3, &sub2);
-		pr = tc_profile_proc(p, pid, false);
-		if (pr && pr->comm != NONE) {
-			pb_uint(&sub2, 1, str_id(x, "comm"));
-			pb_uint(&sub2, 2, str_id(x, pool_str(p, pr->comm)));
-			pb_msg(&sub, 3, &sub2);
-		}
-		/* where it ran: its cgroup, and the container that cgroup names */
-		if (pr && pr->cgroup != NONE) {
-			char id[65];
-
-			pb_uint(&sub2, 1, str_id(x, "cgroup"));
-			pb_uint(&sub2, 2, str_id(x, pool_str(p, pr->cgroup)));
-			pb_msg(&sub, 3, &sub2);
-			if (tc_cgroup_container_id(pool_str(p, pr->cgroup), id)) {
-				pb_uint(&sub2, 1, str_id(x, "container_id"));
-				pb_uint(&sub2, 2, str_id(x, id));
-				pb_msg(&sub, 3, &sub2);
-			}
-		}
-		pb_msg(out, PROFILE_SAMPLE, &sub);
-	}
-
-	for (size_t m = 0; m < x->nmap; m++) {
-		const struct pmap *pm = &x->maps[m];
-		build_id_hex(p, pm->dsoi, line, sizeof(line));
-		pb_uint(&sub, 1, m + 1);
-		pb_uint(&sub, 2, pm->start);
-		pb_uint(&sub, 3, pm->end);
-		pb_uint(&sub, 4, pm->pgoff);
-		pb_uint(&sub, 5, str_id(x, pm->name == p->kernel_id ? "[kernel.kallsyms]"
-								   : pool_str(p, pm->name)));
-		pb_uint(&sub, 6, str_id(x, line));
-		pb_uint(&sub, 7, pm->fns);
-		pb_uint(&sub, 8, pm->lines);
-		pb_uint(&sub, 9, pm->lines);
-		pb_msg(out, PROFILE_MAPPING, &sub);
-	}
-
-	for (size_t li = 0; li < x->nloc; li++) {
-		const struct loc *l = &p->locs[li];
-		if (!x->loc_id[li])
-			continue;
-		pb_uint(&sub, 1, x->loc_id[li]);
-		pb_uint(&sub, 2, x->map_of[li]);
-		pb_uint(&sub, 3, runtime_address(l));
-		uint32_t chain = 0;
-		size_t ni = 0;
-		/* made by collect_stacks: no allocation, no error here */
-		tc_profile_inlines(p, (uint32_t)li, &chain, &ni);
-		if (ni) {
-			/* pprof's inlining: the inlined functions' lines innermost first,
-			 * the last the function they were inlined into */
-			for (size_t k = 0; k < ni; k++) {
-				const struct loc *c = &p->locs[chain + k];
-				if (!x->fn_of[chain + k])
-					continue;
-				pb_uint(&sub2, 1, x->fn_of[chain + k]);
-				pb_uint(&sub2, 2, c->src_line > 0 ? (uint64_t)c->src_line : 0);
-				pb_msg(&sub, 4, &sub2);
-			}
-		} else if (x->fn_of[li]) {
-			pb_uint(&sub2, 1, x->fn_of[li]);
-			pb_uint(&sub2, 2, l->src_line > 0 ? (uint64_t)l->src_line : 0);
-			pb_msg(&sub, 4, &sub2);
-		}
-		pb_msg(out, PROFILE_LOCATION, &sub);
-	}
-
-	for (size_t f = 0; f < x->nfn; f++) {
-		pb_uint(&sub, 1, f + 1);
-		pb_uint(&sub, 2, str_id(x, pool_str(p, x->fn_sym[f])));
-		pb_uint(&sub, 3, str_id(x, pool_str(p, x->fn_raw[f] != NONE ? x->fn_raw[f]
-									: x->fn_sym[f])));
-		pb_uint(&sub, 4, str_id(x, x->fn_file[f] != NONE ? pool_str(p, x->fn_file[f]) : ""));
-		pb_uint(&sub, 5, x->fn_line[f]);
-		pb_msg(out, PROFILE_FUNCTION, &sub);
-	}
+	encode_samples(x, out, &sub, &sub2);
+	encode_mappings(x, out, &sub);
+	encode_locations(x, out, &sub, &sub2);
+	encode_functions(x, out, &sub);
 
 	for (size_t i = 0; i < p->nsmps; i++)
 		if (tc_smp_event(p, &p->smps[i]) == p->sel) {
