@@ -371,100 +371,103 @@ static const char *pd_noise_word(const struct tacho_profile_diff_row *r)
 	return isnan(r->lo_pct) ? "unknown" : r->beyond_noise ? "changed" : "noise";
 }
 
-int tacho_profile_diff_write(const struct tacho_profile_diff *d, FILE *f, enum tacho_format fmt,
-			     const struct tacho_write_opts *opts)
+/* The JSON document of docs/schemas.md, "diff-profile". */
+static int pd_write_json(const struct tacho_profile_diff *d, FILE *f, enum tacho_format fmt,
+			 const struct tc_write_settings *w)
 {
 	struct tacho_profile_diff_row r = { .sz = sizeof(r) };
-	struct tc_write_settings w;
-	const char *one = NULL;
-	size_t rebuilt;
+	struct tc_json j;
+
+	tc_json_doc_begin(&j, f, fmt, w);
+	tc_json_obj_begin(&j, NULL);
+	tc_json_int(&j, "version", 1);
+	tc_json_str(&j, "before", d->before_name);
+	tc_json_str(&j, "after", d->after_name);
+	tc_json_uint(&j, "before_samples", d->before_samples);
+	tc_json_uint(&j, "after_samples", d->after_samples);
+	tc_json_double(&j, "confidence", d->confidence * 100.0);
+	tc_json_arr_begin(&j, "rows");
+	for (size_t i = 0; i < d->n; i++) {
+		tacho_profile_diff_row(d, i, &r);
+		tc_json_obj_begin(&j, NULL);
+		tc_json_str(&j, "symbol", r.symbol);
+		tc_json_str(&j, "dso", r.dso);
+		if (d->dims & PD_COMM)
+			tc_json_str(&j, "comm", r.comm ? r.comm : "[unknown]");
+		if (d->dims & PD_LINE) {
+			if (r.file)
+				tc_json_str(&j, "file", r.file);
+			else
+				tc_json_null(&j, "file");
+			tc_json_int(&j, "line", r.line);
+		}
+		tc_json_double(&j, "before_pct", r.before_pct);
+		tc_json_double(&j, "after_pct", r.after_pct);
+		tc_json_double(&j, "change_pct", r.change_pct);
+		if (isnan(r.lo_pct)) {
+			tc_json_null(&j, "interval_lo_pct");
+			tc_json_null(&j, "interval_hi_pct");
+			tc_json_null(&j, "beyond_noise");
+		} else {
+			tc_json_double(&j, "interval_lo_pct", r.lo_pct);
+			tc_json_double(&j, "interval_hi_pct", r.hi_pct);
+			tc_json_bool(&j, "beyond_noise", r.beyond_noise);
+		}
+		tc_json_uint(&j, "before_samples", r.before_samples);
+		tc_json_uint(&j, "after_samples", r.after_samples);
+		tc_json_str(&j, "status", r.status == TACHO_PROFILE_DIFF_BOTH ? "both" :
+			    pd_status_name(r.status));
+		tc_json_bool(&j, "rebuilt", r.rebuilt);
+		tc_json_obj_end(&j);
+	}
+	tc_json_arr_end(&j);
+	tc_json_obj_end(&j);
+	return tc_json_doc_end(&j);
+}
+
+/* CSV: a header row (unless w says none), then a line per row. */
+static int pd_write_csv(const struct tacho_profile_diff *d, FILE *f,
+			const struct tc_write_settings *w)
+{
+	struct tacho_profile_diff_row r = { .sz = sizeof(r) };
+	static const char *const head[] = { "symbol", "dso", "comm", "file", "line",
+		"before_pct", "after_pct", "change_pct", "interval_lo_pct",
+		"interval_hi_pct", "beyond_noise", "before_samples", "after_samples",
+		"status", "rebuilt" };
+
+	if (w->header)
+		tc_csv_row(f, w, head, ARRAY_SIZE(head));
+	for (size_t i = 0; i < d->n; i++) {
+		char n[8][40];
+
+		tacho_profile_diff_row(d, i, &r);
+		snprintf(n[0], 40, "%d", r.line);
+		tc_fmt_shortest(r.before_pct, n[1], 40);
+		tc_fmt_shortest(r.after_pct, n[2], 40);
+		tc_fmt_shortest(r.change_pct, n[3], 40);
+		tc_fmt_shortest(r.lo_pct, n[4], 40);
+		tc_fmt_shortest(r.hi_pct, n[5], 40);
+		snprintf(n[6], 40, "%llu", (unsigned long long)r.before_samples);
+		snprintf(n[7], 40, "%llu", (unsigned long long)r.after_samples);
+		const char *row[] = { r.symbol, r.dso, r.comm ? r.comm : "",
+			r.file ? r.file : "", d->dims & PD_LINE ? n[0] : "", n[1], n[2],
+			n[3], isnan(r.lo_pct) ? "" : n[4], isnan(r.hi_pct) ? "" : n[5],
+			isnan(r.lo_pct) ? "" : r.beyond_noise ? "true" : "false", n[6], n[7],
+			r.status == TACHO_PROFILE_DIFF_BOTH ? "both" : pd_status_name(r.status),
+			r.rebuilt ? "true" : "false" };
+		tc_csv_row(f, w, row, ARRAY_SIZE(row));
+	}
+	return tc_write_status(f);
+}
+
+/* The table: the header lines (the recordings, the interval, what was rebuilt: one
+ * binary, named, or how many), then a line per row. */
+static int pd_write_table(const struct tacho_profile_diff *d, FILE *f, size_t rebuilt,
+			  const char *one)
+{
+	struct tacho_profile_diff_row r = { .sz = sizeof(r) };
 	int err;
 
-	if (!d || !f)
-		return -EINVAL;
-	err = tc_write_settings_get(opts, fmt, &w);
-	if (err)
-		return err;
-	rebuilt = pd_rebuilt_count(d, &one);
-	if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES) {
-		struct tc_json j;
-
-		tc_json_doc_begin(&j, f, fmt, &w);
-		tc_json_obj_begin(&j, NULL);
-		tc_json_int(&j, "version", 1);
-		tc_json_str(&j, "before", d->before_name);
-		tc_json_str(&j, "after", d->after_name);
-		tc_json_uint(&j, "before_samples", d->before_samples);
-		tc_json_uint(&j, "after_samples", d->after_samples);
-		tc_json_double(&j, "confidence", d->confidence * 100.0);
-		tc_json_arr_begin(&j, "rows");
-		for (size_t i = 0; i < d->n; i++) {
-			tacho_profile_diff_row(d, i, &r);
-			tc_json_obj_begin(&j, NULL);
-			tc_json_str(&j, "symbol", r.symbol);
-			tc_json_str(&j, "dso", r.dso);
-			if (d->dims & PD_COMM)
-				tc_json_str(&j, "comm", r.comm ? r.comm : "[unknown]");
-			if (d->dims & PD_LINE) {
-				if (r.file)
-					tc_json_str(&j, "file", r.file);
-				else
-					tc_json_null(&j, "file");
-				tc_json_int(&j, "line", r.line);
-			}
-			tc_json_double(&j, "before_pct", r.before_pct);
-			tc_json_double(&j, "after_pct", r.after_pct);
-			tc_json_double(&j, "change_pct", r.change_pct);
-			if (isnan(r.lo_pct)) {
-				tc_json_null(&j, "interval_lo_pct");
-				tc_json_null(&j, "interval_hi_pct");
-				tc_json_null(&j, "beyond_noise");
-			} else {
-				tc_json_double(&j, "interval_lo_pct", r.lo_pct);
-				tc_json_double(&j, "interval_hi_pct", r.hi_pct);
-				tc_json_bool(&j, "beyond_noise", r.beyond_noise);
-			}
-			tc_json_uint(&j, "before_samples", r.before_samples);
-			tc_json_uint(&j, "after_samples", r.after_samples);
-			tc_json_str(&j, "status", r.status == TACHO_PROFILE_DIFF_BOTH ? "both" :
-				    pd_status_name(r.status));
-			tc_json_bool(&j, "rebuilt", r.rebuilt);
-			tc_json_obj_end(&j);
-		}
-		tc_json_arr_end(&j);
-		tc_json_obj_end(&j);
-		return tc_json_doc_end(&j);
-	}
-	if (fmt == TACHO_FORMAT_CSV) {
-		static const char *const head[] = { "symbol", "dso", "comm", "file", "line",
-			"before_pct", "after_pct", "change_pct", "interval_lo_pct",
-			"interval_hi_pct", "beyond_noise", "before_samples", "after_samples",
-			"status", "rebuilt" };
-
-		if (w.header)
-			tc_csv_row(f, &w, head, ARRAY_SIZE(head));
-		for (size_t i = 0; i < d->n; i++) {
-			char n[8][40];
-
-			tacho_profile_diff_row(d, i, &r);
-			snprintf(n[0], 40, "%d", r.line);
-			tc_fmt_shortest(r.before_pct, n[1], 40);
-			tc_fmt_shortest(r.after_pct, n[2], 40);
-			tc_fmt_shortest(r.change_pct, n[3], 40);
-			tc_fmt_shortest(r.lo_pct, n[4], 40);
-			tc_fmt_shortest(r.hi_pct, n[5], 40);
-			snprintf(n[6], 40, "%llu", (unsigned long long)r.before_samples);
-			snprintf(n[7], 40, "%llu", (unsigned long long)r.after_samples);
-			const char *row[] = { r.symbol, r.dso, r.comm ? r.comm : "",
-				r.file ? r.file : "", d->dims & PD_LINE ? n[0] : "", n[1], n[2],
-				n[3], isnan(r.lo_pct) ? "" : n[4], isnan(r.hi_pct) ? "" : n[5],
-				isnan(r.lo_pct) ? "" : r.beyond_noise ? "true" : "false", n[6], n[7],
-				r.status == TACHO_PROFILE_DIFF_BOTH ? "both" : pd_status_name(r.status),
-				r.rebuilt ? "true" : "false" };
-			tc_csv_row(f, &w, row, ARRAY_SIZE(row));
-		}
-		return tc_write_status(f);
-	}
 	/* the key columns the sort has, in the order comm, line, symbol, dso */
 	bool has[4] = { d->dims & PD_COMM, d->dims & PD_LINE, d->dims & PD_SYM,
 			d->dims & (PD_SYM | PD_DSO | PD_LINE) };
@@ -534,4 +537,25 @@ int tacho_profile_diff_write(const struct tacho_profile_diff *d, FILE *f, enum t
 		tc_table_print(t, f, 0, 2);
 	tc_table_free(t);
 	return err ? err : tc_write_status(f);
+}
+
+int tacho_profile_diff_write(const struct tacho_profile_diff *d, FILE *f, enum tacho_format fmt,
+			     const struct tacho_write_opts *opts)
+{
+	struct tc_write_settings w;
+	const char *one = NULL;
+	size_t rebuilt;
+	int err;
+
+	if (!d || !f)
+		return -EINVAL;
+	err = tc_write_settings_get(opts, fmt, &w);
+	if (err)
+		return err;
+	rebuilt = pd_rebuilt_count(d, &one);
+	if (fmt == TACHO_FORMAT_JSON || fmt == TACHO_FORMAT_JSON_LINES)
+		return pd_write_json(d, f, fmt, &w);
+	if (fmt == TACHO_FORMAT_CSV)
+		return pd_write_csv(d, f, &w);
+	return pd_write_table(d, f, rebuilt, one);
 }
