@@ -322,6 +322,37 @@ int tc_bench_result_finish(struct tacho_bench_result *r, double *tv, double **ev
 /* The options' first version (TC_OPTS_VALID) ends at difference. */
 #define TC_OPTS_V1_tacho_bench_opts tc_offsetofend(struct tacho_bench_opts, difference)
 
+/* The cost of measuring: trials empty trials (fn a no-op, no repetition) of t, each
+ * trial's ticks and t->nev events into cal (trials rows of nev + 1), and each column's
+ * median into ovh[0] (ticks) and ovh[1..nev]. 0, -ENOMEM, or a trial's error. */
+static int measure_overhead(const struct trial_ctx *t, unsigned trials, int64_t *cal,
+			    double *ovh)
+{
+	struct trial_ctx e = *t;
+	size_t nev = t->nev;
+	double *col;
+	int err;
+
+	e.fn = nop;
+	for (unsigned i = 0; i < trials; i++) {
+		err = trial(&e, 0, &cal[(size_t)i * (nev + 1)], &cal[(size_t)i * (nev + 1) + 1]);
+		if (err)
+			return err;
+	}
+	col = calloc(trials, sizeof(*col));
+	if (!col)
+		return -ENOMEM;
+	for (size_t q = 0; q < nev + 1; q++) {
+		for (unsigned i = 0; i < trials; i++)
+			col[i] = (double)cal[(size_t)i * (nev + 1) + q];
+		tc_stats_sort(col, trials);
+		/* the median: the middle value, or the mean of the two middle ones */
+		ovh[q] = tc_stats_percentile_sorted(col, trials, 50);
+	}
+	free(col);
+	return 0;
+}
+
 int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts *opts,
 		    struct tacho_bench_result **out, struct tacho_diag *diag)
 {
@@ -409,26 +440,9 @@ int tacho_bench_run(tacho_bench_fn *fn, void *arg, const struct tacho_bench_opts
 
 	/* the cost of measuring: as many empty trials, their medians */
 	if (!o.difference) {
-		struct trial_ctx e = t;
-		e.fn = nop;
-		for (unsigned i = 0; i < o.trials; i++) {
-			err = trial(&e, 0, &cal[(size_t)i * (nev + 1)], &cal[(size_t)i * (nev + 1) + 1]);
-			if (err)
-				goto out;
-		}
-		double *col = calloc(o.trials, sizeof(*col));
-		if (!col) {
-			err = -ENOMEM;
+		err = measure_overhead(&t, o.trials, cal, ovh);
+		if (err)
 			goto out;
-		}
-		for (size_t q = 0; q < nev + 1; q++) {
-			for (unsigned i = 0; i < o.trials; i++)
-				col[i] = (double)cal[(size_t)i * (nev + 1) + q];
-			tc_stats_sort(col, o.trials);
-			/* the median: the middle value, or the mean of the two middle ones */
-			ovh[q] = tc_stats_percentile_sorted(col, o.trials, 50);
-		}
-		free(col);
 	}
 
 	for (unsigned i = 0; i < o.trials; i++) {
