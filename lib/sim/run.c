@@ -124,6 +124,75 @@ static void first_complaint(const char *dir, char *buf, size_t size)
 	closedir(d);
 }
 
+/* Whether valgrind can run prog0 (found on PATH as an exec would): 0, or the error
+ * with *diag (and the exec's errno in *exec_err where it was not found or may not be
+ * run); a program that marks regions is refused under cachegrind. */
+static int check_program(const char *prog0, bool cachegrind, int *exec_err,
+			 struct tacho_diag *diag)
+{
+	char *prog = NULL;
+	const char *why;
+	int e;
+
+	e = resolve_program(prog0, &prog);
+	if (e == ENOMEM)
+		return -ENOMEM;
+	if (e) {
+		char buf[256];
+		if (exec_err)
+			*exec_err = e;
+		tacho_exec_strerror(prog0, e, buf, sizeof(buf));
+		return tc_diag_set(diag, prog0, 0, 0, -TACHO_ENOSTART, "%s", buf);
+	}
+	why = runnable(prog);
+	/* regions under cachegrind would be left out without a word: refused before the
+	 * run instead (docs/sim.md, "The engines"); a child or an exec'd program with
+	 * regions is not seen here */
+	if (!why && cachegrind && has_regions(prog)) {
+		free(prog);
+		return tc_diag_set(diag, prog0, 0, 0, -TACHO_ENOVALUE,
+				   "'%s' marks regions (tacho_region_begin), which cachegrind "
+				   "cannot count: simulate it with callgrind", prog0);
+	}
+	free(prog);
+	if (why)
+		return tc_diag_set(diag, prog0, 0, 0, -TACHO_ENOSTART,
+				   "valgrind cannot run '%s': %s", prog0, why);
+	return 0;
+}
+
+/* Hands each of valgrind's output files in dir to fn (and each log to log_fn, if any),
+ * in the order of the names, so that a result never depends on readdir's; *nfiles: the
+ * output files. 0, or the first error (of reading, or fn's). */
+static int read_files(const char *dir, tc_sim_file_fn *fn, tc_sim_file_fn *log_fn, void *arg,
+		      size_t *nfiles, struct tacho_diag *diag)
+{
+	struct dirent **list = NULL;
+	int n = scandir(dir, &list, NULL, alphasort);
+	int err = 0;
+
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		const struct dirent *de = list[i];
+		bool out = tc_starts_with(de->d_name, OUT_PREFIX);
+
+		if (!err && (out || (log_fn && tc_starts_with(de->d_name, LOG_PREFIX)))) {
+			char path[4400], *text = NULL;
+			size_t len;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			err = tc_read_file(path, &text, &len, (size_t)1 << 32);
+			if (!err)
+				err = (out ? fn : log_fn)(arg, text, len, de->d_name, diag);
+			free(text);
+			*nfiles += out;
+		}
+		free(list[i]);
+	}
+	free(list);
+	return err;
+}
+
 int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
 		     char *const argv[], char *const extra[], tc_sim_file_fn *fn,
 		     tc_sim_file_fn *log_fn, void *arg, struct tacho_exit *ex, int *exec_err,
@@ -136,11 +205,10 @@ int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
 	static char *const sim_env[] = { (char *)"TACHO_SIM=1", NULL };
 	struct tacho_child *ch = NULL;
 	char dir[4096], i1[80], d1[80], ll[80], outf[4200], logf[4200];
-	const char *tmp = tc_env_trusted("TMPDIR", NULL), *why;
-	char **vargv = NULL, *prog = NULL;
+	const char *tmp = tc_env_trusted("TMPDIR", NULL);
+	char **vargv = NULL;
 	size_t nargs = 0, nextra = 0, k = 0, nfiles = 0;
-	int err, e, verr = 0;
-	struct dirent *de;
+	int err, verr = 0;
 
 	if (exec_err)
 		*exec_err = 0;
@@ -149,30 +217,9 @@ int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
 	if (!how)
 		how = &all;
 	bool cachegrind = how->tool == TACHO_SIM_ENGINE_CACHEGRIND;
-	e = resolve_program(argv[0], &prog);
-	if (e == ENOMEM)
-		return -ENOMEM;
-	if (e) {
-		char buf[256];
-		if (exec_err)
-			*exec_err = e;
-		tacho_exec_strerror(argv[0], e, buf, sizeof(buf));
-		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART, "%s", buf);
-	}
-	why = runnable(prog);
-	/* regions under cachegrind would be left out without a word: refused before the
-	 * run instead (docs/sim.md, "The engines"); a child or an exec'd program with
-	 * regions is not seen here */
-	if (!why && cachegrind && has_regions(prog)) {
-		free(prog);
-		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOVALUE,
-				   "'%s' marks regions (tacho_region_begin), which cachegrind "
-				   "cannot count: simulate it with callgrind", argv[0]);
-	}
-	free(prog);
-	if (why)
-		return tc_diag_set(diag, argv[0], 0, 0, -TACHO_ENOSTART,
-				   "valgrind cannot run '%s': %s", argv[0], why);
+	err = check_program(argv[0], cachegrind, exec_err, diag);
+	if (err)
+		return err;
 	snprintf(dir, sizeof(dir), "%s/tacho-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		err = -errno;
@@ -258,32 +305,7 @@ int tc_sim_run_files(const struct tacho_sim *sim, const struct tc_sim_how *how,
 		err = tacho_child_wait(ch, ex);
 	if (err)
 		goto out;
-	/* in the order of the names, so that a result never depends on readdir's */
-	{
-		struct dirent **list = NULL;
-		int n = scandir(dir, &list, NULL, alphasort);
-		if (n < 0) {
-			err = -errno;
-			goto out;
-		}
-		for (int i = 0; i < n; i++) {
-			bool out;
-			de = list[i];
-			out = tc_starts_with(de->d_name, OUT_PREFIX);
-			if (!err && (out || (log_fn && tc_starts_with(de->d_name, LOG_PREFIX)))) {
-				char path[4400], *text = NULL;
-				size_t len;
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				err = tc_read_file(path, &text, &len, (size_t)1 << 32);
-				if (!err)
-					err = (out ? fn : log_fn)(arg, text, len, de->d_name, diag);
-				free(text);
-				nfiles += out;
-			}
-			free(list[i]);
-		}
-		free(list);
-	}
+	err = read_files(dir, fn, log_fn, arg, &nfiles, diag);
 	if (err)
 		goto out;
 	if (!nfiles) {
