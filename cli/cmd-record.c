@@ -208,208 +208,225 @@ static void lost_where(const struct tacho_record_result *res, char *buf, size_t 
 	tc_sb_exit(&sb);
 }
 
+/* What the options ask, as cmd_record_fn takes them from record_option. */
+struct record_cli {
+	struct tacho_record_opts o;
+	struct tc_sb events;            /* every -e, comma-joined */
+	struct cli_push push;
+	bool quiet, sim, no_cache;
+	const char *sim_cpu;
+};
+
+/* One option into c: 0, or -1 for a usage error (said). */
+static int record_option(struct record_cli *c, int opt)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'e':
+		if (!*optarg) {
+			cli_usage_error(&cmd_record, "-e needs an event");
+			return -1;
+		}
+		tc_sb_addf(&c->events, "%s%s", c->events.len ? "," : "", optarg);
+		break;
+	case 'c':
+		if (parse_num("-c", optarg, UINT64_MAX >> 1, &c->o.period))
+			return -1;
+		break;
+	case 'F':
+		if (parse_num("-F", optarg, 1000000, &v))
+			return -1;
+		c->o.freq = (unsigned)v;
+		break;
+	case 'g':
+		c->o.call_graph = TACHO_CALL_GRAPH_FP;
+		c->o.stack_size = 0;
+		break;
+	case OPT_CALL_GRAPH:
+		if (parse_call_graph(optarg, &c->o))
+			return -1;
+		break;
+	case 'o':
+		c->o.output = optarg;
+		break;
+	case 'p':
+		if (parse_num("-p", optarg, INT32_MAX, &v))
+			return -1;
+		c->o.pid = (pid_t)v;
+		break;
+	case 'a':
+		c->o.system_wide = true;
+		break;
+	case 'm':
+		if (parse_num("-m", optarg, 1u << 20, &v))
+			return -1;
+		if (v & (v - 1)) {
+			cli_usage_error(&cmd_record, "-m needs a power of two, not %" PRIu64, v);
+			return -1;
+		}
+		c->o.mmap_pages = (unsigned)v;
+		break;
+	case 'q':
+		c->quiet = true;
+		break;
+	case OPT_OFF_CPU:
+		c->o.off_cpu = true;
+		break;
+	case OPT_SIM:
+		c->sim = true;
+		break;
+	case OPT_SIM_CPU:
+		if (!*optarg) {
+			cli_usage_error(&cmd_record, "--sim-cpu needs a CPUID dump");
+			return -1;
+		}
+		c->sim_cpu = optarg;
+		break;
+	case OPT_NO_BUILDID_CACHE:
+		c->no_cache = true;
+		break;
+	case OPT_PUSH:
+		c->push.url = optarg;
+		break;
+	case OPT_PUSH_NAME:
+		c->push.name = optarg;
+		break;
+	case OPT_PUSH_LABEL:
+		if (cli_push_label_add(&c->push, &cmd_record, optarg, NULL))
+			return -1;
+		break;
+	case OPT_PUSH_FORMAT:
+		if (strcmp(optarg, "pprof") && strcmp(optarg, "folded")) {
+			cli_usage_error(&cmd_record, "--push-format takes pprof or "
+					"folded, not '%s'", optarg);
+			return -1;
+		}
+		c->push.format = optarg;
+		break;
+	}
+	return 0;
+}
+
 static int cmd_record_fn(int argc, char **argv)
 {
 	struct cli_args args;
-	struct tacho_record_opts o = { .sz = sizeof(o) };
+	struct record_cli c = { .o = { .sz = sizeof(c.o) }, .events = TC_SB_INIT,
+				.push = { .pyroscope = true } };
 	struct tacho_record_result res = { .sz = sizeof(res) };
 	struct tacho_diag diag = { .sz = sizeof(diag) };
 	struct cli_signals saved;
-	struct tc_sb events = TC_SB_INIT;
-	struct cli_push push = { .pyroscope = true };
 	long long t0, t1;
 	int ret;
-	bool quiet = false, sim = false, no_cache = false;
-	const char *sim_cpu = NULL;
 	char cache_dir[4096];
-	uint64_t v;
 	int opt, err;
 	char size[32];
 
-	tc_sb_init(&events);
+	tc_sb_init(&c.events);
 	cli_args_init(&args, &cmd_record, argc, argv);
 	while ((opt = cli_args_next(&args)) > 0) {
-		switch (opt) {
-		case 'e':
-			if (!*optarg) {
-				tc_sb_exit(&events);
-				return cli_usage_error(&cmd_record, "-e needs an event");
-			}
-			tc_sb_addf(&events, "%s%s", events.len ? "," : "", optarg);
-			break;
-		case 'c':
-			if (parse_num("-c", optarg, UINT64_MAX >> 1, &o.period))
-				goto out_usage;
-			break;
-		case 'F':
-			if (parse_num("-F", optarg, 1000000, &v))
-				goto out_usage;
-			o.freq = (unsigned)v;
-			break;
-		case 'g':
-			o.call_graph = TACHO_CALL_GRAPH_FP;
-			o.stack_size = 0;
-			break;
-		case OPT_CALL_GRAPH:
-			if (parse_call_graph(optarg, &o))
-				goto out_usage;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case 'p':
-			if (parse_num("-p", optarg, INT32_MAX, &v))
-				goto out_usage;
-			o.pid = (pid_t)v;
-			break;
-		case 'a':
-			o.system_wide = true;
-			break;
-		case 'm':
-			if (parse_num("-m", optarg, 1u << 20, &v))
-				goto out_usage;
-			if (v & (v - 1)) {
-				cli_usage_error(&cmd_record, "-m needs a power of two, not %" PRIu64, v);
-				goto out_usage;
-			}
-			o.mmap_pages = (unsigned)v;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case OPT_OFF_CPU:
-			o.off_cpu = true;
-			break;
-		case OPT_SIM:
-			sim = true;
-			break;
-		case OPT_SIM_CPU:
-			if (!*optarg) {
-				cli_usage_error(&cmd_record, "--sim-cpu needs a CPUID dump");
-				goto out_usage;
-			}
-			sim_cpu = optarg;
-			break;
-		case OPT_NO_BUILDID_CACHE:
-			no_cache = true;
-			break;
-		case OPT_PUSH:
-			push.url = optarg;
-			break;
-		case OPT_PUSH_NAME:
-			push.name = optarg;
-			break;
-		case OPT_PUSH_LABEL:
-			if (cli_push_label_add(&push, &cmd_record, optarg, NULL))
-				goto out_usage;
-			break;
-		case OPT_PUSH_FORMAT:
-			if (strcmp(optarg, "pprof") && strcmp(optarg, "folded")) {
-				cli_usage_error(&cmd_record, "--push-format takes pprof or "
-						"folded, not '%s'", optarg);
-				goto out_usage;
-			}
-			push.format = optarg;
-			break;
-		}
+		if (record_option(&c, opt))
+			goto out_usage;
 	}
 	if (opt < 0) {
-		tc_sb_exit(&events);
+		tc_sb_exit(&c.events);
 		return args.exit;
 	}
-	if (o.period && o.freq) {
+	if (c.o.period && c.o.freq) {
 		cli_usage_error(&cmd_record, "-c and -F exclude each other");
 		goto out_usage;
 	}
 	if (optind < argc)
-		o.argv = argv + optind;
-	if (cli_push_check(&push, &cmd_record))
+		c.o.argv = argv + optind;
+	if (cli_push_check(&c.push, &cmd_record))
 		goto out_usage;
-	if (push.url && sim) {
+	if (c.push.url && c.sim) {
 		cli_usage_error(&cmd_record, "--push sends samples of this machine: not the "
 				"simulated ones of --sim");
 		goto out_usage;
 	}
-	if (sim_cpu && !sim) {
+	if (c.sim_cpu && !c.sim) {
 		cli_usage_error(&cmd_record, "--sim-cpu goes with --sim");
 		goto out_usage;
 	}
-	if (sim && (o.period || o.freq || o.pid || o.system_wide || o.mmap_pages || !o.argv)) {
+	if (c.sim && (c.o.period || c.o.freq || c.o.pid || c.o.system_wide || c.o.mmap_pages ||
+		      !c.o.argv)) {
 		cli_usage_error(&cmd_record, "--sim runs a program under valgrind and counts every "
 				"instruction: no -c, -F, -p, -a or -m, and a program to run");
 		goto out_usage;
 	}
-	if (sim && o.off_cpu) {
+	if (c.sim && c.o.off_cpu) {
 		cli_usage_error(&cmd_record, "--off-cpu samples this machine's scheduler: not "
 				"with --sim");
 		goto out_usage;
 	}
-	if (sim && o.call_graph > TACHO_CALL_GRAPH_FP) {
+	if (c.sim && c.o.call_graph > TACHO_CALL_GRAPH_FP) {
 		cli_usage_error(&cmd_record, "--sim takes its call chains from valgrind: -g, not "
 				"--call-graph dwarf or lbr");
 		goto out_usage;
 	}
-	if (sim) {
-		if (events.oom) {
-			tc_sb_exit(&events);
+	if (c.sim) {
+		if (c.events.oom) {
+			tc_sb_exit(&c.events);
 			cli_error("out of memory");
 			return EXIT_FAIL;
 		}
-		err = record_sim(sim_cpu, events.len ? events.buf : NULL, o.output, o.argv,
-				 o.callchain || o.call_graph != TACHO_CALL_GRAPH_NONE, quiet);
-		tc_sb_exit(&events);
+		err = record_sim(c.sim_cpu, c.events.len ? c.events.buf : NULL, c.o.output,
+				 c.o.argv, c.o.callchain || c.o.call_graph != TACHO_CALL_GRAPH_NONE,
+				 c.quiet);
+		tc_sb_exit(&c.events);
 		return err;
 	}
-	if (o.pid && (o.system_wide || o.argv)) {
+	if (c.o.pid && (c.o.system_wide || c.o.argv)) {
 		cli_usage_error(&cmd_record, "-p records an existing process: no -a, no program");
 		goto out_usage;
 	}
-	if (!o.argv && !o.pid && !o.system_wide) {
+	if (!c.o.argv && !c.o.pid && !c.o.system_wide) {
 		cli_usage_error(&cmd_record, "give a program to run, -p <pid> or -a");
 		goto out_usage;
 	}
-	if (events.oom) {
-		tc_sb_exit(&events);
+	if (c.events.oom) {
+		tc_sb_exit(&c.events);
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	o.events = events.len ? events.buf : NULL;
+	c.o.events = c.events.len ? c.events.buf : NULL;
 	/* the binaries go into the build-id cache unless told not to, or there is no
 	 * place for it (no HOME) */
-	if (!no_cache && tacho_buildid_cache_dir(cache_dir, sizeof(cache_dir)) == 0)
-		o.buildid_cache = cache_dir;
-	o.stop = &cli_stop_sig;
-	o.notify = say;
-	o.notify_arg = &quiet;
+	if (!c.no_cache && tacho_buildid_cache_dir(cache_dir, sizeof(cache_dir)) == 0)
+		c.o.buildid_cache = cache_dir;
+	c.o.stop = &cli_stop_sig;
+	c.o.notify = say;
+	c.o.notify_arg = &c.quiet;
 
 	/* the program still dies of Ctrl-C; tacho lives to finish the file */
 	cli_stop_signals_catch(&saved);
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
 	t0 = (long long)time(NULL);
-	err = tacho_record(&o, &res, &diag);
+	err = tacho_record(&c.o, &res, &diag);
 	t1 = (long long)time(NULL);
 	cli_stop_signals_restore(&saved);
-	tc_sb_exit(&events);
+	tc_sb_exit(&c.events);
 	if (err)
 		return cli_session_error(err, &diag, res.exec_err);
-	if (!quiet) {
+	if (!c.quiet) {
 		char where[512];
 
 		lost_where(&res, where, sizeof(where));
 		fprintf(stderr, "tacho: %" PRIu64 " samples, %" PRIu64 " lost%s, in '%s' (%s; "
 			"rings of %u pages per CPU)\n", res.samples, res.lost, where,
-			o.output ? o.output : "tacho.rec",
+			c.o.output ? c.o.output : "tacho.rec",
 			tc_fmt_size(res.bytes, size, sizeof(size)), res.ring_pages);
 	}
 	if (res.lost)
 		cli_warn("%" PRIu64 " samples were lost (the ring filled faster than tacho read it; "
 			 "try a larger -m than %u or a longer period)", res.lost, res.ring_pages);
-	if (res.throttled && !quiet)
+	if (res.throttled && !c.quiet)
 		cli_warn("the kernel throttled sampling %" PRIu64 " times "
 			 "(kernel.perf_event_max_sample_rate): try a longer period", res.throttled);
 	ret = EXIT_OK;
 	if (res.ran) {
-		if (res.exit.signal && !quiet) {
+		if (res.exit.signal && !c.quiet) {
 			char how[96];
 			fprintf(stderr, "tacho: the program %s\n",
 				tacho_exit_describe(&res.exit, how, sizeof(how)));
@@ -418,12 +435,12 @@ static int cmd_record_fn(int argc, char **argv)
 	}
 	/* the recording stays whatever the push gives; a failed push is exit 1 unless
 	 * the program's status already says a failure */
-	if (push.url && cli_push_profile(&push, o.output ? o.output : "tacho.rec", t0, t1) !=
+	if (c.push.url && cli_push_profile(&c.push, c.o.output ? c.o.output : "tacho.rec", t0, t1) !=
 	    EXIT_OK && ret == EXIT_OK)
 		ret = EXIT_FAIL;
 	return ret;
 out_usage:
-	tc_sb_exit(&events);
+	tc_sb_exit(&c.events);
 	return EXIT_USAGE;
 }
 
