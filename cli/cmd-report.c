@@ -196,17 +196,176 @@ static bool overwrites_input(const char *input, const char *outpath)
 	return true;
 }
 
+/* What the options ask, as cmd_report_fn takes them from report_option. */
+struct report_cli {
+	const char *input, *annotate, *format, *outpath, *event, *fields;
+	enum tacho_sort sort[MAX_SORT];
+	struct tacho_report_opts ro;    /* its sort is sort */
+	struct tacho_profile_filter filter;
+	bool filtering, json, csv, demangle, inline_frames, mca;
+};
+
+/* One option into c: 0, or the exit code (the message said). */
+static int report_option(struct report_cli *c, int opt)
+{
+	struct tacho_diag diag = { .sz = sizeof(diag) };
+
+	switch (opt) {
+	case 'i':
+		c->input = optarg;
+		break;
+	case 's':
+		if (tacho_profile_parse_sort(optarg, c->sort, MAX_SORT, &c->ro.nsort, &diag))
+			return cli_usage_error(&cmd_report, "--sort: %s", diag.message);
+		break;
+	case OPT_CHILDREN:
+		c->ro.children = true;
+		break;
+	case 'g':
+		if (!strcmp(optarg, "caller"))
+			c->ro.graph = TACHO_GRAPH_CALLER;
+		else if (!strcmp(optarg, "callee"))
+			c->ro.graph = TACHO_GRAPH_CALLEE;
+		else
+			return cli_usage_error(&cmd_report, "-g takes caller or callee, not '%s'",
+					       optarg);
+		break;
+	case OPT_COMM:
+		c->filter.comms = optarg;
+		c->filtering = true;
+		break;
+	case OPT_PID:
+		c->filter.pids = optarg;
+		c->filtering = true;
+		break;
+	case OPT_TID:
+		c->filter.tids = optarg;
+		c->filtering = true;
+		break;
+	case 'C':
+		c->filter.cpus = optarg;
+		c->filtering = true;
+		break;
+	case OPT_DSO:
+		c->filter.dsos = optarg;
+		c->filtering = true;
+		break;
+	case OPT_SYMBOLS:
+		c->filter.symbols = optarg;
+		c->filtering = true;
+		break;
+	case OPT_TIME:
+		c->filter.time = optarg;
+		c->filtering = true;
+		break;
+	case OPT_PERCENT_LIMIT:
+		if (tc_parse_double(optarg, &c->ro.percent_limit) || !(c->ro.percent_limit >= 0) ||
+		    c->ro.percent_limit > 100)
+			return cli_usage_error(&cmd_report, "--percent-limit takes a percentage "
+					       "from 0 to 100, not '%s'", optarg);
+		break;
+	case OPT_JSON:
+		c->json = true;
+		break;
+	case OPT_CSV:
+		c->csv = true;
+		break;
+	case OPT_ANNOTATE:
+		if (!*optarg)
+			return cli_usage_error(&cmd_report, "--annotate needs a function's "
+					       "name");
+		c->annotate = optarg;
+		break;
+	case OPT_FORMAT:
+		if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
+		    strcmp(optarg, "script-json") && strcmp(optarg, "pprof") &&
+		    strcmp(optarg, "svg") && strcmp(optarg, "speedscope"))
+			return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
+					       "script-json, pprof, svg or speedscope, "
+					       "not '%s'", optarg);
+		c->format = optarg;
+		break;
+	case 'o':
+		c->outpath = optarg;
+		break;
+	case OPT_EVENT:
+		c->event = optarg;
+		break;
+	case OPT_NO_DEMANGLE:
+		c->demangle = false;
+		break;
+	case OPT_INLINE:
+	case OPT_NO_INLINE:
+		c->inline_frames = opt == OPT_INLINE;
+		break;
+	case OPT_MCA:
+		c->mca = true;
+		break;
+	case OPT_STDIO:
+		break;
+	case 'F':
+		if (!*optarg)
+			return cli_usage_error(&cmd_report, "-F needs fields (comm, pid, "
+					       "tid, time, cpu, event, period, ip, sym, "
+					       "symoff, dso, addr)");
+		c->fields = optarg;
+		break;
+	/* perf's browsers: tacho's interactive view is top's, of a live run */
+	case OPT_TUI:
+	case OPT_GTK:
+		cli_error("report --%s: tacho report has no interactive browser; it "
+			  "writes text (--stdio, the default), --json, --csv, or a "
+			  "clickable flame graph with --format svg",
+			  opt == OPT_TUI ? "tui" : "gtk");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* What the loaded recording lacks, said before its report: call chains the options
+ * need, the event chosen among several, an early end, lost samples, cut chains. */
+static void report_warnings(const struct report_cli *c, const struct tacho_profile_info *in,
+			    bool all_events)
+{
+	/* perf refuses these without chains; the report still has each sample's own
+	 * function, and says what it lacks */
+	if ((c->ro.children || c->ro.graph) && in->samples && !in->chained)
+		cli_warn("'%s' has no call chains (record with -g or --call-graph): %s shows "
+			 "each sample's own function alone", c->input,
+			 c->ro.children ? "--children" : "-g");
+	/* the event key reports every event: nothing to choose */
+	if (in->nevents > 1 && !c->event && !all_events)
+		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", c->input,
+			 in->nevents, in->event);
+	if (in->truncated && in->good_bytes == in->file_bytes) {
+		char b[32];
+		/* every record whole, the last one missing: "read N of N" would say both */
+		cli_warn("'%s' has no final record (the recording was killed before it "
+			 "finished): read all %s bytes", c->input,
+			 tc_fmt_grouped(in->file_bytes, b, sizeof(b)));
+	} else if (in->truncated) {
+		char a[32], b[32];
+		cli_warn("'%s' ends early (the recording was killed or the file cut short): read "
+			 "%s of %s bytes, up to its last complete record", c->input,
+			 tc_fmt_grouped(in->good_bytes, a, sizeof(a)),
+			 tc_fmt_grouped(in->file_bytes, b, sizeof(b)));
+	}
+	if (in->lost)
+		cli_warn("%" PRIu64 " samples were lost while recording", in->lost);
+	if (in->chains_cut)
+		cli_warn("%" PRIu64 " samples have call chains of more than 65535 entries: the "
+			 "report keeps the first 65535 of each", in->chains_cut);
+}
+
 static int cmd_report_fn(int argc, char **argv)
 {
 	struct cli_args args;
-	const char *input = "tacho.rec", *annotate = NULL, *format = NULL, *outpath = NULL;
-	const char *event = NULL, *fields = NULL;
-	enum tacho_sort sort[MAX_SORT] = { TACHO_SORT_SYMBOL };
-	struct tacho_report_opts ro = { .sz = sizeof(ro), .sort = sort, .nsort = 1 };
-	struct tacho_profile_filter filter = { .sz = sizeof(filter) };
-	bool filtering = false, json = false, csv = false, demangle = true, all_events = false;
-	bool inline_frames = true;
-	bool mca = false;
+	struct report_cli c = {
+		.input = "tacho.rec", .sort = { TACHO_SORT_SYMBOL },
+		.ro = { .sz = sizeof(c.ro), .nsort = 1 }, .filter = { .sz = sizeof(c.filter) },
+		.demangle = true, .inline_frames = true,
+	};
+	bool all_events = false;
 	struct tacho_profile *p = NULL;
 	struct tacho_profile_info in = { .sz = sizeof(in) };
 	struct tacho_write_opts wo;
@@ -215,162 +374,59 @@ static int cmd_report_fn(int argc, char **argv)
 	FILE *out;
 	int opt, err, ret = EXIT_FAIL;
 
+	c.ro.sort = c.sort;
 	cli_args_init(&args, &cmd_report, argc, argv);
 	while ((opt = cli_args_next(&args)) > 0) {
-		switch (opt) {
-		case 'i':
-			input = optarg;
-			break;
-		case 's':
-			if (tacho_profile_parse_sort(optarg, sort, MAX_SORT, &ro.nsort, &diag))
-				return cli_usage_error(&cmd_report, "--sort: %s", diag.message);
-			break;
-		case OPT_CHILDREN:
-			ro.children = true;
-			break;
-		case 'g':
-			if (!strcmp(optarg, "caller"))
-				ro.graph = TACHO_GRAPH_CALLER;
-			else if (!strcmp(optarg, "callee"))
-				ro.graph = TACHO_GRAPH_CALLEE;
-			else
-				return cli_usage_error(&cmd_report, "-g takes caller or callee, not '%s'",
-						       optarg);
-			break;
-		case OPT_COMM:
-			filter.comms = optarg;
-			filtering = true;
-			break;
-		case OPT_PID:
-			filter.pids = optarg;
-			filtering = true;
-			break;
-		case OPT_TID:
-			filter.tids = optarg;
-			filtering = true;
-			break;
-		case 'C':
-			filter.cpus = optarg;
-			filtering = true;
-			break;
-		case OPT_DSO:
-			filter.dsos = optarg;
-			filtering = true;
-			break;
-		case OPT_SYMBOLS:
-			filter.symbols = optarg;
-			filtering = true;
-			break;
-		case OPT_TIME:
-			filter.time = optarg;
-			filtering = true;
-			break;
-		case OPT_PERCENT_LIMIT:
-			if (tc_parse_double(optarg, &ro.percent_limit) || !(ro.percent_limit >= 0) ||
-			    ro.percent_limit > 100)
-				return cli_usage_error(&cmd_report, "--percent-limit takes a percentage "
-						       "from 0 to 100, not '%s'", optarg);
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_CSV:
-			csv = true;
-			break;
-		case OPT_ANNOTATE:
-			if (!*optarg)
-				return cli_usage_error(&cmd_report, "--annotate needs a function's "
-						       "name");
-			annotate = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "folded") && strcmp(optarg, "perf-script") &&
-			    strcmp(optarg, "script-json") && strcmp(optarg, "pprof") &&
-			    strcmp(optarg, "svg") && strcmp(optarg, "speedscope"))
-				return cli_usage_error(&cmd_report, "--format takes folded, perf-script, "
-						       "script-json, pprof, svg or speedscope, "
-						       "not '%s'", optarg);
-			format = optarg;
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
-		case OPT_EVENT:
-			event = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			demangle = false;
-			break;
-		case OPT_INLINE:
-		case OPT_NO_INLINE:
-			inline_frames = opt == OPT_INLINE;
-			break;
-		case OPT_MCA:
-			mca = true;
-			break;
-		case OPT_STDIO:
-			break;
-		case 'F':
-			if (!*optarg)
-				return cli_usage_error(&cmd_report, "-F needs fields (comm, pid, "
-						       "tid, time, cpu, event, period, ip, sym, "
-						       "symoff, dso, addr)");
-			fields = optarg;
-			break;
-		/* perf's browsers: tacho's interactive view is top's, of a live run */
-		case OPT_TUI:
-		case OPT_GTK:
-			cli_error("report --%s: tacho report has no interactive browser; it "
-				  "writes text (--stdio, the default), --json, --csv, or a "
-				  "clickable flame graph with --format svg",
-				  opt == OPT_TUI ? "tui" : "gtk");
-			return EXIT_USAGE;
-		}
+		int bad = report_option(&c, opt);
+
+		if (bad)
+			return bad;
 	}
 	if (opt < 0)
 		return args.exit;
 	if (optind < argc)
 		return cli_usage_error(&cmd_report, "unexpected argument '%s'", argv[optind]);
-	if (json && csv)
+	if (c.json && c.csv)
 		return cli_usage_error(&cmd_report, "--json or --csv, not both");
-	if (format && (json || csv || annotate || ro.children || ro.graph))
+	if (c.format && (c.json || c.csv || c.annotate || c.ro.children || c.ro.graph))
 		return cli_usage_error(&cmd_report, "--format writes a file of its own: no --json, "
 				       "--csv, --annotate, --children or -g with it");
-	if (fields && (format || json || csv || annotate || ro.children || ro.graph))
+	if (c.fields &&
+	    (c.format || c.json || c.csv || c.annotate || c.ro.children || c.ro.graph))
 		return cli_usage_error(&cmd_report, "-F writes a line per sample of its own: no "
 				       "--format, --json, --csv, --annotate, --children or -g "
 				       "with it");
-	if (mca && !annotate)
+	if (c.mca && !c.annotate)
 		return cli_usage_error(&cmd_report, "--mca analyses a function: give it with "
 				       "--annotate <symbol>");
-	if (mca && csv)
+	if (c.mca && c.csv)
 		return cli_usage_error(&cmd_report, "--mca writes a table or JSON: no --csv");
-	if (annotate && (ro.children || ro.graph))
+	if (c.annotate && (c.ro.children || c.ro.graph))
 		return cli_usage_error(&cmd_report, "--annotate shows self samples: no --children "
 				       "or -g");
 	/* gzip is not for a terminal */
-	if (format && !strcmp(format, "pprof") && !outpath && isatty(STDOUT_FILENO))
+	if (c.format && !strcmp(c.format, "pprof") && !c.outpath && isatty(STDOUT_FILENO))
 		return cli_usage_error(&cmd_report, "--format pprof writes gzipped binary: give "
 				       "-o <file> or redirect standard output");
 
-	if (overwrites_input(input, outpath))
+	if (overwrites_input(c.input, c.outpath))
 		return EXIT_FAIL;
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
-	err = tacho_profile_load(input, &p, &diag);
+	err = tacho_profile_load(c.input, &p, &diag);
 	if (err) {
 		char line[600];
 		tacho_diag_format(&diag, line, sizeof(line));
 		cli_error("cannot read %s", diag.message[0] ? line : tacho_strerror(err));
 		return EXIT_FAIL;
 	}
-	if (event && tacho_profile_select_event(p, event)) {
-		cli_error("'%s' holds no event '%s'", input, event);
+	if (c.event && tacho_profile_select_event(p, c.event)) {
+		cli_error("'%s' holds no event '%s'", c.input, c.event);
 		goto out;
 	}
-	tacho_profile_set_demangle(p, demangle);
-	tacho_profile_set_inline(p, inline_frames);
+	tacho_profile_set_demangle(p, c.demangle);
+	tacho_profile_set_inline(p, c.inline_frames);
 	diag = (struct tacho_diag){ .sz = sizeof(diag) };
-	if (filtering && (err = tacho_profile_set_filter(p, &filter, &diag))) {
+	if (c.filtering && (err = tacho_profile_set_filter(p, &c.filter, &diag))) {
 		tacho_profile_free(p);
 		if (err == -ENOMEM) {
 			cli_error("cannot report: %s", tacho_strerror(err));
@@ -379,82 +435,55 @@ static int cmd_report_fn(int argc, char **argv)
 		return cli_usage_error(&cmd_report, "%s", diag.message);
 	}
 	tacho_profile_info(p, &in);
-	for (size_t i = 0; i < ro.nsort; i++)
-		all_events |= sort[i] == TACHO_SORT_EVENT && !format && !annotate;
-	/* perf refuses these without chains; the report still has each sample's own
-	 * function, and says what it lacks */
-	if ((ro.children || ro.graph) && in.samples && !in.chained)
-		cli_warn("'%s' has no call chains (record with -g or --call-graph): %s shows "
-			 "each sample's own function alone", input,
-			 ro.children ? "--children" : "-g");
-	/* the event key reports every event: nothing to choose */
-	if (in.nevents > 1 && !event && !all_events)
-		cli_warn("'%s' holds %u events: reporting %s (choose with --event)", input,
-			 in.nevents, in.event);
-	if (in.truncated && in.good_bytes == in.file_bytes) {
-		char b[32];
-		/* every record whole, the last one missing: "read N of N" would say both */
-		cli_warn("'%s' has no final record (the recording was killed before it "
-			 "finished): read all %s bytes", input,
-			 tc_fmt_grouped(in.file_bytes, b, sizeof(b)));
-	} else if (in.truncated) {
-		char a[32], b[32];
-		cli_warn("'%s' ends early (the recording was killed or the file cut short): read "
-			 "%s of %s bytes, up to its last complete record", input,
-			 tc_fmt_grouped(in.good_bytes, a, sizeof(a)),
-			 tc_fmt_grouped(in.file_bytes, b, sizeof(b)));
-	}
-	if (in.lost)
-		cli_warn("%" PRIu64 " samples were lost while recording", in.lost);
-	if (in.chains_cut)
-		cli_warn("%" PRIu64 " samples have call chains of more than 65535 entries: the "
-			 "report keeps the first 65535 of each", in.chains_cut);
-	out = cli_open_output(outpath);
+	for (size_t i = 0; i < c.ro.nsort; i++)
+		all_events |= c.sort[i] == TACHO_SORT_EVENT && !c.format && !c.annotate;
+	report_warnings(&c, &in, all_events);
+	out = cli_open_output(c.outpath);
 	if (!out)
 		goto out;
 	cli_write_opts_init(&wo);
-	fmt = json ? TACHO_FORMAT_JSON : csv ? TACHO_FORMAT_CSV : TACHO_FORMAT_TABLE;
-	if (mca) {
-		ret = report_mca(p, annotate, out, outpath, fmt, &wo);
+	fmt = c.json ? TACHO_FORMAT_JSON : c.csv ? TACHO_FORMAT_CSV : TACHO_FORMAT_TABLE;
+	if (c.mca) {
+		ret = report_mca(p, c.annotate, out, c.outpath, fmt, &wo);
 		goto out;
 	}
-	if (fields) {
+	if (c.fields) {
 		diag = (struct tacho_diag){ .sz = sizeof(diag) };
-		err = tacho_profile_write_fields(p, fields, out, &diag);
+		err = tacho_profile_write_fields(p, c.fields, out, &diag);
 		if (err == -TACHO_EPARSE) {
 			cli_abandon_output(out);
 			tacho_profile_free(p);
 			return cli_usage_error(&cmd_report, "-F: %s", diag.message);
 		}
-	} else if (format && !strcmp(format, "folded"))
+	} else if (c.format && !strcmp(c.format, "folded"))
 		err = tacho_profile_write_folded(p, out);
-	else if (format && !strcmp(format, "pprof"))
+	else if (c.format && !strcmp(c.format, "pprof"))
 		err = tacho_profile_write_pprof(p, out);
-	else if (format && !strcmp(format, "svg"))
+	else if (c.format && !strcmp(c.format, "svg"))
 		err = tacho_profile_write_flamegraph(p, out);
-	else if (format && !strcmp(format, "speedscope"))
+	else if (c.format && !strcmp(c.format, "speedscope"))
 		err = tacho_profile_write_speedscope(p, out);
-	else if (format && !strcmp(format, "script-json"))
+	else if (c.format && !strcmp(c.format, "script-json"))
 		err = tacho_profile_write_script_json(p, out);
-	else if (format)
+	else if (c.format)
 		err = tacho_profile_write_script(p, out);
-	else if (annotate)
-		err = tacho_profile_write_annotate(p, annotate, out, fmt, &wo);
+	else if (c.annotate)
+		err = tacho_profile_write_annotate(p, c.annotate, out, fmt, &wo);
 	else
-		err = tacho_profile_write_report(p, &ro, out, fmt, &wo);
-	if (err == -ENOENT && annotate) {
-		no_such_function(p, annotate, input);
+		err = tacho_profile_write_report(p, &c.ro, out, fmt, &wo);
+	if (err == -ENOENT && c.annotate) {
+		no_such_function(p, c.annotate, c.input);
 		cli_abandon_output(out);
 		goto out;
 	}
 	if (err) {
-		ret = cli_output_failed(out, outpath, err, "report");
+		ret = cli_output_failed(out, c.outpath, err, "report");
 		goto out;
 	}
 	tacho_profile_info(p, &in);
 	if (in.kernel_note)
 		cli_warn("%s", in.kernel_note);
-	ret = cli_close_output(out, outpath);
+	ret = cli_close_output(out, c.outpath);
 out:
 	tacho_profile_free(p);
 	return ret;
