@@ -10,23 +10,24 @@
 # - every C function defined in those files: its lines from the line of its opening
 #   brace to the line of its closing brace (limit 150).
 # Anything over its limit fails the check, named with its size, as
-#   sizes: over: function lib/perf/explain.c:tc_perf_explain: 209 lines (limit 150)
+#   sizes: over: function lib/perf/explain.c:tc_perf_explain: 206 lines (limit 150)
 # unless the ```sizes block of DOC (default docs/architecture.md) lists it as a known
 # exception, one a line:
 #   part      lib/PART
 #   file      lib/PART/FILE.c            (or cli/...)
 #   function  lib/PART/FILE.c:NAME
-# (the why of each is the page's prose beside the block). A listed exception that is no
-# longer over its limit fails too, as
-#   sizes: not over any more: ... (remove it from the sizes block)
+# each with its why in the page's prose after the block (to the next heading), which
+# must name it in backticks (`lib/PART`, `NAME`), or the check fails. A listed exception
+# that is no longer over its limit fails too, as
+#   sizes: not over any more, or not there: ... (remove it from the sizes block ...)
 # so that the list only shrinks, and so does one that names nothing there is.
 # Exit 0 when everything is within its limit or excepted, 1 when not, 2 for bad input.
 #
 # A function is found by a scan of braces, not by a C parser: comments, string and
 # character literals and preprocessor lines are skipped, and a brace opened at depth 0
 # after a ")" that a "struct", "union", "enum" or "=" does not precede opens a function
-# whose name is the identifier before its parameter list (the last parenthesized group). One awk over every file, about
-# a tenth of a second.
+# whose name is the identifier before its parameter list (the last parenthesized group).
+# One awk over every file: a tenth of a second of CPU, under a second here.
 set -u
 here=$(dirname "$0")
 src=${1:-$here/..}
@@ -47,7 +48,10 @@ BEGIN {
 	# The known exceptions: "KIND WHAT" lines between ```sizes and ```.
 	while ((getline line < doc) > 0) {
 		if (line ~ /^```sizes/) { inblock = 1; found = 1; continue }
-		if (line ~ /^```/) { inblock = 0; continue }
+		if (line ~ /^```/) { inblock = 0; after = found; continue }
+		# the prose after the block, to its next heading: the why of each
+		if (after && line ~ /^#/) after = 0
+		if (after) { prose = prose " " line; continue }
 		if (!inblock || line ~ /^[ \t]*(#|$)/) continue
 		n = split(line, f, /[ \t]+/)
 		if (f[1] == "") { for (i = 1; i < n; i++) f[i] = f[i + 1]; n-- }
@@ -59,6 +63,16 @@ BEGIN {
 	}
 	close(doc)
 	if (!found) { print "sizes: " doc " has no ```sizes block" > "/dev/stderr"; fatal = 2; exit }
+	# each exception is named in the prose, in backticks (a function by its name)
+	for (x in exc) {
+		name = x; sub(/^[a-z]* /, "", name)
+		if (x ~ /^function /) sub(/^.*:/, "", name)
+		if (!index(prose, "`" name "`")) {
+			print "sizes: listed but not explained: " x \
+				" (say why below the sizes block, naming `" name "`)"
+			bad = 1
+		}
+	}
 }
 
 function report(kind, what, size, limit) {

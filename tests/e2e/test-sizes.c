@@ -2,8 +2,9 @@
  * (scripts/check-sizes.sh: no part of lib/ over 6,000 lines of C, no file of lib/ or
  * cli/ over 1,200 lines, no function over 150 but the page's known exceptions), and the
  * check is real: in a fake tree, an oversized function, file and part are each named
- * with their size; a listed one passes; and a listed exception that is no longer over,
- * or names nothing, fails, so that the list cannot go stale. */
+ * with their size; a listed one passes when the page says why; and a listed exception
+ * that is no longer over, names nothing or has no why fails, so that the list cannot
+ * go stale. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,23 @@ static const char *doc_path(void)
 	return th_tmp("architecture.md");
 }
 
-static void doc(const char *sizes)
+/* The page: a ```sizes block of the lines sizes, then why, then the next heading (whose
+ * text is not the why's). */
+static void doc_why(const char *sizes, const char *why)
 {
 	FILE *f = fopen(doc_path(), "w");
 
 	assert_non_null(f);
-	fprintf(f, "# the house\n\n### Sizes\n\n```sizes\n# kind  what\n%s```\n\nwhy...\n", sizes);
+	fprintf(f, "# the house\n\n### Sizes\n\n```sizes\n# kind  what\n%s```\n\n%s\n"
+		"## Next\n\n`long_one`, `cli/cmd-a.c` and `lib/b` are named here too late.\n",
+		sizes, why);
 	assert_int_equal(fclose(f), 0);
+}
+
+static void doc(const char *sizes)
+{
+	doc_why(sizes, "- `long_one`: why.\n- `cli/cmd-a.c`: why.\n- `lib/b`: why.\n"
+		"- `fine` and `lib/a/gone.c`: why.");
 }
 
 static void test_oversized_are_named(void **state)
@@ -136,6 +147,16 @@ static void test_oversized_are_named(void **state)
 	assert_int_equal(r.status, 1);
 	assert_contains(r.out, "sizes: not over any more, or not there: function lib/a/fine.c:fine");
 	assert_contains(r.out, "sizes: not over any more, or not there: file lib/a/gone.c");
+	th_run_free(&r);
+
+	/* each listed exception is explained after the block, before the next heading */
+	doc_why("function lib/a/long.c:long_one\nfile cli/cmd-a.c\npart lib/b\n",
+		"- `long_one`: why.\n- `lib/b/` and cli/cmd-a.c: no backticks, no why.");
+	run_check(&r, th_tmpdir(), doc_path());
+	assert_int_equal(r.status, 1);
+	assert_contains(r.out, "sizes: listed but not explained: file cli/cmd-a.c");
+	assert_contains(r.out, "sizes: listed but not explained: part lib/b");
+	assert_not_contains(r.out, "long_one");
 	th_run_free(&r);
 
 	/* a line the block does not know is bad input */
