@@ -331,6 +331,38 @@ static const char *lost_words(const struct tacho_timeline_result *res, char *buf
 	return buf;
 }
 
+/* What tacho says after a trace: what the file holds, then what was dropped, waited for,
+ * lost or found damaged (each a line on stderr; -q leaves out the first two). */
+static void trace_said(const struct tacho_timeline_result *r, const char *output, bool quiet)
+{
+	char size[32];
+
+	if (!quiet)
+		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, in '%s' (%s)\n",
+			r->marks, r->events, output ? output : "tacho.trace",
+			tc_fmt_size(r->bytes, size, sizeof(size)));
+	if (r->dropped)
+		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring, or "
+			 "--ring-full wait)", r->dropped);
+	if (r->waits && !quiet)
+		fprintf(stderr, "tacho: the program waited for room in its mark rings %" PRIu64
+			" times, %.3f ms in all (--ring-full wait): its marks' times include "
+			"those waits\n", r->waits, (double)r->waited_ns / 1e6);
+	if (r->events_lost) {
+		char by[1024];
+		cli_warn("%" PRIu64 " events were lost (%s): the kernel's ring filled faster than "
+			 "tacho read it (try a larger -m)", r->events_lost,
+			 lost_words(r, by, sizeof(by)));
+	}
+	/* the program's own bug (a stray pointer into its area), said beside its status,
+	 * which stands: what could be read is in the file, and the file says so too */
+	if (r->damaged_entries || r->damaged_rings || r->damaged_header)
+		cli_warn("the trace is damaged: the program wrote over its trace area (%" PRIu64
+			 " entries refused, %" PRIu64 " rings given up%s); what was there is lost",
+			 r->damaged_entries, r->damaged_rings,
+			 r->damaged_header ? ", its header overwritten" : "");
+}
+
 static int cmd_trace_fn(int argc, char **argv)
 {
 	struct cli_args args;
@@ -344,7 +376,6 @@ static int cmd_trace_fn(int argc, char **argv)
 	bool quiet = false, summary = false, sched_latency = false;
 	uint64_t v;
 	int opt, err;
-	char size[32];
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return trace_report(argc - 1, argv + 1);
@@ -464,30 +495,7 @@ static int cmd_trace_fn(int argc, char **argv)
 	free(pids);
 	if (err)
 		return cli_session_error(err, &diag, res.exec_err);
-	if (!quiet)
-		fprintf(stderr, "tacho: %" PRIu64 " marks, %" PRIu64 " events, in '%s' (%s)\n",
-			res.marks, res.events, o.output ? o.output : "tacho.trace",
-			tc_fmt_size(res.bytes, size, sizeof(size)));
-	if (res.dropped)
-		cli_warn("%" PRIu64 " marks were dropped (full rings: try a larger --ring, or --ring-full wait)",
-			 res.dropped);
-	if (res.waits && !quiet)
-		fprintf(stderr, "tacho: the program waited for room in its mark rings %" PRIu64
-			" times, %.3f ms in all (--ring-full wait): its marks' times include "
-			"those waits\n", res.waits, (double)res.waited_ns / 1e6);
-	if (res.events_lost) {
-		char by[1024];
-		cli_warn("%" PRIu64 " events were lost (%s): the kernel's ring filled faster than "
-			 "tacho read it (try a larger -m)", res.events_lost,
-			 lost_words(&res, by, sizeof(by)));
-	}
-	/* the program's own bug (a stray pointer into its area), said beside its status,
-	 * which stands: what could be read is in the file, and the file says so too */
-	if (res.damaged_entries || res.damaged_rings || res.damaged_header)
-		cli_warn("the trace is damaged: the program wrote over its trace area (%" PRIu64
-			 " entries refused, %" PRIu64 " rings given up%s); what was there is lost",
-			 res.damaged_entries, res.damaged_rings,
-			 res.damaged_header ? ", its header overwritten" : "");
+	trace_said(&res, o.output, quiet);
 	if ((summary || sched_latency) && trace_summary(o.output ? o.output : "tacho.trace"))
 		return EXIT_FAIL;
 	if (res.ran)
