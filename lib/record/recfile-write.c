@@ -1,0 +1,611 @@
+/* recfile-write.c - writing the record file (docs/record-format.md): records buffered
+ * and written whole at each flush, samples and marks packed into blocks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/recfile-int.h"
+#include "tacho/errors.h"
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* the file header: magic, version, header size, 8 reserved bytes, CRC of the 24 bytes
+ * before it */
+static void file_header(unsigned char hdr[TC_REC_FILE_HDR])
+{
+	memset(hdr, 0, TC_REC_FILE_HDR);
+	memcpy(hdr, TC_REC_MAGIC, 8);
+	put_u32(hdr + 8, TC_REC_VERSION);
+	put_u32(hdr + 12, TC_REC_FILE_HDR);
+	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
+}
+
+static void writer_init(struct tc_record_writer *w)
+{
+	const char *e = getenv("TACHO_REC_INLINE_CHAINS");
+
+	memset(w, 0, sizeof(*w));
+	tc_sb_init(&w->buf);
+	tc_sb_init(&w->chain_copies);
+	tc_hmap_init(&w->chain_index);
+	w->inline_chains = e && !strcmp(e, "1");
+}
+
+/* Forgets the chains written: later samples write theirs in full again */
+static void chains_reset(struct tc_record_writer *w)
+{
+	tc_hmap_exit(&w->chain_index);
+	tc_sb_reset(&w->chain_copies);
+	w->nchains = 0;
+}
+
+static void writer_free(struct tc_record_writer *w)
+{
+	tc_sb_exit(&w->buf);
+	tc_hmap_exit(&w->chain_index);
+	tc_sb_exit(&w->chain_copies);
+	free(w->chains);
+	w->chains = NULL;
+	w->nchains = w->chains_cap = 0;
+}
+
+int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
+{
+	unsigned char hdr[TC_REC_FILE_HDR];
+
+	writer_init(w);
+	w->fd = fd;
+	w->out.fd = -1;
+	file_header(hdr);
+	w->err = write_all(fd, hdr, sizeof(hdr));
+	if (!w->err)
+		w->written = sizeof(hdr);
+	return w->err;
+}
+
+int tc_record_writer_open_sink(struct tc_record_writer *w,
+			       int (*sink)(void *arg, const void *data, size_t len), void *arg)
+{
+	unsigned char hdr[TC_REC_FILE_HDR];
+
+	writer_init(w);
+	w->fd = -1;
+	w->out.fd = -1;
+	w->sink = sink;
+	w->sink_arg = arg;
+	file_header(hdr);
+	w->err = sink(arg, hdr, sizeof(hdr));
+	if (!w->err)
+		w->written = sizeof(hdr);
+	return w->err;
+}
+
+int tc_record_writer_open(struct tc_record_writer *w, const char *path)
+{
+	struct tc_outfile out;
+	int err;
+
+	err = tc_outfile_open(&out, path, TC_OUTFILE_KEEP_OLD);
+	if (err) {
+		memset(w, 0, sizeof(*w));
+		w->fd = -1;
+		w->out.fd = -1;
+		return err;
+	}
+	err = tc_record_writer_open_fd(w, out.fd);
+	w->out = out;
+	if (err) {
+		tc_outfile_abort(&w->out);
+		w->fd = -1;
+		writer_free(w);
+	}
+	return err;
+}
+
+/* --- the SAMPLES block --- */
+static void block_close(struct tc_record_writer *w)
+{
+	unsigned char *b;
+	size_t size;
+
+	if (!w->block_open)
+		return;
+	w->block_open = false;
+	/* the buffer holds whole records before the block: its length's alignment is
+	 * the file's */
+	if (w->buf.len & 7)
+		tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - w->block_start;
+	b = (unsigned char *)w->buf.buf + w->block_start;
+	put_u32(b + 4, (uint32_t)size);
+	put_u32(b + 8, w->block_type);
+	put_u32(b + TC_REC_HDR, w->block_count);
+	put_u32(b, tc_crc32(0, b + 4, size - 4));
+}
+
+static void block_open(struct tc_record_writer *w, uint16_t type)
+{
+	unsigned char hdr[TC_REC_HDR + sizeof(struct p_samples)] = { 0 };
+
+	w->block_start = w->buf.len;
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	w->block_open = true;
+	w->block_type = type;
+	w->block_count = 0;
+	memset(&w->prev, 0, sizeof(w->prev));
+	memset(&w->mprev, 0, sizeof(w->mprev));
+}
+
+/* Appends a record made of up to three pieces, each padded to 8 bytes when pad is set
+ * on it; the header (CRC over everything after the CRC field) is filled in last. */
+struct piece {
+	const void *p;
+	size_t len;
+};
+
+static void record_writer_addv(struct tc_record_writer *w, enum tc_rec_type type,
+			       const struct piece *pc, unsigned n)
+{
+	static const unsigned char zeros[8];
+	size_t start, size;
+	unsigned char hdr[TC_REC_HDR] = { 0 };
+
+	block_close(w);   /* a record after samples ends their block: order is kept */
+	start = w->buf.len;
+	tc_sb_add(&w->buf, hdr, sizeof(hdr));
+	for (unsigned i = 0; i < n; i++) {
+		if (!pc[i].len)
+			continue;   /* an empty piece may come with a NULL pointer */
+		tc_sb_add(&w->buf, pc[i].p, pc[i].len);
+		if (pc[i].len & 7)
+			tc_sb_add(&w->buf, zeros, 8 - (pc[i].len & 7));
+	}
+	if (w->buf.oom) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	size = w->buf.len - start;
+	if (size > TC_REC_MAX) {
+		w->buf.len = start;
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	/* crc u32 | size u32 | type u16 | flags u16 | reserved u32 */
+	put_u32((unsigned char *)w->buf.buf + start + 4, (uint32_t)size);
+	put_u32((unsigned char *)w->buf.buf + start + 8, (uint32_t)type);
+	put_u32((unsigned char *)w->buf.buf + start,
+		tc_crc32(0, w->buf.buf + start + 4, size - 4));
+}
+
+void tc_record_writer_add(struct tc_record_writer *w, enum tc_rec_type type,
+			  const void *payload, size_t len)
+{
+	struct piece pc = { payload, len };
+
+	record_writer_addv(w, type, &pc, 1);
+}
+
+void tc_record_writer_meta(struct tc_record_writer *w, const char *key, const char *value)
+{
+	struct piece pc[2] = { { key, strlen(key) + 1 }, { value, strlen(value) + 1 } };
+	struct tc_sb sb = TC_SB_INIT;
+
+	/* one pair per record keeps the builder simple; the reader takes any number */
+	tc_sb_init(&sb);
+	tc_sb_add(&sb, pc[0].p, pc[0].len);
+	tc_sb_add(&sb, pc[1].p, pc[1].len);
+	if (sb.oom)
+		w->err = w->err ? w->err : -ENOMEM;
+	else
+		tc_record_writer_add(w, TC_REC_META, sb.buf, sb.len);
+	tc_sb_exit(&sb);
+}
+
+void tc_record_writer_event(struct tc_record_writer *w, uint32_t index, uint32_t type,
+			    uint64_t config, uint64_t sample_type, uint64_t period,
+			    uint32_t flags, const char *name)
+{
+	struct p_event e = { .index = index, .type = type, .config = config,
+			     .sample_type = sample_type, .period = period, .flags = flags };
+	struct piece pc[2] = { { &e, sizeof(e) }, { name, strlen(name) + 1 } };
+
+	record_writer_addv(w, TC_REC_EVENT, pc, 2);
+}
+
+void tc_record_writer_period(struct tc_record_writer *w, uint32_t event, uint64_t period,
+			     uint64_t time)
+{
+	struct p_period p = { .event = event, .period = period, .time = time };
+
+	tc_record_writer_add(w, TC_REC_PERIOD, &p, sizeof(p));
+}
+
+void tc_record_writer_mmap(struct tc_record_writer *w, uint32_t pid, uint32_t tid,
+			   uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot,
+			   uint64_t time, const uint8_t *build_id, unsigned build_id_size,
+			   const char *filename)
+{
+	struct p_mmap m = { .pid = pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
+			    .time = time, .prot = prot };
+	struct piece pc[2] = { { &m, sizeof(m) }, { filename, strlen(filename) + 1 } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		m.build_id_size = (uint8_t)build_id_size;
+		memcpy(m.build_id, build_id, build_id_size);
+	}
+	record_writer_addv(w, TC_REC_MMAP, pc, 2);
+}
+
+void tc_record_writer_comm(struct tc_record_writer *w, uint32_t pid, uint32_t tid, bool exec,
+			   uint64_t time, const char *comm)
+{
+	struct p_comm c = { .pid = pid, .tid = tid, .time = time, .exec = exec };
+	struct piece pc[2] = { { &c, sizeof(c) }, { comm, strlen(comm) + 1 } };
+
+	record_writer_addv(w, TC_REC_COMM, pc, 2);
+}
+
+void tc_record_writer_cgroup(struct tc_record_writer *w, uint32_t pid, uint64_t time,
+			     const char *path)
+{
+	struct p_cgroup c = { .pid = pid, .time = time };
+	struct piece pc[2] = { { &c, sizeof(c) }, { path, strlen(path) + 1 } };
+
+	record_writer_addv(w, TC_REC_CGROUP, pc, 2);
+}
+
+void tc_record_writer_task(struct tc_record_writer *w, uint32_t kind, uint32_t pid,
+			   uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time)
+{
+	struct p_task t = { .kind = kind, .pid = pid, .ppid = ppid, .tid = tid, .ptid = ptid,
+			    .time = time };
+
+	tc_record_writer_add(w, TC_REC_TASK, &t, sizeof(t));
+}
+
+/* The chain of nr entries among those written, or NULL; *hash its hash either way */
+static const struct tc_rec_chain *chain_find(struct tc_record_writer *w, const uint64_t *chain,
+					     uint32_t nr, uint64_t *hash)
+{
+	size_t pos = 0;
+	uint32_t i;
+
+	*hash = tc_hash_bytes(chain, (size_t)nr * 8);
+	while (tc_hmap_next(&w->chain_index, *hash, &pos, &i)) {
+		const struct tc_rec_chain *c = &w->chains[i];
+
+		if (c->nr == nr &&
+		    !memcmp(w->chain_copies.buf + c->copy, chain, (size_t)nr * 8))
+			return c;
+	}
+	return NULL;
+}
+
+/* Remembers a chain written in full at file offset off. Failing memory only costs
+ * references: the chain is then written in full again next time. */
+static void chain_keep(struct tc_record_writer *w, const uint64_t *chain, uint32_t nr,
+		       uint64_t hash, uint64_t off)
+{
+	size_t copy;
+
+	if (w->chain_copies.len + (size_t)nr * 8 > CHAIN_COPIES_MAX)
+		chains_reset(w);
+	if (w->nchains >= UINT32_MAX - 1)
+		return;
+	if (w->nchains == w->chains_cap) {
+		size_t cap = w->chains_cap ? w->chains_cap * 2 : 256;
+		struct tc_rec_chain *n = realloc(w->chains, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		w->chains = n;
+		w->chains_cap = cap;
+	}
+	copy = w->chain_copies.len;
+	tc_sb_add(&w->chain_copies, chain, (size_t)nr * 8);
+	if (w->chain_copies.oom) {
+		chains_reset(w);
+		w->chain_copies.oom = false;
+		return;
+	}
+	if (tc_hmap_add(&w->chain_index, hash, (uint32_t)w->nchains))
+		return;
+	w->chains[w->nchains++] = (struct tc_rec_chain){ .off = off, .copy = copy, .nr = nr };
+}
+
+void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
+			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
+			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
+			     const uint64_t *chain)
+{
+	struct tc_rec_sample_prev *pv = &w->prev;
+	unsigned char t[80];     /* flags and at most 10 varints: 1 + 4 * 10 (time, ip,
+				  * period, addr) + 4 * 5 (pid, tid, cpu, nr) + 2 * 3
+				  * (event, misc) = 67 */
+	size_t n = 1, chain_bytes = (size_t)nr * 8;
+	uint64_t hash = 0;
+	unsigned f = 0;
+
+	if (chain_bytes > TC_REC_MAX - TC_REC_HDR - sizeof(struct p_samples) - sizeof(t) - 8) {
+		w->err = w->err ? w->err : -E2BIG;
+		return;
+	}
+	if (w->block_open && (w->block_type != TC_REC_SAMPLES ||
+			      w->buf.len - w->block_start + sizeof(t) + 8 + chain_bytes > BLOCK_SOFT))
+		block_close(w);
+	if (!w->block_open)
+		block_open(w, TC_REC_SAMPLES);
+	cpu += 1;   /* TC_CPU_UNKNOWN becomes 0, the block's starting value */
+	n += put_varint(t + n, zigzag(time - pv->time));
+	n += put_varint(t + n, zigzag(ip - pv->ip));
+	if (pid != pv->pid || tid != pv->tid) {
+		f |= SF_TASK;
+		n += put_varint(t + n, pid);
+		n += put_varint(t + n, tid);
+	}
+	if (cpu != pv->cpu) {
+		f |= SF_CPU;
+		n += put_varint(t + n, cpu);
+	}
+	if (event != pv->event) {
+		f |= SF_EVENT;
+		n += put_varint(t + n, event);
+	}
+	if (period != pv->period) {
+		f |= SF_PERIOD;
+		n += put_varint(t + n, period);
+	}
+	if (misc != pv->misc) {
+		f |= SF_MISC;
+		n += put_varint(t + n, misc);
+	}
+	if (addr != pv->addr) {
+		f |= SF_ADDR;
+		n += put_varint(t + n, zigzag(addr - pv->addr));
+	}
+	if (nr) {
+		uint64_t here = w->written + w->buf.len;   /* the file offset of t[0] */
+		const struct tc_rec_chain *c = w->inline_chains ? NULL :
+					       chain_find(w, chain, nr, &hash);
+
+		n += put_varint(t + n, nr);
+		if (c) {
+			f |= SF_CHAIN_REF;
+			n += put_varint(t + n, ((here & ~(uint64_t)7) - c->off) / 8);
+		} else {
+			f |= SF_CHAIN;
+		}
+	}
+	t[0] = (unsigned char)f;
+	tc_sb_add(&w->buf, t, n);
+	if (f & SF_CHAIN) {
+		/* the chain stays 8-byte aligned in the file, so that a reader points
+		 * into it as into a version 1 sample */
+		if (w->buf.len & 7)
+			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+		if (!w->inline_chains)
+			chain_keep(w, chain, nr, hash, w->written + w->buf.len);
+		tc_sb_add(&w->buf, chain, chain_bytes);
+	}
+	*pv = (struct tc_rec_sample_prev){ .time = time, .ip = ip, .addr = addr,
+					   .period = period, .pid = pid, .tid = tid,
+					   .cpu = cpu, .event = event, .misc = misc };
+	w->block_count++;
+}
+
+void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
+			     uint32_t nregs, const uint64_t *regs, const void *stack,
+			     uint32_t stack_len)
+{
+	struct p_ustack u = { .abi = abi, .mask = mask, .nregs = nregs, .stack_len = stack_len };
+	struct piece pc[3] = { { &u, sizeof(u) }, { regs, (size_t)nregs * 8 },
+			       { stack, stack_len } };
+
+	record_writer_addv(w, TC_REC_USTACK, pc, 3);
+}
+
+void tc_record_writer_branch(struct tc_record_writer *w, uint32_t nr, const uint64_t *entries)
+{
+	struct p_branch b = { .nr = nr };
+	struct piece pc[2] = { { &b, sizeof(b) }, { entries, (size_t)nr * 24 } };
+
+	record_writer_addv(w, TC_REC_BRANCH, pc, 2);
+}
+
+void tc_record_writer_lost(struct tc_record_writer *w, uint64_t lost, uint64_t time,
+			   uint32_t cpu)
+{
+	struct p_lost l = { .lost = lost, .time = time, .cpu = cpu };
+
+	tc_record_writer_add(w, TC_REC_LOST, &l, sizeof(l));
+}
+
+void tc_record_writer_throttle(struct tc_record_writer *w, uint64_t time, uint32_t cpu,
+			       bool throttled)
+{
+	struct p_throttle t = { .time = time, .cpu = cpu, .throttled = throttled };
+
+	tc_record_writer_add(w, TC_REC_THROTTLE, &t, sizeof(t));
+}
+
+void tc_record_writer_image(struct tc_record_writer *w, const uint8_t *build_id,
+			    unsigned build_id_size, const char *name, const void *data,
+			    size_t len)
+{
+	struct p_image im = { .name_len = (uint32_t)strlen(name) + 1, .data_len = len };
+	struct piece pc[3] = { { &im, sizeof(im) }, { name, strlen(name) + 1 }, { data, len } };
+
+	if (build_id && build_id_size <= TC_BUILD_ID_MAX) {
+		im.build_id_size = (uint8_t)build_id_size;
+		memcpy(im.build_id, build_id, build_id_size);
+	}
+	record_writer_addv(w, TC_REC_IMAGE, pc, 3);
+}
+
+void tc_record_writer_finish(struct tc_record_writer *w, uint64_t samples, uint64_t lost,
+			     uint64_t time, int32_t status)
+{
+	struct p_finish f = { .samples = samples, .lost = lost, .time = time, .status = status };
+
+	tc_record_writer_add(w, TC_REC_FINISH, &f, sizeof(f));
+}
+
+void tc_record_writer_channel(struct tc_record_writer *w, uint32_t index, const char *name)
+{
+	struct p_channel c = { .index = index, .name_len = (uint32_t)strlen(name) + 1 };
+	struct piece pc[2] = { { &c, sizeof(c) }, { name, strlen(name) + 1 } };
+
+	record_writer_addv(w, TC_REC_CHANNEL, pc, 2);
+}
+
+void tc_record_writer_mark(struct tc_record_writer *w, uint64_t time, uint64_t tsc,
+			   uint64_t value, uint32_t pid, uint32_t tid, uint32_t channel,
+			   uint32_t kind)
+{
+	struct tc_rec_mark_prev *pv = &w->mprev;
+	unsigned char tmp[64], *t;   /* flags, 3 varints of 64 bits and 4 of 32: 1 + 30 + 20 */
+	size_t n = 1;
+	unsigned f = 0;
+	bool direct;
+
+	if (w->block_open && (w->block_type != TC_REC_MARKS ||
+			      w->buf.len - w->block_start + sizeof(tmp) + 8 > BLOCK_SOFT))
+		block_close(w);
+	if (!w->block_open)
+		block_open(w, TC_REC_MARKS);
+	/* encoded in place where the buffer has the room (nearly always: it grows to a
+	 * drain's worth once and keeps it), which saves a quarter of a mark's cost to the
+	 * consumer at millions a second (a copy and a call) */
+	direct = !w->buf.oom && w->buf.alloc - w->buf.len > sizeof(tmp);
+	t = direct ? (unsigned char *)w->buf.buf + w->buf.len : tmp;
+	n += put_varint(t + n, zigzag(time - pv->time));
+	n += put_varint(t + n, zigzag(tsc - pv->tsc));
+	n += put_varint(t + n, zigzag(value - pv->value));
+	if (pid != pv->pid || tid != pv->tid) {
+		f |= MF_TASK;
+		n += put_varint(t + n, pid);
+		n += put_varint(t + n, tid);
+	}
+	if (channel != pv->channel) {
+		f |= MF_CHANNEL;
+		n += put_varint(t + n, channel);
+	}
+	if (kind != pv->kind) {
+		f |= MF_KIND;
+		n += put_varint(t + n, kind);
+	}
+	t[0] = (unsigned char)f;
+	if (direct) {
+		w->buf.len += n;
+		w->buf.buf[w->buf.len] = '\0';   /* the buffer's own rule: always ended */
+	} else {
+		tc_sb_add(&w->buf, t, n);
+	}
+	*pv = (struct tc_rec_mark_prev){ .time = time, .tsc = tsc, .value = value, .pid = pid,
+					 .tid = tid, .channel = channel, .kind = kind };
+	w->block_count++;
+}
+
+void tc_record_writer_tpformat(struct tc_record_writer *w, uint32_t event, const char *text,
+			       size_t len)
+{
+	struct p_blob b = { .event = event, .len = (uint32_t)len };
+	struct piece pc[2] = { { &b, sizeof(b) }, { text, len } };
+
+	record_writer_addv(w, TC_REC_TPFORMAT, pc, 2);
+}
+
+void tc_record_writer_raw(struct tc_record_writer *w, uint32_t event, const void *data,
+			  uint32_t size)
+{
+	struct p_blob b = { .event = event, .len = size };
+	struct piece pc[2] = { { &b, sizeof(b) }, { data, size } };
+
+	record_writer_addv(w, TC_REC_RAW, pc, 2);
+}
+
+void tc_record_writer_mark_drops(struct tc_record_writer *w, const struct tc_mark_drops *m)
+{
+	struct p_mark_drops d = { .ring_full = m->ring_full, .no_ring = m->no_ring,
+				  .no_channel = m->no_channel, .time = m->time,
+				  .damaged_entries = m->damaged_entries,
+				  .damaged_rings = m->damaged_rings,
+				  .damaged_header = m->damaged_header };
+
+	tc_record_writer_add(w, TC_REC_MARK_DROPS, &d, sizeof(d));
+}
+
+int tc_record_writer_flush(struct tc_record_writer *w)
+{
+	int err;
+
+	block_close(w);
+	if (w->err)
+		return w->err;
+	if (!w->buf.len)
+		return 0;
+	/* one write per flush: a reader (or a kill) sees whole records up to here, plus
+	 * at most one partial write the reader detects as truncation */
+	err = w->sink ? w->sink(w->sink_arg, w->buf.buf, w->buf.len)
+		      : write_all(w->fd, w->buf.buf, w->buf.len);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->written += w->buf.len;
+	tc_sb_reset(&w->buf);
+	/* a sink's reader sees one flush at a time: no reference reaches back past it */
+	if (w->sink)
+		chains_reset(w);
+	return 0;
+}
+
+int tc_record_writer_close(struct tc_record_writer *w)
+{
+	int err = tc_record_writer_flush(w);
+
+	if (w->out.path) {
+		/* opened by path: the file takes its name only when whole */
+		if (err)
+			tc_outfile_abort(&w->out);
+		else
+			err = tc_outfile_commit(&w->out);
+	} else if (w->fd >= 0 && close(w->fd) != 0 && !err) {
+		err = -errno;
+	}
+	w->fd = -1;
+	writer_free(w);
+	return err;
+}
+
+void tc_record_writer_discard(struct tc_record_writer *w)
+{
+	if (w->out.path)
+		tc_outfile_abort(&w->out);
+	else if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	writer_free(w);
+}
+
