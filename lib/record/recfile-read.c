@@ -96,6 +96,31 @@ static int get_field(const unsigned char *d, size_t *pos, size_t end, uint64_t m
 	return get_varint(d, pos, end, v) || *v > max ? -1 : 0;
 }
 
+/* --- memory the reader builds --- */
+
+void tc_rec_mem_free(struct tc_rec_mem *m)
+{
+	while (m) {
+		struct tc_rec_mem *n = m->next;
+		free(m);
+		m = n;
+	}
+}
+
+struct tc_rec_mem *tc_record_reader_take_mem(struct tc_record_reader *r)
+{
+	struct tc_rec_mem *m = r->mem;
+
+	r->mem = NULL;
+	return m;
+}
+
+void tc_record_reader_exit(struct tc_record_reader *r)
+{
+	tc_rec_mem_free(r->mem);
+	r->mem = NULL;
+}
+
 /* --- sample and mark blocks --- */
 
 /* What an item decoder says: 0 decoded, BAD_FIELD a field runs past the block or out

@@ -65,7 +65,9 @@ enum tc_rec_type {
 #define TC_TASK_FORK 1u
 #define TC_TASK_EXIT 2u
 
-/* A decoded record. Pointers point into the file's bytes (valid while the reader is). */
+/* A decoded record. Pointers point into the file's bytes (valid while they are), or into
+ * memory the reader built (valid until tc_record_reader_exit, or, once taken with
+ * tc_record_reader_take_mem, until tc_rec_mem_free). */
 /* MARK_DROPS: what the producers of a trace dropped (totals so far), and the damage the
  * consumer found in their area (the traced program wrote over it; 0 in a file written
  * before tacho counted it). */
@@ -264,6 +266,15 @@ int tc_record_writer_close(struct tc_record_writer *w);
 void tc_record_writer_discard(struct tc_record_writer *w);
 
 /* --- reading --- */
+/* Memory a reader built for the records it hands out: chunks, each freed with the
+ * list. */
+struct tc_rec_mem {
+	struct tc_rec_mem *next;
+	size_t used, cap;
+	uint64_t data[];       /* 8-byte aligned */
+};
+void tc_rec_mem_free(struct tc_rec_mem *m);
+
 struct tc_record_reader {
 	const unsigned char *data;
 	size_t len, off;
@@ -281,6 +292,7 @@ struct tc_record_reader {
 	uint64_t block_offset;  /* where the block's record starts */
 	struct tc_rec_sample_prev prev;
 	struct tc_rec_mark_prev mprev;
+	struct tc_rec_mem *mem;        /* what the reader built for its records */
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -298,6 +310,14 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
  * version 3 is read the same way: a TC_REC_MARK for each of its marks. */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);
+
+/* Frees what the reader built (unless taken); r is then as after a failed init. Safe on
+ * a zeroed reader and after any return of init. */
+void tc_record_reader_exit(struct tc_record_reader *r);
+/* Hands the memory that the records read so far point into to the caller, who frees it
+ * with tc_rec_mem_free when done with them (a profile keeps it as long as its samples);
+ * the reader goes on with memory of its own. NULL when it built none. */
+struct tc_rec_mem *tc_record_reader_take_mem(struct tc_record_reader *r);
 
 /* Iterates the key/value pairs of a META record: returns false at the end. */
 bool tc_rec_meta_next(const struct tc_rec *rec, size_t *pos, const char **key, const char **value);

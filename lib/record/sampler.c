@@ -405,6 +405,7 @@ static int sink(void *arg, const void *data, size_t len)
 	}
 	if (!err && n < 0)
 		err = n;
+	tc_record_reader_exit(&rd);   /* take_record copied what it keeps */
 	thread_cpu(s);
 	s->st.bytes = held_bytes(s);
 out:

@@ -172,6 +172,8 @@ struct tacho_profile {
 	size_t nbigp, bigp_cap;
 	uint64_t *addrs;               /* [nsmps] the samples' data addresses, or NULL when
 					  none has one */
+	struct tc_rec_mem *rec_mem;    /* what the file's reader built, that samples point
+					* into (a tree's chains, unpacked stacks): freed last */
 	uint64_t chains_cut;           /* samples whose chain was cut at SMP_NR_MAX */
 	struct xtra *xtras;            /* samples with a stack or branches to unwind */
 	size_t nxtras, xtras_cap;

@@ -313,6 +313,10 @@ static int load_records(struct tacho_profile *p, const char *path, struct tacho_
 		ret = tc_perfdata_reader_init(&pd, p->data, p->len, path, diag);
 	if (!ret)
 		ret = read_records(p, &rd, &pd, path, diag);
+	/* what the reader built (chains from a tree, unpacked stacks) is not in the
+	 * file's bytes: the profile keeps it as long as it keeps the samples */
+	p->rec_mem = tc_record_reader_take_mem(&rd);
+	tc_record_reader_exit(&rd);
 	/* the words of a perf.data live in its reader: the pool keeps them */
 	if (!ret && pd.data && p->command && !(p->command = tc_strpool_add(&p->pool, p->command)))
 		ret = -ENOMEM;
@@ -690,13 +694,13 @@ static void pair_vdso(struct tacho_profile *p)
 static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 			struct tc_perfdata_reader *pd, const char *path, struct tacho_diag *diag)
 {
-	struct tc_record_reader rd = *prd;
+	struct tc_record_reader *rd = prd;
 	struct load l = { .p = p, .path = path, .diag = diag };
 	struct tc_rec r;
 	bool last_was_sample = false;
 	int ret;
 
-	while ((ret = next_record(&rd, pd, &r, path, diag)) == 1) {
+	while ((ret = next_record(rd, pd, &r, path, diag)) == 1) {
 		rec_loader load = (unsigned)r.type <= TC_REC_TYPE_MAX ? loaders[r.type] : NULL;
 
 		l.after_sample = last_was_sample;
@@ -706,13 +710,13 @@ static int read_records(struct tacho_profile *p, struct tc_record_reader *prd,
 	}
 	if (ret < 0)
 		return ret;
-	if (rd.skipped)
+	if (rd->skipped)
 		tc_log(TACHO_LOG_WARN, "%s: skipped %" PRIu64 " records of a type this tacho does "
 		       "not know (written by a newer tacho?): the report may miss what they held",
-		       path, rd.skipped);
-	p->truncated = rd.truncated;
-	p->finished = rd.finished;
-	p->good_end = rd.good_end;
+		       path, rd->skipped);
+	p->truncated = rd->truncated;
+	p->finished = rd->finished;
+	p->good_end = rd->good_end;
 	ret = sum_events(p, path, diag);
 	if (ret)
 		return ret;
@@ -969,6 +973,7 @@ void tacho_profile_free(struct tacho_profile *p)
 	free(p->ctxs);
 	tc_hmap_exit(&p->ctx_idx);
 	free(p->chains);
+	tc_rec_mem_free(p->rec_mem);
 	free(p->bigp);
 	free(p->addrs);
 	free(p->raws);

@@ -295,8 +295,10 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 	if (err)
 		return err;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t) {
+		tc_record_reader_exit(&rd);
 		return -ENOMEM;
+	}
 	tc_strpool_init(&t->names);
 	tc_sb_init(&t->notes);
 	tc_sb_init(&t->payloads);
@@ -311,17 +313,24 @@ int tc_timeline_load_mem(const void *data, size_t len, const char *name,
 			err = tc_diag_set(diag, name, 0, 0, -TACHO_ECORRUPT, "record at byte %llu: "
 					  "the lost events add up past 2^64",
 					  (unsigned long long)r.offset);
+			tc_record_reader_exit(&rd);
 			goto out_free;
 		}
 		if (err == -TACHO_ECORRUPT) {
 			err = tc_diag_set(diag, name, 0, 0, err, "record at byte %llu names a "
 					  "channel, event, kind or payload the trace does not have",
 					  (unsigned long long)r.offset);
+			tc_record_reader_exit(&rd);
 			goto out_free;
 		}
-		if (err)
+		if (err) {
+			tc_record_reader_exit(&rd);
 			goto out_free;
+		}
 	}
+	/* nothing kept points into what the reader built (chains, stacks): the trace
+	 * keeps marks, payloads and names, copied */
+	tc_record_reader_exit(&rd);
 	if (err < 0)
 		goto out_free;
 	t->finished = rd.finished;
