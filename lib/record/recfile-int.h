@@ -125,6 +125,32 @@ _Static_assert(sizeof(struct p_finish) == 32, "p_finish layout");
 			    * back from this sample's first byte rounded down to 8) */
 #define SF_ALL_V3 0x7fu
 #define SF_ALL    0xffu
+/* Version 5 gives the two top bits other meanings (its writer writes no chain in full
+ * and no reference to a chain's bytes): */
+#define SF_NODE   0x40u   /* the chain in the tree: zigzag(base - previous node), the
+			   * count of new nodes under base, a frame delta for each */
+#define SF_TREE_RESET 0x80u /* the tree is forgotten before this sample's chain */
+
+/* What a version 5 sample's IP is written against: the first entry of its chain that is
+ * no PERF_CONTEXT_* marker (the kernel puts the IP there: the IP then takes a byte),
+ * else the previous sample's IP */
+static inline uint64_t ip_base(const uint64_t *chain, uint32_t nr, uint64_t prev)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (chain[i] < (uint64_t)-4095)   /* PERF_CONTEXT_MAX */
+			return chain[i];
+	return prev;
+}
+
+/* The writer forgets its tree when it holds more nodes than this (16 bytes each, and a
+ * map entry) */
+#define NODES_MAX (4u << 20)
+
+/* What a reader builds (chains, its tree) may not pass this many times
+ * the file's bytes plus MEM_FLOOR: a file that would is corrupt (a bomb), not a reason
+ * to fill the memory */
+#define MEM_RATIO 128u
+#define MEM_FLOOR (128ull << 20)
 
 /* The writer forgets its chains when their copies take more than this (a long recording
  * of ever new chains): they are written in full again */

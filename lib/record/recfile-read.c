@@ -1,6 +1,6 @@
 /* recfile-read.c - reading the record file (docs/record-format.md): the file header,
  * then one record at a time through a table of decoders, one per record type; sample
- * and mark blocks yield one sample or mark at a time, through a table of their kinds. */
+ * and mark blocks yield one sample or mark at a time. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +48,8 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
 	r->data_start = hsize;
 	r->off = hsize;
 	r->good_end = hsize;
+	r->mem_max = len > (UINT64_MAX - MEM_FLOOR) / MEM_RATIO ? UINT64_MAX :
+		     MEM_FLOOR + (uint64_t)len * MEM_RATIO;
 	return 0;
 }
 
@@ -96,7 +98,7 @@ static int get_field(const unsigned char *d, size_t *pos, size_t end, uint64_t m
 	return get_varint(d, pos, end, v) || *v > max ? -1 : 0;
 }
 
-/* --- memory the reader builds --- */
+/* --- memory the reader builds (version 5) --- */
 
 void tc_rec_mem_free(struct tc_rec_mem *m)
 {
@@ -105,6 +107,42 @@ void tc_rec_mem_free(struct tc_rec_mem *m)
 		free(m);
 		m = n;
 	}
+}
+
+/* Counts n bytes more against the reader's bound: 0, or -1 past it */
+static int mem_charge(struct tc_record_reader *r, size_t n)
+{
+	if (n > r->mem_max - r->mem_bytes)
+		return -1;
+	r->mem_bytes += n;
+	return 0;
+}
+
+/* n bytes, 8-byte aligned, in the reader's memory (counted against its bound): NULL
+ * when past the bound (*over set) or out of memory */
+static void *mem_alloc(struct tc_record_reader *r, size_t n, bool *over)
+{
+	struct tc_rec_mem *m = r->mem;
+	size_t words = (n + 7) / 8;
+
+	*over = false;
+	if (mem_charge(r, words * 8)) {
+		*over = true;
+		return NULL;
+	}
+	if (!m || m->cap - m->used < words) {
+		size_t cap = words > 8192 ? words : 8192;   /* 64 KiB chunks */
+
+		m = malloc(sizeof(*m) + cap * 8);
+		if (!m)
+			return NULL;
+		m->next = r->mem;
+		m->used = 0;
+		m->cap = cap;
+		r->mem = m;
+	}
+	m->used += words;
+	return m->data + m->used - words;
 }
 
 struct tc_rec_mem *tc_record_reader_take_mem(struct tc_record_reader *r)
@@ -119,6 +157,9 @@ void tc_record_reader_exit(struct tc_record_reader *r)
 {
 	tc_rec_mem_free(r->mem);
 	r->mem = NULL;
+	free(r->nodes);
+	r->nodes = NULL;
+	r->nnodes = r->nodes_cap = 0;
 }
 
 /* --- sample and mark blocks --- */
@@ -137,7 +178,7 @@ struct item_in {
 	struct tacho_diag *diag;
 };
 
-/* The chain in full (kept 8-byte aligned) or a reference to its bytes (version 4) */
+/* Version 1-4: the chain in full (kept 8-byte aligned) or a reference to its bytes */
 static int chain_v4(struct item_in *it, unsigned f, struct tc_rec *out)
 {
 	const unsigned char *d = it->d;
@@ -172,26 +213,124 @@ static int chain_v4(struct item_in *it, unsigned f, struct tc_rec *out)
 	return 0;
 }
 
+/* Room for n nodes in the reader's tree (counted against its bound) */
+static int nodes_room(struct item_in *it, size_t n)
+{
+	struct tc_record_reader *r = it->r;
+	size_t cap = r->nodes_cap ? r->nodes_cap : 1024;
+	struct tc_rec_node *nn;
+
+	if (n <= r->nodes_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (mem_charge(it->r, (cap - r->nodes_cap) * sizeof(*nn)))
+		return corrupt(it->diag, it->name, it->start, "call-chain tree larger than "
+			       "its bound (128 times the file, and 128 MiB)");
+	nn = realloc(r->nodes, cap * sizeof(*nn));
+	if (!nn)
+		return -ENOMEM;
+	r->nodes = nn;
+	r->nodes_cap = cap;
+	return 0;
+}
+
+/* The chain of node i, built leaf first (chain[0] is node i's frame, the last the one
+ * under the root) the first time a sample asks */
+static int node_chain(struct item_in *it, uint32_t i, const uint64_t **chain)
+{
+	struct tc_rec_node *nodes = it->r->nodes;
+	uint64_t *c;
+	bool over;
+
+	if (!nodes[i].chain) {
+		c = mem_alloc(it->r, (size_t)nodes[i].depth * 8, &over);
+		if (!c)
+			return over ? corrupt(it->diag, it->name, it->start, "call chains that "
+					      "unfold past their bound (128 times the file, "
+					      "and 128 MiB)") : -ENOMEM;
+		/* parents come before their children: the walk ends at the root */
+		for (uint32_t k = 0, j = i; j; j = nodes[j].parent)
+			c[k++] = nodes[j].frame;
+		nodes[i].chain = c;
+	}
+	*chain = nodes[i].chain;
+	return 0;
+}
+
+/* Version 5: the chain as a path in the tree: a base node (a delta from the previous
+ * sample's), then new nodes under it, each a frame delta from its parent's frame. A
+ * parent is always an earlier node, so no path can loop. */
+static int chain_tree(struct item_in *it, unsigned f, struct tc_rec *out)
+{
+	struct tc_record_reader *r = it->r;
+	uint64_t v, k, base;
+	int err;
+
+	if (f & SF_TREE_RESET)
+		r->nnodes = 0;
+	if (!(f & SF_NODE))
+		return 0;
+	if (!r->nnodes) {
+		if ((err = nodes_room(it, 1)))
+			return err;
+		r->nodes[0] = (struct tc_rec_node){ 0 };   /* the root */
+		r->nnodes = 1;
+	}
+	if (get_varint(it->d, &it->pos, it->end, &v) ||
+	    get_field(it->d, &it->pos, it->end, UINT32_MAX, &k))
+		return BAD_FIELD;
+	base = (uint32_t)(r->prev.node + unzigzag(v));
+	if (base >= r->nnodes)
+		return corrupt(it->diag, it->name, it->start,
+			       "call chain under a node the tree does not hold");
+	/* each new node takes a byte of the block at least */
+	if (k > it->end - it->pos || (base == 0 && k == 0) ||
+	    k > (uint64_t)UINT32_MAX - 1 - r->nnodes)
+		return BAD_FIELD;
+	if ((err = nodes_room(it, r->nnodes + (size_t)k)))
+		return err;
+	for (uint32_t parent = (uint32_t)base; k > 0; k--) {
+		struct tc_rec_node *p = &r->nodes[parent];
+
+		if (get_varint(it->d, &it->pos, it->end, &v))
+			return BAD_FIELD;
+		if (p->depth >= TC_REC_MAX / 8)
+			return corrupt(it->diag, it->name, it->start,
+				       "call chain deeper than a record could hold");
+		r->nodes[r->nnodes] = (struct tc_rec_node){ .frame = p->frame + unzigzag(v),
+							    .parent = parent,
+							    .depth = p->depth + 1 };
+		parent = base = (uint32_t)r->nnodes++;
+	}
+	r->prev.node = (uint32_t)base;
+	out->u.sample.nr = r->nodes[base].depth;
+	return node_chain(it, (uint32_t)base, &out->u.sample.chain);
+}
+
 /* One sample of a SAMPLES block, against the one before it */
 static int item_sample(struct item_in *it, struct tc_rec *out)
 {
 	struct tc_rec_sample_prev *pv = &it->r->prev;
 	const unsigned char *d = it->d;
 	size_t end = it->end;
-	uint64_t v;
+	uint64_t v, ipd;
+	bool v5 = it->r->version >= 5;
 	unsigned f = d[it->pos++];
 	int err;
 
-	/* version 4 never sets both chain bits, 3 no reference */
-	if ((f & ~(it->r->version >= 4 ? SF_ALL : SF_ALL_V3)) ||
-	    (f & (SF_CHAIN | SF_CHAIN_REF)) == (SF_CHAIN | SF_CHAIN_REF))
+	/* version 5 gives every bit a meaning; version 4 never both chain bits, 3 no
+	 * reference */
+	if (it->r->version < 5 &&
+	    ((f & ~(it->r->version >= 4 ? SF_ALL : SF_ALL_V3)) ||
+	     (f & (SF_CHAIN | SF_CHAIN_REF)) == (SF_CHAIN | SF_CHAIN_REF)))
 		return corrupt(it->diag, it->name, it->start, "unknown sample flags");
 	if (get_varint(d, &it->pos, end, &v))
 		return BAD_FIELD;
 	pv->time += unzigzag(v);
-	if (get_varint(d, &it->pos, end, &v))
+	/* version 5: against the chain's first frame, known once the chain is read */
+	if (get_varint(d, &it->pos, end, &ipd))
 		return BAD_FIELD;
-	pv->ip += unzigzag(v);
 	if (f & SF_TASK) {
 		if (get_field(d, &it->pos, end, UINT32_MAX, &v))
 			return BAD_FIELD;
@@ -210,8 +349,11 @@ static int item_sample(struct item_in *it, struct tc_rec *out)
 			return BAD_FIELD;
 		pv->event = (uint32_t)v;
 	}
-	if ((f & SF_PERIOD) && get_varint(d, &it->pos, end, &pv->period))
-		return BAD_FIELD;
+	if (f & SF_PERIOD) {
+		if (get_varint(d, &it->pos, end, &v))
+			return BAD_FIELD;
+		pv->period = v5 ? pv->period + unzigzag(v) : v;   /* a change, or the value */
+	}
 	if (f & SF_MISC) {
 		if (get_field(d, &it->pos, end, UINT16_MAX, &v))
 			return BAD_FIELD;
@@ -222,9 +364,14 @@ static int item_sample(struct item_in *it, struct tc_rec *out)
 			return BAD_FIELD;
 		pv->addr += unzigzag(v);
 	}
-	err = f & (SF_CHAIN | SF_CHAIN_REF) ? chain_v4(it, f, out) : 0;
+	if (v5)
+		err = chain_tree(it, f, out);
+	else
+		err = f & (SF_CHAIN | SF_CHAIN_REF) ? chain_v4(it, f, out) : 0;
 	if (err)
 		return err;
+	pv->ip = (v5 ? ip_base(out->u.sample.chain, out->u.sample.nr, pv->ip) : pv->ip) +
+		 unzigzag(ipd);
 	out->type = TC_REC_SAMPLE;
 	out->u.sample.time = pv->time;
 	out->u.sample.ip = pv->ip;

@@ -28,24 +28,39 @@ static int write_all(int fd, const void *data, size_t len)
 
 /* the file header: magic, version, header size, 8 reserved bytes, CRC of the 24 bytes
  * before it */
-static void file_header(unsigned char hdr[TC_REC_FILE_HDR])
+static void file_header(unsigned char hdr[TC_REC_FILE_HDR], uint32_t version)
 {
 	memset(hdr, 0, TC_REC_FILE_HDR);
 	memcpy(hdr, TC_REC_MAGIC, 8);
-	put_u32(hdr + 8, TC_REC_VERSION);
+	put_u32(hdr + 8, version);
 	put_u32(hdr + 12, TC_REC_FILE_HDR);
 	put_u32(hdr + 24, tc_crc32(0, hdr, 24));
 }
 
+/* The tests' switches: TACHO_REC_FORMAT=4 writes version 4 (chains referred to by
+ * their bytes, stacks raw), TACHO_REC_INLINE_CHAINS=1 the same with every chain in full,
+ * as version 3 did: the same samples three ways give the same report */
 static void writer_init(struct tc_record_writer *w)
 {
-	const char *e = getenv("TACHO_REC_INLINE_CHAINS");
+	const char *e = tc_env_trusted("TACHO_REC_INLINE_CHAINS", NULL);
+	const char *v = tc_env_trusted("TACHO_REC_FORMAT", NULL);
 
 	memset(w, 0, sizeof(*w));
 	tc_sb_init(&w->buf);
 	tc_sb_init(&w->chain_copies);
 	tc_hmap_init(&w->chain_index);
+	tc_hmap_init(&w->node_index);
 	w->inline_chains = e && !strcmp(e, "1");
+	w->format = w->inline_chains || (v && !strcmp(v, "4")) ? 4 : TC_REC_VERSION;
+	w->nwnodes = 1;   /* node 0, the root, is always there */
+}
+
+/* Forgets the tree of call-chain nodes: the next chain says so and starts it again */
+static void tree_reset(struct tc_record_writer *w)
+{
+	tc_hmap_exit(&w->node_index);
+	w->nwnodes = 1;
+	w->tree_reset = true;
 }
 
 /* Forgets the chains written: later samples write theirs in full again */
@@ -64,6 +79,10 @@ static void writer_free(struct tc_record_writer *w)
 	free(w->chains);
 	w->chains = NULL;
 	w->nchains = w->chains_cap = 0;
+	tc_hmap_exit(&w->node_index);
+	free(w->wnodes);
+	w->wnodes = NULL;
+	w->nwnodes = w->wnodes_cap = 0;
 }
 
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
@@ -73,7 +92,7 @@ int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
 	writer_init(w);
 	w->fd = fd;
 	w->out.fd = -1;
-	file_header(hdr);
+	file_header(hdr, w->format);
 	w->err = write_all(fd, hdr, sizeof(hdr));
 	if (!w->err)
 		w->written = sizeof(hdr);
@@ -90,7 +109,7 @@ int tc_record_writer_open_sink(struct tc_record_writer *w,
 	w->out.fd = -1;
 	w->sink = sink;
 	w->sink_arg = arg;
-	file_header(hdr);
+	file_header(hdr, w->format);
 	w->err = sink(arg, hdr, sizeof(hdr));
 	if (!w->err)
 		w->written = sizeof(hdr);
@@ -334,6 +353,112 @@ static void chain_keep(struct tc_record_writer *w, const uint64_t *chain, uint32
 	w->chains[w->nchains++] = (struct tc_rec_chain){ .off = off, .copy = copy, .nr = nr };
 }
 
+/* Room for n nodes: 0 or -ENOMEM */
+static int wnodes_room(struct tc_record_writer *w, size_t n)
+{
+	size_t cap = w->wnodes_cap ? w->wnodes_cap : 1024;
+	struct tc_rec_wnode *nw;
+
+	if (n <= w->wnodes_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	nw = realloc(w->wnodes, cap * sizeof(*nw));
+	if (!nw)
+		return -ENOMEM;
+	w->wnodes = nw;
+	w->wnodes_cap = cap;
+	return 0;
+}
+
+/* The child of node parent with this frame, or 0 */
+static uint32_t wnode_find(const struct tc_record_writer *w, uint32_t parent, uint64_t frame,
+			   uint64_t *key)
+{
+	size_t pos = 0;
+	uint32_t i;
+
+	*key = tc_hash_u64(frame ^ tc_hash_u64(parent));
+	while (tc_hmap_next(&w->node_index, *key, &pos, &i))
+		if (w->wnodes[i].parent == parent && w->wnodes[i].frame == frame)
+			return i;
+	return 0;
+}
+
+/* Version 5: the sample's chain as a path in the tree (docs/record-format.md, "The
+ * call-chain tree"): the deepest node that already holds the chain's part from the
+ * root (base), then the frames under it, each a new node. Header fields go to t at *n,
+ * the frames straight to the buffer after them; *leaf is the chain's node. */
+static void chain_tree(struct tc_record_writer *w, const uint64_t *chain, uint32_t nr,
+		       unsigned char *t, size_t *n, unsigned *f, uint32_t *leaf)
+{
+	uint32_t node = 0, i = nr;
+	uint64_t key, pframe = 0;
+
+	if (w->nwnodes + nr > NODES_MAX)
+		tree_reset(w);
+	if (w->tree_reset) {
+		*f |= SF_TREE_RESET;
+		w->tree_reset = false;
+	}
+	for (uint32_t c; i > 0 && (c = wnode_find(w, node, chain[i - 1], &key)); i--)
+		node = c;
+	if (wnodes_room(w, w->nwnodes + i)) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
+	}
+	*f |= SF_NODE;
+	*n += put_varint(t + *n, zigzag((uint64_t)node - w->prev.node));
+	*n += put_varint(t + *n, i);
+	tc_sb_add(&w->buf, t, *n);
+	*n = 0;
+	if (node)
+		pframe = w->wnodes[node].frame;
+	for (; i > 0; i--) {
+		unsigned char v[10];
+		uint64_t frame = chain[i - 1];
+		uint32_t id = (uint32_t)w->nwnodes;
+
+		tc_sb_add(&w->buf, v, put_varint(v, zigzag(frame - pframe)));
+		key = tc_hash_u64(frame ^ tc_hash_u64(node));
+		w->wnodes[w->nwnodes++] = (struct tc_rec_wnode){ .frame = frame, .parent = node };
+		if (tc_hmap_add(&w->node_index, key, id))
+			w->err = w->err ? w->err : -ENOMEM;
+		node = id;
+		pframe = frame;
+	}
+	*leaf = node;
+}
+
+/* Version 4: the chain in full the first time, then a reference to that copy */
+static void chain_v4(struct tc_record_writer *w, const uint64_t *chain, uint32_t nr,
+		     unsigned char *t, size_t *n, unsigned *f)
+{
+	uint64_t here = w->written + w->buf.len;   /* the file offset of t[0] */
+	uint64_t hash = 0;
+	const struct tc_rec_chain *c = w->inline_chains ? NULL : chain_find(w, chain, nr, &hash);
+
+	*n += put_varint(t + *n, nr);
+	if (c) {
+		*f |= SF_CHAIN_REF;
+		*n += put_varint(t + *n, ((here & ~(uint64_t)7) - c->off) / 8);
+	} else {
+		*f |= SF_CHAIN;
+	}
+	t[0] = (unsigned char)*f;
+	tc_sb_add(&w->buf, t, *n);
+	*n = 0;
+	if (*f & SF_CHAIN) {
+		/* the chain stays 8-byte aligned in the file, so that a reader points
+		 * into it as into a version 1 sample */
+		if (w->buf.len & 7)
+			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
+		if (!w->inline_chains)
+			chain_keep(w, chain, nr, hash, w->written + w->buf.len);
+		tc_sb_add(&w->buf, chain, (size_t)nr * 8);
+	}
+}
+
 void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t ip,
 			     uint64_t addr, uint64_t period, uint32_t pid, uint32_t tid,
 			     uint32_t cpu, uint16_t event, uint16_t misc, uint32_t nr,
@@ -342,11 +467,13 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 	struct tc_rec_sample_prev *pv = &w->prev;
 	unsigned char t[80];     /* flags and at most 10 varints: 1 + 4 * 10 (time, ip,
 				  * period, addr) + 4 * 5 (pid, tid, cpu, nr) + 2 * 3
-				  * (event, misc) = 67 */
-	size_t n = 1, chain_bytes = (size_t)nr * 8;
-	uint64_t hash = 0;
+				  * (event, misc) = 67; version 5: node and count instead
+				  * of nr and a reference, 1 + 5 * 10 + 3 * 5 + 2 * 3 = 72 */
+	size_t n = 1, start, chain_bytes = (size_t)nr * 10;   /* a frame's varint at most */
+	uint32_t leaf = 0;
 	unsigned f = 0;
 
+	t[0] = 0;
 	if (chain_bytes > TC_REC_MAX - TC_REC_HDR - sizeof(struct p_samples) - sizeof(t) - 8) {
 		w->err = w->err ? w->err : -E2BIG;
 		return;
@@ -356,9 +483,13 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 		block_close(w);
 	if (!w->block_open)
 		block_open(w, TC_REC_SAMPLES);
+	start = w->buf.len;
 	cpu += 1;   /* TC_CPU_UNKNOWN becomes 0, the block's starting value */
 	n += put_varint(t + n, zigzag(time - pv->time));
-	n += put_varint(t + n, zigzag(ip - pv->ip));
+	/* version 5: the IP against its chain's first frame, the period against the one
+	 * before (a frequency's periods move a little) */
+	n += put_varint(t + n, zigzag(ip - (w->format >= 5 ? ip_base(chain, nr, pv->ip) :
+					    pv->ip)));
 	if (pid != pv->pid || tid != pv->tid) {
 		f |= SF_TASK;
 		n += put_varint(t + n, pid);
@@ -374,7 +505,7 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 	}
 	if (period != pv->period) {
 		f |= SF_PERIOD;
-		n += put_varint(t + n, period);
+		n += put_varint(t + n, w->format >= 5 ? zigzag(period - pv->period) : period);
 	}
 	if (misc != pv->misc) {
 		f |= SF_MISC;
@@ -384,33 +515,18 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 		f |= SF_ADDR;
 		n += put_varint(t + n, zigzag(addr - pv->addr));
 	}
-	if (nr) {
-		uint64_t here = w->written + w->buf.len;   /* the file offset of t[0] */
-		const struct tc_rec_chain *c = w->inline_chains ? NULL :
-					       chain_find(w, chain, nr, &hash);
-
-		n += put_varint(t + n, nr);
-		if (c) {
-			f |= SF_CHAIN_REF;
-			n += put_varint(t + n, ((here & ~(uint64_t)7) - c->off) / 8);
-		} else {
-			f |= SF_CHAIN;
-		}
-	}
-	t[0] = (unsigned char)f;
-	tc_sb_add(&w->buf, t, n);
-	if (f & SF_CHAIN) {
-		/* the chain stays 8-byte aligned in the file, so that a reader points
-		 * into it as into a version 1 sample */
-		if (w->buf.len & 7)
-			tc_sb_add(&w->buf, zeros8, 8 - (w->buf.len & 7));
-		if (!w->inline_chains)
-			chain_keep(w, chain, nr, hash, w->written + w->buf.len);
-		tc_sb_add(&w->buf, chain, chain_bytes);
-	}
+	if (nr && w->format >= 5)
+		chain_tree(w, chain, nr, t, &n, &f, &leaf);
+	else if (nr)
+		chain_v4(w, chain, nr, t, &n, &f);
+	if (n)
+		tc_sb_add(&w->buf, t, n);
+	if (!w->buf.oom)
+		w->buf.buf[start] = (char)f;   /* the flags, known once the chain is placed */
 	*pv = (struct tc_rec_sample_prev){ .time = time, .ip = ip, .addr = addr,
 					   .period = period, .pid = pid, .tid = tid,
-					   .cpu = cpu, .event = event, .misc = misc };
+					   .cpu = cpu, .event = event, .misc = misc,
+					   .node = nr ? leaf : pv->node };
 	w->block_count++;
 }
 
@@ -576,8 +692,11 @@ int tc_record_writer_flush(struct tc_record_writer *w)
 	w->written += w->buf.len;
 	tc_sb_reset(&w->buf);
 	/* a sink's reader sees one flush at a time: no reference reaches back past it */
-	if (w->sink)
+	if (w->sink) {
 		chains_reset(w);
+		if (w->nwnodes > 1)
+			tree_reset(w);
+	}
 	return 0;
 }
 

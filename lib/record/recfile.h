@@ -12,7 +12,7 @@
 #include "util/util.h"
 
 #define TC_REC_MAGIC "TACHOREC"
-#define TC_REC_VERSION 4           /* written; 1 to 4 are read */
+#define TC_REC_VERSION 5           /* written; 1 to 5 are read */
 #define TC_REC_FILE_HDR 32          /* bytes of the file header */
 #define TC_REC_HDR 16               /* bytes of a record header */
 #define TC_REC_MAX (16u << 20)      /* no record is larger */
@@ -65,8 +65,8 @@ enum tc_rec_type {
 #define TC_TASK_FORK 1u
 #define TC_TASK_EXIT 2u
 
-/* A decoded record. Pointers point into the file's bytes (valid while they are), or into
- * memory the reader built (valid until tc_record_reader_exit, or, once taken with
+/* A decoded record. Pointers point into the file's bytes (valid while they are), or, for
+ * a version 5 sample's call chain, into memory the reader built (valid until tc_record_reader_exit, or, once taken with
  * tc_record_reader_take_mem, until tc_rec_mem_free). */
 /* MARK_DROPS: what the producers of a trace dropped (totals so far), and the damage the
  * consumer found in their area (the traced program wrote over it; 0 in a file written
@@ -141,6 +141,7 @@ struct tc_rec {
 struct tc_rec_sample_prev {
 	uint64_t time, ip, addr, period;
 	uint32_t pid, tid, cpu, event, misc;
+	uint32_t node;         /* version 5: the node of the sample's call chain, 0 none */
 };
 
 /* The same of a marks block's next mark. */
@@ -157,8 +158,17 @@ struct tc_rec_chain {
 	uint32_t nr;
 };
 
+/* A node of the call-chain tree the writer has written (version 5): its frame and the
+ * node above it (0: the root). */
+struct tc_rec_wnode {
+	uint64_t frame;
+	uint32_t parent;
+};
+
 struct tc_record_writer {
 	int fd;
+	uint32_t format;       /* the format version written: 5, or 4 (TACHO_REC_FORMAT=4,
+				* TACHO_REC_INLINE_CHAINS=1) */
 	struct tc_outfile out; /* when opened by path: the temporary file and its name */
 	struct tc_sb buf;      /* records not yet written */
 	uint64_t written;      /* bytes in the file */
@@ -180,6 +190,13 @@ struct tc_record_writer {
 	struct tc_rec_chain *chains;
 	size_t nchains, chains_cap;
 	struct tc_sb chain_copies;
+	/* version 5: the tree of call-chain nodes written, node i at wnodes[i] (0 is the
+	 * root), found by (parent, frame); forgotten at every write to a sink and when it
+	 * grows past a bound, which the next sample with a chain says (a tree reset) */
+	struct tc_hmap node_index;
+	struct tc_rec_wnode *wnodes;
+	size_t nwnodes, wnodes_cap;
+	bool tree_reset;           /* the next chain starts the tree again */
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -266,14 +283,21 @@ int tc_record_writer_close(struct tc_record_writer *w);
 void tc_record_writer_discard(struct tc_record_writer *w);
 
 /* --- reading --- */
-/* Memory a reader built for the records it hands out: chunks, each freed with the
- * list. */
+/* Memory a reader built for the records it hands out (a version 5 file's call
+ * chains): chunks, each freed with the list. */
 struct tc_rec_mem {
 	struct tc_rec_mem *next;
 	size_t used, cap;
 	uint64_t data[];       /* 8-byte aligned */
 };
 void tc_rec_mem_free(struct tc_rec_mem *m);
+
+/* A node of a version 5 file's call-chain tree as read: node 0 is the root */
+struct tc_rec_node {
+	uint64_t frame;
+	uint32_t parent, depth;    /* depth: the chain's length from here to the root */
+	const uint64_t *chain;     /* built at its first sample (in mem), else NULL */
+};
 
 struct tc_record_reader {
 	const unsigned char *data;
@@ -292,7 +316,11 @@ struct tc_record_reader {
 	uint64_t block_offset;  /* where the block's record starts */
 	struct tc_rec_sample_prev prev;
 	struct tc_rec_mark_prev mprev;
-	struct tc_rec_mem *mem;        /* what the reader built for its records */
+	/* version 5: the call-chain tree read so far, and the memory of what was built */
+	struct tc_rec_node *nodes;
+	size_t nnodes, nodes_cap;
+	struct tc_rec_mem *mem;
+	uint64_t mem_bytes, mem_max;   /* built so far; the bound (a bomb is corrupt) */
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -306,13 +334,15 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
  * version 2 is never returned as such: each of its samples comes as a TC_REC_SAMPLE
  * whose offset is the sample's first byte, and whose chain points into the data (the
  * block keeps chains 8-byte aligned), as a version 1 sample's does; in version 4 a chain
- * the file held already is pointed to where it was first written. A MARKS block of
- * version 3 is read the same way: a TC_REC_MARK for each of its marks. */
+ * the file held already is pointed to where it was first written; in version 5 the chain
+ * is built from the file's tree of nodes in memory the reader owns (tc_record_reader_exit,
+ * tc_record_reader_take_mem), once for each node. A MARKS block of version 3 is read the
+ * same way: a TC_REC_MARK for each of its marks. */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);
 
-/* Frees what the reader built (unless taken); r is then as after a failed init. Safe on
- * a zeroed reader and after any return of init. */
+/* Frees what the reader built (unless taken) and its tree; r is then
+ * as after a failed init. Safe on a zeroed reader and after any return of init. */
 void tc_record_reader_exit(struct tc_record_reader *r);
 /* Hands the memory that the records read so far point into to the caller, who frees it
  * with tc_rec_mem_free when done with them (a profile keeps it as long as its samples);

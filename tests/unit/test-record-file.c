@@ -90,6 +90,7 @@ static int read_all(const unsigned char *buf, size_t len, struct summary *s, str
 	}
 	s->finished = r.finished;
 	s->truncated = r.truncated;
+	tc_record_reader_exit(&r);
 	return ret;
 }
 
@@ -164,6 +165,7 @@ static void test_roundtrip(void **state)
 	assert_false(r.truncated);
 	assert_int_equal(r.good_end, len);
 	free(buf);
+	tc_record_reader_exit(&r);
 }
 
 /* Every prefix of the file reads cleanly: an error only inside the header, otherwise
@@ -256,6 +258,7 @@ static void test_unknown_type_skipped(void **state)
 	assert_true(r.finished);
 	assert_false(r.truncated);
 	free(buf);
+	tc_record_reader_exit(&r);
 }
 
 static void test_corrupt(void **state)
@@ -298,7 +301,7 @@ static void test_corrupt(void **state)
 		crc = tc_crc32(0, p, 24);
 		memcpy(p + 24, &crc, 4);
 		assert_int_equal(tc_record_reader_init(&r, p, len, "t", &d), -TACHO_EVERSION);
-		assert_contains(d.message, "format version 5, this tacho reads versions 1 to 4");
+		assert_contains(d.message, "format version 6, this tacho reads versions 1 to 5");
 	}
 	/* empty file */
 	assert_int_equal(read_all(p, 0, &s, &d), -TACHO_EEMPTY);
@@ -411,6 +414,8 @@ static void test_reads_version_1(void **state)
 	assert_true(len < v1len);
 	free(v1);
 	free(buf);
+	tc_record_reader_exit(&a);
+	tc_record_reader_exit(&b);
 }
 
 /* Marks packed into MARKS blocks (version 3): 20,000 of every shape (times and TSCs
@@ -498,6 +503,7 @@ static void test_mark_blocks(void **state)
 	assert_contains(d.message, "unknown mark flags");
 	munmap(buf, len);
 	tc_record_writer_close(&w);
+	tc_record_reader_exit(&r);
 }
 
 /* The sample block: every field through its extremes and back (deltas that wrap, an
@@ -505,6 +511,20 @@ static void test_mark_blocks(void **state)
  * every length, so that the chain's alignment padding takes every size), enough
  * samples to fill several blocks; then the size of a steady stream, exact: a sample of
  * the same thread whose time moves by 250 us and IP by a few bytes takes 5 bytes. */
+/* Opens a writer on fd that writes format version format: 3 (version 4's header, every
+ * chain in full), 4 or 5 (the writer's switches, read when it opens) */
+static void open_fd_as(struct tc_record_writer *w, int fd, unsigned format)
+{
+	if (format == 3)
+		setenv("TACHO_REC_INLINE_CHAINS", "1", 1);
+	if (format == 4)
+		setenv("TACHO_REC_FORMAT", "4", 1);
+	assert_int_equal(tc_record_writer_open_fd(w, fd), 0);
+	unsetenv("TACHO_REC_INLINE_CHAINS");
+	unsetenv("TACHO_REC_FORMAT");
+	assert_int_equal(w->format, format < 5 ? 4 : 5);
+}
+
 static void test_sample_blocks(void **state)
 {
 	enum { N = 30000 };
@@ -521,15 +541,15 @@ static void test_sample_blocks(void **state)
 	for (size_t i = 0; i < 200; i++)
 		chain[i] = 0xffffffff81000000ull + i * 0x10001ull;
 	/* chains in full (as version 3 wrote them), then as references to the first of
-	 * each length: both read back the same */
-	for (int refs = 0; refs < 2; refs++) {
+	 * each length (version 4), then as paths in a tree (version 5): all read back the
+	 * same */
+	for (int refs = 0; refs < 3; refs++) {
 	n = blocks = 0;
 	x = 0x9e3779b97f4a7c15ull;
 	last_offset = 0;
 	fd = memfd_create("rec", 0);
 	assert_true(fd >= 0);
-	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
-	w.inline_chains = !refs;
+	open_fd_as(&w, fd, 3 + (unsigned)refs);
 	for (size_t i = 0; i < N; i++) {
 		uint64_t h = x = x * 6364136223846793005ull + 1442695040888963407ull;
 		uint64_t time = i % 7 == 0 ? UINT64_MAX - i : h >> (i % 64);
@@ -575,11 +595,13 @@ static void test_sample_blocks(void **state)
 	/* a block at each flush, more where they filled (the chains in full fill them) */
 	assert_true(refs ? blocks >= N / 2000 : blocks > N / 2000);
 	assert_false(r.finished);
+	tc_record_reader_exit(&r);
 	munmap(buf, len);
 	tc_record_writer_close(&w);
 	if (!refs)
 		inline_len = len;
-	else   /* 6000 chains of 100 entries on average, of which 200 written in full */
+	else   /* 6000 chains of 100 entries on average, of which 200 written in full
+		* (version 4), or 200 frames in the tree (version 5) */
 		assert_true(len < inline_len / 4);
 	}
 
@@ -619,11 +641,11 @@ static int read_block(uint32_t count, const unsigned char *payload, size_t len,
 	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);   /* the file header */
 	assert_int_equal(pread(fd, buf, TC_REC_FILE_HDR, 0), TC_REC_FILE_HDR);
 	tc_record_writer_close(&w);
-	if (block_version) {
-		memcpy(buf + 8, &block_version, 4);
-		v = tc_crc32(0, buf, 24);
-		memcpy(buf + 24, &v, 4);
-	}
+	/* version 4 unless a case says otherwise */
+	v = block_version ? block_version : 4;
+	memcpy(buf + 8, &v, 4);
+	v = tc_crc32(0, buf, 24);
+	memcpy(buf + 24, &v, 4);
 	unsigned char *rp = buf + TC_REC_FILE_HDR;
 	v = (uint32_t)size;
 	memcpy(rp + 4, &v, 4);
@@ -639,6 +661,7 @@ static int read_block(uint32_t count, const unsigned char *payload, size_t len,
 		return ret;
 	while ((ret = tc_record_reader_next(&r, &rec, "t", d)) == 1)
 		(*n)++;
+	tc_record_reader_exit(&r);
 	return ret;
 }
 
@@ -744,7 +767,7 @@ static void test_chain_ref_bytes(void **state)
 	(void)state;
 
 	assert_true(fd >= 0);
-	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	open_fd_as(&w, fd, 4);
 	for (int i = 0; i < 2; i++)
 		tc_record_writer_sample(&w, 0, 0, 0, 0, 0, 0, TC_CPU_UNKNOWN, 0, 0, 3, chain);
 	assert_int_equal(tc_record_writer_flush(&w), 0);
@@ -771,6 +794,120 @@ static void test_chain_ref_bytes(void **state)
 	block_version = 0;
 	assert_int_equal(n, 0);
 	assert_contains(d.message, "at byte 56: unknown sample flags");
+}
+
+/* Samples whose chains share their part from the root (format version 5), each IP its
+ * chain's first frame (written as 0 against it): the first chain is three new nodes,
+ * exactly 15 bytes; the same chain again is its node, 5 bytes;
+ * a chain one frame longer under it is that node and one frame, 6 bytes. Each reads as
+ * its chain, built in the reader's memory once for each node. */
+static void test_chain_tree_bytes(void **state)
+{
+	static const uint64_t chain[4] = { 0xffffffff81000010ull, 0xfffffffffffffe00ull,
+					   0x401010, 0x401200 };
+	/* from the root: 0x401200 (zigzag 0x802400, 4 bytes), 0x401010 (-0x1f0: zigzag
+	 * 0x3df, 2 bytes), PERF_CONTEXT_USER (-0x401210: zigzag 0x80241f, 4 bytes) */
+	static const unsigned char first[15] = { 0x40, 0, 0, 0, 3, 0x80, 0xc8, 0x80, 0x04,
+						 0xdf, 0x07, 0x9f, 0xc8, 0x80, 0x04 };
+	static const unsigned char again[5] = { 0x40, 0, 0, 0, 0 };
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	unsigned char buf[128];
+	const uint64_t *seen;
+	int fd = memfd_create("rec", 0);
+	(void)state;
+
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	assert_int_equal(w.format, 5);
+	/* the IP is the chain's first frame (after PERF_CONTEXT_USER): 0 bytes more */
+	tc_record_writer_sample(&w, 0, 0x401010, 0, 0, 0, 0, TC_CPU_UNKNOWN, 0, 0, 3, chain + 1);
+	tc_record_writer_sample(&w, 0, 0x401010, 0, 0, 0, 0, TC_CPU_UNKNOWN, 0, 0, 3, chain + 1);
+	tc_record_writer_sample(&w, 0, chain[0], 0, 0, 0, 0, TC_CPU_UNKNOWN, 0, 0, 4, chain);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	/* 56 + 15 + 5 + 6 = 82, padded to 88 */
+	assert_int_equal(w.written, 88);
+	assert_int_equal(pread(fd, buf, 88, 0), 88);
+	assert_memory_equal(buf + 56, first, sizeof(first));
+	assert_memory_equal(buf + 71, again, sizeof(again));
+	/* node 3 (zigzag 0), one new frame: 0xffffffff81000010 - PERF_CONTEXT_USER */
+	assert_int_equal(buf[76], 0x40);
+	assert_int_equal(buf[79], 0);
+	assert_int_equal(buf[80], 1);
+	tc_record_writer_close(&w);
+	assert_int_equal(tc_record_reader_init(&r, buf, 88, "t", NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		uint32_t nr = i < 2 ? 3 : 4;
+
+		assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 1);
+		assert_int_equal(rec.type, TC_REC_SAMPLE);
+		assert_int_equal(rec.u.sample.nr, nr);
+		assert_int_equal(rec.u.sample.ip, i < 2 ? 0x401010 : chain[0]);
+		assert_memory_equal(rec.u.sample.chain, chain + 4 - nr, nr * 8);
+		if (i == 0)
+			seen = rec.u.sample.chain;
+		if (i == 1)   /* one node, one chain */
+			assert_ptr_equal(rec.u.sample.chain, seen);
+	}
+	assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 0);
+	/* the memory outlives the reader once taken */
+	{
+		struct tc_rec_mem *m = tc_record_reader_take_mem(&r);
+
+		assert_non_null(m);
+		tc_record_reader_exit(&r);
+		assert_memory_equal(seen, chain + 1, 24);
+		tc_rec_mem_free(m);
+	}
+}
+
+/* Crafted trees (version 5): a base node the tree does not hold (ahead of it, or a
+ * tree just reset), no chain at all, more new nodes than bytes: each corrupt, with
+ * what and where. A parent is always an earlier node, so no path can loop. */
+static void test_crafted_tree(void **state)
+{
+	static const struct {
+		int line;
+		uint32_t count;
+		unsigned char p[16];
+		size_t len;
+		int samples;
+		const char *msg;
+	} cases[] = {
+		{ __LINE__, 1, { 0x40, 0, 0, 0, 1, 2 }, 6, 1, NULL },
+		{ __LINE__, 2, { 0x40, 0, 0, 0, 1, 2, 0x40, 0, 0, 0, 0 }, 11, 2, NULL },
+		/* both flags: the tree is reset, then the chain starts it again */
+		{ __LINE__, 2, { 0x40, 0, 0, 0, 1, 2, 0xc0, 0, 0, 1, 1, 2 }, 12, 2, NULL },
+		{ __LINE__, 1, { 0x40, 0, 0, 2, 0 }, 5, 0,
+		  "at byte 56: call chain under a node the tree does not hold" },
+		{ __LINE__, 1, { 0x40, 0, 0, 1, 1, 2 }, 6, 0,
+		  "at byte 56: call chain under a node the tree does not hold" },
+		{ __LINE__, 2, { 0x40, 0, 0, 0, 1, 2, 0xc0, 0, 0, 0, 0 }, 11, 1,
+		  "at byte 62: call chain under a node the tree does not hold" },
+		{ __LINE__, 1, { 0x40, 0, 0, 0, 0 }, 5, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+		{ __LINE__, 1, { 0x40, 0, 0, 0, 5, 2 }, 6, 0,
+		  "at byte 56: a sample's field runs past its block or out of range" },
+	};
+	(void)state;
+
+	block_version = 5;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tacho_diag d = { .sz = sizeof(d) };
+		int n, ret = read_block(cases[i].count, cases[i].p, cases[i].len, &d, &n);
+
+		if (n != cases[i].samples)
+			fail_msg("line %d: %d samples read", cases[i].line, n);
+		if (!cases[i].msg) {
+			if (ret != 0)
+				fail_msg("line %d: error %d %s", cases[i].line, ret, d.message);
+			continue;
+		}
+		if (ret != -TACHO_ECORRUPT || !strstr(d.message, cases[i].msg))
+			fail_msg("line %d: %d '%s'", cases[i].line, ret, d.message);
+	}
+	block_version = 0;
 }
 
 /* What a sink receives: the flushes, each whole records after the file header */
@@ -804,7 +941,7 @@ static void test_chain_refs(void **state)
 	static uint64_t pool[POOL][40];
 	static uint32_t pool_nr[POOL];
 	struct tc_record_writer w;
-	struct tc_record_reader r;
+	struct tc_record_reader r, sr = { 0 };
 	struct tacho_diag d = { .sz = sizeof(d) };
 	struct chunks ch = { .n = 0 };
 	struct tc_rec rec;
@@ -855,7 +992,6 @@ static void test_chain_refs(void **state)
 	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", &d), 0);
 	x = 1;
 	for (size_t c = 0, left = 0;; ) {
-		struct tc_record_reader sr;
 		struct tc_rec srec;
 		size_t k;
 		int ret = tc_record_reader_next(&r, &rec, "t", &d);
@@ -878,6 +1014,7 @@ static void test_chain_refs(void **state)
 		if (!left) {
 			c++;   /* chunk 0 is the file header */
 			assert_true(c < ch.n);
+			tc_record_reader_exit(&sr);   /* the flush before, read */
 			assert_int_equal(tc_record_reader_init(&sr, ch.buf[c], ch.len[c], "s",
 							       &d), 0);
 			left = 2000;
@@ -896,6 +1033,8 @@ static void test_chain_refs(void **state)
 		free(ch.buf[i]);
 	munmap(buf, len);
 	tc_record_writer_close(&w);
+	tc_record_reader_exit(&r);
+	tc_record_reader_exit(&sr);
 }
 
 /* A real recording of format version 3 (tests/data/recfile/v3-chains.rec: tacho record
@@ -905,11 +1044,12 @@ static void test_chain_refs(void **state)
  * chain in full. */
 static void test_v3_chains_copy(void **state)
 {
-	const char *refs = th_tmp("refs.rec"), *full = th_tmp("full.rec");
-	char *v3, *a, *b;
-	size_t v3len, alen, blen, samples = 0, n;
-	struct tc_record_reader r0, r1, r2;
-	struct tc_rec x0, x1, x2;
+	const char *refs = th_tmp("refs.rec"), *full = th_tmp("full.rec"),
+		   *tree = th_tmp("tree.rec");
+	char *v3, *a, *b, *c;
+	size_t v3len, alen, blen, clen, samples = 0, n;
+	struct tc_record_reader r0, r1, r2, r3;
+	struct tc_rec x0, x1, x2, x3;
 	uint32_t version;
 	(void)state;
 
@@ -917,33 +1057,45 @@ static void test_v3_chains_copy(void **state)
 				      1 << 20), 0);
 	memcpy(&version, v3 + 8, 4);
 	assert_int_equal(version, 3);
-	n = th_rec_copy(v3, v3len, refs, false, 50);
-	assert_int_equal(th_rec_copy(v3, v3len, full, true, 50), n);
+	n = th_rec_copy(v3, v3len, refs, 4, 50);
+	assert_int_equal(th_rec_copy(v3, v3len, full, 3, 50), n);
+	assert_int_equal(th_rec_copy(v3, v3len, tree, 5, 50), n);
 	assert_int_equal(tc_read_file(refs, &a, &alen, 1 << 20), 0);
 	assert_int_equal(tc_read_file(full, &b, &blen, 1 << 20), 0);
+	assert_int_equal(tc_read_file(tree, &c, &clen, 1 << 20), 0);
 	assert_int_equal(tc_record_reader_init(&r0, v3, v3len, "v3", NULL), 0);
 	assert_int_equal(tc_record_reader_init(&r1, a, alen, "refs", NULL), 0);
 	assert_int_equal(tc_record_reader_init(&r2, b, blen, "full", NULL), 0);
+	assert_int_equal(tc_record_reader_init(&r3, c, clen, "tree", NULL), 0);
 	assert_int_equal(r1.version, 4);
+	assert_int_equal(r3.version, 5);
 	for (;;) {
 		int y0 = tc_record_reader_next(&r0, &x0, "v3", NULL);
 
 		assert_int_equal(tc_record_reader_next(&r1, &x1, "refs", NULL), y0);
 		assert_int_equal(tc_record_reader_next(&r2, &x2, "full", NULL), y0);
+		assert_int_equal(tc_record_reader_next(&r3, &x3, "tree", NULL), y0);
 		if (y0 != 1)
 			break;
 		assert_same_rec(&x0, &x1);
 		assert_same_rec(&x0, &x2);
+		assert_same_rec(&x0, &x3);
 		samples += x0.type == TC_REC_SAMPLE;
 	}
 	assert_int_equal(samples, 753);
-	assert_true(r0.finished && r1.finished && r2.finished);
+	assert_true(r0.finished && r1.finished && r2.finished && r3.finished);
 	/* the same records and flushes: only the chains written again are references
-	 * (28264 bytes against 34312 in full) */
+	 * (28264 bytes against 34312 in full), and fewer bytes still as a tree */
 	assert_true(alen < blen);
+	assert_true(clen < alen);
+	tc_record_reader_exit(&r3);
 	free(v3);
 	free(a);
 	free(b);
+	free(c);
+	tc_record_reader_exit(&r0);
+	tc_record_reader_exit(&r1);
+	tc_record_reader_exit(&r2);
 }
 
 static void test_crc32(void **state)
@@ -1292,6 +1444,7 @@ static void test_cgroup_record(void **state)
 	assert_true(tc_record_reader_next(&rd, &rec, "t", &diag) < 0);
 	assert_non_null(strstr(diag.message, "unterminated cgroup path"));
 	free(buf);
+	tc_record_reader_exit(&rd);
 }
 
 int main(void)
@@ -1303,6 +1456,8 @@ int main(void)
 		cmocka_unit_test(test_reads_version_1),
 		cmocka_unit_test(test_sample_blocks),
 		cmocka_unit_test(test_chain_ref_bytes),
+		cmocka_unit_test(test_chain_tree_bytes),
+		cmocka_unit_test(test_crafted_tree),
 		cmocka_unit_test(test_chain_refs),
 		cmocka_unit_test(test_v3_chains_copy),
 		cmocka_unit_test(test_mark_blocks),

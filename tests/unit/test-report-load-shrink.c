@@ -17,8 +17,9 @@
 #define NSAMPLES 40000
 #define MIB (1u << 20)
 
-/* A recording of NSAMPLES samples with 16-frame chains, each chain its own (a repeated
- * one would be a reference to its first copy): some 6 MiB. */
+/* A recording of NSAMPLES samples with 16-frame chains, each chain its own and far from
+ * every other (a repeated chain, or frames near their parent's, would take a few bytes
+ * in the file's tree): some 6 MiB. */
 static void write_big(const char *name)
 {
 	struct tc_record_writer w;
@@ -30,7 +31,7 @@ static void write_big(const char *name)
 			       PERF_SAMPLE_IP, 1, 0, "ev0");
 	for (unsigned i = 0; i < NSAMPLES; i++) {
 		for (unsigned k = 0; k < 16; k++)
-			chain[k] = 0x401000 + 0x100 * k + i;
+			chain[k] = tc_hash_u64((uint64_t)i << 4 | k) >> 1;
 		tc_record_writer_sample(&w, 10 + i, chain[0], 0, 1, 7, 7, 0, 0, 2, 16, chain);
 	}
 	tc_record_writer_finish(&w, 0, 0, 100, 0);
