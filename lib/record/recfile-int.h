@@ -146,11 +146,20 @@ static inline uint64_t ip_base(const uint64_t *chain, uint32_t nr, uint64_t prev
  * map entry) */
 #define NODES_MAX (4u << 20)
 
-/* What a reader builds (chains, its tree) may not pass this many times
+/* What a reader builds (chains, unpacked stacks, its tree) may not pass this many times
  * the file's bytes plus MEM_FLOOR: a file that would is corrupt (a bomb), not a reason
  * to fill the memory */
 #define MEM_RATIO 128u
 #define MEM_FLOOR (128ull << 20)
+
+/* ZSTACK: the USTACK fields, the compressed bytes' length, and whether the record
+ * starts the stream (1) or goes on with the one before (0) */
+struct p_zstack {
+	uint64_t abi, mask;
+	uint32_t nregs, stack_len;
+	uint32_t zlen, first;
+};
+_Static_assert(sizeof(struct p_zstack) == 32, "p_zstack layout");
 
 /* The writer forgets its chains when their copies take more than this (a long recording
  * of ever new chains): they are written in full again */

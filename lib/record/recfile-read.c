@@ -2,10 +2,13 @@
  * then one record at a time through a table of decoders, one per record type; sample
  * and mark blocks yield one sample or mark at a time. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record/recfile-int.h"
+#include "record/reczstd.h"
 #include "tacho/errors.h"
 
 
@@ -160,6 +163,9 @@ void tc_record_reader_exit(struct tc_record_reader *r)
 	free(r->nodes);
 	r->nodes = NULL;
 	r->nnodes = r->nodes_cap = 0;
+	tc_zs_dstream_free(r->zds);
+	r->zds = NULL;
+	r->zds_started = false;
 }
 
 /* --- sample and mark blocks --- */
@@ -771,6 +777,57 @@ static int dec_block(struct tc_record_reader *r, const struct rec_in *in, struct
 	return next_in_block(r, out, in->name, in->diag);
 }
 
+/* Version 5: a user stack, the next piece of the file's zstd stream, unpacked into the
+ * reader's memory (exactly the size the record says, else corrupt) */
+static int dec_zstack(struct tc_record_reader *r, const struct rec_in *in, struct tc_rec *out)
+{
+	NEED(struct p_zstack, z);
+	const char *why, *zerr = "";
+	size_t want = (size_t)z.nregs * 8 + z.stack_len;
+	unsigned char *dst;
+	bool over;
+	int ret;
+
+	if (z.nregs > 64 || z.nregs != (uint32_t)__builtin_popcountll(z.mask) ||
+	    z.stack_len > TC_USTACK_MAX || z.first > 1 || z.zlen > in->plen - sizeof(z))
+		return bad(in, out, "bad compressed user stack sizes");
+	if (!tc_zs_available(&why))
+		return tc_diag_set(in->diag, in->name, 0, 0, -TACHO_EVERSION, "the user stack "
+				   "at byte %" PRIu64 " is compressed and needs libzstd: %s "
+				   "(Debian: apt-get install libzstd1)", out->offset, why);
+	if (!z.first && !r->zds_started)
+		return bad(in, out, "a compressed user stack without the start of its stream");
+	if (!r->zds && !(r->zds = tc_zs_dstream_new()))
+		return -ENOMEM;
+	if (z.first)
+		tc_zs_dstream_reset(r->zds);
+	r->zds_started = true;
+	/* a byte more than the record says, to see a piece that gives more */
+	dst = mem_alloc(r, want + 1, &over);
+	if (!dst)
+		return over ? bad(in, out, "user stacks that unpack past their bound (128 "
+				  "times the file, and 128 MiB)") : -ENOMEM;
+	ret = tc_zs_decompress(r->zds, in->pl + sizeof(z), z.zlen, dst, want, want + 1, &zerr);
+	if (ret) {
+		char what[160];
+
+		r->zds_started = false;   /* the stream cannot go on */
+		snprintf(what, sizeof(what), "a compressed user stack that %s",
+			 ret == 1 ? "unpacks to fewer bytes than it says" :
+			 ret == 2 ? "unpacks to more bytes than it says" : "zstd cannot read");
+		if (ret < 0)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " (%s)", zerr);
+		return bad(in, out, what);
+	}
+	out->type = TC_REC_USTACK;
+	out->u.ustack.abi = z.abi;
+	out->u.ustack.mask = z.mask;
+	out->u.ustack.nregs = z.nregs;
+	out->u.ustack.stack_len = z.stack_len;
+	out->u.ustack.regs = (const uint64_t *)(const void *)dst;
+	out->u.ustack.stack = dst + (size_t)z.nregs * 8;
+	return 1;
+}
 #undef NEED
 
 static const rec_decoder decoders[TC_REC_TYPE_MAX + 1] = {
@@ -795,6 +852,7 @@ static const rec_decoder decoders[TC_REC_TYPE_MAX + 1] = {
 	[TC_REC_RAW] = dec_blob,
 	[TC_REC_SAMPLES] = dec_block,
 	[TC_REC_MARKS] = dec_block,
+	[TC_REC_ZSTACK] = dec_zstack,
 };
 
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "record/recfile-int.h"
+#include "record/reczstd.h"
 #include "tacho/errors.h"
 
 static int write_all(int fd, const void *data, size_t len)
@@ -83,6 +84,11 @@ static void writer_free(struct tc_record_writer *w)
 	free(w->wnodes);
 	w->wnodes = NULL;
 	w->nwnodes = w->wnodes_cap = 0;
+	tc_zs_cstream_free(w->zcs);
+	w->zcs = NULL;
+	free(w->zbuf);
+	w->zbuf = NULL;
+	w->zbuf_cap = 0;
 }
 
 int tc_record_writer_open_fd(struct tc_record_writer *w, int fd)
@@ -530,6 +536,57 @@ void tc_record_writer_sample(struct tc_record_writer *w, uint64_t time, uint64_t
 	w->block_count++;
 }
 
+/* The level of the ZSTACK stream: docs/performance.md, "Issue 32: files near their
+ * entropy", weighs it */
+#define ZSTACK_LEVEL 6
+
+/* Version 5: a sample's registers and stack as the next piece of the file's zstd stream
+ * (flushed: the piece is whole in this record). 0, or -1 when it is to be written raw
+ * (no libzstd: said once; a sink's reader sees one write at a time; zstd failed). */
+static int ustack_z(struct tc_record_writer *w, uint64_t abi, uint64_t mask, uint32_t nregs,
+		    const uint64_t *regs, const void *stack, uint32_t stack_len)
+{
+	struct p_zstack z = { .abi = abi, .mask = mask, .nregs = nregs,
+			      .stack_len = stack_len };
+	struct tc_zbuf out = { w->zbuf, 0, w->zbuf_cap };
+	const char *why;
+	int err;
+
+	if (w->format < 5 || w->sink || w->zcs_failed)
+		return -1;
+	if (!w->zcs) {
+		if (!tc_zs_available(&why)) {
+			tc_log(TACHO_LOG_WARN, "%s: the user stacks are written uncompressed "
+			       "(Debian: apt-get install libzstd1)", why);
+			w->zcs_failed = true;
+			return -1;
+		}
+		w->zcs = tc_zs_cstream_new(ZSTACK_LEVEL);
+		if (!w->zcs) {
+			w->zcs_failed = true;
+			return -1;
+		}
+		w->zcs_first = true;
+	}
+	err = tc_zs_compress(w->zcs, regs, (size_t)nregs * 8, false, &out);
+	if (!err)
+		err = tc_zs_compress(w->zcs, stack, stack_len, true, &out);
+	w->zbuf = out.buf;
+	w->zbuf_cap = out.cap;
+	if (err || out.len > TC_REC_MAX / 2) {
+		/* the stream is in an unknown state: a new one starts at the next stack */
+		tc_zs_cstream_free(w->zcs);
+		w->zcs = NULL;
+		return -1;
+	}
+	z.zlen = (uint32_t)out.len;
+	z.first = w->zcs_first;
+	w->zcs_first = false;
+	record_writer_addv(w, TC_REC_ZSTACK, (struct piece[2]){ { &z, sizeof(z) },
+								{ out.buf, out.len } }, 2);
+	return 0;
+}
+
 void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t mask,
 			     uint32_t nregs, const uint64_t *regs, const void *stack,
 			     uint32_t stack_len)
@@ -538,6 +595,8 @@ void tc_record_writer_ustack(struct tc_record_writer *w, uint64_t abi, uint64_t 
 	struct piece pc[3] = { { &u, sizeof(u) }, { regs, (size_t)nregs * 8 },
 			       { stack, stack_len } };
 
+	if (ustack_z(w, abi, mask, nregs, regs, stack, stack_len) == 0)
+		return;
 	record_writer_addv(w, TC_REC_USTACK, pc, 3);
 }
 

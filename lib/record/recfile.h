@@ -43,7 +43,8 @@ enum tc_rec_type {
 	TC_REC_SAMPLES = 22,   /* version 2: samples packed (read as one TC_REC_SAMPLE each) */
 	TC_REC_MARKS = 23,     /* version 3: marks packed (read as one TC_REC_MARK each) */
 	TC_REC_CGROUP = 24,    /* the cgroup a process was in (its v2 path) when seen */
-	TC_REC_TYPE_MAX = 24,
+	TC_REC_ZSTACK = 25,    /* version 5: a USTACK compressed (read as a TC_REC_USTACK) */
+	TC_REC_TYPE_MAX = 25,
 };
 
 /* event flags */
@@ -66,7 +67,8 @@ enum tc_rec_type {
 #define TC_TASK_EXIT 2u
 
 /* A decoded record. Pointers point into the file's bytes (valid while they are), or, for
- * a version 5 sample's call chain, into memory the reader built (valid until tc_record_reader_exit, or, once taken with
+ * a version 5 sample's call chain and a ZSTACK's registers and stack, into memory the
+ * reader built (valid until tc_record_reader_exit, or, once taken with
  * tc_record_reader_take_mem, until tc_rec_mem_free). */
 /* MARK_DROPS: what the producers of a trace dropped (totals so far), and the damage the
  * consumer found in their area (the traced program wrote over it; 0 in a file written
@@ -197,6 +199,13 @@ struct tc_record_writer {
 	struct tc_rec_wnode *wnodes;
 	size_t nwnodes, wnodes_cap;
 	bool tree_reset;           /* the next chain starts the tree again */
+	/* version 5: the zstd stream of the ZSTACK records (NULL: none yet, or none to be
+	 * had: USTACK records are written raw then, said once) */
+	void *zcs;
+	bool zcs_failed;           /* no libzstd (said), or its stream failed: raw */
+	bool zcs_first;            /* the next ZSTACK starts the stream */
+	unsigned char *zbuf;       /* its compressed bytes, reused */
+	size_t zbuf_cap;
 };
 
 /* Creates the file for path (tc_outfile: a temporary file beside it, mode 0600; a link
@@ -283,8 +292,8 @@ int tc_record_writer_close(struct tc_record_writer *w);
 void tc_record_writer_discard(struct tc_record_writer *w);
 
 /* --- reading --- */
-/* Memory a reader built for the records it hands out (a version 5 file's call
- * chains): chunks, each freed with the list. */
+/* Memory a reader built for the records it hands out (a version 5 file's call chains
+ * and unpacked user stacks): chunks, each freed with the list. */
 struct tc_rec_mem {
 	struct tc_rec_mem *next;
 	size_t used, cap;
@@ -321,6 +330,8 @@ struct tc_record_reader {
 	size_t nnodes, nodes_cap;
 	struct tc_rec_mem *mem;
 	uint64_t mem_bytes, mem_max;   /* built so far; the bound (a bomb is corrupt) */
+	void *zds;                     /* the ZSTACK records' zstd stream */
+	bool zds_started;
 };
 
 /* Checks the file header of len bytes at data (not copied; keep it alive). 0, or
@@ -337,11 +348,13 @@ int tc_record_reader_init(struct tc_record_reader *r, const void *data, size_t l
  * the file held already is pointed to where it was first written; in version 5 the chain
  * is built from the file's tree of nodes in memory the reader owns (tc_record_reader_exit,
  * tc_record_reader_take_mem), once for each node. A MARKS block of version 3 is read the
- * same way: a TC_REC_MARK for each of its marks. */
+ * same way: a TC_REC_MARK for each of its marks. A ZSTACK record (version 5) comes
+ * unpacked as a TC_REC_USTACK, its registers and stack in the reader's memory; where
+ * libzstd cannot be loaded it is refused (-TACHO_EVERSION, *diag saying so). */
 int tc_record_reader_next(struct tc_record_reader *r, struct tc_rec *out, const char *name,
 			  struct tacho_diag *diag);
 
-/* Frees what the reader built (unless taken) and its tree; r is then
+/* Frees what the reader built (unless taken), its tree and its zstd stream; r is then
  * as after a failed init. Safe on a zeroed reader and after any return of init. */
 void tc_record_reader_exit(struct tc_record_reader *r);
 /* Hands the memory that the records read so far point into to the caller, who frees it

@@ -3,7 +3,11 @@
  * carry their chains in full (TACHO_REC_INLINE_CHAINS=1, what version 3 wrote), written
  * again with references and as a tree, reports exactly the same folded stacks and
  * perf-script lines, the same number of samples, in smaller files; a recording made
- * as a tree (the default) reports its stacks. */
+ * as a tree (the default) reports its stacks. The same for `--call-graph dwarf`, whose
+ * user stacks version 5 compresses with zstd (ZSTACK records): the copy of a version 4
+ * recording reports byte for byte the same, in a file a tenth the size; a report
+ * without libzstd (TACHO_NO_ZSTD=1, the seam) refuses it in one line, and a recording
+ * without it writes the stacks raw and says so once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,10 +107,90 @@ static void test_refs_report_the_same(void **state)
 	th_run_free(&r);
 }
 
+/* How many records of type type the record file holds (walked by their headers) */
+static size_t count_type(const char *file, uint16_t type)
+{
+	char *data;
+	size_t len, n = 0;
+
+	assert_int_equal(tc_read_file(file, &data, &len, 0), 0);
+	for (size_t off = TC_REC_FILE_HDR; off + TC_REC_HDR <= len;) {
+		uint32_t size;
+		uint16_t t;
+
+		memcpy(&size, data + off + 4, 4);
+		memcpy(&t, data + off + 8, 2);
+		assert_true(size >= TC_REC_HDR);
+		n += t == type;
+		off += size;
+	}
+	free(data);
+	return n;
+}
+
+static void test_dwarf_stacks(void **state)
+{
+	const char *v4 = th_tmp("dw4.rec"), *v5 = th_tmp("dw5.rec"), *raw = th_tmp("dwraw.rec");
+	char *argv[] = { (char *)th_tacho_bin(), (char *)"record", (char *)"-q",
+			 (char *)"--call-graph", (char *)"dwarf", (char *)"-F", (char *)"1000",
+			 (char *)"-o", (char *)v4, (char *)"--", (char *)th_prog("sample-cpu"),
+			 (char *)"200", NULL };
+	static const char *fmts[] = { "folded", "perf-script" };
+	char *data, *a, *b;
+	size_t len, len5, stacks;
+	struct th_run r;
+	(void)state;
+
+	setenv("TACHO_REC_FORMAT", "4", 1);
+	th_run_ok(argv);
+	unsetenv("TACHO_REC_FORMAT");
+	assert_int_equal(tc_read_file(v4, &data, &len, 0), 0);
+	th_rec_copy(data, len, v5, 5, 100);
+	free(data);
+	stacks = count_type(v4, TC_REC_USTACK);
+	assert_true(stacks > 20);
+	assert_int_equal(count_type(v5, TC_REC_ZSTACK), stacks);
+	assert_int_equal(count_type(v5, TC_REC_USTACK), 0);
+	assert_int_equal(tc_read_file(v5, &data, &len5, 0), 0);
+	free(data);
+	assert_true(len5 * 10 < len);
+	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+		a = report(v4, fmts[i]);
+		b = report(v5, fmts[i]);
+		assert_contains(a, "main");
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+
+	/* no libzstd to read it: one line, exit 1 */
+	setenv("TACHO_NO_ZSTD", "1", 1);
+	th_tacho(&r, "report", "-i", v5, NULL);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "is compressed and needs libzstd: libzstd is not used "
+			"(TACHO_NO_ZSTD=1)");
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	th_run_free(&r);
+	/* none to write it: the stacks raw, said once */
+	argv[8] = (char *)raw;
+	th_runv(&r, NULL, argv);
+	unsetenv("TACHO_NO_ZSTD");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "the user stacks are written uncompressed");
+	assert_ptr_equal(strstr(strstr(r.err, "uncompressed") + 1, "uncompressed"), NULL);
+	th_run_free(&r);
+	assert_int_equal(count_type(raw, TC_REC_ZSTACK), 0);
+	assert_true(count_type(raw, TC_REC_USTACK) > 20);
+	a = report(raw, "folded");
+	assert_contains(a, "main");
+	free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refs_report_the_same),
+		cmocka_unit_test(test_dwarf_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, th_tmpdir_setup, th_tmpdir_teardown);

@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "rec-copy.h"
 #include "record/recfile.h"
+#include "record/reczstd.h"
 
 static const uint8_t bid[20] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
 				 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
@@ -910,6 +911,145 @@ static void test_crafted_tree(void **state)
 	block_version = 0;
 }
 
+/* Reads the file of len bytes at buf to its end: the return of the last read, *d its
+ * words, *n the records read */
+static int read_through(const void *buf, size_t len, struct tacho_diag *d, int *n)
+{
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	int ret;
+
+	*n = 0;
+	ret = tc_record_reader_init(&r, buf, len, "t", d);
+	while (!ret && (ret = tc_record_reader_next(&r, &rec, "t", d)) == 1)
+		(*n)++;
+	tc_record_reader_exit(&r);
+	return ret;
+}
+
+/* A ZSTACK record of the given fields and compressed bytes, alone in a version 5 file
+ * in memory (*len bytes, freed by the caller) */
+static unsigned char *zstack_file(uint32_t nregs, uint64_t mask, uint32_t stack_len,
+				  uint32_t first, const void *z, size_t zlen, size_t *len)
+{
+	struct p_zs { uint64_t abi, mask; uint32_t nregs, stack_len, zlen, first; } f =
+		{ 2, mask, nregs, stack_len, (uint32_t)zlen, first };
+	unsigned char *payload = malloc(sizeof(f) + zlen), *buf;
+	struct tc_record_writer w;
+	int fd = memfd_create("rec", 0);
+
+	assert_true(fd >= 0 && payload);
+	memcpy(payload, &f, sizeof(f));
+	memcpy(payload + sizeof(f), z, zlen);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_add(&w, TC_REC_ZSTACK, payload, sizeof(f) + zlen);
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	*len = (size_t)w.written;
+	buf = malloc(*len);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, *len, 0), (ssize_t)*len);
+	tc_record_writer_close(&w);
+	free(payload);
+	return buf;
+}
+
+/* User stacks of version 5 (ZSTACK): two stacks in one zstd stream read back as the
+ * USTACK records written, the second referring to the first; a record that lies about
+ * its size either way, a zstd bomb (16 MiB of zeros said to be 64 bytes: the reader
+ * stops at 65), bytes zstd cannot read, and a piece without the start of its stream
+ * are each corrupt in one line. */
+static void test_zstack(void **state)
+{
+	static const uint64_t regs[2] = { 0x7ffc0000, 0x401000 };
+	unsigned char stack[300], *buf, *bomb;
+	struct tacho_diag d = { .sz = sizeof(d) };
+	struct tc_zbuf z = { 0 };
+	struct tc_record_writer w;
+	struct tc_record_reader r;
+	struct tc_rec rec;
+	size_t len;
+	void *cs;
+	int fd = memfd_create("rec", 0), n;
+	(void)state;
+
+	if (!tc_zs_available(NULL))
+		skip();
+	for (size_t i = 0; i < sizeof(stack); i++)
+		stack[i] = (unsigned char)(i * 7);
+	assert_true(fd >= 0);
+	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	tc_record_writer_ustack(&w, 2, 0x3, 2, regs, stack, sizeof(stack));
+	stack[5] ^= 0xff;
+	tc_record_writer_ustack(&w, 2, 0x3, 2, regs, stack, sizeof(stack));
+	assert_int_equal(tc_record_writer_flush(&w), 0);
+	len = (size_t)w.written;
+	buf = malloc(len);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	tc_record_writer_close(&w);
+	/* the second stack is a few bytes: it refers back to the first */
+	assert_true(len < TC_REC_FILE_HDR + sizeof(stack) + 2 * 64);
+	assert_int_equal(tc_record_reader_init(&r, buf, len, "t", NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 1);
+		assert_int_equal(rec.type, TC_REC_USTACK);
+		assert_int_equal(rec.u.ustack.nregs, 2);
+		assert_int_equal(rec.u.ustack.stack_len, sizeof(stack));
+		assert_memory_equal(rec.u.ustack.regs, regs, sizeof(regs));
+		assert_int_equal(rec.u.ustack.stack[5], (unsigned char)(5 * 7) ^ (i ? 0xff : 0));
+	}
+	assert_int_equal(tc_record_reader_next(&r, &rec, "t", NULL), 0);
+	tc_record_reader_exit(&r);
+	free(buf);
+
+	/* one stack of 300 bytes, compressed alone, said to be 299 and 301 */
+	cs = tc_zs_cstream_new(3);
+	assert_non_null(cs);
+	assert_int_equal(tc_zs_compress(cs, stack, sizeof(stack), true, &z), 0);
+	tc_zs_cstream_free(cs);
+	for (int k = -1; k <= 1; k += 2) {
+		buf = zstack_file(0, 0, (uint32_t)(sizeof(stack) + k), 1, z.buf, z.len, &len);
+		assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+		assert_contains(d.message, k < 0 ? "unpacks to more bytes than it says" :
+					   "unpacks to fewer bytes than it says");
+		free(buf);
+	}
+	/* the same bytes as the middle of a stream that never began */
+	buf = zstack_file(0, 0, sizeof(stack), 0, z.buf, z.len, &len);
+	assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+	assert_contains(d.message, "corrupt record at byte 32: a compressed user stack "
+			"without the start of its stream");
+	free(buf);
+	/* not zstd at all */
+	buf = zstack_file(0, 0, sizeof(stack), 1, stack, 40, &len);
+	assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+	assert_contains(d.message, "a compressed user stack that zstd cannot read");
+	free(buf);
+	/* a bomb */
+	bomb = calloc(16, 1 << 20);
+	assert_non_null(bomb);
+	z.len = 0;
+	cs = tc_zs_cstream_new(3);
+	assert_int_equal(tc_zs_compress(cs, bomb, 16 << 20, true, &z), 0);
+	tc_zs_cstream_free(cs);
+	free(bomb);
+	assert_true(z.len < 4096);
+	buf = zstack_file(0, 0, 64, 1, z.buf, z.len, &len);
+	assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+	assert_contains(d.message, "unpacks to more bytes than it says");
+	free(buf);
+	/* sizes out of range: a mask of 3 registers said to be 2; a stack past the
+	 * kernel's most */
+	buf = zstack_file(2, 0x7, 8, 1, z.buf, z.len, &len);
+	assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+	assert_contains(d.message, "bad compressed user stack sizes");
+	free(buf);
+	buf = zstack_file(0, 0, TC_USTACK_MAX + 8, 1, z.buf, z.len, &len);
+	assert_int_equal(read_through(buf, len, &d, &n), -TACHO_ECORRUPT);
+	assert_contains(d.message, "bad compressed user stack sizes");
+	free(buf);
+	free(z.buf);
+}
+
 /* What a sink receives: the flushes, each whole records after the file header */
 struct chunks {
 	unsigned char *buf[64];
@@ -1176,14 +1316,16 @@ static void test_named_paths_not_opened(void **state)
 			  "checked (the rest was)");
 }
 
-/* USTACK and BRANCH records read back as written; impossible sizes are corrupt. */
+/* USTACK and BRANCH records read back as written, the stacks raw (version 4) and
+ * compressed (version 5: ZSTACK records, where libzstd is there); impossible sizes of a
+ * raw one are corrupt (test_zstack has the compressed ones). */
 static void test_ustack_branch_records(void **state)
 {
 	struct tc_record_writer w;
 	struct tc_record_reader r;
 	struct tc_rec rec;
 	struct tacho_diag d = { .sz = sizeof(d) };
-	int fd = memfd_create("rec", 0);
+	int fd;
 	const uint64_t regs[3] = { 1, 0x7ffd0000, 0x401000 };
 	const uint64_t br[6] = { 0x401100, 0x401000, 0, 0x401200, 0x401100, 0 };
 	unsigned char stack[24] = "stack bytes, 24 of them";
@@ -1192,8 +1334,11 @@ static void test_ustack_branch_records(void **state)
 	int got = 0;
 	(void)state;
 
+	for (unsigned format = 4; format <= 5; format++) {
+	fd = memfd_create("rec", 0);
+	got = 0;
 	assert_true(fd >= 0);
-	assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+	open_fd_as(&w, fd, format);
 	tc_record_writer_sample(&w, 20, 0x401010, 0, 1, 100, 100, 0, 0, 2, 0, NULL);
 	tc_record_writer_ustack(&w, PERF_SAMPLE_REGS_ABI_64, 0x1c0, 3, regs, stack, 21);
 	tc_record_writer_branch(&w, 2, br);
@@ -1224,12 +1369,14 @@ static void test_ustack_branch_records(void **state)
 		}
 	}
 	assert_int_equal(got, 3);
+	tc_record_reader_exit(&r);
 	free(buf);
+	}
 
 	/* a register count that is not the mask's, and a stack past its record */
 	for (int bad = 0; bad < 3; bad++) {
 		fd = memfd_create("rec", 0);
-		assert_int_equal(tc_record_writer_open_fd(&w, fd), 0);
+		open_fd_as(&w, fd, 4);
 		if (bad == 0)
 			tc_record_writer_ustack(&w, 2, 0x3, 3, regs, stack, 8);
 		else if (bad == 1)
@@ -1255,8 +1402,10 @@ static void test_ustack_branch_records(void **state)
 		}
 		assert_int_equal(tc_record_reader_init(&r, buf, (size_t)size, "t.rec", &d), 0);
 		assert_int_equal(tc_record_reader_next(&r, &rec, "t.rec", &d), -TACHO_ECORRUPT);
+		tc_record_reader_exit(&r);
 		free(buf);
 	}
+	tc_record_reader_exit(&r);
 }
 
 /* The address of a symbol of a binary (nm), or 0. */
@@ -1458,6 +1607,7 @@ int main(void)
 		cmocka_unit_test(test_chain_ref_bytes),
 		cmocka_unit_test(test_chain_tree_bytes),
 		cmocka_unit_test(test_crafted_tree),
+		cmocka_unit_test(test_zstack),
 		cmocka_unit_test(test_chain_refs),
 		cmocka_unit_test(test_v3_chains_copy),
 		cmocka_unit_test(test_mark_blocks),
