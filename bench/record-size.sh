@@ -1,9 +1,11 @@
 #!/bin/sh
 # record-size.sh - the size of tacho's record file against zstd -19 of the same file:
 # how near its entropy the format is (issue 32, "files near their entropy"). Each
-# workload is recorded twice, with call chains written in full (TACHO_REC_INLINE_CHAINS=1:
-# what format version 3 wrote) and with chains written once and referred to (format
-# version 4, the default):
+# workload is recorded three times: with call chains written in full
+# (TACHO_REC_INLINE_CHAINS=1: what format version 3 wrote), with chains written once and
+# referred to (TACHO_REC_FORMAT=4: format version 4), and as paths in a tree of
+# (parent, frame) nodes with the user stacks compressed by zstd (format version 5, the
+# default):
 #   1. tacho record -g of gzip compressing 30 MB of base64 text;
 #   2. tacho record -g of python3 running a loop (LOOPS rounds, default 40);
 #   3. tacho record --call-graph dwarf of gzip (8 MB), whose stack copies dominate.
@@ -34,16 +36,16 @@ for _ in range(${LOOPS:-40}):
     g()
 PY
 
-# one: NAME MODE (full|refs) RECORD-ARGS... -- PROGRAM...
+# one: NAME MODE (full|refs|tree) RECORD-ARGS... -- PROGRAM...
 one() {
 	name=$1 mode=$2
 	shift 2
 	f="$t/$name-$mode.rec"
-	if [ "$mode" = full ]; then
-		TACHO_REC_INLINE_CHAINS=1 "$tacho" record -q -o "$f" "$@" >/dev/null
-	else
-		"$tacho" record -q -o "$f" "$@" >/dev/null
-	fi
+	case $mode in
+	full) TACHO_REC_INLINE_CHAINS=1 "$tacho" record -q -o "$f" "$@" >/dev/null ;;
+	refs) TACHO_REC_FORMAT=4 "$tacho" record -q -o "$f" "$@" >/dev/null ;;
+	*) "$tacho" record -q -o "$f" "$@" >/dev/null ;;
+	esac
 	size=$(stat -c %s "$f")
 	zsize=$(zstd -19 -q -c "$f" | wc -c)
 	n=$("$tacho" report -i "$f" --format perf-script 2>/dev/null | grep -c '^[^ 	]' || true)
@@ -52,7 +54,7 @@ one() {
 		       n, m, s, c, c ? s / c : 0, z, s / z }'
 }
 
-for mode in full refs; do
+for mode in ${MODES:-full refs tree}; do
 	one gzip-g "$mode" -g -- gzip -c "$t/in.txt"
 	one python3-g "$mode" -g -- python3 "$t/loop.py"
 	one gzip-dwarf "$mode" --call-graph dwarf -- gzip -c "$t/small.txt"
