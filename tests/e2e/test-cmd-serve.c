@@ -3,9 +3,9 @@
  * which a program's exactly N writes raise by exactly N; `promtool check metrics` on
  * /metrics; OpenMetrics on request; the page in headless Chromium (no console message,
  * new points arriving); 20 clients at once for 10 s and two that stall, while counting
- * goes on and memory stays bounded; 100 clients that send a header line every 2 s, then
- * 100 that send nothing, and every scrape of a real Prometheus beside them succeeds
- * within its timeout; VictoriaMetrics scraping it too, the writes exact in its query
+ * goes on and memory stays bounded; 100 clients that send a header line every 2 s to
+ * one server and 100 that send nothing to another, at once, and every scrape of a real
+ * Prometheus beside them succeeds within its timeout; VictoriaMetrics scraping it too, the writes exact in its query
  * API; --listen :PORT on IPv6 and IPv4 with a warning, [::1] without;
  * a port in use and bad addresses. */
 #include <errno.h>
@@ -527,82 +527,150 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The value of PromQL fn(up{job="tacho"}[window s]) at wall time t. */
-static double up_over(int pport, const char *fn, int window, double t)
+/* The value of PromQL fn(up{job="JOB"}[window s]) at wall time t. */
+static double up_over(int pport, const char *job, const char *fn, int window, double t)
 {
 	char q[256];
 
-	snprintf(q, sizeof(q), "%s(up%%7Bjob%%3D%%22tacho%%22%%7D%%5B%ds%%5D)&time=%.3f", fn,
+	snprintf(q, sizeof(q), "%s(up%%7Bjob%%3D%%22%s%%22%%7D%%5B%ds%%5D)&time=%.3f", fn, job,
 		 window, t);
 	return th_prom_query(pport, q);
 }
 
-/* 100 holders of one kind for a while, Prometheus scraping beside them: each scrape of
- * the last 10 s succeeded within its timeout (up is 1 for a scrape answered in time, 0
- * for one that was not), and the server did cut holders to make room. */
-static void hold_and_scrape(struct th_proc *serve, int port, int pport, bool slow, int first,
-			    int naddr)
+/* The time of Prometheus's last scrape of job (NAN: none yet). */
+static double last_scrape(int pport, const char *job)
 {
-	struct holders h = { .port = port, .first = first, .naddr = naddr, .slow = slow };
-	struct holder hs[100];
-	pthread_t th[100];
-	double t_end, min_up, n_up;
+	char q[256];
 
-	for (int i = 0; i < 100; i++) {
-		hs[i] = (struct holder){ .h = &h, .n = i };
-		assert_int_equal(pthread_create(&th[i], NULL, holder_main, &hs[i]), 0);
-	}
-	/* they take their places, then 10 s of scrapes are judged */
-	usleep(12 * 1000000);
-	t_end = wall_now();
-	atomic_store(&h.stop, true);
-	for (int i = 0; i < 100; i++)
-		pthread_join(th[i], NULL);
-	/* the scrape under way at t_end is recorded once it has answered or timed out */
-	usleep(2500000);
-	min_up = up_over(pport, "min_over_time", 10, t_end);
-	n_up = up_over(pport, "count_over_time", 10, t_end);
-	print_message("%s holders: %u connections, %u cut by the server; scrapes in the last "
-		      "10 s: %g, all up: %s\n", slow ? "slow" : "idle", atomic_load(&h.connects),
-		      atomic_load(&h.cuts), n_up, min_up == 1 ? "yes" : "no");
-	if (!(min_up == 1) || !(n_up >= 3)) {
-		char *err = th_slurp(serve->err);
-		fail_msg("with 100 %s clients, %g scrapes in 10 s, the lowest up %g (tacho "
-			 "serve's stderr: %s)", slow ? "slow" : "idle", n_up, min_up, err);
-	}
-	/* they held places: the server cut some to let others in */
-	assert_true(atomic_load(&h.cuts) > 0);
+	snprintf(q, sizeof(q), "timestamp(up%%7Bjob%%3D%%22%s%%22%%7D)", job);
+	return th_prom_query(pport, q);
 }
 
+/* 100 holders of one kind against one tacho serve, which Prometheus scrapes as job. */
+struct held {
+	struct th_proc serve;
+	int port;
+	const char *job;
+	bool slow;
+	int first, naddr;
+	struct holders h;
+	struct holder hs[100];
+	pthread_t th[100];
+};
+
+/* Each scrape of the last 10 s of the holders succeeded within its timeout (up is 1 for
+ * a scrape answered in time, 0 for one that was not), and the server did cut holders to
+ * make room. */
+static void judge_held(struct held *k, int pport, double t_end)
+{
+	double min_up = up_over(pport, k->job, "min_over_time", 10, t_end),
+	       n_up = up_over(pport, k->job, "count_over_time", 10, t_end);
+
+	print_message("%s holders: %u connections, %u cut by the server; scrapes in the last "
+		      "10 s: %g, all up: %s\n", k->slow ? "slow" : "idle",
+		      atomic_load(&k->h.connects), atomic_load(&k->h.cuts), n_up,
+		      min_up == 1 ? "yes" : "no");
+	if (!(min_up == 1) || !(n_up >= 3)) {
+		char *err = th_slurp(k->serve.err);
+		fail_msg("with 100 %s clients, %g scrapes in 10 s, the lowest up %g (tacho "
+			 "serve's stderr: %s)", k->slow ? "slow" : "idle", n_up, min_up, err);
+	}
+	/* they held places: the server cut some to let others in */
+	assert_true(atomic_load(&k->h.cuts) > 0);
+}
+
+/* Slow clients from 8 addresses other than Prometheus's, which the limit in all holds,
+ * against one tacho serve; idle ones from Prometheus's own address, which the limit of
+ * one client holds, against another; Prometheus scrapes both (the two servers' guards
+ * are their own, so each sees what it would alone: the two kinds run at once, in the
+ * time of one). */
 static void test_slow_and_idle_clients(void **state)
 {
-	struct th_proc serve, prom;
-	int port, pport;
-	double end, up = NAN;
+	struct held held[2] = {
+		{ .job = "tacho-slow", .slow = true, .first = 2, .naddr = 8 },
+		{ .job = "tacho-idle", .slow = false, .first = 1, .naddr = 1 },
+	};
+	struct th_proc prom;
+	char cfg[4096], cfgarg[4200], data[4200], listen[64];
+	char *argv[] = { (char *)"prometheus", cfgarg, data, listen, NULL };
+	int pport = th_free_port();
+	double end, t_end;
+	FILE *f;
 	(void)state;
 
 	if (!have("prometheus"))
 		TEST_SKIP("prometheus is not installed");
-	port = start_serve(&serve, "serve-held", "-d", "0.5", "--view", "cpu", NULL, NULL);
-	pport = start_prometheus(&prom, "prometheus-held", port, "2s", "2s");
+	held[0].port = start_serve(&held[0].serve, "serve-slow", "-d", "0.5", "--view", "cpu",
+				   NULL, NULL);
+	held[1].port = start_serve(&held[1].serve, "serve-idle", "-d", "0.5", "--view", "cpu",
+				   NULL, NULL);
+	snprintf(cfg, sizeof(cfg), "%s", th_tmp("prometheus-held.yml"));
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "global:\n  scrape_interval: 2s\n  scrape_timeout: 2s\n"
+		   "  evaluation_interval: 1s\nscrape_configs:\n");
+	for (int i = 0; i < 2; i++)
+		fprintf(f, "  - job_name: %s\n    static_configs:\n"
+			   "      - targets: ['127.0.0.1:%d']\n", held[i].job, held[i].port);
+	fclose(f);
+	snprintf(data, sizeof(data), "--storage.tsdb.path=%s", th_tmp("prometheus-held-tsdb"));
+	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", pport);
+	snprintf(cfgarg, sizeof(cfgarg), "--config.file=%s", cfg);
+	th_spawn(&prom, "prometheus-held", argv);
 	end = th_now() + 30;
-	while (!(up == 1) && th_now() < end) {
-		usleep(200000);
-		up = th_prom_query(pport, "up%7Bjob%3D%22tacho%22%7D");
+	for (int i = 0; i < 2; i++) {
+		char q[128];
+		double up = NAN;
+
+		snprintf(q, sizeof(q), "up%%7Bjob%%3D%%22%s%%22%%7D", held[i].job);
+		while (!(up == 1) && th_now() < end) {
+			usleep(200000);
+			up = th_prom_query(pport, q);
+		}
+		if (!(up == 1)) {
+			char *log = th_slurp(prom.err);
+			fail_msg("Prometheus never scraped %s; its log:\n%s", held[i].job, log);
+		}
 	}
-	if (!(up == 1)) {
-		char *log = th_slurp(prom.err);
-		fail_msg("Prometheus never scraped tacho; its log:\n%s", log);
+	for (int i = 0; i < 2; i++) {
+		struct held *k = &held[i];
+
+		k->h = (struct holders){ .port = k->port, .first = k->first, .naddr = k->naddr,
+					 .slow = k->slow };
+		for (int j = 0; j < 100; j++) {
+			k->hs[j] = (struct holder){ .h = &k->h, .n = j };
+			assert_int_equal(pthread_create(&k->th[j], NULL, holder_main, &k->hs[j]), 0);
+		}
 	}
-	/* slow clients from 8 addresses other than Prometheus's: the limit in all holds
-	 * them; idle ones from Prometheus's own address: the limit of one client */
-	hold_and_scrape(&serve, port, pport, true, 2, 8);
-	hold_and_scrape(&serve, port, pport, false, 1, 1);
+	/* they take their places, then 10 s of scrapes are judged */
+	usleep(12 * 1000000);
+	t_end = wall_now();
+	for (int i = 0; i < 2; i++)
+		atomic_store(&held[i].h.stop, true);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 100; j++)
+			pthread_join(held[i].th[j], NULL);
+	/* the scrape under way at t_end is recorded once it has answered or timed out:
+	 * once a scrape that began after t_end is there */
+	end = th_now() + 30;
+	for (int i = 0; i < 2; i++) {
+		double last = NAN;
+
+		while (!(last > t_end) && th_now() < end) {
+			usleep(200000);
+			last = last_scrape(pport, held[i].job);
+		}
+		if (!(last > t_end))
+			fail_msg("Prometheus scraped %s no more after the holders", held[i].job);
+		judge_held(&held[i], pport, t_end);
+	}
 	th_proc_kill(&prom, SIGTERM);
 	assert_true(th_proc_wait(&prom, 20));
-	th_proc_kill(&serve, SIGTERM);
-	assert_true(th_proc_wait(&serve, 15));
-	assert_int_equal(serve.status, 0);
+	for (int i = 0; i < 2; i++) {
+		th_proc_kill(&held[i].serve, SIGTERM);
+		assert_true(th_proc_wait(&held[i].serve, 15));
+		assert_int_equal(held[i].serve.status, 0);
+	}
 }
 
 /* GET /metrics from [::1]:port: the status code, -1 when nothing answered, -2 when this
