@@ -258,7 +258,9 @@ TEST_BIN_STATIC := $(filter-out $(TEST_BIN_SHARED),$(TEST_BIN))
 # The variant holds the tests whose result can differ there: every e2e test that runs
 # tacho, and every test that uses only the public API. The e2e tests that do neither
 # read the build tree only (its objects, its install, the docs' programs built against
-# libtacho.a) and would repeat themselves word for word: they stay out.
+# libtacho.a) and would repeat themselves word for word: they stay out. Of the binaries
+# that run there, scripts/run-tests.sh leaves out some long cases (so_leave_out; its
+# comment and docs/testing.md say why).
 SO := $(BUILD)/so
 SO_TACHO := $(SO)/tacho
 SO_SAME_SRC := tests/e2e/test-docs.c tests/e2e/test-install.c tests/e2e/test-layers.c \

@@ -17,7 +17,8 @@
 #
 # A test binary runs with TACHO_BIN=BUILD/tacho and TACHO_BUILD=BUILD. BUILD/so is the
 # shared-library variant of BUILD (the Makefile's tests-so): its tests run its tacho
-# with BUILD's helper programs, examples and objects (TACHO_BUILD=BUILD).
+# with BUILD's helper programs, examples and objects (TACHO_BUILD=BUILD), less the cases
+# so_leave_out names (below: what build/so runs, and why).
 #
 # A fuzz target first runs every input of its corpus (fuzz/corpus/NAME without the
 # "fuzz-") once, then fuzzes for FUZZ_SECONDS (default 8) from a copy of it.
@@ -49,6 +50,37 @@ fuzz_seconds=${FUZZ_SECONDS:-8}
 # from the chase (seen once in the pool, in the sanitized tree: L1d at 0.84 and L2 at
 # 0.71 of sysfs's sizes in all three runs).
 alone=(test-golden test-cmd-watch test-cmd-cache)
+
+# What build/so (the shared-library variant of build/) runs, and why. The variant links
+# tacho, and the tests that use only the public API, with libtacho.so; its tacho is made
+# of the same objects as build/'s (CLI_OBJ, and libtacho.so of the same LIB_OBJ as
+# libtacho.a): what can differ there is the linking alone: the exported symbols and
+# their versions, a second copy of the library's state, what the library loads at run
+# time (libdw, libzstd, capstone, libmicrohttpd through dlopen) and its thread-local
+# storage. Any case that goes through a command's way into the library proves those;
+# a case that feeds the same way more data, or holds its output against an outside
+# program at length (Prometheus, VictoriaMetrics, chromium, valgrind's simulations,
+# llvm-mca, perf), proves nothing more there than in build/, where it runs (and again
+# in build/asan). So build/so runs every test binary of its list, but leaves out of
+# these its longest cases, which the table names; each says "SKIP: CASE: left out of
+# this tree" in the summary, and a name here that is no case of its binary fails it
+# (tests/lib/harness.c). What stays in build/so of them: serve's /metrics, OpenMetrics
+# and history with promtool, --listen and bad input; trace's marks, spans, Chrome and
+# SVG, drops, a killed trace, bad input; perf.data on stdin, compressed (libzstd),
+# with call chains, DWARF stacks (libdw) and tracepoint payloads (libtraceevent); sim's
+# exact loop, outputs, recordings and their exports, bad input.
+declare -A so_leave_out=(
+	[test-cmd-serve]="test_prometheus test_victoria_metrics test_page_in_chromium
+		test_many_clients test_slow_and_idle_clients"
+	[test-cmd-trace]="test_many_events test_svg_in_chromium test_scribbled_area"
+	[test-perfdata]="test_page_faults_exact test_build_ids test_srcline_rows
+		test_cpu_clock_split test_frequency_periods test_cut_and_damaged
+		test_dimensions_and_exports test_sampled_cpus test_system_wide"
+	[test-cmd-sim]="test_proof_loop_agrees_with_valgrind test_deterministic
+		test_children_followed test_regions_exact test_hot_places test_loop_at_entry
+		test_mca test_record_sim_pie test_report_mca"
+)
+so_why="it runs in build/ and build/asan (scripts/run-tests.sh says what build/so runs)"
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$src/$1" ;; esac; }
 
@@ -82,11 +114,15 @@ job() {
 			block="ok   fuzz $name ($inputs corpus inputs, then ${runs:-?} runs in ${fuzz_seconds}s)"
 		fi
 	else
-		local home=$tree
-		case $tree in */so) [ -e "${tree%/so}/libtacho.a" ] && home=${tree%/so} ;; esac
+		local home=$tree leave_out=
+		case $tree in */so)
+			[ -e "${tree%/so}/libtacho.a" ] && home=${tree%/so}
+			leave_out=$(echo ${so_leave_out[$name]:-}) ;;
+		esac
 		log=$tree/test-logs/$name.log
 		TACHO_BIN=$(abs "$tree")/tacho TACHO_BUILD=$(abs "$home") TACHO_SRC=$src \
 			TACHO_SHARED=$shared \
+			TACHO_TEST_LEAVE_OUT=$leave_out TACHO_TEST_LEAVE_OUT_WHY=${leave_out:+$so_why} \
 			ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 			UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
 			timeout 300 "$path" >"$log" 2>&1
@@ -105,7 +141,11 @@ job() {
 		else
 			block="ok   $tree/$name ($p passed, $s skipped, ${secs}s)"
 		fi
-		block+=$(awk '/^SKIP: / { printf "\n     %s", $0 }' "$log")
+		# the cases a tree leaves out on one line, by name
+		block+=$(awk '/^SKIP: .*: left out of this tree: / {
+				n = $2; sub(/:$/, "", n); out = out " " n; next }
+			/^SKIP: / { printf "\n     %s", $0 }
+			END { if (out != "") printf "\n     left out of this tree:%s", out }' "$log")
 		# a failure's own lines (cmocka's ERROR and LINE, a sanitizer's SUMMARY) right
 		# under its name too, so that a log cut to its middle still says what failed
 		if [ "$f" != 0 ]; then
