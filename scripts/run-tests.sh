@@ -70,7 +70,7 @@ alone=(test-golden test-cmd-watch test-cmd-cache)
 # with call chains, DWARF stacks (libdw) and tracepoint payloads (libtraceevent); sim's
 # exact loop, outputs, recordings and their exports, bad input.
 declare -A so_leave_out=(
-	[test-cmd-serve]="test_prometheus test_victoria_metrics test_page_in_chromium
+	[test-cmd-serve]="test_prometheus_vm_page
 		test_many_clients test_slow_and_idle_clients"
 	[test-cmd-trace]="test_many_events test_svg_in_chromium test_scribbled_area"
 	[test-perfdata]="test_page_faults_exact test_build_ids test_srcline_rows
