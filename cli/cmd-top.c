@@ -89,7 +89,7 @@ struct top_cli {
 static int symbols_open(struct top_cli *t, pid_t pid, char *why, size_t size)
 {
 	struct tacho_live_symbols_opts o = { .sz = sizeof(o) };
-	struct tacho_pmu_counters pmu;
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	struct tacho_diag diag;
 	bool hw = !tacho_pmu_counters_detect(&pmu) && pmu.known && !pmu.none;
 	int err;

@@ -106,7 +106,7 @@ int live_cli_option(struct live_cli *lc, int opt, const char *arg)
 /* The live default set (tacho_events_default), the note why where it is software only. */
 static void default_events(struct live_cli *lc)
 {
-	struct tacho_pmu_counters pmu;
+	struct tacho_pmu_counters pmu = { .sz = sizeof(pmu) };
 	bool hw = !tacho_pmu_counters_detect(&pmu) && pmu.known && !pmu.none;
 
 	tc_sb_adds(&lc->events, tacho_events_default(TACHO_EVENTS_LIVE |
