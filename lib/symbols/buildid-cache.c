@@ -273,8 +273,11 @@ static int remove_entry(const char *dir, const char *hex)
 		return -errno;
 	if (fits(snprintf(f, sizeof(f), "%s/path", e), sizeof(f)))
 		unlink(f);
-	/* the source lines decoded from it (tc_symdso_line) */
+	/* the source lines and inlined functions decoded from it (tc_symdso_line,
+	 * tc_symdso_inlines) */
 	if (fits(snprintf(f, sizeof(f), "%s/lines", e), sizeof(f)))
+		unlink(f);
+	if (fits(snprintf(f, sizeof(f), "%s/inlines", e), sizeof(f)))
 		unlink(f);
 	rmdir(e);
 	/* the xx folder goes when it is empty */

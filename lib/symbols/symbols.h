@@ -73,7 +73,10 @@ struct tc_syminl {
  * that holds them (the function the symbol table names, which is not among them).
  * Entry i's call is in entry i + 1's function (the last's in that subprogram). The
  * number of entries (0: none inlined there, or no DWARF for addr). The first call for
- * a binary reads its DWARF. Not thread-safe per dso. */
+ * a binary maps its inline cache (lib/symbols/inlcache.h) from the build-id cache, or
+ * makes it in one walk of the DWARF and writes it there; where the folder cannot be
+ * written, libdw answers each call (dwarf_getscopes). Either way the same answer. Not
+ * thread-safe per dso. */
 int tc_symdso_inlines(struct tc_symdso *d, uint64_t addr, struct tc_syminl *out, size_t max);
 
 /* Symbol versions. glibc's .symtab names functions with their version

@@ -36,6 +36,11 @@ struct tc_elfutils_fns {
 	__typeof__(dwarf_lineaddr) *dwarf_lineaddr;
 	__typeof__(dwarf_onearange) *dwarf_onearange;
 	__typeof__(dwarf_onesrcline) *dwarf_onesrcline;
+	__typeof__(dwarf_child) *dwarf_child;
+	__typeof__(dwarf_dieoffset) *dwarf_dieoffset;
+	__typeof__(dwarf_formref_die) *dwarf_formref_die;
+	__typeof__(dwarf_ranges) *dwarf_ranges;
+	__typeof__(dwarf_siblingof) *dwarf_siblingof;
 	__typeof__(dwarf_tag) *dwarf_tag;
 	__typeof__(dwfl_addrmodule) *dwfl_addrmodule;
 	__typeof__(dwfl_attach_state) *dwfl_attach_state;
@@ -113,6 +118,11 @@ int tc_elfutils_section_address(Dwfl_Module *mod, void **userdata, const char *m
 #define dwarf_lineaddr (tc_elfutils()->dwarf_lineaddr)
 #define dwarf_onearange (tc_elfutils()->dwarf_onearange)
 #define dwarf_onesrcline (tc_elfutils()->dwarf_onesrcline)
+#define dwarf_child (tc_elfutils()->dwarf_child)
+#define dwarf_dieoffset (tc_elfutils()->dwarf_dieoffset)
+#define dwarf_formref_die (tc_elfutils()->dwarf_formref_die)
+#define dwarf_ranges (tc_elfutils()->dwarf_ranges)
+#define dwarf_siblingof (tc_elfutils()->dwarf_siblingof)
 #define dwarf_tag (tc_elfutils()->dwarf_tag)
 #define dwfl_addrmodule (tc_elfutils()->dwfl_addrmodule)
 #define dwfl_attach_state (tc_elfutils()->dwfl_attach_state)
