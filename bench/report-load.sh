@@ -4,10 +4,14 @@
 # (default "4000 100000 1000000"), each tool's own recording; tacho also reads perf's.
 # For each recording and input (tacho's file, perf.data): by symbol (perf report --stdio
 # --sort sym --no-children -g none), --children (perf --children -g none) and the folded
-# export (perf script), in ROUNDS (default 5) interleaved rounds of: the build BEFORE
-# (optional, another build folder), this build, perf. Each run's CPU time (user + system)
-# and peak RSS come from wait4(2); printed: the medians, and the median of the per-round
-# CPU ratios to perf (min-max).
+# export (perf script alone: the stacks a perf user still has to fold, so perf's figure
+# is a floor of what folding costs with perf), in ROUNDS (default 5) interleaved rounds
+# of: the build BEFORE (optional, another build folder), this build, perf. Every run must
+# exit 0 (else the script stops: no figures). Each run's CPU time (user + system) and
+# peak RSS come from wait4(2); printed: the medians, and the median of the per-round CPU
+# ratios to perf (min-max). The rounds run with the build-id cache warm (the kernel's
+# symbols copied, the binaries' line and inline caches made, as after a first report);
+# before them, "first report" is one run of this build's --children into an empty cache.
 # usage: sh bench/report-load.sh [BUILD [BEFORE]] (default build, no before).
 # Results: docs/performance.md, "Issue 32". Timings are medians on this machine only.
 set -eu
@@ -94,7 +98,23 @@ for n in $sizes; do
 	# --no-buildid: perf 6.1 aborts at util/build-id.c:1010 on Debian's python3 here
 	perf record -q --no-buildid -g -e cpu-clock -c 25000 -o "$p" -- "$py" "$tmp/loop.py" $ms >/dev/null 2>&1
 	echo "$n asked: tacho's file $(tacho_n "$t") samples ($(stat -c %s "$t") bytes), perf.data $(tacho_n "$p") ($(stat -c %s "$p") bytes); load $(cut -d' ' -f1 /proc/loadavg)"
-	"$tacho" report -i "$t" >/dev/null 2>&1   # the kernel's symbols, once
+	# the first report of these binaries: an empty cache, once (CPU ms, peak KiB)
+	python3 -c '
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY); os.dup2(fd, 1); os.dup2(fd, 2)
+    os.environ["XDG_CACHE_HOME"] = sys.argv[1]
+    os.execv(sys.argv[2], sys.argv[2:])
+_, st, ru = os.wait4(pid, 0)
+if st:
+    sys.exit("report-load.sh: the first report failed (wait status %d)" % st)
+print("   first report, --children, empty cache: CPU %.1f ms, RSS %d KiB" %
+      ((ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_maxrss))' "$tmp/cold-$n" "$tacho" report -i "$t" --children
+	rm -rf "$tmp/cold-$n"
+	for in in "$t" "$p"; do   # the kernel's symbols and the binaries' caches, once
+		"$tacho" report -i "$in" --children >/dev/null 2>&1
+	done
 	for in in "$t" "$p"; do
 		run symbol "$in" perf report -i "$p" --stdio --sort sym --no-children -g none
 		run children "$in" perf report -i "$p" --stdio --sort sym --children -g none
