@@ -40,9 +40,75 @@ static void add_folded(struct tc_sb *sb, const char *name)
 			sb->buf[i] = '_';
 }
 
+/* The distinct stacks met so far, by what makes their text: the process's name and
+ * the frames (each { comm, n, frames... } in v from an offset); text: the stack's id in
+ * the pool of texts. */
+struct seen_stacks {
+	uint32_t *v;
+	size_t n, cap;
+	struct tc_hmap idx;            /* hash -> entry */
+	struct { size_t off; uint32_t text; } *e;
+	size_t ne, ecap;
+};
+
+static uint64_t stack_hash(uint32_t comm, const uint32_t *frames, size_t nf)
+{
+	return tc_hash_bytes(frames, nf * sizeof(*frames)) ^ tc_hash_u64(((uint64_t)comm << 32) | nf);
+}
+
+/* The text id of the stack (comm, frames) when it was met before: true and *text. */
+static bool seen_find(const struct seen_stacks *ss, uint64_t h, uint32_t comm,
+		      const uint32_t *frames, size_t nf, uint32_t *text)
+{
+	size_t pos = 0;
+	uint32_t i;
+
+	while (tc_hmap_next(&ss->idx, h, &pos, &i)) {
+		const uint32_t *w = ss->v + ss->e[i].off;
+		if (w[0] == comm && w[1] == nf && !memcmp(w + 2, frames, nf * sizeof(*frames))) {
+			*text = ss->e[i].text;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int seen_add(struct seen_stacks *ss, uint64_t h, uint32_t comm, const uint32_t *frames,
+		    size_t nf, uint32_t text)
+{
+	if (ss->n + nf + 2 > ss->cap) {
+		size_t nc = ss->cap ? ss->cap : 4096;
+		uint32_t *nv;
+		while (nc < ss->n + nf + 2)
+			nc *= 2;
+		if (!(nv = realloc(ss->v, nc * sizeof(*nv))))
+			return -ENOMEM;
+		ss->v = nv;
+		ss->cap = nc;
+	}
+	if (ss->ne == ss->ecap) {
+		size_t nc = ss->ecap ? ss->ecap * 2 : 256;
+		void *ne = realloc(ss->e, nc * sizeof(*ss->e));
+		if (!ne)
+			return -ENOMEM;
+		ss->e = ne;
+		ss->ecap = nc;
+	}
+	if (ss->ne >= UINT32_MAX || tc_hmap_add(&ss->idx, h, (uint32_t)ss->ne))
+		return -ENOMEM;
+	ss->e[ss->ne].off = ss->n;
+	ss->e[ss->ne++].text = text;
+	ss->v[ss->n++] = comm;
+	ss->v[ss->n++] = (uint32_t)nf;
+	memcpy(ss->v + ss->n, frames, nf * sizeof(*frames));
+	ss->n += nf;
+	return 0;
+}
+
 int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 {
 	struct tc_strpool stacks = TC_STRPOOL_INIT;
+	struct seen_stacks seen = { 0 };
 	uint64_t *counts = NULL;
 	size_t cap = 0, nstacks;
 	uint32_t frames[MAX_FRAMES], *order = NULL;
@@ -52,7 +118,9 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 	tc_sb_init(&sb);
 	for (size_t i = 0; i < p->nsmps && !err; i++) {
 		size_t nf;
-		uint32_t id;
+		uint32_t id, comm;
+		uint64_t h;
+		struct proc *pr;
 		int keep = tc_profile_keep(p, &p->smps[i]);   /* the event and the filter */
 
 		if (keep <= 0) {
@@ -62,23 +130,32 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		err = tc_profile_chain(p, &p->smps[i], frames, MAX_FRAMES, &nf);
 		if (err)
 			break;
-		tc_sb_reset(&sb);
-		add_folded(&sb, comm_of(p, tc_smp_pid(p, &p->smps[i])));
-		for (size_t k = nf; k-- > 0;) {
-			const struct loc *l = &p->locs[frames[k]];
-			tc_sb_addc(&sb, ';');
-			add_folded(&sb, frame_name(p, l));
-			if (l->role == LOC_INLINED && sb.len >= INLINED_LEN && !sb.oom) {
-				/* stackcollapse-perf.pl --inline's mark, which flamegraph.pl
-				 * colours as inlined: "NAME_[i]" for "NAME (inlined)" */
-				sb.len -= INLINED_LEN;
-				sb.buf[sb.len] = '\0';
-				tc_sb_add(&sb, "_[i]", 4);
+		/* the text of a stack is made once: a sample of a stack met before (the
+		 * same process name and frames) adds to its count */
+		pr = tc_profile_proc(p, tc_smp_pid(p, &p->smps[i]), false);
+		comm = pr ? pr->comm : NONE;
+		h = stack_hash(comm, frames, nf);
+		if (!seen_find(&seen, h, comm, frames, nf, &id)) {
+			tc_sb_reset(&sb);
+			add_folded(&sb, comm != NONE ? pool_str(p, comm) : "[unknown]");
+			for (size_t k = nf; k-- > 0;) {
+				const struct loc *l = &p->locs[frames[k]];
+				tc_sb_addc(&sb, ';');
+				add_folded(&sb, frame_name(p, l));
+				if (l->role == LOC_INLINED && sb.len >= INLINED_LEN && !sb.oom) {
+					/* stackcollapse-perf.pl --inline's mark, which
+					 * flamegraph.pl colours as inlined: "NAME_[i]" for
+					 * "NAME (inlined)" */
+					sb.len -= INLINED_LEN;
+					sb.buf[sb.len] = '\0';
+					tc_sb_add(&sb, "_[i]", 4);
+				}
 			}
-		}
-		if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id)) {
-			err = -ENOMEM;
-			break;
+			if (sb.oom || tc_strpool_intern(&stacks, sb.buf, &id) ||
+			    seen_add(&seen, h, comm, frames, nf, id)) {
+				err = -ENOMEM;
+				break;
+			}
 		}
 		if (id >= cap) {
 			size_t nc = cap ? cap * 2 : 256;
@@ -96,6 +173,9 @@ int tacho_profile_write_folded(struct tacho_profile *p, FILE *f)
 		 * were checked not to wrap when the file was loaded) */
 		counts[id] += tc_smp_period(p, &p->smps[i]);
 	}
+	free(seen.v);
+	free(seen.e);
+	tc_hmap_exit(&seen.idx);
 	tc_sb_exit(&sb);
 	nstacks = tc_strpool_count(&stacks);
 	if (!err) {
