@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -606,4 +607,28 @@ int tacho_buildid_cache_write(const char *dir, FILE *f, enum tacho_format fmt,
 	}
 	free_entries(v, n);
 	return err;
+}
+
+int tc_bidcache_map_file(int fd, size_t min, void **map, size_t *len, const char **why)
+{
+	struct stat st;
+	void *m;
+
+	*why = NULL;
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		return -TACHO_EPARSE;
+	}
+	if ((uint64_t)st.st_size < min || (uint64_t)st.st_size > SIZE_MAX / 2) {
+		*why = "a size no cache file of its kind has";
+		return -TACHO_EPARSE;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*map = m;
+	*len = (size_t)st.st_size;
+	return 0;
 }

@@ -36,4 +36,10 @@ int tc_bidcache_lookup(const uint8_t *bid, unsigned len, char *buf, size_t size)
  * (no cache folder, no build-id or one longer than TC_BUILD_ID_MAX), -ENAMETOOLONG. */
 int tc_bidcache_entry_dir(const uint8_t *bid, size_t len, char *buf, size_t size);
 
+/* Maps the cache file fd (a line or an inline cache beside a binary's entry) read-only
+ * and private, so that a copy replaced by rename leaves the mapping whole: a regular
+ * file of at least min bytes. 0 and *map, *len (munmap them); -errno, or -TACHO_EPARSE
+ * with *why saying what the file is not. */
+int tc_bidcache_map_file(int fd, size_t min, void **map, size_t *len, const char **why);
+
 #endif

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "symbols/buildid-cache.h"
 #include "symbols/inlcache.h"
 #include "tacho/errors.h"
 #include "util/util.h"
@@ -109,29 +110,21 @@ int tc_inlcache_parse(const void *buf, size_t len, const uint8_t *bid, size_t bi
 int tc_inlcache_map(int fd, const uint8_t *bid, size_t bidlen, struct tc_inlcache **out,
 		    const char **why)
 {
-	struct stat st;
+	size_t len;
 	void *m;
 	int err;
 
 	*out = NULL;
-	*why = NULL;
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return bad(why, "not a regular file");
-	if ((uint64_t)st.st_size < sizeof(struct ic_header) || (uint64_t)st.st_size > SIZE_MAX / 2)
-		return bad(why, "a size no inline cache has");
-	/* private: a copy replaced by rename leaves this mapping whole */
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		return -errno;
-	err = tc_inlcache_parse(m, (size_t)st.st_size, bid, bidlen, out, why);
+	err = tc_bidcache_map_file(fd, sizeof(struct ic_header), &m, &len, why);
+	if (err)
+		return err;
+	err = tc_inlcache_parse(m, len, bid, bidlen, out, why);
 	if (err) {
-		munmap(m, (size_t)st.st_size);
+		munmap(m, len);
 		return err;
 	}
 	(*out)->map = m;
-	(*out)->maplen = (size_t)st.st_size;
+	(*out)->maplen = len;
 	return 0;
 }
 
