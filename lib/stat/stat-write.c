@@ -734,9 +734,14 @@ static int write_table(const struct tacho_stat *s, const struct about *a, FILE *
 	int err;
 
 	table_title(s, a, f);
-	if (a->metric_only)
+	if (a->metric_only) {
+		/* no event lines, but what was not counted is said all the same: the
+		 * metrics it feeds are missing from the table */
 		err = 0;
-	else if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
+		for (size_t i = 0; i < tacho_stat_nevents(s); i++)
+			if (!tc_stat_has_value(tacho_stat_event(s, i)->status))
+				nnotes++;
+	} else if (tacho_stat_aggr(s) != TACHO_STAT_AGGR_GLOBAL)
 		err = table_units(s, f, &nnotes);
 	else
 		err = table_events(s, a->repeat > 1, f, &nnotes);

@@ -87,14 +87,28 @@ static void test_metric_only(void **state)
 	struct th_run r;
 	(void)state;
 
-	th_tacho(&r, "stat", "--metric-only", "-e", "task-clock,page-faults", "--", "true",
-		 NULL);
+	/* context-switches: a software event that counts on every machine, switch or not */
+	th_tacho(&r, "stat", "--metric-only", "-e", "task-clock,context-switches", "--",
+		 "true", NULL);
 	assert_int_equal(r.status, 0);
 	assert_contains(r.err, "CPUs utilized");
-	assert_contains(r.err, "page-faults rate");
+	assert_contains(r.err, "context-switches rate");
 	/* no line per event */
 	assert_not_contains(r.err, "msec  task-clock");
-	assert_not_contains(r.err, "  page-faults  ");
+	assert_not_contains(r.err, "  context-switches  ");
+	assert_not_contains(r.err, "not counted");
+	th_run_free(&r);
+	/* an event not counted: its metric is missing, and the note says why */
+	th_not_firing("page-faults");
+	th_tacho(&r, "stat", "--metric-only", "-e", "task-clock,page-faults", "--", "true",
+		 NULL);
+	th_not_firing_end();
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "CPUs utilized");
+	assert_not_contains(r.err, "page-faults rate");
+	assert_not_contains(r.err, "<not counted>");
+	assert_contains(r.err, "  page-faults: not counted: made not to fire by "
+			"TACHO_TEST_NOT_FIRING");
 	th_run_free(&r);
 	/* no metric at all: said, not an empty table */
 	th_tacho(&r, "stat", "--metric-only", "-n", "--", "true", NULL);
