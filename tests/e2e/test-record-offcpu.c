@@ -50,6 +50,9 @@ static bool record_once(const char **why)
 		*why = "tracefs has no sched:sched_switch";
 		return false;
 	}
+	/* offcpu-time samples sched:sched_switch: a tracepoint that must fire */
+	if (!th_source_exact(TACHO_SOURCE_TRACEPOINT, why))
+		return false;
 	if (recorded)
 		return true;
 	th_tacho(&r, "record", "-q", "--off-cpu", "-o", th_tmp("oc.rec"), "--",
