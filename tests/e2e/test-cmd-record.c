@@ -404,6 +404,7 @@ static void test_tracepoint_exact(void **state)
 	struct th_json *j;
 	(void)state;
 
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 	if (!record(&r, th_tmp("tp.rec"), "syscalls:sys_enter_write", "1", argv))
 		TEST_SKIP("%s", r.err);
 	if (r.status != 0 && strstr(r.err, "tracepoint"))
@@ -1063,6 +1064,8 @@ static void test_two_events(void **state)
 	const struct th_json *row;
 	(void)state;
 
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 	if (!record(&r, th_tmp("two.rec"), "page-faults,syscalls:sys_enter_write", "1", argv))
 		TEST_SKIP("%s", r.err);
 	assert_int_equal(r.status, 0);
@@ -1101,6 +1104,7 @@ static void test_many_events(void **state)
 
 	if (n <= 64)
 		TEST_SKIP("tracefs has %zu syscalls:sys_enter_* tracepoints, not more than 64", n);
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 	if (!record(&r, th_tmp("many.rec"), "syscalls:sys_enter_*", "1", argv))
 		TEST_SKIP("%s", r.err);
 	assert_int_equal(r.status, 0);
@@ -1134,6 +1138,7 @@ static void test_debug_file_by_name(void **state)
 	const struct th_json *row;
 	(void)state;
 
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	unsetenv("DEBUGINFOD_URLS");
 	snprintf(exe, sizeof(exe), "%s", th_tmp("sf"));
 	snprintf(dotdebug, sizeof(dotdebug), "%s", th_tmp(".debug"));
@@ -1197,6 +1202,7 @@ static void test_kallsyms_cached(void **state)
 
 	if (access("/usr/bin/strace", X_OK))
 		TEST_SKIP("no strace(1) to see what report opens");
+	NEED_SOURCE(TACHO_SOURCE_TRACEPOINT);
 	th_tacho(&r, "record", "-q", "-e", "sched:sched_switch", "-c", "1", "-g", "-o",
 		 th_tmp("k.rec"), "--", th_prog("stat-helper"), "sleep", "5", NULL);
 	if (r.status)

@@ -104,6 +104,7 @@ static void test_system_wide_comm(void **state)
 	assert_int_equal(symlink(th_prog("sample-faults"), light), 0);
 	snprintf(script, sizeof(script), "'%s' 3000 >/dev/null & '%s' 1000 >/dev/null; wait",
 		 heavy, light);
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	record_faults(&r, th_tmp("a.rec"), extra, argv);
 	if (r.status != 0 && (strstr(r.err, "cannot sample") || strstr(r.err, "ermission"))) {
 		char why[512];
