@@ -188,6 +188,7 @@ static void test_region_page_faults(void **state)
 	const char *why = NULL;
 	struct tacho_diag d = { .sz = sizeof(d) };
 	(void)state;
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 
 	assert_int_equal(tacho_regions_init(&o, &d), 0);
 	/* the first region of the thread opens its counters */
@@ -201,8 +202,13 @@ static void test_region_page_faults(void **state)
 	assert_int_equal(tacho_region_end("abi"), 0);
 	assert_int_equal(tacho_regions_report_new(&r), 0);
 	assert_int_equal(tacho_regions_report_nevents(r), 1);
-	if (tacho_regions_report_status(r, 0, &why) != TACHO_COUNT_COUNTED)
-		TEST_SKIP("page-faults in regions: %s", why ? why : "not counted");
+	if (tacho_regions_report_status(r, 0, &why) != TACHO_COUNT_COUNTED) {
+		char reason[512];
+
+		snprintf(reason, sizeof(reason), "%s", why ? why : "not counted");
+		tacho_regions_report_free(r);
+		TEST_SKIP("page-faults in regions: %s", reason);
+	}
 	st = tacho_regions_report_find(r, "abi");
 	assert_non_null(st);
 	assert_int_equal(st->calls, 1);
