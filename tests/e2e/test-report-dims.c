@@ -14,13 +14,15 @@
 #include "harness.h"
 #include "json-check.h"
 
-/* tacho record -q -e page-faults -c 1 [extra...] -o out -- argv... */
+/* tacho record -q -e page-faults -c 1 [extra...] -o out -- argv...; skips the test with
+ * the proof's sentence where page-faults do not count. */
 static void record_faults(struct th_run *r, const char *out, const char *extra[],
 			  char *const argv[])
 {
 	char *args[40];
 	int n = 0;
 
+	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	args[n++] = (char *)th_tacho_bin();
 	args[n++] = (char *)"record";
 	args[n++] = (char *)"-q";
@@ -37,6 +39,16 @@ static void record_faults(struct th_run *r, const char *out, const char *extra[]
 		args[n++] = argv[i];
 	args[n] = NULL;
 	th_runv(r, NULL, args);
+}
+
+/* Skips the test with record's refusal r->err, r freed first. */
+static void skip_refused(struct th_run *r)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", r->err);
+	th_run_free(r);
+	TEST_SKIP("%s", why);
 }
 
 /* tacho report -i file --json ARGS... (NULL-terminated), parsed; fails on exit != 0 */
@@ -104,7 +116,6 @@ static void test_system_wide_comm(void **state)
 	assert_int_equal(symlink(th_prog("sample-faults"), light), 0);
 	snprintf(script, sizeof(script), "'%s' 3000 >/dev/null & '%s' 1000 >/dev/null; wait",
 		 heavy, light);
-	NEED_SOURCE(TACHO_SOURCE_PAGE_FAULTS);
 	record_faults(&r, th_tmp("a.rec"), extra, argv);
 	if (r.status != 0 && (strstr(r.err, "cannot sample") || strstr(r.err, "ermission"))) {
 		char why[512];
@@ -198,7 +209,7 @@ static void test_threads(void **state)
 
 	record_faults(&r, th_tmp("t.rec"), NULL, argv);
 	if (r.status != 0 && strstr(r.err, "cannot sample"))
-		TEST_SKIP("%s", r.err);
+		skip_refused(&r);
 	assert_int_equal(r.status, 0);
 	n = thread_pages(r.out, tids, pages, 8);
 	th_run_free(&r);
@@ -323,7 +334,7 @@ static void test_time_windows(void **state)
 
 	record_faults(&r, th_tmp("p.rec"), NULL, argv);
 	if (r.status != 0 && strstr(r.err, "cannot sample"))
-		TEST_SKIP("%s", r.err);
+		skip_refused(&r);
 	assert_int_equal(r.status, 0);
 	th_run_free(&r);
 	th_tacho(&r, "report", "-i", th_tmp("p.rec"), "--format", "perf-script", "--symbols",
@@ -416,7 +427,7 @@ static void test_bad_usage(void **state)
 
 	record_faults(&r, th_tmp("u.rec"), NULL, argv);
 	if (r.status != 0 && strstr(r.err, "cannot sample"))
-		TEST_SKIP("%s", r.err);
+		skip_refused(&r);
 	th_run_free(&r);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		th_tacho(&r, "report", "-i", th_tmp("u.rec"), cases[i][0], cases[i][1], NULL);
