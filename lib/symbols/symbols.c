@@ -555,8 +555,8 @@ static int build_lines(struct tc_symdso *d, void **image, size_t *len)
 	Dwarf_Addr dwbias;
 	Dwarf *dw = dwfl_module_getdwarf(d->mod, &dwbias);
 	struct tc_linebuild *b;
-	uint64_t *pts;
-	size_t n;
+	uint64_t *pts = NULL;
+	size_t n = 0;
 	int err;
 
 	if (!dw)
