@@ -108,8 +108,8 @@ struct tc_trace_header {
  * the mark (tacho trace --ring-full wait): no mark is lost, and the program is slowed by
  * the waits, which are counted. A wait gives up after TC_TRACE_STALL_MS without room (a
  * consumer that stopped draining: the mark is dropped, counted, and that thread drops
- * rather than waits until its ring has room again), so a dead tacho never stops the
- * program for longer than that. */
+ * rather than waits until tacho is seen moving its ring's tail again), so a dead tacho
+ * never stops the program for longer than that. */
 #define TC_TRACE_WAIT_FULL 1u
 #define TC_TRACE_STALL_MS 1000
 

@@ -52,7 +52,9 @@ struct tc_trace_thread {
 	uint64_t head;                /* entries written: the ring's head is only stored */
 	uint64_t dropped;             /* the same of its drop count */
 	uint64_t waits, waited_ns;    /* the same of its waits for room */
-	bool stalled;                 /* a wait gave up: drop, not wait, until there is room */
+	bool stalled;                 /* a wait gave up: drop, not wait, until the consumer
+					 moves the tail from stall_tail again */
+	uint64_t stall_tail;
 	struct pc_slot pc[PC_SLOTS];
 };
 
@@ -349,7 +351,8 @@ static uint64_t mono_ns(void)
  * consumer sees the flag and wakes it. The futex waits 10 ms at most each time, so a
  * consumer that never wakes costs latency, not the program's progress. The new tail,
  * or the old one when the wait gave up (then the thread is stalled: it drops, not
- * waits, until its ring has room again). Counted in the ring for the consumer. */
+ * waits, until tacho is seen moving its ring's tail again). Counted in the ring for
+ * the consumer. */
 static uint64_t __attribute__((noinline)) wait_room(struct tc_trace_thread *t,
 						    struct tc_trace_ring *r, uint64_t head,
 						    uint64_t tail)
@@ -361,6 +364,7 @@ static uint64_t __attribute__((noinline)) wait_room(struct tc_trace_thread *t,
 	while (head - tail > t->mask) {
 		if (now - t0 >= (uint64_t)TC_TRACE_STALL_MS * 1000000u) {
 			t->stalled = true;
+			t->stall_tail = tail;
 			break;
 		}
 		__atomic_store_n(&r->waiting, 1, __ATOMIC_SEQ_CST);
@@ -433,9 +437,15 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 	head = t->head;
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	fill = head - tail;
-	if (tc_unlikely(fill > t->mask) && area.wait_full && !dry && !t->stalled) {
-		tail = wait_room(t, r, head, tail);
-		fill = head - tail;
+	if (tc_unlikely(fill > t->mask) && area.wait_full && !dry) {
+		/* a consumer seen moving the tail since a wait gave up is draining again:
+		 * wait for it again (checked here, off the fast path, not at every mark) */
+		if (t->stalled && tail != t->stall_tail)
+			t->stalled = false;
+		if (!t->stalled) {
+			tail = wait_room(t, r, head, tail);
+			fill = head - tail;
+		}
 	}
 	if (tc_unlikely(fill > t->mask)) {
 		/* full: drop the newest, counted (this thread's count, stored for the
@@ -444,7 +454,6 @@ int tc_trace_emit(unsigned kind, const char *channel, uint64_t value)
 			__atomic_store_n(&r->dropped, ++t->dropped, __ATOMIC_RELAXED);
 		return -ENOBUFS;
 	}
-	t->stalled = false;
 	struct tc_trace_entry *e = &r->e[head & t->mask];
 	e->tsc = tacho_tsc_begin();
 	e->value = value;

@@ -2,8 +2,9 @@
  * wait): a producer whose ring is full waits for the consumer to make room instead of
  * dropping its mark, so that every mark arrives, in order, through a ring far smaller
  * than the burst; a consumer that never drains costs one wait of TC_TRACE_STALL_MS, then
- * the thread drops (counted) without waiting until its ring has room again; an area
- * without the flag drops at once, as it always did. Counts, not times. */
+ * the thread drops (counted) without waiting until tacho is seen moving its ring's
+ * tail again, and then waits again; an area without the flag drops at once, as it
+ * always did. Counts, not times. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -101,7 +102,15 @@ static void test_stalled_consumer(void **state)
 	assert_int_equal(d.waits, 1);
 	assert_int_equal(d.ring_full, 2);
 	assert_int_equal(drain_all(&a, &known), 4);
-	assert_int_equal(tacho_mark("s", 6), 0);             /* room: no longer stalled */
+	assert_int_equal(tacho_mark("s", 6), 0);             /* room */
+	for (int i = 7; i < 10; i++)
+		assert_int_equal(tacho_mark("s", (uint64_t)i), 0);
+	/* full again, and the consumer moved the tail since the wait gave up: it drains,
+	 * so this full ring is waited for again (and gives up again: nobody drains) */
+	assert_int_equal(tacho_mark("s", 10), -ENOBUFS);
+	tc_trace_area_drops(&a, &d);
+	assert_int_equal(d.waits, 2);
+	assert_int_equal(d.ring_full, 3);
 	tc_trace_detach();
 	tc_trace_area_free(&a);
 }
