@@ -302,23 +302,6 @@ static void test_event_types(void **state)
 	}
 }
 
-/* The cgroup v2 hierarchy's mount point, or NULL. */
-static const char *cgroup2_root(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char line[1024], dir[512], type[64];
-	const char *found = NULL;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(buf, size, "%s", dir);
-			found = buf;
-		}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* Each sample carries the cgroup its process was in: the program moves itself into
  * a cgroup of its own, then execs pie-spin; every pie-spin sample says that cgroup. */
 static void test_cgroup_label(void **state)
@@ -330,7 +313,7 @@ static void test_cgroup_label(void **state)
 
 	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
-	if (!cgroup2_root(root, sizeof(root)))
+	if (!th_cgroup2_root(root, sizeof(root)))
 		TEST_SKIP("no cgroup v2 hierarchy is mounted");
 	snprintf(dir, sizeof(dir), "%s/tacho-pprof-%d", root, (int)getpid());
 	if (mkdir(dir, 0755) != 0)

@@ -16,22 +16,6 @@
 #include "harness.h"
 #include "spawn.h"
 
-static const char *cgroup2_root(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char line[1024], dir[512], type[64];
-	const char *found = NULL;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(buf, size, "%s", dir);
-			found = buf;
-		}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /* tacho serve (with --profile when always) on a free port. */
 static int start_serve(struct th_proc *p, bool always)
 {
@@ -111,7 +95,7 @@ static void test_cgroup_profile(void **state)
 		TEST_SKIP("needs root to make a cgroup");
 	if (!th_go_env())
 		TEST_SKIP("go is not installed (scripts/deps.sh test: golang-go)");
-	if (!cgroup2_root(root, sizeof(root)))
+	if (!th_cgroup2_root(root, sizeof(root)))
 		TEST_SKIP("no cgroup v2 hierarchy is mounted");
 	snprintf(cg, sizeof(cg), "/tacho-serve-cg-%d", (int)getpid());
 	snprintf(dir, sizeof(dir), "%s%s", root, cg);

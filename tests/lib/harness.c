@@ -541,3 +541,19 @@ void th_go_runv(struct th_run *r, char *const argv[])
 	unsetenv("PPROF_TMPDIR");
 	free(home);
 }
+
+const char *th_cgroup2_root(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char line[1024], dir[512], type[64];
+	const char *found = NULL;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %511s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(buf, size, "%s", dir);
+			found = buf;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}

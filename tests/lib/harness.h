@@ -123,6 +123,10 @@ int th_source_line(const char *rel, const char *marker);
  * of the recordings a test makes is the test's own. th_tmpdir() is the folder;
  * th_tmp(name) the path of name inside it, in static storage, one of four buffers in
  * turn. */
+/* The cgroup v2 hierarchy's mount point (from /proc/self/mounts) in buf, or NULL where
+ * none is mounted. */
+const char *th_cgroup2_root(char *buf, size_t size);
+
 int th_tmpdir_setup(void **state);
 int th_tmpdir_teardown(void **state);
 const char *th_tmpdir(void);
