@@ -146,18 +146,28 @@ static void test_perf_agrees(void **state)
 
 	if (!have_raw_syscalls())
 		TEST_SKIP("no raw_syscalls tracepoints in tracefs on this machine");
-	th_runv(&p, NULL, perf_argv);
-	if (p.status != 0 || !strstr(p.err, "Summary of events")) {
+	/* perf is the reference only where it counted the program's own calls exactly: its
+	 * row of the thread also holds what perf's forked child did before the exec, which
+	 * once held an openat more that failed (11 errors for the program's 10). Such a
+	 * run is taken again, up to three times, and never compared */
+	for (int tries = 0;; tries++) {
+		long wcalls, werrors;
+		th_runv(&p, NULL, perf_argv);
+		if (p.status != 0 || !strstr(p.err, "Summary of events")) {
+			th_run_free(&p);
+			TEST_SKIP("perf trace -s cannot run here (status %d)", p.status);
+		}
+		assert_int_equal(sscanf(p.out, "calls %u", &tid), 1);
+		perf_row(p.err, tid, "write", &wcalls, &werrors);
+		perf_row(p.err, tid, "openat", &calls, &errors);
+		if (wcalls == 1000 && werrors == 0 && calls == 11 && errors == 10)
+			break;
 		th_run_free(&p);
-		TEST_SKIP("perf trace -s cannot run here (status %d)", p.status);
+		if (tries == 2)
+			fail_msg("perf trace -s never counted the program's own calls in 3 runs: "
+				 "write %ld (%ld errors), openat %ld (%ld errors); the program made "
+				 "1000 (0) and 11 (10)", wcalls, werrors, calls, errors);
 	}
-	assert_int_equal(sscanf(p.out, "calls %u", &tid), 1);
-	perf_row(p.err, tid, "write", &calls, &errors);
-	assert_int_equal(calls, 1000);
-	assert_int_equal(errors, 0);
-	perf_row(p.err, tid, "openat", &calls, &errors);
-	assert_int_equal(calls, 11);
-	assert_int_equal(errors, 10);
 	/* tacho's trace of another run: the thread's own calls are the same program's */
 	th_tacho(&r, "trace", "-q", "-s", "-o", th_tmp("p.trace"), "--", th_prog("trace-sys"),
 		 "calls", NULL);
