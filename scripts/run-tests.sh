@@ -49,11 +49,7 @@ fuzz_seconds=${FUZZ_SECONDS:-8}
 # a step of sysfs's sizes, and another test's working set on the same core takes cache
 # from the chase (seen once in the pool, in the sanitized tree: L1d at 0.84 and L2 at
 # 0.71 of sysfs's sizes in all three runs).
-# test-top-views too: its first-refresh case asks that a process writing 200 times a
-# second be a row of the first frame after its first write, among the 3 followed; the
-# rows kept while they stay among the busiest 6 (no flicker) may be other jobs' (the
-# pool's Chromium wrote 386 times a second beside it once, in the shared-library tree).
-alone=(test-golden test-cmd-watch test-cmd-cache test-top-views)
+alone=(test-golden test-cmd-watch test-cmd-cache)
 
 # What build/so (the shared-library variant of build/) runs, and why. The variant links
 # tacho, and the tests that use only the public API, with libtacho.so; its tacho is made
